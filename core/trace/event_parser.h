@@ -1,0 +1,95 @@
+#pragma once
+// Parses one trace event (one JSON object of the event array) with simdjson's on-demand
+// API into a flat ParsedEvent. Only the fields the model keeps are decoded; the rest of
+// `args` is skipped and read again from the file when someone asks (argsJson).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope::trace {
+
+// A pid or tid as written: a number, a numeric string ("25738"), a GPU stream
+// ("stream 7") or a label ("Spans").
+struct ProcessOrThread
+{
+    int64_t number = 0;
+    std::string_view label;  // non-empty when the value was a non-numeric string
+    bool present = false;
+    bool streamPrefix = false;  // "stream N"
+};
+
+// Every view points into the parser's buffers and is valid until the next parse().
+struct ParsedEvent
+{
+    char phase = '\0';
+    std::string_view name;
+    std::string_view cat;
+    bool hasCat = false;
+    ProcessOrThread pid;
+    ProcessOrThread tid;
+    int64_t tsNs = 0;
+    bool hasTs = false;
+    int64_t durNs = 0;
+    bool hasDur = false;
+    bool invalidTime = false;  // ts or dur present but not a number
+    uint64_t flowId = 0;
+    bool hasFlowId = false;
+    bool bindEnclosing = false;  // `"bp": "e"` on a flow end
+
+    // From args; -1 (or NaN-like sentinels) when absent.
+    int64_t correlation = -1;
+    int64_t externalId = -1;
+    int32_t grid[3] = {-1, -1, -1};
+    int32_t block[3] = {-1, -1, -1};
+    int32_t registersPerThread = -1;
+    int32_t sharedMemoryBytes = -1;
+    float blocksPerSm = -1.0f;
+    float warpsPerSm = -1.0f;
+    float occupancyPercent = -1.0f;
+    int64_t bytes = -1;          // `bytes` of a memcpy/memset
+    float bandwidthGBps = -1.0f;
+    // `[memory]` instants
+    int64_t memBytes = 0;
+    bool hasMemBytes = false;
+    int64_t totalAllocated = -1;
+    int64_t totalReserved = -1;
+    uint64_t address = 0;
+    int64_t deviceId = -1;
+    int64_t deviceType = 0;
+    // metadata (`M`) rows
+    std::string_view metaName;    // args.name
+    std::string_view metaLabels;  // args.labels
+    int64_t sortIndex = 0;
+    bool hasSortIndex = false;
+};
+
+// Converts a JSON number token in microseconds to integer nanoseconds without going
+// through double where the token is a plain decimal (epoch microseconds need 16 digits).
+bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds);
+
+class EventParser
+{
+public:
+    EventParser();
+    ~EventParser();
+    EventParser(const EventParser&) = delete;
+    EventParser& operator=(const EventParser&) = delete;
+
+    enum class Result { Ok, Repaired, Malformed };
+
+    // `text` is one JSON object; `readableAfter` bytes after text.end() may be read
+    // (simdjson needs padding). A failure is retried once on a repaired copy.
+    Result parse(std::string_view text, size_t readableAfter, ParsedEvent& out);
+    // The reason of the last Malformed result.
+    const std::string& lastError() const { return m_lastError; }
+    // The simdjson kernels in use ("haswell", "fallback", ...).
+    const char* implementation() const;
+
+private:
+    std::unique_ptr<class EventParserBackend> m_backend;
+    std::string m_repaired;
+    std::string m_lastError;
+};
+
+}  // namespace kinetoscope::trace

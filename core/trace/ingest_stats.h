@@ -1,0 +1,37 @@
+#pragma once
+// Counts of what the loader read, kept so that nothing is dropped silently.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace kinetoscope::trace {
+
+struct IngestStats
+{
+    uint64_t entries = 0;  // elements of the event array, whatever they were
+    uint64_t completeEvents = 0;  // `X`
+    uint64_t instantEvents = 0;   // `i`/`I`, memory samples excluded
+    uint64_t memorySamples = 0;   // `[memory]`
+    uint64_t flowEvents = 0;      // `s`/`t`/`f`
+    uint64_t metadataEvents = 0;  // `M`
+    std::map<std::string, uint64_t> byRawCategory;  // `cat` as written; "" when absent
+    std::map<std::string, uint64_t> skipped;        // reason -> count
+    uint64_t repairedEvents = 0;  // unescaped control characters or bad escapes mended
+    uint64_t halfOpenFlows = 0;   // a start without an end, or an end without a start
+    uint64_t unresolvedFlowEnds = 0;   // flow endpoint with no event at its time
+    uint64_t partialOverlaps = 0;      // events that overlap a sibling without nesting
+    uint64_t activitiesWithoutLaunch = 0;  // device activity whose correlation is unknown
+    uint64_t bytesRead = 0;  // decompressed bytes parsed
+    uint64_t fileBytes = 0;  // size on disk
+    double loadSeconds = 0.0;
+
+    uint64_t skippedTotal() const
+    {
+        uint64_t total = 0;
+        for (const auto& [reason, count] : skipped)
+            total += count;
+        return total;
+    }
+};
+
+}  // namespace kinetoscope::trace

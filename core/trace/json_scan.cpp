@@ -1,0 +1,124 @@
+#include "core/trace/json_scan.h"
+
+#include <cstring>
+
+namespace kinetoscope::trace::json_scan {
+
+size_t skipWhitespace(std::string_view text, size_t from)
+{
+    while (from < text.size() && isWhitespace(text[from]))
+        ++from;
+    return from;
+}
+
+namespace {
+
+// Given text[open] == '"', returns the index just past the closing quote, or npos.
+size_t skipString(std::string_view text, size_t open)
+{
+    const char* const base = text.data();
+    size_t i = open + 1;
+    while (i < text.size()) {
+        const void* quote = std::memchr(base + i, '"', text.size() - i);
+        if (!quote)
+            return std::string_view::npos;
+        const size_t q = static_cast<size_t>(static_cast<const char*>(quote) - base);
+        // The quote is escaped when an odd number of backslashes precede it.
+        size_t backslashes = 0;
+        while (q - backslashes > open + 1 && base[q - backslashes - 1] == '\\')
+            ++backslashes;
+        if (backslashes % 2 == 0)
+            return q + 1;
+        i = q + 1;
+    }
+    return std::string_view::npos;
+}
+
+bool isScalarByte(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' ||
+           c == 'E' || (c >= 'a' && c <= 'z');
+}
+
+}  // namespace
+
+ScanResult scanValue(std::string_view text)
+{
+    if (text.empty())
+        return {Scan::NeedMore, 0};
+    const char first = text[0];
+    if (first == '"') {
+        const size_t end = skipString(text, 0);
+        return end == std::string_view::npos ? ScanResult{Scan::NeedMore, 0}
+                                             : ScanResult{Scan::Complete, end};
+    }
+    if (first != '{' && first != '[') {
+        size_t i = 0;
+        while (i < text.size() && isScalarByte(text[i]))
+            ++i;
+        if (i == 0)
+            return {Scan::Invalid, 0};
+        return i == text.size() ? ScanResult{Scan::NeedMore, 0} : ScanResult{Scan::Complete, i};
+    }
+    // Object or array: track nesting; brackets inside strings do not count. Mismatched
+    // closers are left for the parser to report, only the depth matters here.
+    size_t depth = 0;
+    size_t i = 0;
+    const size_t size = text.size();
+    const char* const p = text.data();
+    while (i < size) {
+        const char c = p[i];
+        if (c == '"') {
+            i = skipString(text, i);
+            if (i == std::string_view::npos)
+                return {Scan::NeedMore, 0};
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                return {Scan::Complete, i + 1};
+        }
+        ++i;
+    }
+    return {Scan::NeedMore, 0};
+}
+
+bool repairStrings(std::string_view text, std::string& repaired)
+{
+    repaired.clear();
+    repaired.reserve(text.size() + 16);
+    bool changed = false;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (!inString) {
+            inString = c == '"';
+            repaired.push_back(c);
+            continue;
+        }
+        if (c == '"') {
+            inString = false;
+            repaired.push_back(c);
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            repaired.push_back(' ');
+            changed = true;
+        } else if (c == '\\') {
+            const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+            if (std::strchr("\"\\/bfnrtu", next) != nullptr && next != '\0') {
+                repaired.push_back(c);
+                repaired.push_back(next);
+                ++i;
+            } else {
+                repaired.append("\\\\");
+                changed = true;
+            }
+        } else {
+            repaired.push_back(c);
+        }
+    }
+    return changed;
+}
+
+}  // namespace kinetoscope::trace::json_scan

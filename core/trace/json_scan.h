@@ -1,0 +1,38 @@
+#pragma once
+// Structural scanning of JSON text without parsing it: where does the value that starts
+// here end? The loader uses it to cut the event array into single events, which simdjson
+// then parses one by one, so no document larger than one event is ever built.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope::trace::json_scan {
+
+enum class Scan { Complete, NeedMore, Invalid };
+
+struct ScanResult
+{
+    Scan status;
+    size_t length;  // bytes of the value when Complete; offset of the bad byte when Invalid
+};
+
+inline bool isWhitespace(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// Index of the first non-whitespace byte in [from, size), or size.
+size_t skipWhitespace(std::string_view text, size_t from);
+
+// Scans the JSON value that starts at text[0] (an object, array, string or scalar).
+// NeedMore when the text ends before the value does; for a scalar, a value that runs to
+// the end of the text is NeedMore too, since more digits may follow.
+ScanResult scanValue(std::string_view text);
+
+// A copy of `text` with the two string defects that torch.profiler has been seen to
+// write mended: raw control characters inside strings become spaces
+// (pytorch/pytorch#130622) and a backslash that starts no valid escape is doubled
+// (Windows paths, pytorch/kineto#336). Returns false when there was nothing to mend.
+bool repairStrings(std::string_view text, std::string& repaired);
+
+}  // namespace kinetoscope::trace::json_scan

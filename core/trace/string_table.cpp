@@ -1,0 +1,62 @@
+#include "core/trace/string_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kinetoscope::trace {
+
+namespace {
+constexpr size_t kBlockBytes = 256 * 1024;
+}
+
+StringTable::StringTable()
+{
+    m_views.emplace_back();
+    m_index.emplace(std::string_view{}, 0);
+}
+
+std::string_view StringTable::store(std::string_view text)
+{
+    if (text.empty())
+        return {};
+    if (m_blocks.empty() || m_blockSize - m_blockUsed < text.size()) {
+        const size_t size = std::max(kBlockBytes, text.size());
+        m_blocks.push_back(std::make_unique<char[]>(size));
+        m_blockSize = size;
+        m_allocatedBytes += size;
+        m_blockUsed = 0;
+    }
+    char* dest = m_blocks.back().get() + m_blockUsed;
+    std::memcpy(dest, text.data(), text.size());
+    m_blockUsed += text.size();
+    return {dest, text.size()};
+}
+
+StringId StringTable::intern(std::string_view text)
+{
+    if (auto it = m_index.find(text); it != m_index.end())
+        return StringId{it->second};
+    const auto id = static_cast<uint32_t>(m_views.size());
+    const std::string_view stored = store(text);
+    m_views.push_back(stored);
+    m_index.emplace(stored, id);
+    return StringId{id};
+}
+
+std::optional<StringId> StringTable::find(std::string_view text) const
+{
+    if (auto it = m_index.find(text); it != m_index.end())
+        return StringId{it->second};
+    return std::nullopt;
+}
+
+size_t StringTable::memoryBytes() const
+{
+    // Hash nodes: key view + value + next pointer + cached hash, plus the bucket array.
+    const size_t indexBytes = m_index.size() * (sizeof(std::string_view) + 3 * sizeof(void*)) +
+                              m_index.bucket_count() * sizeof(void*);
+    return m_allocatedBytes + m_views.capacity() * sizeof(std::string_view) +
+           indexBytes;
+}
+
+}  // namespace kinetoscope::trace

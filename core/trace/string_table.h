@@ -1,0 +1,40 @@
+#pragma once
+// Interned strings: every distinct event name, category and label is stored once and
+// referred to by a 32-bit StringId. Id 0 is always the empty string.
+#include "core/trace/ids.h"
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace kinetoscope::trace {
+
+class StringTable
+{
+public:
+    StringTable();
+    StringTable(StringTable&&) noexcept = default;
+    StringTable& operator=(StringTable&&) noexcept = default;
+
+    StringId intern(std::string_view text);
+    std::optional<StringId> find(std::string_view text) const;
+    std::string_view view(StringId id) const { return m_views[id.value]; }
+    size_t size() const { return m_views.size(); }
+    // Bytes held by the table: characters, views and the hash index (an estimate).
+    size_t memoryBytes() const;
+
+private:
+    std::string_view store(std::string_view text);
+
+    // Characters live in fixed blocks that never move, so the views stay valid.
+    std::vector<std::unique_ptr<char[]>> m_blocks;
+    size_t m_blockUsed = 0;
+    size_t m_blockSize = 0;
+    size_t m_allocatedBytes = 0;
+    std::vector<std::string_view> m_views;
+    std::unordered_map<std::string_view, uint32_t> m_index;
+};
+
+}  // namespace kinetoscope::trace

@@ -1,0 +1,520 @@
+#include "core/trace/trace_builder.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace kinetoscope::trace {
+
+namespace {
+
+size_t mix(size_t seed, uint64_t value)
+{
+    // 64-bit finaliser (splitmix64): pids and tids are small and clustered.
+    value += 0x9e3779b97f4a7c15ULL + seed;
+    value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<size_t>(value ^ (value >> 31));
+}
+
+constexpr uint8_t kFlagInstant = 1;
+
+}  // namespace
+
+size_t TraceBuilder::TrackKeyHash::operator()(const TrackKey& k) const noexcept
+{
+    return mix(mix(mix(k.pidLabel, static_cast<uint64_t>(k.pid)), static_cast<uint64_t>(k.tid)),
+               k.tidLabel);
+}
+
+size_t TraceBuilder::ProcessKeyHash::operator()(const ProcessKey& k) const noexcept
+{
+    return mix(k.pidLabel, static_cast<uint64_t>(k.pid));
+}
+
+TraceBuilder::TraceBuilder() = default;
+
+void TraceBuilder::skip(std::string_view reason)
+{
+    ++m_model.m_stats.skipped[std::string(reason)];
+}
+
+TraceBuilder::TrackKey TraceBuilder::keyOf(const ProcessOrThread& pid, const ProcessOrThread& tid)
+{
+    TrackKey key{pid.number, tid.number, 0, 0};
+    if (!pid.label.empty())
+        key.pidLabel = m_model.m_strings.intern(pid.label).value;
+    if (!tid.label.empty())
+        key.tidLabel = m_model.m_strings.intern(tid.label).value;
+    return key;
+}
+
+TrackId TraceBuilder::trackFor(const TrackKey& key)
+{
+    auto [it, inserted] = m_trackIndex.try_emplace(key, static_cast<uint32_t>(m_trackKeys.size()));
+    if (inserted) {
+        m_trackKeys.push_back(key);
+        Track track;
+        track.pid = key.pid;
+        track.tid = key.tid;
+        track.pidLabel = key.pidLabel ? StringId{key.pidLabel} : StringId{};
+        track.tidLabel = key.tidLabel ? StringId{key.tidLabel} : StringId{};
+        m_model.m_tracks.push_back(track);
+    }
+    return TrackId{it->second};
+}
+
+void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
+{
+    IngestStats& stats = m_model.m_stats;
+    const StringId catId = e.hasCat ? m_model.m_strings.intern(e.cat) : StringId{0};
+    ++m_rawCategoryCounts[catId.value];
+
+    switch (e.phase) {
+    case 'M':
+        ++stats.metadataEvents;
+        addMetadata(e);
+        return;
+    case 'X':
+    case 'i':
+    case 'I':
+        break;
+    case 's':
+    case 't':
+    case 'f': {
+        ++stats.flowEvents;
+        if (!e.hasFlowId || !e.hasTs) {
+            skip(e.hasFlowId ? "flow event without ts" : "flow event without id");
+            return;
+        }
+        const TrackId track = trackFor(keyOf(e.pid, e.tid));
+        m_flowPoints.push_back({e.flowId, e.tsNs, track,
+                                classifyFlow(e.cat).value_or(FlowKind::Other), e.phase,
+                                e.bindEnclosing});
+        return;
+    }
+    case '\0':
+        skip("event without ph");
+        return;
+    default:
+        skip(std::string("unsupported phase '") + e.phase + "'");
+        return;
+    }
+
+    if (e.invalidTime) {
+        skip("ts or dur is not a number");
+        return;
+    }
+    if (!e.hasTs) {
+        skip("event without ts");
+        return;
+    }
+    const bool instant = e.phase != 'X';
+    if (instant && e.name == "[memory]") {
+        addMemorySample(e);
+        return;
+    }
+    if (!instant && e.hasDur && e.durNs < 0) {
+        skip("negative duration");
+        return;
+    }
+
+    const TrackKey key = keyOf(e.pid, e.tid);
+    const TrackId trackId = trackFor(key);
+    Track& track = m_model.m_tracks[trackId.value];
+
+    Event event;
+    event.startNs = e.tsNs;
+    event.durationNs = instant || !e.hasDur ? 0 : e.durNs;
+    event.name = m_model.m_strings.intern(e.name);
+    event.track = trackId;
+    event.flags = instant ? kFlagInstant : 0;
+    if (instant) {
+        event.category = e.hasCat ? classifyCategory(e.cat, true, {}) : Category::Instant;
+        if (event.category == Category::Other)
+            event.category = Category::Instant;
+        ++stats.instantEvents;
+    } else {
+        event.category = classifyCategory(e.cat, e.hasCat, e.pid.label);
+        ++stats.completeEvents;
+    }
+
+    if (isGpuActivity(event.category) || e.tid.streamPrefix)
+        track.kind = TrackKind::GpuStream;
+    else if (track.kind == TrackKind::Other && e.pid.label.empty())
+        track.kind = TrackKind::CpuThread;
+
+    const auto index = EventId{static_cast<uint32_t>(m_events.size())};
+    if (event.category == Category::Kernel) {
+        KernelInfo info;
+        std::copy(std::begin(e.grid), std::end(e.grid), info.grid);
+        std::copy(std::begin(e.block), std::end(e.block), info.block);
+        info.registersPerThread = e.registersPerThread;
+        info.sharedMemoryBytes = e.sharedMemoryBytes;
+        info.blocksPerSm = e.blocksPerSm;
+        info.warpsPerSm = e.warpsPerSm;
+        info.occupancyPercent = e.occupancyPercent;
+        m_kernels.emplace_back(index, info);
+    } else if (event.category == Category::Memcpy || event.category == Category::Memset) {
+        m_copies.emplace_back(index, CopyInfo{e.bytes, e.bandwidthGBps});
+    }
+    m_events.push_back(event);
+    m_offsets.push_back(sourceOffset);
+    m_correlation.push_back(e.correlation);
+    m_externalId.push_back(e.externalId);
+}
+
+void TraceBuilder::addMetadata(const ParsedEvent& e)
+{
+    const ProcessKey process{e.pid.number,
+                             e.pid.label.empty() ? 0 : m_model.m_strings.intern(e.pid.label).value};
+    if (e.name == "process_name") {
+        m_processNames[process].name = m_model.m_strings.intern(e.metaName);
+    } else if (e.name == "process_labels") {
+        m_processNames[process].label = m_model.m_strings.intern(e.metaLabels);
+    } else if (e.name == "process_sort_index") {
+        m_processNames[process].sortIndex = e.sortIndex;
+    } else if (e.name == "thread_name") {
+        m_threadNames[keyOf(e.pid, e.tid)].first = m_model.m_strings.intern(e.metaName);
+    } else if (e.name == "thread_sort_index") {
+        m_threadNames[keyOf(e.pid, e.tid)].second = e.sortIndex;
+    }
+    // Other metadata rows (e.g. process_uptime) carry nothing the model keeps.
+}
+
+void TraceBuilder::addMemorySample(const ParsedEvent& e)
+{
+    ++m_model.m_stats.memorySamples;
+    MemorySample sample;
+    sample.timeNs = e.tsNs;
+    sample.bytes = e.memBytes;
+    sample.totalAllocated = e.totalAllocated;
+    sample.totalReserved = e.totalReserved;
+    sample.address = e.address;
+    sample.track = trackFor(keyOf(e.pid, e.tid));
+    sample.deviceId = static_cast<int16_t>(std::clamp<int64_t>(e.deviceId, -1, INT16_MAX));
+    sample.deviceType = static_cast<int8_t>(std::clamp<int64_t>(e.deviceType, 0, INT8_MAX));
+    Track& track = m_model.m_tracks[sample.track.value];
+    if (track.kind == TrackKind::Other)
+        track.kind = TrackKind::CpuThread;
+    m_model.m_memory.push_back(sample);
+}
+
+TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::time_point started)
+{
+    m_model.m_source = std::move(source);
+    IngestStats& stats = m_model.m_stats;
+    for (const auto& [catId, count] : m_rawCategoryCounts)
+        stats.byRawCategory[std::string(m_model.m_strings.view(StringId{catId}))] += count;
+
+    applyTimeBase();
+    const std::vector<uint32_t> order = layoutTracks();
+
+    // Apply the new order to every staging column.
+    std::vector<uint32_t> newIndex(order.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        newIndex[order[i]] = i;
+    auto permute = [&](auto& column) {
+        std::remove_reference_t<decltype(column)> sorted(column.size());
+        for (uint32_t i = 0; i < order.size(); ++i)
+            sorted[i] = column[order[i]];
+        column.swap(sorted);
+    };
+    permute(m_events);
+    permute(m_offsets);
+    permute(m_correlation);
+    permute(m_externalId);
+    auto remapSide = [&](auto& side) {
+        for (auto& entry : side)
+            entry.first = EventId{newIndex[entry.first.value]};
+        std::sort(side.begin(), side.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    };
+    remapSide(m_kernels);
+    remapSide(m_copies);
+    newIndex = {};
+
+    m_model.m_events = std::move(m_events);
+    m_model.m_sourceOffsets = std::move(m_offsets);
+    m_model.m_kernels = std::move(m_kernels);
+    m_model.m_copies = std::move(m_copies);
+    computeNesting();
+    linkLaunches(m_correlation);
+    linkOps(m_externalId);
+    m_correlation = {};
+    m_externalId = {};
+    resolveFlows();
+    applyTrackNames();
+    std::stable_sort(m_model.m_memory.begin(), m_model.m_memory.end(),
+                     [](const MemorySample& a, const MemorySample& b) {
+                         return a.timeNs < b.timeNs;
+                     });
+    computeSpan();
+    stats.loadSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    TraceModel model = std::move(m_model);
+    *this = TraceBuilder();
+    return model;
+}
+
+void TraceBuilder::applyTimeBase()
+{
+    // From PyTorch 2.4, ts is relative to baseTimeNanoseconds; shift everything onto the
+    // absolute clock so traces of several ranks line up.
+    const auto& base = m_model.m_metadata.baseTimeNs;
+    if (!base)
+        return;
+    for (Event& e : m_events)
+        e.startNs += *base;
+    for (FlowPoint& f : m_flowPoints)
+        f.timeNs += *base;
+    for (MemorySample& m : m_model.m_memory)
+        m.timeNs += *base;
+}
+
+std::vector<uint32_t> TraceBuilder::layoutTracks()
+{
+    // Bucket events by track (counting sort, stable), then sort each track by start time,
+    // longer events first at equal starts so parents precede children. Most tracks come
+    // out of Kineto already in order; those are detected and left alone.
+    std::vector<Track>& tracks = m_model.m_tracks;
+    for (const Event& e : m_events)
+        ++tracks[e.track.value].eventCount;
+    uint32_t offset = 0;
+    for (Track& track : tracks) {
+        track.firstEvent = offset;
+        offset += track.eventCount;
+    }
+    std::vector<uint32_t> order(m_events.size());
+    std::vector<uint32_t> cursor(tracks.size());
+    for (size_t t = 0; t < tracks.size(); ++t)
+        cursor[t] = tracks[t].firstEvent;
+    for (uint32_t i = 0; i < m_events.size(); ++i)
+        order[cursor[m_events[i].track.value]++] = i;
+
+    const auto before = [this](uint32_t a, uint32_t b) {
+        const Event& x = m_events[a];
+        const Event& y = m_events[b];
+        if (x.startNs != y.startNs)
+            return x.startNs < y.startNs;
+        if (x.durationNs != y.durationNs)
+            return x.durationNs > y.durationNs;
+        return a < b;
+    };
+    for (const Track& track : tracks) {
+        auto first = order.begin() + track.firstEvent;
+        auto last = first + track.eventCount;
+        auto breakAt = std::is_sorted_until(first, last, before);
+        if (breakAt != last)
+            std::sort(first, last, before);
+    }
+    return order;
+}
+
+void TraceBuilder::computeNesting()
+{
+    std::vector<Event>& events = m_model.m_events;
+    std::vector<uint32_t> stack;
+    for (Track& track : m_model.m_tracks) {
+        stack.clear();
+        const uint32_t end = track.firstEvent + track.eventCount;
+        for (uint32_t i = track.firstEvent; i < end; ++i) {
+            Event& e = events[i];
+            // Pop what ended before this event starts, and any sibling that overlaps it
+            // without containing it (ranges that intersect: counted, not nested).
+            while (!stack.empty()) {
+                const Event& top = events[stack.back()];
+                if (top.endNs() <= e.startNs) {
+                    stack.pop_back();
+                } else if (top.endNs() < e.endNs()) {
+                    ++m_model.m_stats.partialOverlaps;
+                    stack.pop_back();
+                } else {
+                    break;
+                }
+            }
+            if (!stack.empty())
+                e.parent = EventId{stack.back()};
+            e.depth = static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
+            track.maxDepth = std::max(track.maxDepth, e.depth);
+            if (e.durationNs > 0)
+                stack.push_back(i);
+        }
+    }
+}
+
+void TraceBuilder::linkLaunches(const std::vector<int64_t>& correlation)
+{
+    std::vector<Event>& events = m_model.m_events;
+    std::unordered_map<int64_t, uint32_t> launchByCorrelation;
+    launchByCorrelation.reserve(events.size() / 4);
+    for (uint32_t i = 0; i < events.size(); ++i)
+        if (isLaunchCall(events[i].category) && correlation[i] >= 0)
+            launchByCorrelation.emplace(correlation[i], i);
+
+    std::vector<std::pair<EventId, EventId>> pairs;  // (launch, activity)
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        Event& activity = events[i];
+        if (!isGpuActivity(activity.category) || activity.category == Category::GpuUserAnnotation)
+            continue;
+        const auto it = correlation[i] >= 0 ? launchByCorrelation.find(correlation[i])
+                                            : launchByCorrelation.end();
+        if (it == launchByCorrelation.end()) {
+            ++m_model.m_stats.activitiesWithoutLaunch;
+            continue;
+        }
+        activity.correlated = EventId{it->second};
+        pairs.emplace_back(EventId{it->second}, EventId{i});
+    }
+    // A launch points at its earliest activity; all of them are in the CSR lists.
+    std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first)
+            return a.first < b.first;
+        return events[a.second.value].startNs < events[b.second.value].startNs;
+    });
+    for (const auto& [launch, activity] : pairs) {
+        if (m_model.m_launchCalls.empty() || m_model.m_launchCalls.back() != launch) {
+            m_model.m_launchCalls.push_back(launch);
+            m_model.m_launchOffsets.push_back(static_cast<uint32_t>(m_model.m_launchTargets.size()));
+            events[launch.value].correlated = activity;
+        }
+        m_model.m_launchTargets.push_back(activity);
+    }
+    m_model.m_launchOffsets.push_back(static_cast<uint32_t>(m_model.m_launchTargets.size()));
+}
+
+void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
+{
+    // A launch call belongs to the CPU op with the same External id; where that op is not
+    // in the trace, to the innermost CPU op that encloses it on its thread (what the
+    // TensorBoard plugin did). A device activity inherits the op of its launch call.
+    std::vector<Event>& events = m_model.m_events;
+    std::unordered_map<int64_t, uint32_t> opByExternalId;
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const Category c = events[i].category;
+        if ((c == Category::CpuOp || c == Category::UserAnnotation) && externalId[i] > 0) {
+            auto [it, inserted] = opByExternalId.emplace(externalId[i], i);
+            if (!inserted && c == Category::CpuOp &&
+                events[it->second].category != Category::CpuOp)
+                it->second = i;  // prefer the operator over an annotation with the same id
+        }
+    }
+    auto enclosingOp = [&](uint32_t i) {
+        EventId p = events[i].parent;
+        while (p.valid() && events[p.value].category != Category::CpuOp)
+            p = events[p.value].parent;
+        return p;
+    };
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        if (!isLaunchCall(events[i].category))
+            continue;
+        const auto it = externalId[i] > 0 ? opByExternalId.find(externalId[i]) : opByExternalId.end();
+        events[i].op = it != opByExternalId.end() ? EventId{it->second} : enclosingOp(i);
+    }
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        Event& e = events[i];
+        if (!isGpuActivity(e.category))
+            continue;
+        if (e.correlated.valid()) {
+            e.op = events[e.correlated.value].op;
+        } else if (externalId[i] > 0) {
+            const auto it = opByExternalId.find(externalId[i]);
+            if (it != opByExternalId.end())
+                e.op = EventId{it->second};
+        }
+    }
+}
+
+void TraceBuilder::resolveFlows()
+{
+    // A flow's start and end are points (track, time); the event they belong to is the
+    // innermost slice containing that point (`bp: e` and Kineto's own flow starts), or
+    // else the next slice on the track.
+    auto resolve = [&](const FlowPoint& point) {
+        EventId id = m_model.innermostEventAt(point.track, point.timeNs);
+        if (!id.valid() && !point.bindEnclosing)
+            id = m_model.firstEventAtOrAfter(point.track, point.timeNs);
+        if (!id.valid())
+            ++m_model.m_stats.unresolvedFlowEnds;
+        return id;
+    };
+    std::stable_sort(m_flowPoints.begin(), m_flowPoints.end(),
+                     [](const FlowPoint& a, const FlowPoint& b) {
+                         if (a.kind != b.kind)
+                             return a.kind < b.kind;
+                         return a.id < b.id;
+                     });
+    auto& flows = m_model.m_flows;
+    for (size_t i = 0; i < m_flowPoints.size();) {
+        size_t j = i;
+        while (j < m_flowPoints.size() && m_flowPoints[j].kind == m_flowPoints[i].kind &&
+               m_flowPoints[j].id == m_flowPoints[i].id)
+            ++j;
+        // One id: normally one start and one end; intermediate steps (`t`) are ignored.
+        const FlowPoint* start = nullptr;
+        const FlowPoint* end = nullptr;
+        for (size_t k = i; k < j; ++k) {
+            if (m_flowPoints[k].phase == 's' && !start)
+                start = &m_flowPoints[k];
+            else if (m_flowPoints[k].phase == 'f' && !end)
+                end = &m_flowPoints[k];
+        }
+        Flow flow;
+        flow.id = m_flowPoints[i].id;
+        flow.kind = m_flowPoints[i].kind;
+        if (start)
+            flow.from = resolve(*start);
+        if (end)
+            flow.to = resolve(*end);
+        if (!start || !end)
+            ++m_model.m_stats.halfOpenFlows;
+        if (start || end)
+            flows.push_back(flow);
+        i = j;
+    }
+    m_flowPoints = {};
+}
+
+void TraceBuilder::applyTrackNames()
+{
+    for (size_t t = 0; t < m_model.m_tracks.size(); ++t) {
+        Track& track = m_model.m_tracks[t];
+        const TrackKey& key = m_trackKeys[t];
+        if (auto it = m_processNames.find(ProcessKey{key.pid, key.pidLabel});
+            it != m_processNames.end()) {
+            track.processName = it->second.name;
+            track.processLabel = it->second.label;
+            track.sortIndex = it->second.sortIndex;
+        }
+        if (auto it = m_threadNames.find(key); it != m_threadNames.end()) {
+            track.name = it->second.first;
+            if (it->second.second != 0)
+                track.sortIndex = it->second.second;
+        }
+        if (track.kind == TrackKind::Other && !track.pidLabel.valid() &&
+            m_model.m_strings.view(track.processLabel).starts_with("GPU"))
+            track.kind = TrackKind::GpuStream;
+    }
+}
+
+void TraceBuilder::computeSpan()
+{
+    int64_t begin = INT64_MAX;
+    int64_t end = INT64_MIN;
+    for (const Event& e : m_model.m_events) {
+        if (e.category == Category::ProfilerSpan)
+            continue;  // the profiler's own window may start long before the first op
+        begin = std::min(begin, e.startNs);
+        end = std::max(end, e.endNs());
+    }
+    for (const MemorySample& m : m_model.m_memory) {
+        begin = std::min(begin, m.timeNs);
+        end = std::max(end, m.timeNs);
+    }
+    if (begin > end)
+        begin = end = 0;
+    m_model.m_beginNs = begin;
+    m_model.m_endNs = end;
+}
+
+}  // namespace kinetoscope::trace

@@ -1,0 +1,98 @@
+#pragma once
+// Collects parsed events in file order and turns them into a TraceModel: tracks laid out
+// contiguously and time-sorted, nesting, launch/op links, flows and memory samples.
+#include "core/trace/event_parser.h"
+#include "core/trace/trace_model.h"
+
+#include <chrono>
+#include <unordered_map>
+
+namespace kinetoscope::trace {
+
+class TraceBuilder
+{
+public:
+    TraceBuilder();
+
+    // One element of the event array, starting at `sourceOffset` in the decompressed file.
+    void addEvent(const ParsedEvent& event, uint64_t sourceOffset);
+    void skip(std::string_view reason);
+    TraceMetadata& metadata() { return m_model.m_metadata; }
+    IngestStats& stats() { return m_model.m_stats; }
+    uint64_t eventCount() const { return m_events.size(); }
+
+    // Builds the model; the builder is empty afterwards. The model's load time is
+    // measured from `started` to the end of this call.
+    TraceModel finish(TraceSource source, std::chrono::steady_clock::time_point started);
+
+private:
+    struct TrackKey
+    {
+        int64_t pid;
+        int64_t tid;
+        uint32_t pidLabel;
+        uint32_t tidLabel;
+        bool operator==(const TrackKey&) const = default;
+    };
+    struct TrackKeyHash
+    {
+        size_t operator()(const TrackKey& k) const noexcept;
+    };
+    struct ProcessKey
+    {
+        int64_t pid;
+        uint32_t pidLabel;
+        bool operator==(const ProcessKey&) const = default;
+    };
+    struct ProcessKeyHash
+    {
+        size_t operator()(const ProcessKey& k) const noexcept;
+    };
+    struct ProcessNames
+    {
+        StringId name;
+        StringId label;
+        int64_t sortIndex = 0;
+    };
+    struct FlowPoint
+    {
+        uint64_t id;
+        int64_t timeNs;
+        TrackId track;
+        FlowKind kind;
+        char phase;
+        bool bindEnclosing;
+    };
+
+    TrackKey keyOf(const ProcessOrThread& pid, const ProcessOrThread& tid);
+    TrackId trackFor(const TrackKey& key);
+    void addMetadata(const ParsedEvent& event);
+    void addMemorySample(const ParsedEvent& event);
+
+    void applyTimeBase();
+    std::vector<uint32_t> layoutTracks();
+    void computeNesting();
+    void linkLaunches(const std::vector<int64_t>& correlation);
+    void linkOps(const std::vector<int64_t>& externalId);
+    void resolveFlows();
+    void applyTrackNames();
+    void computeSpan();
+
+    TraceModel m_model;
+    std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_trackIndex;
+    std::vector<TrackKey> m_trackKeys;
+    std::unordered_map<ProcessKey, ProcessNames, ProcessKeyHash> m_processNames;
+    std::unordered_map<TrackKey, std::pair<StringId, int64_t>, TrackKeyHash> m_threadNames;
+    std::unordered_map<uint32_t, uint64_t> m_rawCategoryCounts;  // `cat` StringId -> count
+
+    // Staging columns, in file order until finish() sorts them.
+    std::vector<Event> m_events;
+    std::vector<uint64_t> m_offsets;
+    std::vector<int64_t> m_correlation;
+    std::vector<int64_t> m_externalId;
+    std::vector<std::pair<EventId, KernelInfo>> m_kernels;
+    std::vector<std::pair<EventId, CopyInfo>> m_copies;
+    std::vector<FlowPoint> m_flowPoints;
+};
+
+}  // namespace kinetoscope::trace

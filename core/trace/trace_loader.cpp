@@ -1,0 +1,367 @@
+#include "core/trace/trace_loader.h"
+
+#include "core/trace/byte_source.h"
+#include "core/trace/event_parser.h"
+#include "core/trace/event_parser_backend.h"
+#include "core/trace/json_scan.h"
+#include "core/trace/metadata_reader.h"
+#include "core/trace/trace_builder.h"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+namespace kinetoscope::trace {
+
+std::string_view loadStatusName(LoadStatus status)
+{
+    switch (status) {
+    case LoadStatus::Ok: return "ok";
+    case LoadStatus::Truncated: return "truncated";
+    case LoadStatus::Malformed: return "malformed";
+    case LoadStatus::NotATrace: return "not-a-trace";
+    case LoadStatus::Empty: return "empty";
+    case LoadStatus::NotFound: return "not-found";
+    case LoadStatus::ReadError: return "read-error";
+    case LoadStatus::Cancelled: return "cancelled";
+    }
+    return "unknown";
+}
+
+namespace {
+
+using json_scan::Scan;
+
+constexpr size_t kChunkBytes = 8u << 20;  // read granularity; events are ~250 bytes
+
+// Walks the JSON text of a trace with a sliding window over the byte source: the
+// top-level object (or bare array) by hand, and each element of the event array handed
+// to the EventParser as soon as it is complete in the window.
+class StreamingReader
+{
+public:
+    StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes)
+        : m_source(source), m_options(options), m_fileBytes(fileBytes)
+    {
+        m_buffer.resize(kChunkBytes + kPaddingBytes);
+    }
+
+    LoadResult run(TraceSource traceSource);
+
+private:
+    // Outcome of the walk; Ok means the JSON structure was complete.
+    struct Stop
+    {
+        LoadStatus status = LoadStatus::Ok;
+        std::string message;
+        uint64_t offset = 0;
+    };
+
+    size_t capacity() const { return m_buffer.size() - kPaddingBytes; }
+    std::string_view window() const { return {m_buffer.data() + m_pos, m_end - m_pos}; }
+    uint64_t absolute(size_t index) const { return m_base + index; }
+
+    bool refill();
+    bool skipWhitespace();
+    Scan scanValue(size_t& length);
+    Stop stopAtEnd(const char* where);
+    Stop malformed(const std::string& what, size_t index);
+
+    Stop readDocument();
+    Stop readTopObject();
+    Stop readEventArray();
+    void readEvent(size_t length);
+
+    ByteSource& m_source;
+    const LoadOptions& m_options;
+    uint64_t m_fileBytes;
+    std::vector<char> m_buffer;
+    size_t m_pos = 0;      // next unread byte in m_buffer
+    size_t m_end = 0;      // end of valid bytes in m_buffer
+    uint64_t m_base = 0;   // absolute offset of m_buffer[0]
+    bool m_cancelled = false;
+    bool m_sawEvents = false;
+
+    EventParser m_parser;
+    ParsedEvent m_event;
+    TraceBuilder m_builder;
+    uint64_t m_malformedEvents = 0;
+    uint64_t m_firstMalformedOffset = 0;
+    std::string m_firstMalformedReason;
+    std::vector<std::string> m_badTopLevelKeys;
+};
+
+bool StreamingReader::refill()
+{
+    if (m_cancelled || m_source.status() != ByteSource::Status::Ok)
+        return false;
+    if (m_pos > 0) {
+        std::memmove(m_buffer.data(), m_buffer.data() + m_pos, m_end - m_pos);
+        m_base += m_pos;
+        m_end -= m_pos;
+        m_pos = 0;
+    }
+    if (m_end == capacity())  // one value larger than the window: grow it
+        m_buffer.resize(capacity() * 2 + kPaddingBytes);
+    const size_t got = m_source.read(m_buffer.data() + m_end, capacity() - m_end);
+    m_end += got;
+    if (m_options.progress && !m_options.progress(m_base + m_end))
+        m_cancelled = true;
+    return got > 0;
+}
+
+bool StreamingReader::skipWhitespace()
+{
+    for (;;) {
+        m_pos = json_scan::skipWhitespace(std::string_view(m_buffer.data(), m_end), m_pos);
+        if (m_pos < m_end)
+            return true;
+        if (!refill())
+            return false;
+    }
+}
+
+Scan StreamingReader::scanValue(size_t& length)
+{
+    for (;;) {
+        const auto result = json_scan::scanValue(window());
+        if (result.status != Scan::NeedMore) {
+            length = result.length;
+            return result.status;
+        }
+        if (!refill())
+            return Scan::NeedMore;
+    }
+}
+
+StreamingReader::Stop StreamingReader::stopAtEnd(const char* where)
+{
+    if (m_cancelled)
+        return {LoadStatus::Cancelled, "loading cancelled", absolute(m_end)};
+    const uint64_t end = absolute(m_end);
+    if (m_source.status() == ByteSource::Status::Error)
+        return {LoadStatus::ReadError, m_source.error() + " (after " + std::to_string(end) +
+                                           " bytes of decompressed data)", end};
+    const std::string cause =
+        m_source.status() == ByteSource::Status::Truncated ? m_source.error() : "the file ends";
+    return {LoadStatus::Truncated,
+            "truncated trace: " + cause + " at byte " + std::to_string(end) + " " + where, end};
+}
+
+StreamingReader::Stop StreamingReader::malformed(const std::string& what, size_t index)
+{
+    const uint64_t offset = absolute(index);
+    return {LoadStatus::Malformed, "malformed JSON at byte " + std::to_string(offset) + ": " + what,
+            offset};
+}
+
+void StreamingReader::readEvent(size_t length)
+{
+    const std::string_view text(m_buffer.data() + m_pos, length);
+    const size_t readableAfter = m_buffer.size() - (m_pos + length);
+    switch (m_parser.parse(text, readableAfter, m_event)) {
+    case EventParser::Result::Repaired:
+        ++m_builder.stats().repairedEvents;
+        [[fallthrough]];
+    case EventParser::Result::Ok:
+        m_builder.addEvent(m_event, absolute(m_pos));
+        break;
+    case EventParser::Result::Malformed:
+        m_builder.skip("malformed event JSON");
+        if (m_malformedEvents++ == 0) {
+            m_firstMalformedOffset = absolute(m_pos);
+            m_firstMalformedReason = m_parser.lastError();
+        }
+        break;
+    }
+}
+
+StreamingReader::Stop StreamingReader::readEventArray()
+{
+    m_sawEvents = true;
+    ++m_pos;  // '['
+    for (;;) {
+        if (!skipWhitespace())
+            return stopAtEnd("inside the event array");
+        if (m_buffer[m_pos] == ']') {
+            ++m_pos;
+            return {};
+        }
+        size_t length = 0;
+        const Scan scan = scanValue(length);
+        if (scan == Scan::NeedMore)
+            return stopAtEnd("inside the event array");
+        if (scan == Scan::Invalid)
+            return malformed("expected an event object", m_pos + length);
+        ++m_builder.stats().entries;
+        if (m_buffer[m_pos] == '{')
+            readEvent(length);
+        else
+            m_builder.skip("array element is not an object");
+        m_pos += length;
+        if (!skipWhitespace())
+            return stopAtEnd("inside the event array");
+        if (m_buffer[m_pos] == ',') {
+            ++m_pos;
+        } else if (m_buffer[m_pos] != ']') {
+            return malformed(std::string("expected ',' or ']' after an event, found '") +
+                                 m_buffer[m_pos] + "'",
+                             m_pos);
+        }
+    }
+}
+
+StreamingReader::Stop StreamingReader::readTopObject()
+{
+    m_builder.metadata().container = TraceContainer::EventsObject;
+    ++m_pos;  // '{'
+    for (bool first = true;; first = false) {
+        if (!skipWhitespace())
+            return stopAtEnd("inside the top-level object");
+        if (m_buffer[m_pos] == '}' && first) {
+            ++m_pos;
+            return {};
+        }
+        if (m_buffer[m_pos] != '"')
+            return malformed("expected a key in the top-level object", m_pos);
+        size_t length = 0;
+        if (scanValue(length) != Scan::Complete)
+            return stopAtEnd("inside the top-level object");
+        const std::string key(m_buffer.data() + m_pos + 1, length - 2);
+        m_pos += length;
+        if (!skipWhitespace())
+            return stopAtEnd("inside the top-level object");
+        if (m_buffer[m_pos] != ':')
+            return malformed("expected ':' after key \"" + key + "\"", m_pos);
+        ++m_pos;
+        if (!skipWhitespace())
+            return stopAtEnd("inside the top-level object");
+        if (key == "traceEvents" && m_buffer[m_pos] == '[') {
+            if (Stop stop = readEventArray(); stop.status != LoadStatus::Ok)
+                return stop;
+        } else {
+            const Scan scan = scanValue(length);
+            if (scan == Scan::NeedMore)
+                return stopAtEnd("inside the top-level object");
+            if (scan == Scan::Invalid)
+                return malformed("unexpected character in the value of \"" + key + "\"",
+                                 m_pos + length);
+            if (!readTopLevelValue(key, std::string_view(m_buffer.data() + m_pos, length),
+                                   m_builder.metadata()))
+                m_badTopLevelKeys.push_back(key);
+            m_pos += length;
+        }
+        if (!skipWhitespace())
+            return stopAtEnd("inside the top-level object");
+        if (m_buffer[m_pos] == '}') {
+            ++m_pos;
+            return {};
+        }
+        if (m_buffer[m_pos] != ',')
+            return malformed("expected ',' or '}' in the top-level object", m_pos);
+        ++m_pos;
+    }
+}
+
+StreamingReader::Stop StreamingReader::readDocument()
+{
+    if (!skipWhitespace()) {
+        if (m_source.status() == ByteSource::Status::EndOfData)
+            return {LoadStatus::Empty, absolute(m_end) == 0 ? "empty file" : "the file holds only whitespace", 0};
+        return stopAtEnd("before any JSON");
+    }
+    // A UTF-8 byte order mark is tolerated.
+    if (window().starts_with("\xEF\xBB\xBF")) {
+        m_pos += 3;
+        if (!skipWhitespace())
+            return {LoadStatus::Empty, "the file holds only a byte order mark", 0};
+    }
+    const char first = m_buffer[m_pos];
+    if (first == '[') {
+        m_builder.metadata().container = TraceContainer::BareArray;
+        return readEventArray();
+    }
+    if (first == '{')
+        return readTopObject();
+    const bool printable = first >= 0x20 && first < 0x7f;
+    return {LoadStatus::NotATrace,
+            std::string("not a JSON trace: the data starts with ") +
+                (printable ? std::string("'") + first + "'" : std::string("a binary byte")) +
+                " instead of '{' or '['",
+            absolute(m_pos)};
+}
+
+LoadResult StreamingReader::run(TraceSource traceSource)
+{
+    const auto started = std::chrono::steady_clock::now();
+    Stop stop = readDocument();
+    LoadResult result;
+    // Problems in the middle of the data keep every event read before them.
+    const bool structural = stop.status == LoadStatus::Truncated ||
+                            stop.status == LoadStatus::Malformed ||
+                            (stop.status == LoadStatus::ReadError && m_builder.stats().entries > 0);
+    if (stop.status == LoadStatus::Ok && !m_sawEvents) {
+        stop = {LoadStatus::NotATrace, "not a trace: the JSON object has no \"traceEvents\" array", 0};
+    }
+    const uint64_t entries = m_builder.stats().entries;
+    if (stop.status == LoadStatus::Ok && entries > 0 && m_builder.eventCount() == 0 &&
+        m_builder.stats().skippedTotal() == entries) {
+        stop = {LoadStatus::NotATrace,
+                "not a trace: none of the " + std::to_string(entries) +
+                    " elements of the event array is a trace event", 0};
+    }
+    if (stop.status == LoadStatus::Ok && m_malformedEvents > 0) {
+        stop = {LoadStatus::Malformed,
+                "malformed JSON at byte " + std::to_string(m_firstMalformedOffset) + " (" +
+                    m_firstMalformedReason + "): " + std::to_string(m_malformedEvents) +
+                    " malformed event(s) skipped, the other " +
+                    std::to_string(entries - m_malformedEvents) + " entries read",
+                m_firstMalformedOffset};
+    }
+    if (structural)
+        stop.message += "; recovered " + std::to_string(entries) + " events before it";
+    if (stop.status == LoadStatus::Ok && !m_badTopLevelKeys.empty()) {
+        // Unreadable metadata is not worth failing the load: count it like a skipped event.
+        for (const std::string& key : m_badTopLevelKeys)
+            m_builder.skip("unreadable top-level value \"" + key + "\"");
+    }
+
+    const bool keepModel = stop.status == LoadStatus::Ok || structural ||
+                           stop.status == LoadStatus::Malformed;
+    IngestStats& stats = m_builder.stats();
+    stats.bytesRead = absolute(m_end);
+    stats.fileBytes = m_fileBytes;
+    if (keepModel)
+        result.model = std::make_shared<const TraceModel>(m_builder.finish(std::move(traceSource), started));
+    result.status = stop.status;
+    result.message = std::move(stop.message);
+    result.errorOffset = stop.offset;
+    return result;
+}
+
+}  // namespace
+
+LoadResult loadTraceFile(const std::filesystem::path& path, const LoadOptions& options)
+{
+    std::string error;
+    auto source = openFileSource(path, error);
+    if (!source)
+        return {LoadStatus::NotFound, error, 0, nullptr};
+    std::error_code ec;
+    const auto fileBytes = std::filesystem::file_size(path, ec);
+    StreamingReader reader(*source, options, ec ? 0 : fileBytes);
+    LoadResult result = reader.run(TraceSource{path, nullptr});
+    if (result.status == LoadStatus::Empty && source->compressed())
+        result.message = "empty file (the gzip stream holds no data)";
+    return result;
+}
+
+LoadResult loadTraceText(std::string text, const LoadOptions& options)
+{
+    auto shared = std::make_shared<const std::string>(std::move(text));
+    auto source = memorySource(*shared);
+    StreamingReader reader(*source, options, shared->size());
+    return reader.run(TraceSource{{}, shared});
+}
+
+}  // namespace kinetoscope::trace

@@ -1,0 +1,50 @@
+#pragma once
+// Loading a trace file into a TraceModel: streamed (plain or gzip), one event parsed at
+// a time, never a DOM of the whole file. Bad input is reported in one line and whatever
+// could be read before the problem is kept.
+#include "core/trace/trace_model.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace kinetoscope::trace {
+
+enum class LoadStatus {
+    Ok,
+    Truncated,  // the data ends inside the event array: the events before the cut are kept
+    Malformed,  // invalid JSON: events before it are kept, or malformed events were skipped
+    NotATrace,  // valid JSON (or not JSON at all) but no trace events
+    Empty,      // the file has no content
+    NotFound,   // missing file, a directory, or unreadable
+    ReadError,  // an I/O or decompression error
+    Cancelled,
+};
+std::string_view loadStatusName(LoadStatus status);
+
+struct LoadOptions
+{
+    // Called after each chunk with the decompressed bytes read so far; return false to
+    // cancel. Runs on the loading thread.
+    std::function<bool(uint64_t bytesRead)> progress;
+};
+
+struct LoadResult
+{
+    LoadStatus status = LoadStatus::Ok;
+    std::string message;       // one line; empty when status is Ok
+    uint64_t errorOffset = 0;  // byte offset (in decompressed data) the message refers to
+    // What was read: complete for Ok, partial for Truncated/Malformed, null when nothing
+    // usable was found.
+    std::shared_ptr<const TraceModel> model;
+
+    bool ok() const { return status == LoadStatus::Ok; }
+};
+
+LoadResult loadTraceFile(const std::filesystem::path& path, const LoadOptions& options = {});
+// The same, over JSON text in memory (tests, and traces received from the engine).
+LoadResult loadTraceText(std::string text, const LoadOptions& options = {});
+
+}  // namespace kinetoscope::trace

@@ -1,0 +1,153 @@
+#include "core/trace/trace_model.h"
+
+#include "core/trace/json_scan.h"
+
+#include <simdjson.h>
+#include <zlib.h>
+
+#include <algorithm>
+
+namespace kinetoscope::trace {
+
+std::span<const Event> TraceModel::events(TrackId id) const
+{
+    const Track& t = m_tracks[id.value];
+    return std::span<const Event>(m_events).subspan(t.firstEvent, t.eventCount);
+}
+
+EventId TraceModel::firstEventAtOrAfter(TrackId id, int64_t timeNs) const
+{
+    const auto list = events(id);
+    const auto it = std::lower_bound(list.begin(), list.end(), timeNs,
+                                     [](const Event& e, int64_t t) { return e.startNs < t; });
+    return it == list.end() ? EventId{} : idOf(*it);
+}
+
+EventId TraceModel::innermostEventAt(TrackId id, int64_t timeNs) const
+{
+    // The last event starting at or before the time is the innermost candidate; if it
+    // ended already, one of its ancestors may still contain the time.
+    const auto list = events(id);
+    const auto it = std::upper_bound(list.begin(), list.end(), timeNs,
+                                     [](int64_t t, const Event& e) { return t < e.startNs; });
+    if (it == list.begin())
+        return {};
+    EventId candidate = idOf(*(it - 1));
+    while (candidate.valid() && event(candidate).endNs() < timeNs)
+        candidate = event(candidate).parent;
+    return candidate;
+}
+
+std::span<const EventId> TraceModel::activitiesLaunchedBy(EventId launchCall) const
+{
+    const auto it = std::lower_bound(m_launchCalls.begin(), m_launchCalls.end(), launchCall);
+    if (it == m_launchCalls.end() || *it != launchCall)
+        return {};
+    const size_t index = static_cast<size_t>(it - m_launchCalls.begin());
+    const uint32_t begin = m_launchOffsets[index];
+    return std::span<const EventId>(m_launchTargets).subspan(begin, m_launchOffsets[index + 1] - begin);
+}
+
+namespace {
+template <typename Info>
+const Info* findSide(const std::vector<std::pair<EventId, Info>>& side, EventId id)
+{
+    const auto it = std::lower_bound(side.begin(), side.end(), id,
+                                     [](const auto& entry, EventId key) { return entry.first < key; });
+    return it != side.end() && it->first == id ? &it->second : nullptr;
+}
+
+template <typename T>
+size_t bytesOf(const std::vector<T>& v)
+{
+    return v.capacity() * sizeof(T);
+}
+
+// Extracts the raw `args` object of one event object; "{}" when it has none.
+std::string argsOf(std::string_view object)
+{
+    namespace od = simdjson::ondemand;
+    simdjson::padded_string padded(object);
+    od::parser parser;
+    od::document doc;
+    if (parser.iterate(padded).get(doc))
+        return {};
+    od::object obj;
+    if (doc.get_object().get(obj))
+        return {};
+    for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key))
+            return {};
+        if (key != "args")
+            continue;
+        std::string_view raw;
+        od::value value;
+        if (field.value().get(value))
+            return {};
+        od::object args;
+        if (value.get_object().get(args) || args.raw_json().get(raw))
+            return {};
+        return std::string(raw);
+    }
+    return "{}";
+}
+}  // namespace
+
+const KernelInfo* TraceModel::kernelInfo(EventId kernel) const
+{
+    return findSide(m_kernels, kernel);
+}
+
+const CopyInfo* TraceModel::copyInfo(EventId copy) const
+{
+    return findSide(m_copies, copy);
+}
+
+std::string TraceModel::argsJson(EventId id) const
+{
+    const uint64_t offset = m_sourceOffsets[id.value];
+    if (m_source.text) {
+        const std::string_view text = *m_source.text;
+        if (offset >= text.size())
+            return {};
+        const auto scan = json_scan::scanValue(text.substr(offset));
+        return scan.status == json_scan::Scan::Complete ? argsOf(text.substr(offset, scan.length))
+                                                        : std::string{};
+    }
+    // gzseek is a real seek for a plain file and a (slower) forward decompression for a
+    // gzip file; either way only this one event is parsed.
+    gzFile file = gzopen(m_source.path.c_str(), "rb");
+    if (!file)
+        return {};
+    std::string buffer;
+    std::string result;
+    if (gzseek64(file, static_cast<z_off64_t>(offset), SEEK_SET) == static_cast<z_off64_t>(offset)) {
+        constexpr size_t kStep = 64 * 1024;
+        for (;;) {
+            const size_t old = buffer.size();
+            buffer.resize(old + kStep);
+            const int got = gzread(file, buffer.data() + old, static_cast<unsigned>(kStep));
+            buffer.resize(old + static_cast<size_t>(std::max(got, 0)));
+            const auto scan = json_scan::scanValue(buffer);
+            if (scan.status == json_scan::Scan::Complete) {
+                result = argsOf(std::string_view(buffer).substr(0, scan.length));
+                break;
+            }
+            if (scan.status == json_scan::Scan::Invalid || got <= 0)
+                break;
+        }
+    }
+    gzclose_r(file);
+    return result;
+}
+
+size_t TraceModel::memoryBytes() const
+{
+    return m_strings.memoryBytes() + bytesOf(m_tracks) + bytesOf(m_events) +
+           bytesOf(m_sourceOffsets) + bytesOf(m_launchTargets) + bytesOf(m_launchOffsets) +
+           bytesOf(m_launchCalls) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_flows) +
+           bytesOf(m_memory);
+}
+
+}  // namespace kinetoscope::trace
