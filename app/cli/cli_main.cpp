@@ -1,0 +1,44 @@
+#include "app/cli/cli_main.h"
+
+#include "app/cli/info_command.h"
+
+#include <iostream>
+
+namespace kinetoscope::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kinetoscope <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
+    "                        format, devices, ranks, time span, steps, events per category,\n"
+    "                        skipped events with reasons, load time and throughput\n"
+    "  help                  this text\n"
+    "\n"
+    "exit codes: 0 success, 2 bad input (the reason is printed on stderr in one line)\n";
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+        (args.empty() ? err : out) << kUsage;
+        return args.empty() ? kExitBadInput : kExitOk;
+    }
+    const std::string& command = args[0];
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "info")
+        return runInfo(rest, out, err);
+    err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
+    return kExitBadInput;
+}
+
+int run(int argc, char** argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return run(args, std::cout, std::cerr);
+}
+
+}  // namespace kinetoscope::cli

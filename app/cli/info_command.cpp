@@ -1,0 +1,49 @@
+#include "app/cli/info_command.h"
+
+#include "app/cli/cli_main.h"
+#include "app/cli/info_report.h"
+#include "core/trace/trace_loader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace kinetoscope::cli {
+
+int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::string path;
+    bool asJson = false;
+    for (const std::string& arg : args) {
+        if (arg == "--json") {
+            asJson = true;
+        } else if (arg.starts_with("-")) {
+            err << "kinetoscope info: unknown option '" << arg << "'\n";
+            return kExitBadInput;
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            err << "kinetoscope info: one trace at a time ('" << arg << "' is extra)\n";
+            return kExitBadInput;
+        }
+    }
+    if (path.empty()) {
+        err << "kinetoscope info: which trace? usage: kinetoscope info TRACE [--json]\n";
+        return kExitBadInput;
+    }
+
+    const trace::LoadResult result = trace::loadTraceFile(path);
+    if (result.model) {
+        if (asJson)
+            out << infoJson(path, result).dump(2) << '\n';
+        else
+            out << infoText(path, result);
+    }
+    if (!result.ok()) {
+        err << "kinetoscope: " << path << ": " << result.message << '\n';
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+}  // namespace kinetoscope::cli

@@ -1,0 +1,242 @@
+#include "app/cli/info_report.h"
+
+#include "app/cli/text_format.h"
+#include "core/trace/format_description.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace kinetoscope::cli {
+
+using nlohmann::json;
+using namespace kinetoscope::trace;
+
+namespace {
+
+struct TrackCounts
+{
+    size_t cpuThreads = 0;
+    size_t gpuStreams = 0;
+    size_t other = 0;
+};
+
+TrackCounts countTracks(const TraceModel& model)
+{
+    TrackCounts counts;
+    for (const Track& t : model.tracks()) {
+        if (t.eventCount == 0)
+            continue;
+        switch (t.kind) {
+        case TrackKind::CpuThread: ++counts.cpuThreads; break;
+        case TrackKind::GpuStream: ++counts.gpuStreams; break;
+        case TrackKind::Other: ++counts.other; break;
+        }
+    }
+    return counts;
+}
+
+struct LinkCounts
+{
+    uint64_t activities = 0;         // kernels, memcpys, memsets
+    uint64_t activitiesLinked = 0;   // with their launch call
+    uint64_t launchesWithOp = 0;
+    uint64_t launches = 0;
+};
+
+LinkCounts countLinks(const TraceModel& model)
+{
+    LinkCounts c;
+    for (const Event& e : model.events()) {
+        if (e.category == Category::Kernel || e.category == Category::Memcpy ||
+            e.category == Category::Memset) {
+            ++c.activities;
+            c.activitiesLinked += e.correlated.valid();
+        } else if (isLaunchCall(e.category)) {
+            ++c.launches;
+            c.launchesWithOp += e.op.valid();
+        }
+    }
+    return c;
+}
+
+double throughputMBps(const IngestStats& s)
+{
+    return s.loadSeconds > 0 ? static_cast<double>(s.bytesRead) / 1e6 / s.loadSeconds : 0.0;
+}
+
+std::string computeCapability(const DeviceInfo& d)
+{
+    return d.computeMajor >= 0 ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)
+                               : std::string();
+}
+
+}  // namespace
+
+json infoJson(const std::string& path, const LoadResult& result)
+{
+    const TraceModel& model = *result.model;
+    const IngestStats& s = model.stats();
+    const TraceMetadata& m = model.metadata();
+
+    json byCategory = json::object();
+    for (const auto& [cat, count] : s.byRawCategory)
+        byCategory[cat] = count;
+    json skipped = json::object();
+    for (const auto& [reason, count] : s.skipped)
+        skipped[reason] = count;
+    json devices = json::array();
+    for (const DeviceInfo& d : m.devices)
+        devices.push_back({{"id", d.id},
+                           {"name", d.name},
+                           {"compute_capability", computeCapability(d)},
+                           {"num_sms", d.numSms},
+                           {"total_memory_bytes", d.totalGlobalMemBytes}});
+    json ranks = nullptr;
+    if (m.distributed)
+        ranks = {{"rank", m.distributed->rank},
+                 {"world_size", m.distributed->worldSize},
+                 {"backend", m.distributed->backend}};
+    json versions = json::object();
+    for (const auto& [key, value] : m.versions)
+        versions[key] = value;
+    const TrackCounts tracks = countTracks(model);
+    const LinkCounts links = countLinks(model);
+    const uint64_t modelBytes = model.memoryBytes();
+
+    json info = {
+        {"file", path},
+        {"status", loadStatusName(result.status)},
+        {"format", describeFormat(model)},
+        {"container", m.container == TraceContainer::BareArray ? "array" : "object"},
+        {"schema_version", m.schemaVersion ? json(*m.schemaVersion) : json(nullptr)},
+        {"gpu_vendor", gpuVendorName(detectGpuVendor(model))},
+        {"devices", devices},
+        {"devices_from", m.devicesFromComputeProperties ? "computeProperties" : "deviceProperties"},
+        {"ranks", ranks},
+        {"versions", versions},
+        {"time_span",
+         {{"begin_ns", model.beginNs()},
+          {"end_ns", model.endNs()},
+          {"duration_ms", static_cast<double>(model.endNs() - model.beginNs()) / 1e6},
+          {"base_time_ns", m.baseTimeNs ? json(*m.baseTimeNs) : json(nullptr)}}},
+        {"steps", countEventsWithNamePrefix(model)},
+        {"tracks",
+         {{"cpu_threads", tracks.cpuThreads},
+          {"gpu_streams", tracks.gpuStreams},
+          {"other", tracks.other}}},
+        {"events",
+         {{"total", s.entries},
+          {"by_category", byCategory},
+          {"skipped", skipped},
+          {"skipped_total", s.skippedTotal()},
+          {"complete", s.completeEvents},
+          {"instant", s.instantEvents},
+          {"memory_samples", s.memorySamples},
+          {"flow", s.flowEvents},
+          {"metadata", s.metadataEvents},
+          {"repaired", s.repairedEvents}}},
+        {"links",
+         {{"device_activities", links.activities},
+          {"device_activities_with_launch", links.activitiesLinked},
+          {"launch_calls", links.launches},
+          {"launch_calls_with_op", links.launchesWithOp},
+          {"flows", model.flows().size()},
+          {"half_open_flows", s.halfOpenFlows},
+          {"partially_overlapping_events", s.partialOverlaps}}},
+        {"load_seconds", s.loadSeconds},
+        {"bytes_read", s.bytesRead},
+        {"file_bytes", s.fileBytes},
+        {"megabytes_per_second", throughputMBps(s)},
+        {"model_bytes", modelBytes},
+        {"model_bytes_per_event", s.entries ? static_cast<double>(modelBytes) / static_cast<double>(s.entries) : 0.0},
+    };
+    if (!result.ok())
+        info["problem"] = {{"message", result.message}, {"byte_offset", result.errorOffset}};
+    return info;
+}
+
+std::string infoText(const std::string& path, const LoadResult& result)
+{
+    const TraceModel& model = *result.model;
+    const IngestStats& s = model.stats();
+    const TraceMetadata& m = model.metadata();
+    std::ostringstream out;
+    auto row = [&out](const char* label, const std::string& value) {
+        out << "  " << label << std::string(13 - std::min<size_t>(12, std::char_traits<char>::length(label)), ' ')
+            << value << '\n';
+    };
+
+    out << path << '\n';
+    row("format", describeFormat(model) + ", " + std::string(gpuVendorName(detectGpuVendor(model))));
+    if (m.devices.empty()) {
+        row("devices", "none listed");
+    } else {
+        for (const DeviceInfo& d : m.devices) {
+            std::string text = "#" + std::to_string(d.id) + " " + d.name;
+            if (d.computeMajor >= 0)
+                text += ", sm " + computeCapability(d);
+            if (d.numSms > 0)
+                text += ", " + std::to_string(d.numSms) + " SMs";
+            if (d.totalGlobalMemBytes > 0)
+                text += ", " + humanBytes(static_cast<uint64_t>(d.totalGlobalMemBytes));
+            row(&d == &m.devices.front() ? "devices" : "", text);
+        }
+    }
+    if (m.distributed)
+        row("ranks", "rank " + std::to_string(m.distributed->rank) + " of " +
+                         std::to_string(m.distributed->worldSize) +
+                         (m.distributed->backend.empty() ? "" : " (" + m.distributed->backend + ")"));
+    else
+        row("ranks", "single process (no distributedInfo)");
+    row("time span", humanDurationNs(model.endNs() - model.beginNs()));
+    const size_t steps = countEventsWithNamePrefix(model);
+    row("steps", steps ? std::to_string(steps) + " ProfilerStep markers"
+                       : "no ProfilerStep markers (analysed as one window)");
+    const TrackCounts tracks = countTracks(model);
+    row("tracks", std::to_string(tracks.cpuThreads) + " CPU threads, " +
+                      std::to_string(tracks.gpuStreams) + " GPU streams" +
+                      (tracks.other ? ", " + std::to_string(tracks.other) + " other" : ""));
+    row("events", withThousands(s.entries) + " entries: " + withThousands(s.completeEvents) +
+                      " complete, " + withThousands(s.instantEvents) + " instant, " +
+                      withThousands(s.memorySamples) + " memory samples, " +
+                      withThousands(s.flowEvents) + " flow, " + withThousands(s.metadataEvents) +
+                      " metadata");
+    std::vector<std::pair<std::string, uint64_t>> categories(s.byRawCategory.begin(), s.byRawCategory.end());
+    std::sort(categories.begin(), categories.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    bool firstCategory = true;
+    for (const auto& [cat, count] : categories) {
+        row(firstCategory ? "by category" : "", (cat.empty() ? std::string("(no cat)") : cat) + "  " +
+                                                      withThousands(count));
+        firstCategory = false;
+    }
+    if (s.skipped.empty()) {
+        row("skipped", "none");
+    } else {
+        bool first = true;
+        for (const auto& [reason, count] : s.skipped) {
+            row(first ? "skipped" : "", withThousands(count) + "  " + reason);
+            first = false;
+        }
+    }
+    if (s.repairedEvents)
+        row("repaired", withThousands(s.repairedEvents) + " events with bad characters in strings");
+    const LinkCounts links = countLinks(model);
+    row("links", withThousands(links.activitiesLinked) + " of " + withThousands(links.activities) +
+                     " device activities joined to their launch; " +
+                     withThousands(links.launchesWithOp) + " of " + withThousands(links.launches) +
+                     " launch calls to their op; " + withThousands(model.flows().size()) + " flows");
+    char load[160];
+    std::snprintf(load, sizeof load, "%.3f s, %.0f MB/s of %s JSON; model %s (%.0f B/entry)",
+                  s.loadSeconds, throughputMBps(s), humanBytes(s.bytesRead).c_str(),
+                  humanBytes(model.memoryBytes()).c_str(),
+                  s.entries ? static_cast<double>(model.memoryBytes()) / static_cast<double>(s.entries) : 0.0);
+    row("load", load);
+    if (!result.ok())
+        row("problem", result.message);
+    return out.str();
+}
+
+}  // namespace kinetoscope::cli

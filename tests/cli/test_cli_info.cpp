@@ -1,0 +1,107 @@
+// `kinetoscope info TRACE [--json]`: the contract of DESIGN.md and issue #2.
+#include "app/cli/cli_main.h"
+#include "tests/support/test_support.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <sstream>
+
+using kinetoscope::test::sharedTrace;
+
+namespace {
+struct Run
+{
+    int code;
+    std::string out;
+    std::string err;
+};
+
+Run runCli(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    const int code = kinetoscope::cli::run(args, out, err);
+    return {code, out.str(), err.str()};
+}
+}  // namespace
+
+class TestCliInfo : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void printsJsonWithTheContractedKeys()
+    {
+        const std::string path = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const Run run = runCli({"info", path, "--json"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.err.empty());
+        const auto info = nlohmann::json::parse(run.out);
+        QCOMPARE(info["events"]["total"].get<uint64_t>(), uint64_t(75718));
+        QCOMPARE(info["events"]["by_category"]["Operator"].get<uint64_t>(), uint64_t(23646));
+        QCOMPARE(info["events"]["by_category"][""].get<uint64_t>(), uint64_t(12860));
+        QVERIFY(info["events"]["skipped"].is_object());
+        QVERIFY(info["events"]["skipped"].empty());
+        QCOMPARE(info["steps"].get<int>(), 6);
+        QCOMPARE(info["devices"].size(), size_t(4));
+        QCOMPARE(info["devices"][0]["compute_capability"].get<std::string>(), std::string("7.0"));
+        QVERIFY(info["load_seconds"].get<double>() > 0.0);
+        QVERIFY(info["megabytes_per_second"].get<double>() > 0.0);
+        QCOMPARE(info["status"].get<std::string>(), std::string("ok"));
+        QVERIFY(info["format"].get<std::string>().find("1.8-1.10") != std::string::npos);
+    }
+
+    void printsReadableText()
+    {
+        const Run run = runCli({"info", sharedTrace("hta/allreduce_memory_rank1.json.gz")});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.find("216,092 entries") != std::string::npos);
+        QVERIFY(run.out.find("rank 1 of 2 (nccl)") != std::string::npos);
+        QVERIFY(run.out.find("5 ProfilerStep markers") != std::string::npos);
+        QVERIFY(run.out.find("MB/s") != std::string::npos);
+    }
+
+    void reportsBadInputInOneLineWithExitCode2()
+    {
+        const Run missing = runCli({"info", "/no/such/trace.json"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.out.empty());
+        QCOMPARE(std::count(missing.err.begin(), missing.err.end(), '\n'), 1L);
+        QVERIFY(missing.err.find("no such file") != std::string::npos);
+
+        QTemporaryDir dir;
+        const std::filesystem::path notTrace = std::filesystem::path(dir.path().toStdString()) / "config.json";
+        kinetoscope::test::writeFile(notTrace, R"j({"learning_rate": 0.1})j");
+        const Run wrong = runCli({"info", notTrace.string(), "--json"});
+        QCOMPARE(wrong.code, 2);
+        QVERIFY(wrong.err.find("not a trace") != std::string::npos);
+        QCOMPARE(std::count(wrong.err.begin(), wrong.err.end(), '\n'), 1L);
+    }
+
+    void stillPrintsWhatATruncatedTraceHeld()
+    {
+        QTemporaryDir dir;
+        const std::string text = kinetoscope::test::readDecompressed(sharedTrace("hta/sampled_rank0.json.gz"));
+        const auto path = std::filesystem::path(dir.path().toStdString()) / "cut.json";
+        kinetoscope::test::writeFile(path, text.substr(0, text.size() / 2));
+        const Run run = runCli({"info", path.string(), "--json"});
+        QCOMPARE(run.code, 2);
+        const auto info = nlohmann::json::parse(run.out);
+        QCOMPARE(info["status"].get<std::string>(), std::string("truncated"));
+        QVERIFY(info["events"]["total"].get<uint64_t>() > 1000);
+        QVERIFY(run.err.find("truncated") != std::string::npos);
+    }
+
+    void rejectsUsageErrors()
+    {
+        QCOMPARE(runCli({}).code, 2);
+        QCOMPARE(runCli({"info"}).code, 2);
+        QCOMPARE(runCli({"info", "a", "b"}).code, 2);
+        QCOMPARE(runCli({"info", "--frobnicate", "a"}).code, 2);
+        QCOMPARE(runCli({"frobnicate"}).code, 2);
+        QCOMPARE(runCli({"help"}).code, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliInfo)
+#include "test_cli_info.moc"

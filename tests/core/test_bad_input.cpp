@@ -1,0 +1,276 @@
+// Bad input never crashes, always says what happened in one line, and keeps what could
+// be read: cut and corrupted copies of real traces, missing, empty and foreign files.
+#include "core/trace/trace_loader.h"
+#include "tests/support/test_support.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <random>
+
+using namespace kinetoscope::trace;
+using namespace kinetoscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A trace of `count` cpu_op events, one per line, with their start offsets.
+std::string syntheticTrace(int count, std::vector<size_t>& eventOffsets)
+{
+    std::string text = "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+    for (int i = 0; i < count; ++i) {
+        eventOffsets.push_back(text.size());
+        text += "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i) +
+                "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(1000 + 10 * i) +
+                ", \"dur\": 5, \"args\": {\"External id\": " + std::to_string(i + 1) + "}}";
+        text += i + 1 < count ? ",\n" : "\n";
+    }
+    text += "], \"traceName\": \"synthetic\"}\n";
+    return text;
+}
+
+bool isOneLine(const std::string& message)
+{
+    return !message.empty() && message.find('\n') == std::string::npos;
+}
+
+}  // namespace
+
+class TestBadInput : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    fs::path temp(const std::string& name) const { return fs::path(m_dir.path().toStdString()) / name; }
+
+private Q_SLOTS:
+    void recoversEveryEventBeforeACut()
+    {
+        std::vector<size_t> offsets;
+        const std::string text = syntheticTrace(1000, offsets);
+        // Cut inside event 600 (0-based): events 0..599 are complete.
+        const size_t cut = offsets[600] + 25;
+        writeFile(temp("cut.json"), text.substr(0, cut));
+        const LoadResult result = loadTraceFile(temp("cut.json"));
+        QCOMPARE(result.status, LoadStatus::Truncated);
+        QVERIFY(result.model);
+        QCOMPARE(result.model->stats().entries, uint64_t(600));
+        QCOMPARE(result.model->events().size(), size_t(600));
+        QCOMPARE(result.errorOffset, uint64_t(cut));
+        QVERIFY(isOneLine(result.message));
+        QVERIFY2(result.message.find("byte " + std::to_string(cut)) != std::string::npos, result.message.c_str());
+        QVERIFY2(result.message.find("recovered 600 events") != std::string::npos, result.message.c_str());
+        // The recovered events are whole, args included.
+        QVERIFY(result.model->argsJson(EventId{599}).find("600") != std::string::npos);
+    }
+
+    void cutsOfRealTracesAreTruncatedNotFatal_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<double>("fraction");
+        for (const char* file : {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                 "kineto/resnet50_bare_array_2020.pt.trace.json.gz",
+                                 "hta/nccl_collectives_rank0.json.gz",
+                                 "kineto/cuda_sync_after_fix.json"}) {
+            for (double fraction : {0.01, 0.37, 0.5, 0.93, 0.9999}) {
+                const std::string name = std::string(file) + " @" + std::to_string(fraction);
+                QTest::newRow(name.c_str()) << QString(file) << fraction;
+            }
+        }
+    }
+    void cutsOfRealTracesAreTruncatedNotFatal()
+    {
+        QFETCH(QString, file);
+        QFETCH(double, fraction);
+        const std::string text = readDecompressed(sharedTrace(file.toStdString()));
+        const LoadResult whole = loadTraceText(text);
+        QVERIFY(whole.ok());
+        const size_t cut = static_cast<size_t>(static_cast<double>(text.size()) * fraction);
+
+        // A plain file cut short, and the same cut gzip-compressed.
+        writeFile(temp("cut.json"), text.substr(0, cut));
+        writeGzip(temp("cut.json.gz"), text.substr(0, cut));
+        for (const char* name : {"cut.json", "cut.json.gz"}) {
+            const LoadResult result = loadTraceFile(temp(name));
+            QVERIFY2(result.status == LoadStatus::Truncated || result.status == LoadStatus::Malformed,
+                     result.message.c_str());
+            QVERIFY(isOneLine(result.message));
+            QVERIFY(result.model);
+            const uint64_t recovered = result.model->stats().entries;
+            QVERIFY(recovered <= whole.model->stats().entries);
+            if (fraction > 0.3)
+                QVERIFY(recovered > 0);
+        }
+    }
+
+    void aCutGzipStreamIsTruncated()
+    {
+        // Cut the compressed bytes themselves, as a killed process leaves them.
+        const fs::path source = sharedTrace("hta/nccl_collectives_rank0.json.gz");
+        std::string bytes;
+        {
+            std::ifstream in(source, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        writeFile(temp("cut.gz"), bytes.substr(0, bytes.size() / 2));
+        const LoadResult result = loadTraceFile(temp("cut.gz"));
+        QCOMPARE(result.status, LoadStatus::Truncated);
+        QVERIFY(isOneLine(result.message));
+        QVERIFY(result.model);
+        QVERIFY(result.model->stats().entries > 1000);
+        QVERIFY2(result.message.find("gzip") != std::string::npos, result.message.c_str());
+    }
+
+    void corruptGzipDataIsAReadErrorThatKeepsEarlierEvents()
+    {
+        const fs::path source = sharedTrace("hta/nccl_collectives_rank0.json.gz");
+        std::string bytes;
+        {
+            std::ifstream in(source, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i)
+            bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+        writeFile(temp("corrupt.gz"), bytes);
+        const LoadResult result = loadTraceFile(temp("corrupt.gz"));
+        QVERIFY2(result.status == LoadStatus::ReadError || result.status == LoadStatus::Malformed ||
+                     result.status == LoadStatus::Truncated,
+                 result.message.c_str());
+        QVERIFY(isOneLine(result.message));
+        QVERIFY(result.model);
+        QVERIFY(result.model->stats().entries > 1000);
+    }
+
+    void aMalformedEventIsSkippedAndReported()
+    {
+        std::vector<size_t> offsets;
+        std::string text = syntheticTrace(100, offsets);
+        // Break event 40's args (a missing ':'): the object is still delimited, its JSON
+        // is not.
+        const size_t args = text.find("\"External id\": ", offsets[40]);
+        text.replace(args, 15, "\"External id\" ");
+        const LoadResult result = loadTraceText(text);
+        QCOMPARE(result.status, LoadStatus::Malformed);
+        QVERIFY(isOneLine(result.message));
+        QCOMPARE(result.errorOffset, uint64_t(offsets[40] + 2));  // past the indentation
+        QVERIFY(result.model);
+        QCOMPARE(result.model->events().size(), size_t(99));
+        QCOMPARE(result.model->stats().skipped.at("malformed event JSON"), uint64_t(1));
+    }
+
+    void aNonNumericTimestampIsSkippedWithItsReason()
+    {
+        std::vector<size_t> offsets;
+        std::string text = syntheticTrace(10, offsets);
+        const size_t dur = text.find("\"dur\": 5", offsets[4]);
+        text.replace(dur, 8, "\"dur\": 5x");
+        const LoadResult result = loadTraceText(text);
+        QVERIFY(result.ok());
+        QCOMPARE(result.model->events().size(), size_t(9));
+        QCOMPARE(result.model->stats().skipped.at("ts or dur is not a number"), uint64_t(1));
+    }
+
+    void brokenStructureStopsWithTheOffsetAndKeepsWhatCameBefore()
+    {
+        std::vector<size_t> offsets;
+        std::string text = syntheticTrace(100, offsets);
+        text.replace(offsets[70] - 2, 1, ";");  // the comma before event 70
+        const LoadResult result = loadTraceText(text);
+        QCOMPARE(result.status, LoadStatus::Malformed);
+        QVERIFY(isOneLine(result.message));
+        QCOMPARE(result.errorOffset, uint64_t(offsets[70] - 2));
+        QVERIFY(result.model);
+        QCOMPARE(result.model->events().size(), size_t(70));
+    }
+
+    void randomCorruptionOfARealTraceNeverCrashes()
+    {
+        const std::string text = readDecompressed(sharedTrace("hta/sampled_rank1.json.gz"));
+        std::mt19937 random(20261121);
+        const char garbage[] = {'"', '{', '}', '[', ']', ',', ':', '\\', '\0', '\x01', 'x', '\xff'};
+        for (int round = 0; round < 40; ++round) {
+            std::string copy = text;
+            for (int hit = 0; hit < 1 + round % 4; ++hit)
+                copy[random() % copy.size()] = garbage[random() % sizeof garbage];
+            const LoadResult result = loadTraceText(copy);
+            if (!result.ok()) {
+                QVERIFY2(isOneLine(result.message), result.message.c_str());
+            }
+            if (result.model) {
+                QVERIFY(result.model->stats().entries <= 4720 + 10);
+            }
+        }
+    }
+
+    void repairsControlCharactersInNames()
+    {
+        std::string text = readDecompressed(sharedTrace("hta/sampled_rank0.json.gz"));
+        const size_t name = text.find("\"name\": \"", text.find("\"cpu_op\""));
+        QVERIFY(name != std::string::npos);
+        text.insert(name + 9, "\t\x01");  // unescaped control characters (pytorch/pytorch#130622)
+        const LoadResult result = loadTraceText(text);
+        QVERIFY2(result.ok(), result.message.c_str());
+        QCOMPARE(result.model->stats().entries, uint64_t(4855));
+        QCOMPARE(result.model->stats().repairedEvents, uint64_t(1));
+    }
+
+    void missingEmptyAndForeignFiles()
+    {
+        const LoadResult missing = loadTraceFile(temp("nope.json"));
+        QCOMPARE(missing.status, LoadStatus::NotFound);
+        QVERIFY(isOneLine(missing.message));
+        QVERIFY(!missing.model);
+
+        const LoadResult directory = loadTraceFile(m_dir.path().toStdString());
+        QCOMPARE(directory.status, LoadStatus::NotFound);
+        QVERIFY(directory.message.find("directory") != std::string::npos);
+
+        writeFile(temp("empty.json"), "");
+        const LoadResult empty = loadTraceFile(temp("empty.json"));
+        QCOMPARE(empty.status, LoadStatus::Empty);
+        QCOMPARE(QString::fromStdString(empty.message), QString("empty file"));
+
+        writeGzip(temp("empty.json.gz"), "");
+        QCOMPARE(loadTraceFile(temp("empty.json.gz")).status, LoadStatus::Empty);
+
+        writeFile(temp("blank.json"), " \n\t ");
+        QCOMPARE(loadTraceFile(temp("blank.json")).status, LoadStatus::Empty);
+
+        writeFile(temp("config.json"), R"j({"lr": 0.1, "layers": [1, 2, 3]})j");
+        const LoadResult config = loadTraceFile(temp("config.json"));
+        QCOMPARE(config.status, LoadStatus::NotATrace);
+        QVERIFY(config.message.find("traceEvents") != std::string::npos);
+
+        writeFile(temp("numbers.json"), "[1, 2, 3]");
+        const LoadResult numbers = loadTraceFile(temp("numbers.json"));
+        QCOMPARE(numbers.status, LoadStatus::NotATrace);
+        QVERIFY(isOneLine(numbers.message));
+
+        writeFile(temp("image.png"), std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+        const LoadResult image = loadTraceFile(temp("image.png"));
+        QCOMPARE(image.status, LoadStatus::NotATrace);
+        QVERIFY(isOneLine(image.message));
+
+        writeFile(temp("notes.txt"), "hello, world\n");
+        QCOMPARE(loadTraceFile(temp("notes.txt")).status, LoadStatus::NotATrace);
+    }
+
+    void anEmptyEventArrayIsAValidEmptyTrace()
+    {
+        const LoadResult result = loadTraceText(R"j({"schemaVersion": 1, "traceEvents": []})j");
+        QVERIFY(result.ok());
+        QCOMPARE(result.model->events().size(), size_t(0));
+    }
+
+    void loadingCanBeCancelled()
+    {
+        LoadOptions options;
+        options.progress = [](uint64_t) { return false; };
+        const LoadResult result = loadTraceFile(sharedTrace("hta/allreduce_memory_rank1.json.gz"), options);
+        QCOMPARE(result.status, LoadStatus::Cancelled);
+        QVERIFY(!result.model);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBadInput)
+#include "test_bad_input.moc"

@@ -1,0 +1,77 @@
+// Structural scanning: where a value ends, without parsing it.
+#include "core/trace/json_scan.h"
+
+#include <QtTest>
+
+using namespace kinetoscope::trace::json_scan;
+
+class TestJsonScan : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void scansCompleteValues_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("length");
+        QTest::newRow("object") << "{\"a\": 1}, {\"b\": 2}" << 8;
+        QTest::newRow("nested") << "{\"a\": [1, {\"b\": [2]}]} tail" << 22;
+        QTest::newRow("brace in string") << "{\"a\": \"}{][\"}, x" << 13;
+        QTest::newRow("escaped quote") << "{\"a\": \"x\\\"}\"}, x" << 13;
+        QTest::newRow("escaped backslash before quote") << "{\"a\": \"x\\\\\"}, x" << 12;
+        QTest::newRow("string") << "\"abc\", 1" << 5;
+        QTest::newRow("number") << "1234.5e3, x" << 8;
+        QTest::newRow("literal") << "true]" << 4;
+    }
+    void scansCompleteValues()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, length);
+        const std::string bytes = text.toStdString();
+        const ScanResult result = scanValue(bytes);
+        QCOMPARE(static_cast<int>(result.status), static_cast<int>(Scan::Complete));
+        QCOMPARE(static_cast<int>(result.length), length);
+    }
+
+    void needsMoreWhenCut_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("open object") << "{\"a\": [1, 2";
+        QTest::newRow("open string") << "{\"a\": \"abc";
+        QTest::newRow("cut after backslash") << "{\"a\": \"abc\\";
+        QTest::newRow("number at end") << "12345";
+        QTest::newRow("empty") << "";
+    }
+    void needsMoreWhenCut()
+    {
+        QFETCH(QString, text);
+        const std::string bytes = text.toStdString();
+        QCOMPARE(static_cast<int>(scanValue(bytes).status), static_cast<int>(Scan::NeedMore));
+    }
+
+    void rejectsBytesThatStartNoValue()
+    {
+        QCOMPARE(static_cast<int>(scanValue(":x").status), static_cast<int>(Scan::Invalid));
+        QCOMPARE(static_cast<int>(scanValue(",").status), static_cast<int>(Scan::Invalid));
+    }
+
+    void skipsWhitespace()
+    {
+        QCOMPARE(skipWhitespace(" \t\r\n x", 0), size_t(5));
+        QCOMPARE(skipWhitespace("   ", 1), size_t(3));
+    }
+
+    void repairsControlCharactersAndBadEscapes()
+    {
+        std::string repaired;
+        QVERIFY(repairStrings("{\"name\": \"a\tb\nc\"}", repaired));
+        QCOMPARE(QString::fromStdString(repaired), QString("{\"name\": \"a b c\"}"));
+        QVERIFY(repairStrings("{\"traceName\": \"C:\\Users\\x\\trace.json\"}", repaired));
+        // \U and \x are not JSON escapes and get doubled; \t is a valid escape and stays.
+        QCOMPARE(QString::fromStdString(repaired),
+                 QString("{\"traceName\": \"C:\\\\Users\\\\x\\trace.json\"}"));
+        QVERIFY(!repairStrings("{\"ok\": \"a\\nb \\u00e9 \\\\ \\\"\"}", repaired));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonScan)
+#include "test_json_scan.moc"

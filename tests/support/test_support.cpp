@@ -1,0 +1,49 @@
+#include "tests/support/test_support.h"
+
+#include <zlib.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace kinetoscope::test {
+
+std::filesystem::path sharedTracesDir()
+{
+    return std::filesystem::path(KINETOSCOPE_SHARED_TRACES);
+}
+
+std::filesystem::path sharedTrace(const std::string& relativePath)
+{
+    return sharedTracesDir() / relativePath;
+}
+
+std::string readDecompressed(const std::filesystem::path& path)
+{
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (!file)
+        throw std::runtime_error("cannot open " + path.string());
+    std::string content;
+    char buffer[1 << 16];
+    int got = 0;
+    while ((got = gzread(file, buffer, sizeof buffer)) > 0)
+        content.append(buffer, static_cast<size_t>(got));
+    gzclose(file);
+    return content;
+}
+
+void writeFile(const std::filesystem::path& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void writeGzip(const std::filesystem::path& path, const std::string& bytes)
+{
+    gzFile file = gzopen(path.c_str(), "wb6");
+    if (!file)
+        throw std::runtime_error("cannot write " + path.string());
+    gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
+    gzclose(file);
+}
+
+}  // namespace kinetoscope::test

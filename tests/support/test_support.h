@@ -1,0 +1,21 @@
+#pragma once
+// Helpers shared by the test suites: where the real traces are, and temporary copies
+// of them (plain, gzip, cut, corrupted) for the bad-input tests.
+#include <QString>
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <string>
+
+namespace kinetoscope::test {
+
+// ../shared/traces beside the repository (see tests/CMakeLists.txt).
+std::filesystem::path sharedTracesDir();
+std::filesystem::path sharedTrace(const std::string& relativePath);
+
+// Whole decompressed content of a (possibly gzip) file.
+std::string readDecompressed(const std::filesystem::path& path);
+void writeFile(const std::filesystem::path& path, const std::string& bytes);
+void writeGzip(const std::filesystem::path& path, const std::string& bytes);
+
+}  // namespace kinetoscope::test
