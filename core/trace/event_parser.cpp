@@ -87,6 +87,11 @@ std::unique_ptr<EventParserBackend> makeEventParserBackend()
 EventParser::EventParser() : m_backend(makeEventParserBackend()) {}
 EventParser::~EventParser() = default;
 
+bool EventParser::parseArray(std::string_view text, size_t readableAfter, std::vector<BatchEvent>& out)
+{
+    return m_backend->parseArray(text.data(), text.size(), text.size() + readableAfter, out) == 0;
+}
+
 const char* EventParser::implementation() const
 {
     return m_backend->implementation();

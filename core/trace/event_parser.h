@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kinetoscope::trace {
 
@@ -81,6 +82,10 @@ public:
     // `text` is one JSON object; `readableAfter` bytes after text.end() may be read
     // (simdjson needs padding). A failure is retried once on a repaired copy.
     Result parse(std::string_view text, size_t readableAfter, ParsedEvent& out);
+    // Parses `text`, a JSON array of event objects, into `out` (valid until the next
+    // call). Returns false, with `out` unspecified, if any of it is not valid JSON: the
+    // caller then falls back to one event at a time to find and skip the bad one.
+    bool parseArray(std::string_view text, size_t readableAfter, std::vector<struct BatchEvent>& out);
     // The reason of the last Malformed result.
     const std::string& lastError() const { return m_lastError; }
     // The simdjson kernels in use ("haswell", "fallback", ...).

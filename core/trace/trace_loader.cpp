@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace kinetoscope::trace {
@@ -71,6 +72,8 @@ private:
     Stop readTopObject();
     Stop readEventArray();
     void readEvent(size_t length);
+    bool readEventBatch();
+    size_t findBatchEnd(size_t from, size_t to) const;
 
     ByteSource& m_source;
     const LoadOptions& m_options;
@@ -84,6 +87,11 @@ private:
 
     EventParser m_parser;
     ParsedEvent m_event;
+    std::vector<BatchEvent> m_batch;
+    EventParser m_secondParser;  // for the half of a batch parsed on a second thread
+    std::vector<BatchEvent> m_secondBatch;
+    std::string m_secondText;
+    uint64_t m_slowUntil = 0;  // absolute offset up to which batches are not tried
     TraceBuilder m_builder;
     uint64_t m_malformedEvents = 0;
     uint64_t m_firstMalformedOffset = 0;
@@ -95,11 +103,13 @@ bool StreamingReader::refill()
 {
     if (m_cancelled || m_source.status() != ByteSource::Status::Ok)
         return false;
-    if (m_pos > 0) {
-        std::memmove(m_buffer.data(), m_buffer.data() + m_pos, m_end - m_pos);
-        m_base += m_pos;
-        m_end -= m_pos;
-        m_pos = 0;
+    // Keep one byte before m_pos: the batch parser borrows it for a '['.
+    if (m_pos > 1) {
+        const size_t drop = m_pos - 1;
+        std::memmove(m_buffer.data(), m_buffer.data() + drop, m_end - drop);
+        m_base += drop;
+        m_end -= drop;
+        m_pos = 1;
     }
     if (m_end == capacity())  // one value larger than the window: grow it
         m_buffer.resize(capacity() * 2 + kPaddingBytes);
@@ -176,6 +186,99 @@ void StreamingReader::readEvent(size_t length)
     }
 }
 
+size_t StreamingReader::findBatchEnd(size_t from, size_t to) const
+{
+    // The end of the last complete event in the window, found from the back: a '}'
+    // followed by ',' and the '{' of the next event. A match inside a string or inside
+    // a nested array is possible; the batch then is not valid JSON, simdjson says so,
+    // and the events are read one by one instead.
+    const char* const p = m_buffer.data();
+    constexpr size_t kMaxLookBack = 1 << 20;
+    const size_t floor = to - from > kMaxLookBack ? to - kMaxLookBack : from;
+    for (size_t i = to; i-- > floor + 1;) {
+        if (p[i] != '{')
+            continue;
+        size_t j = i;
+        while (j > floor && json_scan::isWhitespace(p[j - 1]))
+            --j;
+        if (j == floor || p[j - 1] != ',')
+            continue;
+        --j;
+        while (j > floor && json_scan::isWhitespace(p[j - 1]))
+            --j;
+        if (j > from && p[j - 1] == '}')
+            return j;
+    }
+    return std::string_view::npos;
+}
+
+bool StreamingReader::readEventBatch()
+{
+    // Many events in one simdjson document: the byte before the first event (a '[' or
+    // ',' or whitespace) becomes '[' and the byte after the last becomes ']' for the
+    // duration of the parse. A large batch is cut in two at an event boundary and the
+    // second half, copied out, is parsed on a second thread.
+    if (m_pos == 0 || absolute(m_pos) < m_slowUntil || m_buffer[m_pos] != '{')
+        return false;
+    const size_t end = findBatchEnd(m_pos, m_end);
+    if (end == std::string_view::npos)
+        return false;
+    constexpr size_t kSplitAbove = 1 << 20;
+    size_t split = end;
+    if (end - m_pos > kSplitAbove) {
+        const size_t middle = findBatchEnd(m_pos, m_pos + (end - m_pos) / 2);
+        if (middle != std::string_view::npos)
+            split = middle;
+    }
+    char* const p = m_buffer.data();
+    size_t secondStart = 0;  // window index of the second half's first event
+    bool secondParsed = true;
+    std::thread second;
+    if (split != end) {
+        secondStart = split;
+        while (p[secondStart] != '{')
+            ++secondStart;
+        m_secondText.assign(1, '[');
+        m_secondText.append(p + secondStart, end - secondStart);
+        m_secondText.push_back(']');
+        const size_t length = m_secondText.size();
+        m_secondText.append(kPaddingBytes, ' ');
+        second = std::thread([this, length, &secondParsed] {
+            secondParsed = m_secondParser.parseArray(std::string_view(m_secondText.data(), length),
+                                                     kPaddingBytes, m_secondBatch);
+        });
+    }
+    const char before = p[m_pos - 1];
+    const char after = p[split];
+    p[m_pos - 1] = '[';
+    p[split] = ']';
+    const std::string_view text(p + m_pos - 1, split - m_pos + 2);
+    const bool firstParsed = m_parser.parseArray(text, m_buffer.size() - (split + 1), m_batch);
+    p[m_pos - 1] = before;
+    p[split] = after;
+    if (second.joinable())
+        second.join();
+    if (!firstParsed || !secondParsed) {
+        m_slowUntil = absolute(end);
+        return false;
+    }
+    IngestStats& stats = m_builder.stats();
+    auto deliver = [&](const std::vector<BatchEvent>& batch, uint64_t textOffset) {
+        for (const BatchEvent& element : batch) {
+            ++stats.entries;
+            if (element.isObject)
+                m_builder.addEvent(element.event, textOffset + element.offset);
+            else
+                m_builder.skip("array element is not an object");
+        }
+    };
+    deliver(m_batch, absolute(m_pos - 1));
+    if (split != end)
+        deliver(m_secondBatch, absolute(secondStart) - 1);  // the copy starts with '['
+    m_pos = end;
+    return true;
+}
+
 StreamingReader::Stop StreamingReader::readEventArray()
 {
     m_sawEvents = true;
@@ -187,18 +290,20 @@ StreamingReader::Stop StreamingReader::readEventArray()
             ++m_pos;
             return {};
         }
-        size_t length = 0;
-        const Scan scan = scanValue(length);
-        if (scan == Scan::NeedMore)
-            return stopAtEnd("inside the event array");
-        if (scan == Scan::Invalid)
-            return malformed("expected an event object", m_pos + length);
-        ++m_builder.stats().entries;
-        if (m_buffer[m_pos] == '{')
-            readEvent(length);
-        else
-            m_builder.skip("array element is not an object");
-        m_pos += length;
+        if (!readEventBatch()) {
+            size_t length = 0;
+            const Scan scan = scanValue(length);
+            if (scan == Scan::NeedMore)
+                return stopAtEnd("inside the event array");
+            if (scan == Scan::Invalid)
+                return malformed("expected an event object", m_pos + length);
+            ++m_builder.stats().entries;
+            if (m_buffer[m_pos] == '{')
+                readEvent(length);
+            else
+                m_builder.skip("array element is not an object");
+            m_pos += length;
+        }
         if (!skipWhitespace())
             return stopAtEnd("inside the event array");
         if (m_buffer[m_pos] == ',') {

@@ -183,6 +183,26 @@ private Q_SLOTS:
         QCOMPARE(result.model->events().size(), size_t(70));
     }
 
+    void nestedArraysOfObjectsDoNotConfuseBatchParsing()
+    {
+        // `}, {` inside an event (an array of objects in args) looks like a boundary
+        // between events; the batch parser must notice and read such events one by one.
+        std::string text = "{\"traceEvents\": [";
+        for (int i = 0; i < 20000; ++i) {
+            text += (i ? ",\n" : "\n");
+            text += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op}, {" + std::to_string(i) +
+                    "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(i * 10) +
+                    ", \"dur\": 5, \"args\": {\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}}";
+        }
+        text += "\n]}";
+        const LoadResult result = loadTraceText(text);
+        QVERIFY2(result.ok(), result.message.c_str());
+        QCOMPARE(result.model->events().size(), size_t(20000));
+        QCOMPARE(result.model->stats().entries, uint64_t(20000));
+        QCOMPARE(QString::fromStdString(result.model->argsJson(EventId{19999})),
+                 QString("{\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}"));
+    }
+
     void randomCorruptionOfARealTraceNeverCrashes()
     {
         const std::string text = readDecompressed(sharedTrace("hta/sampled_rank1.json.gz"));
