@@ -195,8 +195,10 @@ std::string infoText(const std::string& path, const LoadResult& result)
     row("steps", steps ? std::to_string(steps) + " ProfilerStep markers"
                        : "no ProfilerStep markers (analysed as one window)");
     const TrackCounts tracks = countTracks(model);
-    row("tracks", std::to_string(tracks.cpuThreads) + " CPU threads, " +
-                      std::to_string(tracks.gpuStreams) + " GPU streams" +
+    auto counted = [](size_t n, const char* noun) {
+        return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+    };
+    row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " + counted(tracks.gpuStreams, "GPU stream") +
                       (tracks.other ? ", " + std::to_string(tracks.other) + " other" : ""));
     row("events", withThousands(s.entries) + " entries: " + withThousands(s.completeEvents) +
                       " complete, " + withThousands(s.instantEvents) + " instant, " +

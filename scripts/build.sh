@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds Kinetoscope. Usage: scripts/build.sh [BUILD_DIR] [CMAKE_ARGS...]
+# Runs scripts/setup.sh first (a no-op when everything is installed).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+shift || true
+bash "$root/scripts/setup.sh"
+jobs=$(nproc)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" > "$build.configure.log" 2>&1 \
+    || { cat "$build.configure.log"; exit 1; }
+cmake --build "$build" --parallel "$jobs"

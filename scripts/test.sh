@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set-up, build, and run every test.
+#   scripts/test.sh             the full suite (core, CLI, LibTorch engine) in build/
+#   scripts/test.sh --sanitize  the suite under AddressSanitizer + UBSan in build-asan/
+#                               (the engine is left out: LibTorch is not built with ASan)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = "--sanitize" ]; then
+    build="$root/build-asan"
+    bash "$root/scripts/build.sh" "$build" -DKINETOSCOPE_SANITIZE=ON -DKINETOSCOPE_ENGINE=OFF \
+        -DKINETOSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+else
+    build="$root/build"
+    bash "$root/scripts/build.sh" "$build"
+fi
+cd "$build"
+ctest --output-on-failure --parallel "$(nproc)"
