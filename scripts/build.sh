@@ -7,6 +7,8 @@ build=${1:-$root/build}
 shift || true
 bash "$root/scripts/setup.sh"
 jobs=$(nproc)
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" > "$build.configure.log" 2>&1 \
-    || { cat "$build.configure.log"; exit 1; }
+mkdir -p "$build"
+# torch's CMake package is chatty; its output is kept in the log and shown on failure.
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" > "$build/configure.log" 2>&1 \
+    || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --parallel "$jobs"
