@@ -405,12 +405,27 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
             p = events[p.value].parent;
         return p;
     };
+    std::vector<std::pair<EventId, EventId>> pairs;  // (op, launch call)
     for (uint32_t i = 0; i < events.size(); ++i) {
         if (!isLaunchCall(events[i].category))
             continue;
         const auto it = externalId[i] > 0 ? opByExternalId.find(externalId[i]) : opByExternalId.end();
         events[i].op = it != opByExternalId.end() ? EventId{it->second} : enclosingOp(i);
+        if (events[i].op.valid())
+            pairs.emplace_back(events[i].op, EventId{i});
     }
+    // Launch calls are visited in event order, so each op's list is already time-sorted
+    // within a thread; a stable sort by op keeps that.
+    std::stable_sort(pairs.begin(), pairs.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [op, launch] : pairs) {
+        if (m_model.m_opsWithLaunches.empty() || m_model.m_opsWithLaunches.back() != op) {
+            m_model.m_opsWithLaunches.push_back(op);
+            m_model.m_opLaunchOffsets.push_back(static_cast<uint32_t>(m_model.m_opLaunches.size()));
+        }
+        m_model.m_opLaunches.push_back(launch);
+    }
+    m_model.m_opLaunchOffsets.push_back(static_cast<uint32_t>(m_model.m_opLaunches.size()));
     for (uint32_t i = 0; i < events.size(); ++i) {
         Event& e = events[i];
         if (!isGpuActivity(e.category))

@@ -38,14 +38,29 @@ EventId TraceModel::innermostEventAt(TrackId id, int64_t timeNs) const
     return candidate;
 }
 
+namespace {
+// Looks `key` up in a compressed sparse row index: sorted keys, offsets (one more than
+// keys) into a flat list of values.
+std::span<const EventId> csrLookup(const std::vector<EventId>& keys, const std::vector<uint32_t>& offsets,
+                                   const std::vector<EventId>& values, EventId key)
+{
+    const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    if (it == keys.end() || *it != key)
+        return {};
+    const size_t index = static_cast<size_t>(it - keys.begin());
+    const uint32_t begin = offsets[index];
+    return std::span<const EventId>(values).subspan(begin, offsets[index + 1] - begin);
+}
+}  // namespace
+
 std::span<const EventId> TraceModel::activitiesLaunchedBy(EventId launchCall) const
 {
-    const auto it = std::lower_bound(m_launchCalls.begin(), m_launchCalls.end(), launchCall);
-    if (it == m_launchCalls.end() || *it != launchCall)
-        return {};
-    const size_t index = static_cast<size_t>(it - m_launchCalls.begin());
-    const uint32_t begin = m_launchOffsets[index];
-    return std::span<const EventId>(m_launchTargets).subspan(begin, m_launchOffsets[index + 1] - begin);
+    return csrLookup(m_launchCalls, m_launchOffsets, m_launchTargets, launchCall);
+}
+
+std::span<const EventId> TraceModel::launchCallsOf(EventId op) const
+{
+    return csrLookup(m_opsWithLaunches, m_opLaunchOffsets, m_opLaunches, op);
 }
 
 namespace {
@@ -146,7 +161,8 @@ size_t TraceModel::memoryBytes() const
 {
     return m_strings.memoryBytes() + bytesOf(m_tracks) + bytesOf(m_events) +
            bytesOf(m_sourceOffsets) + bytesOf(m_launchTargets) + bytesOf(m_launchOffsets) +
-           bytesOf(m_launchCalls) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_flows) +
+           bytesOf(m_launchCalls) + bytesOf(m_opsWithLaunches) + bytesOf(m_opLaunchOffsets) +
+           bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_flows) +
            bytesOf(m_memory);
 }
 

@@ -139,6 +139,9 @@ public:
     // Every device activity started by a launch call (a CUDA graph launch starts many).
     std::span<const EventId> activitiesLaunchedBy(EventId launchCall) const;
 
+    // Every launch call made on behalf of a CPU op (the reverse of Event::op).
+    std::span<const EventId> launchCallsOf(EventId op) const;
+
     const KernelInfo* kernelInfo(EventId kernel) const;
     const CopyInfo* copyInfo(EventId copy) const;
 
@@ -170,6 +173,10 @@ private:
     std::vector<EventId> m_launchTargets;                 // activities, grouped by launch
     std::vector<uint32_t> m_launchOffsets;                // into m_launchTargets
     std::vector<EventId> m_launchCalls;                   // launch calls with activities
+    // The same shape for op -> launch calls: ops with launches, offsets, launch calls.
+    std::vector<EventId> m_opsWithLaunches;
+    std::vector<uint32_t> m_opLaunchOffsets;
+    std::vector<EventId> m_opLaunches;
     std::vector<std::pair<EventId, KernelInfo>> m_kernels;  // sorted by event
     std::vector<std::pair<EventId, CopyInfo>> m_copies;     // sorted by event
     std::vector<Flow> m_flows;

@@ -132,6 +132,17 @@ private Q_SLOTS:
         QCOMPARE(activities, uint64_t(8772 + 312 + 12));
         QCOMPARE(linked, activities);
         QVERIFY(withOp >= activities - 1);
+        // Op -> launch calls is the exact reverse of launch call -> op.
+        uint64_t launchesWithOp = 0, listed = 0;
+        for (const Event& e : model.events()) {
+            if (isLaunchCall(e.category) && e.op.valid()) {
+                ++launchesWithOp;
+                const auto launches = model.launchCallsOf(e.op);
+                listed += std::count(launches.begin(), launches.end(), model.idOf(e));
+            }
+        }
+        QCOMPARE(listed, launchesWithOp);
+        QCOMPARE(launchesWithOp, uint64_t(11922));
         // 9,096 `async` flow pairs, each joining a launch call to a device activity.
         QCOMPARE(model.flows().size(), size_t(9096));
         for (const Flow& f : model.flows()) {

@@ -76,6 +76,11 @@ private Q_SLOTS:
         // Without an External id, a launch belongs to the op that encloses it.
         QCOMPARE(nameOf(model, model.event(launch).op), QString("inner"));
         QVERIFY(model.activitiesLaunchedBy(model.event(launch).op).empty());
+        // And the op knows its launch calls.
+        const auto launches = model.launchCallsOf(model.event(launch).op);
+        QCOMPARE(launches.size(), size_t(1));
+        QCOMPARE(launches[0], launch);
+        QVERIFY(model.launchCallsOf(launch).empty());
     }
 
     void tracksAreTimeSortedAndContiguous()
