@@ -2,6 +2,8 @@
 // Parses one trace event (one JSON object of the event array) with simdjson's on-demand
 // API into a flat ParsedEvent. Only the fields the model keeps are decoded; the rest of
 // `args` is skipped and read again from the file when someone asks (argsJson).
+#include "core/trace/activity_info.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,15 +43,8 @@ struct ParsedEvent
     // From args; -1 (or NaN-like sentinels) when absent.
     int64_t correlation = -1;
     int64_t externalId = -1;
-    int32_t grid[3] = {-1, -1, -1};
-    int32_t block[3] = {-1, -1, -1};
-    int32_t registersPerThread = -1;
-    int32_t sharedMemoryBytes = -1;
-    float blocksPerSm = -1.0f;
-    float warpsPerSm = -1.0f;
-    float occupancyPercent = -1.0f;
-    int64_t bytes = -1;          // `bytes` of a memcpy/memset
-    float bandwidthGBps = -1.0f;
+    KernelInfo kernel;  // launch configuration, for kernels
+    CopyInfo copy;      // `bytes` and bandwidth, for memcpy/memset
     // `[memory]` instants
     int64_t memBytes = 0;
     bool hasMemBytes = false;

@@ -144,19 +144,10 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
         track.kind = TrackKind::CpuThread;
 
     const auto index = EventId{static_cast<uint32_t>(m_events.size())};
-    if (event.category == Category::Kernel) {
-        KernelInfo info;
-        std::copy(std::begin(e.grid), std::end(e.grid), info.grid);
-        std::copy(std::begin(e.block), std::end(e.block), info.block);
-        info.registersPerThread = e.registersPerThread;
-        info.sharedMemoryBytes = e.sharedMemoryBytes;
-        info.blocksPerSm = e.blocksPerSm;
-        info.warpsPerSm = e.warpsPerSm;
-        info.occupancyPercent = e.occupancyPercent;
-        m_kernels.emplace_back(index, info);
-    } else if (event.category == Category::Memcpy || event.category == Category::Memset) {
-        m_copies.emplace_back(index, CopyInfo{e.bytes, e.bandwidthGBps});
-    }
+    if (event.category == Category::Kernel)
+        m_kernels.emplace_back(index, e.kernel);
+    else if (event.category == Category::Memcpy || event.category == Category::Memset)
+        m_copies.emplace_back(index, e.copy);
     m_events.push_back(event);
     m_offsets.push_back(sourceOffset);
     m_correlation.push_back(e.correlation);

@@ -5,6 +5,7 @@
 //
 // Time: every timestamp and duration is int64 nanoseconds on one absolute clock
 // (Unix epoch where the trace says so). Kineto writes microseconds; the loader converts.
+#include "core/trace/activity_info.h"
 #include "core/trace/category.h"
 #include "core/trace/ids.h"
 #include "core/trace/ingest_stats.h"
@@ -57,25 +58,6 @@ struct Track
     uint32_t firstEvent = 0;  // the track's events are [firstEvent, firstEvent + eventCount)
     uint32_t eventCount = 0;
     uint16_t maxDepth = 0;
-};
-
-// Launch configuration of a kernel, from its args. Absent values are -1.
-struct KernelInfo
-{
-    int32_t grid[3] = {-1, -1, -1};
-    int32_t block[3] = {-1, -1, -1};
-    int32_t registersPerThread = -1;
-    int32_t sharedMemoryBytes = -1;
-    float blocksPerSm = -1.0f;
-    float warpsPerSm = -1.0f;
-    float occupancyPercent = -1.0f;  // `est. achieved occupancy %`
-};
-
-// Size of a memcpy or memset, from its args. Absent values are -1.
-struct CopyInfo
-{
-    int64_t bytes = -1;
-    float bandwidthGBps = -1.0f;
 };
 
 struct Flow

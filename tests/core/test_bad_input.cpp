@@ -5,7 +5,6 @@
 
 #include <QtTest>
 
-#include <fstream>
 #include <random>
 
 using namespace kinetoscope::trace;
@@ -106,12 +105,7 @@ private Q_SLOTS:
     void aCutGzipStreamIsTruncated()
     {
         // Cut the compressed bytes themselves, as a killed process leaves them.
-        const fs::path source = sharedTrace("hta/nccl_collectives_rank0.json.gz");
-        std::string bytes;
-        {
-            std::ifstream in(source, std::ios::binary);
-            bytes.assign(std::istreambuf_iterator<char>(in), {});
-        }
+        std::string bytes = readBytes(sharedTrace("hta/nccl_collectives_rank0.json.gz"));
         writeFile(temp("cut.gz"), bytes.substr(0, bytes.size() / 2));
         const LoadResult result = loadTraceFile(temp("cut.gz"));
         QCOMPARE(result.status, LoadStatus::Truncated);
@@ -123,12 +117,7 @@ private Q_SLOTS:
 
     void corruptGzipDataIsAReadErrorThatKeepsEarlierEvents()
     {
-        const fs::path source = sharedTrace("hta/nccl_collectives_rank0.json.gz");
-        std::string bytes;
-        {
-            std::ifstream in(source, std::ios::binary);
-            bytes.assign(std::istreambuf_iterator<char>(in), {});
-        }
+        std::string bytes = readBytes(sharedTrace("hta/nccl_collectives_rank0.json.gz"));
         for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i)
             bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
         writeFile(temp("corrupt.gz"), bytes);

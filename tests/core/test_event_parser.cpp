@@ -68,12 +68,12 @@ private Q_SLOTS:
         QCOMPARE(e.durNs, int64_t(605000));
         QCOMPARE(e.correlation, int64_t(34442));
         QCOMPARE(e.externalId, int64_t(544));
-        QCOMPARE(e.grid[0], 3136);
-        QCOMPARE(e.block[0], 128);
-        QCOMPARE(e.registersPerThread, 128);
-        QCOMPARE(e.sharedMemoryBytes, 16384);
-        QCOMPARE(e.blocksPerSm, 39.2f);
-        QCOMPARE(e.occupancyPercent, 25.0f);
+        QCOMPARE(e.kernel.grid[0], 3136);
+        QCOMPARE(e.kernel.block[0], 128);
+        QCOMPARE(e.kernel.registersPerThread, 128);
+        QCOMPARE(e.kernel.sharedMemoryBytes, 16384);
+        QCOMPARE(e.kernel.blocksPerSm, 39.2f);
+        QCOMPARE(e.kernel.occupancyPercent, 25.0f);
     }
 
     void readsStringPidsAndLabels()

@@ -17,6 +17,12 @@ std::filesystem::path sharedTrace(const std::string& relativePath)
     return sharedTracesDir() / relativePath;
 }
 
+std::string readBytes(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::string readDecompressed(const std::filesystem::path& path)
 {
     gzFile file = gzopen(path.c_str(), "rb");

@@ -13,6 +13,8 @@ namespace kinetoscope::test {
 std::filesystem::path sharedTracesDir();
 std::filesystem::path sharedTrace(const std::string& relativePath);
 
+// Whole content of a file, as it is on disk.
+std::string readBytes(const std::filesystem::path& path);
 // Whole decompressed content of a (possibly gzip) file.
 std::string readDecompressed(const std::filesystem::path& path);
 void writeFile(const std::filesystem::path& path, const std::string& bytes);
