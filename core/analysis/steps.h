@@ -1,0 +1,38 @@
+#pragma once
+// Training steps: the `ProfilerStep#N` spans torch.profiler writes (or any marker the
+// user names), each extended to the end of the device work it launched, as the
+// TensorBoard plugin defined them. A trace without markers is one window.
+#include "core/trace/trace_model.h"
+
+#include <string>
+#include <vector>
+
+namespace kinetoscope::analysis {
+
+struct Step
+{
+    std::string name;       // the marker's name, e.g. "ProfilerStep#5"; "" for a window
+    int64_t beginNs = 0;    // after the device extension
+    int64_t endNs = 0;
+    int64_t hostBeginNs = 0;  // the marker span itself
+    int64_t hostEndNs = 0;
+    uint32_t deviceActivities = 0;  // kernels/memcpys/memsets launched inside the marker
+    int64_t durationNs() const { return endNs - beginNs; }
+};
+
+struct StepOptions
+{
+    std::string marker = "ProfilerStep#";  // name prefix of the step spans
+};
+
+struct StepDetection
+{
+    std::vector<Step> steps;       // time-ordered, non-overlapping
+    bool fromMarkers = false;      // false: one window over the whole run
+    std::string marker;
+    int droppedIncompleteSteps = 0;  // trailing steps whose device work was not captured
+};
+
+StepDetection detectSteps(const trace::TraceModel& model, const StepOptions& options = {});
+
+}  // namespace kinetoscope::analysis
