@@ -1,6 +1,7 @@
 #include "app/cli/cli_main.h"
 
 #include "app/cli/info_command.h"
+#include "app/cli/summary_command.h"
 
 #include <iostream>
 
@@ -15,6 +16,9 @@ constexpr const char* kUsage =
     "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
     "                        format, devices, ranks, time span, steps, events per category,\n"
     "                        skipped events with reasons, load time and throughput\n"
+    "  summary TRACE [--json] [--series] [--step-marker NAME]\n"
+    "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
+    "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
     "  help                  this text\n"
     "\n"
     "exit codes: 0 success, 2 bad input (the reason is printed on stderr in one line)\n";
@@ -31,6 +35,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (command == "info")
         return runInfo(rest, out, err);
+    if (command == "summary")
+        return runSummary(rest, out, err);
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }

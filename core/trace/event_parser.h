@@ -43,6 +43,7 @@ struct ParsedEvent
     // From args; -1 (or NaN-like sentinels) when absent.
     int64_t correlation = -1;
     int64_t externalId = -1;
+    std::string_view inputDims;  // args["Input Dims"] (or "Input dims") as raw JSON text
     KernelInfo kernel;  // launch configuration, for kernels
     CopyInfo copy;      // `bytes` and bandwidth, for memcpy/memset
     // `[memory]` instants

@@ -148,6 +148,8 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
         m_kernels.emplace_back(index, e.kernel);
     else if (event.category == Category::Memcpy || event.category == Category::Memset)
         m_copies.emplace_back(index, e.copy);
+    if (!e.inputDims.empty())
+        m_inputShapes.emplace_back(index, m_model.m_strings.intern(e.inputDims));
     m_events.push_back(event);
     m_offsets.push_back(sourceOffset);
     m_correlation.push_back(e.correlation);
@@ -222,12 +224,14 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
     };
     remapSide(m_kernels);
     remapSide(m_copies);
+    remapSide(m_inputShapes);
     newIndex = {};
 
     m_model.m_events = std::move(m_events);
     m_model.m_sourceOffsets = std::move(m_offsets);
     m_model.m_kernels = std::move(m_kernels);
     m_model.m_copies = std::move(m_copies);
+    m_model.m_inputShapes = std::move(m_inputShapes);
     computeNesting();
     linkLaunches(m_correlation);
     linkOps(m_externalId);

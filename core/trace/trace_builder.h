@@ -92,6 +92,7 @@ private:
     std::vector<int64_t> m_externalId;
     std::vector<std::pair<EventId, KernelInfo>> m_kernels;
     std::vector<std::pair<EventId, CopyInfo>> m_copies;
+    std::vector<std::pair<EventId, StringId>> m_inputShapes;
     std::vector<FlowPoint> m_flowPoints;
 };
 

@@ -109,6 +109,12 @@ std::string argsOf(std::string_view object)
 }
 }  // namespace
 
+StringId TraceModel::inputShapes(EventId op) const
+{
+    const StringId* shapes = findSide(m_inputShapes, op);
+    return shapes ? *shapes : StringId{};
+}
+
 const KernelInfo* TraceModel::kernelInfo(EventId kernel) const
 {
     return findSide(m_kernels, kernel);
@@ -162,7 +168,7 @@ size_t TraceModel::memoryBytes() const
     return m_strings.memoryBytes() + bytesOf(m_tracks) + bytesOf(m_events) +
            bytesOf(m_sourceOffsets) + bytesOf(m_launchTargets) + bytesOf(m_launchOffsets) +
            bytesOf(m_launchCalls) + bytesOf(m_opsWithLaunches) + bytesOf(m_opLaunchOffsets) +
-           bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_flows) +
+           bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_inputShapes) + bytesOf(m_flows) +
            bytesOf(m_memory);
 }
 

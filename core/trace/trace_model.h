@@ -124,6 +124,9 @@ public:
     // Every launch call made on behalf of a CPU op (the reverse of Event::op).
     std::span<const EventId> launchCallsOf(EventId op) const;
 
+    // The `Input Dims` of an op as written (e.g. "[[4, 8], [8, 16]]"); invalid if none.
+    StringId inputShapes(EventId op) const;
+
     const KernelInfo* kernelInfo(EventId kernel) const;
     const CopyInfo* copyInfo(EventId copy) const;
 
@@ -161,6 +164,7 @@ private:
     std::vector<EventId> m_opLaunches;
     std::vector<std::pair<EventId, KernelInfo>> m_kernels;  // sorted by event
     std::vector<std::pair<EventId, CopyInfo>> m_copies;     // sorted by event
+    std::vector<std::pair<EventId, StringId>> m_inputShapes;  // sorted by event
     std::vector<Flow> m_flows;
     std::vector<MemorySample> m_memory;
     TraceMetadata m_metadata;

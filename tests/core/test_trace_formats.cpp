@@ -125,6 +125,8 @@ private Q_SLOTS:
         QCOMPARE(info->grid[0], 4);
         QCOMPARE(info->block[0], 256);
         QCOMPARE(info->registersPerThread, 64);
+        QCOMPARE(str(model->text(model->inputShapes(model->idOf(*mm)))), QString("[[4, 8], [8, 16]]"));
+        QVERIFY(!model->inputShapes(model->idOf(*step)).valid());
         const CopyInfo* bytes = model->copyInfo(model->idOf(*copy));
         QVERIFY(bytes);
         QCOMPARE(bytes->bytes, int64_t(4096));

@@ -1,0 +1,70 @@
+#include "app/cli/summary_command.h"
+
+#include "app/cli/cli_main.h"
+#include "app/cli/summary_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <ostream>
+
+namespace kinetoscope::cli {
+
+int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::string path;
+    bool asJson = false;
+    SummaryReportOptions report;
+    analysis::SummaryOptions options;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--json") {
+            asJson = true;
+        } else if (arg == "--series") {
+            report.includeSeries = true;
+        } else if (arg == "--step-marker") {
+            if (i + 1 == args.size() || args[i + 1].empty()) {
+                err << "kinetoscope summary: --step-marker needs a name\n";
+                return kExitBadInput;
+            }
+            options.steps.marker = args[++i];
+        } else if (arg.starts_with("-")) {
+            err << "kinetoscope summary: unknown option '" << arg << "'\n";
+            return kExitBadInput;
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            err << "kinetoscope summary: one trace at a time ('" << arg << "' is extra)\n";
+            return kExitBadInput;
+        }
+    }
+    if (path.empty()) {
+        err << "kinetoscope summary: which trace? usage: kinetoscope summary TRACE [--json] "
+               "[--series] [--step-marker NAME]\n";
+        return kExitBadInput;
+    }
+    const trace::LoadResult loaded = trace::loadTraceFile(path);
+    if (!loaded.model) {
+        err << "kinetoscope: " << path << ": " << loaded.message << '\n';
+        return kExitBadInput;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const analysis::TraceSummary summary = analysis::summarize(*loaded.model, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (options.steps.marker != "ProfilerStep#" && !summary.steps.fromMarkers) {
+        err << "kinetoscope summary: no event named '" << options.steps.marker
+            << "*' in " << path << "\n";
+        return kExitBadInput;
+    }
+    if (asJson)
+        out << summaryJson(path, loaded, summary, seconds, report).dump(2) << '\n';
+    else
+        out << summaryText(path, loaded, summary, seconds, report);
+    if (!loaded.ok()) {
+        err << "kinetoscope: " << path << ": " << loaded.message << '\n';
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+}  // namespace kinetoscope::cli

@@ -1,0 +1,302 @@
+#include "app/cli/summary_report.h"
+
+#include "app/cli/text_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+namespace kinetoscope::cli {
+
+using nlohmann::json;
+using namespace kinetoscope::analysis;
+
+namespace {
+
+double toUs(double ns)
+{
+    return ns / 1000.0;
+}
+
+json optionalNumber(const std::optional<double>& value)
+{
+    return value ? json(*value) : json(nullptr);  // null = not available in this trace
+}
+
+json categoryObject(const std::array<double, kTimeCategoryCount>& ns, double totalNs)
+{
+    json object = json::object();
+    for (size_t c = 0; c < kTimeCategoryCount; ++c)
+        object[std::string(timeCategoryKey(TimeCategory(c)))] = toUs(ns[c]);
+    object["total"] = toUs(totalNs);
+    return object;
+}
+
+json categoryObject(const CategoryTimes& times)
+{
+    std::array<double, kTimeCategoryCount> ns{};
+    for (size_t c = 0; c < kTimeCategoryCount; ++c)
+        ns[c] = static_cast<double>(times.ns[c]);
+    return categoryObject(ns, static_cast<double>(times.totalNs));
+}
+
+json distributionJson(const Distribution& d)
+{
+    if (d.count == 0)
+        return nullptr;
+    return {{"count", d.count}, {"mean", toUs(d.mean)}, {"stddev", toUs(d.stddev)},
+            {"min", toUs(double(d.min))}, {"p50", toUs(double(d.p50))}, {"p95", toUs(double(d.p95))},
+            {"p99", toUs(double(d.p99))}, {"max", toUs(double(d.max))}};
+}
+
+json opsJson(const std::vector<OpStats>& ops, size_t rows)
+{
+    json list = json::array();
+    for (size_t i = 0; i < std::min(rows, ops.size()); ++i) {
+        const OpStats& o = ops[i];
+        json row = {{"name", o.name},
+                    {"calls", o.calls},
+                    {"self_cpu_us", toUs(double(o.selfCpuNs))},
+                    {"cpu_total_us", toUs(double(o.cpuTotalNs))},
+                    {"self_device_us", toUs(double(o.selfDeviceNs))},
+                    {"device_total_us", toUs(double(o.deviceTotalNs))},
+                    {"mean_cpu_us", toUs(o.meanCpuNs())},
+                    {"mean_device_us", toUs(o.meanDeviceNs())}};
+        if (!o.inputShapes.empty())
+            row["input_shapes"] = o.inputShapes;
+        list.push_back(std::move(row));
+    }
+    return list;
+}
+
+json tripleJson(const int32_t (&v)[3])
+{
+    if (v[0] < 0)
+        return nullptr;
+    return json::array({v[0], v[1], v[2]});
+}
+
+json gapTotalsJson(const GapTotals& g)
+{
+    return {{"host_wait_us", toUs(double(g.hostWaitNs))},
+            {"short_us", toUs(double(g.shortNs))},
+            {"other_us", toUs(double(g.otherNs))},
+            {"total_us", toUs(double(g.totalNs()))}};
+}
+
+std::string percent(std::optional<double> fraction)
+{
+    if (!fraction)
+        return "not available";
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f %%", *fraction * 100.0);
+    return text;
+}
+
+std::string ms(double ns)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f ms", ns / 1e6);
+    return text;
+}
+
+}  // namespace
+
+json summaryJson(const std::string& path, const trace::LoadResult& loaded, const TraceSummary& s,
+                 double analysisSeconds, const SummaryReportOptions& options)
+{
+    json steps = json::array();
+    for (size_t i = 0; i < s.steps.steps.size(); ++i) {
+        const Step& step = s.steps.steps[i];
+        json row = {{"name", step.name.empty() ? "window" : step.name},
+                    {"start_us", toUs(double(step.beginNs))},
+                    {"duration_us", toUs(double(step.durationNs()))},
+                    {"breakdown_us", categoryObject(s.breakdown.all.perStep[i])},
+                    {"kernels", s.launches.kernelsPerStep[i]},
+                    {"idle_us", gapTotalsJson(s.idleGaps.perStep[i])},
+                    {"sync_call_us", toUs(double(s.sync.syncCallNsPerStep[i]))},
+                    {"sync_calls", s.sync.syncCallsPerStep[i]},
+                    {"scalar_read_us", toUs(double(s.sync.scalarReadNsPerStep[i]))},
+                    {"scalar_reads", s.sync.scalarReadsPerStep[i]}};
+        steps.push_back(std::move(row));
+    }
+    json perDevice = json::object();
+    for (const auto& [device, b] : s.breakdown.perDevice)
+        perDevice[std::to_string(device)] = categoryObject(b.averageNs, b.averageTotalNs);
+    json gpu = json::object();
+    for (const auto& [device, m] : s.gpu)
+        gpu[std::to_string(device)] = {{"utilization", optionalNumber(m.utilization)},
+                                       {"sm_efficiency", optionalNumber(m.smEfficiency)},
+                                       {"achieved_occupancy", optionalNumber(m.achievedOccupancy)},
+                                       {"tensor_core_share", optionalNumber(m.tensorCoreShare)},
+                                       {"kernel_count", m.kernelCount},
+                                       {"kernel_time_us", toUs(double(m.kernelTimeNs))}};
+    json largest = json::array();
+    for (const IdleGap& g : s.idleGaps.largest)
+        largest.push_back({{"device", g.device}, {"stream", g.stream}, {"start_us", toUs(double(g.beginNs))},
+                           {"duration_us", toUs(double(g.lengthNs()))}, {"kind", gapKindKey(g.kind)}});
+    json idle = gapTotalsJson(s.idleGaps.total);
+    idle["largest"] = largest;
+
+    json kernels = json::array();
+    for (size_t i = 0; i < std::min(options.topRows, s.kernels.size()); ++i) {
+        const KernelStats& k = s.kernels[i];
+        kernels.push_back({{"name", k.name}, {"calls", k.calls}, {"total_us", toUs(double(k.totalNs))},
+                           {"mean_us", toUs(k.meanNs())}, {"min_us", toUs(double(k.minNs))},
+                           {"max_us", toUs(double(k.maxNs))}, {"grid", tripleJson(k.grid)},
+                           {"block", tripleJson(k.block)},
+                           {"registers_per_thread", k.registersPerThread >= 0 ? json(k.registersPerThread) : json(nullptr)},
+                           {"shared_memory_bytes", k.sharedMemoryBytes >= 0 ? json(k.sharedMemoryBytes) : json(nullptr)},
+                           {"mean_blocks_per_sm", optionalNumber(k.meanBlocksPerSm)},
+                           {"mean_occupancy_percent", optionalNumber(k.meanOccupancyPercent)},
+                           {"tensor_core", k.tensorCore},
+                           {"op", k.topOp.empty() ? json(nullptr) : json(k.topOp)}});
+    }
+    json memcpy = json::array();
+    for (const MemcpyStats& m : s.memcpy)
+        memcpy.push_back({{"kind", m.kind}, {"direction", m.direction}, {"memory", m.memoryKind},
+                          {"calls", m.calls}, {"total_us", toUs(double(m.totalNs))},
+                          {"bytes", m.totalBytes >= 0 ? json(m.totalBytes) : json(nullptr)},
+                          {"bandwidth_gb_per_s", optionalNumber(m.bandwidthGBps)}});
+    json memory = json::object();
+    for (const auto& [device, d] : s.memory) {
+        json atStart = json::array();
+        for (const auto& v : d.allocatedAtStepStart)
+            atStart.push_back(v ? json(*v) : json(nullptr));
+        json topOps = json::array();
+        for (size_t i = 0; i < std::min<size_t>(10, d.byOp.size()); ++i)
+            topOps.push_back({{"op", d.byOp[i].op}, {"allocations", d.byOp[i].allocations}, {"bytes", d.byOp[i].bytes}});
+        int64_t neverFreed = 0;
+        for (const Allocation& a : d.allocations)
+            neverFreed += a.freeNs < 0;
+        memory[device] = {{"peak_allocated_bytes", d.peakAllocatedBytes},
+                          {"peak_reserved_bytes", d.peakReservedBytes ? json(*d.peakReservedBytes) : json(nullptr)},
+                          {"totals_recorded", d.totalsRecorded},
+                          {"samples", d.curve.size()},
+                          {"allocated_at_step_start_bytes", atStart},
+                          {"allocations", d.allocations.size()},
+                          {"allocations_never_freed", neverFreed},
+                          {"unpaired_frees", d.unpairedFrees},
+                          {"top_ops", topOps}};
+    }
+    const Breakdown& all = s.breakdown.all;
+    json result = {
+        {"file", path},
+        {"status", trace::loadStatusName(loaded.status)},
+        {"steps_from", s.steps.fromMarkers ? "markers" : "window"},
+        {"step_marker", s.steps.marker},
+        {"dropped_incomplete_steps", s.steps.droppedIncompleteSteps},
+        {"steps", steps},
+        {"breakdown_us", categoryObject(all.averageNs, all.averageTotalNs)},
+        {"breakdown_us_per_device", perDevice},
+        {"gpu", gpu},
+        {"idle", idle},
+        {"launches",
+         {{"kernels_per_step", s.launches.kernelsPerStep},
+          {"short_kernel_share", optionalNumber(s.launches.shortKernelShare)},
+          {"launch_delay_us", distributionJson(s.launches.launchDelay)},
+          {"launch_call_us", distributionJson(s.launches.launchCallDuration)}}},
+        {"top_ops", opsJson(s.ops.byName, options.topRows)},
+        {"top_ops_by_input_shapes", opsJson(s.ops.byNameAndShapes, options.topRows)},
+        {"top_kernels", kernels},
+        {"memcpy", memcpy},
+        {"memory", memory},
+        {"analysis_seconds", analysisSeconds},
+        {"load_seconds", loaded.model->stats().loadSeconds},
+    };
+    if (options.includeSeries) {
+        json gpuSeries = json::object();
+        for (const auto& [device, values] : s.utilization.gpuBusy)
+            gpuSeries[std::to_string(device)] = values;
+        result["utilization_series"] = {{"begin_us", toUs(double(s.utilization.beginNs))},
+                                        {"bucket_us", toUs(double(s.utilization.bucketNs))},
+                                        {"gpu", gpuSeries},
+                                        {"cpu", s.utilization.cpuBusy}};
+    }
+    if (!loaded.ok())
+        result["problem"] = loaded.message;
+    return result;
+}
+
+std::string summaryText(const std::string& path, const trace::LoadResult& loaded, const TraceSummary& s,
+                        double analysisSeconds, const SummaryReportOptions& options)
+{
+    std::ostringstream out;
+    const Breakdown& all = s.breakdown.all;
+    out << path << "\n\n";
+    if (s.steps.fromMarkers)
+        out << s.steps.steps.size() << " steps (" << s.steps.marker << "*), average "
+            << ms(all.averageTotalNs) << " per step";
+    else
+        out << "no step markers: one window of " << ms(all.averageTotalNs);
+    if (s.steps.droppedIncompleteSteps)
+        out << "; " << s.steps.droppedIncompleteSteps << " incomplete trailing step(s) left out";
+    out << "\n\nStep-time breakdown (average per step)\n";
+    for (size_t c = 0; c < kTimeCategoryCount; ++c) {
+        const double share = all.averageTotalNs > 0 ? all.averageNs[c] / all.averageTotalNs : 0.0;
+        char line[96];
+        std::snprintf(line, sizeof line, "  %-14s %12s  %5.1f %%\n",
+                      std::string(timeCategoryKey(TimeCategory(c))).c_str(), ms(all.averageNs[c]).c_str(),
+                      share * 100.0);
+        out << line;
+    }
+    out << "\nGPU\n";
+    if (s.gpu.empty())
+        out << "  no kernels in this trace\n";
+    for (const auto& [device, m] : s.gpu) {
+        char occupancy[32] = "not available";
+        if (m.achievedOccupancy)
+            std::snprintf(occupancy, sizeof occupancy, "%.1f %%", *m.achievedOccupancy);
+        out << "  device " << device << ": utilisation " << percent(m.utilization) << ", SM efficiency "
+            << percent(m.smEfficiency) << ", achieved occupancy " << occupancy << ", Tensor Core kernels "
+            << percent(m.tensorCoreShare) << " of kernel time\n";
+    }
+    const GapTotals& g = s.idleGaps.total;
+    out << "  idle between device work inside steps: " << ms(double(g.totalNs())) << " (host wait "
+        << ms(double(g.hostWaitNs)) << ", short gaps " << ms(double(g.shortNs)) << ", other "
+        << ms(double(g.otherNs)) << ")\n";
+    if (s.launches.launchDelay.count > 0) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "  launches: %s kernels under 10 us; launch delay p50 %.1f us, p95 %.1f us; launch call mean %.1f us\n",
+                      percent(s.launches.shortKernelShare).c_str(), double(s.launches.launchDelay.p50) / 1e3,
+                      double(s.launches.launchDelay.p95) / 1e3, s.launches.launchCallDuration.mean / 1e3);
+        out << line;
+    }
+    out << "\nTop operators by device time\n";
+    for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.ops.byName.size()); ++i) {
+        const OpStats& o = s.ops.byName[i];
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-40.40s %8lld calls  device %10s  CPU %10s  self CPU %10s\n",
+                      o.name.c_str(), static_cast<long long>(o.calls), ms(double(o.deviceTotalNs)).c_str(),
+                      ms(double(o.cpuTotalNs)).c_str(), ms(double(o.selfCpuNs)).c_str());
+        out << line;
+    }
+    out << "\nTop kernels\n";
+    for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.kernels.size()); ++i) {
+        const KernelStats& k = s.kernels[i];
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-56.56s %7lld calls %10s  mean %8.1f us%s\n", k.name.c_str(),
+                      static_cast<long long>(k.calls), ms(double(k.totalNs)).c_str(), k.meanNs() / 1e3,
+                      k.tensorCore ? "  TC" : "");
+        out << line;
+    }
+    if (!s.memory.empty()) {
+        out << "\nMemory\n";
+        for (const auto& [device, d] : s.memory) {
+            out << "  " << device << ": peak allocated " << humanBytes(uint64_t(std::max<int64_t>(0, d.peakAllocatedBytes)));
+            out << (d.totalsRecorded ? "" : " (rebuilt from allocation sizes)");
+            out << ", peak reserved "
+                << (d.peakReservedBytes ? humanBytes(uint64_t(*d.peakReservedBytes)) : std::string("not available"))
+                << ", " << withThousands(d.allocations.size()) << " allocations\n";
+        }
+    }
+    char timing[128];
+    std::snprintf(timing, sizeof timing, "\nloaded in %.3f s, analysed in %.3f s\n",
+                  loaded.model->stats().loadSeconds, analysisSeconds);
+    out << timing;
+    return out.str();
+}
+
+}  // namespace kinetoscope::cli

@@ -1,0 +1,46 @@
+#pragma once
+// The kernel table (per kernel name) and the memcpy table (per copy kind).
+#include "core/trace/trace_model.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kinetoscope::analysis {
+
+struct KernelStats
+{
+    std::string name;
+    int64_t calls = 0;
+    int64_t totalNs = 0;
+    int64_t minNs = 0;
+    int64_t maxNs = 0;
+    double meanNs() const { return calls ? double(totalNs) / double(calls) : 0.0; }
+    // Launch configuration of the longest call (they rarely differ for one name);
+    // absent values are -1.
+    int32_t grid[3] = {-1, -1, -1};
+    int32_t block[3] = {-1, -1, -1};
+    int32_t registersPerThread = -1;
+    int32_t sharedMemoryBytes = -1;
+    std::optional<double> meanBlocksPerSm;     // duration-weighted
+    std::optional<double> meanOccupancyPercent;  // duration-weighted
+    bool tensorCore = false;
+    std::string topOp;  // the op that launched most of its time ("" when unknown)
+};
+
+struct MemcpyStats
+{
+    std::string kind;  // the activity name, e.g. "Memcpy HtoD (Pageable -> Device)"
+    std::string direction;   // "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" or "" (memset)
+    std::string memoryKind;  // "Pageable -> Device", "Pinned -> Device", "Device", ...
+    bool isMemset = false;
+    int64_t calls = 0;
+    int64_t totalNs = 0;
+    int64_t totalBytes = -1;  // -1 when no call recorded its size
+    std::optional<double> bandwidthGBps;  // totalBytes / totalNs
+};
+
+std::vector<KernelStats> computeKernelTable(const trace::TraceModel& model);  // by total time
+std::vector<MemcpyStats> computeMemcpyTable(const trace::TraceModel& model);  // by total time
+
+}  // namespace kinetoscope::analysis

@@ -1,0 +1,109 @@
+#include "core/analysis/op_table.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kinetoscope::analysis {
+
+using namespace kinetoscope::trace;
+
+namespace {
+
+bool isDeviceWork(Category c)
+{
+    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
+}
+
+struct Key
+{
+    uint32_t name;
+    uint32_t shapes;
+    bool operator==(const Key&) const = default;
+};
+struct KeyHash
+{
+    size_t operator()(const Key& k) const noexcept { return (size_t(k.name) << 32) ^ k.shapes; }
+};
+
+}  // namespace
+
+void sortOps(std::vector<OpStats>& ops, OpColumn column)
+{
+    auto value = [column](const OpStats& s) -> int64_t {
+        switch (column) {
+        case OpColumn::Calls: return s.calls;
+        case OpColumn::SelfCpu: return s.selfCpuNs;
+        case OpColumn::CpuTotal: return s.cpuTotalNs;
+        case OpColumn::SelfDevice: return s.selfDeviceNs;
+        case OpColumn::DeviceTotal: return s.deviceTotalNs;
+        case OpColumn::Name: break;
+        }
+        return 0;
+    };
+    std::stable_sort(ops.begin(), ops.end(), [&](const OpStats& a, const OpStats& b) {
+        if (column == OpColumn::Name)
+            return a.name < b.name;
+        const int64_t va = value(a), vb = value(b);
+        if (va != vb)
+            return va > vb;
+        return a.cpuTotalNs > b.cpuTotalNs;
+    });
+}
+
+OpTables computeOpTables(const TraceModel& model)
+{
+    const auto events = model.events();
+    const size_t n = events.size();
+    std::vector<int64_t> childCpu(n, 0), selfDevice(n, 0), deviceTotal(n, 0);
+
+    for (size_t i = 0; i < n; ++i) {
+        const Event& e = events[i];
+        if (e.category == Category::CpuOp && e.parent.valid() &&
+            model.event(e.parent).category == Category::CpuOp)
+            childCpu[e.parent.value] += e.durationNs;
+        if (isDeviceWork(e.category) && e.op.valid()) {
+            selfDevice[e.op.value] += e.durationNs;
+            // The op and every CPU op it is nested in carry the time in their totals.
+            for (EventId a = e.op; a.valid(); a = model.event(a).parent)
+                if (model.event(a).category == Category::CpuOp)
+                    deviceTotal[a.value] += e.durationNs;
+        }
+    }
+
+    std::unordered_map<Key, OpStats, KeyHash> byName, byShapes;
+    bool anyShapes = false;
+    for (size_t i = 0; i < n; ++i) {
+        const Event& e = events[i];
+        if (e.category != Category::CpuOp)
+            continue;
+        const StringId shapes = model.inputShapes(EventId{static_cast<uint32_t>(i)});
+        anyShapes |= shapes.valid();
+        auto accumulate = [&](OpStats& s) {
+            ++s.calls;
+            s.cpuTotalNs += e.durationNs;
+            s.selfCpuNs += std::max<int64_t>(0, e.durationNs - childCpu[i]);
+            s.selfDeviceNs += selfDevice[i];
+            s.deviceTotalNs += deviceTotal[i];
+        };
+        accumulate(byName[Key{e.name.value, 0}]);
+        accumulate(byShapes[Key{e.name.value, shapes.valid() ? shapes.value : 0}]);
+    }
+
+    OpTables tables;
+    for (auto& [key, stats] : byName) {
+        stats.name = std::string(model.text(StringId{key.name}));
+        tables.byName.push_back(std::move(stats));
+    }
+    if (anyShapes) {
+        for (auto& [key, stats] : byShapes) {
+            stats.name = std::string(model.text(StringId{key.name}));
+            stats.inputShapes = std::string(model.text(StringId{key.shapes}));
+            tables.byNameAndShapes.push_back(std::move(stats));
+        }
+    }
+    sortOps(tables.byName, OpColumn::DeviceTotal);
+    sortOps(tables.byNameAndShapes, OpColumn::DeviceTotal);
+    return tables;
+}
+
+}  // namespace kinetoscope::analysis

@@ -1,0 +1,22 @@
+#include "core/analysis/summary.h"
+
+namespace kinetoscope::analysis {
+
+TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options)
+{
+    TraceSummary summary;
+    summary.steps = detectSteps(model, options.steps);
+    summary.breakdown = computeBreakdown(model, summary.steps);
+    summary.gpu = computeGpuMetrics(model, summary.steps);
+    summary.idleGaps = computeIdleGaps(model, summary.steps);
+    summary.launches = computeLaunchStats(model, summary.steps);
+    summary.sync = computeSyncStats(model, summary.steps);
+    summary.utilization = computeUtilizationSeries(model, options.utilizationBuckets);
+    summary.ops = computeOpTables(model);
+    summary.kernels = computeKernelTable(model);
+    summary.memcpy = computeMemcpyTable(model);
+    summary.memory = computeMemoryUsage(model, summary.steps);
+    return summary;
+}
+
+}  // namespace kinetoscope::analysis

@@ -1,0 +1,36 @@
+#pragma once
+// Everything the analysis computes for one trace, in one immutable value: what the
+// `summary` command prints, the GUI shows and the diagnosis reads.
+#include "core/analysis/breakdown.h"
+#include "core/analysis/device_activity.h"
+#include "core/analysis/gpu_metrics.h"
+#include "core/analysis/kernel_table.h"
+#include "core/analysis/memory_usage.h"
+#include "core/analysis/op_table.h"
+
+namespace kinetoscope::analysis {
+
+struct SummaryOptions
+{
+    StepOptions steps;
+    int utilizationBuckets = 1000;
+};
+
+struct TraceSummary
+{
+    StepDetection steps;
+    BreakdownResult breakdown;
+    std::map<int64_t, GpuMetrics> gpu;
+    IdleGaps idleGaps;
+    LaunchStats launches;
+    SyncStats sync;
+    UtilizationSeries utilization;
+    OpTables ops;
+    std::vector<KernelStats> kernels;
+    std::vector<MemcpyStats> memcpy;
+    std::map<std::string, DeviceMemory> memory;
+};
+
+TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});
+
+}  // namespace kinetoscope::analysis

@@ -1,0 +1,124 @@
+// `kinetoscope summary TRACE [--json]`: the contracted JSON keys, on every real trace.
+#include "app/cli/cli_main.h"
+#include "tests/support/test_support.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+#include <sstream>
+
+using kinetoscope::test::sharedTrace;
+using nlohmann::json;
+
+namespace {
+struct Run
+{
+    int code;
+    std::string out;
+    std::string err;
+};
+
+Run runCli(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    const int code = kinetoscope::cli::run(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+// Every number in the document is finite (no NaN or inf leaks out as a made-up value).
+bool allFinite(const json& value)
+{
+    if (value.is_number_float())
+        return std::isfinite(value.get<double>());
+    if (value.is_structured()) {
+        for (const auto& item : value)
+            if (!allFinite(item))
+                return false;
+    }
+    return true;
+}
+}  // namespace
+
+class TestCliSummary : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void printsTheContractedJson()
+    {
+        const Run run = runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), "--json"});
+        QCOMPARE(run.code, 0);
+        const json s = json::parse(run.out);
+        QCOMPARE(s["steps"].size(), size_t(6));
+        const json& first = s["steps"][0];
+        QCOMPARE(first["name"].get<std::string>(), std::string("ProfilerStep#5"));
+        QVERIFY(first.contains("start_us"));
+        QCOMPARE(first["duration_us"].get<double>(), 187948.0);
+        QCOMPARE(first["breakdown_us"]["dataloader"].get<double>(), 69317.0);
+        for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader",
+                                "cpu_exec", "other", "total"})
+            QVERIFY2(s["breakdown_us"].contains(key), key);
+        QVERIFY(std::abs(s["breakdown_us"]["kernel"].get<double>() - 98588.67) < 0.01);
+        const json& gpu = s["gpu"]["0"];
+        QVERIFY(std::abs(gpu["utilization"].get<double>() - 0.5551) < 1e-4);
+        QVERIFY(std::abs(gpu["sm_efficiency"].get<double>() - 0.5468) < 1e-4);
+        QVERIFY(std::abs(gpu["achieved_occupancy"].get<double>() - 49.128) < 1e-3);
+        QCOMPARE(gpu["tensor_core_share"].get<double>(), 0.0);
+        QVERIFY(s["top_ops"].size() > 5);
+        QVERIFY(s["top_ops"][0].contains("device_total_us"));
+        QVERIFY(s["top_kernels"].size() > 5);
+        QVERIFY(s["top_kernels"][0].contains("grid"));
+        QVERIFY(s["memory"]["cuda:0"]["peak_allocated_bytes"].get<int64_t>() > 0);
+        QVERIFY(s["memory"]["cuda:0"]["peak_reserved_bytes"].is_null());  // 2021: no totals
+        QVERIFY(!s.contains("utilization_series"));
+    }
+
+    void includesTheSeriesOnRequest()
+    {
+        const Run run = runCli({"summary", sharedTrace("hta/sampled_rank0.json.gz"), "--json", "--series"});
+        QCOMPARE(run.code, 0);
+        const json s = json::parse(run.out);
+        QCOMPARE(s["utilization_series"]["gpu"]["0"].size(), size_t(1000));
+        QCOMPARE(s["utilization_series"]["cpu"].size(), size_t(1000));
+    }
+
+    void takesAnotherStepMarker()
+    {
+        const std::string trace = sharedTrace("hta/cpu_side_comms_only.json.gz");
+        const Run bad = runCli({"summary", trace, "--step-marker", "no_such_annotation"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.find("no_such_annotation") != std::string::npos);
+        QCOMPARE(runCli({"summary", trace, "--step-marker"}).code, 2);
+        QCOMPARE(runCli({"summary"}).code, 2);
+        QCOMPARE(runCli({"summary", "/no/such/file.json"}).code, 2);
+    }
+
+    void summarisesEveryRealTrace()
+    {
+        int files = 0;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
+            const std::string path = entry.path().string();
+            if (!entry.is_regular_file() || path.find(".json") == std::string::npos)
+                continue;
+            ++files;
+            const Run run = runCli({"summary", path, "--json"});
+            QVERIFY2(run.code == 0, (path + ": " + run.err).c_str());
+            const json s = json::parse(run.out);
+            QVERIFY2(s["steps"].size() >= 1, path.c_str());
+            QVERIFY2(allFinite(s), path.c_str());
+            QVERIFY(s["breakdown_us"]["total"].get<double>() >= 0.0);
+            double sum = 0;
+            for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader",
+                                    "cpu_exec", "other"})
+                sum += s["breakdown_us"][key].get<double>();
+            QVERIFY2(std::abs(sum - s["breakdown_us"]["total"].get<double>()) < 0.01, path.c_str());
+            const Run text = runCli({"summary", path});
+            QCOMPARE(text.code, 0);
+        }
+        QVERIFY(files >= 30);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliSummary)
+#include "test_cli_summary.moc"
