@@ -12,8 +12,10 @@ using namespace kinetoscope::trace;
 bool isTensorCoreKernel(std::string_view name)
 {
     // The plugin's list (Volta/Turing HMMA names, xmma) plus the names of Ampere and
-    // Hopper kernels: CUTLASS `tensorop`, `wgmma`/`gmma`, `imma`.
-    static constexpr std::array<std::string_view, 24> patterns = {
+    // Hopper kernels (CUTLASS `tensorop`, `wgmma`/`gmma`, `imma`) and of AMD matrix-core
+    // kernels (composable kernel `xdlops`, Tensile `_MI16x16`/`_MI32x32`, `mfma`).
+    static constexpr std::array<std::string_view, 28> patterns = {
+        "xdlops",      "mfma",          "_MI16x16",      "_MI32x32",
         "h884",        "s884",          "h1688",         "s1688",          "hmma",
         "i8816",       "16816",         "c1688",         "imma",           "xmma_gemm",
         "xmma_implicit_gemm", "xmma_sparse", "xmma_warp_specialized", "xmma_fprop", "xmma_dgrad",

@@ -1,0 +1,94 @@
+// Analysis results pinned on real traces. Each expected number was computed
+// independently with Python's json module on the same file (2026-11-21): maxima of the
+// allocator totals, sums of durations and bytes, counts of kernels by name.
+#ifndef Q_MOC_RUN
+#include "core/analysis/summary.h"
+#include "core/trace/trace_loader.h"
+#include "tests/support/test_support.h"
+#endif
+
+#include <QtTest>
+
+using namespace kinetoscope::analysis;
+using namespace kinetoscope::trace;
+
+namespace {
+std::shared_ptr<const TraceModel> loadShared(const char* file)
+{
+    LoadResult result = loadTraceFile(kinetoscope::test::sharedTrace(file));
+    return result.ok() ? result.model : nullptr;
+}
+}  // namespace
+
+class TestRealSummaries : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void allReduceRankOne()
+    {
+        const auto model = loadShared("hta/allreduce_memory_rank1.json.gz");
+        QVERIFY(model);
+        const TraceSummary s = summarize(*model);
+        QCOMPARE(s.steps.steps.size(), size_t(5));
+        // 26,770 CUDA memory samples; max Total Allocated / Total Reserved.
+        const DeviceMemory& cuda = s.memory.at("cuda:1");
+        QCOMPARE(cuda.curve.size(), size_t(26770));
+        QCOMPARE(cuda.peakAllocatedBytes, int64_t(6629508096));
+        QCOMPARE(cuda.peakReservedBytes.value_or(-1), int64_t(12782141440));
+        // 2,040 device-to-device copies, 21,862 us, 5,892,787,600 bytes.
+        QCOMPARE(s.memcpy.front().calls, int64_t(2040));
+        QCOMPARE(s.memcpy.front().totalNs, int64_t(21862) * 1000);
+        QCOMPARE(s.memcpy.front().totalBytes, int64_t(5892787600));
+        // The longest kernel: 2,020 NCCL all-reduces, 357,343 us in all, counted as
+        // communication in the breakdown.
+        QCOMPARE(QString::fromStdString(s.kernels.front().name),
+                 QString("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+        QCOMPARE(s.kernels.front().calls, int64_t(2020));
+        QCOMPARE(s.kernels.front().totalNs, int64_t(357343) * 1000);
+        QVERIFY(s.breakdown.all.average(TimeCategory::Communication) > 0.2 * s.breakdown.all.averageTotalNs);
+        QVERIFY(s.gpu.contains(1));
+    }
+
+    void cpuOnlyTraceWithMemory()
+    {
+        const auto model = loadShared("misc/dtu_mlops_cpu_memory.json.gz");
+        QVERIFY(model);
+        const TraceSummary s = summarize(*model);
+        QVERIFY(!s.steps.fromMarkers);
+        QVERIFY(s.gpu.empty());  // no kernels: no GPU metrics at all, not zeros
+        const DeviceMemory& cpu = s.memory.at("cpu");
+        QCOMPARE(cpu.curve.size(), size_t(496));
+        QCOMPARE(cpu.peakAllocatedBytes, int64_t(117349888));
+        QCOMPARE(cpu.allocations.size(), size_t(248));
+        QCOMPARE(QString::fromStdString(cpu.byOp.front().op), QString("aten::mkldnn_convolution"));
+    }
+
+    void rocmTraceWithRccl()
+    {
+        const auto model = loadShared("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
+        QVERIFY(model);
+        const TraceSummary s = summarize(*model);
+        QCOMPARE(s.steps.steps.size(), size_t(3));
+        QVERIFY(s.gpu.contains(2));
+        QVERIFY(!s.gpu.at(2).achievedOccupancy.has_value());  // ROCm writes no occupancy
+        QVERIFY(*s.gpu.at(2).tensorCoreShare > 0.0);           // composable-kernel xdlops GEMMs
+        QVERIFY(s.breakdown.all.average(TimeCategory::Communication) > 0.0);  // RCCL kernels
+        QVERIFY(!s.ops.byNameAndShapes.empty());  // recorded with record_shapes
+        QVERIFY(s.ops.byNameAndShapes.size() > s.ops.byName.size());
+    }
+
+    void traceWithoutStepsIsOneWindow()
+    {
+        const auto model = loadShared("param/resnet_rtx2080ti_no_steps.json.gz");
+        QVERIFY(model);
+        const TraceSummary s = summarize(*model);
+        QVERIFY(!s.steps.fromMarkers);
+        QCOMPARE(s.steps.steps.size(), size_t(1));
+        QCOMPARE(s.launches.kernelsPerStep.size(), size_t(1));
+        QVERIFY(s.launches.kernelsPerStep[0] > 9000);  // 9,628 kernels in the trace
+        QVERIFY(s.ops.byNameAndShapes.empty());        // recorded without record_shapes
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRealSummaries)
+#include "test_real_summaries.moc"
