@@ -167,10 +167,11 @@ SyntheticTraceStats writeSyntheticTrace(std::FILE* out, uint64_t targetBytes, ui
                 const Micros opStart{pyStart.ns + opOffset};
                 innerId = externalId++;
                 w.event(R"~({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %lld, "tid": %lld, "ts": )~" US_FMT R"~(, "dur": )~" US_FMT
-                        R"~(, "args": {"External id": %lld, "Record function id": 0, "Sequence number": %lld, "Fwd thread id": 0, "Ev Idx": %lld}})~",
+                        R"~(, "args": {"External id": %lld, "Record function id": 0, "Sequence number": %lld, "Fwd thread id": 0, "Ev Idx": %lld, "Input Dims": [[%d, 64, 56, 56], [64, 64, 3, 3]]}})~",
                         layer.ops[static_cast<size_t>(depth)], static_cast<long long>(kPid), static_cast<long long>(kMainTid),
                         US(opStart), US(Micros{opNs - depth * 1'000}), static_cast<long long>(innerId),
-                        static_cast<long long>(step * 1000 + static_cast<uint64_t>(l)), static_cast<long long>(evIdx++));
+                        static_cast<long long>(step * 1000 + static_cast<uint64_t>(l)), static_cast<long long>(evIdx++),
+                        32 * (1 + l % 4));
                 opOffset += 400;
             }
             // Allocation of the layer's output.

@@ -138,6 +138,14 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
                            {"duration_us", toUs(double(g.lengthNs()))}, {"kind", gapKindKey(g.kind)}});
     json idle = gapTotalsJson(s.idleGaps.total);
     idle["largest"] = largest;
+    json perStream = json::array();
+    for (const auto& [key, totals] : s.idleGaps.perStream) {
+        json row = gapTotalsJson(totals);
+        row["device"] = key.first;
+        row["stream"] = key.second;
+        perStream.push_back(std::move(row));
+    }
+    idle["per_stream"] = perStream;
 
     json kernels = json::array();
     for (size_t i = 0; i < std::min(options.topRows, s.kernels.size()); ++i) {

@@ -85,6 +85,7 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
                     if (b < t) {
                         addGap(result.perStep[s], gap.kind, t - b);
                         addGap(result.total, gap.kind, t - b);
+                        addGap(result.perStream[{track.pid, track.tid}], gap.kind, t - b);
                     }
                 }
                 if (stepAt(steps, gap.beginNs) < steps.size() || stepAt(steps, gap.endNs - 1) < steps.size())

@@ -41,6 +41,7 @@ struct IdleGaps
 {
     std::vector<GapTotals> perStep;   // gaps between device activities inside each step
     GapTotals total;                  // inside all steps
+    std::map<std::pair<int64_t, int64_t>, GapTotals> perStream;  // (device, stream), inside all steps
     std::vector<IdleGap> largest;     // the longest ones (up to 10), longest first
 };
 

@@ -47,6 +47,15 @@ const char* kTwoSteps = R"j({"traceEvents": [
   {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 150, "dur": 5, "args": {"correlation": 4}}
 ]})j";
 
+// One step [0, 100) us; device 0 runs a kernel [10, 60), device 1 one [40, 90).
+const char* kTwoDevices = R"j({"traceEvents": [
+          {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"correlation": 2}},
+          {"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 10, "dur": 50, "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "b", "pid": 1, "tid": 7, "ts": 40, "dur": 50, "args": {"correlation": 2}}
+        ]})j";
+
 }  // namespace
 
 class TestBreakdown : public QObject
@@ -112,6 +121,21 @@ private Q_SLOTS:
         QCOMPARE(*m.achievedOccupancy, (40.0 * 30 + 70.0 * 40) / 70.0);
         QCOMPARE(*m.tensorCoreShare, 40.0 / 70.0);  // the xmma gemm
         QCOMPARE(m.kernelCount, int64_t(2));
+    }
+
+    void breaksDownEachDeviceOnItsOwn()
+    {
+        const auto model = load(kTwoDevices);
+        QVERIFY(model);
+        const BreakdownResult b = computeBreakdown(*model, detectSteps(*model));
+        QCOMPARE(us(b.all.perStep[0][TimeCategory::Kernel]), int64_t(80));  // union of both
+        QCOMPARE(b.perDevice.size(), size_t(2));
+        QCOMPARE(us(b.perDevice.at(0).perStep[0][TimeCategory::Kernel]), int64_t(50));
+        QCOMPARE(us(b.perDevice.at(1).perStep[0][TimeCategory::Kernel]), int64_t(50));
+        QCOMPARE(us(b.perDevice.at(1).perStep[0][TimeCategory::Runtime]), int64_t(2));
+        const auto metrics = computeGpuMetrics(*model, detectSteps(*model));
+        QCOMPARE(*metrics.at(0).utilization, 0.5);
+        QCOMPARE(*metrics.at(1).utilization, 0.5);
     }
 
     void dropsATrailingStepWhoseKernelsWereNotCaptured()

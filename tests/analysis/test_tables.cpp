@@ -137,6 +137,8 @@ private Q_SLOTS:
         QCOMPARE(gaps.largest[0].kind, GapKind::HostWait);
         QCOMPARE(gaps.perStep.size(), size_t(1));
         QCOMPARE(gaps.perStep[0].totalNs(), 51 * kUs);
+        QCOMPARE(gaps.perStream.size(), size_t(1));
+        QCOMPARE(gaps.perStream.at({0, 7}).hostWaitNs, 30 * kUs);
     }
 
     void measuresLaunchesAndSynchronisation()
