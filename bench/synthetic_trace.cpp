@@ -28,15 +28,15 @@ constexpr std::array<Layer, 5> kLayers = {{
     {"nn.Module: BatchNorm2d", {"aten::batch_norm", "aten::_batch_norm_impl_index", "aten::cudnn_batch_norm"},
      "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnnTensorStruct, float const*, "
      "cudnnTensorStruct, float*, float const*, float const*, float, float, float*, float*, float*, float*, float, float)"},
-    {"nn.Module: ReLU", {"aten::relu_", "aten::clamp_min_", "aten::clamp_min_"},
+    {"nn.Module: ReLU", {"aten::relu", "aten::relu_", "aten::clamp_min_"},
      "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::clamp_min_scalar_kernel_impl("
      "at::TensorIteratorBase&, c10::Scalar)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::"
      "{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::clamp_min_scalar_kernel_impl"
      "(at::TensorIteratorBase&, c10::Scalar)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::"
      "{lambda(float)#1}, at::detail::Array<char*, 2>)"},
-    {"nn.Module: Linear", {"aten::linear", "aten::addmm", "aten::addmm"},
+    {"nn.Module: Linear", {"aten::linear", "aten::matmul", "aten::mm"},
      "ampere_sgemm_128x64_tn"},
-    {"nn.Module: MaxPool2d", {"aten::max_pool2d", "aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices"},
+    {"nn.Module: MaxPool2d", {"aten::max_pool2d", "aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices_out"},
      "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long, long, "
      "long, int, int, int, int, int, int, int, int, int, int, float*, long*)"},
 }};
@@ -115,9 +115,14 @@ SyntheticTraceStats writeSyntheticTrace(std::FILE* out, uint64_t targetBytes, ui
     int64_t correlation = 100000;
     int64_t evIdx = 0;
     int64_t pythonId = 1;
+    // The caching allocator: weights stay allocated, each layer's output is allocated
+    // and the previous one freed; reserved memory grows in 20 MiB segments.
+    constexpr int64_t kSegment = 20 * 1024 * 1024;
     int64_t allocated = 2'000'000'000;
-    int64_t reserved = 4'294'967'296;
+    int64_t reserved = (allocated / kSegment + 1) * kSegment;
     uint64_t address = 0x7f3a00000000ULL;
+    int64_t previousBytes = 0;
+    uint64_t previousAddress = 0;
 
     while (w.stats().bytes < targetBytes) {
         const uint64_t step = w.stats().steps++;
@@ -177,11 +182,14 @@ SyntheticTraceStats writeSyntheticTrace(std::FILE* out, uint64_t targetBytes, ui
             // Allocation of the layer's output.
             const int64_t bytes = 1'048'576 * (1 + static_cast<int64_t>(w.next(16)));
             allocated += bytes;
+            while (allocated > reserved)
+                reserved += kSegment;
             w.event(R"~({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": %lld, "tid": %lld, "ts": )~" US_FMT
                     R"~(, "args": {"Total Reserved": %lld, "Total Allocated": %lld, "Bytes": %lld, "Addr": %llu, "Device Id": 0, "Device Type": 1, "Ev Idx": %lld}})~",
                     static_cast<long long>(kPid), static_cast<long long>(kMainTid), US(Micros{pyStart.ns + opOffset}),
                     static_cast<long long>(reserved), static_cast<long long>(allocated), static_cast<long long>(bytes),
                     static_cast<unsigned long long>(address), static_cast<long long>(evIdx++));
+            const uint64_t thisAddress = address;
             address += static_cast<uint64_t>(bytes);
             for (int k = 0; k < launches; ++k) {
                 const Micros launch{pyStart.ns + opOffset + 500 + k * 6'000};
@@ -204,15 +212,17 @@ SyntheticTraceStats writeSyntheticTrace(std::FILE* out, uint64_t targetBytes, ui
                 gpu.ns = kernelStart.ns + kernelNs;
                 ++correlation;
             }
-            // The previous layer's activation is freed.
-            if (l > 0) {
-                allocated -= bytes / 2;
+            // The previous layer's output is freed.
+            if (previousBytes > 0) {
+                allocated -= previousBytes;
                 w.event(R"~({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": %lld, "tid": %lld, "ts": )~" US_FMT
                         R"~(, "args": {"Total Reserved": %lld, "Total Allocated": %lld, "Bytes": %lld, "Addr": %llu, "Device Id": 0, "Device Type": 1, "Ev Idx": %lld}})~",
                         static_cast<long long>(kPid), static_cast<long long>(kMainTid), US(Micros{pyStart.ns + opNs}),
-                        static_cast<long long>(reserved), static_cast<long long>(allocated), static_cast<long long>(-bytes / 2),
-                        static_cast<unsigned long long>(address - static_cast<uint64_t>(bytes)), static_cast<long long>(evIdx++));
+                        static_cast<long long>(reserved), static_cast<long long>(allocated), static_cast<long long>(-previousBytes),
+                        static_cast<unsigned long long>(previousAddress), static_cast<long long>(evIdx++));
             }
+            previousBytes = bytes;
+            previousAddress = thisAddress;
             cpu.ns = pyStart.ns + opNs + 6'500;
         }
         // A memset for the gradient buffers closes the step.

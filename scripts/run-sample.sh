@@ -3,4 +3,4 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/build.sh" "$root/build"
-"$root/build/bin/kinetoscope" info "$root/resources/sample.pt.trace.json.gz"
+"$root/build/bin/kinetoscope" summary "$root/resources/sample.pt.trace.json.gz"
