@@ -261,9 +261,10 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             << percent(m.tensorCoreShare) << " of kernel time\n";
     }
     const GapTotals& g = s.idleGaps.total;
-    out << "  idle between device work inside steps: " << ms(double(g.totalNs())) << " (host wait "
-        << ms(double(g.hostWaitNs)) << ", short gaps " << ms(double(g.shortNs)) << ", other "
-        << ms(double(g.otherNs)) << ")\n";
+    if (!s.gpu.empty())
+        out << "  idle between device work inside steps: " << ms(double(g.totalNs())) << " (host wait "
+            << ms(double(g.hostWaitNs)) << ", short gaps " << ms(double(g.shortNs)) << ", other "
+            << ms(double(g.otherNs)) << ")\n";
     if (s.launches.launchDelay.count > 0) {
         char line[200];
         std::snprintf(line, sizeof line,
@@ -272,9 +273,14 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
                       double(s.launches.launchDelay.p95) / 1e3, s.launches.launchCallDuration.mean / 1e3);
         out << line;
     }
-    out << "\nTop operators by device time\n";
-    for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.ops.byName.size()); ++i) {
-        const OpStats& o = s.ops.byName[i];
+    // Ranked by device time; by CPU time when no op launched device work.
+    std::vector<OpStats> ops = s.ops.byName;
+    const bool anyDevice = !ops.empty() && ops.front().deviceTotalNs > 0;
+    if (!anyDevice)
+        sortOps(ops, OpColumn::CpuTotal);
+    out << (anyDevice ? "\nTop operators by device time\n" : "\nTop operators by CPU time\n");
+    for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, ops.size()); ++i) {
+        const OpStats& o = ops[i];
         char line[256];
         std::snprintf(line, sizeof line, "  %-40.40s %8lld calls  device %10s  CPU %10s  self CPU %10s\n",
                       o.name.c_str(), static_cast<long long>(o.calls), ms(double(o.deviceTotalNs)).c_str(),
