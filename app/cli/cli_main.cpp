@@ -1,5 +1,6 @@
 #include "app/cli/cli_main.h"
 
+#include "app/cli/diagnose_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/summary_command.h"
 
@@ -19,9 +20,12 @@ constexpr const char* kUsage =
     "  summary TRACE [--json] [--series] [--step-marker NAME]\n"
     "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
     "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
+    "  diagnose TRACE [--json|--markdown] [--fail-on low|medium|high]\n"
+    "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
+    "                        ranked findings with evidence, estimated gain and the fix\n"
     "  help                  this text\n"
     "\n"
-    "exit codes: 0 success, 2 bad input (the reason is printed on stderr in one line)\n";
+    "exit codes: 0 success, 1 a finding at or above --fail-on, 2 bad input (one line on stderr)\n";
 
 }  // namespace
 
@@ -37,6 +41,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runInfo(rest, out, err);
     if (command == "summary")
         return runSummary(rest, out, err);
+    if (command == "diagnose")
+        return runDiagnose(rest, out, err);
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }

@@ -60,6 +60,7 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
     IdleGaps result;
     result.perStep.resize(steps.size());
     std::vector<IdleGap> all;
+    std::vector<TimeRange> hostWaits, busy;
     for (const Track& track : model.tracks()) {
         if (track.kind != TrackKind::GpuStream)
             continue;
@@ -67,11 +68,14 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
         for (const Event& e : model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
             if (!isDeviceWork(e.category))
                 continue;
+            busy.push_back({e.startNs, e.endNs()});
             if (previous && e.startNs > previous->endNs()) {
                 IdleGap gap{track.pid, track.tid, previous->endNs(), e.startNs, GapKind::Other};
                 const bool launchedLate = e.correlated.valid() && model.event(e.correlated).endNs() >= previous->endNs();
-                if (launchedLate)
+                if (launchedLate) {
                     gap.kind = GapKind::HostWait;
+                    hostWaits.push_back({gap.beginNs, gap.endNs});
+                }
                 else if (gap.lengthNs() <= kShortGapNs)
                     gap.kind = GapKind::Short;
                 // Count the part of the gap inside each step it overlaps (steps are
@@ -95,6 +99,10 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
                 previous = &e;
         }
     }
+    const RangeSet hostIdle = subtract(unionOf(std::move(hostWaits)), unionOf(std::move(busy)));
+    for (const Step& step : steps)
+        result.hostWaitIdleNsPerStep.push_back(lengthWithin(hostIdle, step.beginNs, step.endNs));
+
     constexpr size_t kLargest = 10;
     std::partial_sort(all.begin(), all.begin() + std::min(kLargest, all.size()), all.end(),
                       [](const IdleGap& a, const IdleGap& b) { return a.lengthNs() > b.lengthNs(); });

@@ -40,6 +40,10 @@ struct GapTotals
 struct IdleGaps
 {
     std::vector<GapTotals> perStep;   // gaps between device activities inside each step
+                                      // (summed over streams: may exceed the step)
+    // Per step: time in which some stream waited on the host and no stream of any device
+    // was busy (the union, so at most the step length).
+    std::vector<int64_t> hostWaitIdleNsPerStep;
     GapTotals total;                  // inside all steps
     std::map<std::pair<int64_t, int64_t>, GapTotals> perStream;  // (device, stream), inside all steps
     std::vector<IdleGap> largest;     // the longest ones (up to 10), longest first

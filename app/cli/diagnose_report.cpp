@@ -1,0 +1,147 @@
+#include "app/cli/diagnose_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+namespace kinetoscope::cli {
+
+using nlohmann::json;
+using namespace kinetoscope::analysis;
+
+namespace {
+
+std::string formatFigure(const Evidence::Figure& f)
+{
+    char text[64];
+    if (f.unit == "us")
+        std::snprintf(text, sizeof text, "%.1f ms", f.value / 1e3);
+    else if (f.unit == "fraction")
+        std::snprintf(text, sizeof text, "%.1f %%", f.value * 100);
+    else if (f.unit == "bytes")
+        std::snprintf(text, sizeof text, "%.2f GB", f.value / 1e9);
+    else if (f.unit == "count")
+        std::snprintf(text, sizeof text, "%.0f", f.value);
+    else
+        std::snprintf(text, sizeof text, "%.2f %s", f.value, f.unit == "ratio" ? "" : f.unit.c_str());
+    return text;
+}
+
+std::string gainText(const Finding& f)
+{
+    if (f.estimatedGainNs <= 0)
+        return "no time per step";
+    char text[48];
+    std::snprintf(text, sizeof text, "~%.2f ms per step", f.estimatedGainNs / 1e6);
+    return text;
+}
+
+std::string stepLine(const TraceSummary& s)
+{
+    char text[128];
+    std::snprintf(text, sizeof text, "%zu %s, %.2f ms per step on average", s.steps.steps.size(),
+                  s.steps.fromMarkers ? "steps" : "window (no step markers)",
+                  s.breakdown.all.averageTotalNs / 1e6);
+    return text;
+}
+
+}  // namespace
+
+json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+{
+    json list = json::array();
+    for (const Finding& f : findings) {
+        json figures = json::object(), units = json::object();
+        for (const Evidence::Figure& fig : f.evidence.figures) {
+            figures[fig.name] = fig.value;
+            units[fig.name] = fig.unit;
+        }
+        json ranges = json::array();
+        for (const TimeRange& r : f.evidence.ranges)
+            ranges.push_back({double(r.begin) / 1e3, double(r.end) / 1e3});
+        list.push_back({{"id", f.id},
+                        {"severity", severityName(f.severity)},
+                        {"title", f.title},
+                        {"explanation", f.explanation},
+                        {"evidence",
+                         {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
+                          {"ranges_us", ranges}, {"ops", f.evidence.ops}, {"kernels", f.evidence.kernels}}},
+                        {"estimated_gain_us", f.estimatedGainNs / 1e3},
+                        {"gain_method", f.gainMethod},
+                        {"fix", f.fix},
+                        {"snippet", f.snippet}});
+    }
+    return {{"source", source},
+            {"steps", summary.steps.steps.size()},
+            {"step_time_us", summary.breakdown.all.averageTotalNs / 1e3},
+            {"findings", list}};
+}
+
+std::string diagnosisMarkdown(const std::string& source, const std::vector<Finding>& findings,
+                              const TraceSummary& summary)
+{
+    std::ostringstream out;
+    out << "# Diagnosis of `" << source << "`\n\n" << stepLine(summary) << ".\n\n";
+    if (findings.empty()) {
+        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
+        return out.str();
+    }
+    out << "| # | Severity | Finding | Estimated gain |\n|---|---|---|---|\n";
+    for (size_t i = 0; i < findings.size(); ++i)
+        out << "| " << i + 1 << " | " << severityName(findings[i].severity) << " | " << findings[i].title << " (`"
+            << findings[i].id << "`) | " << gainText(findings[i]) << " |\n";
+    for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        out << "\n## " << i + 1 << ". " << f.title << "\n\n`" << f.id << "` · severity **"
+            << severityName(f.severity) << "** · estimated gain " << gainText(f) << " (" << f.gainMethod << ")\n\n"
+            << f.explanation << "\n\n**Evidence**\n\n";
+        for (const Evidence::Figure& fig : f.evidence.figures)
+            out << "- " << fig.name << ": " << formatFigure(fig) << "\n";
+        if (!f.evidence.steps.empty()) {
+            out << "- steps:";
+            for (const std::string& s : f.evidence.steps)
+                out << " " << s;
+            out << "\n";
+        }
+        for (const std::string& op : f.evidence.ops)
+            out << "- op: `" << op << "`\n";
+        for (const std::string& k : f.evidence.kernels)
+            out << "- kernel: `" << k.substr(0, 120) << "`\n";
+        out << "\n**Fix.** " << f.fix << "\n";
+        if (!f.snippet.empty())
+            out << "\n```python\n" << f.snippet << "```\n";
+    }
+    return out.str();
+}
+
+std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+{
+    std::ostringstream out;
+    out << source << "\n" << stepLine(summary) << "\n\n";
+    if (findings.empty()) {
+        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
+        return out.str();
+    }
+    for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        std::string severity = severityName(f.severity);
+        for (char& c : severity)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        out << i + 1 << ". [" << severity << "] " << f.title << "  (" << f.id << ")\n";
+        out << "   " << f.explanation << "\n   evidence:";
+        for (const Evidence::Figure& fig : f.evidence.figures)
+            out << " " << fig.name << " " << formatFigure(fig) << ";";
+        out << "\n";
+        if (!f.evidence.ops.empty())
+            out << "   ops: " << f.evidence.ops.front() << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
+        out << "   gain: " << gainText(f) << " (" << f.gainMethod << ")\n   fix: " << f.fix << "\n";
+        std::istringstream snippet(f.snippet);
+        for (std::string line; std::getline(snippet, line);)
+            out << "     | " << line << "\n";
+        out << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace kinetoscope::cli

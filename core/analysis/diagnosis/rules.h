@@ -1,0 +1,26 @@
+#pragma once
+// The rule functions (see diagnosis.cpp for the catalogue and docs/diagnosis.md).
+#include "core/analysis/diagnosis/diagnosis.h"
+
+namespace kinetoscope::analysis::rules {
+
+using trace::Event;
+
+void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out);
+void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out);
+void launchBound(const DiagnosisInput& in, std::vector<Finding>& out);
+void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out);
+void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out);
+void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out);
+void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out);
+void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
+void hostSync(const DiagnosisInput& in, std::vector<Finding>& out);
+void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out);
+void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out);
+void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out);
+void nearOom(const DiagnosisInput& in, std::vector<Finding>& out);
+void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
+void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
+void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
+
+}  // namespace kinetoscope::analysis::rules

@@ -1,0 +1,154 @@
+// Rules about several GPUs: communication-heavy, dataparallel; and the lab rules that
+// read the engine's three-run baseline.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <set>
+
+namespace kinetoscope::analysis::rules {
+
+using trace::Category;
+
+void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const std::vector<Step>& steps = in.summary.steps.steps;
+    if (steps.empty())
+        return;
+    // Exposed communication: the breakdown gives collectives only the time no compute
+    // kernel claimed. Total communication: the union of collective kernels in the steps.
+    const double exposed = in.summary.breakdown.all.average(TimeCategory::Communication);
+    const double fraction = share(exposed, stepMeanNs(in));
+    if (fraction < in.thresholds.communicationShare)
+        return;
+    std::vector<TimeRange> comm;
+    std::set<std::string> kernels;
+    for (const Event& e : in.model.events()) {
+        if (e.category != Category::Kernel)
+            continue;
+        const std::string_view name = in.model.text(e.name);
+        if (isCommunicationKernel(name) ||
+            (e.op.valid() && isCommunicationOp(in.model.text(in.model.event(e.op).name)))) {
+            comm.push_back({e.startNs, e.endNs()});
+            if (kernels.size() < 3)
+                kernels.emplace(name);
+        }
+    }
+    double total = 0;
+    const RangeSet commSet = unionOf(std::move(comm));
+    for (const Step& s : steps)
+        total += static_cast<double>(lengthWithin(commSet, s.beginNs, s.endNs));
+    total /= static_cast<double>(steps.size());
+    const double overlap = total > 0 ? std::max(0.0, 1.0 - exposed / total) : 0.0;
+    Finding f;
+    f.id = "communication-heavy";
+    f.severity = fraction >= 0.25 ? Severity::High : Severity::Medium;
+    f.title = "Collective communication is exposed " + formatPercent(fraction) + " of the step (" +
+              formatPercent(overlap) + " of it overlaps compute)";
+    f.explanation = "Collectives take " + formatMs(total) + " per step, " + formatMs(exposed) +
+                    " of it with no compute kernel running. Overlapping gradient all-reduce with the backward "
+                    "pass (DDP buckets), fewer and larger collectives, and gradient accumulation with no_sync "
+                    "hide or remove most of it.";
+    f.evidence.figures = {{"exposed_communication_per_step_us", exposed / 1e3, "us"},
+                          {"communication_per_step_us", total / 1e3, "us"},
+                          {"overlap_with_compute", overlap, "fraction"}};
+    f.evidence.kernels.assign(kernels.begin(), kernels.end());
+    f.evidence.steps = worstSteps(in, [&](size_t i) {
+        return in.summary.breakdown.all.perStep[i][TimeCategory::Communication];
+    });
+    if (const auto* distributed = &in.model.metadata().distributed; distributed->has_value())
+        f.evidence.figures.push_back({"world_size", static_cast<double>((*distributed)->worldSize), "count"});
+    f.estimatedGainNs = 0.5 * exposed;
+    f.gainMethod = "half of the exposed communication per step (what better overlap typically hides)";
+    f.fix = "Let DDP overlap all-reduce with backward (do not call synchronising ops between backward and "
+            "step), tune bucket_cap_mb, accumulate gradients over several micro-batches under no_sync(), and "
+            "use NCCL on GPUs.";
+    f.snippet = "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
+                "                                                  bucket_cap_mb=50)\n"
+                "with model.no_sync():          # accumulate without communicating\n"
+                "    loss_fn(model(x1), y1).backward()\n"
+                "loss_fn(model(x2), y2).backward()  # all-reduce overlaps this backward\n";
+    out.push_back(std::move(f));
+}
+
+void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    bool dataParallelForward = false;
+    double overheadNs = 0;
+    for (const Event& e : in.model.events()) {
+        if (e.category != Category::CpuOp && e.category != Category::UserAnnotation &&
+            e.category != Category::PythonFunction)
+            continue;
+        const std::string_view name = in.model.text(e.name);
+        if (name.find("DataParallel.forward") != std::string_view::npos && name.find("Distributed") == std::string_view::npos)
+            dataParallelForward = true;
+        if (name == "Broadcast" || name == "Gather" || name == "Scatter" || name == "ReduceAddCoalesced" ||
+            name == "BroadcastBackward" || name == "GatherBackward")
+            overheadNs += static_cast<double>(e.durationNs);
+    }
+    if (!dataParallelForward || in.summary.gpu.size() < 2)
+        return;
+    const double steps = static_cast<double>(std::max<size_t>(1, in.summary.steps.steps.size()));
+    Finding f;
+    f.id = "dataparallel";
+    f.severity = Severity::High;
+    f.title = "nn.DataParallel drives " + std::to_string(in.summary.gpu.size()) + " GPUs from one process";
+    f.explanation = "DataParallel replicates the model, scatters inputs and gathers outputs every step from a "
+                    "single Python thread, and its GIL-bound replicas starve the GPUs. "
+                    "DistributedDataParallel runs one process per GPU and overlaps gradient all-reduce with "
+                    "the backward pass.";
+    f.evidence.figures = {{"devices", static_cast<double>(in.summary.gpu.size()), "count"},
+                          {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, "us"}};
+    f.evidence.ops.push_back("DataParallel.forward");
+    f.estimatedGainNs = overheadNs / steps;
+    f.gainMethod = "the replicate/scatter/gather time per step (a lower bound: DDP also removes GIL contention)";
+    f.fix = "Replace nn.DataParallel with DistributedDataParallel, one process per GPU (torchrun).";
+    f.snippet = "# torchrun --nproc_per_node=NUM_GPUS train.py\n"
+                "torch.distributed.init_process_group(\"nccl\")\n"
+                "rank = torch.distributed.get_rank()\n"
+                "model = torch.nn.parallel.DistributedDataParallel(model.to(rank), device_ids=[rank])\n";
+    out.push_back(std::move(f));
+}
+
+void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The seeds' rules on the three-run baseline; they need a live run (the engine).
+    if (!in.lab)
+        return;
+    const LabMeasurements& lab = *in.lab;
+    if (lab.fp32StepNs && lab.bf16StepNs && *lab.fp32StepNs > 0) {
+        const double gain = 1.0 - *lab.bf16StepNs / *lab.fp32StepNs;
+        if (gain < 0.20) {
+            Finding f;
+            f.id = "not-precision-bound";
+            f.severity = Severity::Low;
+            f.title = "bf16 autocast speeds the step up only " + formatPercent(std::max(0.0, gain));
+            f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
+                            "bottleneck. Look at the input pipeline, launches and synchronisation first.";
+            f.evidence.figures = {{"fp32_step_us", *lab.fp32StepNs / 1e3, "us"},
+                                  {"bf16_step_us", *lab.bf16StepNs / 1e3, "us"},
+                                  {"bf16_speedup", gain, "fraction"}};
+            f.gainMethod = "informational: tells where not to look";
+            f.fix = "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
+            out.push_back(std::move(f));
+        }
+    }
+    if (lab.bf16StepNs && lab.graphedStepNs && *lab.bf16StepNs > 0) {
+        const double gain = 1.0 - *lab.graphedStepNs / *lab.bf16StepNs;
+        if (gain < 0.10) {
+            Finding f;
+            f.id = "already-fused";
+            f.severity = Severity::Low;
+            f.title = "Replaying the step as a CUDA graph gains only " + formatPercent(std::max(0.0, gain));
+            f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
+                            "fused. torch.compile / CUDA graphs will not help much.";
+            f.evidence.figures = {{"bf16_step_us", *lab.bf16StepNs / 1e3, "us"},
+                                  {"graphed_step_us", *lab.graphedStepNs / 1e3, "us"},
+                                  {"graph_speedup", gain, "fraction"}};
+            f.gainMethod = "informational: tells where not to look";
+            f.fix = "Spend the effort on data, memory or algorithmic changes instead.";
+            out.push_back(std::move(f));
+        }
+    }
+}
+
+}  // namespace kinetoscope::analysis::rules

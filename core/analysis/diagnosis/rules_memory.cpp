@@ -1,0 +1,142 @@
+// Rules about device memory: memory-growth, allocator-fragmentation, near-oom. None of
+// them costs time per step today: their estimated gain is 0 and they rank by severity.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+// Total memory of "cuda:N" from deviceProperties, or -1.
+int64_t deviceMemoryBytes(const DiagnosisInput& in, const std::string& device)
+{
+    if (!device.starts_with("cuda:"))
+        return -1;
+    const int id = std::atoi(device.c_str() + 5);
+    for (const trace::DeviceInfo& d : in.model.metadata().devices)
+        if (d.id == id)
+            return d.totalGlobalMemBytes;
+    return -1;
+}
+
+}  // namespace
+
+void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    for (const auto& [device, d] : in.summary.memory) {
+        if (device == "cpu")
+            continue;
+        std::vector<std::pair<size_t, int64_t>> points;  // (step, allocated at its start)
+        for (size_t i = 0; i < d.allocatedAtStepStart.size(); ++i)
+            if (d.allocatedAtStepStart[i])
+                points.emplace_back(i, *d.allocatedAtStepStart[i]);
+        if (static_cast<double>(points.size()) < in.thresholds.memoryGrowthMinSteps || d.peakAllocatedBytes <= 0)
+            continue;
+        int rises = 0;
+        for (size_t i = 1; i < points.size(); ++i)
+            rises += points[i].second > points[i - 1].second;
+        const double growth = static_cast<double>(points.back().second - points.front().second);
+        const double fraction = growth / static_cast<double>(d.peakAllocatedBytes);
+        if (fraction < in.thresholds.memoryGrowthShare || rises < static_cast<int>(points.size() - 1) * 3 / 4)
+            continue;
+        const double perStep = growth / static_cast<double>(points.back().first - points.front().first);
+        const int64_t total = deviceMemoryBytes(in, device);
+        const double stepsLeft = total > 0 && perStep > 0
+                                     ? static_cast<double>(total - d.peakAllocatedBytes) / perStep
+                                     : -1.0;
+        Finding f;
+        f.id = "memory-growth";
+        f.severity = stepsLeft >= 0 && stepsLeft < 10'000 ? Severity::High : Severity::Medium;
+        f.title = "Allocated memory on " + device + " grows " + formatBytes(perStep) + " every step";
+        f.explanation = "Memory allocated at the start of each step rises in " + std::to_string(rises) + " of " +
+                        std::to_string(points.size() - 1) +
+                        " steps: something keeps tensors alive across steps, most often a loss or metric "
+                        "accumulated with its autograd graph (total += loss instead of loss.item() or "
+                        "loss.detach()), or a growing list of outputs." +
+                        (stepsLeft >= 0 ? " At this rate the device runs out of memory in about " +
+                                              std::to_string(static_cast<int64_t>(stepsLeft)) + " steps."
+                                        : std::string());
+        f.evidence.figures = {{"growth_per_step_bytes", perStep, "bytes"},
+                              {"allocated_first_step_bytes", static_cast<double>(points.front().second), "bytes"},
+                              {"allocated_last_step_bytes", static_cast<double>(points.back().second), "bytes"}};
+        if (stepsLeft >= 0)
+            f.evidence.figures.push_back({"steps_until_out_of_memory", stepsLeft, "count"});
+        for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
+            f.evidence.ops.push_back(d.byOp[i].op);
+        f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
+        f.fix = "Detach what you keep across steps: accumulate loss.detach() (or .item() every N steps), "
+                "store outputs with .detach().cpu(), and clear lists of tensors.";
+        f.snippet = "total_loss += loss.detach()   # not: total_loss += loss\n"
+                    "outputs.append(out.detach().cpu())\n";
+        out.push_back(std::move(f));
+    }
+}
+
+void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    for (const auto& [device, d] : in.summary.memory) {
+        if (!d.totalsRecorded || !d.peakReservedBytes || d.peakAllocatedBytes <= 0 || device == "cpu")
+            continue;
+        const double reserved = static_cast<double>(*d.peakReservedBytes);
+        const double allocated = static_cast<double>(d.peakAllocatedBytes);
+        const double ratio = reserved / allocated;
+        if (ratio < in.thresholds.fragmentationRatio || reserved - allocated < in.thresholds.fragmentationMinBytes)
+            continue;
+        Finding f;
+        f.id = "allocator-fragmentation";
+        f.severity = ratio >= 2 * in.thresholds.fragmentationRatio ? Severity::Medium : Severity::Low;
+        f.title = "The caching allocator holds " + formatRatio(ratio) + " the memory in use on " + device;
+        f.explanation = "Peak reserved memory (" + formatBytes(reserved) + ") far exceeds peak allocated memory (" +
+                        formatBytes(allocated) + "): freed blocks of varying sizes stay cached and fragment. "
+                        "It wastes memory that larger batches or models could use, and can end in an "
+                        "out-of-memory error with memory nominally free.";
+        f.evidence.figures = {{"peak_reserved_bytes", reserved, "bytes"},
+                              {"peak_allocated_bytes", allocated, "bytes"},
+                              {"reserved_over_allocated", ratio, "ratio"}};
+        f.gainMethod = "no time saved per step; frees memory";
+        f.fix = "Let the allocator grow segments instead of caching many sizes, and keep tensor shapes "
+                "stable (pad variable-length batches to a few bucket sizes).";
+        f.snippet = "# before the first CUDA call (or in the environment):\n"
+                    "import os\n"
+                    "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
+        out.push_back(std::move(f));
+    }
+}
+
+void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    for (const auto& [device, d] : in.summary.memory) {
+        const int64_t total = deviceMemoryBytes(in, device);
+        if (total <= 0)
+            continue;
+        const double allocated = static_cast<double>(d.peakAllocatedBytes) / static_cast<double>(total);
+        const double reserved = d.peakReservedBytes ? static_cast<double>(*d.peakReservedBytes) / static_cast<double>(total) : 0.0;
+        if (allocated < in.thresholds.nearOomShare && reserved < in.thresholds.nearOomShare)
+            continue;
+        Finding f;
+        f.id = "near-oom";
+        f.severity = allocated >= in.thresholds.nearOomShare ? Severity::High : Severity::Medium;
+        f.title = "Peak memory on " + device + " reaches " + formatPercent(std::max(allocated, reserved)) +
+                  " of the device";
+        f.explanation = "Peak allocated memory is " + formatBytes(static_cast<double>(d.peakAllocatedBytes)) + " of " +
+                        formatBytes(static_cast<double>(total)) +
+                        ": a slightly longer sequence or larger batch will fail with out-of-memory. "
+                        "Activation checkpointing trades recomputation for memory; bf16 halves activations.";
+        f.evidence.figures = {{"peak_allocated_share_of_device", allocated, "fraction"},
+                              {"peak_reserved_share_of_device", reserved, "fraction"},
+                              {"device_memory_bytes", static_cast<double>(total), "bytes"}};
+        for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
+            f.evidence.ops.push_back(d.byOp[i].op);
+        f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
+        f.fix = "Checkpoint activations of the largest blocks, train in bf16, or reduce the micro-batch and "
+                "accumulate gradients.";
+        f.snippet = "from torch.utils.checkpoint import checkpoint\n"
+                    "def forward(self, x):\n"
+                    "    for block in self.blocks:\n"
+                    "        x = checkpoint(block, x, use_reentrant=False)\n"
+                    "    return x\n";
+        out.push_back(std::move(f));
+    }
+}
+
+}  // namespace kinetoscope::analysis::rules

@@ -1,0 +1,64 @@
+#include "core/analysis/diagnosis/thresholds.h"
+
+#include <tuple>
+
+namespace kinetoscope::analysis {
+
+namespace {
+
+struct Entry
+{
+    const char* name;
+    double Thresholds::*field;
+    const char* meaning;
+};
+
+constexpr Entry kEntries[] = {
+    {"dataloader_share", &Thresholds::dataloaderShare, "dataloader-bound fires above this GPU-idle DataLoader share of the step"},
+    {"dataloader_share_high", &Thresholds::dataloaderShareHigh, "... and is high above this"},
+    {"low_utilization", &Thresholds::lowUtilization, "low-gpu-utilization fires below this kernel-busy fraction"},
+    {"low_utilization_high", &Thresholds::lowUtilizationHigh, "... and is high below this"},
+    {"idle_stretch_us", &Thresholds::idleStretchUs, "an unbroken GPU idle stretch longer than this is reported"},
+    {"launch_host_wait_share", &Thresholds::launchHostWaitShare, "launch-bound: host-wait idle share of the step"},
+    {"launch_min_kernels_per_step", &Thresholds::launchMinKernelsPerStep, "launch-bound: kernels per step at least"},
+    {"launch_short_kernel_share", &Thresholds::launchShortKernelShare, "launch-bound: share of kernels under 10 us at least"},
+    {"tensor_core_eligible_share", &Thresholds::tensorCoreEligibleShare, "no-tensor-cores: GEMM/conv share of kernel time at least"},
+    {"tensor_core_share_max", &Thresholds::tensorCoreShareMax, "no-tensor-cores: fires when Tensor Core kernels are under this share"},
+    {"misaligned_share", &Thresholds::misalignedShare, "tensor-core-misaligned: misaligned ops' share of kernel time"},
+    {"host_sync_share", &Thresholds::hostSyncShare, "host-sync: blocked share of the step"},
+    {"host_sync_share_high", &Thresholds::hostSyncShareHigh, "... and is high above this"},
+    {"pageable_share", &Thresholds::pageableShare, "pageable-memcpy: pageable HtoD copy share of the step"},
+    {"copy_share", &Thresholds::copyShare, "copy-heavy: aten::copy_/to share of the step"},
+    {"memory_growth_share", &Thresholds::memoryGrowthShare, "memory-growth: growth across steps as a share of the peak"},
+    {"memory_growth_min_steps", &Thresholds::memoryGrowthMinSteps, "memory-growth: steps needed"},
+    {"fragmentation_ratio", &Thresholds::fragmentationRatio, "allocator-fragmentation: peak reserved / peak allocated"},
+    {"fragmentation_min_bytes", &Thresholds::fragmentationMinBytes, "allocator-fragmentation: reserved minus allocated at least"},
+    {"near_oom_share", &Thresholds::nearOomShare, "near-oom: peak memory share of the device memory"},
+    {"communication_share", &Thresholds::communicationShare, "communication-heavy: exposed collective share of the step"},
+    {"optimizer_kernels_per_step", &Thresholds::optimizerKernelsPerStep, "optimizer-unfused: kernels per optimizer step"},
+    {"unstable_cv", &Thresholds::unstableCv, "unstable-steps: coefficient of variation of step times"},
+    {"unstable_max_over_median", &Thresholds::unstableMaxOverMedian, "unstable-steps: slowest step / median step"},
+};
+
+}  // namespace
+
+bool Thresholds::set(std::string_view name, double value)
+{
+    for (const Entry& e : kEntries) {
+        if (name == e.name) {
+            this->*(e.field) = value;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<std::tuple<std::string, double, std::string>> Thresholds::describe() const
+{
+    std::vector<std::tuple<std::string, double, std::string>> out;
+    for (const Entry& e : kEntries)
+        out.emplace_back(e.name, this->*(e.field), e.meaning);
+    return out;
+}
+
+}  // namespace kinetoscope::analysis
