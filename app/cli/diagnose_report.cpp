@@ -28,6 +28,15 @@ std::string formatFigure(const Evidence::Figure& f)
     return text;
 }
 
+// Figure names end in their unit ("..._us"); people read the value with its unit instead.
+std::string displayName(const std::string& name)
+{
+    for (const char* suffix : {"_us", "_bytes"})
+        if (name.ends_with(suffix))
+            return name.substr(0, name.size() - std::char_traits<char>::length(suffix));
+    return name;
+}
+
 std::string gainText(const Finding& f)
 {
     if (f.estimatedGainNs <= 0)
@@ -97,7 +106,7 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
             << severityName(f.severity) << "** · estimated gain " << gainText(f) << " (" << f.gainMethod << ")\n\n"
             << f.explanation << "\n\n**Evidence**\n\n";
         for (const Evidence::Figure& fig : f.evidence.figures)
-            out << "- " << fig.name << ": " << formatFigure(fig) << "\n";
+            out << "- " << displayName(fig.name) << ": " << formatFigure(fig) << "\n";
         if (!f.evidence.steps.empty()) {
             out << "- steps:";
             for (const std::string& s : f.evidence.steps)
@@ -131,7 +140,7 @@ std::string diagnosisText(const std::string& source, const std::vector<Finding>&
         out << i + 1 << ". [" << severity << "] " << f.title << "  (" << f.id << ")\n";
         out << "   " << f.explanation << "\n   evidence:";
         for (const Evidence::Figure& fig : f.evidence.figures)
-            out << " " << fig.name << " " << formatFigure(fig) << ";";
+            out << " " << displayName(fig.name) << " " << formatFigure(fig) << ";";
         out << "\n";
         if (!f.evidence.ops.empty())
             out << "   ops: " << f.evidence.ops.front() << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";

@@ -121,8 +121,8 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
               " of kernel time)";
     f.explanation = "The GPU has Tensor Cores, but " + formatPercent(tcShare) +
                     " of the kernel time uses them while GEMM and convolution ops take " +
-                    formatPercent(eligibleShare) + " of it: the model runs in fp32. bf16 autocast moves "
-                    "these ops onto Tensor Cores, typically 2x or more faster, with no loss scaling needed.";
+                    formatPercent(eligibleShare) + " of it: the model runs in fp32. Mixed precision moves "
+                    "these ops onto Tensor Cores, typically 2x or more faster.";
     f.evidence.figures = {{"tensor_core_share_of_kernel_time", tcShare, "fraction"},
                           {"gemm_conv_share_of_kernel_time", eligibleShare, "fraction"},
                           {"gemm_conv_time_per_step_us", eligible / steps / 1e3, "us"}};
@@ -132,15 +132,36 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
         if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
             f.evidence.kernels.push_back(k.name);
     f.estimatedGainNs = 0.5 * eligible / steps;
-    f.gainMethod = "half of the GEMM/convolution kernel time per step (bf16 Tensor Core kernels are at least "
-                   "2x faster than fp32 ones)";
-    f.fix = "Run the forward pass (and the loss) under bf16 autocast; keep the optimizer in fp32. On "
-            "Ampere or later, TF32 also helps the ops autocast leaves in fp32.";
-    f.snippet = "torch.backends.cuda.matmul.allow_tf32 = True\n"
-                "torch.backends.cudnn.allow_tf32 = True\n"
-                "with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
-                "    loss = loss_fn(model(x), y)\n"
-                "loss.backward()\n";
+    f.gainMethod = "half of the GEMM/convolution kernel time per step (Tensor Core kernels in 16-bit are at "
+                   "least 2x faster than fp32 ones)";
+    // bf16 Tensor Cores need Ampere (compute capability 8.0); Volta and Turing use fp16
+    // with a gradient scaler.
+    bool bf16 = false;
+    for (const trace::DeviceInfo& d : in.model.metadata().devices)
+        bf16 |= d.computeMajor >= 8;
+    if (in.model.metadata().devices.empty())
+        for (const KernelStats& k : in.summary.kernels)
+            bf16 |= k.name.find("ampere_") != std::string::npos || k.name.find("sm80_") != std::string::npos ||
+                    k.name.find("sm90_") != std::string::npos;
+    if (bf16) {
+        f.fix = "Run the forward pass (and the loss) under bf16 autocast; keep the optimizer in fp32. TF32 "
+                "also speeds up the ops autocast leaves in fp32.";
+        f.snippet = "torch.backends.cuda.matmul.allow_tf32 = True\n"
+                    "torch.backends.cudnn.allow_tf32 = True\n"
+                    "with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+                    "    loss = loss_fn(model(x), y)\n"
+                    "loss.backward()\n";
+    } else {
+        f.explanation += " This GPU predates bf16 Tensor Cores: use fp16 autocast with a gradient scaler.";
+        f.fix = "Run the forward pass (and the loss) under fp16 autocast with a GradScaler; keep the optimizer "
+                "in fp32.";
+        f.snippet = "scaler = torch.amp.GradScaler(\"cuda\")\n"
+                    "with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+                    "    loss = loss_fn(model(x), y)\n"
+                    "scaler.scale(loss).backward()\n"
+                    "scaler.step(optimizer)\n"
+                    "scaler.update()\n";
+    }
     out.push_back(std::move(f));
 }
 
@@ -266,13 +287,24 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     auto isCopyOp = [](std::string_view n) {
         return n == "aten::copy_" || n == "aten::to" || n == "aten::_to_copy";
     };
+    // Copies that bring input from the host are the data pipeline's business
+    // (pageable-memcpy, dataloader-bound): leave out the copy ops that launched them.
+    std::vector<bool> hostInput(in.model.events().size(), false);
+    for (const Event& e : in.model.events()) {
+        if (e.category != Category::Memcpy || !e.op.valid() ||
+            in.model.text(e.name).find("HtoD") == std::string_view::npos)
+            continue;
+        for (trace::EventId a = e.op; a.valid() && isCopyOp(in.model.text(in.model.event(a).name));
+             a = in.model.event(a).parent)
+            hostInput[a.value] = true;
+    }
     double cpu = 0, device = 0;
     std::map<std::string, double> callers;
     for (const Event& e : in.model.events()) {
         if (e.startNs < begin || e.startNs >= end)
             continue;
         const std::string_view name = in.model.text(e.name);
-        if (e.category == Category::CpuOp && isCopyOp(name)) {
+        if (e.category == Category::CpuOp && isCopyOp(name) && !hostInput[in.model.idOf(e).value]) {
             // Outermost copy op only (aten::to -> _to_copy -> copy_).
             bool nested = false;
             for (trace::EventId p = e.parent; p.valid(); p = in.model.event(p).parent)
@@ -283,7 +315,7 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
                     callers[std::string(in.model.text(in.model.event(e.parent).name))] += static_cast<double>(e.durationNs);
             }
         } else if ((e.category == Category::Kernel || e.category == Category::Memcpy) && e.op.valid() &&
-                   isCopyOp(in.model.text(in.model.event(e.op).name))) {
+                   isCopyOp(in.model.text(in.model.event(e.op).name)) && !hostInput[e.op.value]) {
             device += static_cast<double>(e.durationNs);
         }
     }
