@@ -13,7 +13,7 @@ VENV=${KINETOSCOPE_VENV:-$HOME/.local/share/kinetoscope/venv}
 log() { printf '[setup] %s\n' "$*"; }
 
 packages=(build-essential cmake ninja-build ccache pkg-config python3 python3-venv
-          qt6-base-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
+          qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
           xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do

@@ -23,7 +23,11 @@ constexpr const char* kUsage =
     "  diagnose TRACE [--json|--markdown] [--fail-on low|medium|high]\n"
     "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
     "                        ranked findings with evidence, estimated gain and the fix\n"
+    "  report TRACE --out FILE.{pdf,png,html}\n"
+    "                        the diagnosis page (figures, plots, findings) as a document\n"
     "  help                  this text\n"
+    "\n"
+    "kinetoscope [FILE...]   the desktop app, opening the files given\n"
     "\n"
     "exit codes: 0 success, 1 a finding at or above --fail-on, 2 bad input (one line on stderr)\n";
 
@@ -45,6 +49,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runDiagnose(rest, out, err);
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
+}
+
+bool isCommand(std::string_view name)
+{
+    return name == "info" || name == "summary" || name == "diagnose" || name == "help" ||
+           name == "--help" || name == "-h";
 }
 
 int run(int argc, char** argv)

@@ -170,6 +170,13 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
     return stats;
 }
 
+namespace {
+bool isStepMarker(const TraceModel& model, const Event& e)
+{
+    return model.text(e.name).starts_with("ProfilerStep#");
+}
+}  // namespace
+
 UtilizationSeries computeUtilizationSeries(const TraceModel& model, int buckets)
 {
     UtilizationSeries series;
@@ -198,13 +205,19 @@ UtilizationSeries computeUtilizationSeries(const TraceModel& model, int buckets)
     for (const Track& track : model.tracks()) {
         const TrackId id{static_cast<uint32_t>(&track - model.tracks().data())};
         for (const Event& e : model.events(id)) {
-            if (e.category == Category::Kernel)
+            if (e.category == Category::Kernel) {
                 kernels[track.pid].push_back({e.startNs, e.endNs()});
-            else if (e.category == Category::CpuOp && e.depth == 0)
+                continue;
+            }
+            // CPU activity: the outermost CPU ops, looking through annotations and the
+            // ProfilerStep markers (which cover the whole step whatever the CPU does).
+            if (e.category != Category::CpuOp || isStepMarker(model, e))
+                continue;
+            EventId p = e.parent;
+            while (p.valid() && (model.event(p).category != Category::CpuOp || isStepMarker(model, model.event(p))))
+                p = model.event(p).parent;
+            if (!p.valid())
                 cpu.push_back({e.startNs, e.endNs()});
-            else if (e.category == Category::CpuOp && e.parent.valid() &&
-                     model.event(e.parent).category != Category::CpuOp)
-                cpu.push_back({e.startNs, e.endNs()});  // top-level op under an annotation
         }
     }
     for (auto& [device, ranges] : kernels)

@@ -1,0 +1,116 @@
+#include "app/gui/gui_main.h"
+
+#include "app/gui/main_window.h"
+#include "widgets/document_view.h"
+#include "widgets/report.h"
+
+#include <QApplication>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace kinetoscope::gui {
+
+namespace {
+
+void useOffscreenWithoutDisplay()
+{
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY") &&
+        !qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+void setIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Kinetoscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("Kinetoscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(KINETOSCOPE_VERSION));
+}
+
+}  // namespace
+
+int runGui(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    setIdentity();
+    QStringList files;
+    QString screenshot, view = QStringLiteral("overview");
+    bool printLatency = false;
+    const QStringList args = QCoreApplication::arguments().mid(1);
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
+            screenshot = args[++i];
+        else if (args[i] == QLatin1String("--view") && i + 1 < args.size())
+            view = args[++i];
+        else if (args[i] == QLatin1String("--print-latency"))
+            printLatency = true;
+        else
+            files << args[i];
+    }
+    MainWindow window;
+    window.show();
+    if (!screenshot.isEmpty() || printLatency) {
+        static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
+                                       QStringLiteral("kernels"), QStringLiteral("memory")};
+        QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
+            if (printLatency)
+                std::fprintf(stderr, "max event-loop latency while loading: %.1f ms\n", window.lastLoadMaxLatencyMs());
+            if (screenshot.isEmpty())
+                return;
+            doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));
+            QTimer::singleShot(400, &window, [&] {
+                const bool ok = window.grab().save(screenshot);
+                QCoreApplication::exit(ok ? 0 : 2);
+            });
+        });
+        QObject::connect(&window, &MainWindow::loadFailed, &window, [&](const QString& message) {
+            std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
+            if (!screenshot.isEmpty())
+                QCoreApplication::exit(2);
+        });
+    }
+    if (!files.isEmpty())
+        window.openFiles(files);
+    return app.exec();
+}
+
+int runReport(int argc, char** argv)
+{
+    useOffscreenWithoutDisplay();
+    QApplication app(argc, argv);
+    setIdentity();
+    const QStringList args = QCoreApplication::arguments().mid(2);
+    QString trace, out;
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--out") && i + 1 < args.size())
+            out = args[++i];
+        else if (!args[i].startsWith(QLatin1Char('-')) && trace.isEmpty())
+            trace = args[i];
+        else {
+            std::fprintf(stderr, "kinetoscope report: unexpected argument '%s'\n", qPrintable(args[i]));
+            return 2;
+        }
+    }
+    if (trace.isEmpty() || out.isEmpty()) {
+        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE --out FILE.{pdf,png,html}\n");
+        return 2;
+    }
+    const auto analysed = analysis::analyseTraceFile(trace.toStdString());
+    if (!analysed->model) {
+        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
+        return 2;
+    }
+    QString error;
+    if (!widgets::writeReport(*analysed, out, &error)) {
+        std::fprintf(stderr, "kinetoscope report: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (analysed->loadStatus != trace::LoadStatus::Ok) {
+        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace kinetoscope::gui

@@ -1,0 +1,308 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/start_page.h"
+#include "widgets/document_view.h"
+#include "widgets/report.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace kinetoscope::gui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+constexpr int kLatencyTickMs = 10;
+}
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
+      m_documents(new QTabWidget(this)), m_progress(new QProgressBar(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_status(new QLabel(this)), m_latencyTimer(new QTimer(this))
+{
+    setWindowTitle(QStringLiteral("Kinetoscope"));
+    setAcceptDrops(true);
+    m_documents->setTabsClosable(true);
+    m_documents->setDocumentMode(true);
+    m_stack->addWidget(m_start);
+    m_stack->addWidget(m_documents);
+    setCentralWidget(m_stack);
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(240);
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_cancelFlag)
+            m_cancelFlag->store(true);
+    });
+    connect(m_documents, &QTabWidget::tabCloseRequested, this, &MainWindow::closeDocument);
+    connect(m_start, &StartPage::openRequested, this, [this] {
+        openFiles(QFileDialog::getOpenFileNames(this, tr("Open trace"), QString(),
+                                                tr("PyTorch traces (*.json *.json.gz *.gz);;All files (*)")));
+    });
+    connect(m_start, &StartPage::openFileRequested, this, [this](const QString& path) { openFiles({path}); });
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished, this,
+            &MainWindow::finishLoad);
+    // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
+    // how long the event loop was blocked.
+    m_latencyTimer->setInterval(kLatencyTickMs);
+    connect(m_latencyTimer, &QTimer::timeout, this, [this] {
+        const double late = double(m_latencyClock.restart()) - kLatencyTickMs;
+        m_maxLatencyMs = std::max(m_maxLatencyMs, late);
+    });
+
+    QSettings settings;
+    m_recentFiles = settings.value(QStringLiteral("recentFiles")).toStringList();
+    createActions();
+    m_start->setRecentFiles(m_recentFiles);
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    if (!settings.contains(QStringLiteral("geometry")))
+        resize(1280, 860);
+}
+
+MainWindow::~MainWindow()
+{
+    if (m_cancelFlag)
+        m_cancelFlag->store(true);
+    m_watcher.waitForFinished();
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, [this] { m_start->openRequested(); });
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    updateRecentMenu();
+    QAction* exportAction = file->addAction(tr("&Export report…"), this, &MainWindow::exportReport);
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    QAction* close = file->addAction(tr("&Close"), this, [this] {
+        if (m_documents->count() > 0)
+            closeDocument(m_documents->currentIndex());
+    });
+    close->setShortcut(QKeySequence::Close);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Filter tables"), this, [this] {
+        if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
+            doc->focusFilter();
+    });
+    find->setShortcut(QKeySequence::Find);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"), tr("Kernels"), tr("Memory")};
+    for (int i = 0; i < pages.size(); ++i) {
+        QAction* page = view->addAction(pages[i], this, [this, i] { showPage(i); });
+        page->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Kinetoscope"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::showPage(int page)
+{
+    if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
+        doc->setCurrentIndex(page);
+}
+
+void MainWindow::openFiles(const QStringList& paths)
+{
+    for (const QString& path : paths)
+        if (!path.isEmpty())
+            m_queue << path;
+    if (!isLoading())
+        startNextLoad();
+}
+
+bool MainWindow::isLoading() const
+{
+    return m_watcher.isRunning();
+}
+
+int MainWindow::documentCount() const
+{
+    return m_documents->count();
+}
+
+widgets::DocumentView* MainWindow::document(int index) const
+{
+    return qobject_cast<widgets::DocumentView*>(m_documents->widget(index));
+}
+
+void MainWindow::startNextLoad()
+{
+    if (m_queue.isEmpty()) {
+        Q_EMIT idle();
+        return;
+    }
+    m_loadingPath = m_queue.takeFirst();
+    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    m_status->setText(tr("Loading %1…").arg(QFileInfo(m_loadingPath).fileName()));
+    m_maxLatencyMs = 0;
+    m_latencyClock.start();
+    m_latencyTimer->start();
+    const std::string path = m_loadingPath.toStdString();
+    auto cancel = m_cancelFlag;
+    QPointer<QProgressBar> bar = m_progress;
+    m_watcher.setFuture(QtConcurrent::run([path, cancel, bar] {
+        analysis::AnalysisProgress progress;
+        progress.cancel = cancel.get();
+        progress.progress = [bar](double fraction) {
+            QMetaObject::invokeMethod(
+                qApp, [bar, fraction] { if (bar) bar->setValue(int(fraction * 1000)); }, Qt::QueuedConnection);
+        };
+        return analysis::analyseTraceFile(path, {}, progress);
+    }));
+}
+
+void MainWindow::finishLoad()
+{
+    m_latencyTimer->stop();
+    m_lastLatencyMs = m_maxLatencyMs;
+    m_progress->hide();
+    m_cancel->hide();
+    const auto trace = m_watcher.result();
+    const QString name = QFileInfo(m_loadingPath).fileName();
+    if (!trace || !trace->model) {
+        const QString message = trace && trace->loadStatus == trace::LoadStatus::Cancelled
+                                    ? tr("%1: loading cancelled").arg(name)
+                                    : tr("%1: %2").arg(name, QString::fromStdString(trace ? trace->loadMessage : std::string("failed")));
+        m_status->setText(message);
+        m_start->showError(message);
+        Q_EMIT loadFailed(message);
+    } else {
+        auto* doc = new widgets::DocumentView(trace, m_documents);
+        const int index = m_documents->addTab(doc, name);
+        m_documents->setTabToolTip(index, m_loadingPath);
+        m_documents->setCurrentIndex(index);
+        m_stack->setCurrentWidget(m_documents);
+        addRecentFile(m_loadingPath);
+        QString status = tr("%1: %2 events, %3 steps, loaded in %4 s")
+                             .arg(name)
+                             .arg(trace->model->stats().entries)
+                             .arg(trace->summary.steps.steps.size())
+                             .arg(trace->loadSeconds, 0, 'f', 2);
+        if (trace->loadStatus != trace::LoadStatus::Ok)
+            status = tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
+        m_status->setText(status);
+        Q_EMIT documentOpened(doc);
+    }
+    startNextLoad();
+}
+
+void MainWindow::closeDocument(int index)
+{
+    QWidget* doc = m_documents->widget(index);
+    m_documents->removeTab(index);
+    delete doc;
+    if (m_documents->count() == 0)
+        m_stack->setCurrentWidget(m_start);
+}
+
+void MainWindow::exportReport()
+{
+    auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget());
+    if (!doc) {
+        m_status->setText(tr("Open a trace first"));
+        return;
+    }
+    const QString suggested = QFileInfo(QString::fromStdString(doc->trace().path)).completeBaseName() + QStringLiteral("-report.pdf");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
+                                                      tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (widgets::writeReport(doc->trace(), path, &error))
+        m_status->setText(tr("Report written to %1").arg(path));
+    else
+        m_status->setText(tr("Export failed: %1").arg(error));
+}
+
+void MainWindow::showAbout()
+{
+    QString versions;
+    if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget())) {
+        const auto& m = doc->trace().model->metadata();
+        for (const auto& [key, value] : m.versions)
+            versions += QStringLiteral("<br>%1: %2").arg(QString::fromStdString(key), QString::fromStdString(value));
+        if (versions.isEmpty())
+            versions = tr("<br>The current trace records no tool versions.");
+        versions = tr("<p>Current trace:%1</p>").arg(versions);
+    }
+    QMessageBox::about(this, tr("About Kinetoscope"),
+                       tr("<h3>Kinetoscope %1</h3><p>A profiler and trace viewer for PyTorch training.</p>"
+                          "<p>Qt %2 (built with %3)</p>%4")
+                           .arg(QStringLiteral(KINETOSCOPE_VERSION), QString::fromLatin1(qVersion()),
+                                QStringLiteral(QT_VERSION_STR), versions));
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_recentFiles.removeAll(absolute);
+    m_recentFiles.prepend(absolute);
+    while (m_recentFiles.size() > kMaxRecent)
+        m_recentFiles.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), m_recentFiles);
+    m_start->setRecentFiles(m_recentFiles);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& file : m_recentFiles)
+        m_recentMenu->addAction(file, this, [this, file] { openFiles({file}); });
+    m_recentMenu->setEnabled(!m_recentFiles.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    openFiles(paths);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    if (m_cancelFlag)
+        m_cancelFlag->store(true);
+    event->accept();
+}
+
+}  // namespace kinetoscope::gui

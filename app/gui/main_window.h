@@ -1,0 +1,85 @@
+#pragma once
+// The main window: a start page, then one tab per opened trace. Loading and analysis
+// run on a worker thread with progress and cancel; a bad file is reported in one line
+// and leaves the other documents untouched.
+#include "core/analysis/analysed_trace.h"
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+class QTimer;
+
+namespace kinetoscope::widgets {
+class DocumentView;
+}
+
+namespace kinetoscope::gui {
+
+class StartPage;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFiles(const QStringList& paths);
+    bool isLoading() const;
+    int documentCount() const;
+    widgets::DocumentView* document(int index) const;
+    StartPage* startPage() const { return m_start; }
+    // Longest the event loop was late (ms) during the last load: the responsiveness figure.
+    double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }
+
+Q_SIGNALS:
+    void documentOpened(widgets::DocumentView* document);
+    void loadFailed(const QString& message);
+    void idle();  // nothing left to load
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void startNextLoad();
+    void finishLoad();
+    void closeDocument(int index);
+    void exportReport();
+    void showAbout();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void showPage(int page);
+
+    QStackedWidget* m_stack;
+    StartPage* m_start;
+    QTabWidget* m_documents;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QLabel* m_status;
+    class QMenu* m_recentMenu = nullptr;
+    QStringList m_recentFiles;
+
+    QStringList m_queue;
+    QString m_loadingPath;
+    QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    QTimer* m_latencyTimer;
+    QElapsedTimer m_latencyClock;
+    double m_maxLatencyMs = 0;
+    double m_lastLatencyMs = 0;
+};
+
+}  // namespace kinetoscope::gui

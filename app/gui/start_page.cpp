@@ -1,0 +1,60 @@
+#include "app/gui/start_page.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace kinetoscope::gui {
+
+StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidget(this)), m_error(new QLabel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(48, 36, 48, 36);
+    auto* title = new QLabel(tr("<h1>Kinetoscope</h1><p>Why is this PyTorch training run slow? Open a trace that "
+                                "<code>torch.profiler</code> wrote (<code>.json</code> or <code>.json.gz</code>), "
+                                "or drop one or several on this window.</p>"),
+                             this);
+    title->setWordWrap(true);
+    layout->addWidget(title);
+    auto* open = new QPushButton(tr("Open trace…"), this);
+    open->setToolTip(tr("Open a torch.profiler trace (Ctrl+O)"));
+    auto* lab = new QPushButton(tr("Run a lab…"), this);
+    lab->setEnabled(false);
+    lab->setToolTip(tr("Run the three-run baseline on a model and dataset: arrives with the engine"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(open);
+    buttons->addWidget(lab);
+    buttons->addStretch();
+    layout->addLayout(buttons);
+    m_error->setStyleSheet(QStringLiteral("color: #c62828"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_error);
+    layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this));
+    layout->addWidget(m_recent, 1);
+    connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
+    connect(m_recent, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { Q_EMIT openFileRequested(item->data(Qt::UserRole).toString()); });
+}
+
+void StartPage::setRecentFiles(const QStringList& files)
+{
+    m_recent->clear();
+    for (const QString& file : files) {
+        auto* item = new QListWidgetItem(file, m_recent);
+        item->setData(Qt::UserRole, file);
+    }
+}
+
+void StartPage::showError(const QString& message)
+{
+    m_error->setText(message);
+}
+
+QString StartPage::errorText() const
+{
+    return m_error->text();
+}
+
+}  // namespace kinetoscope::gui

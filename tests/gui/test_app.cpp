@@ -1,0 +1,91 @@
+// The real binary, as a person runs it: under Xvfb, open a trace, wait for the overview,
+// grab the window; `kinetoscope report` headless; a bad file in the window.
+#include "tests/support/test_support.h"
+
+#include <QImage>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QtTest>
+
+namespace {
+
+QString binary()
+{
+    return QStringLiteral(KINETOSCOPE_BINARY);
+}
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
+
+class TestApp : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void showsTheOverviewUnderXvfb()
+    {
+        const QString xvfbRun = QStandardPaths::findExecutable(QStringLiteral("xvfb-run"));
+        QVERIFY2(!xvfbRun.isEmpty(), "xvfb-run is missing: scripts/setup.sh installs xvfb");
+        const QString shot = m_dir.path() + QStringLiteral("/window.png");
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // a real X server this time
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path());
+        app.setProcessEnvironment(env);
+        app.start(xvfbRun, {QStringLiteral("-a"), QStringLiteral("-s"), QStringLiteral("-screen 0 1400x1000x24"), binary(),
+                            QString::fromStdString(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string()),
+                            QStringLiteral("--screenshot"), shot});
+        QVERIFY(app.waitForFinished(120'000));
+        QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
+        const QImage image(shot);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 800);
+        QVERIFY(distinctColours(image) > 50);
+    }
+
+    void writesAReportHeadless()
+    {
+        for (const char* format : {"pdf", "png", "html"}) {
+            const QString out = m_dir.path() + QStringLiteral("/report.") + QLatin1String(format);
+            QProcess report;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.remove(QStringLiteral("DISPLAY"));
+            env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // it must choose offscreen itself
+            report.setProcessEnvironment(env);
+            report.start(binary(), {QStringLiteral("report"),
+                                    QString::fromStdString(kinetoscope::test::sharedTrace("hta/sampled_rank0.json.gz").string()),
+                                    QStringLiteral("--out"), out});
+            QVERIFY(report.waitForFinished(120'000));
+            QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
+            QVERIFY(QFileInfo(out).size() > 10'000);
+        }
+        QFile pdf(m_dir.path() + QStringLiteral("/report.pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
+        QVERIFY(distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
+    }
+
+    void reportsABadFileInOneLine()
+    {
+        QProcess report;
+        report.start(binary(), {QStringLiteral("report"), QStringLiteral("/no/such/trace.json"), QStringLiteral("--out"),
+                                m_dir.path() + QStringLiteral("/x.pdf")});
+        QVERIFY(report.waitForFinished(60'000));
+        QCOMPARE(report.exitCode(), 2);
+        const QByteArray err = report.readAllStandardError();
+        QVERIFY(err.contains("no such file"));
+        QVERIFY(!QFileInfo::exists(m_dir.path() + QStringLiteral("/x.pdf")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestApp)
+#include "test_app.moc"

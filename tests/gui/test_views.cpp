@@ -1,0 +1,160 @@
+// The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
+// top finding), the table models under QAbstractItemModelTester, and the report.
+#include "core/analysis/analysed_trace.h"
+#include "tests/support/test_support.h"
+#include "widgets/breakdown_chart.h"
+#include "widgets/document_view.h"
+#include "widgets/findings_view.h"
+#include "widgets/memory_chart.h"
+#include "widgets/overview_view.h"
+#include "widgets/plot_export.h"
+#include "widgets/report.h"
+#include "widgets/table_models.h"
+#include "widgets/table_view.h"
+#include "widgets/utilization_chart.h"
+
+#include <QAbstractItemModelTester>
+#include <QImage>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QtTest>
+
+using namespace kinetoscope;
+
+namespace {
+
+std::shared_ptr<const analysis::AnalysedTrace> analysed(const char* file)
+{
+    return analysis::analyseTraceFile(test::sharedTrace(file).string());
+}
+
+// A rendered image is "not blank" when it has more than a handful of distinct colours.
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
+
+class TestViews : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void drawsTheOverviewOfARealTrace()
+    {
+        const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        QVERIFY(trace->model);
+        widgets::DocumentView view(trace);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.count(), 5);
+        // One stacked bar per step plus the average, 8 categories stacked.
+        QCOMPARE(view.overview()->breakdownChart()->barCount(), 7);
+        QCOMPARE(view.overview()->breakdownChart()->plottableCount(), 8);
+        // The sawtooth: CPU + one GPU curve of 1000 buckets, one marker per step.
+        const widgets::UtilizationChart* saw = view.overview()->utilizationChart();
+        QCOMPARE(saw->graphCount(), 2);
+        QCOMPARE(saw->graph(1)->data()->size(), 1000);
+        QCOMPARE(saw->stepMarkerCount(), 6);
+        QVERIFY(view.overview()->figuresText().contains(QStringLiteral("177.59 ms")));
+        QVERIFY(view.overview()->figuresText().contains(QStringLiteral("dataloader-bound")));
+        const QImage image = view.overview()->grab().toImage();
+        QVERIFY(distinctColours(image) > 20);
+    }
+
+    void showsTheRankedFindings()
+    {
+        const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        widgets::DocumentView view(trace);
+        widgets::FindingsView* findings = view.findings();
+        QCOMPARE(findings->findingCount(), int(trace->findings.size()));
+        QVERIFY(findings->findingTitle(0).startsWith(QStringLiteral("1. The GPU waits for data")));
+        QVERIFY(findings->detailsText().contains(QStringLiteral("num_workers")));
+        findings->select(1);
+        QVERIFY(findings->detailsText().contains(QStringLiteral("Tensor Cores")));
+        // "Show evidence" of the Tensor Core finding lands on its kernels.
+        view.showEvidence(trace->findings[1]);
+        QCOMPARE(view.currentIndex(), int(widgets::DocumentView::Kernels));
+        QVERIFY(view.kernels()->visibleRows() >= 1);
+        QVERIFY(view.kernels()->visibleRows() < int(trace->summary.kernels.size()));
+    }
+
+    void tablesShowEveryRowSortedAndFiltered()
+    {
+        const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
+        widgets::DocumentView view(trace);
+        widgets::OpTableModel* ops = view.opModel();
+        QAbstractItemModelTester opTester(ops, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(ops->rowCount(), int(trace->summary.ops.byName.size()));
+        QVERIFY(ops->hasShapes());
+        ops->setGroupByShapes(true);
+        QCOMPARE(ops->rowCount(), int(trace->summary.ops.byNameAndShapes.size()));
+        ops->setGroupByShapes(false);
+        widgets::KernelTableModel* kernels = view.kernelModel();
+        QAbstractItemModelTester kernelTester(kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
+        // Sorted by device total, descending, through the raw values.
+        QSortFilterProxyModel* proxy = view.operators()->proxy();
+        QAbstractItemModelTester proxyTester(proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const qlonglong first = proxy->index(0, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
+        const qlonglong second = proxy->index(1, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
+        QVERIFY(first >= second);
+        view.operators()->setFilter(QStringLiteral("conv"));
+        QVERIFY(view.operators()->visibleRows() > 0);
+        for (int r = 0; r < proxy->rowCount(); ++r)
+            QVERIFY(proxy->index(r, 0).data().toString().contains(QStringLiteral("conv"), Qt::CaseInsensitive));
+    }
+
+    void drawsAllocatedAndReservedMemory()
+    {
+        const auto trace = analysed("hta/allreduce_memory_rank1.json.gz");
+        widgets::DocumentView view(trace);
+        widgets::MemoryChart* memory = view.memoryChart();
+        // cpu (allocated; reserved recorded as well) and cuda:1 allocated + reserved.
+        QVERIFY(memory->graphCount() >= 2);
+        QVERIFY(memory->curvePointCount() > 100);
+        QVERIFY(memory->curvePointCount() <= 4 * 1500 * memory->graphCount());  // reduced for drawing
+        memory->showReadoutAt(500.0);
+        QVERIFY(memory->readout().contains(QStringLiteral("cuda:1 allocated")));
+    }
+
+    void exportsPlotsAndTheReport()
+    {
+        const auto trace = analysed("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        widgets::DocumentView view(trace);
+        const QString dir = m_dir.path();
+        for (const char* name : {"bars.png", "bars.svg", "bars.pdf"})
+            QVERIFY(widgets::savePlot(*view.overview()->breakdownChart(), dir + QLatin1Char('/') + QLatin1String(name), 800, 400));
+        QVERIFY(distinctColours(QImage(dir + QStringLiteral("/bars.png"))) > 10);
+        QString error;
+        QVERIFY(!widgets::savePlot(*view.overview()->breakdownChart(), dir + QStringLiteral("/bars.bmp"), 10, 10, &error));
+        QVERIFY(error.contains(QStringLiteral("png")));
+
+        QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.pdf"), &error));
+        QFile pdf(dir + QStringLiteral("/report.pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QVERIFY(pdf.size() > 50'000);
+        QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.png"), &error));
+        const QImage png(dir + QStringLiteral("/report.png"));
+        QVERIFY(png.height() > png.width());  // one tall page
+        QVERIFY(distinctColours(png) > 50);
+        QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.html"), &error));
+        QFile html(dir + QStringLiteral("/report.html"));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        const QByteArray text = html.readAll();
+        QVERIFY(text.contains("data:image/png;base64,"));
+        QVERIFY(text.contains("no-tensor-cores"));
+        QVERIFY(!widgets::writeReport(*trace, dir + QStringLiteral("/report.doc"), &error));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "test_views.moc"

@@ -1,0 +1,71 @@
+#include "widgets/chart_style.h"
+
+#include <qcustomplot.h>
+
+namespace kinetoscope::widgets {
+
+using analysis::TimeCategory;
+
+QColor categoryColor(TimeCategory category)
+{
+    switch (category) {
+    case TimeCategory::Kernel: return QColor(0x2e, 0x7d, 0x32);         // green: the GPU computes
+    case TimeCategory::Memcpy: return QColor(0x15, 0x65, 0xc0);
+    case TimeCategory::Memset: return QColor(0x64, 0xb5, 0xf6);
+    case TimeCategory::Communication: return QColor(0x8e, 0x24, 0xaa);
+    case TimeCategory::Runtime: return QColor(0xff, 0xa0, 0x00);
+    case TimeCategory::DataLoader: return QColor(0xd3, 0x2f, 0x2f);     // red: waiting for data
+    case TimeCategory::CpuExec: return QColor(0x79, 0x55, 0x48);
+    case TimeCategory::Other: return QColor(0x9e, 0x9e, 0x9e);
+    }
+    return Qt::gray;
+}
+
+QString categoryLabel(TimeCategory category)
+{
+    switch (category) {
+    case TimeCategory::Kernel: return QStringLiteral("Kernel");
+    case TimeCategory::Memcpy: return QStringLiteral("Memcpy");
+    case TimeCategory::Memset: return QStringLiteral("Memset");
+    case TimeCategory::Communication: return QStringLiteral("Communication");
+    case TimeCategory::Runtime: return QStringLiteral("Runtime");
+    case TimeCategory::DataLoader: return QStringLiteral("DataLoader");
+    case TimeCategory::CpuExec: return QStringLiteral("CPU exec");
+    case TimeCategory::Other: return QStringLiteral("Other");
+    }
+    return {};
+}
+
+QString categoryTooltip(TimeCategory category)
+{
+    switch (category) {
+    case TimeCategory::Kernel: return QStringLiteral("Time a GPU kernel was running.");
+    case TimeCategory::Memcpy: return QStringLiteral("Time a device copy ran while no kernel did.");
+    case TimeCategory::Memset: return QStringLiteral("Time a device memset ran while no kernel or copy did.");
+    case TimeCategory::Communication: return QStringLiteral("Collective communication not hidden behind compute.");
+    case TimeCategory::Runtime: return QStringLiteral("CUDA runtime calls (launches, syncs) with the GPU idle.");
+    case TimeCategory::DataLoader: return QStringLiteral("Waiting for the next batch with the GPU idle.");
+    case TimeCategory::CpuExec: return QStringLiteral("CPU operators running with the GPU idle.");
+    case TimeCategory::Other: return QStringLiteral("Nothing profiled was running: Python, gaps.");
+    }
+    return {};
+}
+
+void applyChartStyle(QCustomPlot& plot)
+{
+    plot.setBackground(Qt::white);
+    plot.setAntialiasedElements(QCP::aeAll);
+    QFont font = plot.font();
+    font.setPointSizeF(9);
+    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+        axis->setTickLabelFont(font);
+        axis->setLabelFont(font);
+        axis->grid()->setPen(QPen(QColor(0xe0, 0xe0, 0xe0), 0));
+    }
+    plot.legend->setFont(font);
+    plot.legend->setBrush(QColor(255, 255, 255, 220));
+    plot.legend->setBorderPen(QPen(QColor(0xbd, 0xbd, 0xbd)));
+    plot.setNoAntialiasingOnDrag(true);
+}
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,20 @@
+#pragma once
+// Colours, fonts and axis conventions shared by every chart, so the views and the
+// exported report look like one product.
+#include "core/analysis/breakdown.h"
+
+#include <QColor>
+#include <QString>
+
+class QCustomPlot;
+
+namespace kinetoscope::widgets {
+
+QColor categoryColor(analysis::TimeCategory category);
+QString categoryLabel(analysis::TimeCategory category);  // "Kernel", "CPU exec", ...
+// A one-sentence explanation of a breakdown category, for tooltips.
+QString categoryTooltip(analysis::TimeCategory category);
+// Light plot background, readable fonts, no adaptive sampling in exports.
+void applyChartStyle(QCustomPlot& plot);
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,84 @@
+#include "widgets/document_view.h"
+
+#include "widgets/findings_view.h"
+#include "widgets/memory_chart.h"
+#include "widgets/overview_view.h"
+#include "widgets/plot_export.h"
+#include "widgets/table_models.h"
+#include "widgets/table_view.h"
+#include "widgets/utilization_chart.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace kinetoscope::widgets {
+
+DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent)
+    : QTabWidget(parent), m_trace(std::move(trace)), m_overview(new OverviewView(this)),
+      m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)), m_kernelModel(new KernelTableModel(this)),
+      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr)
+{
+    const analysis::AnalysedTrace& t = *m_trace;
+    m_overview->setTrace(t);
+    m_findings->setFindings(t.findings);
+    m_opModel->setTables(t.summary.ops);
+    m_kernelModel->setKernels(t.summary.kernels);
+    m_operators = new TableView(m_opModel, OpTableModel::DeviceTotal, this);
+    m_operators->table()->setColumnHidden(OpTableModel::Shapes, true);
+    if (m_opModel->hasShapes()) {
+        QCheckBox* group = m_operators->addGroupToggle(tr("Group by input shapes"));
+        connect(group, &QCheckBox::toggled, this, [this](bool on) {
+            m_opModel->setGroupByShapes(on);
+            m_operators->table()->setColumnHidden(OpTableModel::Shapes, !on);
+        });
+    }
+    m_kernels = new TableView(m_kernelModel, KernelTableModel::Total, this);
+
+    auto* memoryPage = new QWidget(this);
+    auto* memoryLayout = new QVBoxLayout(memoryPage);
+    m_memory = new MemoryChart(memoryPage);
+    m_memory->setMemory(t.summary.memory, t.summary.steps, t.summary.utilization.beginNs);
+    installPlotExportMenu(*m_memory);
+    if (t.summary.memory.empty())
+        memoryLayout->addWidget(new QLabel(tr("This trace has no memory samples (profile with profile_memory=True)."), memoryPage));
+    memoryLayout->addWidget(m_memory);
+
+    addTab(m_overview, tr("&Overview"));
+    addTab(m_findings, tr("&Diagnosis"));
+    addTab(m_operators, tr("O&perators"));
+    addTab(m_kernels, tr("&Kernels"));
+    addTab(memoryPage, tr("&Memory"));
+    setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));
+    setTabToolTip(Diagnosis, tr("Ranked findings with evidence and the fix"));
+    connect(m_findings, &FindingsView::evidenceRequested, this, &DocumentView::showEvidence);
+}
+
+void DocumentView::focusFilter()
+{
+    if (currentIndex() == Kernels)
+        m_kernels->focusFilter();
+    else {
+        setCurrentIndex(Operators);
+        m_operators->focusFilter();
+    }
+}
+
+void DocumentView::showEvidence(const analysis::Finding& finding)
+{
+    // The kernels, the ops, or the time range behind a finding.
+    if (!finding.evidence.kernels.empty()) {
+        setCurrentIndex(Kernels);
+        m_kernels->setFilter(QString::fromStdString(finding.evidence.kernels.front()).left(40));
+    } else if (!finding.evidence.ops.empty() && finding.evidence.ops.front().find(' ') == std::string::npos) {
+        setCurrentIndex(Operators);
+        m_operators->setFilter(QString::fromStdString(finding.evidence.ops.front()));
+    } else if (!finding.evidence.ranges.empty()) {
+        setCurrentIndex(Overview);
+        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+    }
+    if (!finding.evidence.ranges.empty())
+        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+}
+
+}  // namespace kinetoscope::widgets

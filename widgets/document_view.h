@@ -1,0 +1,49 @@
+#pragma once
+// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels and Memory over one
+// AnalysedTrace. Views only draw; all numbers come from core/analysis.
+#include "core/analysis/analysed_trace.h"
+
+#include <QTabWidget>
+
+#include <memory>
+
+namespace kinetoscope::widgets {
+
+class OverviewView;
+class FindingsView;
+class TableView;
+class OpTableModel;
+class KernelTableModel;
+class MemoryChart;
+
+class DocumentView : public QTabWidget
+{
+    Q_OBJECT
+public:
+    enum Page { Overview, Diagnosis, Operators, Kernels, Memory };
+    explicit DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent = nullptr);
+
+    const analysis::AnalysedTrace& trace() const { return *m_trace; }
+    std::shared_ptr<const analysis::AnalysedTrace> sharedTrace() const { return m_trace; }
+    OverviewView* overview() const { return m_overview; }
+    FindingsView* findings() const { return m_findings; }
+    TableView* operators() const { return m_operators; }
+    TableView* kernels() const { return m_kernels; }
+    MemoryChart* memoryChart() const { return m_memory; }
+    OpTableModel* opModel() const { return m_opModel; }
+    KernelTableModel* kernelModel() const { return m_kernelModel; }
+    void focusFilter();  // Ctrl+F: the filter of the current table page
+    void showEvidence(const analysis::Finding& finding);
+
+private:
+    std::shared_ptr<const analysis::AnalysedTrace> m_trace;
+    OverviewView* m_overview;
+    FindingsView* m_findings;
+    OpTableModel* m_opModel;
+    KernelTableModel* m_kernelModel;
+    TableView* m_operators;
+    TableView* m_kernels;
+    MemoryChart* m_memory;
+};
+
+}  // namespace kinetoscope::widgets

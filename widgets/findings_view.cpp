@@ -1,0 +1,162 @@
+#include "widgets/findings_view.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+QColor severityColor(analysis::Severity s)
+{
+    switch (s) {
+    case analysis::Severity::High: return QColor(0xc6, 0x28, 0x28);
+    case analysis::Severity::Medium: return QColor(0xef, 0x6c, 0x00);
+    case analysis::Severity::Low: break;
+    }
+    return QColor(0x61, 0x61, 0x61);
+}
+
+// Figure names end in their unit ("..._us"); the value is shown with its unit instead.
+QString figureName(const std::string& name)
+{
+    QString text = QString::fromStdString(name);
+    for (const char* suffix : {"_us", "_bytes"})
+        if (text.endsWith(QLatin1String(suffix)))
+            text.chop(int(qstrlen(suffix)));
+    return text.replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+QString figureText(const analysis::Evidence::Figure& f)
+{
+    if (f.unit == "us")
+        return QStringLiteral("%1 ms").arg(f.value / 1e3, 0, 'f', 2);
+    if (f.unit == "fraction")
+        return QStringLiteral("%1 %").arg(f.value * 100, 0, 'f', 1);
+    if (f.unit == "bytes")
+        return QStringLiteral("%1 GB").arg(f.value / 1e9, 0, 'f', 2);
+    if (f.unit == "count")
+        return QString::number(f.value, 'f', 0);
+    return QString::number(f.value, 'g', 4) + QLatin1Char(' ') + QString::fromStdString(f.unit == "ratio" ? "" : f.unit);
+}
+
+}  // namespace
+
+QString findingHtml(const analysis::Finding& f, int rank)
+{
+    QString html = QStringLiteral("<h3 style=\"margin-bottom:2px\">%1. %2</h3>").arg(rank).arg(QString::fromStdString(f.title).toHtmlEscaped());
+    html += QStringLiteral("<p style=\"margin-top:0\"><code>%1</code> · <b style=\"color:%2\">%3</b> · estimated gain "
+                           "<b>%4</b> <span style=\"color:#616161\">(%5)</span></p>")
+                .arg(QString::fromStdString(f.id), severityColor(f.severity).name(),
+                     QString::fromLatin1(analysis::severityName(f.severity)),
+                     f.estimatedGainNs > 0 ? QStringLiteral("%1 ms per step").arg(f.estimatedGainNs / 1e6, 0, 'f', 2)
+                                           : QStringLiteral("none per step"),
+                     QString::fromStdString(f.gainMethod).toHtmlEscaped());
+    html += QStringLiteral("<p>%1</p><p><b>Evidence</b></p><ul>").arg(QString::fromStdString(f.explanation).toHtmlEscaped());
+    for (const auto& fig : f.evidence.figures)
+        html += QStringLiteral("<li>%1: <b>%2</b></li>").arg(figureName(fig.name).toHtmlEscaped(), figureText(fig));
+    if (!f.evidence.steps.empty()) {
+        QStringList steps;
+        for (const auto& s : f.evidence.steps)
+            steps << QString::fromStdString(s);
+        html += QStringLiteral("<li>steps: %1</li>").arg(steps.join(QStringLiteral(", ")).toHtmlEscaped());
+    }
+    for (const auto& op : f.evidence.ops)
+        html += QStringLiteral("<li>op: <code>%1</code></li>").arg(QString::fromStdString(op).toHtmlEscaped());
+    for (const auto& k : f.evidence.kernels)
+        html += QStringLiteral("<li>kernel: <code>%1</code></li>").arg(QString::fromStdString(k.substr(0, 120)).toHtmlEscaped());
+    html += QStringLiteral("</ul><p><b>Fix.</b> %1</p>").arg(QString::fromStdString(f.fix).toHtmlEscaped());
+    if (!f.snippet.empty())
+        html += QStringLiteral("<pre style=\"background:#f5f5f5;padding:6px\">%1</pre>")
+                    .arg(QString::fromStdString(f.snippet).toHtmlEscaped());
+    return html;
+}
+
+FindingsView::FindingsView(QWidget* parent)
+    : QWidget(parent), m_list(new QListWidget(this)), m_details(new QTextBrowser(this)),
+      m_copy(new QPushButton(tr("Copy snippet"), this)), m_evidence(new QPushButton(tr("Show evidence"), this))
+{
+    auto* splitter = new QSplitter(this);
+    splitter->addWidget(m_list);
+    auto* right = new QWidget(splitter);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_details);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_copy);
+    buttons->addWidget(m_evidence);
+    buttons->addStretch();
+    rightLayout->addLayout(buttons);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({380, 900});
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+    m_details->setOpenExternalLinks(false);
+    m_copy->setToolTip(tr("Copy the fix's Python snippet to the clipboard"));
+    m_evidence->setToolTip(tr("Show the ops, kernels or time range behind this finding"));
+    connect(m_list, &QListWidget::currentRowChanged, this, &FindingsView::showDetails);
+    connect(m_copy, &QPushButton::clicked, this, [this] {
+        const int row = m_list->currentRow();
+        if (row >= 0)
+            QApplication::clipboard()->setText(QString::fromStdString(m_findings[size_t(row)].snippet));
+    });
+    connect(m_evidence, &QPushButton::clicked, this, [this] {
+        const int row = m_list->currentRow();
+        if (row >= 0)
+            Q_EMIT evidenceRequested(m_findings[size_t(row)]);
+    });
+}
+
+void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
+{
+    m_findings = findings;
+    m_list->clear();
+    for (size_t i = 0; i < findings.size(); ++i) {
+        auto* item = new QListWidgetItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
+        item->setForeground(severityColor(findings[i].severity));
+        item->setToolTip(QString::fromStdString(findings[i].id));
+        m_list->addItem(item);
+    }
+    if (findings.empty())
+        m_details->setHtml(tr("<p>No finding: nothing in this trace crosses a rule's threshold.</p>"));
+    else
+        m_list->setCurrentRow(0);
+    m_copy->setEnabled(!findings.empty());
+    m_evidence->setEnabled(!findings.empty());
+}
+
+int FindingsView::findingCount() const
+{
+    return m_list->count();
+}
+
+QString FindingsView::findingTitle(int row) const
+{
+    return m_list->item(row) ? m_list->item(row)->text() : QString();
+}
+
+void FindingsView::select(int row)
+{
+    m_list->setCurrentRow(row);
+}
+
+QString FindingsView::detailsText() const
+{
+    return m_details->toPlainText();
+}
+
+void FindingsView::showDetails(int row)
+{
+    if (row < 0 || size_t(row) >= m_findings.size())
+        return;
+    m_details->setHtml(findingHtml(m_findings[size_t(row)], row + 1));
+}
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,41 @@
+#pragma once
+// The Diagnosis page: ranked findings on the left, the selected one's explanation,
+// evidence, gain and fix (with a copyable snippet) on the right.
+#include "core/analysis/diagnosis/finding.h"
+
+#include <QWidget>
+
+class QListWidget;
+class QTextBrowser;
+class QPushButton;
+
+namespace kinetoscope::widgets {
+
+class FindingsView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FindingsView(QWidget* parent = nullptr);
+    void setFindings(const std::vector<analysis::Finding>& findings);
+    int findingCount() const;
+    QString findingTitle(int row) const;
+    void select(int row);
+    QString detailsText() const;
+
+Q_SIGNALS:
+    // The user asked to see the evidence of a finding in the other views.
+    void evidenceRequested(const analysis::Finding& finding);
+
+private:
+    void showDetails(int row);
+    std::vector<analysis::Finding> m_findings;
+    QListWidget* m_list;
+    QTextBrowser* m_details;
+    QPushButton* m_copy;
+    QPushButton* m_evidence;
+};
+
+// One finding as HTML (shared with the report).
+QString findingHtml(const analysis::Finding& finding, int rank);
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,152 @@
+#include "widgets/memory_chart.h"
+
+#include "widgets/chart_style.h"
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+// About two points per pixel are plenty: keep the min and max of each bucket.
+void reduce(const std::vector<analysis::MemoryPoint>& curve, bool reserved, int64_t originNs, int buckets,
+            QVector<double>& keys, QVector<double>& values)
+{
+    if (curve.empty())
+        return;
+    const int64_t begin = curve.front().timeNs, end = curve.back().timeNs;
+    const double width = std::max<double>(1.0, double(end - begin) / buckets);
+    size_t i = 0;
+    while (i < curve.size()) {
+        const auto bucket = int64_t(double(curve[i].timeNs - begin) / width);
+        double lo = 1e300, hi = -1e300;
+        int64_t loT = 0, hiT = 0;
+        for (; i < curve.size() && int64_t(double(curve[i].timeNs - begin) / width) == bucket; ++i) {
+            const double v = double(reserved ? curve[i].reservedBytes : curve[i].allocatedBytes) / 1e9;
+            if (v < lo) { lo = v; loT = curve[i].timeNs; }
+            if (v > hi) { hi = v; hiT = curve[i].timeNs; }
+        }
+        if (loT <= hiT) {
+            keys << double(loT - originNs) / 1e6 << double(hiT - originNs) / 1e6;
+            values << lo << hi;
+        } else {
+            keys << double(hiT - originNs) / 1e6 << double(loT - originNs) / 1e6;
+            values << hi << lo;
+        }
+    }
+}
+
+}  // namespace
+
+MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
+{
+    applyChartStyle(*this);
+    setMinimumHeight(240);
+    xAxis->setLabel(QStringLiteral("time since the start of the trace (ms)"));
+    yAxis->setLabel(QStringLiteral("memory (GB)"));
+    legend->setVisible(true);
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeZoom(Qt::Horizontal);
+    axisRect()->setRangeDrag(Qt::Horizontal);
+    setMouseTracking(true);
+    connect(this, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent* event) { showReadoutAt(xAxis->pixelToCoord(event->position().x())); });
+    setToolTip(QStringLiteral("Allocated: memory held by live tensors. Reserved: memory the caching allocator "
+                              "holds from the driver."));
+}
+
+void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>& memory,
+                            const analysis::StepDetection& steps, int64_t originNs)
+{
+    clearGraphs();
+    clearItems();
+    m_readout = nullptr;
+    m_tracer = nullptr;
+    double top = 0, right = 0;
+    int colour = 0;
+    static const QColor colours[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32), QColor(0x8e, 0x24, 0xaa),
+                                     QColor(0xef, 0x6c, 0x00)};
+    for (const auto& [device, d] : memory) {
+        const QColor c = colours[colour++ % 4];
+        for (bool reserved : {false, true}) {
+            if (reserved && !d.peakReservedBytes)
+                continue;  // not recorded: not drawn, rather than drawn as zero
+            QVector<double> keys, values;
+            reduce(d.curve, reserved, originNs, 1500, keys, values);
+            QCPGraph* graph = addGraph();
+            graph->setName(QStringLiteral("%1 %2%3").arg(QString::fromStdString(device),
+                                                         reserved ? QStringLiteral("reserved") : QStringLiteral("allocated"),
+                                                         d.totalsRecorded || reserved ? QString() : QStringLiteral(" (rebuilt)")));
+            graph->setPen(QPen(c, reserved ? 1.0 : 1.6, reserved ? Qt::DashLine : Qt::SolidLine));
+            graph->setLineStyle(QCPGraph::lsStepLeft);
+            graph->setAdaptiveSampling(false);
+            graph->setData(keys, values, true);
+            for (double v : values)
+                top = std::max(top, v);
+            if (!keys.isEmpty())
+                right = std::max(right, keys.back());
+        }
+        // The allocated peak, marked.
+        auto peak = std::max_element(d.curve.begin(), d.curve.end(), [](const auto& a, const auto& b) {
+            return a.allocatedBytes < b.allocatedBytes;
+        });
+        if (peak != d.curve.end()) {
+            auto* label = new QCPItemText(this);
+            label->position->setCoords(double(peak->timeNs - originNs) / 1e6, double(peak->allocatedBytes) / 1e9);
+            label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+            label->setText(QStringLiteral("peak %1 GB").arg(double(peak->allocatedBytes) / 1e9, 0, 'f', 2));
+            label->setColor(c);
+        }
+    }
+    if (steps.fromMarkers) {
+        for (const analysis::Step& step : steps.steps) {
+            auto* line = new QCPItemStraightLine(this);
+            const double x = double(step.beginNs - originNs) / 1e6;
+            line->point1->setCoords(x, 0);
+            line->point2->setCoords(x, 1);
+            line->setPen(QPen(QColor(0x42, 0x42, 0x42, 90), 1, Qt::DashLine));
+        }
+    }
+    if (graphCount() > 0) {
+        m_tracer = new QCPItemTracer(this);
+        m_tracer->setGraph(graph(0));
+        m_tracer->setStyle(QCPItemTracer::tsCircle);
+        m_tracer->setVisible(false);
+        m_readout = new QCPItemText(this);
+        m_readout->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+        m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_readout->position->setCoords(0.01, 0.01);
+        m_readout->setBrush(QColor(255, 255, 255, 220));
+        m_readout->setPadding(QMargins(4, 2, 4, 2));
+        m_readout->setText(QStringLiteral("hover for values"));
+    }
+    xAxis->setRange(0, std::max(right, 1e-3));
+    yAxis->setRange(0, std::max(top * 1.15, 1e-3));
+    replot();
+}
+
+int MemoryChart::curvePointCount() const
+{
+    int points = 0;
+    for (int i = 0; i < graphCount(); ++i)
+        points += graph(i)->data()->size();
+    return points;
+}
+
+void MemoryChart::showReadoutAt(double key)
+{
+    if (!m_readout || graphCount() == 0)
+        return;
+    QStringList lines{QStringLiteral("t = %1 ms").arg(key, 0, 'f', 1)};
+    for (int i = 0; i < graphCount(); ++i) {
+        const auto points = graph(i)->data();
+        auto it = points->findBegin(key, false);
+        if (it == points->constEnd())
+            continue;
+        lines << QStringLiteral("%1: %2 GB").arg(graph(i)->name()).arg(it->value, 0, 'f', 2);
+    }
+    m_readout->setText(lines.join(QLatin1Char('\n')));
+    m_tracer->setGraphKey(key);
+    m_tracer->setVisible(true);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,73 @@
+#include "widgets/overview_view.h"
+
+#include "widgets/breakdown_chart.h"
+#include "widgets/plot_export.h"
+#include "widgets/utilization_chart.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace kinetoscope::widgets {
+
+QString keyFiguresHtml(const analysis::AnalysedTrace& trace)
+{
+    const analysis::TraceSummary& s = trace.summary;
+    QStringList cells;
+    auto cell = [&](const QString& label, const QString& value, const QString& tip) {
+        cells << QStringLiteral("<td title=\"%3\" style=\"padding:4px 18px 4px 0\"><span style=\"color:#616161\">%1</span>"
+                                "<br><span style=\"font-size:15pt;font-weight:600\">%2</span></td>")
+                     .arg(label, value, tip);
+    };
+    cell(QStringLiteral("Step time"), QStringLiteral("%1 ms").arg(s.breakdown.all.averageTotalNs / 1e6, 0, 'f', 2),
+         QStringLiteral("Average wall time of a step, extended to the end of the GPU work it launched."));
+    cell(QStringLiteral("Steps"), QString::number(s.steps.steps.size()) + (s.steps.fromMarkers ? QString() : QStringLiteral(" (window)")),
+         QStringLiteral("ProfilerStep#N spans found; a trace without them is one window."));
+    QString utilization = QStringLiteral("n/a");
+    if (!s.gpu.empty() && s.gpu.begin()->second.utilization)
+        utilization = QStringLiteral("%1 %").arg(*s.gpu.begin()->second.utilization * 100, 0, 'f', 1);
+    cell(QStringLiteral("GPU utilisation"), utilization,
+         QStringLiteral("Share of the steps' span in which a kernel ran (first device)."));
+    const double kernel = s.breakdown.all.averageTotalNs > 0
+                              ? s.breakdown.all.average(analysis::TimeCategory::Kernel) / s.breakdown.all.averageTotalNs
+                              : 0.0;
+    cell(QStringLiteral("Kernel share"), QStringLiteral("%1 %").arg(kernel * 100, 0, 'f', 1),
+         QStringLiteral("Share of the step in which a kernel ran."));
+    QString top = QStringLiteral("none");
+    if (!trace.findings.empty())
+        top = QString::fromStdString(trace.findings.front().id);
+    cell(QStringLiteral("Top finding"), top, QStringLiteral("The finding whose fix saves the most time per step."));
+    return QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString()));
+}
+
+OverviewView::OverviewView(QWidget* parent)
+    : QWidget(parent), m_figures(new QLabel(this)), m_breakdown(new BreakdownChart(this)),
+      m_utilization(new UtilizationChart(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    m_figures->setTextFormat(Qt::RichText);
+    layout->addWidget(m_figures);
+    auto* barsTitle = new QLabel(tr("<b>Step-time breakdown</b> — where each step's wall time went"), this);
+    layout->addWidget(barsTitle);
+    layout->addWidget(m_breakdown, 3);
+    auto* sawTitle = new QLabel(tr("<b>Utilisation over time</b> — GPU kernels and CPU ops; dashed lines mark steps"), this);
+    layout->addWidget(sawTitle);
+    layout->addWidget(m_utilization, 2);
+    installPlotExportMenu(*m_breakdown);
+    installPlotExportMenu(*m_utilization);
+}
+
+void OverviewView::setTrace(const analysis::AnalysedTrace& trace)
+{
+    m_figures->setText(keyFiguresHtml(trace));
+    m_breakdown->setBreakdown(trace.summary.steps, trace.summary.breakdown.all);
+    m_utilization->setSeries(trace.summary.utilization, trace.summary.steps);
+}
+
+QString OverviewView::figuresText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_figures->text());
+    return doc.toPlainText();
+}
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,34 @@
+#pragma once
+// The first page of a document: the key figures, the phase breakdown bars and the
+// utilisation sawtooth.
+#include "core/analysis/analysed_trace.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace kinetoscope::widgets {
+
+class BreakdownChart;
+class UtilizationChart;
+
+class OverviewView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OverviewView(QWidget* parent = nullptr);
+    void setTrace(const analysis::AnalysedTrace& trace);
+    BreakdownChart* breakdownChart() const { return m_breakdown; }
+    UtilizationChart* utilizationChart() const { return m_utilization; }
+    QString figuresText() const;  // the key figures as shown
+
+private:
+    QLabel* m_figures;
+    BreakdownChart* m_breakdown;
+    UtilizationChart* m_utilization;
+};
+
+// The key figures as HTML (shared with the report).
+QString keyFiguresHtml(const analysis::AnalysedTrace& trace);
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,171 @@
+#include "widgets/table_models.h"
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+QString ms(double ns)
+{
+    return QString::number(ns / 1e6, 'f', 3);
+}
+
+QString triple(const int32_t (&v)[3])
+{
+    return v[0] < 0 ? QStringLiteral("n/a") : QStringLiteral("%1×%2×%3").arg(v[0]).arg(v[1]).arg(v[2]);
+}
+
+}  // namespace
+
+OpTableModel::OpTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OpTableModel::setTables(const analysis::OpTables& tables)
+{
+    beginResetModel();
+    m_tables = tables;
+    if (m_tables.byNameAndShapes.empty())
+        m_byShapes = false;
+    endResetModel();
+}
+
+void OpTableModel::setGroupByShapes(bool byShapes)
+{
+    byShapes = byShapes && hasShapes();
+    if (byShapes == m_byShapes)
+        return;
+    beginResetModel();
+    m_byShapes = byShapes;
+    endResetModel();
+}
+
+const std::vector<analysis::OpStats>& OpTableModel::rows() const
+{
+    return m_byShapes ? m_tables.byNameAndShapes : m_tables.byName;
+}
+
+int OpTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(rows().size());
+}
+
+int OpTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OpTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const analysis::OpStats& o = rows()[size_t(index.row())];
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
+        return {};
+    const bool raw = role == Qt::UserRole;
+    switch (index.column()) {
+    case Name: return QString::fromStdString(o.name);
+    case Shapes: return m_byShapes ? QString::fromStdString(o.inputShapes) : QString();
+    case Calls: return raw ? QVariant(qlonglong(o.calls)) : QVariant(QString::number(o.calls));
+    case SelfCpu: return raw ? QVariant(qlonglong(o.selfCpuNs)) : QVariant(ms(double(o.selfCpuNs)));
+    case CpuTotal: return raw ? QVariant(qlonglong(o.cpuTotalNs)) : QVariant(ms(double(o.cpuTotalNs)));
+    case SelfDevice: return raw ? QVariant(qlonglong(o.selfDeviceNs)) : QVariant(ms(double(o.selfDeviceNs)));
+    case DeviceTotal: return raw ? QVariant(qlonglong(o.deviceTotalNs)) : QVariant(ms(double(o.deviceTotalNs)));
+    case MeanCpu: return raw ? QVariant(o.meanCpuNs()) : QVariant(ms(o.meanCpuNs()));
+    case MeanDevice: return raw ? QVariant(o.meanDeviceNs()) : QVariant(ms(o.meanDeviceNs()));
+    default: return {};
+    }
+}
+
+QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    static const char* names[] = {"Operator", "Input shapes", "Calls", "Self CPU (ms)", "CPU total (ms)",
+                                  "Self device (ms)", "Device total (ms)", "Mean CPU (ms)", "Mean device (ms)"};
+    static const char* tips[] = {
+        "The operator's name.",
+        "The shapes of its inputs (recorded with record_shapes=True).",
+        "How many times it ran.",
+        "CPU time in the op itself, without the ops it called.",
+        "CPU time including the ops it called.",
+        "GPU time of the kernels and copies the op itself launched.",
+        "GPU time of everything launched by the op and the ops it called.",
+        "CPU total divided by calls.",
+        "Device total divided by calls."};
+    if (section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole)
+        return QString::fromLatin1(names[section]);
+    if (role == Qt::ToolTipRole)
+        return QString::fromLatin1(tips[section]);
+    return {};
+}
+
+KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void KernelTableModel::setKernels(std::vector<analysis::KernelStats> kernels)
+{
+    beginResetModel();
+    m_kernels = std::move(kernels);
+    endResetModel();
+}
+
+int KernelTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_kernels.size());
+}
+
+int KernelTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant KernelTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const analysis::KernelStats& k = m_kernels[size_t(index.row())];
+    if (role == Qt::TextAlignmentRole)
+        return index.column() != Name && index.column() != Op ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role == Qt::ToolTipRole && index.column() == Name)
+        return QString::fromStdString(k.name);
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
+        return {};
+    const bool raw = role == Qt::UserRole;
+    switch (index.column()) {
+    case Name: return QString::fromStdString(k.name);
+    case Calls: return raw ? QVariant(qlonglong(k.calls)) : QVariant(QString::number(k.calls));
+    case Total: return raw ? QVariant(qlonglong(k.totalNs)) : QVariant(ms(double(k.totalNs)));
+    case Mean: return raw ? QVariant(k.meanNs()) : QVariant(QString::number(k.meanNs() / 1e3, 'f', 1));
+    case Min: return raw ? QVariant(qlonglong(k.minNs)) : QVariant(QString::number(double(k.minNs) / 1e3, 'f', 1));
+    case Max: return raw ? QVariant(qlonglong(k.maxNs)) : QVariant(QString::number(double(k.maxNs) / 1e3, 'f', 1));
+    case Grid: return raw ? QVariant(qlonglong(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2])) : QVariant(triple(k.grid));
+    case Block: return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) * std::max(1, k.block[2])) : QVariant(triple(k.block));
+    case Registers: return raw ? QVariant(k.registersPerThread) : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a") : QString::number(k.registersPerThread));
+    case SharedMemory: return raw ? QVariant(k.sharedMemoryBytes) : QVariant(k.sharedMemoryBytes < 0 ? QStringLiteral("n/a") : QString::number(k.sharedMemoryBytes));
+    case TensorCore: return raw ? QVariant(int(k.tensorCore)) : QVariant(k.tensorCore ? QStringLiteral("yes") : QStringLiteral("no"));
+    case Op: return QString::fromStdString(k.topOp);
+    default: return {};
+    }
+}
+
+QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    static const char* names[] = {"Kernel", "Calls", "Total (ms)", "Mean (µs)", "Min (µs)", "Max (µs)", "Grid",
+                                  "Block", "Registers", "Shared mem (B)", "Tensor Core", "Launched by"};
+    static const char* tips[] = {
+        "The kernel's name.", "How many times it ran.", "Sum of its durations.", "Mean duration.",
+        "Shortest run.", "Longest run.", "Grid of its longest run.", "Block of its longest run.",
+        "Registers per thread.", "Static shared memory per block.",
+        "Whether its name marks a Tensor Core (or AMD matrix core) kernel.",
+        "The op that launched most of its time."};
+    if (role == Qt::DisplayRole)
+        return QString::fromUtf8(names[section]);
+    if (role == Qt::ToolTipRole)
+        return QString::fromLatin1(tips[section]);
+    return {};
+}
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,51 @@
+#pragma once
+// Table models over the analysis tables. Qt::DisplayRole gives formatted text,
+// Qt::UserRole the raw number (ns, counts) that sorting uses, Qt::ToolTipRole explains
+// the column. Wrap them in a QSortFilterProxyModel with sortRole = Qt::UserRole.
+#include "core/analysis/kernel_table.h"
+#include "core/analysis/op_table.h"
+
+#include <QAbstractTableModel>
+
+namespace kinetoscope::widgets {
+
+class OpTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { Name, Shapes, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice, ColumnCount };
+    explicit OpTableModel(QObject* parent = nullptr);
+    void setTables(const analysis::OpTables& tables);
+    void setGroupByShapes(bool byShapes);
+    bool groupByShapes() const { return m_byShapes; }
+    bool hasShapes() const { return !m_tables.byNameAndShapes.empty(); }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    const std::vector<analysis::OpStats>& rows() const;
+    analysis::OpTables m_tables;
+    bool m_byShapes = false;
+};
+
+class KernelTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { Name, Calls, Total, Mean, Min, Max, Grid, Block, Registers, SharedMemory, TensorCore, Op, ColumnCount };
+    explicit KernelTableModel(QObject* parent = nullptr);
+    void setKernels(std::vector<analysis::KernelStats> kernels);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<analysis::KernelStats> m_kernels;
+};
+
+}  // namespace kinetoscope::widgets
