@@ -62,6 +62,9 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
     m_tracer = nullptr;
     double top = 0, right = 0;
     int colour = 0;
+    int64_t maxPeak = 0;
+    for (const auto& [device, d] : memory)
+        maxPeak = std::max(maxPeak, d.peakAllocatedBytes);
     static const QColor colours[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32), QColor(0x8e, 0x24, 0xaa),
                                      QColor(0xef, 0x6c, 0x00)};
     for (const auto& [device, d] : memory) {
@@ -88,7 +91,7 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
         auto peak = std::max_element(d.curve.begin(), d.curve.end(), [](const auto& a, const auto& b) {
             return a.allocatedBytes < b.allocatedBytes;
         });
-        if (peak != d.curve.end()) {
+        if (peak != d.curve.end() && double(peak->allocatedBytes) >= 0.05 * double(maxPeak)) {
             auto* label = new QCPItemText(this);
             label->position->setCoords(double(peak->timeNs - originNs) / 1e6, double(peak->allocatedBytes) / 1e9);
             label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
@@ -116,7 +119,7 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
         m_readout->position->setCoords(0.01, 0.01);
         m_readout->setBrush(QColor(255, 255, 255, 220));
         m_readout->setPadding(QMargins(4, 2, 4, 2));
-        m_readout->setText(QStringLiteral("hover for values"));
+        m_readout->setVisible(false);  // appears on hover (and stays out of exported images)
     }
     xAxis->setRange(0, std::max(right, 1e-3));
     yAxis->setRange(0, std::max(top * 1.15, 1e-3));
@@ -144,6 +147,7 @@ void MemoryChart::showReadoutAt(double key)
         lines << QStringLiteral("%1: %2 GB").arg(graph(i)->name()).arg(it->value, 0, 'f', 2);
     }
     m_readout->setText(lines.join(QLatin1Char('\n')));
+    m_readout->setVisible(true);
     m_tracer->setGraphKey(key);
     m_tracer->setVisible(true);
     replot(QCustomPlot::rpQueuedReplot);

@@ -60,11 +60,17 @@ QString reportHtml(const analysis::AnalysedTrace& trace, const Images& images, S
                 .arg(trace.loadSeconds, 0, 'f', 2)
                 .arg(trace.analysisSeconds, 0, 'f', 2);
     html += keyFiguresHtml(trace);
+    // Both dimensions given: QTextDocument lays an image out at its own size otherwise.
     const int width = 680;
-    html += QStringLiteral("<h2>Step-time breakdown</h2><img src=\"%1\" width=\"%2\">").arg(src("breakdown"), QString::number(width));
-    html += QStringLiteral("<h2>Utilisation over time</h2><img src=\"%1\" width=\"%2\">").arg(src("utilization"), QString::number(width));
+    auto image = [&](const char* title, const char* name, const QImage& img) {
+        const int height = img.width() > 0 ? width * img.height() / img.width() : 0;
+        html += QStringLiteral("<h2>%1</h2><p><img src=\"%2\" width=\"%3\" height=\"%4\"></p>")
+                    .arg(QLatin1String(title), src(name), QString::number(width), QString::number(height));
+    };
+    image("Step-time breakdown", "breakdown", images.breakdown);
+    image("Utilisation over time", "utilization", images.utilization);
     if (!images.memory.isNull())
-        html += QStringLiteral("<h2>Memory</h2><img src=\"%1\" width=\"%2\">").arg(src("memory"), QString::number(width));
+        image("Memory", "memory", images.memory);
     html += QStringLiteral("<h2>Findings</h2>");
     if (trace.findings.empty())
         html += QStringLiteral("<p>No finding: nothing in this trace crosses a rule's threshold.</p>");

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Regenerates docs/screenshots/: each view of the real app on real traces, taken by the
+# app itself (--screenshot) in a 1400x900 window under Xvfb.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+app="$root/build/bin/kinetoscope"
+traces="$root/../shared/traces"
+out="$root/docs/screenshots"
+mkdir -p "$out"
+shoot() {  # trace view file
+    xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/$1" --screenshot "$out/$3" --view "$2"
+}
+shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz overview overview.png
+shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz diagnosis diagnosis.png
+shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz operators operators.png
+shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz kernels kernels.png
+shoot hta/allreduce_memory_rank1.json.gz memory memory.png
+"$app" report "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" --out "$out/report.png"
+echo "written to $out"
