@@ -29,8 +29,12 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setVisible(false);
+    // Numbers fit their contents; the name column gets a generous, adjustable width
+    // (kernel names run to hundreds of characters; the full name is in the tooltip).
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(0, 440);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
