@@ -53,18 +53,31 @@ QString categoryTooltip(TimeCategory category)
 
 void applyChartStyle(QCustomPlot& plot)
 {
-    plot.setBackground(Qt::white);
+    // Follow the platform's palette: a dark window gets a dark plot. (Exported reports
+    // are rendered offscreen, whose default palette is light.)
+    const QPalette palette = plot.palette();
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    const QColor background = dark ? palette.color(QPalette::Base) : QColor(Qt::white);
+    const QColor text = dark ? palette.color(QPalette::Text) : QColor(0x21, 0x21, 0x21);
+    const QColor grid = dark ? QColor(0x50, 0x50, 0x50) : QColor(0xe0, 0xe0, 0xe0);
+    plot.setBackground(background);
     plot.setAntialiasedElements(QCP::aeAll);
     QFont font = plot.font();
     font.setPointSizeF(9);
     for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
         axis->setTickLabelFont(font);
         axis->setLabelFont(font);
-        axis->grid()->setPen(QPen(QColor(0xe0, 0xe0, 0xe0), 0));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->setBasePen(QPen(text, 0));
+        axis->setTickPen(QPen(text, 0));
+        axis->setSubTickPen(QPen(text, 0));
+        axis->grid()->setPen(QPen(grid, 0));
     }
     plot.legend->setFont(font);
-    plot.legend->setBrush(QColor(255, 255, 255, 220));
-    plot.legend->setBorderPen(QPen(QColor(0xbd, 0xbd, 0xbd)));
+    plot.legend->setTextColor(text);
+    plot.legend->setBrush(dark ? QColor(0x30, 0x30, 0x30, 220) : QColor(255, 255, 255, 220));
+    plot.legend->setBorderPen(QPen(dark ? QColor(0x60, 0x60, 0x60) : QColor(0xbd, 0xbd, 0xbd)));
     plot.setNoAntialiasingOnDrag(true);
 }
 

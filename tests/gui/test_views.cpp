@@ -125,6 +125,22 @@ private Q_SLOTS:
         QVERIFY(memory->readout().contains(QStringLiteral("cuda:1 allocated")));
     }
 
+    void followsADarkPalette()
+    {
+        const QPalette light = QApplication::palette();
+        QPalette dark = light;
+        dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+        dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
+        dark.setColor(QPalette::Text, QColor(0xee, 0xee, 0xee));
+        QApplication::setPalette(dark);
+        widgets::BreakdownChart chart;
+        QApplication::setPalette(light);
+        const QImage image = chart.toPixmap(200, 100).toImage();
+        QVERIFY(QColor(image.pixel(2, 2)).lightness() < 64);
+        widgets::BreakdownChart lightChart;
+        QVERIFY(QColor(lightChart.toPixmap(200, 100).toImage().pixel(2, 2)).lightness() > 240);
+    }
+
     void exportsPlotsAndTheReport()
     {
         const auto trace = analysed("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
