@@ -2,7 +2,7 @@
 
 #include "app/cli/cli_main.h"
 #include "app/cli/diagnose_report.h"
-#include "core/trace/trace_loader.h"
+#include "core/session/session.h"
 
 #include <nlohmann/json.hpp>
 
@@ -62,25 +62,25 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         }
     }
     if (path.empty()) {
-        err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE [--json|--markdown] "
+        err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION [--json|--markdown] "
                "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME]\n";
         return kExitBadInput;
     }
-    const trace::LoadResult loaded = trace::loadTraceFile(path);
-    if (!loaded.model) {
-        err << "kinetoscope: " << path << ": " << loaded.message << '\n';
+    const auto analysed = session::analyseFile(path, options);
+    if (!analysed->model) {
+        err << "kinetoscope: " << path << ": " << analysed->loadMessage << '\n';
         return kExitBadInput;
     }
-    const analysis::TraceSummary summary = analysis::summarize(*loaded.model, options);
-    const std::vector<analysis::Finding> findings =
-        analysis::diagnose({*loaded.model, summary, thresholds, nullptr});
+    const analysis::TraceSummary& summary = analysed->summary;
+    const std::vector<analysis::Finding> findings = analysis::diagnose(
+        {*analysed->model, summary, thresholds, analysed->lab ? &*analysed->lab : nullptr});
     switch (format) {
     case Format::Json: out << diagnosisJson(path, findings, summary).dump(2) << '\n'; break;
     case Format::Markdown: out << diagnosisMarkdown(path, findings, summary); break;
     case Format::Text: out << diagnosisText(path, findings, summary); break;
     }
-    if (!loaded.ok()) {
-        err << "kinetoscope: " << path << ": " << loaded.message << '\n';
+    if (analysed->loadStatus != trace::LoadStatus::Ok) {
+        err << "kinetoscope: " << path << ": " << analysed->loadMessage << '\n';
         return kExitBadInput;
     }
     if (failOn)

@@ -3,6 +3,7 @@
 #include "app/gui/main_window.h"
 #include "widgets/document_view.h"
 #include "widgets/report.h"
+#include "core/session/session.h"
 
 #include <QApplication>
 #include <QTimer>
@@ -93,10 +94,10 @@ int runReport(int argc, char** argv)
         }
     }
     if (trace.isEmpty() || out.isEmpty()) {
-        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE --out FILE.{pdf,png,html}\n");
+        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out FILE.{pdf,png,html}\n");
         return 2;
     }
-    const auto analysed = analysis::analyseTraceFile(trace.toStdString());
+    const auto analysed = session::analyseFile(trace.toStdString());
     if (!analysed->model) {
         std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
         return 2;

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/start_page.h"
+#include "core/session/session.h"
 #include "widgets/document_view.h"
 #include "widgets/report.h"
 
@@ -55,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_documents, &QTabWidget::tabCloseRequested, this, &MainWindow::closeDocument);
     connect(m_start, &StartPage::openRequested, this, [this] {
         openFiles(QFileDialog::getOpenFileNames(this, tr("Open trace"), QString(),
-                                                tr("PyTorch traces (*.json *.json.gz *.gz);;All files (*)")));
+                                                tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)")));
     });
     connect(m_start, &StartPage::openFileRequested, this, [this](const QString& path) { openFiles({path}); });
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished, this,
@@ -175,7 +176,7 @@ void MainWindow::startNextLoad()
             QMetaObject::invokeMethod(
                 qApp, [bar, fraction] { if (bar) bar->setValue(int(fraction * 1000)); }, Qt::QueuedConnection);
         };
-        return analysis::analyseTraceFile(path, {}, progress);
+        return session::analyseFile(path, {}, progress);
     }));
 }
 

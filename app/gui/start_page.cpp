@@ -13,7 +13,7 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidge
     layout->setContentsMargins(48, 36, 48, 36);
     auto* title = new QLabel(tr("<h1>Kinetoscope</h1><p>Why is this PyTorch training run slow? Open a trace that "
                                 "<code>torch.profiler</code> wrote (<code>.json</code> or <code>.json.gz</code>), "
-                                "or drop one or several on this window.</p>"),
+                                "or a lab session (<code>.kinetoscope.json</code>), or drop one or several on this window.</p>"),
                              this);
     title->setWordWrap(true);
     layout->addWidget(title);

@@ -5,8 +5,8 @@
 
 namespace kinetoscope::analysis {
 
-std::shared_ptr<const AnalysedTrace> analyseTraceFile(const std::string& path, const SummaryOptions& options,
-                                                      const AnalysisProgress& progress)
+std::shared_ptr<AnalysedTrace> analyseTraceFile(const std::string& path, const SummaryOptions& options,
+                                                const AnalysisProgress& progress, const LabMeasurements* lab)
 {
     using Clock = std::chrono::steady_clock;
     auto result = std::make_shared<AnalysedTrace>();
@@ -33,7 +33,9 @@ std::shared_ptr<const AnalysedTrace> analyseTraceFile(const std::string& path, c
         progress.progress(0.8);
     const auto analysing = Clock::now();
     result->summary = summarize(*result->model, options);
-    result->findings = diagnose({*result->model, result->summary, Thresholds{}, nullptr});
+    if (lab)
+        result->lab = *lab;
+    result->findings = diagnose({*result->model, result->summary, Thresholds{}, lab});
     result->analysisSeconds = std::chrono::duration<double>(Clock::now() - analysing).count();
     if (progress.progress)
         progress.progress(1.0);

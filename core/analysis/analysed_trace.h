@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kinetoscope::analysis {
@@ -19,6 +20,8 @@ struct AnalysedTrace
     std::shared_ptr<const trace::TraceModel> model;  // null when nothing could be read
     TraceSummary summary;
     std::vector<Finding> findings;
+    std::optional<LabMeasurements> lab;  // when the trace came with a lab session
+    std::string sessionPath;             // the session file, when opened through one
     double loadSeconds = 0.0;
     double analysisSeconds = 0.0;
 };
@@ -32,7 +35,9 @@ struct AnalysisProgress
 
 // Loads and analyses a trace file. Never throws: a file that cannot be read comes back
 // with loadStatus/loadMessage set and no model.
-std::shared_ptr<const AnalysedTrace> analyseTraceFile(const std::string& path, const SummaryOptions& options = {},
-                                                      const AnalysisProgress& progress = {});
+// `lab`, when given, feeds the lab-aware diagnosis rules.
+std::shared_ptr<AnalysedTrace> analyseTraceFile(const std::string& path, const SummaryOptions& options = {},
+                                                const AnalysisProgress& progress = {},
+                                                const LabMeasurements* lab = nullptr);
 
 }  // namespace kinetoscope::analysis

@@ -1,0 +1,199 @@
+#include "core/session/session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <unistd.h>
+
+namespace kinetoscope::session {
+
+using nlohmann::json;
+
+namespace {
+
+json toJson(const Session& s)
+{
+    json lab = json::array();
+    for (const LabArm& a : s.lab)
+        lab.push_back({{"name", a.name}, {"ran", a.ran}, {"skipped_reason", a.skippedReason},
+                       {"samples_per_second", a.samplesPerSecond}, {"mean_step_ms", a.meanStepMs},
+                       {"peak_allocated_bytes", a.peakAllocatedBytes}});
+    json phases = json::array();
+    for (const PhaseTiming& p : s.phases)
+        phases.push_back({{"phase", p.phase}, {"mean_ms", p.meanMs}, {"std_ms", p.stdMs}, {"median_ms", p.medianMs},
+                          {"p95_ms", p.p95Ms}, {"p99_ms", p.p99Ms}});
+    json findings = json::array();
+    for (const auto& [id, title] : s.findings)
+        findings.push_back({{"id", id}, {"title", title}});
+    json split = json::object();
+    if (s.dataLoaderMs)
+        split["dataloader_ms"] = *s.dataLoaderMs;
+    if (s.computeMs)
+        split["compute_ms"] = *s.computeMs;
+    return {{"kinetoscope_session", kSessionFormat}, {"config", s.config}, {"environment", s.environment},
+            {"lab", lab},       {"phases", phases},  {"split", split},   {"trace", s.tracePath},
+            {"findings", findings}};
+}
+
+Session fromJson(const json& j)
+{
+    Session s;
+    s.config = j.value("config", std::map<std::string, std::string>{});
+    s.environment = j.value("environment", std::map<std::string, std::string>{});
+    for (const json& a : j.value("lab", json::array())) {
+        LabArm arm;
+        arm.name = a.value("name", "");
+        arm.ran = a.value("ran", false);
+        arm.skippedReason = a.value("skipped_reason", "");
+        arm.samplesPerSecond = a.value("samples_per_second", 0.0);
+        arm.meanStepMs = a.value("mean_step_ms", 0.0);
+        arm.peakAllocatedBytes = a.value("peak_allocated_bytes", int64_t(-1));
+        s.lab.push_back(arm);
+    }
+    for (const json& p : j.value("phases", json::array()))
+        s.phases.push_back({p.value("phase", ""), p.value("mean_ms", 0.0), p.value("std_ms", 0.0),
+                            p.value("median_ms", 0.0), p.value("p95_ms", 0.0), p.value("p99_ms", 0.0)});
+    const json split = j.value("split", json::object());
+    if (split.contains("dataloader_ms"))
+        s.dataLoaderMs = split["dataloader_ms"].get<double>();
+    if (split.contains("compute_ms"))
+        s.computeMs = split["compute_ms"].get<double>();
+    s.tracePath = j.value("trace", "");
+    for (const json& f : j.value("findings", json::array()))
+        s.findings.emplace_back(f.value("id", ""), f.value("title", ""));
+    return s;
+}
+
+}  // namespace
+
+bool isSessionPath(const std::filesystem::path& path)
+{
+    return path.filename().string().ends_with(kSessionSuffix);
+}
+
+bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error)
+{
+    const std::string text = toJson(session).dump(2) + "\n";
+    const std::filesystem::path temporary = path.string() + ".tmp";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        error = "cannot write " + temporary.string() + ": " + std::strerror(errno);
+        return false;
+    }
+    size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0) {
+            error = "cannot write " + temporary.string() + ": " + std::strerror(errno);
+            ::close(fd);
+            std::remove(temporary.c_str());
+            return false;
+        }
+        written += size_t(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        error = "cannot flush " + temporary.string() + ": " + std::strerror(errno);
+        std::remove(temporary.c_str());
+        return false;
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        error = "cannot replace " + path.string() + ": " + std::strerror(errno);
+        std::remove(temporary.c_str());
+        return false;
+    }
+    return true;
+}
+
+std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "no such session file: " + path.string();
+        return std::nullopt;
+    }
+    const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+        error = "not a session: " + path.string() + " is not valid JSON";
+        return std::nullopt;
+    }
+    if (!j.is_object() || !j.contains("kinetoscope_session")) {
+        error = "not a session: " + path.string() + " has no \"kinetoscope_session\" key";
+        return std::nullopt;
+    }
+    if (!j["kinetoscope_session"].is_number_integer() || j["kinetoscope_session"].get<int>() > kSessionFormat) {
+        error = "session format " + j["kinetoscope_session"].dump() + " is newer than this Kinetoscope reads";
+        return std::nullopt;
+    }
+    try {
+        return fromJson(j);
+    } catch (const json::exception& e) {
+        error = std::string("malformed session: ") + e.what();
+        return std::nullopt;
+    }
+}
+
+std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)
+{
+    const std::filesystem::path trace(session.tracePath);
+    if (trace.empty() || trace.is_absolute())
+        return trace;
+    return sessionPath.parent_path() / trace;
+}
+
+analysis::LabMeasurements labMeasurementsOf(const Session& session)
+{
+    analysis::LabMeasurements lab;
+    for (const LabArm& arm : session.lab) {
+        if (!arm.ran || arm.meanStepMs <= 0)
+            continue;
+        const double ns = arm.meanStepMs * 1e6;
+        if (arm.name == "fp32")
+            lab.fp32StepNs = ns;
+        else if (arm.name == "bf16")
+            lab.bf16StepNs = ns;
+        else if (arm.name.starts_with("bf16+"))
+            lab.graphedStepNs = ns;
+    }
+    if (session.dataLoaderMs)
+        lab.dataLoaderNs = *session.dataLoaderMs * 1e6;
+    if (session.computeMs)
+        lab.computeNs = *session.computeMs * 1e6;
+    return lab;
+}
+
+std::shared_ptr<const analysis::AnalysedTrace> analyseFile(const std::string& path,
+                                                           const analysis::SummaryOptions& options,
+                                                           const analysis::AnalysisProgress& progress)
+{
+    if (!isSessionPath(path))
+        return analysis::analyseTraceFile(path, options, progress);
+    std::string error;
+    const std::optional<Session> session = loadSession(path, error);
+    if (!session) {
+        auto failed = std::make_shared<analysis::AnalysedTrace>();
+        failed->path = path;
+        failed->loadStatus = trace::LoadStatus::NotFound;
+        failed->loadMessage = error;
+        return failed;
+    }
+    const analysis::LabMeasurements lab = labMeasurementsOf(*session);
+    const std::filesystem::path trace = traceOf(*session, path);
+    if (trace.empty()) {
+        auto failed = std::make_shared<analysis::AnalysedTrace>();
+        failed->path = path;
+        failed->loadStatus = trace::LoadStatus::NotATrace;
+        failed->loadMessage = "the session records no trace (run with --profile)";
+        return failed;
+    }
+    auto result = analysis::analyseTraceFile(trace.string(), options, progress, &lab);
+    result->sessionPath = path;
+    if (!result->model)
+        result->loadMessage = "the session's trace " + trace.string() + ": " + result->loadMessage;
+    return result;
+}
+
+}  // namespace kinetoscope::session

@@ -1,0 +1,126 @@
+// Sessions: saved atomically, read back exactly, bad files reported in one line, and
+// their lab measurements reaching the diagnosis.
+#include "app/cli/cli_main.h"
+#include "core/session/session.h"
+#include "tests/support/test_support.h"
+
+#include <QtTest>
+
+#include <sstream>
+
+using namespace kinetoscope;
+namespace fs = std::filesystem;
+
+namespace {
+session::Session sample()
+{
+    session::Session s;
+    s.config = {{"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "64"}};
+    s.environment = {{"device", "cpu"}, {"torch", "2.11.0"}};
+    s.lab = {{"fp32", true, "", 1000.0, 100.0, 1 << 20},
+             {"bf16", true, "", 1050.0, 95.0, 1 << 19},
+             {"bf16+cuda-graph", false, "needs a GPU", 0.0, 0.0, -1}};
+    s.phases = {{"forward", 40.0, 2.0, 39.5, 43.0, 45.0}};
+    s.dataLoaderMs = 80.0;
+    s.computeMs = 20.0;
+    s.tracePath = test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+    s.findings = {{"dataloader-bound", "The GPU waits for data"}};
+    return s;
+}
+}  // namespace
+
+class TestSession : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    fs::path path(const std::string& name) const { return fs::path(m_dir.path().toStdString()) / name; }
+
+private Q_SLOTS:
+    void savesAtomicallyAndReadsBack()
+    {
+        const fs::path file = path("run.kinetoscope.json");
+        std::string error;
+        test::writeFile(file, "old content");
+        QVERIFY2(session::saveSession(sample(), file, error), error.c_str());
+        QVERIFY(!fs::exists(file.string() + ".tmp"));
+        const auto loaded = session::loadSession(file, error);
+        QVERIFY2(loaded, error.c_str());
+        QCOMPARE(QString::fromStdString(loaded->config.at("model")), QString("mlp"));
+        QCOMPARE(loaded->lab.size(), size_t(3));
+        QCOMPARE(loaded->lab[1].meanStepMs, 95.0);
+        QCOMPARE(QString::fromStdString(loaded->lab[2].skippedReason), QString("needs a GPU"));
+        QCOMPARE(loaded->phases[0].p95Ms, 43.0);
+        QCOMPARE(loaded->dataLoaderMs.value_or(0), 80.0);
+        QCOMPARE(loaded->findings.size(), size_t(1));
+        QVERIFY(session::isSessionPath(file));
+        QVERIFY(!session::isSessionPath(path("trace.json")));
+    }
+
+    void aFailedSaveLeavesTheOldFile()
+    {
+        std::string error;
+        QVERIFY(!session::saveSession(sample(), path("no/such/dir/x.kinetoscope.json"), error));
+        QVERIFY(error.find("cannot write") != std::string::npos);
+    }
+
+    void reportsBadSessionsInOneLine()
+    {
+        std::string error;
+        QVERIFY(!session::loadSession(path("missing.kinetoscope.json"), error));
+        QVERIFY(error.find("no such session") != std::string::npos);
+        test::writeFile(path("broken.kinetoscope.json"), "{\"kinetoscope_session\": 1, \"lab\": [");
+        QVERIFY(!session::loadSession(path("broken.kinetoscope.json"), error));
+        QVERIFY(error.find("not valid JSON") != std::string::npos);
+        test::writeFile(path("other.kinetoscope.json"), "{\"hello\": 1}");
+        QVERIFY(!session::loadSession(path("other.kinetoscope.json"), error));
+        test::writeFile(path("future.kinetoscope.json"), "{\"kinetoscope_session\": 99}");
+        QVERIFY(!session::loadSession(path("future.kinetoscope.json"), error));
+        QVERIFY(error.find("newer") != std::string::npos);
+        test::writeFile(path("typed.kinetoscope.json"), "{\"kinetoscope_session\": 1, \"lab\": [{\"ran\": \"yes\"}]}");
+        QVERIFY(!session::loadSession(path("typed.kinetoscope.json"), error));
+        QVERIFY(error.find("malformed") != std::string::npos);
+    }
+
+    void feedsTheLabRulesOfTheDiagnosis()
+    {
+        const fs::path file = path("lab.kinetoscope.json");
+        std::string error;
+        QVERIFY(session::saveSession(sample(), file, error));
+        const analysis::LabMeasurements lab = session::labMeasurementsOf(sample());
+        QCOMPARE(lab.fp32StepNs.value_or(0), 100e6);
+        QVERIFY(!lab.graphedStepNs);  // the graph arm did not run
+        const auto analysed = session::analyseFile(file.string());
+        QVERIFY(analysed->model);
+        QVERIFY(analysed->lab);
+        bool notPrecisionBound = false, dataloader = false;
+        for (const auto& f : analysed->findings) {
+            notPrecisionBound |= f.id == "not-precision-bound";
+            dataloader |= f.id == "dataloader-bound";  // the lab's split: 80 % waiting
+        }
+        QVERIFY(notPrecisionBound);
+        QVERIFY(dataloader);
+
+        std::ostringstream out, err;
+        QCOMPARE(cli::run({"diagnose", file.string(), "--json"}, out, err), 0);
+        QVERIFY(out.str().find("not-precision-bound") != std::string::npos);
+    }
+
+    void aSessionWhoseTraceIsGoneSaysSo()
+    {
+        session::Session s = sample();
+        s.tracePath = "gone.json";
+        const fs::path file = path("orphan.kinetoscope.json");
+        std::string error;
+        QVERIFY(session::saveSession(s, file, error));
+        const auto analysed = session::analyseFile(file.string());
+        QVERIFY(!analysed->model);
+        QVERIFY(analysed->loadMessage.find("gone.json") != std::string::npos);
+        std::ostringstream out, err;
+        QCOMPARE(cli::run({"diagnose", file.string()}, out, err), 2);
+        const std::string message = err.str();
+        QCOMPARE(std::count(message.begin(), message.end(), '\n'), 1L);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "test_session.moc"
