@@ -74,6 +74,38 @@ private Q_SLOTS:
         QVERIFY(distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
     }
 
+    void opensASessionLikeATrace()
+    {
+        // A lab session pointing at a real trace: the window opens it, and so does report.
+        const QString sessionPath = m_dir.path() + QStringLiteral("/lab.kinetoscope.json");
+        QFile session(sessionPath);
+        QVERIFY(session.open(QIODevice::WriteOnly));
+        session.write(QStringLiteral("{\"kinetoscope_session\": 1, \"trace\": \"%1\", \"lab\": ["
+                                     "{\"name\": \"fp32\", \"ran\": true, \"mean_step_ms\": 100},"
+                                     "{\"name\": \"bf16\", \"ran\": true, \"mean_step_ms\": 97}]}")
+                          .arg(QString::fromStdString(kinetoscope::test::sharedTrace("hta/sampled_rank1.json.gz").string()))
+                          .toUtf8());
+        session.close();
+        QProcess report;
+        report.start(binary(), {QStringLiteral("report"), sessionPath, QStringLiteral("--out"),
+                                m_dir.path() + QStringLiteral("/session.html")});
+        QVERIFY(report.waitForFinished(120'000));
+        QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
+        QFile html(m_dir.path() + QStringLiteral("/session.html"));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        QVERIFY(html.readAll().contains("not-precision-bound"));  // from the session's lab arms
+
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path());
+        app.setProcessEnvironment(env);  // offscreen, from the test's environment
+        app.start(binary(), {sessionPath, QStringLiteral("--screenshot"), m_dir.path() + QStringLiteral("/session.png"),
+                             QStringLiteral("--view"), QStringLiteral("diagnosis")});
+        QVERIFY(app.waitForFinished(120'000));
+        QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
+        QVERIFY(distinctColours(QImage(m_dir.path() + QStringLiteral("/session.png"))) > 20);
+    }
+
     void reportsABadFileInOneLine()
     {
         QProcess report;
