@@ -52,6 +52,15 @@ DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace,
     setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));
     setTabToolTip(Diagnosis, tr("Ranked findings with evidence and the fix"));
     connect(m_findings, &FindingsView::evidenceRequested, this, &DocumentView::showEvidence);
+    // Selecting a finding marks its time range in the utilisation plot right away.
+    connect(m_findings, &FindingsView::findingSelected, this, [this](const analysis::Finding& f) {
+        if (!f.evidence.ranges.empty())
+            m_overview->utilizationChart()->highlight(f.evidence.ranges.front().begin, f.evidence.ranges.front().end);
+        else
+            m_overview->utilizationChart()->highlight(0, 0);
+    });
+    if (!t.findings.empty() && !t.findings.front().evidence.ranges.empty())
+        m_overview->utilizationChart()->highlight(0, 0);  // start unzoomed
 }
 
 void DocumentView::focusFilter()

@@ -157,6 +157,7 @@ void FindingsView::showDetails(int row)
     if (row < 0 || size_t(row) >= m_findings.size())
         return;
     m_details->setHtml(findingHtml(m_findings[size_t(row)], row + 1));
+    Q_EMIT findingSelected(m_findings[size_t(row)]);
 }
 
 }  // namespace kinetoscope::widgets

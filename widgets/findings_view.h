@@ -25,6 +25,8 @@ public:
 Q_SIGNALS:
     // The user asked to see the evidence of a finding in the other views.
     void evidenceRequested(const analysis::Finding& finding);
+    // A finding became the current one (its time range can be marked in the plots).
+    void findingSelected(const analysis::Finding& finding);
 
 private:
     void showDetails(int row);

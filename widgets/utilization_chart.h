@@ -16,6 +16,7 @@ public:
     // Shades [beginNs, endNs) (evidence of a finding); an empty range clears it.
     void highlight(int64_t beginNs, int64_t endNs);
     int stepMarkerCount() const { return m_stepMarkers; }
+    bool hasHighlight() const { return m_highlight != nullptr; }
     int64_t originNs() const { return m_originNs; }
 
 private:

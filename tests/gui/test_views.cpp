@@ -77,8 +77,13 @@ private Q_SLOTS:
         QCOMPARE(findings->findingCount(), int(trace->findings.size()));
         QVERIFY(findings->findingTitle(0).startsWith(QStringLiteral("1. The GPU waits for data")));
         QVERIFY(findings->detailsText().contains(QStringLiteral("num_workers")));
+        // The DataLoader finding has time ranges: selecting it marks them in the plot.
+        QVERIFY(!trace->findings[0].evidence.ranges.empty());
         findings->select(1);
         QVERIFY(findings->detailsText().contains(QStringLiteral("Tensor Cores")));
+        QVERIFY(!view.overview()->utilizationChart()->hasHighlight());
+        findings->select(0);
+        QVERIFY(view.overview()->utilizationChart()->hasHighlight());
         // "Show evidence" of the Tensor Core finding lands on its kernels.
         view.showEvidence(trace->findings[1]);
         QCOMPARE(view.currentIndex(), int(widgets::DocumentView::Kernels));
