@@ -3,6 +3,9 @@
 #include "app/cli/diagnose_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/summary_command.h"
+#if KINETOSCOPE_HAVE_ENGINE
+#include "app/cli/run_command.h"
+#endif
 
 #include <iostream>
 
@@ -23,7 +26,10 @@ constexpr const char* kUsage =
     "  diagnose TRACE [--json|--markdown] [--fail-on low|medium|high]\n"
     "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
     "                        ranked findings with evidence, estimated gain and the fix\n"
-    "  report TRACE --out FILE.{pdf,png,html}\n"
+    "  run --model mlp|cnn --dataset synthetic [--device auto|cpu|cuda] [--batch-size N]\n"
+    "      [--steps N] [--warmup N] [--workers N] [--lab] [--split] [--profile] --out DIR\n"
+    "                        run the method on a model through LibTorch: a session + trace\n"
+    "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
     "                        the diagnosis page (figures, plots, findings) as a document\n"
     "  help                  this text\n"
     "\n"
@@ -47,13 +53,21 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runSummary(rest, out, err);
     if (command == "diagnose")
         return runDiagnose(rest, out, err);
+    if (command == "run") {
+#if KINETOSCOPE_HAVE_ENGINE
+        return runRun(rest, out, err);
+#else
+        err << "kinetoscope run: this build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)\n";
+        return kExitBadInput;
+#endif
+    }
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }
 
 bool isCommand(std::string_view name)
 {
-    return name == "info" || name == "summary" || name == "diagnose" || name == "help" ||
+    return name == "info" || name == "summary" || name == "diagnose" || name == "run" || name == "help" ||
            name == "--help" || name == "-h";
 }
 
