@@ -1,5 +1,5 @@
 // `kinetoscope diagnose TRACE [--json|--markdown] [--fail-on SEVERITY]`.
-#include "app/cli/cli_main.h"
+#include "tests/support/cli_runner.h"
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
 
@@ -13,19 +13,8 @@ using kinetoscope::test::sharedTrace;
 using nlohmann::json;
 
 namespace {
-struct Run
-{
-    int code;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string>& args)
-{
-    std::ostringstream out, err;
-    const int code = kinetoscope::cli::run(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using Run = kinetoscope::test::CliRun;
+using kinetoscope::test::runCli;
 }  // namespace
 
 class TestCliDiagnose : public QObject

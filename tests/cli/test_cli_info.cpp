@@ -1,5 +1,5 @@
 // `kinetoscope info TRACE [--json]`: the contract of DESIGN.md and issue #2.
-#include "app/cli/cli_main.h"
+#include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
 #include <nlohmann/json.hpp>
@@ -11,19 +11,8 @@
 using kinetoscope::test::sharedTrace;
 
 namespace {
-struct Run
-{
-    int code;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string>& args)
-{
-    std::ostringstream out, err;
-    const int code = kinetoscope::cli::run(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using Run = kinetoscope::test::CliRun;
+using kinetoscope::test::runCli;
 }  // namespace
 
 class TestCliInfo : public QObject

@@ -1,5 +1,5 @@
 // `kinetoscope summary TRACE [--json]`: the contracted JSON keys, on every real trace.
-#include "app/cli/cli_main.h"
+#include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
 #include <nlohmann/json.hpp>
@@ -13,20 +13,8 @@ using kinetoscope::test::sharedTrace;
 using nlohmann::json;
 
 namespace {
-struct Run
-{
-    int code;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string>& args)
-{
-    std::ostringstream out, err;
-    const int code = kinetoscope::cli::run(args, out, err);
-    return {code, out.str(), err.str()};
-}
-
+using Run = kinetoscope::test::CliRun;
+using kinetoscope::test::runCli;
 // Every number in the document is finite (no NaN or inf leaks out as a made-up value).
 bool allFinite(const json& value)
 {

@@ -1,5 +1,6 @@
 // The real binary, as a person runs it: under Xvfb, open a trace, wait for the overview,
 // grab the window; `kinetoscope report` headless; a bad file in the window.
+#include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 
 #include <QImage>
@@ -12,15 +13,6 @@ namespace {
 QString binary()
 {
     return QStringLiteral(KINETOSCOPE_BINARY);
-}
-
-int distinctColours(const QImage& image)
-{
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3)
-            colours.insert(image.pixel(x, y));
-    return int(colours.size());
 }
 
 }  // namespace
@@ -49,7 +41,7 @@ private Q_SLOTS:
         const QImage image(shot);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 800);
-        QVERIFY(distinctColours(image) > 50);
+        QVERIFY(kinetoscope::test::distinctColours(image) > 50);
     }
 
     void writesAReportHeadless()
@@ -71,7 +63,7 @@ private Q_SLOTS:
         QFile pdf(m_dir.path() + QStringLiteral("/report.pdf"));
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
-        QVERIFY(distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
+        QVERIFY(kinetoscope::test::distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
     }
 
     void opensASessionLikeATrace()
@@ -103,7 +95,7 @@ private Q_SLOTS:
                              QStringLiteral("--view"), QStringLiteral("diagnosis")});
         QVERIFY(app.waitForFinished(120'000));
         QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
-        QVERIFY(distinctColours(QImage(m_dir.path() + QStringLiteral("/session.png"))) > 20);
+        QVERIFY(kinetoscope::test::distinctColours(QImage(m_dir.path() + QStringLiteral("/session.png"))) > 20);
     }
 
     void reportsABadFileInOneLine()

@@ -1,6 +1,7 @@
 // The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
 // top finding), the table models under QAbstractItemModelTester, and the report.
 #include "core/analysis/analysed_trace.h"
+#include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/document_view.h"
@@ -28,15 +29,6 @@ std::shared_ptr<const analysis::AnalysedTrace> analysed(const char* file)
     return analysis::analyseTraceFile(test::sharedTrace(file).string());
 }
 
-// A rendered image is "not blank" when it has more than a handful of distinct colours.
-int distinctColours(const QImage& image)
-{
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3)
-            colours.insert(image.pixel(x, y));
-    return int(colours.size());
-}
 
 }  // namespace
 
@@ -66,7 +58,7 @@ private Q_SLOTS:
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("177.59 ms")));
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("dataloader-bound")));
         const QImage image = view.overview()->grab().toImage();
-        QVERIFY(distinctColours(image) > 20);
+        QVERIFY(kinetoscope::test::distinctColours(image) > 20);
     }
 
     void showsTheRankedFindings()
@@ -153,7 +145,7 @@ private Q_SLOTS:
         const QString dir = m_dir.path();
         for (const char* name : {"bars.png", "bars.svg", "bars.pdf"})
             QVERIFY(widgets::savePlot(*view.overview()->breakdownChart(), dir + QLatin1Char('/') + QLatin1String(name), 800, 400));
-        QVERIFY(distinctColours(QImage(dir + QStringLiteral("/bars.png"))) > 10);
+        QVERIFY(kinetoscope::test::distinctColours(QImage(dir + QStringLiteral("/bars.png"))) > 10);
         QString error;
         QVERIFY(!widgets::savePlot(*view.overview()->breakdownChart(), dir + QStringLiteral("/bars.bmp"), 10, 10, &error));
         QVERIFY(error.contains(QStringLiteral("png")));
@@ -166,7 +158,7 @@ private Q_SLOTS:
         QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.png"), &error));
         const QImage png(dir + QStringLiteral("/report.png"));
         QVERIFY(png.height() > png.width());  // one tall page
-        QVERIFY(distinctColours(png) > 50);
+        QVERIFY(kinetoscope::test::distinctColours(png) > 50);
         QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.html"), &error));
         QFile html(dir + QStringLiteral("/report.html"));
         QVERIFY(html.open(QIODevice::ReadOnly));
