@@ -1,241 +1,61 @@
 // The method of shared/seeds/, run through LibTorch: warm-up, per-phase timings, the
-// three-run lab, the DataLoader-vs-compute split and a Kineto profiler window. The
-// profiler is enabled and disabled on this (the training) thread: its state is
+// three-run lab, the DataLoader-vs-compute split, sweeps and a Kineto profiler window.
+// The profiler is enabled and disabled on this (the training) thread: its state is
 // thread-local.
 #include "core/engine/lab_runner.h"
 
+#include "core/engine/arm_runner.h"
+#include "core/engine/cuda_support.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/live_sampler.h"
 
-#include <ATen/autocast_mode.h>
-#include <ATen/record_function.h>
-#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/version.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <filesystem>
+#include <mutex>
+#include <new>
+#include <thread>
 
 namespace kinetoscope::engine {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using detail::UserError;
 
-struct Cancelled
+std::string firstLine(std::string text)
 {
-};
-
-struct ArmOptions
-{
-    std::string name;
-    bool bf16 = false;
-    bool profile = false;  // this arm carries the profiler window
-};
-
-struct ArmResult
-{
-    double samplesPerSecond = 0;
-    double meanStepMs = 0;
-    std::map<std::string, std::vector<double>> phaseMs;  // phase -> per measured step
-};
-
-double msSince(Clock::time_point t)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    if (const size_t newline = text.find('\n'); newline != std::string::npos)
+        text.resize(newline);
+    return text;
 }
 
-session::PhaseTiming timing(const std::string& phase, std::vector<double> values)
+std::string outOfMemoryAt(int64_t batchSize)
 {
-    session::PhaseTiming t;
-    t.phase = phase;
-    if (values.empty())
-        return t;
-    std::sort(values.begin(), values.end());
-    double sum = 0;
-    for (double v : values)
-        sum += v;
-    t.meanMs = sum / double(values.size());
-    double squares = 0;
-    for (double v : values)
-        squares += (v - t.meanMs) * (v - t.meanMs);
-    t.stdMs = std::sqrt(squares / double(values.size()));
-    auto rank = [&](double p) { return values[std::min(values.size() - 1, size_t(std::ceil(p * double(values.size()))) - 1)]; };
-    t.medianMs = rank(0.5);
-    t.p95Ms = rank(0.95);
-    t.p99Ms = rank(0.99);
-    return t;
+    return "out of memory at batch size " + std::to_string(batchSize);
 }
 
-class Runner
+std::map<std::string, std::string> configEntries(const RunConfig& c)
 {
-public:
-    Runner(const RunConfig& config, const RunCallbacks& callbacks) : m_config(config), m_callbacks(callbacks)
-    {
-        const bool cuda = torch::cuda::is_available();
-        if (config.device == "cuda" && !cuda)
-            throw UserError("--device cuda: no CUDA device is available on this machine");
-        if (config.device != "auto" && config.device != "cpu" && config.device != "cuda")
-            throw UserError("--device takes auto, cpu or cuda, not '" + config.device + "'");
-        m_device = (config.device == "cuda" || (config.device == "auto" && cuda)) ? torch::Device(torch::kCUDA)
-                                                                                   : torch::Device(torch::kCPU);
-        if (config.steps < 1 || config.batchSize < 1 || config.warmup < 0)
-            throw UserError("--steps and --batch-size must be at least 1, --warmup at least 0");
-        if (config.dataset != "synthetic")
-            throw UserError("unknown or not yet supported dataset '" + config.dataset + "' (built-in: synthetic)");
-    }
-
-    ArmResult runArm(const ArmOptions& arm, int armIndex, int armCount)
-    {
-        torch::manual_seed(m_config.seed);
-        std::vector<int64_t> shape;
-        std::vector<torch::Tensor> parameters;
-        torch::nn::Sequential model = detail::buildModel(m_config, shape, parameters);
-        model->to(m_device);
-        model->train();
-        std::vector<torch::Tensor> onDevice;
-        for (const auto& p : model->parameters())
-            onDevice.push_back(p);
-        torch::optim::AdamW optimizer(onDevice, torch::optim::AdamWOptions(1e-3));
-        detail::SyntheticLoader loader(m_config, shape);
-
-        const int64_t total = m_config.warmup + m_config.steps;
-        // Profiler schedule over the measured steps: wait 1, warm up 1, record up to 5.
-        const int64_t profileStart = m_config.warmup + std::min<int64_t>(2, m_config.steps - 1);
-        const int64_t profileEnd = std::min(total, profileStart + 5);
-        ArmResult result;
-        const auto measured = Clock::now();
-        Clock::time_point measureStart = measured;
-        for (int64_t step = 0; step < total; ++step) {
-            if (m_callbacks.cancel && m_callbacks.cancel->load())
-                throw Cancelled{};
-            if (m_callbacks.progress)
-                m_callbacks.progress(arm.name, (double(armIndex) + double(step) / double(total)) / double(armCount));
-            if (step == m_config.warmup)
-                measureStart = Clock::now();
-            if (arm.profile && step == profileStart - 1)
-                startProfiler(/*prepareOnly=*/true);
-            if (arm.profile && step == profileStart)
-                startProfiler(false);
-            RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
-            auto t = Clock::now();
-            detail::Batch batch;
-            {
-                RECORD_USER_SCOPE("enumerate(DataLoader)#_KinetoscopeLoaderIter.__next__");
-                batch = loader.next();
-            }
-            const double data = msSince(t);
-            t = Clock::now();
-            torch::Tensor x = batch.inputs.to(m_device, m_config.nonBlocking);
-            torch::Tensor y = batch.targets.to(m_device, m_config.nonBlocking);
-            synchronize();
-            const double h2d = msSince(t);
-            t = Clock::now();
-            torch::Tensor loss;
-            {
-                AutocastScope autocast(arm.bf16, m_device);
-                loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-            }
-            synchronize();
-            const double forward = msSince(t);
-            t = Clock::now();
-            optimizer.zero_grad();
-            loss.backward();
-            synchronize();
-            const double backward = msSince(t);
-            t = Clock::now();
-            {
-                RECORD_USER_SCOPE("Optimizer.step#AdamW.step");
-                optimizer.step();
-            }
-            synchronize();
-            const double opt = msSince(t);
-            float value = loss.item<float>();
-            if (step == m_config.poisonLossAtStep && armIndex == 0)
-                value = std::nanf("");
-            if (!std::isfinite(value))
-                throw UserError("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at step " +
-                                std::to_string(step) + " of the " + arm.name + " run");
-            if (arm.profile && step == profileEnd - 1)
-                stopProfiler();
-            if (step >= m_config.warmup) {
-                result.phaseMs["data"].push_back(data);
-                result.phaseMs["h2d"].push_back(h2d);
-                result.phaseMs["forward"].push_back(forward);
-                result.phaseMs["backward"].push_back(backward);
-                result.phaseMs["optimizer"].push_back(opt);
-            }
-        }
-        const double seconds = std::chrono::duration<double>(Clock::now() - measureStart).count();
-        result.samplesPerSecond = double(m_config.steps * m_config.batchSize) / seconds;
-        result.meanStepMs = seconds * 1e3 / double(m_config.steps);
-        return result;
-    }
-
-    bool cuda() const { return m_device.is_cuda(); }
-    std::string deviceName() const { return cuda() ? "cuda" : "cpu"; }
-    std::string tracePath() const { return m_tracePath; }
-
-private:
-    // bf16 autocast on the run's device for the forward pass (and the loss).
-    struct AutocastScope
-    {
-        AutocastScope(bool enabled, torch::Device device) : m_enabled(enabled), m_type(device.type())
-        {
-            if (!m_enabled)
-                return;
-            m_previous = at::autocast::is_autocast_enabled(m_type);
-            at::autocast::set_autocast_enabled(m_type, true);
-            at::autocast::set_autocast_dtype(m_type, at::kBFloat16);
-            at::autocast::increment_nesting();
-        }
-        ~AutocastScope()
-        {
-            if (!m_enabled)
-                return;
-            if (at::autocast::decrement_nesting() == 0)
-                at::autocast::clear_cache();
-            at::autocast::set_autocast_enabled(m_type, m_previous);
-        }
-        bool m_enabled;
-        c10::DeviceType m_type;
-        bool m_previous = false;
-    };
-
-    void synchronize()
-    {
-        if (cuda())
-            torch::cuda::synchronize();
-    }
-
-    void startProfiler(bool prepareOnly)
-    {
-        namespace impl = torch::profiler::impl;
-        const impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/true,
-                                          /*profile_memory=*/true, /*with_stack=*/false, /*with_flops=*/true);
-        std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
-        if (cuda())
-            activities.insert(impl::ActivityType::CUDA);
-        if (prepareOnly)
-            torch::autograd::profiler::prepareProfiler(config, activities);
-        else
-            torch::autograd::profiler::enableProfiler(config, activities);
-    }
-
-    void stopProfiler()
-    {
-        auto result = torch::autograd::profiler::disableProfiler();
-        std::filesystem::create_directories(m_config.outDir);
-        m_tracePath = (std::filesystem::path(m_config.outDir) / "trace.json").string();
-        result->save(m_tracePath);
-    }
-
-    RunConfig m_config;
-    RunCallbacks m_callbacks;
-    torch::Device m_device{torch::kCPU};
-    std::string m_tracePath;
-};
+    auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+    std::map<std::string, std::string> entries{
+        {"model", c.model},
+        {"dataset", c.dataset},
+        {"device", c.device},
+        {"batch_size", std::to_string(c.batchSize)},
+        {"steps", std::to_string(c.steps)},
+        {"warmup", std::to_string(c.warmup)},
+        {"workers", std::to_string(c.workers)},
+        {"prefetch", std::to_string(c.prefetch)},
+        {"pin_memory", flag(c.pinMemory)},
+        {"non_blocking", flag(c.nonBlocking)},
+        {"shuffle", flag(c.shuffle)},
+        {"drop_last", flag(c.dropLast)},
+        {"seed", std::to_string(c.seed)},
+        {"optimizer", "Adam lr 1e-4, gradient norm clipped to 1.0 (fused, capturable)"}};
+    if (!c.dataPath.empty())
+        entries["data"] = c.dataPath;
+    return entries;
+}
 
 }  // namespace
 
@@ -243,18 +63,22 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
 {
     RunResult result;
     session::Session& s = result.session;
-    s.config = {{"model", config.model},
-                {"dataset", config.dataset},
-                {"device", config.device},
-                {"batch_size", std::to_string(config.batchSize)},
-                {"steps", std::to_string(config.steps)},
-                {"warmup", std::to_string(config.warmup)},
-                {"workers", std::to_string(config.workers)},
-                {"pin_memory", config.pinMemory ? "true" : "false"},
-                {"seed", std::to_string(config.seed)}};
-    s.environment = {{"torch", TORCH_VERSION}, {"cuda_available", torch::cuda::is_available() ? "yes" : "no"}};
+    s.config = configEntries(config);
+    s.environment = {{"torch", TORCH_VERSION},
+                     {"cuda_available", torch::cuda::is_available() ? "yes" : "no"},
+                     {"host_threads", std::to_string(std::thread::hardware_concurrency())}};
+
+    // Live samples arrive on the sampler's thread; the session takes a copy when saved.
+    std::mutex samplesMutex;
+    std::vector<session::LiveSample> samples;
+    std::unique_ptr<LiveSampler> sampler;
+
     const auto sessionPath = std::filesystem::path(config.outDir) / "session.kinetoscope.json";
     auto save = [&] {
+        {
+            std::lock_guard lock(samplesMutex);
+            s.samples = samples;
+        }
         std::error_code ec;
         std::filesystem::create_directories(config.outDir, ec);
         std::string error;
@@ -264,55 +88,126 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             result.error = error;
     };
     try {
-        Runner runner(config, callbacks);
-        s.environment["device"] = runner.deviceName();
-        std::vector<ArmOptions> arms{{"fp32", false, config.profile}};
-        if (config.lab) {
-            arms.push_back({"bf16", true, false});
-            arms.push_back({"bf16+cuda-graph", true, false});
-        }
-        for (size_t i = 0; i < arms.size(); ++i) {
-            session::LabArm arm;
-            arm.name = arms[i].name;
-            if (arms[i].name == "bf16+cuda-graph") {
-                // torch.compile has no C++ API; its C++ counterpart is a whole-step CUDA graph.
-                arm.skippedReason = runner.cuda() ? "the CUDA-graph arm is not implemented yet" : "needs a GPU";
-                s.lab.push_back(arm);
-                continue;
-            }
-            try {
-                const ArmResult measured = runner.runArm(arms[i], int(i), int(arms.size()));
-                arm.ran = true;
-                arm.samplesPerSecond = measured.samplesPerSecond;
-                arm.meanStepMs = measured.meanStepMs;
-                if (i == 0) {
-                    for (const char* phase : {"data", "h2d", "forward", "backward", "optimizer"})
-                        s.phases.push_back(timing(phase, measured.phaseMs.at(phase)));
-                    if (config.split) {
-                        s.dataLoaderMs = s.phases[0].meanMs;
-                        s.computeMs = s.phases[2].meanMs + s.phases[3].meanMs + s.phases[4].meanMs;
+        detail::ArmRunner runner(config, callbacks);
+        s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
+        if (config.liveSamples) {
+            const bool cuda = runner.cuda();
+            sampler = std::make_unique<LiveSampler>(
+                config.samplesPerSecond,
+                [&](const session::LiveSample& sample) {
+                    {
+                        std::lock_guard lock(samplesMutex);
+                        samples.push_back(sample);
                     }
+                    if (callbacks.sample)
+                        callbacks.sample(sample);
+                },
+                [cuda]() -> std::pair<int64_t, int64_t> {
+                    if (!cuda)
+                        return {-1, -1};
+                    const detail::cuda::AllocatorBytes bytes = detail::cuda::allocatorBytes();
+                    return {bytes.allocated, bytes.reserved};
+                },
+                runner.cuda() ? detail::cuda::pciBusId() : std::string());
+            s.environment["nvml"] = sampler->nvml().available() ? "yes" : "not available";
+            if (sampler->nvml().available())
+                s.environment["driver"] = sampler->nvml().driverVersion();
+        }
+
+        std::vector<detail::ArmOptions> arms{{"fp32", false, false, config.profile, true}};
+        if (config.lab) {
+            arms.push_back({"bf16", true, false, false, false});
+            arms.push_back({"bf16+cuda-graph", true, true, false, false});
+        }
+        const size_t units = arms.size() + config.sweepWorkers.size() + config.sweepBatchSizes.size();
+        size_t unit = 0;
+        for (const detail::ArmOptions& options : arms) {
+            session::LabArm arm;
+            arm.name = options.name;
+            if (options.graph && !runner.cuda()) {
+                // torch.compile has no C++ API; its C++ counterpart is a whole-step CUDA graph.
+                arm.skippedReason = "needs a GPU";
+            } else {
+                try {
+                    const detail::ArmResult measured =
+                        runner.run(options, config, double(unit) / double(units), double(unit + 1) / double(units));
+                    arm.ran = true;
+                    arm.samplesPerSecond = measured.samplesPerSecond;
+                    arm.meanStepMs = measured.meanStepMs;
+                    arm.peakAllocatedBytes = measured.peakAllocatedBytes;
+                    if (options.recordSteps) {
+                        s.phases = measured.phases;
+                        s.steps = measured.steps;
+                        if (config.split) {
+                            s.dataLoaderMs = measured.meanMs("data");
+                            s.computeMs = measured.meanMs("forward") + measured.meanMs("backward") +
+                                          measured.meanMs("optimizer");
+                        }
+                    }
+                } catch (const c10::Error& e) {
+                    if (!detail::isOutOfMemory(e))
+                        throw;
+                    arm.skippedReason = outOfMemoryAt(config.batchSize);
+                    detail::cuda::releaseCachedMemory();
+                } catch (const std::bad_alloc&) {
+                    arm.skippedReason = outOfMemoryAt(config.batchSize);
                 }
-            } catch (const c10::OutOfMemoryError&) {
-                arm.skippedReason = "out of memory at batch size " + std::to_string(config.batchSize);
             }
+            ++unit;
             s.lab.push_back(arm);
+            if (callbacks.arm)
+                callbacks.arm(arm);
             save();  // nothing measured is lost if a later arm fails
         }
+
+        // Sweeps: the fp32 arm again with one knob changed, samples/s against the knob.
+        auto sweep = [&](const char* knob, const std::vector<int64_t>& values) {
+            for (int64_t value : values) {
+                RunConfig point = config;
+                session::SweepPoint p;
+                p.knob = knob;
+                p.value = value;
+                (p.knob == "workers" ? point.workers : point.batchSize) = value;
+                try {
+                    const detail::ArmResult measured =
+                        runner.run({std::string("sweep ") + knob + "=" + std::to_string(value), false, false, false, false},
+                                   point, double(unit) / double(units), double(unit + 1) / double(units));
+                    p.samplesPerSecond = measured.samplesPerSecond;
+                    p.dataWaitMs = measured.meanMs("data");
+                } catch (const c10::Error& e) {
+                    if (!detail::isOutOfMemory(e))
+                        throw;
+                    p.error = outOfMemoryAt(point.batchSize);
+                    detail::cuda::releaseCachedMemory();
+                } catch (const std::bad_alloc&) {
+                    p.error = outOfMemoryAt(point.batchSize);
+                } catch (const UserError& e) {
+                    p.error = e.what();  // a batch larger than the dataset, say: the other points still run
+                }
+                ++unit;
+                s.sweep.push_back(p);
+                if (callbacks.sweepPoint)
+                    callbacks.sweepPoint(p);
+                save();
+            }
+        };
+        sweep("workers", config.sweepWorkers);
+        sweep("batch_size", config.sweepBatchSizes);
         if (!runner.tracePath().empty())
-            s.tracePath = "trace.json";
+            s.tracePath = std::filesystem::path(runner.tracePath()).filename().string();
         result.ok = true;
-    } catch (const Cancelled&) {
+    } catch (const detail::Cancelled&) {
         result.error = "cancelled";
     } catch (const UserError& e) {
         result.error = e.what();
     } catch (const c10::Error& e) {
-        result.error = std::string("torch: ") + e.what_without_backtrace();
+        result.error = detail::isOutOfMemory(e) ? outOfMemoryAt(config.batchSize)
+                                                : std::string("torch: ") + e.what_without_backtrace();
     } catch (const std::exception& e) {
         result.error = e.what();
     }
-    if (const size_t newline = result.error.find('\n'); newline != std::string::npos)
-        result.error.resize(newline);
+    sampler.reset();  // stops its thread before the last save
+    result.error = firstLine(result.error);
     save();
     return result;
 }

@@ -11,9 +11,15 @@
 
 namespace kinetoscope::engine {
 
+// Called as the run goes; from the training thread except `sample` (the sampler's
+// thread). A GUI forwards them to its own thread.
 struct RunCallbacks
 {
     std::function<void(const std::string& stage, double fraction)> progress;
+    std::function<void(const session::StepTiming&)> step;  // each measured step of the fp32 arm
+    std::function<void(const session::LabArm&)> arm;       // each arm, run or skipped
+    std::function<void(const session::SweepPoint&)> sweepPoint;
+    std::function<void(const session::LiveSample&)> sample;
     const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -28,5 +34,10 @@ struct RunResult
 // Never throws: every failure (bad model, OOM, NaN loss, cancel) becomes a one-line
 // error, and what was measured before it is kept in the session.
 RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks = {});
+
+// The same model, data and optimizer in a loop with nothing of Kinetoscope's around it
+// (no phase timing, no annotations, no sampler): samples/s over config.steps after
+// config.warmup. For the overhead benchmark. Throws std::runtime_error on failure.
+double runBareLoop(const RunConfig& config);
 
 }  // namespace kinetoscope::engine

@@ -9,34 +9,51 @@ namespace kinetoscope::engine {
 
 struct RunConfig
 {
-    std::string model = "mlp";           // mlp | cnn | transformer | path to a TorchScript file
-    std::string dataset = "synthetic";   // synthetic
+    // mlp | cnn | transformer, or the path of a TorchScript file (torch.jit.save).
+    std::string model = "mlp";
+    // synthetic | mnist | cifar10 | tensors; the last three read `dataPath`.
+    std::string dataset = "synthetic";
+    std::string dataPath;                // mnist/cifar10: a folder; tensors: a torch.save file
     std::string device = "auto";         // auto | cpu | cuda
     int64_t batchSize = 64;
     int64_t steps = 20;                  // measured steps per arm
     int64_t warmup = 3;                  // steps before measuring, always
+    // Loader knobs, as torch.utils.data.DataLoader's.
     int64_t workers = 0;                 // loader threads; 0 = load in the training thread
     int64_t prefetch = 2;                // batches queued per worker
     bool pinMemory = false;
     bool nonBlocking = false;
+    bool shuffle = true;                 // a new permutation per epoch (finite datasets)
+    bool dropLast = true;                // drop an epoch's last, partial batch
     uint64_t seed = 0;
     // Model size knobs.
-    int64_t inputFeatures = 256;
-    int64_t hidden = 512;
-    int64_t layers = 4;
+    int64_t inputFeatures = 256;         // mlp on synthetic data
+    int64_t hidden = 512;                // mlp width, transformer model width
+    int64_t layers = 4;                  // mlp/transformer layers, cnn blocks
+    int64_t heads = 4;                   // transformer attention heads
+    int64_t sequenceLength = 128;        // transformer on synthetic tokens
+    int64_t vocabulary = 1000;           // transformer on synthetic tokens
     int64_t classes = 10;
-    int64_t imageSize = 32;              // cnn: 32 or 224
-    // Synthetic data knobs: per-sample CPU work and I/O latency (microseconds).
+    int64_t imageSize = 32;              // cnn on synthetic images: 32 or 224
+    // Synthetic samples for a TorchScript model: one sample's shape (float32).
+    std::vector<int64_t> inputShape;
+    // Per-sample CPU work and I/O latency (microseconds), on any dataset: heavy
+    // transforms and slow storage.
     int64_t sampleCpuUs = 0;
     int64_t sampleIoUs = 0;
     // Measurements.
     bool lab = false;      // fp32, bf16 autocast, bf16 + CUDA graph
     bool split = false;    // DataLoader-vs-compute
     bool profile = false;  // a Kineto profiler window, writes trace.json
-    std::vector<int64_t> sweepWorkers;
+    std::vector<int64_t> sweepWorkers;     // samples/s against the loader's worker count
+    std::vector<int64_t> sweepBatchSizes;  // ... and against the batch size
+    bool liveSamples = true;               // CPU/GPU/memory samples while it runs
+    int samplesPerSecond = 20;             // sampler rate (10-20 Hz)
     std::string outDir = "kinetoscope-run";
-    // Fault injection for tests: the loss becomes NaN at this step of the first arm (-1: never).
+    // Fault injection for tests: the loss becomes NaN at this step of the first arm (-1: never),
+    // and the named arm fails as out of memory does (c10::OutOfMemoryError, empty: never).
     int64_t poisonLossAtStep = -1;
+    std::string outOfMemoryInArm;
 };
 
 }  // namespace kinetoscope::engine

@@ -34,8 +34,29 @@ json toJson(const Session& s)
         split["dataloader_ms"] = *s.dataLoaderMs;
     if (s.computeMs)
         split["compute_ms"] = *s.computeMs;
-    return {{"kinetoscope_session", kSessionFormat}, {"config", s.config}, {"environment", s.environment},
-            {"lab", lab},       {"phases", phases},  {"split", split},   {"trace", s.tracePath},
+    json steps = json::array();
+    for (const StepTiming& t : s.steps)
+        steps.push_back({t.step, t.dataMs, t.h2dMs, t.forwardMs, t.backwardMs, t.optimizerMs, t.loss});
+    json sweep = json::array();
+    for (const SweepPoint& p : s.sweep)
+        sweep.push_back({{"knob", p.knob}, {"value", p.value}, {"samples_per_second", p.samplesPerSecond},
+                         {"data_wait_ms", p.dataWaitMs}, {"error", p.error}});
+    json samples = json::array();
+    for (const LiveSample& l : s.samples)
+        samples.push_back({l.seconds, l.cpuPercent, l.gpuPercent, l.gpuMemoryUsedBytes, l.allocatedBytes,
+                           l.reservedBytes, l.residentBytes});
+    return {{"kinetoscope_session", kSessionFormat},
+            {"config", s.config},
+            {"environment", s.environment},
+            {"lab", lab},
+            {"phases", phases},
+            {"split", split},
+            // Rows: step, data, h2d, forward, backward, optimizer (ms), loss.
+            {"steps", steps},
+            {"sweep", sweep},
+            // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes; -1 n/a).
+            {"samples", samples},
+            {"trace", s.tracePath},
             {"findings", findings}};
 }
 
@@ -62,6 +83,17 @@ Session fromJson(const json& j)
         s.dataLoaderMs = split["dataloader_ms"].get<double>();
     if (split.contains("compute_ms"))
         s.computeMs = split["compute_ms"].get<double>();
+    for (const json& t : j.value("steps", json::array()))
+        if (t.is_array() && t.size() == 7)
+            s.steps.push_back({t[0].get<int64_t>(), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
+                               t[4].get<double>(), t[5].get<double>(), t[6].get<double>()});
+    for (const json& p : j.value("sweep", json::array()))
+        s.sweep.push_back({p.value("knob", ""), p.value("value", int64_t(0)), p.value("samples_per_second", 0.0),
+                           p.value("data_wait_ms", 0.0), p.value("error", "")});
+    for (const json& l : j.value("samples", json::array()))
+        if (l.is_array() && l.size() == 7)
+            s.samples.push_back({l[0].get<double>(), l[1].get<double>(), l[2].get<double>(), l[3].get<int64_t>(),
+                                 l[4].get<int64_t>(), l[5].get<int64_t>(), l[6].get<int64_t>()});
     s.tracePath = j.value("trace", "");
     for (const json& f : j.value("findings", json::array()))
         s.findings.emplace_back(f.value("id", ""), f.value("title", ""));

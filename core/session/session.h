@@ -34,6 +34,36 @@ struct PhaseTiming
     double meanMs = 0, stdMs = 0, medianMs = 0, p95Ms = 0, p99Ms = 0;
 };
 
+// One step of the fp32 arm as it finished, milliseconds per phase.
+struct StepTiming
+{
+    int64_t step = 0;
+    double dataMs = 0, h2dMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
+    double loss = 0;
+};
+
+// One point of a sweep: samples/s with one knob set to `value`.
+struct SweepPoint
+{
+    std::string knob;  // "workers" or "batch_size"
+    int64_t value = 0;
+    double samplesPerSecond = 0;  // 0 when it failed
+    double dataWaitMs = 0;        // mean wait for the next batch per step
+    std::string error;            // "out of memory at batch size 4096", or empty
+};
+
+// A live sample of the machine while the run went on; -1 where not available.
+struct LiveSample
+{
+    double seconds = 0;               // since the run started
+    double cpuPercent = -1;           // all cores of the machine, 0-100
+    double gpuPercent = -1;           // NVML utilisation of the run's GPU
+    int64_t gpuMemoryUsedBytes = -1;  // NVML: every process on that GPU
+    int64_t allocatedBytes = -1;      // CUDA caching allocator: live tensors
+    int64_t reservedBytes = -1;       // CUDA caching allocator: held from the driver
+    int64_t residentBytes = -1;       // this process's resident set (host memory)
+};
+
 struct Session
 {
     std::map<std::string, std::string> config;       // model, dataset, device, batch_size...
@@ -42,6 +72,9 @@ struct Session
     std::vector<PhaseTiming> phases;
     std::optional<double> dataLoaderMs;  // mean wait for the next batch per step
     std::optional<double> computeMs;     // mean forward + backward + optimizer per step
+    std::vector<StepTiming> steps;        // the fp32 arm's measured steps
+    std::vector<SweepPoint> sweep;
+    std::vector<LiveSample> samples;
     std::string tracePath;               // relative to the session file's folder, or absolute
     std::vector<std::pair<std::string, std::string>> findings;  // (id, title) when saved
 };

@@ -48,6 +48,19 @@ private Q_SLOTS:
         QVERIFY(s.phases[2].meanMs > 0 && s.phases[2].p95Ms >= s.phases[2].medianMs);
         QVERIFY(s.dataLoaderMs && s.computeMs);
         QCOMPARE(QString::fromStdString(s.tracePath), QString("trace.json"));
+        QCOMPARE(s.steps.size(), size_t(c.steps));  // every measured fp32 step, in order
+        QCOMPARE(s.steps.front().step, c.warmup);
+        QCOMPARE(s.lab[0].peakAllocatedBytes, int64_t(-1));  // no CUDA allocator on the CPU
+        // Live samples while it ran: CPU busy share and resident memory; no GPU here.
+        QVERIFY(!s.samples.empty());
+        for (const session::LiveSample& sample : s.samples) {
+            QVERIFY(sample.cpuPercent >= 0 && sample.cpuPercent <= 100);
+            QVERIFY(sample.residentBytes > 0);
+            if (s.environment.at("nvml") != "yes")
+                QCOMPARE(sample.gpuPercent, -1.0);
+        }
+        for (size_t i = 1; i < s.samples.size(); ++i)
+            QVERIFY(s.samples[i].seconds > s.samples[i - 1].seconds);
 
         // The LibTorch trace goes through the same ingest and analysis as any file.
         const trace::LoadResult loaded = trace::loadTraceFile(c.outDir + "/trace.json");
@@ -107,6 +120,61 @@ private Q_SLOTS:
         QVERIFY(r.session.lab[0].ran);
     }
 
+    void anOutOfMemoryInOneArmKeepsTheOthers()
+    {
+        // The bf16 arm fails as an allocator failure does (c10::OutOfMemoryError, injected:
+        // a CPU cannot be made to run out in only one arm).
+        engine::RunConfig c = small("oom-arm");
+        c.lab = true;
+        c.outOfMemoryInArm = "bf16";
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.session.lab.size(), size_t(3));
+        QVERIFY(r.session.lab[0].ran);
+        QVERIFY(!r.session.lab[1].ran);
+        QCOMPARE(QString::fromStdString(r.session.lab[1].skippedReason), QString("out of memory at batch size 32"));
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY(saved && saved->lab[0].ran && saved->lab[0].samplesPerSecond > 0);
+    }
+
+    void aRealOutOfMemoryInASweepPointKeepsTheOthers()
+    {
+        // A batch of 10^12 samples: the CPU allocator really refuses it, inside a loader
+        // worker thread; the error crosses to the training thread and names the batch size.
+        engine::RunConfig c = small("oom-sweep");
+        c.workers = 2;
+        c.sweepBatchSizes = {16, 1'000'000'000'000};
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.session.sweep.size(), size_t(2));
+        QVERIFY(r.session.sweep[0].samplesPerSecond > 0 && r.session.sweep[0].error.empty());
+        QCOMPARE(QString::fromStdString(r.session.sweep[1].error),
+                 QString("out of memory at batch size 1000000000000"));
+    }
+
+    void sweepsTheWorkerCount()
+    {
+        engine::RunConfig c = small("sweep");
+        c.sampleIoUs = 200;  // a slow disk: more workers should help
+        c.sweepWorkers = {0, 4};
+        std::vector<session::SweepPoint> seen;
+        engine::RunCallbacks callbacks;
+        callbacks.sweepPoint = [&](const session::SweepPoint& p) { seen.push_back(p); };
+        const engine::RunResult r = engine::runLab(c, callbacks);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(seen.size(), size_t(2));
+        QCOMPARE(r.session.sweep.size(), size_t(2));
+        QCOMPARE(r.session.sweep[1].value, int64_t(4));
+        // 32 samples x 200 us = 6.4 ms of waiting per batch, hidden by four workers.
+        QVERIFY(r.session.sweep[0].dataWaitMs > 5.0);
+        QVERIFY2(r.session.sweep[1].samplesPerSecond > 1.5 * r.session.sweep[0].samplesPerSecond,
+                 qPrintable(QString("%1 vs %2").arg(r.session.sweep[1].samplesPerSecond).arg(r.session.sweep[0].samplesPerSecond)));
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY(saved && saved->sweep.size() == 2 && saved->sweep[1].value == 4);
+    }
+
     void theCliRunsAndRejectsBadOptions()
     {
         std::ostringstream out, err;
@@ -117,6 +185,16 @@ private Q_SLOTS:
         std::ostringstream out2, err2;
         QCOMPARE(cli::run({"run", "--steps", "many", "--out", dir}, out2, err2), 2);
         QCOMPARE(cli::run({"run", "--model", "mlp"}, out2, err2), 2);  // no --out
+        QCOMPARE(cli::run({"run", "--sweep", "threads=1,2", "--out", dir}, out2, err2), 2);
+        QVERIFY(err2.str().find("--sweep takes") != std::string::npos);
+        std::ostringstream out3, err3;
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1", "--lab",
+                           "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
+                          out3, err3),
+                 0);
+        QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos, out3.str().c_str());  // the seeds' reading
+        QVERIFY(out3.str().find("Sweep of workers") != std::string::npos);
+        QVERIFY(err3.str().empty());  // no progress bar when stderr is not a terminal
     }
 };
 

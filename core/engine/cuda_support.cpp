@@ -1,0 +1,201 @@
+// CUDA-only parts of the engine. KINETOSCOPE_ENGINE_CUDA is set by CMake when torch's
+// CUDA libraries are present; without them every function reports "not available".
+#include "core/engine/cuda_support.h"
+
+#include "core/engine/engine_internal.h"
+
+#include <ATen/autocast_mode.h>
+
+#if KINETOSCOPE_ENGINE_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
+
+#include <vector>
+
+namespace kinetoscope::engine::detail::cuda {
+
+#if KINETOSCOPE_ENGINE_CUDA
+
+namespace {
+
+bool usable()
+{
+    return torch::cuda::is_available();
+}
+
+c10::DeviceIndex current()
+{
+    return c10::cuda::current_device();
+}
+
+}  // namespace
+
+bool built()
+{
+    return true;
+}
+
+std::string deviceName()
+{
+    return usable() ? std::string(at::cuda::getCurrentDeviceProperties()->name) : std::string();
+}
+
+std::string pciBusId()
+{
+    if (!usable())
+        return {};
+    char id[32] = {};
+    if (cudaDeviceGetPCIBusId(id, sizeof id, current()) != cudaSuccess)
+        return {};
+    return id;
+}
+
+void resetPeakAllocated()
+{
+    if (usable())
+        c10::cuda::CUDACachingAllocator::resetPeakStats(current());
+}
+
+void releaseCachedMemory()
+{
+    if (usable())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
+int64_t peakAllocatedBytes()
+{
+    if (!usable())
+        return -1;
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
+    return stats.allocated_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+}
+
+AllocatorBytes allocatorBytes()
+{
+    if (!usable())
+        return {};
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
+    const size_t all = size_t(c10::CachingAllocator::StatType::AGGREGATE);
+    return {stats.allocated_bytes[all].current, stats.reserved_bytes[all].current};
+}
+
+struct PhaseEvents::Impl
+{
+    std::vector<at::cuda::CUDAEvent> events;
+};
+
+PhaseEvents::PhaseEvents(size_t marks) : m_impl(std::make_unique<Impl>())
+{
+    for (size_t i = 0; i < marks; ++i)
+        m_impl->events.emplace_back(cudaEventDefault);  // timing enabled
+}
+
+PhaseEvents::~PhaseEvents() = default;
+
+void PhaseEvents::mark(size_t index)
+{
+    m_impl->events.at(index).record();
+}
+
+double PhaseEvents::elapsedMs(size_t from, size_t to)
+{
+    m_impl->events.at(to).synchronize();
+    return double(m_impl->events.at(from).elapsed_time(m_impl->events.at(to)));
+}
+
+struct GraphedStep::Impl
+{
+    at::cuda::CUDAGraph graph;
+    torch::Tensor loss;
+};
+
+GraphedStep::GraphedStep(const std::function<torch::Tensor()>& step, int warmupCalls) : m_impl(std::make_unique<Impl>())
+{
+    const bool cache = at::autocast::is_autocast_cache_enabled();
+    at::autocast::set_autocast_cache_enabled(false);
+    try {
+        // Capture must not run on the default stream; warm-up on the same side stream
+        // lets cuBLAS and the allocator settle before capture.
+        torch::cuda::synchronize();
+        c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool();
+        {
+            c10::cuda::CUDAStreamGuard guard(side);
+            for (int i = 0; i < warmupCalls; ++i)
+                step();
+            side.synchronize();
+            m_impl->graph.capture_begin();
+            m_impl->loss = step();
+            m_impl->graph.capture_end();
+        }
+        torch::cuda::synchronize();
+    } catch (...) {
+        at::autocast::set_autocast_cache_enabled(cache);
+        throw;
+    }
+    at::autocast::set_autocast_cache_enabled(cache);
+}
+
+GraphedStep::~GraphedStep() = default;
+
+torch::Tensor GraphedStep::replay()
+{
+    m_impl->graph.replay();
+    return m_impl->loss;
+}
+
+#else  // torch without CUDA
+
+bool built()
+{
+    return false;
+}
+std::string deviceName()
+{
+    return {};
+}
+std::string pciBusId()
+{
+    return {};
+}
+void resetPeakAllocated() {}
+void releaseCachedMemory() {}
+int64_t peakAllocatedBytes()
+{
+    return -1;
+}
+AllocatorBytes allocatorBytes()
+{
+    return {};
+}
+
+struct PhaseEvents::Impl
+{
+};
+PhaseEvents::PhaseEvents(size_t) : m_impl(std::make_unique<Impl>()) {}
+PhaseEvents::~PhaseEvents() = default;
+void PhaseEvents::mark(size_t) {}
+double PhaseEvents::elapsedMs(size_t, size_t)
+{
+    return 0.0;
+}
+
+struct GraphedStep::Impl
+{
+};
+GraphedStep::GraphedStep(const std::function<torch::Tensor()>&, int)
+{
+    throw UserError("this build's torch has no CUDA libraries: the CUDA-graph arm cannot run");
+}
+GraphedStep::~GraphedStep() = default;
+torch::Tensor GraphedStep::replay()
+{
+    return {};
+}
+
+#endif
+
+}  // namespace kinetoscope::engine::detail::cuda
