@@ -5,7 +5,13 @@
 #include "widgets/report.h"
 #include "core/session/session.h"
 
+#if KINETOSCOPE_HAVE_ENGINE
+#include "core/engine/run_options.h"
+#endif
+
 #include <QApplication>
+#include <QDateTime>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <cstdio>
@@ -38,9 +44,15 @@ int runGui(int argc, char** argv)
     QStringList files;
     QString screenshot, view = QStringLiteral("overview");
     bool printLatency = false;
+    bool lab = false;
+    std::vector<std::string> labOptions;  // everything after --lab: `kinetoscope run`'s options
     const QStringList args = QCoreApplication::arguments().mid(1);
     for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
+        if (lab)
+            labOptions.push_back(args[i].toStdString());
+        else if (args[i] == QLatin1String("--lab"))
+            lab = true;
+        else if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
             screenshot = args[++i];
         else if (args[i] == QLatin1String("--view") && i + 1 < args.size())
             view = args[++i];
@@ -51,7 +63,7 @@ int runGui(int argc, char** argv)
     }
     MainWindow window;
     window.show();
-    if (!screenshot.isEmpty() || printLatency) {
+    if ((!screenshot.isEmpty() && !lab) || printLatency) {
         static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
                                        QStringLiteral("kernels"), QStringLiteral("memory")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
@@ -73,6 +85,29 @@ int runGui(int argc, char** argv)
     }
     if (!files.isEmpty())
         window.openFiles(files);
+#if KINETOSCOPE_HAVE_ENGINE
+    if (lab) {
+        engine::RunConfig config;
+        config.outDir = (QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/runs/") +
+                         QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                            .toStdString();
+        std::string error;
+        if (!engine::parseRunOptions(labOptions, config, error)) {
+            std::fprintf(stderr, "kinetoscope --lab: %s\n", error.c_str());
+            return 2;
+        }
+        window.startLab(config);
+        if (!screenshot.isEmpty())  // the live view as the run ends
+            QObject::connect(&window, &MainWindow::labFinished, &window, [&] {
+                QTimer::singleShot(400, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
+            });
+    }
+#else
+    if (lab) {
+        std::fprintf(stderr, "kinetoscope --lab: this build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)\n");
+        return 2;
+    }
+#endif
     return app.exec();
 }
 

@@ -3,7 +3,13 @@
 #include "app/gui/start_page.h"
 #include "core/session/session.h"
 #include "widgets/document_view.h"
+#include "widgets/live_run_view.h"
 #include "widgets/report.h"
+
+#if KINETOSCOPE_HAVE_ENGINE
+#include "app/gui/lab_dialog.h"
+#include "app/gui/lab_run.h"
+#endif
 
 #include <QAction>
 #include <QApplication>
@@ -59,6 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
                                                 tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)")));
     });
     connect(m_start, &StartPage::openFileRequested, this, [this](const QString& path) { openFiles({path}); });
+    connect(m_start, &StartPage::labRequested, this, &MainWindow::showLabDialog);
+    m_start->setLabAvailable(labAvailable());
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished, this,
             &MainWindow::finishLoad);
     // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
@@ -93,6 +101,9 @@ void MainWindow::createActions()
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     updateRecentMenu();
+    QAction* lab = file->addAction(tr("Run a &lab…"), this, &MainWindow::showLabDialog);
+    lab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    lab->setEnabled(labAvailable());
     QAction* exportAction = file->addAction(tr("&Export report…"), this, &MainWindow::exportReport);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     QAction* close = file->addAction(tr("&Close"), this, [this] {
@@ -202,6 +213,8 @@ void MainWindow::finishLoad()
         m_documents->setCurrentIndex(index);
         m_stack->setCurrentWidget(m_documents);
         addRecentFile(m_loadingPath);
+        if (m_labSessions.removeAll(m_loadingPath) > 0)
+            doc->setCurrentIndex(1);  // a lab just finished: its diagnosis first
         QString status = tr("%1: %2 events, %3 steps, loaded in %4 s")
                              .arg(name)
                              .arg(trace->model->stats().entries)
@@ -213,6 +226,53 @@ void MainWindow::finishLoad()
         Q_EMIT documentOpened(doc);
     }
     startNextLoad();
+}
+
+bool MainWindow::labAvailable()
+{
+    return KINETOSCOPE_HAVE_ENGINE != 0;
+}
+
+void MainWindow::showLabDialog()
+{
+#if KINETOSCOPE_HAVE_ENGINE
+    LabDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    engine::RunConfig config;
+    QString error;
+    if (dialog.config(config, error))
+        startLab(config);
+#endif
+}
+
+widgets::LiveRunView* MainWindow::startLab(const engine::RunConfig& config)
+{
+#if KINETOSCOPE_HAVE_ENGINE
+    const QString name = tr("Lab: %1").arg(QFileInfo(QString::fromStdString(config.model)).fileName());
+    auto* view = new widgets::LiveRunView(tr("%1 on %2, batch %3").arg(QString::fromStdString(config.model),
+                                                                       QString::fromStdString(config.dataset))
+                                              .arg(config.batchSize),
+                                          m_documents);
+    const int index = m_documents->addTab(view, name);
+    m_documents->setCurrentIndex(index);
+    m_stack->setCurrentWidget(m_documents);
+    auto* run = new LabRun(config, view);  // owned by the view: closing the tab cancels it
+    connect(run, &LabRun::finished, this, [this](bool ok, const QString& error, const QString& path, bool hasTrace) {
+        m_status->setText(ok ? tr("Lab finished: %1").arg(path) : tr("Lab stopped: %1").arg(error));
+        if (!path.isEmpty() && hasTrace) {
+            m_labSessions << path;
+            openFiles({path});
+        }
+        Q_EMIT labFinished(ok, error, path);
+    });
+    run->start();
+    return view;
+#else
+    Q_UNUSED(config);
+    m_status->setText(tr("This build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)"));
+    return nullptr;
+#endif
 }
 
 void MainWindow::closeDocument(int index)

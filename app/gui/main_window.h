@@ -3,6 +3,7 @@
 // run on a worker thread with progress and cancel; a bad file is reported in one line
 // and leaves the other documents untouched.
 #include "core/analysis/analysed_trace.h"
+#include "core/engine/run_config.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -21,6 +22,7 @@ class QTimer;
 
 namespace kinetoscope::widgets {
 class DocumentView;
+class LiveRunView;
 }
 
 namespace kinetoscope::gui {
@@ -39,6 +41,11 @@ public:
     int documentCount() const;
     widgets::DocumentView* document(int index) const;
     StartPage* startPage() const { return m_start; }
+    static bool labAvailable();  // this build has the engine
+    // Runs a lab in a new tab with live views; when it wrote a trace, its session then
+    // opens as a document (diagnosis first). Returns the live view (null without engine).
+    widgets::LiveRunView* startLab(const engine::RunConfig& config);
+    void showLabDialog();
     // Longest the event loop was late (ms) during the last load: the responsiveness figure.
     double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }
 
@@ -46,6 +53,7 @@ Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
     void loadFailed(const QString& message);
     void idle();  // nothing left to load
+    void labFinished(bool ok, const QString& error, const QString& sessionPath);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -73,6 +81,7 @@ private:
     QStringList m_recentFiles;
 
     QStringList m_queue;
+    QStringList m_labSessions;  // sessions of finished labs, still to open
     QString m_loadingPath;
     QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;

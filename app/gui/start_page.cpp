@@ -7,7 +7,9 @@
 
 namespace kinetoscope::gui {
 
-StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidget(this)), m_error(new QLabel(this))
+StartPage::StartPage(QWidget* parent)
+    : QWidget(parent), m_recent(new QListWidget(this)), m_error(new QLabel(this)),
+      m_lab(new QPushButton(tr("Run a lab…"), this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(48, 36, 48, 36);
@@ -19,12 +21,10 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidge
     layout->addWidget(title);
     auto* open = new QPushButton(tr("Open trace…"), this);
     open->setToolTip(tr("Open a torch.profiler trace (Ctrl+O)"));
-    auto* lab = new QPushButton(tr("Run a lab…"), this);
-    lab->setEnabled(false);
-    lab->setToolTip(tr("Run the three-run baseline on a model and dataset: arrives with the engine"));
+    setLabAvailable(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(open);
-    buttons->addWidget(lab);
+    buttons->addWidget(m_lab);
     buttons->addStretch();
     layout->addLayout(buttons);
     m_error->setStyleSheet(QStringLiteral("color: #c62828"));
@@ -34,6 +34,7 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent), m_recent(new QListWidge
     layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this));
     layout->addWidget(m_recent, 1);
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
+    connect(m_lab, &QPushButton::clicked, this, &StartPage::labRequested);
     connect(m_recent, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { Q_EMIT openFileRequested(item->data(Qt::UserRole).toString()); });
 }
@@ -45,6 +46,14 @@ void StartPage::setRecentFiles(const QStringList& files)
         auto* item = new QListWidgetItem(file, m_recent);
         item->setData(Qt::UserRole, file);
     }
+}
+
+void StartPage::setLabAvailable(bool available)
+{
+    m_lab->setEnabled(available);
+    m_lab->setToolTip(available ? tr("Run the profiling method on a model and dataset through LibTorch: the three-run "
+                                     "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live (Ctrl+L)")
+                                : tr("This build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)"));
 }
 
 void StartPage::showError(const QString& message)

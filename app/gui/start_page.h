@@ -5,6 +5,7 @@
 
 class QLabel;
 class QListWidget;
+class QPushButton;
 
 namespace kinetoscope::gui {
 
@@ -16,14 +17,17 @@ public:
     void setRecentFiles(const QStringList& files);
     void showError(const QString& message);  // empty clears it
     QString errorText() const;
+    void setLabAvailable(bool available);  // builds with the engine
 
 Q_SIGNALS:
     void openRequested();
     void openFileRequested(const QString& path);
+    void labRequested();
 
 private:
     QListWidget* m_recent;
     QLabel* m_error;
+    QPushButton* m_lab;
 };
 
 }  // namespace kinetoscope::gui

@@ -5,8 +5,10 @@
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
+#include "widgets/live_run_view.h"
 
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -19,6 +21,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+        qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
     }
 
     void aBadFileLeavesOpenDocumentsUntouched()
@@ -42,6 +45,69 @@ private Q_SLOTS:
         QVERIFY(window.startPage()->errorText().contains(QStringLiteral("no such file")));
         QVERIFY(window.document(0)->trace().model);
         QCOMPARE(window.document(0)->findings()->findingCount() > 0, true);
+    }
+
+    void aLabRunsLiveThenOpensItsDiagnosis()
+    {
+        if (!gui::MainWindow::labAvailable())
+            QSKIP("built without the engine");
+        gui::MainWindow window;
+        QTemporaryDir dir;
+        engine::RunConfig c;
+        c.model = "mlp";
+        c.device = "cpu";
+        c.steps = 12;
+        c.warmup = 2;
+        c.batchSize = 32;
+        c.inputFeatures = 64;
+        c.hidden = 128;
+        c.sampleIoUs = 100;  // about 3 ms per batch: a run long enough to sample
+        c.lab = c.split = c.profile = true;
+        c.sweepWorkers = {0, 2};
+        c.outDir = dir.path().toStdString();
+        QSignalSpy finished(&window, &gui::MainWindow::labFinished);
+        QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
+        widgets::LiveRunView* live = window.startLab(c);
+        QVERIFY(live);
+        QVERIFY(live->isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120'000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        // Filled live, from queued engine callbacks: one bar per measured step, the lab
+        // table, both sweep points, samples, and the seeds' reading at the end.
+        QCOMPARE(live->stepBars(), int(c.steps));
+        QCOMPARE(live->labTable()->rowCount(), 3);
+        QCOMPARE(live->labTable()->item(2, 4)->text(), QStringLiteral("not run: needs a GPU"));
+        QCOMPARE(live->sweepPoints(), 2);
+        QVERIFY(live->sampleCount() > 0);
+        QVERIFY(live->readingText().contains(QStringLiteral("fp32 -> bf16")));
+        QVERIFY(!live->isRunning());
+        // Then its session opens as a document, on the diagnosis page.
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QCOMPARE(window.documentCount(), 2);
+        widgets::DocumentView* doc = window.document(1);
+        QVERIFY(doc && doc->trace().model);
+        QCOMPARE(doc->currentIndex(), 1);
+    }
+
+    void closingARunningLabCancelsIt()
+    {
+        if (!gui::MainWindow::labAvailable())
+            QSKIP("built without the engine");
+        QTemporaryDir dir;
+        engine::RunConfig c;
+        c.model = "mlp";
+        c.device = "cpu";
+        c.steps = 100000;  // would run for minutes
+        c.sampleIoUs = 100;
+        c.outDir = dir.path().toStdString();
+        QElapsedTimer clock;
+        clock.start();
+        {
+            gui::MainWindow window;
+            widgets::LiveRunView* live = window.startLab(c);
+            QTRY_VERIFY_WITH_TIMEOUT(live->stepBars() > 3, 60'000);
+        }  // the window, the tab and the run go: the run is cancelled, its thread joined
+        QVERIFY(clock.elapsed() < 60'000);
     }
 };
 

@@ -1,0 +1,76 @@
+#include "app/gui/lab_run.h"
+
+#include "core/engine/lab_runner.h"
+#include "core/session/lab_reading.h"
+#include "widgets/live_run_view.h"
+
+namespace kinetoscope::gui {
+
+LabRun::LabRun(engine::RunConfig config, widgets::LiveRunView* view)
+    : QObject(view), m_config(std::move(config)), m_view(view)
+{
+    connect(view, &widgets::LiveRunView::cancelRequested, this, &LabRun::cancel);
+}
+
+LabRun::~LabRun()
+{
+    m_cancel = true;
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void LabRun::start()
+{
+    // Every callback runs on an engine thread: it only posts to this object, which lives
+    // on the GUI thread (posts still queued when it is deleted are dropped).
+    auto post = [this](auto function) { QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection); };
+    engine::RunCallbacks callbacks;
+    callbacks.cancel = &m_cancel;
+    callbacks.progress = [this, post](const std::string& stage, double fraction) {
+        post([this, stage = QString::fromStdString(stage), fraction] {
+            if (m_view)
+                m_view->setProgress(stage, fraction);
+        });
+    };
+    callbacks.step = [this, post](const session::StepTiming& step) {
+        post([this, step] {
+            if (m_view)
+                m_view->addStep(step);
+        });
+    };
+    callbacks.sample = [this, post](const session::LiveSample& sample) {
+        post([this, sample] {
+            if (m_view)
+                m_view->addSample(sample);
+        });
+    };
+    callbacks.arm = [this, post](const session::LabArm& arm) {
+        post([this, arm] {
+            if (m_view)
+                m_view->setArm(arm);
+        });
+    };
+    callbacks.sweepPoint = [this, post](const session::SweepPoint& point) {
+        post([this, point] {
+            if (m_view)
+                m_view->addSweepPoint(point);
+        });
+    };
+    m_thread = std::thread([this, callbacks, post] {
+        const engine::RunResult result = engine::runLab(m_config, callbacks);
+        QStringList reading;
+        for (const std::string& line : session::readLab(result.session).lines)
+            reading << QString::fromStdString(line);
+        const bool ok = result.ok, hasTrace = !result.session.tracePath.empty();
+        const QString error = QString::fromStdString(result.error), path = QString::fromStdString(result.sessionPath);
+        post([this, ok, hasTrace, error, path, reading] {
+            if (m_thread.joinable())
+                m_thread.join();
+            if (m_view)
+                m_view->finish(error, reading);
+            Q_EMIT finished(ok, error, path, hasTrace);
+        });
+    });
+}
+
+}  // namespace kinetoscope::gui

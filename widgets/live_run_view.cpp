@@ -1,0 +1,279 @@
+#include "widgets/live_run_view.h"
+
+#include "widgets/chart_style.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+struct PhaseStyle
+{
+    const char* name;
+    QColor color;
+};
+// The phases in the order the engine times them; colours as the breakdown's nearest kin.
+const PhaseStyle kPhases[] = {{"data wait", QColor(0xd3, 0x2f, 0x2f)},
+                              {"host to device", QColor(0x15, 0x65, 0xc0)},
+                              {"forward", QColor(0x2e, 0x7d, 0x32)},
+                              {"backward", QColor(0x66, 0xbb, 0x6a)},
+                              {"optimizer", QColor(0xff, 0xa0, 0x00)}};
+
+QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLabel, const QString& tooltip)
+{
+    auto* plot = new QCustomPlot(parent);
+    applyChartStyle(*plot);
+    plot->setMinimumHeight(170);
+    plot->xAxis->setLabel(xLabel);
+    plot->yAxis->setLabel(yLabel);
+    plot->legend->setVisible(true);
+    plot->setToolTip(tooltip);
+    return plot;
+}
+
+QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, bool fill, bool dashed = false)
+{
+    QCPGraph* graph = plot->addGraph();
+    graph->setName(name);
+    graph->setPen(QPen(color, 1.4, dashed ? Qt::DashLine : Qt::SolidLine));
+    if (fill)
+        graph->setBrush(QColor(color.red(), color.green(), color.blue(), 50));
+    return graph;
+}
+
+QString bytesText(int64_t bytes)
+{
+    return bytes < 0 ? QStringLiteral("n/a") : QString::number(double(bytes) / 1e9, 'f', 2) + QStringLiteral(" GB");
+}
+
+}  // namespace
+
+LiveRunView::LiveRunView(const QString& title, QWidget* parent)
+    : QWidget(parent), m_status(new QLabel(title, this)), m_progress(new QProgressBar(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_labTable(new QTableWidget(0, 5, this)),
+      m_reading(new QLabel(this)), m_replot(new QTimer(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_status, 1);
+    top->addWidget(m_progress);
+    top->addWidget(m_cancel);
+    layout->addLayout(top);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(260);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_cancel->setEnabled(false);
+        m_status->setText(tr("Cancelling…"));
+        Q_EMIT cancelRequested();
+    });
+
+    m_utilisation = makePlot(this, tr("time since the run started (s)"), tr("busy (%)"),
+                             tr("CPU: busy share of all cores (/proc/stat). GPU: NVML utilisation of the run's GPU "
+                                "(not available without the NVIDIA driver)."));
+    m_utilisation->yAxis->setRange(0, 105);
+    m_cpu = addCurve(m_utilisation, tr("CPU"), QColor(0x75, 0x75, 0x75), false);
+    m_gpu = addCurve(m_utilisation, tr("GPU"), QColor(0x2e, 0x7d, 0x32), true);
+
+    m_phases = makePlot(this, tr("step"), tr("ms"), tr("Each measured step of the fp32 arm, split into its phases."));
+    QCPBars* below = nullptr;
+    for (const PhaseStyle& phase : kPhases) {
+        auto* bars = new QCPBars(m_phases->xAxis, m_phases->yAxis);
+        bars->setName(QString::fromLatin1(phase.name));
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(phase.color);
+        bars->setWidth(0.75);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_phaseBars.push_back(bars);
+    }
+
+    m_memory = makePlot(this, tr("time since the run started (s)"), tr("GB"),
+                        tr("CUDA caching allocator: allocated (live tensors) vs reserved (held from the driver); "
+                           "GPU memory used by every process (NVML); this process's resident host memory."));
+    m_allocated = addCurve(m_memory, tr("allocated"), QColor(0x15, 0x65, 0xc0), true);
+    m_reserved = addCurve(m_memory, tr("reserved"), QColor(0x8e, 0x24, 0xaa), false);
+    m_gpuUsed = addCurve(m_memory, tr("GPU used (NVML)"), QColor(0x00, 0x83, 0x8f), false, true);
+    m_resident = addCurve(m_memory, tr("host resident"), QColor(0x79, 0x55, 0x48), false);
+
+    m_sweep = makePlot(this, tr("knob value"), tr("samples/s"), tr("Samples per second against the swept knob."));
+    m_sweepWorkers = addCurve(m_sweep, tr("workers"), QColor(0x15, 0x65, 0xc0), false);
+    m_sweepBatch = addCurve(m_sweep, tr("batch size"), QColor(0xd3, 0x2f, 0x2f), false);
+    for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch})
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+
+    m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("samples/s"), tr("ms/step"), tr("peak allocated"), tr("status")});
+    m_labTable->verticalHeader()->hide();
+    m_labTable->horizontalHeader()->setStretchLastSection(true);
+    m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_labTable->setToolTip(tr("The three-run lab: same seed, same data slice. The third arm is bf16 with the whole "
+                              "step captured as one CUDA graph, the C++ counterpart of "
+                              "torch.compile(mode=\"reduce-overhead\"), which has no C++ API."));
+    m_labTable->setMaximumHeight(130);
+    m_reading->setWordWrap(true);
+    m_reading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* grid = new QGridLayout;
+    grid->addWidget(m_utilisation, 0, 0);
+    grid->addWidget(m_phases, 0, 1);
+    grid->addWidget(m_memory, 1, 0);
+    grid->addWidget(m_sweep, 1, 1);
+    layout->addLayout(grid, 1);
+    layout->addWidget(m_labTable);
+    layout->addWidget(m_reading);
+
+    m_replot->setInterval(100);
+    connect(m_replot, &QTimer::timeout, this, [this] {
+        if (!m_dirty)
+            return;
+        m_dirty = false;
+        for (QCustomPlot* plot : {m_utilisation, m_phases, m_memory, m_sweep})
+            plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    m_replot->start();
+}
+
+void LiveRunView::markDirty()
+{
+    m_dirty = true;
+}
+
+void LiveRunView::setProgress(const QString& stage, double fraction)
+{
+    if (!m_running)
+        return;
+    m_progress->setValue(int(fraction * 1000));
+    if (m_cancel->isEnabled())
+        m_status->setText(tr("Running: %1").arg(stage));
+}
+
+void LiveRunView::addStep(const session::StepTiming& step)
+{
+    const double values[] = {step.dataMs, step.h2dMs, step.forwardMs, step.backwardMs, step.optimizerMs};
+    double total = 0;
+    for (size_t p = 0; p < m_phaseBars.size(); ++p) {
+        m_phaseBars[p]->addData(double(step.step), values[p]);
+        total += values[p];
+    }
+    ++m_steps;
+    m_maxStepMs = std::max(m_maxStepMs, total);
+    m_phases->yAxis->setRange(0, m_maxStepMs * 1.1);
+    m_phases->xAxis->setRange(double(step.step - m_steps) + 0.5, double(step.step) + 0.5);
+    markDirty();
+}
+
+void LiveRunView::addSample(const session::LiveSample& s)
+{
+    ++m_samples;
+    m_cpu->addData(s.seconds, std::max(0.0, s.cpuPercent));
+    if (s.gpuPercent >= 0)
+        m_gpu->addData(s.seconds, s.gpuPercent);
+    auto addGb = [&](QCPGraph* graph, int64_t bytes) {
+        if (bytes < 0)
+            return;
+        graph->addData(s.seconds, double(bytes) / 1e9);
+        m_maxMemoryGb = std::max(m_maxMemoryGb, double(bytes) / 1e9);
+    };
+    addGb(m_allocated, s.allocatedBytes);
+    addGb(m_reserved, s.reservedBytes);
+    addGb(m_gpuUsed, s.gpuMemoryUsedBytes);
+    addGb(m_resident, s.residentBytes);
+    m_utilisation->xAxis->setRange(0, std::max(1.0, s.seconds));
+    m_memory->xAxis->setRange(0, std::max(1.0, s.seconds));
+    m_memory->yAxis->setRange(0, std::max(0.1, m_maxMemoryGb * 1.15));
+    markDirty();
+}
+
+void LiveRunView::setArm(const session::LabArm& arm)
+{
+    const int row = m_labTable->rowCount();
+    m_labTable->insertRow(row);
+    auto set = [&](int column, const QString& text) {
+        auto* item = new QTableWidgetItem(text);
+        if (column > 0 && column < 4)
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_labTable->setItem(row, column, item);
+    };
+    set(0, QString::fromStdString(arm.name));
+    set(1, arm.ran ? QString::number(arm.samplesPerSecond, 'f', 1) : QStringLiteral("—"));
+    set(2, arm.ran ? QString::number(arm.meanStepMs, 'f', 2) : QStringLiteral("—"));
+    set(3, arm.ran ? bytesText(arm.peakAllocatedBytes) : QStringLiteral("—"));
+    set(4, arm.ran ? tr("measured") : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
+    m_labTable->resizeColumnsToContents();
+}
+
+void LiveRunView::addSweepPoint(const session::SweepPoint& p)
+{
+    if (!p.error.empty()) {
+        m_reading->setText(m_reading->text() + tr("Sweep %1 = %2: %3\n")
+                                                   .arg(QString::fromStdString(p.knob))
+                                                   .arg(p.value)
+                                                   .arg(QString::fromStdString(p.error)));
+        return;
+    }
+    (p.knob == "workers" ? m_sweepWorkers : m_sweepBatch)->addData(double(p.value), p.samplesPerSecond);
+    m_maxSweep = std::max(m_maxSweep, p.samplesPerSecond);
+    bool found = false;
+    const QCPRange keys = m_sweepWorkers->data()->isEmpty() ? m_sweepBatch->getKeyRange(found)
+                                                             : m_sweepWorkers->getKeyRange(found);
+    m_sweep->xAxis->setRange(keys.lower - 1, keys.upper + 1);
+    m_sweep->yAxis->setRange(0, m_maxSweep * 1.15);
+    markDirty();
+}
+
+void LiveRunView::finish(const QString& error, const QStringList& reading)
+{
+    m_running = false;
+    m_cancel->hide();
+    m_progress->setValue(error.isEmpty() ? 1000 : m_progress->value());
+    m_status->setText(error.isEmpty() ? tr("Finished.") : tr("Stopped: %1").arg(error));
+    m_status->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #c62828"));
+    // Curves that never got a sample say why in the legend.
+    if (m_gpu->data()->isEmpty())
+        m_gpu->setName(tr("GPU: not available (no NVML)"));
+    for (QCPGraph* g : {m_allocated, m_reserved})
+        if (g->data()->isEmpty())
+            g->setName(g->name() + tr(": CUDA only"));
+    if (m_gpuUsed->data()->isEmpty())
+        m_gpuUsed->setName(tr("GPU used: not available"));
+    QString text = m_reading->text();
+    for (const QString& line : reading)
+        text += line + QLatin1Char('\n');
+    m_reading->setText(text.trimmed());
+    markDirty();
+}
+
+int LiveRunView::stepBars() const
+{
+    return m_phaseBars.front()->data()->size();
+}
+
+int LiveRunView::sampleCount() const
+{
+    return m_samples;
+}
+
+int LiveRunView::sweepPoints() const
+{
+    return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size();
+}
+
+QString LiveRunView::statusText() const
+{
+    return m_status->text();
+}
+
+QString LiveRunView::readingText() const
+{
+    return m_reading->text();
+}
+
+}  // namespace kinetoscope::widgets

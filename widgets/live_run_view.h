@@ -1,0 +1,79 @@
+#pragma once
+// A lab run as it happens: progress and Cancel, the utilisation sawtooth (CPU and GPU
+// busy %), one stacked phase bar per measured step, memory curves (CUDA allocator
+// allocated vs reserved, GPU memory used, host resident), the lab table, the sweep plot
+// and, at the end, the seeds' reading. Fed by queued calls from the engine's threads;
+// redraws at most every 100 ms, so a fast run never floods the event loop.
+#include "core/session/session.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QCPBars;
+class QCPGraph;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+class QTimer;
+
+namespace kinetoscope::widgets {
+
+class LiveRunView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LiveRunView(const QString& title, QWidget* parent = nullptr);
+
+    void setProgress(const QString& stage, double fraction);
+    void addStep(const session::StepTiming& step);
+    void addSample(const session::LiveSample& sample);
+    void setArm(const session::LabArm& arm);
+    void addSweepPoint(const session::SweepPoint& point);
+    // The end: the error in one line (empty when it went well) and the seeds' reading.
+    void finish(const QString& error, const QStringList& reading);
+
+    // For tests and screenshots.
+    int stepBars() const;
+    int sampleCount() const;
+    int sweepPoints() const;
+    QTableWidget* labTable() const { return m_labTable; }
+    QString statusText() const;
+    QString readingText() const;
+    bool isRunning() const { return m_running; }
+
+Q_SIGNALS:
+    void cancelRequested();
+
+private:
+    void markDirty();
+
+    QLabel* m_status;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QCustomPlot* m_utilisation;
+    QCustomPlot* m_phases;
+    QCustomPlot* m_memory;
+    QCustomPlot* m_sweep;
+    QTableWidget* m_labTable;
+    QLabel* m_reading;
+    std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)
+    QCPGraph* m_cpu = nullptr;
+    QCPGraph* m_gpu = nullptr;
+    QCPGraph* m_allocated = nullptr;
+    QCPGraph* m_reserved = nullptr;
+    QCPGraph* m_gpuUsed = nullptr;
+    QCPGraph* m_resident = nullptr;
+    QCPGraph* m_sweepWorkers = nullptr;
+    QCPGraph* m_sweepBatch = nullptr;
+    QTimer* m_replot;
+    bool m_dirty = false;
+    bool m_running = true;
+    int m_steps = 0;
+    int m_samples = 0;
+    double m_maxStepMs = 0;
+    double m_maxMemoryGb = 0;
+    double m_maxSweep = 0;
+};
+
+}  // namespace kinetoscope::widgets
