@@ -1,0 +1,200 @@
+// The timeline's index: folding keeps every slice's count and time; viewport arithmetic
+// and hit-testing are exact to the nanosecond at the end of an hour-long trace; search by
+// name with next/previous.
+#include "core/timeline/timeline_index.h"
+#include "core/trace/trace_loader.h"
+#include "tests/support/test_support.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace kinetoscope;
+using timeline::DrawItem;
+using timeline::Viewport;
+
+namespace {
+
+constexpr int64_t kHourNs = 3'600'000'000'000;
+
+// Checks one draw list against brute force: per lane, the items' counts add up to the
+// slices that overlap the window, and each slice lies inside the item that holds it.
+void verifyFolding(const timeline::TimelineIndex& index, const Viewport& view, float minPx)
+{
+    std::vector<DrawItem> items;
+    index.buildDrawList(view, minPx, items);
+    const auto events = index.model().events();
+    const int64_t begin = view.beginNs, end = view.endNs();
+    size_t item = 0;
+    for (uint32_t l = 0; l < index.lanes().size(); ++l) {
+        const timeline::Lane& lane = index.lanes()[l];
+        size_t visible = 0, counted = 0;
+        for (; item < items.size() && items[item].lane == l; ++item) {
+            const DrawItem& d = items[item];
+            QVERIFY(d.count >= 1);
+            QVERIFY(d.x1 >= d.x0);
+            if (d.count > 1)
+                QVERIFY(d.x1 - d.x0 >= minPx - 1e-3f || d.x1 >= float(view.widthPx));
+            // The run is lane.events[k .. k + count): each slice inside the item (pixels).
+            const auto first = std::find(lane.events.begin(), lane.events.end(), d.event);
+            QVERIFY(first != lane.events.end());
+            for (uint32_t k = 0; k < d.count; ++k) {
+                const trace::Event& e = events[(first + k)->value];
+                const double x0 = std::clamp(view.xOf(e.startNs), -1.0, view.widthPx + 1.0);
+                const double x1 = std::clamp(view.xOf(e.endNs()), -1.0, view.widthPx + 1.0);
+                QVERIFY2(x0 >= d.x0 - 1e-2 && x1 <= d.x1 + 1e-2, qPrintable(QString("slice %1..%2 outside item %3..%4")
+                                                                              .arg(x0).arg(x1).arg(d.x0).arg(d.x1)));
+            }
+            counted += d.count;
+        }
+        for (trace::EventId id : lane.events) {
+            const trace::Event& e = events[id.value];
+            if (e.endNs() > begin && e.startNs <= end)
+                ++visible;
+        }
+        QCOMPARE(counted, visible);
+    }
+    QCOMPARE(item, items.size());  // items come lane by lane
+}
+
+}  // namespace
+
+class TestTimeline : public QObject
+{
+    Q_OBJECT
+    std::shared_ptr<const trace::TraceModel> m_resnet;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        QVERIFY2(r.ok(), r.message.c_str());
+        m_resnet = std::move(r.model);
+    }
+
+    void lanesHoldEveryEventInTimeOrderAtTwelveBytesEach()
+    {
+        const timeline::TimelineIndex index(*m_resnet);
+        size_t total = 0;
+        bool sawGpu = false;
+        for (const timeline::Lane& lane : index.lanes()) {
+            total += lane.events.size();
+            for (size_t i = 1; i < lane.events.size(); ++i)
+                QVERIFY(m_resnet->event(lane.events[i - 1]).startNs <= m_resnet->event(lane.events[i]).startNs);
+            for (trace::EventId id : lane.events)
+                QCOMPARE(m_resnet->event(id).depth, lane.depth);
+            const bool gpu = m_resnet->track(lane.track).kind == trace::TrackKind::GpuStream;
+            QVERIFY(!(sawGpu && m_resnet->track(lane.track).kind == trace::TrackKind::CpuThread));  // CPU first
+            sawGpu = sawGpu || gpu;
+        }
+        QCOMPARE(total, m_resnet->events().size());
+        QVERIFY(sawGpu);
+        QVERIFY(double(index.memoryBytes()) / double(total) <= 16.0);
+        const trace::EventId some{uint32_t(total / 2)};
+        const timeline::Lane& lane = index.lanes()[index.laneOf(some)];
+        QVERIFY(std::find(lane.events.begin(), lane.events.end(), some) != lane.events.end());
+    }
+
+    void foldingKeepsCountsAndTimeCoverage()
+    {
+        const timeline::TimelineIndex index(*m_resnet);
+        const int64_t begin = m_resnet->beginNs(), end = m_resnet->endNs();
+        verifyFolding(index, Viewport::fit(begin, end, 1600), 3.0f);  // whole trace: mostly folds
+        std::mt19937_64 random(7);
+        for (int round = 0; round < 25; ++round) {
+            const int64_t a = begin + int64_t(random() % uint64_t(end - begin));
+            const int64_t span = int64_t(1) << (10 + random() % 26);  // 1 us .. 34 s
+            verifyFolding(index, Viewport::fit(a, a + span, 1000), round % 2 ? 3.0f : 1.0f);
+        }
+        // Folding really happens on the whole-trace view, and not at 1 ms around a kernel.
+        std::vector<DrawItem> whole, narrow;
+        index.buildDrawList(Viewport::fit(begin, end, 1600), 3.0f, whole);
+        QVERIFY(whole.size() < m_resnet->events().size() / 4);
+        QVERIFY(std::any_of(whole.begin(), whole.end(), [](const DrawItem& d) { return d.count > 1; }));
+    }
+
+    void viewportArithmeticIsExactAtTheEndOfAnHour()
+    {
+        // An hour-long trace on the Unix clock (ns since 1970: about 1.7e18).
+        const int64_t epoch = 1'763'000'000'000'000'000;
+        Viewport view = Viewport::fit(epoch, epoch + kHourNs, 1920);
+        const double x = 1919.5;
+        const int64_t anchor = view.timeAt(x);
+        QVERIFY(anchor > epoch + kHourNs - int64_t(2 * view.nsPerPixel));
+        for (int i = 0; i < 200 && view.nsPerPixel > Viewport::kMinNsPerPixel; ++i) {
+            view.zoomAround(x, 0.8);
+            QCOMPARE(view.timeAt(x), anchor);  // the time under the cursor never moves
+        }
+        QCOMPARE(view.nsPerPixel, Viewport::kMinNsPerPixel);
+        for (int i = 0; i < 400; ++i)
+            view.zoomAround(x, 1.25);
+        QCOMPARE(view.timeAt(x), anchor);
+        // At ns scale every ns maps to its own pixel and back.
+        view.widthPx = 1000;
+        view.showRange(epoch + kHourNs - 1000, epoch + kHourNs);
+        for (int64_t t = epoch + kHourNs - 1000; t <= epoch + kHourNs; ++t)
+            QCOMPARE(view.timeAt(view.xOf(t)), t);
+        view.pan(-250.0);
+        QCOMPARE(view.beginNs, epoch + kHourNs - 1250);
+    }
+
+    void hitTestingFindsOneNanosecondAtTheEndOfAnHour()
+    {
+        // Three slices on one thread: one long, two of 1 ns in the trace's last microsecond.
+        const std::string text = R"j({"traceEvents": [
+            {"ph": "X", "name": "long op", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+            {"ph": "X", "name": "tiny a", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 3599999999.998, "dur": 0.001},
+            {"ph": "X", "name": "tiny b", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 3599999999.999, "dur": 0.001}]})j";
+        trace::LoadResult r = trace::loadTraceText(text);
+        QVERIFY2(r.ok(), r.message.c_str());
+        const timeline::TimelineIndex index(*r.model);
+        QCOMPARE(index.lanes().size(), size_t(1));
+        const int64_t a = kHourNs - 2, b = kHourNs - 1;
+        QCOMPARE(r.model->event(index.lanes()[0].events[1]).startNs - r.model->beginNs(), a);
+        // 100 px per ns around the two.
+        Viewport view = Viewport::fit(r.model->beginNs() + a - 5, r.model->beginNs() + a + 5, 1000);
+        QCOMPARE(view.nsPerPixel, 0.01);
+        auto nameAt = [&](double x, double tolerance) {
+            const trace::EventId id = index.hitTest(0, view, x, tolerance);
+            return id ? QString::fromUtf8(r.model->text(r.model->event(id).name).data()).left(6) : QString();
+        };
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) + 50, 0), QStringLiteral("tiny a"));
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b) + 50, 0), QStringLiteral("tiny b"));
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 0), QString());      // past the end
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 100), QStringLiteral("tiny b"));  // within 1 ns
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) - 350, 0), QString());         // before
+        // The folded whole-trace view still counts all three.
+        std::vector<DrawItem> items;
+        index.buildDrawList(Viewport::fit(r.model->beginNs(), r.model->endNs(), 800), 3.0f, items);
+        uint32_t count = 0;
+        for (const DrawItem& d : items)
+            count += d.count;
+        QCOMPARE(count, 3u);
+    }
+
+    void searchFindsNamesAndSteps()
+    {
+        const std::vector<trace::EventId> matches = timeline::searchByName(*m_resnet, "CONVOLUTION");
+        QVERIFY(matches.size() > 100);
+        for (size_t i = 0; i < matches.size(); ++i) {
+            QString name = QString::fromUtf8(m_resnet->text(m_resnet->event(matches[i]).name).data(),
+                                             qsizetype(m_resnet->text(m_resnet->event(matches[i]).name).size()));
+            QVERIFY(name.contains(QStringLiteral("convolution"), Qt::CaseInsensitive));
+            if (i > 0)
+                QVERIFY(m_resnet->event(matches[i - 1]).startNs <= m_resnet->event(matches[i]).startNs);
+        }
+        const int64_t middle = m_resnet->event(matches[matches.size() / 2]).startNs;
+        const trace::EventId next = timeline::nextMatch(*m_resnet, matches, middle, true);
+        const trace::EventId previous = timeline::nextMatch(*m_resnet, matches, middle, false);
+        QVERIFY(m_resnet->event(next).startNs > middle);
+        QVERIFY(m_resnet->event(previous).startNs < middle);
+        // Wrap-around at both ends; nothing for a name that is not there.
+        QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->endNs(), true), matches.front());
+        QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->beginNs(), false), matches.back());
+        QVERIFY(timeline::searchByName(*m_resnet, "no such kernel anywhere").empty());
+        QVERIFY(!timeline::nextMatch(*m_resnet, {}, 0, true));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimeline)
+#include "test_timeline.moc"
