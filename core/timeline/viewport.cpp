@@ -32,7 +32,7 @@ int64_t Viewport::timeAt(double x) const
 void Viewport::zoomAround(double x, double factor)
 {
     const int64_t anchor = timeAt(x);
-    nsPerPixel = std::max(kMinNsPerPixel, nsPerPixel * factor);
+    nsPerPixel = std::clamp(nsPerPixel * factor, kMinNsPerPixel, kMaxNsPerPixel);
     // Put `anchor` back under x; at sub-ns scales the left edge keeps a fraction of a ns
     // of error, which timeAt's rounding absorbs.
     beginNs = anchor - std::llround(x * nsPerPixel);
@@ -46,7 +46,7 @@ void Viewport::pan(double pixels)
 void Viewport::showRange(int64_t begin, int64_t end)
 {
     beginNs = begin;
-    nsPerPixel = std::max(kMinNsPerPixel, double(std::max<int64_t>(1, end - begin)) / double(widthPx));
+    nsPerPixel = std::clamp(double(std::max<int64_t>(1, end - begin)) / double(widthPx), kMinNsPerPixel, kMaxNsPerPixel);
 }
 
 }  // namespace kinetoscope::timeline

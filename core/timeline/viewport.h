@@ -13,6 +13,9 @@ struct Viewport
     int widthPx = 1;
 
     static constexpr double kMinNsPerPixel = 1e-3;  // at most zoom: 1000 px per ns
+    // At least zoom: 100 s per pixel (two days across a wide screen). Keeps x * scale
+    // far inside int64 and inside the doubles that hold integers exactly.
+    static constexpr double kMaxNsPerPixel = 1e11;
 
     static Viewport fit(int64_t beginNs, int64_t endNs, int widthPx);
     int64_t endNs() const;                 // time at the right edge
