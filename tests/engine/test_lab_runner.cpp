@@ -157,6 +157,7 @@ private Q_SLOTS:
     {
         engine::RunConfig c = small("sweep");
         c.sampleIoUs = 200;  // a slow disk: more workers should help
+        c.steps = 16;
         c.sweepWorkers = {0, 4};
         std::vector<session::SweepPoint> seen;
         engine::RunCallbacks callbacks;
@@ -166,10 +167,14 @@ private Q_SLOTS:
         QCOMPARE(seen.size(), size_t(2));
         QCOMPARE(r.session.sweep.size(), size_t(2));
         QCOMPARE(r.session.sweep[1].value, int64_t(4));
-        // 32 samples x 200 us = 6.4 ms of waiting per batch, hidden by four workers.
+        // 32 samples x 200 us = 6.4 ms of waiting per batch in the training thread; four
+        // workers load four batches at once and hide most of it. The data wait is asserted,
+        // not samples/s: a loaded CI machine slows the compute, which only hides more of
+        // the wait, whereas samples/s of a starved run says nothing about the loader.
         QVERIFY(r.session.sweep[0].dataWaitMs > 5.0);
-        QVERIFY2(r.session.sweep[1].samplesPerSecond > 1.5 * r.session.sweep[0].samplesPerSecond,
-                 qPrintable(QString("%1 vs %2").arg(r.session.sweep[1].samplesPerSecond).arg(r.session.sweep[0].samplesPerSecond)));
+        QVERIFY2(r.session.sweep[1].dataWaitMs < 0.5 * r.session.sweep[0].dataWaitMs,
+                 qPrintable(QString("%1 ms vs %2 ms").arg(r.session.sweep[1].dataWaitMs).arg(r.session.sweep[0].dataWaitMs)));
+        QVERIFY(r.session.sweep[1].samplesPerSecond > 0);
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);
         QVERIFY(saved && saved->sweep.size() == 2 && saved->sweep[1].value == 4);
