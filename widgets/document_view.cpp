@@ -6,10 +6,12 @@
 #include "widgets/plot_export.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
+#include "widgets/timeline/timeline_page.h"
 #include "widgets/utilization_chart.h"
 
 #include <QCheckBox>
 #include <QLabel>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
@@ -17,7 +19,8 @@ namespace kinetoscope::widgets {
 DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent)
     : QTabWidget(parent), m_trace(std::move(trace)), m_overview(new OverviewView(this)),
       m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)), m_kernelModel(new KernelTableModel(this)),
-      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr)
+      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr),
+      m_timeline(new TimelinePage(m_trace, this))
 {
     const analysis::AnalysedTrace& t = *m_trace;
     m_overview->setTrace(t);
@@ -49,9 +52,21 @@ DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace,
     addTab(m_operators, tr("O&perators"));
     addTab(m_kernels, tr("&Kernels"));
     addTab(memoryPage, tr("&Memory"));
+    addTab(m_timeline, tr("&Timeline"));
+    setTabToolTip(Timeline, tr("Every slice, counter and step on a zoomable time axis"));
     setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));
     setTabToolTip(Diagnosis, tr("Ranked findings with evidence and the fix"));
     connect(m_findings, &FindingsView::evidenceRequested, this, &DocumentView::showEvidence);
+    connect(m_findings, &FindingsView::timelineRequested, this, &DocumentView::showEvidenceInTimeline);
+    // Double-clicking an op or kernel row shows its longest instance on the timeline.
+    auto jumpFrom = [this](TableView* table, bool gpuActivity) {
+        table->table()->setToolTip(tr("Double-click a row to show it on the timeline"));
+        connect(table->table(), &QTableView::doubleClicked, this, [this, table, gpuActivity](const QModelIndex& index) {
+            showInTimeline(table->proxy()->index(index.row(), 0).data(Qt::DisplayRole).toString(), gpuActivity);
+        });
+    };
+    jumpFrom(m_operators, false);
+    jumpFrom(m_kernels, true);
     // Selecting a finding marks its time range in the utilisation plot right away.
     connect(m_findings, &FindingsView::findingSelected, this, [this](const analysis::Finding& f) {
         if (!f.evidence.ranges.empty())
@@ -88,6 +103,26 @@ void DocumentView::showEvidence(const analysis::Finding& finding)
     }
     if (!finding.evidence.ranges.empty())
         m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+}
+
+void DocumentView::showEvidenceInTimeline(const analysis::Finding& finding)
+{
+    if (!finding.evidence.ranges.empty()) {
+        setCurrentIndex(Timeline);
+        m_timeline->revealRange(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+    } else if (!finding.evidence.kernels.empty()) {
+        showInTimeline(QString::fromStdString(finding.evidence.kernels.front()), true);
+    } else if (!finding.evidence.ops.empty()) {
+        showInTimeline(QString::fromStdString(finding.evidence.ops.front()), false);
+    }
+}
+
+bool DocumentView::showInTimeline(const QString& name, bool gpuActivity)
+{
+    if (!m_timeline->revealName(name.toStdString(), gpuActivity))
+        return false;
+    setCurrentIndex(Timeline);
+    return true;
 }
 
 }  // namespace kinetoscope::widgets

@@ -1,5 +1,5 @@
 #pragma once
-// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels and Memory over one
+// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory and Timeline over one
 // AnalysedTrace. Views only draw; all numbers come from core/analysis.
 #include "core/analysis/analysed_trace.h"
 
@@ -15,12 +15,13 @@ class TableView;
 class OpTableModel;
 class KernelTableModel;
 class MemoryChart;
+class TimelinePage;
 
 class DocumentView : public QTabWidget
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Diagnosis, Operators, Kernels, Memory };
+    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Timeline };
     explicit DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent = nullptr);
 
     const analysis::AnalysedTrace& trace() const { return *m_trace; }
@@ -30,10 +31,15 @@ public:
     TableView* operators() const { return m_operators; }
     TableView* kernels() const { return m_kernels; }
     MemoryChart* memoryChart() const { return m_memory; }
+    TimelinePage* timeline() const { return m_timeline; }
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
     void focusFilter();  // Ctrl+F: the filter of the current table page
     void showEvidence(const analysis::Finding& finding);
+    // The Timeline page at a finding's time range (or its first kernel or op).
+    void showEvidenceInTimeline(const analysis::Finding& finding);
+    // The Timeline page at the longest slice of this op (or GPU activity) name.
+    bool showInTimeline(const QString& name, bool gpuActivity);
 
 private:
     std::shared_ptr<const analysis::AnalysedTrace> m_trace;
@@ -44,6 +50,7 @@ private:
     TableView* m_operators;
     TableView* m_kernels;
     MemoryChart* m_memory;
+    TimelinePage* m_timeline;
 };
 
 }  // namespace kinetoscope::widgets

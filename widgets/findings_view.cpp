@@ -80,7 +80,8 @@ QString findingHtml(const analysis::Finding& f, int rank)
 
 FindingsView::FindingsView(QWidget* parent)
     : QWidget(parent), m_list(new QListWidget(this)), m_details(new QTextBrowser(this)),
-      m_copy(new QPushButton(tr("Copy snippet"), this)), m_evidence(new QPushButton(tr("Show evidence"), this))
+      m_copy(new QPushButton(tr("Copy snippet"), this)), m_evidence(new QPushButton(tr("Show evidence"), this)),
+      m_timeline(new QPushButton(tr("Show in timeline"), this))
 {
     auto* splitter = new QSplitter(this);
     splitter->addWidget(m_list);
@@ -91,6 +92,7 @@ FindingsView::FindingsView(QWidget* parent)
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_copy);
     buttons->addWidget(m_evidence);
+    buttons->addWidget(m_timeline);
     buttons->addStretch();
     rightLayout->addLayout(buttons);
     splitter->addWidget(right);
@@ -101,7 +103,13 @@ FindingsView::FindingsView(QWidget* parent)
     m_details->setOpenExternalLinks(false);
     m_copy->setToolTip(tr("Copy the fix's Python snippet to the clipboard"));
     m_evidence->setToolTip(tr("Show the ops, kernels or time range behind this finding"));
+    m_timeline->setToolTip(tr("Show the time range (or the kernel or op) behind this finding on the timeline"));
     connect(m_list, &QListWidget::currentRowChanged, this, &FindingsView::showDetails);
+    connect(m_timeline, &QPushButton::clicked, this, [this] {
+        const int row = m_list->currentRow();
+        if (row >= 0)
+            Q_EMIT timelineRequested(m_findings[size_t(row)]);
+    });
     connect(m_copy, &QPushButton::clicked, this, [this] {
         const int row = m_list->currentRow();
         if (row >= 0)
@@ -130,6 +138,7 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
         m_list->setCurrentRow(0);
     m_copy->setEnabled(!findings.empty());
     m_evidence->setEnabled(!findings.empty());
+    m_timeline->setEnabled(!findings.empty());
 }
 
 int FindingsView::findingCount() const

@@ -25,6 +25,8 @@ public:
 Q_SIGNALS:
     // The user asked to see the evidence of a finding in the other views.
     void evidenceRequested(const analysis::Finding& finding);
+    // The user asked to see the finding's time range (or kernel, or op) on the timeline.
+    void timelineRequested(const analysis::Finding& finding);
     // A finding became the current one (its time range can be marked in the plots).
     void findingSelected(const analysis::Finding& finding);
 
@@ -35,6 +37,7 @@ private:
     QTextBrowser* m_details;
     QPushButton* m_copy;
     QPushButton* m_evidence;
+    QPushButton* m_timeline;
 };
 
 // One finding as HTML (shared with the report).

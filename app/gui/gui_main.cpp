@@ -3,6 +3,8 @@
 #include "app/gui/main_window.h"
 #include "widgets/document_view.h"
 #include "widgets/report.h"
+#include "widgets/timeline/timeline_page.h"
+#include "widgets/timeline/timeline_view.h"
 #include "core/session/session.h"
 
 #if KINETOSCOPE_HAVE_ENGINE
@@ -11,6 +13,7 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QLineEdit>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -43,6 +46,8 @@ int runGui(int argc, char** argv)
     setIdentity();
     QStringList files;
     QString screenshot, view = QStringLiteral("overview");
+    QString find;        // timeline: search for this and select the first match
+    double zoom = 1.0;   // timeline: then zoom out (> 1) or in around the centre
     bool printLatency = false;
     bool lab = false;
     std::vector<std::string> labOptions;  // everything after --lab: `kinetoscope run`'s options
@@ -56,6 +61,10 @@ int runGui(int argc, char** argv)
             screenshot = args[++i];
         else if (args[i] == QLatin1String("--view") && i + 1 < args.size())
             view = args[++i];
+        else if (args[i] == QLatin1String("--find") && i + 1 < args.size())
+            find = args[++i];
+        else if (args[i] == QLatin1String("--zoom") && i + 1 < args.size())
+            zoom = args[++i].toDouble();
         else if (args[i] == QLatin1String("--print-latency"))
             printLatency = true;
         else
@@ -65,13 +74,24 @@ int runGui(int argc, char** argv)
     window.show();
     if ((!screenshot.isEmpty() && !lab) || printLatency) {
         static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
-                                       QStringLiteral("kernels"), QStringLiteral("memory")};
+                                       QStringLiteral("kernels"), QStringLiteral("memory"),
+                                        QStringLiteral("timeline")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
             if (printLatency)
                 std::fprintf(stderr, "max event-loop latency while loading: %.1f ms\n", window.lastLoadMaxLatencyMs());
             if (screenshot.isEmpty())
                 return;
             doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));
+            if (!find.isEmpty()) {
+                doc->setCurrentIndex(widgets::DocumentView::Timeline);
+                doc->timeline()->searchField()->setText(find);
+                doc->timeline()->search(find);
+                doc->timeline()->nextMatch(true);
+            }
+            if (zoom > 0 && zoom != 1.0) {
+                widgets::TimelineView* timeline = doc->timeline()->view();
+                timeline->zoomAroundX(timeline->timeAreaWidth() / 2.0, zoom);
+            }
             QTimer::singleShot(400, &window, [&] {
                 const bool ok = window.grab().save(screenshot);
                 QCoreApplication::exit(ok ? 0 : 2);

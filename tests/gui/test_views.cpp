@@ -46,7 +46,7 @@ private Q_SLOTS:
         view.resize(1200, 800);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCOMPARE(view.count(), 5);
+        QCOMPARE(view.count(), 6);
         // One stacked bar per step plus the average, 8 categories stacked.
         QCOMPARE(view.overview()->breakdownChart()->barCount(), 7);
         QCOMPARE(view.overview()->breakdownChart()->plottableCount(), 8);

@@ -1,7 +1,12 @@
 // The timeline's index: folding keeps every slice's count and time; viewport arithmetic
 // and hit-testing are exact to the nanosecond at the end of an hour-long trace; search by
 // name with next/previous.
+#include "core/analysis/summary.h"
+#include "core/timeline/counter_track.h"
+#include "core/timeline/selection.h"
+#include "core/timeline/time_ruler.h"
 #include "core/timeline/timeline_index.h"
+#include "core/timeline/track_layout.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/test_support.h"
 
@@ -194,6 +199,175 @@ private Q_SLOTS:
         QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->beginNs(), false), matches.back());
         QVERIFY(timeline::searchByName(*m_resnet, "no such kernel anywhere").empty());
         QVERIFY(!timeline::nextMatch(*m_resnet, {}, 0, true));
+    }
+
+    void rulerTicksAreEvenlySpacedWithExactLabels()
+    {
+        QCOMPARE(timeline::rulerStepNs(1.0, 90), int64_t(100));
+        QCOMPARE(timeline::rulerStepNs(1000.0, 90), int64_t(100'000));
+        QCOMPARE(timeline::rulerStepNs(3000.0, 90), int64_t(500'000));
+        QCOMPARE(timeline::rulerStepNs(0.001, 90), int64_t(1));  // never below a nanosecond
+        // A 10 ms view at 1000 px: labels every 1 ms, 0.2 ms minor ticks, in ms.
+        const int64_t origin = 1'700'000'000'000'000'000;
+        const Viewport view = Viewport::fit(origin, origin + 10'000'000, 1000);
+        const auto ticks = timeline::rulerTicks(view, origin);
+        std::vector<std::string> labels;
+        for (size_t i = 0; i < ticks.size(); ++i) {
+            QCOMPARE(ticks[i].x, view.xOf(ticks[i].timeNs));
+            if (i > 0)
+                QCOMPARE(ticks[i].timeNs - ticks[i - 1].timeNs, int64_t(200'000));
+            if (ticks[i].labelled)
+                labels.push_back(ticks[i].label);
+        }
+        QVERIFY(labels.size() >= 10);
+        QCOMPARE(QString::fromStdString(labels[0]), QString("0 ms"));
+        QCOMPARE(QString::fromStdString(labels[3]), QString("3 ms"));
+        // At the end of an hour, 1 ns apart: the last digit of each label still differs.
+        const Viewport end = Viewport::fit(origin + kHourNs - 20, origin + kHourNs, 1000);
+        const auto fine = timeline::rulerTicks(end, origin, 90);
+        std::vector<std::string> last;
+        for (const auto& t : fine)
+            if (t.labelled)
+                last.push_back(t.label);
+        QVERIFY(last.size() >= 2);
+        QCOMPARE(QString::fromStdString(last.back()), QString("3600.000000000 s"));
+        QVERIFY(last[last.size() - 2] != last.back());
+        QCOMPARE(QString::fromStdString(timeline::formatDuration(1'234'567)), QString("1.23 ms"));
+        QCOMPARE(QString::fromStdString(timeline::formatDuration(850)), QString("850 ns"));
+        QCOMPARE(QString::fromStdString(timeline::formatDuration(12'345)), QString("12.3 µs"));
+        QCOMPARE(QString::fromStdString(timeline::formatTime(kHourNs - 1, 1)), QString("3599.999999999 s"));
+    }
+
+    void counterColumnsHoldTheMinAndMaxOfEachPixel()
+    {
+        // A saw-tooth with 100 000 samples, drawn at 500 px: brute force per column.
+        timeline::CounterSeries series;
+        std::mt19937_64 random(3);
+        int64_t t = 1'000'000;
+        for (int i = 0; i < 100'000; ++i) {
+            series.timesNs.push_back(t);
+            series.values.push_back(double(random() % 1000));
+            t += 1 + int64_t(random() % 200);
+        }
+        series.endNs = t;
+        for (const Viewport& view : {Viewport::fit(0, t + 1'000'000, 500), Viewport::fit(t / 2, t / 2 + 40'000, 500),
+                                     Viewport::fit(t / 3, t / 3 + 300, 500)}) {
+            std::vector<timeline::CounterColumn> columns;
+            timeline::buildCounterColumns(series, view, columns);
+            QCOMPARE(columns.size(), size_t(500));
+            for (int c = 0; c < 500; ++c) {
+                // Values whose holding interval [t_i, t_i+1) meets the column [c, c + 1) in pixels.
+                double lo = 1e300, hi = -1e300;
+                for (size_t i = 0; i < series.timesNs.size(); ++i) {
+                    const int64_t until = i + 1 < series.timesNs.size() ? series.timesNs[i + 1] : series.endNs;
+                    const double x0 = view.xOf(series.timesNs[i]), x1 = view.xOf(until);
+                    if (std::floor(x0) <= c && (std::ceil(x1) > c || std::floor(x0) == c)) {
+                        lo = std::min(lo, series.values[i]);
+                        hi = std::max(hi, series.values[i]);
+                    }
+                }
+                const bool covered = lo <= hi;
+                QCOMPARE(columns[size_t(c)].covered, covered);
+                if (covered) {
+                    QCOMPARE(columns[size_t(c)].min, lo);
+                    QCOMPARE(columns[size_t(c)].max, hi);
+                }
+            }
+        }
+    }
+
+    void rangeTotalsMatchBruteForce()
+    {
+        const timeline::TimelineIndex index(*m_resnet);
+        const int64_t begin = m_resnet->beginNs() + (m_resnet->endNs() - m_resnet->beginNs()) / 3;
+        const int64_t end = begin + 20'000'000;
+        for (auto [first, last] : {std::pair<uint32_t, uint32_t>{0, UINT32_MAX}, {1, 4}}) {
+            const timeline::RangeTotals totals = timeline::totalsInRange(index, begin, end, first, last);
+            uint64_t slices = 0;
+            int64_t total = 0;
+            for (uint32_t l = first; l < std::min<uint32_t>(last, uint32_t(index.lanes().size())); ++l)
+                for (trace::EventId id : index.lanes()[l].events) {
+                    const trace::Event& e = m_resnet->event(id);
+                    if (e.endNs() > begin && e.startNs < end) {
+                        ++slices;
+                        total += std::min(e.endNs(), end) - std::max(e.startNs, begin);
+                    }
+                }
+            QVERIFY(slices > 10);
+            QCOMPARE(totals.slices, slices);
+            QCOMPARE(totals.totalNs, total);
+            uint64_t rows = 0;
+            for (size_t i = 0; i < totals.byName.size(); ++i) {
+                rows += totals.byName[i].count;
+                if (i > 0)
+                    QVERIFY(totals.byName[i - 1].totalNs >= totals.byName[i].totalNs);
+            }
+            QCOMPARE(rows, slices);
+        }
+    }
+
+    void linksJoinLaunchesAndKernelsBothWays()
+    {
+        const auto events = m_resnet->events();
+        const auto kernel = std::find_if(events.begin(), events.end(), [](const trace::Event& e) {
+            return e.category == trace::Category::Kernel && e.correlated.valid();
+        });
+        QVERIFY(kernel != events.end());
+        const trace::EventId kernelId = m_resnet->idOf(*kernel);
+        const auto up = timeline::linksOf(*m_resnet, kernelId);
+        QCOMPARE(up.size(), size_t(1));
+        QCOMPARE(up[0].to, kernelId);
+        QVERIFY(trace::isLaunchCall(m_resnet->event(up[0].from).category));
+        const auto down = timeline::linksOf(*m_resnet, up[0].from);
+        QVERIFY(std::any_of(down.begin(), down.end(), [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
+        // From the CPU op behind the launch: at least the same kernel.
+        if (kernel->op.valid()) {
+            const auto fromOp = timeline::linksOf(*m_resnet, kernel->op);
+            QVERIFY(std::any_of(fromOp.begin(), fromOp.end(), [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
+        }
+        QVERIFY(timeline::linksOf(*m_resnet, {}).empty());
+    }
+
+    void layoutGroupsLanesAndCountersAndCollapses()
+    {
+        const timeline::TimelineIndex index(*m_resnet);
+        const analysis::TraceSummary summary = analysis::summarize(*m_resnet);
+        const auto counters = timeline::countersFromSummary(summary, m_resnet->endNs());
+        QVERIFY(std::any_of(counters.begin(), counters.end(), [](const auto& c) { return c.label == "cuda:0 memory"; }));
+        QVERIFY(std::any_of(counters.begin(), counters.end(), [](const auto& c) { return c.label == "GPU 0 utilisation"; }));
+        timeline::TrackLayout layout(index, counters);
+        // Every lane has exactly one row; every counter one row; rows tile the height.
+        size_t lanes = 0, counterRows = 0;
+        int y = 0;
+        for (const timeline::LayoutRow& row : layout.rows()) {
+            QCOMPARE(row.y, y);
+            y += row.height;
+            lanes += row.kind == timeline::RowKind::Lane;
+            counterRows += row.kind == timeline::RowKind::Counter;
+            QCOMPARE(layout.rowAt(row.y), &row);
+            QCOMPARE(layout.rowAt(row.y + row.height - 1), &row);
+        }
+        QCOMPARE(y, layout.height());
+        QCOMPARE(lanes, index.lanes().size());
+        QCOMPARE(counterRows, counters.size());
+        QVERIFY(layout.rowAt(layout.height()) == nullptr);
+        // The GPU group holds the GPU memory counter, and collapsing hides its lanes.
+        const auto gpu = std::find_if(layout.groups().begin(), layout.groups().end(),
+                                      [](const timeline::TrackGroup& g) { return g.key == "gpu:0"; });
+        QVERIFY(gpu != layout.groups().end());
+        QVERIFY(!gpu->counters.empty());
+        const uint32_t g = uint32_t(gpu - layout.groups().begin());
+        const uint32_t lane = gpu->firstLane;
+        QVERIFY(layout.laneY(lane) >= 0);
+        const int before = layout.height();
+        layout.setCollapsed(g, true);
+        QCOMPARE(layout.laneY(lane), -1);
+        QVERIFY(layout.height() < before);
+        for (const timeline::LayoutRow& row : layout.rows())
+            QVERIFY(!(row.kind == timeline::RowKind::Lane && row.index >= gpu->firstLane && row.index < gpu->lastLane));
+        layout.setCollapsed(g, false);
+        QCOMPARE(layout.height(), before);
+        QCOMPARE(QString::fromStdString(layout.laneLabel(lane)), QString("Stream 7"));
     }
 };
 

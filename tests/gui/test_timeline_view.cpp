@@ -1,0 +1,371 @@
+// The timeline page over real traces, offscreen, driven through real mouse, wheel and key
+// events: what it paints (kernels, counters, steps, the flow arrow), navigation that keeps
+// the time under the cursor, selection with details, box-select totals, search, jumps
+// from the tables and findings, and every trace in ../shared/traces.
+#include "core/analysis/analysed_trace.h"
+#include "core/timeline/selection.h"
+#include "tests/support/image_checks.h"
+#include "tests/support/test_support.h"
+#include "widgets/document_view.h"
+#include "widgets/table_view.h"
+#include "widgets/timeline/draw_list_builder.h"
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_page.h"
+#include "widgets/timeline/timeline_palette.h"
+#include "widgets/timeline/timeline_view.h"
+
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace kinetoscope;
+using widgets::TimelineView;
+
+namespace {
+
+void sendMouse(QWidget* widget, QEvent::Type type, QPointF at, Qt::MouseButtons buttons,
+               Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+{
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    QMouseEvent event(type, at, widget->mapToGlobal(at), button, buttons, modifiers);
+    QCoreApplication::sendEvent(widget, &event);
+}
+
+void drag(QWidget* widget, QPointF from, QPointF to, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+{
+    sendMouse(widget, QEvent::MouseButtonPress, from, Qt::LeftButton, modifiers);
+    for (int i = 1; i <= 4; ++i)
+        sendMouse(widget, QEvent::MouseMove, from + (to - from) * (i / 4.0), Qt::LeftButton, modifiers);
+    sendMouse(widget, QEvent::MouseButtonRelease, to, Qt::NoButton, modifiers);
+}
+
+void wheel(QWidget* widget, QPointF at, int notches)
+{
+    QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(widget, &event);
+}
+
+// Pixels of `image` inside `rect` whose colour is in `colours`.
+int countColour(const QImage& image, const QRect& rect, const QSet<QRgb>& colours)
+{
+    int n = 0;
+    for (int y = std::max(0, rect.top()); y <= std::min(image.height() - 1, rect.bottom()); ++y)
+        for (int x = std::max(0, rect.left()); x <= std::min(image.width() - 1, rect.right()); ++x)
+            n += colours.contains(image.pixel(x, y) | 0xff000000u);
+    return n;
+}
+
+trace::EventId firstNamed(const trace::TraceModel& model, std::string_view name)
+{
+    for (const trace::Event& e : model.events())
+        if (model.text(e.name) == name)
+            return model.idOf(e);
+    return {};
+}
+
+}  // namespace
+
+class TestTimelineView : public QObject
+{
+    Q_OBJECT
+    std::shared_ptr<const analysis::AnalysedTrace> m_resnet;
+
+    std::unique_ptr<widgets::TimelinePage> openPage()
+    {
+        auto page = std::make_unique<widgets::TimelinePage>(m_resnet);
+        page->resize(1400, 900);
+        page->show();
+        if (!QTest::qWaitForWindowExposed(page.get()))
+            return nullptr;
+        page->view()->waitForFrame();
+        return page;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_resnet = analysis::analyseTraceFile(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
+        QVERIFY(m_resnet->model);
+    }
+
+    void opensOnTheWholeTraceAndPaintsKernelsCountersAndSteps()
+    {
+        const auto page = openPage();
+        QVERIFY(page);
+        TimelineView* view = page->view();
+        QVERIFY(view->waitForFrame());
+        const trace::TraceModel& model = *m_resnet->model;
+        QVERIFY(view->timeViewport().beginNs <= model.beginNs());
+        QVERIFY(view->timeViewport().endNs() >= model.endNs());
+        const auto frame = view->currentFrame();
+        QVERIFY(frame && !frame->items.empty());
+        QVERIFY(std::any_of(frame->items.begin(), frame->items.end(), [](const timeline::DrawItem& d) { return d.count > 1; }));
+        // Kernels on the stream lane, in their category's colours, in the picture.
+        QSet<QRgb> kernelColours;
+        int streamY = -1;
+        for (const timeline::DrawItem& d : frame->items) {
+            const trace::Event& e = model.event(d.event);
+            if (e.category != trace::Category::Kernel)
+                continue;
+            const QColor c = widgets::sliceColor(e.category, e.name.value);
+            kernelColours << c.rgb() << c.darker(125).rgb();
+            streamY = view->layout().laneY(d.lane);
+        }
+        QVERIFY(streamY >= 0);
+        const QImage image = view->viewport()->grab().toImage();
+        const QRect streamRow(TimelineView::kLabelWidth, TimelineView::kRulerHeight + streamY - view->verticalScrollBar()->value(),
+                              image.width() - TimelineView::kLabelWidth, timeline::TrackLayout::kLaneHeight);
+        QVERIFY(countColour(image, streamRow, kernelColours) > 200);
+        QVERIFY(test::distinctColours(image) > 20);
+        // Counters (memory, utilisation) built for every pixel; step boundaries drawn.
+        QCOMPARE(frame->counters.size(), size_t(4));
+        QVERIFY(std::any_of(frame->counters[0][0].begin(), frame->counters[0][0].end(), [](const auto& c) { return c.covered; }));
+        // Each step boundary: a dashed grey line (the step colour over white) down the rows.
+        const QColor line = widgets::timeline_colors::kStepLine;
+        const double alpha = line.alphaF();
+        const int grey = int(std::lround(255 + (line.red() - 255) * alpha));
+        QSet<QRgb> dashed;
+        for (int g = grey - 2; g <= grey + 2; ++g)
+            dashed << qRgb(g, g, g);
+        QCOMPARE(m_resnet->summary.steps.steps.size(), size_t(6));
+        for (const analysis::Step& step : m_resnet->summary.steps.steps) {
+            const int x = int(std::floor(TimelineView::kLabelWidth + view->timeViewport().xOf(step.beginNs)));
+            const QRect column(x, TimelineView::kRulerHeight, 2, image.height() - TimelineView::kRulerHeight);
+            QVERIFY2(countColour(image, column, dashed) > 20, qPrintable(QString::fromStdString(step.name)));
+        }
+    }
+
+    void wheelZoomKeepsTheTimeUnderTheCursor()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const QPointF at(TimelineView::kLabelWidth + 437.0, 300.0);
+        const int64_t under = view->timeViewport().timeAt(437.0);
+        const double scale = view->timeViewport().nsPerPixel;
+        wheel(view->viewport(), at, 1);
+        QCOMPARE(view->timeViewport().nsPerPixel, scale * 0.8);
+        QVERIFY(std::llabs(view->timeViewport().timeAt(437.0) - under) <= 1);
+        wheel(view->viewport(), at, -3);
+        QVERIFY(view->timeViewport().nsPerPixel > scale);
+        QVERIFY(std::llabs(view->timeViewport().timeAt(437.0) - under) <= 1);
+        // Many notches in: down to the deepest zoom (1000 px per ns), still anchored.
+        for (int i = 0; i < 120; ++i)
+            wheel(view->viewport(), at, 1);
+        QCOMPARE(view->timeViewport().nsPerPixel, timeline::Viewport::kMinNsPerPixel);
+        QVERIFY(std::llabs(view->timeViewport().timeAt(437.0) - under) <= 1);
+        QVERIFY(view->waitForFrame());
+    }
+
+    void dragAndKeysPanZoomAndFit()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        view->setFocus();
+        view->zoomAroundX(500, 0.01);  // somewhere in the middle, 100x in
+        const timeline::Viewport before = view->timeViewport();
+        drag(view->viewport(), QPointF(700, 300), QPointF(580, 300));  // drag left: later in time
+        QCOMPARE(view->timeViewport().beginNs, before.beginNs + std::llround(120 * before.nsPerPixel));
+        QCOMPARE(view->timeViewport().nsPerPixel, before.nsPerPixel);
+        const timeline::Viewport dragged = view->timeViewport();
+        QTest::keyClick(view, Qt::Key_D);
+        QCOMPARE(view->timeViewport().beginNs, dragged.beginNs + std::llround(0.2 * dragged.widthPx * dragged.nsPerPixel));
+        QTest::keyClick(view, Qt::Key_A);
+        QVERIFY(std::llabs(view->timeViewport().beginNs - dragged.beginNs) <= 1);
+        QTest::keyClick(view, Qt::Key_W);
+        QCOMPARE(view->timeViewport().nsPerPixel, dragged.nsPerPixel * 0.8);
+        QTest::keyClick(view, Qt::Key_S);
+        QVERIFY(std::abs(view->timeViewport().nsPerPixel / dragged.nsPerPixel - 1.0) < 1e-12);
+        QTest::keyClick(view, Qt::Key_0);
+        QVERIFY(view->timeViewport().beginNs <= m_resnet->model->beginNs());
+        QVERIFY(view->timeViewport().endNs() >= m_resnet->model->endNs());
+    }
+
+    void clickingAKernelShowsItsDetailsAndTheLaunchArrow()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const trace::TraceModel& model = *m_resnet->model;
+        const trace::EventId kernel = firstNamed(model, "volta_sgemm_64x64_nt");
+        QVERIFY(kernel.valid());
+        page->revealEvent(kernel);  // brings it and its launch into view
+        QCOMPARE(view->selected(), kernel);
+        QVERIFY(view->waitForFrame());
+        QTest::keyClick(view, Qt::Key_Escape);
+        QVERIFY(!view->selected().valid());
+        // A real click on the slice selects it through hit-testing.
+        const auto point = view->pointOf(kernel);
+        QVERIFY(point);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, point->toPoint());
+        QCOMPARE(view->selected(), kernel);
+        QCOMPARE(view->links().size(), size_t(1));
+        const trace::EventId launch = view->links()[0].from;
+        QVERIFY(trace::isLaunchCall(model.event(launch).category));
+        const QString details = page->details()->toPlainText();
+        QVERIFY(details.contains(QStringLiteral("volta_sgemm_64x64_nt")));
+        QVERIFY(details.contains(QStringLiteral("Launched by")));
+        QVERIFY(details.contains(QString::fromUtf8(model.text(model.event(launch).name))));
+        QVERIFY(details.contains(QStringLiteral("Grid / block")));
+        QVERIFY(details.contains(QStringLiteral("Args")));  // read back from the file on demand
+        QVERIFY(details.contains(QStringLiteral("correlation")));
+        // The arrow is drawn in its colour between the two lanes.
+        QVERIFY(view->waitForFrame());
+        const QImage image = view->viewport()->grab().toImage();
+        const QSet<QRgb> arrow{widgets::timeline_colors::kFlowArrow.rgb()};
+        QVERIFY(countColour(image, image.rect(), arrow) > 10);
+        // Following the "launched by" link selects the launch call.
+        page->revealEvent(launch);
+        QCOMPARE(view->selected(), launch);
+        QVERIFY(page->details()->toPlainText().contains(QStringLiteral("Launched on the GPU")));
+        // F zooms to the selection: it fills most of the view.
+        QTest::keyClick(view, Qt::Key_F);
+        const timeline::Viewport& v = view->timeViewport();
+        const trace::Event& e = model.event(launch);
+        QVERIFY(v.beginNs <= e.startNs && v.endNs() >= e.endNs());
+        QVERIFY(double(e.durationNs) / double(v.endNs() - v.beginNs) > 0.8);
+    }
+
+    void boxSelectTotalsTheSlicesInTheBox()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const int streamLane = int(view->layout().groups()[2].firstLane);  // GPU 0 / Stream 7
+        QCOMPARE(QString::fromStdString(view->layout().laneLabel(uint32_t(streamLane))), QString("Stream 7"));
+        const double y = TimelineView::kRulerHeight + view->layout().laneY(uint32_t(streamLane)) -
+                         view->verticalScrollBar()->value() + 5;
+        drag(view->viewport(), QPointF(400, y), QPointF(900, y), Qt::ShiftModifier);
+        QVERIFY(view->range());
+        QCOMPARE(view->rangeLanes(), std::pair(uint32_t(streamLane), uint32_t(streamLane + 1)));
+        const timeline::RangeTotals expected =
+            timeline::totalsInRange(page->index(), view->range()->first, view->range()->second, uint32_t(streamLane),
+                                    uint32_t(streamLane + 1));
+        QVERIFY(expected.slices > 50);
+        QVERIFY(page->details()->toPlainText().contains(QStringLiteral("%1 slices").arg(expected.slices)));
+        QVERIFY(page->details()->toPlainText().contains(QString::fromStdString(expected.byName[0].name).left(30)));
+        // A drag on the ruler selects the range over every lane; a click there clears it.
+        drag(view->viewport(), QPointF(400, 10), QPointF(900, 10));
+        QCOMPARE(view->rangeLanes(), std::pair(uint32_t(0), UINT32_MAX));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(500, 10));
+        QVERIFY(!view->range());
+    }
+
+    void searchOutlinesMatchesAndStepsThroughThem()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const auto expected = timeline::searchByName(*m_resnet->model, "volta_sgemm_64x64_nt");
+        QCOMPARE(expected.size(), size_t(102));
+        page->search(QStringLiteral("volta_sgemm_64x64_nt"));
+        QCOMPARE(page->matches().size(), expected.size());
+        page->nextMatch(true);
+        QCOMPARE(view->selected(), expected[0]);
+        page->nextMatch(true);
+        QCOMPARE(view->selected(), expected[1]);
+        page->nextMatch(false);
+        QCOMPARE(view->selected(), expected[0]);
+        // Outlined in the search colour on screen.
+        QVERIFY(view->waitForFrame());
+        const QImage image = view->viewport()->grab().toImage();
+        QVERIFY(countColour(image, image.rect(), {widgets::timeline_colors::kSearchMatch.rgb()}) > 10);
+        // Typing and Enter in the field.
+        page->searchField()->clear();
+        QTest::keyClicks(page->searchField(), QStringLiteral("aten::addmm"));
+        QTest::keyClick(page->searchField(), Qt::Key_Return);
+        QVERIFY(view->selected().valid());
+        QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(view->selected()).name)),
+                 QStringLiteral("aten::addmm"));
+    }
+
+    void clickingAGroupHeaderCollapsesIt()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const uint32_t lane = view->layout().groups()[2].firstLane;
+        QVERIFY(view->layout().laneY(lane) >= 0);
+        const int headerY = TimelineView::kRulerHeight + view->layout().rows().front().y;  // first group, at the top
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(60, headerY + 5));
+        QVERIFY(view->layout().groups()[0].collapsed);
+        QVERIFY(view->layout().laneY(view->layout().groups()[0].firstLane) < 0 ||
+                view->layout().groups()[0].firstLane == view->layout().groups()[0].lastLane);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(60, headerY + 5));
+        QVERIFY(!view->layout().groups()[0].collapsed);
+    }
+
+    void jumpsFromKernelRowsAndFindings()
+    {
+        widgets::DocumentView doc(m_resnet);
+        doc.resize(1400, 900);
+        doc.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&doc));
+        doc.setCurrentIndex(widgets::DocumentView::Kernels);
+        QTableView* table = doc.kernels()->table();
+        QVERIFY(QTest::qWaitForWindowExposed(table));
+        QTest::qWait(50);  // the page's first layout
+        const QString name = doc.kernels()->proxy()->index(0, 0).data().toString();
+        const QRect cell = table->visualRect(doc.kernels()->proxy()->index(0, 0));
+        // A press, then the double-click (QTest's double-click alone carries no press).
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(doc.currentIndex(), int(widgets::DocumentView::Timeline));
+        const trace::EventId selected = doc.timeline()->view()->selected();
+        QVERIFY(selected.valid());
+        QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(selected).name)), name);
+        // The longest instance of that kernel.
+        for (const trace::Event& e : m_resnet->model->events())
+            if (m_resnet->model->text(e.name) == name.toStdString())
+                QVERIFY(e.durationNs <= m_resnet->model->event(selected).durationNs);
+        // A finding with time ranges: the timeline shows and selects its first range.
+        const analysis::Finding& finding = m_resnet->findings.front();
+        QVERIFY(!finding.evidence.ranges.empty());
+        doc.setCurrentIndex(widgets::DocumentView::Diagnosis);
+        doc.showEvidenceInTimeline(finding);
+        QCOMPARE(doc.currentIndex(), int(widgets::DocumentView::Timeline));
+        const auto range = doc.timeline()->view()->range();
+        QVERIFY(range);
+        QCOMPARE(range->first, finding.evidence.ranges.front().begin);
+        QCOMPARE(range->second, finding.evidence.ranges.front().end);
+        const timeline::Viewport& v = doc.timeline()->view()->timeViewport();
+        QVERIFY(v.beginNs <= range->first && v.endNs() >= range->second);
+    }
+
+    void opensEveryTraceInTheSharedFolder()
+    {
+        int opened = 0;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(test::sharedTracesDir())) {
+            const std::string path = entry.path().string();
+            if (!entry.is_regular_file() || path.find(".json") == std::string::npos)
+                continue;
+            const auto trace = analysis::analyseTraceFile(path);
+            if (!trace->model)
+                continue;  // unreadable on purpose (test_bad_input covers those)
+            widgets::TimelinePage page(trace);
+            page.resize(1200, 700);
+            page.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&page));
+            QVERIFY2(page.view()->waitForFrame(), path.c_str());
+            const auto frame = page.view()->currentFrame();
+            QVERIFY2(!trace->model->events().empty() == !frame->items.empty() || page.view()->layout().rows().size() > 10,
+                     path.c_str());
+            // Select the first device activity (or any slice) and see its details.
+            trace::EventId pick;
+            for (const trace::Event& e : trace->model->events())
+                if (!pick || (trace::isGpuActivity(e.category) && !trace::isGpuActivity(trace->model->event(pick).category)))
+                    pick = trace->model->idOf(e);
+            if (pick) {
+                page.revealEvent(pick);
+                QVERIFY2(page.details()->toPlainText().contains(QStringLiteral("Duration")), path.c_str());
+                QVERIFY2(page.view()->waitForFrame(), path.c_str());
+            }
+            QVERIFY(test::distinctColours(page.view()->viewport()->grab().toImage()) > 3);
+            ++opened;
+        }
+        QVERIFY(opened >= 25);
+    }
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "test_timeline_view.moc"

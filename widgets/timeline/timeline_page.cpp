@@ -1,0 +1,204 @@
+#include "widgets/timeline/timeline_page.h"
+
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_palette.h"
+#include "widgets/timeline/timeline_view.h"
+
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+// The legend: a swatch and a label for each category present in the trace.
+QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
+{
+    bool present[trace::kCategoryCount] = {};
+    for (const trace::Event& e : model.events())
+        present[int(e.category)] = true;
+    auto* legend = new QWidget(parent);
+    auto* layout = new QHBoxLayout(legend);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(10);
+    for (int c = 0; c < trace::kCategoryCount; ++c) {
+        if (!present[c])
+            continue;
+        const QColor color = sliceCategoryColor(trace::Category(c));
+        auto* item = new QLabel(QStringLiteral("<span style='color:%1'>\u25A0</span> %2")
+                                    .arg(color.name(), sliceCategoryLabel(trace::Category(c))),
+                                legend);
+        layout->addWidget(item);
+    }
+    layout->addStretch(1);
+    return legend;
+}
+
+}  // namespace
+
+TimelinePage::TimelinePage(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent)
+    : QWidget(parent), m_trace(std::move(trace)), m_index(std::make_unique<timeline::TimelineIndex>(*m_trace->model)),
+      m_counters(timeline::countersFromSummary(m_trace->summary, m_trace->model->endNs()))
+{
+    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.steps.steps, this);
+    m_details = new TimelineDetails(*m_index, m_view->layout(), this);
+    m_search = new QLineEdit(this);
+    m_search->setPlaceholderText(tr("Search slices by name (Enter: next, Shift+Enter: previous)"));
+    m_search->setClearButtonEnabled(true);
+    m_matchLabel = new QLabel(this);
+    m_searchDelay = new QTimer(this);
+    m_searchDelay->setSingleShot(true);
+    m_searchDelay->setInterval(250);
+    auto* previous = new QToolButton(this);
+    previous->setText(QStringLiteral("\u25C0"));
+    previous->setToolTip(tr("Previous match (Shift+Enter)"));
+    auto* next = new QToolButton(this);
+    next->setText(QStringLiteral("\u25B6"));
+    next->setToolTip(tr("Next match (Enter)"));
+    auto* fit = new QPushButton(tr("Fit all"), this);
+    fit->setToolTip(tr("Show the whole trace (0)"));
+    auto* zoom = new QPushButton(tr("Zoom to selection"), this);
+    zoom->setToolTip(tr("Zoom to the selected slice or range (F)"));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_search, 2);
+    bar->addWidget(previous);
+    bar->addWidget(next);
+    bar->addWidget(m_matchLabel);
+    bar->addSpacing(12);
+    bar->addWidget(fit);
+    bar->addWidget(zoom);
+    bar->addSpacing(12);
+    bar->addWidget(makeLegend(*m_trace->model, this), 3);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({640, 150});
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(splitter, 1);
+
+    connect(m_search, &QLineEdit::textEdited, m_searchDelay, qOverload<>(&QTimer::start));
+    connect(m_searchDelay, &QTimer::timeout, this, [this] { search(m_search->text()); });
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (m_searchDelay->isActive()) {
+            m_searchDelay->stop();
+            search(m_search->text());
+        }
+        nextMatch(!(QGuiApplication::keyboardModifiers() & Qt::ShiftModifier));
+    });
+    connect(previous, &QToolButton::clicked, this, [this] { nextMatch(false); });
+    connect(next, &QToolButton::clicked, this, [this] { nextMatch(true); });
+    connect(fit, &QPushButton::clicked, m_view, &TimelineView::fitAll);
+    connect(zoom, &QPushButton::clicked, m_view, &TimelineView::zoomToSelection);
+    connect(m_view, &TimelineView::selectionChanged, this, [this] {
+        updateDetails();
+        updateMatchLabel();
+    });
+    connect(m_view, &TimelineView::rangeChanged, this, &TimelinePage::updateDetails);
+    connect(m_details, &TimelineDetails::eventRequested, this, &TimelinePage::revealEvent);
+    auto* find = new QShortcut(QKeySequence::Find, this, [this] {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+}
+
+TimelinePage::~TimelinePage()
+{
+    // The view's worker reads the index: stop it before the index goes.
+    delete m_view;
+    m_view = nullptr;
+}
+
+void TimelinePage::search(const QString& text)
+{
+    m_matches = timeline::searchByName(*m_trace->model, text.toStdString());
+    std::vector<uint8_t> names;
+    for (trace::EventId id : m_matches) {
+        const uint32_t name = m_trace->model->event(id).name.value;
+        if (name >= names.size())
+            names.resize(size_t(name) + 1, 0);
+        names[name] = 1;
+    }
+    m_view->setMatchedNames(std::move(names));
+    updateMatchLabel();
+}
+
+void TimelinePage::nextMatch(bool forward)
+{
+    if (m_matches.empty())
+        return;
+    const trace::EventId current = m_view->selected();
+    const timeline::Viewport& v = m_view->timeViewport();
+    // From the selection, else from the left edge: the first match in view comes first.
+    const int64_t from = current.valid() ? m_trace->model->event(current).startNs : v.beginNs - (forward ? 1 : -1);
+    revealEvent(timeline::nextMatch(*m_trace->model, m_matches, from, forward));
+}
+
+void TimelinePage::revealEvent(trace::EventId event)
+{
+    m_view->setRange(std::nullopt);
+    m_view->select(event, true);
+    m_view->setFocus();
+}
+
+bool TimelinePage::revealName(const std::string& name, bool gpuActivity)
+{
+    trace::EventId longest;
+    const auto events = m_trace->model->events();
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const trace::Event& e = events[i];
+        if (trace::isGpuActivity(e.category) == gpuActivity && m_trace->model->text(e.name) == name &&
+            (!longest || e.durationNs > events[longest.value].durationNs))
+            longest = trace::EventId{i};
+    }
+    if (longest)
+        revealEvent(longest);
+    return longest.valid();
+}
+
+void TimelinePage::revealRange(int64_t beginNs, int64_t endNs)
+{
+    m_view->select({}, false);
+    const int64_t pad = std::max<int64_t>((endNs - beginNs) / 20, 1);
+    m_view->showRange(beginNs - pad, endNs + pad);
+    m_view->setRange(std::pair(beginNs, endNs));
+}
+
+void TimelinePage::updateDetails()
+{
+    if (const auto range = m_view->range()) {
+        const auto [first, last] = m_view->rangeLanes();
+        m_details->showTotals(timeline::totalsInRange(*m_index, range->first, range->second, first, last));
+    } else {
+        m_details->showEvent(m_view->selected());
+    }
+}
+
+void TimelinePage::updateMatchLabel()
+{
+    if (m_search->text().isEmpty()) {
+        m_matchLabel->clear();
+        return;
+    }
+    const auto it = std::find(m_matches.begin(), m_matches.end(), m_view->selected());
+    if (it != m_matches.end())
+        m_matchLabel->setText(tr("%1 of %2").arg(it - m_matches.begin() + 1).arg(m_matches.size()));
+    else
+        m_matchLabel->setText(tr("%1 matches").arg(m_matches.size()));
+}
+
+}  // namespace kinetoscope::widgets

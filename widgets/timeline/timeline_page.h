@@ -1,0 +1,57 @@
+#pragma once
+// The Timeline page of a document: a search bar (matches outlined, Enter / Shift+Enter for
+// next / previous), Fit and Zoom-to-selection buttons, the category legend, the timeline
+// canvas and the details pane. Owns the level-of-detail index and the counter tracks.
+#include "core/analysis/analysed_trace.h"
+#include "core/timeline/counter_track.h"
+#include "core/timeline/timeline_index.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QTimer;
+
+namespace kinetoscope::widgets {
+
+class TimelineView;
+class TimelineDetails;
+
+class TimelinePage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TimelinePage(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent = nullptr);
+    ~TimelinePage() override;
+
+    TimelineView* view() const { return m_view; }
+    TimelineDetails* details() const { return m_details; }
+    QLineEdit* searchField() const { return m_search; }
+    const timeline::TimelineIndex& index() const { return *m_index; }
+
+    void search(const QString& text);  // runs the search now (the field debounces typing)
+    const std::vector<trace::EventId>& matches() const { return m_matches; }
+    void nextMatch(bool forward);
+    // Jumps: select a slice and bring it (and its links) into view; the longest slice with
+    // exactly this name (of a GPU activity or not, as asked); a time range.
+    void revealEvent(trace::EventId event);
+    bool revealName(const std::string& name, bool gpuActivity);
+    void revealRange(int64_t beginNs, int64_t endNs);
+
+private:
+    void updateDetails();
+    void updateMatchLabel();
+    std::shared_ptr<const analysis::AnalysedTrace> m_trace;
+    std::unique_ptr<timeline::TimelineIndex> m_index;
+    std::vector<timeline::CounterTrack> m_counters;
+    TimelineView* m_view = nullptr;
+    TimelineDetails* m_details = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_matchLabel = nullptr;
+    QTimer* m_searchDelay = nullptr;
+    std::vector<trace::EventId> m_matches;
+};
+
+}  // namespace kinetoscope::widgets

@@ -1,0 +1,331 @@
+#include "widgets/timeline/timeline_painter.h"
+
+#include "core/timeline/time_ruler.h"
+#include "widgets/timeline/timeline_palette.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace kinetoscope::widgets {
+
+using timeline::RowKind;
+using timeline::TrackLayout;
+
+namespace {
+
+QString formatBytes(double bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    return QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : 1).arg(QLatin1String(units[u]));
+}
+
+// Pixel geometry shared by the passes below.
+struct Geometry
+{
+    const TimelinePaintState& s;
+    int width, height;
+    int timeLeft() const { return s.labelWidth; }
+    int rowsTop() const { return s.rulerHeight; }
+    int yOf(int layoutY) const { return s.rulerHeight + layoutY - s.scrollY; }
+    double xOf(int64_t timeNs) const { return s.labelWidth + s.view.xOf(timeNs); }
+};
+
+void paintRows(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    const TrackLayout& layout = *s.layout;
+    QFont bold = p.font();
+    bold.setBold(true);
+    const QFont plain = p.font();
+    const int visibleEnd = s.scrollY + g.height - s.rulerHeight;
+    for (const timeline::LayoutRow& row : layout.rows()) {
+        if (row.y + row.height <= s.scrollY)
+            continue;
+        if (row.y >= visibleEnd)
+            break;
+        const int y = g.yOf(row.y);
+        switch (row.kind) {
+        case RowKind::Group: {
+            const timeline::TrackGroup& group = layout.groups()[row.index];
+            p.fillRect(0, y, g.width, row.height, timeline_colors::kGroupBackground);
+            p.setPen(QColor(60, 64, 70));
+            p.setFont(bold);
+            const QString arrow = group.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ");
+            p.drawText(QRect(6, y, g.width - 12, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+                       arrow + QString::fromStdString(group.label));
+            p.setFont(plain);
+            break;
+        }
+        case RowKind::Lane: {
+            p.fillRect(0, y, s.labelWidth, row.height, timeline_colors::kLabelBackground);
+            const std::string label = layout.laneLabel(row.index);
+            if (!label.empty()) {
+                p.setPen(QColor(200, 204, 210));
+                p.drawLine(0, y, g.width, y);  // a new thread or stream starts here
+                p.setPen(QColor(40, 40, 40));
+                p.drawText(QRect(14, y, s.labelWidth - 18, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+                           p.fontMetrics().elidedText(QString::fromStdString(label), Qt::ElideRight, s.labelWidth - 18));
+            }
+            break;
+        }
+        case RowKind::Counter: {
+            const timeline::CounterTrack& track = (*s.counters)[row.index];
+            p.fillRect(0, y, s.labelWidth, row.height, timeline_colors::kLabelBackground);
+            p.setPen(QColor(200, 204, 210));
+            p.drawLine(0, y, g.width, y);
+            p.setPen(QColor(40, 40, 40));
+            p.drawText(QRect(14, y + 2, s.labelWidth - 18, row.height / 2), Qt::AlignVCenter | Qt::AlignLeft,
+                       QString::fromStdString(track.label));
+            p.setPen(QColor(110, 110, 110));
+            const QString peak = track.unit == timeline::CounterUnit::Bytes ? QObject::tr("peak %1").arg(formatBytes(track.maxValue))
+                                                                             : QStringLiteral("0-100 %");
+            p.drawText(QRect(14, y + row.height / 2, s.labelWidth - 18, row.height / 2 - 2),
+                       Qt::AlignVCenter | Qt::AlignLeft, peak);
+            break;
+        }
+        }
+    }
+}
+
+// Maps x in the frame's (possibly older) viewport onto the current one: x' = a x + b.
+struct FrameMapping
+{
+    double a = 1, b = 0;
+    FrameMapping(const timeline::Viewport& built, const timeline::Viewport& now)
+        : a(built.nsPerPixel / now.nsPerPixel), b(double(built.beginNs - now.beginNs) / now.nsPerPixel)
+    {
+    }
+};
+
+void paintCounters(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    const FrameMapping map(s.frame->request.view, s.view);
+    const int visibleEnd = s.scrollY + g.height - s.rulerHeight;
+    for (const timeline::LayoutRow& row : s.layout->rows()) {
+        if (row.kind != RowKind::Counter || row.y + row.height <= s.scrollY || row.y >= visibleEnd)
+            continue;
+        if (row.index >= s.frame->counters.size())
+            continue;
+        const timeline::CounterTrack& track = (*s.counters)[row.index];
+        const double top = g.yOf(row.y) + 4, base = g.yOf(row.y) + row.height - 2;
+        const double scale = track.maxValue > 0 ? (base - top) / track.maxValue : 0.0;
+        for (size_t series = 0; series < track.series.size(); ++series) {
+            const auto& columns = s.frame->counters[row.index][series];
+            // Reserved (first of two) light behind, the last series solid in front.
+            const bool front = series + 1 == track.series.size();
+            const QColor fill = track.unit == timeline::CounterUnit::Fraction ? QColor(64, 160, 110)
+                                : front                                      ? QColor(86, 132, 196)
+                                                                             : QColor(190, 205, 230);
+            const QColor spread = fill.darker(140);
+            const double w = std::max(1.0, map.a);
+            for (size_t i = 0; i < columns.size(); ++i) {
+                const timeline::CounterColumn& c = columns[i];
+                if (!c.covered)
+                    continue;
+                const double x = g.timeLeft() + map.a * double(i) + map.b;
+                const double yMax = base - c.max * scale, yMin = base - c.min * scale;
+                p.fillRect(QRectF(x, yMin, w, base - yMin), fill);
+                if (yMax < yMin)  // the value moved within this pixel: show its range
+                    p.fillRect(QRectF(x, yMax, w, yMin - yMax), spread);
+            }
+        }
+    }
+}
+
+void paintSlices(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    const FrameMapping map(s.frame->request.view, s.view);
+    const auto events = s.index->model().events();
+    const int laneHeight = TrackLayout::kLaneHeight;
+    const QFontMetrics metrics = p.fontMetrics();
+    const int top = s.scrollY - laneHeight, bottom = s.scrollY + g.height - s.rulerHeight;
+    const QPen matchPen(timeline_colors::kSearchMatch, 2);
+    for (const timeline::DrawItem& item : s.frame->items) {
+        const int laneY = s.layout->laneY(item.lane);
+        if (laneY < top || laneY > bottom)
+            continue;  // collapsed (-1) or scrolled away since the frame was built
+        const trace::Event& e = events[item.event.value];
+        const double x0 = g.timeLeft() + map.a * item.x0 + map.b;
+        const double w = std::max(1.0, map.a * (item.x1 - item.x0));
+        const QRectF rect(x0, g.yOf(laneY) + 1, w, laneHeight - 2);
+        const QColor color = sliceColor(e.category, e.name.value);
+        p.fillRect(rect, item.count > 1 ? color.darker(125) : color);
+        if (s.matchedNames && e.name.value < s.matchedNames->size() && (*s.matchedNames)[e.name.value]) {
+            p.setPen(matchPen);
+            p.drawRect(rect.adjusted(1, 1, -1, -1));
+        }
+        if (item.count == 1 && w >= 36) {
+            // Names only where they fit; the text is clipped to the slice's visible part.
+            const double left = std::max(x0, double(g.timeLeft())), right = std::min(x0 + w, double(g.width));
+            if (right - left >= 30) {
+                p.setPen(color.lightness() > 150 ? Qt::black : Qt::white);
+                const QString name = QString::fromUtf8(s.index->model().text(e.name));
+                p.drawText(QRectF(left + 3, rect.top(), right - left - 6, rect.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                           metrics.elidedText(name, Qt::ElideRight, int(right - left - 6)));
+            }
+        }
+    }
+}
+
+// The selection's rectangle in the current view, or empty when its lane is hidden.
+QRectF sliceRect(const Geometry& g, trace::EventId id)
+{
+    const TimelinePaintState& s = g.s;
+    const int laneY = s.layout->laneY(s.index->laneOf(id));
+    if (laneY < 0)
+        return {};
+    const trace::Event& e = s.index->model().event(id);
+    const double x0 = g.xOf(e.startNs), x1 = g.xOf(e.endNs());
+    return {x0, double(g.yOf(laneY)), std::max(3.0, x1 - x0), double(TrackLayout::kLaneHeight)};
+}
+
+void paintSelection(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const timeline::FlowLink& link : s.links) {
+        const QRectF from = sliceRect(g, link.from), to = sliceRect(g, link.to);
+        if (from.isEmpty() || to.isEmpty())
+            continue;
+        const QPointF a(from.left(), from.bottom()), b(to.left(), to.top());
+        QPainterPath path(a);
+        const double bend = std::max(12.0, std::abs(b.y() - a.y()) * 0.5);
+        path.cubicTo(a + QPointF(0, bend), b - QPointF(0, bend), b);
+        p.setPen(QPen(timeline_colors::kFlowArrow, 1.6));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        // The head points along the curve's last tangent (straight down into the kernel).
+        const QPointF tip = b, left = b + QPointF(-4.5, -8), right = b + QPointF(4.5, -8);
+        p.setBrush(timeline_colors::kFlowArrow);
+        p.drawPolygon(QPolygonF({tip, left, right}));
+        p.setBrush(Qt::NoBrush);
+    }
+    if (s.selected.valid()) {
+        const QRectF rect = sliceRect(g, s.selected);
+        if (!rect.isEmpty()) {
+            p.setPen(QPen(timeline_colors::kSelection, 2));
+            p.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5));
+        }
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void paintSteps(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    if (!s.steps || s.steps->empty())
+        return;
+    QPen pen(timeline_colors::kStepLine, 1, Qt::DashLine);
+    p.setPen(pen);
+    auto line = [&](int64_t t) {
+        const double x = g.xOf(t);
+        if (x >= g.timeLeft() && x <= g.width)
+            p.drawLine(QPointF(x, g.rowsTop()), QPointF(x, g.height));
+    };
+    for (const analysis::Step& step : *s.steps)
+        line(step.beginNs);
+    line(s.steps->back().endNs);
+}
+
+void paintRange(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    if (!s.range)
+        return;
+    const double x0 = g.xOf(s.range->first), x1 = g.xOf(s.range->second);
+    p.fillRect(QRectF(x0, 0, std::max(1.0, x1 - x0), g.height), timeline_colors::kRangeFill);
+    p.setPen(timeline_colors::kRangeEdge);
+    p.drawLine(QPointF(x0, 0), QPointF(x0, g.height));
+    p.drawLine(QPointF(x1, 0), QPointF(x1, g.height));
+    const auto [first, last] = s.rangeLanes;
+    if (first == 0 && last == UINT32_MAX)
+        return;
+    // A box over some lanes: outline the lanes it totals.
+    int top = INT32_MAX, bottom = INT32_MIN;
+    for (uint32_t lane = first; lane < last && lane < s.index->lanes().size(); ++lane) {
+        const int y = s.layout->laneY(lane);
+        if (y >= 0) {
+            top = std::min(top, y);
+            bottom = std::max(bottom, y + TrackLayout::kLaneHeight);
+        }
+    }
+    if (top < bottom) {
+        p.fillRect(QRectF(x0, g.yOf(top), std::max(1.0, x1 - x0), bottom - top), timeline_colors::kRangeFill);
+        p.setPen(QPen(timeline_colors::kRangeEdge, 1.5));
+        p.drawRect(QRectF(x0, g.yOf(top), std::max(1.0, x1 - x0), bottom - top));
+    }
+}
+
+void paintRuler(QPainter& p, const Geometry& g)
+{
+    const TimelinePaintState& s = g.s;
+    p.fillRect(0, 0, g.width, s.rulerHeight, timeline_colors::kLabelBackground);
+    p.setPen(QColor(160, 164, 170));
+    p.drawLine(0, s.rulerHeight - 1, g.width, s.rulerHeight - 1);
+    p.save();
+    p.setClipRect(g.timeLeft(), 0, g.width - g.timeLeft(), s.rulerHeight);
+    for (const timeline::RulerTick& tick : timeline::rulerTicks(s.view, s.originNs)) {
+        const double x = g.timeLeft() + tick.x;
+        p.setPen(QColor(120, 120, 120));
+        p.drawLine(QPointF(x, s.rulerHeight - (tick.labelled ? 9 : 4)), QPointF(x, s.rulerHeight - 1));
+        if (tick.labelled) {
+            p.setPen(QColor(40, 40, 40));
+            p.drawText(QPointF(x + 3, s.rulerHeight - 10), QString::fromStdString(tick.label));
+        }
+    }
+    if (s.steps) {  // step numbers between the boundaries
+        QFont small = p.font();
+        small.setPointSizeF(small.pointSizeF() * 0.85);
+        p.setFont(small);
+        p.setPen(QColor(110, 70, 150));
+        for (const analysis::Step& step : *s.steps) {
+            const double x0 = g.xOf(step.beginNs), x1 = g.xOf(step.endNs);
+            if (x1 - x0 < 40 || x1 < g.timeLeft() || x0 > g.width)
+                continue;
+            const QString name = QString::fromStdString(step.name);
+            const QString label = name.contains(QLatin1Char('#')) ? name.mid(name.lastIndexOf(QLatin1Char('#'))) : name;
+            p.drawText(QRectF(x0 + 3, 1, x1 - x0 - 6, 12), Qt::AlignLeft | Qt::AlignTop, label);
+        }
+    }
+    p.restore();
+    if (s.range) {
+        const QString width = QString::fromStdString(timeline::formatDuration(s.range->second - s.range->first));
+        p.setPen(timeline_colors::kRangeEdge);
+        p.drawText(QRect(4, 0, s.labelWidth - 8, s.rulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                   QObject::tr("Range %1").arg(width));
+    }
+}
+
+}  // namespace
+
+void paintTimeline(QPainter& painter, QSize size, const TimelinePaintState& state)
+{
+    const Geometry g{state, size.width(), size.height()};
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    painter.save();
+    painter.setClipRect(0, g.rowsTop(), g.width, g.height - g.rowsTop());
+    paintRows(painter, g);
+    painter.setClipRect(g.timeLeft(), g.rowsTop(), g.width - g.timeLeft(), g.height - g.rowsTop());
+    if (state.frame) {
+        paintCounters(painter, g);
+        paintSlices(painter, g);
+    }
+    paintSteps(painter, g);
+    paintRange(painter, g);
+    paintSelection(painter, g);
+    painter.restore();
+    painter.setPen(QColor(190, 194, 200));
+    painter.drawLine(g.timeLeft() - 1, 0, g.timeLeft() - 1, g.height);
+    paintRuler(painter, g);
+}
+
+}  // namespace kinetoscope::widgets
