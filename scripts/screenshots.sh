@@ -15,6 +15,12 @@ shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz diagnosis diagnosis.pn
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz operators operators.png
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz kernels kernels.png
 shoot hta/allreduce_memory_rank1.json.gz memory memory.png
+# The timeline: the first volta_sgemm_64x64_nt kernel selected (its launch arrow drawn),
+# then zoomed out to show the step around it.
+xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
+    --screenshot "$out/timeline.png" --find volta_sgemm_64x64_nt --zoom 150
+xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
+    --screenshot "$out/timeline_detail.png" --find volta_sgemm_64x64_nt
 # A lab live on the CPU (the run itself takes about ten seconds).
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model cnn --device cpu --steps 40 \
     --warmup 3 --lab --split --sweep workers=0,1,2,4 --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 \

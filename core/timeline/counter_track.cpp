@@ -5,6 +5,85 @@
 
 namespace kinetoscope::timeline {
 
+namespace {
+
+constexpr size_t kBlock = 16;
+
+// The (min, max) of values [lo, hi), climbing the pyramid where whole blocks fit.
+std::pair<double, double> rangeMinMax(const CounterSeries& series, size_t lo, size_t hi)
+{
+    double low = series.values[lo], high = low;
+    auto take = [&](size_t level, size_t i) {
+        if (level == 0) {
+            low = std::min(low, series.values[i]);
+            high = std::max(high, series.values[i]);
+        } else {
+            low = std::min(low, series.pyramid[level - 1][i].first);
+            high = std::max(high, series.pyramid[level - 1][i].second);
+        }
+    };
+    size_t level = 0;
+    while (lo < hi) {
+        if (level >= series.pyramid.size()) {
+            for (; lo < hi; ++lo)
+                take(level, lo);
+            break;
+        }
+        for (; lo < hi && lo % kBlock != 0; ++lo)
+            take(level, lo);
+        for (; lo < hi && hi % kBlock != 0;)
+            take(level, --hi);
+        lo /= kBlock;
+        hi /= kBlock;
+        ++level;
+    }
+    return {low, high};
+}
+
+// Per column: the samples that touch it are those starting inside it, plus the one in
+// force at its left edge if it lasts past that edge (the same rule as the linear pass).
+void columnsFromPyramid(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out)
+{
+    const auto& times = series.timesNs;
+    const size_t n = times.size();
+    size_t a = 0;
+    for (int c = 0; c < view.widthPx; ++c) {
+        auto before = [&](double edge) {
+            return [&view, edge](int64_t t) { return view.xOf(t) < edge; };
+        };
+        a = size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(), before(double(c))) - times.begin());
+        const size_t b =
+            size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(), before(double(c + 1))) - times.begin());
+        size_t first = a;
+        if (a > 0 && view.xOf(a < n ? times[a] : series.endNs) > double(c))
+            first = a - 1;
+        if (first < b)
+            out[size_t(c)] = [&] {
+                const auto [low, high] = rangeMinMax(series, first, b);
+                return CounterColumn{low, high, true};
+            }();
+    }
+}
+
+}  // namespace
+
+void buildPyramid(CounterSeries& series)
+{
+    series.pyramid.clear();
+    size_t length = series.values.size();
+    for (size_t level = 0; length > kBlock; ++level) {
+        std::vector<std::pair<double, double>> blocks((length + kBlock - 1) / kBlock);
+        for (size_t i = 0; i < length; ++i) {
+            const auto [low, high] = level == 0 ? std::pair(series.values[i], series.values[i]) : series.pyramid[level - 1][i];
+            auto& block = blocks[i / kBlock];
+            block = i % kBlock == 0 ? std::pair(low, high)
+                                    : std::pair(std::min(block.first, low), std::max(block.second, high));
+        }
+        length = blocks.size();
+        series.pyramid.push_back(std::move(blocks));
+    }
+}
+
 void buildCounterColumns(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out)
 {
     out.assign(size_t(std::max(0, view.widthPx)), CounterColumn{});
@@ -12,6 +91,15 @@ void buildCounterColumns(const CounterSeries& series, const Viewport& view, std:
     if (times.empty() || out.empty())
         return;
     const int64_t viewEnd = view.endNs();
+    if (!series.pyramid.empty()) {
+        // Many samples per column: answer each column from the pyramid instead.
+        const auto first = std::upper_bound(times.begin(), times.end(), view.beginNs);
+        const auto last = std::upper_bound(first, times.end(), viewEnd);
+        if (size_t(last - first) > 8 * size_t(view.widthPx)) {
+            columnsFromPyramid(series, view, out);
+            return;
+        }
+    }
     // The sample in force at the left edge: the last one at or before it.
     size_t i = size_t(std::upper_bound(times.begin(), times.end(), view.beginNs) - times.begin());
     if (i > 0)
@@ -82,6 +170,8 @@ std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summ
         if (!reserved.timesNs.empty())
             track.series.push_back(std::move(reserved));
         track.series.push_back(std::move(allocated));
+        for (CounterSeries& s : track.series)
+            buildPyramid(s);
         tracks.push_back(std::move(track));
     }
     const analysis::UtilizationSeries& u = summary.utilization;

@@ -18,7 +18,13 @@ struct CounterSeries
     std::vector<int64_t> timesNs;
     std::vector<double> values;
     int64_t endNs = 0;
+    // Level k >= 1: the (min, max) of each block of 16^k consecutive values; built by
+    // buildPyramid, about one byte per sample. Lets a pixel column covering thousands of
+    // samples be answered in O(16 x levels).
+    std::vector<std::vector<std::pair<double, double>>> pyramid;
 };
+
+void buildPyramid(CounterSeries& series);
 
 enum class CounterUnit { Bytes, Fraction };
 
@@ -40,7 +46,8 @@ struct CounterColumn
     bool covered = false;  // false: the column lies outside the series' time span
 };
 
-// Columns 0 .. view.widthPx - 1. Cost: O(log n + samples in view + width).
+// Columns 0 .. view.widthPx - 1. Cost: O(log n + samples in view + width), or with a
+// pyramid and many samples per column O(width x (log n + 16 x levels)).
 void buildCounterColumns(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out);
 
 // Memory per device and GPU/CPU utilisation from an analysed trace.

@@ -250,27 +250,34 @@ private Q_SLOTS:
             t += 1 + int64_t(random() % 200);
         }
         series.endNs = t;
-        for (const Viewport& view : {Viewport::fit(0, t + 1'000'000, 500), Viewport::fit(t / 2, t / 2 + 40'000, 500),
-                                     Viewport::fit(t / 3, t / 3 + 300, 500)}) {
-            std::vector<timeline::CounterColumn> columns;
-            timeline::buildCounterColumns(series, view, columns);
-            QCOMPARE(columns.size(), size_t(500));
-            for (int c = 0; c < 500; ++c) {
-                // Values whose holding interval [t_i, t_i+1) meets the column [c, c + 1) in pixels.
-                double lo = 1e300, hi = -1e300;
-                for (size_t i = 0; i < series.timesNs.size(); ++i) {
-                    const int64_t until = i + 1 < series.timesNs.size() ? series.timesNs[i + 1] : series.endNs;
-                    const double x0 = view.xOf(series.timesNs[i]), x1 = view.xOf(until);
-                    if (std::floor(x0) <= c && (std::ceil(x1) > c || std::floor(x0) == c)) {
-                        lo = std::min(lo, series.values[i]);
-                        hi = std::max(hi, series.values[i]);
+        // Both passes: sample by sample, and per column from the min/max pyramid (taken
+        // when a column holds many samples: the first two views).
+        for (const bool pyramid : {false, true}) {
+            if (pyramid)
+                timeline::buildPyramid(series);
+            QCOMPARE(series.pyramid.empty(), !pyramid);
+            for (const Viewport& view : {Viewport::fit(0, t + 1'000'000, 500), Viewport::fit(t / 2, t / 2 + 400'000, 20),
+                                         Viewport::fit(t / 2, t / 2 + 40'000, 500), Viewport::fit(t / 3, t / 3 + 300, 500)}) {
+                std::vector<timeline::CounterColumn> columns;
+                timeline::buildCounterColumns(series, view, columns);
+                QCOMPARE(columns.size(), size_t(view.widthPx));
+                for (int c = 0; c < view.widthPx; ++c) {
+                    // Values whose holding interval [t_i, t_i+1) meets the column [c, c + 1) in pixels.
+                    double lo = 1e300, hi = -1e300;
+                    for (size_t i = 0; i < series.timesNs.size(); ++i) {
+                        const int64_t until = i + 1 < series.timesNs.size() ? series.timesNs[i + 1] : series.endNs;
+                        const double x0 = view.xOf(series.timesNs[i]), x1 = view.xOf(until);
+                        if (std::floor(x0) <= c && (std::ceil(x1) > c || std::floor(x0) == c)) {
+                            lo = std::min(lo, series.values[i]);
+                            hi = std::max(hi, series.values[i]);
+                        }
                     }
-                }
-                const bool covered = lo <= hi;
-                QCOMPARE(columns[size_t(c)].covered, covered);
-                if (covered) {
-                    QCOMPARE(columns[size_t(c)].min, lo);
-                    QCOMPARE(columns[size_t(c)].max, hi);
+                    const bool covered = lo <= hi;
+                    QCOMPARE(columns[size_t(c)].covered, covered);
+                    if (covered) {
+                        QCOMPARE(columns[size_t(c)].min, lo);
+                        QCOMPARE(columns[size_t(c)].max, hi);
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kinetoscope::widgets {
@@ -219,6 +220,16 @@ void paintSelection(QPainter& p, const Geometry& g)
     p.setRenderHint(QPainter::Antialiasing, false);
 }
 
+// The steps overlapping the view, found by binary search (steps are time-ordered).
+std::pair<size_t, size_t> visibleSteps(const std::vector<analysis::Step>& steps, const timeline::Viewport& view)
+{
+    const auto first = std::partition_point(steps.begin(), steps.end(),
+                                            [&](const analysis::Step& s) { return s.endNs < view.beginNs; });
+    const int64_t end = view.endNs();
+    const auto last = std::partition_point(first, steps.end(), [&](const analysis::Step& s) { return s.beginNs <= end; });
+    return {size_t(first - steps.begin()), size_t(last - steps.begin())};
+}
+
 void paintSteps(QPainter& p, const Geometry& g)
 {
     const TimelinePaintState& s = g.s;
@@ -226,14 +237,21 @@ void paintSteps(QPainter& p, const Geometry& g)
         return;
     QPen pen(timeline_colors::kStepLine, 1, Qt::DashLine);
     p.setPen(pen);
+    double lastX = -1e9;
     auto line = [&](int64_t t) {
         const double x = g.xOf(t);
-        if (x >= g.timeLeft() && x <= g.width)
+        // Thousands of steps on a whole-trace view: one line per few pixels is all the eye
+        // can tell apart.
+        if (x >= g.timeLeft() && x <= g.width && x - lastX >= 4.0) {
             p.drawLine(QPointF(x, g.rowsTop()), QPointF(x, g.height));
+            lastX = x;
+        }
     };
-    for (const analysis::Step& step : *s.steps)
-        line(step.beginNs);
-    line(s.steps->back().endNs);
+    const auto [first, last] = visibleSteps(*s.steps, s.view);
+    for (size_t i = first; i < last; ++i)
+        line((*s.steps)[i].beginNs);
+    if (last == s.steps->size())
+        line(s.steps->back().endNs);
 }
 
 void paintRange(QPainter& p, const Geometry& g)
@@ -287,7 +305,9 @@ void paintRuler(QPainter& p, const Geometry& g)
         small.setPointSizeF(small.pointSizeF() * 0.85);
         p.setFont(small);
         p.setPen(QColor(110, 70, 150));
-        for (const analysis::Step& step : *s.steps) {
+        const auto [first, last] = visibleSteps(*s.steps, s.view);
+        for (size_t i = first; i < last; ++i) {
+            const analysis::Step& step = (*s.steps)[i];
             const double x0 = g.xOf(step.beginNs), x1 = g.xOf(step.endNs);
             if (x1 - x0 < 40 || x1 < g.timeLeft() || x0 > g.width)
                 continue;
