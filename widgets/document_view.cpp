@@ -80,7 +80,9 @@ DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace,
 
 void DocumentView::focusFilter()
 {
-    if (currentIndex() == Kernels)
+    if (currentIndex() == Timeline)
+        m_timeline->focusSearch();
+    else if (currentIndex() == Kernels)
         m_kernels->focusFilter();
     else {
         setCurrentIndex(Operators);

@@ -34,7 +34,7 @@ public:
     TimelinePage* timeline() const { return m_timeline; }
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
-    void focusFilter();  // Ctrl+F: the filter of the current table page
+    void focusFilter();  // Ctrl+F: the filter of the current table page, or the timeline's search
     void showEvidence(const analysis::Finding& finding);
     // The Timeline page at a finding's time range (or its first kernel or op).
     void showEvidenceInTimeline(const analysis::Finding& finding);

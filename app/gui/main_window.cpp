@@ -116,14 +116,15 @@ void MainWindow::createActions()
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* find = edit->addAction(tr("&Filter tables"), this, [this] {
+    QAction* find = edit->addAction(tr("&Filter tables / search the timeline"), this, [this] {
         if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
             doc->focusFilter();
     });
     find->setShortcut(QKeySequence::Find);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"), tr("Kernels"), tr("Memory")};
+    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"), tr("Kernels"), tr("Memory"),
+                             tr("Timeline")};
     for (int i = 0; i < pages.size(); ++i) {
         QAction* page = view->addAction(pages[i], this, [this, i] { showPage(i); });
         page->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));

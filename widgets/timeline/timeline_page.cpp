@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSplitter>
 #include <QTimer>
 #include <QToolButton>
@@ -109,11 +108,12 @@ TimelinePage::TimelinePage(std::shared_ptr<const analysis::AnalysedTrace> trace,
     });
     connect(m_view, &TimelineView::rangeChanged, this, &TimelinePage::updateDetails);
     connect(m_details, &TimelineDetails::eventRequested, this, &TimelinePage::revealEvent);
-    auto* find = new QShortcut(QKeySequence::Find, this, [this] {
-        m_search->setFocus();
-        m_search->selectAll();
-    });
-    find->setContext(Qt::WidgetWithChildrenShortcut);
+}
+
+void TimelinePage::focusSearch()
+{
+    m_search->setFocus();
+    m_search->selectAll();
 }
 
 TimelinePage::~TimelinePage()

@@ -31,6 +31,7 @@ public:
     QLineEdit* searchField() const { return m_search; }
     const timeline::TimelineIndex& index() const { return *m_index; }
 
+    void focusSearch();  // Ctrl+F on this page
     void search(const QString& text);  // runs the search now (the field debounces typing)
     const std::vector<trace::EventId>& matches() const { return m_matches; }
     void nextMatch(bool forward);
