@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Checks the build without Qt (KINETOSCOPE_GUI=OFF) from staged dependencies
+# (KINETOSCOPE_DEPS_DIR): the configuration scripts/gpu-check.sh uses on the GPU machine.
+# Builds the command-line tool without the engine (the engine is Qt-free and built by
+# scripts/build.sh), then checks that it links no Qt and summarises the sample trace.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build-cli-check
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/stage-deps.sh" "$build/deps"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINETOSCOPE_GUI=OFF \
+    -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_DEPS_DIR="$build/deps" \
+    > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" --target kinetoscope --parallel "$(nproc)"
+if ldd "$build/bin/kinetoscope" | grep -q -i libQt; then
+    echo "check-cli-only: the command-line build links Qt" >&2
+    exit 1
+fi
+"$build/bin/kinetoscope" summary "$root/resources/sample.pt.trace.json.gz" | grep -q "steps (ProfilerStep" \
+    || { echo "check-cli-only: summary of the sample trace failed" >&2; exit 1; }
+if "$build/bin/kinetoscope" 2> /dev/null; then
+    echo "check-cli-only: without a command the CLI-only build should exit 2" >&2
+    exit 1
+fi
+echo "check-cli-only: the Qt-free command-line build works"
