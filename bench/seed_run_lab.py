@@ -2,21 +2,42 @@
 for comparing samples/s with the same model trained by Kinetoscope's engine:
 
     python bench/seed_run_lab.py MODEL.pt --input-shape 3x32x32 --batch-size 64 \
-        --steps 50 --warmup 5 --device cuda
+        --steps 50 --warmup 5 --workers 4 --pin-memory --device cuda
     kinetoscope run --model MODEL.pt --input-shape 3x32x32 --batch-size 64 \
-        --steps 50 --warmup 5 --device cuda --out DIR
+        --steps 50 --warmup 5 --workers 4 --pin-memory --non-blocking --device cuda --out DIR
 
-Both draw a fresh random batch each step on the CPU (synthetic data, no loader workers),
-use Adam (lr 1e-4) after clipping the gradient norm to 1.0 and set gradients to None
-after the step, and time the measured steps with a synchronised wall clock. By default
-the loop does what the engine does on top of the seed: Adam's fused kernel and the loss
-read back every step (the engine checks each loss for NaN/inf). --as-seed runs the
-seed's loop to the letter instead: torch.optim.Adam's default kernels, no read-back.
+Both read synthetic samples (random tensors of the input shape, one generator seeded per
+sample) through a loader with the same knobs — here torch.utils.data.DataLoader with
+worker processes, as in the seed; in the engine its loader threads — use Adam (lr 1e-4)
+after clipping the gradient norm to 1.0, set gradients to None after the step, copy
+batches with non_blocking=True, and time the measured steps with a synchronised wall
+clock. By default the loop also does what the engine does on top of the seed: Adam's
+fused kernel and the loss read back every step (the engine checks each loss for
+NaN/inf). --as-seed runs the seed's loop to the letter: torch.optim.Adam's default
+kernels, no read-back.
 """
 import argparse
 import time
 
 import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class SyntheticSamples(Dataset):
+    """Sample i: a standard-normal tensor of `shape` and a class label, drawn from a
+    generator seeded by i, so every epoch and worker sees the same data."""
+
+    def __init__(self, count, shape, classes):
+        self.count, self.shape, self.classes = count, shape, classes
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, index):
+        generator = torch.Generator().manual_seed(index)
+        x = torch.randn(self.shape, generator=generator)
+        y = torch.randint(0, self.classes, (), generator=generator)
+        return x, y
 
 
 def main():
@@ -27,6 +48,9 @@ def main():
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--prefetch", type=int, default=4)
+    parser.add_argument("--pin-memory", action="store_true")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--as-seed", action="store_true",
                         help="the seed's loop exactly: default Adam, no loss read-back")
@@ -34,19 +58,24 @@ def main():
     shape = [int(d) for d in args.input_shape.split("x")]
     device = torch.device(args.device)
     cuda = device.type == "cuda"
+    total_steps = args.warmup + args.steps
 
     torch.manual_seed(0)
+    dataset = SyntheticSamples(total_steps * args.batch_size, shape, args.classes)
+    loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True, drop_last=True,
+                        num_workers=args.workers, pin_memory=args.pin_memory and cuda,
+                        prefetch_factor=args.prefetch if args.workers > 0 else None,
+                        persistent_workers=args.workers > 0)
     model = torch.jit.load(args.model).to(device).train()
     if args.as_seed:
         opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     else:
         opt = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
     loss_fn = torch.nn.CrossEntropyLoss()
-    generator = torch.Generator().manual_seed(0)
     t0, n = None, 0
-    for step in range(args.warmup + args.steps):
-        xb = torch.randn([args.batch_size] + shape, generator=generator)
-        yb = torch.randint(0, args.classes, (args.batch_size,), generator=generator)
+    for step, (xb, yb) in enumerate(loader):
+        if step >= total_steps:
+            break
         xb = xb.to(device, non_blocking=True)
         yb = yb.to(device, non_blocking=True)
         loss = loss_fn(model(xb), yb)

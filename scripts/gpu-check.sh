@@ -72,10 +72,27 @@ if [[ ${GPU_CHECK_SMOKE:-0} == 1 ]]; then
     shrink=(--batch-size 4 --steps 3 --warmup 1 --image-size 32 --hidden 32 --seq-len 16)
 fi
 
+# The report and the archive, rewritten after every run: a call stopped at the device's
+# 10-minute limit still brings back everything that finished.
+pack() {
+    "$python" bench/gpu_report.py "$results" > "$out/report.md"
+    tar -C "$results" -czf "$out/results.tar.gz" .
+}
+
+# Runs left out once this many seconds have passed (the device allows 600 per call).
+deadline=${GPU_CHECK_DEADLINE:-470}
+in_time() {
+    if ((SECONDS > deadline)); then
+        say "skipped $1: past ${deadline}s"
+        return 1
+    fi
+}
+
 # One lab run: name, seconds allowed, then `kinetoscope run` options.
 lab() {
     local name=$1 limit=$2
     shift 2
+    in_time "$name" || return 0
     say "run $name: $*"
     timeout "$limit" "$ks" run --device $device --out "$results/$name" "$@" "${shrink[@]}"
     echo "exit $?"
@@ -87,47 +104,60 @@ lab() {
         head -30 "$results/$name/summary.txt"
         gzip -9 "$trace"
     fi
+    pack
 }
 
 stage_labs() {
     local loader=(--pin-memory --non-blocking --prefetch 4)
-    lab cnn32 150 --model cnn --image-size 32 --batch-size 256 --steps 60 --warmup 10 --workers 6 \
+    lab cnn32 120 --model cnn --image-size 32 --batch-size 256 --steps 60 --warmup 10 --workers 6 \
         "${loader[@]}" --lab --split --profile
-    lab cnn224 150 --model cnn --image-size 224 --batch-size 64 --steps 40 --warmup 8 --workers 12 \
+    lab cnn224 120 --model cnn --image-size 224 --batch-size 64 --steps 40 --warmup 8 --workers 12 \
         "${loader[@]}" --lab --split --profile
-    lab transformer 150 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
+    lab transformer 120 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
         --batch-size 64 --steps 60 --warmup 10 --workers 4 "${loader[@]}" --lab --split --profile
-    lab sweep 120 --model cnn --image-size 32 --batch-size 256 --steps 30 --warmup 5 "${loader[@]}" \
+    lab sweep 100 --model cnn --image-size 32 --batch-size 256 --steps 30 --warmup 5 "${loader[@]}" \
         --sweep workers=0,1,2,4,8 --no-samples
 }
 
 stage_compare() {
     say "TorchScript model: engine vs the seed's Python loop"
-    local model=$results/scripted_cnn.pt shape=3x64x64 batch=128 steps=60 warmup=10 width=64 rounds=5
-    [[ $device == cpu ]] && { shape=3x16x16 batch=4 steps=3 warmup=1 width=8 rounds=2; }
+    # The same loader knobs on both sides: worker processes (Python) or threads (engine),
+    # pinned batches, non-blocking copies.
+    local model=$(mktemp -d)/scripted_cnn.pt shape=3x64x64 batch=128 steps=60 warmup=10 width=64 rounds=5
+    local workers=6
+    [[ $device == cpu ]] && { shape=3x16x16 batch=4 steps=3 warmup=1 width=8 rounds=2 workers=0; }
+    local py_loader=(--workers $workers --prefetch 4 --pin-memory)
+    local ks_loader=(--workers $workers --prefetch 4 --pin-memory --non-blocking)
     "$python" bench/make_scripted_model.py cnn "$model" --width $width --blocks 3
     {
+        echo "scripted ResNet-style cnn width $width, input $shape, batch $batch, $warmup warm-up + $steps measured" \
+            "steps, $rounds alternating rounds, loader: ${ks_loader[*]}"
         for round in $(seq "$rounds"); do
             PYTHONWARNINGS=ignore timeout 120 "$python" bench/seed_run_lab.py "$model" --input-shape $shape \
-                --batch-size $batch --steps $steps --warmup $warmup --device $device 2>&1 | grep "samples/s"
+                --batch-size $batch --steps $steps --warmup $warmup "${py_loader[@]}" --device $device 2>&1 | grep "samples/s"
             timeout 120 "$ks" run --model "$model" --input-shape $shape --batch-size $batch --steps $steps \
-                --warmup $warmup --workers 0 --device $device --no-samples --out "$results/ts$round" > /dev/null 2>&1
+                --warmup $warmup "${ks_loader[@]}" --device $device --no-samples --out "$results/ts$round" > /dev/null 2>&1
             "$python" -c "import json, sys; s = json.load(open(sys.argv[1])); \
 print('kinetoscope fp32: %.1f samples/s' % s['lab'][0]['samples_per_second'])" \
                 "$results/ts$round/session.kinetoscope.json"
         done
         PYTHONWARNINGS=ignore timeout 120 "$python" bench/seed_run_lab.py "$model" --input-shape $shape \
-            --batch-size $batch --steps $steps --warmup $warmup --device $device --as-seed 2>&1 | grep "samples/s"
+            --batch-size $batch --steps $steps --warmup $warmup "${py_loader[@]}" --device $device --as-seed 2>&1 | grep "samples/s"
     } | tee "$results/torchscript.txt"
     rm -rf "$results"/ts[0-9]
+    pack
+    in_time "overhead" || return 0
     say "overhead: cnn"
     local small=()
     [[ $device == cpu ]] && small=(--rounds 1 --steps 3 --batch-size 4)
     timeout 150 "$bin/bench_engine_overhead" --model cnn --device $device --rounds 5 --steps 60 --batch-size 256 "${small[@]}" \
         2>&1 | tee "$results/overhead_cnn.txt"
+    pack
+    in_time "overhead mlp" || return 0
     say "overhead: mlp"
     timeout 100 "$bin/bench_engine_overhead" --model mlp --device $device --rounds 5 --steps 200 --batch-size 512 "${small[@]}" \
         2>&1 | tee "$results/overhead_mlp.txt"
+    pack
 }
 
 stages=("$@")
@@ -135,8 +165,5 @@ stages=("$@")
 for stage in "${stages[@]}"; do
     "stage_$stage"
 done
-
-say "report"
-"$python" bench/gpu_report.py "$results" > "$out/report.md"
-tar -C "$results" -czf "$out/results.tar.gz" .
+say "done"
 ls -la "$out"
