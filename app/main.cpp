@@ -21,8 +21,9 @@ int main(int argc, char** argv)
 #else
     if (kinetoscope::cli::isCommand(command))
         return kinetoscope::cli::run(argc, argv);
-    std::cerr << "kinetoscope: this build has no GUI (KINETOSCOPE_GUI=OFF); commands: info, summary, "
-                 "diagnose, run, help\n";
+    std::cerr
+        << "kinetoscope: this build has no GUI (KINETOSCOPE_GUI=OFF); commands: info, summary, "
+           "diagnose, run, help\n";
     return kinetoscope::cli::kExitBadInput;
 #endif
 }

@@ -455,7 +455,8 @@ LoadResult loadTraceFile(const std::filesystem::path& path, const LoadOptions& o
     std::error_code ec;
     const auto fileBytes = std::filesystem::file_size(path, ec);
     StreamingReader reader(*source, options, ec ? 0 : fileBytes);
-    LoadResult result = reader.run(TraceSource{path, nullptr});
+    // The gzip index fills while the reader decompresses; it is complete when run() ends.
+    LoadResult result = reader.run(TraceSource{path, nullptr, source->gzipIndex()});
     if (result.status == LoadStatus::Empty && source->compressed())
         result.message = "empty file (the gzip stream holds no data)";
     return result;
@@ -466,7 +467,7 @@ LoadResult loadTraceText(std::string text, const LoadOptions& options)
     auto shared = std::make_shared<const std::string>(std::move(text));
     auto source = memorySource(*shared);
     StreamingReader reader(*source, options, shared->size());
-    return reader.run(TraceSource{{}, shared});
+    return reader.run(TraceSource{{}, shared, nullptr});
 }
 
 }  // namespace kinetoscope::trace

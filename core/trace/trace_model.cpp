@@ -1,9 +1,9 @@
 #include "core/trace/trace_model.h"
 
+#include "core/trace/byte_source.h"
 #include "core/trace/json_scan.h"
 
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <algorithm>
 
@@ -136,31 +136,25 @@ std::string TraceModel::argsJson(EventId id) const
         return scan.status == json_scan::Scan::Complete ? argsOf(text.substr(offset, scan.length))
                                                         : std::string{};
     }
-    // gzseek is a real seek for a plain file and a (slower) forward decompression for a
-    // gzip file; either way only this one event is parsed.
-    gzFile file = gzopen(m_source.path.c_str(), "rb");
-    if (!file)
+    // A seek for a plain file; for a gzip file, decompression from the nearest access
+    // point before the event (at most GzipIndex::kSpacingBytes). Only this event is parsed.
+    std::string error;
+    const auto source = openFileSourceAt(m_source.path, offset, m_source.gzipIndex.get(), error);
+    if (!source)
         return {};
+    constexpr size_t kStep = 64 * 1024;
     std::string buffer;
-    std::string result;
-    if (gzseek64(file, static_cast<z_off64_t>(offset), SEEK_SET) == static_cast<z_off64_t>(offset)) {
-        constexpr size_t kStep = 64 * 1024;
-        for (;;) {
-            const size_t old = buffer.size();
-            buffer.resize(old + kStep);
-            const int got = gzread(file, buffer.data() + old, static_cast<unsigned>(kStep));
-            buffer.resize(old + static_cast<size_t>(std::max(got, 0)));
-            const auto scan = json_scan::scanValue(buffer);
-            if (scan.status == json_scan::Scan::Complete) {
-                result = argsOf(std::string_view(buffer).substr(0, scan.length));
-                break;
-            }
-            if (scan.status == json_scan::Scan::Invalid || got <= 0)
-                break;
-        }
+    for (;;) {
+        const size_t old = buffer.size();
+        buffer.resize(old + kStep);
+        const size_t got = source->read(buffer.data() + old, kStep);
+        buffer.resize(old + got);
+        const auto scan = json_scan::scanValue(buffer);
+        if (scan.status == json_scan::Scan::Complete)
+            return argsOf(std::string_view(buffer).substr(0, scan.length));
+        if (scan.status == json_scan::Scan::Invalid || got == 0)
+            return {};
     }
-    gzclose_r(file);
-    return result;
 }
 
 size_t TraceModel::memoryBytes() const
@@ -169,7 +163,7 @@ size_t TraceModel::memoryBytes() const
            bytesOf(m_sourceOffsets) + bytesOf(m_launchTargets) + bytesOf(m_launchOffsets) +
            bytesOf(m_launchCalls) + bytesOf(m_opsWithLaunches) + bytesOf(m_opLaunchOffsets) +
            bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_inputShapes) + bytesOf(m_flows) +
-           bytesOf(m_memory);
+           bytesOf(m_memory) + (m_source.gzipIndex ? m_source.gzipIndex->memoryBytes() : 0);
 }
 
 }  // namespace kinetoscope::trace

@@ -7,6 +7,7 @@
 // (Unix epoch where the trace says so). Kineto writes microseconds; the loader converts.
 #include "core/trace/activity_info.h"
 #include "core/trace/category.h"
+#include "core/trace/gzip_index.h"
 #include "core/trace/ids.h"
 #include "core/trace/ingest_stats.h"
 #include "core/trace/string_table.h"
@@ -87,6 +88,7 @@ struct TraceSource
 {
     std::filesystem::path path;              // a file (plain or gzip), or
     std::shared_ptr<const std::string> text;  // the JSON text itself
+    std::shared_ptr<const GzipIndex> gzipIndex;  // a gzip file's access points, or null
 };
 
 class TraceModel
@@ -142,6 +144,9 @@ public:
     // The raw `args` object of an event as JSON text ("{}" when it has none), read back
     // from the trace file. Empty when the file can no longer be read.
     std::string argsJson(EventId id) const;
+    // Where the event's JSON object begins in the (decompressed) trace, in bytes.
+    uint64_t sourceOffset(EventId id) const { return m_sourceOffsets[id.value]; }
+    const TraceSource& source() const { return m_source; }
 
     // Bytes held by the model's columns and side tables (strings included).
     size_t memoryBytes() const;
