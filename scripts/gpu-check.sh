@@ -44,7 +44,9 @@ say() { printf '\n== %s (%ss)\n' "$*" "$SECONDS"; }
 
 python=$(command -v python3)
 torch_lib=$("$python" -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
-export LD_LIBRARY_PATH="$root/.deps/lib:$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The prebuilt binaries' run path names this machine's folders: point the loader at the
+# device's torch, the CUDA runtime of its nvidia wheels, and the staged simdjson.
+export LD_LIBRARY_PATH="$root/.deps/lib:$torch_lib:$torch_lib/../../nvidia/cu13/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
@@ -57,6 +59,7 @@ bin=$root/.gpu-bin
 if ! "$bin/kinetoscope" help > /dev/null 2>&1; then
     say "prebuilt binaries do not run here: building"
     "$bin/kinetoscope" help 2>&1 | head -3
+    ldd "$bin/kinetoscope" 2>&1 | grep "not found"
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINETOSCOPE_GUI=OFF \
         -DKINETOSCOPE_DEPS_DIR="$root/.deps" -DKINETOSCOPE_PYTHON="$python" -DTORCH_CUDA_ARCH_LIST=9.0 \
         > "$results/configure.log" 2>&1 || { tail -30 "$results/configure.log"; exit 1; }
