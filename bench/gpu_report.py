@@ -76,6 +76,12 @@ def session_section(folder):
     if s["findings"]:
         lines.append("findings: " + "; ".join(f"{f['id']} ({f['title']})" for f in s["findings"]))
         lines.append("")
+    for name, title in (("summary.txt", "`kinetoscope summary` of its trace"),
+                        ("diagnosis.txt", "`kinetoscope diagnose` of its session")):
+        text = folder / name
+        if text.exists():
+            body = text.read_text().strip().splitlines()
+            lines += [f"{title}:", "", "```"] + body[:60] + (["..."] if len(body) > 60 else []) + ["```", ""]
     return lines
 
 

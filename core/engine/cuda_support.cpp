@@ -127,7 +127,11 @@ GraphedStep::GraphedStep(const std::function<torch::Tensor()>& step, int warmupC
             for (int i = 0; i < warmupCalls; ++i)
                 step();
             side.synchronize();
-            m_impl->graph.capture_begin();
+            // Thread-local capture: the loader's worker threads keep pinning host memory
+            // (cudaHostAlloc) while this thread captures, which global mode would forbid
+            // and which would invalidate the capture. Kernels that autograd's device
+            // thread launches into the capturing stream are captured either way.
+            m_impl->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
             m_impl->loss = step();
             m_impl->graph.capture_end();
         }
