@@ -28,18 +28,20 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
+#include <new>
 
 namespace kinetoscope::gui {
 
 namespace {
 constexpr int kMaxRecent = 10;
 constexpr int kLatencyTickMs = 10;
-}
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
-      m_documents(new QTabWidget(this)), m_progress(new QProgressBar(this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_status(new QLabel(this)), m_latencyTimer(new QTimer(this))
+      m_documents(new QTabWidget(this)), m_progress(new QProgressBar(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)),
+      m_latencyTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("Kinetoscope"));
     setAcceptDrops(true);
@@ -61,14 +63,16 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_documents, &QTabWidget::tabCloseRequested, this, &MainWindow::closeDocument);
     connect(m_start, &StartPage::openRequested, this, [this] {
-        openFiles(QFileDialog::getOpenFileNames(this, tr("Open trace"), QString(),
-                                                tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)")));
+        openFiles(QFileDialog::getOpenFileNames(
+            this, tr("Open trace"), QString(),
+            tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)")));
     });
-    connect(m_start, &StartPage::openFileRequested, this, [this](const QString& path) { openFiles({path}); });
+    connect(m_start, &StartPage::openFileRequested, this,
+            [this](const QString& path) { openFiles({path}); });
     connect(m_start, &StartPage::labRequested, this, &MainWindow::showLabDialog);
     m_start->setLabAvailable(labAvailable());
-    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished, this,
-            &MainWindow::finishLoad);
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished,
+            this, &MainWindow::finishLoad);
     // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
     // how long the event loop was blocked.
     m_latencyTimer->setInterval(kLatencyTickMs);
@@ -123,8 +127,8 @@ void MainWindow::createActions()
     find->setShortcut(QKeySequence::Find);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"), tr("Kernels"), tr("Memory"),
-                             tr("Timeline")};
+    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"),
+                            tr("Kernels"),  tr("Memory"),    tr("Timeline")};
     for (int i = 0; i < pages.size(); ++i) {
         QAction* page = view->addAction(pages[i], this, [this, i] { showPage(i); });
         page->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
@@ -186,9 +190,25 @@ void MainWindow::startNextLoad()
         progress.cancel = cancel.get();
         progress.progress = [bar](double fraction) {
             QMetaObject::invokeMethod(
-                qApp, [bar, fraction] { if (bar) bar->setValue(int(fraction * 1000)); }, Qt::QueuedConnection);
+                qApp,
+                [bar, fraction] {
+                    if (bar)
+                        bar->setValue(int(fraction * 1000));
+                },
+                Qt::QueuedConnection);
         };
-        return session::analyseFile(path, {}, progress);
+        try {
+            return session::analyseFile(path, {}, progress);
+        } catch (const std::bad_alloc&) {
+            // The loader and analysis turn memory exhaustion into a status; this catches
+            // the rest (a session file's JSON) so that the window keeps what it has open.
+            auto failed = std::make_shared<analysis::AnalysedTrace>();
+            failed->path = path;
+            failed->loadStatus = trace::LoadStatus::OutOfMemory;
+            failed->loadMessage =
+                "out of memory while opening it: free memory, or close other traces";
+            return std::shared_ptr<const analysis::AnalysedTrace>(failed);
+        }
     }));
 }
 
@@ -201,9 +221,11 @@ void MainWindow::finishLoad()
     const auto trace = m_watcher.result();
     const QString name = QFileInfo(m_loadingPath).fileName();
     if (!trace || !trace->model) {
-        const QString message = trace && trace->loadStatus == trace::LoadStatus::Cancelled
-                                    ? tr("%1: loading cancelled").arg(name)
-                                    : tr("%1: %2").arg(name, QString::fromStdString(trace ? trace->loadMessage : std::string("failed")));
+        const QString message =
+            trace && trace->loadStatus == trace::LoadStatus::Cancelled
+                ? tr("%1: loading cancelled").arg(name)
+                : tr("%1: %2").arg(name, QString::fromStdString(trace ? trace->loadMessage
+                                                                      : std::string("failed")));
         m_status->setText(message);
         m_start->showError(message);
         Q_EMIT loadFailed(message);
@@ -222,7 +244,8 @@ void MainWindow::finishLoad()
                              .arg(trace->summary.steps.steps.size())
                              .arg(trace->loadSeconds, 0, 'f', 2);
         if (trace->loadStatus != trace::LoadStatus::Ok)
-            status = tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
+            status =
+                tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
         m_status->setText(status);
         Q_EMIT documentOpened(doc);
     }
@@ -250,23 +273,27 @@ void MainWindow::showLabDialog()
 widgets::LiveRunView* MainWindow::startLab(const engine::RunConfig& config)
 {
 #if KINETOSCOPE_HAVE_ENGINE
-    const QString name = tr("Lab: %1").arg(QFileInfo(QString::fromStdString(config.model)).fileName());
-    auto* view = new widgets::LiveRunView(tr("%1 on %2, batch %3").arg(QString::fromStdString(config.model),
-                                                                       QString::fromStdString(config.dataset))
-                                              .arg(config.batchSize),
-                                          m_documents);
+    const QString name =
+        tr("Lab: %1").arg(QFileInfo(QString::fromStdString(config.model)).fileName());
+    auto* view = new widgets::LiveRunView(
+        tr("%1 on %2, batch %3")
+            .arg(QString::fromStdString(config.model), QString::fromStdString(config.dataset))
+            .arg(config.batchSize),
+        m_documents);
     const int index = m_documents->addTab(view, name);
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
     auto* run = new LabRun(config, view);  // owned by the view: closing the tab cancels it
-    connect(run, &LabRun::finished, this, [this](bool ok, const QString& error, const QString& path, bool hasTrace) {
-        m_status->setText(ok ? tr("Lab finished: %1").arg(path) : tr("Lab stopped: %1").arg(error));
-        if (!path.isEmpty() && hasTrace) {
-            m_labSessions << path;
-            openFiles({path});
-        }
-        Q_EMIT labFinished(ok, error, path);
-    });
+    connect(run, &LabRun::finished, this,
+            [this](bool ok, const QString& error, const QString& path, bool hasTrace) {
+                m_status->setText(ok ? tr("Lab finished: %1").arg(path)
+                                     : tr("Lab stopped: %1").arg(error));
+                if (!path.isEmpty() && hasTrace) {
+                    m_labSessions << path;
+                    openFiles({path});
+                }
+                Q_EMIT labFinished(ok, error, path);
+            });
     run->start();
     return view;
 #else
@@ -292,9 +319,11 @@ void MainWindow::exportReport()
         m_status->setText(tr("Open a trace first"));
         return;
     }
-    const QString suggested = QFileInfo(QString::fromStdString(doc->trace().path)).completeBaseName() + QStringLiteral("-report.pdf");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
-                                                      tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html)"));
+    const QString suggested =
+        QFileInfo(QString::fromStdString(doc->trace().path)).completeBaseName() +
+        QStringLiteral("-report.pdf");
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export report"), suggested, tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -310,16 +339,18 @@ void MainWindow::showAbout()
     if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget())) {
         const auto& m = doc->trace().model->metadata();
         for (const auto& [key, value] : m.versions)
-            versions += QStringLiteral("<br>%1: %2").arg(QString::fromStdString(key), QString::fromStdString(value));
+            versions += QStringLiteral("<br>%1: %2")
+                            .arg(QString::fromStdString(key), QString::fromStdString(value));
         if (versions.isEmpty())
             versions = tr("<br>The current trace records no tool versions.");
         versions = tr("<p>Current trace:%1</p>").arg(versions);
     }
-    QMessageBox::about(this, tr("About Kinetoscope"),
-                       tr("<h3>Kinetoscope %1</h3><p>A profiler and trace viewer for PyTorch training.</p>"
-                          "<p>Qt %2 (built with %3)</p>%4")
-                           .arg(QStringLiteral(KINETOSCOPE_VERSION), QString::fromLatin1(qVersion()),
-                                QStringLiteral(QT_VERSION_STR), versions));
+    QMessageBox::about(
+        this, tr("About Kinetoscope"),
+        tr("<h3>Kinetoscope %1</h3><p>A profiler and trace viewer for PyTorch training.</p>"
+           "<p>Qt %2 (built with %3)</p>%4")
+            .arg(QStringLiteral(KINETOSCOPE_VERSION), QString::fromLatin1(qVersion()),
+                 QStringLiteral(QT_VERSION_STR), versions));
 }
 
 void MainWindow::addRecentFile(const QString& path)

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -17,14 +19,24 @@ namespace kinetoscope::trace {
 std::string_view loadStatusName(LoadStatus status)
 {
     switch (status) {
-    case LoadStatus::Ok: return "ok";
-    case LoadStatus::Truncated: return "truncated";
-    case LoadStatus::Malformed: return "malformed";
-    case LoadStatus::NotATrace: return "not-a-trace";
-    case LoadStatus::Empty: return "empty";
-    case LoadStatus::NotFound: return "not-found";
-    case LoadStatus::ReadError: return "read-error";
-    case LoadStatus::Cancelled: return "cancelled";
+    case LoadStatus::Ok:
+        return "ok";
+    case LoadStatus::Truncated:
+        return "truncated";
+    case LoadStatus::Malformed:
+        return "malformed";
+    case LoadStatus::NotATrace:
+        return "not-a-trace";
+    case LoadStatus::Empty:
+        return "empty";
+    case LoadStatus::NotFound:
+        return "not-found";
+    case LoadStatus::ReadError:
+        return "read-error";
+    case LoadStatus::Cancelled:
+        return "cancelled";
+    case LoadStatus::OutOfMemory:
+        return "out-of-memory";
     }
     return "unknown";
 }
@@ -41,8 +53,11 @@ constexpr size_t kChunkBytes = 8u << 20;  // read granularity; events are ~250 b
 class StreamingReader
 {
 public:
-    StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes)
-        : m_source(source), m_options(options), m_fileBytes(fileBytes)
+    // `entriesSeen` (may be null) follows the count of entries read, chunk by chunk, for a
+    // message when the load fails on memory and the reader is gone.
+    StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes,
+                    uint64_t* entriesSeen)
+        : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen)
     {
         m_buffer.resize(kChunkBytes + kPaddingBytes);
     }
@@ -78,10 +93,11 @@ private:
     ByteSource& m_source;
     const LoadOptions& m_options;
     uint64_t m_fileBytes;
+    uint64_t* m_entriesSeen = nullptr;
     std::vector<char> m_buffer;
-    size_t m_pos = 0;      // next unread byte in m_buffer
-    size_t m_end = 0;      // end of valid bytes in m_buffer
-    uint64_t m_base = 0;   // absolute offset of m_buffer[0]
+    size_t m_pos = 0;     // next unread byte in m_buffer
+    size_t m_end = 0;     // end of valid bytes in m_buffer
+    uint64_t m_base = 0;  // absolute offset of m_buffer[0]
     bool m_cancelled = false;
     bool m_sawEvents = false;
 
@@ -113,6 +129,8 @@ bool StreamingReader::refill()
     }
     if (m_end == capacity())  // one value larger than the window: grow it
         m_buffer.resize(capacity() * 2 + kPaddingBytes);
+    if (m_entriesSeen)
+        *m_entriesSeen = m_builder.stats().entries;
     const size_t got = m_source.read(m_buffer.data() + m_end, capacity() - m_end);
     m_end += got;
     if (m_options.progress && !m_options.progress(m_base + m_end))
@@ -150,8 +168,10 @@ StreamingReader::Stop StreamingReader::stopAtEnd(const char* where)
         return {LoadStatus::Cancelled, "loading cancelled", absolute(m_end)};
     const uint64_t end = absolute(m_end);
     if (m_source.status() == ByteSource::Status::Error)
-        return {LoadStatus::ReadError, m_source.error() + " (after " + std::to_string(end) +
-                                           " bytes of decompressed data)", end};
+        return {LoadStatus::ReadError,
+                m_source.error() + " (after " + std::to_string(end) +
+                    " bytes of decompressed data)",
+                end};
     const std::string cause =
         m_source.status() == ByteSource::Status::Truncated ? m_source.error() : "the file ends";
     return {LoadStatus::Truncated,
@@ -233,7 +253,17 @@ bool StreamingReader::readEventBatch()
     char* const p = m_buffer.data();
     size_t secondStart = 0;  // window index of the second half's first event
     bool secondParsed = true;
-    std::thread second;
+    bool secondOutOfMemory = false;
+    size_t secondLength = 0;
+    auto parseSecond = [this, &secondLength, &secondParsed, &secondOutOfMemory] {
+        try {
+            secondParsed = m_secondParser.parseArray(
+                std::string_view(m_secondText.data(), secondLength), kPaddingBytes, m_secondBatch);
+        } catch (const std::bad_alloc&) {
+            secondOutOfMemory = true;  // rethrown on the loading thread after the join
+        }
+    };
+    std::jthread second;  // joins on the way out too, should the first half throw
     if (split != end) {
         secondStart = split;
         while (p[secondStart] != '{')
@@ -241,12 +271,13 @@ bool StreamingReader::readEventBatch()
         m_secondText.assign(1, '[');
         m_secondText.append(p + secondStart, end - secondStart);
         m_secondText.push_back(']');
-        const size_t length = m_secondText.size();
+        secondLength = m_secondText.size();
         m_secondText.append(kPaddingBytes, ' ');
-        second = std::thread([this, length, &secondParsed] {
-            secondParsed = m_secondParser.parseArray(std::string_view(m_secondText.data(), length),
-                                                     kPaddingBytes, m_secondBatch);
-        });
+        try {
+            second = std::jthread(parseSecond);
+        } catch (const std::system_error&) {
+            parseSecond();  // no thread to be had (memory or thread limits): parse it here
+        }
     }
     const char before = p[m_pos - 1];
     const char after = p[split];
@@ -258,6 +289,8 @@ bool StreamingReader::readEventBatch()
     p[split] = after;
     if (second.joinable())
         second.join();
+    if (secondOutOfMemory)
+        throw std::bad_alloc();
     if (!firstParsed || !secondParsed) {
         m_slowUntil = absolute(end);
         return false;
@@ -372,7 +405,8 @@ StreamingReader::Stop StreamingReader::readDocument()
 {
     if (!skipWhitespace()) {
         if (m_source.status() == ByteSource::Status::EndOfData)
-            return {LoadStatus::Empty, absolute(m_end) == 0 ? "empty file" : "the file holds only whitespace", 0};
+            return {LoadStatus::Empty,
+                    absolute(m_end) == 0 ? "empty file" : "the file holds only whitespace", 0};
         return stopAtEnd("before any JSON");
     }
     // A UTF-8 byte order mark is tolerated.
@@ -406,14 +440,16 @@ LoadResult StreamingReader::run(TraceSource traceSource)
                             stop.status == LoadStatus::Malformed ||
                             (stop.status == LoadStatus::ReadError && m_builder.stats().entries > 0);
     if (stop.status == LoadStatus::Ok && !m_sawEvents) {
-        stop = {LoadStatus::NotATrace, "not a trace: the JSON object has no \"traceEvents\" array", 0};
+        stop = {LoadStatus::NotATrace, "not a trace: the JSON object has no \"traceEvents\" array",
+                0};
     }
     const uint64_t entries = m_builder.stats().entries;
     if (stop.status == LoadStatus::Ok && entries > 0 && m_builder.eventCount() == 0 &&
         m_builder.stats().skippedTotal() == entries) {
         stop = {LoadStatus::NotATrace,
                 "not a trace: none of the " + std::to_string(entries) +
-                    " elements of the event array is a trace event", 0};
+                    " elements of the event array is a trace event",
+                0};
     }
     if (stop.status == LoadStatus::Ok && m_malformedEvents > 0) {
         stop = {LoadStatus::Malformed,
@@ -431,13 +467,14 @@ LoadResult StreamingReader::run(TraceSource traceSource)
             m_builder.skip("unreadable top-level value \"" + key + "\"");
     }
 
-    const bool keepModel = stop.status == LoadStatus::Ok || structural ||
-                           stop.status == LoadStatus::Malformed;
+    const bool keepModel =
+        stop.status == LoadStatus::Ok || structural || stop.status == LoadStatus::Malformed;
     IngestStats& stats = m_builder.stats();
     stats.bytesRead = absolute(m_end);
     stats.fileBytes = m_fileBytes;
     if (keepModel)
-        result.model = std::make_shared<const TraceModel>(m_builder.finish(std::move(traceSource), started));
+        result.model =
+            std::make_shared<const TraceModel>(m_builder.finish(std::move(traceSource), started));
     result.status = stop.status;
     result.message = std::move(stop.message);
     result.errorOffset = stop.offset;
@@ -446,28 +483,64 @@ LoadResult StreamingReader::run(TraceSource traceSource)
 
 }  // namespace
 
+namespace {
+
+// Runs a load; when memory runs out, everything it built is freed first (the reader and
+// its model are gone by the time the message is made) and one line says so.
+template <typename Load>
+LoadResult loadWithinMemory(const Load& load)
+{
+    uint64_t bytesRead = 0;
+    uint64_t entries = 0;
+    try {
+        return load(bytesRead, entries);
+    } catch (const std::bad_alloc&) {
+        return {LoadStatus::OutOfMemory,
+                "out of memory after reading " + std::to_string(bytesRead / 1000000) +
+                    " MB of the trace (" + std::to_string(entries) +
+                    " events): free memory, or close other traces, and open it again",
+                bytesRead, nullptr};
+    }
+}
+
+}  // namespace
+
 LoadResult loadTraceFile(const std::filesystem::path& path, const LoadOptions& options)
 {
-    std::string error;
-    auto source = openFileSource(path, error);
-    if (!source)
-        return {LoadStatus::NotFound, error, 0, nullptr};
-    std::error_code ec;
-    const auto fileBytes = std::filesystem::file_size(path, ec);
-    StreamingReader reader(*source, options, ec ? 0 : fileBytes);
-    // The gzip index fills while the reader decompresses; it is complete when run() ends.
-    LoadResult result = reader.run(TraceSource{path, nullptr, source->gzipIndex()});
-    if (result.status == LoadStatus::Empty && source->compressed())
-        result.message = "empty file (the gzip stream holds no data)";
-    return result;
+    return loadWithinMemory([&](uint64_t& bytesRead, uint64_t& entries) -> LoadResult {
+        std::string error;
+        auto source = openFileSource(path, error);
+        if (!source)
+            return {LoadStatus::NotFound, error, 0, nullptr};
+        std::error_code ec;
+        const auto fileBytes = std::filesystem::file_size(path, ec);
+        LoadOptions counted = options;
+        counted.progress = [&](uint64_t bytes) {
+            bytesRead = bytes;
+            return options.progress ? options.progress(bytes) : true;
+        };
+        StreamingReader reader(*source, counted, ec ? 0 : fileBytes, &entries);
+        // The gzip index fills while the reader decompresses; it is complete when run() ends.
+        LoadResult result = reader.run(TraceSource{path, nullptr, source->gzipIndex()});
+        if (result.status == LoadStatus::Empty && source->compressed())
+            result.message = "empty file (the gzip stream holds no data)";
+        return result;
+    });
 }
 
 LoadResult loadTraceText(std::string text, const LoadOptions& options)
 {
-    auto shared = std::make_shared<const std::string>(std::move(text));
-    auto source = memorySource(*shared);
-    StreamingReader reader(*source, options, shared->size());
-    return reader.run(TraceSource{{}, shared, nullptr});
+    return loadWithinMemory([&](uint64_t& bytesRead, uint64_t& entries) -> LoadResult {
+        auto shared = std::make_shared<const std::string>(std::move(text));
+        auto source = memorySource(*shared);
+        LoadOptions counted = options;
+        counted.progress = [&](uint64_t bytes) {
+            bytesRead = bytes;
+            return options.progress ? options.progress(bytes) : true;
+        };
+        StreamingReader reader(*source, counted, shared->size(), &entries);
+        return reader.run(TraceSource{{}, shared, nullptr});
+    });
 }
 
 }  // namespace kinetoscope::trace

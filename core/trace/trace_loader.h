@@ -21,6 +21,7 @@ enum class LoadStatus {
     NotFound,   // missing file, a directory, or unreadable
     ReadError,  // an I/O or decompression error
     Cancelled,
+    OutOfMemory,  // memory ran out while reading: nothing is kept (what was built is freed)
 };
 std::string_view loadStatusName(LoadStatus status);
 

@@ -4,8 +4,11 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
-
+#include <fstream>
 #include <random>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kinetoscope::trace;
 using namespace kinetoscope::test;
@@ -28,6 +31,53 @@ std::string syntheticTrace(int count, std::vector<size_t>& eventOffsets)
     return text;
 }
 
+// This process's address space (virtual size), from /proc/self/statm.
+uint64_t addressSpaceBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    uint64_t pages = 0;
+    statm >> pages;
+    return pages * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// In a child process whose address space may grow by only `headroom` bytes: loads
+// `big` (which needs far more), then `small`. Returns what the child saw, one line per
+// load: "status|message" (the big one), "status|events" (the small one).
+QStringList loadUnderAMemoryLimit(std::string big, std::string small, uint64_t headroom)
+{
+    int pipeEnds[2];
+    if (pipe(pipeEnds) != 0)
+        return {"pipe failed"};
+    const pid_t child = fork();
+    if (child == 0) {
+        close(pipeEnds[0]);
+        const rlimit limit{addressSpaceBytes() + headroom, addressSpaceBytes() + headroom};
+        setrlimit(RLIMIT_AS, &limit);
+        std::string report;
+        {
+            const LoadResult result = loadTraceText(std::move(big));
+            report += std::string(loadStatusName(result.status)) + "|" + result.message + "|" +
+                      (result.model ? "model" : "no model") + "\n";
+        }
+        const LoadResult after = loadTraceText(std::move(small));
+        report += std::string(loadStatusName(after.status)) + "|" +
+                  std::to_string(after.model ? after.model->events().size() : 0) + "\n";
+        [[maybe_unused]] const ssize_t written = write(pipeEnds[1], report.data(), report.size());
+        _exit(0);
+    }
+    close(pipeEnds[1]);
+    std::string report;
+    char buffer[4096];
+    for (ssize_t got; (got = read(pipeEnds[0], buffer, sizeof buffer)) > 0;)
+        report.append(buffer, size_t(got));
+    close(pipeEnds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status))
+        return {"the child died"};
+    return QString::fromStdString(report).trimmed().split('\n');
+}
+
 bool isOneLine(const std::string& message)
 {
     return !message.empty() && message.find('\n') == std::string::npos;
@@ -40,7 +90,10 @@ class TestBadInput : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    fs::path temp(const std::string& name) const { return fs::path(m_dir.path().toStdString()) / name; }
+    fs::path temp(const std::string& name) const
+    {
+        return fs::path(m_dir.path().toStdString()) / name;
+    }
 
 private Q_SLOTS:
     void recoversEveryEventBeforeACut()
@@ -57,8 +110,10 @@ private Q_SLOTS:
         QCOMPARE(result.model->events().size(), size_t(600));
         QCOMPARE(result.errorOffset, uint64_t(cut));
         QVERIFY(isOneLine(result.message));
-        QVERIFY2(result.message.find("byte " + std::to_string(cut)) != std::string::npos, result.message.c_str());
-        QVERIFY2(result.message.find("recovered 600 events") != std::string::npos, result.message.c_str());
+        QVERIFY2(result.message.find("byte " + std::to_string(cut)) != std::string::npos,
+                 result.message.c_str());
+        QVERIFY2(result.message.find("recovered 600 events") != std::string::npos,
+                 result.message.c_str());
         // The recovered events are whole, args included.
         QVERIFY(result.model->argsJson(EventId{599}).find("600") != std::string::npos);
     }
@@ -67,10 +122,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<double>("fraction");
-        for (const char* file : {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
-                                 "kineto/resnet50_bare_array_2020.pt.trace.json.gz",
-                                 "hta/nccl_collectives_rank0.json.gz",
-                                 "kineto/cuda_sync_after_fix.json"}) {
+        for (const char* file :
+             {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+              "kineto/resnet50_bare_array_2020.pt.trace.json.gz",
+              "hta/nccl_collectives_rank0.json.gz", "kineto/cuda_sync_after_fix.json"}) {
             for (double fraction : {0.01, 0.37, 0.5, 0.93, 0.9999}) {
                 const std::string name = std::string(file) + " @" + std::to_string(fraction);
                 QTest::newRow(name.c_str()) << QString(file) << fraction;
@@ -91,7 +146,8 @@ private Q_SLOTS:
         writeGzip(temp("cut.json.gz"), text.substr(0, cut));
         for (const char* name : {"cut.json", "cut.json.gz"}) {
             const LoadResult result = loadTraceFile(temp(name));
-            QVERIFY2(result.status == LoadStatus::Truncated || result.status == LoadStatus::Malformed,
+            QVERIFY2(result.status == LoadStatus::Truncated ||
+                         result.status == LoadStatus::Malformed,
                      result.message.c_str());
             QVERIFY(isOneLine(result.message));
             QVERIFY(result.model);
@@ -271,11 +327,43 @@ private Q_SLOTS:
         QCOMPARE(result.model->events().size(), size_t(0));
     }
 
+    void runningOutOfMemoryIsOneLineAndFreesWhatWasBuilt()
+    {
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("AddressSanitizer reserves terabytes of address space: a limit on it cannot be "
+              "tested here");
+#else
+        // 1.2 M events (~160 MB of JSON) with room for 160 MB more: parsing gets under way,
+        // then the model outgrows the room.
+        std::vector<size_t> offsets;
+        std::string big = syntheticTrace(1200000, offsets);
+        offsets = {};
+        std::vector<size_t> smallOffsets;
+        const QStringList lines =
+            loadUnderAMemoryLimit(std::move(big), syntheticTrace(100, smallOffsets), 160u << 20);
+        QVERIFY2(lines.size() == 2, qPrintable(lines.join(" / ")));
+        qInfo() << "under the limit:" << lines;
+        const QStringList bigLoad = lines[0].split('|');
+        QCOMPARE(bigLoad[0], QString("out-of-memory"));
+        QVERIFY2(bigLoad[1].startsWith("out of memory after reading"), qPrintable(bigLoad[1]));
+        const qsizetype count = bigLoad[1].indexOf(QStringLiteral(" events)"));
+        const qsizetype open = bigLoad[1].lastIndexOf('(', count);
+        QVERIFY2(bigLoad[1].mid(open + 1, count - open - 1).toLongLong() > 0,
+                 "it failed before any event was read");
+        QVERIFY2(!bigLoad[1].contains('\n'), qPrintable(bigLoad[1]));
+        QCOMPARE(bigLoad[2], QString("no model"));
+        // The same process, under the same limit, then loads a small trace: what the
+        // failed load built was freed, and loading still works.
+        QCOMPARE(lines[1], QString("ok|100"));
+#endif
+    }
+
     void loadingCanBeCancelled()
     {
         LoadOptions options;
         options.progress = [](uint64_t) { return false; };
-        const LoadResult result = loadTraceFile(sharedTrace("hta/allreduce_memory_rank1.json.gz"), options);
+        const LoadResult result =
+            loadTraceFile(sharedTrace("hta/allreduce_memory_rank1.json.gz"), options);
         QCOMPARE(result.status, LoadStatus::Cancelled);
         QVERIFY(!result.model);
     }
