@@ -8,6 +8,7 @@
 #endif
 
 #include <iostream>
+#include <new>
 
 namespace kinetoscope::cli {
 
@@ -39,6 +40,9 @@ constexpr const char* kUsage =
     "\n"
     "exit codes: 0 success, 1 a finding at or above --fail-on, 2 bad input (one line on stderr)\n";
 
+int runCommand(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
+               std::ostream& err);
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -49,6 +53,20 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     const std::string& command = args[0];
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    try {
+        return runCommand(command, rest, out, err);
+    } catch (const std::bad_alloc&) {
+        // Loading and analysis report this themselves; this is for whatever else runs out.
+        err << "kinetoscope " << command << ": out of memory: free memory and try again\n";
+        return kExitBadInput;
+    }
+}
+
+namespace {
+
+int runCommand(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
+               std::ostream& err)
+{
     if (command == "info")
         return runInfo(rest, out, err);
     if (command == "summary")
@@ -66,6 +84,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }
+
+}  // namespace
 
 bool isCommand(std::string_view name)
 {
