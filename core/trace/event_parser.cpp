@@ -10,6 +10,11 @@
 
 namespace kinetoscope::trace {
 
+BatchEvent& appendBatchEvent(std::vector<BatchEvent>& batch)
+{
+    return batch.emplace_back();
+}
+
 bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds)
 {
     if (token.empty())
@@ -87,7 +92,8 @@ std::unique_ptr<EventParserBackend> makeEventParserBackend()
 EventParser::EventParser() : m_backend(makeEventParserBackend()) {}
 EventParser::~EventParser() = default;
 
-bool EventParser::parseArray(std::string_view text, size_t readableAfter, std::vector<BatchEvent>& out)
+bool EventParser::parseArray(std::string_view text, size_t readableAfter,
+                             std::vector<BatchEvent>& out)
 {
     return m_backend->parseArray(text.data(), text.size(), text.size() + readableAfter, out) == 0;
 }

@@ -19,6 +19,12 @@ struct BatchEvent
     bool isObject = false;
 };
 
+// `batch.emplace_back()`, compiled once, in a file built for every CPU. The AVX2 backend
+// calls this rather than growing the vector itself: a growth path instantiated in its
+// AVX2-compiled file could be the copy the linker keeps for the whole program (see
+// core/trace/CMakeLists.txt), and the portable backend would then run AVX2 code.
+BatchEvent& appendBatchEvent(std::vector<BatchEvent>& batch);
+
 class EventParserBackend
 {
 public:
