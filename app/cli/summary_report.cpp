@@ -50,6 +50,68 @@ json distributionJson(const Distribution& d)
             {"p99", toUs(double(d.p99))}, {"max", toUs(double(d.max))}};
 }
 
+json windowJson(const WindowClass& w)
+{
+    json roles = json::array();
+    for (size_t i = 0; i < w.allSteps.size(); ++i)
+        roles.push_back({{"name", w.allSteps[i].name},
+                         {"duration_us", toUs(double(w.allSteps[i].durationNs()))},
+                         {"role", stepRoleName(w.roles[i])}});
+    json oneOffs = json::array();
+    for (const OneOffCost& o : w.oneOffs)
+        oneOffs.push_back({{"what", o.what}, {"call", o.call}, {"begin_us", toUs(double(o.beginNs))},
+                           {"duration_us", toUs(double(o.lengthNs()))}});
+    json quality = json::array();
+    for (const QualityIssue& q : w.quality)
+        quality.push_back({{"code", q.code}, {"count", q.count}, {"message", q.message}});
+    return {{"headline", w.headline()},
+            {"kind", runKindName(w.kind)},
+            {"kind_evidence", w.kindEvidence},
+            {"steps_from", stepSourceName(w.stepSource)},
+            {"steady_steps", w.steadyCount()},
+            {"all_steps", roles},
+            {"one_off_costs", oneOffs},
+            {"one_off_us", toUs(double(w.oneOffNs))},
+            {"window_us", toUs(double(w.windowNs))},
+            {"device_activities", w.deviceActivities},
+            {"kernel_launch_calls", w.kernelLaunchCalls},
+            {"launches_without_activity", w.launchesWithoutActivity},
+            {"graph_launches", w.graphLaunches},
+            {"graph_capture_calls", w.graphCaptureCalls},
+            {"capture_window", w.captureWindow},
+            {"graph_replay", w.graphReplay},
+            {"device_activity_missing", w.deviceActivityMissing},
+            {"counters_only", w.countersOnly},
+            {"cpu_only", w.cpuOnly},
+            {"nearly_empty", w.nearlyEmpty},
+            {"sampled", w.sampled},
+            {"warm_up_dominated", w.warmUpDominated},
+            {"quality", quality}};
+}
+
+json causalJson(const CausalModel& m)
+{
+    json idle = json::object(), host = json::object(), gains = json::object(), solo = json::object();
+    for (size_t i = 0; i < kHostStateCount; ++i) {
+        idle[hostStateName(HostState(i))] = toUs(m.idleByHostState[i]);
+        host[hostStateName(HostState(i))] = toUs(m.hostByState[i]);
+    }
+    for (size_t i = 0; i < kCauseCount; ++i) {
+        gains[causeName(Cause(i))] = toUs(m.gainNs[i]);
+        solo[causeName(Cause(i))] = toUs(m.soloGainNs[i]);
+    }
+    return {{"steps_modelled", m.stepsModelled},
+            {"step_us", toUs(m.stepNs)},
+            {"replayed_step_us", toUs(m.replayedStepNs)},
+            {"device_busy_us", toUs(m.deviceBusyNs)},
+            {"device_idle_us", toUs(m.deviceIdleNs)},
+            {"device_idle_by_host_state_us", idle},
+            {"host_time_by_state_us", host},
+            {"gain_us", gains},
+            {"gain_alone_us", solo}};
+}
+
+
 json opsJson(const std::vector<OpStats>& ops, size_t rows)
 {
     json list = json::array();
@@ -192,7 +254,9 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
     json result = {
         {"file", path},
         {"status", trace::loadStatusName(loaded.status)},
-        {"steps_from", s.steps.fromMarkers ? "markers" : "window"},
+        {"window", windowJson(s.window)},
+        {"causal_model", causalJson(s.causal)},
+        {"steps_from", stepSourceName(s.steps.source)},
         {"step_marker", s.steps.marker},
         {"dropped_incomplete_steps", s.steps.droppedIncompleteSteps},
         {"steps", steps},
@@ -204,6 +268,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
          {{"kernels_per_step", s.launches.kernelsPerStep},
           {"short_kernel_share", optionalNumber(s.launches.shortKernelShare)},
           {"launch_delay_us", distributionJson(s.launches.launchDelay)},
+          {"clock_skewed_kernels", s.launches.clockSkewed},
           {"launch_call_us", distributionJson(s.launches.launchCallDuration)}}},
         {"top_ops", opsJson(s.ops.byName, options.topRows)},
         {"top_ops_by_input_shapes", opsJson(s.ops.byNameAndShapes, options.topRows)},
@@ -233,13 +298,39 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     std::ostringstream out;
     const Breakdown& all = s.breakdown.all;
     out << path << "\n\n";
-    if (s.steps.fromMarkers)
-        out << s.steps.steps.size() << " steps (" << s.steps.marker << "*), average "
-            << ms(all.averageTotalNs) << " per step";
-    else
-        out << "no step markers: one window of " << ms(all.averageTotalNs);
+    out << "What this trace is: " << s.window.headline() << "\n";
+    for (const QualityIssue& q : s.window.quality)
+        out << "  trace quality: " << q.message << "\n";
+    out << "\n" << s.steps.steps.size() << (s.steps.source == StepSource::Window ? " window" : " steady steps")
+        << ", average " << ms(all.averageTotalNs) << " per step";
     if (s.steps.droppedIncompleteSteps)
         out << "; " << s.steps.droppedIncompleteSteps << " incomplete trailing step(s) left out";
+    const CausalModel& model = s.causal;
+    if (model.stepsModelled > 0 && s.window.deviceActivities > 0) {
+        out << "\n\nWhere the device idles (per step: busy " << ms(model.deviceBusyNs) << ", idle " << ms(model.deviceIdleNs)
+            << "), by what the host was doing\n";
+        for (size_t i = 0; i < kHostStateCount; ++i) {
+            if (model.idleByHostState[i] <= 0)
+                continue;
+            char line[96];
+            std::snprintf(line, sizeof line, "  %-14s %12s idle   (host %s)\n", hostStateName(HostState(i)),
+                          ms(model.idleByHostState[i]).c_str(), ms(model.hostByState[i]).c_str());
+            out << line;
+        }
+        out << "Causal gains (the step replayed without each cause; credited once, largest first)\n";
+        for (size_t i = 0; i < kCauseCount; ++i) {
+            if (model.gainNs[i] <= 0 && model.soloGainNs[i] <= 0)
+                continue;
+            char line[96];
+            std::snprintf(line, sizeof line, "  %-16s %12s  (alone %s)\n", causeName(Cause(i)), ms(model.gainNs[i]).c_str(),
+                          ms(model.soloGainNs[i]).c_str());
+            out << line;
+        }
+        char check[128];
+        std::snprintf(check, sizeof check, "  model check: replayed step %s vs measured %s\n", ms(model.replayedStepNs).c_str(),
+                      ms(model.stepNs).c_str());
+        out << check;
+    }
     out << "\n\nStep-time breakdown (average per step)\n";
     for (size_t c = 0; c < kTimeCategoryCount; ++c) {
         const double share = all.averageTotalNs > 0 ? all.averageNs[c] / all.averageTotalNs : 0.0;

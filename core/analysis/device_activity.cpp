@@ -1,9 +1,9 @@
 #include "core/analysis/device_activity.h"
 
+#include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 
 #include <algorithm>
-#include <array>
 
 namespace kinetoscope::analysis {
 
@@ -17,16 +17,6 @@ const char* gapKindKey(GapKind kind)
     case GapKind::Other: break;
     }
     return "other";
-}
-
-bool isSynchronizingCall(std::string_view name)
-{
-    static constexpr std::array<std::string_view, 10> calls = {
-        "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-        "cudaMemcpy",            "cudaMemcpy2D",          "hipStreamSynchronize",
-        "hipDeviceSynchronize",  "hipEventSynchronize",   "hipMemcpy",
-        "cudaStreamWaitEvent"};
-    return std::find(calls.begin(), calls.end(), name) != calls.end();
 }
 
 namespace {
@@ -127,7 +117,10 @@ LaunchStats computeLaunchStats(const TraceModel& model, const StepDetection& det
             ++stats.kernelsPerStep[s];
         if (e.correlated.valid()) {
             const Event& call = model.event(e.correlated);
-            delays.push_back(e.startNs - call.endNs());
+            if (e.startNs < call.startNs)
+                ++stats.clockSkewed;
+            else
+                delays.push_back(std::max<int64_t>(0, e.startNs - call.endNs()));
             if (call.correlated == model.idOf(e))  // count each call once
                 callDurations.push_back(call.durationNs);
         }
@@ -155,7 +148,7 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
         const size_t s = stepAt(steps, e.startNs);
         if (s == steps.size())
             continue;
-        if (call && isSynchronizingCall(name)) {
+        if (call && blocksHost(model, e)) {
             stats.syncCallNsPerStep[s] += e.durationNs;
             ++stats.syncCallsPerStep[s];
         } else if (!call && (name == "aten::item" || name == "aten::_local_scalar_dense")) {

@@ -53,15 +53,18 @@ struct LaunchStats
 {
     std::vector<int64_t> kernelsPerStep;  // kernels starting inside each step
     std::optional<double> shortKernelShare;  // kernels under 10 us / all kernels
-    Distribution launchDelay;    // kernel start - end of its launch call
+    Distribution launchDelay;    // kernel start - end of its launch call, floored at 0 (a
+                                 // short kernel may start before its call returns)
+    int64_t clockSkewed = 0;     // kernels starting before their call even began: host and
+                                 // device clocks disagree; left out of launchDelay
     Distribution launchCallDuration;  // duration of the calls that launched kernels
 };
 
 struct SyncStats
 {
-    // Per step: host time blocked in synchronising runtime calls (cudaStreamSynchronize,
-    // cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, hip*) and in ops
-    // that copy a scalar to the host (aten::item, aten::_local_scalar_dense).
+    // Per step: host time in runtime calls that block the host (blocksHost in
+    // runtime_calls.h: synchronisations, synchronous copies, async copies of pageable
+    // memory) and in ops that copy a scalar to the host (aten::item, _local_scalar_dense).
     std::vector<int64_t> syncCallNsPerStep;
     std::vector<int64_t> syncCallsPerStep;
     std::vector<int64_t> scalarReadNsPerStep;
@@ -75,8 +78,6 @@ struct UtilizationSeries
     std::map<int64_t, std::vector<float>> gpuBusy;  // device -> busy fraction per bucket
     std::vector<float> cpuBusy;  // fraction of the bucket in which any CPU op ran
 };
-
-bool isSynchronizingCall(std::string_view name);
 
 IdleGaps computeIdleGaps(const trace::TraceModel& model, const StepDetection& steps);
 LaunchStats computeLaunchStats(const trace::TraceModel& model, const StepDetection& steps);

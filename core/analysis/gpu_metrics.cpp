@@ -1,32 +1,13 @@
 #include "core/analysis/gpu_metrics.h"
 
+#include "core/analysis/tensor_cores.h"
 #include "core/analysis/time_ranges.h"
 
 #include <algorithm>
-#include <array>
 
 namespace kinetoscope::analysis {
 
 using namespace kinetoscope::trace;
-
-bool isTensorCoreKernel(std::string_view name)
-{
-    // The plugin's list (Volta/Turing HMMA names, xmma) plus the names of Ampere and
-    // Hopper kernels (CUTLASS `tensorop`, `wgmma`/`gmma`, `imma`) and of AMD matrix-core
-    // kernels (composable kernel `xdlops`, Tensile `_MI16x16`/`_MI32x32`, `mfma`).
-    static constexpr std::array<std::string_view, 28> patterns = {
-        "xdlops",      "mfma",          "_MI16x16",      "_MI32x32",
-        "h884",        "s884",          "h1688",         "s1688",          "hmma",
-        "i8816",       "16816",         "c1688",         "imma",           "xmma_gemm",
-        "xmma_implicit_gemm", "xmma_sparse", "xmma_warp_specialized", "xmma_fprop", "xmma_dgrad",
-        "xmma_wgrad",  "tensorop",      "wgmma",         "gmma_",          "tensor16x8",
-        "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel", "conv2d_c1_k1", "direct_group",
-    };
-    for (std::string_view p : patterns)
-        if (name.find(p) != std::string_view::npos)
-            return true;
-    return false;
-}
 
 namespace {
 

@@ -23,9 +23,6 @@ struct GpuMetrics
     std::optional<double> tensorCoreShare;    // 0..1
 };
 
-// Kernel names that run on Tensor Cores (substrings of cuDNN, cuBLAS, CUTLASS names).
-bool isTensorCoreKernel(std::string_view name);
-
 // Metrics for every device that ran kernels, by device id.
 std::map<int64_t, GpuMetrics> computeGpuMetrics(const trace::TraceModel& model, const StepDetection& steps);
 

@@ -1,6 +1,6 @@
 #include "core/analysis/kernel_table.h"
 
-#include "core/analysis/gpu_metrics.h"
+#include "core/analysis/tensor_cores.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,7 +1,10 @@
 #include "core/analysis/steps.h"
 
+#include "core/analysis/breakdown.h"
+
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace kinetoscope::analysis {
 
@@ -109,6 +112,111 @@ void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
 
 }  // namespace
 
+const char* stepSourceName(StepSource source)
+{
+    switch (source) {
+    case StepSource::Markers: return "markers";
+    case StepSource::DataLoaderCalls: return "dataloader";
+    case StepSource::OptimizerSteps: return "optimizer";
+    case StepSource::Window: break;
+    }
+    return "window";
+}
+
+namespace {
+
+bool isHostWork(Category c)
+{
+    return c == Category::CpuOp || c == Category::UserAnnotation || c == Category::PythonFunction ||
+           isLaunchCall(c);
+}
+
+// The profiler's own span ("PyTorch Profiler (0)") and the step markers say nothing about
+// where the work is.
+bool isProfilerSpan(const TraceModel& model, const Event& e)
+{
+    return e.category == Category::ProfilerSpan || model.text(e.name).starts_with("PyTorch Profiler");
+}
+
+// Host activity [begin, end) of the trace, the profiler's span left out; the whole trace
+// when there is none.
+std::pair<int64_t, int64_t> hostExtent(const TraceModel& model)
+{
+    int64_t begin = kNone, end = std::numeric_limits<int64_t>::min();
+    for (const Event& e : model.events()) {
+        if (isHostWork(e.category) && !isProfilerSpan(model, e)) {
+            begin = std::min(begin, e.startNs);
+            end = std::max(end, e.endNs());
+        }
+    }
+    if (begin == kNone)
+        return {model.beginNs(), model.endNs()};
+    return {begin, end};
+}
+
+// The outermost spans named by `match` on the thread that has most of them, in time
+// order (nested repeats, e.g. a DataLoader inside a DataLoader, count once).
+template <typename Match>
+std::vector<const Event*> repeatedSpans(const TraceModel& model, Match match)
+{
+    std::map<uint32_t, std::vector<const Event*>> byTrack;
+    for (const Event& e : model.events()) {
+        if ((e.category != Category::CpuOp && e.category != Category::UserAnnotation) || !match(model.text(e.name)))
+            continue;
+        bool nested = false;
+        for (EventId p = e.parent; p.valid() && !nested; p = model.event(p).parent)
+            nested = match(model.text(model.event(p).name));
+        if (!nested)
+            byTrack[e.track.value].push_back(&e);
+    }
+    std::vector<const Event*> best;
+    for (auto& [track, spans] : byTrack)
+        if (spans.size() > best.size())
+            best = std::move(spans);
+    std::sort(best.begin(), best.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+    return best;
+}
+
+Step iteration(int64_t begin, int64_t end, size_t index)
+{
+    Step step;
+    step.name = "Iteration#" + std::to_string(index);
+    step.hostBeginNs = step.beginNs = begin;
+    step.hostEndNs = step.endNs = end;
+    return step;
+}
+
+// Iterations of a loop without step markers: each starts at a DataLoader __next__ (the
+// last ends with the host activity), or else each ends with an Optimizer.step.
+std::vector<Step> inferIterations(const TraceModel& model, StepSource& source)
+{
+    const auto [hostBegin, hostEnd] = hostExtent(model);
+    std::vector<Step> steps;
+    const auto loads = repeatedSpans(model, [](std::string_view n) { return isDataLoaderOp(n); });
+    if (loads.size() >= 2) {
+        source = StepSource::DataLoaderCalls;
+        for (size_t i = 0; i < loads.size(); ++i) {
+            const int64_t end = i + 1 < loads.size() ? loads[i + 1]->startNs : hostEnd;
+            if (end > loads[i]->startNs)
+                steps.push_back(iteration(loads[i]->startNs, end, steps.size()));
+        }
+        return steps;
+    }
+    const auto updates = repeatedSpans(model, [](std::string_view n) { return n.starts_with("Optimizer.step#"); });
+    if (updates.size() >= 2) {
+        source = StepSource::OptimizerSteps;
+        int64_t begin = hostBegin;
+        for (const Event* update : updates) {
+            if (update->endNs() > begin)
+                steps.push_back(iteration(begin, update->endNs(), steps.size()));
+            begin = update->endNs();
+        }
+    }
+    return steps;
+}
+
+}  // namespace
+
 StepDetection detectSteps(const TraceModel& model, const StepOptions& options)
 {
     StepDetection detection;
@@ -130,19 +238,13 @@ StepDetection detectSteps(const TraceModel& model, const StepOptions& options)
     std::sort(detection.steps.begin(), detection.steps.end(),
               [](const Step& a, const Step& b) { return a.hostBeginNs < b.hostBeginNs; });
     detection.fromMarkers = !detection.steps.empty();
-    if (!detection.fromMarkers) {
-        // One window over the host activity (the whole trace when there is none).
-        int64_t begin = kNone, end = std::numeric_limits<int64_t>::min();
-        for (const Event& e : model.events()) {
-            if (e.category == Category::CpuOp || e.category == Category::PythonFunction) {
-                begin = std::min(begin, e.startNs);
-                end = std::max(end, e.endNs());
-            }
-        }
-        if (begin == kNone) {
-            begin = model.beginNs();
-            end = model.endNs();
-        }
+    if (detection.fromMarkers)
+        detection.source = StepSource::Markers;
+    else
+        detection.steps = inferIterations(model, detection.source);
+    if (detection.steps.empty()) {
+        detection.source = StepSource::Window;
+        const auto [begin, end] = hostExtent(model);
         Step window;
         window.hostBeginNs = window.beginNs = begin;
         window.hostEndNs = window.endNs = end;

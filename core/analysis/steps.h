@@ -1,7 +1,9 @@
 #pragma once
 // Training steps: the `ProfilerStep#N` spans torch.profiler writes (or any marker the
 // user names), each extended to the end of the device work it launched, as the
-// TensorBoard plugin defined them. A trace without markers is one window.
+// TensorBoard plugin defined them. A trace without markers is cut into the iterations its
+// host code repeats (DataLoader `__next__` calls, else `Optimizer.step` spans); without
+// those either, it is one window.
 #include "core/trace/trace_model.h"
 
 #include <string>
@@ -25,10 +27,19 @@ struct StepOptions
     std::string marker = "ProfilerStep#";  // name prefix of the step spans
 };
 
+enum class StepSource : uint8_t {
+    Markers,            // ProfilerStep#N (or the marker the user named)
+    DataLoaderCalls,    // no markers: an iteration starts at each DataLoader __next__
+    OptimizerSteps,     // no markers: an iteration ends with each Optimizer.step
+    Window,             // one window over the host activity
+};
+const char* stepSourceName(StepSource source);  // "markers", "dataloader", "optimizer", "window"
+
 struct StepDetection
 {
     std::vector<Step> steps;       // time-ordered, non-overlapping
-    bool fromMarkers = false;      // false: one window over the whole run
+    bool fromMarkers = false;      // false: iterations found otherwise, or one window
+    StepSource source = StepSource::Window;
     std::string marker;
     int droppedIncompleteSteps = 0;  // trailing steps whose device work was not captured
 };

@@ -5,7 +5,9 @@ namespace kinetoscope::analysis {
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options)
 {
     TraceSummary summary;
-    summary.steps = detectSteps(model, options.steps);
+    const StepDetection all = detectSteps(model, options.steps);
+    summary.window = classifyWindow(model, all);
+    summary.steps = steadyState(model, all, summary.window);
     summary.breakdown = computeBreakdown(model, summary.steps);
     summary.gpu = computeGpuMetrics(model, summary.steps);
     summary.idleGaps = computeIdleGaps(model, summary.steps);
@@ -16,6 +18,7 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.kernels = computeKernelTable(model);
     summary.memcpy = computeMemcpyTable(model);
     summary.memory = computeMemoryUsage(model, summary.steps);
+    summary.causal = buildCausalModel(model, summary.steps);
     return summary;
 }
 

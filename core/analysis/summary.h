@@ -7,6 +7,8 @@
 #include "core/analysis/kernel_table.h"
 #include "core/analysis/memory_usage.h"
 #include "core/analysis/op_table.h"
+#include "core/analysis/step_model.h"
+#include "core/analysis/window.h"
 
 namespace kinetoscope::analysis {
 
@@ -18,7 +20,8 @@ struct SummaryOptions
 
 struct TraceSummary
 {
-    StepDetection steps;
+    WindowClass window;    // what the trace is: read first, by the reports and the rules
+    StepDetection steps;   // the steady steps every figure below is computed over
     BreakdownResult breakdown;
     std::map<int64_t, GpuMetrics> gpu;
     IdleGaps idleGaps;
@@ -29,6 +32,7 @@ struct TraceSummary
     std::vector<KernelStats> kernels;
     std::vector<MemcpyStats> memcpy;
     std::map<std::string, DeviceMemory> memory;
+    CausalModel causal;    // the steady step's causal model: idle attribution and gains
 };
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});

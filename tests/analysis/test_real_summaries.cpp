@@ -77,16 +77,24 @@ private Q_SLOTS:
         QVERIFY(s.ops.byNameAndShapes.size() > s.ops.byName.size());
     }
 
-    void traceWithoutStepsIsOneWindow()
+    void traceWithoutStepsIsCutIntoIterations()
     {
+        // No ProfilerStep markers: the iterations come from the DataLoader's __next__
+        // calls. The first holds cuDNN/cuBLAS initialisation and module loading (warm-up),
+        // the last runs to the end of the host activity (the loop's tail).
         const auto model = loadShared("param/resnet_rtx2080ti_no_steps.json.gz");
         QVERIFY(model);
         const TraceSummary s = summarize(*model);
         QVERIFY(!s.steps.fromMarkers);
-        QCOMPARE(s.steps.steps.size(), size_t(1));
-        QCOMPARE(s.launches.kernelsPerStep.size(), size_t(1));
-        QVERIFY(s.launches.kernelsPerStep[0] > 9000);  // 9,628 kernels in the trace
-        QVERIFY(s.ops.byNameAndShapes.empty());        // recorded without record_shapes
+        QCOMPARE(s.window.stepSource, StepSource::DataLoaderCalls);
+        QCOMPARE(s.window.allSteps.size(), size_t(30));
+        QCOMPARE(s.window.roles.front(), StepRole::WarmUp);
+        QCOMPARE(s.window.roles.back(), StepRole::Outlier);
+        QCOMPARE(s.steps.steps.size(), size_t(28));
+        QVERIFY(!s.window.oneOffs.empty());
+        QCOMPARE(s.window.kind, RunKind::Training);
+        QCOMPARE(s.launches.kernelsPerStep.size(), size_t(28));
+        QVERIFY(s.ops.byNameAndShapes.empty());  // recorded without record_shapes
     }
 };
 

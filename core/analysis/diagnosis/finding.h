@@ -37,8 +37,11 @@ struct Finding
     Severity severity = Severity::Low;
     std::string explanation;  // two or three sentences: what the numbers mean
     Evidence evidence;
-    double estimatedGainNs = 0.0;  // time per step fixing it would save
+    double estimatedGainNs = 0.0;  // time per step fixing it would save (>= 0; the gains
+                                   // of one diagnosis add up to at most the step)
     std::string gainMethod;        // how the gain was estimated
+    bool aboutWindow = false;      // says what the window is (warm-up, capture, missing
+                                   // activity): ranked before the per-step findings
     std::string fix;               // what to change
     std::string snippet;           // a short Python snippet for a PyTorch training loop
 };

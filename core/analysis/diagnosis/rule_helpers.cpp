@@ -38,21 +38,4 @@ std::string formatBytes(double bytes)
     return text;
 }
 
-bool isTensorCoreEligibleOp(std::string_view name)
-{
-    static constexpr std::string_view names[] = {
-        "aten::mm",          "aten::addmm",       "aten::bmm",         "aten::baddbmm",
-        "aten::addbmm",      "aten::matmul",      "aten::linear",      "aten::conv1d",
-        "aten::conv2d",      "aten::conv3d",      "aten::convolution", "aten::_convolution",
-        "aten::cudnn_convolution", "aten::convolution_backward", "aten::cudnn_convolution_backward",
-        "aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight",
-        "aten::conv_transpose2d", "aten::_scaled_dot_product_efficient_attention",
-        "aten::_scaled_dot_product_flash_attention",
-    };
-    for (std::string_view n : names)
-        if (name == n)
-            return true;
-    return false;
-}
-
 }  // namespace kinetoscope::analysis::rules

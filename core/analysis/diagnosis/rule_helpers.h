@@ -17,6 +17,43 @@ inline double share(double part, double whole)
     return whole > 0 ? part / whole : 0.0;
 }
 
+// Does `t` fall inside one of the judged (steady) steps? Steps are sorted and disjoint.
+inline bool inSteps(const DiagnosisInput& in, int64_t t)
+{
+    const std::vector<Step>& steps = in.summary.steps.steps;
+    const auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                                     [](int64_t time, const Step& s) { return time < s.beginNs; });
+    return it != steps.begin() && t < std::prev(it)->endNs;
+}
+
+inline const CausalModel& causal(const DiagnosisInput& in)
+{
+    return in.summary.causal;
+}
+
+// Can the per-step rules judge this window (not a capture, not empty, activity recorded)?
+inline bool judgeable(const DiagnosisInput& in)
+{
+    return in.summary.window.diagnosable() && !in.summary.steps.steps.empty();
+}
+
+// Can the rules about what the host did judge this window (CPU ops were recorded)?
+inline bool hostJudgeable(const DiagnosisInput& in)
+{
+    return judgeable(in) && in.summary.window.hostOpsRecorded;
+}
+
+inline bool isInference(const DiagnosisInput& in)
+{
+    return in.summary.window.kind == RunKind::Inference;
+}
+
+// Severity from the share of the step a fix would save: one scale for every time rule.
+inline Severity severityForGain(double fraction)
+{
+    return fraction >= 0.20 ? Severity::High : fraction >= 0.08 ? Severity::Medium : Severity::Low;
+}
+
 // The names of the `count` steps with the largest `value(i)`, largest first.
 template <typename Value>
 std::vector<std::string> worstSteps(const DiagnosisInput& in, Value value, size_t count = 3)
@@ -38,7 +75,5 @@ std::string formatPercent(double fraction);
 std::string formatRatio(double ratio);  // "2.3x"
 std::string formatBytes(double bytes);  // "1.2 GB"
 
-// Is this op one that can run on Tensor Cores (GEMM, convolution, their backward)?
-bool isTensorCoreEligibleOp(std::string_view name);
 
 }  // namespace kinetoscope::analysis::rules

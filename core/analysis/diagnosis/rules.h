@@ -6,6 +6,13 @@ namespace kinetoscope::analysis::rules {
 
 using trace::Event;
 
+void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out);
+void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out);
+void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out);
+void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out);
+void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out);
+void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out);
+void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out);
 void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out);
 void launchBound(const DiagnosisInput& in, std::vector<Finding>& out);

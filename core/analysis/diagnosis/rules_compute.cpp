@@ -2,6 +2,8 @@
 // optimizer-unfused, copy-heavy.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/analysis/tensor_cores.h"
+#include "core/trace/format_description.h"
 
 #include <map>
 
@@ -20,20 +22,13 @@ double kernelTimeNs(const DiagnosisInput& in)
     return total;
 }
 
-// Compute capability >= 7 (Volta and later have Tensor Cores), from the device list or,
-// when the trace has none, from architecture prefixes in kernel names.
+// Does the device have matrix units the rules may recommend (NVIDIA Volta+, AMD CDNA)?
 bool hasTensorCores(const DiagnosisInput& in)
 {
-    for (const trace::DeviceInfo& d : in.model.metadata().devices)
-        if (d.computeMajor >= 7)
-            return true;
-    if (!in.model.metadata().devices.empty())
-        return false;
+    std::vector<std::string_view> names;
     for (const KernelStats& k : in.summary.kernels)
-        for (std::string_view arch : {"volta_", "turing_", "ampere_", "sm70_", "sm75_", "sm80_", "sm86_", "sm90_"})
-            if (k.name.find(arch) != std::string::npos)
-                return true;
-    return false;
+        names.push_back(k.name);
+    return hasMatrixUnits(in.model.metadata(), trace::detectGpuVendor(in.model), names);
 }
 
 // Input Dims as written ("[[32, 64, 56, 56], [64, 64, 3, 3], []]") -> tensors' dims.
@@ -95,7 +90,7 @@ std::vector<int64_t> tensorCoreDims(std::string_view op, const std::vector<std::
 void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const double kernels = kernelTimeNs(in);
-    if (kernels <= 0 || !hasTensorCores(in))
+    if (!judgeable(in) || kernels <= 0 || !hasTensorCores(in))
         return;
     double tensorCore = 0;
     for (const auto& [device, m] : in.summary.gpu)
@@ -116,7 +111,8 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     const double steps = static_cast<double>(in.summary.steps.steps.size());
     Finding f;
     f.id = "no-tensor-cores";
-    f.severity = eligibleShare >= 0.3 ? Severity::High : Severity::Medium;
+    const double gain = causal(in).gain(Cause::Fp32Matmul);
+    f.severity = severityForGain(share(gain, stepMeanNs(in)));
     f.title = "Matrix multiplies and convolutions run without Tensor Cores (" + formatPercent(eligibleShare) +
               " of kernel time)";
     f.explanation = "The GPU has Tensor Cores, but " + formatPercent(tcShare) +
@@ -131,9 +127,10 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const KernelStats& k : in.summary.kernels)
         if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
             f.evidence.kernels.push_back(k.name);
-    f.estimatedGainNs = 0.5 * eligible / steps;
-    f.gainMethod = "half of the GEMM/convolution kernel time per step (Tensor Core kernels in 16-bit are at "
-                   "least 2x faster than fp32 ones)";
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, "us"});
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with the fp32 GEMM/convolution kernels at half their time (16-bit Tensor "
+                   "Core kernels run them at least 2x faster); saved only where the GPU sets the pace";
     // bf16 Tensor Cores need Ampere (compute capability 8.0); Volta and Turing use fp16
     // with a gradient scaler.
     bool bf16 = false;
@@ -141,9 +138,15 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
         bf16 |= d.computeMajor >= 8;
     if (in.model.metadata().devices.empty())
         for (const KernelStats& k : in.summary.kernels)
-            bf16 |= k.name.find("ampere_") != std::string::npos || k.name.find("sm80_") != std::string::npos ||
-                    k.name.find("sm90_") != std::string::npos;
-    if (bf16) {
+            for (std::string_view arch : {"ampere_", "sm80_", "sm86_", "sm89_", "sm90", "sm100", "sm103", "nvjet"})
+                bf16 |= k.name.find(arch) != std::string::npos;
+    if (isInference(in)) {
+        f.fix = std::string("Run inference in ") + (bf16 ? "bf16" : "fp16") +
+                " (autocast, or the model converted), with TF32 allowed for what stays in fp32.";
+        f.snippet = std::string("torch.backends.cuda.matmul.allow_tf32 = True\n"
+                                "with torch.inference_mode(), torch.autocast(\"cuda\", dtype=torch.") +
+                    (bf16 ? "bfloat16" : "float16") + "):\n    out = model(x)\n";
+    } else if (bf16) {
         f.fix = "Run the forward pass (and the loss) under bf16 autocast; keep the optimizer in fp32. TF32 "
                 "also speeds up the ops autocast leaves in fp32.";
         f.snippet = "torch.backends.cuda.matmul.allow_tf32 = True\n"
@@ -168,7 +171,7 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
 void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const double kernels = kernelTimeNs(in);
-    if (kernels <= 0)
+    if (!judgeable(in) || kernels <= 0 || !hasTensorCores(in))
         return;
     double misaligned = 0;
     std::vector<std::pair<double, std::string>> offenders;
@@ -200,8 +203,12 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"misaligned_time_per_step_us", misaligned / steps / 1e3, "us"}};
     for (size_t i = 0; i < std::min<size_t>(5, offenders.size()); ++i)
         f.evidence.ops.push_back(offenders[i].second);
-    f.estimatedGainNs = 0.25 * misaligned / steps;
-    f.gainMethod = "a quarter of the misaligned ops' device time per step (padding typically recovers 20-50 %)";
+    // Padding speeds those kernels up by about a quarter (NVIDIA's guidance: 20-50 %); it
+    // shortens the step only in the share of it where the GPU sets the pace.
+    const double gpuBound = share(causal(in).deviceBusyNs, causal(in).stepNs);
+    f.estimatedGainNs = 0.25 * misaligned / steps * gpuBound;
+    f.gainMethod = "a quarter of the misaligned ops' device time per step (padding typically recovers 20-50 %), "
+                   "times the share of the step the GPU is busy";
     f.fix = "Pad the dimensions that feed matmuls and convolutions to a multiple of 8 (64 is better for "
             "large layers): vocabulary size, hidden/FFN widths, attention head dimensions, channel counts.";
     f.snippet = "def pad8(n):\n"
@@ -225,7 +232,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
         if (e.category == Category::CpuOp && name.find("_fused_") != std::string_view::npos)
             fused = true;
     }
-    if (spans.empty() || fused)
+    if (!judgeable(in) || spans.empty() || fused || in.summary.window.kind != RunKind::Training)
         return;
     double kernels = 0, spanNs = 0;
     std::map<std::string, int64_t> byKernel;
@@ -251,7 +258,8 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f;
     f.id = "optimizer-unfused";
-    f.severity = perStep >= 4 * in.thresholds.optimizerKernelsPerStep ? Severity::Medium : Severity::Low;
+    const double gain = causal(in).gain(Cause::OptimizerHost);
+    f.severity = severityForGain(share(gain, stepMeanNs(in)));
     f.title = "The optimizer launches " + std::to_string(static_cast<int64_t>(perStep)) +
               " kernels per step, one or more per parameter";
     f.explanation = "Optimizer.step runs a loop over parameters with a few small kernels each (" +
@@ -269,9 +277,10 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.kernels.push_back(top[i].second);
     for (size_t i = 0; i < std::min<size_t>(3, spans.size()); ++i)
         f.evidence.ranges.push_back({spans[i]->startNs, spans[i]->endNs()});
-    f.estimatedGainNs = 0.7 * spanNs / static_cast<double>(spans.size());
-    f.gainMethod = "70 % of the optimizer step's duration (fused optimizers replace hundreds of launches "
-                   "with a few)";
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::OptimizerHost) / 1e3, "us"});
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed without the optimizer's per-parameter launch overhead on the host (a "
+                   "fused optimizer launches a handful of kernels); credited after launch-bound when both apply";
     f.fix = "Use the fused (or foreach) implementation of the optimizer.";
     f.snippet = "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n"
                 "# or foreach=True where fused is not available\n";
@@ -280,60 +289,46 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
 
 void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
 {
-    const std::vector<Step>& steps = in.summary.steps.steps;
-    if (steps.empty())
+    if (!judgeable(in))
         return;
-    const int64_t begin = steps.front().beginNs, end = steps.back().endNs;
-    auto isCopyOp = [](std::string_view n) {
-        return n == "aten::copy_" || n == "aten::to" || n == "aten::_to_copy";
-    };
-    // Copies that bring input from the host are the data pipeline's business
-    // (pageable-memcpy, dataloader-bound): leave out the copy ops that launched them.
-    std::vector<bool> hostInput(in.model.events().size(), false);
-    for (const Event& e : in.model.events()) {
-        if (e.category != Category::Memcpy || !e.op.valid() ||
-            in.model.text(e.name).find("HtoD") == std::string_view::npos)
-            continue;
-        for (trace::EventId a = e.op; a.valid() && isCopyOp(in.model.text(in.model.event(a).name));
-             a = in.model.event(a).parent)
-            hostInput[a.value] = true;
-    }
-    double cpu = 0, device = 0;
+    // Device time of copies and conversions inside the model (aten::copy_/to/_to_copy
+    // that neither bring input from the host nor read results back): a host that waits
+    // in a .to("cpu") is host-sync's business, not a copy cost.
+    const CausalModel& m = causal(in);
+    const double device = m.deviceNs[static_cast<size_t>(Cause::DeviceCopies)];
+    const double step = stepMeanNs(in);
+    const double fraction = share(device, step);
+    const double gain = m.gain(Cause::DeviceCopies);
+    if (fraction < in.thresholds.copyShare || share(gain, step) < 0.01)
+        return;
     std::map<std::string, double> callers;
     for (const Event& e : in.model.events()) {
-        if (e.startNs < begin || e.startNs >= end)
+        if (e.category != Category::Memcpy && e.category != Category::Kernel)
             continue;
-        const std::string_view name = in.model.text(e.name);
-        if (e.category == Category::CpuOp && isCopyOp(name) && !hostInput[in.model.idOf(e).value]) {
-            // Outermost copy op only (aten::to -> _to_copy -> copy_).
-            bool nested = false;
-            for (trace::EventId p = e.parent; p.valid(); p = in.model.event(p).parent)
-                nested |= isCopyOp(in.model.text(in.model.event(p).name));
-            if (!nested) {
-                cpu += static_cast<double>(e.durationNs);
-                if (e.parent.valid())
-                    callers[std::string(in.model.text(in.model.event(e.parent).name))] += static_cast<double>(e.durationNs);
-            }
-        } else if ((e.category == Category::Kernel || e.category == Category::Memcpy) && e.op.valid() &&
-                   isCopyOp(in.model.text(in.model.event(e.op).name)) && !hostInput[e.op.value]) {
-            device += static_cast<double>(e.durationNs);
-        }
+        if (!e.op.valid() || !inSteps(in, e.startNs))
+            continue;
+        const std::string_view op = in.model.text(in.model.event(e.op).name);
+        if (op != "aten::copy_" && op != "aten::to" && op != "aten::_to_copy")
+            continue;
+        trace::EventId caller = in.model.event(e.op).parent;
+        while (caller.valid() && in.model.text(in.model.event(caller).name).starts_with("aten::") &&
+               in.model.text(in.model.event(caller).name).find("copy") != std::string_view::npos)
+            caller = in.model.event(caller).parent;
+        if (caller.valid() && in.model.text(in.model.event(caller).name) == "aten::to")
+            caller = in.model.event(caller).parent;
+        callers[caller.valid() ? std::string(in.model.text(in.model.event(caller).name)) : "(top level)"] +=
+            static_cast<double>(e.durationNs);
     }
-    const double n = static_cast<double>(steps.size());
-    const double worst = std::max(cpu, device) / n;
-    const double fraction = share(worst, stepMeanNs(in));
-    if (fraction < in.thresholds.copyShare)
-        return;
     Finding f;
     f.id = "copy-heavy";
-    f.severity = fraction >= 0.25 ? Severity::High : Severity::Medium;
-    f.title = "Tensor copies and dtype/device conversions take " + formatPercent(fraction) + " of the step";
-    f.explanation = "aten::copy_/aten::to run " + formatMs(cpu / n) + " on the CPU and " + formatMs(device / n) +
-                    " on the GPU per step. Moving data between devices or dtypes every step, or making "
-                    "tensors contiguous repeatedly, is work the model does not need.";
-    f.evidence.figures = {{"copy_cpu_time_per_step_us", cpu / n / 1e3, "us"},
-                          {"copy_device_time_per_step_us", device / n / 1e3, "us"},
-                          {"copy_share_of_step", fraction, "fraction"}};
+    f.severity = severityForGain(share(gain, step));
+    f.title = "Tensor copies and dtype conversions take " + formatPercent(fraction) + " of the step on the GPU";
+    f.explanation = "aten::copy_/aten::to run " + formatMs(device) + " of device work per step inside the model: "
+                    "converting dtypes or layouts, or making tensors contiguous, every step. Without them the "
+                    "step would be " + formatMs(gain) + " shorter.";
+    f.evidence.figures = {{"copy_device_time_per_step_us", device / 1e3, "us"},
+                          {"copy_share_of_step", fraction, "fraction"},
+                          {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, "us"}};
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [name, ns] : callers)
         top.emplace_back(ns, name);
@@ -341,13 +336,12 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.ops.push_back("aten::copy_");
     for (size_t i = 0; i < std::min<size_t>(3, top.size()); ++i)
         f.evidence.ops.push_back("called from " + top[i].second);
-    f.estimatedGainNs = 0.5 * worst;
-    f.gainMethod = "half of the larger of the CPU and device copy time per step";
-    f.fix = "Create tensors on the device and in the dtype they are used in, move each batch once (with "
-            "non_blocking=True from pinned memory), and keep layouts consistent instead of calling "
-            ".contiguous() or .to() inside the model.";
-    f.snippet = "x = x.to(device, non_blocking=True)          # once per batch\n"
-                "mask = torch.ones(n, device=device, dtype=x.dtype)  # not .cuda() every step\n";
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed without the in-model copy kernels (their device time removed)";
+    f.fix = "Create tensors on the device and in the dtype they are used in, and keep layouts consistent "
+            "instead of calling .contiguous() or .to() inside the model.";
+    f.snippet = "mask = torch.ones(n, device=device, dtype=x.dtype)  # not .cuda() / .to() every step\n"
+                "x = x.to(memory_format=torch.channels_last)          # once, with the model\n";
     out.push_back(std::move(f));
 }
 

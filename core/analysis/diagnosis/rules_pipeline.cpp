@@ -1,5 +1,6 @@
-// Rules about keeping the GPU fed: dataloader-bound, low-gpu-utilization, launch-bound,
-// unstable-steps.
+// Rules about keeping the GPU fed: dataloader-bound, python-bound, launch-bound,
+// low-gpu-utilization, unstable-steps. Their gains come from the causal model of the
+// step (step_model.h): the step replayed without the cause.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 
@@ -8,32 +9,66 @@
 
 namespace kinetoscope::analysis::rules {
 
+namespace {
+
+void addCausalFigures(Finding& f, const DiagnosisInput& in, Cause cause, HostState state)
+{
+    const CausalModel& m = causal(in);
+    f.evidence.figures.push_back({"host_time_per_step_us", m.host(state) / 1e3, "us"});
+    f.evidence.figures.push_back({"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, "us"});
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", m.solo(cause) / 1e3, "us"});
+}
+
+// Longest stretch with no device work inside the judged steps.
+TimeRange longestDeviceIdle(const DiagnosisInput& in)
+{
+    std::vector<TimeRange> busy;
+    for (const Event& e : in.model.events())
+        if (e.category == trace::Category::Kernel || e.category == trace::Category::Memcpy ||
+            e.category == trace::Category::Memset)
+            busy.push_back({e.startNs, e.endNs()});
+    const RangeSet busySet = unionOf(std::move(busy));
+    TimeRange best{0, 0};
+    for (const Step& s : in.summary.steps.steps)
+        for (const TimeRange& r : subtract({{s.beginNs, s.endNs}}, busySet))
+            if (r.length() > best.length())
+                best = r;
+    return best;
+}
+
+}  // namespace
+
 void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
 {
-    // The breakdown gives the DataLoader only the time no kernel or copy claimed: it is
-    // exactly the time the GPU waited for data.
+    if (!hostJudgeable(in))
+        return;
+    // The plugin's figure: DataLoader time no kernel or copy claimed (the breakdown);
+    // the gain: the step replayed without the DataLoader's host time.
     const Breakdown& b = in.summary.breakdown.all;
     const double step = stepMeanNs(in);
     const double waiting = b.average(TimeCategory::DataLoader);
     const double fraction = share(waiting, step);
+    const double gain = causal(in).gain(Cause::DataLoader);
     double labFraction = 0.0;
     if (in.lab && in.lab->dataLoaderNs && in.lab->computeNs)
         labFraction = share(*in.lab->dataLoaderNs, *in.lab->dataLoaderNs + *in.lab->computeNs);
-    if (fraction <= in.thresholds.dataloaderShare && labFraction <= 0.5)
+    if (share(gain, step) <= in.thresholds.dataloaderShare && labFraction <= 0.5)
         return;
     Finding f;
     f.id = "dataloader-bound";
-    f.severity = fraction >= in.thresholds.dataloaderShareHigh || labFraction > 0.5 ? Severity::High
-                 : fraction >= 2 * in.thresholds.dataloaderShare                   ? Severity::Medium
-                                                                                    : Severity::Low;
+    f.severity = labFraction > 0.5 ? Severity::High : severityForGain(share(gain, step));
+    if (share(gain, step) >= in.thresholds.dataloaderShareHigh)
+        f.severity = Severity::High;
     f.title = "The GPU waits for data " + formatPercent(fraction) + " of each step (" + formatMs(waiting) + ")";
-    f.explanation = "Each step spends " + formatMs(waiting) +
-                    " in the DataLoader's __next__ with no kernel or copy running: the input pipeline, "
-                    "not the model, sets the pace. Loading the next batch in worker processes while "
-                    "the GPU computes hides this time.";
+    f.explanation = "Each step spends " + formatMs(causal(in).host(HostState::DataLoader)) +
+                    " in the DataLoader's __next__ on the training thread, " + formatMs(waiting) +
+                    " of it with no kernel or copy running: the input pipeline, not the model, sets the pace. "
+                    "Loading batches in worker processes while the GPU computes hides it; the step would be " +
+                    formatMs(gain) + " shorter.";
     f.evidence.figures = {{"dataloader_wait_per_step_us", waiting / 1e3, "us"},
                           {"dataloader_share_of_step", fraction, "fraction"},
                           {"step_time_us", step / 1e3, "us"}};
+    addCausalFigures(f, in, Cause::DataLoader, HostState::DataLoader);
     if (labFraction > 0)
         f.evidence.figures.push_back({"lab_dataloader_share", labFraction, "fraction"});
     f.evidence.steps = worstSteps(in, [&](size_t i) { return b.perStep[i][TimeCategory::DataLoader]; });
@@ -46,8 +81,8 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
                 f.evidence.ranges.push_back({e.startNs, e.endNs()});
         }
     }
-    f.estimatedGainNs = waiting;
-    f.gainMethod = "the GPU-idle DataLoader time per step, all of which overlaps compute once batches are prefetched";
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with the DataLoader's host time removed (batches ready when asked for)";
     f.fix = "Load batches in parallel worker processes and keep them ahead of the GPU; pin host memory so the "
             "copy can overlap. If workers are already many, make the per-sample work cheaper (decode once, "
             "cache, move augmentation to the GPU).";
@@ -60,122 +95,173 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
     out.push_back(std::move(f));
 }
 
-void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
+void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
 {
-    const UtilizationSeries& series = in.summary.utilization;
-    for (const auto& [device, m] : in.summary.gpu) {
-        if (!m.utilization)
-            continue;
-        // The longest stretch of buckets in which the GPU was idle (< 5 % busy).
-        int64_t longestIdleNs = 0, runNs = 0, runStart = 0, bestStart = 0;
-        if (const auto it = series.gpuBusy.find(device); it != series.gpuBusy.end()) {
-            for (size_t b = 0; b < it->second.size(); ++b) {
-                if (it->second[b] < 0.05f) {
-                    if (runNs == 0)
-                        runStart = series.beginNs + static_cast<int64_t>(b) * series.bucketNs;
-                    runNs += series.bucketNs;
-                    if (runNs > longestIdleNs) {
-                        longestIdleNs = runNs;
-                        bestStart = runStart;
-                    }
-                } else {
-                    runNs = 0;
-                }
-            }
-        }
-        const bool lowOverall = *m.utilization < in.thresholds.lowUtilization;
-        const bool starved = static_cast<double>(longestIdleNs) / 1e3 > in.thresholds.idleStretchUs;
-        if (!lowOverall && !starved)
-            continue;
-        Finding f;
-        f.id = "low-gpu-utilization";
-        f.severity = *m.utilization < in.thresholds.lowUtilizationHigh ? Severity::High
-                     : lowOverall                                       ? Severity::Medium
-                                                                        : Severity::Low;
-        f.title = "GPU " + std::to_string(device) + " runs kernels " + formatPercent(*m.utilization) +
-                  " of the time";
-        f.explanation = "Kernels cover " + formatPercent(*m.utilization) +
-                        " of the steps' span on this device; the rest of the time it is idle. The other "
-                        "findings say why (waiting for data, for launches, for synchronisation); if none "
-                        "applies, the work per step is too small for the GPU.";
-        f.evidence.figures = {{"utilization", *m.utilization, "fraction"},
-                              {"longest_idle_stretch_us", static_cast<double>(longestIdleNs) / 1e3, "us"}};
-        if (m.smEfficiency)
-            f.evidence.figures.push_back({"sm_efficiency", *m.smEfficiency, "fraction"});
-        if (longestIdleNs > 0)
-            f.evidence.ranges.push_back({bestStart, bestStart + longestIdleNs});
-        const double target = std::max(*m.utilization, in.thresholds.lowUtilization);
-        f.estimatedGainNs = stepMeanNs(in) * std::max(0.0, target - *m.utilization);
-        f.gainMethod = "idle time per step below the " + formatPercent(in.thresholds.lowUtilization) +
-                       " utilisation mark (overlaps the gains of the findings that explain it)";
-        f.fix = "Fix the cause the other findings name first. If the GPU is simply under-loaded, give it more "
-                "work per step: a larger batch (scale the learning rate), or several micro-batches per step.";
-        f.snippet = "# more work per launch: a larger batch, or accumulate micro-batches\n"
-                    "loader = DataLoader(dataset, batch_size=2 * batch_size, num_workers=8, pin_memory=True)\n"
-                    "for group in optimizer.param_groups:\n"
-                    "    group[\"lr\"] *= 2  # linear scaling rule\n";
-        out.push_back(std::move(f));
-    }
+    if (!hostJudgeable(in))
+        return;
+    // Host work that launches nothing: Python, and CPU ops on CPU tensors. Two causes in
+    // the model (credited separately, so their sum claims no time twice), one finding.
+    const CausalModel& m = causal(in);
+    const double step = stepMeanNs(in);
+    const double gain = m.gain(Cause::Python) + m.gain(Cause::CpuCompute);
+    if (share(gain, step) < in.thresholds.pythonShare)
+        return;
+    const double hostNs = m.host(HostState::Python) + m.host(HostState::CpuCompute);
+    const double idleNs = m.idleWhile(HostState::Python) + m.idleWhile(HostState::CpuCompute);
+    Finding f;
+    f.id = "python-bound";
+    f.severity = severityForGain(share(gain, step));
+    f.title = "The GPU waits while the host runs Python or CPU ops: " + formatMs(idleNs) + " idle per step";
+    f.explanation = "Python (or host code the profiler did not record as ops) and CPU ops that launch no device "
+                    "work take " + formatMs(hostNs) + " per step on the training thread (" +
+                    formatMs(m.host(HostState::CpuCompute)) + " of it in CPU ops), and no device work is queued "
+                    "meanwhile. Preprocessing, metrics, bookkeeping or element-wise Python loops between launches "
+                    "serialise with the GPU; moved out of the step, vectorised or put on the GPU, the step would be " +
+                    formatMs(gain) + " shorter.";
+    f.evidence.figures = {{"host_time_per_step_us", hostNs / 1e3, "us"},
+                          {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, "us"},
+                          {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, "us"},
+                          {"step_time_us", step / 1e3, "us"}};
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
+                   "launches";
+    f.fix = isInference(in)
+                ? "Move request preprocessing out of the serving loop (a separate thread or process), vectorise "
+                  "it with tensor ops, and keep per-token bookkeeping on the GPU."
+                : "Move preprocessing into DataLoader workers (the dataset's __getitem__ or a collate_fn), "
+                  "vectorise Python loops into tensor ops, and do per-batch work on the GPU.";
+    f.snippet = isInference(in) ? "# preprocessing in a worker thread, overlapped with the model\n"
+                                  "with torch.inference_mode():\n"
+                                  "    batch = preprocess_queue.get()   # prepared while the GPU ran\n"
+                                  "    out = model(batch.to(device, non_blocking=True))\n"
+                                : "class Prepared(torch.utils.data.Dataset):\n"
+                                  "    def __getitem__(self, i):\n"
+                                  "        return preprocess(self.items[i])  # runs in a worker\n"
+                                  "loader = DataLoader(Prepared(items), num_workers=8, pin_memory=True)\n"
+                                  "total = values.sum()  # not: for v in values: total += v\n";
+    out.push_back(std::move(f));
 }
 
 void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
 {
-    const TraceSummary& s = in.summary;
-    if (s.gpu.empty() || s.steps.steps.empty())
+    if (!hostJudgeable(in) || in.summary.gpu.empty())
         return;
+    const TraceSummary& s = in.summary;
     const double step = stepMeanNs(in);
-    const double steps = static_cast<double>(s.steps.steps.size());
-    // Time the whole GPU sat idle waiting for launches, not already explained by the
-    // DataLoader.
-    double hostWait = 0;
-    for (int64_t ns : s.idleGaps.hostWaitIdleNsPerStep)
-        hostWait += static_cast<double>(ns);
-    hostWait /= steps;
-    const double unexplained = std::max(0.0, hostWait - s.breakdown.all.average(TimeCategory::DataLoader));
+    const double gain = causal(in).gain(Cause::LaunchOverhead);
+    const double idleLaunching = causal(in).idleWhile(HostState::Launching);
+    // Host-bound is judged from what the host was doing while the GPU idled, not from a
+    // kernel count.
+    if (share(idleLaunching, step) < in.thresholds.launchHostWaitShare ||
+        share(gain, step) < in.thresholds.launchHostWaitShare)
+        return;
     double kernelsPerStep = 0;
     for (int64_t k : s.launches.kernelsPerStep)
         kernelsPerStep += static_cast<double>(k);
-    kernelsPerStep /= steps;
+    kernelsPerStep /= static_cast<double>(std::max<size_t>(1, s.launches.kernelsPerStep.size()));
     const double shortShare = s.launches.shortKernelShare.value_or(0.0);
-    if (share(unexplained, step) < in.thresholds.launchHostWaitShare ||
-        kernelsPerStep < in.thresholds.launchMinKernelsPerStep || shortShare < in.thresholds.launchShortKernelShare)
-        return;
     Finding f;
     f.id = "launch-bound";
-    const double fraction = share(unexplained, step);
-    f.severity = fraction >= 0.25 ? Severity::High : fraction >= 0.15 ? Severity::Medium : Severity::Low;
-    f.title = "Kernel launches cannot keep up: " + std::to_string(static_cast<int64_t>(kernelsPerStep)) +
-              " kernels per step, the GPU waits on the CPU " + formatPercent(fraction) + " of the step";
-    f.explanation = formatPercent(shortShare) + " of the kernels run under 10 us, shorter than it takes the CPU "
-                    "to launch them, so the stream drains and waits for the next launch (" +
-                    formatMs(unexplained) + " per step). Fusing kernels, or replaying the step as a CUDA graph, "
-                    "removes most of the per-kernel launch cost.";
+    f.severity = severityForGain(share(gain, step));
+    f.title = "The GPU waits on the CPU's launches " + formatPercent(share(idleLaunching, step)) + " of the step (" +
+              std::to_string(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
+    f.explanation = "While the host dispatches ops and launches kernels (" +
+                    formatMs(causal(in).host(HostState::Launching)) + " per step), the GPU has nothing queued for " +
+                    formatMs(idleLaunching) + ": " + formatPercent(shortShare) +
+                    " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
+                    "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be up "
+                    "to " + formatMs(gain) + " shorter.";
     f.evidence.figures = {{"kernels_per_step", kernelsPerStep, "count"},
                           {"short_kernel_share", shortShare, "fraction"},
-                          {"host_wait_idle_per_step_us", unexplained / 1e3, "us"},
                           {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, "us"}};
-    f.evidence.steps = worstSteps(in, [&](size_t i) { return s.idleGaps.hostWaitIdleNsPerStep[i]; });
+    addCausalFigures(f, in, Cause::LaunchOverhead, HostState::Launching);
     for (const IdleGap& g : s.idleGaps.largest)
         if (g.kind == GapKind::HostWait && f.evidence.ranges.size() < 5)
             f.evidence.ranges.push_back({g.beginNs, g.endNs});
     for (size_t i = 0; i < s.kernels.size() && f.evidence.kernels.size() < 5; ++i)
         if (s.kernels[i].meanNs() < 10'000)
             f.evidence.kernels.push_back(s.kernels[i].name);
-    f.estimatedGainNs = unexplained * 0.8;
-    f.gainMethod = "80 % of the host-wait idle per step not explained by the DataLoader (CUDA graphs and "
-                   "fusion typically remove most but not all launch gaps)";
-    f.fix = "Cut the number of launches: compile the model (fuses elementwise chains), capture the whole "
-            "step in a CUDA graph when shapes are static, use fused optimizers, and avoid Python loops over "
-            "small tensors.";
-    f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n"
-                "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n";
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with the host's op-dispatch and launch time removed (an upper bound: a "
+                   "CUDA graph still costs one launch)";
+    if (isInference(in)) {
+        f.fix = "Capture the forward pass in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
+                "torch.cuda.graphs for static shapes), use fused kernels (scaled_dot_product_attention), and "
+                "batch more requests per forward.";
+        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs\n"
+                    "with torch.inference_mode():\n"
+                    "    out = model(batch)\n";
+    } else {
+        f.fix = "Cut the number of launches: compile the model (fuses elementwise chains), capture the whole "
+                "step in a CUDA graph when shapes are static, use fused optimizers, and avoid Python loops over "
+                "small tensors.";
+        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n"
+                    "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n";
+    }
     out.push_back(std::move(f));
+}
+
+void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    if (!judgeable(in))
+        return;
+    const CausalModel& m = causal(in);
+    const double step = stepMeanNs(in);
+    // The idle time the host-side findings already explain is theirs; this finding is
+    // for a GPU that is under-loaded for another reason.
+    double explained = 0;
+    for (Cause c : {Cause::DataLoader, Cause::Python, Cause::LaunchOverhead, Cause::HostSync, Cause::PageableCopy,
+                    Cause::CpuCompute})
+        explained += m.gain(c);
+    const TimeRange longest = longestDeviceIdle(in);
+    for (const auto& [device, g] : in.summary.gpu) {
+        if (!g.utilization)
+            continue;
+        const bool lowOverall = *g.utilization < in.thresholds.lowUtilization;
+        const bool starved = static_cast<double>(longest.length()) / 1e3 > in.thresholds.idleStretchUs;
+        const double unexplained = std::max(0.0, m.deviceIdleNs - explained);
+        if ((!lowOverall && !starved) || unexplained < 0.5 * m.deviceIdleNs)
+            continue;
+        Finding f;
+        f.id = "low-gpu-utilization";
+        f.severity = share(unexplained, step) >= 0.5 ? Severity::Medium : Severity::Low;
+        f.title = "GPU " + std::to_string(device) + " runs kernels " + formatPercent(*g.utilization) +
+                  " of the time";
+        f.explanation = "Kernels cover " + formatPercent(*g.utilization) + " of the steady steps on this device. " +
+                        formatMs(unexplained) + " of idle per step is not explained by anything the host was seen "
+                        "doing (data, Python, launches, synchronisation): host code the profiler did not record "
+                        "(profile with with_stack=True to see it), other devices or ranks, or simply too little "
+                        "work per step for this GPU. More work per step raises throughput; it does not shorten "
+                        "the step.";
+        f.evidence.figures = {{"utilization", *g.utilization, "fraction"},
+                              {"unexplained_idle_per_step_us", unexplained / 1e3, "us"},
+                              {"longest_idle_stretch_us", static_cast<double>(longest.length()) / 1e3, "us"}};
+        if (g.smEfficiency)
+            f.evidence.figures.push_back({"sm_efficiency", *g.smEfficiency, "fraction"});
+        if (longest.length() > 0)
+            f.evidence.ranges.push_back(longest);
+        f.gainMethod = "none per step: more work per step raises throughput, not step time";
+        if (isInference(in)) {
+            f.fix = "Batch more requests (or tokens) per forward, or run several model replicas per GPU.";
+            f.snippet = "# dynamic batching: gather requests up to a size or a deadline\n"
+                        "batch = collate(queue.get_many(max_items=64, timeout_ms=5))\n"
+                        "with torch.inference_mode():\n"
+                        "    out = model(batch)\n";
+        } else {
+            f.fix = "Give the GPU more work per step: a larger batch (scale the learning rate), or several "
+                    "micro-batches per step.";
+            f.snippet = "loader = DataLoader(dataset, batch_size=2 * batch_size, num_workers=8, pin_memory=True)\n"
+                        "for group in optimizer.param_groups:\n"
+                        "    group[\"lr\"] *= 2  # linear scaling rule\n";
+        }
+        out.push_back(std::move(f));
+    }
 }
 
 void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const std::vector<Step>& steps = in.summary.steps.steps;
-    if (steps.size() < 3)
+    if (!judgeable(in) || steps.size() < 3)
         return;
     std::vector<double> durations;
     for (const Step& s : steps)
@@ -197,26 +283,21 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "unstable-steps";
     f.severity = cv >= 2 * in.thresholds.unstableCv ? Severity::Medium : Severity::Low;
-    const bool firstSlow = durations.front() == sorted.back();
-    f.title = "Step times vary: the slowest is " + formatRatio(maxOverMedian) + " the median" +
-              (firstSlow ? " (the first step)" : "");
+    f.title = "Steady step times vary: the slowest is " + formatRatio(maxOverMedian) + " the median";
     f.explanation = "Steps take " + formatMs(median) + " at the median but up to " + formatMs(sorted.back()) +
-                    ". Slow first steps are warm-up (allocator, cuDNN autotuning, compilation) and should be "
-                    "excluded from measurements; slow steps later point to periodic work (checkpointing, "
-                    "logging, evaluation) or a stalled input pipeline.";
+                    " (warm-up already left out). Slow steps in the middle of a run point to periodic work "
+                    "(checkpointing, logging, evaluation), a stalled input pipeline, or host jitter.";
     f.evidence.figures = {{"median_step_us", median / 1e3, "us"},
                           {"slowest_step_us", sorted.back() / 1e3, "us"},
                           {"coefficient_of_variation", cv, "ratio"}};
     f.evidence.steps = worstSteps(in, [&](size_t i) { return durations[i]; });
     f.estimatedGainNs = std::max(0.0, mean - median);
-    f.gainMethod = "mean step time minus median step time";
-    f.fix = "Warm up before timing or profiling (the profiler schedule's `warmup`), set "
-            "torch.backends.cudnn.benchmark for static shapes, and move periodic work (logging, "
-            "checkpoints, evaluation) off the training step or make it asynchronous.";
-    f.snippet = "torch.backends.cudnn.benchmark = True  # static input shapes\n"
-                "schedule = torch.profiler.schedule(wait=1, warmup=3, active=5)\n"
-                "if step % log_every == 0:\n"
-                "    log(loss.detach())  # no .item() every step\n";
+    f.gainMethod = "mean step time minus median step time (the slow steps' excess, per step)";
+    f.fix = "Move periodic work (logging, checkpoints, evaluation) off the training step or make it "
+            "asynchronous, and keep the input pipeline ahead (more workers, prefetch).";
+    f.snippet = "if step % log_every == 0:\n"
+                "    log(loss.detach())  # no .item() every step\n"
+                "torch.save(state, path)  # in a background thread, or every N steps\n";
     out.push_back(std::move(f));
 }
 

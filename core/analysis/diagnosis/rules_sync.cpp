@@ -1,6 +1,9 @@
-// Rules about the host waiting on the device: host-sync, pageable-memcpy.
+// Rules about the host waiting on the device: host-sync, pageable-memcpy. A blocking call
+// costs the step only what the GPU then idles for because of it: the causal model replays
+// the step with the call not waiting.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/analysis/runtime_calls.h"
 
 #include <map>
 
@@ -16,18 +19,25 @@ bool isScalarRead(std::string_view name)
 }
 
 // The nearest enclosing op or annotation that says where a call comes from (the step
-// marker and the scalar-read ops themselves are skipped).
+// marker and the op plumbing of a copy or scalar read are skipped).
 std::string origin(const trace::TraceModel& model, const Event& e, const std::string& marker)
 {
+    std::string plumbing;
     for (trace::EventId p = e.parent; p.valid(); p = model.event(p).parent) {
         const Event& parent = model.event(p);
         const std::string_view name = model.text(parent.name);
-        if ((parent.category == Category::CpuOp || parent.category == Category::UserAnnotation ||
-             parent.category == Category::PythonFunction) &&
-            !isScalarRead(name) && !(marker.size() && name.starts_with(marker)))
-            return std::string(name);
+        if (parent.category != Category::CpuOp && parent.category != Category::UserAnnotation &&
+            parent.category != Category::PythonFunction)
+            continue;
+        if (marker.size() && name.starts_with(marker))
+            break;
+        if (isScalarRead(name) || name == "aten::copy_" || name == "aten::_to_copy" || name == "aten::to") {
+            plumbing = std::string(name);
+            continue;
+        }
+        return plumbing.empty() ? std::string(name) : plumbing + " in " + std::string(name);
     }
-    return "(top level)";
+    return plumbing.empty() ? "(top level)" : plumbing;
 }
 
 }  // namespace
@@ -35,57 +45,51 @@ std::string origin(const trace::TraceModel& model, const Event& e, const std::st
 void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const std::vector<Step>& steps = in.summary.steps.steps;
-    if (steps.empty() || in.summary.gpu.empty())
+    if (!hostJudgeable(in) || in.summary.window.deviceActivities == 0)
         return;
-    const int64_t begin = steps.front().beginNs, end = steps.back().endNs;
     const std::string marker = in.summary.steps.fromMarkers ? in.summary.steps.marker : std::string();
     double blocked = 0;
-    int64_t calls = 0, scalarReads = 0;
+    int64_t calls = 0, deviceToHost = 0;
     std::map<std::string, double> origins;
     std::vector<TimeRange> ranges;
     for (const Event& e : in.model.events()) {
-        if (e.startNs < begin || e.startNs >= end)
+        if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e))
             continue;
-        const std::string_view name = in.model.text(e.name);
-        bool counted = false;
-        if (e.category == Category::CpuOp && name == "aten::item") {
-            ++scalarReads;
-            counted = true;
-        } else if (trace::isLaunchCall(e.category) && isSynchronizingCall(name)) {
-            // A sync inside aten::item is already counted with it.
-            bool insideItem = false;
-            for (trace::EventId p = e.parent; p.valid() && !insideItem; p = in.model.event(p).parent)
-                insideItem = isScalarRead(in.model.text(in.model.event(p).name));
-            if (!insideItem) {
-                ++calls;
-                counted = true;
-            }
+        bool upload = false;
+        for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
+            const CopyKind kind = classifyCopy(in.model.text(in.model.event(a).name));
+            upload |= kind.direction == CopyDirection::HostToDevice;
+            deviceToHost += kind.direction == CopyDirection::DeviceToHost;
         }
-        if (!counted)
-            continue;
+        if (upload)
+            continue;  // pageable uploads: pageable-memcpy
+        ++calls;
         blocked += static_cast<double>(e.durationNs);
-        origins[std::string(name) + " in " + origin(in.model, e, marker)] += static_cast<double>(e.durationNs);
+        origins[std::string(in.model.text(e.name)) + " in " + origin(in.model, e, marker)] +=
+            static_cast<double>(e.durationNs);
         ranges.push_back({e.startNs, e.endNs()});
     }
     const double n = static_cast<double>(steps.size());
-    const double perStep = blocked / n;
-    const double fraction = share(perStep, stepMeanNs(in));
-    if (fraction < in.thresholds.hostSyncShare)
+    const double step = stepMeanNs(in);
+    const double gain = causal(in).gain(Cause::HostSync);
+    if (calls == 0 || share(gain, step) < in.thresholds.hostSyncShare)
         return;
     Finding f;
     f.id = "host-sync";
-    f.severity = fraction >= in.thresholds.hostSyncShareHigh ? Severity::High
-                 : fraction >= 2.5 * in.thresholds.hostSyncShare ? Severity::Medium
-                                                                  : Severity::Low;
-    f.title = "The CPU blocks on the GPU " + formatMs(perStep) + " per step (" + formatPercent(fraction) + ")";
-    f.explanation = "Synchronising calls (" + std::to_string(calls) + " blocking CUDA calls, " +
-                    std::to_string(scalarReads) + " .item() reads over the steps) stop the CPU until the GPU "
-                    "catches up, so the next launches are late and the GPU then idles. Keep values on the "
-                    "GPU and read them rarely.";
-    f.evidence.figures = {{"blocked_time_per_step_us", perStep / 1e3, "us"},
-                          {"blocked_share_of_step", fraction, "fraction"},
-                          {"sync_calls_per_step", static_cast<double>(calls) / n, "count"},
-                          {"item_calls_per_step", static_cast<double>(scalarReads) / n, "count"}};
+    f.severity = severityForGain(share(gain, step));
+    if (share(gain, step) >= in.thresholds.hostSyncShareHigh)
+        f.severity = Severity::High;
+    f.title = "Blocking calls leave the GPU idle: " + formatMs(gain) + " per step (" + formatPercent(share(gain, step)) +
+              ")";
+    f.explanation = std::to_string(calls) + " calls over the steps block the CPU until the GPU catches up (" +
+                    formatMs(blocked / n) + " per step; " + std::to_string(deviceToHost) +
+                    " of them device-to-host reads such as .item(), .cpu() or .to(\"cpu\")). The wait itself costs "
+                    "nothing while the GPU is busy; what costs is the host work after it, which could have run "
+                    "while the GPU computed and instead runs with the GPU idle.";
+    f.evidence.figures = {{"gpu_idle_caused_per_step_us", gain / 1e3, "us"},
+                          {"blocked_time_per_step_us", blocked / n / 1e3, "us"},
+                          {"blocking_calls_per_step", static_cast<double>(calls) / n, "count"},
+                          {"device_to_host_reads_per_step", static_cast<double>(deviceToHost) / n, "count"}};
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [where, ns] : origins)
         top.emplace_back(ns, where);
@@ -95,32 +99,36 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     std::sort(ranges.begin(), ranges.end(), [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
     ranges.resize(std::min<size_t>(5, ranges.size()));
     f.evidence.ranges = ranges;
-    f.estimatedGainNs = perStep;
-    f.gainMethod = "the time per step the CPU spends blocked in synchronising calls and .item()";
-    f.fix = "Accumulate metrics on the GPU and read them every N steps; use non_blocking copies; avoid "
-            ".item(), .cpu(), .numpy(), print(tensor) and data-dependent Python control flow inside the step.";
-    f.snippet = "running_loss += loss.detach()          # stays on the GPU\n"
-                "if step % 100 == 0:\n"
-                "    print(running_loss.item() / 100)   # one sync every 100 steps\n"
-                "    running_loss.zero_()\n";
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with the blocking calls returning at once (the host work after them "
+                   "overlapping the GPU)";
+    f.fix = "Keep values on the GPU and read them rarely: accumulate metrics as tensors, read them every N "
+            "steps, avoid .item(), .cpu(), .numpy(), print(tensor) and data-dependent Python control flow "
+            "inside the step.";
+    f.snippet = isInference(in) ? "# decode loop: check the stop condition every N tokens, on the GPU\n"
+                                  "done = (tokens == eos_id).any(dim=-1)\n"
+                                  "if step % 16 == 0 and done.all().item():\n"
+                                  "    break\n"
+                                : "running_loss += loss.detach()          # stays on the GPU\n"
+                                  "if step % 100 == 0:\n"
+                                  "    print(running_loss.item() / 100)   # one sync every 100 steps\n"
+                                  "    running_loss.zero_()\n";
     out.push_back(std::move(f));
 }
 
 void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const std::vector<Step>& steps = in.summary.steps.steps;
-    if (steps.empty())
+    if (!judgeable(in))
         return;
-    const int64_t begin = steps.front().beginNs, end = steps.back().endNs;
-    double copyNs = 0, hostNs = 0;
+    double copyNs = 0, hostNs = 0, bytes = 0;
     int64_t copies = 0;
-    double bytes = 0;
     std::map<std::string, double> ops;
     for (const Event& e : in.model.events()) {
-        if (e.category != Category::Memcpy || e.startNs < begin || e.startNs >= end)
+        if (e.category != Category::Memcpy || !inSteps(in, e.startNs))
             continue;
-        const std::string_view name = in.model.text(e.name);
-        if (name.find("HtoD") == std::string_view::npos || name.find("Pageable") == std::string_view::npos)
+        const CopyKind kind = classifyCopy(in.model.text(e.name));
+        if (kind.direction != CopyDirection::HostToDevice || kind.hostMemory != HostMemory::Pageable)
             continue;
         ++copies;
         copyNs += static_cast<double>(e.durationNs);
@@ -132,16 +140,18 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
             ops[std::string(in.model.text(in.model.event(e.op).name))] += static_cast<double>(e.durationNs);
     }
     const double n = static_cast<double>(steps.size());
-    const double fraction = share(copyNs / n, stepMeanNs(in));
-    if (copies == 0 || fraction < in.thresholds.pageableShare)
+    const double step = stepMeanNs(in);
+    const double gain = causal(in).gain(Cause::PageableCopy);
+    if (copies == 0 || share(gain, step) < in.thresholds.pageableShare)
         return;
     Finding f;
     f.id = "pageable-memcpy";
-    f.severity = fraction >= 0.05 ? Severity::Medium : Severity::Low;
+    f.severity = severityForGain(share(gain, step));
     f.title = "Host-to-device copies come from pageable memory: " + formatMs(copyNs / n) + " per step";
-    f.explanation = "Copies from pageable host memory are staged through a driver buffer and cannot overlap "
-                    "compute; the CPU waits " + formatMs(hostNs / n) + " per step in the copy calls. From "
-                    "pinned memory they run at full PCIe/NVLink bandwidth and asynchronously.";
+    f.explanation = "Copies from pageable host memory are staged through a driver buffer: the CPU waits " +
+                    formatMs(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
+                    "bandwidth. From pinned memory with non_blocking=True the call returns at once and the copy "
+                    "overlaps compute; the step would be " + formatMs(gain) + " shorter.";
     f.evidence.figures = {{"pageable_copies_per_step", static_cast<double>(copies) / n, "count"},
                           {"pageable_copy_time_per_step_us", copyNs / n / 1e3, "us"},
                           {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, "us"},
@@ -150,8 +160,9 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.figures.push_back({"bandwidth_gb_per_s", bytes / copyNs, "GB/s"});
     for (const auto& [name, ns] : ops)
         f.evidence.ops.push_back(name);
-    f.estimatedGainNs = 0.5 * copyNs / n;
-    f.gainMethod = "half of the pageable copy time per step (pinned copies run about twice as fast and overlap)";
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with the copy calls not blocking and the copies at pinned bandwidth (the "
+                   "fastest pinned copy in the trace, else the GPU generation's PCIe rate)";
     f.fix = "Pin the batches in the DataLoader and copy them with non_blocking=True.";
     f.snippet = "loader = DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)\n"
                 "for x, y in loader:\n"

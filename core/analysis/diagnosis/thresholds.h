@@ -16,11 +16,11 @@ struct Thresholds
     double lowUtilization = 0.50;         // plugin and Nsight: 50 %
     double lowUtilizationHigh = 0.30;
     double idleStretchUs = 500'000;       // Nsight's GPU starvation: idle > 500 ms
-    // launch-bound: host-wait idle (not explained by the DataLoader) as a step share,
-    // with many kernels per step, most of them short.
+    // python-bound: step saved without the Python stretches between launches, a share.
+    double pythonShare = 0.05;
+    // launch-bound: GPU idle while the host dispatches and launches, and the step saved
+    // without that host time, each as a share of the step.
     double launchHostWaitShare = 0.10;
-    double launchMinKernelsPerStep = 100;
-    double launchShortKernelShare = 0.30;
     // no-tensor-cores: GEMM/conv kernel time as a share of kernel time, below which
     // the rule stays quiet, and the Tensor Core share below which it fires.
     double tensorCoreEligibleShare = 0.10;
@@ -32,7 +32,7 @@ struct Thresholds
     double hostSyncShareHigh = 0.10;
     // pageable-memcpy: pageable host-to-device copy time as a share of the step.
     double pageableShare = 0.01;
-    // copy-heavy: aten::copy_/aten::to time (CPU or device) as a share of the step.
+    // copy-heavy: device time of copies/conversions inside the model, a share of the step.
     double copyShare = 0.10;
     // memory-growth: growth of allocated memory at step start, first to last step,
     // as a share of the peak, over at least this many steps.

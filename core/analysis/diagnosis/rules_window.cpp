@@ -1,0 +1,198 @@
+// Rules about the window itself, read before any per-step rule: warm-up in the window,
+// a graph-capture window, no device activity recorded, a counters-only trace, a window
+// too short to judge, and the trace's quality problems. They save no time per step;
+// they say what the other findings (or their absence) mean.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <algorithm>
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+Finding windowFinding(const char* id, Severity severity)
+{
+    Finding f;
+    f.id = id;
+    f.severity = severity;
+    f.aboutWindow = true;
+    f.gainMethod = "not a per-step cost: it says what the window is";
+    return f;
+}
+
+const char* kProfileAfterWarmUp =
+    "prof = torch.profiler.profile(\n"
+    "    activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],\n"
+    "    schedule=torch.profiler.schedule(wait=1, warmup=2, active=3),\n"
+    "    on_trace_ready=torch.profiler.tensorboard_trace_handler(\"./log\"))\n"
+    "with prof:\n"
+    "    for step, batch in enumerate(loader):\n"
+    "        train_step(batch)\n"
+    "        prof.step()  # marks ProfilerStep#N\n";
+
+}  // namespace
+
+void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    // Steps left out of the steady state (none when no step is steady: all are judged).
+    const size_t excluded = w.steadyCount() > 0 ? w.allSteps.size() - w.steadyCount() : 0;
+    std::vector<const OneOffCost*> warmUp;
+    for (const OneOffCost& o : w.oneOffs)
+        if (!o.beforeWindow)
+            warmUp.push_back(&o);
+    if (warmUp.empty() && excluded == 0)
+        return;
+    const double windowShare = share(static_cast<double>(w.oneOffNs), static_cast<double>(w.windowNs));
+    Finding f = windowFinding("warmup-in-window",
+                              w.warmUpDominated || windowShare >= 0.25 ? Severity::High
+                              : excluded > 0 || windowShare >= 0.05   ? Severity::Medium
+                                                                      : Severity::Low);
+    if (!warmUp.empty())
+        f.title = "Warm-up is in the profiled window: one-off costs take " + formatMs(static_cast<double>(w.oneOffNs)) +
+                  " (" + formatPercent(windowShare) + " of it)";
+    else
+        f.title = "Warm-up is in the profiled window: " + std::to_string(excluded) + " slow first step" +
+                  (excluded == 1 ? "" : "s") + " left out";
+    f.explanation = "Costs paid once per process — loading kernel modules on first launch, creating the context, "
+                    "cuDNN/cuBLAS initialisation, the caching allocator growing — are not per-step costs, and "
+                    "a window that holds them misleads every average. ";
+    if (w.warmUpDominated)
+        f.explanation += "Here they are most of the window: what is left is too little to judge the steady state.";
+    else
+        f.explanation += "They are left out of the figures below (" + std::to_string(w.steadyCount()) +
+                         " steady step" + (w.steadyCount() == 1 ? "" : "s") + " judged).";
+    f.evidence.figures = {{"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, "us"},
+                          {"one_off_share_of_window", windowShare, "fraction"},
+                          {"warmup_or_outlier_steps", static_cast<double>(excluded), "count"},
+                          {"steady_steps", static_cast<double>(w.steadyCount()), "count"}};
+    for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
+        f.evidence.ops.push_back(warmUp[i]->what + " (" + formatMs(static_cast<double>(warmUp[i]->lengthNs())) + ")");
+        f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
+    }
+    for (size_t i = 0; i < w.roles.size(); ++i)
+        if (w.roles[i] != StepRole::Steady && f.evidence.steps.size() < 3)
+            f.evidence.steps.push_back(w.allSteps[i].name.empty() ? "window" : w.allSteps[i].name);
+    f.fix = "Profile after warm-up: let a few iterations run before the active window (the profiler "
+            "schedule's wait and warmup), so the trace shows the steady state.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    const auto first = std::find_if(w.oneOffs.begin(), w.oneOffs.end(), [](const OneOffCost& o) { return o.beforeWindow; });
+    if (first == w.oneOffs.end())
+        return;
+    const double windowShare = share(static_cast<double>(first->lengthNs()), static_cast<double>(w.windowNs));
+    Finding f = windowFinding("window-starts-mid-work", windowShare >= 0.5 ? Severity::High : Severity::Medium);
+    f.title = "The window starts inside earlier work: " + first->call + " waits " +
+              formatMs(static_cast<double>(first->lengthNs())) + " for device work that is not in the trace";
+    f.explanation = "A blocking call waits while the recorded device activity is almost nil: the device was busy "
+                    "with work launched before the profiler started. That wait is not idle time and says nothing "
+                    "about this window; it is left out of the figures below.";
+    f.evidence.figures = {{"wait_us", static_cast<double>(first->lengthNs()) / 1e3, "us"},
+                          {"share_of_window", windowShare, "fraction"}};
+    f.evidence.ranges.push_back({first->beginNs, first->endNs});
+    f.evidence.ops.push_back(first->what);
+    f.fix = "Start the profiler's active window on a step boundary (the schedule's wait/warmup), so that it "
+            "holds whole steps.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (!w.captureWindow)
+        return;
+    Finding f = windowFinding("capture-window", Severity::High);
+    f.title = "This window captures a CUDA/HIP graph: " + std::to_string(w.launchesWithoutActivity) +
+              " launches are recorded, nothing runs on the device";
+    f.explanation = "During stream capture kernels are recorded into a graph, not executed, so the device is idle "
+                    "by design and host times include the capture's bookkeeping. Utilisation, idle gaps and "
+                    "launch costs here say nothing about the run; the graph's replays do.";
+    f.evidence.figures = {{"launches_without_kernels", static_cast<double>(w.launchesWithoutActivity), "count"},
+                          {"graph_capture_calls", static_cast<double>(w.graphCaptureCalls), "count"}};
+    f.fix = "Profile the steps that replay the graph (after capture and warm-up), not the capture itself.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (w.countersOnly) {
+        Finding f = windowFinding("not-a-timing-trace", Severity::High);
+        f.title = "Not a timing trace: CUPTI range-profiler records, no device activity";
+        f.explanation = "Counter collection replays each kernel, so host times are inflated and no kernel timeline "
+                        "exists: no bottleneck can be diagnosed from this trace.";
+        f.evidence.figures = {{"device_activities", 0.0, "count"}};
+        f.fix = "Profile again with activity tracing (ProfilerActivity.CUDA) and without counter collection.";
+        f.snippet = kProfileAfterWarmUp;
+        out.push_back(std::move(f));
+        return;
+    }
+    if (!w.deviceActivityMissing)
+        return;
+    Finding f = windowFinding("no-device-activity", Severity::High);
+    f.title = w.kernelLaunchCalls + w.graphLaunches > 0
+                  ? "No device activity recorded: " + std::to_string(w.kernelLaunchCalls + w.graphLaunches) +
+                        " launches, 0 kernels"
+                  : "No device activity recorded: NCCL collectives ran, but no kernel or launch is in the trace";
+    f.explanation = "The host launched device work but the trace holds no kernel, copy or memset: CUDA activity "
+                    "was not collected (CUPTI unavailable or busy, or ProfilerActivity.CUDA missing). Only the "
+                    "host side can be read; no GPU bottleneck can be diagnosed.";
+    f.evidence.figures = {{"launch_calls", static_cast<double>(w.kernelLaunchCalls + w.graphLaunches), "count"},
+                          {"device_activities", 0.0, "count"}};
+    f.fix = "Profile with ProfilerActivity.CUDA, check that no other tool holds CUPTI (Nsight, DCGM profiling), "
+            "and that the CUPTI library matches the driver.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (!w.nearlyEmpty || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
+        return;
+    Finding f = windowFinding("window-too-short", Severity::Medium);
+    f.title = "The window is too short to judge: " + formatMs(static_cast<double>(w.windowNs)) + ", " +
+              std::to_string(w.deviceActivities) + " device activities";
+    f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
+                    "not run.";
+    f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, "us"},
+                          {"device_activities", static_cast<double>(w.deviceActivities), "count"}};
+    f.fix = "Profile several steady steps (active=3 or more).";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (w.quality.empty())
+        return;
+    const double activities = static_cast<double>(std::max<int64_t>(1, w.deviceActivities));
+    bool serious = false;
+    for (const QualityIssue& q : w.quality)
+        serious |= (q.code == "overlapping-on-stream" || q.code == "clock-skew") && q.count >= 0.01 * activities;
+    Finding f = windowFinding("trace-quality", w.sampled ? Severity::High : serious ? Severity::Medium : Severity::Low);
+    f.title = "The trace has " + std::to_string(w.quality.size()) + " quality problem" +
+              (w.quality.size() == 1 ? "" : "s") + ": " + w.quality.front().code;
+    if (w.sampled)
+        f.title = "A sampled trace: most host events were dropped, so no bottleneck can be judged";
+    f.explanation = "Figures that depend on these timestamps or links are less certain:";
+    for (const QualityIssue& q : w.quality) {
+        f.explanation += " " + q.message + ".";
+        f.evidence.figures.push_back({q.code, static_cast<double>(q.count), "count"});
+    }
+    f.fix = "Use a recent PyTorch/Kineto, avoid other CUPTI users during profiling, and keep the profiler's "
+            "window short enough that its buffers do not overflow.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
+}  // namespace kinetoscope::analysis::rules

@@ -1,0 +1,47 @@
+#pragma once
+// What a CUDA / HIP runtime or driver call does to the host thread that makes it, and
+// what a device copy is (direction, pageable or pinned). The tables behind the causal
+// model of a step (step_model.h): a call that blocks the host waits for device work,
+// so its time is the device's, not the host's.
+#include "core/trace/trace_model.h"
+
+#include <string_view>
+
+namespace kinetoscope::analysis {
+
+enum class CallKind : uint8_t {
+    KernelLaunch,   // cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, hipExtModuleLaunchKernel, ...
+    GraphLaunch,    // cudaGraphLaunch, hipGraphLaunch: one call, many kernels
+    GraphCapture,   // cudaStreamBeginCapture / EndCapture, cudaGraphInstantiate, hip equivalents
+    Copy,           // cudaMemcpy*, hipMemcpy*: blocking or not depends on the call and the memory
+    Memset,         // cudaMemset*, hipMemset*
+    Synchronize,    // cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, hip*
+    StreamWait,     // cudaStreamWaitEvent, hipStreamWaitEvent: orders streams, never blocks the host
+    Allocation,     // cudaMalloc, cudaFree, cudaHostAlloc, cudaMallocHost, hipMalloc, hipFree, ...
+    ModuleLoad,     // cuModuleLoad*, cuLibraryLoad*, hipModuleLoad*: lazy loading of kernels
+    Other,          // queries, event records, stream creation, ...
+};
+const char* callKindName(CallKind kind);  // "kernel_launch", ...
+
+CallKind classifyRuntimeCall(std::string_view name);
+
+enum class CopyDirection : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice, HostToHost, PeerToPeer, Unknown };
+enum class HostMemory : uint8_t { Pageable, Pinned, Unknown };  // the host side of a copy
+
+struct CopyKind
+{
+    CopyDirection direction = CopyDirection::Unknown;
+    HostMemory hostMemory = HostMemory::Unknown;  // Unknown for device-to-device copies
+};
+// From a memcpy activity's name: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device ->
+// Pinned)", "Memcpy DtoD (Device -> Device)", ROCm's "CopyHostToDevice", ...
+CopyKind classifyCopy(std::string_view activityName);
+
+// Does this launch call block the host until device work has finished? True for the
+// synchronising calls, for synchronous copies (cudaMemcpy, hipMemcpy, hipMemcpyWithStream)
+// and for cudaMemcpyAsync / hipMemcpyAsync whose copy has pageable host memory (the
+// activity it started tells); false for launches, cudaStreamWaitEvent and pinned async
+// copies. `call` must be a Runtime or Driver event of `model`.
+bool blocksHost(const trace::TraceModel& model, const trace::Event& call);
+
+}  // namespace kinetoscope::analysis

@@ -1,0 +1,443 @@
+#include "core/analysis/window.h"
+
+#include "core/analysis/runtime_calls.h"
+#include "core/analysis/time_ranges.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kinetoscope::analysis {
+
+using namespace kinetoscope::trace;
+
+namespace {
+
+// A host call that does not wait for the device and still lasts this long is doing
+// one-time work (a steady cudaLaunchKernel takes microseconds).
+constexpr int64_t kOneOffCallNs = 5'000'000;  // 5 ms
+// A first step this many times the median of the others is warm-up even without a
+// recognisable one-off call (first batch, worker start-up, autotuning).
+constexpr double kWarmUpStepRatio = 2.0;
+// A step whose one-off calls take this share of it is not steady.
+constexpr double kOneOffStepShare = 0.10;
+// A window shorter than this, or with fewer device activities and host ops than these,
+// is a fixture or a fragment: too little to tell a bottleneck from noise.
+constexpr int64_t kNearlyEmptyNs = 100'000;  // 100 us
+constexpr int64_t kFewActivities = 10;
+constexpr int64_t kFewHostOps = 100;
+constexpr int64_t kOverlapToleranceNs = 1'000;
+// Fewer ops than this share of the op ids they span: a sampled trace.
+constexpr double kSampledShare = 0.10;
+
+bool containsNoCase(std::string_view text, std::string_view word)
+{
+    const auto it = std::search(text.begin(), text.end(), word.begin(), word.end(),
+                                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+    return it != text.end();
+}
+
+bool isTrainingOp(std::string_view name)
+{
+    return containsNoCase(name, "backward") || name.starts_with("Optimizer.step#") ||
+           name.starts_with("Optimizer.zero_grad#") || name.starts_with("autograd::engine::evaluate_function") ||
+           name == "torch::autograd::AccumulateGrad";
+}
+
+bool isTrainingKernel(std::string_view name)
+{
+    return containsNoCase(name, "backward") || containsNoCase(name, "_bwd") || containsNoCase(name, "wgrad") ||
+           containsNoCase(name, "dgrad");
+}
+
+std::string describeOneOff(CallKind kind, std::string_view call)
+{
+    const std::string name(call);
+    switch (kind) {
+    case CallKind::KernelLaunch:
+    case CallKind::GraphLaunch:
+        return "kernel module loading (lazy loading or JIT) in " + name;
+    case CallKind::ModuleLoad:
+        return "module loading in " + name;
+    case CallKind::Allocation:
+        if (call.find("Free") != std::string_view::npos || call.find("free") != std::string_view::npos)
+            return "library initialisation (cuBLAS/cuDNN workspaces) in " + name;
+        if (call.find("Host") != std::string_view::npos)
+            return "pinned host memory allocation in " + name;
+        return "allocator growth in " + name;
+    case CallKind::GraphCapture:
+        return "graph capture and instantiation in " + name;
+    default:
+        return "context creation or first-call initialisation in " + name;
+    }
+}
+
+bool isBlockingKind(CallKind kind)
+{
+    return kind == CallKind::Synchronize || kind == CallKind::Copy;
+}
+
+std::string formatDuration(int64_t ns)
+{
+    char text[32];
+    if (ns >= 1'000'000'000)
+        std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
+    else if (ns >= 1'000'000)
+        std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(ns) / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.0f us", static_cast<double>(ns) / 1e3);
+    return text;
+}
+
+void findOneOffs(const TraceModel& model, WindowClass& w)
+{
+    // When the device was busy, to tell whether a long blocking call had anything
+    // recorded to wait for.
+    std::vector<TimeRange> busy;
+    for (const Event& e : model.events())
+        if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset)
+            busy.push_back({e.startNs, e.endNs()});
+    const RangeSet busySet = unionOf(std::move(busy));
+    for (const Event& e : model.events()) {
+        if (!isLaunchCall(e.category) || e.durationNs < kOneOffCallNs)
+            continue;
+        const std::string_view name = model.text(e.name);
+        const CallKind kind = classifyRuntimeCall(name);
+        if (kind == CallKind::StreamWait)
+            continue;
+        if (isBlockingKind(kind)) {
+            // A blocking call waits for device work. When the device ran (in the trace)
+            // for almost none of the wait, the work it waited for is not recorded: it was
+            // launched before the profiler started, and is no cost of this window.
+            if (10 * lengthWithin(busySet, e.startNs, e.endNs()) >= e.durationNs)
+                continue;
+            w.oneOffs.push_back({"a blocking " + std::string(name) +
+                                     " waiting for device work launched before the profiler started",
+                                 std::string(name), true, e.startNs, e.endNs()});
+            continue;
+        }
+        w.oneOffs.push_back({describeOneOff(kind, name), std::string(name), false, e.startNs, e.endNs()});
+    }
+    std::sort(w.oneOffs.begin(), w.oneOffs.end(),
+              [](const OneOffCost& a, const OneOffCost& b) { return a.lengthNs() > b.lengthNs(); });
+    std::vector<TimeRange> ranges;
+    for (const OneOffCost& o : w.oneOffs)
+        if (!o.beforeWindow)
+            ranges.push_back({o.beginNs, o.endNs});
+    w.oneOffNs = totalLength(unionOf(std::move(ranges)));
+}
+
+int64_t oneOffNsWithin(const WindowClass& w, int64_t begin, int64_t end)
+{
+    std::vector<TimeRange> ranges;
+    for (const OneOffCost& o : w.oneOffs) {
+        const int64_t b = std::max(o.beginNs, begin), e = std::min(o.endNs, end);
+        if (b < e)
+            ranges.push_back({b, e});
+    }
+    return totalLength(unionOf(std::move(ranges)));
+}
+
+void assignRoles(WindowClass& w)
+{
+    const std::vector<Step>& steps = w.allSteps;
+    w.roles.assign(steps.size(), StepRole::Steady);
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const double length = static_cast<double>(std::max<int64_t>(1, steps[i].durationNs()));
+        if (static_cast<double>(oneOffNsWithin(w, steps[i].beginNs, steps[i].endNs)) >= kOneOffStepShare * length)
+            w.roles[i] = i == 0 ? StepRole::WarmUp : StepRole::Outlier;
+    }
+    if (steps.size() < 3)
+        return;
+    auto medianOfOthers = [&](size_t skip) {
+        std::vector<int64_t> rest;
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (i != skip)
+                rest.push_back(steps[i].durationNs());
+        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+        return static_cast<double>(rest[rest.size() / 2]);
+    };
+    if (w.roles[0] == StepRole::Steady && static_cast<double>(steps[0].durationNs()) >= kWarmUpStepRatio * medianOfOthers(0))
+        w.roles[0] = StepRole::WarmUp;
+    // An iteration found without markers ends where the next begins; the last one runs
+    // to the end of the host activity, whatever follows the loop: a tail, not a step.
+    const size_t last = steps.size() - 1;
+    if (w.stepSource != StepSource::Markers && w.roles[last] == StepRole::Steady &&
+        static_cast<double>(steps[last].durationNs()) >= kWarmUpStepRatio * medianOfOthers(last))
+        w.roles[last] = StepRole::Outlier;
+}
+
+void countActivity(const TraceModel& model, WindowClass& w)
+{
+    for (const Event& e : model.events()) {
+        if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset) {
+            ++w.deviceActivities;
+            continue;
+        }
+        if (!isLaunchCall(e.category))
+            continue;
+        const CallKind kind = classifyRuntimeCall(model.text(e.name));
+        const bool ran = !model.activitiesLaunchedBy(model.idOf(e)).empty();
+        if (kind == CallKind::KernelLaunch) {
+            ++w.kernelLaunchCalls;
+            w.launchesWithoutActivity += !ran;
+        } else if (kind == CallKind::GraphLaunch) {
+            ++w.graphLaunches;
+            w.graphReplay |= ran;
+        } else if (kind == CallKind::GraphCapture) {
+            ++w.graphCaptureCalls;
+        }
+    }
+}
+
+// The op ids (`External id`) of a few CPU ops spread over the trace, read back from the
+// file: ids are handed out one per op, so ops far fewer than the ids they span mean the
+// trace kept a sample of its events. Returns the share kept, or -1 when it cannot tell.
+double keptShareOfOps(const TraceModel& model)
+{
+    std::vector<const Event*> ops;
+    for (const Event& e : model.events())
+        if (e.category == Category::CpuOp)
+            ops.push_back(&e);
+    constexpr size_t kSamples = 12;
+    if (ops.size() < 4 * kSamples)
+        return -1;
+    std::sort(ops.begin(), ops.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+    std::vector<std::pair<size_t, int64_t>> ids;  // (rank among ops, External id)
+    for (size_t i = 0; i < kSamples; ++i) {
+        const size_t rank = i * (ops.size() - 1) / (kSamples - 1);
+        const std::string args = model.argsJson(model.idOf(*ops[rank]));
+        size_t at = args.find("\"External id\"");
+        if (at == std::string::npos)
+            at = args.find("\"external id\"");
+        if (at == std::string::npos)
+            continue;
+        at = args.find(':', at);
+        if (at == std::string::npos)
+            continue;
+        ids.emplace_back(rank, std::strtoll(args.c_str() + at + 1, nullptr, 10));
+    }
+    if (ids.size() < kSamples / 2 || ids.back().second <= ids.front().second)
+        return -1;
+    return static_cast<double>(ids.back().first - ids.front().first) /
+           static_cast<double>(ids.back().second - ids.front().second);
+}
+
+void findQualityIssues(const TraceModel& model, WindowClass& w)
+{
+    int64_t overlapping = 0, skewed = 0;
+    for (const Track& track : model.tracks()) {
+        if (track.kind != TrackKind::GpuStream)
+            continue;
+        int64_t previousEnd = std::numeric_limits<int64_t>::min();
+        for (const Event& e : model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
+            if (e.category != Category::Kernel && e.category != Category::Memcpy && e.category != Category::Memset)
+                continue;
+            overlapping += e.startNs + kOverlapToleranceNs < previousEnd;
+            previousEnd = std::max(previousEnd, e.endNs());
+            if (e.correlated.valid() && e.startNs + kOverlapToleranceNs < model.event(e.correlated).startNs)
+                ++skewed;
+        }
+    }
+    auto add = [&](const char* code, int64_t count, const std::string& message) {
+        if (count > 0)
+            w.quality.push_back({code, message, count});
+    };
+    // Kernels of one graph replay may run concurrently although reported on one stream.
+    if (w.graphReplay)
+        overlapping = 0;
+    add("overlapping-on-stream", overlapping,
+        std::to_string(overlapping) + " device activities overlap the one before them on the same stream "
+        "(a stream runs one at a time): their timestamps are unreliable");
+    add("clock-skew", skewed,
+        std::to_string(skewed) + " device activities start before the call that launched them: host and "
+        "device clocks disagree, so launch delays leave them out");
+    if (!w.captureWindow && !w.deviceActivityMissing && w.kernelLaunchCalls > 0 &&
+        w.launchesWithoutActivity * 20 > w.kernelLaunchCalls)
+        add("launches-without-kernels", w.launchesWithoutActivity,
+            std::to_string(w.launchesWithoutActivity) + " of " + std::to_string(w.kernelLaunchCalls) +
+                " kernel launches have no kernel in the trace (activity buffers lost or dropped)");
+    if (const double kept = keptShareOfOps(model); kept >= 0 && kept < kSampledShare) {
+        w.sampled = true;
+        add("sampled-trace", 1,
+            "only about " + std::to_string(std::max(1, static_cast<int>(kept * 100))) +
+                " % of the host ops were kept (their op ids are sparse): busy and idle times cannot be trusted");
+    }
+    const IngestStats& stats = model.stats();
+    add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
+        std::to_string(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
+    // The profiler's own span should cover the events; far longer, it is not the window.
+    int64_t hostBegin = std::numeric_limits<int64_t>::max(), hostEnd = std::numeric_limits<int64_t>::min();
+    int64_t spanNs = 0;
+    for (const Event& e : model.events()) {
+        if (e.category == Category::ProfilerSpan || model.text(e.name).starts_with("PyTorch Profiler")) {
+            spanNs = std::max(spanNs, e.durationNs);
+        } else if (e.category != Category::Instant) {
+            hostBegin = std::min(hostBegin, e.startNs);
+            hostEnd = std::max(hostEnd, e.endNs());
+        }
+    }
+    if (hostEnd > hostBegin && spanNs > 10 * (hostEnd - hostBegin) && spanNs - (hostEnd - hostBegin) > 1'000'000'000)
+        add("profiler-span", 1,
+            "the profiler's own span lasts " + formatDuration(spanNs) + " but the recorded events only " +
+                formatDuration(hostEnd - hostBegin) + ": the span is not used as the window");
+}
+
+}  // namespace
+
+const char* runKindName(RunKind kind)
+{
+    switch (kind) {
+    case RunKind::Training: return "training";
+    case RunKind::Inference: return "inference";
+    case RunKind::Unknown: break;
+    }
+    return "unknown";
+}
+
+const char* stepRoleName(StepRole role)
+{
+    switch (role) {
+    case StepRole::Steady: return "steady";
+    case StepRole::WarmUp: return "warm-up";
+    case StepRole::Outlier: return "outlier";
+    }
+    return "steady";
+}
+
+size_t WindowClass::steadyCount() const
+{
+    return static_cast<size_t>(std::count(roles.begin(), roles.end(), StepRole::Steady));
+}
+
+std::string WindowClass::headline() const
+{
+    std::string text = runKindName(kind);
+    if (kind == RunKind::Unknown)
+        text = "kind of run unknown";
+    if (cpuOnly)
+        text += ", CPU only";
+    const size_t steady = steadyCount();
+    const char* source = stepSource == StepSource::Markers            ? "ProfilerStep markers"
+                         : stepSource == StepSource::DataLoaderCalls  ? "found from DataLoader calls"
+                         : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
+                                                                      : "";
+    if (stepSource == StepSource::Window)
+        text += ", one window of " + formatDuration(windowNs) + " (no iterations found)";
+    else
+        text += ", " + std::to_string(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
+    if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
+        text += ", " + std::to_string(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") + " left out";
+    for (const OneOffCost& o : oneOffs) {
+        if (o.beforeWindow) {
+            text += ", starts inside earlier work (" + o.what + ", " + formatDuration(o.lengthNs()) + ")";
+            break;
+        }
+    }
+    for (const OneOffCost& o : oneOffs) {
+        if (!o.beforeWindow) {
+            text += ", one-off costs " + formatDuration(oneOffNs) + " (" + o.what + ")";
+            break;
+        }
+    }
+    if (captureWindow)
+        text += ", CUDA/HIP graph capture (nothing runs on the device by design)";
+    else if (graphReplay)
+        text += ", CUDA/HIP graph replay";
+    if (deviceActivityMissing)
+        text += ", no device activity recorded";
+    if (countersOnly)
+        text += ", counter ranges only (CUPTI range profiler)";
+    if (nearlyEmpty)
+        text += ", nearly empty";
+    if (sampled)
+        text += ", sampled (most host events dropped)";
+    return text;
+}
+
+WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
+{
+    WindowClass w;
+    w.stepSource = steps.source;
+    w.allSteps = steps.steps;
+    if (!w.allSteps.empty())
+        w.windowNs = w.allSteps.back().endNs - w.allSteps.front().beginNs;
+
+    bool trainingOp = false, anyOp = false, trainingKernel = false, collectiveOp = false;
+    int64_t hostOps = 0;
+    std::string evidence;
+    for (const Event& e : model.events()) {
+        const std::string_view name = model.text(e.name);
+        if (e.category == Category::CpuOp || e.category == Category::UserAnnotation) {
+            anyOp |= e.category == Category::CpuOp;
+            hostOps += e.category == Category::CpuOp;
+            collectiveOp |= name.starts_with("nccl:") || name.starts_with("rccl:");
+            if (!trainingOp && isTrainingOp(name)) {
+                trainingOp = true;
+                evidence = "backward or optimizer ops (" + std::string(name.substr(0, 60)) + ")";
+            }
+        } else if (e.category == Category::Kernel && !trainingKernel && isTrainingKernel(name)) {
+            trainingKernel = true;
+            if (evidence.empty())
+                evidence = "backward kernels (" + std::string(name.substr(0, 60)) + ")";
+        }
+    }
+    w.hostOpsRecorded = hostOps > 0;
+    w.kind = trainingOp || trainingKernel ? RunKind::Training : anyOp ? RunKind::Inference : RunKind::Unknown;
+    w.kindEvidence = w.kind == RunKind::Inference ? "no backward or optimizer op" : evidence;
+    if (w.kind == RunKind::Unknown)
+        w.kindEvidence = "no CPU ops recorded";
+
+    countActivity(model, w);
+    findOneOffs(model, w);
+    assignRoles(w);
+    w.captureWindow = w.graphCaptureCalls > 0 && w.launchesWithoutActivity * 2 >= w.kernelLaunchCalls &&
+                      w.kernelLaunchCalls > 0;
+    // Launches without any activity, or NCCL collectives (a GPU job) without any device
+    // work: the device side was not recorded.
+    w.deviceActivityMissing = !w.captureWindow && w.deviceActivities == 0 &&
+                              (w.kernelLaunchCalls + w.graphLaunches > 0 || collectiveOp);
+    const auto& categories = model.stats().byRawCategory;
+    const auto ranges = categories.find("cuda_profiler_range");
+    w.countersOnly = w.deviceActivities == 0 && ranges != categories.end() && ranges->second > 0;
+    w.cpuOnly = !w.countersOnly && !w.deviceActivityMissing && w.deviceActivities == 0 &&
+                w.kernelLaunchCalls + w.graphLaunches == 0;
+    w.nearlyEmpty = w.windowNs < kNearlyEmptyNs ||
+                    (w.deviceActivities > 0 && w.deviceActivities < kFewActivities && hostOps < kFewHostOps);
+    w.warmUpDominated = w.windowNs > 0 && 2 * w.oneOffNs >= w.windowNs;
+    findQualityIssues(model, w);
+    return w;
+}
+
+StepDetection steadyState(const TraceModel& model, const StepDetection& steps, const WindowClass& window)
+{
+    StepDetection steady = steps;
+    if (window.steadyCount() > 0 && window.steadyCount() < steps.steps.size()) {
+        steady.steps.clear();
+        for (size_t i = 0; i < steps.steps.size(); ++i)
+            if (window.roles[i] == StepRole::Steady)
+                steady.steps.push_back(steps.steps[i]);
+        return steady;
+    }
+    if (steady.steps.size() != 1 || window.oneOffs.empty())
+        return steady;
+    // One window with one-off costs: judge what runs after the last of them, if device
+    // work runs there.
+    Step& only = steady.steps.front();
+    int64_t after = only.beginNs;
+    for (const OneOffCost& o : window.oneOffs)
+        if (o.endNs < only.endNs)
+            after = std::max(after, o.endNs);
+    int64_t deviceAfter = 0;
+    for (const Event& e : model.events())
+        if ((e.category == Category::Kernel || e.category == Category::Memcpy) && e.startNs >= after)
+            ++deviceAfter;
+    if (after > only.beginNs && deviceAfter > 0) {
+        only.beginNs = after;
+        only.hostBeginNs = std::max(only.hostBeginNs, after);
+    }
+    return steady;
+}
+
+}  // namespace kinetoscope::analysis
