@@ -278,4 +278,17 @@ bool blocksHost(const TraceModel& model, const Event& call)
     return false;
 }
 
+bool isBulkPageableCopy(const trace::TraceModel& model, const trace::Event& activity)
+{
+    if (activity.category != trace::Category::Memcpy)
+        return false;
+    const CopyKind kind = classifyCopy(model.text(activity.name));
+    if (kind.hostMemory != HostMemory::Pageable)
+        return false;
+    if (kind.direction == CopyDirection::HostToDevice)
+        return true;
+    const trace::CopyInfo* info = model.copyInfo(model.idOf(activity));
+    return kind.direction == CopyDirection::DeviceToHost && info && info->bytes >= kBulkCopyBytes;
+}
+
 }  // namespace kinetoscope::analysis

@@ -37,6 +37,13 @@ struct CopyKind
 // Pinned)", "Memcpy DtoD (Device -> Device)", ROCm's "CopyHostToDevice", ...
 CopyKind classifyCopy(std::string_view activityName);
 
+// A copy whose pageable host memory is the problem to fix (pin it): any host-to-device
+// upload from pageable memory, and device-to-host downloads of at least 1 MiB into
+// pageable memory. A smaller download is a value read back (.item(), .cpu() of a
+// scalar): a synchronisation, whatever the memory. `activity` is a Memcpy event.
+bool isBulkPageableCopy(const trace::TraceModel& model, const trace::Event& activity);
+inline constexpr int64_t kBulkCopyBytes = 1 << 20;
+
 // Does this launch call block the host until device work has finished? True for the
 // synchronising calls, for synchronous copies (cudaMemcpy, hipMemcpy, hipMemcpyWithStream)
 // and for cudaMemcpyAsync / hipMemcpyAsync whose copy has pageable host memory (the

@@ -303,6 +303,7 @@ struct StepInputs
     std::vector<BlockingCall> calls;   // by begin
     std::vector<std::vector<size_t>> own;  // per call: the activities it launched itself
     std::map<uint32_t, int64_t> streamFree;  // per stream: end of the work queued before the step
+    int64_t deviceBusyNs = 0;                // union of the step's device work, as measured
     std::array<RangeSet, kCauseCount> removedHost;
 };
 
@@ -318,8 +319,14 @@ uint16_t bit(Cause c)
     return static_cast<uint16_t>(1u << static_cast<unsigned>(c));
 }
 
-bool isTrainingMatmulOp(const TraceModel& model, EventId op)
+// A GEMM or convolution kernel that does not use Tensor Cores: a SIMT GEMM by its name,
+// or a kernel of unknown family launched by a GEMM/convolution op.
+bool isFp32Matmul(const TraceModel& model, const Event& kernel, std::string_view name)
 {
+    const MatrixUnit unit = matrixUnitOf(name);
+    if (unit != MatrixUnit::Unknown)
+        return unit == MatrixUnit::Simt;
+    EventId op = kernel.op;
     for (int depth = 0; op.valid() && depth < 4; ++depth, op = model.event(op).parent)
         if (isTensorCoreEligibleOp(model.text(model.event(op).name)))
             return true;
@@ -355,11 +362,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 optimizer.push_back({it->startNs, it->endNs()});
             if (isLaunchCall(it->category) && blocksHost(model, *it)) {
                 BlockingCall call{model.idOf(*it), it->startNs, it->endNs(), 0, false, Cause::HostSync};
-                for (EventId a : model.activitiesLaunchedBy(model.idOf(*it))) {
-                    const CopyKind kind = classifyCopy(model.text(model.event(a).name));
-                    if (kind.direction == CopyDirection::HostToDevice)
+                for (EventId a : model.activitiesLaunchedBy(model.idOf(*it)))
+                    if (isBulkPageableCopy(model, model.event(a)))
                         call.cause = Cause::PageableCopy;
-                }
                 in.calls.push_back(call);
                 // From pinned memory the upload's call returns at once: its staging time goes.
                 if (call.cause == Cause::PageableCopy)
@@ -432,7 +437,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
             if (e->category == Category::Kernel) {
                 if (isCommunicationKernel(name) || isCommunicationOp(opName))
                     a.causes |= bit(Cause::Communication);
-                else if (matrixUnitOf(name) != MatrixUnit::TensorCore && e->op.valid() && isTrainingMatmulOp(model, e->op))
+                else if (isFp32Matmul(model, *e, name))
                     a.causes |= bit(Cause::Fp32Matmul);
                 else if (isCopyOp(opName))
                     a.causes |= bit(Cause::DeviceCopies);
@@ -441,8 +446,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 if (kind.direction == CopyDirection::DeviceToDevice && isCopyOp(opName))
                     a.causes |= bit(Cause::DeviceCopies);
                 const CopyInfo* info = model.copyInfo(model.idOf(*e));
-                if (kind.direction == CopyDirection::HostToDevice && kind.hostMemory == HostMemory::Pageable &&
-                    info && info->bytes > 0 && c.pinnedBandwidth > 0)
+                if (isBulkPageableCopy(model, *e) && info && info->bytes > 0 && c.pinnedBandwidth > 0)
                     a.pinnedNs = std::min<int64_t>(e->durationNs, static_cast<int64_t>(double(info->bytes) / c.pinnedBandwidth));
             }
             for (size_t k = 0; k < kCauseCount; ++k)
@@ -460,6 +464,10 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
         }
     }
     in.removedHost[size_t(Cause::DeviceCopies)] = unionOf(std::move(copyOps));
+    std::vector<TimeRange> busy;
+    for (const Activity& a : in.activities)
+        busy.push_back({a.startNs, a.startNs + a.durationNs});
+    in.deviceBusyNs = lengthWithin(unionOf(std::move(busy)), step.beginNs, step.endNs);
     std::sort(in.activities.begin(), in.activities.end(), [](const Activity& a, const Activity& b) {
         return a.launchNs != b.launchNs ? a.launchNs < b.launchNs : a.startNs < b.startNs;
     });
@@ -519,6 +527,7 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     int64_t deviceEnd = std::numeric_limits<int64_t>::min(), completed = std::numeric_limits<int64_t>::min();
     constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
     std::vector<int64_t> replayedEnd(in.activities.size(), kUnset);
+    int64_t shortened = 0;  // device time the removed causes took out
     auto run = [&](const Activity& a, int64_t launch) {
         int64_t duration = a.durationNs;
         if (a.causes & removedMask & bit(Cause::Fp32Matmul))
@@ -527,6 +536,7 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
             duration = 0;
         if (a.pinnedNs >= 0 && (removedMask & bit(Cause::PageableCopy)))
             duration = a.pinnedNs;
+        shortened += a.durationNs - duration;
         auto [it, fresh] = streamFree.try_emplace(a.stream, std::numeric_limits<int64_t>::min());
         int64_t start = std::max(launch + a.latencyNs, it->second);
         if (a.dependsOn != UINT32_MAX) {
@@ -565,7 +575,9 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
                                     : std::max(arrive, awaited) + call.residualNs;
         saved += std::max<int64_t>(0, warp(call.endNs) - leave);
     }
-    return std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs;
+    // Streams overlap no more than they did: without device work removed, the step is no
+    // shorter than the time the device was busy in it.
+    return std::max(std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs, in.deviceBusyNs - shortened);
 }
 
 }  // namespace

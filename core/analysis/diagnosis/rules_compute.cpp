@@ -105,16 +105,20 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     }
     const double tcShare = share(tensorCore, kernels);
     const double eligibleShare = share(eligible, kernels);
-    if (eligibleShare < in.thresholds.tensorCoreEligibleShare || tcShare >= in.thresholds.tensorCoreShareMax)
+    // The plugin's test (GEMM/conv ops' share of kernel time), or the model's: SIMT GEMM
+    // kernels however they were launched (a compiled graph hides the aten::mm).
+    const double steps = static_cast<double>(in.summary.steps.steps.size());
+    const double simtShare = share(causal(in).deviceNs[static_cast<size_t>(Cause::Fp32Matmul)] * steps, kernels);
+    if (std::max(eligibleShare, simtShare) < in.thresholds.tensorCoreEligibleShare ||
+        tcShare >= in.thresholds.tensorCoreShareMax)
         return;
     std::sort(ops.rbegin(), ops.rend());
-    const double steps = static_cast<double>(in.summary.steps.steps.size());
     Finding f;
     f.id = "no-tensor-cores";
     const double gain = causal(in).gain(Cause::Fp32Matmul);
     f.severity = severityForGain(share(gain, stepMeanNs(in)));
-    f.title = "Matrix multiplies and convolutions run without Tensor Cores (" + formatPercent(eligibleShare) +
-              " of kernel time)";
+    f.title = "Matrix multiplies and convolutions run without Tensor Cores (" +
+              formatPercent(std::max(eligibleShare, simtShare)) + " of kernel time)";
     f.explanation = "The GPU has Tensor Cores, but " + formatPercent(tcShare) +
                     " of the kernel time uses them while GEMM and convolution ops take " +
                     formatPercent(eligibleShare) + " of it: the model runs in fp32. Mixed precision moves "
@@ -127,6 +131,7 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const KernelStats& k : in.summary.kernels)
         if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
             f.evidence.kernels.push_back(k.name);
+    f.evidence.figures.push_back({"simt_gemm_share_of_kernel_time", simtShare, "fraction"});
     f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, "us"});
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the fp32 GEMM/convolution kernels at half their time (16-bit Tensor "

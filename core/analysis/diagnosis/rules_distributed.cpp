@@ -57,6 +57,9 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
                     " of it with no compute kernel running. Overlapping gradient all-reduce with the backward "
                     "pass (DDP buckets), fewer and larger collectives, and gradient accumulation with no_sync "
                     "hide or remove most of it.";
+    if (gain < 0.1 * exposed)
+        f.explanation += " Here the host sets the pace: hiding the collectives would not shorten the step until "
+                         "the host-side findings are fixed.";
     f.evidence.figures = {{"exposed_communication_per_step_us", exposed / 1e3, "us"},
                           {"communication_per_step_us", total / 1e3, "us"},
                           {"overlap_with_compute", overlap, "fraction"}};

@@ -55,14 +55,14 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const Event& e : in.model.events()) {
         if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e))
             continue;
-        bool upload = false;
+        bool bulk = false;
         for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
-            const CopyKind kind = classifyCopy(in.model.text(in.model.event(a).name));
-            upload |= kind.direction == CopyDirection::HostToDevice;
-            deviceToHost += kind.direction == CopyDirection::DeviceToHost;
+            const Event& activity = in.model.event(a);
+            bulk |= isBulkPageableCopy(in.model, activity);
+            deviceToHost += classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
         }
-        if (upload)
-            continue;  // pageable uploads: pageable-memcpy
+        if (bulk)
+            continue;  // bulk copies through pageable memory: pageable-memcpy
         ++calls;
         blocked += static_cast<double>(e.durationNs);
         origins[std::string(in.model.text(e.name)) + " in " + origin(in.model, e, marker)] +=
@@ -127,8 +127,7 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const Event& e : in.model.events()) {
         if (e.category != Category::Memcpy || !inSteps(in, e.startNs))
             continue;
-        const CopyKind kind = classifyCopy(in.model.text(e.name));
-        if (kind.direction != CopyDirection::HostToDevice || kind.hostMemory != HostMemory::Pageable)
+        if (!isBulkPageableCopy(in.model, e))
             continue;
         ++copies;
         copyNs += static_cast<double>(e.durationNs);
@@ -147,8 +146,8 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "pageable-memcpy";
     f.severity = severityForGain(share(gain, step));
-    f.title = "Host-to-device copies come from pageable memory: " + formatMs(copyNs / n) + " per step";
-    f.explanation = "Copies from pageable host memory are staged through a driver buffer: the CPU waits " +
+    f.title = "Copies between host and device go through pageable memory: " + formatMs(copyNs / n) + " per step";
+    f.explanation = "Copies to or from pageable host memory are staged through a driver buffer: the CPU waits " +
                     formatMs(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
                     "bandwidth. From pinned memory with non_blocking=True the call returns at once and the copy "
                     "overlaps compute; the step would be " + formatMs(gain) + " shorter.";
@@ -162,12 +161,14 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.ops.push_back(name);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the copy calls not blocking and the copies at pinned bandwidth (the "
-                   "fastest pinned copy in the trace, else the GPU generation's PCIe rate)";
-    f.fix = "Pin the batches in the DataLoader and copy them with non_blocking=True.";
+                   "fastest pinned upload in the trace, else the GPU generation's PCIe rate)";
+    f.fix = "Pin the host buffers (the DataLoader's pin_memory for batches; pinned tensors allocated once for "
+            "results copied back) and copy with non_blocking=True, synchronising only where the data is used.";
     f.snippet = "loader = DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)\n"
                 "for x, y in loader:\n"
                 "    x = x.cuda(non_blocking=True)\n"
-                "    y = y.cuda(non_blocking=True)\n";
+                "out_host = torch.empty(out.shape, dtype=out.dtype, pin_memory=True)  # once\n"
+                "out_host.copy_(out, non_blocking=True)\n";
     out.push_back(std::move(f));
 }
 
