@@ -281,6 +281,9 @@ struct Activity
     uint32_t stream;
     uint32_t syncItem = UINT32_MAX;  // launched by this blocking call (its own copy)
     uint32_t dependsOn = UINT32_MAX; // the activity on another stream it waited for
+    int64_t overlapNs = -1;  // >= 0: it started this long after the previous activity on its
+                             // stream started, before that one ended (kernels of one graph
+                             // may run concurrently): the replay keeps that offset
     uint16_t causes = 0;   // bit per Cause whose removal shortens it
     int64_t pinnedNs = -1; // duration from pinned memory, for pageable host-to-device copies
 };
@@ -293,6 +296,8 @@ struct BlockingCall
     int64_t residualNs;    // the call's own cost after the awaited work finished
     bool waits;            // false: it awaited nothing in the step; a fixed host cost
     Cause cause;           // HostSync or PageableCopy
+    uint32_t awaitedCollective = UINT32_MAX;  // the collective it waited for, if it did: what
+                                              // follows a read after a collective uses its result
 };
 
 struct StepInputs
@@ -420,6 +425,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     std::vector<TimeRange> copyOps;
     for (const auto& [stream, events] : byStream) {
         int64_t previousEnd = in.streamFree[stream];
+        int64_t previousStart = std::numeric_limits<int64_t>::min();
         for (const Event* e : events) {
             Activity a;
             a.startNs = e->startNs;
@@ -431,6 +437,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 a.launchNs = in.calls[call->second].beginNs;
             }
             a.latencyNs = e->startNs - std::max(a.launchNs, previousEnd);
+            if (e->startNs < previousEnd && previousStart != std::numeric_limits<int64_t>::min())
+                a.overlapNs = e->startNs - previousStart;
+            previousStart = e->startNs;
             previousEnd = std::max(previousEnd, e->endNs());
             const std::string_view name = model.text(e->name);
             const std::string_view opName = e->op.valid() ? model.text(model.event(e->op).name) : std::string_view();
@@ -497,13 +506,19 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
             in.own[in.activities[i].syncItem].push_back(i);
     // What each blocking call waited for: the device work launched before it, and its own.
     int64_t completed = std::numeric_limits<int64_t>::min();
-    size_t next = 0;
+    size_t next = 0, last = SIZE_MAX;
     for (size_t k = 0; k < in.calls.size(); ++k) {
         BlockingCall& call = in.calls[k];
         while (next < in.activities.size() && in.activities[next].launchNs <= call.beginNs) {
-            completed = std::max(completed, in.activities[next].startNs + in.activities[next].durationNs);
+            const int64_t end = in.activities[next].startNs + in.activities[next].durationNs;
+            if (end > completed) {
+                completed = end;
+                last = next;
+            }
             ++next;
         }
+        if (last != SIZE_MAX && (in.activities[last].causes & bit(Cause::Communication)))
+            call.awaitedCollective = static_cast<uint32_t>(last);
         int64_t awaited = completed;
         for (size_t i : in.own[k])
             awaited = std::max(awaited, in.activities[i].startNs + in.activities[i].durationNs);
@@ -524,10 +539,12 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     int64_t saved = 0;  // time the blocking calls returned earlier than measured
     auto warp = [&](int64_t t) { return t - removed.before(t) - saved; };
     std::map<uint32_t, int64_t> streamFree = in.streamFree;
+    std::map<uint32_t, int64_t> streamLastStart;
     int64_t deviceEnd = std::numeric_limits<int64_t>::min(), completed = std::numeric_limits<int64_t>::min();
     constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
     std::vector<int64_t> replayedEnd(in.activities.size(), kUnset);
     int64_t shortened = 0;  // device time the removed causes took out
+    int64_t afterCollective = std::numeric_limits<int64_t>::min();  // see BlockingCall
     auto run = [&](const Activity& a, int64_t launch) {
         int64_t duration = a.durationNs;
         if (a.causes & removedMask & bit(Cause::Fp32Matmul))
@@ -538,7 +555,10 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
             duration = a.pinnedNs;
         shortened += a.durationNs - duration;
         auto [it, fresh] = streamFree.try_emplace(a.stream, std::numeric_limits<int64_t>::min());
-        int64_t start = std::max(launch + a.latencyNs, it->second);
+        int64_t& lastStart = streamLastStart.try_emplace(a.stream, std::numeric_limits<int64_t>::min()).first->second;
+        const int64_t streamAllows = a.overlapNs >= 0 ? lastStart + a.overlapNs : it->second;
+        int64_t start = std::max(launch + a.latencyNs, streamAllows);
+        start = std::max(start, afterCollective);
         if (a.dependsOn != UINT32_MAX) {
             // It still waits for the activity on the other stream: as replayed, or as
             // measured if that one is launched later (not replayed yet).
@@ -547,10 +567,11 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
                                            : in.activities[a.dependsOn].startNs + in.activities[a.dependsOn].durationNs;
             start = std::max(start, awaitedEnd);
         }
-        it->second = start + duration;
-        replayedEnd[static_cast<size_t>(&a - in.activities.data())] = it->second;
+        it->second = std::max(it->second, start + duration);
+        lastStart = start;
+        replayedEnd[static_cast<size_t>(&a - in.activities.data())] = start + duration;
         deviceEnd = std::max(deviceEnd, it->second);
-        return it->second;
+        return start + duration;
     };
     size_t next = 0;
     for (size_t k = 0; k <= in.calls.size(); ++k) {
@@ -571,6 +592,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
         if (!call.waits)
             continue;  // a fixed host cost: it shifts with the host like any other
         const bool freed = removedMask & bit(call.cause);
+        if (freed && call.awaitedCollective != UINT32_MAX && replayedEnd[call.awaitedCollective] != kUnset)
+            afterCollective = std::max(afterCollective, replayedEnd[call.awaitedCollective]);
         const int64_t leave = freed ? arrive + std::min(call.residualNs, kCallFloorNs)
                                     : std::max(arrive, awaited) + call.residualNs;
         saved += std::max<int64_t>(0, warp(call.endNs) - leave);
