@@ -1,5 +1,7 @@
 #include "core/analysis/device_activity.h"
 
+#include "core/analysis/name_cache.h"
+
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 
@@ -140,6 +142,7 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
     stats.syncCallsPerStep.assign(steps.size(), 0);
     stats.scalarReadNsPerStep.assign(steps.size(), 0);
     stats.scalarReadsPerStep.assign(steps.size(), 0);
+    auto mayBlock = perName<bool>(model, [](std::string_view n) { return mayBlockHost(classifyRuntimeCall(n)); });
     for (const Event& e : model.events()) {
         const bool call = isLaunchCall(e.category);
         if (!call && e.category != Category::CpuOp)
@@ -148,7 +151,7 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
         const size_t s = stepAt(steps, e.startNs);
         if (s == steps.size())
             continue;
-        if (call && blocksHost(model, e)) {
+        if (call && mayBlock(e.name) && blocksHost(model, e)) {
             stats.syncCallNsPerStep[s] += e.durationNs;
             ++stats.syncCallsPerStep[s];
         } else if (!call && (name == "aten::item" || name == "aten::_local_scalar_dense")) {

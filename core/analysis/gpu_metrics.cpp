@@ -1,5 +1,7 @@
 #include "core/analysis/gpu_metrics.h"
 
+#include "core/analysis/name_cache.h"
+
 #include "core/analysis/tensor_cores.h"
 #include "core/analysis/time_ranges.h"
 
@@ -60,6 +62,7 @@ std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model, const S
     const double span = static_cast<double>(end - begin);
 
     std::map<int64_t, DeviceKernels> devices;
+    auto tensorCore = perName<bool>(model, isTensorCoreKernel);
     for (const Track& track : model.tracks()) {
         if (track.kind != TrackKind::GpuStream)
             continue;
@@ -73,7 +76,7 @@ std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model, const S
             if (clipped > 0) {
                 ++d.kernelCount;
                 d.kernelNs += clipped;
-                if (isTensorCoreKernel(model.text(e.name)))
+                if (tensorCore(e.name))
                     d.tensorCoreNs += clipped;
             }
             if (const KernelInfo* info = model.kernelInfo(model.idOf(e))) {

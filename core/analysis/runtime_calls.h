@@ -24,6 +24,11 @@ enum class CallKind : uint8_t {
 const char* callKindName(CallKind kind);  // "kernel_launch", ...
 
 CallKind classifyRuntimeCall(std::string_view name);
+// Only these kinds can block the host (blocksHost() decides for a given call).
+inline bool mayBlockHost(CallKind kind)
+{
+    return kind == CallKind::Synchronize || kind == CallKind::Copy;
+}
 
 enum class CopyDirection : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice, HostToHost, PeerToPeer, Unknown };
 enum class HostMemory : uint8_t { Pageable, Pinned, Unknown };  // the host side of a copy

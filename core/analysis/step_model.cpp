@@ -16,7 +16,7 @@ using namespace kinetoscope::trace;
 
 namespace {
 
-constexpr size_t kMaxModelledSteps = 64;
+constexpr size_t kMaxModelledSteps = 32;
 // Python stretches shorter than this between ops are per-op overhead (what a graph or
 // compile removes with the launches), longer ones are host work of their own.
 constexpr int64_t kPythonRunNs = 500'000;  // 500 us
@@ -73,11 +73,19 @@ struct Segment
 };
 
 // Which host threads matter, and which of their ops lead to device work: computed once.
+enum NameFlag : uint8_t {
+    kDataLoaderName = 1,  // a DataLoader __next__
+    kScalarReadName = 2,  // aten::item, aten::_local_scalar_dense
+    kQuietName = 4,       // a step marker or the profiler's span: says nothing of the host
+    kMayBlockName = 8,    // a synchronising or copy call: blocksHost() decides
+};
+
 struct HostContext
 {
     std::set<uint32_t> threads;       // tracks that launch device work
     uint32_t mainThread = TrackId::kInvalid;
     std::vector<bool> leadsToLaunch;  // per event: the event or a descendant is a launch call
+    std::vector<uint8_t> nameFlags;   // per interned name: kDataLoaderName | ...
     std::string marker;
     double pinnedBandwidth = 0;       // bytes per ns of the fastest pinned host-to-device copy
 };
@@ -87,6 +95,18 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
     HostContext c;
     c.marker = steps.fromMarkers ? steps.marker : std::string();
     c.leadsToLaunch.assign(model.events().size(), false);
+    c.nameFlags.resize(model.strings().size());
+    for (size_t i = 0; i < c.nameFlags.size(); ++i) {
+        const std::string_view name = model.text(StringId{static_cast<uint32_t>(i)});
+        const CallKind kind = classifyRuntimeCall(name);
+        c.nameFlags[i] = static_cast<uint8_t>((isDataLoaderOp(name) ? kDataLoaderName : 0) |
+                                              (isScalarRead(name) ? kScalarReadName : 0) |
+                                              ((c.marker.size() && name.starts_with(c.marker)) ||
+                                                       name.starts_with("PyTorch Profiler")
+                                                   ? kQuietName
+                                                   : 0) |
+                                              (mayBlockHost(kind) ? kMayBlockName : 0));
+    }
     std::map<uint32_t, int64_t> launches, anchors;
     for (const Event& e : model.events()) {
         if (isLaunchCall(e.category)) {
@@ -94,11 +114,10 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
             for (EventId p = model.idOf(e); p.valid() && !c.leadsToLaunch[p.value]; p = model.event(p).parent)
                 c.leadsToLaunch[p.value] = true;
         }
-        const std::string_view name = model.text(e.name);
-        if ((c.marker.size() && name.starts_with(c.marker)) || isDataLoaderOp(name))
+        if ((c.nameFlags[e.name.value] & (kQuietName | kDataLoaderName)) && !model.text(e.name).starts_with("PyTorch"))
             ++anchors[e.track.value];
         if (e.category == Category::Memcpy) {
-            const CopyKind kind = classifyCopy(name);
+            const CopyKind kind = classifyCopy(model.text(e.name));
             const CopyInfo* info = model.copyInfo(model.idOf(e));
             if (kind.direction == CopyDirection::HostToDevice && kind.hostMemory == HostMemory::Pinned && info &&
                 info->bytes > (1 << 20) && e.durationNs > 0)
@@ -127,68 +146,93 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
     return c;
 }
 
-HostState classify(const TraceModel& model, const HostContext& c, EventId innermost)
+// An event open on the sweep's stack, with what its ancestors say about it.
+struct OpenEvent
 {
+    EventId id;
+    int64_t endNs;
+    HostState state;  // the host's state while this event is the innermost one
+    EventId outerOp;  // the outermost CPU op of its chain of CPU ops
+    bool inDataLoader;
+};
+
+OpenEvent open(const TraceModel& model, const HostContext& c, EventId id, const OpenEvent* parent)
+{
+    const Event& e = model.event(id);
+    const uint8_t flags = c.nameFlags[e.name.value];
+    OpenEvent o{id, e.endNs(), HostState::Idle, EventId{}, parent && parent->inDataLoader};
+    o.inDataLoader = o.inDataLoader || (flags & kDataLoaderName);
+    if (e.category == Category::CpuOp)
+        o.outerOp = parent && parent->outerOp.valid() && model.event(parent->id).category == Category::CpuOp
+                        ? parent->outerOp
+                        : id;
     // Time in no recorded event (or only in the step marker) is not attributed: without
     // Python frames (with_stack) the profiler cannot say what the host did.
-    const HostState untraced = HostState::Idle;
-    if (!innermost.valid())
-        return untraced;
-    for (EventId p = innermost; p.valid(); p = model.event(p).parent)
-        if (isDataLoaderOp(model.text(model.event(p).name)))
-            return HostState::DataLoader;
-    const Event& e = model.event(innermost);
-    const std::string_view name = model.text(e.name);
+    if (o.inDataLoader) {
+        o.state = HostState::DataLoader;
+        return o;
+    }
     switch (e.category) {
     case Category::Runtime:
     case Category::Driver:
-        return blocksHost(model, e) ? HostState::Blocked : HostState::Launching;
-    case Category::CpuOp: {
-        if (isScalarRead(name))
-            return HostState::Launching;
-        EventId outer = innermost;
-        while (model.event(outer).parent.valid() && model.event(model.event(outer).parent).category == Category::CpuOp)
-            outer = model.event(outer).parent;
-        return c.leadsToLaunch[outer.value] ? HostState::Launching : HostState::CpuCompute;
-    }
+        o.state = (flags & kMayBlockName) && blocksHost(model, e) ? HostState::Blocked : HostState::Launching;
+        break;
+    case Category::CpuOp:
+        o.state = (flags & kScalarReadName) || c.leadsToLaunch[o.outerOp.value] ? HostState::Launching
+                                                                                : HostState::CpuCompute;
+        break;
     case Category::PythonFunction:
-        return HostState::Python;
+        o.state = HostState::Python;
+        break;
     case Category::UserAnnotation:
-        if ((c.marker.size() && name.starts_with(c.marker)) || name.starts_with("PyTorch Profiler"))
-            return untraced;
-        return HostState::Python;
+        if (!(flags & kQuietName))
+            o.state = HostState::Python;
+        break;
     default:
-        return untraced;
+        break;
     }
+    return o;
 }
 
-// One thread's time inside [begin, end), cut at every event boundary.
+// One thread's time inside [begin, end), by the innermost event at each instant: one
+// sweep over the thread's events with a stack of the open ones.
 std::vector<Segment> threadSegments(const TraceModel& model, const HostContext& c, TrackId track, int64_t begin,
                                     int64_t end)
 {
-    std::vector<int64_t> cuts = {begin, end};
+    std::vector<OpenEvent> stack;
+    std::vector<EventId> chain;  // the events open at `begin`, innermost first
     for (EventId p = model.innermostEventAt(track, begin); p.valid(); p = model.event(p).parent)
-        if (model.event(p).endNs() < end)
-            cuts.push_back(model.event(p).endNs());
-    const auto events = model.events(track);
-    auto it = std::lower_bound(events.begin(), events.end(), begin,
-                               [](const Event& e, int64_t t) { return e.startNs < t; });
-    for (; it != events.end() && it->startNs < end; ++it) {
-        cuts.push_back(it->startNs);
-        if (it->endNs() < end)
-            cuts.push_back(it->endNs());
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        chain.push_back(p);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        stack.push_back(open(model, c, *it, stack.empty() ? nullptr : &stack.back()));
     std::vector<Segment> segments;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        const int64_t mid = cuts[i] + (cuts[i + 1] - cuts[i]) / 2;
-        const HostState s = classify(model, c, model.innermostEventAt(track, mid));
-        if (!segments.empty() && segments.back().state == s && segments.back().end == cuts[i])
-            segments.back().end = cuts[i + 1];
+    int64_t now = begin;
+    auto emit = [&](int64_t until) {
+        if (until <= now)
+            return;
+        const HostState s = stack.empty() ? HostState::Idle : stack.back().state;
+        if (!segments.empty() && segments.back().state == s && segments.back().end == now)
+            segments.back().end = until;
         else
-            segments.push_back({cuts[i], cuts[i + 1], s});
+            segments.push_back({now, until, s});
+        now = until;
+    };
+    auto closeUntil = [&](int64_t t) {
+        while (!stack.empty() && stack.back().endNs <= t) {
+            emit(std::min(stack.back().endNs, end));
+            stack.pop_back();
+        }
+    };
+    const auto events = model.events(track);
+    auto it = std::upper_bound(events.begin(), events.end(), begin,
+                               [](int64_t t, const Event& e) { return t < e.startNs; });
+    for (; it != events.end() && it->startNs < end; ++it) {
+        closeUntil(it->startNs);
+        emit(it->startNs);
+        stack.push_back(open(model, c, model.idOf(*it), stack.empty() ? nullptr : &stack.back()));
     }
+    closeUntil(end);
+    emit(end);
     return segments;
 }
 

@@ -58,7 +58,7 @@ const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel
 {
-    size_t stepsModelled = 0;  // steady steps replayed (an even sample of at most 64)
+    size_t stepsModelled = 0;  // steady steps replayed (an even sample of at most 32)
     double stepNs = 0;         // mean measured step
     double replayedStepNs = 0; // mean replayed step with nothing removed (the model's check)
     double deviceBusyNs = 0;   // union of kernels, copies and memsets over all devices

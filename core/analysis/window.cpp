@@ -1,5 +1,6 @@
 #include "core/analysis/window.h"
 
+#include "core/analysis/name_cache.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 
@@ -170,6 +171,7 @@ void assignRoles(WindowClass& w)
 
 void countActivity(const TraceModel& model, WindowClass& w)
 {
+    auto callKind = perName<CallKind>(model, classifyRuntimeCall);
     for (const Event& e : model.events()) {
         if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset) {
             ++w.deviceActivities;
@@ -177,7 +179,7 @@ void countActivity(const TraceModel& model, WindowClass& w)
         }
         if (!isLaunchCall(e.category))
             continue;
-        const CallKind kind = classifyRuntimeCall(model.text(e.name));
+        const CallKind kind = callKind(e.name);
         const bool ran = !model.activitiesLaunchedBy(model.idOf(e)).empty();
         if (kind == CallKind::KernelLaunch) {
             ++w.kernelLaunchCalls;
@@ -367,17 +369,23 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     bool trainingOp = false, anyOp = false, trainingKernel = false, collectiveOp = false;
     int64_t hostOps = 0;
     std::string evidence;
+    auto trainingOpName = perName<bool>(model, isTrainingOp);
+    auto trainingKernelName = perName<bool>(model, isTrainingKernel);
+    auto collectiveName = perName<bool>(model, [](std::string_view n) {
+        return n.starts_with("nccl:") || n.starts_with("rccl:");
+    });
     for (const Event& e : model.events()) {
-        const std::string_view name = model.text(e.name);
         if (e.category == Category::CpuOp || e.category == Category::UserAnnotation) {
             anyOp |= e.category == Category::CpuOp;
             hostOps += e.category == Category::CpuOp;
-            collectiveOp |= name.starts_with("nccl:") || name.starts_with("rccl:");
-            if (!trainingOp && isTrainingOp(name)) {
+            collectiveOp |= collectiveName(e.name);
+            if (!trainingOp && trainingOpName(e.name)) {
+                const std::string_view name = model.text(e.name);
                 trainingOp = true;
                 evidence = "backward or optimizer ops (" + std::string(name.substr(0, 60)) + ")";
             }
-        } else if (e.category == Category::Kernel && !trainingKernel && isTrainingKernel(name)) {
+        } else if (e.category == Category::Kernel && !trainingKernel && trainingKernelName(e.name)) {
+            const std::string_view name = model.text(e.name);
             trainingKernel = true;
             if (evidence.empty())
                 evidence = "backward kernels (" + std::string(name.substr(0, 60)) + ")";

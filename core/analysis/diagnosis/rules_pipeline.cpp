@@ -27,12 +27,13 @@ TimeRange longestDeviceIdle(const DiagnosisInput& in)
         if (e.category == trace::Category::Kernel || e.category == trace::Category::Memcpy ||
             e.category == trace::Category::Memset)
             busy.push_back({e.startNs, e.endNs()});
-    const RangeSet busySet = unionOf(std::move(busy));
-    TimeRange best{0, 0};
+    std::vector<TimeRange> steps;
     for (const Step& s : in.summary.steps.steps)
-        for (const TimeRange& r : subtract({{s.beginNs, s.endNs}}, busySet))
-            if (r.length() > best.length())
-                best = r;
+        steps.push_back({s.beginNs, s.endNs});
+    TimeRange best{0, 0};
+    for (const TimeRange& r : subtract(unionOf(std::move(steps)), unionOf(std::move(busy))))
+        if (r.length() > best.length())
+            best = r;
     return best;
 }
 
