@@ -5,6 +5,8 @@
 #include "widgets/utilization_chart.h"
 
 #include <QLabel>
+
+#include <algorithm>
 #include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
@@ -20,8 +22,11 @@ QString keyFiguresHtml(const analysis::AnalysedTrace& trace)
     };
     cell(QStringLiteral("Step time"), QStringLiteral("%1 ms").arg(s.breakdown.all.averageTotalNs / 1e6, 0, 'f', 2),
          QStringLiteral("Average wall time of a step, extended to the end of the GPU work it launched."));
-    cell(QStringLiteral("Steps"), QString::number(s.steps.steps.size()) + (s.steps.fromMarkers ? QString() : QStringLiteral(" (window)")),
-         QStringLiteral("ProfilerStep#N spans found; a trace without them is one window."));
+    cell(QStringLiteral("Steady steps"),
+         QString::number(s.steps.steps.size()) +
+             (s.steps.source == analysis::StepSource::Window ? QStringLiteral(" (window)") : QString()),
+         QStringLiteral("Steps judged: ProfilerStep#N spans, or iterations found from DataLoader calls or "
+                        "Optimizer.step; warm-up and the loop's tail are left out."));
     QString utilization = QStringLiteral("n/a");
     if (!s.gpu.empty() && s.gpu.begin()->second.utilization)
         utilization = QStringLiteral("%1 %").arg(*s.gpu.begin()->second.utilization * 100, 0, 'f', 1);
@@ -36,7 +41,36 @@ QString keyFiguresHtml(const analysis::AnalysedTrace& trace)
     if (!trace.findings.empty())
         top = QString::fromStdString(trace.findings.front().id);
     cell(QStringLiteral("Top finding"), top, QStringLiteral("The finding whose fix saves the most time per step."));
-    return QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString()));
+    return windowHtml(s) + QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString()));
+}
+
+QString windowHtml(const analysis::TraceSummary& s)
+{
+    // What the trace is, before any figure: the kind of run, the steady steps, warm-up,
+    // capture or replay, and what is wrong with the trace itself.
+    QString html = QStringLiteral("<p style=\"margin:2px 0\"><b>What this trace is:</b> %1</p>")
+                       .arg(QString::fromStdString(s.window.headline()).toHtmlEscaped());
+    for (const analysis::QualityIssue& q : s.window.quality)
+        html += QStringLiteral("<p style=\"margin:2px 0;color:#b26a00\">Trace quality: %1</p>")
+                    .arg(QString::fromStdString(q.message).toHtmlEscaped());
+    const analysis::CausalModel& m = s.causal;
+    if (m.stepsModelled > 0 && m.deviceIdleNs > 0 && s.window.deviceActivities > 0) {
+        QStringList parts;
+        std::vector<std::pair<double, size_t>> states;
+        for (size_t i = 0; i < analysis::kHostStateCount; ++i)
+            if (m.idleByHostState[i] > 0.005 * m.stepNs)
+                states.emplace_back(m.idleByHostState[i], i);
+        std::sort(states.rbegin(), states.rend());
+        for (const auto& [ns, i] : states)
+            parts << QStringLiteral("%1 %2 ms").arg(QString::fromLatin1(analysis::hostStateName(analysis::HostState(i))))
+                         .arg(ns / 1e6, 0, 'f', 2);
+        html += QStringLiteral("<p style=\"margin:2px 0\" title=\"What the host was doing while no kernel, copy or "
+                               "memset ran (per steady step)\"><b>GPU idle %1 ms per step, while the host was in:</b> "
+                               "%2</p>")
+                    .arg(m.deviceIdleNs / 1e6, 0, 'f', 2)
+                    .arg(parts.isEmpty() ? QStringLiteral("nothing recorded") : parts.join(QStringLiteral(", ")));
+    }
+    return html;
 }
 
 OverviewView::OverviewView(QWidget* parent)

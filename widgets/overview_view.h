@@ -30,5 +30,8 @@ private:
 
 // The key figures as HTML (shared with the report).
 QString keyFiguresHtml(const analysis::AnalysedTrace& trace);
+// "What this trace is": the window's headline, its quality problems, and the GPU's idle
+// time by what the host was doing (also in the exported report, through keyFiguresHtml).
+QString windowHtml(const analysis::TraceSummary& summary);
 
 }  // namespace kinetoscope::widgets

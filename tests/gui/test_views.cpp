@@ -57,6 +57,10 @@ private Q_SLOTS:
         QCOMPARE(saw->stepMarkerCount(), 6);
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("177.59 ms")));
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("dataloader-bound")));
+        // What the trace is comes first: the kind of run and the steady steps.
+        QVERIFY(view.overview()->figuresText().startsWith(
+            QStringLiteral("What this trace is: training, 6 steady steps (ProfilerStep markers)")));
+        QVERIFY(view.overview()->figuresText().contains(QStringLiteral("while the host was in: dataloader")));
         const QImage image = view.overview()->grab().toImage();
         QVERIFY(kinetoscope::test::distinctColours(image) > 20);
     }
