@@ -91,7 +91,8 @@ json windowJson(const WindowClass& w)
 
 json causalJson(const CausalModel& m)
 {
-    json idle = json::object(), host = json::object(), gains = json::object(), solo = json::object();
+    json idle = json::object(), host = json::object(), gains = json::object(), solo = json::object(),
+         after = json::object();
     for (size_t i = 0; i < kHostStateCount; ++i) {
         idle[hostStateName(HostState(i))] = toUs(m.idleByHostState[i]);
         host[hostStateName(HostState(i))] = toUs(m.hostByState[i]);
@@ -99,6 +100,7 @@ json causalJson(const CausalModel& m)
     for (size_t i = 0; i < kCauseCount; ++i) {
         gains[causeName(Cause(i))] = toUs(m.gainNs[i]);
         solo[causeName(Cause(i))] = toUs(m.soloGainNs[i]);
+        after[causeName(Cause(i))] = toUs(m.afterOthersNs[i]);
     }
     return {{"steps_modelled", m.stepsModelled},
             {"step_us", toUs(m.stepNs)},
@@ -108,7 +110,8 @@ json causalJson(const CausalModel& m)
             {"device_idle_by_host_state_us", idle},
             {"host_time_by_state_us", host},
             {"gain_us", gains},
-            {"gain_alone_us", solo}};
+            {"gain_alone_us", solo},
+            {"gain_after_others_us", after}};
 }
 
 
@@ -317,13 +320,13 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
                           ms(model.idleByHostState[i]).c_str(), ms(model.hostByState[i]).c_str());
             out << line;
         }
-        out << "Causal gains (the step replayed without each cause; credited once, largest first)\n";
+        out << "Causal gains (the step replayed without each cause; credited once, never above its gain alone)\n";
         for (size_t i = 0; i < kCauseCount; ++i) {
             if (model.gainNs[i] <= 0 && model.soloGainNs[i] <= 0)
                 continue;
-            char line[96];
-            std::snprintf(line, sizeof line, "  %-16s %12s  (alone %s)\n", causeName(Cause(i)), ms(model.gainNs[i]).c_str(),
-                          ms(model.soloGainNs[i]).c_str());
+            char line[128];
+            std::snprintf(line, sizeof line, "  %-16s %12s  (alone %s, after the others %s)\n", causeName(Cause(i)),
+                          ms(model.gainNs[i]).c_str(), ms(model.soloGainNs[i]).c_str(), ms(model.afterOthersNs[i]).c_str());
             out << line;
         }
         char check[128];

@@ -28,13 +28,15 @@ constexpr int64_t kDependencySlackNs = 10'000;  // 10 us
 constexpr int64_t kCallFloorNs = 5'000;  // 5 us
 // Fp32 SIMT GEMM/conv time over the same work on 16-bit Tensor Cores (conservative).
 constexpr double kTensorCoreSpeedup = 2.0;
-// The order in which causes are credited: the specific before the general. A sync, a
-// pageable copy, the DataLoader and the optimizer's loop are fixes of their own; device
-// work next; then Python and CPU-only ops; last the host's launch overhead, which every
-// host-side fix above also shrinks and which is what remains once they are done.
-constexpr Cause kCreditOrder[] = {Cause::HostSync,      Cause::PageableCopy, Cause::DataLoader, Cause::OptimizerHost,
-                                  Cause::DeviceCopies,  Cause::Communication, Cause::Fp32Matmul, Cause::Python,
-                                  Cause::CpuCompute,    Cause::LaunchOverhead};
+// The order in which causes are removed one after another: the specific before the
+// general on the host (a sync, a pageable copy, the DataLoader, the optimizer's loop, the
+// model's own conversions are fixes of their own; then Python and CPU-only ops; then the
+// launch overhead every fix above also shrinks), and the device's own work last, judged
+// once the host keeps up.
+constexpr Cause kCreditOrder[] = {Cause::HostSync,   Cause::PageableCopy,   Cause::DataLoader,
+                                  Cause::OptimizerHost, Cause::DeviceCopies, Cause::Python,
+                                  Cause::CpuCompute, Cause::LaunchOverhead, Cause::Communication,
+                                  Cause::Fp32Matmul};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
 bool isDeviceWork(Category c)
@@ -716,7 +718,12 @@ CausalModel buildCausalModel(const TraceModel& model, const StepDetection& stead
             const size_t k = static_cast<size_t>(cause);
             mask |= bit(cause);
             const int64_t now = replay(in, mask);
-            result.gainNs[k] += scale * static_cast<double>(std::max<int64_t>(0, previous - now));
+            const int64_t added = std::max<int64_t>(0, previous - now);
+            // Credited: what the removal adds at its turn, but never more than the cause
+            // saves on its own: the gain of two fixes together beyond the sum of each
+            // alone is nobody's (it is in afterOthersNs).
+            result.afterOthersNs[k] += scale * static_cast<double>(added);
+            result.gainNs[k] += scale * static_cast<double>(std::min(added, solo[k]));
             previous = std::min(previous, now);
         }
     }
@@ -727,7 +734,7 @@ CausalModel buildCausalModel(const TraceModel& model, const StepDetection& stead
     for (auto* array : {&result.idleByHostState, &result.hostByState})
         for (double& v : *array)
             v /= n;
-    for (auto* array : {&result.soloGainNs, &result.gainNs, &result.deviceNs})
+    for (auto* array : {&result.soloGainNs, &result.gainNs, &result.afterOthersNs, &result.deviceNs})
         for (double& v : *array)
             v /= n;
     return result;

@@ -12,9 +12,10 @@
 //     events keep their order and other durations, each activity starts when both its
 //     launch (shifted) and its stream allow, a blocking call returns when the work it waits
 //     for is done. gain = replayed step - replayed step without the cause.
-//   - gains that never overlap: causes are removed one after another, the specific before
-//     the general (launch overhead last), and each is credited with what its removal
-//     adds, so the gains sum to at most the step.
+//   - gains that never overlap: causes are removed one after another (the specific before
+//     the general, the host before the device), and each is credited with what its
+//     removal adds at its turn, capped at what it saves alone; so the gains sum to at most
+//     the step, and no finding is credited with a gain that needs another fix first.
 // What it assumes: streams are FIFO; a cross-stream wait keeps its measured delay; an
 // activity whose launch is unknown stays at its time relative to the host; removing a
 // DataLoader, Python or launch cost removes it entirely (the upper bound of the fix);
@@ -67,11 +68,14 @@ struct CausalModel
     std::array<double, kHostStateCount> hostByState{};      // host time, by state
     std::array<double, kCauseCount> soloGainNs{};  // step saved removing the cause alone
     std::array<double, kCauseCount> gainNs{};      // credited gain: sums to <= stepNs
+    std::array<double, kCauseCount> afterOthersNs{};  // what removing it adds once the causes
+                                                      // before it (credit order) are gone
     std::array<double, kCauseCount> deviceNs{};    // device time of the activities a cause shortens
     int64_t blockingCalls = 0;  // per all modelled steps: calls that wait for the device
 
     double gain(Cause c) const { return gainNs[static_cast<size_t>(c)]; }
     double solo(Cause c) const { return soloGainNs[static_cast<size_t>(c)]; }
+    double afterOthers(Cause c) const { return afterOthersNs[static_cast<size_t>(c)]; }
     double idleWhile(HostState s) const { return idleByHostState[static_cast<size_t>(s)]; }
     double host(HostState s) const { return hostByState[static_cast<size_t>(s)]; }
 };

@@ -68,7 +68,7 @@ private Q_SLOTS:
         row("hta/cpu_only_gloo_rank34.pt.trace.json.gz", "communication-heavy");
         row("hta/cpu_side_comms_only.json.gz", "no-device-activity");
         row("hta/cuda_event_sync.json.gz", "window-too-short");
-        row("hta/diff_control.json.gz", "launch-bound");
+        row("hta/diff_control.json.gz", "host-sync");
         row("hta/diff_test.json.gz", "copy-heavy");
         row("hta/gpu_user_annotation_steps.json.gz", "launch-bound");
         row("hta/large_integer_ids.json.gz", "window-too-short");
@@ -80,7 +80,7 @@ private Q_SLOTS:
         row("kineto/cuda_sync_after_fix.json", "window-too-short");
         row("kineto/cuda_sync_before_fix.json", "window-too-short");
         row("kineto/gpu_metrics_input.json.gz", "launch-bound");
-        row("kineto/resnet50_bare_array_2020.pt.trace.json.gz", "launch-bound");
+        row("kineto/resnet50_bare_array_2020.pt.trace.json.gz", "dataloader-bound");
         row("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz", "dataloader-bound");
         row("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz", "launch-bound");
         row("misc/aipe_b200_deepseek_v3_train_step.json.gz", "launch-bound");
@@ -97,7 +97,7 @@ private Q_SLOTS:
         row("param/dlrm_8_ranks/worker2_step_12.1694128201554.pt.trace.json.gz", "launch-bound");
         row("param/dlrm_8_ranks/worker3_step_12.1694128201557.pt.trace.json.gz", "host-sync");
         row("param/dlrm_8_ranks/worker4_step_12.1694128201547.pt.trace.json.gz", "host-sync");
-        row("param/dlrm_8_ranks/worker5_step_12.1694128201549.pt.trace.json.gz", "launch-bound");
+        row("param/dlrm_8_ranks/worker5_step_12.1694128201549.pt.trace.json.gz", "host-sync");
         row("param/dlrm_8_ranks/worker6_step_12.1694128201553.pt.trace.json.gz", "launch-bound");
         row("param/dlrm_8_ranks/worker7_step_12.1694128201553.pt.trace.json.gz", "launch-bound");
         row("param/resnet_rtx2080ti_no_steps.json.gz", "dataloader-bound");

@@ -133,6 +133,10 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
             f.evidence.kernels.push_back(k.name);
     f.evidence.figures.push_back({"simt_gemm_share_of_kernel_time", simtShare, "fraction"});
     f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, "us"});
+    f.evidence.figures.push_back({"gain_once_the_host_keeps_up_us", causal(in).afterOthers(Cause::Fp32Matmul) / 1e3, "us"});
+    if (causal(in).afterOthers(Cause::Fp32Matmul) > 2 * gain + 1e6)
+        f.explanation += " The host sets the pace today: this saves " + formatMs(gain) + " on its own, up to " +
+                         formatMs(causal(in).afterOthers(Cause::Fp32Matmul)) + " once the host-side findings are fixed.";
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the fp32 GEMM/convolution kernels at half their time (16-bit Tensor "
                    "Core kernels run them at least 2x faster); saved only where the GPU sets the pace";
