@@ -349,7 +349,10 @@ struct BlockingCall
 struct StepInputs
 {
     int64_t beginNs = 0;
-    int64_t hostEndNs = 0;
+    int64_t hostBeginNs = 0;   // the step's host span (its marker), which sets the period of
+    int64_t hostEndNs = 0;     // the loop when the host is the slower side
+    int64_t hostExcessNs = 0;  // how much longer the host span is than the measured step
+    int64_t hostBlockedNs = 0; // time in the host span spent waiting for the device
     std::vector<Activity> activities;  // by launch time
     std::vector<BlockingCall> calls;   // by begin
     std::vector<std::vector<size_t>> own;  // per call: the activities it launched itself
@@ -390,6 +393,11 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     StepInputs in;
     in.beginNs = step.beginNs;
     in.hostEndNs = std::min(step.endNs, std::max(step.hostEndNs, step.beginNs));
+    in.hostBeginNs = std::min(step.hostBeginNs, in.hostEndNs);
+    in.hostExcessNs = std::max<int64_t>(0, (in.hostEndNs - in.hostBeginNs) - step.durationNs());
+    for (const Segment& s : host)
+        if (s.state == HostState::Blocked)
+            in.hostBlockedNs += std::max<int64_t>(0, std::min(s.end, in.hostEndNs) - std::max(s.begin, in.hostBeginNs));
     // Host removals by state.
     std::array<std::vector<TimeRange>, kCauseCount> removed;
     for (const Segment& s : host) {
@@ -646,7 +654,10 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     }
     // Streams overlap no more than they did: without device work removed, the step is no
     // shorter than the time the device was busy in it.
-    return std::max(std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs, in.deviceBusyNs - shortened);
+    // The loop runs no faster than its host: a step is no shorter than the host's own work
+    // in its span (what is left of it; its waits for the device are the device's pace).
+    const int64_t hostPeriod = warp(in.hostEndNs) - warp(in.hostBeginNs) - in.hostExcessNs - in.hostBlockedNs;
+    return std::max({std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs, in.deviceBusyNs - shortened, hostPeriod});
 }
 
 }  // namespace
