@@ -4,6 +4,7 @@
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/trace/trace_loader.h"
+#include "tests/support/diagnosed.h"
 #include "tests/support/scenario_trace.h"
 #endif
 
@@ -15,33 +16,18 @@ using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
 using kinetoscope::test::Pathology;
 
-namespace {
+using kinetoscope::test::Diagnosed;
 
-struct Diagnosed
-{
-    std::shared_ptr<const TraceModel> model;
-    TraceSummary summary;
-    std::vector<Finding> findings;
-};
+namespace {
 
 Diagnosed diagnoseCase(Pathology p)
 {
-    Diagnosed d;
-    LoadResult loaded = loadTraceText(kinetoscope::test::scenarioTrace(p));
-    d.model = loaded.model;
-    if (!loaded.ok())
-        return d;
-    d.summary = summarize(*d.model);
-    d.findings = diagnose({*d.model, d.summary, Thresholds{}, nullptr});
-    return d;
+    return kinetoscope::test::diagnoseText(kinetoscope::test::scenarioTrace(p));
 }
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& id)
 {
-    for (const Finding& f : findings)
-        if (f.id == id)
-            return &f;
-    return nullptr;
+    return kinetoscope::test::findFinding(findings, id);
 }
 
 QString ids(const std::vector<Finding>& findings)

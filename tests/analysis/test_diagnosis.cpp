@@ -4,6 +4,7 @@
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/trace/trace_loader.h"
+#include "tests/support/diagnosed.h"
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
 #endif
@@ -17,44 +18,19 @@ using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
 using kinetoscope::test::Pathology;
 
+using kinetoscope::test::diagnoseText;
+using kinetoscope::test::Diagnosed;
+
 namespace {
-
-struct Diagnosed
-{
-    std::shared_ptr<const TraceModel> model;
-    TraceSummary summary;
-    std::vector<Finding> findings;
-};
-
-Diagnosed diagnoseText(const std::string& json, const Thresholds& thresholds = {},
-                       const LabMeasurements* lab = nullptr)
-{
-    Diagnosed d;
-    LoadResult loaded = loadTraceText(json);
-    d.model = loaded.model;
-    if (!loaded.ok())
-        return d;
-    d.summary = summarize(*d.model);
-    d.findings = diagnose({*d.model, d.summary, thresholds, lab});
-    return d;
-}
 
 Diagnosed diagnoseShared(const char* file)
 {
-    Diagnosed d;
-    LoadResult loaded = loadTraceFile(kinetoscope::test::sharedTrace(file));
-    d.model = loaded.model;
-    d.summary = summarize(*d.model);
-    d.findings = diagnose({*d.model, d.summary, Thresholds{}, nullptr});
-    return d;
+    return kinetoscope::test::diagnoseFile(kinetoscope::test::sharedTrace(file));
 }
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& id)
 {
-    for (const Finding& f : findings)
-        if (f.id == id)
-            return &f;
-    return nullptr;
+    return kinetoscope::test::findFinding(findings, id);
 }
 
 }  // namespace

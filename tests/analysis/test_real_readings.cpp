@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/trace/trace_loader.h"
+#include "tests/support/diagnosed.h"
 #include "tests/support/test_support.h"
 #endif
 
@@ -15,26 +16,10 @@
 using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
 
+using kinetoscope::test::diagnoseFile;
+using kinetoscope::test::Diagnosed;
+
 namespace {
-
-struct Diagnosed
-{
-    std::shared_ptr<const TraceModel> model;
-    TraceSummary summary;
-    std::vector<Finding> findings;
-};
-
-Diagnosed diagnoseFile(const std::filesystem::path& path)
-{
-    Diagnosed d;
-    const LoadResult loaded = loadTraceFile(path);
-    d.model = loaded.model;
-    if (!d.model)
-        return d;
-    d.summary = summarize(*d.model);
-    d.findings = diagnose({*d.model, d.summary, Thresholds{}, nullptr});
-    return d;
-}
 
 double figure(const Finding& f, const std::string& name)
 {
