@@ -174,6 +174,30 @@ private Q_SLOTS:
             QVERIFY2(!find(d.findings, id), id);
     }
 
+    // record_shapes' input dtypes confirm or overrule what the kernel names say: fp32
+    // inputs confirm the finding; 16-bit inputs mean the library chose these kernels for
+    // 16-bit work, and "use AMP" would be wrong.
+    void inputDtypesConfirmTheTensorCoreFinding()
+    {
+        const std::string trace = kinetoscope::test::scenarioTrace(Pathology::NoTensorCores);
+        auto withTypes = [&](const std::string& type) {
+            std::string text = trace;
+            const std::string key = "\"Input Dims\":";
+            const std::string types = "\"Input type\": [\"" + type + "\", \"" + type + "\", \"" + type + "\"], ";
+            for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + types.size() + key.size()))
+                text.insert(at, types);
+            return kinetoscope::test::diagnoseText(text);
+        };
+        const Diagnosed fp32 = withTypes("float");
+        const Finding* confirmed = find(fp32.findings, "no-tensor-cores");
+        QVERIFY(confirmed);
+        QVERIFY(std::find(confirmed->evidence.ops.begin(), confirmed->evidence.ops.end(),
+                          "input dtypes recorded: float (fp32)") != confirmed->evidence.ops.end());
+        const Diagnosed bf16 = withTypes("c10::BFloat16");
+        QVERIFY(bf16.model);
+        QVERIFY(!find(bf16.findings, "no-tensor-cores"));
+    }
+
     // Removing a cause never makes the step longer; credited gains are at most the gain
     // of the cause alone plus what removing it after others adds (never negative).
     void creditedGainsAreConsistent()

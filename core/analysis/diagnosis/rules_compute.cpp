@@ -5,6 +5,7 @@
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/format_description.h"
 
+#include <algorithm>
 #include <map>
 
 namespace kinetoscope::analysis::rules {
@@ -85,6 +86,40 @@ std::vector<int64_t> tensorCoreDims(std::string_view op, const std::vector<std::
     return dims;
 }
 
+// The `Input type`s of a few GEMM/convolution ops in the judged steps (recorded with
+// record_shapes), read back from the trace: tensor dtypes only ("float", "c10::BFloat16").
+std::vector<std::string> eligibleInputTypes(const DiagnosisInput& in)
+{
+    std::vector<std::string> types;
+    int read = 0;
+    for (const Event& e : in.model.events()) {
+        if (read >= 4)
+            break;
+        if (e.category != Category::CpuOp || !in.model.inputShapes(in.model.idOf(e)).valid() || !inSteps(in, e.startNs) ||
+            !isTensorCoreEligibleOp(in.model.text(e.name)))
+            continue;
+        ++read;
+        const std::string args = in.model.argsJson(in.model.idOf(e));
+        const size_t key = args.find("\"Input type\"");
+        if (key == std::string::npos)
+            continue;
+        const size_t open = args.find('[', key), close = args.find(']', key);
+        if (open == std::string::npos || close == std::string::npos || close < open)
+            continue;
+        for (size_t q = args.find('"', open); q != std::string::npos && q < close; q = args.find('"', q + 1)) {
+            const size_t end = args.find('"', q + 1);
+            if (end == std::string::npos || end > close)
+                break;
+            const std::string type = args.substr(q + 1, end - q - 1);
+            if (type == "float" || type == "double" || type.find("Half") != std::string::npos ||
+                type.find("BFloat16") != std::string::npos)
+                types.push_back(type);
+            q = end;
+        }
+    }
+    return types;
+}
+
 }  // namespace
 
 void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
@@ -113,6 +148,15 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
         tcShare >= in.thresholds.tensorCoreShareMax)
         return;
     std::sort(ops.rbegin(), ops.rend());
+    // With record_shapes the ops say their input dtypes: 16-bit inputs are already what
+    // Tensor Cores take (the library chose these kernels), so the advice would be wrong.
+    const std::vector<std::string> dtypes = eligibleInputTypes(in);
+    const bool fp32 = std::any_of(dtypes.begin(), dtypes.end(), [](const std::string& t) {
+        return t == "float" || t == "double";
+    });
+    const bool halfOnly = !dtypes.empty() && !fp32;
+    if (halfOnly)
+        return;
     Finding f;
     f.id = "no-tensor-cores";
     const double gain = causal(in).gain(Cause::Fp32Matmul);
@@ -128,6 +172,8 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"gemm_conv_time_per_step_us", eligible / steps / 1e3, "us"}};
     for (size_t i = 0; i < std::min<size_t>(5, ops.size()); ++i)
         f.evidence.ops.push_back(ops[i].second);
+    if (fp32)
+        f.evidence.ops.push_back("input dtypes recorded: float (fp32)");
     for (const KernelStats& k : in.summary.kernels)
         if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
             f.evidence.kernels.push_back(k.name);
