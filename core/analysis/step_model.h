@@ -22,6 +22,8 @@
 // 16-bit Tensor Core kernels run GEMMs/convolutions in half the fp32 SIMT time; pinned
 // host-to-device copies run at the best bandwidth the trace shows for pinned copies.
 // All times are int64 nanoseconds; the figures are means per modelled step.
+// The parts: host_timeline.h (the host's states), step_replay.h (the device work, the
+// blocking calls and the replay); this file samples the steps and credits the gains.
 #include "core/analysis/steps.h"
 
 #include <array>
