@@ -46,13 +46,17 @@ std::string gainText(const Finding& f)
     return text;
 }
 
+// What the trace is, then the steps judged (when the window can be judged at all).
 std::string stepLine(const TraceSummary& s)
 {
+    std::string line = "What this trace is: " + s.window.headline();
+    if (!s.window.diagnosable())
+        return line;
     char text[128];
-    std::snprintf(text, sizeof text, "%zu %s, %.2f ms per step on average", s.steps.steps.size(),
-                  s.steps.fromMarkers ? "steps" : "window (no step markers)",
+    std::snprintf(text, sizeof text, "; judged over %zu %s of %.2f ms on average", s.steps.steps.size(),
+                  s.steps.source == StepSource::Window ? "window" : "steady steps",
                   s.breakdown.all.averageTotalNs / 1e6);
-    return text;
+    return line + text;
 }
 
 }  // namespace
@@ -77,11 +81,15 @@ json diagnosisJson(const std::string& source, const std::vector<Finding>& findin
                          {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
                           {"ranges_us", ranges}, {"ops", f.evidence.ops}, {"kernels", f.evidence.kernels}}},
                         {"estimated_gain_us", f.estimatedGainNs / 1e3},
+                        {"about_window", f.aboutWindow},
                         {"gain_method", f.gainMethod},
                         {"fix", f.fix},
                         {"snippet", f.snippet}});
     }
     return {{"source", source},
+            {"window", summary.window.headline()},
+            {"run_kind", runKindName(summary.window.kind)},
+            {"diagnosable", summary.window.diagnosable()},
             {"steps", summary.steps.steps.size()},
             {"step_time_us", summary.breakdown.all.averageTotalNs / 1e3},
             {"findings", list}};
