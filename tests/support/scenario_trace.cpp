@@ -654,8 +654,9 @@ double plantedGainUs(Pathology p)
         // gain 1,610, all of it the op's host time.
         return 1610;
     case Pathology::PageableMemcpy:
-        // The batch's copy from pageable memory holds the host 1,530 us instead of 30 (the
-        // pinned copy of the healthy loop): the step is 11,500 us; the GPU's last kernel
+        // The batch's copy from pageable memory holds the host about 1,500 us longer than
+        // the pinned copy of the healthy loop (the call returns when the staged copy is
+        // done): the step is 11,500 us; the GPU's last kernel
         // ends at +11,290, inside it. Pinned (the healthy loop): 10,000. Gain 1,500.
         return 1500;
     case Pathology::OptimizerUnfused:
@@ -675,12 +676,14 @@ double plantedGainUs(Pathology p)
         return 0;
     default:
         // Memory (MemoryGrowth, Fragmentation, NearOom), the windows (WarmUp,
-        // WarmUpNoMarkers, CaptureWindow): no time cost. LowUtilization, NoTensorCores,
-        // Misaligned: the step is the healthy 10,000 us (host-bound; what faster kernels
-        // would save is not planted). Communication: the 3,000 us all-reduce makes the GPU
+        // WarmUpNoMarkers, CaptureWindow): no time cost. LowUtilization: small kernels and
+        // 4,000 us per step of host time the profiler did not record (nothing attributes
+        // it, so nothing is gained). NoTensorCores, Misaligned: the step is the healthy
+        // 10,000 us (host-bound; what faster kernels would save is not planted). Communication: the 3,000 us all-reduce makes the GPU
         // do 11,190 us per 10,040 us step with nothing waiting for it, so the device work
         // drifts later every step (no steady state). DataParallel: the fix (DDP) is not a
-        // removal. UnstableSteps: one slow step, not a per-step cost.
+        // removal. UnstableSteps: one slow step in the middle (unrecorded periodic work), not a
+        // per-step cost.
         return -1;
     }
 }
