@@ -60,6 +60,15 @@ private Q_SLOTS:
         QVERIFY(s["memory"]["cuda:0"]["peak_allocated_bytes"].get<int64_t>() > 0);
         QVERIFY(s["memory"]["cuda:0"]["peak_reserved_bytes"].is_null());  // 2021: no totals
         QVERIFY(!s.contains("utilization_series"));
+        // What the trace is, first, and the causal model of its steady step.
+        QCOMPARE(s["window"]["kind"].get<std::string>(), std::string("training"));
+        QCOMPARE(s["window"]["steady_steps"].get<size_t>(), size_t(6));
+        QVERIFY(s["window"]["headline"].get<std::string>().starts_with("training, 6 steady steps"));
+        const json& model = s["causal_model"];
+        QVERIFY(std::abs(model["replayed_step_us"].get<double>() - model["step_us"].get<double>()) <
+                0.01 * model["step_us"].get<double>());
+        QVERIFY(model["device_idle_by_host_state_us"]["dataloader"].get<double>() > 59000.0);
+        QVERIFY(model["gain_us"]["dataloader"].get<double>() > 59000.0);
     }
 
     void includesTheSeriesOnRequest()
