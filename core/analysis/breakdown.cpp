@@ -79,14 +79,15 @@ RoleRanges roleRanges(const TraceModel& model, const std::string& marker, int64_
                 break;
             case Category::CpuOp:
             case Category::UserAnnotation:
-                if (!marker.empty() && name.starts_with(marker))
-                    break;  // the step markers themselves
+            case Category::PythonFunction:
+                if ((!marker.empty() && name.starts_with(marker)) || name.starts_with("PyTorch Profiler"))
+                    break;  // the step markers and the profiler's span say nothing of the CPU
                 if (isDataLoaderOp(name))
                     add(roles, TimeCategory::DataLoader, e);
                 else if (isCommunicationOp(name))
                     add(roles, TimeCategory::Communication, e);
-                else if (e.category == Category::CpuOp)
-                    add(roles, TimeCategory::CpuExec, e);
+                else
+                    add(roles, TimeCategory::CpuExec, e);  // ops, Python, record_function ranges
                 break;
             default:
                 break;

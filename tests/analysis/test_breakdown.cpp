@@ -166,6 +166,27 @@ private Q_SLOTS:
         QCOMPARE(steps.droppedIncompleteSteps, 1);
     }
 
+    void countsPythonAndAnnotationsAsCpuExecution()
+    {
+        // Host time in Python frames and record_function ranges is CPU execution; the step
+        // marker itself is not.
+        auto event = [](const char* cat, const char* name, int ts, int dur) {
+            return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name +
+                   "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": " +
+                   std::to_string(dur) + "}";
+        };
+        const auto model = load("{\"traceEvents\": [" + event("user_annotation", "ProfilerStep#1", 0, 100) + ", " +
+                                event("python_function", "train.py: preprocess", 10, 30) + ", " +
+                                event("user_annotation", "compute_metrics", 50, 20) + ", " +
+                                event("cpu_op", "aten::sum", 55, 10) + "]}");
+        QVERIFY(model);
+        const StepDetection steps = detectSteps(*model);
+        QVERIFY(steps.fromMarkers);
+        const BreakdownResult b = computeBreakdown(*model, steps);
+        QCOMPARE(us(b.all.perStep[0][TimeCategory::CpuExec]), int64_t(50));
+        QCOMPARE(us(b.all.perStep[0][TimeCategory::Other]), int64_t(50));
+    }
+
     void analysesATraceWithoutMarkersAsOneWindow()
     {
         const auto model = load(R"j({"traceEvents": [
