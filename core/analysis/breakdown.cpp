@@ -34,6 +34,16 @@ bool isCommunicationKernel(std::string_view name)
            name.starts_with("void ncclKernel") || name.starts_with("void ncclDevKernel");
 }
 
+bool isScalarReadOp(std::string_view name)
+{
+    return name == "aten::item" || name == "aten::_local_scalar_dense";
+}
+
+bool isCopyOp(std::string_view name)
+{
+    return name == "aten::copy_" || name == "aten::to" || name == "aten::_to_copy";
+}
+
 namespace {
 
 using RoleRanges = std::array<std::vector<TimeRange>, kTimeCategoryCount - 1>;

@@ -50,6 +50,8 @@ struct BreakdownResult
 bool isDataLoaderOp(std::string_view name);
 bool isCommunicationOp(std::string_view name);     // nccl:*, gloo:*, c10d collectives
 bool isCommunicationKernel(std::string_view name);  // NCCL/RCCL device kernels
+bool isScalarReadOp(std::string_view name);        // aten::item, aten::_local_scalar_dense
+bool isCopyOp(std::string_view name);              // aten::copy_, aten::to, aten::_to_copy
 
 BreakdownResult computeBreakdown(const trace::TraceModel& model, const StepDetection& steps);
 

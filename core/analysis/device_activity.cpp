@@ -1,5 +1,6 @@
 #include "core/analysis/device_activity.h"
 
+#include "core/analysis/breakdown.h"
 #include "core/analysis/name_cache.h"
 
 #include "core/analysis/runtime_calls.h"
@@ -154,7 +155,7 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
         if (call && mayBlock(e.name) && blocksHost(model, e)) {
             stats.syncCallNsPerStep[s] += e.durationNs;
             ++stats.syncCallsPerStep[s];
-        } else if (!call && (name == "aten::item" || name == "aten::_local_scalar_dense")) {
+        } else if (!call && isScalarReadOp(name)) {
             // aten::item calls _local_scalar_dense: count the outer one only.
             if (name == "aten::_local_scalar_dense" && e.parent.valid() &&
                 model.text(model.event(e.parent).name) == "aten::item")

@@ -10,16 +10,6 @@ namespace kinetoscope::analysis::detail {
 
 using namespace kinetoscope::trace;
 
-bool isScalarRead(std::string_view name)
-{
-    return name == "aten::item" || name == "aten::_local_scalar_dense";
-}
-
-bool isCopyOp(std::string_view n)
-{
-    return n == "aten::copy_" || n == "aten::to" || n == "aten::_to_copy";
-}
-
 HostContext hostContext(const TraceModel& model, const StepDetection& steps)
 {
     HostContext c;
@@ -30,7 +20,7 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
         const std::string_view name = model.text(StringId{static_cast<uint32_t>(i)});
         const CallKind kind = classifyRuntimeCall(name);
         c.nameFlags[i] = static_cast<uint8_t>((isDataLoaderOp(name) ? kDataLoaderName : 0) |
-                                              (isScalarRead(name) ? kScalarReadName : 0) |
+                                              (isScalarReadOp(name) ? kScalarReadName : 0) |
                                               (c.marker.size() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
                                               (name.starts_with("PyTorch Profiler") ? kProfilerSpanName : 0) |
                                               (mayBlockHost(kind) ? kMayBlockName : 0));

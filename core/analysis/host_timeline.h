@@ -15,9 +15,6 @@ namespace kinetoscope::analysis::detail {
 // compile removes with the launches), longer ones are host work of their own.
 constexpr int64_t kPythonRunNs = 500'000;  // 500 us
 
-bool isScalarRead(std::string_view name);  // aten::item, aten::_local_scalar_dense
-bool isCopyOp(std::string_view name);      // aten::copy_, aten::to, aten::_to_copy
-
 struct Segment
 {
     int64_t begin;

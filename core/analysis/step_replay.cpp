@@ -121,7 +121,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 if (call.cause == Cause::HostSync) {
                     EventId outer;
                     for (EventId p = it->parent; p.valid() && model.event(p).category == Category::CpuOp &&
-                                                 (isScalarRead(model.text(model.event(p).name)) ||
+                                                 (isScalarReadOp(model.text(model.event(p).name)) ||
                                                   isCopyOp(model.text(model.event(p).name)));
                          p = model.event(p).parent)
                         outer = p;

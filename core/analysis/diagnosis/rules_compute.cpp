@@ -363,7 +363,7 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
         if (!e.op.valid() || !inSteps(in, e.startNs))
             continue;
         const std::string_view op = in.model.text(in.model.event(e.op).name);
-        if (op != "aten::copy_" && op != "aten::to" && op != "aten::_to_copy")
+        if (!isCopyOp(op))
             continue;
         trace::EventId caller = in.model.event(e.op).parent;
         while (caller.valid() && in.model.text(in.model.event(caller).name).starts_with("aten::") &&

@@ -13,11 +13,6 @@ using trace::Category;
 
 namespace {
 
-bool isScalarRead(std::string_view name)
-{
-    return name == "aten::item" || name == "aten::_local_scalar_dense";
-}
-
 // The nearest enclosing op or annotation that says where a call comes from (the step
 // marker and the op plumbing of a copy or scalar read are skipped).
 std::string origin(const trace::TraceModel& model, const Event& e, const std::string& marker)
@@ -31,7 +26,7 @@ std::string origin(const trace::TraceModel& model, const Event& e, const std::st
             continue;
         if (marker.size() && name.starts_with(marker))
             break;
-        if (isScalarRead(name) || name == "aten::copy_" || name == "aten::_to_copy" || name == "aten::to") {
+        if (isScalarReadOp(name) || isCopyOp(name)) {
             plumbing = std::string(name);
             continue;
         }
