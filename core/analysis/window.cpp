@@ -29,6 +29,8 @@ constexpr int64_t kNearlyEmptyNs = 100'000;  // 100 us
 constexpr int64_t kFewActivities = 10;
 constexpr int64_t kFewHostOps = 100;
 constexpr int64_t kOverlapToleranceNs = 1'000;
+// An event this far outside the profiler's own span lies outside the profiled window.
+constexpr int64_t kOutsideToleranceNs = 1'000'000;  // 1 ms
 // Fewer ops than this share of the op ids they span: a sampled trace.
 constexpr double kSampledShare = 0.10;
 
@@ -269,21 +271,34 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     const IngestStats& stats = model.stats();
     add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
         std::to_string(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
-    // The profiler's own span should cover the events; far longer, it is not the window.
+    // The profiler's own span should cover the events: far longer, it is not the window;
+    // events outside it were recorded outside the profiled window.
+    auto profilerSpanName = perName<bool>(model, [](std::string_view n) { return n.starts_with("PyTorch Profiler"); });
+    auto isSpan = [&](const Event& e) { return e.category == Category::ProfilerSpan || profilerSpanName(e.name); };
     int64_t hostBegin = std::numeric_limits<int64_t>::max(), hostEnd = std::numeric_limits<int64_t>::min();
-    int64_t spanNs = 0;
+    const Event* span = nullptr;
     for (const Event& e : model.events()) {
-        if (e.category == Category::ProfilerSpan || model.text(e.name).starts_with("PyTorch Profiler")) {
-            spanNs = std::max(spanNs, e.durationNs);
+        if (isSpan(e)) {
+            if (!span || e.durationNs > span->durationNs)
+                span = &e;
         } else if (e.category != Category::Instant) {
             hostBegin = std::min(hostBegin, e.startNs);
             hostEnd = std::max(hostEnd, e.endNs());
         }
     }
-    if (hostEnd > hostBegin && spanNs > 10 * (hostEnd - hostBegin) && spanNs - (hostEnd - hostBegin) > 1'000'000'000)
+    if (!span || hostEnd <= hostBegin)
+        return;
+    if (span->durationNs > 10 * (hostEnd - hostBegin) && span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
         add("profiler-span", 1,
-            "the profiler's own span lasts " + formatDuration(spanNs) + " but the recorded events only " +
+            "the profiler's own span lasts " + formatDuration(span->durationNs) + " but the recorded events only " +
                 formatDuration(hostEnd - hostBegin) + ": the span is not used as the window");
+    int64_t outside = 0;
+    for (const Event& e : model.events())
+        outside += !isSpan(e) && e.category != Category::Instant &&
+                   (e.startNs + kOutsideToleranceNs < span->startNs || e.endNs() > span->endNs() + kOutsideToleranceNs);
+    add("events-outside-window", outside,
+        std::to_string(outside) + " events lie outside the profiler's window (started before it or ended after "
+        "it): they were recorded by other means, or the clocks disagree");
 }
 
 }  // namespace

@@ -166,6 +166,19 @@ private Q_SLOTS:
         QVERIFY(reported);
     }
 
+    void eventsOutsideTheProfiledWindowAreReported()
+    {
+        // A ProfilerStep of 13.3 s on another process, outside the profiler's own span.
+        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("hta/triton_example.json.gz"));
+        bool reported = false;
+        for (const QualityIssue& q : d.summary.window.quality)
+            reported |= q.code == "events-outside-window" && q.count >= 1;
+        QVERIFY(reported);
+        const Diagnosed clean = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        for (const QualityIssue& q : clean.summary.window.quality)
+            QVERIFY(q.code != "events-outside-window");
+    }
+
     void theTensorBoardRulesStillHoldOnTheResNetPair()
     {
         // torch-tb-profiler 0.4.3 recommends more workers (33.4 % in the DataLoader) and
