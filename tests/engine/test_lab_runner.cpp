@@ -67,7 +67,10 @@ private Q_SLOTS:
         QVERIFY2(loaded.ok(), loaded.message.c_str());
         const analysis::TraceSummary summary = analysis::summarize(*loaded.model);
         QVERIFY(summary.steps.fromMarkers);
-        QCOMPARE(summary.steps.steps.size(), size_t(5));
+        // Every active step is a ProfilerStep marker; on a loaded machine one may be
+        // timed as an outlier and left out of the steady set, never out of allSteps.
+        QCOMPARE(summary.window.allSteps.size(), size_t(5));
+        QVERIFY(!summary.steps.steps.empty() && summary.steps.steps.size() <= 5);
         QVERIFY(summary.breakdown.all.average(analysis::TimeCategory::DataLoader) > 0);
 
         std::ostringstream out, err;
