@@ -1,5 +1,7 @@
 #include "app/cli/diagnose_report.h"
 
+#include "core/trace/printable.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -124,7 +126,7 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
         for (const std::string& op : f.evidence.ops)
             out << "- op: `" << op << "`\n";
         for (const std::string& k : f.evidence.kernels)
-            out << "- kernel: `" << k.substr(0, 120) << "`\n";
+            out << "- kernel: `" << trace::utf8Prefix(k, 120) << "`\n";
         out << "\n**Fix.** " << f.fix << "\n";
         if (!f.snippet.empty())
             out << "\n```python\n" << f.snippet << "```\n";

@@ -136,7 +136,9 @@ json infoJson(const std::string& path, const LoadResult& result)
           {"memory_samples", s.memorySamples},
           {"flow", s.flowEvents},
           {"metadata", s.metadataEvents},
-          {"repaired", s.repairedEvents}}},
+          {"repaired", s.repairedEvents},
+          {"mended_strings", s.mendedStrings},
+          {"clamped_times", s.clampedTimes}}},
         {"links",
          {{"device_activities", links.activities},
           {"device_activities_with_launch", links.activitiesLinked},
@@ -224,7 +226,11 @@ std::string infoText(const std::string& path, const LoadResult& result)
         }
     }
     if (s.repairedEvents)
-        row("repaired", withThousands(s.repairedEvents) + " events with bad characters in strings");
+        row("repaired", withThousands(s.repairedEvents) + " events with bad characters in strings (control characters, bad escapes, bytes not UTF-8)");
+    if (s.mendedStrings)
+        row("mended", withThousands(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
+    if (s.clampedTimes)
+        row("clamped", withThousands(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
     const LinkCounts links = countLinks(model);
     row("links", withThousands(links.activitiesLinked) + " of " + withThousands(links.activities) +
                      " device activities joined to their launch; " +

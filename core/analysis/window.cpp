@@ -3,6 +3,7 @@
 #include "core/analysis/name_cache.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
+#include "core/trace/printable.h"
 
 #include <algorithm>
 #include <cctype>
@@ -288,7 +289,7 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     }
     if (!span || hostEnd <= hostBegin)
         return;
-    if (span->durationNs > 10 * (hostEnd - hostBegin) && span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
+    if (span->durationNs / 10 > hostEnd - hostBegin && span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
         add("profiler-span", 1,
             "the profiler's own span lasts " + formatDuration(span->durationNs) + " but the recorded events only " +
                 formatDuration(hostEnd - hostBegin) + ": the span is not used as the window");
@@ -397,13 +398,13 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
             if (!trainingOp && trainingOpName(e.name)) {
                 const std::string_view name = model.text(e.name);
                 trainingOp = true;
-                evidence = "backward or optimizer ops (" + std::string(name.substr(0, 60)) + ")";
+                evidence = "backward or optimizer ops (" + std::string(trace::utf8Prefix(name, 60)) + ")";
             }
         } else if (e.category == Category::Kernel && !trainingKernel && trainingKernelName(e.name)) {
             const std::string_view name = model.text(e.name);
             trainingKernel = true;
             if (evidence.empty())
-                evidence = "backward kernels (" + std::string(name.substr(0, 60)) + ")";
+                evidence = "backward kernels (" + std::string(trace::utf8Prefix(name, 60)) + ")";
         }
     }
     w.hostOpsRecorded = hostOps > 0;

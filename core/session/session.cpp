@@ -1,8 +1,12 @@
 #include "core/session/session.h"
 
+#include "core/trace/printable.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <cmath>
+#include <stdexcept>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -60,6 +64,28 @@ json toJson(const Session& s)
             {"findings", findings}};
 }
 
+// An integer field: a JSON integer, or a float with an integral value, inside int64.
+// Anything else makes the session malformed (a float such as 1e23 would not fit).
+int64_t integerOf(const json& v, const char* field)
+{
+    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(INT64_MAX))
+        return static_cast<int64_t>(v.get<uint64_t>());
+    if (v.is_number_integer() && !v.is_number_unsigned())
+        return v.get<int64_t>();
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
+            return static_cast<int64_t>(d);
+    }
+    throw std::invalid_argument(std::string(field) + " is not an integer within int64");
+}
+
+int64_t integerOr(const json& object, const char* key, int64_t fallback)
+{
+    const auto it = object.find(key);
+    return it == object.end() ? fallback : integerOf(*it, key);
+}
+
 Session fromJson(const json& j)
 {
     Session s;
@@ -72,7 +98,7 @@ Session fromJson(const json& j)
         arm.skippedReason = a.value("skipped_reason", "");
         arm.samplesPerSecond = a.value("samples_per_second", 0.0);
         arm.meanStepMs = a.value("mean_step_ms", 0.0);
-        arm.peakAllocatedBytes = a.value("peak_allocated_bytes", int64_t(-1));
+        arm.peakAllocatedBytes = integerOr(a, "peak_allocated_bytes", -1);
         s.lab.push_back(arm);
     }
     for (const json& p : j.value("phases", json::array()))
@@ -85,15 +111,16 @@ Session fromJson(const json& j)
         s.computeMs = split["compute_ms"].get<double>();
     for (const json& t : j.value("steps", json::array()))
         if (t.is_array() && t.size() == 7)
-            s.steps.push_back({t[0].get<int64_t>(), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
+            s.steps.push_back({integerOf(t[0], "step"), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
                                t[4].get<double>(), t[5].get<double>(), t[6].get<double>()});
     for (const json& p : j.value("sweep", json::array()))
-        s.sweep.push_back({p.value("knob", ""), p.value("value", int64_t(0)), p.value("samples_per_second", 0.0),
+        s.sweep.push_back({p.value("knob", ""), integerOr(p, "value", 0), p.value("samples_per_second", 0.0),
                            p.value("data_wait_ms", 0.0), p.value("error", "")});
     for (const json& l : j.value("samples", json::array()))
         if (l.is_array() && l.size() == 7)
-            s.samples.push_back({l[0].get<double>(), l[1].get<double>(), l[2].get<double>(), l[3].get<int64_t>(),
-                                 l[4].get<int64_t>(), l[5].get<int64_t>(), l[6].get<int64_t>()});
+            s.samples.push_back({l[0].get<double>(), l[1].get<double>(), l[2].get<double>(),
+                                 integerOf(l[3], "samples"), integerOf(l[4], "samples"), integerOf(l[5], "samples"),
+                                 integerOf(l[6], "samples")});
     s.tracePath = j.value("trace", "");
     for (const json& f : j.value("findings", json::array()))
         s.findings.emplace_back(f.value("id", ""), f.value("title", ""));
@@ -107,9 +134,14 @@ bool isSessionPath(const std::filesystem::path& path)
     return path.filename().string().ends_with(kSessionSuffix);
 }
 
+std::string sessionJson(const Session& session)
+{
+    return toJson(session).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error)
 {
-    const std::string text = toJson(session).dump(2) + "\n";
+    const std::string text = sessionJson(session);
     const std::filesystem::path temporary = path.string() + ".tmp";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -140,6 +172,34 @@ bool saveSession(const Session& session, const std::filesystem::path& path, std:
     return true;
 }
 
+std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error)
+{
+    const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+        error = "not a session: " + origin + " is not valid JSON";
+        return std::nullopt;
+    }
+    if (!j.is_object() || !j.contains("kinetoscope_session")) {
+        error = "not a session: " + origin + " has no \"kinetoscope_session\" key";
+        return std::nullopt;
+    }
+    const json& format = j["kinetoscope_session"];
+    const bool newer = !format.is_number_integer() ||
+                       (format.is_number_unsigned() ? format.get<uint64_t>() > uint64_t(kSessionFormat)
+                                                    : format.get<int64_t>() > kSessionFormat);
+    if (newer) {
+        error = "session format " + trace::printableExcerpt(format.dump(-1, ' ', false, json::error_handler_t::replace)) +
+                " is newer than this Kinetoscope reads";
+        return std::nullopt;
+    }
+    try {
+        return fromJson(j);
+    } catch (const std::exception& e) {  // json::exception, or integerOf's invalid_argument
+        error = "malformed session: " + trace::printableExcerpt(e.what(), 160);
+        return std::nullopt;
+    }
+}
+
 std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error)
 {
     std::ifstream in(path, std::ios::binary);
@@ -147,25 +207,12 @@ std::optional<Session> loadSession(const std::filesystem::path& path, std::strin
         error = "no such session file: " + path.string();
         return std::nullopt;
     }
-    const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-        error = "not a session: " + path.string() + " is not valid JSON";
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+        error = "cannot read the session file " + path.string();
         return std::nullopt;
     }
-    if (!j.is_object() || !j.contains("kinetoscope_session")) {
-        error = "not a session: " + path.string() + " has no \"kinetoscope_session\" key";
-        return std::nullopt;
-    }
-    if (!j["kinetoscope_session"].is_number_integer() || j["kinetoscope_session"].get<int>() > kSessionFormat) {
-        error = "session format " + j["kinetoscope_session"].dump() + " is newer than this Kinetoscope reads";
-        return std::nullopt;
-    }
-    try {
-        return fromJson(j);
-    } catch (const json::exception& e) {
-        error = std::string("malformed session: ") + e.what();
-        return std::nullopt;
-    }
+    return parseSession(text, path.string(), error);
 }
 
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)

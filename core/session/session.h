@@ -82,8 +82,12 @@ struct Session
 bool isSessionPath(const std::filesystem::path& path);
 // Writes to a temporary file in the same folder, flushes it to disk, then renames it over
 // `path`: a crash mid-write never leaves a half-written session. False + one-line error.
+// The session as the JSON text saveSession writes.
+std::string sessionJson(const Session& session);
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error);
 std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error);
+// The same over a session's JSON text; `origin` names it in the error line.
+std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error);
 // The trace path resolved against the session file's folder.
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath);
 analysis::LabMeasurements labMeasurementsOf(const Session& session);

@@ -23,18 +23,18 @@ bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds)
     const bool negative = token[0] == '-';
     if (negative)
         i = 1;
-    int64_t whole = 0;
+    // Whole microseconds, accumulated as nanoseconds so that any overflow is seen.
+    int64_t value = 0;
     size_t digits = 0;
-    for (; i < token.size() && token[i] >= '0' && token[i] <= '9'; ++i, ++digits) {
-        if (whole > (INT64_MAX / 10000))  // would overflow once scaled to ns
-            return false;
-        whole = whole * 10 + (token[i] - '0');
-    }
+    bool overflow = false;
+    for (; i < token.size() && token[i] >= '0' && token[i] <= '9'; ++i, ++digits)
+        overflow |= __builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, token[i] - '0', &value);
     if (digits == 0)
         return false;
-    int64_t fractionNs = 0;
+    overflow |= __builtin_mul_overflow(value, 1000, &value);
     if (i < token.size() && token[i] == '.') {
         ++i;
+        int64_t fractionNs = 0;
         int64_t scale = 100;
         bool roundUp = false;
         bool first = true;
@@ -48,22 +48,32 @@ bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds)
                 first = false;
             }
         }
-        fractionNs += roundUp ? 1 : 0;
+        overflow |= __builtin_add_overflow(value, fractionNs + (roundUp ? 1 : 0), &value);
     }
     if (i != token.size()) {
         // Exponent or other form: fall back to double (loses sub-ns digits only).
         char* end = nullptr;
         const std::string copy(token);
         const double micros = std::strtod(copy.c_str(), &end);
-        if (end != copy.c_str() + copy.size() || !std::isfinite(micros) ||
-            std::fabs(micros) > 9.2e15)
+        if (end != copy.c_str() + copy.size() || !std::isfinite(micros) || std::fabs(micros) > 9.2e15)
             return false;
         nanoseconds = std::llround(micros * 1000.0);
         return true;
     }
-    const int64_t value = whole * 1000 + fractionNs;
+    if (overflow)
+        return false;
     nanoseconds = negative ? -value : value;
     return true;
+}
+
+bool isNumberToken(std::string_view token)
+{
+    if (token.empty() || !(token[0] == '-' || (token[0] >= '0' && token[0] <= '9')))
+        return false;
+    const std::string copy(token);
+    char* end = nullptr;
+    (void)std::strtod(copy.c_str(), &end);
+    return end == copy.c_str() + copy.size();
 }
 
 namespace {
@@ -79,17 +89,18 @@ bool cpuHasAvx2()
 }
 }  // namespace
 
-std::unique_ptr<EventParserBackend> makeEventParserBackend()
+std::unique_ptr<EventParserBackend> makeEventParserBackend(ParserBackendChoice choice)
 {
 #if KINETOSCOPE_HAVE_AVX2_PARSER
     static const bool avx2 = cpuHasAvx2();
-    if (avx2)
+    if (avx2 && choice != ParserBackendChoice::Generic)
         return makeAvx2EventParserBackend();
 #endif
+    (void)choice;
     return makeGenericEventParserBackend();
 }
 
-EventParser::EventParser() : m_backend(makeEventParserBackend()) {}
+EventParser::EventParser(ParserBackendChoice choice) : m_backend(makeEventParserBackend(choice)) {}
 EventParser::~EventParser() = default;
 
 bool EventParser::parseArray(std::string_view text, size_t readableAfter,

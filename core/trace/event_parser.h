@@ -35,7 +35,8 @@ struct ParsedEvent
     bool hasTs = false;
     int64_t durNs = 0;
     bool hasDur = false;
-    bool invalidTime = false;  // ts or dur present but not a number
+    bool invalidTime = false;     // ts or dur present but not a number
+    bool timeOutOfRange = false;  // ts or dur a number, but beyond int64 nanoseconds
     uint64_t flowId = 0;
     bool hasFlowId = false;
     bool bindEnclosing = false;  // `"bp": "e"` on a flow end
@@ -63,12 +64,20 @@ struct ParsedEvent
 
 // Converts a JSON number token in microseconds to integer nanoseconds without going
 // through double where the token is a plain decimal (epoch microseconds need 16 digits).
+// False when the token is not a number or its nanoseconds do not fit in int64.
 bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds);
+// Whether the token reads as a decimal number, of any magnitude (to tell a time that is
+// too large for int64 nanoseconds from one that is not a number).
+bool isNumberToken(std::string_view token);
+
+// Which simdjson kernels parse: the fastest this CPU runs, or one named (tests and the
+// fuzzer run both; Avx2 falls back to Generic on a CPU without AVX2).
+enum class ParserBackendChoice { Fastest, Generic, Avx2 };
 
 class EventParser
 {
 public:
-    EventParser();
+    explicit EventParser(ParserBackendChoice choice = ParserBackendChoice::Fastest);
     ~EventParser();
     EventParser(const EventParser&) = delete;
     EventParser& operator=(const EventParser&) = delete;

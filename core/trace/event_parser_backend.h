@@ -42,7 +42,7 @@ public:
 
 std::unique_ptr<EventParserBackend> makeGenericEventParserBackend();
 std::unique_ptr<EventParserBackend> makeAvx2EventParserBackend();
-// The fastest backend this CPU can run.
-std::unique_ptr<EventParserBackend> makeEventParserBackend();
+// The backend chosen, or the fastest this CPU can run.
+std::unique_ptr<EventParserBackend> makeEventParserBackend(ParserBackendChoice choice);
 
 }  // namespace kinetoscope::trace

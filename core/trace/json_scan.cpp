@@ -1,5 +1,7 @@
 #include "core/trace/json_scan.h"
 
+#include "core/trace/printable.h"
+
 #include <cstring>
 
 namespace kinetoscope::trace::json_scan {
@@ -112,6 +114,17 @@ bool repairStrings(std::string_view text, std::string& repaired)
                 ++i;
             } else {
                 repaired.append("\\\\");
+                changed = true;
+            }
+        } else if (static_cast<unsigned char>(c) >= 0x80) {
+            size_t maximal = 0;
+            const size_t length = validSequence(text, i, maximal);
+            if (length > 0) {
+                repaired.append(text.substr(i, length));
+                i += length - 1;
+            } else {
+                repaired.append(kReplacementCharacter);  // not UTF-8: replaced
+                i += maximal - 1;
                 changed = true;
             }
         } else {

@@ -32,7 +32,8 @@ ScanResult scanValue(std::string_view text);
 // A copy of `text` with the two string defects that torch.profiler has been seen to
 // write mended: raw control characters inside strings become spaces
 // (pytorch/pytorch#130622) and a backslash that starts no valid escape is doubled
-// (Windows paths, pytorch/kineto#336). Returns false when there was nothing to mend.
+// (Windows paths, pytorch/kineto#336); bytes that are not UTF-8 (a name in a legacy
+// encoding) become U+FFFD. Returns false when there was nothing to mend.
 bool repairStrings(std::string_view text, std::string& repaired);
 
 }  // namespace kinetoscope::trace::json_scan

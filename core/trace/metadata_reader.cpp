@@ -1,8 +1,13 @@
 #include "core/trace/metadata_reader.h"
 
 #include "core/trace/json_scan.h"
+#include "core/trace/printable.h"
+#include "core/trace/trace_model.h"
 
 #include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
 
 namespace kinetoscope::trace {
 
@@ -10,13 +15,36 @@ namespace {
 
 using nlohmann::json;
 
+// A number of the metadata, when it is an integer (or an integral float) within
+// [low, high]; otherwise `fallback`, and a value present but out of range is recorded
+// (m.rejectedValues) so that the load can count it.
 template <typename T>
-T numberOr(const json& object, const char* key, T fallback)
+T integerOr(const json& object, const char* key, T fallback, int64_t low, int64_t high, const char* where,
+            TraceMetadata& m)
 {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_number())
         return fallback;
-    return it->get<T>();
+    bool inRange = false;
+    int64_t value = 0;
+    if (it->is_number_unsigned()) {
+        const uint64_t u = it->get<uint64_t>();
+        inRange = u <= static_cast<uint64_t>(high);
+        value = inRange ? static_cast<int64_t>(u) : 0;
+    } else if (it->is_number_integer()) {
+        value = it->get<int64_t>();
+        inRange = value >= low && value <= high;
+    } else {
+        const double d = it->get<double>();
+        inRange = std::isfinite(d) && d >= static_cast<double>(low) && d <= static_cast<double>(high) &&
+                  d == std::trunc(d);
+        value = inRange ? static_cast<int64_t>(d) : 0;
+    }
+    if (!inRange) {
+        m.rejectedValues.push_back(std::string(where) + "." + key);
+        return fallback;
+    }
+    return static_cast<T>(value);
 }
 
 std::string textOf(const json& value)
@@ -24,32 +52,49 @@ std::string textOf(const json& value)
     return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-DeviceInfo readDevice(const json& d)
+// At most `maxBytes` of valid UTF-8 text, cut at a character boundary, "..." when cut.
+std::string cutAtCharacter(const std::string& text, size_t maxBytes)
 {
+    const std::string_view kept = utf8Prefix(text, maxBytes);
+    return kept.size() == text.size() ? text : std::string(kept) + "...";
+}
+
+DeviceInfo readDevice(const json& d, TraceMetadata& m)
+{
+    // Plausible hardware: counts up to 2^20, sizes up to 2^50 bytes (a petabyte).
+    constexpr int64_t kCount = int64_t(1) << 20, kBytes = int64_t(1) << 50;
+    constexpr const char* where = "deviceProperties";
     DeviceInfo info;
-    info.id = numberOr(d, "id", -1);
+    info.id = integerOr(d, "id", -1, 0, kCount, where, m);
     if (auto it = d.find("name"); it != d.end() && it->is_string())
         info.name = it->get<std::string>();
-    info.totalGlobalMemBytes = numberOr<int64_t>(d, "totalGlobalMem", -1);
-    info.computeMajor = numberOr(d, "computeMajor", -1);
-    info.computeMinor = numberOr(d, "computeMinor", -1);
-    info.numSms = numberOr(d, "numSms", -1);
-    info.warpSize = numberOr(d, "warpSize", -1);
-    info.maxThreadsPerBlock = numberOr(d, "maxThreadsPerBlock", -1);
-    info.maxThreadsPerMultiprocessor = numberOr(d, "maxThreadsPerMultiprocessor", -1);
-    info.regsPerBlock = numberOr(d, "regsPerBlock", -1);
-    info.regsPerMultiprocessor = numberOr(d, "regsPerMultiprocessor", -1);
-    info.sharedMemPerBlockBytes = numberOr<int64_t>(d, "sharedMemPerBlock", -1);
-    info.sharedMemPerMultiprocessorBytes = numberOr<int64_t>(d, "sharedMemPerMultiprocessor", -1);
+    info.totalGlobalMemBytes = integerOr<int64_t>(d, "totalGlobalMem", -1, 0, kBytes, where, m);
+    info.computeMajor = integerOr(d, "computeMajor", -1, 0, kCount, where, m);
+    info.computeMinor = integerOr(d, "computeMinor", -1, 0, kCount, where, m);
+    info.numSms = integerOr(d, "numSms", -1, 0, kCount, where, m);
+    info.warpSize = integerOr(d, "warpSize", -1, 0, kCount, where, m);
+    info.maxThreadsPerBlock = integerOr(d, "maxThreadsPerBlock", -1, 0, kCount, where, m);
+    info.maxThreadsPerMultiprocessor = integerOr(d, "maxThreadsPerMultiprocessor", -1, 0, kCount, where, m);
+    info.regsPerBlock = integerOr(d, "regsPerBlock", -1, 0, kCount, where, m);
+    info.regsPerMultiprocessor = integerOr(d, "regsPerMultiprocessor", -1, 0, kCount, where, m);
+    info.sharedMemPerBlockBytes = integerOr<int64_t>(d, "sharedMemPerBlock", -1, 0, kBytes, where, m);
+    info.sharedMemPerMultiprocessorBytes = integerOr<int64_t>(d, "sharedMemPerMultiprocessor", -1, 0, kBytes, where, m);
     return info;
 }
 
 void apply(std::string_view key, const json& value, TraceMetadata& m)
 {
-    if (key == "schemaVersion" && value.is_number_integer()) {
-        m.schemaVersion = value.get<int64_t>();
+    if (key == "schemaVersion" && value.is_number()) {
+        const json top = {{"schemaVersion", value}};
+        if (const int64_t v = integerOr<int64_t>(top, "schemaVersion", -1, 0, INT32_MAX, "top", m); v >= 0)
+            m.schemaVersion = v;
     } else if (key == "baseTimeNanoseconds" && value.is_number()) {
-        m.baseTimeNs = value.get<int64_t>();
+        // Within the model's range, so that shifting a time by it cannot overflow.
+        constexpr int64_t kNone = INT64_MIN;
+        const json top = {{"baseTimeNanoseconds", value}};
+        if (const int64_t v = integerOr<int64_t>(top, "baseTimeNanoseconds", kNone, kMinTimeNs, kMaxTimeNs, "top", m);
+            v != kNone)
+            m.baseTimeNs = v;
     } else if (key == "traceName" && value.is_string()) {
         m.traceName = value.get<std::string>();
     } else if (key == "displayTimeUnit" && value.is_string()) {
@@ -58,23 +103,19 @@ void apply(std::string_view key, const json& value, TraceMetadata& m)
         m.devices.clear();
         for (const json& d : value)
             if (d.is_object())
-                m.devices.push_back(readDevice(d));
+                m.devices.push_back(readDevice(d, m));
         m.devicesFromComputeProperties = key == "computeProperties";
     } else if (key == "distributedInfo" && value.is_object()) {
         DistributedInfo info;
         if (auto it = value.find("backend"); it != value.end() && it->is_string())
             info.backend = it->get<std::string>();
-        info.rank = numberOr(value, "rank", -1);
-        info.worldSize = numberOr(value, "world_size", -1);
+        info.rank = integerOr(value, "rank", -1, 0, INT32_MAX, "distributedInfo", m);
+        info.worldSize = integerOr(value, "world_size", -1, 0, INT32_MAX, "distributedInfo", m);
         m.distributed = info;
     } else if (key.ends_with("_version")) {
-        m.versions.emplace_back(std::string(key), textOf(value));
+        m.versions.emplace_back(toValidUtf8(key), cutAtCharacter(textOf(value), 256));
     } else {
-        constexpr size_t kMaxKept = 256;
-        std::string text = value.dump();
-        if (text.size() > kMaxKept)
-            text = text.substr(0, kMaxKept) + "...";
-        m.otherKeys.emplace_back(std::string(key), std::move(text));
+        m.otherKeys.emplace_back(toValidUtf8(key), cutAtCharacter(value.dump(), 256));
     }
 }
 

@@ -1,5 +1,7 @@
 #include "core/trace/string_table.h"
 
+#include "core/trace/printable.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -36,6 +38,14 @@ StringId StringTable::intern(std::string_view text)
 {
     if (auto it = m_index.find(text); it != m_index.end())
         return StringId{it->second};
+    if (!isValidUtf8(text)) {
+        // Kept as its mended form; the raw bytes stay a key of the index (not a string
+        // of the table) so that the next occurrence is found at once.
+        const StringId mended = intern(toValidUtf8(text));
+        ++m_mended;
+        m_index.emplace(store(text), mended.value);
+        return mended;
+    }
     const auto id = static_cast<uint32_t>(m_views.size());
     const std::string_view stored = store(text);
     m_views.push_back(stored);

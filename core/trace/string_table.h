@@ -1,6 +1,7 @@
 #pragma once
 // Interned strings: every distinct event name, category and label is stored once and
-// referred to by a 32-bit StringId. Id 0 is always the empty string.
+// referred to by a 32-bit StringId. Id 0 is always the empty string. Every string of the
+// table is valid UTF-8: bytes that are not are replaced (U+FFFD) as they are interned.
 #include "core/trace/ids.h"
 
 #include <memory>
@@ -22,6 +23,8 @@ public:
     std::optional<StringId> find(std::string_view text) const;
     std::string_view view(StringId id) const { return m_views[id.value]; }
     size_t size() const { return m_views.size(); }
+    // How many distinct interned texts were not valid UTF-8 (and were mended).
+    size_t mendedCount() const { return m_mended; }
     // Bytes held by the table: characters, views and the hash index (an estimate).
     size_t memoryBytes() const;
 
@@ -33,6 +36,7 @@ private:
     size_t m_blockUsed = 0;
     size_t m_blockSize = 0;
     size_t m_allocatedBytes = 0;
+    size_t m_mended = 0;
     std::vector<std::string_view> m_views;
     std::unordered_map<std::string_view, uint32_t> m_index;
 };

@@ -1,5 +1,7 @@
 #include "core/trace/trace_builder.h"
 
+#include "core/trace/printable.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -17,6 +19,23 @@ size_t mix(size_t seed, uint64_t value)
 }
 
 constexpr uint8_t kFlagInstant = 1;
+constexpr std::string_view kTimeOutOfRange = "ts or dur beyond the times the model holds (1934 to 2116, durations to 36 years)";
+
+// `time` + `base`, clamped to the model's range; `clamped` counts the times moved.
+int64_t shifted(int64_t time, int64_t base, uint64_t& clamped)
+{
+    // Both lie in [kMinTimeNs, kMaxTimeNs]: a sum can only overflow upwards.
+    int64_t sum = 0;
+    if (__builtin_add_overflow(time, base, &sum) || sum > kMaxTimeNs) {
+        ++clamped;
+        return kMaxTimeNs;
+    }
+    if (sum < kMinTimeNs) {
+        ++clamped;
+        return kMinTimeNs;
+    }
+    return sum;
+}
 
 }  // namespace
 
@@ -82,6 +101,10 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
     case 't':
     case 'f': {
         ++stats.flowEvents;
+        if (e.hasFlowId && (e.timeOutOfRange || (e.hasTs && !isHeldTime(e.tsNs)))) {
+            skip(kTimeOutOfRange);
+            return;
+        }
         if (!e.hasFlowId || !e.hasTs) {
             skip(e.hasFlowId ? "flow event without ts" : "flow event without id");
             return;
@@ -96,12 +119,16 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
         skip("event without ph");
         return;
     default:
-        skip(std::string("unsupported phase '") + e.phase + "'");
+        skip("unsupported phase '" + printableExcerpt(std::string_view(&e.phase, 1)) + "'");
         return;
     }
 
     if (e.invalidTime) {
         skip("ts or dur is not a number");
+        return;
+    }
+    if (e.timeOutOfRange || (e.hasTs && !isHeldTime(e.tsNs)) || (e.hasDur && e.durNs > kMaxDurationNs)) {
+        skip(kTimeOutOfRange);
         return;
     }
     if (!e.hasTs) {
@@ -244,6 +271,7 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
                          return a.timeNs < b.timeNs;
                      });
     computeSpan();
+    stats.mendedStrings = m_model.m_strings.mendedCount();
     stats.loadSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
@@ -256,15 +284,18 @@ void TraceBuilder::applyTimeBase()
 {
     // From PyTorch 2.4, ts is relative to baseTimeNanoseconds; shift everything onto the
     // absolute clock so traces of several ranks line up.
+    // A start pushed past the range is clamped to its edge (and counted), so that ends
+    // and spans stay inside int64.
     const auto& base = m_model.m_metadata.baseTimeNs;
     if (!base)
         return;
+    uint64_t& clamped = m_model.m_stats.clampedTimes;
     for (Event& e : m_events)
-        e.startNs += *base;
+        e.startNs = shifted(e.startNs, *base, clamped);
     for (FlowPoint& f : m_flowPoints)
-        f.timeNs += *base;
+        f.timeNs = shifted(f.timeNs, *base, clamped);
     for (MemorySample& m : m_model.m_memory)
-        m.timeNs += *base;
+        m.timeNs = shifted(m.timeNs, *base, clamped);
 }
 
 std::vector<uint32_t> TraceBuilder::layoutTracks()
@@ -501,7 +532,9 @@ void TraceBuilder::applyTrackNames()
             if (it->second.second != 0)
                 track.sortIndex = it->second.second;
         }
-        if (track.kind == TrackKind::Other && !track.pidLabel.valid() &&
+        // A track created by flow events alone is still Other; its process may have no
+        // labels row (processLabel invalid).
+        if (track.kind == TrackKind::Other && !track.pidLabel.valid() && track.processLabel.valid() &&
             m_model.m_strings.view(track.processLabel).starts_with("GPU"))
             track.kind = TrackKind::GpuStream;
     }

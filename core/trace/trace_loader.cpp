@@ -5,8 +5,10 @@
 #include "core/trace/event_parser_backend.h"
 #include "core/trace/json_scan.h"
 #include "core/trace/metadata_reader.h"
+#include "core/trace/printable.h"
 #include "core/trace/trace_builder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -45,8 +47,6 @@ namespace {
 
 using json_scan::Scan;
 
-constexpr size_t kChunkBytes = 8u << 20;  // read granularity; events are ~250 bytes
-
 // Walks the JSON text of a trace with a sliding window over the byte source: the
 // top-level object (or bare array) by hand, and each element of the event array handed
 // to the EventParser as soon as it is complete in the window.
@@ -57,9 +57,15 @@ public:
     // message when the load fails on memory and the reader is gone.
     StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes,
                     uint64_t* entriesSeen)
-        : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen)
+        : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen),
+          m_parser(options.parser), m_secondParser(options.parser)
     {
-        m_buffer.resize(kChunkBytes + kPaddingBytes);
+        // A window no larger than the data (when its size is known): a small trace does
+        // not pay for zero-filling megabytes it never uses.
+        size_t window = std::max<size_t>(options.limits.windowBytes, 64);
+        if (fileBytes > 0 && fileBytes < window)
+            window = static_cast<size_t>(fileBytes) + 1;
+        m_buffer.resize(window + kPaddingBytes);
     }
 
     LoadResult run(TraceSource traceSource);
@@ -213,8 +219,8 @@ size_t StreamingReader::findBatchEnd(size_t from, size_t to) const
     // a nested array is possible; the batch then is not valid JSON, simdjson says so,
     // and the events are read one by one instead.
     const char* const p = m_buffer.data();
-    constexpr size_t kMaxLookBack = 1 << 20;
-    const size_t floor = to - from > kMaxLookBack ? to - kMaxLookBack : from;
+    const size_t lookBack = m_options.limits.batchLookBackBytes;
+    const size_t floor = to - from > lookBack ? to - lookBack : from;
     for (size_t i = to; i-- > floor + 1;) {
         if (p[i] != '{')
             continue;
@@ -243,9 +249,8 @@ bool StreamingReader::readEventBatch()
     const size_t end = findBatchEnd(m_pos, m_end);
     if (end == std::string_view::npos)
         return false;
-    constexpr size_t kSplitAbove = 1 << 20;
     size_t split = end;
-    if (end - m_pos > kSplitAbove) {
+    if (end - m_pos > m_options.limits.batchSplitBytes) {
         const size_t middle = findBatchEnd(m_pos, m_pos + (end - m_pos) / 2);
         if (middle != std::string_view::npos)
             split = middle;
@@ -342,8 +347,8 @@ StreamingReader::Stop StreamingReader::readEventArray()
         if (m_buffer[m_pos] == ',') {
             ++m_pos;
         } else if (m_buffer[m_pos] != ']') {
-            return malformed(std::string("expected ',' or ']' after an event, found '") +
-                                 m_buffer[m_pos] + "'",
+            return malformed("expected ',' or ']' after an event, found '" +
+                                 printableExcerpt(std::string_view(&m_buffer[m_pos], 1)) + "'",
                              m_pos);
         }
     }
@@ -370,7 +375,7 @@ StreamingReader::Stop StreamingReader::readTopObject()
         if (!skipWhitespace())
             return stopAtEnd("inside the top-level object");
         if (m_buffer[m_pos] != ':')
-            return malformed("expected ':' after key \"" + key + "\"", m_pos);
+            return malformed("expected ':' after key \"" + printableExcerpt(key) + "\"", m_pos);
         ++m_pos;
         if (!skipWhitespace())
             return stopAtEnd("inside the top-level object");
@@ -382,7 +387,7 @@ StreamingReader::Stop StreamingReader::readTopObject()
             if (scan == Scan::NeedMore)
                 return stopAtEnd("inside the top-level object");
             if (scan == Scan::Invalid)
-                return malformed("unexpected character in the value of \"" + key + "\"",
+                return malformed("unexpected character in the value of \"" + printableExcerpt(key) + "\"",
                                  m_pos + length);
             if (!readTopLevelValue(key, std::string_view(m_buffer.data() + m_pos, length),
                                    m_builder.metadata()))
@@ -464,8 +469,10 @@ LoadResult StreamingReader::run(TraceSource traceSource)
     if (stop.status == LoadStatus::Ok && !m_badTopLevelKeys.empty()) {
         // Unreadable metadata is not worth failing the load: count it like a skipped event.
         for (const std::string& key : m_badTopLevelKeys)
-            m_builder.skip("unreadable top-level value \"" + key + "\"");
+            m_builder.skip("unreadable top-level value \"" + printableExcerpt(key) + "\"");
     }
+    for (const std::string& field : m_builder.metadata().rejectedValues)
+        m_builder.skip("metadata value out of range: " + printableExcerpt(field));
 
     const bool keepModel =
         stop.status == LoadStatus::Ok || structural || stop.status == LoadStatus::Malformed;

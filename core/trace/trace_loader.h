@@ -2,6 +2,7 @@
 // Loading a trace file into a TraceModel: streamed (plain or gzip), one event parsed at
 // a time, never a DOM of the whole file. Bad input is reported in one line and whatever
 // could be read before the problem is kept.
+#include "core/trace/event_parser.h"
 #include "core/trace/trace_model.h"
 
 #include <cstdint>
@@ -25,11 +26,23 @@ enum class LoadStatus {
 };
 std::string_view loadStatusName(LoadStatus status);
 
+// The streaming reader's sizes. The defaults suit traces of any size; tests and the
+// fuzzer shrink them so that inputs of a few kilobytes cross window refills, batch
+// look-backs and the split onto the second parsing thread.
+struct ReaderLimits
+{
+    size_t windowBytes = size_t(8) << 20;         // read granularity (grows for one larger value)
+    size_t batchLookBackBytes = size_t(1) << 20;  // how far back a batch's last event is searched
+    size_t batchSplitBytes = size_t(1) << 20;     // a larger batch is halved onto a second thread
+};
+
 struct LoadOptions
 {
     // Called after each chunk with the decompressed bytes read so far; return false to
     // cancel. Runs on the loading thread.
     std::function<bool(uint64_t bytesRead)> progress;
+    ReaderLimits limits;
+    ParserBackendChoice parser = ParserBackendChoice::Fastest;
 };
 
 struct LoadResult

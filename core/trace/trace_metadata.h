@@ -46,6 +46,9 @@ struct TraceMetadata
     TraceContainer container = TraceContainer::EventsObject;
     std::optional<int64_t> schemaVersion;
     std::optional<int64_t> baseTimeNs;  // `baseTimeNanoseconds`: ts are relative to it
+    // Numbers present but out of range (and so left unset), as "deviceProperties.numSms";
+    // the load counts each as a skipped value.
+    std::vector<std::string> rejectedValues;
     std::string traceName;
     std::string displayTimeUnit;
     std::vector<DeviceInfo> devices;

@@ -22,6 +22,15 @@
 
 namespace kinetoscope::trace {
 
+// The times the model holds, in nanoseconds: every start (and memory sample, and flow
+// point) within [kMinTimeNs, kMaxTimeNs], every duration within [0, kMaxDurationNs]. So
+// ends, spans and the difference of any two times stay inside int64 (2^62 + 2^60 < 2^63);
+// the ingest skips or clamps what lies outside, and counts it.
+inline constexpr int64_t kMinTimeNs = -(int64_t(1) << 60);    // about 36 years before 1970
+inline constexpr int64_t kMaxTimeNs = int64_t(1) << 62;       // about the year 2116
+inline constexpr int64_t kMaxDurationNs = int64_t(1) << 60;  // about 36 years
+constexpr bool isHeldTime(int64_t ns) { return ns >= kMinTimeNs && ns <= kMaxTimeNs; }
+
 // The hot struct: one per complete (`X`) or instant event. Its size is the model's cost
 // per event, hence the static_assert. Rare fields live in side tables; `args` are read
 // back from the file on demand (TraceModel::argsJson).

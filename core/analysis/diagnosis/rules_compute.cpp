@@ -32,16 +32,18 @@ bool hasTensorCores(const DiagnosisInput& in)
     return hasMatrixUnits(in.model.metadata(), trace::detectGpuVendor(in.model), names);
 }
 
-// Input Dims as written ("[[32, 64, 56, 56], [64, 64, 3, 3], []]") -> tensors' dims.
+// Input Dims as written ("[[32, 64, 56, 56], [64, 64, 3, 3], []]") -> tensors' dims. A
+// dim of more digits than int64 holds saturates at kHugeDim (no real tensor comes close).
 std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
 {
+    constexpr int64_t kHugeDim = INT64_MAX / 10;
     std::vector<std::vector<int64_t>> tensors;
     int depth = 0;
     int64_t number = 0;
     bool inNumber = false;
     for (char c : text) {
         if (c >= '0' && c <= '9') {
-            number = number * 10 + (c - '0');
+            number = number >= kHugeDim / 10 ? kHugeDim : number * 10 + (c - '0');
             inNumber = true;
             continue;
         }

@@ -1,0 +1,132 @@
+#include "fuzz/exercise.h"
+
+#include "app/cli/diagnose_report.h"
+#include "app/cli/info_report.h"
+#include "app/cli/summary_report.h"
+#include "core/analysis/diagnosis/diagnosis.h"
+#include "core/analysis/summary.h"
+#include "core/session/lab_reading.h"
+#include "core/session/session.h"
+#include "core/timeline/counter_track.h"
+#include "core/timeline/selection.h"
+#include "core/timeline/timeline_index.h"
+#include "core/timeline/track_layout.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace kinetoscope::fuzz {
+
+namespace {
+
+// Every writer's JSON is dumped strictly: a string that is not valid UTF-8 throws (and
+// the fuzzer reports it), where the CLI's own dump would replace it.
+void checkJson(const nlohmann::json& j)
+{
+    (void)j.dump(2);
+}
+
+uint64_t hashOf(std::string_view bytes)
+{
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (char c : bytes)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
+}
+
+}  // namespace
+
+trace::LoadOptions optionsFor(std::string_view bytes)
+{
+    const uint64_t h = hashOf(bytes);
+    trace::LoadOptions options;
+    options.limits.windowBytes = size_t(64) << (h % 9);                // 64 B .. 16 KiB
+    options.limits.batchLookBackBytes = size_t(32) << ((h >> 8) % 9);  // 32 B .. 8 KiB
+    options.limits.batchSplitBytes = size_t(32) << ((h >> 16) % 9);
+    options.parser =
+        (h >> 24) & 1 ? trace::ParserBackendChoice::Avx2 : trace::ParserBackendChoice::Generic;
+    return options;
+}
+
+trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions& options)
+{
+    const std::string source = "fuzz-input.json";
+    const trace::LoadResult loaded = trace::loadTraceText(std::string(bytes), options);
+    if (!loaded.model)
+        return loaded.status;
+    const trace::TraceModel& model = *loaded.model;
+    checkJson(cli::infoJson(source, loaded));
+    (void)cli::infoText(source, loaded);
+
+    // args read back from the source, for the first and the last events
+    if (!model.events().empty()) {
+        (void)model.argsJson(model.idOf(model.events().front()));
+        (void)model.argsJson(model.idOf(model.events().back()));
+    }
+
+    analysis::SummaryOptions summaryOptions;
+    summaryOptions.utilizationBuckets = 50;
+    const analysis::TraceSummary summary = analysis::summarize(model, summaryOptions);
+    cli::SummaryReportOptions reportOptions;
+    reportOptions.includeSeries = true;
+    checkJson(cli::summaryJson(source, loaded, summary, 0.0, reportOptions));
+    (void)cli::summaryText(source, loaded, summary, 0.0, reportOptions);
+
+    const analysis::Thresholds thresholds;
+    const std::vector<analysis::Finding> findings =
+        analysis::diagnose({model, summary, thresholds, nullptr});
+    checkJson(cli::diagnosisJson(source, findings, summary));
+    (void)cli::diagnosisMarkdown(source, findings, summary);
+    (void)cli::diagnosisText(source, findings, summary);
+
+    // What a document's timeline builds and what its first paint and a selection ask.
+    const timeline::TimelineIndex index(model);
+    const timeline::TrackLayout layout(index,
+                                       timeline::countersFromSummary(summary, model.endNs()));
+    for (uint32_t lane = 0; lane < index.lanes().size(); ++lane)
+        (void)layout.laneLabel(lane);
+    const timeline::Viewport view = timeline::Viewport::fit(model.beginNs(), model.endNs(), 1200);
+    std::vector<timeline::DrawItem> items;
+    index.buildDrawList(view, 1.0f, items);
+    if (!index.lanes().empty())
+        (void)index.hitTest(0, view, 600.0);
+    (void)timeline::totalsInRange(index, model.beginNs(), model.endNs());
+    (void)timeline::searchByName(model, "a");
+    if (!model.events().empty())
+        (void)timeline::linksOf(model, model.idOf(model.events().front()));
+    return loaded.status;
+}
+
+bool exerciseSession(std::string_view bytes)
+{
+    std::string error;
+    const std::optional<session::Session> read =
+        session::parseSession(bytes, "fuzz-input.kinetoscope.json", error);
+    if (!read) {
+        if (error.empty() || error.find('\n') != std::string::npos)
+            throw std::logic_error("a rejected session must say why in one line");
+        return false;
+    }
+    (void)session::readLab(*read);
+    const analysis::LabMeasurements lab = session::labMeasurementsOf(*read);
+
+    // The lab-aware rules on a small trace of two steps with one kernel each.
+    static const trace::LoadResult small = trace::loadTraceText(R"({"traceEvents":[
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+        {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":500,"args":{"correlation":1,"device":0,"stream":7}},
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1000,"dur":1000},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1010,"dur":5,"args":{"correlation":2}},
+        {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1020,"dur":500,"args":{"correlation":2,"device":0,"stream":7}}]})");
+    const analysis::TraceSummary summary = analysis::summarize(*small.model);
+    const analysis::Thresholds thresholds;
+    const std::vector<analysis::Finding> findings =
+        analysis::diagnose({*small.model, summary, thresholds, &lab});
+    checkJson(cli::diagnosisJson("session", findings, summary));
+    (void)cli::diagnosisMarkdown("session", findings, summary);
+    checkJson(nlohmann::json::parse(session::sessionJson(*read)));
+    return true;
+}
+
+}  // namespace kinetoscope::fuzz

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs them.
+#   scripts/fuzz.sh                      CI: each target for a bounded time (FUZZ_SECONDS,
+#                                        default 90 s for ingest, 30 s for session)
+#   scripts/fuzz.sh ingest|session [libFuzzer options...]
+#                                        one target, by hand, as long as the options say,
+#                                        e.g. scripts/fuzz.sh ingest -runs=10000000 -fork=2
+# The corpus starts from seeds cut out of ../shared/traces (fuzz/make_seeds.py) and the
+# regression inputs; it grows in build-fuzz/corpus/. A crash, leak or hang stops the run
+# with a non-zero exit and leaves the input in build-fuzz/artifacts/: minimise it
+# (-minimize_crash=1), fix the cause, and add it to fuzz/regressions/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build-fuzz
+bash "$root/scripts/setup.sh"
+if [ ! -f "$build/build.ninja" ]; then
+    mkdir -p "$build"
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DKINETOSCOPE_FUZZ=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+fi
+cmake --build "$build" --target fuzz_ingest fuzz_session --parallel "$(nproc)"
+
+seeds=$build/seeds
+if [ ! -d "$seeds" ]; then
+    if [ -d "$root/../shared/traces" ]; then
+        python3 "$root/fuzz/make_seeds.py" "$root/../shared/traces" "$seeds"
+    else
+        mkdir -p "$seeds/ingest" "$seeds/session"  # the regression inputs alone
+    fi
+fi
+mkdir -p "$build/artifacts"
+
+# run TARGET [libFuzzer options...]
+run() {
+    local target=$1
+    shift
+    mkdir -p "$build/corpus/$target"
+    # malloc_context_size=0: no allocation stacks (a third of the time per input); a
+    # report is reproduced with full stacks by running the binary on the saved input.
+    ASAN_OPTIONS=malloc_context_size=0:detect_leaks=1 "$build/bin/fuzz_$target" \
+        -dict="$root/fuzz/kineto.dict" -max_len=2048 -timeout=10 -rss_limit_mb=2048 -entropic=0 \
+        -artifact_prefix="$build/artifacts/" -print_final_stats=1 "$@" \
+        "$build/corpus/$target" "$seeds/$target" "$root/fuzz/regressions/$target"
+}
+
+if [ $# -ge 1 ]; then
+    target=$1
+    shift
+    run "$target" "$@"
+else
+    run ingest -max_total_time="${FUZZ_SECONDS:-90}"
+    run session -max_total_time="$(( ${FUZZ_SECONDS:-90} / 3 ))"
+    echo "fuzz: no crash, leak or hang"
+fi
