@@ -1,6 +1,7 @@
 #include "app/cli/diagnose_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/json_output.h"
 #include "app/cli/diagnose_report.h"
 #include "core/session/session.h"
 
@@ -75,7 +76,7 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     const std::vector<analysis::Finding> findings = analysis::diagnose(
         {*analysed->model, summary, thresholds, analysed->lab ? &*analysed->lab : nullptr});
     switch (format) {
-    case Format::Json: out << diagnosisJson(path, findings, summary).dump(2) << '\n'; break;
+    case Format::Json: out << jsonOutput(diagnosisJson(path, findings, summary)) << '\n'; break;
     case Format::Markdown: out << diagnosisMarkdown(path, findings, summary); break;
     case Format::Text: out << diagnosisText(path, findings, summary); break;
     }

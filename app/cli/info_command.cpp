@@ -1,6 +1,7 @@
 #include "app/cli/info_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/json_output.h"
 #include "app/cli/info_report.h"
 #include "core/trace/trace_loader.h"
 
@@ -35,7 +36,7 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     const trace::LoadResult result = trace::loadTraceFile(path);
     if (result.model) {
         if (asJson)
-            out << infoJson(path, result).dump(2) << '\n';
+            out << jsonOutput(infoJson(path, result)) << '\n';
         else
             out << infoText(path, result);
     }

@@ -1,6 +1,7 @@
 #include "app/cli/summary_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/json_output.h"
 #include "app/cli/summary_report.h"
 
 #include <nlohmann/json.hpp>
@@ -57,7 +58,7 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     if (asJson)
-        out << summaryJson(path, loaded, summary, seconds, report).dump(2) << '\n';
+        out << jsonOutput(summaryJson(path, loaded, summary, seconds, report)) << '\n';
     else
         out << summaryText(path, loaded, summary, seconds, report);
     if (!loaded.ok()) {

@@ -8,7 +8,10 @@
 namespace kinetoscope::trace {
 
 namespace {
-constexpr size_t kBlockBytes = 256 * 1024;
+// Blocks grow from 4 KiB to 256 KiB: a small trace does not pay for a large block, a
+// large one makes few allocations.
+constexpr size_t kFirstBlockBytes = 4 * 1024;
+constexpr size_t kLargestBlockBytes = 256 * 1024;
 }
 
 StringTable::StringTable()
@@ -22,8 +25,9 @@ std::string_view StringTable::store(std::string_view text)
     if (text.empty())
         return {};
     if (m_blocks.empty() || m_blockSize - m_blockUsed < text.size()) {
-        const size_t size = std::max(kBlockBytes, text.size());
-        m_blocks.push_back(std::make_unique<char[]>(size));
+        const size_t next = m_blocks.empty() ? kFirstBlockBytes : std::min(m_blockSize * 2, kLargestBlockBytes);
+        const size_t size = std::max(next, text.size());
+        m_blocks.push_back(std::make_unique_for_overwrite<char[]>(size));
         m_blockSize = size;
         m_allocatedBytes += size;
         m_blockUsed = 0;
