@@ -138,7 +138,8 @@ json infoJson(const std::string& path, const LoadResult& result)
           {"metadata", s.metadataEvents},
           {"repaired", s.repairedEvents},
           {"mended_strings", s.mendedStrings},
-          {"clamped_times", s.clampedTimes}}},
+          {"clamped_times", s.clampedTimes},
+          {"values_out_of_range", s.valuesOutOfRange}}},
         {"links",
          {{"device_activities", links.activities},
           {"device_activities_with_launch", links.activitiesLinked},
@@ -229,6 +230,8 @@ std::string infoText(const std::string& path, const LoadResult& result)
         row("repaired", withThousands(s.repairedEvents) + " events with bad characters in strings (control characters, bad escapes, bytes not UTF-8)");
     if (s.mendedStrings)
         row("mended", withThousands(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
+    if (s.valuesOutOfRange)
+        row("unset", withThousands(s.valuesOutOfRange) + " device activities with an arg beyond what its field holds (left unset)");
     if (s.clampedTimes)
         row("clamped", withThousands(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
     const LinkCounts links = countLinks(model);

@@ -19,6 +19,7 @@ struct IngestStats
     uint64_t repairedEvents = 0;  // unescaped control characters or bad escapes mended
     uint64_t mendedStrings = 0;   // distinct names/labels that were not valid UTF-8 (bytes replaced)
     uint64_t clampedTimes = 0;    // times moved into the model's range by baseTimeNanoseconds
+    uint64_t valuesOutOfRange = 0;  // activities whose args held a number beyond its field (left unset)
     uint64_t halfOpenFlows = 0;   // a start without an end, or an end without a start
     uint64_t unresolvedFlowEnds = 0;   // flow endpoint with no event at its time
     uint64_t partialOverlaps = 0;      // events that overlap a sibling without nesting

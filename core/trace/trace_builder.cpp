@@ -19,7 +19,29 @@ size_t mix(size_t seed, uint64_t value)
 }
 
 constexpr uint8_t kFlagInstant = 1;
-constexpr std::string_view kTimeOutOfRange = "ts or dur beyond the times the model holds (1934 to 2116, durations to 36 years)";
+constexpr std::string_view kTimeOutOfRange =
+    "ts or dur beyond the times the model holds (1934 to 2116, durations to 36 years)";
+
+// Bounds that keep every sum the analysis makes inside int64: no real trace comes near.
+constexpr int64_t kMaxBytes = int64_t(1) << 50;  // one copy, allocation or total: a petabyte
+// Events (and samples, and flow points) farther than this from the median start are
+// left out: no profiling window lasts days, and sums over tracks of per-track spans
+// stay far inside int64 (2^15 tracks of 2^48 ns).
+constexpr int64_t kMaxDistanceFromMedianNs = int64_t(1) << 47;  // about 39 hours
+// Every sum of durations, or of bytes, over any set of events stays within this.
+constexpr int64_t kTotalBudget = int64_t(1) << 62;
+
+// A value of an activity's args outside what the hardware or the model holds becomes
+// absent (-1); returns whether it was.
+template <typename Int>
+bool bound(Int& value, int64_t high)
+{
+    if (value < -1 || value > high) {
+        value = -1;
+        return true;
+    }
+    return false;
+}
 
 // `time` + `base`, clamped to the model's range; `clamped` counts the times moved.
 int64_t shifted(int64_t time, int64_t base, uint64_t& clamped)
@@ -127,7 +149,8 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
         skip("ts or dur is not a number");
         return;
     }
-    if (e.timeOutOfRange || (e.hasTs && !isHeldTime(e.tsNs)) || (e.hasDur && e.durNs > kMaxDurationNs)) {
+    if (e.timeOutOfRange || (e.hasTs && !isHeldTime(e.tsNs)) ||
+        (e.hasDur && e.durNs > kMaxDurationNs)) {
         skip(kTimeOutOfRange);
         return;
     }
@@ -171,10 +194,27 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
         track.kind = TrackKind::CpuThread;
 
     const auto index = EventId{static_cast<uint32_t>(m_events.size())};
-    if (event.category == Category::Kernel)
-        m_kernels.emplace_back(index, e.kernel);
-    else if (event.category == Category::Memcpy || event.category == Category::Memset)
-        m_copies.emplace_back(index, e.copy);
+    if (event.category == Category::Kernel) {
+        // CUDA's limits: grid x < 2^31, y and z <= 65535, 1024 threads per block.
+        KernelInfo kernel = e.kernel;
+        int outOfRange = bound(kernel.grid[0], INT32_MAX) + bound(kernel.grid[1], 65535) +
+                         bound(kernel.grid[2], 65535) + bound(kernel.registersPerThread, 65536) +
+                         bound(kernel.sharedMemoryBytes, INT32_MAX);
+        for (int32_t& b : kernel.block)
+            outOfRange += bound(b, 1024);
+        stats.valuesOutOfRange += outOfRange > 0;
+        m_kernels.emplace_back(index, kernel);
+    } else if (event.category == Category::Memcpy || event.category == Category::Memset) {
+        CopyInfo copy = e.copy;
+        bool outOfRange = bound(copy.bytes, kMaxBytes);
+        if (copy.bytes > 0 && m_copyBytes > kTotalBudget - copy.bytes) {
+            copy.bytes = -1;  // the sizes of all copies together must fit int64
+            outOfRange = true;
+        }
+        m_copyBytes += std::max<int64_t>(copy.bytes, 0);
+        stats.valuesOutOfRange += outOfRange;
+        m_copies.emplace_back(index, copy);
+    }
     if (!e.inputDims.empty())
         m_inputShapes.emplace_back(index, m_model.m_strings.intern(e.inputDims));
     m_events.push_back(event);
@@ -209,6 +249,13 @@ void TraceBuilder::addMemorySample(const ParsedEvent& e)
     sample.bytes = e.memBytes;
     sample.totalAllocated = e.totalAllocated;
     sample.totalReserved = e.totalReserved;
+    if (sample.bytes < -kMaxBytes || sample.bytes > kMaxBytes) {
+        skip("memory sample of more than 2^50 bytes");
+        return;
+    }
+    const int outOfRange =
+        bound(sample.totalAllocated, kMaxBytes) + bound(sample.totalReserved, kMaxBytes);
+    m_model.m_stats.valuesOutOfRange += outOfRange > 0;
     sample.address = e.address;
     sample.track = trackFor(keyOf(e.pid, e.tid));
     sample.deviceId = static_cast<int16_t>(std::clamp<int64_t>(e.deviceId, -1, INT16_MAX));
@@ -227,6 +274,7 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
         stats.byRawCategory[std::string(m_model.m_strings.view(StringId{catId}))] += count;
 
     applyTimeBase();
+    keepWithinBounds();
     const std::vector<uint32_t> order = layoutTracks();
 
     // Apply the new order to every staging column.
@@ -266,10 +314,9 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
     m_externalId = {};
     resolveFlows();
     applyTrackNames();
-    std::stable_sort(m_model.m_memory.begin(), m_model.m_memory.end(),
-                     [](const MemorySample& a, const MemorySample& b) {
-                         return a.timeNs < b.timeNs;
-                     });
+    std::stable_sort(
+        m_model.m_memory.begin(), m_model.m_memory.end(),
+        [](const MemorySample& a, const MemorySample& b) { return a.timeNs < b.timeNs; });
     computeSpan();
     stats.mendedStrings = m_model.m_strings.mendedCount();
     stats.loadSeconds =
@@ -296,6 +343,85 @@ void TraceBuilder::applyTimeBase()
         f.timeNs = shifted(f.timeNs, *base, clamped);
     for (MemorySample& m : m_model.m_memory)
         m.timeNs = shifted(m.timeNs, *base, clamped);
+}
+
+void TraceBuilder::keepWithinBounds()
+{
+    // The median start, from at most 65536 evenly spaced events (or samples).
+    std::vector<int64_t> starts;
+    const size_t total = m_events.size() + m_model.m_memory.size();
+    const size_t stride = total / 65536 + 1;
+    for (size_t i = 0; i < m_events.size(); i += stride)
+        starts.push_back(m_events[i].startNs);
+    for (size_t i = 0; i < m_model.m_memory.size(); i += stride)
+        starts.push_back(m_model.m_memory[i].timeNs);
+    if (starts.empty())
+        return;
+    std::nth_element(starts.begin(), starts.begin() + starts.size() / 2, starts.end());
+    const int64_t median = starts[starts.size() / 2];
+    const auto near = [median](int64_t t) {  // |t - median| within the bound, no overflow
+        return t >= median - kMaxDistanceFromMedianNs && t <= median + kMaxDistanceFromMedianNs;
+    };
+    constexpr std::string_view kFar = "more than 39 hours from the rest of the trace";
+
+    // Events: near the median, and within the budget of all durations together.
+    std::vector<uint32_t> newIndex(m_events.size(), UINT32_MAX);
+    int64_t durations = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < m_events.size(); ++i) {
+        const Event& e = m_events[i];
+        if (!near(e.startNs) || !near(e.endNs())) {
+            skip(kFar);
+            continue;
+        }
+        if (durations > kTotalBudget - e.durationNs) {
+            skip("durations together beyond 2^62 ns");
+            continue;
+        }
+        durations += e.durationNs;
+        newIndex[i] = static_cast<uint32_t>(kept);
+        m_events[kept] = e;
+        m_offsets[kept] = m_offsets[i];
+        m_correlation[kept] = m_correlation[i];
+        m_externalId[kept] = m_externalId[i];
+        ++kept;
+    }
+    if (kept < m_events.size()) {
+        m_events.resize(kept);
+        m_offsets.resize(kept);
+        m_correlation.resize(kept);
+        m_externalId.resize(kept);
+        auto remap = [&](auto& side) {
+            std::erase_if(
+                side, [&](const auto& entry) { return newIndex[entry.first.value] == UINT32_MAX; });
+            for (auto& entry : side)
+                entry.first = EventId{newIndex[entry.first.value]};
+        };
+        remap(m_kernels);
+        remap(m_copies);
+        remap(m_inputShapes);
+    }
+    std::erase_if(m_flowPoints, [&](const FlowPoint& f) {
+        const bool far = !near(f.timeNs);
+        if (far)
+            skip(kFar);
+        return far;
+    });
+    // Memory samples: near the median, and the bytes of all of them within the budget.
+    int64_t bytes = 0;
+    std::erase_if(m_model.m_memory, [&](const MemorySample& m) {
+        const int64_t size = m.bytes < 0 ? -m.bytes : m.bytes;
+        if (!near(m.timeNs)) {
+            skip(kFar);
+            return true;
+        }
+        if (bytes > kTotalBudget - size) {
+            skip("memory sample bytes together beyond 2^62");
+            return true;
+        }
+        bytes += size;
+        return false;
+    });
 }
 
 std::vector<uint32_t> TraceBuilder::layoutTracks()
@@ -401,7 +527,8 @@ void TraceBuilder::linkLaunches(const std::vector<int64_t>& correlation)
     for (const auto& [launch, activity] : pairs) {
         if (m_model.m_launchCalls.empty() || m_model.m_launchCalls.back() != launch) {
             m_model.m_launchCalls.push_back(launch);
-            m_model.m_launchOffsets.push_back(static_cast<uint32_t>(m_model.m_launchTargets.size()));
+            m_model.m_launchOffsets.push_back(
+                static_cast<uint32_t>(m_model.m_launchTargets.size()));
             events[launch.value].correlated = activity;
         }
         m_model.m_launchTargets.push_back(activity);
@@ -420,8 +547,7 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
         const Category c = events[i].category;
         if ((c == Category::CpuOp || c == Category::UserAnnotation) && externalId[i] > 0) {
             auto [it, inserted] = opByExternalId.emplace(externalId[i], i);
-            if (!inserted && c == Category::CpuOp &&
-                events[it->second].category != Category::CpuOp)
+            if (!inserted && c == Category::CpuOp && events[it->second].category != Category::CpuOp)
                 it->second = i;  // prefer the operator over an annotation with the same id
         }
     }
@@ -435,7 +561,8 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
     for (uint32_t i = 0; i < events.size(); ++i) {
         if (!isLaunchCall(events[i].category))
             continue;
-        const auto it = externalId[i] > 0 ? opByExternalId.find(externalId[i]) : opByExternalId.end();
+        const auto it =
+            externalId[i] > 0 ? opByExternalId.find(externalId[i]) : opByExternalId.end();
         events[i].op = it != opByExternalId.end() ? EventId{it->second} : enclosingOp(i);
         if (events[i].op.valid())
             pairs.emplace_back(events[i].op, EventId{i});
@@ -534,7 +661,8 @@ void TraceBuilder::applyTrackNames()
         }
         // A track created by flow events alone is still Other; its process may have no
         // labels row (processLabel invalid).
-        if (track.kind == TrackKind::Other && !track.pidLabel.valid() && track.processLabel.valid() &&
+        if (track.kind == TrackKind::Other && !track.pidLabel.valid() &&
+            track.processLabel.valid() &&
             m_model.m_strings.view(track.processLabel).starts_with("GPU"))
             track.kind = TrackKind::GpuStream;
     }

@@ -70,6 +70,9 @@ private:
     void addMemorySample(const ParsedEvent& event);
 
     void applyTimeBase();
+    // Leaves out (and counts) events, samples and flow points far from the rest of the
+    // trace, and what would push sums of durations or bytes past int64.
+    void keepWithinBounds();
     std::vector<uint32_t> layoutTracks();
     void computeNesting();
     void linkLaunches(const std::vector<int64_t>& correlation);
@@ -94,6 +97,7 @@ private:
     std::vector<std::pair<EventId, CopyInfo>> m_copies;
     std::vector<std::pair<EventId, StringId>> m_inputShapes;
     std::vector<FlowPoint> m_flowPoints;
+    int64_t m_copyBytes = 0;  // the sizes of the copies kept, together
 };
 
 }  // namespace kinetoscope::trace

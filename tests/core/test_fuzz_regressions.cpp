@@ -209,6 +209,45 @@ private Q_SLOTS:
         QVERIFY(!summary.steps.steps.empty());
     }
 
+    // Sums over events (kernel time per stream, copy sizes, memory) once overflowed:
+    // what lies days from the rest of the trace is left out, and args beyond what the
+    // hardware has are left unset, all counted.
+    void farEventsAndHugeArgsAreLeftOutAndCounted()
+    {
+        const trace::LoadResult loaded = loadRegression("sums-of-extreme-durations.json");
+        QVERIFY(loaded.ok());
+        const trace::TraceModel& model = *loaded.model;
+        QCOMPARE(skippedFor(model, "more than 39 hours from the rest"),
+                 uint64_t(13));                      // 2 steps, 10 kernels, the stray
+        QCOMPARE(model.events().size(), size_t(1));  // the copy
+        const trace::CopyInfo* copy = model.copyInfo(model.idOf(model.events().front()));
+        QVERIFY(copy);
+        QCOMPARE(copy->bytes, int64_t(-1));  // 2^62 bytes: unset
+        QCOMPARE(model.memorySamples().size(), size_t(4));
+        for (const trace::MemorySample& m : model.memorySamples())
+            QCOMPARE(m.totalAllocated, int64_t(-1));
+        QCOMPARE(model.stats().valuesOutOfRange, uint64_t(15));  // 10 grids, the copy, 4 samples
+    }
+
+    void durationsTogetherStayInsideInt64()
+    {
+        // 32784 overlapping events of 2^47 ns (39 hours) each, on as many threads: their
+        // sum would pass 2^62; the 16 beyond are left out with a reason.
+        std::string text = "{\"traceEvents\":[";
+        for (int i = 0; i < 32784; ++i)
+            text += std::string(i ? "," : "") +
+                    "{\"ph\":\"X\",\"name\":\"op\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":" +
+                    std::to_string(i) + ",\"ts\":0,\"dur\":140737488355.328}";
+        text += "]}";
+        const trace::LoadResult loaded = trace::loadTraceText(text);
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded.model->events().size(), size_t(32768));
+        QCOMPARE(skippedFor(*loaded.model, "durations together beyond"), uint64_t(16));
+        const analysis::TraceSummary summary = analysis::summarize(*loaded.model);
+        QVERIFY(summary.ops.byName.size() == 1 && summary.ops.byName[0].cpuTotalNs == int64_t(1)
+                                                                                          << 62);
+    }
+
     void inputDimsTooLongForInt64StillDiagnose()
     {
         const trace::LoadResult loaded = loadRegression("long-input-dims.json");
