@@ -162,7 +162,10 @@ private Q_SLOTS:
         QCOMPARE(view.nsPerPixel, 0.01);
         auto nameAt = [&](double x, double tolerance) {
             const trace::EventId id = index.hitTest(0, view, x, tolerance);
-            return id ? QString::fromUtf8(r.model->text(r.model->event(id).name).data()).left(6) : QString();
+            if (!id)
+                return QString();
+            const std::string_view name = r.model->text(r.model->event(id).name);  // not NUL-terminated
+            return QString::fromUtf8(name.data(), qsizetype(name.size())).left(6);
         };
         QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) + 50, 0), QStringLiteral("tiny a"));
         QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b) + 50, 0), QStringLiteral("tiny b"));
