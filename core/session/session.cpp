@@ -1,11 +1,11 @@
 #include "core/session/session.h"
 
+#include "core/trace/json_integer.h"
 #include "core/trace/printable.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
-#include <cmath>
 #include <stdexcept>
 #include <cstdio>
 #include <cstring>
@@ -68,15 +68,8 @@ json toJson(const Session& s)
 // Anything else makes the session malformed (a float such as 1e23 would not fit).
 int64_t integerOf(const json& v, const char* field)
 {
-    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(INT64_MAX))
-        return static_cast<int64_t>(v.get<uint64_t>());
-    if (v.is_number_integer() && !v.is_number_unsigned())
-        return v.get<int64_t>();
-    if (v.is_number_float()) {
-        const double d = v.get<double>();
-        if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
-            return static_cast<int64_t>(d);
-    }
+    if (const std::optional<int64_t> value = trace::integerWithin(v, INT64_MIN, INT64_MAX))
+        return *value;
     throw std::invalid_argument(std::string(field) + " is not an integer within int64");
 }
 

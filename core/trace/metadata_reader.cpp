@@ -1,13 +1,12 @@
 #include "core/trace/metadata_reader.h"
 
+#include "core/trace/json_integer.h"
 #include "core/trace/json_scan.h"
 #include "core/trace/printable.h"
 #include "core/trace/trace_model.h"
 
-#include <nlohmann/json.hpp>
-
-#include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 namespace kinetoscope::trace {
 
@@ -19,32 +18,18 @@ using nlohmann::json;
 // [low, high]; otherwise `fallback`, and a value present but out of range is recorded
 // (m.rejectedValues) so that the load can count it.
 template <typename T>
-T integerOr(const json& object, const char* key, T fallback, int64_t low, int64_t high, const char* where,
-            TraceMetadata& m)
+T integerOr(const json& object, const char* key, T fallback, int64_t low, int64_t high,
+            const char* where, TraceMetadata& m)
 {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_number())
         return fallback;
-    bool inRange = false;
-    int64_t value = 0;
-    if (it->is_number_unsigned()) {
-        const uint64_t u = it->get<uint64_t>();
-        inRange = u <= static_cast<uint64_t>(high);
-        value = inRange ? static_cast<int64_t>(u) : 0;
-    } else if (it->is_number_integer()) {
-        value = it->get<int64_t>();
-        inRange = value >= low && value <= high;
-    } else {
-        const double d = it->get<double>();
-        inRange = std::isfinite(d) && d >= static_cast<double>(low) && d <= static_cast<double>(high) &&
-                  d == std::trunc(d);
-        value = inRange ? static_cast<int64_t>(d) : 0;
-    }
-    if (!inRange) {
+    const std::optional<int64_t> value = integerWithin(*it, low, high);
+    if (!value) {
         m.rejectedValues.push_back(std::string(where) + "." + key);
         return fallback;
     }
-    return static_cast<T>(value);
+    return static_cast<T>(*value);
 }
 
 std::string textOf(const json& value)
@@ -74,11 +59,14 @@ DeviceInfo readDevice(const json& d, TraceMetadata& m)
     info.numSms = integerOr(d, "numSms", -1, 0, kCount, where, m);
     info.warpSize = integerOr(d, "warpSize", -1, 0, kCount, where, m);
     info.maxThreadsPerBlock = integerOr(d, "maxThreadsPerBlock", -1, 0, kCount, where, m);
-    info.maxThreadsPerMultiprocessor = integerOr(d, "maxThreadsPerMultiprocessor", -1, 0, kCount, where, m);
+    info.maxThreadsPerMultiprocessor =
+        integerOr(d, "maxThreadsPerMultiprocessor", -1, 0, kCount, where, m);
     info.regsPerBlock = integerOr(d, "regsPerBlock", -1, 0, kCount, where, m);
     info.regsPerMultiprocessor = integerOr(d, "regsPerMultiprocessor", -1, 0, kCount, where, m);
-    info.sharedMemPerBlockBytes = integerOr<int64_t>(d, "sharedMemPerBlock", -1, 0, kBytes, where, m);
-    info.sharedMemPerMultiprocessorBytes = integerOr<int64_t>(d, "sharedMemPerMultiprocessor", -1, 0, kBytes, where, m);
+    info.sharedMemPerBlockBytes =
+        integerOr<int64_t>(d, "sharedMemPerBlock", -1, 0, kBytes, where, m);
+    info.sharedMemPerMultiprocessorBytes =
+        integerOr<int64_t>(d, "sharedMemPerMultiprocessor", -1, 0, kBytes, where, m);
     return info;
 }
 
@@ -86,13 +74,15 @@ void apply(std::string_view key, const json& value, TraceMetadata& m)
 {
     if (key == "schemaVersion" && value.is_number()) {
         const json top = {{"schemaVersion", value}};
-        if (const int64_t v = integerOr<int64_t>(top, "schemaVersion", -1, 0, INT32_MAX, "top", m); v >= 0)
+        if (const int64_t v = integerOr<int64_t>(top, "schemaVersion", -1, 0, INT32_MAX, "top", m);
+            v >= 0)
             m.schemaVersion = v;
     } else if (key == "baseTimeNanoseconds" && value.is_number()) {
         // Within the model's range, so that shifting a time by it cannot overflow.
         constexpr int64_t kNone = INT64_MIN;
         const json top = {{"baseTimeNanoseconds", value}};
-        if (const int64_t v = integerOr<int64_t>(top, "baseTimeNanoseconds", kNone, kMinTimeNs, kMaxTimeNs, "top", m);
+        if (const int64_t v = integerOr<int64_t>(top, "baseTimeNanoseconds", kNone, kMinTimeNs,
+                                                 kMaxTimeNs, "top", m);
             v != kNone)
             m.baseTimeNs = v;
     } else if (key == "traceName" && value.is_string()) {
