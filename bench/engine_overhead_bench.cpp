@@ -7,7 +7,7 @@
 //   bench_engine_overhead [--model mlp|cnn|transformer] [--device cpu|cuda] [--rounds N]
 //                         [--steps N] [--batch-size N]
 #include "core/engine/lab_runner.h"
-#include "core/engine/run_options.h"
+#include "core/lab/run_options.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -45,7 +45,7 @@ int main(int argc, char** argv)
             options.emplace_back(argv[i]);
     }
     std::string error;
-    if (!engine::parseRunOptions(options, config, error)) {
+    if (!lab::parseRunOptions(options, config, error)) {
         std::fprintf(stderr, "bench_engine_overhead: %s\n", error.c_str());
         return 2;
     }

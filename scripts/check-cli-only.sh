@@ -2,7 +2,8 @@
 # Checks the build without Qt (KINETOSCOPE_GUI=OFF) from staged dependencies
 # (KINETOSCOPE_DEPS_DIR): the configuration scripts/gpu-check.sh uses on the GPU machine.
 # Builds the command-line tool without the engine (the engine is Qt-free and built by
-# scripts/build.sh), then checks that it links no Qt and summarises the sample trace.
+# scripts/build.sh), then checks that it links no Qt and summarises the sample trace, and
+# that `run` without kinetoscope-engine beside it says so in one line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-cli-check
@@ -22,4 +23,7 @@ if "$build/bin/kinetoscope" 2> /dev/null; then
     echo "check-cli-only: without a command the CLI-only build should exit 2" >&2
     exit 1
 fi
+message=$("$build/bin/kinetoscope" run --out "$build/run" 2>&1 >/dev/null) && exit 1
+[[ $message == "kinetoscope run: the engine (kinetoscope-engine) is not installed beside kinetoscope"* ]] \
+    || { echo "check-cli-only: run without the engine said: $message" >&2; exit 1; }
 echo "check-cli-only: the Qt-free command-line build works"

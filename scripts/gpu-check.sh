@@ -3,7 +3,7 @@
 # torch, CMake and ninja; no Qt, no package registry):
 #
 #   here:    bash scripts/stage-deps.sh          # simdjson/nlohmann/zlib -> .deps
-#            bash scripts/gpu-check.sh --prebuild   # the Qt-free CLI + overhead bench -> .gpu-bin
+#            bash scripts/gpu-check.sh --prebuild   # the Qt-free CLI, the engine + overhead bench -> .gpu-bin
 #   device:  run(carry=[".deps", ".gpu-bin"], command="bash scripts/gpu-check.sh labs")
 #            run(carry=[".deps", ".gpu-bin"], command="bash scripts/gpu-check.sh compare")
 #
@@ -26,9 +26,9 @@ if [[ ${1:-} == --prebuild ]]; then
     [[ -d .deps ]] || bash scripts/stage-deps.sh
     cmake -S . -B build-cli -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINETOSCOPE_GUI=OFF \
         -DKINETOSCOPE_DEPS_DIR="$root/.deps" > /dev/null
-    cmake --build build-cli --target kinetoscope bench_engine_overhead --parallel "$(nproc)"
+    cmake --build build-cli --target kinetoscope kinetoscope-engine bench_engine_overhead --parallel "$(nproc)"
     rm -rf .gpu-bin && mkdir -p .gpu-bin
-    for b in kinetoscope bench_engine_overhead; do
+    for b in kinetoscope kinetoscope-engine bench_engine_overhead; do
         strip -o ".gpu-bin/$b" "build-cli/bin/$b"
     done
     du -sh .gpu-bin .deps
@@ -56,14 +56,14 @@ export LD_LIBRARY_PATH="$root/.deps/lib:$torch_lib:$torch_lib/../../nvidia/cu13/
 cat "$results/env.txt"
 
 bin=$root/.gpu-bin
-if ! "$bin/kinetoscope" help > /dev/null 2>&1; then
+if ! "$bin/kinetoscope" help > /dev/null 2>&1 || ! "$bin/kinetoscope-engine" --help > /dev/null 2>&1; then
     say "prebuilt binaries do not run here: building"
-    "$bin/kinetoscope" help 2>&1 | head -3
-    ldd "$bin/kinetoscope" 2>&1 | grep "not found"
+    "$bin/kinetoscope-engine" --help 2>&1 | head -3
+    ldd "$bin/kinetoscope-engine" 2>&1 | grep "not found"
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINETOSCOPE_GUI=OFF \
         -DKINETOSCOPE_DEPS_DIR="$root/.deps" -DKINETOSCOPE_PYTHON="$python" -DTORCH_CUDA_ARCH_LIST=9.0 \
         > "$results/configure.log" 2>&1 || { tail -30 "$results/configure.log"; exit 1; }
-    cmake --build build-gpu --target kinetoscope bench_engine_overhead --parallel "$(nproc)" || exit 1
+    cmake --build build-gpu --target kinetoscope kinetoscope-engine bench_engine_overhead --parallel "$(nproc)" || exit 1
     bin=$root/build-gpu/bin
 fi
 ks=$bin/kinetoscope

@@ -3,9 +3,7 @@
 #include "app/cli/diagnose_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/summary_command.h"
-#if KINETOSCOPE_HAVE_ENGINE
 #include "app/cli/run_command.h"
-#endif
 
 #include <iostream>
 #include <new>
@@ -73,14 +71,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
         return runSummary(rest, out, err);
     if (command == "diagnose")
         return runDiagnose(rest, out, err);
-    if (command == "run") {
-#if KINETOSCOPE_HAVE_ENGINE
+    if (command == "run")
         return runRun(rest, out, err);
-#else
-        err << "kinetoscope run: this build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)\n";
-        return kExitBadInput;
-#endif
-    }
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }

@@ -1,8 +1,8 @@
 #include "app/cli/run_command.h"
 
 #include "app/cli/cli_main.h"
-#include "core/engine/lab_runner.h"
-#include "core/engine/run_options.h"
+#include "core/lab/engine_process.h"
+#include "core/lab/run_options.h"
 #include "core/session/lab_reading.h"
 
 #include <cstdio>
@@ -23,7 +23,7 @@ std::string bytesText(int64_t bytes)
     return text;
 }
 
-void printResults(const engine::RunResult& result, std::ostream& out)
+void printResults(const lab::RunResult& result, std::ostream& out)
 {
     const session::Session& s = result.session;
     for (const session::LabArm& arm : s.lab) {
@@ -71,29 +71,37 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 {
     for (const std::string& arg : args)
         if (arg == "--help" || arg == "-h") {
-            out << "usage: kinetoscope run [options] --out DIR\n\n" << engine::kRunOptionsHelp;
+            out << "usage: kinetoscope run [options] --out DIR\n\n" << lab::kRunOptionsHelp;
             return kExitOk;
         }
-    engine::RunConfig c;
+    lab::RunConfig c;
     std::string error;
-    if (!engine::parseRunOptions(args, c, error)) {
+    if (!lab::parseRunOptions(args, c, error)) {
         err << "kinetoscope run: " << error << " (see kinetoscope run --help)\n";
         return kExitBadInput;
     }
-    if (!engine::hasOutOption(args)) {
+    if (!lab::hasOutOption(args)) {
         err << "kinetoscope run: --out DIR is required (where the session and trace go)\n";
         return kExitBadInput;
     }
-    engine::RunCallbacks callbacks;
+    lab::RunCallbacks callbacks;
     // The bar redraws one line in place: only on a terminal, never into a log file.
     const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
+    // Elsewhere (a log, a CI job) each stage gets a line as it starts.
+    std::string stage;
     if (terminal)
-        callbacks.progress = [&err](const std::string& stage, double fraction) {
+        callbacks.progress = [&err](const std::string& current, double fraction) {
             const int width = 30, done = int(fraction * width);
             err << "\r[" << std::string(size_t(done), '#') << std::string(size_t(width - done), ' ') << "] "
-                << int(fraction * 100) << "% " << stage << "        " << std::flush;
+                << int(fraction * 100) << "% " << current << "        " << std::flush;
         };
-    const engine::RunResult result = engine::runLab(c, callbacks);
+    else
+        callbacks.progress = [&err, &stage](const std::string& current, double) {
+            if (current != stage)
+                err << "kinetoscope run: " << current << std::endl;
+            stage = current;
+        };
+    const lab::RunResult result = lab::runEngine(c, callbacks);
     if (terminal)
         err << "\r" << std::string(60, ' ') << "\r";
     printResults(result, out);

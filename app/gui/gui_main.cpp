@@ -7,9 +7,7 @@
 #include "widgets/timeline/timeline_view.h"
 #include "core/session/session.h"
 
-#if KINETOSCOPE_HAVE_ENGINE
-#include "core/engine/run_options.h"
-#endif
+#include "core/lab/run_options.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -105,14 +103,13 @@ int runGui(int argc, char** argv)
     }
     if (!files.isEmpty())
         window.openFiles(files);
-#if KINETOSCOPE_HAVE_ENGINE
     if (lab) {
-        engine::RunConfig config;
+        lab::RunConfig config;
         config.outDir = (QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/runs/") +
                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
                             .toStdString();
         std::string error;
-        if (!engine::parseRunOptions(labOptions, config, error)) {
+        if (!lab::parseRunOptions(labOptions, config, error)) {
             std::fprintf(stderr, "kinetoscope --lab: %s\n", error.c_str());
             return 2;
         }
@@ -122,12 +119,6 @@ int runGui(int argc, char** argv)
                 QTimer::singleShot(400, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
             });
     }
-#else
-    if (lab) {
-        std::fprintf(stderr, "kinetoscope --lab: this build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)\n");
-        return 2;
-    }
-#endif
     return app.exec();
 }
 

@@ -157,7 +157,7 @@ LabDialog::LabDialog(QWidget* parent)
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-        engine::RunConfig c;
+        lab::RunConfig c;
         QString error;
         if (config(c, error))
             accept();
@@ -177,9 +177,9 @@ void LabDialog::updateEnabled()
     m_imageSize->setEnabled(m_model->currentText() == QLatin1String("cnn"));
 }
 
-bool LabDialog::config(engine::RunConfig& c, QString& error) const
+bool LabDialog::config(lab::RunConfig& c, QString& error) const
 {
-    c = engine::RunConfig{};
+    c = lab::RunConfig{};
     c.model = m_model->currentIndex() == 3 ? m_modelFile->text().trimmed().toStdString() : m_model->currentText().toStdString();
     if (c.model.empty()) {
         error = tr("Choose the TorchScript file to train.");
@@ -222,7 +222,7 @@ bool LabDialog::config(engine::RunConfig& c, QString& error) const
     return true;
 }
 
-void LabDialog::setConfig(const engine::RunConfig& c)
+void LabDialog::setConfig(const lab::RunConfig& c)
 {
     const int builtIn = m_model->findText(QString::fromStdString(c.model));
     m_model->setCurrentIndex(builtIn >= 0 ? builtIn : 3);

@@ -1,6 +1,6 @@
 #pragma once
-// "Run a lab": the knobs of `kinetoscope run` as a form. Only built with the engine.
-#include "core/engine/run_config.h"
+// "Run a lab": the knobs of `kinetoscope run` as a form.
+#include "core/lab/run_config.h"
 
 #include <QDialog>
 
@@ -18,8 +18,8 @@ class LabDialog : public QDialog
 public:
     explicit LabDialog(QWidget* parent = nullptr);
     // The run the form describes; false + a one-line reason when it cannot run as filled.
-    bool config(engine::RunConfig& config, QString& error) const;
-    void setConfig(const engine::RunConfig& config);
+    bool config(lab::RunConfig& config, QString& error) const;
+    void setConfig(const lab::RunConfig& config);
 
 private:
     void updateEnabled();

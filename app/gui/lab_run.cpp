@@ -1,12 +1,12 @@
 #include "app/gui/lab_run.h"
 
-#include "core/engine/lab_runner.h"
+#include "core/lab/engine_process.h"
 #include "core/session/lab_reading.h"
 #include "widgets/live_run_view.h"
 
 namespace kinetoscope::gui {
 
-LabRun::LabRun(engine::RunConfig config, widgets::LiveRunView* view)
+LabRun::LabRun(lab::RunConfig config, widgets::LiveRunView* view)
     : QObject(view), m_config(std::move(config)), m_view(view)
 {
     connect(view, &widgets::LiveRunView::cancelRequested, this, &LabRun::cancel);
@@ -24,8 +24,9 @@ void LabRun::start()
     // Every callback runs on an engine thread: it only posts to this object, which lives
     // on the GUI thread (posts still queued when it is deleted are dropped).
     auto post = [this](auto function) { QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection); };
-    engine::RunCallbacks callbacks;
+    lab::RunCallbacks callbacks;
     callbacks.cancel = &m_cancel;
+    callbacks.engineStarted = [this](int pid) { m_enginePid = pid; };
     callbacks.progress = [this, post](const std::string& stage, double fraction) {
         post([this, stage = QString::fromStdString(stage), fraction] {
             if (m_view)
@@ -57,7 +58,7 @@ void LabRun::start()
         });
     };
     m_thread = std::thread([this, callbacks, post] {
-        const engine::RunResult result = engine::runLab(m_config, callbacks);
+        const lab::RunResult result = lab::runEngine(m_config, callbacks);
         QStringList reading;
         for (const std::string& line : session::readLab(result.session).lines)
             reading << QString::fromStdString(line);

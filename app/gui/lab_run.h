@@ -1,8 +1,9 @@
 #pragma once
-// One lab run from the GUI: the engine on its own thread, its callbacks forwarded to a
-// LiveRunView on the GUI thread. Deleting it cancels the run and waits for the step in
-// flight. Only built with the engine.
-#include "core/engine/run_config.h"
+// One lab run from the GUI: kinetoscope-engine as a child process, read on a thread of
+// this object's, its messages forwarded to a LiveRunView on the GUI thread. If the
+// engine dies the view says so in one line and the app goes on. Deleting it cancels the
+// run (a message, then a signal after a grace period) and waits for the engine to stop.
+#include "core/lab/run_config.h"
 
 #include <QObject>
 #include <QPointer>
@@ -21,20 +22,22 @@ class LabRun : public QObject
 {
     Q_OBJECT
 public:
-    LabRun(engine::RunConfig config, widgets::LiveRunView* view);  // parented to the view
+    LabRun(lab::RunConfig config, widgets::LiveRunView* view);  // parented to the view
     ~LabRun() override;
     void start();
     void cancel() { m_cancel = true; }
-    const engine::RunConfig& config() const { return m_config; }
+    const lab::RunConfig& config() const { return m_config; }
+    int enginePid() const { return m_enginePid; }  // 0 until the engine has started
 
 Q_SIGNALS:
     // On the GUI thread. sessionPath is empty when nothing could be saved.
     void finished(bool ok, const QString& error, const QString& sessionPath, bool hasTrace);
 
 private:
-    engine::RunConfig m_config;
+    lab::RunConfig m_config;
     QPointer<widgets::LiveRunView> m_view;
     std::atomic<bool> m_cancel{false};
+    std::atomic<int> m_enginePid{0};
     std::thread m_thread;
 };
 

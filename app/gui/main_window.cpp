@@ -6,10 +6,9 @@
 #include "widgets/live_run_view.h"
 #include "widgets/report.h"
 
-#if KINETOSCOPE_HAVE_ENGINE
 #include "app/gui/lab_dialog.h"
 #include "app/gui/lab_run.h"
-#endif
+#include "core/lab/engine_process.h"
 
 #include <QAction>
 #include <QApplication>
@@ -254,25 +253,22 @@ void MainWindow::finishLoad()
 
 bool MainWindow::labAvailable()
 {
-    return KINETOSCOPE_HAVE_ENGINE != 0;
+    return !lab::findEngine().empty();
 }
 
 void MainWindow::showLabDialog()
 {
-#if KINETOSCOPE_HAVE_ENGINE
     LabDialog dialog(this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    engine::RunConfig config;
+    lab::RunConfig config;
     QString error;
     if (dialog.config(config, error))
         startLab(config);
-#endif
 }
 
-widgets::LiveRunView* MainWindow::startLab(const engine::RunConfig& config)
+widgets::LiveRunView* MainWindow::startLab(const lab::RunConfig& config)
 {
-#if KINETOSCOPE_HAVE_ENGINE
     const QString name =
         tr("Lab: %1").arg(QFileInfo(QString::fromStdString(config.model)).fileName());
     auto* view = new widgets::LiveRunView(
@@ -296,11 +292,6 @@ widgets::LiveRunView* MainWindow::startLab(const engine::RunConfig& config)
             });
     run->start();
     return view;
-#else
-    Q_UNUSED(config);
-    m_status->setText(tr("This build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)"));
-    return nullptr;
-#endif
 }
 
 void MainWindow::closeDocument(int index)

@@ -3,7 +3,7 @@
 // run on a worker thread with progress and cancel; a bad file is reported in one line
 // and leaves the other documents untouched.
 #include "core/analysis/analysed_trace.h"
-#include "core/engine/run_config.h"
+#include "core/lab/run_config.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -41,10 +41,10 @@ public:
     int documentCount() const;
     widgets::DocumentView* document(int index) const;
     StartPage* startPage() const { return m_start; }
-    static bool labAvailable();  // this build has the engine
+    static bool labAvailable();  // kinetoscope-engine is installed (core/lab/engine_process.h)
     // Runs a lab in a new tab with live views; when it wrote a trace, its session then
-    // opens as a document (diagnosis first). Returns the live view (null without engine).
-    widgets::LiveRunView* startLab(const engine::RunConfig& config);
+    // opens as a document (diagnosis first). Returns the live view (the run reports a missing engine itself).
+    widgets::LiveRunView* startLab(const lab::RunConfig& config);
     void showLabDialog();
     // Longest the event loop was late (ms) during the last load: the responsiveness figure.
     double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }

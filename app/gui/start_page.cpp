@@ -53,7 +53,7 @@ void StartPage::setLabAvailable(bool available)
     m_lab->setEnabled(available);
     m_lab->setToolTip(available ? tr("Run the profiling method on a model and dataset through LibTorch: the three-run "
                                      "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live (Ctrl+L)")
-                                : tr("This build has no engine (configured with -DKINETOSCOPE_ENGINE=OFF)"));
+                                : tr("The engine (kinetoscope-engine) is not installed beside kinetoscope"));
 }
 
 void StartPage::showError(const QString& message)

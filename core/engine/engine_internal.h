@@ -1,7 +1,7 @@
 #pragma once
 // Torch-side pieces of the engine, shared by its translation units only: models,
 // datasets and the loader that feeds batches to the training thread.
-#include "core/engine/run_config.h"
+#include "core/engine/lab_runner.h"
 
 #include <torch/torch.h>
 

@@ -82,9 +82,11 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         std::error_code ec;
         std::filesystem::create_directories(config.outDir, ec);
         std::string error;
-        if (session::saveSession(s, sessionPath, error))
+        if (session::saveSession(s, sessionPath, error)) {
             result.sessionPath = sessionPath.string();
-        else if (result.error.empty())
+            if (callbacks.saved)
+                callbacks.saved(result.sessionPath);
+        } else if (result.error.empty())
             result.error = error;
     };
     try {
@@ -113,6 +115,12 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             if (sampler->nvml().available())
                 s.environment["driver"] = sampler->nvml().driverVersion();
         }
+
+        std::error_code ec;
+        if (!std::filesystem::create_directories(config.outDir, ec) && ec)
+            throw UserError("cannot create " + config.outDir + ": " + ec.message());
+        if (callbacks.started)
+            callbacks.started(s, sessionPath.string());
 
         std::vector<detail::ArmOptions> arms{{"fp32", false, false, config.profile, true}};
         if (config.lab) {

@@ -1,35 +1,16 @@
 #pragma once
 // Runs the profiling method of shared/seeds/ on a model and dataset through LibTorch
 // and returns a Session (the engine's only output besides the trace file it writes).
-// Torch-free header.
-#include "core/engine/run_config.h"
-#include "core/session/session.h"
-
-#include <atomic>
-#include <functional>
-#include <string>
+// Torch-free header; only `kinetoscope-engine` (engine_main.cpp) and the engine's own
+// tests call it: the app reaches it through core/lab/engine_process.h.
+#include "core/lab/run_config.h"
+#include "core/lab/run_result.h"
 
 namespace kinetoscope::engine {
 
-// Called as the run goes; from the training thread except `sample` (the sampler's
-// thread). A GUI forwards them to its own thread.
-struct RunCallbacks
-{
-    std::function<void(const std::string& stage, double fraction)> progress;
-    std::function<void(const session::StepTiming&)> step;  // each measured step of the fp32 arm
-    std::function<void(const session::LabArm&)> arm;       // each arm, run or skipped
-    std::function<void(const session::SweepPoint&)> sweepPoint;
-    std::function<void(const session::LiveSample&)> sample;
-    const std::atomic<bool>* cancel = nullptr;
-};
-
-struct RunResult
-{
-    bool ok = false;
-    std::string error;  // one line when !ok; what was measured before is still in session
-    session::Session session;
-    std::string sessionPath;  // written when ok or partially ok
-};
+using lab::RunCallbacks;
+using lab::RunConfig;
+using lab::RunResult;
 
 // Never throws: every failure (bad model, OOM, NaN loss, cancel) becomes a one-line
 // error, and what was measured before it is kept in the session.

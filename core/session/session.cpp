@@ -1,6 +1,7 @@
 #include "core/session/session.h"
 
-#include "core/trace/json_integer.h"
+#include "core/session/session_json.h"
+
 #include "core/trace/printable.h"
 
 #include <nlohmann/json.hpp>
@@ -23,9 +24,7 @@ json toJson(const Session& s)
 {
     json lab = json::array();
     for (const LabArm& a : s.lab)
-        lab.push_back({{"name", a.name}, {"ran", a.ran}, {"skipped_reason", a.skippedReason},
-                       {"samples_per_second", a.samplesPerSecond}, {"mean_step_ms", a.meanStepMs},
-                       {"peak_allocated_bytes", a.peakAllocatedBytes}});
+        lab.push_back(toJson(a));
     json phases = json::array();
     for (const PhaseTiming& p : s.phases)
         phases.push_back({{"phase", p.phase}, {"mean_ms", p.meanMs}, {"std_ms", p.stdMs}, {"median_ms", p.medianMs},
@@ -40,43 +39,29 @@ json toJson(const Session& s)
         split["compute_ms"] = *s.computeMs;
     json steps = json::array();
     for (const StepTiming& t : s.steps)
-        steps.push_back({t.step, t.dataMs, t.h2dMs, t.forwardMs, t.backwardMs, t.optimizerMs, t.loss});
+        steps.push_back(toJson(t));
     json sweep = json::array();
     for (const SweepPoint& p : s.sweep)
-        sweep.push_back({{"knob", p.knob}, {"value", p.value}, {"samples_per_second", p.samplesPerSecond},
-                         {"data_wait_ms", p.dataWaitMs}, {"error", p.error}});
+        sweep.push_back(toJson(p));
     json samples = json::array();
     for (const LiveSample& l : s.samples)
-        samples.push_back({l.seconds, l.cpuPercent, l.gpuPercent, l.gpuMemoryUsedBytes, l.allocatedBytes,
-                           l.reservedBytes, l.residentBytes});
-    return {{"kinetoscope_session", kSessionFormat},
-            {"config", s.config},
-            {"environment", s.environment},
-            {"lab", lab},
-            {"phases", phases},
-            {"split", split},
-            // Rows: step, data, h2d, forward, backward, optimizer (ms), loss.
-            {"steps", steps},
-            {"sweep", sweep},
-            // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes; -1 n/a).
-            {"samples", samples},
-            {"trace", s.tracePath},
-            {"findings", findings}};
-}
-
-// An integer field: a JSON integer, or a float with an integral value, inside int64.
-// Anything else makes the session malformed (a float such as 1e23 would not fit).
-int64_t integerOf(const json& v, const char* field)
-{
-    if (const std::optional<int64_t> value = trace::integerWithin(v, INT64_MIN, INT64_MAX))
-        return *value;
-    throw std::invalid_argument(std::string(field) + " is not an integer within int64");
-}
-
-int64_t integerOr(const json& object, const char* key, int64_t fallback)
-{
-    const auto it = object.find(key);
-    return it == object.end() ? fallback : integerOf(*it, key);
+        samples.push_back(toJson(l));
+    json j = {{"kinetoscope_session", kSessionFormat},
+              {"config", s.config},
+              {"environment", s.environment},
+              {"lab", lab},
+              {"phases", phases},
+              {"split", split},
+              // Rows: step, data, h2d, forward, backward, optimizer (ms), loss.
+              {"steps", steps},
+              {"sweep", sweep},
+              // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes; -1 n/a).
+              {"samples", samples},
+              {"trace", s.tracePath},
+              {"findings", findings}};
+    if (!s.interrupted.empty())
+        j["interrupted"] = s.interrupted;
+    return j;
 }
 
 Session fromJson(const json& j)
@@ -84,16 +69,8 @@ Session fromJson(const json& j)
     Session s;
     s.config = j.value("config", std::map<std::string, std::string>{});
     s.environment = j.value("environment", std::map<std::string, std::string>{});
-    for (const json& a : j.value("lab", json::array())) {
-        LabArm arm;
-        arm.name = a.value("name", "");
-        arm.ran = a.value("ran", false);
-        arm.skippedReason = a.value("skipped_reason", "");
-        arm.samplesPerSecond = a.value("samples_per_second", 0.0);
-        arm.meanStepMs = a.value("mean_step_ms", 0.0);
-        arm.peakAllocatedBytes = integerOr(a, "peak_allocated_bytes", -1);
-        s.lab.push_back(arm);
-    }
+    for (const json& a : j.value("lab", json::array()))
+        s.lab.push_back(labArmFrom(a));
     for (const json& p : j.value("phases", json::array()))
         s.phases.push_back({p.value("phase", ""), p.value("mean_ms", 0.0), p.value("std_ms", 0.0),
                             p.value("median_ms", 0.0), p.value("p95_ms", 0.0), p.value("p99_ms", 0.0)});
@@ -102,21 +79,19 @@ Session fromJson(const json& j)
         s.dataLoaderMs = split["dataloader_ms"].get<double>();
     if (split.contains("compute_ms"))
         s.computeMs = split["compute_ms"].get<double>();
+    // Rows of another length (a later format's) are left out, not an error.
     for (const json& t : j.value("steps", json::array()))
         if (t.is_array() && t.size() == 7)
-            s.steps.push_back({integerOf(t[0], "step"), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
-                               t[4].get<double>(), t[5].get<double>(), t[6].get<double>()});
+            s.steps.push_back(stepTimingFrom(t));
     for (const json& p : j.value("sweep", json::array()))
-        s.sweep.push_back({p.value("knob", ""), integerOr(p, "value", 0), p.value("samples_per_second", 0.0),
-                           p.value("data_wait_ms", 0.0), p.value("error", "")});
+        s.sweep.push_back(sweepPointFrom(p));
     for (const json& l : j.value("samples", json::array()))
         if (l.is_array() && l.size() == 7)
-            s.samples.push_back({l[0].get<double>(), l[1].get<double>(), l[2].get<double>(),
-                                 integerOf(l[3], "samples"), integerOf(l[4], "samples"), integerOf(l[5], "samples"),
-                                 integerOf(l[6], "samples")});
+            s.samples.push_back(liveSampleFrom(l));
     s.tracePath = j.value("trace", "");
     for (const json& f : j.value("findings", json::array()))
         s.findings.emplace_back(f.value("id", ""), f.value("title", ""));
+    s.interrupted = j.value("interrupted", "");
     return s;
 }
 

@@ -77,6 +77,9 @@ struct Session
     std::vector<LiveSample> samples;
     std::string tracePath;               // relative to the session file's folder, or absolute
     std::vector<std::pair<std::string, std::string>> findings;  // (id, title) when saved
+    // Why the run stopped before it finished ("the engine was killed by SIGKILL in fp32,
+    // after step 7"), or empty: what it holds was measured before that.
+    std::string interrupted;
 };
 
 bool isSessionPath(const std::filesystem::path& path);

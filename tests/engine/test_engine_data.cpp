@@ -3,6 +3,7 @@
 // formats and a torch.save file of tensors, all generated here (tiny); and one-line
 // reasons for files that cannot be read.
 #include "core/engine/lab_runner.h"
+#include "tests/support/python_script.h"
 
 #include <QtTest>
 
@@ -61,23 +62,6 @@ void writeCifarBatch(const QString& path, uint32_t records, size_t dropBytes = 0
 
 // Runs the venv's Python (the torch the engine links) on a script, from a file:
 // torch.jit.script reads the source of the classes it compiles.
-bool runPython(const QString& script, const QString& scriptPath, QString& error)
-{
-    QFile file(scriptPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(script.toUtf8()) < 0) {
-        error = "cannot write " + scriptPath;
-        return false;
-    }
-    file.close();
-    QProcess python;
-    python.start(QStringLiteral(KINETOSCOPE_PYTHON), {scriptPath});
-    if (!python.waitForFinished(180000) || python.exitCode() != 0) {
-        error = QString::fromUtf8(python.readAllStandardError()).right(400);
-        return false;
-    }
-    return true;
-}
-
 }  // namespace
 
 class TestEngineData : public QObject
@@ -181,7 +165,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("modelName");
         QTest::addColumn<QString>("dataset");
         QString error;
-        QVERIFY2(runPython(script, m_dir.path() + "/make_files.py", error), qPrintable(error));
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script, m_dir.path() + "/make_files.py", error), qPrintable(error));
         QTest::newRow("torchscript on synthetic") << model << "synthetic";
         QTest::newRow("torchscript on tensors") << model << "tensors";
         QTest::newRow("mlp on tensors") << "mlp" << "tensors";

@@ -182,28 +182,6 @@ private Q_SLOTS:
         const auto saved = session::loadSession(r.sessionPath, error);
         QVERIFY(saved && saved->sweep.size() == 2 && saved->sweep[1].value == 4);
     }
-
-    void theCliRunsAndRejectsBadOptions()
-    {
-        std::ostringstream out, err;
-        const std::string dir = (m_dir.path() + QStringLiteral("/cli")).toStdString();
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup", "1", "--out", dir}, out, err), 0);
-        QVERIFY(out.str().find("fp32") != std::string::npos);
-        QVERIFY(out.str().find("session:") != std::string::npos);
-        std::ostringstream out2, err2;
-        QCOMPARE(cli::run({"run", "--steps", "many", "--out", dir}, out2, err2), 2);
-        QCOMPARE(cli::run({"run", "--model", "mlp"}, out2, err2), 2);  // no --out
-        QCOMPARE(cli::run({"run", "--sweep", "threads=1,2", "--out", dir}, out2, err2), 2);
-        QVERIFY(err2.str().find("--sweep takes") != std::string::npos);
-        std::ostringstream out3, err3;
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1", "--lab",
-                           "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
-                          out3, err3),
-                 0);
-        QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos, out3.str().c_str());  // the seeds' reading
-        QVERIFY(out3.str().find("Sweep of workers") != std::string::npos);
-        QVERIFY(err3.str().empty());  // no progress bar when stderr is not a terminal
-    }
 };
 
 QTEST_GUILESS_MAIN(TestLabRunner)

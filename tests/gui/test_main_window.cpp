@@ -1,7 +1,9 @@
 // The main window: documents open off the GUI thread; a bad file is reported in one line
 // and leaves the open documents alone; closing a document returns to the start page.
+#include "app/gui/lab_run.h"
 #include "app/gui/main_window.h"
 #include "app/gui/start_page.h"
+#include "core/session/session.h"
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
@@ -11,6 +13,8 @@
 #include <QTableWidget>
 #include <QStandardPaths>
 #include <QtTest>
+
+#include <csignal>
 
 using namespace kinetoscope;
 
@@ -53,7 +57,7 @@ private Q_SLOTS:
             QSKIP("built without the engine");
         gui::MainWindow window;
         QTemporaryDir dir;
-        engine::RunConfig c;
+        lab::RunConfig c;
         c.model = "mlp";
         c.device = "cpu";
         c.steps = 12;
@@ -89,12 +93,54 @@ private Q_SLOTS:
         QCOMPARE(doc->currentIndex(), 1);
     }
 
+    // The engine is a child process: SIGKILL in the middle of a run leaves the app and
+    // its open documents alone, says what happened in one line, and keeps the steps
+    // measured before it in the session.
+    void anEngineKilledMidRunLeavesTheAppAndItsSteps()
+    {
+        if (!gui::MainWindow::labAvailable())
+            QSKIP("built without the engine");
+        gui::MainWindow window;
+        QSignalSpy idle(&window, &gui::MainWindow::idle);
+        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60'000);
+        QCOMPARE(window.documentCount(), 1);
+        QTemporaryDir dir;
+        lab::RunConfig c;
+        c.model = "mlp";
+        c.device = "cpu";
+        c.steps = 100000;  // would run for minutes
+        c.sampleIoUs = 100;
+        c.outDir = dir.path().toStdString();
+        QSignalSpy finished(&window, &gui::MainWindow::labFinished);
+        widgets::LiveRunView* live = window.startLab(c);
+        QTRY_VERIFY_WITH_TIMEOUT(live->stepBars() >= 3, 60'000);
+        auto* run = live->findChild<gui::LabRun*>();
+        QVERIFY(run && run->enginePid() > 0);
+        QCOMPARE(::kill(run->enginePid(), SIGKILL), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30'000);
+        QVERIFY(!finished.at(0).at(0).toBool());
+        const QString error = finished.at(0).at(1).toString();
+        QVERIFY2(error.contains(QStringLiteral("killed by SIGKILL in the fp32 arm at step")), qPrintable(error));
+        QVERIFY(!error.contains(QLatin1Char('\n')));
+        QVERIFY(live->statusText().contains(QStringLiteral("SIGKILL")));
+        QVERIFY(!live->isRunning());
+        // The app goes on, with its document; the session holds the steps shown live.
+        QCOMPARE(window.documentCount(), 2);
+        QVERIFY(window.document(0)->trace().model);
+        std::string loadError;
+        const auto saved = session::loadSession(finished.at(0).at(2).toString().toStdString(), loadError);
+        QVERIFY2(saved, loadError.c_str());
+        QVERIFY(saved->steps.size() >= 3);
+        QVERIFY(saved->interrupted.find("SIGKILL") != std::string::npos);
+    }
+
     void closingARunningLabCancelsIt()
     {
         if (!gui::MainWindow::labAvailable())
             QSKIP("built without the engine");
         QTemporaryDir dir;
-        engine::RunConfig c;
+        lab::RunConfig c;
         c.model = "mlp";
         c.device = "cpu";
         c.steps = 100000;  // would run for minutes

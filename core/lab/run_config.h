@@ -1,11 +1,11 @@
 #pragma once
 // What a lab run is asked to do: model, data, loader knobs, which measurements.
-// Torch-free, shared by the CLI, the GUI and the engine.
+// Torch-free, shared by the CLI, the GUI and the engine process.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace kinetoscope::engine {
+namespace kinetoscope::lab {
 
 struct RunConfig
 {
@@ -56,4 +56,4 @@ struct RunConfig
     std::string outOfMemoryInArm;
 };
 
-}  // namespace kinetoscope::engine
+}  // namespace kinetoscope::lab

@@ -1,0 +1,151 @@
+// kinetoscope-engine: one lab run, started by the app or `kinetoscope run` as a child
+// process. The run's options come on the command line (core/lab/run_options.h); what it
+// measures goes out on standard output as the line protocol of core/lab/engine_protocol.h;
+// a "cancel" line on standard input stops it after the step in flight (if the app dies,
+// the kernel sends the engine SIGTERM: the app sets PR_SET_PDEATHSIG). Anything else that writes to standard output (torch, Kineto) is sent to
+// standard error instead, so the protocol stream holds messages only.
+#include "core/engine/lab_runner.h"
+#include "core/lab/engine_protocol.h"
+#include "core/lab/run_options.h"
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+using namespace kinetoscope;
+
+// Messages come from the training thread and the sampler's thread: one line at a time.
+class MessageWriter
+{
+public:
+    explicit MessageWriter(int fd) : m_fd(fd) {}
+
+    void write(const lab::EngineMessage& message)
+    {
+        const std::string line = lab::encodeMessage(message);
+        std::lock_guard lock(m_mutex);
+        size_t done = 0;
+        while (done < line.size()) {
+            const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+            if (n <= 0)
+                return;  // the app is gone; the input's end cancels the run
+            done += size_t(n);
+        }
+    }
+
+private:
+    int m_fd;
+    std::mutex m_mutex;
+};
+
+lab::EngineMessage message(lab::MessageType type)
+{
+    lab::EngineMessage m;
+    m.type = type;
+    return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (const std::string& arg : args)
+        if (arg == "--help" || arg == "-h") {
+            std::cout << "usage: kinetoscope-engine [options] --out DIR\n"
+                         "One lab run; its measurements as newline-delimited JSON on standard output\n"
+                         "(docs/engine.md). Started by kinetoscope; run it by hand to see the stream.\n\n"
+                      << lab::kRunOptionsHelp;
+            return 0;
+        }
+    // The protocol keeps the real standard output; file descriptor 1 becomes standard error.
+    const int protocolFd = ::dup(STDOUT_FILENO);
+    if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        std::perror("kinetoscope-engine");
+        return 2;
+    }
+    MessageWriter writer(protocolFd);
+    lab::EngineMessage hello = message(lab::MessageType::Hello);
+    hello.pid = int64_t(::getpid());
+    writer.write(hello);
+
+    lab::RunConfig config;
+    std::string error;
+    if (!lab::parseRunOptions(args, config, error)) {
+        lab::EngineMessage done = message(lab::MessageType::Done);
+        done.error = "kinetoscope-engine: " + error;
+        writer.write(done);
+        return 2;
+    }
+
+    // Cancel: a "cancel" line. The input's end is not one (a run by hand may have none).
+    static std::atomic<bool> cancel{false};
+    std::thread([] {
+        std::string line;
+        while (std::getline(std::cin, line)) {
+            std::string ignored;
+            const auto m = lab::decodeMessage(line, ignored);
+            if (m && m->type == lab::MessageType::Cancel) {
+                cancel = true;
+                return;
+            }
+        }
+    }).detach();
+
+    lab::RunCallbacks callbacks;
+    callbacks.cancel = &cancel;
+    callbacks.progress = [&](const std::string& stage, double fraction) {
+        lab::EngineMessage m = message(lab::MessageType::Progress);
+        m.stage = stage;
+        m.fraction = fraction;
+        writer.write(m);
+    };
+    callbacks.step = [&](const session::StepTiming& step) {
+        lab::EngineMessage m = message(lab::MessageType::Step);
+        m.step = step;
+        writer.write(m);
+    };
+    callbacks.sample = [&](const session::LiveSample& sample) {
+        lab::EngineMessage m = message(lab::MessageType::Sample);
+        m.sample = sample;
+        writer.write(m);
+    };
+    callbacks.arm = [&](const session::LabArm& arm) {
+        lab::EngineMessage m = message(lab::MessageType::Arm);
+        m.arm = arm;
+        writer.write(m);
+    };
+    callbacks.sweepPoint = [&](const session::SweepPoint& point) {
+        lab::EngineMessage m = message(lab::MessageType::SweepPoint);
+        m.sweepPoint = point;
+        writer.write(m);
+    };
+    callbacks.started = [&](const session::Session& header, const std::string& sessionPath) {
+        lab::EngineMessage m = message(lab::MessageType::Started);
+        m.header.config = header.config;
+        m.header.environment = header.environment;
+        m.sessionPath = sessionPath;
+        writer.write(m);
+    };
+    callbacks.saved = [&](const std::string& sessionPath) {
+        lab::EngineMessage m = message(lab::MessageType::Saved);
+        m.sessionPath = sessionPath;
+        writer.write(m);
+    };
+
+    const lab::RunResult result = engine::runLab(config, callbacks);
+    lab::EngineMessage done = message(lab::MessageType::Done);
+    done.ok = result.ok;
+    done.error = result.error;
+    done.sessionPath = result.sessionPath;
+    writer.write(done);
+    std::fflush(stdout);
+    // The input reader may still block in a read: leave without waiting for it.
+    std::_Exit(result.ok ? 0 : 1);
+}

@@ -1,0 +1,445 @@
+#include "core/lab/engine_process.h"
+
+#include "core/lab/engine_protocol.h"
+#include "core/lab/run_options.h"
+#include "core/trace/printable.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <optional>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace kinetoscope::lab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A line longer than this is not the protocol (a session header is a few KiB).
+constexpr size_t kMaxLineBytes = 16u << 20;
+// Kept of the engine's standard error, for the last line of a crash.
+constexpr size_t kErrorTailBytes = 4096;
+
+bool isExecutableFile(const std::string& path)
+{
+    std::error_code ec;
+    return !path.empty() && std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// What the app heard from the engine: enough to say what it was doing when it stopped,
+// and to save what it measured since its last save if it dies.
+struct Transcript
+{
+    bool hello = false;
+    std::optional<EngineMessage> done;
+    bool started = false;
+    session::Session header;  // config and environment
+    std::string sessionPath;
+    std::string savedPath;    // the last complete save
+    std::string stage;        // of the last progress message
+    int64_t stepsInStage = 0; // progress messages of that stage (one as each step starts)
+    // Since the last save (the saved file holds everything before).
+    std::vector<session::StepTiming> steps;
+    std::vector<session::LabArm> arms;
+    std::vector<session::SweepPoint> sweep;
+    std::vector<session::LiveSample> samples;
+    std::string protocolError;  // the first line that was not a message, or a version mismatch
+};
+
+void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callbacks)
+{
+    switch (m.type) {
+    case MessageType::Hello:
+        t.hello = true;
+        if (m.protocol != kProtocolVersion && t.protocolError.empty())
+            t.protocolError = "kinetoscope-engine speaks protocol " + std::to_string(m.protocol) +
+                              ", this kinetoscope reads " + std::to_string(kProtocolVersion) +
+                              " (install the two from one build)";
+        break;
+    case MessageType::Started:
+        t.started = true;
+        t.header = m.header;
+        t.sessionPath = m.sessionPath;
+        if (callbacks.started)
+            callbacks.started(m.header, m.sessionPath);
+        break;
+    case MessageType::Progress:
+        if (m.stage != t.stage)
+            t.stepsInStage = 0;
+        t.stage = m.stage;
+        ++t.stepsInStage;
+        if (callbacks.progress)
+            callbacks.progress(m.stage, m.fraction);
+        break;
+    case MessageType::Step:
+        t.steps.push_back(m.step);
+        if (callbacks.step)
+            callbacks.step(m.step);
+        break;
+    case MessageType::Sample:
+        t.samples.push_back(m.sample);
+        if (callbacks.sample)
+            callbacks.sample(m.sample);
+        break;
+    case MessageType::Arm:
+        t.arms.push_back(m.arm);
+        if (callbacks.arm)
+            callbacks.arm(m.arm);
+        break;
+    case MessageType::SweepPoint:
+        t.sweep.push_back(m.sweepPoint);
+        if (callbacks.sweepPoint)
+            callbacks.sweepPoint(m.sweepPoint);
+        break;
+    case MessageType::Saved:
+        t.savedPath = m.sessionPath;
+        t.steps.clear();
+        t.arms.clear();
+        t.sweep.clear();
+        t.samples.clear();
+        if (callbacks.saved)
+            callbacks.saved(m.sessionPath);
+        break;
+    case MessageType::Done:
+        t.done = m;
+        break;
+    case MessageType::Cancel:
+        break;
+    }
+}
+
+std::string signalName(int signal)
+{
+    const char* abbreviation = ::sigabbrev_np(signal);
+    return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
+// "the engine crashed (SIGSEGV, Segmentation fault) in the fp32 arm at step 7".
+std::string howItStopped(int status, const Transcript& t, const std::string& errorTail)
+{
+    std::string what;
+    if (WIFSIGNALED(status)) {
+        const int signal = WTERMSIG(status);
+        const char* description = ::sigdescr_np(signal);
+        if (signal == SIGKILL || signal == SIGTERM)
+            what = "the engine was killed by " + signalName(signal);
+        else if (signal == SIGABRT)
+            what = "the engine aborted (SIGABRT)";
+        else
+            what = "the engine crashed (" + signalName(signal) + (description ? std::string(", ") + description : "") + ")";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello) {
+        what = "the engine could not be started";
+    } else if (WIFEXITED(status)) {
+        what = "the engine exited with status " + std::to_string(WEXITSTATUS(status)) + " without finishing";
+    } else {
+        what = "the engine stopped";
+    }
+    if (!t.hello)
+        what += " before it started";
+    else if (!t.stage.empty())
+        what += " in the " + t.stage + " arm at step " + std::to_string(t.stepsInStage - 1);  // 0-based, as ProfilerStep#N
+    else
+        what += " while it prepared the run";
+    // An abort or an exit usually says why on its last line ("terminate called after ...",
+    // "CUDA error: ..."); a signal from outside has nothing to add.
+    const bool fromOutside = WIFSIGNALED(status) && (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGTERM);
+    if (!fromOutside) {
+        std::string_view tail(errorTail);
+        while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' '))
+            tail.remove_suffix(1);
+        if (const size_t newline = tail.rfind('\n'); newline != std::string_view::npos)
+            tail.remove_prefix(newline + 1);
+        if (!tail.empty())
+            what += ": " + trace::printableExcerpt(tail, 160);
+    }
+    return what;
+}
+
+// The session as far as the engine got: its last save, plus what it streamed after.
+session::Session recovered(const Transcript& t)
+{
+    session::Session s = t.header;
+    if (!t.savedPath.empty()) {
+        std::string ignored;
+        if (std::optional<session::Session> saved = session::loadSession(t.savedPath, ignored))
+            s = std::move(*saved);
+    }
+    // A message can arrive after the save that already holds its value: keep each once.
+    for (const session::StepTiming& step : t.steps)
+        if (s.steps.empty() || step.step > s.steps.back().step)
+            s.steps.push_back(step);
+    for (const session::LiveSample& sample : t.samples)
+        if (s.samples.empty() || sample.seconds > s.samples.back().seconds)
+            s.samples.push_back(sample);
+    for (const session::LabArm& arm : t.arms)
+        if (std::none_of(s.lab.begin(), s.lab.end(), [&](const session::LabArm& a) { return a.name == arm.name; }))
+            s.lab.push_back(arm);
+    for (const session::SweepPoint& point : t.sweep)
+        if (std::none_of(s.sweep.begin(), s.sweep.end(), [&](const session::SweepPoint& p) {
+                return p.knob == point.knob && p.value == point.value;
+            }))
+            s.sweep.push_back(point);
+    return s;
+}
+
+std::string plural(size_t count, const char* noun)
+{
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+// The engine's three pipes, its process and the reading of its output.
+class EngineChild
+{
+public:
+    ~EngineChild()
+    {
+        for (int fd : {m_control, m_out, m_err})
+            if (fd >= 0)
+                ::close(fd);
+        if (m_pid > 0 && !m_reaped) {  // only on an early return: never leave a zombie or an orphan
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+        }
+    }
+
+    // False + errno's text when the pipes or the process could not be made.
+    bool spawn(const std::string& executable, const std::vector<std::string>& args, std::string& error)
+    {
+        int control[2], out[2], err[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
+            error = std::string("cannot start the engine: ") + std::strerror(errno);
+            return false;
+        }
+        if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+            error = std::string("cannot start the engine: ") + std::strerror(errno);
+            return false;
+        }
+        std::vector<char*> argv;
+        argv.push_back(const_cast<char*>(executable.c_str()));
+        for (const std::string& arg : args)
+            argv.push_back(const_cast<char*>(arg.c_str()));
+        argv.push_back(nullptr);
+        const pid_t parent = ::getpid();
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            error = std::string("cannot start the engine: ") + std::strerror(errno);
+            return false;
+        }
+        if (pid == 0) {
+            // The child: async-signal-safe calls only until exec.
+            ::dup2(control[1], STDIN_FILENO);
+            ::dup2(out[1], STDOUT_FILENO);
+            ::dup2(err[1], STDERR_FILENO);
+            sigset_t all;
+            ::sigemptyset(&all);
+            ::sigprocmask(SIG_SETMASK, &all, nullptr);
+            // The app gone, the engine goes too (it also stops when its input closes).
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (::getppid() != parent)
+                ::_exit(127);
+            ::execv(executable.c_str(), argv.data());
+            ::_exit(127);
+        }
+        m_pid = pid;
+        ::close(control[1]);
+        ::close(out[1]);
+        ::close(err[1]);
+        m_control = control[0];
+        m_out = out[0];
+        m_err = err[0];
+        return true;
+    }
+
+    pid_t pid() const { return m_pid; }
+
+    // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
+    // the engine's standard error to ours. False once both outputs are closed.
+    template<typename OnLine>
+    bool pump(std::chrono::milliseconds timeout, OnLine&& onLine)
+    {
+        pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
+        if (m_out < 0 && m_err < 0)
+            return false;
+        if (::poll(fds, 2, int(timeout.count())) < 0 && errno != EINTR)
+            return false;
+        char buffer[65536];
+        if (fds[0].revents) {
+            const ssize_t n = ::read(m_out, buffer, sizeof buffer);
+            if (n > 0) {
+                m_line.append(buffer, size_t(n));
+                size_t begin = 0;
+                for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos; begin = end + 1)
+                    onLine(std::string_view(m_line).substr(begin, end - begin));
+                m_line.erase(0, begin);
+                if (m_line.size() > kMaxLineBytes) {
+                    onLine(std::string_view(m_line).substr(0, 200));  // reported as not a message
+                    m_line.clear();
+                }
+            } else if (n == 0 || errno != EINTR) {
+                ::close(m_out);
+                m_out = -1;
+            }
+        }
+        if (fds[1].revents) {
+            const ssize_t n = ::read(m_err, buffer, sizeof buffer);
+            if (n > 0) {
+                ssize_t ignored = ::write(STDERR_FILENO, buffer, size_t(n));
+                (void)ignored;
+                m_errorTail.append(buffer, size_t(n));
+                if (m_errorTail.size() > kErrorTailBytes)
+                    m_errorTail.erase(0, m_errorTail.size() - kErrorTailBytes);
+            } else if (n == 0 || errno != EINTR) {
+                ::close(m_err);
+                m_err = -1;
+            }
+        }
+        return m_out >= 0 || m_err >= 0;
+    }
+
+    void send(const EngineMessage& message)
+    {
+        const std::string line = encodeMessage(message);
+        // MSG_NOSIGNAL: an engine that is gone is an error here, never a SIGPIPE.
+        if (m_control >= 0)
+            (void)::send(m_control, line.data(), line.size(), MSG_NOSIGNAL);
+    }
+
+    void signal(int signal) const
+    {
+        if (!m_reaped)
+            ::kill(m_pid, signal);
+    }
+
+    // True once the process has ended (its status in `status`).
+    bool reap()
+    {
+        if (!m_reaped && ::waitpid(m_pid, &m_status, WNOHANG) == m_pid)
+            m_reaped = true;
+        return m_reaped;
+    }
+
+    int status() const { return m_status; }
+    const std::string& errorTail() const { return m_errorTail; }
+
+private:
+    pid_t m_pid = -1;
+    int m_control = -1, m_out = -1, m_err = -1;
+    bool m_reaped = false;
+    int m_status = 0;
+    std::string m_line;
+    std::string m_errorTail;
+};
+
+}  // namespace
+
+std::string findEngine()
+{
+    if (const char* given = std::getenv("KINETOSCOPE_ENGINE"); given && *given)
+        return isExecutableFile(given) ? given : std::string();
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec)
+        return {};
+    const std::string beside = (self.parent_path() / "kinetoscope-engine").string();
+    return isExecutableFile(beside) ? beside : std::string();
+}
+
+RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, const EngineOptions& options)
+{
+    RunResult result;
+    const std::string executable = options.executable.empty() ? findEngine() : options.executable;
+    if (!isExecutableFile(executable)) {
+        result.error = "the engine (kinetoscope-engine) is not installed beside kinetoscope: build with "
+                       "-DKINETOSCOPE_ENGINE=ON, or name it in KINETOSCOPE_ENGINE";
+        return result;
+    }
+    EngineChild child;
+    if (!child.spawn(executable, runOptionArgs(config), result.error))
+        return result;
+    if (callbacks.engineStarted)
+        callbacks.engineStarted(int(child.pid()));
+
+    Transcript t;
+    std::optional<Clock::time_point> cancelSent, terminated;
+    auto onLine = [&](std::string_view line) {
+        std::string error;
+        if (std::optional<EngineMessage> message = decodeMessage(line, error))
+            receive(*message, t, callbacks);
+        else if (t.protocolError.empty())
+            t.protocolError = "the engine wrote " + error;
+    };
+    for (;;) {
+        const bool open = child.pump(std::chrono::milliseconds(100), onLine);
+        const bool ended = child.reap();
+        if (ended && !open)
+            break;
+        if (!open)  // outputs closed, process not yet gone: wait for it, still able to cancel
+            ::poll(nullptr, 0, 100);
+        const bool stop = (callbacks.cancel && callbacks.cancel->load()) || !t.protocolError.empty();
+        if (stop && !cancelSent) {
+            EngineMessage cancel;
+            cancel.type = MessageType::Cancel;
+            child.send(cancel);
+            cancelSent = Clock::now();
+        }
+        if (!t.protocolError.empty())
+            child.signal(SIGKILL);  // an engine that does not speak our protocol: nothing to wait for
+        if (cancelSent && !terminated && Clock::now() - *cancelSent > options.cancelGrace) {
+            child.signal(SIGTERM);
+            terminated = Clock::now();
+        }
+        if (terminated && Clock::now() - *terminated > options.cancelGrace)
+            child.signal(SIGKILL);
+    }
+
+    if (t.done && t.protocolError.empty()) {
+        result.ok = t.done->ok;
+        result.error = t.done->error;
+        result.sessionPath = t.done->sessionPath;
+        if (!result.sessionPath.empty()) {
+            std::string error;
+            if (std::optional<session::Session> saved = session::loadSession(result.sessionPath, error))
+                result.session = std::move(*saved);
+            else if (result.ok) {
+                result.ok = false;
+                result.error = "the engine's session cannot be read back: " + error;
+            }
+        }
+        return result;
+    }
+
+    // The engine stopped without its last message: say how, keep what it measured.
+    result.error = t.protocolError.empty() ? howItStopped(child.status(), t, child.errorTail()) : t.protocolError;
+    if (cancelSent && t.protocolError.empty())
+        result.error = "cancelled; " + result.error;
+    if (!t.started)
+        return result;
+    result.session = recovered(t);
+    result.session.interrupted = result.error;
+    std::string error;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(t.sessionPath).parent_path(), ec);
+    if (session::saveSession(result.session, t.sessionPath, error)) {
+        result.sessionPath = t.sessionPath;
+        result.error += "; kept: " + plural(result.session.steps.size(), "step") + ", " +
+                        plural(size_t(std::count_if(result.session.lab.begin(), result.session.lab.end(),
+                                                    [](const session::LabArm& a) { return a.ran; })),
+                               "arm") +
+                        " in " + t.sessionPath;
+    } else {
+        result.error += "; " + error;
+    }
+    return result;
+}
+
+}  // namespace kinetoscope::lab

@@ -1,0 +1,53 @@
+#pragma once
+// The line protocol between `kinetoscope-engine` and the app that started it:
+// newline-delimited JSON, one object per line, each with a "type" (docs/engine.md has
+// the table). The engine writes on its standard output; the app writes on the engine's
+// standard input (only "cancel"). Torch-free.
+#include "core/session/session.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope::lab {
+
+// Bumped when a message changes shape; the app refuses an engine that speaks another.
+inline constexpr int kProtocolVersion = 1;
+
+enum class MessageType
+{
+    Hello,       // engine -> app, first: protocol version, process id
+    Started,     // the session's config and environment, the file it will be saved to
+    Progress,    // stage ("fp32", "sweep workers=4") and the run's fraction done
+    Step,        // one measured step of the fp32 arm
+    Sample,      // one live sample
+    Arm,         // one arm, run or skipped
+    SweepPoint,  // one sweep point
+    Saved,       // the session file was written (atomically) with everything so far
+    Done,        // last: ok or the one-line error, and the session file
+    Cancel,      // app -> engine: stop after the step in flight
+};
+
+struct EngineMessage
+{
+    MessageType type = MessageType::Hello;
+    int protocol = kProtocolVersion;  // Hello
+    int64_t pid = 0;                  // Hello
+    std::string stage;                // Progress
+    double fraction = 0;              // Progress, 0-1
+    std::string sessionPath;          // Started, Saved, Done
+    session::Session header;          // Started: config and environment only
+    session::StepTiming step;         // Step
+    session::LiveSample sample;       // Sample
+    session::LabArm arm;              // Arm
+    session::SweepPoint sweepPoint;   // SweepPoint
+    bool ok = false;                  // Done
+    std::string error;                // Done, when !ok
+};
+
+// One line, ending in '\n'; text that is not UTF-8 is replaced, never thrown on.
+std::string encodeMessage(const EngineMessage& message);
+// One line (without its '\n'); nullopt + a one-line reason when it is not a message.
+std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& error);
+
+}  // namespace kinetoscope::lab

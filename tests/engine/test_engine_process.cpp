@@ -1,0 +1,310 @@
+// The engine as a child process (core/lab/engine_process.h driving kinetoscope-engine):
+// its stream reaches the callbacks, cancel is a message, and an engine that dies — killed
+// with SIGKILL mid-run, crashed by a user's model, not the engine at all — is one line
+// while the caller goes on and keeps the steps measured before. This test links no torch.
+#include "app/cli/cli_main.h"
+#include "core/lab/engine_process.h"
+#include "core/lab/engine_protocol.h"
+#include "core/lab/run_options.h"
+#include "tests/support/python_script.h"
+
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+#include <sstream>
+
+using namespace kinetoscope;
+
+namespace {
+
+lab::RunConfig smallRun(const QTemporaryDir& dir, const char* name)
+{
+    lab::RunConfig c;
+    c.model = "mlp";
+    c.device = "cpu";
+    c.steps = 6;
+    c.warmup = 2;
+    c.batchSize = 16;
+    c.inputFeatures = 32;
+    c.hidden = 64;
+    c.sampleIoUs = 100;
+    c.outDir = (dir.path() + "/" + name).toStdString();
+    return c;
+}
+
+bool isOneLine(const std::string& text)
+{
+    return !text.empty() && text.find('\n') == std::string::npos;
+}
+
+// The children of a process, from /proc (the CLI test's engine).
+QList<qint64> childrenOf(qint64 pid)
+{
+    QFile file(QStringLiteral("/proc/%1/task/%1/children").arg(pid));
+    QList<qint64> children;
+    if (file.open(QIODevice::ReadOnly))
+        for (const QByteArray& word : file.readAll().split(' '))
+            if (!word.trimmed().isEmpty())
+                children << word.trimmed().toLongLong();
+    return children;
+}
+
+}  // namespace
+
+class TestEngineProcess : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(!lab::findEngine().empty(), "kinetoscope-engine is not beside the test");
+    }
+
+    void optionsRoundTripThroughTheCommandLine()
+    {
+        lab::RunConfig c = smallRun(m_dir, "options");
+        c.model = "/models/with space.pt";
+        c.inputShape = {3, 8, 8};
+        c.sweepWorkers = {0, 2};
+        c.sweepBatchSizes = {16, 32};
+        c.shuffle = c.dropLast = c.liveSamples = false;
+        c.pinMemory = c.lab = c.profile = true;
+        c.seed = 7;
+        c.samplesPerSecond = 10;
+        c.poisonLossAtStep = 4;
+        c.outOfMemoryInArm = "bf16";
+        lab::RunConfig back;
+        std::string error;
+        QVERIFY2(lab::parseRunOptions(lab::runOptionArgs(c), back, error), error.c_str());
+        QCOMPARE(lab::runOptionArgs(back), lab::runOptionArgs(c));
+        QCOMPARE(back.model, c.model);
+        QCOMPARE(back.inputShape, c.inputShape);
+        QCOMPARE(back.sweepBatchSizes, c.sweepBatchSizes);
+        QCOMPARE(back.liveSamples, false);
+        QCOMPARE(back.samplesPerSecond, 10);
+        QCOMPARE(back.poisonLossAtStep, int64_t(4));
+        QCOMPARE(back.outOfMemoryInArm, std::string("bf16"));
+    }
+
+    void messagesRoundTrip()
+    {
+        lab::EngineMessage m;
+        m.type = lab::MessageType::Step;
+        m.step = {7, 1.5, 0.25, 3.0, 6.0, 1.0, 2.302};
+        const std::string line = lab::encodeMessage(m);
+        QCOMPARE(std::count(line.begin(), line.end(), '\n'), 1);
+        std::string error;
+        const auto back = lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error);
+        QVERIFY2(back, error.c_str());
+        QCOMPARE(back->step.step, int64_t(7));
+        QCOMPARE(back->step.forwardMs, 3.0);
+        QVERIFY(!lab::decodeMessage("{\"type\":\"step\",\"step\":[1,2]}", error));
+        QVERIFY(error.find("malformed \"step\"") != std::string::npos);
+        QVERIFY(!lab::decodeMessage("{\"type\":\"launch\"}", error));
+        QVERIFY(!lab::decodeMessage("loss 2.3", error));
+    }
+
+    void aRunStreamsEveryMeasurementThenItsSession()
+    {
+        lab::RunConfig c = smallRun(m_dir, "streams");
+        c.lab = c.split = true;
+        int steps = 0, arms = 0, saves = 0, pid = 0;
+        std::string startedPath;
+        lab::RunCallbacks callbacks;
+        callbacks.step = [&](const session::StepTiming&) { ++steps; };
+        callbacks.arm = [&](const session::LabArm&) { ++arms; };
+        callbacks.saved = [&](const std::string&) { ++saves; };
+        callbacks.engineStarted = [&](int p) { pid = p; };
+        callbacks.started = [&](const session::Session& header, const std::string& path) {
+            QCOMPARE(header.config.at("model"), std::string("mlp"));
+            startedPath = path;
+        };
+        const lab::RunResult r = lab::runEngine(c, callbacks);
+        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY(pid > 0);
+        QCOMPARE(steps, 6);
+        QCOMPARE(arms, 3);  // fp32, bf16, and the graph arm skipped: "needs a GPU"
+        QVERIFY(saves >= 3);
+        QCOMPARE(r.sessionPath, startedPath);
+        QCOMPARE(r.session.steps.size(), size_t(6));
+        QCOMPARE(r.session.lab.size(), size_t(3));
+        QVERIFY(r.session.dataLoaderMs.has_value());
+        QVERIFY(r.session.interrupted.empty());
+    }
+
+    // SIGKILL in the middle of the fp32 arm: one line naming the signal, the arm and the
+    // step; every step the callbacks saw is in the session saved for it.
+    void sigkillMidRunKeepsTheStepsMeasured()
+    {
+        lab::RunConfig c = smallRun(m_dir, "killed");
+        c.steps = 100000;  // minutes, unless killed
+        int pid = 0, steps = 0;
+        lab::RunCallbacks callbacks;
+        callbacks.engineStarted = [&](int p) { pid = p; };
+        callbacks.step = [&](const session::StepTiming&) {
+            if (++steps == 5)
+                ::kill(pid, SIGKILL);
+        };
+        const lab::RunResult r = lab::runEngine(c, callbacks);
+        QVERIFY(!r.ok);
+        QVERIFY2(isOneLine(r.error), r.error.c_str());
+        QVERIFY2(r.error.find("the engine was killed by SIGKILL in the fp32 arm at step") != std::string::npos,
+                 r.error.c_str());
+        QVERIFY2(r.error.find("kept: " + std::to_string(steps) + " steps") != std::string::npos, r.error.c_str());
+        QVERIFY(steps >= 5);
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY2(saved, error.c_str());
+        QCOMPARE(saved->steps.size(), size_t(steps));
+        QCOMPARE(saved->config.at("model"), std::string("mlp"));
+        QCOMPARE(saved->interrupted, r.error.substr(0, r.error.find("; kept")));
+    }
+
+    // A TorchScript model that makes the engine read far outside a tensor (a view with a
+    // 2^40 stride, which torch does not check) on its ninth call: a segmentation fault in
+    // the engine, after the steps before it were measured.
+    void aModelThatCrashesTheEngineIsOneLine()
+    {
+        const QString model = m_dir.path() + "/crash.pt";
+        const QString script = QStringLiteral(
+                                   "import torch\n"
+                                   "class Crash(torch.nn.Module):\n"
+                                   "    calls: int\n"
+                                   "    def __init__(self):\n"
+                                   "        super().__init__()\n"
+                                   "        self.fc = torch.nn.Linear(8, 10)\n"
+                                   "        self.calls = 0\n"
+                                   "    def forward(self, x):\n"
+                                   "        self.calls += 1\n"
+                                   "        y = self.fc(x)\n"
+                                   "        if self.calls > 8:\n"
+                                   "            far = torch.ops.aten._reshape_alias(y.view(-1), [2], [1 << 40])\n"
+                                   "            y = y + far.sum()\n"
+                                   "        return y\n"
+                                   "torch.jit.save(torch.jit.script(Crash()), '%1')\n")
+                                   .arg(model);
+        QString error;
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script, m_dir.path() + "/crash.py", error),
+                 qPrintable(error));
+        lab::RunConfig c = smallRun(m_dir, "crash");
+        c.model = model.toStdString();
+        c.inputShape = {8};
+        c.steps = 20;
+        int steps = 0;
+        lab::RunCallbacks callbacks;
+        callbacks.step = [&](const session::StepTiming&) { ++steps; };
+        const lab::RunResult r = lab::runEngine(c, callbacks);
+        QVERIFY(!r.ok);
+        QVERIFY2(isOneLine(r.error), r.error.c_str());
+        QVERIFY2(r.error.find("the engine crashed (SIGSEGV") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("in the fp32 arm at step 8") != std::string::npos, r.error.c_str());
+        QCOMPARE(steps, 6);  // calls 3-8 after two warm-up steps
+        std::string loadError;
+        const auto saved = session::loadSession(r.sessionPath, loadError);
+        QVERIFY2(saved, loadError.c_str());
+        QCOMPARE(saved->steps.size(), size_t(6));
+        QVERIFY(saved->interrupted.find("SIGSEGV") != std::string::npos);
+    }
+
+    // Cancel goes as a message: the engine stops after the step in flight and reports it
+    // itself (no signal needed), the session saved.
+    void cancelIsAMessage()
+    {
+        lab::RunConfig c = smallRun(m_dir, "cancelled");
+        c.steps = 100000;
+        std::atomic<bool> cancel{false};
+        int steps = 0;
+        lab::RunCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        callbacks.step = [&](const session::StepTiming&) {
+            if (++steps == 3)
+                cancel = true;
+        };
+        lab::EngineOptions options;
+        options.cancelGrace = std::chrono::milliseconds(60'000);  // a signal would come too late for the test
+        QElapsedTimer clock;
+        clock.start();
+        const lab::RunResult r = lab::runEngine(c, callbacks, options);
+        QVERIFY(clock.elapsed() < 50'000);
+        QCOMPARE(r.error, std::string("cancelled"));
+        QVERIFY(!r.sessionPath.empty());
+    }
+
+    void anEngineThatIsMissingOrSpeaksNoProtocolIsOneLine()
+    {
+        lab::EngineOptions missing;
+        missing.executable = (m_dir.path() + "/no-engine").toStdString();
+        const lab::RunResult none = lab::runEngine(smallRun(m_dir, "none"), {}, missing);
+        QVERIFY(!none.ok);
+        QVERIFY2(none.error.find("not installed") != std::string::npos, none.error.c_str());
+        // echo prints its arguments: a line that is not a message.
+        lab::EngineOptions echo;
+        echo.executable = "/bin/echo";
+        const lab::RunResult wrong = lab::runEngine(smallRun(m_dir, "echo"), {}, echo);
+        QVERIFY(!wrong.ok);
+        QVERIFY2(isOneLine(wrong.error), wrong.error.c_str());
+        QVERIFY2(wrong.error.find("the engine wrote not a message: --") != std::string::npos, wrong.error.c_str());
+    }
+
+    // `kinetoscope run` in this process, its engine a child.
+    void theCliRunsAndRejectsBadOptions()
+    {
+        std::ostringstream out, err;
+        const std::string dir = (m_dir.path() + QStringLiteral("/cli")).toStdString();
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup", "1", "--out", dir}, out, err), 0);
+        QVERIFY(out.str().find("fp32") != std::string::npos);
+        QVERIFY(out.str().find("session:") != std::string::npos);
+        std::ostringstream out2, err2;
+        QCOMPARE(cli::run({"run", "--steps", "many", "--out", dir}, out2, err2), 2);
+        QCOMPARE(cli::run({"run", "--model", "mlp"}, out2, err2), 2);  // no --out
+        QCOMPARE(cli::run({"run", "--sweep", "threads=1,2", "--out", dir}, out2, err2), 2);
+        QVERIFY(err2.str().find("--sweep takes") != std::string::npos);
+        std::ostringstream out3, err3;
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1", "--lab",
+                           "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
+                          out3, err3),
+                 0);
+        QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos, out3.str().c_str());  // the seeds' reading
+        QVERIFY(out3.str().find("Sweep of workers") != std::string::npos);
+        // No progress bar when stderr is not a terminal: a line per stage as it starts.
+        QVERIFY2(err3.str().find("kinetoscope run: fp32\nkinetoscope run: bf16\n") != std::string::npos, err3.str().c_str());
+        QVERIFY(err3.str().find('\r') == std::string::npos);
+    }
+
+    // `kinetoscope run`, the real binary, its engine killed from outside: exit 2, the
+    // reason as the last line of standard error, the session with what it measured.
+    void theCliSaysItsEngineWasKilledInOneLine()
+    {
+        QProcess cli;
+        const QString out = m_dir.path() + "/cli-killed";
+        cli.start(QStringLiteral(KINETOSCOPE_BINARY),
+                  {"run", "--model", "mlp", "--device", "cpu", "--steps", "100000", "--batch-size", "16",
+                   "--input-features", "32", "--hidden", "64", "--sample-io-us", "100", "--out", out});
+        QVERIFY(cli.waitForStarted());
+        // It names each stage as it starts when standard error is not a terminal.
+        QByteArray stderrText;
+        QTRY_VERIFY_WITH_TIMEOUT((stderrText += cli.readAllStandardError()).contains("kinetoscope run: fp32\n"), 60'000);
+        QTest::qWait(1500);
+        const QList<qint64> children = childrenOf(cli.processId());
+        QCOMPARE(children.size(), 1);
+        QCOMPARE(::kill(pid_t(children.first()), SIGKILL), 0);
+        QVERIFY(cli.waitForFinished(30'000));
+        QCOMPARE(cli.exitCode(), 2);
+        stderrText += cli.readAllStandardError();
+        const QStringList lines = QString::fromUtf8(stderrText).trimmed().split('\n');
+        const QString last = lines.last();
+        QVERIFY2(last.startsWith("kinetoscope run: the engine was killed by SIGKILL in the fp32 arm at step"),
+                 qPrintable(last));
+        QVERIFY2(last.contains(" steps, 0 arms in " + out + "/session.kinetoscope.json"), qPrintable(last));
+        std::string error;
+        const auto saved = session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
+        QVERIFY2(saved, error.c_str());
+        QVERIFY(last.contains(QStringLiteral("kept: %1 step").arg(saved->steps.size())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineProcess)
+#include "test_engine_process.moc"
