@@ -5,6 +5,7 @@
 #include "app/cli/summary_report.h"
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/summary.h"
+#include "core/document/document.h"
 #include "core/session/lab_reading.h"
 #include "core/session/session.h"
 #include "core/timeline/counter_track.h"
@@ -109,7 +110,7 @@ bool exerciseSession(std::string_view bytes)
         return false;
     }
     (void)session::readLab(*read);
-    const analysis::LabMeasurements lab = session::labMeasurementsOf(*read);
+    const analysis::LabMeasurements lab = document::labMeasurementsOf(*read);
 
     // The lab-aware rules on a small trace of two steps with one kernel each.
     static const trace::LoadResult small = trace::loadTraceText(R"({"traceEvents":[

@@ -16,13 +16,13 @@
 
 namespace kinetoscope::widgets {
 
-DocumentView::DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent)
+DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent)
     : QTabWidget(parent), m_trace(std::move(trace)), m_overview(new OverviewView(this)),
       m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)), m_kernelModel(new KernelTableModel(this)),
       m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr),
       m_timeline(new TimelinePage(m_trace, this))
 {
-    const analysis::AnalysedTrace& t = *m_trace;
+    const document::Document& t = *m_trace;
     m_overview->setTrace(t);
     m_findings->setFindings(t.findings);
     m_opModel->setTables(t.summary.ops);

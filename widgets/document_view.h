@@ -1,7 +1,7 @@
 #pragma once
 // One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory and Timeline over one
 // AnalysedTrace. Views only draw; all numbers come from core/analysis.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 
 #include <QTabWidget>
 
@@ -22,10 +22,10 @@ class DocumentView : public QTabWidget
     Q_OBJECT
 public:
     enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Timeline };
-    explicit DocumentView(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent = nullptr);
+    explicit DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
 
-    const analysis::AnalysedTrace& trace() const { return *m_trace; }
-    std::shared_ptr<const analysis::AnalysedTrace> sharedTrace() const { return m_trace; }
+    const document::Document& trace() const { return *m_trace; }
+    std::shared_ptr<const document::Document> sharedTrace() const { return m_trace; }
     OverviewView* overview() const { return m_overview; }
     FindingsView* findings() const { return m_findings; }
     TableView* operators() const { return m_operators; }
@@ -42,7 +42,7 @@ public:
     bool showInTimeline(const QString& name, bool gpuActivity);
 
 private:
-    std::shared_ptr<const analysis::AnalysedTrace> m_trace;
+    std::shared_ptr<const document::Document> m_trace;
     OverviewView* m_overview;
     FindingsView* m_findings;
     OpTableModel* m_opModel;

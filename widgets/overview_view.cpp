@@ -11,7 +11,7 @@
 
 namespace kinetoscope::widgets {
 
-QString keyFiguresHtml(const analysis::AnalysedTrace& trace)
+QString keyFiguresHtml(const document::Document& trace)
 {
     const analysis::TraceSummary& s = trace.summary;
     QStringList cells;
@@ -90,7 +90,7 @@ OverviewView::OverviewView(QWidget* parent)
     installPlotExportMenu(*m_utilization);
 }
 
-void OverviewView::setTrace(const analysis::AnalysedTrace& trace)
+void OverviewView::setTrace(const document::Document& trace)
 {
     m_figures->setText(keyFiguresHtml(trace));
     m_breakdown->setBreakdown(trace.summary.steps, trace.summary.breakdown.all);

@@ -1,7 +1,7 @@
 #pragma once
 // The first page of a document: the key figures, the phase breakdown bars and the
 // utilisation sawtooth.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 
 #include <QWidget>
 
@@ -17,7 +17,7 @@ class OverviewView : public QWidget
     Q_OBJECT
 public:
     explicit OverviewView(QWidget* parent = nullptr);
-    void setTrace(const analysis::AnalysedTrace& trace);
+    void setTrace(const document::Document& trace);
     BreakdownChart* breakdownChart() const { return m_breakdown; }
     UtilizationChart* utilizationChart() const { return m_utilization; }
     QString figuresText() const;  // the key figures as shown
@@ -29,7 +29,7 @@ private:
 };
 
 // The key figures as HTML (shared with the report).
-QString keyFiguresHtml(const analysis::AnalysedTrace& trace);
+QString keyFiguresHtml(const document::Document& trace);
 // "What this trace is": the window's headline, its quality problems, and the GPU's idle
 // time by what the host was doing (also in the exported report, through keyFiguresHtml).
 QString windowHtml(const analysis::TraceSummary& summary);

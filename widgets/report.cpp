@@ -26,7 +26,7 @@ struct Images
     QImage breakdown, utilization, memory;
 };
 
-Images renderCharts(const analysis::AnalysedTrace& trace)
+Images renderCharts(const document::Document& trace)
 {
     Images images;
     BreakdownChart breakdown;
@@ -48,7 +48,7 @@ Images renderCharts(const analysis::AnalysedTrace& trace)
 
 // `src(name)` maps an image name to what the <img> tag should reference.
 template <typename Src>
-QString reportHtml(const analysis::AnalysedTrace& trace, const Images& images, Src src)
+QString reportHtml(const document::Document& trace, const Images& images, Src src)
 {
     const QString file = QFileInfo(QString::fromStdString(trace.path)).fileName().toHtmlEscaped();
     QString html = QStringLiteral("<html><head><meta charset=\"utf-8\"><title>Kinetoscope: %1</title></head>"
@@ -99,7 +99,7 @@ void addImages(QTextDocument& doc, const Images& images)
 
 }  // namespace
 
-bool writeReport(const analysis::AnalysedTrace& trace, const QString& path, QString* error)
+bool writeReport(const document::Document& trace, const QString& path, QString* error)
 {
     auto fail = [&](const QString& message) {
         if (error)

@@ -3,7 +3,7 @@
 // PDF, PNG or HTML (images embedded). Used by File > Export report and by
 // `kinetoscope report`, so both produce the same document. Needs a QApplication
 // (the offscreen platform is enough).
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 
 #include <QString>
 
@@ -11,6 +11,6 @@ namespace kinetoscope::widgets {
 
 // The format comes from the extension of `path` (.pdf, .png, .html). Written atomically:
 // an existing file is replaced only once the new one is complete.
-bool writeReport(const analysis::AnalysedTrace& trace, const QString& path, QString* error = nullptr);
+bool writeReport(const document::Document& trace, const QString& path, QString* error = nullptr);
 
 }  // namespace kinetoscope::widgets

@@ -3,7 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/diagnose_report.h"
-#include "core/session/session.h"
+#include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +17,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     enum class Format { Text, Json, Markdown } format = Format::Text;
     std::string path;
     std::optional<analysis::Severity> failOn;
-    analysis::Thresholds thresholds;
-    analysis::SummaryOptions options;
+    document::OpenOptions options;
+    analysis::Thresholds& thresholds = options.thresholds;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         const bool hasValue = i + 1 < args.size();
@@ -51,7 +51,7 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
                 return kExitBadInput;
             }
         } else if (arg == "--step-marker" && hasValue) {
-            options.steps.marker = args[++i];
+            options.summary.steps.marker = args[++i];
         } else if (arg.starts_with("-")) {
             err << "kinetoscope diagnose: unknown option or missing value: '" << arg << "'\n";
             return kExitBadInput;
@@ -67,14 +67,13 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
                "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME]\n";
         return kExitBadInput;
     }
-    const auto analysed = session::analyseFile(path, options);
+    const auto analysed = document::open(path, options);
     if (!analysed->model) {
         err << "kinetoscope: " << path << ": " << analysed->loadMessage << '\n';
         return kExitBadInput;
     }
     const analysis::TraceSummary& summary = analysed->summary;
-    const std::vector<analysis::Finding> findings = analysis::diagnose(
-        {*analysed->model, summary, thresholds, analysed->lab ? &*analysed->lab : nullptr});
+    const std::vector<analysis::Finding>& findings = analysed->findings;
     switch (format) {
     case Format::Json: out << jsonOutput(diagnosisJson(path, findings, summary)) << '\n'; break;
     case Format::Markdown: out << diagnosisMarkdown(path, findings, summary); break;

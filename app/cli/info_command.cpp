@@ -3,7 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/info_report.h"
-#include "core/trace/trace_loader.h"
+#include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +33,9 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return kExitBadInput;
     }
 
-    const trace::LoadResult result = trace::loadTraceFile(path);
+    document::OpenOptions options;
+    options.depth = document::Depth::Read;
+    const trace::LoadResult result = document::open(path, options)->loadResult();
     if (result.model) {
         if (asJson)
             out << jsonOutput(infoJson(path, result)) << '\n';

@@ -3,10 +3,10 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/summary_report.h"
+#include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <ostream>
 
 namespace kinetoscope::cli {
@@ -16,7 +16,7 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::string path;
     bool asJson = false;
     SummaryReportOptions report;
-    analysis::SummaryOptions options;
+    document::OpenOptions options;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "--json") {
@@ -28,7 +28,7 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 err << "kinetoscope summary: --step-marker needs a name\n";
                 return kExitBadInput;
             }
-            options.steps.marker = args[++i];
+            options.summary.steps.marker = args[++i];
         } else if (arg.starts_with("-")) {
             err << "kinetoscope summary: unknown option '" << arg << "'\n";
             return kExitBadInput;
@@ -44,16 +44,16 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                "[--series] [--step-marker NAME]\n";
         return kExitBadInput;
     }
-    const trace::LoadResult loaded = trace::loadTraceFile(path);
-    if (!loaded.model) {
-        err << "kinetoscope: " << path << ": " << loaded.message << '\n';
+    const auto opened = document::open(path, options);
+    if (!opened->model) {
+        err << "kinetoscope: " << path << ": " << opened->loadMessage << '\n';
         return kExitBadInput;
     }
-    const auto started = std::chrono::steady_clock::now();
-    const analysis::TraceSummary summary = analysis::summarize(*loaded.model, options);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (options.steps.marker != "ProfilerStep#" && !summary.steps.fromMarkers) {
-        err << "kinetoscope summary: no event named '" << options.steps.marker
+    const trace::LoadResult loaded = opened->loadResult();
+    const analysis::TraceSummary& summary = opened->summary;
+    const double seconds = opened->analysisSeconds;
+    if (options.summary.steps.marker != "ProfilerStep#" && !summary.steps.fromMarkers) {
+        err << "kinetoscope summary: no event named '" << options.summary.steps.marker
             << "*' in " << path << "\n";
         return kExitBadInput;
     }

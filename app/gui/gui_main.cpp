@@ -5,6 +5,7 @@
 #include "widgets/report.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
+#include "core/document/document.h"
 #include "core/session/session.h"
 
 #include "core/lab/run_options.h"
@@ -143,7 +144,7 @@ int runReport(int argc, char** argv)
         std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out FILE.{pdf,png,html}\n");
         return 2;
     }
-    const auto analysed = session::analyseFile(trace.toStdString());
+    const auto analysed = document::open(trace.toStdString());
     if (!analysed->model) {
         std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
         return 2;

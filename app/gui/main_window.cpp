@@ -70,7 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& path) { openFiles({path}); });
     connect(m_start, &StartPage::labRequested, this, &MainWindow::showLabDialog);
     m_start->setLabAvailable(labAvailable());
-    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>>::finished,
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const document::Document>>::finished,
             this, &MainWindow::finishLoad);
     // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
     // how long the event loop was blocked.
@@ -185,7 +185,7 @@ void MainWindow::startNextLoad()
     auto cancel = m_cancelFlag;
     QPointer<QProgressBar> bar = m_progress;
     m_watcher.setFuture(QtConcurrent::run([path, cancel, bar] {
-        analysis::AnalysisProgress progress;
+        document::OpenProgress progress;
         progress.cancel = cancel.get();
         progress.progress = [bar](double fraction) {
             QMetaObject::invokeMethod(
@@ -196,18 +196,9 @@ void MainWindow::startNextLoad()
                 },
                 Qt::QueuedConnection);
         };
-        try {
-            return session::analyseFile(path, {}, progress);
-        } catch (const std::bad_alloc&) {
-            // The loader and analysis turn memory exhaustion into a status; this catches
-            // the rest (a session file's JSON) so that the window keeps what it has open.
-            auto failed = std::make_shared<analysis::AnalysedTrace>();
-            failed->path = path;
-            failed->loadStatus = trace::LoadStatus::OutOfMemory;
-            failed->loadMessage =
-                "out of memory while opening it: free memory, or close other traces";
-            return std::shared_ptr<const analysis::AnalysedTrace>(failed);
-        }
+        document::OpenOptions options;
+        options.timelineIndex = true;  // here, on the worker, not in the page's constructor
+        return document::open(path, options, progress);
     }));
 }
 

@@ -2,7 +2,7 @@
 // The main window: a start page, then one tab per opened trace. Loading and analysis
 // run on a worker thread with progress and cancel; a bad file is reported in one line
 // and leaves the other documents untouched.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 #include "core/lab/run_config.h"
 
 #include <QElapsedTimer>
@@ -83,7 +83,7 @@ private:
     QStringList m_queue;
     QStringList m_labSessions;  // sessions of finished labs, still to open
     QString m_loadingPath;
-    QFutureWatcher<std::shared_ptr<const analysis::AnalysedTrace>> m_watcher;
+    QFutureWatcher<std::shared_ptr<const document::Document>> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     QTimer* m_latencyTimer;
     QElapsedTimer m_latencyClock;

@@ -2,11 +2,9 @@
 // A Session: what one lab run measured (configuration, environment, the three-run
 // baseline, phase timings, the DataLoader-vs-compute split), the trace it wrote and the
 // findings at the time, saved as one JSON file (`*.kinetoscope.json`), written
-// atomically. Opened by the GUI and by `kinetoscope diagnose|report SESSION`, it feeds
-// the lab-aware diagnosis rules.
-#include "core/analysis/analysed_trace.h"
-#include "core/analysis/diagnosis/diagnosis.h"
-
+// atomically. Plain data and its JSON: core/document opens a session with its trace for
+// the GUI and `kinetoscope diagnose|report SESSION`, and feeds the lab-aware rules.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -83,23 +81,15 @@ struct Session
 };
 
 bool isSessionPath(const std::filesystem::path& path);
-// Writes to a temporary file in the same folder, flushes it to disk, then renames it over
-// `path`: a crash mid-write never leaves a half-written session. False + one-line error.
 // The session as the JSON text saveSession writes.
 std::string sessionJson(const Session& session);
+// Writes to a temporary file in the same folder, flushes it to disk, then renames it over
+// `path`: a crash mid-write never leaves a half-written session. False + one-line error.
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error);
 std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error);
 // The same over a session's JSON text; `origin` names it in the error line.
 std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error);
 // The trace path resolved against the session file's folder.
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath);
-analysis::LabMeasurements labMeasurementsOf(const Session& session);
-
-// Opens what the user gave: a trace, or a session (its trace analysed with its lab
-// measurements). A session that cannot be read comes back with the reason in
-// loadMessage and no model, like an unreadable trace.
-std::shared_ptr<const analysis::AnalysedTrace> analyseFile(const std::string& path,
-                                                           const analysis::SummaryOptions& options = {},
-                                                           const analysis::AnalysisProgress& progress = {});
 
 }  // namespace kinetoscope::session

@@ -1,6 +1,7 @@
 // Sessions: saved atomically, read back exactly, bad files reported in one line, and
 // their lab measurements reaching the diagnosis.
 #include "app/cli/cli_main.h"
+#include "core/document/document.h"
 #include "core/session/session.h"
 #include "tests/support/test_support.h"
 
@@ -86,10 +87,10 @@ private Q_SLOTS:
         const fs::path file = path("lab.kinetoscope.json");
         std::string error;
         QVERIFY(session::saveSession(sample(), file, error));
-        const analysis::LabMeasurements lab = session::labMeasurementsOf(sample());
+        const analysis::LabMeasurements lab = document::labMeasurementsOf(sample());
         QCOMPARE(lab.fp32StepNs.value_or(0), 100e6);
         QVERIFY(!lab.graphedStepNs);  // the graph arm did not run
-        const auto analysed = session::analyseFile(file.string());
+        const auto analysed = document::open(file.string());
         QVERIFY(analysed->model);
         QVERIFY(analysed->lab);
         bool notPrecisionBound = false, dataloader = false;
@@ -112,7 +113,7 @@ private Q_SLOTS:
         const fs::path file = path("orphan.kinetoscope.json");
         std::string error;
         QVERIFY(session::saveSession(s, file, error));
-        const auto analysed = session::analyseFile(file.string());
+        const auto analysed = document::open(file.string());
         QVERIFY(!analysed->model);
         QVERIFY(analysed->loadMessage.find("gone.json") != std::string::npos);
         std::ostringstream out, err;

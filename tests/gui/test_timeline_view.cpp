@@ -2,7 +2,7 @@
 // events: what it paints (kernels, counters, steps, the flow arrow), navigation that keeps
 // the time under the cursor, selection with details, box-select totals, search, jumps
 // from the tables and findings, and every trace in ../shared/traces.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 #include "core/timeline/selection.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
@@ -73,7 +73,7 @@ trace::EventId firstNamed(const trace::TraceModel& model, std::string_view name)
 class TestTimelineView : public QObject
 {
     Q_OBJECT
-    std::shared_ptr<const analysis::AnalysedTrace> m_resnet;
+    std::shared_ptr<const document::Document> m_resnet;
 
     std::unique_ptr<widgets::TimelinePage> openPage()
     {
@@ -89,7 +89,7 @@ class TestTimelineView : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        m_resnet = analysis::analyseTraceFile(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
+        m_resnet = document::open(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
         QVERIFY(m_resnet->model);
     }
 
@@ -339,7 +339,7 @@ private Q_SLOTS:
             const std::string path = entry.path().string();
             if (!entry.is_regular_file() || path.find(".json") == std::string::npos)
                 continue;
-            const auto trace = analysis::analyseTraceFile(path);
+            const auto trace = document::open(path);
             if (!trace->model)
                 continue;  // unreadable on purpose (test_bad_input covers those)
             widgets::TimelinePage page(trace);

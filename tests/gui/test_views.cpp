@@ -1,6 +1,6 @@
 // The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
 // top finding), the table models under QAbstractItemModelTester, and the report.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
@@ -24,9 +24,9 @@ using namespace kinetoscope;
 
 namespace {
 
-std::shared_ptr<const analysis::AnalysedTrace> analysed(const char* file)
+std::shared_ptr<const document::Document> analysed(const char* file)
 {
-    return analysis::analyseTraceFile(test::sharedTrace(file).string());
+    return document::open(test::sharedTrace(file).string());
 }
 
 

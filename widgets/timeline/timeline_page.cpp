@@ -44,8 +44,9 @@ QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
 
 }  // namespace
 
-TimelinePage::TimelinePage(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent)
-    : QWidget(parent), m_trace(std::move(trace)), m_index(std::make_unique<timeline::TimelineIndex>(*m_trace->model)),
+TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWidget* parent)
+    : QWidget(parent), m_trace(std::move(trace)), m_index(m_trace->timeline ? m_trace->timeline
+                                     : std::make_shared<const timeline::TimelineIndex>(*m_trace->model)),
       m_counters(timeline::countersFromSummary(m_trace->summary, m_trace->model->endNs()))
 {
     m_view = new TimelineView(*m_index, m_counters, m_trace->summary.steps.steps, this);

@@ -2,7 +2,7 @@
 // The Timeline page of a document: a search bar (matches outlined, Enter / Shift+Enter for
 // next / previous), Fit and Zoom-to-selection buttons, the category legend, the timeline
 // canvas and the details pane. Owns the level-of-detail index and the counter tracks.
-#include "core/analysis/analysed_trace.h"
+#include "core/document/document.h"
 #include "core/timeline/counter_track.h"
 #include "core/timeline/timeline_index.h"
 
@@ -23,7 +23,7 @@ class TimelinePage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit TimelinePage(std::shared_ptr<const analysis::AnalysedTrace> trace, QWidget* parent = nullptr);
+    explicit TimelinePage(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
     ~TimelinePage() override;
 
     TimelineView* view() const { return m_view; }
@@ -44,8 +44,10 @@ public:
 private:
     void updateDetails();
     void updateMatchLabel();
-    std::shared_ptr<const analysis::AnalysedTrace> m_trace;
-    std::unique_ptr<timeline::TimelineIndex> m_index;
+    std::shared_ptr<const document::Document> m_trace;
+    // The document's (built on the loading worker); built here only for a document
+    // opened without one.
+    std::shared_ptr<const timeline::TimelineIndex> m_index;
     std::vector<timeline::CounterTrack> m_counters;
     TimelineView* m_view = nullptr;
     TimelineDetails* m_details = nullptr;

@@ -1,0 +1,70 @@
+#pragma once
+// The one way to open anything: a trace file, or a lab session with its trace. Every
+// CLI command and the GUI call open(); it reads the file (progress, cancel), analyses
+// and diagnoses it once, and for the GUI builds the timeline's level-of-detail index on
+// the same worker. A Document is immutable once built. (A job of several ranks, and a
+// comparison of two documents, will be documents too.)
+#include "core/analysis/diagnosis/diagnosis.h"
+#include "core/session/session.h"
+#include "core/timeline/timeline_index.h"
+#include "core/trace/trace_loader.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kinetoscope::document {
+
+enum class Depth
+{
+    Read,      // the model only (`kinetoscope info`)
+    Analysed,  // + summary and diagnosis
+};
+
+struct OpenOptions
+{
+    Depth depth = Depth::Analysed;
+    analysis::SummaryOptions summary;
+    analysis::Thresholds thresholds;
+    bool timelineIndex = false;  // build the timeline's index (the GUI does)
+};
+
+struct OpenProgress
+{
+    std::function<void(double)> progress;  // fraction 0..1, on the opening thread
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct Document
+{
+    std::string path;         // what was opened: a trace, or a session file
+    std::string sessionPath;  // the session file, when one was opened
+    std::string tracePath;    // the trace read (a session's own trace)
+    trace::LoadStatus loadStatus = trace::LoadStatus::Ok;
+    std::string loadMessage;    // one line when loadStatus is not Ok
+    uint64_t errorOffset = 0;   // byte offset the message refers to (decompressed)
+    std::shared_ptr<const trace::TraceModel> model;  // null when nothing could be read
+    std::optional<session::Session> session;         // when a session was opened
+    std::optional<analysis::LabMeasurements> lab;    // the session's, for the lab rules
+    analysis::TraceSummary summary;                  // Depth::Analysed
+    std::vector<analysis::Finding> findings;         // Depth::Analysed, ranked
+    std::shared_ptr<const timeline::TimelineIndex> timeline;  // when asked for
+    double loadSeconds = 0.0;
+    double analysisSeconds = 0.0;
+
+    bool ok() const { return loadStatus == trace::LoadStatus::Ok; }
+    // The load as the trace reader reported it (for writers that describe the read).
+    trace::LoadResult loadResult() const;
+};
+
+// Never throws: a file that cannot be read comes back with loadStatus/loadMessage set
+// and no model; one that runs out of memory while analysed, with the model freed.
+std::shared_ptr<const Document> open(const std::string& path, const OpenOptions& options = {},
+                                     const OpenProgress& progress = {});
+
+// What a session measured, as the diagnosis's lab rules read it.
+analysis::LabMeasurements labMeasurementsOf(const session::Session& session);
+
+}  // namespace kinetoscope::document
