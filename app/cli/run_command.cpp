@@ -5,6 +5,8 @@
 #include "core/lab/run_options.h"
 #include "core/session/lab_reading.h"
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <ostream>
@@ -13,6 +15,34 @@
 namespace kinetoscope::cli {
 
 namespace {
+
+// Ctrl-C while a run goes: cancel it (the engine saves and stops after its step) instead
+// of dying with it. Set by the signal handler, read by runEngine's loop.
+std::atomic<bool> g_interrupted{false};
+
+void onInterrupt(int)
+{
+    g_interrupted = true;
+}
+
+// The handler, for as long as the run lasts.
+class InterruptCancels
+{
+public:
+    InterruptCancels()
+    {
+        struct sigaction action{};
+        action.sa_handler = onInterrupt;
+        ::sigemptyset(&action.sa_mask);
+        ::sigaction(SIGINT, &action, &m_previous);
+    }
+    ~InterruptCancels() { ::sigaction(SIGINT, &m_previous, nullptr); }
+    InterruptCancels(const InterruptCancels&) = delete;
+    InterruptCancels& operator=(const InterruptCancels&) = delete;
+
+private:
+    struct sigaction m_previous{};
+};
 
 std::string bytesText(int64_t bytes)
 {
@@ -101,7 +131,12 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                 err << "kinetoscope run: " << current << std::endl;
             stage = current;
         };
-    const lab::RunResult result = lab::runEngine(c, callbacks);
+    g_interrupted = false;
+    callbacks.cancel = &g_interrupted;
+    const lab::RunResult result = [&] {
+        const InterruptCancels interruptCancels;
+        return lab::runEngine(c, callbacks);
+    }();
     if (terminal)
         err << "\r" << std::string(60, ' ') << "\r";
     printResults(result, out);

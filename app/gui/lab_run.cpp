@@ -14,7 +14,7 @@ LabRun::LabRun(lab::RunConfig config, widgets::LiveRunView* view)
 
 LabRun::~LabRun()
 {
-    m_cancel = true;
+    m_abandon = true;  // the tab or the window is closing: the engine is killed, not waited for
     if (m_thread.joinable())
         m_thread.join();
 }
@@ -26,6 +26,7 @@ void LabRun::start()
     auto post = [this](auto function) { QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection); };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &m_cancel;
+    callbacks.abandon = &m_abandon;
     callbacks.engineStarted = [this](int pid) { m_enginePid = pid; };
     callbacks.progress = [this, post](const std::string& stage, double fraction) {
         post([this, stage = QString::fromStdString(stage), fraction] {

@@ -27,7 +27,7 @@ public:
     void start();
     void cancel() { m_cancel = true; }
     const lab::RunConfig& config() const { return m_config; }
-    int enginePid() const { return m_enginePid; }  // 0 until the engine has started
+    int enginePid() const { return m_enginePid; }  // 0 before the engine starts and after it ends
 
 Q_SIGNALS:
     // On the GUI thread. sessionPath is empty when nothing could be saved.
@@ -37,6 +37,7 @@ private:
     lab::RunConfig m_config;
     QPointer<widgets::LiveRunView> m_view;
     std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_abandon{false};  // set when this goes: no grace period to wait out
     std::atomic<int> m_enginePid{0};
     std::thread m_thread;
 };

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <cerrno>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace {
@@ -31,16 +33,20 @@ public:
         const std::string line = lab::encodeMessage(message);
         std::lock_guard lock(m_mutex);
         size_t done = 0;
-        while (done < line.size()) {
+        while (m_open && done < line.size()) {
             const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+            if (n < 0 && errno == EINTR)
+                continue;
             if (n <= 0)
-                return;  // the app is gone; the input's end cancels the run
-            done += size_t(n);
+                m_open = false;  // the app is gone (it stops the engine itself): never half a line more
+            else
+                done += size_t(n);
         }
     }
 
 private:
     int m_fd;
+    bool m_open = true;
     std::mutex m_mutex;
 };
 
@@ -65,7 +71,7 @@ int main(int argc, char** argv)
             return 0;
         }
     // The protocol keeps the real standard output; file descriptor 1 becomes standard error.
-    const int protocolFd = ::dup(STDOUT_FILENO);
+    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);  // not inherited by anything it starts
     if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         std::perror("kinetoscope-engine");
         return 2;

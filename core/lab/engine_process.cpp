@@ -29,6 +29,9 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxLineBytes = 16u << 20;
 // Kept of the engine's standard error, for the last line of a crash.
 constexpr size_t kErrorTailBytes = 4096;
+// After the engine has exited, how long its outputs are read for what is left in them: a
+// process it started may hold them open for ever.
+constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
 
 bool isExecutableFile(const std::string& path)
 {
@@ -46,7 +49,8 @@ struct Transcript
     session::Session header;  // config and environment
     std::string sessionPath;
     std::string savedPath;    // the last complete save
-    std::string stage;        // of the last progress message
+    std::string stage;        // of the last progress message, until its arm or point ends
+    std::string finishedStage;  // the last arm or sweep point that ended
     int64_t stepsInStage = 0; // progress messages of that stage (one as each step starts)
     // Since the last save (the saved file holds everything before).
     std::vector<session::StepTiming> steps;
@@ -58,6 +62,12 @@ struct Transcript
 
 void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callbacks)
 {
+    if (!t.protocolError.empty())
+        return;  // an engine that does not speak this protocol is stopped, not listened to
+    if (!t.hello && m.type != MessageType::Hello) {
+        t.protocolError = "the engine did not introduce itself (no \"hello\" first): is it kinetoscope-engine?";
+        return;
+    }
     switch (m.type) {
     case MessageType::Hello:
         t.hello = true;
@@ -92,21 +102,26 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
             callbacks.sample(m.sample);
         break;
     case MessageType::Arm:
+        t.finishedStage = m.arm.name;
+        t.stage.clear();
         t.arms.push_back(m.arm);
         if (callbacks.arm)
             callbacks.arm(m.arm);
         break;
     case MessageType::SweepPoint:
+        t.finishedStage = "sweep " + m.sweepPoint.knob + "=" + std::to_string(m.sweepPoint.value);
+        t.stage.clear();
         t.sweep.push_back(m.sweepPoint);
         if (callbacks.sweepPoint)
             callbacks.sweepPoint(m.sweepPoint);
         break;
     case MessageType::Saved:
+        // Samples stay: one taken while the save was under way is in neither the file nor
+        // the messages after it (recovered() keeps each sample once, by time).
         t.savedPath = m.sessionPath;
         t.steps.clear();
         t.arms.clear();
         t.sweep.clear();
-        t.samples.clear();
         if (callbacks.saved)
             callbacks.saved(m.sessionPath);
         break;
@@ -138,16 +153,21 @@ std::string howItStopped(int status, const Transcript& t, const std::string& err
         else
             what = "the engine crashed (" + signalName(signal) + (description ? std::string(", ") + description : "") + ")";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello) {
-        what = "the engine could not be started";
+        what = "the engine could not be started (not a program this machine runs?)";
     } else if (WIFEXITED(status)) {
         what = "the engine exited with status " + std::to_string(WEXITSTATUS(status)) + " without finishing";
     } else {
         what = "the engine stopped";
     }
-    if (!t.hello)
+    const bool neverStarted = WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello;
+    if (neverStarted)
+        ;
+    else if (!t.hello)
         what += " before it started";
     else if (!t.stage.empty())
         what += " in the " + t.stage + " arm at step " + std::to_string(t.stepsInStage - 1);  // 0-based, as ProfilerStep#N
+    else if (!t.finishedStage.empty())
+        what += " after the " + t.finishedStage + " arm";
     else
         what += " while it prepared the run";
     // An abort or an exit usually says why on its last line ("terminate called after ...",
@@ -203,11 +223,12 @@ class EngineChild
 public:
     ~EngineChild()
     {
+        closeChildEnds();
         for (int fd : {m_control, m_out, m_err})
             if (fd >= 0)
                 ::close(fd);
         if (m_pid > 0 && !m_reaped) {  // only on an early return: never leave a zombie or an orphan
-            ::kill(m_pid, SIGKILL);
+            ::kill(-m_pid, SIGKILL);
             ::waitpid(m_pid, nullptr, 0);
         }
     }
@@ -215,15 +236,26 @@ public:
     // False + errno's text when the pipes or the process could not be made.
     bool spawn(const std::string& executable, const std::vector<std::string>& args, std::string& error)
     {
+        // Each end is owned by this object as soon as it exists (the destructor closes it).
         int control[2], out[2], err[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
             error = std::string("cannot start the engine: ") + std::strerror(errno);
             return false;
         }
-        if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+        m_control = control[0];
+        m_childEnds.push_back(control[1]);
+        if (::pipe2(out, O_CLOEXEC) != 0) {
             error = std::string("cannot start the engine: ") + std::strerror(errno);
             return false;
         }
+        m_out = out[0];
+        m_childEnds.push_back(out[1]);
+        if (::pipe2(err, O_CLOEXEC) != 0) {
+            error = std::string("cannot start the engine: ") + std::strerror(errno);
+            return false;
+        }
+        m_err = err[0];
+        m_childEnds.push_back(err[1]);
         std::vector<char*> argv;
         argv.push_back(const_cast<char*>(executable.c_str()));
         for (const std::string& arg : args)
@@ -243,7 +275,9 @@ public:
             sigset_t all;
             ::sigemptyset(&all);
             ::sigprocmask(SIG_SETMASK, &all, nullptr);
-            // The app gone, the engine goes too (it also stops when its input closes).
+            // Its own process group: a Ctrl-C in the terminal reaches the app, which cancels
+            // the run with a message. The app gone, the engine goes too.
+            ::setpgid(0, 0);
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != parent)
                 ::_exit(127);
@@ -251,12 +285,8 @@ public:
             ::_exit(127);
         }
         m_pid = pid;
-        ::close(control[1]);
-        ::close(out[1]);
-        ::close(err[1]);
-        m_control = control[0];
-        m_out = out[0];
-        m_err = err[0];
+        ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before a signal
+        closeChildEnds();
         return true;
     }
 
@@ -314,10 +344,11 @@ public:
             (void)::send(m_control, line.data(), line.size(), MSG_NOSIGNAL);
     }
 
+    // The engine's whole process group (anything it started goes too).
     void signal(int signal) const
     {
         if (!m_reaped)
-            ::kill(m_pid, signal);
+            ::kill(-m_pid, signal);
     }
 
     // True once the process has ended (its status in `status`).
@@ -331,7 +362,25 @@ public:
     int status() const { return m_status; }
     const std::string& errorTail() const { return m_errorTail; }
 
+    // Stops reading: what the outputs still hold is not waited for.
+    void closeOutputs()
+    {
+        for (int* fd : {&m_out, &m_err})
+            if (*fd >= 0) {
+                ::close(*fd);
+                *fd = -1;
+            }
+    }
+
 private:
+    void closeChildEnds()
+    {
+        for (int fd : m_childEnds)
+            ::close(fd);
+        m_childEnds.clear();
+    }
+
+    std::vector<int> m_childEnds;  // the child's ends, until it has its copies
     pid_t m_pid = -1;
     int m_control = -1, m_out = -1, m_err = -1;
     bool m_reaped = false;
@@ -378,13 +427,21 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         else if (t.protocolError.empty())
             t.protocolError = "the engine wrote " + error;
     };
+    std::optional<Clock::time_point> exited;
     for (;;) {
         const bool open = child.pump(std::chrono::milliseconds(100), onLine);
-        const bool ended = child.reap();
-        if (ended && !open)
+        if (!exited && child.reap())
+            exited = Clock::now();
+        if (exited && (!open || Clock::now() - *exited > kDrainAfterExit)) {
+            child.closeOutputs();
             break;
+        }
         if (!open)  // outputs closed, process not yet gone: wait for it, still able to cancel
             ::poll(nullptr, 0, 100);
+        if (callbacks.abandon && callbacks.abandon->load()) {
+            child.signal(SIGKILL);  // the caller is going away: no grace
+            continue;
+        }
         const bool stop = (callbacks.cancel && callbacks.cancel->load()) || !t.protocolError.empty();
         if (stop && !cancelSent) {
             EngineMessage cancel;
@@ -401,6 +458,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         if (terminated && Clock::now() - *terminated > options.cancelGrace)
             child.signal(SIGKILL);
     }
+    if (callbacks.engineStarted)
+        callbacks.engineStarted(0);  // gone: its process id may be reused from now on
 
     if (t.done && t.protocolError.empty()) {
         result.ok = t.done->ok;

@@ -24,9 +24,14 @@ struct RunCallbacks
     // file it will be saved to.
     std::function<void(const session::Session& header, const std::string& sessionPath)> started;
     std::function<void(const std::string& sessionPath)> saved;  // after every atomic save
-    // The app's side only: the engine process is running (its process id).
+    // The app's side only: the engine process is running (its process id), and 0 once
+    // it has ended.
     std::function<void(int pid)> engineStarted;
+    // Stop after the step in flight (a message to the engine, then signals after a grace
+    // period).
     const std::atomic<bool>* cancel = nullptr;
+    // The app's side only: the caller is going away; the engine is killed at once.
+    const std::atomic<bool>* abandon = nullptr;
 };
 
 struct RunResult

@@ -117,14 +117,20 @@ private Q_SLOTS:
         callbacks.step = [&](const session::StepTiming&) { ++steps; };
         callbacks.arm = [&](const session::LabArm&) { ++arms; };
         callbacks.saved = [&](const std::string&) { ++saves; };
-        callbacks.engineStarted = [&](int p) { pid = p; };
+        bool ended = false;
+        callbacks.engineStarted = [&](int p) {  // its pid, then 0 once it has ended
+            if (p > 0)
+                pid = p;
+            else
+                ended = pid > 0;
+        };
         callbacks.started = [&](const session::Session& header, const std::string& path) {
             QCOMPARE(header.config.at("model"), std::string("mlp"));
             startedPath = path;
         };
         const lab::RunResult r = lab::runEngine(c, callbacks);
         QVERIFY2(r.ok, r.error.c_str());
-        QVERIFY(pid > 0);
+        QVERIFY(pid > 0 && ended);
         QCOMPARE(steps, 6);
         QCOMPARE(arms, 3);  // fp32, bf16, and the graph arm skipped: "needs a GPU"
         QVERIFY(saves >= 3);
@@ -143,7 +149,7 @@ private Q_SLOTS:
         c.steps = 100000;  // minutes, unless killed
         int pid = 0, steps = 0;
         lab::RunCallbacks callbacks;
-        callbacks.engineStarted = [&](int p) { pid = p; };
+        callbacks.engineStarted = [&](int p) { pid = p > 0 ? p : pid; };
         callbacks.step = [&](const session::StepTiming&) {
             if (++steps == 5)
                 ::kill(pid, SIGKILL);
@@ -249,6 +255,27 @@ private Q_SLOTS:
         QVERIFY2(wrong.error.find("the engine wrote not a message: --") != std::string::npos, wrong.error.c_str());
     }
 
+    // A process the engine started may keep its outputs open after it exits: the caller
+    // reads them for a moment, then reports the exit, instead of waiting for that process.
+    void anEngineThatExitsEarlyIsOneLineEvenWithOutputsHeldOpen()
+    {
+        const QString script = m_dir.path() + "/exits-early.sh";
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#!/bin/sh\necho '{\"type\":\"hello\",\"protocol\":1,\"pid\":1}'\nsleep 20 &\nexit 3\n");
+        file.close();
+        QVERIFY(file.setPermissions(file.permissions() | QFileDevice::ExeOwner));
+        lab::EngineOptions options;
+        options.executable = script.toStdString();
+        QElapsedTimer clock;
+        clock.start();
+        const lab::RunResult r = lab::runEngine(smallRun(m_dir, "early"), {}, options);
+        QVERIFY2(clock.elapsed() < 10'000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY2(isOneLine(r.error), r.error.c_str());
+        QVERIFY2(r.error == "the engine exited with status 3 without finishing while it prepared the run", r.error.c_str());
+        QVERIFY(r.sessionPath.empty());  // nothing was started: nothing to keep
+    }
+
     // `kinetoscope run` in this process, its engine a child.
     void theCliRunsAndRejectsBadOptions()
     {
@@ -272,6 +299,27 @@ private Q_SLOTS:
         // No progress bar when stderr is not a terminal: a line per stage as it starts.
         QVERIFY2(err3.str().find("kinetoscope run: fp32\nkinetoscope run: bf16\n") != std::string::npos, err3.str().c_str());
         QVERIFY(err3.str().find('\r') == std::string::npos);
+    }
+
+    // Ctrl-C on `kinetoscope run` cancels the run (the engine is in a group of its own,
+    // so only the CLI gets the signal): the engine saves and stops after its step.
+    void ctrlCOnTheCliCancelsTheRun()
+    {
+        QProcess cli;
+        const QString out = m_dir.path() + "/cli-interrupted";
+        cli.start(QStringLiteral(KINETOSCOPE_BINARY),
+                  {"run", "--model", "mlp", "--device", "cpu", "--steps", "100000", "--batch-size", "16",
+                   "--input-features", "32", "--hidden", "64", "--sample-io-us", "100", "--out", out});
+        QVERIFY(cli.waitForStarted());
+        QByteArray stderrText;
+        QTRY_VERIFY_WITH_TIMEOUT((stderrText += cli.readAllStandardError()).contains("kinetoscope run: fp32\n"), 60'000);
+        QCOMPARE(::kill(pid_t(cli.processId()), SIGINT), 0);
+        QVERIFY(cli.waitForFinished(30'000));
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 2);
+        stderrText += cli.readAllStandardError();
+        QCOMPARE(QString::fromUtf8(stderrText).trimmed().split('\n').last(), QStringLiteral("kinetoscope run: cancelled"));
+        QVERIFY(QFile::exists(out + "/session.kinetoscope.json"));
     }
 
     // `kinetoscope run`, the real binary, its engine killed from outside: exit 2, the
