@@ -1,5 +1,6 @@
 #include "widgets/live_run_view.h"
 
+#include "core/format/format.h"
 #include "widgets/chart_style.h"
 
 #include <QHeaderView>
@@ -47,11 +48,6 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
     if (fill)
         graph->setBrush(QColor(color.red(), color.green(), color.blue(), 50));
     return graph;
-}
-
-QString bytesText(int64_t bytes)
-{
-    return bytes < 0 ? QStringLiteral("n/a") : QString::number(double(bytes) / 1e9, 'f', 2) + QStringLiteral(" GB");
 }
 
 }  // namespace
@@ -110,7 +106,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch})
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
 
-    m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("samples/s"), tr("ms/step"), tr("peak allocated"), tr("status")});
+    m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
     m_labTable->verticalHeader()->hide();
     m_labTable->horizontalHeader()->setStretchLastSection(true);
     m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -203,9 +199,11 @@ void LiveRunView::setArm(const session::LabArm& arm)
         m_labTable->setItem(row, column, item);
     };
     set(0, QString::fromStdString(arm.name));
-    set(1, arm.ran ? QString::number(arm.samplesPerSecond, 'f', 1) : QStringLiteral("—"));
-    set(2, arm.ran ? QString::number(arm.meanStepMs, 'f', 2) : QStringLiteral("—"));
-    set(3, arm.ran ? bytesText(arm.peakAllocatedBytes) : QStringLiteral("—"));
+    // The same figures, in the same words, as `kinetoscope run` prints (core/format).
+    auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    set(1, arm.ran ? text(format::rate(arm.samplesPerSecond, "samples")) : QStringLiteral("—"));
+    set(2, arm.ran ? text(format::duration(arm.meanStepMs * 1e6)) : QStringLiteral("—"));
+    set(3, arm.ran ? text(format::bytes(double(arm.peakAllocatedBytes))) : QStringLiteral("—"));
     set(4, arm.ran ? tr("measured") : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
     m_labTable->resizeColumnsToContents();
 }

@@ -1,6 +1,7 @@
 #include "app/cli/run_command.h"
 
 #include "app/cli/cli_main.h"
+#include "core/format/format.h"
 #include "core/lab/engine_process.h"
 #include "core/lab/run_options.h"
 #include "core/session/lab_reading.h"
@@ -44,23 +45,15 @@ private:
     struct sigaction m_previous{};
 };
 
-std::string bytesText(int64_t bytes)
-{
-    if (bytes < 0)
-        return "n/a";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
-    return text;
-}
-
 void printResults(const lab::RunResult& result, std::ostream& out)
 {
     const session::Session& s = result.session;
     for (const session::LabArm& arm : s.lab) {
         char line[200];
         if (arm.ran)
-            std::snprintf(line, sizeof line, "%-18s %10.1f samples/s  %8.2f ms/step  peak %s\n", arm.name.c_str(),
-                          arm.samplesPerSecond, arm.meanStepMs, bytesText(arm.peakAllocatedBytes).c_str());
+            std::snprintf(line, sizeof line, "%-18s %18s  %10s/step  peak %s\n", arm.name.c_str(),
+                          format::rate(arm.samplesPerSecond, "samples").c_str(),
+                          format::duration(arm.meanStepMs * 1e6).c_str(), format::bytes(double(arm.peakAllocatedBytes)).c_str());
         else
             std::snprintf(line, sizeof line, "%-18s not run: %s\n", arm.name.c_str(), arm.skippedReason.c_str());
         out << line;
@@ -69,8 +62,11 @@ void printResults(const lab::RunResult& result, std::ostream& out)
         out << "\nphase (fp32)   mean ms    std   median    p95    p99\n";
         for (const session::PhaseTiming& p : s.phases) {
             char line[160];
-            std::snprintf(line, sizeof line, "%-12s %8.3f %7.3f %8.3f %6.3f %6.3f\n", p.phase.c_str(), p.meanMs,
-                          p.stdMs, p.medianMs, p.p95Ms, p.p99Ms);
+            auto ms = [](double value) {
+                return format::durationIn(value * 1e6, format::TimeUnit::Milliseconds, 3);
+            };
+            std::snprintf(line, sizeof line, "%-12s %8s %7s %8s %6s %6s\n", p.phase.c_str(), ms(p.meanMs).c_str(),
+                          ms(p.stdMs).c_str(), ms(p.medianMs).c_str(), ms(p.p95Ms).c_str(), ms(p.p99Ms).c_str());
             out << line;
         }
     }
@@ -79,8 +75,9 @@ void printResults(const lab::RunResult& result, std::ostream& out)
         for (const session::SweepPoint& p : s.sweep) {
             char line[200];
             if (p.error.empty())
-                std::snprintf(line, sizeof line, "%-10s = %-6lld %10.1f samples/s  data wait %.2f ms\n", p.knob.c_str(),
-                              static_cast<long long>(p.value), p.samplesPerSecond, p.dataWaitMs);
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  data wait %s\n", p.knob.c_str(),
+                              static_cast<long long>(p.value), format::rate(p.samplesPerSecond, "samples").c_str(),
+                              format::duration(p.dataWaitMs * 1e6).c_str());
             else
                 std::snprintf(line, sizeof line, "%-10s = %-6lld %s\n", p.knob.c_str(),
                               static_cast<long long>(p.value), p.error.c_str());

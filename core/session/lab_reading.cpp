@@ -1,6 +1,6 @@
 #include "core/session/lab_reading.h"
 
-#include <cstdio>
+#include "core/format/format.h"
 
 namespace kinetoscope::session {
 
@@ -14,20 +14,6 @@ const LabArm* ranArm(const Session& s, const std::string& name)
     return nullptr;
 }
 
-std::string ratioText(double ratio)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx", ratio);
-    return text;
-}
-
-std::string msText(double ms)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f ms", ms);
-    return text;
-}
-
 }  // namespace
 
 LabReading readLab(const Session& s)
@@ -39,18 +25,18 @@ LabReading readLab(const Session& s)
     if (fp32 && bf16) {
         r.bf16OverFp32 = bf16->samplesPerSecond / fp32->samplesPerSecond;
         r.lines.push_back(*r.bf16OverFp32 < kSmallLabJump
-                              ? "fp32 -> bf16 is a small jump (" + ratioText(*r.bf16OverFp32) +
+                              ? "fp32 -> bf16 is a small jump (" + format::ratio(*r.bf16OverFp32) +
                                     "): precision is not the bottleneck; the step waits on something else, usually "
                                     "the DataLoader."
-                              : "fp32 -> bf16 is a large jump (" + ratioText(*r.bf16OverFp32) +
+                              : "fp32 -> bf16 is a large jump (" + format::ratio(*r.bf16OverFp32) +
                                     "): the step was bound by fp32 arithmetic; train in bf16.");
     }
     if (bf16 && graph) {
         r.graphOverBf16 = graph->samplesPerSecond / bf16->samplesPerSecond;
         r.lines.push_back(*r.graphOverBf16 < kSmallLabJump
-                              ? "bf16 -> CUDA graph is a small jump (" + ratioText(*r.graphOverBf16) +
+                              ? "bf16 -> CUDA graph is a small jump (" + format::ratio(*r.graphOverBf16) +
                                     "): the kernels are already well fused for this model shape."
-                              : "bf16 -> CUDA graph is a large jump (" + ratioText(*r.graphOverBf16) +
+                              : "bf16 -> CUDA graph is a large jump (" + format::ratio(*r.graphOverBf16) +
                                     "): launch overhead costs real time; capture the step (in Python: "
                                     "torch.compile(mode=\"reduce-overhead\")).");
     }
@@ -58,7 +44,7 @@ LabReading readLab(const Session& s)
         r.lines.push_back("Both transitions are large: there was room in precision and in launches; take both.");
     if (s.dataLoaderMs && s.computeMs) {
         r.dataBound = *s.dataLoaderMs > *s.computeMs;
-        r.lines.push_back("DataLoader " + msText(*s.dataLoaderMs) + " vs compute " + msText(*s.computeMs) +
+        r.lines.push_back("DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " + format::duration(*s.computeMs * 1e6) +
                           " per step: " +
                           (*r.dataBound ? "data-bound, the loader sets the pace (more workers, pinned memory, "
                                           "cheaper transforms)."
@@ -69,12 +55,9 @@ LabReading readLab(const Session& s)
         for (const SweepPoint& p : s.sweep)
             if (p.knob == knob && p.error.empty() && (!best || p.samplesPerSecond > best->samplesPerSecond))
                 best = &p;
-        if (best) {
-            char text[160];
-            std::snprintf(text, sizeof text, "Sweep of %s: best at %s = %lld (%.1f samples/s).", knob, knob,
-                          static_cast<long long>(best->value), best->samplesPerSecond);
-            r.lines.push_back(text);
-        }
+        if (best)
+            r.lines.push_back(std::string("Sweep of ") + knob + ": best at " + knob + " = " + std::to_string(best->value) +
+                              " (" + format::rate(best->samplesPerSecond, "samples") + ").");
     }
     return r;
 }

@@ -1,0 +1,170 @@
+#include "core/format/format.h"
+
+#include <array>
+#include <charconv>
+#include <algorithm>
+#include <cmath>
+
+namespace kinetoscope::format {
+
+namespace {
+
+constexpr const char* kNotAvailable = "n/a";
+
+// Fixed-point text of `value` with `decimals` decimals, in the C locale's notation.
+std::string fixed(double value, int decimals)
+{
+    std::array<char, 64> text{};
+    const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), value,
+                                            std::chars_format::fixed, decimals);
+    if (error != std::errc())
+        return kNotAvailable;
+    std::string s(text.data(), end);
+    if (s.starts_with('-') && s.find_first_not_of("0.", 1) == std::string::npos)
+        s.erase(0, 1);  // no "-0.00"
+    return s;
+}
+
+double rounded(double value, int decimals)
+{
+    const double scale = std::pow(10.0, decimals);
+    return std::round(value * scale) / scale;
+}
+
+// Three significant digits: 0, 1 or 2 decimals for magnitudes from 100, 10 or below.
+int decimalsFor(double magnitude)
+{
+    return magnitude >= 99.95 ? 0 : magnitude >= 9.995 ? 1 : 2;
+}
+
+// Inserts "," every three digits of the integral part.
+std::string grouped(std::string s)
+{
+    const size_t start = s.starts_with('-') ? 1 : 0;
+    size_t end = s.find('.');
+    if (end == std::string::npos)
+        end = s.size();
+    for (size_t i = end; i > start + 3; i -= 3)
+        s.insert(i - 3, 1, ',');
+    return s;
+}
+
+struct Scale
+{
+    double factor;  // units of the base per unit of this scale
+    const char* name;
+};
+
+// `value` (in the base unit of `scales`, smallest first) in the largest scale that keeps
+// it at 1 or more after rounding, three significant digits; the last scale takes the rest.
+template<size_t N>
+std::string scaled(double value, const std::array<Scale, N>& scales, int smallestDecimals)
+{
+    if (!std::isfinite(value))
+        return kNotAvailable;
+    const double magnitude = std::fabs(value);
+    size_t i = 0;
+    while (i + 1 < N && magnitude >= scales[i + 1].factor)
+        ++i;
+    double inUnit = magnitude / scales[i].factor;
+    int decimals = i == 0 ? smallestDecimals : decimalsFor(inUnit);
+    // Rounding can carry into the next unit: 999.96 µs is 1.00 ms.
+    if (i + 1 < N && rounded(inUnit, decimals) * scales[i].factor >= scales[i + 1].factor) {
+        ++i;
+        inUnit = magnitude / scales[i].factor;
+        decimals = decimalsFor(inUnit);
+    }
+    if (i + 1 == N && inUnit >= 1000)
+        decimals = 0;
+    return (value < 0 ? "-" : "") + fixed(inUnit, decimals) + " " + scales[i].name;
+}
+
+constexpr std::array<Scale, 4> kTimeScales{{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}};
+constexpr std::array<Scale, 5> kByteScales{
+    {{1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {kGiB, "GiB"}, {kGiB * 1024, "TiB"}}};
+
+}  // namespace
+
+std::string duration(double ns)
+{
+    return scaled(ns, kTimeScales, 0);
+}
+
+std::string seconds(double s)
+{
+    return duration(s * 1e9);
+}
+
+const char* unitName(TimeUnit unit)
+{
+    return kTimeScales[size_t(unit)].name;
+}
+
+std::string durationIn(double ns, TimeUnit unit, int decimals, bool withUnit)
+{
+    if (!std::isfinite(ns))
+        return kNotAvailable;
+    const std::string text = fixed(ns / kTimeScales[size_t(unit)].factor, decimals);
+    return withUnit ? text + " " + unitName(unit) : text;
+}
+
+std::string bytes(double value)
+{
+    if (!(value >= 0))  // negative: "not available"; NaN too
+        return kNotAvailable;
+    return scaled(value, kByteScales, 0);
+}
+
+std::string byteRate(double bytesPerSecond)
+{
+    const std::string text = bytes(bytesPerSecond);
+    return text == kNotAvailable ? text : text + "/s";
+}
+
+std::string percent(double fraction)
+{
+    if (!std::isfinite(fraction))
+        return kNotAvailable;
+    return fixed(fraction * 100.0, 1) + " %";
+}
+
+std::string ratio(double value)
+{
+    if (!std::isfinite(value))
+        return kNotAvailable;
+    return number(value) + "×";
+}
+
+std::string count(uint64_t value)
+{
+    return grouped(std::to_string(value));
+}
+
+std::string count(double value)
+{
+    if (!std::isfinite(value))
+        return kNotAvailable;
+    if (value == std::floor(value) && std::fabs(value) < 9e15)
+        return grouped(fixed(value, 0));
+    return number(value);
+}
+
+std::string rate(double perSecond, std::string_view what)
+{
+    return number(perSecond) + " " + std::string(what) + "/s";
+}
+
+std::string number(double value)
+{
+    if (!std::isfinite(value))
+        return kNotAvailable;
+    const double magnitude = std::fabs(value);
+    if (magnitude != 0 && magnitude < 0.995) {
+        // Three significant digits below 1: 0.123, 0.0123, 0.00123 ...
+        const int decimals = std::min(12, 2 - int(std::floor(std::log10(magnitude))));
+        return fixed(value, decimals);
+    }
+    return grouped(fixed(value, decimalsFor(magnitude)));
+}
+
+}  // namespace kinetoscope::format

@@ -1,0 +1,55 @@
+#pragma once
+// One convention for every number people read, in every output (CLI text and Markdown,
+// findings, widgets, the report). Qt-free, locale-independent (a GUI's locale never turns
+// "1.5 ms" into "1,5 ms"), UTF-8.
+//
+// The convention: a space before every unit; three significant digits; the unit chosen
+// after rounding (999.96 µs is "1.00 ms", not "1000 µs"); time in ns, µs, ms, s; bytes in
+// binary units (B, KiB, MiB, GiB, TiB: the units GPU memory is sized in); shares as
+// percent with one decimal; ratios with "×"; counts grouped by thousands with ",".
+// Not-a-number, infinities and the "not available" sentinel (a negative byte count) read
+// "n/a".
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kinetoscope::format {
+
+// Nanoseconds, auto-scaled: "812 ns", "1.23 µs", "45.6 ms", "8.30 s"; 1000 s and more
+// stay in seconds ("4512 s").
+std::string duration(double ns);
+std::string seconds(double s);  // the same, from seconds
+
+enum class TimeUnit
+{
+    Nanoseconds,
+    Microseconds,
+    Milliseconds,
+    Seconds,
+};
+// A fixed unit and number of decimals, for aligned columns and axes: durationIn(1.5e6,
+// Milliseconds, 2) is "1.50" (withUnit: "1.50 ms").
+std::string durationIn(double ns, TimeUnit unit, int decimals, bool withUnit = false);
+const char* unitName(TimeUnit unit);  // "ns", "µs", "ms", "s"
+
+// Bytes, binary units: "512 B", "812 KiB", "1.23 GiB"; negative: "n/a".
+std::string bytes(double bytes);
+// A rate of bytes: "12.3 GiB/s".
+std::string byteRate(double bytesPerSecond);
+// GiB for axes and columns that pick one unit.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// A share given as a fraction (0.333): "33.3 %".
+std::string percent(double fraction);
+// A ratio: "1.85×", "12.3×".
+std::string ratio(double value);
+// A count: "1,234,567".
+std::string count(uint64_t value);
+// A count that may be a mean (per step): "12", "4.50", "1,235".
+std::string count(double value);
+// Something per second: rate(1234.5, "samples") is "1,235 samples/s".
+std::string rate(double perSecond, std::string_view what);
+// A plain number, three significant digits: "0.0123", "4.56", "789", "12,346".
+std::string number(double value);
+
+}  // namespace kinetoscope::format

@@ -1,0 +1,82 @@
+// core/format: one convention for every number people read (format.h states it).
+#include "core/format/format.h"
+
+#include <QtTest>
+
+#include <clocale>
+#include <cmath>
+#include <limits>
+
+using namespace kinetoscope;
+
+class TestFormat : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void durationsScaleAfterRounding()
+    {
+        QCOMPARE(format::duration(0), std::string("0 ns"));
+        QCOMPARE(format::duration(812), std::string("812 ns"));
+        QCOMPARE(format::duration(999.6), std::string("1.00 µs"));
+        QCOMPARE(format::duration(1234), std::string("1.23 µs"));
+        QCOMPARE(format::duration(45.6e6), std::string("45.6 ms"));
+        QCOMPARE(format::duration(999.96e3), std::string("1.00 ms"));
+        QCOMPARE(format::duration(177.59e6), std::string("178 ms"));
+        QCOMPARE(format::duration(8.3e9), std::string("8.30 s"));
+        QCOMPARE(format::duration(4512e9), std::string("4512 s"));
+        QCOMPARE(format::duration(-1.5e6), std::string("-1.50 ms"));
+        QCOMPARE(format::seconds(0.25), std::string("250 ms"));
+        QCOMPARE(format::duration(std::nan("")), std::string("n/a"));
+        QCOMPARE(format::durationIn(1.5e6, format::TimeUnit::Milliseconds, 2), std::string("1.50"));
+        QCOMPARE(format::durationIn(2500, format::TimeUnit::Microseconds, 1, true), std::string("2.5 µs"));
+        QCOMPARE(format::durationIn(-0.001, format::TimeUnit::Milliseconds, 2), std::string("0.00"));
+    }
+
+    void bytesAreBinary()
+    {
+        QCOMPARE(format::bytes(0), std::string("0 B"));
+        QCOMPARE(format::bytes(512), std::string("512 B"));
+        QCOMPARE(format::bytes(1023.9), std::string("1.00 KiB"));
+        QCOMPARE(format::bytes(812 * 1024.0), std::string("812 KiB"));
+        QCOMPARE(format::bytes(1.5 * format::kGiB), std::string("1.50 GiB"));
+        QCOMPARE(format::bytes(80 * format::kGiB), std::string("80.0 GiB"));
+        QCOMPARE(format::bytes(3.0 * 1024 * format::kGiB), std::string("3.00 TiB"));
+        QCOMPARE(format::bytes(-1), std::string("n/a"));  // the "not available" sentinel
+        QCOMPARE(format::byteRate(12.3 * format::kGiB), std::string("12.3 GiB/s"));
+    }
+
+    void sharesRatiosCountsRates()
+    {
+        QCOMPARE(format::percent(0.3333), std::string("33.3 %"));
+        QCOMPARE(format::percent(1), std::string("100.0 %"));
+        QCOMPARE(format::ratio(1.849), std::string("1.85×"));
+        QCOMPARE(format::ratio(12.34), std::string("12.3×"));
+        QCOMPARE(format::count(uint64_t(1234567)), std::string("1,234,567"));
+        QCOMPARE(format::count(uint64_t(999)), std::string("999"));
+        QCOMPARE(format::count(4.5), std::string("4.50"));
+        QCOMPARE(format::count(12.0), std::string("12"));
+        QCOMPARE(format::rate(1234.6, "samples"), std::string("1,235 samples/s"));
+        QCOMPARE(format::number(0.012345), std::string("0.0123"));
+        QCOMPARE(format::number(4.567), std::string("4.57"));
+        QCOMPARE(format::number(789.4), std::string("789"));
+        QCOMPARE(format::number(12345.6), std::string("12,346"));
+        QCOMPARE(format::number(-2.5e-7), std::string("-0.000000250"));
+        QCOMPARE(format::number(std::numeric_limits<double>::infinity()), std::string("n/a"));
+        QCOMPARE(format::number(1e300).size() < 420, true);  // no crash, no overflow of a buffer
+    }
+
+    // The GUI runs under the user's locale: a comma locale must not change the text.
+    void theLocaleNeverChangesTheText()
+    {
+        const char* previous = std::setlocale(LC_NUMERIC, nullptr);
+        const std::string saved = previous ? previous : "C";
+        if (!std::setlocale(LC_NUMERIC, "de_DE.UTF-8") && !std::setlocale(LC_NUMERIC, "fr_FR.UTF-8"))
+            QSKIP("no locale with a decimal comma installed");
+        const std::string text = format::duration(1.5e6);
+        std::setlocale(LC_NUMERIC, saved.c_str());
+        QCOMPARE(text, std::string("1.50 ms"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFormat)
+#include "test_format.moc"
