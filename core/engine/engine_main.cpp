@@ -104,45 +104,41 @@ int main(int argc, char** argv)
         }
     }).detach();
 
+    // Each callback becomes one message: `fill` sets its fields.
+    auto send = [&writer](lab::MessageType type, const auto& fill) {
+        lab::EngineMessage m = message(type);
+        fill(m);
+        writer.write(m);
+    };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &cancel;
     callbacks.progress = [&](const std::string& stage, double fraction) {
-        lab::EngineMessage m = message(lab::MessageType::Progress);
-        m.stage = stage;
-        m.fraction = fraction;
-        writer.write(m);
+        send(lab::MessageType::Progress, [&](lab::EngineMessage& m) {
+            m.stage = stage;
+            m.fraction = fraction;
+        });
     };
     callbacks.step = [&](const session::StepTiming& step) {
-        lab::EngineMessage m = message(lab::MessageType::Step);
-        m.step = step;
-        writer.write(m);
+        send(lab::MessageType::Step, [&](lab::EngineMessage& m) { m.step = step; });
     };
     callbacks.sample = [&](const session::LiveSample& sample) {
-        lab::EngineMessage m = message(lab::MessageType::Sample);
-        m.sample = sample;
-        writer.write(m);
+        send(lab::MessageType::Sample, [&](lab::EngineMessage& m) { m.sample = sample; });
     };
     callbacks.arm = [&](const session::LabArm& arm) {
-        lab::EngineMessage m = message(lab::MessageType::Arm);
-        m.arm = arm;
-        writer.write(m);
+        send(lab::MessageType::Arm, [&](lab::EngineMessage& m) { m.arm = arm; });
     };
     callbacks.sweepPoint = [&](const session::SweepPoint& point) {
-        lab::EngineMessage m = message(lab::MessageType::SweepPoint);
-        m.sweepPoint = point;
-        writer.write(m);
+        send(lab::MessageType::SweepPoint, [&](lab::EngineMessage& m) { m.sweepPoint = point; });
     };
     callbacks.started = [&](const session::Session& header, const std::string& sessionPath) {
-        lab::EngineMessage m = message(lab::MessageType::Started);
-        m.header.config = header.config;
-        m.header.environment = header.environment;
-        m.sessionPath = sessionPath;
-        writer.write(m);
+        send(lab::MessageType::Started, [&](lab::EngineMessage& m) {
+            m.header.config = header.config;
+            m.header.environment = header.environment;
+            m.sessionPath = sessionPath;
+        });
     };
     callbacks.saved = [&](const std::string& sessionPath) {
-        lab::EngineMessage m = message(lab::MessageType::Saved);
-        m.sessionPath = sessionPath;
-        writer.write(m);
+        send(lab::MessageType::Saved, [&](lab::EngineMessage& m) { m.sessionPath = sessionPath; });
     };
 
     const lab::RunResult result = engine::runLab(config, callbacks);

@@ -18,6 +18,22 @@
 
 using namespace kinetoscope;
 
+namespace {
+
+// A CPU run that would last minutes unless stopped.
+lab::RunConfig longRun(const QTemporaryDir& dir)
+{
+    lab::RunConfig c;
+    c.model = "mlp";
+    c.device = "cpu";
+    c.steps = 100000;
+    c.sampleIoUs = 100;
+    c.outDir = dir.path().toStdString();
+    return c;
+}
+
+}  // namespace
+
 class TestMainWindow : public QObject
 {
     Q_OBJECT
@@ -106,12 +122,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60'000);
         QCOMPARE(window.documentCount(), 1);
         QTemporaryDir dir;
-        lab::RunConfig c;
-        c.model = "mlp";
-        c.device = "cpu";
-        c.steps = 100000;  // would run for minutes
-        c.sampleIoUs = 100;
-        c.outDir = dir.path().toStdString();
+        const lab::RunConfig c = longRun(dir);
         QSignalSpy finished(&window, &gui::MainWindow::labFinished);
         widgets::LiveRunView* live = window.startLab(c);
         QTRY_VERIFY_WITH_TIMEOUT(live->stepBars() >= 3, 60'000);
@@ -140,12 +151,7 @@ private Q_SLOTS:
         if (!gui::MainWindow::labAvailable())
             QSKIP("built without the engine");
         QTemporaryDir dir;
-        lab::RunConfig c;
-        c.model = "mlp";
-        c.device = "cpu";
-        c.steps = 100000;  // would run for minutes
-        c.sampleIoUs = 100;
-        c.outDir = dir.path().toStdString();
+        const lab::RunConfig c = longRun(dir);
         QElapsedTimer clock;
         clock.start();
         {
