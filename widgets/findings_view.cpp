@@ -1,5 +1,7 @@
 #include "widgets/findings_view.h"
 
+#include "core/analysis/diagnosis/finding_text.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QHBoxLayout>
@@ -23,29 +25,6 @@ QColor severityColor(analysis::Severity s)
     return QColor(0x61, 0x61, 0x61);
 }
 
-// Figure names end in their unit ("..._us"); the value is shown with its unit instead.
-QString figureName(const std::string& name)
-{
-    QString text = QString::fromStdString(name);
-    for (const char* suffix : {"_us", "_bytes"})
-        if (text.endsWith(QLatin1String(suffix)))
-            text.chop(int(qstrlen(suffix)));
-    return text.replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
-QString figureText(const analysis::Evidence::Figure& f)
-{
-    if (f.unit == "us")
-        return QStringLiteral("%1 ms").arg(f.value / 1e3, 0, 'f', 2);
-    if (f.unit == "fraction")
-        return QStringLiteral("%1 %").arg(f.value * 100, 0, 'f', 1);
-    if (f.unit == "bytes")
-        return QStringLiteral("%1 GB").arg(f.value / 1e9, 0, 'f', 2);
-    if (f.unit == "count")
-        return QString::number(f.value, 'f', 0);
-    return QString::number(f.value, 'g', 4) + QLatin1Char(' ') + QString::fromStdString(f.unit == "ratio" ? "" : f.unit);
-}
-
 }  // namespace
 
 QString findingHtml(const analysis::Finding& f, int rank)
@@ -55,12 +34,13 @@ QString findingHtml(const analysis::Finding& f, int rank)
                            "<b>%4</b> <span style=\"color:#616161\">(%5)</span></p>")
                 .arg(QString::fromStdString(f.id), severityColor(f.severity).name(),
                      QString::fromLatin1(analysis::severityName(f.severity)),
-                     f.estimatedGainNs > 0 ? QStringLiteral("%1 ms per step").arg(f.estimatedGainNs / 1e6, 0, 'f', 2)
-                                           : QStringLiteral("none per step"),
+                     QString::fromStdString(analysis::gainText(f)),
                      QString::fromStdString(f.gainMethod).toHtmlEscaped());
     html += QStringLiteral("<p>%1</p><p><b>Evidence</b></p><ul>").arg(QString::fromStdString(f.explanation).toHtmlEscaped());
     for (const auto& fig : f.evidence.figures)
-        html += QStringLiteral("<li>%1: <b>%2</b></li>").arg(figureName(fig.name).toHtmlEscaped(), figureText(fig));
+        html += QStringLiteral("<li>%1: <b>%2</b></li>")
+                    .arg(QString::fromStdString(analysis::figureLabel(fig)).toHtmlEscaped(),
+                         QString::fromStdString(analysis::figureValue(fig)).toHtmlEscaped());
     if (!f.evidence.steps.empty()) {
         QStringList steps;
         for (const auto& s : f.evidence.steps)
@@ -68,9 +48,9 @@ QString findingHtml(const analysis::Finding& f, int rank)
         html += QStringLiteral("<li>steps: %1</li>").arg(steps.join(QStringLiteral(", ")).toHtmlEscaped());
     }
     for (const auto& op : f.evidence.ops)
-        html += QStringLiteral("<li>op: <code>%1</code></li>").arg(QString::fromStdString(op).toHtmlEscaped());
+        html += QStringLiteral("<li>op: <code>%1</code></li>").arg(QString::fromStdString(analysis::targetText(op)).toHtmlEscaped());
     for (const auto& k : f.evidence.kernels)
-        html += QStringLiteral("<li>kernel: <code>%1</code></li>").arg(QString::fromStdString(k.substr(0, 120)).toHtmlEscaped());
+        html += QStringLiteral("<li>kernel: <code>%1</code></li>").arg(QString::fromStdString(analysis::targetText(k)).toHtmlEscaped());
     html += QStringLiteral("</ul><p><b>Fix.</b> %1</p>").arg(QString::fromStdString(f.fix).toHtmlEscaped());
     if (!f.snippet.empty())
         html += QStringLiteral("<pre style=\"background:#f5f5f5;padding:6px\">%1</pre>")

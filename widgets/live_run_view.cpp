@@ -92,7 +92,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
         m_phaseBars.push_back(bars);
     }
 
-    m_memory = makePlot(this, tr("time since the run started (s)"), tr("GB"),
+    m_memory = makePlot(this, tr("time since the run started (s)"), tr("GiB"),
                         tr("CUDA caching allocator: allocated (live tensors) vs reserved (held from the driver); "
                            "GPU memory used by every process (NVML); this process's resident host memory."));
     m_allocated = addCurve(m_memory, tr("allocated"), QColor(0x15, 0x65, 0xc0), true);
@@ -175,8 +175,8 @@ void LiveRunView::addSample(const session::LiveSample& s)
     auto addGb = [&](QCPGraph* graph, int64_t bytes) {
         if (bytes < 0)
             return;
-        graph->addData(s.seconds, double(bytes) / 1e9);
-        m_maxMemoryGb = std::max(m_maxMemoryGb, double(bytes) / 1e9);
+        graph->addData(s.seconds, double(bytes) / format::kGiB);
+        m_maxMemoryGb = std::max(m_maxMemoryGb, double(bytes) / format::kGiB);
     };
     addGb(m_allocated, s.allocatedBytes);
     addGb(m_reserved, s.reservedBytes);

@@ -72,7 +72,7 @@ private:
     int m_steps = 0;
     int m_samples = 0;
     double m_maxStepMs = 0;
-    double m_maxMemoryGb = 0;
+    double m_maxMemoryGb = 0;  // GiB
     double m_maxSweep = 0;
 };
 

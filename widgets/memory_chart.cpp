@@ -1,5 +1,6 @@
 #include "widgets/memory_chart.h"
 
+#include "core/format/format.h"
 #include "widgets/chart_style.h"
 
 namespace kinetoscope::widgets {
@@ -20,7 +21,7 @@ void reduce(const std::vector<analysis::MemoryPoint>& curve, bool reserved, int6
         double lo = 1e300, hi = -1e300;
         int64_t loT = 0, hiT = 0;
         for (; i < curve.size() && int64_t(double(curve[i].timeNs - begin) / width) == bucket; ++i) {
-            const double v = double(reserved ? curve[i].reservedBytes : curve[i].allocatedBytes) / 1e9;
+            const double v = double(reserved ? curve[i].reservedBytes : curve[i].allocatedBytes) / format::kGiB;
             if (v < lo) { lo = v; loT = curve[i].timeNs; }
             if (v > hi) { hi = v; hiT = curve[i].timeNs; }
         }
@@ -41,7 +42,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     applyChartStyle(*this);
     setMinimumHeight(240);
     xAxis->setLabel(QStringLiteral("time since the start of the trace (ms)"));
-    yAxis->setLabel(QStringLiteral("memory (GB)"));
+    yAxis->setLabel(QStringLiteral("memory (GiB)"));
     legend->setVisible(true);
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeZoom(Qt::Horizontal);
@@ -93,9 +94,9 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
         });
         if (peak != d.curve.end() && double(peak->allocatedBytes) >= 0.05 * double(maxPeak)) {
             auto* label = new QCPItemText(this);
-            label->position->setCoords(double(peak->timeNs - originNs) / 1e6, double(peak->allocatedBytes) / 1e9);
+            label->position->setCoords(double(peak->timeNs - originNs) / 1e6, double(peak->allocatedBytes) / format::kGiB);
             label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-            label->setText(QStringLiteral("peak %1 GB").arg(double(peak->allocatedBytes) / 1e9, 0, 'f', 2));
+            label->setText(QStringLiteral("peak %1").arg(QString::fromStdString(format::bytes(double(peak->allocatedBytes)))));
             label->setColor(c);
         }
     }
@@ -138,13 +139,13 @@ void MemoryChart::showReadoutAt(double key)
 {
     if (!m_readout || graphCount() == 0)
         return;
-    QStringList lines{QStringLiteral("t = %1 ms").arg(key, 0, 'f', 1)};
+    QStringList lines{QStringLiteral("t = %1").arg(QString::fromStdString(format::duration(key * 1e6)))};
     for (int i = 0; i < graphCount(); ++i) {
         const auto points = graph(i)->data();
         auto it = points->findBegin(key, false);
         if (it == points->constEnd())
             continue;
-        lines << QStringLiteral("%1: %2 GB").arg(graph(i)->name()).arg(it->value, 0, 'f', 2);
+        lines << QStringLiteral("%1: %2").arg(graph(i)->name(), QString::fromStdString(format::bytes(it->value * format::kGiB)));
     }
     m_readout->setText(lines.join(QLatin1Char('\n')));
     m_readout->setVisible(true);

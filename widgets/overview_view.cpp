@@ -1,5 +1,6 @@
 #include "widgets/overview_view.h"
 
+#include "core/format/format.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/plot_export.h"
 #include "widgets/utilization_chart.h"
@@ -20,22 +21,22 @@ QString keyFiguresHtml(const document::Document& trace)
                                 "<br><span style=\"font-size:15pt;font-weight:600\">%2</span></td>")
                      .arg(label, value, tip);
     };
-    cell(QStringLiteral("Step time"), QStringLiteral("%1 ms").arg(s.breakdown.all.averageTotalNs / 1e6, 0, 'f', 2),
+    cell(QStringLiteral("Step time"), QString::fromStdString(format::duration(s.breakdown.all.averageTotalNs)),
          QStringLiteral("Average wall time of a step, extended to the end of the GPU work it launched."));
     cell(QStringLiteral("Steady steps"),
-         QString::number(s.steps.steps.size()) +
+         QString::fromStdString(format::count(uint64_t(s.steps.steps.size()))) +
              (s.steps.source == analysis::StepSource::Window ? QStringLiteral(" (window)") : QString()),
          QStringLiteral("Steps judged: ProfilerStep#N spans, or iterations found from DataLoader calls or "
                         "Optimizer.step; warm-up and the loop's tail are left out."));
     QString utilization = QStringLiteral("n/a");
     if (!s.gpu.empty() && s.gpu.begin()->second.utilization)
-        utilization = QStringLiteral("%1 %").arg(*s.gpu.begin()->second.utilization * 100, 0, 'f', 1);
+        utilization = QString::fromStdString(format::percent(*s.gpu.begin()->second.utilization));
     cell(QStringLiteral("GPU utilisation"), utilization,
          QStringLiteral("Share of the steps' span in which a kernel ran (first device)."));
     const double kernel = s.breakdown.all.averageTotalNs > 0
                               ? s.breakdown.all.average(analysis::TimeCategory::Kernel) / s.breakdown.all.averageTotalNs
                               : 0.0;
-    cell(QStringLiteral("Kernel share"), QStringLiteral("%1 %").arg(kernel * 100, 0, 'f', 1),
+    cell(QStringLiteral("Kernel share"), QString::fromStdString(format::percent(kernel)),
          QStringLiteral("Share of the step in which a kernel ran."));
     QString top = QStringLiteral("none");
     if (!trace.findings.empty())
@@ -62,13 +63,13 @@ QString windowHtml(const analysis::TraceSummary& s)
                 states.emplace_back(m.idleByHostState[i], i);
         std::sort(states.rbegin(), states.rend());
         for (const auto& [ns, i] : states)
-            parts << QStringLiteral("%1 %2 ms").arg(QString::fromLatin1(analysis::hostStateName(analysis::HostState(i))))
-                         .arg(ns / 1e6, 0, 'f', 2);
+            parts << QStringLiteral("%1 %2").arg(QString::fromLatin1(analysis::hostStateName(analysis::HostState(i))),
+                                                 QString::fromStdString(format::duration(ns)));
         html += QStringLiteral("<p style=\"margin:2px 0\" title=\"What the host was doing while no kernel, copy or "
-                               "memset ran (per steady step)\"><b>GPU idle %1 ms per step, while the host was in:</b> "
+                               "memset ran (per steady step)\"><b>GPU idle %1 per step, while the host was in:</b> "
                                "%2</p>")
-                    .arg(m.deviceIdleNs / 1e6, 0, 'f', 2)
-                    .arg(parts.isEmpty() ? QStringLiteral("nothing recorded") : parts.join(QStringLiteral(", ")));
+                    .arg(QString::fromStdString(format::duration(m.deviceIdleNs)),
+                         parts.isEmpty() ? QStringLiteral("nothing recorded") : parts.join(QStringLiteral(", ")));
     }
     return html;
 }

@@ -1,5 +1,6 @@
 #include "widgets/report.h"
 
+#include "core/format/format.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/findings_view.h"
 #include "widgets/memory_chart.h"
@@ -54,11 +55,11 @@ QString reportHtml(const document::Document& trace, const Images& images, Src sr
     QString html = QStringLiteral("<html><head><meta charset=\"utf-8\"><title>Kinetoscope: %1</title></head>"
                                   "<body style=\"font-family:sans-serif\">").arg(file);
     html += QStringLiteral("<h1>Why is this run slow? — %1</h1>").arg(file);
-    html += QStringLiteral("<p style=\"color:#616161\">Kinetoscope %1 · %2 · %3 steps · loaded %4 s, analysed %5 s</p>")
-                .arg(QStringLiteral(KINETOSCOPE_VERSION), QDateTime::currentDateTime().toString(Qt::ISODate))
-                .arg(trace.summary.steps.steps.size())
-                .arg(trace.loadSeconds, 0, 'f', 2)
-                .arg(trace.analysisSeconds, 0, 'f', 2);
+    html += QStringLiteral("<p style=\"color:#616161\">Kinetoscope %1 · %2 · %3 steps · loaded in %4, analysed in %5</p>")
+                .arg(QStringLiteral(KINETOSCOPE_VERSION), QDateTime::currentDateTime().toString(Qt::ISODate),
+                     QString::fromStdString(format::count(uint64_t(trace.summary.steps.steps.size()))),
+                     QString::fromStdString(format::seconds(trace.loadSeconds)),
+                     QString::fromStdString(format::seconds(trace.analysisSeconds)));
     html += keyFiguresHtml(trace);
     // Both dimensions given: QTextDocument lays an image out at its own size otherwise.
     const int width = 680;

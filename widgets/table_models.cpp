@@ -1,12 +1,27 @@
 #include "widgets/table_models.h"
 
+#include "core/format/format.h"
+
+#include <algorithm>
+
 namespace kinetoscope::widgets {
 
 namespace {
 
+// Fixed units in the columns (named in the headers), so that values line up.
 QString ms(double ns)
 {
-    return QString::number(ns / 1e6, 'f', 3);
+    return QString::fromStdString(format::durationIn(ns, format::TimeUnit::Milliseconds, 3));
+}
+
+QString us(double ns)
+{
+    return QString::fromStdString(format::durationIn(ns, format::TimeUnit::Microseconds, 1));
+}
+
+QString count(int64_t n)
+{
+    return QString::fromStdString(format::count(uint64_t(std::max<int64_t>(0, n))));
 }
 
 QString triple(const int32_t (&v)[3])
@@ -65,7 +80,7 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Name: return QString::fromStdString(o.name);
     case Shapes: return m_byShapes ? QString::fromStdString(o.inputShapes) : QString();
-    case Calls: return raw ? QVariant(qlonglong(o.calls)) : QVariant(QString::number(o.calls));
+    case Calls: return raw ? QVariant(qlonglong(o.calls)) : QVariant(count(o.calls));
     case SelfCpu: return raw ? QVariant(qlonglong(o.selfCpuNs)) : QVariant(ms(double(o.selfCpuNs)));
     case CpuTotal: return raw ? QVariant(qlonglong(o.cpuTotalNs)) : QVariant(ms(double(o.cpuTotalNs)));
     case SelfDevice: return raw ? QVariant(qlonglong(o.selfDeviceNs)) : QVariant(ms(double(o.selfDeviceNs)));
@@ -134,15 +149,15 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
     case Name: return QString::fromStdString(k.name);
-    case Calls: return raw ? QVariant(qlonglong(k.calls)) : QVariant(QString::number(k.calls));
+    case Calls: return raw ? QVariant(qlonglong(k.calls)) : QVariant(count(k.calls));
     case Total: return raw ? QVariant(qlonglong(k.totalNs)) : QVariant(ms(double(k.totalNs)));
-    case Mean: return raw ? QVariant(k.meanNs()) : QVariant(QString::number(k.meanNs() / 1e3, 'f', 1));
-    case Min: return raw ? QVariant(qlonglong(k.minNs)) : QVariant(QString::number(double(k.minNs) / 1e3, 'f', 1));
-    case Max: return raw ? QVariant(qlonglong(k.maxNs)) : QVariant(QString::number(double(k.maxNs) / 1e3, 'f', 1));
+    case Mean: return raw ? QVariant(k.meanNs()) : QVariant(us(k.meanNs()));
+    case Min: return raw ? QVariant(qlonglong(k.minNs)) : QVariant(us(double(k.minNs)));
+    case Max: return raw ? QVariant(qlonglong(k.maxNs)) : QVariant(us(double(k.maxNs)));
     case Grid: return raw ? QVariant(qlonglong(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2])) : QVariant(triple(k.grid));
     case Block: return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) * std::max(1, k.block[2])) : QVariant(triple(k.block));
     case Registers: return raw ? QVariant(k.registersPerThread) : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a") : QString::number(k.registersPerThread));
-    case SharedMemory: return raw ? QVariant(k.sharedMemoryBytes) : QVariant(k.sharedMemoryBytes < 0 ? QStringLiteral("n/a") : QString::number(k.sharedMemoryBytes));
+    case SharedMemory: return raw ? QVariant(k.sharedMemoryBytes) : QVariant(QString::fromStdString(format::bytes(double(k.sharedMemoryBytes))));
     case TensorCore: return raw ? QVariant(int(k.tensorCore)) : QVariant(k.tensorCore ? QStringLiteral("yes") : QStringLiteral("no"));
     case Op: return QString::fromStdString(k.topOp);
     default: return {};
@@ -154,7 +169,7 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     static const char* names[] = {"Kernel", "Calls", "Total (ms)", "Mean (µs)", "Min (µs)", "Max (µs)", "Grid",
-                                  "Block", "Registers", "Shared mem (B)", "Tensor Core", "Launched by"};
+                                  "Block", "Registers", "Shared mem", "Tensor Core", "Launched by"};
     static const char* tips[] = {
         "The kernel's name.", "How many times it ran.", "Sum of its durations.", "Mean duration.",
         "Shortest run.", "Longest run.", "Grid of its longest run.", "Block of its longest run.",

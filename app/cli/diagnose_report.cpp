@@ -1,6 +1,7 @@
 #include "app/cli/diagnose_report.h"
 
-#include "core/trace/printable.h"
+#include "core/analysis/diagnosis/finding_text.h"
+#include "core/format/format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,40 +15,6 @@ using namespace kinetoscope::analysis;
 
 namespace {
 
-std::string formatFigure(const Evidence::Figure& f)
-{
-    char text[64];
-    if (f.unit == "us")
-        std::snprintf(text, sizeof text, "%.1f ms", f.value / 1e3);
-    else if (f.unit == "fraction")
-        std::snprintf(text, sizeof text, "%.1f %%", f.value * 100);
-    else if (f.unit == "bytes")
-        std::snprintf(text, sizeof text, "%.2f GB", f.value / 1e9);
-    else if (f.unit == "count")
-        std::snprintf(text, sizeof text, "%.0f", f.value);
-    else
-        std::snprintf(text, sizeof text, "%.2f %s", f.value, f.unit == "ratio" ? "" : f.unit.c_str());
-    return text;
-}
-
-// Figure names end in their unit ("..._us"); people read the value with its unit instead.
-std::string displayName(const std::string& name)
-{
-    for (const char* suffix : {"_us", "_bytes"})
-        if (name.ends_with(suffix))
-            return name.substr(0, name.size() - std::char_traits<char>::length(suffix));
-    return name;
-}
-
-std::string gainText(const Finding& f)
-{
-    if (f.estimatedGainNs <= 0)
-        return "no time per step";
-    char text[48];
-    std::snprintf(text, sizeof text, "~%.2f ms per step", f.estimatedGainNs / 1e6);
-    return text;
-}
-
 // What the trace is, then the steps judged (when the window can be judged at all).
 std::string stepLine(const TraceSummary& s)
 {
@@ -55,9 +22,9 @@ std::string stepLine(const TraceSummary& s)
     if (!s.window.diagnosable())
         return line;
     char text[128];
-    std::snprintf(text, sizeof text, "; judged over %zu %s of %.2f ms on average", s.steps.steps.size(),
+    std::snprintf(text, sizeof text, "; judged over %zu %s of %s on average", s.steps.steps.size(),
                   s.steps.source == StepSource::Window ? "window" : "steady steps",
-                  s.breakdown.all.averageTotalNs / 1e6);
+                  format::duration(s.breakdown.all.averageTotalNs).c_str());
     return line + text;
 }
 
@@ -116,7 +83,7 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
             << severityName(f.severity) << "** · estimated gain " << gainText(f) << " (" << f.gainMethod << ")\n\n"
             << f.explanation << "\n\n**Evidence**\n\n";
         for (const Evidence::Figure& fig : f.evidence.figures)
-            out << "- " << displayName(fig.name) << ": " << formatFigure(fig) << "\n";
+            out << "- " << figureLabel(fig) << ": " << figureValue(fig) << "\n";
         if (!f.evidence.steps.empty()) {
             out << "- steps:";
             for (const std::string& s : f.evidence.steps)
@@ -124,9 +91,9 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
             out << "\n";
         }
         for (const std::string& op : f.evidence.ops)
-            out << "- op: `" << op << "`\n";
+            out << "- op: `" << targetText(op) << "`\n";
         for (const std::string& k : f.evidence.kernels)
-            out << "- kernel: `" << trace::utf8Prefix(k, 120) << "`\n";
+            out << "- kernel: `" << targetText(k) << "`\n";
         out << "\n**Fix.** " << f.fix << "\n";
         if (!f.snippet.empty())
             out << "\n```python\n" << f.snippet << "```\n";
@@ -150,10 +117,10 @@ std::string diagnosisText(const std::string& source, const std::vector<Finding>&
         out << i + 1 << ". [" << severity << "] " << f.title << "  (" << f.id << ")\n";
         out << "   " << f.explanation << "\n   evidence:";
         for (const Evidence::Figure& fig : f.evidence.figures)
-            out << " " << displayName(fig.name) << " " << formatFigure(fig) << ";";
+            out << " " << figureLabel(fig) << " " << figureValue(fig) << ";";
         out << "\n";
         if (!f.evidence.ops.empty())
-            out << "   ops: " << f.evidence.ops.front() << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
+            out << "   ops: " << targetText(f.evidence.ops.front()) << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
         out << "   gain: " << gainText(f) << " (" << f.gainMethod << ")\n   fix: " << f.fix << "\n";
         std::istringstream snippet(f.snippet);
         for (std::string line; std::getline(snippet, line);)

@@ -1,6 +1,6 @@
 #include "app/cli/info_report.h"
 
-#include "app/cli/text_format.h"
+#include "core/format/format.h"
 #include "core/trace/format_description.h"
 
 #include <nlohmann/json.hpp>
@@ -183,7 +183,7 @@ std::string infoText(const std::string& path, const LoadResult& result)
             if (d.numSms > 0)
                 text += ", " + std::to_string(d.numSms) + " SMs";
             if (d.totalGlobalMemBytes > 0)
-                text += ", " + humanBytes(static_cast<uint64_t>(d.totalGlobalMemBytes));
+                text += ", " + format::bytes(double(d.totalGlobalMemBytes));
             row(&d == &m.devices.front() ? "devices" : "", text);
         }
     }
@@ -193,7 +193,7 @@ std::string infoText(const std::string& path, const LoadResult& result)
                          (m.distributed->backend.empty() ? "" : " (" + m.distributed->backend + ")"));
     else
         row("ranks", "single process (no distributedInfo)");
-    row("time span", humanDurationNs(model.endNs() - model.beginNs()));
+    row("time span", format::duration(model.endNs() - model.beginNs()));
     const size_t steps = countEventsWithNamePrefix(model);
     row("steps", steps ? std::to_string(steps) + " ProfilerStep markers"
                        : "no ProfilerStep markers (analysed as one window)");
@@ -203,10 +203,10 @@ std::string infoText(const std::string& path, const LoadResult& result)
     };
     row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " + counted(tracks.gpuStreams, "GPU stream") +
                       (tracks.other ? ", " + std::to_string(tracks.other) + " other" : ""));
-    row("events", withThousands(s.entries) + " entries: " + withThousands(s.completeEvents) +
-                      " complete, " + withThousands(s.instantEvents) + " instant, " +
-                      withThousands(s.memorySamples) + " memory samples, " +
-                      withThousands(s.flowEvents) + " flow, " + withThousands(s.metadataEvents) +
+    row("events", format::count(s.entries) + " entries: " + format::count(s.completeEvents) +
+                      " complete, " + format::count(s.instantEvents) + " instant, " +
+                      format::count(s.memorySamples) + " memory samples, " +
+                      format::count(s.flowEvents) + " flow, " + format::count(s.metadataEvents) +
                       " metadata");
     std::vector<std::pair<std::string, uint64_t>> categories(s.byRawCategory.begin(), s.byRawCategory.end());
     std::sort(categories.begin(), categories.end(),
@@ -214,7 +214,7 @@ std::string infoText(const std::string& path, const LoadResult& result)
     bool firstCategory = true;
     for (const auto& [cat, count] : categories) {
         row(firstCategory ? "by category" : "", (cat.empty() ? std::string("(no cat)") : cat) + "  " +
-                                                      withThousands(count));
+                                                      format::count(count));
         firstCategory = false;
     }
     if (s.skipped.empty()) {
@@ -222,29 +222,28 @@ std::string infoText(const std::string& path, const LoadResult& result)
     } else {
         bool first = true;
         for (const auto& [reason, count] : s.skipped) {
-            row(first ? "skipped" : "", withThousands(count) + "  " + reason);
+            row(first ? "skipped" : "", format::count(count) + "  " + reason);
             first = false;
         }
     }
     if (s.repairedEvents)
-        row("repaired", withThousands(s.repairedEvents) + " events with bad characters in strings (control characters, bad escapes, bytes not UTF-8)");
+        row("repaired", format::count(s.repairedEvents) + " events with bad characters in strings (control characters, bad escapes, bytes not UTF-8)");
     if (s.mendedStrings)
-        row("mended", withThousands(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
+        row("mended", format::count(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
     if (s.valuesOutOfRange)
-        row("unset", withThousands(s.valuesOutOfRange) + " device activities with an arg beyond what its field holds (left unset)");
+        row("unset", format::count(s.valuesOutOfRange) + " device activities with an arg beyond what its field holds (left unset)");
     if (s.clampedTimes)
-        row("clamped", withThousands(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
+        row("clamped", format::count(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
     const LinkCounts links = countLinks(model);
-    row("links", withThousands(links.activitiesLinked) + " of " + withThousands(links.activities) +
+    row("links", format::count(links.activitiesLinked) + " of " + format::count(links.activities) +
                      " device activities joined to their launch; " +
-                     withThousands(links.launchesWithOp) + " of " + withThousands(links.launches) +
-                     " launch calls to their op; " + withThousands(model.flows().size()) + " flows");
-    char load[160];
-    std::snprintf(load, sizeof load, "%.3f s, %.0f MB/s of %s JSON; model %s (%.0f B/entry)",
-                  s.loadSeconds, throughputMBps(s), humanBytes(s.bytesRead).c_str(),
-                  humanBytes(model.memoryBytes()).c_str(),
-                  s.entries ? static_cast<double>(model.memoryBytes()) / static_cast<double>(s.entries) : 0.0);
-    row("load", load);
+                     format::count(links.launchesWithOp) + " of " + format::count(links.launches) +
+                     " launch calls to their op; " + format::count(model.flows().size()) + " flows");
+    row("load", format::seconds(s.loadSeconds) + ", " +
+                    format::byteRate(s.loadSeconds > 0 ? double(s.bytesRead) / s.loadSeconds : 0.0) + " of " +
+                    format::bytes(double(s.bytesRead)) + " JSON; model " + format::bytes(double(model.memoryBytes())) +
+                    " (" + format::bytes(s.entries ? double(model.memoryBytes()) / double(s.entries) : 0.0) +
+                    " per entry)");
     if (!result.ok())
         row("problem", result.message);
     return out.str();

@@ -1,6 +1,6 @@
 #include "app/cli/summary_report.h"
 
-#include "app/cli/text_format.h"
+#include "core/format/format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -150,20 +150,10 @@ json gapTotalsJson(const GapTotals& g)
             {"total_us", toUs(double(g.totalNs()))}};
 }
 
-std::string percent(std::optional<double> fraction)
+// A share the trace may not have given.
+std::string percentOr(std::optional<double> fraction)
 {
-    if (!fraction)
-        return "not available";
-    char text[16];
-    std::snprintf(text, sizeof text, "%.1f %%", *fraction * 100.0);
-    return text;
-}
-
-std::string ms(double ns)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f ms", ns / 1e6);
-    return text;
+    return fraction ? format::percent(*fraction) : "not available";
 }
 
 }  // namespace
@@ -305,19 +295,19 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     for (const QualityIssue& q : s.window.quality)
         out << "  trace quality: " << q.message << "\n";
     out << "\n" << s.steps.steps.size() << (s.steps.source == StepSource::Window ? " window" : " steady steps")
-        << ", average " << ms(all.averageTotalNs) << " per step";
+        << ", average " << format::duration(all.averageTotalNs) << " per step";
     if (s.steps.droppedIncompleteSteps)
         out << "; " << s.steps.droppedIncompleteSteps << " incomplete trailing step(s) left out";
     const CausalModel& model = s.causal;
     if (model.stepsModelled > 0 && s.window.deviceActivities > 0) {
-        out << "\n\nWhere the device idles (per step: busy " << ms(model.deviceBusyNs) << ", idle " << ms(model.deviceIdleNs)
+        out << "\n\nWhere the device idles (per step: busy " << format::duration(model.deviceBusyNs) << ", idle " << format::duration(model.deviceIdleNs)
             << "), by what the host was doing\n";
         for (size_t i = 0; i < kHostStateCount; ++i) {
             if (model.idleByHostState[i] <= 0)
                 continue;
             char line[96];
             std::snprintf(line, sizeof line, "  %-14s %12s idle   (host %s)\n", hostStateName(HostState(i)),
-                          ms(model.idleByHostState[i]).c_str(), ms(model.hostByState[i]).c_str());
+                          format::duration(model.idleByHostState[i]).c_str(), format::duration(model.hostByState[i]).c_str());
             out << line;
         }
         out << "Causal gains (the step replayed without each cause; credited once, never above its gain alone)\n";
@@ -326,45 +316,46 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
                 continue;
             char line[128];
             std::snprintf(line, sizeof line, "  %-16s %12s  (alone %s, after the others %s)\n", causeName(Cause(i)),
-                          ms(model.gainNs[i]).c_str(), ms(model.soloGainNs[i]).c_str(), ms(model.afterOthersNs[i]).c_str());
+                          format::duration(model.gainNs[i]).c_str(), format::duration(model.soloGainNs[i]).c_str(), format::duration(model.afterOthersNs[i]).c_str());
             out << line;
         }
         char check[128];
-        std::snprintf(check, sizeof check, "  model check: replayed step %s vs measured %s\n", ms(model.replayedStepNs).c_str(),
-                      ms(model.stepNs).c_str());
+        std::snprintf(check, sizeof check, "  model check: replayed step %s vs measured %s\n", format::duration(model.replayedStepNs).c_str(),
+                      format::duration(model.stepNs).c_str());
         out << check;
     }
     out << "\n\nStep-time breakdown (average per step)\n";
     for (size_t c = 0; c < kTimeCategoryCount; ++c) {
         const double share = all.averageTotalNs > 0 ? all.averageNs[c] / all.averageTotalNs : 0.0;
         char line[96];
-        std::snprintf(line, sizeof line, "  %-14s %12s  %5.1f %%\n",
-                      std::string(timeCategoryKey(TimeCategory(c))).c_str(), ms(all.averageNs[c]).c_str(),
-                      share * 100.0);
+        std::snprintf(line, sizeof line, "  %-14s %12s  %7s\n", std::string(timeCategoryKey(TimeCategory(c))).c_str(),
+                      format::duration(all.averageNs[c]).c_str(), format::percent(share).c_str());
         out << line;
     }
     out << "\nGPU\n";
     if (s.gpu.empty())
         out << "  no kernels in this trace\n";
     for (const auto& [device, m] : s.gpu) {
-        char occupancy[32] = "not available";
-        if (m.achievedOccupancy)
-            std::snprintf(occupancy, sizeof occupancy, "%.1f %%", *m.achievedOccupancy);
-        out << "  device " << device << ": utilisation " << percent(m.utilization) << ", SM efficiency "
-            << percent(m.smEfficiency) << ", achieved occupancy " << occupancy << ", Tensor Core kernels "
-            << percent(m.tensorCoreShare) << " of kernel time\n";
+        // Occupancy is given in percent (0-100), the other shares as fractions.
+        const std::string occupancy =
+            m.achievedOccupancy ? format::percent(*m.achievedOccupancy / 100.0) : std::string("not available");
+        out << "  device " << device << ": utilisation " << percentOr(m.utilization) << ", SM efficiency "
+            << percentOr(m.smEfficiency) << ", achieved occupancy " << occupancy << ", Tensor Core kernels "
+            << percentOr(m.tensorCoreShare) << " of kernel time\n";
     }
     const GapTotals& g = s.idleGaps.total;
     if (!s.gpu.empty())
-        out << "  idle between device work inside steps: " << ms(double(g.totalNs())) << " (host wait "
-            << ms(double(g.hostWaitNs)) << ", short gaps " << ms(double(g.shortNs)) << ", other "
-            << ms(double(g.otherNs)) << ")\n";
+        out << "  idle between device work inside steps: " << format::duration(double(g.totalNs())) << " (host wait "
+            << format::duration(double(g.hostWaitNs)) << ", short gaps " << format::duration(double(g.shortNs)) << ", other "
+            << format::duration(double(g.otherNs)) << ")\n";
     if (s.launches.launchDelay.count > 0) {
         char line[200];
         std::snprintf(line, sizeof line,
-                      "  launches: %s kernels under 10 us; launch delay p50 %.1f us, p95 %.1f us; launch call mean %.1f us\n",
-                      percent(s.launches.shortKernelShare).c_str(), double(s.launches.launchDelay.p50) / 1e3,
-                      double(s.launches.launchDelay.p95) / 1e3, s.launches.launchCallDuration.mean / 1e3);
+                      "  launches: %s kernels under 10 µs; launch delay p50 %s, p95 %s; launch call mean %s\n",
+                      percentOr(s.launches.shortKernelShare).c_str(),
+                      format::duration(double(s.launches.launchDelay.p50)).c_str(),
+                      format::duration(double(s.launches.launchDelay.p95)).c_str(),
+                      format::duration(s.launches.launchCallDuration.mean).c_str());
         out << line;
     }
     // Ranked by device time; by CPU time when no op launched device work.
@@ -376,34 +367,32 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, ops.size()); ++i) {
         const OpStats& o = ops[i];
         char line[256];
-        std::snprintf(line, sizeof line, "  %-40.40s %8lld calls  device %10s  CPU %10s  self CPU %10s\n",
-                      o.name.c_str(), static_cast<long long>(o.calls), ms(double(o.deviceTotalNs)).c_str(),
-                      ms(double(o.cpuTotalNs)).c_str(), ms(double(o.selfCpuNs)).c_str());
+        std::snprintf(line, sizeof line, "  %-40.40s %8s calls  device %10s  CPU %10s  self CPU %10s\n",
+                      o.name.c_str(), format::count(uint64_t(o.calls)).c_str(), format::duration(double(o.deviceTotalNs)).c_str(),
+                      format::duration(double(o.cpuTotalNs)).c_str(), format::duration(double(o.selfCpuNs)).c_str());
         out << line;
     }
     out << "\nTop kernels\n";
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.kernels.size()); ++i) {
         const KernelStats& k = s.kernels[i];
         char line[256];
-        std::snprintf(line, sizeof line, "  %-56.56s %7lld calls %10s  mean %8.1f us%s\n", k.name.c_str(),
-                      static_cast<long long>(k.calls), ms(double(k.totalNs)).c_str(), k.meanNs() / 1e3,
-                      k.tensorCore ? "  TC" : "");
+        std::snprintf(line, sizeof line, "  %-56.56s %7s calls %10s  mean %10s%s\n", k.name.c_str(),
+                      format::count(uint64_t(k.calls)).c_str(), format::duration(double(k.totalNs)).c_str(),
+                      format::duration(k.meanNs()).c_str(), k.tensorCore ? "  TC" : "");
         out << line;
     }
     if (!s.memory.empty()) {
         out << "\nMemory\n";
         for (const auto& [device, d] : s.memory) {
-            out << "  " << device << ": peak allocated " << humanBytes(uint64_t(std::max<int64_t>(0, d.peakAllocatedBytes)));
+            out << "  " << device << ": peak allocated " << format::bytes(double(std::max<int64_t>(0, d.peakAllocatedBytes)));
             out << (d.totalsRecorded ? "" : " (rebuilt from allocation sizes)");
             out << ", peak reserved "
-                << (d.peakReservedBytes ? humanBytes(uint64_t(*d.peakReservedBytes)) : std::string("not available"))
-                << ", " << withThousands(d.allocations.size()) << " allocations\n";
+                << (d.peakReservedBytes ? format::bytes(double(*d.peakReservedBytes)) : std::string("not available"))
+                << ", " << format::count(uint64_t(d.allocations.size())) << " allocations\n";
         }
     }
-    char timing[128];
-    std::snprintf(timing, sizeof timing, "\nloaded in %.3f s, analysed in %.3f s\n",
-                  loaded.model->stats().loadSeconds, analysisSeconds);
-    out << timing;
+    out << "\nloaded in " << format::seconds(loaded.model->stats().loadSeconds) << ", analysed in "
+        << format::seconds(analysisSeconds) << "\n";
     return out.str();
 }
 

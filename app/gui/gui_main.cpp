@@ -6,6 +6,7 @@
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
 #include "core/document/document.h"
+#include "core/format/format.h"
 #include "core/session/session.h"
 
 #include "core/lab/run_options.h"
@@ -77,7 +78,8 @@ int runGui(int argc, char** argv)
                                         QStringLiteral("timeline")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
             if (printLatency)
-                std::fprintf(stderr, "max event-loop latency while loading: %.1f ms\n", window.lastLoadMaxLatencyMs());
+                std::fprintf(stderr, "max event-loop latency while loading: %s\n",
+                             format::duration(window.lastLoadMaxLatencyMs() * 1e6).c_str());
             if (screenshot.isEmpty())
                 return;
             doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));

@@ -8,6 +8,7 @@
 
 #include "app/gui/lab_dialog.h"
 #include "app/gui/lab_run.h"
+#include "core/format/format.h"
 #include "core/lab/engine_process.h"
 
 #include <QAction>
@@ -228,11 +229,10 @@ void MainWindow::finishLoad()
         addRecentFile(m_loadingPath);
         if (m_labSessions.removeAll(m_loadingPath) > 0)
             doc->setCurrentIndex(1);  // a lab just finished: its diagnosis first
-        QString status = tr("%1: %2 events, %3 steps, loaded in %4 s")
-                             .arg(name)
-                             .arg(trace->model->stats().entries)
-                             .arg(trace->summary.steps.steps.size())
-                             .arg(trace->loadSeconds, 0, 'f', 2);
+        QString status = tr("%1: %2 events, %3 steps, loaded in %4")
+                             .arg(name, QString::fromStdString(format::count(trace->model->stats().entries)),
+                                  QString::fromStdString(format::count(uint64_t(trace->summary.steps.steps.size()))),
+                                  QString::fromStdString(format::seconds(trace->loadSeconds)));
         if (trace->loadStatus != trace::LoadStatus::Ok)
             status =
                 tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));

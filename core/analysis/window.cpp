@@ -3,6 +3,7 @@
 #include "core/analysis/name_cache.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
+#include "core/format/format.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -80,18 +81,6 @@ std::string describeOneOff(CallKind kind, std::string_view call)
 bool isBlockingKind(CallKind kind)
 {
     return kind == CallKind::Synchronize || kind == CallKind::Copy;
-}
-
-std::string formatDuration(int64_t ns)
-{
-    char text[32];
-    if (ns >= 1'000'000'000)
-        std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(ns) / 1e9);
-    else if (ns >= 1'000'000)
-        std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(ns) / 1e6);
-    else
-        std::snprintf(text, sizeof text, "%.0f us", static_cast<double>(ns) / 1e3);
-    return text;
 }
 
 void findOneOffs(const TraceModel& model, WindowClass& w)
@@ -266,8 +255,7 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     if (const double kept = keptShareOfOps(model); kept >= 0 && kept < kSampledShare) {
         w.sampled = true;
         add("sampled-trace", 1,
-            "only about " + std::to_string(std::max(1, static_cast<int>(kept * 100))) +
-                " % of the host ops were kept (their op ids are sparse): busy and idle times cannot be trusted");
+            "only about " + format::percent(kept) + " of the host ops were kept (their op ids are sparse): busy and idle times cannot be trusted");
     }
     const IngestStats& stats = model.stats();
     add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
@@ -291,8 +279,8 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
         return;
     if (span->durationNs / 10 > hostEnd - hostBegin && span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
         add("profiler-span", 1,
-            "the profiler's own span lasts " + formatDuration(span->durationNs) + " but the recorded events only " +
-                formatDuration(hostEnd - hostBegin) + ": the span is not used as the window");
+            "the profiler's own span lasts " + format::duration(span->durationNs) + " but the recorded events only " +
+                format::duration(hostEnd - hostBegin) + ": the span is not used as the window");
     int64_t outside = 0;
     for (const Event& e : model.events())
         outside += !isSpan(e) && e.category != Category::Instant &&
@@ -342,20 +330,20 @@ std::string WindowClass::headline() const
                          : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
                                                                       : "";
     if (stepSource == StepSource::Window)
-        text += ", one window of " + formatDuration(windowNs) + " (no iterations found)";
+        text += ", one window of " + format::duration(windowNs) + " (no iterations found)";
     else
         text += ", " + std::to_string(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
     if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
         text += ", " + std::to_string(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") + " left out";
     for (const OneOffCost& o : oneOffs) {
         if (o.beforeWindow) {
-            text += ", starts inside earlier work (" + o.what + ", " + formatDuration(o.lengthNs()) + ")";
+            text += ", starts inside earlier work (" + o.what + ", " + format::duration(o.lengthNs()) + ")";
             break;
         }
     }
     for (const OneOffCost& o : oneOffs) {
         if (!o.beforeWindow) {
-            text += ", one-off costs " + formatDuration(oneOffNs) + " (" + o.what + ")";
+            text += ", one-off costs " + format::duration(oneOffNs) + " (" + o.what + ")";
             break;
         }
     }

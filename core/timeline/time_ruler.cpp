@@ -111,13 +111,4 @@ std::string formatTime(int64_t ns, int64_t resolutionNs)
     return fixed(ns, unit.ns, decimalsFor(std::max<int64_t>(1, resolutionNs), unit.ns)) + " " + unit.name;
 }
 
-std::string formatDuration(int64_t ns)
-{
-    // Three significant digits: 1.23 ms, 12.3 ms, 123 ms.
-    const Unit unit = unitFor(std::llabs(ns));
-    const int64_t magnitude = std::llabs(ns) / unit.ns;
-    const int decimals = unit.ns == 1 ? 0 : magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
-    return fixed(ns, unit.ns, decimals) + " " + unit.name;
-}
-
 }  // namespace kinetoscope::timeline

@@ -22,8 +22,6 @@ struct RulerTick
 int64_t rulerStepNs(double nsPerPixel, double minSpacingPx);
 // Minor ticks every step/5 (or /2 for 2 x 10^k steps); every major tick labelled.
 std::vector<RulerTick> rulerTicks(const Viewport& view, int64_t originNs, double minLabelSpacingPx = 90.0);
-// A duration or offset in the unit that reads best ("850 ns", "12.4 µs", "3.25 ms", "1.5 s").
-std::string formatDuration(int64_t ns);
 // `ns` in a unit chosen by its magnitude, with enough decimals to show `resolutionNs`.
 std::string formatTime(int64_t ns, int64_t resolutionNs);
 

@@ -3,6 +3,7 @@
 // TensorBoard plugin's own recommendations, thresholds and lab measurements.
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
+#include "core/analysis/diagnosis/finding_text.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/diagnosed.h"
 #include "tests/support/scenario_trace.h"
@@ -39,6 +40,29 @@ class TestDiagnosis : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // One renderer of a finding's figures for the CLI, the findings page and the report.
+    void figuresReadInOneConvention()
+    {
+                const auto value = [](double v, const char* unit) { return figureValue(Evidence::Figure{"x", v, unit}); };
+        QCOMPARE(value(59261, "us"), std::string("59.3 ms"));
+        QCOMPARE(value(812, "us"), std::string("812 µs"));
+        QCOMPARE(value(0.334, "fraction"), std::string("33.4 %"));
+        QCOMPARE(value(1.5 * 1024 * 1024 * 1024, "bytes"), std::string("1.50 GiB"));
+        QCOMPARE(value(4.5, "count"), std::string("4.50"));
+        QCOMPARE(value(1234, "count"), std::string("1,234"));
+        QCOMPARE(value(2.31, "ratio"), std::string("2.31×"));
+        QCOMPARE(value(12.3, "GB/s"), std::string("11.5 GiB/s"));  // bytes per ns
+        QCOMPARE(figureLabel({"dataloader_wait_us", 1, "us"}), std::string("dataloader wait"));
+        QCOMPARE(figureLabel({"bandwidth_gb_per_s", 1, "GB/s"}), std::string("bandwidth"));
+        Finding f;
+        QCOMPARE(gainText(f), std::string("none per step"));
+        f.estimatedGainNs = 12.34e6;
+        QCOMPARE(gainText(f), std::string("~12.3 ms per step"));
+        // A long kernel name is cut at a UTF-8 boundary, never inside a character.
+        const std::string name = std::string(119, 'k') + "\xC3\xA9tail";
+        QCOMPARE(targetText(name), std::string(119, 'k'));
+    }
+
     void healthyTraceHasNoHighFinding()
     {
         const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None));

@@ -47,7 +47,7 @@ private Q_SLOTS:
         QVERIFY(run.out.find("216,092 entries") != std::string::npos);
         QVERIFY(run.out.find("rank 1 of 2 (nccl)") != std::string::npos);
         QVERIFY(run.out.find("5 ProfilerStep markers") != std::string::npos);
-        QVERIFY(run.out.find("MB/s") != std::string::npos);
+        QVERIFY(run.out.find("MiB/s of 51.2 MiB JSON") != std::string::npos);  // binary units (core/format)
     }
 
     void reportsBadInputInOneLineWithExitCode2()

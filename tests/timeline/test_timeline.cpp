@@ -2,6 +2,7 @@
 // and hit-testing are exact to the nanosecond at the end of an hour-long trace; search by
 // name with next/previous.
 #include "core/analysis/summary.h"
+#include "core/format/format.h"
 #include "core/timeline/counter_track.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/time_ruler.h"
@@ -235,9 +236,9 @@ private Q_SLOTS:
         QVERIFY(last.size() >= 2);
         QCOMPARE(QString::fromStdString(last.back()), QString("3600.000000000 s"));
         QVERIFY(last[last.size() - 2] != last.back());
-        QCOMPARE(QString::fromStdString(timeline::formatDuration(1'234'567)), QString("1.23 ms"));
-        QCOMPARE(QString::fromStdString(timeline::formatDuration(850)), QString("850 ns"));
-        QCOMPARE(QString::fromStdString(timeline::formatDuration(12'345)), QString("12.3 µs"));
+        QCOMPARE(QString::fromStdString(format::duration(1'234'567)), QString("1.23 ms"));
+        QCOMPARE(QString::fromStdString(format::duration(850)), QString("850 ns"));
+        QCOMPARE(QString::fromStdString(format::duration(12'345)), QString("12.3 µs"));
         QCOMPARE(QString::fromStdString(timeline::formatTime(kHourNs - 1, 1)), QString("3599.999999999 s"));
     }
 

@@ -1,5 +1,6 @@
 #include "widgets/timeline/timeline_details.h"
 
+#include "core/format/format.h"
 #include "core/timeline/time_ruler.h"
 #include "widgets/timeline/timeline_palette.h"
 
@@ -52,7 +53,7 @@ QString TimelineDetails::eventLink(trace::EventId event) const
     return QStringLiteral("<a href='event:%1'>%2</a> (%3)")
         .arg(event.value)
         .arg(QString::fromUtf8(m_index.model().text(e.name)).toHtmlEscaped(),
-             QString::fromStdString(timeline::formatDuration(e.durationNs)));
+             QString::fromStdString(format::duration(e.durationNs)));
 }
 
 QString TimelineDetails::trackLabel(trace::EventId event) const
@@ -87,7 +88,7 @@ void TimelineDetails::showEvent(trace::EventId event)
     html += row(tr("Track"), trackLabel(event).toHtmlEscaped());
     html += row(tr("Start"), QString::fromStdString(timeline::formatTime(e.startNs - model.beginNs(), 1)) +
                                  tr(" after the trace's first event"));
-    html += row(tr("Duration"), QString::fromStdString(timeline::formatDuration(e.durationNs)) +
+    html += row(tr("Duration"), QString::fromStdString(format::duration(e.durationNs)) +
                                     QStringLiteral(" (%1 ns)").arg(e.durationNs));
     if (const trace::StringId shapes = model.inputShapes(event); shapes.valid())
         html += row(tr("Input shapes"), QString::fromUtf8(model.text(shapes)).toHtmlEscaped());
@@ -98,10 +99,11 @@ void TimelineDetails::showEvent(trace::EventId event)
         if (k->registersPerThread >= 0)
             html += row(tr("Registers / thread"), QString::number(k->registersPerThread));
         if (k->occupancyPercent >= 0)
-            html += row(tr("Est. achieved occupancy"), QStringLiteral("%1 %").arg(double(k->occupancyPercent)));
+            html += row(tr("Est. achieved occupancy"),
+                        QString::fromStdString(format::percent(double(k->occupancyPercent) / 100.0)));
     }
     if (const trace::CopyInfo* c = model.copyInfo(event); c && c->bytes >= 0)
-        html += row(tr("Bytes"), QString::number(c->bytes));
+        html += row(tr("Bytes"), QString::fromStdString(format::bytes(double(c->bytes))));
     // Where it came from and what it started.
     if (trace::isGpuActivity(e.category)) {
         if (e.correlated.valid())
@@ -138,12 +140,12 @@ void TimelineDetails::showEvent(trace::EventId event)
 void TimelineDetails::showTotals(const timeline::RangeTotals& totals)
 {
     QString html = tr("<p><b>Range of %1</b> from %2 to %3 after the trace's first event</p>")
-                       .arg(QString::fromStdString(timeline::formatDuration(totals.endNs - totals.beginNs)),
+                       .arg(QString::fromStdString(format::duration(totals.endNs - totals.beginNs)),
                             QString::fromStdString(timeline::formatTime(totals.beginNs - m_index.model().beginNs(), 1000)),
                             QString::fromStdString(timeline::formatTime(totals.endNs - m_index.model().beginNs(), 1000)));
     html += tr("<p>%1 slices, %2 of slice time in the range.</p>")
                 .arg(totals.slices)
-                .arg(QString::fromStdString(timeline::formatDuration(totals.totalNs)));
+                .arg(QString::fromStdString(format::duration(totals.totalNs)));
     html += tr("<table><tr><th align='left'>Name</th><th align='left'>Category</th><th align='right'>Count</th>"
                "<th align='right'>Time in range</th></tr>");
     for (size_t i = 0; i < totals.byName.size() && i < size_t(kMaxListed); ++i) {
@@ -151,7 +153,7 @@ void TimelineDetails::showTotals(const timeline::RangeTotals& totals)
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align='right'>%3</td><td align='right'>%4</td></tr>")
                     .arg(QString::fromStdString(r.name).left(120).toHtmlEscaped(), sliceCategoryLabel(r.category))
                     .arg(r.count)
-                    .arg(QString::fromStdString(timeline::formatDuration(r.totalNs)));
+                    .arg(QString::fromStdString(format::duration(r.totalNs)));
     }
     html += QStringLiteral("</table>");
     if (totals.byName.size() > size_t(kMaxListed))

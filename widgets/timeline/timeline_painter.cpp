@@ -1,5 +1,6 @@
 #include "widgets/timeline/timeline_painter.h"
 
+#include "core/format/format.h"
 #include "core/timeline/time_ruler.h"
 #include "widgets/timeline/timeline_palette.h"
 
@@ -15,17 +16,6 @@ using timeline::RowKind;
 using timeline::TrackLayout;
 
 namespace {
-
-QString formatBytes(double bytes)
-{
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 4) {
-        bytes /= 1024.0;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : 1).arg(QLatin1String(units[u]));
-}
 
 // Pixel geometry shared by the passes below.
 struct Geometry
@@ -85,7 +75,7 @@ void paintRows(QPainter& p, const Geometry& g)
             p.drawText(QRect(14, y + 2, s.labelWidth - 18, row.height / 2), Qt::AlignVCenter | Qt::AlignLeft,
                        QString::fromStdString(track.label));
             p.setPen(QColor(110, 110, 110));
-            const QString peak = track.unit == timeline::CounterUnit::Bytes ? QObject::tr("peak %1").arg(formatBytes(track.maxValue))
+            const QString peak = track.unit == timeline::CounterUnit::Bytes ? QObject::tr("peak %1").arg(QString::fromStdString(format::bytes(track.maxValue)))
                                                                              : QStringLiteral("0-100 %");
             p.drawText(QRect(14, y + row.height / 2, s.labelWidth - 18, row.height / 2 - 2),
                        Qt::AlignVCenter | Qt::AlignLeft, peak);
@@ -318,7 +308,7 @@ void paintRuler(QPainter& p, const Geometry& g)
     }
     p.restore();
     if (s.range) {
-        const QString width = QString::fromStdString(timeline::formatDuration(s.range->second - s.range->first));
+        const QString width = QString::fromStdString(format::duration(s.range->second - s.range->first));
         p.setPen(timeline_colors::kRangeEdge);
         p.drawText(QRect(4, 0, s.labelWidth - 8, s.rulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                    QObject::tr("Range %1").arg(width));

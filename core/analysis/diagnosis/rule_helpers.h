@@ -1,6 +1,7 @@
 #pragma once
 // Small shared helpers for the rules: averages, shares, names of the worst steps.
 #include "core/analysis/diagnosis/diagnosis.h"
+#include "core/format/format.h"
 
 #include <algorithm>
 #include <string>
@@ -69,11 +70,5 @@ std::vector<std::string> worstSteps(const DiagnosisInput& in, Value value, size_
     }
     return names;
 }
-
-std::string formatMs(double ns);
-std::string formatPercent(double fraction);
-std::string formatRatio(double ratio);  // "2.3x"
-std::string formatBytes(double bytes);  // "1.2 GB"
-
 
 }  // namespace kinetoscope::analysis::rules

@@ -164,10 +164,10 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     const double gain = causal(in).gain(Cause::Fp32Matmul);
     f.severity = severityForGain(share(gain, stepMeanNs(in)));
     f.title = "Matrix multiplies and convolutions run without Tensor Cores (" +
-              formatPercent(std::max(eligibleShare, simtShare)) + " of kernel time)";
-    f.explanation = "The GPU has Tensor Cores, but " + formatPercent(tcShare) +
+              format::percent(std::max(eligibleShare, simtShare)) + " of kernel time)";
+    f.explanation = "The GPU has Tensor Cores, but " + format::percent(tcShare) +
                     " of the kernel time uses them while GEMM and convolution ops take " +
-                    formatPercent(eligibleShare) + " of it: the model runs in fp32. Mixed precision moves "
+                    format::percent(eligibleShare) + " of it: the model runs in fp32. Mixed precision moves "
                     "these ops onto Tensor Cores, typically 2x or more faster.";
     f.evidence.figures = {{"tensor_core_share_of_kernel_time", tcShare, "fraction"},
                           {"gemm_conv_share_of_kernel_time", eligibleShare, "fraction"},
@@ -183,8 +183,8 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, "us"});
     f.evidence.figures.push_back({"gain_once_the_host_keeps_up_us", causal(in).afterOthers(Cause::Fp32Matmul) / 1e3, "us"});
     if (causal(in).afterOthers(Cause::Fp32Matmul) > 2 * gain + 1e6)
-        f.explanation += " The host sets the pace today: this saves " + formatMs(gain) + " on its own, up to " +
-                         formatMs(causal(in).afterOthers(Cause::Fp32Matmul)) + " once the host-side findings are fixed.";
+        f.explanation += " The host sets the pace today: this saves " + format::duration(gain) + " on its own, up to " +
+                         format::duration(causal(in).afterOthers(Cause::Fp32Matmul)) + " once the host-side findings are fixed.";
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the fp32 GEMM/convolution kernels at half their time (16-bit Tensor "
                    "Core kernels run them at least 2x faster); saved only where the GPU sets the pace";
@@ -252,7 +252,7 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "tensor-core-misaligned";
     f.severity = fraction >= 0.25 ? Severity::High : Severity::Medium;
-    f.title = "GEMM/conv shapes that are not multiples of 8 take " + formatPercent(fraction) + " of kernel time";
+    f.title = "GEMM/conv shapes that are not multiples of 8 take " + format::percent(fraction) + " of kernel time";
     f.explanation = "Tensor Core kernels need the matrix dimensions (and channel counts) to be multiples of 8 "
                     "for fp16/bf16; otherwise cuBLAS and cuDNN pad internally or fall back to slower kernels. "
                     "Padding the model's widths (vocabulary, hidden size, channels) fixes it.";
@@ -320,7 +320,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     f.title = "The optimizer launches " + std::to_string(static_cast<int64_t>(perStep)) +
               " kernels per step, one or more per parameter";
     f.explanation = "Optimizer.step runs a loop over parameters with a few small kernels each (" +
-                    formatMs(spanNs / static_cast<double>(spans.size())) +
+                    format::duration(spanNs / static_cast<double>(spans.size())) +
                     " per step). The foreach and fused implementations update all parameters with a handful "
                     "of large kernels.";
     f.evidence.figures = {{"optimizer_kernels_per_step", perStep, "count"},
@@ -379,10 +379,10 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "copy-heavy";
     f.severity = severityForGain(share(gain, step));
-    f.title = "Tensor copies and dtype conversions take " + formatPercent(fraction) + " of the step on the GPU";
-    f.explanation = "aten::copy_/aten::to run " + formatMs(device) + " of device work per step inside the model: "
+    f.title = "Tensor copies and dtype conversions take " + format::percent(fraction) + " of the step on the GPU";
+    f.explanation = "aten::copy_/aten::to run " + format::duration(device) + " of device work per step inside the model: "
                     "converting dtypes or layouts, or making tensors contiguous, every step. Without them the "
-                    "step would be " + formatMs(gain) + " shorter.";
+                    "step would be " + format::duration(gain) + " shorter.";
     f.evidence.figures = {{"copy_device_time_per_step_us", device / 1e3, "us"},
                           {"copy_share_of_step", fraction, "fraction"},
                           {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, "us"}};

@@ -51,9 +51,9 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     f.id = "communication-heavy";
     const double gain = cpuOnly ? exposed : std::min(causal(in).gain(Cause::Communication), exposed);
     f.severity = std::max(severityForGain(share(gain, stepMeanNs(in))), Severity::Medium);
-    f.title = "Collective communication is exposed " + formatPercent(fraction) + " of the step (" +
-              formatPercent(overlap) + " of it overlaps compute)";
-    f.explanation = "Collectives take " + formatMs(total) + " per step, " + formatMs(exposed) +
+    f.title = "Collective communication is exposed " + format::percent(fraction) + " of the step (" +
+              format::percent(overlap) + " of it overlaps compute)";
+    f.explanation = "Collectives take " + format::duration(total) + " per step, " + format::duration(exposed) +
                     " of it with no compute kernel running. Overlapping gradient all-reduce with the backward "
                     "pass (DDP buckets), fewer and larger collectives, and gradient accumulation with no_sync "
                     "hide or remove most of it.";
@@ -134,7 +134,7 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
             Finding f;
             f.id = "not-precision-bound";
             f.severity = Severity::Low;
-            f.title = "bf16 autocast speeds the step up only " + formatPercent(std::max(0.0, gain));
+            f.title = "bf16 autocast speeds the step up only " + format::percent(std::max(0.0, gain));
             f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
                             "bottleneck. Look at the input pipeline, launches and synchronisation first.";
             f.evidence.figures = {{"fp32_step_us", *lab.fp32StepNs / 1e3, "us"},
@@ -151,7 +151,7 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
             Finding f;
             f.id = "already-fused";
             f.severity = Severity::Low;
-            f.title = "Replaying the step as a CUDA graph gains only " + formatPercent(std::max(0.0, gain));
+            f.title = "Replaying the step as a CUDA graph gains only " + format::percent(std::max(0.0, gain));
             f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
                             "fused. torch.compile / CUDA graphs will not help much.";
             f.evidence.figures = {{"bf16_step_us", *lab.bf16StepNs / 1e3, "us"},

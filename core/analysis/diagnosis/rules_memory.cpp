@@ -47,7 +47,7 @@ void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "memory-growth";
         f.severity = stepsLeft >= 0 && stepsLeft < 10'000 ? Severity::High : Severity::Medium;
-        f.title = "Allocated memory on " + device + " grows " + formatBytes(perStep) + " every step";
+        f.title = "Allocated memory on " + device + " grows " + format::bytes(perStep) + " every step";
         f.explanation = "Memory allocated at the start of each step rises in " + std::to_string(rises) + " of " +
                         std::to_string(points.size() - 1) +
                         " steps: something keeps tensors alive across steps, most often a loss or metric "
@@ -85,9 +85,9 @@ void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "allocator-fragmentation";
         f.severity = ratio >= 2 * in.thresholds.fragmentationRatio ? Severity::Medium : Severity::Low;
-        f.title = "The caching allocator holds " + formatRatio(ratio) + " the memory in use on " + device;
-        f.explanation = "Peak reserved memory (" + formatBytes(reserved) + ") far exceeds peak allocated memory (" +
-                        formatBytes(allocated) + "): freed blocks of varying sizes stay cached and fragment. "
+        f.title = "The caching allocator holds " + format::ratio(ratio) + " the memory in use on " + device;
+        f.explanation = "Peak reserved memory (" + format::bytes(reserved) + ") far exceeds peak allocated memory (" +
+                        format::bytes(allocated) + "): freed blocks of varying sizes stay cached and fragment. "
                         "It wastes memory that larger batches or models could use, and can end in an "
                         "out-of-memory error with memory nominally free.";
         f.evidence.figures = {{"peak_reserved_bytes", reserved, "bytes"},
@@ -116,10 +116,10 @@ void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "near-oom";
         f.severity = allocated >= in.thresholds.nearOomShare ? Severity::High : Severity::Medium;
-        f.title = "Peak memory on " + device + " reaches " + formatPercent(std::max(allocated, reserved)) +
+        f.title = "Peak memory on " + device + " reaches " + format::percent(std::max(allocated, reserved)) +
                   " of the device";
-        f.explanation = "Peak allocated memory is " + formatBytes(static_cast<double>(d.peakAllocatedBytes)) + " of " +
-                        formatBytes(static_cast<double>(total)) +
+        f.explanation = "Peak allocated memory is " + format::bytes(static_cast<double>(d.peakAllocatedBytes)) + " of " +
+                        format::bytes(static_cast<double>(total)) +
                         ": a slightly longer sequence or larger batch will fail with out-of-memory. "
                         "Activation checkpointing trades recomputation for memory; bf16 halves activations.";
         f.evidence.figures = {{"peak_allocated_share_of_device", allocated, "fraction"},

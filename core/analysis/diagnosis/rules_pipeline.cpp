@@ -60,12 +60,12 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
     f.severity = labFraction > 0.5 ? Severity::High : severityForGain(share(gain, step));
     if (share(gain, step) >= in.thresholds.dataloaderShareHigh)
         f.severity = Severity::High;
-    f.title = "The GPU waits for data " + formatPercent(fraction) + " of each step (" + formatMs(waiting) + ")";
-    f.explanation = "Each step spends " + formatMs(causal(in).host(HostState::DataLoader)) +
-                    " in the DataLoader's __next__ on the training thread, " + formatMs(waiting) +
+    f.title = "The GPU waits for data " + format::percent(fraction) + " of each step (" + format::duration(waiting) + ")";
+    f.explanation = "Each step spends " + format::duration(causal(in).host(HostState::DataLoader)) +
+                    " in the DataLoader's __next__ on the training thread, " + format::duration(waiting) +
                     " of it with no kernel or copy running: the input pipeline, not the model, sets the pace. "
                     "Loading batches in worker processes while the GPU computes hides it; the step would be " +
-                    formatMs(gain) + " shorter.";
+                    format::duration(gain) + " shorter.";
     f.evidence.figures = {{"dataloader_wait_per_step_us", waiting / 1e3, "us"},
                           {"dataloader_share_of_step", fraction, "fraction"},
                           {"step_time_us", step / 1e3, "us"}};
@@ -112,13 +112,13 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "python-bound";
     f.severity = severityForGain(share(gain, step));
-    f.title = "The GPU waits while the host runs Python or CPU ops: " + formatMs(idleNs) + " idle per step";
+    f.title = "The GPU waits while the host runs Python or CPU ops: " + format::duration(idleNs) + " idle per step";
     f.explanation = "Python (or host code the profiler did not record as ops) and CPU ops that launch no device "
-                    "work take " + formatMs(hostNs) + " per step on the training thread (" +
-                    formatMs(m.host(HostState::CpuCompute)) + " of it in CPU ops), and no device work is queued "
+                    "work take " + format::duration(hostNs) + " per step on the training thread (" +
+                    format::duration(m.host(HostState::CpuCompute)) + " of it in CPU ops), and no device work is queued "
                     "meanwhile. Preprocessing, metrics, bookkeeping or element-wise Python loops between launches "
                     "serialise with the GPU; moved out of the step, vectorised or put on the GPU, the step would be " +
-                    formatMs(gain) + " shorter.";
+                    format::duration(gain) + " shorter.";
     f.evidence.figures = {{"host_time_per_step_us", hostNs / 1e3, "us"},
                           {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, "us"},
                           {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, "us"},
@@ -164,14 +164,14 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "launch-bound";
     f.severity = severityForGain(share(gain, step));
-    f.title = "The GPU waits on the CPU's launches " + formatPercent(share(idleLaunching, step)) + " of the step (" +
+    f.title = "The GPU waits on the CPU's launches " + format::percent(share(idleLaunching, step)) + " of the step (" +
               std::to_string(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
     f.explanation = "While the host dispatches ops and launches kernels (" +
-                    formatMs(causal(in).host(HostState::Launching)) + " per step), the GPU has nothing queued for " +
-                    formatMs(idleLaunching) + ": " + formatPercent(shortShare) +
+                    format::duration(causal(in).host(HostState::Launching)) + " per step), the GPU has nothing queued for " +
+                    format::duration(idleLaunching) + ": " + format::percent(shortShare) +
                     " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
                     "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be up "
-                    "to " + formatMs(gain) + " shorter.";
+                    "to " + format::duration(gain) + " shorter.";
     f.evidence.figures = {{"kernels_per_step", kernelsPerStep, "count"},
                           {"short_kernel_share", shortShare, "fraction"},
                           {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, "us"}};
@@ -226,10 +226,10 @@ void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "low-gpu-utilization";
         f.severity = share(unexplained, step) >= 0.5 ? Severity::Medium : Severity::Low;
-        f.title = "GPU " + std::to_string(device) + " runs kernels " + formatPercent(*g.utilization) +
+        f.title = "GPU " + std::to_string(device) + " runs kernels " + format::percent(*g.utilization) +
                   " of the time";
-        f.explanation = "Kernels cover " + formatPercent(*g.utilization) + " of the steady steps on this device. " +
-                        formatMs(unexplained) + " of idle per step is not explained by anything the host was seen "
+        f.explanation = "Kernels cover " + format::percent(*g.utilization) + " of the steady steps on this device. " +
+                        format::duration(unexplained) + " of idle per step is not explained by anything the host was seen "
                         "doing (data, Python, launches, synchronisation): host code the profiler did not record "
                         "(profile with with_stack=True to see it), other devices or ranks, or simply too little "
                         "work per step for this GPU. More work per step raises throughput; it does not shorten "
@@ -284,8 +284,8 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "unstable-steps";
     f.severity = cv >= 2 * in.thresholds.unstableCv ? Severity::Medium : Severity::Low;
-    f.title = "Steady step times vary: the slowest is " + formatRatio(maxOverMedian) + " the median";
-    f.explanation = "Steps take " + formatMs(median) + " at the median but up to " + formatMs(sorted.back()) +
+    f.title = "Steady step times vary: the slowest is " + format::ratio(maxOverMedian) + " the median";
+    f.explanation = "Steps take " + format::duration(median) + " at the median but up to " + format::duration(sorted.back()) +
                     " (warm-up already left out). Slow steps in the middle of a run point to periodic work "
                     "(checkpointing, logging, evaluation), a stalled input pipeline, or host jitter.";
     f.evidence.figures = {{"median_step_us", median / 1e3, "us"},

@@ -74,10 +74,10 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     f.severity = severityForGain(share(gain, step));
     if (share(gain, step) >= in.thresholds.hostSyncShareHigh)
         f.severity = Severity::High;
-    f.title = "Blocking calls leave the GPU idle: " + formatMs(gain) + " per step (" + formatPercent(share(gain, step)) +
+    f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" + format::percent(share(gain, step)) +
               ")";
     f.explanation = std::to_string(calls) + " calls over the steps block the CPU until the GPU catches up (" +
-                    formatMs(blocked / n) + " per step; " + std::to_string(deviceToHost) +
+                    format::duration(blocked / n) + " per step; " + std::to_string(deviceToHost) +
                     " of them device-to-host reads such as .item(), .cpu() or .to(\"cpu\")). The wait itself costs "
                     "nothing while the GPU is busy; what costs is the host work after it, which could have run "
                     "while the GPU computed and instead runs with the GPU idle.";
@@ -141,11 +141,11 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "pageable-memcpy";
     f.severity = severityForGain(share(gain, step));
-    f.title = "Copies between host and device go through pageable memory: " + formatMs(copyNs / n) + " per step";
+    f.title = "Copies between host and device go through pageable memory: " + format::duration(copyNs / n) + " per step";
     f.explanation = "Copies to or from pageable host memory are staged through a driver buffer: the CPU waits " +
-                    formatMs(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
+                    format::duration(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
                     "bandwidth. From pinned memory with non_blocking=True the call returns at once and the copy "
-                    "overlaps compute; the step would be " + formatMs(gain) + " shorter.";
+                    "overlaps compute; the step would be " + format::duration(gain) + " shorter.";
     f.evidence.figures = {{"pageable_copies_per_step", static_cast<double>(copies) / n, "count"},
                           {"pageable_copy_time_per_step_us", copyNs / n / 1e3, "us"},
                           {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, "us"},

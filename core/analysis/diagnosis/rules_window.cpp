@@ -50,8 +50,8 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                               : excluded > 0 || windowShare >= 0.05   ? Severity::Medium
                                                                       : Severity::Low);
     if (!warmUp.empty())
-        f.title = "Warm-up is in the profiled window: one-off costs take " + formatMs(static_cast<double>(w.oneOffNs)) +
-                  " (" + formatPercent(windowShare) + " of it)";
+        f.title = "Warm-up is in the profiled window: one-off costs take " + format::duration(static_cast<double>(w.oneOffNs)) +
+                  " (" + format::percent(windowShare) + " of it)";
     else
         f.title = "Warm-up is in the profiled window: " + std::to_string(excluded) + " slow first step" +
                   (excluded == 1 ? "" : "s") + " left out";
@@ -68,7 +68,7 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"warmup_or_outlier_steps", static_cast<double>(excluded), "count"},
                           {"steady_steps", static_cast<double>(w.steadyCount()), "count"}};
     for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
-        f.evidence.ops.push_back(warmUp[i]->what + " (" + formatMs(static_cast<double>(warmUp[i]->lengthNs())) + ")");
+        f.evidence.ops.push_back(warmUp[i]->what + " (" + format::duration(static_cast<double>(warmUp[i]->lengthNs())) + ")");
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
     }
     for (size_t i = 0; i < w.roles.size(); ++i)
@@ -89,7 +89,7 @@ void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out
     const double windowShare = share(static_cast<double>(first->lengthNs()), static_cast<double>(w.windowNs));
     Finding f = windowFinding("window-starts-mid-work", windowShare >= 0.5 ? Severity::High : Severity::Medium);
     f.title = "The window starts inside earlier work: " + first->call + " waits " +
-              formatMs(static_cast<double>(first->lengthNs())) + " for device work that is not in the trace";
+              format::duration(static_cast<double>(first->lengthNs())) + " for device work that is not in the trace";
     f.explanation = "A blocking call waits while the recorded device activity is almost nil: the device was busy "
                     "with work launched before the profiler started. That wait is not idle time and says nothing "
                     "about this window; it is left out of the figures below.";
@@ -159,7 +159,7 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
     if (!w.nearlyEmpty || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
         return;
     Finding f = windowFinding("window-too-short", Severity::Medium);
-    f.title = "The window is too short to judge: " + formatMs(static_cast<double>(w.windowNs)) + ", " +
+    f.title = "The window is too short to judge: " + format::duration(static_cast<double>(w.windowNs)) + ", " +
               std::to_string(w.deviceActivities) + " device activities";
     f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
                     "not run.";
