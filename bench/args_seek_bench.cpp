@@ -1,10 +1,11 @@
 // Reading one event's args back from a gzip trace: from the nearest access point of the
-// index the ingest recorded (TraceModel::argsJson) versus decompressing from the start
+// index the ingest recorded (readArgs, core/trace/event_args.h) versus decompressing from the start
 // of the file (what a gzip reader without an index must do), for events spread over the
 // trace. Prints the median time of each per position and the ingest's index size.
 //
 //   bench_args_seek TRACE.json.gz
 #include "core/trace/byte_source.h"
+#include "core/trace/event_args.h"
 #include "core/trace/trace_loader.h"
 
 #include <algorithm>
@@ -79,9 +80,9 @@ int main(int argc, char** argv)
         std::vector<double> indexed, fromStart;
         for (int round = 0; round < 5; ++round) {
             auto start = Clock::now();
-            const std::string args = model.argsJson(id);
+            const auto args = readArgs(model, id);
             indexed.push_back(millisSince(start));
-            if (args.empty())
+            if (!args)
                 std::fprintf(stderr, "bench_args_seek: no args read back at %.0f %%\n",
                              position * 100);
             start = Clock::now();

@@ -6,6 +6,7 @@
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/summary.h"
 #include "core/document/document.h"
+#include "core/trace/event_args.h"
 #include "core/session/lab_reading.h"
 #include "core/session/session.h"
 #include "core/timeline/counter_track.h"
@@ -62,8 +63,9 @@ trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions
 
     // args read back from the source, for the first and the last events
     if (!model.events().empty()) {
-        (void)model.argsJson(model.idOf(model.events().front()));
-        (void)model.argsJson(model.idOf(model.events().back()));
+        for (const trace::Event* e : {&model.events().front(), &model.events().back()})
+            if (const auto args = trace::readArgs(model, model.idOf(*e)))
+                (void)trace::argsText(*args);
     }
 
     analysis::SummaryOptions summaryOptions;

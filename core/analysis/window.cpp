@@ -4,6 +4,7 @@
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 #include "core/format/format.h"
+#include "core/trace/event_args.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -201,16 +202,14 @@ double keptShareOfOps(const TraceModel& model)
     std::vector<std::pair<size_t, int64_t>> ids;  // (rank among ops, External id)
     for (size_t i = 0; i < kSamples; ++i) {
         const size_t rank = i * (ops.size() - 1) / (kSamples - 1);
-        const std::string args = model.argsJson(model.idOf(*ops[rank]));
-        size_t at = args.find("\"External id\"");
-        if (at == std::string::npos)
-            at = args.find("\"external id\"");
-        if (at == std::string::npos)
+        const std::optional<std::vector<Arg>> args = readArgs(model, model.idOf(*ops[rank]));
+        if (!args)
             continue;
-        at = args.find(':', at);
-        if (at == std::string::npos)
-            continue;
-        ids.emplace_back(rank, std::strtoll(args.c_str() + at + 1, nullptr, 10));
+        const ArgValue* id = findArg(*args, "External id");
+        if (!id)
+            id = findArg(*args, "external id");
+        if (const std::optional<int64_t> external = id ? id->integer() : std::nullopt)
+            ids.emplace_back(rank, *external);
     }
     if (ids.size() < kSamples / 2 || ids.back().second <= ids.front().second)
         return -1;

@@ -1,7 +1,7 @@
 #pragma once
 // Parses one trace event (one JSON object of the event array) with simdjson's on-demand
 // API into a flat ParsedEvent. Only the fields the model keeps are decoded; the rest of
-// `args` is skipped and read again from the file when someone asks (argsJson).
+// `args` is skipped and read again from the file when someone asks (core/trace/event_args.h).
 #include "core/trace/activity_info.h"
 
 #include <cstdint>

@@ -1,10 +1,5 @@
 #include "core/trace/trace_model.h"
 
-#include "core/trace/byte_source.h"
-#include "core/trace/json_scan.h"
-
-#include <simdjson.h>
-
 #include <algorithm>
 
 namespace kinetoscope::trace {
@@ -78,35 +73,6 @@ size_t bytesOf(const std::vector<T>& v)
     return v.capacity() * sizeof(T);
 }
 
-// Extracts the raw `args` object of one event object; "{}" when it has none.
-std::string argsOf(std::string_view object)
-{
-    namespace od = simdjson::ondemand;
-    simdjson::padded_string padded(object);
-    od::parser parser;
-    od::document doc;
-    if (parser.iterate(padded).get(doc))
-        return {};
-    od::object obj;
-    if (doc.get_object().get(obj))
-        return {};
-    for (auto field : obj) {
-        std::string_view key;
-        if (field.unescaped_key().get(key))
-            return {};
-        if (key != "args")
-            continue;
-        std::string_view raw;
-        od::value value;
-        if (field.value().get(value))
-            return {};
-        od::object args;
-        if (value.get_object().get(args) || args.raw_json().get(raw))
-            return {};
-        return std::string(raw);
-    }
-    return "{}";
-}
 }  // namespace
 
 StringId TraceModel::inputShapes(EventId op) const
@@ -123,38 +89,6 @@ const KernelInfo* TraceModel::kernelInfo(EventId kernel) const
 const CopyInfo* TraceModel::copyInfo(EventId copy) const
 {
     return findSide(m_copies, copy);
-}
-
-std::string TraceModel::argsJson(EventId id) const
-{
-    const uint64_t offset = m_sourceOffsets[id.value];
-    if (m_source.text) {
-        const std::string_view text = *m_source.text;
-        if (offset >= text.size())
-            return {};
-        const auto scan = json_scan::scanValue(text.substr(offset));
-        return scan.status == json_scan::Scan::Complete ? argsOf(text.substr(offset, scan.length))
-                                                        : std::string{};
-    }
-    // A seek for a plain file; for a gzip file, decompression from the nearest access
-    // point before the event (at most GzipIndex::kSpacingBytes). Only this event is parsed.
-    std::string error;
-    const auto source = openFileSourceAt(m_source.path, offset, m_source.gzipIndex.get(), error);
-    if (!source)
-        return {};
-    constexpr size_t kStep = 64 * 1024;
-    std::string buffer;
-    for (;;) {
-        const size_t old = buffer.size();
-        buffer.resize(old + kStep);
-        const size_t got = source->read(buffer.data() + old, kStep);
-        buffer.resize(old + got);
-        const auto scan = json_scan::scanValue(buffer);
-        if (scan.status == json_scan::Scan::Complete)
-            return argsOf(std::string_view(buffer).substr(0, scan.length));
-        if (scan.status == json_scan::Scan::Invalid || got == 0)
-            return {};
-    }
 }
 
 size_t TraceModel::memoryBytes() const

@@ -33,7 +33,7 @@ constexpr bool isHeldTime(int64_t ns) { return ns >= kMinTimeNs && ns <= kMaxTim
 
 // The hot struct: one per complete (`X`) or instant event. Its size is the model's cost
 // per event, hence the static_assert. Rare fields live in side tables; `args` are read
-// back from the file on demand (TraceModel::argsJson).
+// back from the file on demand (readArgs in core/trace/event_args.h).
 struct Event
 {
     int64_t startNs = 0;
@@ -150,9 +150,6 @@ public:
     int64_t beginNs() const { return m_beginNs; }
     int64_t endNs() const { return m_endNs; }
 
-    // The raw `args` object of an event as JSON text ("{}" when it has none), read back
-    // from the trace file. Empty when the file can no longer be read.
-    std::string argsJson(EventId id) const;
     // Where the event's JSON object begins in the (decompressed) trace, in bytes.
     uint64_t sourceOffset(EventId id) const { return m_sourceOffsets[id.value]; }
     const TraceSource& source() const { return m_source; }
@@ -168,7 +165,7 @@ private:
     std::vector<Track> m_tracks;
     std::vector<Event> m_events;
     std::vector<uint64_t> m_sourceOffsets;  // per event: byte offset of its JSON object in
-                                            // the (decompressed) file, for argsJson()
+                                            // the (decompressed) file, for readArgs()
     std::vector<EventId> m_launchTargets;                 // activities, grouped by launch
     std::vector<uint32_t> m_launchOffsets;                // into m_launchTargets
     std::vector<EventId> m_launchCalls;                   // launch calls with activities

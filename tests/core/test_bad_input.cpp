@@ -1,5 +1,6 @@
 // Bad input never crashes, always says what happened in one line, and keeps what could
 // be read: cut and corrupted copies of real traces, missing, empty and foreign files.
+#include "core/trace/event_args.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/test_support.h"
 
@@ -116,7 +117,8 @@ private Q_SLOTS:
         QVERIFY2(result.message.find("recovered 600 events") != std::string::npos,
                  result.message.c_str());
         // The recovered events are whole, args included.
-        QVERIFY(result.model->argsJson(EventId{599}).find("600") != std::string::npos);
+        const auto args = readArgs(*result.model, EventId{599});
+        QVERIFY(args && argsText(*args).find("600") != std::string::npos);
     }
 
     void cutsOfRealTracesAreTruncatedNotFatal_data()
@@ -245,8 +247,9 @@ private Q_SLOTS:
         QVERIFY2(result.ok(), result.message.c_str());
         QCOMPARE(result.model->events().size(), size_t(20000));
         QCOMPARE(result.model->stats().entries, uint64_t(20000));
-        QCOMPARE(QString::fromStdString(result.model->argsJson(EventId{19999})),
-                 QString("{\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}"));
+        const auto args = readArgs(*result.model, EventId{19999});
+        QVERIFY(args);
+        QCOMPARE(QString::fromStdString(argsText(*args)), QString("{\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}"));
     }
 
     void randomCorruptionOfARealTraceNeverCrashes()

@@ -3,6 +3,7 @@
 // and trailing bytes, and an event's args read back from deep inside a large .gz trace.
 #ifndef Q_MOC_RUN
 #include "core/trace/byte_source.h"
+#include "core/trace/event_args.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/test_support.h"
 #endif
@@ -207,9 +208,11 @@ private slots:
         QCOMPARE(result.model->events().size(), size_t(count));
         for (const int i : {0, count / 2, count - 2, count - 1}) {
             const Event& e = result.model->events()[size_t(i)];
-            const std::string args = result.model->argsJson(result.model->idOf(e));
+            const auto args = readArgs(*result.model, result.model->idOf(e));
+            QVERIFY(args);
             const std::string expected = argsOfEvent(int(e.startNs / 10000));
-            QCOMPARE(QString::fromStdString(args), QString::fromStdString(expected));
+            QCOMPARE(QString::fromStdString(argsText(*args)), QString::fromStdString(expected));
+            QCOMPARE(findArg(*args, "index")->integer(), std::optional<int64_t>(e.startNs / 10000));
         }
     }
 };

@@ -1,12 +1,10 @@
 #include "widgets/timeline/timeline_details.h"
 
 #include "core/format/format.h"
+#include "core/trace/event_args.h"
 #include "core/timeline/time_ruler.h"
 #include "widgets/timeline/timeline_palette.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QUrl>
 
 namespace kinetoscope::widgets {
@@ -18,20 +16,6 @@ constexpr int kMaxListed = 20;  // kernels or rows listed before "and N more"
 QString row(const QString& key, const QString& value)
 {
     return QStringLiteral("<tr><td style='color:#555;padding-right:12px'>%1</td><td>%2</td></tr>").arg(key, value);
-}
-
-QString jsonValueText(const QJsonValue& v)
-{
-    if (v.isString())
-        return v.toString().toHtmlEscaped();
-    if (v.isDouble())
-        return QString::number(v.toDouble(), 'g', 15);
-    if (v.isBool())
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (v.isNull())
-        return QStringLiteral("null");
-    const QJsonDocument doc = v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject());
-    return QString::fromUtf8(doc.toJson(QJsonDocument::Compact)).toHtmlEscaped();
 }
 
 }  // namespace
@@ -124,15 +108,15 @@ void TimelineDetails::showEvent(trace::EventId event)
     }
     html += QStringLiteral("</table>");
     // The args are not kept in memory: read back from the file now.
-    const std::string args = model.argsJson(event);
-    const QJsonObject object = QJsonDocument::fromJson(QByteArray::fromStdString(args)).object();
-    if (!object.isEmpty()) {
-        html += tr("<p><b>Args</b></p><table>");
-        for (auto it = object.begin(); it != object.end(); ++it)
-            html += row(it.key().toHtmlEscaped(), jsonValueText(it.value()));
-        html += QStringLiteral("</table>");
-    } else if (args.empty()) {
+    const std::optional<std::vector<trace::Arg>> args = trace::readArgs(model, event);
+    if (!args) {
         html += tr("<p style='color:#666'>Args: the trace file can no longer be read.</p>");
+    } else if (!args->empty()) {
+        html += tr("<p><b>Args</b></p><table>");
+        for (const trace::Arg& arg : *args)
+            html += row(QString::fromStdString(arg.key).toHtmlEscaped(),
+                        QString::fromStdString(trace::argText(arg.value)).toHtmlEscaped());
+        html += QStringLiteral("</table>");
     }
     setHtml(html);
 }

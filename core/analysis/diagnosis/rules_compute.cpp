@@ -3,6 +3,7 @@
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/trace/event_args.h"
 #include "core/trace/format_description.h"
 
 #include <algorithm>
@@ -101,22 +102,16 @@ std::vector<std::string> eligibleInputTypes(const DiagnosisInput& in)
             !isTensorCoreEligibleOp(in.model.text(e.name)))
             continue;
         ++read;
-        const std::string args = in.model.argsJson(in.model.idOf(e));
-        const size_t key = args.find("\"Input type\"");
-        if (key == std::string::npos)
+        const std::optional<std::vector<trace::Arg>> args = trace::readArgs(in.model, in.model.idOf(e));
+        const trace::ArgValue* inputTypes = args ? trace::findArg(*args, "Input type") : nullptr;
+        const trace::ArgValue::Array* list = inputTypes ? inputTypes->array() : nullptr;
+        if (!list)
             continue;
-        const size_t open = args.find('[', key), close = args.find(']', key);
-        if (open == std::string::npos || close == std::string::npos || close < open)
-            continue;
-        for (size_t q = args.find('"', open); q != std::string::npos && q < close; q = args.find('"', q + 1)) {
-            const size_t end = args.find('"', q + 1);
-            if (end == std::string::npos || end > close)
-                break;
-            const std::string type = args.substr(q + 1, end - q - 1);
-            if (type == "float" || type == "double" || type.find("Half") != std::string::npos ||
-                type.find("BFloat16") != std::string::npos)
-                types.push_back(type);
-            q = end;
+        for (const trace::ArgValue& item : *list) {
+            const std::string* type = item.string();
+            if (type && (*type == "float" || *type == "double" || type->find("Half") != std::string::npos ||
+                         type->find("BFloat16") != std::string::npos))
+                types.push_back(*type);
         }
     }
     return types;
