@@ -93,12 +93,13 @@ void DocumentView::focusFilter()
 void DocumentView::showEvidence(const analysis::Finding& finding)
 {
     // The kernels, the ops, or the time range behind a finding.
+    // A target with an event is an op or kernel of this trace (a note has none).
     if (!finding.evidence.kernels.empty()) {
         setCurrentIndex(Kernels);
-        m_kernels->setFilter(QString::fromStdString(finding.evidence.kernels.front()).left(40));
-    } else if (!finding.evidence.ops.empty() && finding.evidence.ops.front().find(' ') == std::string::npos) {
+        m_kernels->setFilter(QString::fromStdString(finding.evidence.kernels.front().name).left(40));
+    } else if (!finding.evidence.ops.empty() && finding.evidence.ops.front().event.valid()) {
         setCurrentIndex(Operators);
-        m_operators->setFilter(QString::fromStdString(finding.evidence.ops.front()));
+        m_operators->setFilter(QString::fromStdString(finding.evidence.ops.front().name));
     } else if (!finding.evidence.ranges.empty()) {
         setCurrentIndex(Overview);
         m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
@@ -112,11 +113,16 @@ void DocumentView::showEvidenceInTimeline(const analysis::Finding& finding)
     if (!finding.evidence.ranges.empty()) {
         setCurrentIndex(Timeline);
         m_timeline->revealRange(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
-    } else if (!finding.evidence.kernels.empty()) {
-        showInTimeline(QString::fromStdString(finding.evidence.kernels.front()), true);
-    } else if (!finding.evidence.ops.empty()) {
-        showInTimeline(QString::fromStdString(finding.evidence.ops.front()), false);
+        return;
     }
+    // The first op or kernel that is an event of this trace: the event itself.
+    for (const auto* targets : {&finding.evidence.kernels, &finding.evidence.ops})
+        for (const analysis::EvidenceTarget& t : *targets)
+            if (t.event.valid()) {
+                setCurrentIndex(Timeline);
+                m_timeline->revealEvent(t.event);
+                return;
+            }
 }
 
 bool DocumentView::showInTimeline(const QString& name, bool gpuActivity)

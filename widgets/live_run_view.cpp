@@ -198,7 +198,7 @@ void LiveRunView::setArm(const session::LabArm& arm)
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_labTable->setItem(row, column, item);
     };
-    set(0, QString::fromStdString(arm.name));
+    set(0, QString::fromLatin1(arm.name()));
     // The same figures, in the same words, as `kinetoscope run` prints (core/format).
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
     set(1, arm.ran ? text(format::rate(arm.samplesPerSecond, "samples")) : QStringLiteral("—"));

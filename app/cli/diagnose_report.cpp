@@ -30,6 +30,19 @@ std::string stepLine(const TraceSummary& s)
 
 }  // namespace
 
+namespace {
+
+// The JSON lists names (event ids are positions in this process's model, not data).
+std::vector<std::string> names(const std::vector<EvidenceTarget>& targets)
+{
+    std::vector<std::string> out;
+    for (const EvidenceTarget& t : targets)
+        out.push_back(t.name);
+    return out;
+}
+
+}  // namespace
+
 json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
 {
     json list = json::array();
@@ -37,7 +50,7 @@ json diagnosisJson(const std::string& source, const std::vector<Finding>& findin
         json figures = json::object(), units = json::object();
         for (const Evidence::Figure& fig : f.evidence.figures) {
             figures[fig.name] = fig.value;
-            units[fig.name] = fig.unit;
+            units[fig.name] = unitKey(fig.unit);
         }
         json ranges = json::array();
         for (const TimeRange& r : f.evidence.ranges)
@@ -48,7 +61,7 @@ json diagnosisJson(const std::string& source, const std::vector<Finding>& findin
                         {"explanation", f.explanation},
                         {"evidence",
                          {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
-                          {"ranges_us", ranges}, {"ops", f.evidence.ops}, {"kernels", f.evidence.kernels}}},
+                          {"ranges_us", ranges}, {"ops", names(f.evidence.ops)}, {"kernels", names(f.evidence.kernels)}}},
                         {"estimated_gain_us", f.estimatedGainNs / 1e3},
                         {"about_window", f.aboutWindow},
                         {"gain_method", f.gainMethod},
@@ -90,9 +103,9 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
                 out << " " << s;
             out << "\n";
         }
-        for (const std::string& op : f.evidence.ops)
+        for (const EvidenceTarget& op : f.evidence.ops)
             out << "- op: `" << targetText(op) << "`\n";
-        for (const std::string& k : f.evidence.kernels)
+        for (const EvidenceTarget& k : f.evidence.kernels)
             out << "- kernel: `" << targetText(k) << "`\n";
         out << "\n**Fix.** " << f.fix << "\n";
         if (!f.snippet.empty())

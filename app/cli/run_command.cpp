@@ -51,11 +51,11 @@ void printResults(const lab::RunResult& result, std::ostream& out)
     for (const session::LabArm& arm : s.lab) {
         char line[200];
         if (arm.ran)
-            std::snprintf(line, sizeof line, "%-18s %18s  %10s/step  peak %s\n", arm.name.c_str(),
+            std::snprintf(line, sizeof line, "%-18s %18s  %10s/step  peak %s\n", arm.name(),
                           format::rate(arm.samplesPerSecond, "samples").c_str(),
                           format::duration(arm.meanStepMs * 1e6).c_str(), format::bytes(double(arm.peakAllocatedBytes)).c_str());
         else
-            std::snprintf(line, sizeof line, "%-18s not run: %s\n", arm.name.c_str(), arm.skippedReason.c_str());
+            std::snprintf(line, sizeof line, "%-18s not run: %s\n", arm.name(), arm.skippedReason.c_str());
         out << line;
     }
     if (!s.phases.empty()) {

@@ -116,12 +116,11 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
         if (!arm.ran || arm.meanStepMs <= 0)
             continue;
         const double ns = arm.meanStepMs * 1e6;
-        if (arm.name == "fp32")
-            lab.fp32StepNs = ns;
-        else if (arm.name == "bf16")
-            lab.bf16StepNs = ns;
-        else if (arm.name.starts_with("bf16+"))
-            lab.graphedStepNs = ns;
+        switch (arm.kind) {
+        case session::ArmKind::Fp32: lab.fp32StepNs = ns; break;
+        case session::ArmKind::Bf16: lab.bf16StepNs = ns; break;
+        case session::ArmKind::Bf16CudaGraph: lab.graphedStepNs = ns; break;
+        }
     }
     if (session.dataLoaderMs)
         lab.dataLoaderNs = *session.dataLoaderMs * 1e6;

@@ -122,16 +122,19 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         if (callbacks.started)
             callbacks.started(s, sessionPath.string());
 
-        std::vector<detail::ArmOptions> arms{{"fp32", false, false, config.profile, true}};
-        if (config.lab) {
-            arms.push_back({"bf16", true, false, false, false});
-            arms.push_back({"bf16+cuda-graph", true, true, false, false});
-        }
+        using session::ArmKind;
+        std::vector<ArmKind> arms{ArmKind::Fp32};
+        if (config.lab)
+            arms.insert(arms.end(), {ArmKind::Bf16, ArmKind::Bf16CudaGraph});
         const size_t units = arms.size() + config.sweepWorkers.size() + config.sweepBatchSizes.size();
         size_t unit = 0;
-        for (const detail::ArmOptions& options : arms) {
+        for (const ArmKind kind : arms) {
+            // The fp32 arm carries the profiler window and reports each step.
+            const detail::ArmOptions options{session::armName(kind), kind != ArmKind::Fp32,
+                                             kind == ArmKind::Bf16CudaGraph, kind == ArmKind::Fp32 && config.profile,
+                                             kind == ArmKind::Fp32};
             session::LabArm arm;
-            arm.name = options.name;
+            arm.kind = kind;
             if (options.graph && !runner.cuda()) {
                 // torch.compile has no C++ API; its C++ counterpart is a whole-step CUDA graph.
                 arm.skippedReason = "needs a GPU";

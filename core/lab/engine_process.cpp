@@ -102,7 +102,7 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
             callbacks.sample(m.sample);
         break;
     case MessageType::Arm:
-        t.finishedStage = m.arm.name;
+        t.finishedStage = m.arm.name();
         t.stage.clear();
         t.arms.push_back(m.arm);
         if (callbacks.arm)
@@ -202,7 +202,7 @@ session::Session recovered(const Transcript& t)
         if (s.samples.empty() || sample.seconds > s.samples.back().seconds)
             s.samples.push_back(sample);
     for (const session::LabArm& arm : t.arms)
-        if (std::none_of(s.lab.begin(), s.lab.end(), [&](const session::LabArm& a) { return a.name == arm.name; }))
+        if (std::none_of(s.lab.begin(), s.lab.end(), [&](const session::LabArm& a) { return a.kind == arm.kind; }))
             s.lab.push_back(arm);
     for (const session::SweepPoint& point : t.sweep)
         if (std::none_of(s.sweep.begin(), s.sweep.end(), [&](const session::SweepPoint& p) {

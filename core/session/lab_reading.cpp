@@ -6,10 +6,10 @@ namespace kinetoscope::session {
 
 namespace {
 
-const LabArm* ranArm(const Session& s, const std::string& name)
+const LabArm* ranArm(const Session& s, ArmKind kind)
 {
     for (const LabArm& arm : s.lab)
-        if (arm.name == name && arm.ran && arm.samplesPerSecond > 0)
+        if (arm.kind == kind && arm.ran && arm.samplesPerSecond > 0)
             return &arm;
     return nullptr;
 }
@@ -19,9 +19,9 @@ const LabArm* ranArm(const Session& s, const std::string& name)
 LabReading readLab(const Session& s)
 {
     LabReading r;
-    const LabArm* fp32 = ranArm(s, "fp32");
-    const LabArm* bf16 = ranArm(s, "bf16");
-    const LabArm* graph = ranArm(s, "bf16+cuda-graph");
+    const LabArm* fp32 = ranArm(s, ArmKind::Fp32);
+    const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
+    const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
     if (fp32 && bf16) {
         r.bf16OverFp32 = bf16->samplesPerSecond / fp32->samplesPerSecond;
         r.lines.push_back(*r.bf16OverFp32 < kSmallLabJump

@@ -97,6 +97,24 @@ Session fromJson(const json& j)
 
 }  // namespace
 
+const char* armName(ArmKind kind)
+{
+    switch (kind) {
+    case ArmKind::Fp32: return "fp32";
+    case ArmKind::Bf16: return "bf16";
+    case ArmKind::Bf16CudaGraph: return "bf16+cuda-graph";
+    }
+    return "fp32";
+}
+
+std::optional<ArmKind> parseArmKind(std::string_view name)
+{
+    for (ArmKind kind : {ArmKind::Fp32, ArmKind::Bf16, ArmKind::Bf16CudaGraph})
+        if (name == armName(kind))
+            return kind;
+    return std::nullopt;
+}
+
 bool isSessionPath(const std::filesystem::path& path)
 {
     return path.filename().string().ends_with(kSessionSuffix);

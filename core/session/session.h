@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope::session {
@@ -16,14 +17,27 @@ namespace kinetoscope::session {
 inline constexpr int kSessionFormat = 1;
 inline constexpr const char* kSessionSuffix = ".kinetoscope.json";
 
+// The three runs of the lab's baseline (seed 000): fp32, bf16 autocast, bf16 + a
+// whole-step CUDA graph.
+enum class ArmKind : uint8_t
+{
+    Fp32,
+    Bf16,
+    Bf16CudaGraph,
+};
+const char* armName(ArmKind kind);  // "fp32", "bf16", "bf16+cuda-graph": the session file, CLI and GUI
+std::optional<ArmKind> parseArmKind(std::string_view name);
+
 struct LabArm
 {
-    std::string name;           // "fp32", "bf16", "bf16+cuda-graph"
+    ArmKind kind = ArmKind::Fp32;
     bool ran = false;
     std::string skippedReason;  // why it did not run ("needs a GPU", "out of memory at batch 512")
     double samplesPerSecond = 0.0;
     double meanStepMs = 0.0;
     int64_t peakAllocatedBytes = -1;
+
+    const char* name() const { return armName(kind); }
 };
 
 struct PhaseTiming

@@ -1,6 +1,7 @@
 #include "core/session/session_json.h"
 
 #include "core/trace/json_integer.h"
+#include "core/trace/printable.h"
 
 #include <stdexcept>
 
@@ -34,7 +35,7 @@ int64_t integerOf(const json& value, const char* field)
 
 json toJson(const LabArm& a)
 {
-    return {{"name", a.name},
+    return {{"name", a.name()},
             {"ran", a.ran},
             {"skipped_reason", a.skippedReason},
             {"samples_per_second", a.samplesPerSecond},
@@ -45,7 +46,11 @@ json toJson(const LabArm& a)
 LabArm labArmFrom(const json& a)
 {
     LabArm arm;
-    arm.name = a.value("name", "");
+    const std::string name = a.value("name", "");
+    const std::optional<ArmKind> kind = parseArmKind(name);
+    if (!kind)
+        throw std::invalid_argument("lab arm \"" + trace::printableExcerpt(name) + "\" is not fp32, bf16 or bf16+cuda-graph");
+    arm.kind = *kind;
     arm.ran = a.value("ran", false);
     arm.skippedReason = a.value("skipped_reason", "");
     arm.samplesPerSecond = a.value("samples_per_second", 0.0);

@@ -191,8 +191,25 @@ private Q_SLOTS:
         const Diagnosed fp32 = withTypes("float");
         const Finding* confirmed = find(fp32.findings, "no-tensor-cores");
         QVERIFY(confirmed);
-        QVERIFY(std::find(confirmed->evidence.ops.begin(), confirmed->evidence.ops.end(),
-                          "input dtypes recorded: float (fp32)") != confirmed->evidence.ops.end());
+        const auto note = std::find(confirmed->evidence.ops.begin(), confirmed->evidence.ops.end(),
+                                    "input dtypes recorded: float (fp32)");
+        QVERIFY(note != confirmed->evidence.ops.end());
+        QVERIFY(!note->event.valid());  // a note, not an event
+        // The ops and kernels it names point at their longest instance in the trace.
+        QVERIFY(!confirmed->evidence.kernels.empty());
+        for (const auto* targets : {&confirmed->evidence.ops, &confirmed->evidence.kernels})
+            for (const EvidenceTarget& t : *targets) {
+                if (&t == &*note)
+                    continue;
+                QVERIFY2(t.event.valid(), t.name.c_str());
+                const kinetoscope::trace::Event& e = fp32.model->event(t.event);
+                QCOMPARE(std::string(fp32.model->text(e.name)), t.name);
+                QCOMPARE(kinetoscope::trace::isGpuActivity(e.category), targets == &confirmed->evidence.kernels);
+                for (const kinetoscope::trace::Event& other : fp32.model->events())
+                    if (other.name == e.name && kinetoscope::trace::isGpuActivity(other.category) ==
+                                                    kinetoscope::trace::isGpuActivity(e.category))
+                        QVERIFY(other.durationNs <= e.durationNs);
+            }
         const Diagnosed bf16 = withTypes("c10::BFloat16");
         QVERIFY(bf16.model);
         QVERIFY(!find(bf16.findings, "no-tensor-cores"));

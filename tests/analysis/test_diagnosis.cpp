@@ -43,17 +43,17 @@ private Q_SLOTS:
     // One renderer of a finding's figures for the CLI, the findings page and the report.
     void figuresReadInOneConvention()
     {
-                const auto value = [](double v, const char* unit) { return figureValue(Evidence::Figure{"x", v, unit}); };
-        QCOMPARE(value(59261, "us"), std::string("59.3 ms"));
-        QCOMPARE(value(812, "us"), std::string("812 µs"));
-        QCOMPARE(value(0.334, "fraction"), std::string("33.4 %"));
-        QCOMPARE(value(1.5 * 1024 * 1024 * 1024, "bytes"), std::string("1.50 GiB"));
-        QCOMPARE(value(4.5, "count"), std::string("4.50"));
-        QCOMPARE(value(1234, "count"), std::string("1,234"));
-        QCOMPARE(value(2.31, "ratio"), std::string("2.31×"));
-        QCOMPARE(value(12.3, "GB/s"), std::string("11.5 GiB/s"));  // bytes per ns
-        QCOMPARE(figureLabel({"dataloader_wait_us", 1, "us"}), std::string("dataloader wait"));
-        QCOMPARE(figureLabel({"bandwidth_gb_per_s", 1, "GB/s"}), std::string("bandwidth"));
+                const auto value = [](double v, Unit unit) { return figureValue(Evidence::Figure{"x", v, unit}); };
+        QCOMPARE(value(59261, Unit::Microseconds), std::string("59.3 ms"));
+        QCOMPARE(value(812, Unit::Microseconds), std::string("812 µs"));
+        QCOMPARE(value(0.334, Unit::Fraction), std::string("33.4 %"));
+        QCOMPARE(value(1.5 * 1024 * 1024 * 1024, Unit::Bytes), std::string("1.50 GiB"));
+        QCOMPARE(value(4.5, Unit::Count), std::string("4.50"));
+        QCOMPARE(value(1234, Unit::Count), std::string("1,234"));
+        QCOMPARE(value(2.31, Unit::Ratio), std::string("2.31×"));
+        QCOMPARE(value(12.3, Unit::GigabytesPerSecond), std::string("11.5 GiB/s"));  // bytes per ns
+        QCOMPARE(figureLabel({"dataloader_wait_us", 1, Unit::Microseconds}), std::string("dataloader wait"));
+        QCOMPARE(figureLabel({"bandwidth_gb_per_s", 1, Unit::GigabytesPerSecond}), std::string("bandwidth"));
         Finding f;
         QCOMPARE(gainText(f), std::string("none per step"));
         f.estimatedGainNs = 12.34e6;

@@ -18,9 +18,9 @@ session::Session sample()
     session::Session s;
     s.config = {{"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "64"}};
     s.environment = {{"device", "cpu"}, {"torch", "2.11.0"}};
-    s.lab = {{"fp32", true, "", 1000.0, 100.0, 1 << 20},
-             {"bf16", true, "", 1050.0, 95.0, 1 << 19},
-             {"bf16+cuda-graph", false, "needs a GPU", 0.0, 0.0, -1}};
+    s.lab = {{session::ArmKind::Fp32, true, "", 1000.0, 100.0, 1 << 20},
+             {session::ArmKind::Bf16, true, "", 1050.0, 95.0, 1 << 19},
+             {session::ArmKind::Bf16CudaGraph, false, "needs a GPU", 0.0, 0.0, -1}};
     s.phases = {{"forward", 40.0, 2.0, 39.5, 43.0, 45.0}};
     s.dataLoaderMs = 80.0;
     s.computeMs = 20.0;

@@ -88,7 +88,7 @@ class TestEngineData : public QObject
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.session.lab.size(), arms);
         for (size_t i = 0; i < std::min<size_t>(arms, 2); ++i)
-            QVERIFY2(r.session.lab[i].ran && r.session.lab[i].samplesPerSecond > 0, r.session.lab[i].name.c_str());
+            QVERIFY2(r.session.lab[i].ran && r.session.lab[i].samplesPerSecond > 0, r.session.lab[i].name());
         QVERIFY(!r.session.steps.empty());
         for (const session::StepTiming& t : r.session.steps)
             QVERIFY(std::isfinite(t.loss) && t.forwardMs > 0 && t.backwardMs > 0);

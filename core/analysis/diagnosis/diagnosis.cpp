@@ -3,6 +3,8 @@
 #include "core/analysis/diagnosis/rules.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 namespace kinetoscope::analysis {
 
@@ -26,6 +28,51 @@ bool parseSeverity(std::string_view text, Severity& severity)
     }
     return false;
 }
+
+const char* unitKey(Unit unit)
+{
+    switch (unit) {
+    case Unit::Microseconds: return "us";
+    case Unit::Fraction: return "fraction";
+    case Unit::Bytes: return "bytes";
+    case Unit::Count: return "count";
+    case Unit::Ratio: return "ratio";
+    case Unit::GigabytesPerSecond: return "GB/s";
+    }
+    return "";
+}
+
+namespace {
+
+// Points every op and kernel the findings name at its longest instance in the trace (ops
+// among host events, kernels among device activities), in one pass over the events.
+void resolveTargets(const trace::TraceModel& model, std::vector<Finding>& findings)
+{
+    // (name, is a device activity) -> the targets waiting for it
+    std::map<std::pair<uint32_t, bool>, std::vector<EvidenceTarget*>> wanted;
+    for (Finding& f : findings)
+        for (auto* list : {&f.evidence.ops, &f.evidence.kernels})
+            for (EvidenceTarget& t : *list)
+                if (!t.event.valid())
+                    if (const std::optional<trace::StringId> id = model.strings().find(t.name))
+                        wanted[{id->value, list == &f.evidence.kernels}].push_back(&t);
+    if (wanted.empty())
+        return;
+    std::map<std::pair<uint32_t, bool>, const trace::Event*> longest;
+    for (const trace::Event& e : model.events()) {
+        const auto key = std::make_pair(e.name.value, trace::isGpuActivity(e.category));
+        if (!wanted.count(key))
+            continue;
+        const trace::Event*& best = longest[key];
+        if (!best || e.durationNs > best->durationNs)
+            best = &e;
+    }
+    for (const auto& [key, event] : longest)
+        for (EvidenceTarget* t : wanted[key])
+            t->event = model.idOf(*event);
+}
+
+}  // namespace
 
 const std::vector<RuleInfo>& ruleCatalogue()
 {
@@ -62,6 +109,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     std::vector<Finding> findings;
     for (const RuleInfo& rule : ruleCatalogue())
         rule.rule(input, findings);
+    resolveTargets(input.model, findings);
     // No two findings claim the same time. The causal gains (the model's replay) already
     // sum to at most the step; a gain estimated outside the model is capped at the time
     // they left unclaimed.

@@ -2,8 +2,11 @@
 // A diagnosis finding: what is wrong, the numbers that show it, what fixing it would
 // save, and the fix. Findings are immutable values produced by the rules (rules.h).
 #include "core/analysis/time_ranges.h"
+#include "core/trace/ids.h"
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,21 +16,53 @@ enum class Severity : uint8_t { Low, Medium, High };
 const char* severityName(Severity severity);  // "low", "medium", "high"
 bool parseSeverity(std::string_view text, Severity& severity);
 
+// What a figure's value is measured in. The JSON names them by unitKey.
+enum class Unit : uint8_t
+{
+    Microseconds,
+    Fraction,           // 0-1, a share
+    Bytes,
+    Count,              // may be a mean (per step)
+    Ratio,
+    GigabytesPerSecond, // bytes per nanosecond
+};
+const char* unitKey(Unit unit);  // "us", "fraction", "bytes", "count", "ratio", "GB/s"
+
+// An op or kernel the evidence names, and where it is in the trace: its longest instance
+// (found after the rules ran), so that a view can jump to the event itself. A note ("called
+// from X", "input dtypes recorded: float") has no event.
+struct EvidenceTarget
+{
+    std::string name;
+    trace::EventId event;  // invalid for a note, or a name no event carries
+
+    EvidenceTarget(std::string targetName, trace::EventId targetEvent = {})
+        : name(std::move(targetName)), event(targetEvent)
+    {
+    }
+    EvidenceTarget(std::string_view targetName, trace::EventId targetEvent = {})
+        : name(targetName), event(targetEvent)
+    {
+    }
+    EvidenceTarget(const char* targetName) : name(targetName) {}
+    bool operator==(std::string_view other) const { return name == other; }
+};
+
 struct Evidence
 {
     // The figures that triggered the rule, in the order a reader should see them:
-    // (name, value, unit) e.g. ("dataloader_share", 0.33, "fraction").
+    // (name, value, unit) e.g. ("dataloader_share", 0.33, Unit::Fraction).
     struct Figure
     {
         std::string name;
         double value;
-        std::string unit;  // "us", "fraction", "bytes", "count", "percent", "ratio"
+        Unit unit;
     };
     std::vector<Figure> figures;
-    std::vector<std::string> steps;   // step names where it shows most
-    std::vector<TimeRange> ranges;    // time ranges (ns) where it shows
-    std::vector<std::string> ops;     // ops involved, most important first
-    std::vector<std::string> kernels; // kernels involved
+    std::vector<std::string> steps;         // step names where it shows most
+    std::vector<TimeRange> ranges;          // time ranges (ns) where it shows
+    std::vector<EvidenceTarget> ops;        // ops involved, most important first
+    std::vector<EvidenceTarget> kernels;    // kernels involved
 };
 
 struct Finding

@@ -33,19 +33,15 @@ std::string figureLabel(const Evidence::Figure& figure)
 std::string figureValue(const Evidence::Figure& figure)
 {
     const double v = figure.value;
-    if (figure.unit == "us")
-        return format::duration(v * 1e3);
-    if (figure.unit == "fraction")
-        return format::percent(v);
-    if (figure.unit == "bytes")
-        return format::bytes(v);
-    if (figure.unit == "count")
-        return format::count(v);
-    if (figure.unit == "ratio")
-        return format::ratio(v);
-    if (figure.unit == "GB/s")  // bytes per nanosecond
-        return format::byteRate(v * 1e9);
-    return format::number(v) + (figure.unit.empty() ? "" : " " + figure.unit);
+    switch (figure.unit) {
+    case Unit::Microseconds: return format::duration(v * 1e3);
+    case Unit::Fraction: return format::percent(v);
+    case Unit::Bytes: return format::bytes(v);
+    case Unit::Count: return format::count(v);
+    case Unit::Ratio: return format::ratio(v);
+    case Unit::GigabytesPerSecond: return format::byteRate(v * 1e9);
+    }
+    return format::number(v);
 }
 
 std::string gainText(const Finding& finding)
@@ -55,9 +51,9 @@ std::string gainText(const Finding& finding)
     return "~" + format::duration(finding.estimatedGainNs) + " per step";
 }
 
-std::string targetText(const std::string& name)
+std::string targetText(const EvidenceTarget& target)
 {
-    return std::string(trace::utf8Prefix(name, kTargetBytes));
+    return std::string(trace::utf8Prefix(target.name, kTargetBytes));
 }
 
 }  // namespace kinetoscope::analysis

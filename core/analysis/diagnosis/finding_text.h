@@ -15,6 +15,6 @@ std::string figureValue(const Evidence::Figure& figure);
 // "~12.3 ms per step", or "none per step".
 std::string gainText(const Finding& finding);
 // An op or kernel named in the evidence, cut to a readable length at a UTF-8 boundary.
-std::string targetText(const std::string& name);
+std::string targetText(const EvidenceTarget& target);
 
 }  // namespace kinetoscope::analysis

@@ -164,9 +164,9 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
                     " of the kernel time uses them while GEMM and convolution ops take " +
                     format::percent(eligibleShare) + " of it: the model runs in fp32. Mixed precision moves "
                     "these ops onto Tensor Cores, typically 2x or more faster.";
-    f.evidence.figures = {{"tensor_core_share_of_kernel_time", tcShare, "fraction"},
-                          {"gemm_conv_share_of_kernel_time", eligibleShare, "fraction"},
-                          {"gemm_conv_time_per_step_us", eligible / steps / 1e3, "us"}};
+    f.evidence.figures = {{"tensor_core_share_of_kernel_time", tcShare, Unit::Fraction},
+                          {"gemm_conv_share_of_kernel_time", eligibleShare, Unit::Fraction},
+                          {"gemm_conv_time_per_step_us", eligible / steps / 1e3, Unit::Microseconds}};
     for (size_t i = 0; i < std::min<size_t>(5, ops.size()); ++i)
         f.evidence.ops.push_back(ops[i].second);
     if (fp32)
@@ -174,9 +174,9 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const KernelStats& k : in.summary.kernels)
         if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
             f.evidence.kernels.push_back(k.name);
-    f.evidence.figures.push_back({"simt_gemm_share_of_kernel_time", simtShare, "fraction"});
-    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, "us"});
-    f.evidence.figures.push_back({"gain_once_the_host_keeps_up_us", causal(in).afterOthers(Cause::Fp32Matmul) / 1e3, "us"});
+    f.evidence.figures.push_back({"simt_gemm_share_of_kernel_time", simtShare, Unit::Fraction});
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back({"gain_once_the_host_keeps_up_us", causal(in).afterOthers(Cause::Fp32Matmul) / 1e3, Unit::Microseconds});
     if (causal(in).afterOthers(Cause::Fp32Matmul) > 2 * gain + 1e6)
         f.explanation += " The host sets the pace today: this saves " + format::duration(gain) + " on its own, up to " +
                          format::duration(causal(in).afterOthers(Cause::Fp32Matmul)) + " once the host-side findings are fixed.";
@@ -251,8 +251,8 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "Tensor Core kernels need the matrix dimensions (and channel counts) to be multiples of 8 "
                     "for fp16/bf16; otherwise cuBLAS and cuDNN pad internally or fall back to slower kernels. "
                     "Padding the model's widths (vocabulary, hidden size, channels) fixes it.";
-    f.evidence.figures = {{"misaligned_share_of_kernel_time", fraction, "fraction"},
-                          {"misaligned_time_per_step_us", misaligned / steps / 1e3, "us"}};
+    f.evidence.figures = {{"misaligned_share_of_kernel_time", fraction, Unit::Fraction},
+                          {"misaligned_time_per_step_us", misaligned / steps / 1e3, Unit::Microseconds}};
     for (size_t i = 0; i < std::min<size_t>(5, offenders.size()); ++i)
         f.evidence.ops.push_back(offenders[i].second);
     // Padding speeds those kernels up by about a quarter (NVIDIA's guidance: 20-50 %); it
@@ -318,8 +318,8 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
                     format::duration(spanNs / static_cast<double>(spans.size())) +
                     " per step). The foreach and fused implementations update all parameters with a handful "
                     "of large kernels.";
-    f.evidence.figures = {{"optimizer_kernels_per_step", perStep, "count"},
-                          {"optimizer_step_time_us", spanNs / static_cast<double>(spans.size()) / 1e3, "us"}};
+    f.evidence.figures = {{"optimizer_kernels_per_step", perStep, Unit::Count},
+                          {"optimizer_step_time_us", spanNs / static_cast<double>(spans.size()) / 1e3, Unit::Microseconds}};
     f.evidence.ops.emplace_back(in.model.text(spans.front()->name));
     std::vector<std::pair<int64_t, std::string>> top;
     for (const auto& [name, count] : byKernel)
@@ -329,7 +329,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.kernels.push_back(top[i].second);
     for (size_t i = 0; i < std::min<size_t>(3, spans.size()); ++i)
         f.evidence.ranges.push_back({spans[i]->startNs, spans[i]->endNs()});
-    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::OptimizerHost) / 1e3, "us"});
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::OptimizerHost) / 1e3, Unit::Microseconds});
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed without the optimizer's per-parameter launch overhead on the host (a "
                    "fused optimizer launches a handful of kernels); credited after launch-bound when both apply";
@@ -378,9 +378,9 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "aten::copy_/aten::to run " + format::duration(device) + " of device work per step inside the model: "
                     "converting dtypes or layouts, or making tensors contiguous, every step. Without them the "
                     "step would be " + format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"copy_device_time_per_step_us", device / 1e3, "us"},
-                          {"copy_share_of_step", fraction, "fraction"},
-                          {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, "us"}};
+    f.evidence.figures = {{"copy_device_time_per_step_us", device / 1e3, Unit::Microseconds},
+                          {"copy_share_of_step", fraction, Unit::Fraction},
+                          {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, Unit::Microseconds}};
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [name, ns] : callers)
         top.emplace_back(ns, name);

@@ -60,15 +60,15 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     if (gain < 0.1 * exposed)
         f.explanation += " Here the host sets the pace: hiding the collectives would not shorten the step until "
                          "the host-side findings are fixed.";
-    f.evidence.figures = {{"exposed_communication_per_step_us", exposed / 1e3, "us"},
-                          {"communication_per_step_us", total / 1e3, "us"},
-                          {"overlap_with_compute", overlap, "fraction"}};
+    f.evidence.figures = {{"exposed_communication_per_step_us", exposed / 1e3, Unit::Microseconds},
+                          {"communication_per_step_us", total / 1e3, Unit::Microseconds},
+                          {"overlap_with_compute", overlap, Unit::Fraction}};
     f.evidence.kernels.assign(kernels.begin(), kernels.end());
     f.evidence.steps = worstSteps(in, [&](size_t i) {
         return in.summary.breakdown.all.perStep[i][TimeCategory::Communication];
     });
     if (const auto* distributed = &in.model.metadata().distributed; distributed->has_value())
-        f.evidence.figures.push_back({"world_size", static_cast<double>((*distributed)->worldSize), "count"});
+        f.evidence.figures.push_back({"world_size", static_cast<double>((*distributed)->worldSize), Unit::Count});
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the collective kernels off the critical path (an upper bound: from "
                    "one rank, waiting for a slower peer cannot be told from transfer time)";
@@ -109,8 +109,8 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
                     "single Python thread, and its GIL-bound replicas starve the GPUs. "
                     "DistributedDataParallel runs one process per GPU and overlaps gradient all-reduce with "
                     "the backward pass.";
-    f.evidence.figures = {{"devices", static_cast<double>(in.summary.gpu.size()), "count"},
-                          {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, "us"}};
+    f.evidence.figures = {{"devices", static_cast<double>(in.summary.gpu.size()), Unit::Count},
+                          {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, Unit::Microseconds}};
     f.evidence.ops.push_back("DataParallel.forward");
     f.estimatedGainNs = overheadNs / steps;
     f.gainMethod = "the replicate/scatter/gather time per step (a lower bound: DDP also removes GIL contention)";
@@ -137,9 +137,9 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
             f.title = "bf16 autocast speeds the step up only " + format::percent(std::max(0.0, gain));
             f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
                             "bottleneck. Look at the input pipeline, launches and synchronisation first.";
-            f.evidence.figures = {{"fp32_step_us", *lab.fp32StepNs / 1e3, "us"},
-                                  {"bf16_step_us", *lab.bf16StepNs / 1e3, "us"},
-                                  {"bf16_speedup", gain, "fraction"}};
+            f.evidence.figures = {{"fp32_step_us", *lab.fp32StepNs / 1e3, Unit::Microseconds},
+                                  {"bf16_step_us", *lab.bf16StepNs / 1e3, Unit::Microseconds},
+                                  {"bf16_speedup", gain, Unit::Fraction}};
             f.gainMethod = "informational: tells where not to look";
             f.fix = "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
             out.push_back(std::move(f));
@@ -154,9 +154,9 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
             f.title = "Replaying the step as a CUDA graph gains only " + format::percent(std::max(0.0, gain));
             f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
                             "fused. torch.compile / CUDA graphs will not help much.";
-            f.evidence.figures = {{"bf16_step_us", *lab.bf16StepNs / 1e3, "us"},
-                                  {"graphed_step_us", *lab.graphedStepNs / 1e3, "us"},
-                                  {"graph_speedup", gain, "fraction"}};
+            f.evidence.figures = {{"bf16_step_us", *lab.bf16StepNs / 1e3, Unit::Microseconds},
+                                  {"graphed_step_us", *lab.graphedStepNs / 1e3, Unit::Microseconds},
+                                  {"graph_speedup", gain, Unit::Fraction}};
             f.gainMethod = "informational: tells where not to look";
             f.fix = "Spend the effort on data, memory or algorithmic changes instead.";
             out.push_back(std::move(f));

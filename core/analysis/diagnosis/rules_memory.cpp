@@ -56,11 +56,11 @@ void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out)
                         (stepsLeft >= 0 ? " At this rate the device runs out of memory in about " +
                                               std::to_string(static_cast<int64_t>(stepsLeft)) + " steps."
                                         : std::string());
-        f.evidence.figures = {{"growth_per_step_bytes", perStep, "bytes"},
-                              {"allocated_first_step_bytes", static_cast<double>(points.front().second), "bytes"},
-                              {"allocated_last_step_bytes", static_cast<double>(points.back().second), "bytes"}};
+        f.evidence.figures = {{"growth_per_step_bytes", perStep, Unit::Bytes},
+                              {"allocated_first_step_bytes", static_cast<double>(points.front().second), Unit::Bytes},
+                              {"allocated_last_step_bytes", static_cast<double>(points.back().second), Unit::Bytes}};
         if (stepsLeft >= 0)
-            f.evidence.figures.push_back({"steps_until_out_of_memory", stepsLeft, "count"});
+            f.evidence.figures.push_back({"steps_until_out_of_memory", stepsLeft, Unit::Count});
         for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
             f.evidence.ops.push_back(d.byOp[i].op);
         f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
@@ -90,9 +90,9 @@ void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
                         format::bytes(allocated) + "): freed blocks of varying sizes stay cached and fragment. "
                         "It wastes memory that larger batches or models could use, and can end in an "
                         "out-of-memory error with memory nominally free.";
-        f.evidence.figures = {{"peak_reserved_bytes", reserved, "bytes"},
-                              {"peak_allocated_bytes", allocated, "bytes"},
-                              {"reserved_over_allocated", ratio, "ratio"}};
+        f.evidence.figures = {{"peak_reserved_bytes", reserved, Unit::Bytes},
+                              {"peak_allocated_bytes", allocated, Unit::Bytes},
+                              {"reserved_over_allocated", ratio, Unit::Ratio}};
         f.gainMethod = "no time saved per step; frees memory";
         f.fix = "Let the allocator grow segments instead of caching many sizes, and keep tensor shapes "
                 "stable (pad variable-length batches to a few bucket sizes).";
@@ -122,9 +122,9 @@ void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
                         format::bytes(static_cast<double>(total)) +
                         ": a slightly longer sequence or larger batch will fail with out-of-memory. "
                         "Activation checkpointing trades recomputation for memory; bf16 halves activations.";
-        f.evidence.figures = {{"peak_allocated_share_of_device", allocated, "fraction"},
-                              {"peak_reserved_share_of_device", reserved, "fraction"},
-                              {"device_memory_bytes", static_cast<double>(total), "bytes"}};
+        f.evidence.figures = {{"peak_allocated_share_of_device", allocated, Unit::Fraction},
+                              {"peak_reserved_share_of_device", reserved, Unit::Fraction},
+                              {"device_memory_bytes", static_cast<double>(total), Unit::Bytes}};
         for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
             f.evidence.ops.push_back(d.byOp[i].op);
         f.gainMethod = "no time saved per step; prevents an out-of-memory failure";

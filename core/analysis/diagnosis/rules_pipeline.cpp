@@ -14,9 +14,9 @@ namespace {
 void addCausalFigures(Finding& f, const DiagnosisInput& in, Cause cause, HostState state)
 {
     const CausalModel& m = causal(in);
-    f.evidence.figures.push_back({"host_time_per_step_us", m.host(state) / 1e3, "us"});
-    f.evidence.figures.push_back({"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, "us"});
-    f.evidence.figures.push_back({"gain_if_removed_alone_us", m.solo(cause) / 1e3, "us"});
+    f.evidence.figures.push_back({"host_time_per_step_us", m.host(state) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back({"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back({"gain_if_removed_alone_us", m.solo(cause) / 1e3, Unit::Microseconds});
 }
 
 // Longest stretch with no device work inside the judged steps.
@@ -66,12 +66,12 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
                     " of it with no kernel or copy running: the input pipeline, not the model, sets the pace. "
                     "Loading batches in worker processes while the GPU computes hides it; the step would be " +
                     format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"dataloader_wait_per_step_us", waiting / 1e3, "us"},
-                          {"dataloader_share_of_step", fraction, "fraction"},
-                          {"step_time_us", step / 1e3, "us"}};
+    f.evidence.figures = {{"dataloader_wait_per_step_us", waiting / 1e3, Unit::Microseconds},
+                          {"dataloader_share_of_step", fraction, Unit::Fraction},
+                          {"step_time_us", step / 1e3, Unit::Microseconds}};
     addCausalFigures(f, in, Cause::DataLoader, HostState::DataLoader);
     if (labFraction > 0)
-        f.evidence.figures.push_back({"lab_dataloader_share", labFraction, "fraction"});
+        f.evidence.figures.push_back({"lab_dataloader_share", labFraction, Unit::Fraction});
     f.evidence.steps = worstSteps(in, [&](size_t i) { return b.perStep[i][TimeCategory::DataLoader]; });
     for (const Event& e : in.model.events()) {
         if ((e.category == trace::Category::CpuOp || e.category == trace::Category::UserAnnotation) &&
@@ -119,10 +119,10 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
                     "meanwhile. Preprocessing, metrics, bookkeeping or element-wise Python loops between launches "
                     "serialise with the GPU; moved out of the step, vectorised or put on the GPU, the step would be " +
                     format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"host_time_per_step_us", hostNs / 1e3, "us"},
-                          {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, "us"},
-                          {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, "us"},
-                          {"step_time_us", step / 1e3, "us"}};
+    f.evidence.figures = {{"host_time_per_step_us", hostNs / 1e3, Unit::Microseconds},
+                          {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, Unit::Microseconds},
+                          {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, Unit::Microseconds},
+                          {"step_time_us", step / 1e3, Unit::Microseconds}};
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
                    "launches";
@@ -172,9 +172,9 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
                     " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
                     "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be up "
                     "to " + format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"kernels_per_step", kernelsPerStep, "count"},
-                          {"short_kernel_share", shortShare, "fraction"},
-                          {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, "us"}};
+    f.evidence.figures = {{"kernels_per_step", kernelsPerStep, Unit::Count},
+                          {"short_kernel_share", shortShare, Unit::Fraction},
+                          {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, Unit::Microseconds}};
     addCausalFigures(f, in, Cause::LaunchOverhead, HostState::Launching);
     for (const IdleGap& g : s.idleGaps.largest)
         if (g.kind == GapKind::HostWait && f.evidence.ranges.size() < 5)
@@ -234,11 +234,11 @@ void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
                         "(profile with with_stack=True to see it), other devices or ranks, or simply too little "
                         "work per step for this GPU. More work per step raises throughput; it does not shorten "
                         "the step.";
-        f.evidence.figures = {{"utilization", *g.utilization, "fraction"},
-                              {"unexplained_idle_per_step_us", unexplained / 1e3, "us"},
-                              {"longest_idle_stretch_us", static_cast<double>(longest.length()) / 1e3, "us"}};
+        f.evidence.figures = {{"utilization", *g.utilization, Unit::Fraction},
+                              {"unexplained_idle_per_step_us", unexplained / 1e3, Unit::Microseconds},
+                              {"longest_idle_stretch_us", static_cast<double>(longest.length()) / 1e3, Unit::Microseconds}};
         if (g.smEfficiency)
-            f.evidence.figures.push_back({"sm_efficiency", *g.smEfficiency, "fraction"});
+            f.evidence.figures.push_back({"sm_efficiency", *g.smEfficiency, Unit::Fraction});
         if (longest.length() > 0)
             f.evidence.ranges.push_back(longest);
         f.gainMethod = "none per step: more work per step raises throughput, not step time";
@@ -288,9 +288,9 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "Steps take " + format::duration(median) + " at the median but up to " + format::duration(sorted.back()) +
                     " (warm-up already left out). Slow steps in the middle of a run point to periodic work "
                     "(checkpointing, logging, evaluation), a stalled input pipeline, or host jitter.";
-    f.evidence.figures = {{"median_step_us", median / 1e3, "us"},
-                          {"slowest_step_us", sorted.back() / 1e3, "us"},
-                          {"coefficient_of_variation", cv, "ratio"}};
+    f.evidence.figures = {{"median_step_us", median / 1e3, Unit::Microseconds},
+                          {"slowest_step_us", sorted.back() / 1e3, Unit::Microseconds},
+                          {"coefficient_of_variation", cv, Unit::Ratio}};
     f.evidence.steps = worstSteps(in, [&](size_t i) { return durations[i]; });
     f.estimatedGainNs = std::max(0.0, mean - median);
     f.gainMethod = "mean step time minus median step time (the slow steps' excess, per step)";

@@ -81,10 +81,10 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
                     " of them device-to-host reads such as .item(), .cpu() or .to(\"cpu\")). The wait itself costs "
                     "nothing while the GPU is busy; what costs is the host work after it, which could have run "
                     "while the GPU computed and instead runs with the GPU idle.";
-    f.evidence.figures = {{"gpu_idle_caused_per_step_us", gain / 1e3, "us"},
-                          {"blocked_time_per_step_us", blocked / n / 1e3, "us"},
-                          {"blocking_calls_per_step", static_cast<double>(calls) / n, "count"},
-                          {"device_to_host_reads_per_step", static_cast<double>(deviceToHost) / n, "count"}};
+    f.evidence.figures = {{"gpu_idle_caused_per_step_us", gain / 1e3, Unit::Microseconds},
+                          {"blocked_time_per_step_us", blocked / n / 1e3, Unit::Microseconds},
+                          {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
+                          {"device_to_host_reads_per_step", static_cast<double>(deviceToHost) / n, Unit::Count}};
     std::vector<std::pair<double, std::string>> top;
     for (const auto& [where, ns] : origins)
         top.emplace_back(ns, where);
@@ -146,12 +146,12 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
                     format::duration(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
                     "bandwidth. From pinned memory with non_blocking=True the call returns at once and the copy "
                     "overlaps compute; the step would be " + format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"pageable_copies_per_step", static_cast<double>(copies) / n, "count"},
-                          {"pageable_copy_time_per_step_us", copyNs / n / 1e3, "us"},
-                          {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, "us"},
-                          {"bytes_per_step", bytes / n, "bytes"}};
+    f.evidence.figures = {{"pageable_copies_per_step", static_cast<double>(copies) / n, Unit::Count},
+                          {"pageable_copy_time_per_step_us", copyNs / n / 1e3, Unit::Microseconds},
+                          {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, Unit::Microseconds},
+                          {"bytes_per_step", bytes / n, Unit::Bytes}};
     if (copyNs > 0 && bytes > 0)
-        f.evidence.figures.push_back({"bandwidth_gb_per_s", bytes / copyNs, "GB/s"});
+        f.evidence.figures.push_back({"bandwidth_gb_per_s", bytes / copyNs, Unit::GigabytesPerSecond});
     for (const auto& [name, ns] : ops)
         f.evidence.ops.push_back(name);
     f.estimatedGainNs = gain;

@@ -63,10 +63,10 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     else
         f.explanation += "They are left out of the figures below (" + std::to_string(w.steadyCount()) +
                          " steady step" + (w.steadyCount() == 1 ? "" : "s") + " judged).";
-    f.evidence.figures = {{"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, "us"},
-                          {"one_off_share_of_window", windowShare, "fraction"},
-                          {"warmup_or_outlier_steps", static_cast<double>(excluded), "count"},
-                          {"steady_steps", static_cast<double>(w.steadyCount()), "count"}};
+    f.evidence.figures = {{"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, Unit::Microseconds},
+                          {"one_off_share_of_window", windowShare, Unit::Fraction},
+                          {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
+                          {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
     for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
         f.evidence.ops.push_back(warmUp[i]->what + " (" + format::duration(static_cast<double>(warmUp[i]->lengthNs())) + ")");
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
@@ -93,8 +93,8 @@ void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out
     f.explanation = "A blocking call waits while the recorded device activity is almost nil: the device was busy "
                     "with work launched before the profiler started. That wait is not idle time and says nothing "
                     "about this window; it is left out of the figures below.";
-    f.evidence.figures = {{"wait_us", static_cast<double>(first->lengthNs()) / 1e3, "us"},
-                          {"share_of_window", windowShare, "fraction"}};
+    f.evidence.figures = {{"wait_us", static_cast<double>(first->lengthNs()) / 1e3, Unit::Microseconds},
+                          {"share_of_window", windowShare, Unit::Fraction}};
     f.evidence.ranges.push_back({first->beginNs, first->endNs});
     f.evidence.ops.push_back(first->what);
     f.fix = "Start the profiler's active window on a step boundary (the schedule's wait/warmup), so that it "
@@ -114,8 +114,8 @@ void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "During stream capture kernels are recorded into a graph, not executed, so the device is idle "
                     "by design and host times include the capture's bookkeeping. Utilisation, idle gaps and "
                     "launch costs here say nothing about the run; the graph's replays do.";
-    f.evidence.figures = {{"launches_without_kernels", static_cast<double>(w.launchesWithoutActivity), "count"},
-                          {"graph_capture_calls", static_cast<double>(w.graphCaptureCalls), "count"}};
+    f.evidence.figures = {{"launches_without_kernels", static_cast<double>(w.launchesWithoutActivity), Unit::Count},
+                          {"graph_capture_calls", static_cast<double>(w.graphCaptureCalls), Unit::Count}};
     f.fix = "Profile the steps that replay the graph (after capture and warm-up), not the capture itself.";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
@@ -129,7 +129,7 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
         f.title = "Not a timing trace: CUPTI range-profiler records, no device activity";
         f.explanation = "Counter collection replays each kernel, so host times are inflated and no kernel timeline "
                         "exists: no bottleneck can be diagnosed from this trace.";
-        f.evidence.figures = {{"device_activities", 0.0, "count"}};
+        f.evidence.figures = {{"device_activities", 0.0, Unit::Count}};
         f.fix = "Profile again with activity tracing (ProfilerActivity.CUDA) and without counter collection.";
         f.snippet = kProfileAfterWarmUp;
         out.push_back(std::move(f));
@@ -145,8 +145,8 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "The host launched device work but the trace holds no kernel, copy or memset: CUDA activity "
                     "was not collected (CUPTI unavailable or busy, or ProfilerActivity.CUDA missing). Only the "
                     "host side can be read; no GPU bottleneck can be diagnosed.";
-    f.evidence.figures = {{"launch_calls", static_cast<double>(w.kernelLaunchCalls + w.graphLaunches), "count"},
-                          {"device_activities", 0.0, "count"}};
+    f.evidence.figures = {{"launch_calls", static_cast<double>(w.kernelLaunchCalls + w.graphLaunches), Unit::Count},
+                          {"device_activities", 0.0, Unit::Count}};
     f.fix = "Profile with ProfilerActivity.CUDA, check that no other tool holds CUPTI (Nsight, DCGM profiling), "
             "and that the CUPTI library matches the driver.";
     f.snippet = kProfileAfterWarmUp;
@@ -163,8 +163,8 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
               std::to_string(w.deviceActivities) + " device activities";
     f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
                     "not run.";
-    f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, "us"},
-                          {"device_activities", static_cast<double>(w.deviceActivities), "count"}};
+    f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
+                          {"device_activities", static_cast<double>(w.deviceActivities), Unit::Count}};
     f.fix = "Profile several steady steps (active=3 or more).";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
@@ -187,7 +187,7 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "Figures that depend on these timestamps or links are less certain:";
     for (const QualityIssue& q : w.quality) {
         f.explanation += " " + q.message + ".";
-        f.evidence.figures.push_back({q.code, static_cast<double>(q.count), "count"});
+        f.evidence.figures.push_back({q.code, static_cast<double>(q.count), Unit::Count});
     }
     f.fix = "Use a recent PyTorch/Kineto, avoid other CUPTI users during profiling, and keep the profiler's "
             "window short enough that its buffers do not overflow.";
