@@ -181,7 +181,7 @@ std::string infoText(const std::string& path, const LoadResult& result)
             if (d.computeMajor >= 0)
                 text += ", sm " + computeCapability(d);
             if (d.numSms > 0)
-                text += ", " + std::to_string(d.numSms) + " SMs";
+                text += ", " + format::count(d.numSms) + " SMs";
             if (d.totalGlobalMemBytes > 0)
                 text += ", " + format::bytes(double(d.totalGlobalMemBytes));
             row(&d == &m.devices.front() ? "devices" : "", text);
@@ -195,14 +195,14 @@ std::string infoText(const std::string& path, const LoadResult& result)
         row("ranks", "single process (no distributedInfo)");
     row("time span", format::duration(model.endNs() - model.beginNs()));
     const size_t steps = countEventsWithNamePrefix(model);
-    row("steps", steps ? std::to_string(steps) + " ProfilerStep markers"
+    row("steps", steps ? format::count(steps) + " ProfilerStep markers"
                        : "no ProfilerStep markers (analysed as one window)");
     const TrackCounts tracks = countTracks(model);
     auto counted = [](size_t n, const char* noun) {
-        return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+        return format::count(n) + " " + noun + (n == 1 ? "" : "s");
     };
     row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " + counted(tracks.gpuStreams, "GPU stream") +
-                      (tracks.other ? ", " + std::to_string(tracks.other) + " other" : ""));
+                      (tracks.other ? ", " + format::count(tracks.other) + " other" : ""));
     row("events", format::count(s.entries) + " entries: " + format::count(s.completeEvents) +
                       " complete, " + format::count(s.instantEvents) + " instant, " +
                       format::count(s.memorySamples) + " memory samples, " +

@@ -294,10 +294,10 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     out << "What this trace is: " << s.window.headline() << "\n";
     for (const QualityIssue& q : s.window.quality)
         out << "  trace quality: " << q.message << "\n";
-    out << "\n" << s.steps.steps.size() << (s.steps.source == StepSource::Window ? " window" : " steady steps")
+    out << "\n" << format::count(s.steps.steps.size()) << (s.steps.source == StepSource::Window ? " window" : " steady steps")
         << ", average " << format::duration(all.averageTotalNs) << " per step";
     if (s.steps.droppedIncompleteSteps)
-        out << "; " << s.steps.droppedIncompleteSteps << " incomplete trailing step(s) left out";
+        out << "; " << format::count(s.steps.droppedIncompleteSteps) << " incomplete trailing step(s) left out";
     const CausalModel& model = s.causal;
     if (model.stepsModelled > 0 && s.window.deviceActivities > 0) {
         out << "\n\nWhere the device idles (per step: busy " << format::duration(model.deviceBusyNs) << ", idle " << format::duration(model.deviceIdleNs)

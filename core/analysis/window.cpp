@@ -241,15 +241,15 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     if (w.graphReplay)
         overlapping = 0;
     add("overlapping-on-stream", overlapping,
-        std::to_string(overlapping) + " device activities overlap the one before them on the same stream "
+        format::count(overlapping) + " device activities overlap the one before them on the same stream "
         "(a stream runs one at a time): their timestamps are unreliable");
     add("clock-skew", skewed,
-        std::to_string(skewed) + " device activities start before the call that launched them: host and "
+        format::count(skewed) + " device activities start before the call that launched them: host and "
         "device clocks disagree, so launch delays leave them out");
     if (!w.captureWindow && !w.deviceActivityMissing && w.kernelLaunchCalls > 0 &&
         w.launchesWithoutActivity * 20 > w.kernelLaunchCalls)
         add("launches-without-kernels", w.launchesWithoutActivity,
-            std::to_string(w.launchesWithoutActivity) + " of " + std::to_string(w.kernelLaunchCalls) +
+            format::count(w.launchesWithoutActivity) + " of " + format::count(w.kernelLaunchCalls) +
                 " kernel launches have no kernel in the trace (activity buffers lost or dropped)");
     if (const double kept = keptShareOfOps(model); kept >= 0 && kept < kSampledShare) {
         w.sampled = true;
@@ -258,7 +258,7 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     }
     const IngestStats& stats = model.stats();
     add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
-        std::to_string(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
+        format::count(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
     // The profiler's own span should cover the events: far longer, it is not the window;
     // events outside it were recorded outside the profiled window.
     auto profilerSpanName = perName<bool>(model, [](std::string_view n) { return n.starts_with("PyTorch Profiler"); });
@@ -285,7 +285,7 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
         outside += !isSpan(e) && e.category != Category::Instant &&
                    (e.startNs + kOutsideToleranceNs < span->startNs || e.endNs() > span->endNs() + kOutsideToleranceNs);
     add("events-outside-window", outside,
-        std::to_string(outside) + " events lie outside the profiler's window (started before it or ended after "
+        format::count(outside) + " events lie outside the profiler's window (started before it or ended after "
         "it): they were recorded by other means, or the clocks disagree");
 }
 
@@ -331,9 +331,9 @@ std::string WindowClass::headline() const
     if (stepSource == StepSource::Window)
         text += ", one window of " + format::duration(windowNs) + " (no iterations found)";
     else
-        text += ", " + std::to_string(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
+        text += ", " + format::count(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
     if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
-        text += ", " + std::to_string(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") + " left out";
+        text += ", " + format::count(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") + " left out";
     for (const OneOffCost& o : oneOffs) {
         if (o.beforeWindow) {
             text += ", starts inside earlier work (" + o.what + ", " + format::duration(o.lengthNs()) + ")";

@@ -140,6 +140,11 @@ std::string count(uint64_t value)
     return grouped(std::to_string(value));
 }
 
+std::string count(int64_t value)
+{
+    return grouped(std::to_string(value));
+}
+
 std::string count(double value)
 {
     if (!std::isfinite(value))

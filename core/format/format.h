@@ -9,7 +9,9 @@
 // percent with one decimal; ratios with "×"; counts grouped by thousands with ",".
 // Not-a-number, infinities and the "not available" sentinel (a negative byte count) read
 // "n/a".
+#include <concepts>
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <string_view>
 
@@ -43,8 +45,19 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 std::string percent(double fraction);
 // A ratio: "1.85×", "12.3×".
 std::string ratio(double value);
-// A count: "1,234,567".
+// A count: "1,234,567" (negative: "-1,234").
 std::string count(uint64_t value);
+std::string count(int64_t value);
+// Any other integer type, by its sign.
+template <std::integral T>
+    requires(!std::same_as<T, uint64_t> && !std::same_as<T, int64_t> && !std::same_as<T, bool>)
+std::string count(T value)
+{
+    if constexpr (std::is_signed_v<T>)
+        return count(static_cast<int64_t>(value));
+    else
+        return count(static_cast<uint64_t>(value));
+}
 // A count that may be a mean (per step): "12", "4.50", "1,235".
 std::string count(double value);
 // Something per second: rate(1234.5, "samples") is "1,235 samples/s".

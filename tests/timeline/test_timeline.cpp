@@ -2,7 +2,9 @@
 // and hit-testing are exact to the nanosecond at the end of an hour-long trace; search by
 // name with next/previous.
 #include "core/analysis/summary.h"
+#ifndef Q_MOC_RUN  // moc cannot parse <concepts>
 #include "core/format/format.h"
+#endif
 #include "core/timeline/counter_track.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/time_ruler.h"

@@ -312,7 +312,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     f.id = "optimizer-unfused";
     const double gain = causal(in).gain(Cause::OptimizerHost);
     f.severity = severityForGain(share(gain, stepMeanNs(in)));
-    f.title = "The optimizer launches " + std::to_string(static_cast<int64_t>(perStep)) +
+    f.title = "The optimizer launches " + format::count(static_cast<int64_t>(perStep)) +
               " kernels per step, one or more per parameter";
     f.explanation = "Optimizer.step runs a loop over parameters with a few small kernels each (" +
                     format::duration(spanNs / static_cast<double>(spans.size())) +

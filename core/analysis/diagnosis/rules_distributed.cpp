@@ -104,7 +104,7 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "dataparallel";
     f.severity = Severity::High;
-    f.title = "nn.DataParallel drives " + std::to_string(in.summary.gpu.size()) + " GPUs from one process";
+    f.title = "nn.DataParallel drives " + format::count(in.summary.gpu.size()) + " GPUs from one process";
     f.explanation = "DataParallel replicates the model, scatters inputs and gathers outputs every step from a "
                     "single Python thread, and its GIL-bound replicas starve the GPUs. "
                     "DistributedDataParallel runs one process per GPU and overlaps gradient all-reduce with "

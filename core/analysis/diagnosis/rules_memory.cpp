@@ -48,13 +48,13 @@ void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out)
         f.id = "memory-growth";
         f.severity = stepsLeft >= 0 && stepsLeft < 10'000 ? Severity::High : Severity::Medium;
         f.title = "Allocated memory on " + device + " grows " + format::bytes(perStep) + " every step";
-        f.explanation = "Memory allocated at the start of each step rises in " + std::to_string(rises) + " of " +
-                        std::to_string(points.size() - 1) +
+        f.explanation = "Memory allocated at the start of each step rises in " + format::count(rises) + " of " +
+                        format::count(points.size() - 1) +
                         " steps: something keeps tensors alive across steps, most often a loss or metric "
                         "accumulated with its autograd graph (total += loss instead of loss.item() or "
                         "loss.detach()), or a growing list of outputs." +
                         (stepsLeft >= 0 ? " At this rate the device runs out of memory in about " +
-                                              std::to_string(static_cast<int64_t>(stepsLeft)) + " steps."
+                                              format::count(static_cast<int64_t>(stepsLeft)) + " steps."
                                         : std::string());
         f.evidence.figures = {{"growth_per_step_bytes", perStep, Unit::Bytes},
                               {"allocated_first_step_bytes", static_cast<double>(points.front().second), Unit::Bytes},

@@ -165,7 +165,7 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
     f.id = "launch-bound";
     f.severity = severityForGain(share(gain, step));
     f.title = "The GPU waits on the CPU's launches " + format::percent(share(idleLaunching, step)) + " of the step (" +
-              std::to_string(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
+              format::count(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
     f.explanation = "While the host dispatches ops and launches kernels (" +
                     format::duration(causal(in).host(HostState::Launching)) + " per step), the GPU has nothing queued for " +
                     format::duration(idleLaunching) + ": " + format::percent(shortShare) +

@@ -76,8 +76,8 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
         f.severity = Severity::High;
     f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" + format::percent(share(gain, step)) +
               ")";
-    f.explanation = std::to_string(calls) + " calls over the steps block the CPU until the GPU catches up (" +
-                    format::duration(blocked / n) + " per step; " + std::to_string(deviceToHost) +
+    f.explanation = format::count(calls) + " calls over the steps block the CPU until the GPU catches up (" +
+                    format::duration(blocked / n) + " per step; " + format::count(deviceToHost) +
                     " of them device-to-host reads such as .item(), .cpu() or .to(\"cpu\")). The wait itself costs "
                     "nothing while the GPU is busy; what costs is the host work after it, which could have run "
                     "while the GPU computed and instead runs with the GPU idle.";

@@ -53,7 +53,7 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         f.title = "Warm-up is in the profiled window: one-off costs take " + format::duration(static_cast<double>(w.oneOffNs)) +
                   " (" + format::percent(windowShare) + " of it)";
     else
-        f.title = "Warm-up is in the profiled window: " + std::to_string(excluded) + " slow first step" +
+        f.title = "Warm-up is in the profiled window: " + format::count(excluded) + " slow first step" +
                   (excluded == 1 ? "" : "s") + " left out";
     f.explanation = "Costs paid once per process — loading kernel modules on first launch, creating the context, "
                     "cuDNN/cuBLAS initialisation, the caching allocator growing — are not per-step costs, and "
@@ -61,7 +61,7 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     if (w.warmUpDominated)
         f.explanation += "Here they are most of the window: what is left is too little to judge the steady state.";
     else
-        f.explanation += "They are left out of the figures below (" + std::to_string(w.steadyCount()) +
+        f.explanation += "They are left out of the figures below (" + format::count(w.steadyCount()) +
                          " steady step" + (w.steadyCount() == 1 ? "" : "s") + " judged).";
     f.evidence.figures = {{"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, Unit::Microseconds},
                           {"one_off_share_of_window", windowShare, Unit::Fraction},
@@ -109,7 +109,7 @@ void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     if (!w.captureWindow)
         return;
     Finding f = windowFinding("capture-window", Severity::High);
-    f.title = "This window captures a CUDA/HIP graph: " + std::to_string(w.launchesWithoutActivity) +
+    f.title = "This window captures a CUDA/HIP graph: " + format::count(w.launchesWithoutActivity) +
               " launches are recorded, nothing runs on the device";
     f.explanation = "During stream capture kernels are recorded into a graph, not executed, so the device is idle "
                     "by design and host times include the capture's bookkeeping. Utilisation, idle gaps and "
@@ -139,7 +139,7 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f = windowFinding("no-device-activity", Severity::High);
     f.title = w.kernelLaunchCalls + w.graphLaunches > 0
-                  ? "No device activity recorded: " + std::to_string(w.kernelLaunchCalls + w.graphLaunches) +
+                  ? "No device activity recorded: " + format::count(w.kernelLaunchCalls + w.graphLaunches) +
                         " launches, 0 kernels"
                   : "No device activity recorded: NCCL collectives ran, but no kernel or launch is in the trace";
     f.explanation = "The host launched device work but the trace holds no kernel, copy or memset: CUDA activity "
@@ -160,7 +160,7 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f = windowFinding("window-too-short", Severity::Medium);
     f.title = "The window is too short to judge: " + format::duration(static_cast<double>(w.windowNs)) + ", " +
-              std::to_string(w.deviceActivities) + " device activities";
+              format::count(w.deviceActivities) + " device activities";
     f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
                     "not run.";
     f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
@@ -180,7 +180,7 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     for (const QualityIssue& q : w.quality)
         serious |= (q.code == "overlapping-on-stream" || q.code == "clock-skew") && q.count >= 0.01 * activities;
     Finding f = windowFinding("trace-quality", w.sampled ? Severity::High : serious ? Severity::Medium : Severity::Low);
-    f.title = "The trace has " + std::to_string(w.quality.size()) + " quality problem" +
+    f.title = "The trace has " + format::count(w.quality.size()) + " quality problem" +
               (w.quality.size() == 1 ? "" : "s") + ": " + w.quality.front().code;
     if (w.sampled)
         f.title = "A sampled trace: most host events were dropped, so no bottleneck can be judged";
