@@ -231,6 +231,16 @@ private Q_SLOTS:
         QVERIFY2(saved, loadError.c_str());
         QCOMPARE(saved->steps.size(), size_t(6));
         QVERIFY(saved->interrupted.find("SIGSEGV") != std::string::npos);
+        // The same through `kinetoscope run`: exit 2, the reason as its last line.
+        std::ostringstream out, err;
+        const std::string dir = (m_dir.path() + "/crash-cli").toStdString();
+        QCOMPARE(cli::run({"run", "--model", model.toStdString(), "--input-shape", "8", "--device", "cpu", "--steps",
+                           "20", "--warmup", "2", "--batch-size", "16", "--out", dir},
+                          out, err),
+                 2);
+        const QStringList lines = QString::fromStdString(err.str()).trimmed().split('\n');
+        QVERIFY2(lines.last().startsWith("kinetoscope run: the engine crashed (SIGSEGV"), qPrintable(lines.last()));
+        QVERIFY2(lines.last().contains("kept: 6 steps, 0 arms in " + QString::fromStdString(dir)), qPrintable(lines.last()));
     }
 
     // Cancel goes as a message: the engine stops after the step in flight and reports it
