@@ -7,6 +7,7 @@
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
 #include "tests/support/python_script.h"
+#include "tests/support/small_lab_run.h"
 
 #include <QProcess>
 #include <QtTest>
@@ -20,16 +21,8 @@ namespace {
 
 lab::RunConfig smallRun(const QTemporaryDir& dir, const char* name)
 {
-    lab::RunConfig c;
-    c.model = "mlp";
-    c.device = "cpu";
-    c.steps = 6;
-    c.warmup = 2;
-    c.batchSize = 16;
-    c.inputFeatures = 32;
-    c.hidden = 64;
+    lab::RunConfig c = test::smallLabRun((dir.path() + "/" + name).toStdString(), 6);
     c.sampleIoUs = 100;
-    c.outDir = (dir.path() + "/" + name).toStdString();
     return c;
 }
 

@@ -5,6 +5,7 @@
 #include "core/analysis/summary.h"
 #include "core/engine/lab_runner.h"
 #include "core/trace/trace_loader.h"
+#include "tests/support/small_lab_run.h"
 
 #include <QtTest>
 
@@ -19,16 +20,7 @@ class TestLabRunner : public QObject
 
     engine::RunConfig small(const char* out) const
     {
-        engine::RunConfig c;
-        c.model = "mlp";
-        c.device = "cpu";
-        c.steps = 8;
-        c.warmup = 2;
-        c.batchSize = 32;
-        c.inputFeatures = 64;
-        c.hidden = 128;
-        c.outDir = (m_dir.path() + QLatin1Char('/') + QLatin1String(out)).toStdString();
-        return c;
+        return test::smallLabRun((m_dir.path() + QLatin1Char('/') + QLatin1String(out)).toStdString(), 8);
     }
 
 private Q_SLOTS:

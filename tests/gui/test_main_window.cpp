@@ -4,6 +4,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/start_page.h"
 #include "core/session/session.h"
+#include "tests/support/small_lab_run.h"
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
@@ -73,18 +74,10 @@ private Q_SLOTS:
             QSKIP("built without the engine");
         gui::MainWindow window;
         QTemporaryDir dir;
-        lab::RunConfig c;
-        c.model = "mlp";
-        c.device = "cpu";
-        c.steps = 12;
-        c.warmup = 2;
-        c.batchSize = 32;
-        c.inputFeatures = 64;
-        c.hidden = 128;
+        lab::RunConfig c = test::smallLabRun(dir.path().toStdString(), 12);
         c.sampleIoUs = 100;  // about 3 ms per batch: a run long enough to sample
         c.lab = c.split = c.profile = true;
         c.sweepWorkers = {0, 2};
-        c.outDir = dir.path().toStdString();
         QSignalSpy finished(&window, &gui::MainWindow::labFinished);
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
         widgets::LiveRunView* live = window.startLab(c);
