@@ -1,5 +1,6 @@
-// kinetoscope-gen-trace SIZE OUT: writes a synthetic Kineto trace of about SIZE bytes
-// (suffixes k, M, G; decimal). OUT ending in .gz is not supported: compress afterwards.
+// kinetoscope-gen-trace SIZE OUT [SEED]: writes a synthetic Kineto trace of about SIZE
+// bytes (suffixes k, M, G; decimal); another SEED (default 1) writes another run of the
+// same shape. OUT ending in .gz is not supported: compress afterwards.
 #include "bench/synthetic_trace.h"
 
 #include <cstdio>
@@ -8,8 +9,8 @@
 
 int main(int argc, char** argv)
 {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: kinetoscope-gen-trace SIZE[k|M|G] OUT.json\n");
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: kinetoscope-gen-trace SIZE[k|M|G] OUT.json [SEED]\n");
         return 2;
     }
     char* end = nullptr;
@@ -32,7 +33,8 @@ int main(int argc, char** argv)
     }
     static char buffer[1 << 20];
     std::setvbuf(out, buffer, _IOFBF, sizeof buffer);
-    const auto stats = kinetoscope::bench::writeSyntheticTrace(out, static_cast<uint64_t>(size));
+    const uint64_t seed = argc == 4 ? std::strtoull(argv[3], nullptr, 10) : 1;
+    const auto stats = kinetoscope::bench::writeSyntheticTrace(out, static_cast<uint64_t>(size), seed);
     if (std::fclose(out) != 0) {
         std::perror(argv[2]);
         return 2;

@@ -21,6 +21,12 @@ xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_work
     --screenshot "$out/timeline.png" --find volta_sgemm_64x64_nt --zoom 150
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
     --screenshot "$out/timeline_detail.png" --find volta_sgemm_64x64_nt
+# The Compare document: 0 -> 4 DataLoader workers, its overview and the two timelines.
+w0="$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"
+w4="$traces/kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"
+for view in overview kernels timelines; do
+    xvfb-run -a -s "-screen 0 1400x900x24" "$app" --compare "$w0" "$w4" --screenshot "$out/compare_$view.png" --view "$view"
+done
 # A lab live on the CPU (the run itself takes about ten seconds).
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model cnn --device cpu --steps 40 \
     --warmup 3 --lab --split --sweep workers=0,1,2,4 --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 \

@@ -100,6 +100,32 @@ void addImages(QTextDocument& doc, const Images& images)
 
 }  // namespace
 
+bool printDocument(QTextDocument& doc, const QString& suffix, QIODevice& out, QString* error)
+{
+    if (suffix == QLatin1String("pdf")) {
+        QPdfWriter writer(&out);
+        writer.setPageSize(QPageSize(QPageSize::A4));
+        writer.setResolution(150);
+        writer.setTitle(QStringLiteral("Kinetoscope report"));
+        writer.setCreator(QStringLiteral("Kinetoscope"));
+        doc.setPageSize(QSizeF(writer.width(), writer.height()));
+        doc.print(&writer);
+        return true;
+    }
+    doc.setTextWidth(820);
+    QImage image(QSize(820, int(doc.size().height()) + 1) * 2, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(2.0);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    doc.drawContents(&painter);
+    painter.end();
+    if (image.save(&out, "PNG"))
+        return true;
+    if (error)
+        *error = QStringLiteral("could not encode the PNG");
+    return false;
+}
+
 bool writeReport(const document::Document& trace, const QString& path, QString* error)
 {
     auto fail = [&](const QString& message) {
@@ -129,25 +155,8 @@ bool writeReport(const document::Document& trace, const QString& path, QString* 
         QTextDocument doc;
         addImages(doc, images);
         doc.setHtml(reportHtml(trace, images, [](const char* name) { return QString::fromLatin1(name); }));
-        if (suffix == QLatin1String("pdf")) {
-            QPdfWriter writer(&out);
-            writer.setPageSize(QPageSize(QPageSize::A4));
-            writer.setResolution(150);
-            writer.setTitle(QStringLiteral("Kinetoscope report"));
-            writer.setCreator(QStringLiteral("Kinetoscope"));
-            doc.setPageSize(QSizeF(writer.width(), writer.height()));
-            doc.print(&writer);
-        } else {
-            doc.setTextWidth(820);
-            QImage image(QSize(820, int(doc.size().height()) + 1) * 2, QImage::Format_ARGB32_Premultiplied);
-            image.setDevicePixelRatio(2.0);
-            image.fill(Qt::white);
-            QPainter painter(&image);
-            doc.drawContents(&painter);
-            painter.end();
-            if (!image.save(&out, "PNG"))
-                return fail(QStringLiteral("could not encode the PNG"));
-        }
+        if (!printDocument(doc, suffix, out, error))
+            return false;
     }
     if (!out.commit())
         return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));

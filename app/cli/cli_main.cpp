@@ -1,6 +1,7 @@
 #include "app/cli/cli_main.h"
 
 #include "app/cli/diagnose_command.h"
+#include "app/cli/diff_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/summary_command.h"
 #include "app/cli/run_command.h"
@@ -22,9 +23,19 @@ constexpr const char* kUsage =
     "  summary TRACE [--json] [--series] [--step-marker NAME]\n"
     "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
     "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
+    "  summary DIR|TRACE TRACE... [--json]\n"
+    "                        a job of several ranks: each rank's step, own work, exposed and\n"
+    "                        hidden communication, the straggler with its cause, collectives\n"
+    "                        matched across ranks (transfer, wait, bus bandwidth), clock offsets\n"
     "  diagnose TRACE [--json|--markdown] [--fail-on low|medium|high]\n"
     "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
     "                        ranked findings with evidence, estimated gain and the fix\n"
+    "  diagnose DIR|TRACE TRACE... [--json|--markdown] [--link-gbps N]\n"
+    "                        a job of several ranks: straggler, load imbalance, exposed\n"
+    "                        communication, slow collectives; each rank's first finding\n"
+    "  diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME]\n"
+    "                        the verdict on step time (with a 95 % interval) and where the\n"
+    "                        change came from: breakdown, causes, kernels, ops, memory, findings\n"
     "  run --model mlp|cnn|transformer|FILE.pt --dataset synthetic|mnist|cifar10|tensors\n"
     "      [--data PATH] [--device auto|cpu|cuda] [--batch-size N] [--steps N] [--warmup N]\n"
     "      [--workers N] [--lab] [--split] [--sweep workers=0,2,4,8] [--profile] --out DIR\n"
@@ -32,11 +43,14 @@ constexpr const char* kUsage =
     "                        (`kinetoscope run --help` lists every knob)\n"
     "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
     "                        the diagnosis page (figures, plots, findings) as a document\n"
+    "  report DIR|TRACE TRACE... --out FILE.{pdf,png,html,md}\n"
+    "                        a job of several ranks: its diagnosis, the ranks, the collectives\n"
+    "                        waited on longest and the rank x step heatmap\n"
     "  help                  this text\n"
     "\n"
     "kinetoscope [FILE...]   the desktop app, opening the files given\n"
     "\n"
-    "exit codes: 0 success, 1 a finding at or above --fail-on, 2 bad input (one line on stderr)\n";
+    "exit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond PCT), 2 bad input (one line on stderr)\n";
 
 int runCommand(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
                std::ostream& err);
@@ -71,6 +85,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
         return runSummary(rest, out, err);
     if (command == "diagnose")
         return runDiagnose(rest, out, err);
+    if (command == "diff")
+        return runDiff(rest, out, err);
     if (command == "run")
         return runRun(rest, out, err);
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
@@ -81,7 +97,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
 
 bool isCommand(std::string_view name)
 {
-    return name == "info" || name == "summary" || name == "diagnose" || name == "run" || name == "help" ||
+    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" || name == "help" ||
            name == "--help" || name == "-h";
 }
 

@@ -3,7 +3,9 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/diagnose_report.h"
+#include "app/cli/job_report.h"
 #include "core/document/document.h"
+#include "core/job/job_rules.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,10 +14,42 @@
 
 namespace kinetoscope::cli {
 
+namespace {
+
+enum class Format { Text, Json, Markdown };
+
+// Several traces, or a folder of them: one job, diagnosed as a whole.
+int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptions& options,
+                const job::JobRuleOptions& rules, Format format, std::optional<analysis::Severity> failOn,
+                std::ostream& out, std::ostream& err)
+{
+    std::string error;
+    const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
+    if (!job) {
+        err << "kinetoscope: " << error << '\n';
+        return kExitBadInput;
+    }
+    const std::vector<analysis::Finding> findings = job::diagnoseJob(*job, rules);
+    switch (format) {
+    case Format::Json: out << jsonOutput(jobDiagnosisJson(*job, findings)) << '\n'; break;
+    case Format::Markdown: out << jobDiagnosisMarkdown(*job, findings); break;
+    case Format::Text: out << jobDiagnosisText(*job, findings); break;
+    }
+    if (failOn)
+        for (const analysis::Finding& f : findings)
+            if (f.severity >= *failOn)
+                return kExitFindings;
+    return kExitOk;
+}
+
+}  // namespace
+
 int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    enum class Format { Text, Json, Markdown } format = Format::Text;
+    Format format = Format::Text;
     std::string path;
+    std::vector<std::string> paths;  // several, or a folder, make a job
+    job::JobRuleOptions jobRules;
     std::optional<analysis::Severity> failOn;
     document::OpenOptions options;
     analysis::Thresholds& thresholds = options.thresholds;
@@ -52,16 +86,27 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
             }
         } else if (arg == "--step-marker" && hasValue) {
             options.summary.steps.marker = args[++i];
+        } else if (arg == "--link-gbps" && hasValue) {
+            try {
+                jobRules.linkBytesPerS = std::stod(args[++i]) * 1e9;
+            } catch (const std::exception&) {
+                jobRules.linkBytesPerS = -1;
+            }
+            if (!(jobRules.linkBytesPerS > 0)) {
+                err << "kinetoscope diagnose: --link-gbps takes a positive number of GB/s, not '" << args[i] << "'\n";
+                return kExitBadInput;
+            }
         } else if (arg.starts_with("-")) {
             err << "kinetoscope diagnose: unknown option or missing value: '" << arg << "'\n";
             return kExitBadInput;
-        } else if (path.empty()) {
-            path = arg;
         } else {
-            err << "kinetoscope diagnose: one trace at a time ('" << arg << "' is extra)\n";
-            return kExitBadInput;
+            paths.push_back(arg);
+            if (path.empty())
+                path = arg;
         }
     }
+    if (job::isJob(paths))
+        return diagnoseJob(paths, options, jobRules, format, failOn, out, err);
     if (path.empty()) {
         err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION [--json|--markdown] "
                "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME]\n";

@@ -43,7 +43,7 @@ std::vector<std::string> names(const std::vector<EvidenceTarget>& targets)
 
 }  // namespace
 
-json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+json findingsJson(const std::vector<Finding>& findings)
 {
     json list = json::array();
     for (const Finding& f : findings) {
@@ -68,6 +68,12 @@ json diagnosisJson(const std::string& source, const std::vector<Finding>& findin
                         {"fix", f.fix},
                         {"snippet", f.snippet}});
     }
+    return list;
+}
+
+json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+{
+    const json list = findingsJson(findings);
     return {{"source", source},
             {"window", summary.window.headline()},
             {"run_kind", runKindName(summary.window.kind)},
@@ -77,15 +83,9 @@ json diagnosisJson(const std::string& source, const std::vector<Finding>& findin
             {"findings", list}};
 }
 
-std::string diagnosisMarkdown(const std::string& source, const std::vector<Finding>& findings,
-                              const TraceSummary& summary)
+std::string findingsMarkdown(const std::vector<Finding>& findings)
 {
     std::ostringstream out;
-    out << "# Diagnosis of `" << source << "`\n\n" << stepLine(summary) << ".\n\n";
-    if (findings.empty()) {
-        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
-        return out.str();
-    }
     out << "| # | Severity | Finding | Estimated gain |\n|---|---|---|---|\n";
     for (size_t i = 0; i < findings.size(); ++i)
         out << "| " << i + 1 << " | " << severityName(findings[i].severity) << " | " << findings[i].title << " (`"
@@ -109,19 +109,27 @@ std::string diagnosisMarkdown(const std::string& source, const std::vector<Findi
             out << "- kernel: `" << targetText(k) << "`\n";
         out << "\n**Fix.** " << f.fix << "\n";
         if (!f.snippet.empty())
-            out << "\n```python\n" << f.snippet << "```\n";
+            out << "\n```python\n" << f.snippet << (f.snippet.ends_with('\n') ? "" : "\n") << "```\n";
     }
     return out.str();
 }
 
-std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+std::string diagnosisMarkdown(const std::string& source, const std::vector<Finding>& findings,
+                              const TraceSummary& summary)
 {
     std::ostringstream out;
-    out << source << "\n" << stepLine(summary) << "\n\n";
+    out << "# Diagnosis of `" << source << "`\n\n" << stepLine(summary) << ".\n\n";
     if (findings.empty()) {
         out << "No finding: nothing in this trace crosses a rule's threshold.\n";
         return out.str();
     }
+    out << findingsMarkdown(findings);
+    return out.str();
+}
+
+std::string findingsText(const std::vector<Finding>& findings)
+{
+    std::ostringstream out;
     for (size_t i = 0; i < findings.size(); ++i) {
         const Finding& f = findings[i];
         std::string severity = severityName(f.severity);
@@ -140,6 +148,18 @@ std::string diagnosisText(const std::string& source, const std::vector<Finding>&
             out << "     | " << line << "\n";
         out << "\n";
     }
+    return out.str();
+}
+
+std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+{
+    std::ostringstream out;
+    out << source << "\n" << stepLine(summary) << "\n\n";
+    if (findings.empty()) {
+        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
+        return out.str();
+    }
+    out << findingsText(findings);
     return out.str();
 }
 

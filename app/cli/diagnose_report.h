@@ -7,6 +7,12 @@
 
 namespace kinetoscope::cli {
 
+// The findings alone (a job's diagnosis writes its own header above them): the JSON list,
+// the Markdown table and sections, the numbered text.
+nlohmann::json findingsJson(const std::vector<analysis::Finding>& findings);
+std::string findingsMarkdown(const std::vector<analysis::Finding>& findings);
+std::string findingsText(const std::vector<analysis::Finding>& findings);
+
 nlohmann::json diagnosisJson(const std::string& source, const std::vector<analysis::Finding>& findings,
                              const analysis::TraceSummary& summary);
 std::string diagnosisMarkdown(const std::string& source, const std::vector<analysis::Finding>& findings,

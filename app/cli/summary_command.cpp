@@ -1,6 +1,7 @@
 #include "app/cli/summary_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/job_report.h"
 #include "app/cli/json_output.h"
 #include "app/cli/summary_report.h"
 #include "core/document/document.h"
@@ -14,6 +15,7 @@ namespace kinetoscope::cli {
 int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     std::string path;
+    std::vector<std::string> paths;  // every path given: several, or a folder, make a job
     bool asJson = false;
     SummaryReportOptions report;
     document::OpenOptions options;
@@ -32,12 +34,21 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         } else if (arg.starts_with("-")) {
             err << "kinetoscope summary: unknown option '" << arg << "'\n";
             return kExitBadInput;
-        } else if (path.empty()) {
-            path = arg;
         } else {
-            err << "kinetoscope summary: one trace at a time ('" << arg << "' is extra)\n";
+            paths.push_back(arg);
+            if (path.empty())
+                path = arg;
+        }
+    }
+    if (job::isJob(paths)) {
+        std::string error;
+        const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
+        if (!job) {
+            err << "kinetoscope: " << error << '\n';
             return kExitBadInput;
         }
+        out << (asJson ? jsonOutput(jobJson(*job)) + "\n" : jobText(*job));
+        return kExitOk;
     }
     if (path.empty()) {
         err << "kinetoscope summary: which trace? usage: kinetoscope summary TRACE [--json] "

@@ -1,6 +1,10 @@
 #include "app/gui/gui_main.h"
 
+#include "app/gui/job_export.h"
 #include "app/gui/main_window.h"
+#include "core/job/job_rules.h"
+#include "widgets/compare_view.h"
+#include "widgets/job_view.h"
 #include "widgets/document_view.h"
 #include "widgets/report.h"
 #include "widgets/timeline/timeline_page.h"
@@ -50,6 +54,8 @@ int runGui(int argc, char** argv)
     double zoom = 1.0;   // timeline: then zoom out (> 1) or in around the centre
     bool printLatency = false;
     bool lab = false;
+    QStringList compare;  // --compare BEFORE AFTER: a Compare tab
+    QStringList job;      // --job DIR|FILE...: a Job tab (every path up to the next option)
     std::vector<std::string> labOptions;  // everything after --lab: `kinetoscope run`'s options
     const QStringList args = QCoreApplication::arguments().mid(1);
     for (int i = 0; i < args.size(); ++i) {
@@ -57,6 +63,21 @@ int runGui(int argc, char** argv)
             labOptions.push_back(args[i].toStdString());
         else if (args[i] == QLatin1String("--lab"))
             lab = true;
+        else if (args[i] == QLatin1String("--job")) {
+            while (i + 1 < args.size() && !args[i + 1].startsWith(QLatin1String("--")))
+                job << args[++i];
+            if (job.isEmpty()) {
+                std::fprintf(stderr, "kinetoscope --job: a folder (or the traces of the ranks) is needed\n");
+                return 2;
+            }
+        } else if (args[i] == QLatin1String("--compare")) {
+            if (i + 2 >= args.size()) {
+                std::fprintf(stderr, "kinetoscope --compare: two files are needed: --compare BEFORE AFTER\n");
+                return 2;
+            }
+            compare = {args[i + 1], args[i + 2]};
+            i += 2;
+        }
         else if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
             screenshot = args[++i];
         else if (args[i] == QLatin1String("--view") && i + 1 < args.size())
@@ -106,6 +127,28 @@ int runGui(int argc, char** argv)
     }
     if (!files.isEmpty())
         window.openFiles(files);
+    if (!compare.isEmpty()) {
+        if (!screenshot.isEmpty())
+            QObject::connect(&window, &MainWindow::comparisonOpened, &window, [&](widgets::CompareView* comparison) {
+                static const QStringList pages{QStringLiteral("overview"), QStringLiteral("changes"),
+                                               QStringLiteral("kernels"),  QStringLiteral("operators"),
+                                               QStringLiteral("copies"),   QStringLiteral("memory"),
+                                               QStringLiteral("findings"), QStringLiteral("timelines")};
+                comparison->setCurrentIndex(std::max<qsizetype>(0, pages.indexOf(view.toLower())));
+                QTimer::singleShot(600, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
+            });
+        window.compareFiles(compare[0], compare[1]);
+    }
+    if (!job.isEmpty()) {
+        if (!screenshot.isEmpty())
+            QObject::connect(&window, &MainWindow::jobOpened, &window, [&](widgets::JobView* opened) {
+                static const QStringList pages{QStringLiteral("overview"), QStringLiteral("heatmap"),
+                                               QStringLiteral("collectives"), QStringLiteral("timelines")};
+                opened->setCurrentIndex(std::max<qsizetype>(0, pages.indexOf(view.toLower())));
+                QTimer::singleShot(800, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
+            });
+        window.openJob(job);
+    }
     if (lab) {
         lab::RunConfig config;
         config.outDir = (QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/runs/") +
@@ -131,27 +174,45 @@ int runReport(int argc, char** argv)
     QApplication app(argc, argv);
     setIdentity();
     const QStringList args = QCoreApplication::arguments().mid(2);
-    QString trace, out;
+    std::vector<std::string> inputs;  // one trace or session; several, or a folder, make a job
+    QString out;
     for (int i = 0; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--out") && i + 1 < args.size())
             out = args[++i];
-        else if (!args[i].startsWith(QLatin1Char('-')) && trace.isEmpty())
-            trace = args[i];
+        else if (!args[i].startsWith(QLatin1Char('-')))
+            inputs.push_back(args[i].toStdString());
         else {
             std::fprintf(stderr, "kinetoscope report: unexpected argument '%s'\n", qPrintable(args[i]));
             return 2;
         }
     }
-    if (trace.isEmpty() || out.isEmpty()) {
-        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out FILE.{pdf,png,html}\n");
+    if (inputs.empty() || out.isEmpty()) {
+        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out FILE.{pdf,png,html}, "
+                             "or DIR|TRACE TRACE... --out FILE.{pdf,png,html,md} for a job\n");
         return 2;
     }
-    const auto analysed = document::open(trace.toStdString());
+    QString error;
+    if (job::isJob(inputs)) {
+        std::string openError;
+        std::optional<job::Job> opened = job::openJobPaths(inputs, {}, openError);
+        if (!opened) {
+            std::fprintf(stderr, "kinetoscope: %s\n", openError.c_str());
+            return 2;
+        }
+        std::vector<analysis::Finding> findings = job::diagnoseJob(*opened, {});
+        const widgets::JobView view(std::move(*opened), std::move(findings));
+        if (!writeJobReport(view, out, &error)) {
+            std::fprintf(stderr, "kinetoscope report: %s\n", qPrintable(error));
+            return 2;
+        }
+        return 0;
+    }
+    const QString trace = QString::fromStdString(inputs.front());
+    const auto analysed = document::open(inputs.front());
     if (!analysed->model) {
         std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
         return 2;
     }
-    QString error;
     if (!widgets::writeReport(*analysed, out, &error)) {
         std::fprintf(stderr, "kinetoscope report: %s\n", qPrintable(error));
         return 2;

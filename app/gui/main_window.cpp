@@ -1,15 +1,21 @@
 #include "app/gui/main_window.h"
 
-#include "app/gui/start_page.h"
-#include "core/session/session.h"
-#include "widgets/document_view.h"
-#include "widgets/live_run_view.h"
-#include "widgets/report.h"
-
+#include "app/gui/compare_dialog.h"
+#include "app/gui/job_export.h"
 #include "app/gui/lab_dialog.h"
 #include "app/gui/lab_run.h"
+#include "app/gui/start_page.h"
+#include "core/compare/comparison_markdown.h"
 #include "core/format/format.h"
+#include "core/job/job_rules.h"
 #include "core/lab/engine_process.h"
+#include "core/session/session.h"
+#include "widgets/compare_view.h"
+#include "widgets/document_view.h"
+#include "widgets/job_view.h"
+#include "widgets/live_run_view.h"
+#include "widgets/markdown_report.h"
+#include "widgets/report.h"
 
 #include <QAction>
 #include <QApplication>
@@ -29,6 +35,7 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <new>
+#include <thread>
 
 namespace kinetoscope::gui {
 
@@ -73,6 +80,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_start->setLabAvailable(labAvailable());
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const document::Document>>::finished,
             this, &MainWindow::finishLoad);
+    connect(&m_compareWatcher, &QFutureWatcher<CompareResult>::finished, this, &MainWindow::finishCompare);
+    connect(&m_jobWatcher, &QFutureWatcher<std::shared_ptr<JobResult>>::finished, this, &MainWindow::finishJob);
     // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
     // how long the event loop was blocked.
     m_latencyTimer->setInterval(kLatencyTickMs);
@@ -96,6 +105,8 @@ MainWindow::~MainWindow()
     if (m_cancelFlag)
         m_cancelFlag->store(true);
     m_watcher.waitForFinished();
+    m_compareWatcher.waitForFinished();
+    m_jobWatcher.waitForFinished();
 }
 
 void MainWindow::createActions()
@@ -108,6 +119,12 @@ void MainWindow::createActions()
     QAction* lab = file->addAction(tr("Run a &lab…"), this, &MainWindow::showLabDialog);
     lab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     lab->setEnabled(labAvailable());
+    QAction* compareAction = file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog);
+    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    compareAction->setToolTip(tr("Before and after: the verdict on step time and where the change came from"));
+    QAction* jobAction = file->addAction(tr("Open &job folder…"), this, &MainWindow::showJobDialog);
+    jobAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+    jobAction->setToolTip(tr("One trace per rank: the straggler, collectives and communication"));
     QAction* exportAction = file->addAction(tr("&Export report…"), this, &MainWindow::exportReport);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     QAction* close = file->addAction(tr("&Close"), this, [this] {
@@ -242,6 +259,161 @@ void MainWindow::finishLoad()
     startNextLoad();
 }
 
+std::shared_ptr<const document::Document> MainWindow::openDocument(const QString& path) const
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    for (int i = 0; i < m_documents->count(); ++i)
+        if (const auto* doc = document(i);
+            doc && QFileInfo(QString::fromStdString(doc->trace().path)).absoluteFilePath() == absolute)
+            return doc->sharedTrace();
+    return nullptr;
+}
+
+bool MainWindow::isComparing() const
+{
+    return m_compareWatcher.isRunning();
+}
+
+void MainWindow::showCompareDialog()
+{
+    QStringList open;
+    for (int i = 0; i < m_documents->count(); ++i)
+        if (const auto* doc = document(i); doc && i != m_documents->currentIndex())
+            open << QString::fromStdString(doc->trace().path);
+    if (const auto* current = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
+        open << QString::fromStdString(current->trace().path);
+    CompareDialog dialog(open, m_recentFiles, this);
+    if (dialog.exec() == QDialog::Accepted)
+        compareFiles(dialog.beforePath(), dialog.afterPath());
+}
+
+void MainWindow::compareFiles(const QString& beforePath, const QString& afterPath)
+{
+    if (isComparing()) {
+        m_status->setText(tr("A comparison is already being made"));
+        return;
+    }
+    m_status->setText(tr("Comparing %1 and %2…").arg(QFileInfo(beforePath).fileName(), QFileInfo(afterPath).fileName()));
+    m_progress->setRange(0, 0);  // busy: the two sides load at once
+    m_progress->show();
+    auto before = openDocument(beforePath), after = openDocument(afterPath);
+    const std::string a = beforePath.toStdString(), b = afterPath.toStdString();
+    m_compareWatcher.setFuture(QtConcurrent::run([a, b, before, after] {
+        CompareResult result;
+        result.before = before;
+        result.after = after;
+        document::OpenOptions options;
+        options.timelineIndex = true;  // the Timelines page shows both
+        if (!before || !after) {
+            std::thread other([&] {
+                if (!result.after)
+                    result.after = document::open(b, options);
+            });
+            if (!result.before)
+                result.before = document::open(a, options);
+            other.join();
+        }
+        for (const auto* doc : {&result.before, &result.after})
+            if (!(*doc)->ok() || !(*doc)->model) {
+                result.error = (*doc)->path + ": " + (*doc)->loadMessage;
+                return result;
+            }
+        result.comparison = compare::compareDocuments(*result.before, *result.after);
+        return result;
+    }));
+}
+
+void MainWindow::finishCompare()
+{
+    m_progress->hide();
+    m_progress->setRange(0, 1000);
+    CompareResult result = m_compareWatcher.result();
+    if (!result.comparison) {
+        const QString message = tr("Compare: %1").arg(QString::fromStdString(result.error));
+        m_status->setText(message);
+        m_start->showError(message);
+        Q_EMIT loadFailed(message);
+        return;
+    }
+    auto* view = new widgets::CompareView(result.before, result.after, std::move(*result.comparison), m_documents);
+    const int index = m_documents->addTab(view, view->title());
+    m_documents->setTabToolTip(index, QStringLiteral("%1\n→ %2").arg(QString::fromStdString(result.before->path),
+                                                                      QString::fromStdString(result.after->path)));
+    m_documents->setCurrentIndex(index);
+    m_stack->setCurrentWidget(m_documents);
+    m_status->setText(QString::fromStdString(view->comparison().verdictLine));
+    Q_EMIT comparisonOpened(view);
+}
+
+struct MainWindow::JobResult
+{
+    std::optional<job::Job> job;
+    std::vector<analysis::Finding> findings;
+    std::string error;
+};
+
+void MainWindow::showJobDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a job: the folder of its ranks' traces"));
+    if (!folder.isEmpty())
+        openJob({folder});
+}
+
+void MainWindow::openJob(const QStringList& paths)
+{
+    if (m_jobWatcher.isRunning()) {
+        m_status->setText(tr("A job is already being opened"));
+        return;
+    }
+    m_status->setText(tr("Opening the job in %1…").arg(paths.value(0)));
+    m_progress->setRange(0, 0);  // busy: the ranks load at once
+    m_progress->show();
+    std::vector<std::string> files;
+    for (const QString& p : paths)
+        files.push_back(p.toStdString());
+    m_jobWatcher.setFuture(QtConcurrent::run([files] {
+        auto result = std::make_shared<JobResult>();
+        document::OpenOptions options;
+        options.timelineIndex = true;  // the Timelines page stacks every rank
+        result->job = job::openJobPaths(files, options, result->error);
+        if (result->job)
+            result->findings = job::diagnoseJob(*result->job);
+        return result;
+    }));
+}
+
+void MainWindow::finishJob()
+{
+    m_progress->hide();
+    m_progress->setRange(0, 1000);
+    const std::shared_ptr<JobResult> result = m_jobWatcher.result();
+    if (!result->job) {
+        const QString message = tr("Job: %1").arg(QString::fromStdString(result->error));
+        m_status->setText(message);
+        m_start->showError(message);
+        Q_EMIT loadFailed(message);
+        return;
+    }
+    auto* view = new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
+    connect(view, &widgets::JobView::rankRequested, this, &MainWindow::addDocumentTab);
+    const int index = m_documents->addTab(view, view->title());
+    m_documents->setCurrentIndex(index);
+    m_stack->setCurrentWidget(m_documents);
+    m_status->setText(view->findings().empty() ? tr("Job: no finding")
+                                               : QString::fromStdString(view->findings().front().title));
+    Q_EMIT jobOpened(view);
+}
+
+void MainWindow::addDocumentTab(std::shared_ptr<const document::Document> doc)
+{
+    const QString path = QString::fromStdString(doc->path);
+    auto* view = new widgets::DocumentView(std::move(doc), m_documents);
+    const int index = m_documents->addTab(view, QFileInfo(path).fileName());
+    m_documents->setTabToolTip(index, path);
+    m_documents->setCurrentIndex(index);
+    m_stack->setCurrentWidget(m_documents);
+}
+
 bool MainWindow::labAvailable()
 {
     return !lab::findEngine().empty();
@@ -296,6 +468,32 @@ void MainWindow::closeDocument(int index)
 
 void MainWindow::exportReport()
 {
+    if (auto* comparison = qobject_cast<widgets::CompareView*>(m_documents->currentWidget())) {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export comparison"), QStringLiteral("comparison.pdf"),
+            tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html);;Markdown (*.md)"));
+        if (path.isEmpty())
+            return;
+        QString error;
+        if (widgets::writeMarkdownReport(compare::comparisonMarkdown(comparison->comparison()), {}, path, &error))
+            m_status->setText(tr("Comparison written to %1").arg(path));
+        else
+            m_status->setText(tr("Export failed: %1").arg(error));
+        return;
+    }
+    if (auto* job = qobject_cast<widgets::JobView*>(m_documents->currentWidget())) {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export job report"), QString::fromStdString(job::jobName(job->job())) + QStringLiteral("-report.pdf"),
+            tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html);;Markdown (*.md)"));
+        if (path.isEmpty())
+            return;
+        QString error;
+        if (writeJobReport(*job, path, &error))
+            m_status->setText(tr("Job report written to %1").arg(path));
+        else
+            m_status->setText(tr("Export failed: %1").arg(error));
+        return;
+    }
     auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget());
     if (!doc) {
         m_status->setText(tr("Open a trace first"));

@@ -2,6 +2,7 @@
 // The main window: a start page, then one tab per opened trace. Loading and analysis
 // run on a worker thread with progress and cancel; a bad file is reported in one line
 // and leaves the other documents untouched.
+#include "core/compare/comparison.h"
 #include "core/document/document.h"
 #include "core/lab/run_config.h"
 
@@ -12,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QProgressBar;
@@ -21,7 +23,9 @@ class QTabWidget;
 class QTimer;
 
 namespace kinetoscope::widgets {
+class CompareView;
 class DocumentView;
+class JobView;
 class LiveRunView;
 }
 
@@ -46,11 +50,22 @@ public:
     // opens as a document (diagnosis first). Returns the live view (the run reports a missing engine itself).
     widgets::LiveRunView* startLab(const lab::RunConfig& config);
     void showLabDialog();
+    // Opens both sides on a worker (a side already open as a tab is not read again) and
+    // adds a Compare tab; a side that cannot be read is reported in one line.
+    void compareFiles(const QString& beforePath, const QString& afterPath);
+    void showCompareDialog();
+    bool isComparing() const;
+    // Opens a job (a folder of one trace per rank, or several traces) on a worker, ranks in
+    // parallel, and adds a Job tab; a rank that cannot be read is reported in one line.
+    void openJob(const QStringList& paths);
+    void showJobDialog();
     // Longest the event loop was late (ms) during the last load: the responsiveness figure.
     double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }
 
 Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
+    void comparisonOpened(widgets::CompareView* comparison);
+    void jobOpened(widgets::JobView* job);
     void loadFailed(const QString& message);
     void idle();  // nothing left to load
     void labFinished(bool ok, const QString& error, const QString& sessionPath);
@@ -84,6 +99,19 @@ private:
     QStringList m_labSessions;  // sessions of finished labs, still to open
     QString m_loadingPath;
     QFutureWatcher<std::shared_ptr<const document::Document>> m_watcher;
+    struct CompareResult
+    {
+        std::shared_ptr<const document::Document> before, after;
+        std::optional<compare::Comparison> comparison;
+        std::string error;
+    };
+    void finishCompare();
+    std::shared_ptr<const document::Document> openDocument(const QString& path) const;
+    QFutureWatcher<CompareResult> m_compareWatcher;
+    struct JobResult;
+    void finishJob();
+    void addDocumentTab(std::shared_ptr<const document::Document> doc);
+    QFutureWatcher<std::shared_ptr<JobResult>> m_jobWatcher;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     QTimer* m_latencyTimer;
     QElapsedTimer m_latencyClock;

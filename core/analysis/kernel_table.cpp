@@ -21,11 +21,11 @@ struct KernelAccumulator
 
 }  // namespace
 
-std::vector<KernelStats> computeKernelTable(const TraceModel& model)
+std::vector<KernelStats> computeKernelTable(const TraceModel& model, const RangeSet* within)
 {
     std::unordered_map<uint32_t, KernelAccumulator> byName;
     for (const Event& e : model.events()) {
-        if (e.category != Category::Kernel)
+        if (e.category != Category::Kernel || (within && !contains(*within, e.startNs)))
             continue;
         KernelAccumulator& acc = byName[e.name.value];
         KernelStats& s = acc.stats;
@@ -80,11 +80,12 @@ std::vector<KernelStats> computeKernelTable(const TraceModel& model)
     return table;
 }
 
-std::vector<MemcpyStats> computeMemcpyTable(const TraceModel& model)
+std::vector<MemcpyStats> computeMemcpyTable(const TraceModel& model, const RangeSet* within)
 {
     std::unordered_map<uint32_t, MemcpyStats> byKind;
     for (const Event& e : model.events()) {
-        if (e.category != Category::Memcpy && e.category != Category::Memset)
+        if ((e.category != Category::Memcpy && e.category != Category::Memset) ||
+            (within && !contains(*within, e.startNs)))
             continue;
         MemcpyStats& s = byKind[e.name.value];
         ++s.calls;

@@ -1,5 +1,6 @@
 #pragma once
 // The kernel table (per kernel name) and the memcpy table (per copy kind).
+#include "core/analysis/time_ranges.h"
 #include "core/trace/trace_model.h"
 
 #include <optional>
@@ -40,7 +41,9 @@ struct MemcpyStats
     std::optional<double> bandwidthGBps;  // totalBytes / totalNs
 };
 
-std::vector<KernelStats> computeKernelTable(const trace::TraceModel& model);  // by total time
-std::vector<MemcpyStats> computeMemcpyTable(const trace::TraceModel& model);  // by total time
+// By total time. `within`: only the activities that start inside these ranges (the steady
+// steps, for a per-step table); null for the whole trace.
+std::vector<KernelStats> computeKernelTable(const trace::TraceModel& model, const RangeSet* within = nullptr);
+std::vector<MemcpyStats> computeMemcpyTable(const trace::TraceModel& model, const RangeSet* within = nullptr);
 
 }  // namespace kinetoscope::analysis

@@ -50,7 +50,7 @@ void sortOps(std::vector<OpStats>& ops, OpColumn column)
     });
 }
 
-OpTables computeOpTables(const TraceModel& model)
+OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
 {
     const auto events = model.events();
     const size_t n = events.size();
@@ -74,7 +74,7 @@ OpTables computeOpTables(const TraceModel& model)
     bool anyShapes = false;
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (e.category != Category::CpuOp)
+        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)))
             continue;
         const StringId shapes = model.inputShapes(EventId{static_cast<uint32_t>(i)});
         anyShapes |= shapes.valid();

@@ -2,6 +2,7 @@
 // The operator table: per op name (and per name + input shapes), calls, CPU time and the
 // device time of the kernels each op launched (through the External id and correlation
 // links, Event::op). All times are int64 nanoseconds.
+#include "core/analysis/time_ranges.h"
 #include "core/trace/trace_model.h"
 
 #include <string>
@@ -30,7 +31,9 @@ struct OpTables
     std::vector<OpStats> byNameAndShapes;  // empty when no op recorded its shapes
 };
 
-OpTables computeOpTables(const trace::TraceModel& model);
+// `within`: only the ops that start inside these ranges (the steady steps, for a per-step
+// table); null for the whole trace.
+OpTables computeOpTables(const trace::TraceModel& model, const RangeSet* within = nullptr);
 // Sorts a table by any column, descending (ascending for Name).
 void sortOps(std::vector<OpStats>& ops, OpColumn column);
 

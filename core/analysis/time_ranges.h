@@ -24,5 +24,7 @@ RangeSet subtract(const RangeSet& a, const RangeSet& b);
 // Total length of the part of `set` inside [begin, end).
 int64_t lengthWithin(const RangeSet& set, int64_t begin, int64_t end);
 int64_t totalLength(const RangeSet& set);
+// Whether `t` lies inside one of the ranges of `set`.
+bool contains(const RangeSet& set, int64_t t);
 
 }  // namespace kinetoscope::analysis

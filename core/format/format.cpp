@@ -90,6 +90,35 @@ std::string duration(double ns)
     return scaled(ns, kTimeScales, 0);
 }
 
+namespace {
+
+// `magnitude` (the text of |value|) with the sign of `value`; no sign when it reads zero.
+std::string signedText(double value, const std::string& magnitude)
+{
+    if (!std::isfinite(value))
+        return kNotAvailable;
+    if (magnitude.find_first_of("123456789") == std::string::npos)
+        return magnitude;
+    return (value < 0 ? "\u2212" : "+") + magnitude;
+}
+
+}  // namespace
+
+std::string durationChange(double ns)
+{
+    return signedText(ns, duration(std::fabs(ns)));
+}
+
+std::string percentChange(double fraction)
+{
+    return signedText(fraction, percent(std::fabs(fraction)));
+}
+
+std::string countChange(double value)
+{
+    return signedText(value, count(std::fabs(value)));
+}
+
 std::string seconds(double s)
 {
     return duration(s * 1e9);

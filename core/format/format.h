@@ -45,6 +45,11 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 std::string percent(double fraction);
 // A ratio: "1.85×", "12.3×".
 std::string ratio(double value);
+// Changes, signed with "+" or "−" (U+2212), zero unsigned: "+1.23 ms", "−59.0 ms",
+// "−33.3 %", "+12" (a count that may be a mean: "−4.50").
+std::string durationChange(double ns);
+std::string percentChange(double fraction);
+std::string countChange(double value);
 // A count: "1,234,567" (negative: "-1,234").
 std::string count(uint64_t value);
 std::string count(int64_t value);

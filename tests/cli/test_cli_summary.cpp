@@ -71,6 +71,24 @@ private Q_SLOTS:
         QVERIFY(model["gain_us"]["dataloader"].get<double>() > 59000.0);
     }
 
+    // A folder (or several files) is a job: one row per rank, the straggler line.
+    void summarisesAFolderOfRanksAsAJob()
+    {
+        const std::string folder = kinetoscope::test::sharedTrace("param/dlrm_8_ranks").string();
+        const auto run = kinetoscope::test::runCli({"summary", folder, "--json"});
+        QCOMPARE(run.code, 0);
+        const nlohmann::json j = nlohmann::json::parse(run.out);
+        QCOMPARE(j["job"]["ranks"].size(), size_t{8});
+        QCOMPARE(j["job"]["ranks"][5]["rank_from"].get<std::string>(), std::string("distributedInfo"));
+        QVERIFY(j["job"]["straggler"].is_null());
+        const auto text = kinetoscope::test::runCli({"summary", folder});
+        QVERIFY(text.out.starts_with("job of 8 ranks (world size 8)"));
+        QVERIFY(text.out.find("No single straggler") != std::string::npos);
+        const auto missing = kinetoscope::test::runCli({"summary", folder, "/no/such/rank.json"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.find("/no/such/rank.json") != std::string::npos);
+    }
+
     void includesTheSeriesOnRequest()
     {
         const Run run = runCli({"summary", sharedTrace("hta/sampled_rank0.json.gz"), "--json", "--series"});

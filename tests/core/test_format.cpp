@@ -15,6 +15,17 @@ class TestFormat : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void changesCarryTheirSign()
+    {
+        QCOMPARE(format::durationChange(-59.04e6), std::string("\u221259.0 ms"));
+        QCOMPARE(format::durationChange(1234), std::string("+1.23 µs"));
+        QCOMPARE(format::durationChange(0.2), std::string("0 ns"));  // reads zero: no sign
+        QCOMPARE(format::percentChange(-0.3333), std::string("\u221233.3 %"));
+        QCOMPARE(format::percentChange(0.0), std::string("0.0 %"));
+        QCOMPARE(format::countChange(4096), std::string("+4,096"));
+        QCOMPARE(format::countChange(-4.5), std::string("\u22124.50"));
+    }
+
     void durationsScaleAfterRounding()
     {
         QCOMPARE(format::duration(0), std::string("0 ns"));

@@ -3,6 +3,7 @@
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 
+#include <QDir>
 #include <QImage>
 #include <QProcess>
 #include <QStandardPaths>
@@ -64,6 +65,47 @@ private Q_SLOTS:
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
         QVERIFY(kinetoscope::test::distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
+    }
+
+    // A job of four CPU ranks (gloo, rank 2 slowed in its data loading): one report of
+    // the whole job, self-contained HTML with the heatmap inside; a folder with no trace
+    // in it is one line and no file.
+    void writesAJobReportHeadless()
+    {
+        const QString folder = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks");
+        for (const char* format : {"md", "html"}) {
+            QProcess report;
+            report.start(binary(), {QStringLiteral("report"), folder, QStringLiteral("--out"),
+                                    m_dir.path() + QStringLiteral("/job.") + QLatin1String(format)});
+            QVERIFY(report.waitForFinished(120'000));
+            QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
+        }
+        QFile md(m_dir.path() + QStringLiteral("/job.md"));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QByteArray text = md.readAll();
+        QVERIFY(text.startsWith("# Why is this job slow? — ddp_gloo_4ranks"));
+        QVERIFY2(text.contains("Straggler: rank 2"), text.constData());
+        QVERIFY(text.contains("straggler-rank"));
+        QVERIFY(text.contains("| 2 (straggler) |"));
+        QVERIFY(text.contains("## Collectives"));
+        QFile html(m_dir.path() + QStringLiteral("/job.html"));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        const QByteArray page = html.readAll();
+        QVERIFY(page.contains("Straggler: rank 2"));
+        QVERIFY(page.contains("src=\"data:image/png;base64,"));  // the heatmap travels inside
+
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("no_ranks")));
+        QProcess empty;
+        empty.start(binary(), {QStringLiteral("report"), m_dir.path() + QStringLiteral("/no_ranks"), QStringLiteral("--out"),
+                               m_dir.path() + QStringLiteral("/none.pdf")});
+        QVERIFY(empty.waitForFinished(60'000));
+        QCOMPARE(empty.exitCode(), 2);
+        const QByteArray err = empty.readAllStandardError();
+        QVERIFY2(err.contains("no_ranks: no trace"), err.constData());
+        // One line of ours (Qt may add its own notes, about XDG_RUNTIME_DIR say).
+        QCOMPARE(err.count("kinetoscope"), 1);
+        QVERIFY(err.endsWith("in this folder\n"));
+        QVERIFY(!QFileInfo::exists(m_dir.path() + QStringLiteral("/none.pdf")));
     }
 
     void opensASessionLikeATrace()

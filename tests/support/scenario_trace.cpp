@@ -41,7 +41,10 @@ public:
                     ", \"name\": \"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": " + std::to_string(80 * kGiB) +
                     ", \"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": 108}";
         text += "], ";
-        if (m_p == Pathology::Communication)
+        if (m_rank >= 0)
+            text += "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + std::to_string(m_rank) +
+                    ", \"world_size\": " + std::to_string(m_worldSize) + "}, ";
+        else if (m_p == Pathology::Communication)
             text += "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8}, ";
         text += "\"traceEvents\": [\n";
         for (size_t i = 0; i < m_events.size(); ++i)
@@ -117,6 +120,11 @@ public:
                            ", \"Total Reserved\": " + std::to_string(reserved) + "}}");
     }
 
+    void setRank(int rank, int worldSize)
+    {
+        m_rank = rank;
+        m_worldSize = worldSize;
+    }
     int64_t nextId() { return m_externalId++; }
     int64_t nextPythonId() { return m_pythonId++; }
     int64_t gpuFree(int device = 0) { return m_gpuFree[device]; }
@@ -140,6 +148,7 @@ private:
     }
 
     Pathology m_p;
+    int m_rank = -1, m_worldSize = 0;
     std::vector<std::string> m_events;
     std::map<int, int64_t> m_gpuFree;
     int64_t m_correlation = 1;
@@ -323,7 +332,8 @@ std::string trainingLoop(Pathology p)
         }
         if (p == Pathology::Communication) {
             const int64_t id = w.nextId();
-            w.cpu("cpu_op", "nccl:all_reduce", cursor, 30, ext(id));
+            w.cpu("cpu_op", "nccl:all_reduce", cursor, 30,
+              ext(id) + ", \"Input Dims\": [[4194304]], \"Input type\": [\"float\"]");
             w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
                      3000, id);
             cursor += 40;
@@ -579,6 +589,177 @@ std::string scenarioTrace(Pathology p)
     case Pathology::CaptureWindow: return captureWindow();
     default: return trainingLoop(p);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The planted-change loop (scenario_trace.h). Returns the trace; `syncWaitUs` gets the
+// mean time per step the planted cudaDeviceSynchronize blocked for.
+namespace {
+
+struct LoopKnobs
+{
+    int64_t dataloaderUs = 100;
+    int64_t softmaxUs = 300;
+    bool syncAfterForward = false;
+    bool unfusedLinear = false;  // 3 launches per aten::linear
+};
+
+std::string plantedLoop(const LoopKnobs& k, double* syncWaitUs = nullptr)
+{
+    Writer w(Pathology::None);
+    int64_t t = 1'000'000;
+    int64_t waited = 0;
+    for (int s = 0; s < kSteps; ++s) {
+        const int64_t stepStart = t;
+        int64_t cursor = t + 20;
+        w.cpu("user_annotation", kDataLoader, cursor, k.dataloaderUs);
+        cursor = inputCopy(w, cursor + k.dataloaderUs + 10);
+        for (int i = 0; i < 40; ++i) {
+            const int64_t id = w.nextId();
+            w.cpu("cpu_op", "aten::linear", cursor, 175, ext(id) + ", \"Input Dims\": " + kDims);
+            w.launch("cudaLaunchKernel", cursor + 2, 5, "kernel", kTensorCoreGemm, 200, id);
+            if (k.unfusedLinear) {
+                w.launch("cudaLaunchKernel", cursor + 100, 5, "kernel", "bias_add_kernel", 4, id);
+                w.launch("cudaLaunchKernel", cursor + 150, 5, "kernel", "gelu_kernel", 4, id);
+            }
+            cursor += 180;
+        }
+        const int64_t softmax = w.nextId();
+        w.cpu("cpu_op", "aten::softmax", cursor, 25, ext(softmax) + ", \"Input Dims\": [[256, 1024], []]");
+        w.launch("cudaLaunchKernel", cursor + 5, 8, "kernel", "softmax_warp_forward", k.softmaxUs, softmax);
+        cursor += 30;
+        if (k.syncAfterForward) {
+            // torch.cuda.synchronize() in the loop: no op around it.
+            const int64_t end = w.synchronize("cudaDeviceSynchronize", cursor, 0);
+            waited += end - cursor;
+            cursor = end + 5;
+        }
+        cursor = fusedOptimizer(w, cursor);
+        const int64_t stepEnd = cursor + kHostTail;
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, stepEnd - stepStart);
+        t = stepEnd + 10;
+    }
+    if (syncWaitUs)
+        *syncWaitUs = double(waited) / kSteps;
+    return w.finish();
+}
+
+}  // namespace
+
+std::vector<PlantedChange> allPlantedChanges()
+{
+    return {PlantedChange::SlowerKernel, PlantedChange::NewSync, PlantedChange::MoreDataLoader,
+            PlantedChange::FewerLaunches};
+}
+
+const char* plantedChangeName(PlantedChange change)
+{
+    switch (change) {
+    case PlantedChange::SlowerKernel: return "slower-kernel";
+    case PlantedChange::NewSync: return "new-sync";
+    case PlantedChange::MoreDataLoader: return "more-dataloader";
+    case PlantedChange::FewerLaunches: return "fewer-launches";
+    }
+    return "?";
+}
+
+PlantedPair plantedPair(PlantedChange change)
+{
+    PlantedPair pair;
+    LoopKnobs before, after;
+    switch (change) {
+    case PlantedChange::SlowerKernel:
+        after.softmaxUs = 1300;
+        pair.causeKind = "kernel";
+        pair.causeName = "softmax_warp_forward";
+        pair.plantedUs = 1000;
+        break;
+    case PlantedChange::NewSync:
+        after.syncAfterForward = true;
+        pair.causeKind = "sync";
+        break;
+    case PlantedChange::MoreDataLoader:
+        after.dataloaderUs = 3100;
+        pair.causeKind = "dataloader";
+        pair.plantedUs = 3000;
+        break;
+    case PlantedChange::FewerLaunches:
+        before.unfusedLinear = true;
+        pair.causeKind = "launches";
+        pair.plantedLaunches = -80;  // 122 launches per step -> 42
+        break;
+    }
+    pair.before = plantedLoop(before);
+    double waited = 0.0;
+    pair.after = plantedLoop(after, &waited);
+    if (change == PlantedChange::NewSync)
+        pair.plantedUs = waited;
+    return pair;
+}
+
+// ---------------------------------------------------------------------------------------
+// The planted job (scenario_trace.h). Every rank, per step: DataLoader 100 us (plus the
+// delay on the slow rank), the input copy, 20 x aten::linear (host 180 us, a 100 us GEMM:
+// host-bound, so the delay moves everything after it), then nccl:all_reduce, whose kernel
+// starts when the rank's GPU reaches it and ends kTransfer after the last rank's does.
+namespace {
+
+constexpr int64_t kTransferUs = 500;
+constexpr int64_t kJobTailUs = 200;
+constexpr int64_t kClockShiftUs = 2'000'000;
+
+// One rank's trace; `arrival` gets the offset from the step's start at which its GPU
+// reaches the collective (the same every step), `stepUs` is the common step period and
+// `lastArrival` the slowest rank's offset (0 in the dry run that measures `arrival`).
+std::string jobRank(int rank, int ranks, int slowRank, int64_t delayUs, int64_t stepUs, int64_t lastArrival,
+                    int64_t* arrival, int steps)
+{
+    Writer w(Pathology::None);
+    w.setRank(rank, ranks);
+    for (int s = 0; s < steps; ++s) {
+        // The last rank's host clock runs kClockShiftUs ahead of the others'.
+        const int64_t stepStart = 1'000'000 + s * stepUs + (rank == ranks - 1 ? kClockShiftUs : 0);
+        int64_t cursor = stepStart + 20;
+        const int64_t dataloader = 100 + (rank == slowRank ? delayUs : 0);
+        w.cpu("user_annotation", kDataLoader, cursor, dataloader);
+        cursor = inputCopy(w, cursor + dataloader + 10);
+        for (int i = 0; i < 20; ++i) {
+            const int64_t id = w.nextId();
+            w.cpu("cpu_op", "aten::linear", cursor, 175, ext(id) + ", \"Input Dims\": " + kDims);
+            w.launch("cudaLaunchKernel", cursor + 2, 5, "kernel", kTensorCoreGemm, 100, id);
+            cursor += 180;
+        }
+        const int64_t id = w.nextId();
+        w.cpu("cpu_op", "nccl:all_reduce", cursor, 30,
+              ext(id) + ", \"Input Dims\": [[4194304]], \"Input type\": [\"float\"]");
+        const int64_t reach = std::max(w.gpuFree(), cursor + 5 + 10 + kLaunchLatency);
+        if (arrival)
+            *arrival = reach - stepStart;
+        const int64_t end = stepStart + std::max(lastArrival, reach - stepStart) + kTransferUs;
+        w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
+                 end - reach, id);
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, end + kJobTailUs - stepStart);
+    }
+    return w.finish();
+}
+
+}  // namespace
+
+std::vector<std::string> plantedJob(int ranks, int slowRank, int64_t delayUs)
+{
+    // A dry run measures when each rank reaches the collective; then every rank is
+    // written with the step the slowest one sets.
+    int64_t lastArrival = 0;
+    for (int r = 0; r < ranks; ++r) {
+        int64_t arrival = 0;
+        jobRank(r, ranks, slowRank, delayUs, 1'000'000, 0, &arrival, 1);
+        lastArrival = std::max(lastArrival, arrival);
+    }
+    const int64_t stepUs = lastArrival + kTransferUs + kJobTailUs + 10;
+    std::vector<std::string> traces;
+    for (int r = 0; r < ranks; ++r)
+        traces.push_back(jobRank(r, ranks, slowRank, delayUs, stepUs, lastArrival, nullptr, kSteps));
+    return traces;
 }
 
 // The gains, per step, in us. "Removed" is the cause taken out of the trace by the rules

@@ -55,4 +55,36 @@ std::string scenarioTrace(Pathology p);
 // or whose amount is not planted as one.
 double plantedGainUs(Pathology p);
 
+// Pairs for the comparison (kinetoscope diff): one loop written twice, the second time with
+// one known change. The loop, per step: DataLoader 100 us, the input copy, 40 x
+// aten::linear (host 180 us, a 200 us GEMM), aten::softmax (host 30 us, a 300 us kernel),
+// the fused optimizer, the host tail: host-bound, about 10 ms.
+enum class PlantedChange {
+    SlowerKernel,    // softmax_warp_forward 300 -> 1,300 us
+    NewSync,         // a cudaDeviceSynchronize after the forward, waiting for the GPU
+    MoreDataLoader,  // the DataLoader span 100 -> 3,100 us
+    FewerLaunches,   // each aten::linear launched 3 kernels (GEMM, bias, GELU), now 1
+};
+std::vector<PlantedChange> allPlantedChanges();
+const char* plantedChangeName(PlantedChange change);
+
+struct PlantedPair
+{
+    std::string before, after;  // the two traces
+    std::string causeKind;      // the kind of cause the diff must name first (its JSON key)
+    std::string causeName;      // its name where the kind has one (the kernel)
+    // What was planted, per step: the cause's time change (us), or for FewerLaunches the
+    // change in launches per step (its time depends on the launch calls' mean).
+    double plantedUs = 0.0;
+    double plantedLaunches = 0.0;
+};
+PlantedPair plantedPair(PlantedChange change);
+
+// A job of `ranks` traces (distributedInfo names each rank) whose steps end in an
+// all-reduce of 16 MiB (a 500 us transfer once the last rank arrives), where rank
+// `slowRank` spends `delayUs` more in data loading per step: the others wait that long in
+// the collective. The last rank's clock runs 2 s ahead of the others' (hosts disagree).
+// scenario_trace.cpp has the loop.
+std::vector<std::string> plantedJob(int ranks, int slowRank, int64_t delayUs);
+
 }  // namespace kinetoscope::test

@@ -1,0 +1,519 @@
+#include "core/compare/comparison.h"
+
+#include "core/analysis/kernel_table.h"
+#include "core/analysis/op_table.h"
+#include "core/format/format.h"
+#include "core/trace/printable.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <thread>
+#include <unordered_set>
+
+namespace kinetoscope::compare {
+
+using analysis::TimeCategory;
+
+const char* statusName(Delta::Status status)
+{
+    switch (status) {
+    case Delta::Status::Changed: return "changed";
+    case Delta::Status::New: return "new";
+    case Delta::Status::Gone: return "gone";
+    case Delta::Status::Same: break;
+    }
+    return "same";
+}
+
+const char* causeKindKey(Cause::Kind kind)
+{
+    switch (kind) {
+    case Cause::Kind::DataLoader: return "dataloader";
+    case Cause::Kind::Kernel: return "kernel";
+    case Cause::Kind::Copy: return "copy";
+    case Cause::Kind::Sync: return "sync";
+    case Cause::Kind::Launches: return "launches";
+    case Cause::Kind::Op: return "op";
+    case Cause::Kind::Communication: break;
+    }
+    return "communication";
+}
+
+const char* findingStatusName(FindingChange::Status status)
+{
+    switch (status) {
+    case FindingChange::Status::Resolved: return "resolved";
+    case FindingChange::Status::New: return "new";
+    case FindingChange::Status::Persisting: break;
+    }
+    return "persisting";
+}
+
+namespace {
+
+// One side, read once: its steady steps and the tables restricted to them.
+struct SideData
+{
+    const document::Document* doc = nullptr;
+    Side side;
+    size_t steadySteps = 1;  // the divisor of every per-step figure (at least 1)
+    std::vector<analysis::KernelStats> kernels;
+    std::vector<analysis::MemcpyStats> copies;
+    analysis::OpTables ops;
+    // The runtime calls that launched the kernels of the steady steps, each counted once
+    // (a cudaGraphLaunch starts hundreds of kernels): how many, and their time.
+    double launchCalls = 0.0, launchCallNs = 0.0;
+};
+
+double meanOf(const std::vector<int64_t>& values)
+{
+    return values.empty() ? 0.0
+                          : double(std::accumulate(values.begin(), values.end(), int64_t{0})) / double(values.size());
+}
+
+SideData readSide(const document::Document& doc, const char* label)
+{
+    SideData data;
+    data.doc = &doc;
+    Side& side = data.side;
+    side.path = doc.path;
+    side.label = label;
+    side.hardware = hardwareOf(*doc.model);
+    const analysis::TraceSummary& summary = doc.summary;
+    side.runKind = analysis::runKindName(summary.window.kind);
+    side.window = summary.window.headline();
+    for (analysis::StepRole role : summary.window.roles) {
+        side.warmUpSteps += role == analysis::StepRole::WarmUp;
+        side.outlierSteps += role == analysis::StepRole::Outlier;
+    }
+    std::vector<double> durations;
+    std::vector<analysis::TimeRange> ranges;
+    for (const analysis::Step& step : summary.steps.steps) {
+        durations.push_back(double(step.durationNs()));
+        ranges.push_back({step.beginNs, step.endNs});
+    }
+    side.steps = stepSample(std::move(durations));
+    data.steadySteps = std::max<size_t>(1, summary.steps.steps.size());
+    const analysis::RangeSet steady = analysis::unionOf(std::move(ranges));
+    data.kernels = analysis::computeKernelTable(*doc.model, &steady);
+    data.copies = analysis::computeMemcpyTable(*doc.model, &steady);
+    data.ops = analysis::computeOpTables(*doc.model, &steady);
+    std::unordered_set<uint32_t> calls;
+    for (const trace::Event& e : doc.model->events())
+        if (e.category == trace::Category::Kernel && e.correlated.valid() && analysis::contains(steady, e.startNs) &&
+            calls.insert(e.correlated.value).second) {
+            data.launchCalls += 1.0;
+            data.launchCallNs += double(doc.model->event(e.correlated).durationNs);
+        }
+    return data;
+}
+
+// Rows present on either side, keyed by name (and detail), per step.
+struct RowValues
+{
+    double ns = 0.0, calls = 0.0;
+};
+using RowKey = std::pair<std::string, std::string>;
+
+std::vector<Delta> diffRows(const std::map<RowKey, RowValues>& before, const std::map<RowKey, RowValues>& after,
+                            double thresholdNs)
+{
+    std::map<RowKey, Delta> rows;
+    for (const auto& [key, v] : before) {
+        Delta& d = rows[key];
+        d.beforeNs = v.ns;
+        d.beforeCalls = v.calls;
+    }
+    for (const auto& [key, v] : after) {
+        Delta& d = rows[key];
+        d.afterNs = v.ns;
+        d.afterCalls = v.calls;
+    }
+    std::vector<Delta> out;
+    out.reserve(rows.size());
+    for (auto& [key, d] : rows) {
+        d.name = key.first;
+        d.detail = key.second;
+        const double callChange = std::fabs(d.afterCalls - d.beforeCalls);
+        if (d.beforeCalls == 0 && d.afterCalls > 0)
+            d.status = Delta::Status::New;
+        else if (d.afterCalls == 0 && d.beforeCalls > 0)
+            d.status = Delta::Status::Gone;
+        else if (std::fabs(d.deltaNs()) >= thresholdNs || callChange >= std::max(1.0, 0.05 * d.beforeCalls))
+            d.status = Delta::Status::Changed;
+        out.push_back(std::move(d));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Delta& a, const Delta& b) {
+        const bool movedA = a.status != Delta::Status::Same, movedB = b.status != Delta::Status::Same;
+        if (movedA != movedB)
+            return movedA;
+        const double ka = movedA ? std::fabs(a.deltaNs()) : a.beforeNs;
+        const double kb = movedB ? std::fabs(b.deltaNs()) : b.beforeNs;
+        return ka > kb;
+    });
+    return out;
+}
+
+std::map<RowKey, RowValues> kernelRows(const SideData& s)
+{
+    std::map<RowKey, RowValues> rows;
+    const double n = double(s.steadySteps);
+    for (const analysis::KernelStats& k : s.kernels)
+        rows[{k.name, ""}] = {double(k.totalNs) / n, double(k.calls) / n};
+    return rows;
+}
+
+std::map<RowKey, RowValues> copyRows(const SideData& s)
+{
+    std::map<RowKey, RowValues> rows;
+    const double n = double(s.steadySteps);
+    for (const analysis::MemcpyStats& c : s.copies)
+        rows[{c.kind, ""}] = {double(c.totalNs) / n, double(c.calls) / n};
+    return rows;
+}
+
+// Ops by name and input shapes when both sides recorded shapes, else by name; valued by
+// their host (self CPU) time: their kernels are in the kernel table.
+// The step markers themselves (ProfilerStep#N) are the steps, not ops.
+std::map<RowKey, RowValues> opRows(const SideData& s, bool byShapes)
+{
+    std::map<RowKey, RowValues> rows;
+    const double n = double(s.steadySteps);
+    const std::string& marker = s.doc->summary.steps.marker;
+    for (const analysis::OpStats& op : byShapes ? s.ops.byNameAndShapes : s.ops.byName)
+        if (marker.empty() || !op.name.starts_with(marker))
+            rows[{op.name, op.inputShapes}] = {double(op.selfCpuNs) / n, double(op.calls) / n};
+    return rows;
+}
+
+std::vector<Delta> breakdownRows(const SideData& a, const SideData& b)
+{
+    std::vector<Delta> rows;
+    for (size_t c = 0; c < analysis::kTimeCategoryCount; ++c) {
+        Delta d;
+        d.name = std::string(analysis::timeCategoryKey(TimeCategory(c)));
+        d.beforeNs = a.doc->summary.breakdown.all.averageNs[c];
+        d.afterNs = b.doc->summary.breakdown.all.averageNs[c];
+        rows.push_back(d);
+    }
+    return rows;
+}
+
+std::vector<MemoryDelta> memoryRows(const SideData& a, const SideData& b)
+{
+    std::map<std::string, MemoryDelta> rows;
+    for (const auto& [device, m] : a.doc->summary.memory) {
+        MemoryDelta& d = rows[device];
+        d.beforePeakAllocated = m.peakAllocatedBytes;
+        d.beforePeakReserved = m.peakReservedBytes.value_or(-1);
+    }
+    for (const auto& [device, m] : b.doc->summary.memory) {
+        MemoryDelta& d = rows[device];
+        d.afterPeakAllocated = m.peakAllocatedBytes;
+        d.afterPeakReserved = m.peakReservedBytes.value_or(-1);
+    }
+    std::vector<MemoryDelta> out;
+    for (auto& [device, d] : rows) {
+        d.device = device;
+        out.push_back(d);
+    }
+    return out;
+}
+
+// The per-step findings; those about the window (warm-up, capture, missing activity)
+// describe the trace, not the run's performance, and show in each side's window line.
+std::vector<FindingChange> findingRows(const SideData& a, const SideData& b)
+{
+    std::map<std::string, FindingChange> rows;
+    for (const analysis::Finding& f : a.doc->findings) {
+        if (f.aboutWindow)
+            continue;
+        FindingChange& c = rows[f.id];
+        c.id = f.id;
+        c.title = f.title;
+        c.beforeGainNs = f.estimatedGainNs;
+        c.status = FindingChange::Status::Resolved;
+    }
+    for (const analysis::Finding& f : b.doc->findings) {
+        if (f.aboutWindow)
+            continue;
+        FindingChange& c = rows[f.id];
+        c.status = c.id.empty() ? FindingChange::Status::New : FindingChange::Status::Persisting;
+        c.id = f.id;
+        c.title = f.title;
+        c.afterGainNs = f.estimatedGainNs;
+    }
+    std::vector<FindingChange> out;
+    for (auto& [id, c] : rows)
+        out.push_back(std::move(c));
+    std::stable_sort(out.begin(), out.end(), [](const FindingChange& x, const FindingChange& y) {
+        if (x.status != y.status)
+            return x.status < y.status;
+        return std::max(x.beforeGainNs, x.afterGainNs) > std::max(y.beforeGainNs, y.afterGainNs);
+    });
+    return out;
+}
+
+// A kernel's or op's name as a sentence can carry it: no return type, template arguments
+// or parameter list ("void ck::kernel_moe_gemm<ck::Gridwise...>(...)" reads
+// "ck::kernel_moe_gemm<…>").
+std::string shortName(std::string_view name)
+{
+    if (name.starts_with("void "))
+        name.remove_prefix(5);
+    const size_t cut = name.find_first_of("<(");
+    std::string text(name.substr(0, cut));
+    if (cut != std::string_view::npos && name[cut] == '<')
+        text += "<…>";
+    constexpr size_t kLongest = 80;
+    return text.size() > kLongest ? std::string(trace::utf8Prefix(text, kLongest)) + "…" : text;
+}
+
+// What moved, each in a reader's words, by |delta|: the DataLoader wait, host
+// synchronisation, kernel launches, and every kernel, copy kind and op that changed.
+std::vector<Cause> rankCauses(const SideData& a, const SideData& b, const Comparison& c)
+{
+    std::vector<Cause> causes;
+    const auto& sa = a.doc->summary;
+    const auto& sb = b.doc->summary;
+    Cause loader{Cause::Kind::DataLoader, "", "DataLoader wait", sa.breakdown.all.average(TimeCategory::DataLoader),
+                 sb.breakdown.all.average(TimeCategory::DataLoader), std::nullopt, std::nullopt};
+    causes.push_back(loader);
+    causes.push_back({Cause::Kind::Sync, "", "host blocked in synchronising calls",
+                      meanOf(sa.sync.syncCallNsPerStep), meanOf(sb.sync.syncCallNsPerStep),
+                      meanOf(sa.sync.syncCallsPerStep), meanOf(sb.sync.syncCallsPerStep)});
+    const double na = double(a.steadySteps), nb = double(b.steadySteps);
+    causes.push_back({Cause::Kind::Launches, "", "kernel launch calls", a.launchCallNs / na, b.launchCallNs / nb,
+                      a.launchCalls / na, b.launchCalls / nb});
+    for (const Delta& k : c.kernels) {
+        if (k.status == Delta::Status::Same)
+            continue;
+        const bool communication = analysis::isCommunicationKernel(k.name);
+        causes.push_back({communication ? Cause::Kind::Communication : Cause::Kind::Kernel, k.name,
+                          std::string(communication ? "communication kernel " : "kernel ") + shortName(k.name), k.beforeNs,
+                          k.afterNs, k.beforeCalls, k.afterCalls});
+    }
+    for (const Delta& copy : c.copies)
+        if (copy.status != Delta::Status::Same)
+            causes.push_back({Cause::Kind::Copy, copy.name, copy.name, copy.beforeNs, copy.afterNs, copy.beforeCalls,
+                              copy.afterCalls});
+    // Ops by name (their shapes are in the table), host time; the DataLoader's own
+    // spans are the DataLoader wait above.
+    std::map<RowKey, RowValues> opsA = opRows(a, false), opsB = opRows(b, false);
+    for (const Delta& op : diffRows(opsA, opsB, 0.0)) {
+        if (op.status == Delta::Status::Same || analysis::isDataLoaderOp(op.name))
+            continue;
+        causes.push_back({Cause::Kind::Op, op.name, "host time in " + shortName(op.name), op.beforeNs, op.afterNs, op.beforeCalls,
+                          op.afterCalls});
+    }
+    std::stable_sort(causes.begin(), causes.end(),
+                     [](const Cause& x, const Cause& y) { return std::fabs(x.deltaNs()) > std::fabs(y.deltaNs()); });
+    // Keep what moved by at least the unchanged threshold; at most 20.
+    const double threshold = kUnchangedShareOfStep * a.side.steps.meanNs;
+    std::erase_if(causes, [&](const Cause& x) { return std::fabs(x.deltaNs()) < threshold || x.deltaNs() == 0; });
+    if (causes.size() > 20)
+        causes.resize(20);
+    return causes;
+}
+
+std::string changeText(const StepChange& change)
+{
+    std::string text = format::durationChange(change.deltaNs) + ", " + format::percentChange(change.relative);
+    if (change.lowNs && change.highNs)
+        text += "; 95 % interval " + format::durationChange(*change.lowNs) + " to " +
+                format::durationChange(*change.highNs);
+    return text;
+}
+
+std::string capitalised(std::string text)
+{
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z')
+        text[0] = char(text[0] - 'a' + 'A');
+    return text;
+}
+
+std::string verdictLine(const Comparison& c)
+{
+    std::string line;
+    if (!c.sameHardware)
+        line += "Different hardware (" + c.before.hardware.text() + " → " + c.after.hardware.text() +
+                "): a comparison of machines, not of a change to the code. ";
+    const StepChange& step = c.step;
+    const std::string stepPart = format::duration(c.before.steps.meanNs) + " → " + format::duration(c.after.steps.meanNs) +
+                                 " per step (" + changeText(step) + ")";
+    if (c.labSteps()) {
+        const LabComparison& lab = *c.lab;
+        line += capitalised(verdictName(lab.steps->verdict)) + " (the lab's measured steps, " +
+                format::count(lab.stepsBefore->valuesNs.size()) + " and " +
+                format::count(lab.stepsAfter->valuesNs.size()) + "): " + format::duration(lab.stepsBefore->meanNs) +
+                " → " + format::duration(lab.stepsAfter->meanNs) + " per step (" + changeText(*lab.steps) +
+                "); the profiled window: " + stepPart + ".";
+        return line;
+    }
+    if (c.perSample && c.batch) {
+        const double perBefore = c.before.steps.meanNs / double(c.batch->before);
+        const double perAfter = c.after.steps.meanNs / double(c.batch->after);
+        line += capitalised(verdictName(c.perSample->verdict)) + " per sample: batch " + format::count(c.batch->before) +
+                " → " + format::count(c.batch->after) + " (read from the input shapes of " +
+                format::count(c.batch->opsAgreeing) + " ops), " + format::duration(perBefore) + " → " +
+                format::duration(perAfter) + " per sample (" + changeText(*c.perSample) + "); " + stepPart + ".";
+        return line;
+    }
+    return line + capitalised(verdictName(step.verdict)) + ": " + stepPart + ".";
+}
+
+std::string causeText(const Cause& cause)
+{
+    std::string text = cause.label + " " + format::durationChange(cause.deltaNs()) + " per step";
+    if (cause.beforeNs > 0 && cause.afterNs > 0)
+        text += " (" + format::percentChange(cause.deltaNs() / cause.beforeNs) + ")";
+    else
+        text += cause.beforeNs > 0 ? " (gone)" : " (new)";
+    if (cause.beforeCount && cause.afterCount && std::fabs(*cause.afterCount - *cause.beforeCount) >= 1.0)
+        text += ", calls " + format::count(*cause.beforeCount) + " → " + format::count(*cause.afterCount) + " per step";
+    return text;
+}
+
+std::string kernelTotalText(const Comparison& c)
+{
+    const double delta = c.kernelAfterNs - c.kernelBeforeNs;
+    return "kernels " + format::durationChange(delta) + " per step" +
+           (c.kernelBeforeNs > 0 ? " (" + format::percentChange(delta / c.kernelBeforeNs) + ")" : std::string());
+}
+
+// The breakdown's "CPU exec" or "other" row when it moved more than `thanNs`: host time
+// that no cause (DataLoader, sync, launches, a kernel, copy or op) accounts for, such as
+// Python the profiler did not record.
+const Delta* unattributedMove(const Comparison& c, double thanNs)
+{
+    const Delta* largest = nullptr;
+    for (TimeCategory category : {TimeCategory::CpuExec, TimeCategory::Other}) {
+        const Delta& d = c.breakdown[size_t(category)];
+        if (d.status != Delta::Status::Same && std::fabs(d.deltaNs()) > thanNs &&
+            (!largest || std::fabs(d.deltaNs()) > std::fabs(largest->deltaNs())))
+            largest = &d;
+    }
+    return largest;
+}
+
+std::string unattributedText(const Delta& d)
+{
+    return "in the breakdown, " + std::string(d.name == "other" ? "untraced host time (\"other\")" : "CPU exec") + " " +
+           format::durationChange(d.deltaNs()) + " per step";
+}
+
+std::string changeLine(const Comparison& c)
+{
+    // Across hardware the kernels are what differ first; the causes after them.
+    if (!c.sameHardware)
+        return capitalised(kernelTotalText(c)) +
+               (c.causes.empty() ? std::string(".") : "; the largest single change: " + causeText(c.causes[0]) + ".");
+    if (c.causes.empty()) {
+        if (const Delta* host = unattributedMove(c, 0.0))
+            return "No cause moved by 0.5 % of the step or more; " + unattributedText(*host) + ".";
+        return "Nothing moved by 0.5 % of the step or more: the DataLoader wait, synchronisation, launches, every "
+               "kernel, copy and op are as they were.";
+    }
+    std::string line = capitalised(causeText(c.causes[0]));
+    if (c.causes.size() > 1 && std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()))
+        line += "; " + causeText(c.causes[1]);
+    const bool kernelNamed = c.causes[0].kind == Cause::Kind::Kernel ||
+                             (c.causes.size() > 1 && c.causes[1].kind == Cause::Kind::Kernel &&
+                              std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()));
+    if (!kernelNamed) {
+        const double kernelDelta = c.kernelAfterNs - c.kernelBeforeNs;
+        const bool unchanged = std::fabs(kernelDelta) <= std::max(0.02 * c.kernelBeforeNs,
+                                                                 kUnchangedShareOfStep * c.before.steps.meanNs);
+        line += unchanged ? "; kernels unchanged" : "; " + kernelTotalText(c);
+    }
+    if (const Delta* host = unattributedMove(c, std::fabs(c.causes[0].deltaNs())))
+        line += "; " + unattributedText(*host);
+    return line + ".";
+}
+
+double kernelNsPerStep(const SideData& s)
+{
+    double total = 0.0;
+    for (const analysis::KernelStats& k : s.kernels)
+        total += double(k.totalNs);
+    return total / double(s.steadySteps);
+}
+
+}  // namespace
+
+Comparison compareDocuments(const document::Document& beforeDoc, const document::Document& afterDoc)
+{
+    SideData a, b;
+    std::thread other([&] { b = readSide(afterDoc, "after"); });
+    a = readSide(beforeDoc, "before");
+    other.join();
+
+    Comparison c;
+    c.before = a.side;
+    c.after = b.side;
+    c.step = estimateChange(c.before.steps, c.after.steps);
+    // Different only where both sides say what they ran on (a 2020 trace names no device).
+    const Hardware& ha = c.before.hardware;
+    const Hardware& hb = c.after.hardware;
+    c.sameHardware = !((!ha.devices.empty() && !hb.devices.empty() && ha.devices != hb.devices) ||
+                       (!ha.vendor.empty() && !hb.vendor.empty() && ha.vendor != hb.vendor));
+    const bool shapesOnBothSides = !a.ops.byNameAndShapes.empty() && !b.ops.byNameAndShapes.empty();
+    if (shapesOnBothSides)
+        c.batch = detectBatchChange(a.ops.byNameAndShapes, b.ops.byNameAndShapes);
+    if (c.batch) {
+        auto perSample = [](const StepSample& s, int64_t batch) {
+            std::vector<double> values = s.valuesNs;
+            for (double& v : values)
+                v /= double(batch);
+            return stepSample(std::move(values));
+        };
+        c.perSample = estimateChange(perSample(c.before.steps, c.batch->before), perSample(c.after.steps, c.batch->after));
+    }
+
+    const double threshold = kUnchangedShareOfStep * c.before.steps.meanNs;
+    c.breakdown = breakdownRows(a, b);
+    for (Delta& d : c.breakdown)
+        d.status = std::fabs(d.deltaNs()) >= threshold ? Delta::Status::Changed : Delta::Status::Same;
+    c.kernels = diffRows(kernelRows(a), kernelRows(b), threshold);
+    c.copies = diffRows(copyRows(a), copyRows(b), threshold);
+    c.ops = diffRows(opRows(a, shapesOnBothSides), opRows(b, shapesOnBothSides), threshold);
+    c.opsByShapes = shapesOnBothSides;
+    c.memory = memoryRows(a, b);
+    c.findings = findingRows(a, b);
+    c.kernelBeforeNs = kernelNsPerStep(a);
+    c.kernelAfterNs = kernelNsPerStep(b);
+    c.causes = rankCauses(a, b, c);
+    if (beforeDoc.session && afterDoc.session)
+        c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
+    c.verdictLine = verdictLine(c);
+    c.changeLine = changeLine(c);
+    return c;
+}
+
+bool Comparison::slowerBeyond(double fraction) const
+{
+    const double beforeNs = perSample && batch ? before.steps.meanNs / double(batch->before)
+                            : labSteps()        ? lab->stepsBefore->meanNs
+                                                : before.steps.meanNs;
+    return verdict().slowerBeyond(fraction, beforeNs);
+}
+
+CompareInput openBoth(const std::string& beforePath, const std::string& afterPath,
+                      const document::OpenOptions& options, std::string& error)
+{
+    CompareInput input;
+    std::thread other([&] { input.after = document::open(afterPath, options); });
+    input.before = document::open(beforePath, options);
+    other.join();
+    for (const auto* doc : {&input.before, &input.after}) {
+        if (!(*doc)->ok() || !(*doc)->model) {
+            error = (*doc)->path + ": " + (*doc)->loadMessage;
+            return {};
+        }
+    }
+    return input;
+}
+
+}  // namespace kinetoscope::compare

@@ -1,0 +1,146 @@
+#include "core/compare/run_identity.h"
+
+#include "core/trace/format_description.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+namespace kinetoscope::compare {
+
+std::string Hardware::text() const
+{
+    if (!devices.empty())
+        return devices;
+    return vendor.empty() ? "no GPU" : vendor + " GPU";
+}
+
+Hardware hardwareOf(const trace::TraceModel& model)
+{
+    Hardware hardware;
+    switch (trace::detectGpuVendor(model)) {
+    case trace::GpuVendor::Nvidia: hardware.vendor = "NVIDIA"; break;
+    case trace::GpuVendor::Amd: hardware.vendor = "AMD"; break;
+    case trace::GpuVendor::Mtia: hardware.vendor = "MTIA"; break;
+    case trace::GpuVendor::None: break;
+    }
+    std::set<std::string> seen;
+    for (const trace::DeviceInfo& device : model.metadata().devices) {
+        if (device.name.empty() || !seen.insert(device.name).second)
+            continue;
+        hardware.devices += (hardware.devices.empty() ? "" : " + ") + device.name;
+    }
+    return hardware;
+}
+
+std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
+{
+    // The outer list holds one entry per input; an entry is a list of integers, or
+    // anything else (a scalar, a nested list of tensors) which counts as no shape.
+    std::vector<std::vector<int64_t>> shapes;
+    size_t i = text.find('[');
+    if (i == std::string_view::npos)
+        return shapes;
+    ++i;
+    int depth = 1;
+    std::vector<int64_t> current;
+    bool inEntry = false, entryValid = true;
+    while (i < text.size() && depth > 0) {
+        const char c = text[i];
+        if (c == '[') {
+            ++depth;
+            if (depth == 2) {
+                inEntry = true;
+                entryValid = true;
+                current.clear();
+            } else {
+                entryValid = false;
+            }
+            ++i;
+        } else if (c == ']') {
+            if (depth == 2 && inEntry) {
+                shapes.push_back(entryValid ? current : std::vector<int64_t>{});
+                inEntry = false;
+            }
+            --depth;
+            ++i;
+        } else if (depth == 2 && (c == '-' || (c >= '0' && c <= '9'))) {
+            int64_t value = 0;
+            const auto [end, error] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+            if (error != std::errc())
+                entryValid = false;
+            current.push_back(value);
+            i = size_t(end - text.data()) > i ? size_t(end - text.data()) : i + 1;
+        } else {
+            ++i;
+        }
+    }
+    return shapes;
+}
+
+namespace {
+
+// An op's most frequent shapes (by calls), by name.
+std::map<std::string, std::vector<std::vector<int64_t>>> commonShapes(const std::vector<analysis::OpStats>& ops)
+{
+    std::map<std::string, std::pair<int64_t, std::string>> best;  // name -> (calls, shapes)
+    for (const analysis::OpStats& op : ops) {
+        if (op.inputShapes.empty())
+            continue;
+        auto& entry = best[op.name];
+        if (op.calls > entry.first)
+            entry = {op.calls, op.inputShapes};
+    }
+    std::map<std::string, std::vector<std::vector<int64_t>>> shapes;
+    for (const auto& [name, entry] : best)
+        shapes[name] = parseShapes(entry.second);
+    return shapes;
+}
+
+// The first input's leading dimensions when the two shape lists differ there and only
+// there (the same inputs, the same other dimensions); nullopt otherwise.
+std::optional<std::pair<int64_t, int64_t>> leadingChange(const std::vector<std::vector<int64_t>>& a,
+                                                         const std::vector<std::vector<int64_t>>& b)
+{
+    if (a.empty() || a.size() != b.size() || a[0].empty() || a[0].size() != b[0].size())
+        return std::nullopt;
+    if (a[0][0] == b[0][0] || a[0][0] <= 0 || b[0][0] <= 0)
+        return std::nullopt;
+    if (!std::equal(a[0].begin() + 1, a[0].end(), b[0].begin() + 1))
+        return std::nullopt;
+    return std::pair{a[0][0], b[0][0]};
+}
+
+}  // namespace
+
+std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats>& before,
+                                             const std::vector<analysis::OpStats>& after)
+{
+    const auto a = commonShapes(before), b = commonShapes(after);
+    int otherChanges = 0;  // shapes that changed elsewhere than the leading dimension
+    std::map<std::pair<int64_t, int64_t>, int> changes;
+    for (const auto& [name, shapesA] : a) {
+        const auto it = b.find(name);
+        if (it == b.end() || shapesA.empty() || shapesA[0].empty())
+            continue;
+        if (shapesA == it->second)
+            continue;
+        if (const auto change = leadingChange(shapesA, it->second))
+            ++changes[*change];
+        else
+            ++otherChanges;
+    }
+    if (changes.empty())
+        return std::nullopt;
+    const auto top = std::max_element(changes.begin(), changes.end(),
+                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+    // The batch changed when at least three shared ops show this one change and more ops
+    // show it than show any other change of shape (ops on weights keep their shapes: they
+    // argue for nothing).
+    if (top->second < 3 || top->second <= otherChanges)
+        return std::nullopt;
+    return BatchChange{top->first.first, top->first.second, top->second};
+}
+
+}  // namespace kinetoscope::compare

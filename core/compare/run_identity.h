@@ -1,0 +1,41 @@
+#pragma once
+// What must match before two runs' step times can be compared as they are: the hardware
+// (the devices the traces name) and the batch size. A batch size is not written in a
+// trace; it is read from the input shapes of the ops both runs share: when the ops'
+// most frequent shapes differ only in their leading dimension, by one factor, the batch
+// changed by that factor (and the comparison moves to time per sample).
+#include "core/analysis/op_table.h"
+#include "core/trace/trace_model.h"
+
+#include <optional>
+#include <string>
+
+namespace kinetoscope::compare {
+
+struct Hardware
+{
+    std::string vendor;   // "NVIDIA", "AMD", ... ("" for a CPU-only trace)
+    std::string devices;  // the device names, distinct, joined with " + " ("" when none)
+    bool operator==(const Hardware&) const = default;
+    std::string text() const;  // "NVIDIA A100-SXM4-80GB", "AMD GPU", "no GPU"
+};
+Hardware hardwareOf(const trace::TraceModel& model);
+
+struct BatchChange
+{
+    int64_t before = 0;  // the leading dimension most of the shared ops agree on
+    int64_t after = 0;
+    int opsAgreeing = 0;  // shared ops whose shapes changed by the same factor, and only there
+    double factor() const { return before > 0 ? double(after) / double(before) : 1.0; }
+};
+
+// A changed batch, when the shared ops show one; nullopt when the batch is the same or no
+// op with shapes is shared. `before`/`after`: the by-name-and-shapes op tables.
+std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats>& before,
+                                             const std::vector<analysis::OpStats>& after);
+
+// "[[32, 3, 224, 224], [64, 3, 7, 7]]" -> {{32, 3, 224, 224}, {64, 3, 7, 7}}; an input
+// that is not a list of dimensions (a scalar, "[]") is an empty shape.
+std::vector<std::vector<int64_t>> parseShapes(std::string_view text);
+
+}  // namespace kinetoscope::compare

@@ -1,0 +1,299 @@
+#include "core/job/job.h"
+#include "core/job/median.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <numeric>
+#include <thread>
+
+namespace kinetoscope::job {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool isTraceName(const std::string& name)
+{
+    return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
+// "ProfilerStep#12" -> 12; nullopt for a step without a number.
+std::optional<int64_t> stepNumber(const std::string& name)
+{
+    const size_t hash = name.rfind('#');
+    if (hash == std::string::npos)
+        return std::nullopt;
+    int64_t n = 0;
+    const char* begin = name.data() + hash + 1;
+    const char* end = name.data() + name.size();
+    const auto [at, error] = std::from_chars(begin, end, n);
+    if (error != std::errc() || at != end)
+        return std::nullopt;
+    return n;
+}
+
+// The union of the collectives' spans inside [begin, end): time in communication, hidden
+// behind compute or not. `collectives` is in issue order, which on one stream (NCCL) or one
+// thread (gloo) is nearly start order; overlaps are merged all the same.
+int64_t collectiveTimeWithin(const std::vector<RankCollective>& collectives, int64_t begin, int64_t end)
+{
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (const RankCollective& c : collectives) {
+        const int64_t from = std::max(begin, c.startNs), to = std::min(end, c.startNs + c.durationNs);
+        if (from < to)
+            spans.emplace_back(from, to);
+    }
+    std::sort(spans.begin(), spans.end());
+    int64_t total = 0, coveredTo = INT64_MIN;
+    for (const auto& [from, to] : spans) {
+        const int64_t start = std::max(from, coveredTo);
+        if (to > start)
+            total += to - start;
+        coveredTo = std::max(coveredTo, to);
+    }
+    return total;
+}
+
+Rank readRank(std::shared_ptr<const document::Document> doc, std::vector<RankCollective> collectives)
+{
+    Rank rank;
+    rank.doc = std::move(doc);
+    rank.collectives = std::move(collectives);
+    const analysis::TraceSummary& summary = rank.doc->summary;
+    for (size_t i = 0; i < summary.steps.steps.size() && i < summary.breakdown.all.perStep.size(); ++i) {
+        const auto number = stepNumber(summary.steps.steps[i].name);
+        if (!number)
+            continue;
+        const analysis::Step& step = summary.steps.steps[i];
+        const analysis::CategoryTimes& times = summary.breakdown.all.perStep[i];
+        RankStep& into = rank.steps[*number];
+        into = {times, step.durationNs(), times[analysis::TimeCategory::Communication]};
+        into.collectiveNs = collectiveTimeWithin(rank.collectives, step.beginNs, step.endNs);
+        rank.stepRanges.hostRanges.emplace_back(step.hostBeginNs, step.hostEndNs);
+        rank.stepRanges.numbers.push_back(*number);
+    }
+    return rank;
+}
+
+// A rank's mean time per common step in one breakdown category.
+double meanCategoryNs(const Job& job, const Rank& rank, analysis::TimeCategory category)
+{
+    double total = 0;
+    for (int64_t n : job.commonSteps)
+        total += double(rank.steps.at(n).categories[category]);
+    return total / double(job.commonSteps.size());
+}
+
+// The category the straggler spends most in beyond the median of the other ranks.
+void nameCause(Job& job)
+{
+    const Rank* straggler = nullptr;
+    for (const Rank& r : job.ranks)
+        if (r.rank == job.straggler)
+            straggler = &r;
+    for (size_t c = 0; c < analysis::kTimeCategoryCount; ++c) {
+        const auto category = analysis::TimeCategory(c);
+        if (category == analysis::TimeCategory::Communication)
+            continue;
+        std::vector<double> others;
+        for (const Rank& r : job.ranks)
+            if (&r != straggler)
+                others.push_back(meanCategoryNs(job, r, category));
+        const double excess = meanCategoryNs(job, *straggler, category) - median(others);
+        if (excess > job.stragglerCauseExcessNs) {
+            job.stragglerCauseExcessNs = excess;
+            job.stragglerCause = std::string(analysis::timeCategoryKey(category));
+        }
+    }
+}
+
+}  // namespace
+
+int rankFromFileName(std::string_view name)
+{
+    for (std::string_view prefix : {"worker", "rank"}) {
+        for (size_t at = name.find(prefix); at != std::string_view::npos; at = name.find(prefix, at + 1)) {
+            size_t i = at + prefix.size();
+            while (i < name.size() && (name[i] == '-' || name[i] == '_'))
+                ++i;
+            int rank = -1;
+            const auto [end, error] = std::from_chars(name.data() + i, name.data() + name.size(), rank);
+            if (error == std::errc() && end != name.data() + i && rank >= 0)
+                return rank;
+        }
+    }
+    return -1;
+}
+
+std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error)
+{
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::vector<std::string> inFolder;
+            for (const fs::directory_entry& entry : fs::directory_iterator(path, ec))
+                if (entry.is_regular_file(ec) && isTraceName(entry.path().filename().string()))
+                    inFolder.push_back(entry.path().string());
+            if (inFolder.empty()) {
+                error = path + ": no trace (*.json, *.json.gz) in this folder";
+                return {};
+            }
+            std::sort(inFolder.begin(), inFolder.end());
+            files.insert(files.end(), inFolder.begin(), inFolder.end());
+        } else if (fs::exists(path, ec)) {
+            files.push_back(path);
+        } else {
+            error = path + ": no such file or folder";
+            return {};
+        }
+    }
+    return files;
+}
+
+std::optional<Job> openJob(const std::vector<std::string>& files, const document::OpenOptions& options,
+                           std::string& error)
+{
+    std::vector<std::shared_ptr<const document::Document>> docs(files.size());
+    std::vector<std::vector<RankCollective>> collectives(files.size());
+    std::atomic<size_t> next{0};
+    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(1, files.size()));
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&] {
+            for (size_t i = next++; i < files.size(); i = next++) {
+                docs[i] = document::open(files[i], options);
+                if (docs[i]->ok() && docs[i]->model)
+                    collectives[i] = rankCollectives(*docs[i]->model);
+            }
+        });
+    for (std::thread& t : pool)
+        t.join();
+
+    Job job;
+    for (size_t i = 0; i < docs.size(); ++i) {
+        if (!docs[i]->ok() || !docs[i]->model) {
+            error = files[i] + ": " + docs[i]->loadMessage;
+            return std::nullopt;
+        }
+        Rank rank = readRank(docs[i], std::move(collectives[i]));
+        if (const auto& distributed = rank.doc->model->metadata().distributed; distributed && distributed->rank >= 0) {
+            rank.rank = distributed->rank;
+            rank.rankSource = "distributedInfo";
+            job.worldSize = std::max(job.worldSize, distributed->worldSize);
+        } else if (const int fromName = rankFromFileName(fs::path(files[i]).filename().string()); fromName >= 0) {
+            rank.rank = fromName;
+            rank.rankSource = "file name";
+        }
+        job.ranks.push_back(std::move(rank));
+    }
+    // Ranks that neither names take the places after the named ones, in the order given;
+    // two files claiming one rank keep the order given too.
+    std::vector<int> taken;
+    for (const Rank& r : job.ranks)
+        if (r.rank >= 0)
+            taken.push_back(r.rank);
+    std::sort(taken.begin(), taken.end());
+    if (std::adjacent_find(taken.begin(), taken.end()) != taken.end()) {
+        for (Rank& r : job.ranks) {
+            r.rank = -1;
+            r.rankSource = "order";
+        }
+        taken.clear();
+    }
+    int free = 0;
+    for (Rank& r : job.ranks) {
+        if (r.rank >= 0)
+            continue;
+        while (std::binary_search(taken.begin(), taken.end(), free))
+            ++free;
+        r.rank = free++;
+    }
+    std::stable_sort(job.ranks.begin(), job.ranks.end(), [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
+
+    std::vector<std::span<const RankCollective>> byRank;
+    std::vector<RankSteps> stepsByRank;
+    for (const Rank& r : job.ranks) {
+        byRank.emplace_back(r.collectives);
+        stepsByRank.push_back(r.stepRanges);
+    }
+    job.collectives = matchCollectives(byRank, stepsByRank, job.worldSize);
+
+    // The steps every rank has.
+    for (const auto& entry : job.ranks.front().steps) {
+        const int64_t number = entry.first;
+        if (std::all_of(job.ranks.begin(), job.ranks.end(), [&](const Rank& r) { return r.steps.count(number) > 0; }))
+            job.commonSteps.push_back(number);
+    }
+    if (job.commonSteps.empty())
+        return job;
+    std::vector<double> own, step;
+    for (const Rank& r : job.ranks) {
+        double d = 0, c = 0;
+        for (int64_t n : job.commonSteps) {
+            d += double(r.steps.at(n).durationNs);
+            c += double(r.steps.at(n).communicationNs);
+        }
+        const double count = double(job.commonSteps.size());
+        job.meanStepNs[r.rank] = d / count;
+        job.meanCommunicationNs[r.rank] = c / count;
+        job.meanOwnNs[r.rank] = (d - c) / count;
+        own.push_back((d - c) / count);
+        step.push_back(d / count);
+    }
+    job.medianOwnNs = median(own);
+    const double medianStep = median(step);
+    for (const auto& [rank, ns] : job.meanOwnNs)
+        job.byOwnWork.push_back(rank);
+    std::stable_sort(job.byOwnWork.begin(), job.byOwnWork.end(),
+                     [&](int a, int b) { return job.meanOwnNs.at(a) > job.meanOwnNs.at(b); });
+    if (job.ranks.size() > 1) {
+        const double slowest = job.meanOwnNs.at(job.byOwnWork[0]);
+        const double second = job.meanOwnNs.at(job.byOwnWork[1]);
+        const double excess = slowest - job.medianOwnNs;
+        // One rank, standing out from the median and from the next slowest: a straggler.
+        // Two or more near the top: an imbalance, not one rank to blame.
+        if (excess > kStragglerShare * medianStep && slowest - second >= 0.5 * excess) {
+            job.straggler = job.byOwnWork[0];
+            job.stragglerExcessNs = excess;
+            nameCause(job);
+        }
+    }
+    // How far the hosts' clocks (and launches) were apart at the first common step.
+    int64_t earliest = INT64_MAX, latest = INT64_MIN;
+    for (const Rank& r : job.ranks)
+        for (const analysis::Step& s : r.doc->summary.steps.steps)
+            if (stepNumber(s.name) == job.commonSteps.front()) {
+                earliest = std::min(earliest, s.beginNs);
+                latest = std::max(latest, s.beginNs);
+            }
+    if (earliest <= latest)
+        job.startSpreadNs = double(latest - earliest);
+    return job;
+}
+
+bool isJob(const std::vector<std::string>& paths)
+{
+    std::error_code ec;
+    return paths.size() > 1 || (paths.size() == 1 && fs::is_directory(paths[0], ec));
+}
+
+std::optional<Job> openJobPaths(const std::vector<std::string>& paths, const document::OpenOptions& options,
+                                std::string& error)
+{
+    const std::vector<std::string> files = jobFiles(paths, error);
+    return files.empty() ? std::nullopt : openJob(files, options, error);
+}
+
+std::string jobName(const Job& job)
+{
+    if (job.ranks.empty())
+        return "job";
+    const fs::path folder = fs::path(job.ranks.front().doc->path).parent_path().filename();
+    return folder.empty() ? "job" : folder.string();
+}
+
+}  // namespace kinetoscope::job

@@ -1,0 +1,89 @@
+#pragma once
+// A job of several ranks: one trace per rank (a folder, several files), opened in
+// parallel, each an ordinary analysed document, and the ranks read side by side: steps
+// aligned by their number (ProfilerStep#N), each rank's step time split into its own work
+// and its exposed communication (the breakdown's communication time: collectives no
+// compute hid, which is where a rank waits for the others), and the straggler: the rank
+// whose own work is longest while the others wait.
+//
+// Ranks come from `distributedInfo.rank`, else from the file name ("worker3",
+// "rank-3", "rank3"), else from the order given. Clocks of different hosts are not
+// trusted: the step starts' spread is reported, not used to align anything.
+#include "core/document/document.h"
+#include "core/job/collectives.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kinetoscope::job {
+
+// The traces of a job: every *.json / *.json.gz in a folder (sorted by name), or the files
+// given. Empty with `error` set when a folder holds none or a path does not exist.
+std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error);
+// "worker3.1694.pt.trace.json" -> 3, "rank-12.json.gz" -> 12; -1 when the name says none.
+int rankFromFileName(std::string_view fileName);
+
+struct RankStep
+{
+    analysis::CategoryTimes categories;  // the step's breakdown
+    int64_t durationNs = 0;
+    int64_t communicationNs = 0;  // exposed communication (the breakdown's category)
+    int64_t collectiveNs = 0;     // time inside collectives (their union), hidden or not
+    int64_t ownNs() const { return durationNs - communicationNs; }
+    // Communication that compute hid: in collectives while the step was not waiting.
+    int64_t hiddenNs() const { return std::max<int64_t>(0, collectiveNs - communicationNs); }
+};
+
+struct Rank
+{
+    int rank = -1;
+    const char* rankSource = "order";  // "distributedInfo", "file name" or "order"
+    std::shared_ptr<const document::Document> doc;
+    std::map<int64_t, RankStep> steps;  // by step number: the steady steps with a number
+    std::vector<RankCollective> collectives;  // every collective of the trace, in issue order
+    RankSteps stepRanges;                     // the host range of each numbered step
+};
+
+struct Job
+{
+    std::vector<Rank> ranks;  // by rank
+    std::vector<int64_t> commonSteps;  // step numbers every rank has
+    int worldSize = -1;  // from distributedInfo, when recorded
+    // Over the common steps: each rank's mean step, own work and exposed communication.
+    std::map<int, double> meanStepNs, meanOwnNs, meanCommunicationNs;
+    std::vector<int> byOwnWork;    // ranks, longest own work first
+    double medianOwnNs = 0;
+    // The rank with the longest own work, when it stands out: beyond the median rank's by
+    // kStragglerShare of the median step, and from the next slowest by half of that excess.
+    std::optional<int> straggler;
+    double stragglerExcessNs = 0;  // its own work beyond the median rank's
+    // The breakdown category (not communication) where the straggler spends most beyond
+    // the other ranks' median: its cause ("dataloader", "kernel", "cpu_exec", ...).
+    std::string stragglerCause;
+    double stragglerCauseExcessNs = 0;
+    double startSpreadNs = 0;      // the first common step's start, latest minus earliest
+    CollectiveMatch collectives;   // matched across ranks (index = position in `ranks`)
+};
+
+// The spread of own work that makes a straggler: its own work exceeds the median rank's
+// by this share of the median step.
+inline constexpr double kStragglerShare = 0.05;
+
+// Opens every file on up to hardware_concurrency threads (each a document::open). A file
+// that cannot be read fails the job: nullopt, with `error` naming it in one line.
+std::optional<Job> openJob(const std::vector<std::string>& files, const document::OpenOptions& options,
+                           std::string& error);
+
+// Whether the paths a command was given make a job: several, or one folder.
+bool isJob(const std::vector<std::string>& paths);
+// jobFiles, then openJob: the one way the CLI and the app open a job.
+std::optional<Job> openJobPaths(const std::vector<std::string>& paths, const document::OpenOptions& options,
+                                std::string& error);
+// What a job is called in titles: the folder of its first rank's trace ("dlrm_8_ranks").
+std::string jobName(const Job& job);
+
+}  // namespace kinetoscope::job

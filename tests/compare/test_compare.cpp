@@ -1,0 +1,322 @@
+// The comparison (core/compare): the verdict and where the change came from, on the real
+// before/after pairs of ../shared/traces (READINGS.md has an expert's account of each
+// change), on every trace against itself, and on a planted-change corpus where the
+// change is known to the microsecond.
+#ifndef Q_MOC_RUN
+#include "core/compare/comparison.h"
+#include "core/compare/comparison_markdown.h"
+#include "core/compare/run_identity.h"
+#include "core/compare/step_change.h"
+#include "tests/support/scenario_trace.h"
+#include "tests/support/test_support.h"
+#endif
+
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+
+using namespace kinetoscope::compare;
+using kinetoscope::test::sharedTrace;
+
+namespace {
+
+Comparison comparePaths(const std::string& before, const std::string& after)
+{
+    std::string error;
+    const CompareInput input = openBoth(before, after, {}, error);
+    if (!input.before)
+        qFatal("cannot open: %s", error.c_str());
+    return compareDocuments(*input.before, *input.after);
+}
+
+Comparison compareShared(const std::string& before, const std::string& after)
+{
+    return comparePaths(sharedTrace(before).string(), sharedTrace(after).string());
+}
+
+const Cause* findCause(const Comparison& c, Cause::Kind kind, const std::string& name = "")
+{
+    for (const Cause& x : c.causes)
+        if (x.kind == kind && (name.empty() || x.name == name))
+            return &x;
+    return nullptr;
+}
+
+const Delta* findRow(const std::vector<Delta>& rows, const std::string& name)
+{
+    for (const Delta& d : rows)
+        if (d.name == name)
+            return &d;
+    return nullptr;
+}
+
+const FindingChange* findFinding(const Comparison& c, const std::string& id)
+{
+    for (const FindingChange& f : c.findings)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+constexpr double kMs = 1e6;
+
+}  // namespace
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void bootstrapCallsOnlyWhatTheSamplesSupport()
+    {
+        const StepSample same = stepSample({100, 102, 98, 101, 99});
+        QCOMPARE(estimateChange(same, same).verdict, Verdict::NoSignificantChange);
+        const StepChange faster = estimateChange(same, stepSample({80, 81, 79, 80, 82}));
+        QCOMPARE(faster.verdict, Verdict::Faster);
+        QVERIFY(faster.lowNs && faster.highNs && *faster.highNs < 0 && *faster.lowNs <= faster.deltaNs);
+        // Overlapping noisy samples: the interval spans zero.
+        const StepChange noisy = estimateChange(stepSample({100, 140, 90, 130}), stepSample({95, 135, 105, 120}));
+        QCOMPARE(noisy.verdict, Verdict::NoSignificantChange);
+        QVERIFY(*noisy.lowNs < 0 && *noisy.highNs > 0);
+        // One step a side: no interval; 5 % is called, 3 % is not.
+        const StepChange single = estimateChange(stepSample({100}), stepSample({106}));
+        QCOMPARE(single.verdict, Verdict::Slower);
+        QVERIFY(!single.lowNs);
+        QVERIFY(single.method.find("no confidence interval") != std::string::npos);
+        QCOMPARE(estimateChange(stepSample({100}), stepSample({103})).verdict, Verdict::NoSignificantChange);
+        QVERIFY(single.slowerBeyond(0.05, 100) && !single.slowerBeyond(0.07, 100));
+        // Two steps a side: an interval, but too few steps to call 1.4 % on it.
+        const StepChange two = estimateChange(stepSample({1000, 1002}), stepSample({1015, 1016}));
+        QVERIFY(two.lowNs && *two.lowNs > 0);
+        QCOMPARE(two.verdict, Verdict::NoSignificantChange);
+        QVERIFY(two.method.find("fewer than 5 steps") != std::string::npos);
+        // Hundreds of steps: Welch's interval, around the true difference of 2.
+        std::vector<double> slow, fast;
+        for (int i = 0; i < 300; ++i) {
+            slow.push_back(100 + (i % 7));
+            fast.push_back(98 + (i % 5) + 1);  // means 103 and 101
+        }
+        const StepChange many = estimateChange(stepSample(slow), stepSample(fast));
+        QCOMPARE(many.verdict, Verdict::Faster);
+        QVERIFY(many.method.find("Welch") != std::string::npos);
+        QVERIFY(*many.lowNs < -2.0 && *many.highNs > -2.0 && *many.highNs < 0);
+        // A side with no measurable step: no verdict, no percentage.
+        const StepChange empty = estimateChange(stepSample({0}), stepSample({10}));
+        QCOMPARE(empty.verdict, Verdict::NoSignificantChange);
+        QCOMPARE(empty.relative, 0.0);
+        QVERIFY(empty.method.find("no step of measurable length") != std::string::npos);
+    }
+
+    void batchSizeIsReadFromSharedShapes()
+    {
+        using kinetoscope::analysis::OpStats;
+        QCOMPARE(parseShapes("[[32, 3, 224, 224], [64, 3, 7, 7], [], [[1, 2]], 5]"),
+                 (std::vector<std::vector<int64_t>>{{32, 3, 224, 224}, {64, 3, 7, 7}, {}, {}}));
+        auto op = [](const char* name, const char* shapes) {
+            OpStats s;
+            s.name = name;
+            s.inputShapes = shapes;
+            s.calls = 10;
+            return s;
+        };
+        const std::vector<OpStats> before{op("aten::conv2d", "[[32, 3, 224, 224], [64, 3, 7, 7]]"),
+                                          op("aten::relu", "[[32, 64, 112, 112]]"),
+                                          op("aten::linear", "[[32, 2048], [1000, 2048], [1000]]"),
+                                          op("aten::add_", "[[1000, 2048], [1000, 2048]]")};
+        const std::vector<OpStats> after{op("aten::conv2d", "[[64, 3, 224, 224], [64, 3, 7, 7]]"),
+                                         op("aten::relu", "[[64, 64, 112, 112]]"),
+                                         op("aten::linear", "[[64, 2048], [1000, 2048], [1000]]"),
+                                         op("aten::add_", "[[1000, 2048], [1000, 2048]]")};
+        const auto batch = detectBatchChange(before, after);
+        QVERIFY(batch);
+        QCOMPARE(batch->before, int64_t{32});
+        QCOMPARE(batch->after, int64_t{64});
+        QCOMPARE(batch->opsAgreeing, 3);
+        QVERIFY(!detectBatchChange(before, before));
+        // A change of sequence length (not the leading dimension) is not a batch change.
+        const std::vector<OpStats> longer{op("aten::conv2d", "[[32, 3, 448, 224], [64, 3, 7, 7]]"),
+                                          op("aten::relu", "[[32, 64, 224, 112]]"),
+                                          op("aten::linear", "[[32, 4096], [1000, 4096], [1000]]")};
+        QVERIFY(!detectBatchChange(before, longer));
+    }
+
+    // READINGS.md: DataLoader wait 69 -> ~1 ms per step, the kernels unchanged (98.6 ms of
+    // fp32 conv/BN per step on both sides), the step 175 -> 123-140 ms.
+    void moreWorkersMakeTheStepFasterThroughTheDataLoader()
+    {
+        const Comparison c = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                           "kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        QVERIFY(c.sameHardware);
+        QVERIFY(!c.batch);
+        QCOMPARE(c.verdict().verdict, Verdict::Faster);
+        QVERIFY(c.step.relative < -0.15 && c.step.relative > -0.35);
+        QVERIFY(c.step.highNs && *c.step.highNs < 0);
+        QCOMPARE(c.before.steps.valuesNs.size(), size_t{6});
+        QCOMPARE(c.after.warmUpSteps, size_t{1});  // #5: its first H2D waits 40 ms
+        QCOMPARE(c.causes.front().kind, Cause::Kind::DataLoader);
+        QVERIFY(c.causes.front().deltaNs() < -50 * kMs && c.causes.front().deltaNs() > -70 * kMs);
+        QVERIFY2(c.changeLine.starts_with("DataLoader wait −") && c.changeLine.find("kernels unchanged") != std::string::npos,
+                 c.changeLine.c_str());
+        QVERIFY(std::fabs(c.kernelAfterNs - c.kernelBeforeNs) < 0.02 * c.kernelBeforeNs);
+        QVERIFY(c.verdictLine.starts_with("Faster: "));
+        const FindingChange* loader = findFinding(c, "dataloader-bound");
+        QVERIFY(loader && loader->status == FindingChange::Status::Resolved && loader->beforeGainNs > 50 * kMs);
+        const std::string markdown = comparisonMarkdown(c);
+        QVERIFY(markdown.find("Predicted and measured: `dataloader-bound`") != std::string::npos);
+    }
+
+    // The HTA TraceDiff pair: its two files name different GPUs (an A100 and a V100).
+    void theHtaPairIsReportedAsDifferentHardware()
+    {
+        const Comparison c = compareShared("hta/diff_control.json.gz", "hta/diff_test.json.gz");
+        QVERIFY(!c.sameHardware);
+        QVERIFY(c.before.hardware.devices.find("A100") != std::string::npos);
+        QVERIFY(c.after.hardware.devices.find("V100") != std::string::npos);
+        QVERIFY2(c.verdictLine.starts_with("Different hardware ("), c.verdictLine.c_str());
+        QVERIFY(c.changeLine.starts_with("Kernels +"));
+        QCOMPARE(c.verdict().verdict, Verdict::Slower);
+    }
+
+    // READINGS.md: 183.5 -> 50.0 ms (-72.8 %); D2H copies 4,096 -> 1, syncs 4,096 -> 1.
+    void oneCopyInsteadOfFourThousandRemovesTheSyncs()
+    {
+        const Comparison c = compareShared("pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz",
+                                           "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz");
+        QCOMPARE(c.verdict().verdict, Verdict::Faster);
+        QVERIFY(std::fabs(c.step.relative + 0.728) < 0.01);
+        const Cause* sync = findCause(c, Cause::Kind::Sync);
+        QVERIFY(sync && sync->beforeCount && *sync->beforeCount >= 8192 && *sync->afterCount <= 3);
+        const Delta* copies = findRow(c.copies, "Memcpy DtoH (Device -> Pageable)");
+        QVERIFY(copies && copies->beforeCalls == 4096 && copies->afterCalls == 1);
+        QVERIFY(c.causes.size() >= 2);
+        QVERIFY(c.causes[0].kind == Cause::Kind::Sync || c.causes[0].name == "aten::copy_");
+        QVERIFY(c.changeLine.find("kernels unchanged") != std::string::npos);
+    }
+
+    // READINGS.md: 274.3 -> 197.0 ms (-28 %), syncs 200 -> 0, host blocking in
+    // cudaMemcpyAsync 189 -> 99.6 ms, D2H now into pinned memory.
+    void pinnedCopiesWithoutSyncs()
+    {
+        const Comparison c = compareShared(
+            "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz",
+            "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz");
+        QCOMPARE(c.verdict().verdict, Verdict::Faster);
+        QVERIFY(std::fabs(c.step.relative + 0.28) < 0.01);
+        QCOMPARE(c.causes.front().kind, Cause::Kind::Sync);
+        QVERIFY(c.causes.front().deltaNs() < -80 * kMs);
+        const Delta* pageable = findRow(c.copies, "Memcpy DtoH (Device -> Pageable)");
+        const Delta* pinned = findRow(c.copies, "Memcpy DtoH (Device -> Pinned)");
+        QVERIFY(pageable && pageable->status == Delta::Status::Gone);
+        QVERIFY(pinned && pinned->status == Delta::Status::New);
+    }
+
+    void theSameDecodeOnTwoVendorsIsAHardwareComparison()
+    {
+        const std::string dir = "pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/";
+        const Comparison c = compareShared(dir + "tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz",
+                                           dir + "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz");
+        QVERIFY(!c.sameHardware);
+        QCOMPARE(c.before.hardware.vendor, std::string("NVIDIA"));
+        QCOMPARE(c.after.hardware.vendor, std::string("AMD"));
+        QCOMPARE(c.before.runKind, std::string("inference"));
+        QVERIFY2(c.verdictLine.find("NVIDIA B300") != std::string::npos &&
+                     c.verdictLine.find("MI300X") != std::string::npos,
+                 c.verdictLine.c_str());
+        // READINGS.md: kernel sum 6.29 -> 10.90 ms.
+        QVERIFY(c.kernelAfterNs / c.kernelBeforeNs > 1.5 && c.kernelAfterNs / c.kernelBeforeNs < 1.9);
+        QVERIFY(c.changeLine.starts_with("Kernels +"));
+        QCOMPARE(c.verdict().verdict, Verdict::Slower);
+        // One cudaGraphLaunch starts hundreds of kernels: launch calls are counted as calls.
+        const Cause* launches = findCause(c, Cause::Kind::Launches);
+        QVERIFY(!launches || (*launches->beforeCount < 100 && launches->beforeNs < c.before.steps.meanNs));
+    }
+
+    // The 2020 file names no device: not called different hardware from the 2021 V100 one.
+    void anUnnamedDeviceIsNotDifferentHardware()
+    {
+        const Comparison c = compareShared("kineto/resnet50_bare_array_2020.pt.trace.json.gz",
+                                           "kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        QVERIFY(c.before.hardware.devices.empty());
+        QVERIFY(c.sameHardware);
+        QVERIFY(!c.verdictLine.starts_with("Different hardware"));
+    }
+
+    // Kineto's fixtures: the same 0.3 µs window, only the cuda_sync events' links differ.
+    void aFormatChangeIsNoChange()
+    {
+        const Comparison c = compareShared("kineto/cuda_sync_before_fix.json", "kineto/cuda_sync_after_fix.json");
+        QCOMPARE(c.verdict().verdict, Verdict::NoSignificantChange);
+        QVERIFY(c.causes.empty());
+        QCOMPARE(c.step.deltaNs, 0.0);
+    }
+
+    void everyTraceAgainstItselfIsUnchanged_data()
+    {
+        QTest::addColumn<QString>("trace");
+        for (const char* t : {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz", "hta/diff_control.json.gz",
+                              "kineto/cuda_sync_before_fix.json",
+                              "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz",
+                              "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz",
+                              "pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz"})
+            QTest::newRow(t) << QString(t);
+    }
+    void everyTraceAgainstItselfIsUnchanged()
+    {
+        QFETCH(QString, trace);
+        const std::string path = sharedTrace(trace.toStdString()).string();
+        const Comparison c = comparePaths(path, path);
+        QCOMPARE(c.verdict().verdict, Verdict::NoSignificantChange);
+        QVERIFY(c.sameHardware && !c.batch);
+        QCOMPARE(c.step.deltaNs, 0.0);
+        QVERIFY(c.causes.empty());
+        QVERIFY(c.changeLine.starts_with("Nothing moved"));
+        for (const auto* rows : {&c.breakdown, &c.kernels, &c.ops, &c.copies})
+            for (const Delta& d : *rows) {
+                QCOMPARE(d.deltaNs(), 0.0);
+                QCOMPARE(d.status, Delta::Status::Same);
+            }
+        for (const FindingChange& f : c.findings) {
+            QCOMPARE(f.status, FindingChange::Status::Persisting);
+            QCOMPARE(f.beforeGainNs, f.afterGainNs);
+        }
+    }
+
+    // One known change per pair: the diff names it first and measures it within 5 %.
+    void namesThePlantedChangeFirst_data()
+    {
+        QTest::addColumn<int>("change");
+        for (auto change : kinetoscope::test::allPlantedChanges())
+            QTest::newRow(kinetoscope::test::plantedChangeName(change)) << int(change);
+    }
+    void namesThePlantedChangeFirst()
+    {
+        QFETCH(int, change);
+        const auto planted = kinetoscope::test::plantedPair(kinetoscope::test::PlantedChange(change));
+        const std::filesystem::path dir = m_dir.path().toStdString();
+        kinetoscope::test::writeFile(dir / "before.json", planted.before);
+        kinetoscope::test::writeFile(dir / "after.json", planted.after);
+        const Comparison c = comparePaths((dir / "before.json").string(), (dir / "after.json").string());
+        QVERIFY(!c.causes.empty());
+        const Cause& first = c.causes.front();
+        QVERIFY2(causeKindKey(first.kind) == planted.causeKind, (std::string(causeKindKey(first.kind)) + " " + first.label).c_str());
+        if (!planted.causeName.empty())
+            QCOMPARE(first.name, planted.causeName);
+        if (planted.plantedLaunches != 0) {
+            QVERIFY(first.beforeCount && first.afterCount);
+            const double launches = *first.afterCount - *first.beforeCount;
+            QVERIFY2(std::fabs(launches - planted.plantedLaunches) <= 0.05 * std::fabs(planted.plantedLaunches),
+                     std::to_string(launches).c_str());
+        } else {
+            const double measuredUs = first.deltaNs() / 1000.0;
+            QVERIFY2(std::fabs(measuredUs - planted.plantedUs) <= 0.05 * planted.plantedUs,
+                     (std::to_string(measuredUs) + " vs " + std::to_string(planted.plantedUs)).c_str());
+        }
+        QVERIFY2(c.changeLine.starts_with(std::string(1, char(std::toupper(first.label[0]))) + first.label.substr(1)),
+                 c.changeLine.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "test_compare.moc"

@@ -1,0 +1,380 @@
+#include "widgets/job_view.h"
+
+#include "core/analysis/diagnosis/finding_text.h"
+#include "core/format/format.h"
+#include "widgets/chart_style.h"
+#include "widgets/timeline/timeline_page.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace kinetoscope::widgets {
+
+namespace {
+
+QString text(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString duration(double ns)
+{
+    return text(format::duration(ns));
+}
+
+// A rank's value of `metric` in step `number`, in ns.
+double metricNs(const job::Rank& rank, int64_t number, JobView::Metric metric)
+{
+    const job::RankStep& s = rank.steps.at(number);
+    switch (metric) {
+    case JobView::Metric::StepTime: return double(s.durationNs);
+    case JobView::Metric::OwnWork: return double(s.ownNs());
+    case JobView::Metric::ExposedCommunication: return double(s.communicationNs);
+    case JobView::Metric::HiddenCommunication: return double(s.hiddenNs());
+    }
+    return 0.0;
+}
+
+QString metricName(JobView::Metric metric)
+{
+    switch (metric) {
+    case JobView::Metric::StepTime: return QStringLiteral("Step time");
+    case JobView::Metric::OwnWork: return QStringLiteral("Own work (compute, data, host)");
+    case JobView::Metric::ExposedCommunication: return QStringLiteral("Exposed communication (waiting)");
+    case JobView::Metric::HiddenCommunication: return QStringLiteral("Communication hidden behind compute");
+    }
+    return {};
+}
+
+// The rank's first finding that is about its steps (not its window).
+const analysis::Finding* firstFinding(const job::Rank& rank)
+{
+    for (const analysis::Finding& f : rank.doc->findings)
+        if (!f.aboutWindow)
+            return &f;
+    return nullptr;
+}
+
+QTableWidgetItem* cell(const QString& value, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
+{
+    auto* item = new QTableWidgetItem(value);
+    item->setTextAlignment(align);
+    return item;
+}
+
+QString stragglerHtml(const job::Job& job)
+{
+    if (job.commonSteps.empty())
+        return QStringLiteral("No step number is common to every rank: the ranks are not compared.");
+    if (job.straggler)
+        return QStringLiteral("<b>Straggler: rank %1</b>: its own work is %2 per step, %3 longer than the median "
+                              "rank's; most of it %4. The others wait for it in the collectives.")
+            .arg(*job.straggler)
+            .arg(duration(job.meanOwnNs.at(*job.straggler)), duration(job.stragglerExcessNs),
+                 text(job.stragglerCause).toHtmlEscaped());
+    if (job.byOwnWork.size() >= 2)
+        return QStringLiteral("No single straggler: the longest own work is rank %1's (%2 per step), then rank "
+                              "%3's (%4), against a median of %5.")
+            .arg(job.byOwnWork[0])
+            .arg(duration(job.meanOwnNs.at(job.byOwnWork[0])))
+            .arg(job.byOwnWork[1])
+            .arg(duration(job.meanOwnNs.at(job.byOwnWork[1])), duration(job.medianOwnNs));
+    return QStringLiteral("One rank: no straggler to find.");
+}
+
+}  // namespace
+
+JobView::JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget* parent)
+    : QTabWidget(parent), m_job(std::move(job)), m_findings(std::move(findings))
+{
+    setDocumentMode(true);
+    addTab(overviewPage(), QStringLiteral("Overview"));
+    addTab(heatmapPage(), QStringLiteral("Heatmap"));
+    addTab(collectivesPage(), QStringLiteral("Collectives"));
+    addTab(timelinesPlaceholder(), QStringLiteral("Timelines"));
+    connect(this, &QTabWidget::currentChanged, this, [this](int page) {
+        if (page == Timelines)
+            buildTimelines();
+    });
+}
+
+QString JobView::title() const
+{
+    return QStringLiteral("job: %1 (%2 ranks)").arg(text(job::jobName(m_job))).arg(m_job.ranks.size());
+}
+
+QImage JobView::heatmapImage(int width, int height) const
+{
+    return m_plot->toPixmap(width, height, 2.0).toImage();
+}
+
+QWidget* JobView::overviewPage()
+{
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    QString html = QStringLiteral("<p style=\"font-size:12pt\">%1</p>").arg(stragglerHtml(m_job));
+    html += QStringLiteral("<p>%1 ranks").arg(m_job.ranks.size());
+    if (m_job.worldSize > 0)
+        html += QStringLiteral(" (world size %1)").arg(m_job.worldSize);
+    html += QStringLiteral(", %1 common steady steps; %2 collectives matched on every rank; clocks up to %3 apart "
+                           "(aligned on the collectives' ends).</p>")
+                .arg(m_job.commonSteps.size())
+                .arg(m_job.collectives.matched.size())
+                .arg(duration(m_job.collectives.clockSpreadNs));
+    if (m_findings.empty()) {
+        html += QStringLiteral("<p>No job finding: the ranks keep pace and communication does not cross a rule's "
+                               "threshold.</p>");
+    } else {
+        html += QStringLiteral("<ol>");
+        for (const analysis::Finding& f : m_findings)
+            html += QStringLiteral("<li><b>%1</b> <span style=\"color:#666\">(%2, %3, gain %4)</span><br>%5</li>")
+                        .arg(text(f.title).toHtmlEscaped(), text(f.id), QString::fromLatin1(analysis::severityName(f.severity)),
+                             text(analysis::gainText(f)).toHtmlEscaped(), text(f.fix).toHtmlEscaped());
+        html += QStringLiteral("</ol>");
+    }
+    m_headline = new QLabel(html, page);
+    m_headline->setWordWrap(true);
+    m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_headline);
+
+    const QStringList headers{QStringLiteral("Rank"),        QStringLiteral("From"),
+                              QStringLiteral("Mean step"),   QStringLiteral("Own work"),
+                              QStringLiteral("Exposed comm"), QStringLiteral("Hidden comm"),
+                              QStringLiteral("Last to arrive"), QStringLiteral("Its first finding")};
+    m_ranks = new QTableWidget(int(m_job.ranks.size()), int(headers.size()), page);
+    m_ranks->setHorizontalHeaderLabels(headers);
+    m_ranks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_ranks->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_ranks->verticalHeader()->hide();
+    for (int i = 0; i < int(m_job.ranks.size()); ++i) {
+        const job::Rank& r = m_job.ranks[size_t(i)];
+        const bool has = m_job.meanStepNs.count(r.rank) > 0;
+        double hidden = 0;
+        for (int64_t n : m_job.commonSteps)
+            hidden += double(r.steps.at(n).hiddenNs());
+        hidden /= std::max<double>(1, double(m_job.commonSteps.size()));
+        auto* rank = cell(QString::number(r.rank));
+        if (m_job.straggler == r.rank)
+            rank->setText(QStringLiteral("%1  ◀ straggler").arg(r.rank));
+        rank->setToolTip(text(r.doc->path));
+        m_ranks->setItem(i, 0, rank);
+        m_ranks->setItem(i, 1, cell(QString::fromLatin1(r.rankSource), Qt::AlignLeft | Qt::AlignVCenter));
+        m_ranks->setItem(i, 2, cell(has ? duration(m_job.meanStepNs.at(r.rank)) : QStringLiteral("-")));
+        m_ranks->setItem(i, 3, cell(has ? duration(m_job.meanOwnNs.at(r.rank)) : QStringLiteral("-")));
+        m_ranks->setItem(i, 4, cell(has ? duration(m_job.meanCommunicationNs.at(r.rank)) : QStringLiteral("-")));
+        m_ranks->setItem(i, 5, cell(has ? duration(hidden) : QStringLiteral("-")));
+        const auto& last = m_job.collectives.lastToArriveCount;
+        m_ranks->setItem(i, 6, cell(size_t(i) < last.size() && !m_job.collectives.matched.empty()
+                                        ? QStringLiteral("%1 of %2").arg(last[size_t(i)]).arg(m_job.collectives.matched.size())
+                                        : QStringLiteral("-")));
+        const analysis::Finding* first = firstFinding(r);
+        m_ranks->setItem(i, 7, cell(first ? text(first->title) : QStringLiteral("none"), Qt::AlignLeft | Qt::AlignVCenter));
+        if (m_job.straggler == r.rank)
+            for (int c = 0; c < int(headers.size()); ++c)
+                m_ranks->item(i, c)->setBackground(QColor(0xfd, 0xe0, 0xdc));
+    }
+    m_ranks->resizeColumnsToContents();
+    m_ranks->horizontalHeader()->setSectionResizeMode(7, QHeaderView::Stretch);
+    m_ranks->setToolTip(QStringLiteral("Double-click a rank to open its own pages"));
+    connect(m_ranks, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (row >= 0 && size_t(row) < m_job.ranks.size())
+            Q_EMIT rankRequested(m_job.ranks[size_t(row)].doc);
+    });
+    layout->addWidget(m_ranks, 1);
+    return page;
+}
+
+QWidget* JobView::heatmapPage()
+{
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(QStringLiteral("Colour:"), page));
+    auto* chooser = new QComboBox(page);
+    for (Metric m : {Metric::StepTime, Metric::OwnWork, Metric::ExposedCommunication, Metric::HiddenCommunication})
+        chooser->addItem(metricName(m), int(m));
+    bar->addWidget(chooser);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    m_plot = new QCustomPlot(page);
+    applyChartStyle(*m_plot);
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    auto* scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(0, 1, scale);
+    m_map->setColorScale(scale);
+    QCPColorGradient gradient;  // white to dark red: longer is hotter
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(0xf7, 0xfb, 0xff));
+    gradient.setColorStopAt(0.5, QColor(0xfd, 0xae, 0x6b));
+    gradient.setColorStopAt(1.0, QColor(0xb3, 0x00, 0x00));
+    m_map->setGradient(gradient);
+    m_map->setInterpolate(false);
+    auto steps = QSharedPointer<QCPAxisTickerText>::create();
+    for (size_t i = 0; i < m_job.commonSteps.size(); ++i)
+        steps->addTick(double(i), QStringLiteral("#%1").arg(m_job.commonSteps[i]));
+    m_plot->xAxis->setTicker(steps);
+    m_plot->xAxis->setLabel(QStringLiteral("step"));
+    auto ranks = QSharedPointer<QCPAxisTickerText>::create();
+    for (size_t r = 0; r < m_job.ranks.size(); ++r)
+        ranks->addTick(double(r), QStringLiteral("rank %1").arg(m_job.ranks[r].rank));
+    m_plot->yAxis->setTicker(ranks);
+    m_plot->yAxis->setRangeReversed(true);  // rank 0 on top, as in the table
+    layout->addWidget(m_plot, 1);
+    connect(chooser, &QComboBox::currentIndexChanged, this,
+            [this, chooser](int) { showMetric(Metric(chooser->currentData().toInt())); });
+    showMetric(Metric::StepTime);
+    return page;
+}
+
+void JobView::showMetric(Metric metric)
+{
+    const int steps = int(m_job.commonSteps.size()), ranks = int(m_job.ranks.size());
+    m_plot->clearItems();
+    m_map->data()->setSize(std::max(steps, 1), std::max(ranks, 1));
+    // Cell centres at 0..n-1; a single cell spans -0.5..0.5 (a zero-width range draws nothing).
+    const auto centres = [](int n) { return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5); };
+    m_map->data()->setRange(centres(steps), centres(ranks));
+    for (int s = 0; s < steps; ++s)
+        for (int r = 0; r < ranks; ++r) {
+            const double ns = metricNs(m_job.ranks[size_t(r)], m_job.commonSteps[size_t(s)], metric);
+            m_map->data()->setCell(s, r, ns / 1e6);  // ms
+            if (steps * ranks <= 400) {  // the value in each cell while they stay readable
+                auto* label = new QCPItemText(m_plot);
+                label->position->setCoords(s, r);
+                label->setText(duration(ns));
+                label->setFont(QFont(m_plot->font().family(), 8));
+            }
+        }
+    m_map->rescaleDataRange(true);
+    m_map->colorScale()->axis()->setLabel(metricName(metric) + QStringLiteral(" (ms)"));
+    m_plot->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
+    m_plot->yAxis->setRange(-0.5, std::max(ranks, 1) - 0.5);
+    m_plot->replot();
+}
+
+QWidget* JobView::collectivesPage()
+{
+    const job::CollectiveMatch& match = m_job.collectives;
+    std::vector<const job::MatchedCollective*> rows;
+    for (const job::MatchedCollective& m : match.matched)
+        rows.push_back(&m);
+    const auto longest = [](const job::MatchedCollective& m) {
+        return m.waitNs.empty() ? int64_t{0} : *std::max_element(m.waitNs.begin(), m.waitNs.end());
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) { return longest(*a) > longest(*b); });
+
+    QStringList headers{QStringLiteral("Collective"), QStringLiteral("Step"),         QStringLiteral("Size"),
+                        QStringLiteral("Transfer"),   QStringLiteral("Longest wait"), QStringLiteral("Waiting rank"),
+                        QStringLiteral("Last in"),    QStringLiteral("Bus bandwidth")};
+    for (const job::Rank& r : m_job.ranks)
+        headers << QStringLiteral("Rank %1").arg(r.rank);
+    m_collectives = new QTableWidget(int(rows.size()), int(headers.size()), this);
+    m_collectives->setHorizontalHeaderLabels(headers);
+    m_collectives->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_collectives->verticalHeader()->hide();
+    for (int i = 0; i < int(rows.size()); ++i) {
+        const job::MatchedCollective& m = *rows[size_t(i)];
+        const auto waiter = size_t(std::max_element(m.waitNs.begin(), m.waitNs.end()) - m.waitNs.begin());
+        QString name = QStringLiteral("%1 #%2").arg(QString::fromLatin1(job::collectiveKindName(m.kind))).arg(m.ordinal);
+        if (!m.group.empty())
+            name += QStringLiteral(" (group %1)").arg(text(m.group));
+        auto* first = cell(name, Qt::AlignLeft | Qt::AlignVCenter);
+        if (!m.sizesAgree)
+            first->setToolTip(QStringLiteral("The ranks gave different sizes for this collective"));
+        m_collectives->setItem(i, 0, first);
+        m_collectives->setItem(i, 1, cell(m.step ? QString::number(*m.step) : QStringLiteral("-")));
+        m_collectives->setItem(i, 2, cell(m.bytes >= 0 ? text(format::bytes(double(m.bytes))) : QStringLiteral("-")));
+        m_collectives->setItem(i, 3, cell(duration(double(m.transferNs))));
+        m_collectives->setItem(i, 4, cell(duration(double(longest(m)))));
+        m_collectives->setItem(i, 5, cell(QString::number(m_job.ranks[waiter].rank)));
+        m_collectives->setItem(i, 6, cell(QString::number(m_job.ranks[size_t(m.lastToArrive)].rank)));
+        m_collectives->setItem(i, 7, cell(m.busBytesPerS > 0 ? text(format::byteRate(m.busBytesPerS)) : QStringLiteral("-")));
+        for (size_t r = 0; r < m.ranks.size(); ++r) {
+            auto* item = cell(duration(double(m.ranks[r].durationNs)));
+            item->setToolTip(QStringLiteral("waited %1").arg(duration(double(m.waitNs[r]))));
+            if (int(r) == m.lastToArrive)
+                item->setBackground(QColor(0xfd, 0xe0, 0xdc));
+            m_collectives->setItem(i, 8 + int(r), item);
+        }
+    }
+    m_collectives->resizeColumnsToContents();
+    m_collectives->setToolTip(QStringLiteral(
+        "Transfer: the shortest duration across ranks (the data movement once all have arrived). Wait: a rank's "
+        "duration beyond it. Last in: the rank the others waited for (arrivals on clocks aligned by the collectives)."));
+    return m_collectives;
+}
+
+QWidget* JobView::timelinesPlaceholder()
+{
+    m_timelinePage = new QWidget(this);
+    auto* layout = new QVBoxLayout(m_timelinePage);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(QStringLiteral("Step:"), m_timelinePage));
+    m_step = new QComboBox(m_timelinePage);
+    for (int64_t n : m_job.commonSteps)
+        m_step->addItem(QStringLiteral("#%1").arg(n));
+    bar->addWidget(m_step);
+    bar->addWidget(new QLabel(QStringLiteral("every rank on rank %1's clock, shifted by the offsets the collectives give")
+                                  .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
+                              m_timelinePage));
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);
+    return m_timelinePage;
+}
+
+void JobView::buildTimelines()
+{
+    if (!m_timelines.empty() || m_job.ranks.empty())
+        return;
+    auto* split = new QSplitter(Qt::Vertical, m_timelinePage);
+    for (const job::Rank& r : m_job.ranks) {
+        auto* page = new TimelinePage(r.doc, split);
+        page->setToolTip(QStringLiteral("rank %1: %2").arg(r.rank).arg(text(r.doc->path)));
+        split->addWidget(page);
+        m_timelines.push_back(page);
+    }
+    m_timelinePage->layout()->addWidget(split);
+    QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
+}
+
+void JobView::alignOnStep(int index)
+{
+    buildTimelines();
+    if (m_job.commonSteps.empty() || m_timelines.empty())
+        return;
+    const int64_t number = m_job.commonSteps[size_t(std::clamp<int>(index, 0, int(m_job.commonSteps.size()) - 1))];
+    // Rank 0's step, shown on each rank at the same aligned moment; without matched
+    // collectives each rank shows its own step.
+    const job::Rank& first = m_job.ranks.front();
+    int64_t begin = 0, end = 0;
+    for (const analysis::Step& s : first.doc->summary.steps.steps)
+        if (s.name == "ProfilerStep#" + std::to_string(number)) {
+            begin = s.beginNs;
+            end = s.endNs;
+        }
+    const bool aligned = !m_job.collectives.matched.empty();
+    for (size_t r = 0; r < m_timelines.size(); ++r) {
+        if (aligned) {
+            const auto offset = int64_t(m_job.collectives.clockOffsetNs[r]);
+            m_timelines[r]->revealRange(begin + offset, end + offset);
+            continue;
+        }
+        for (const analysis::Step& s : m_job.ranks[r].doc->summary.steps.steps)
+            if (s.name == "ProfilerStep#" + std::to_string(number))
+                m_timelines[r]->revealRange(s.beginNs, s.endNs);
+    }
+}
+
+}  // namespace kinetoscope::widgets
