@@ -27,6 +27,11 @@ w4="$traces/kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"
 for view in overview kernels timelines; do
     xvfb-run -a -s "-screen 0 1400x900x24" "$app" --compare "$w0" "$w4" --screenshot "$out/compare_$view.png" --view "$view"
 done
+# The Job document: the 4-rank gloo DDP job made here (rank 2 slowed in its data loading).
+for view in overview heatmap collectives; do
+    xvfb-run -a -s "-screen 0 1400x900x24" "$app" --job "$root/tests/data/ddp_gloo_4ranks" --screenshot "$out/job_$view.png" \
+        --view "$view"
+done
 # A lab live on the CPU (the run itself takes about ten seconds).
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model cnn --device cpu --steps 40 \
     --warmup 3 --lab --split --sweep workers=0,1,2,4 --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 \

@@ -2,6 +2,7 @@
 
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
+#include "core/job/job_rules.h"
 #include "widgets/chart_style.h"
 #include "widgets/timeline/timeline_page.h"
 
@@ -192,6 +193,12 @@ QWidget* JobView::overviewPage()
             Q_EMIT rankRequested(m_job.ranks[size_t(row)].doc);
     });
     layout->addWidget(m_ranks, 1);
+    if (const std::string note = job::rankFindingsNote(m_job); !note.empty()) {
+        auto* caveat = new QLabel(text(note), page);
+        caveat->setWordWrap(true);
+        caveat->setStyleSheet(QStringLiteral("color: #616161"));
+        layout->addWidget(caveat);
+    }
     return page;
 }
 

@@ -3,6 +3,7 @@
 #include "app/cli/diagnose_report.h"
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
+#include "core/job/job_rules.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -217,16 +218,6 @@ std::string jobHeader(const job::Job& job)
     return out.str();
 }
 
-// Under the table of each rank's first finding: a rank's own diagnosis cannot tell
-// waiting for a straggler from moving data, so its communication finding includes the wait.
-std::string waitNote(const job::Job& job)
-{
-    if (!job.straggler)
-        return {};
-    return "A rank's own diagnosis counts its wait for rank " + std::to_string(*job.straggler) +
-           " as communication; the job's findings above separate the wait from the transfer.";
-}
-
 // The straggler line, the job's findings, each rank's first finding: Markdown.
 std::string findingsSections(const job::Job& job, const std::vector<analysis::Finding>& findings)
 {
@@ -244,7 +235,7 @@ std::string findingsSections(const job::Job& job, const std::vector<analysis::Fi
             << (first == own.end() ? std::string("none") : first->title + " (`" + first->id + "`)") << " | "
             << (first == own.end() ? std::string("-") : analysis::gainText(*first)) << " |\n";
     }
-    if (const std::string note = waitNote(job); !note.empty())
+    if (const std::string note = job::rankFindingsNote(job); !note.empty())
         out << "\n" << note << "\n";
     return out.str();
 }
@@ -339,7 +330,7 @@ std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Fi
             out << first->title << " (" << first->id << ", " << analysis::gainText(*first) << ")";
         out << "\n";
     }
-    if (const std::string note = waitNote(job); !note.empty())
+    if (const std::string note = job::rankFindingsNote(job); !note.empty())
         out << note << "\n";
     return out.str();
 }

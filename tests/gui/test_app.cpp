@@ -88,6 +88,7 @@ private Q_SLOTS:
         QVERIFY(text.contains("straggler-rank"));
         QVERIFY(text.contains("| 2 (straggler) |"));
         QVERIFY(text.contains("## Collectives"));
+        QVERIFY(text.contains("counts its wait for rank 2 as communication"));
         QFile html(m_dir.path() + QStringLiteral("/job.html"));
         QVERIFY(html.open(QIODevice::ReadOnly));
         const QByteArray page = html.readAll();

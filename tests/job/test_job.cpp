@@ -160,6 +160,7 @@ private Q_SLOTS:
             QCOMPARE(job->ranks[size_t(r)].rank, r);
         QCOMPARE(job->commonSteps, std::vector<int64_t>{10});
         QVERIFY(!job->straggler);
+        QVERIFY(job::rankFindingsNote(*job).empty());  // no straggler: nothing to warn of
         QCOMPARE(job->byOwnWork.front(), 5);
         QCOMPARE(job->byOwnWork[1], 4);
         QVERIFY(std::fabs(job->meanOwnNs.at(5) - 11.2e6) < 0.1e6);
@@ -197,6 +198,8 @@ private Q_SLOTS:
         QCOMPARE(job->commonSteps, (std::vector<int64_t>{2, 3, 4, 5}));
         QCOMPARE(job->straggler, std::optional<int>(2));
         QCOMPARE(job->stragglerCause, std::string("dataloader"));
+        // Beside each rank's own first finding: its wait for rank 2 counts as communication there.
+        QVERIFY(job::rankFindingsNote(*job).find("wait for rank 2") != std::string::npos);
         QVERIFY2(job->stragglerCauseExcessNs > 20e6 && job->stragglerCauseExcessNs < 40e6,
                  std::to_string(job->stragglerCauseExcessNs).c_str());
         // Two DDP buckets per step (1,574,400 and 525,312 floats), all-reduced on gloo's
