@@ -336,6 +336,10 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     if (s.gpu.empty())
         out << "  no kernels in this trace\n";
     for (const auto& [device, m] : s.gpu) {
+        if (m.kernelCount == 0) {  // it ran kernels, but outside the steps
+            out << "  device " << device << ": no kernels inside the steps\n";
+            continue;
+        }
         // Occupancy is given in percent (0-100), the other shares as fractions.
         const std::string occupancy =
             m.achievedOccupancy ? format::percent(*m.achievedOccupancy / 100.0) : std::string("not available");

@@ -80,7 +80,7 @@ std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model, const S
                     d.tensorCoreNs += clipped;
             }
             if (const KernelInfo* info = model.kernelInfo(model.idOf(e))) {
-                if (info->blocksPerSm > 0.0f)
+                if (info->blocksPerSm > 0.0f && clipped > 0)  // none inside the span: not available
                     d.blocksPerSm.push_back({{e.startNs, e.endNs()}, info->blocksPerSm});
                 if (info->occupancyPercent >= 0.0f && clipped > 0) {
                     d.occupancyWeighted += info->occupancyPercent * static_cast<double>(clipped);

@@ -14,6 +14,15 @@ bool isDeviceWork(Category c)
     return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
 }
 
+// What an op's self CPU time leaves out when it runs inside the op on its thread: nested
+// ops, record_function ranges and the runtime and driver calls the op made (launches,
+// copies, allocations), as torch's self_cpu_time_total and the TensorBoard plugin count.
+bool takesFromSelfCpu(Category c)
+{
+    return c == Category::CpuOp || c == Category::UserAnnotation || c == Category::Runtime || c == Category::Driver;
+}
+
+
 struct Key
 {
     uint32_t name;
@@ -26,6 +35,13 @@ struct KeyHash
 };
 
 }  // namespace
+
+bool isMarkerSpan(std::string_view name)
+{
+    return name.starts_with("ProfilerStep#") || name.starts_with("enumerate(DataLoader)#") ||
+           name.starts_with("enumerate(DataPipe)#") || name.starts_with("Optimizer.step#") ||
+           name.starts_with("Optimizer.zero_grad#");
+}
 
 void sortOps(std::vector<OpStats>& ops, OpColumn column)
 {
@@ -58,8 +74,7 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
 
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (e.category == Category::CpuOp && e.parent.valid() &&
-            model.event(e.parent).category == Category::CpuOp)
+        if (takesFromSelfCpu(e.category) && e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
             childCpu[e.parent.value] += e.durationNs;
         if (isDeviceWork(e.category) && e.op.valid()) {
             selfDevice[e.op.value] += e.durationNs;
@@ -74,7 +89,8 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
     bool anyShapes = false;
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)))
+        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) ||
+            isMarkerSpan(model.text(e.name)))
             continue;
         const StringId shapes = model.inputShapes(EventId{static_cast<uint32_t>(i)});
         anyShapes |= shapes.valid();

@@ -1,11 +1,13 @@
 #pragma once
-// The operator table: per op name (and per name + input shapes), calls, CPU time and the
-// device time of the kernels each op launched (through the External id and correlation
-// links, Event::op). All times are int64 nanoseconds.
+// The operator table: per op name (and per name + input shapes), calls, CPU time (self:
+// less what ran inside the op on its thread) and the device time of the kernels each op
+// launched (through the External id and correlation links, Event::op). All times are
+// int64 nanoseconds.
 #include "core/analysis/time_ranges.h"
 #include "core/trace/trace_model.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope::analysis {
@@ -15,7 +17,7 @@ struct OpStats
     std::string name;
     std::string inputShapes;  // empty in the by-name table, or when not recorded
     int64_t calls = 0;
-    int64_t selfCpuNs = 0;       // duration less the time of nested CPU ops
+    int64_t selfCpuNs = 0;       // duration less nested ops, ranges and runtime calls
     int64_t cpuTotalNs = 0;      // duration
     int64_t selfDeviceNs = 0;    // kernels, memcpys, memsets launched by the op itself
     int64_t deviceTotalNs = 0;   // ... by the op or any op nested in it
@@ -31,8 +33,14 @@ struct OpTables
     std::vector<OpStats> byNameAndShapes;  // empty when no op recorded its shapes
 };
 
-// `within`: only the ops that start inside these ranges (the steady steps, for a per-step
-// table); null for the whole trace.
+// Spans that mark a step, a DataLoader or DataPipe fetch, or an optimizer step or its
+// zero_grad: record_function ranges, which some torch versions label cpu_op. They are not
+// operators and stay out of the tables (torch folds ProfilerStep* into one row; the
+// TensorBoard plugin leaves them all out).
+bool isMarkerSpan(std::string_view name);
+
+// The ops' tables, marker spans left out. `within`: only the ops that start inside these
+// ranges (the steady steps, for a per-step table); null for the whole trace.
 OpTables computeOpTables(const trace::TraceModel& model, const RangeSet* within = nullptr);
 // Sorts a table by any column, descending (ascending for Name).
 void sortOps(std::vector<OpStats>& ops, OpColumn column);

@@ -14,6 +14,14 @@ using namespace kinetoscope::trace;
 
 namespace {
 
+// Two steps; the device's only kernel runs after them.
+const char* kKernelsAfterTheSteps = R"j({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 210, "dur": 5, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "xmma_gemm", "pid": 0, "tid": 7, "ts": 220, "dur": 30, "args": {"correlation": 1, "blocks per SM": 2.0, "est. achieved occupancy %": 50}}
+]})j";
+
 std::shared_ptr<const TraceModel> load(const std::string& json)
 {
     LoadResult result = loadTraceText(json);
@@ -121,6 +129,22 @@ private Q_SLOTS:
         QCOMPARE(*m.achievedOccupancy, (40.0 * 30 + 70.0 * 40) / 70.0);
         QCOMPARE(*m.tensorCoreShare, 40.0 / 70.0);  // the xmma gemm
         QCOMPARE(m.kernelCount, int64_t(2));
+    }
+
+    // A device whose kernels all ran outside the steps: nothing to average, so every
+    // kernel metric is "not available", SM efficiency included (it used to read 0).
+    void kernelsOutsideTheStepsGiveNoKernelMetrics()
+    {
+        const auto model = load(kKernelsAfterTheSteps);
+        QVERIFY(model);
+        const auto metrics = computeGpuMetrics(*model, detectSteps(*model));
+        QCOMPARE(metrics.size(), size_t(1));
+        const GpuMetrics& m = metrics.at(0);
+        QCOMPARE(m.kernelCount, int64_t(0));
+        QCOMPARE(*m.utilization, 0.0);  // the device was idle inside the steps: that is known
+        QVERIFY(!m.smEfficiency);
+        QVERIFY(!m.achievedOccupancy);
+        QVERIFY(!m.tensorCoreShare);
     }
 
     void breaksDownEachDeviceOnItsOwn()
