@@ -12,8 +12,7 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QCustomPlot(parent)
     applyChartStyle(*this);
     setMinimumHeight(220);
     yAxis->setLabel(QStringLiteral("time per step (ms)"));
-    legend->setVisible(true);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    showLegendBeside(*this);
     setToolTip(QStringLiteral("Each step's wall time, each instant counted once in the order "
                               "kernel > memcpy > memset > communication > runtime > DataLoader > CPU exec > other."));
 }

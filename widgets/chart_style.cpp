@@ -81,4 +81,20 @@ void applyChartStyle(QCustomPlot& plot)
     plot.setNoAntialiasingOnDrag(true);
 }
 
+void showLegendBeside(QCustomPlot& plot)
+{
+    plot.legend->setVisible(true);
+    if (plot.legend->layout() != plot.axisRect()->insetLayout())
+        return;  // already beside
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    // A column of its own: the legend on top, an empty row below taking the rest.
+    auto* column = new QCPLayoutGrid;
+    plot.plotLayout()->addElement(0, plot.plotLayout()->columnCount(), column);
+    column->addElement(0, 0, plot.legend);
+    column->addElement(1, 0, new QCPLayoutElement(&plot));
+    column->setRowStretchFactor(0, 0.001);
+    column->setMargins(QMargins(0, 8, 8, 0));
+    plot.plotLayout()->setColumnStretchFactor(plot.plotLayout()->columnCount() - 1, 0.001);
+}
+
 }  // namespace kinetoscope::widgets

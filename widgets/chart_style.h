@@ -16,5 +16,8 @@ QString categoryLabel(analysis::TimeCategory category);  // "Kernel", "CPU exec"
 QString categoryTooltip(analysis::TimeCategory category);
 // Light plot background, readable fonts, no adaptive sampling in exports.
 void applyChartStyle(QCustomPlot& plot);
+// Shows the legend in its own column right of the axes, top-aligned: a legend never
+// covers data (inside the axes it hid the last bars and the average's label).
+void showLegendBeside(QCustomPlot& plot);
 
 }  // namespace kinetoscope::widgets

@@ -158,7 +158,7 @@ QWidget* CompareView::memoryPage()
     applyChartStyle(*plot);
     plot->xAxis->setLabel(QStringLiteral("time from the first steady step (ms)"));
     plot->yAxis->setLabel(QStringLiteral("allocated (GiB)"));
-    plot->legend->setVisible(true);
+    showLegendBeside(*plot);
     const QColor colours[] = {QColor(0x15, 0x65, 0xc0), QColor(0xef, 0x6c, 0x00)};
     double top = 0, right = 0;
     int side = 0;

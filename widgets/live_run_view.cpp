@@ -35,7 +35,7 @@ QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLa
     plot->setMinimumHeight(170);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
-    plot->legend->setVisible(true);
+    showLegendBeside(*plot);
     plot->setToolTip(tooltip);
     return plot;
 }

@@ -43,7 +43,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     setMinimumHeight(240);
     xAxis->setLabel(QStringLiteral("time since the start of the trace (ms)"));
     yAxis->setLabel(QStringLiteral("memory (GiB)"));
-    legend->setVisible(true);
+    showLegendBeside(*this);
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeDrag(Qt::Horizontal);

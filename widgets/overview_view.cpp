@@ -1,14 +1,15 @@
 #include "widgets/overview_view.h"
 
+#include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/plot_export.h"
 #include "widgets/utilization_chart.h"
 
 #include <QLabel>
+#include <QVBoxLayout>
 
 #include <algorithm>
-#include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
 
@@ -38,11 +39,18 @@ QString keyFiguresHtml(const document::Document& trace)
                               : 0.0;
     cell(QStringLiteral("Kernel share"), QString::fromStdString(format::percent(kernel)),
          QStringLiteral("Share of the step in which a kernel ran."));
-    QString top = QStringLiteral("none");
-    if (!trace.findings.empty())
-        top = QString::fromStdString(trace.findings.front().id);
-    cell(QStringLiteral("Top finding"), top, QStringLiteral("The finding whose fix saves the most time per step."));
-    return windowHtml(s) + QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString()));
+    // The top finding in words, on its own line: a title is a sentence, not a figure.
+    QString top = QStringLiteral("none: nothing in this trace crosses a rule's threshold");
+    if (!trace.findings.empty()) {
+        const analysis::Finding& f = trace.findings.front();
+        top = QStringLiteral("%1 <span style=\"color:#616161\">(%2)</span>")
+                  .arg(QString::fromStdString(f.title).toHtmlEscaped(),
+                       QString::fromStdString(analysis::gainText(f)).toHtmlEscaped());
+    }
+    return windowHtml(s) + QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString())) +
+           QStringLiteral("<p style=\"margin:2px 0\" title=\"The finding whose fix saves the most time per step\">"
+                          "<b>Top finding:</b> %1</p>")
+               .arg(top);
 }
 
 QString windowHtml(const analysis::TraceSummary& s)

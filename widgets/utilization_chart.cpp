@@ -16,7 +16,7 @@ UtilizationChart::UtilizationChart(QWidget* parent) : QCustomPlot(parent)
     xAxis->setLabel(QStringLiteral("time since the start of the trace (ms)"));
     yAxis->setLabel(QStringLiteral("busy (%)"));
     yAxis->setRange(0, 105);
-    legend->setVisible(true);
+    showLegendBeside(*this);
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeDrag(Qt::Horizontal);

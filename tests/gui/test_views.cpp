@@ -56,11 +56,23 @@ private Q_SLOTS:
         QCOMPARE(saw->graph(1)->data()->size(), 1000);
         QCOMPARE(saw->stepMarkerCount(), 6);
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("178 ms")));
-        QVERIFY(view.overview()->figuresText().contains(QStringLiteral("dataloader-bound")));
+        // The top finding in words, with its gain; its id is for scripts, not this page.
+        const QString title = QString::fromStdString(trace->findings.front().title);
+        QCOMPARE(trace->findings.front().id, std::string("dataloader-bound"));
+        QVERIFY2(view.overview()->figuresText().contains(QStringLiteral("Top finding: ") + title),
+                 qPrintable(view.overview()->figuresText()));
+        QVERIFY(!view.overview()->figuresText().contains(QStringLiteral("dataloader-bound")));
         // What the trace is comes first: the kind of run and the steady steps.
         QVERIFY(view.overview()->figuresText().startsWith(
             QStringLiteral("What this trace is: training, 6 steady steps (ProfilerStep markers)")));
         QVERIFY(view.overview()->figuresText().contains(QStringLiteral("while the host was in: dataloader")));
+        // Legends sit beside the axes: they never cover a bar, the average or a curve.
+        for (const QCustomPlot* chart : {static_cast<const QCustomPlot*>(view.overview()->breakdownChart()),
+                                         static_cast<const QCustomPlot*>(saw)}) {
+            QVERIFY(chart->legend->visible());
+            QVERIFY(chart->legend->outerRect().isValid());
+            QVERIFY(!chart->axisRect()->outerRect().intersects(chart->legend->outerRect()));
+        }
         const QImage image = view.overview()->grab().toImage();
         QVERIFY(kinetoscope::test::distinctColours(image) > 20);
     }
