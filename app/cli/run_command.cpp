@@ -128,6 +128,14 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                 err << "kinetoscope run: " << current << std::endl;
             stage = current;
         };
+    // Said once, before the first stage: torch's and Kineto's own messages about it (and
+    // anything else the engine prints) are in OUT/engine.log, not on this terminal.
+    callbacks.started = [&err, &c](const session::Session& header, const std::string&) {
+        const auto cuda = header.environment.find("cuda_available");
+        if (c.device == "auto" && cuda != header.environment.end() && cuda->second == "no")
+            err << "kinetoscope run: no CUDA GPU here, running on the CPU (torch's own messages: "
+                << lab::engineLogPath(c) << ")" << std::endl;
+    };
     g_interrupted = false;
     callbacks.cancel = &g_interrupted;
     const lab::RunResult result = [&] {

@@ -224,7 +224,7 @@ public:
     ~EngineChild()
     {
         closeChildEnds();
-        for (int fd : {m_control, m_out, m_err})
+        for (int fd : {m_control, m_out, m_err, m_log})
             if (fd >= 0)
                 ::close(fd);
         if (m_pid > 0 && !m_reaped) {  // only on an early return: never leave a zombie or an orphan
@@ -292,8 +292,18 @@ public:
 
     pid_t pid() const { return m_pid; }
 
+    // Where the engine's standard error goes: torch's and Kineto's own messages (no GPU,
+    // allocator notes) are kept there for whoever wants them, out of the user's terminal.
+    // Without a log (it could not be made), they go to our standard error as before.
+    void logTo(const std::string& path)
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+        m_log = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+
     // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
-    // the engine's standard error to ours. False once both outputs are closed.
+    // the engine's standard error to its log. False once both outputs are closed.
     template<typename OnLine>
     bool pump(std::chrono::milliseconds timeout, OnLine&& onLine)
     {
@@ -323,7 +333,7 @@ public:
         if (fds[1].revents) {
             const ssize_t n = ::read(m_err, buffer, sizeof buffer);
             if (n > 0) {
-                ssize_t ignored = ::write(STDERR_FILENO, buffer, size_t(n));
+                ssize_t ignored = ::write(m_log >= 0 ? m_log : STDERR_FILENO, buffer, size_t(n));
                 (void)ignored;
                 m_errorTail.append(buffer, size_t(n));
                 if (m_errorTail.size() > kErrorTailBytes)
@@ -382,7 +392,7 @@ private:
 
     std::vector<int> m_childEnds;  // the child's ends, until it has its copies
     pid_t m_pid = -1;
-    int m_control = -1, m_out = -1, m_err = -1;
+    int m_control = -1, m_out = -1, m_err = -1, m_log = -1;
     bool m_reaped = false;
     int m_status = 0;
     std::string m_line;
@@ -403,6 +413,11 @@ std::string findEngine()
     return isExecutableFile(beside) ? beside : std::string();
 }
 
+std::string engineLogPath(const RunConfig& config)
+{
+    return (std::filesystem::path(config.outDir) / "engine.log").string();
+}
+
 RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, const EngineOptions& options)
 {
     RunResult result;
@@ -413,6 +428,7 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         return result;
     }
     EngineChild child;
+    child.logTo(engineLogPath(config));
     if (!child.spawn(executable, runOptionArgs(config), result.error))
         return result;
     if (callbacks.engineStarted)

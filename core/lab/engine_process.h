@@ -25,6 +25,9 @@ struct EngineOptions
 // empty when neither is an executable file.
 std::string findEngine();
 
+// Where the engine's standard error is kept: OUT/engine.log.
+std::string engineLogPath(const RunConfig& config);
+
 // Blocks until the engine has stopped. Never throws.
 RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, const EngineOptions& options = {});
 

@@ -322,6 +322,31 @@ private Q_SLOTS:
         QVERIFY(err3.str().find('\r') == std::string::npos);
     }
 
+    // `kinetoscope run` with --device auto on a machine without a GPU (this one, and CI's):
+    // one line of ours says so; torch's and Kineto's own messages about it go to
+    // OUT/engine.log, not to the terminal.
+    void theCliSaysOnceThereIsNoGpuAndKeepsTorchNoiseInTheLog()
+    {
+        const QString out = m_dir.path() + "/cli-auto";
+        QProcess cli;
+        cli.start(QStringLiteral(KINETOSCOPE_BINARY), {"run", "--model", "mlp", "--device", "auto", "--steps", "4",
+                                                        "--warmup", "1", "--batch-size", "8", "--profile", "--out", out});
+        QVERIFY(cli.waitForFinished(120'000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(cli.exitCode() == 0, qPrintable(err));
+        std::string error;
+        const auto saved = session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
+        QVERIFY2(saved, error.c_str());
+        if (saved->environment.at("cuda_available") != "no")
+            QSKIP("this machine has a CUDA GPU");
+        QCOMPARE(err.count(QStringLiteral("no CUDA GPU here, running on the CPU")), 1);
+        QVERIFY2(!err.contains(QStringLiteral("gpuGetDeviceCount")) && !err.contains(QStringLiteral("CPUAllocator")),
+                 qPrintable(err));
+        QFile log(out + "/engine.log");
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY2(log.readAll().contains("gpuGetDeviceCount"), "Kineto's message is kept in the log");
+    }
+
     // Ctrl-C on `kinetoscope run` cancels the run (the engine is in a group of its own,
     // so only the CLI gets the signal): the engine saves and stops after its step.
     void ctrlCOnTheCliCancelsTheRun()
