@@ -2,13 +2,14 @@
 
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
-#include "core/job/job_rules.h"
+#include "core/job/job_text.h"
 #include "widgets/chart_style.h"
 #include "widgets/timeline/timeline_page.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QRegularExpression>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
@@ -59,14 +60,6 @@ QString metricName(JobView::Metric metric)
 }
 
 // The rank's first finding that is about its steps (not its window).
-const analysis::Finding* firstFinding(const job::Rank& rank)
-{
-    for (const analysis::Finding& f : rank.doc->findings)
-        if (!f.aboutWindow)
-            return &f;
-    return nullptr;
-}
-
 QTableWidgetItem* cell(const QString& value, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
 {
     auto* item = new QTableWidgetItem(value);
@@ -74,24 +67,12 @@ QTableWidgetItem* cell(const QString& value, Qt::Alignment align = Qt::AlignRigh
     return item;
 }
 
+// The straggler line, its first clause ("Straggler: rank 2") in bold.
 QString stragglerHtml(const job::Job& job)
 {
-    if (job.commonSteps.empty())
-        return QStringLiteral("No step number is common to every rank: the ranks are not compared.");
-    if (job.straggler)
-        return QStringLiteral("<b>Straggler: rank %1</b>: its own work is %2 per step, %3 longer than the median "
-                              "rank's; most of it %4. The others wait for it in the collectives.")
-            .arg(*job.straggler)
-            .arg(duration(job.meanOwnNs.at(*job.straggler)), duration(job.stragglerExcessNs),
-                 text(job.stragglerCause).toHtmlEscaped());
-    if (job.byOwnWork.size() >= 2)
-        return QStringLiteral("No single straggler: the longest own work is rank %1's (%2 per step), then rank "
-                              "%3's (%4), against a median of %5.")
-            .arg(job.byOwnWork[0])
-            .arg(duration(job.meanOwnNs.at(job.byOwnWork[0])))
-            .arg(job.byOwnWork[1])
-            .arg(duration(job.meanOwnNs.at(job.byOwnWork[1])), duration(job.medianOwnNs));
-    return QStringLiteral("One rank: no straggler to find.");
+    const QString line = text(job::stragglerLine(job)).toHtmlEscaped();
+    const qsizetype lead = line.indexOf(QRegularExpression(QStringLiteral("[,:]")));
+    return lead < 0 ? line : QStringLiteral("<b>%1</b>%2").arg(line.left(lead), line.mid(lead));
 }
 
 }  // namespace
@@ -134,8 +115,7 @@ QWidget* JobView::overviewPage()
                 .arg(m_job.collectives.matched.size())
                 .arg(duration(m_job.collectives.clockSpreadNs));
     if (m_findings.empty()) {
-        html += QStringLiteral("<p>No job finding: the ranks keep pace and communication does not cross a rule's "
-                               "threshold.</p>");
+        html += QStringLiteral("<p>%1</p>").arg(QLatin1String(job::kNoJobFinding));
     } else {
         html += QStringLiteral("<ol>");
         for (const analysis::Finding& f : m_findings)
@@ -179,7 +159,7 @@ QWidget* JobView::overviewPage()
         m_ranks->setItem(i, 6, cell(size_t(i) < last.size() && !m_job.collectives.matched.empty()
                                         ? QStringLiteral("%1 of %2").arg(last[size_t(i)]).arg(m_job.collectives.matched.size())
                                         : QStringLiteral("-")));
-        const analysis::Finding* first = firstFinding(r);
+        const analysis::Finding* first = job::firstOwnFinding(r);
         m_ranks->setItem(i, 7, cell(first ? text(first->title) : QStringLiteral("none"), Qt::AlignLeft | Qt::AlignVCenter));
         if (m_job.straggler == r.rank)
             for (int c = 0; c < int(headers.size()); ++c)

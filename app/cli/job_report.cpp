@@ -3,7 +3,7 @@
 #include "app/cli/diagnose_report.h"
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
-#include "core/job/job_rules.h"
+#include "core/job/job_text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,29 +19,6 @@ namespace {
 double us(double ns)
 {
     return ns / 1000.0;
-}
-
-std::string stragglerLine(const job::Job& job)
-{
-    if (job.commonSteps.empty())
-        return "No step number is common to every rank: ranks are not compared.";
-    auto own = [&](int r) { return format::duration(job.meanOwnNs.at(r)); };
-    if (!job.straggler) {
-        if (job.byOwnWork.size() < 2)
-            return "One rank: no straggler to find.";
-        return "No single straggler: the longest own work (compute, data, host) is rank " +
-               std::to_string(job.byOwnWork[0]) + "'s (" + own(job.byOwnWork[0]) + " per step), then rank " +
-               std::to_string(job.byOwnWork[1]) + "'s (" + own(job.byOwnWork[1]) + "), against a median of " +
-               format::duration(job.medianOwnNs) + ".";
-    }
-    const int r = *job.straggler;
-    return "Straggler: rank " + std::to_string(r) + ", its own work (compute, data, host) " + own(r) +
-           " per step, " + format::duration(job.stragglerExcessNs) + " longer than the median rank's (" +
-           format::duration(job.medianOwnNs) + ")" +
-           (job.stragglerCause.empty() ? std::string()
-                                       : ", most of it " + job.stragglerCause + " (" +
-                                             format::durationChange(job.stragglerCauseExcessNs) + " against the others)") +
-           "; the others wait for it in collectives.";
 }
 
 double meanHiddenNs(const job::Job& job, const job::Rank& r)
@@ -214,7 +191,7 @@ std::string jobHeader(const job::Job& job)
     out << ", " << job.commonSteps.size() << " common steady steps";
     if (!job.commonSteps.empty())
         out << " (#" << job.commonSteps.front() << "–#" << job.commonSteps.back() << ")";
-    out << "\n" << stragglerLine(job) << "\n";
+    out << "\n" << job::stragglerLine(job) << "\n";
     return out.str();
 }
 
@@ -222,18 +199,16 @@ std::string jobHeader(const job::Job& job)
 std::string findingsSections(const job::Job& job, const std::vector<analysis::Finding>& findings)
 {
     std::ostringstream out;
-    out << stragglerLine(job) << "\n\n";
+    out << job::stragglerLine(job) << "\n\n";
     if (findings.empty())
-        out << "No job finding: the ranks keep pace and communication does not cross a rule's threshold.\n";
+        out << job::kNoJobFinding << "\n";
     else
         out << findingsMarkdown(findings);
     out << "\n## Each rank's first finding\n\n| Rank | Finding | Estimated gain |\n|---|---|---|\n";
     for (const job::Rank& r : job.ranks) {
-        const auto& own = r.doc->findings;
-        const auto first = std::find_if(own.begin(), own.end(), [](const analysis::Finding& f) { return !f.aboutWindow; });
-        out << "| " << r.rank << " | "
-            << (first == own.end() ? std::string("none") : first->title + " (`" + first->id + "`)") << " | "
-            << (first == own.end() ? std::string("-") : analysis::gainText(*first)) << " |\n";
+        const analysis::Finding* first = job::firstOwnFinding(r);
+        out << "| " << r.rank << " | " << (first ? first->title + " (`" + first->id + "`)" : std::string("none"))
+            << " | " << (first ? analysis::gainText(*first) : std::string("-")) << " |\n";
     }
     if (const std::string note = job::rankFindingsNote(job); !note.empty())
         out << "\n" << note << "\n";
@@ -267,7 +242,7 @@ json jobJson(const job::Job& job)
               {"world_size", job.worldSize},
               {"common_steps", job.commonSteps},
               {"step_start_spread_us", us(job.startSpreadNs)},
-              {"straggler_line", stragglerLine(job)}};
+              {"straggler_line", job::stragglerLine(job)}};
     j["straggler"] = job.straggler ? json(*job.straggler) : json();
     j["straggler_excess_us"] = us(job.stragglerExcessNs);
     j["straggler_cause"] = job.stragglerCause;
@@ -306,7 +281,7 @@ json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>&
     return {{"job", {{"ranks", job.ranks.size()},
                      {"world_size", job.worldSize},
                      {"common_steps", job.commonSteps},
-                     {"straggler_line", stragglerLine(job)},
+                     {"straggler_line", job::stragglerLine(job)},
                      {"findings", findingsJson(findings)},
                      {"per_rank", ranks}}}};
 }
@@ -316,19 +291,15 @@ std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Fi
     std::ostringstream out;
     out << jobHeader(job) << "\n";
     if (findings.empty())
-        out << "No job finding: the ranks keep pace and communication does not cross a rule's threshold.\n\n";
+        out << job::kNoJobFinding << "\n\n";
     else
         out << findingsText(findings);
     out << "each rank's first finding (kinetoscope diagnose FILE for the rest):\n";
     for (const job::Rank& r : job.ranks) {
-        out << "  rank " << r.rank << ": ";
-        const auto& own = r.doc->findings;
-        const auto first = std::find_if(own.begin(), own.end(), [](const analysis::Finding& f) { return !f.aboutWindow; });
-        if (first == own.end())
-            out << "no finding";
-        else
-            out << first->title << " (" << first->id << ", " << analysis::gainText(*first) << ")";
-        out << "\n";
+        const analysis::Finding* first = job::firstOwnFinding(r);
+        out << "  rank " << r.rank << ": "
+            << (first ? first->title + " (" + first->id + ", " + analysis::gainText(*first) + ")" : std::string("no finding"))
+            << "\n";
     }
     if (const std::string note = job::rankFindingsNote(job); !note.empty())
         out << note << "\n";

@@ -1,5 +1,7 @@
 #include "core/analysis/op_table.h"
 
+#include "core/analysis/name_cache.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -86,11 +88,11 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
     }
 
     std::unordered_map<Key, OpStats, KeyHash> byName, byShapes;
+    auto marker = perName<bool>(model, isMarkerSpan);
     bool anyShapes = false;
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) ||
-            isMarkerSpan(model.text(e.name)))
+        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) || marker(e.name))
             continue;
         const StringId shapes = model.inputShapes(EventId{static_cast<uint32_t>(i)});
         anyShapes |= shapes.valid();

@@ -405,12 +405,4 @@ std::vector<Finding> diagnoseJob(const Job& job, const JobRuleOptions& options)
     return out;
 }
 
-std::string rankFindingsNote(const Job& job)
-{
-    if (!job.straggler)
-        return {};
-    return "A rank's own diagnosis counts its wait for rank " + std::to_string(*job.straggler) +
-           " as communication; the job's findings separate the wait from the transfer.";
-}
-
 }  // namespace kinetoscope::job

@@ -17,7 +17,6 @@
 #include "core/analysis/diagnosis/finding.h"
 #include "core/job/job.h"
 
-#include <string>
 #include <vector>
 
 namespace kinetoscope::job {
@@ -35,9 +34,5 @@ double nvlinkBytesPerS(std::string_view gpu, int ranks);
 
 // Findings, the largest gain first.
 std::vector<analysis::Finding> diagnoseJob(const Job& job, const JobRuleOptions& options = {});
-
-// Shown beside each rank's own first finding when the job has a straggler: a rank's own
-// diagnosis cannot tell waiting for it from moving data. Empty without a straggler.
-std::string rankFindingsNote(const Job& job);
 
 }  // namespace kinetoscope::job

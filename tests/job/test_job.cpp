@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "core/job/job.h"
 #include "core/job/job_rules.h"
+#include "core/job/job_text.h"
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
 #endif
