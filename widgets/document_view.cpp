@@ -2,6 +2,7 @@
 
 #include "widgets/findings_view.h"
 #include "widgets/memory_chart.h"
+#include "widgets/module_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/table_models.h"
@@ -19,7 +20,7 @@ namespace kinetoscope::widgets {
 DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent)
     : QTabWidget(parent), m_trace(std::move(trace)), m_overview(new OverviewView(this)),
       m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)), m_kernelModel(new KernelTableModel(this)),
-      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr),
+      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr), m_modules(new ModuleView(this)),
       m_timeline(new TimelinePage(m_trace, this))
 {
     const document::Document& t = *m_trace;
@@ -52,6 +53,9 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     addTab(m_operators, tr("O&perators"));
     addTab(m_kernels, tr("&Kernels"));
     addTab(memoryPage, tr("&Memory"));
+    m_modules->setTrees(t.summary.modules, t.summary.calls);
+    addTab(m_modules, tr("Mod&ules"));
+    setTabToolTip(Modules, tr("The nn.Module hierarchy and the call tree as a flame graph"));
     addTab(m_timeline, tr("&Timeline"));
     setTabToolTip(Timeline, tr("Every slice, counter and step on a zoomable time axis"));
     setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));

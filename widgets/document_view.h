@@ -1,5 +1,5 @@
 #pragma once
-// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory and Timeline over one
+// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory, Modules and Timeline over one
 // AnalysedTrace. Views only draw; all numbers come from core/analysis.
 #include "core/document/document.h"
 
@@ -15,13 +15,14 @@ class TableView;
 class OpTableModel;
 class KernelTableModel;
 class MemoryChart;
+class ModuleView;
 class TimelinePage;
 
 class DocumentView : public QTabWidget
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Timeline };
+    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Modules, Timeline };
     explicit DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
 
     const document::Document& trace() const { return *m_trace; }
@@ -31,6 +32,7 @@ public:
     TableView* operators() const { return m_operators; }
     TableView* kernels() const { return m_kernels; }
     MemoryChart* memoryChart() const { return m_memory; }
+    ModuleView* modules() const { return m_modules; }
     TimelinePage* timeline() const { return m_timeline; }
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
@@ -50,6 +52,7 @@ private:
     TableView* m_operators;
     TableView* m_kernels;
     MemoryChart* m_memory;
+    ModuleView* m_modules;
     TimelinePage* m_timeline;
 };
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -114,6 +115,46 @@ json causalJson(const CausalModel& m)
             {"gain_after_others_us", after}};
 }
 
+
+json namedTimesJson(const std::vector<NamedTime>& rows, size_t count, bool withHost)
+{
+    json list = json::array();
+    for (size_t i = 0; i < std::min(count, rows.size()); ++i) {
+        json row = {{"name", rows[i].name}, {"calls", rows[i].calls}, {"device_us", toUs(double(rows[i].deviceNs))}};
+        if (withHost)
+            row["host_us"] = toUs(double(rows[i].hostNs));
+        list.push_back(std::move(row));
+    }
+    return list;
+}
+
+// The module tree, depth first (children by device time), each node with its top ops
+// and kernels.
+json modulesJson(const ModuleTree& tree)
+{
+    json nodes = json::array();
+    std::vector<std::pair<int32_t, int>> stack;  // node, depth
+    for (auto it = tree.roots.rbegin(); it != tree.roots.rend(); ++it)
+        stack.emplace_back(*it, 0);
+    while (!stack.empty()) {
+        const auto [index, depth] = stack.back();
+        stack.pop_back();
+        const ModuleNode& m = tree.nodes[index];
+        nodes.push_back({{"path", m.path}, {"name", m.name}, {"depth", depth}, {"calls", m.calls},
+                         {"host_total_us", toUs(double(m.hostTotalNs))}, {"host_self_us", toUs(double(m.hostSelfNs))},
+                         {"device_total_us", toUs(double(m.deviceTotalNs))},
+                         {"device_self_us", toUs(double(m.deviceSelfNs))},
+                         {"top_ops", namedTimesJson(m.ops, 5, true)},
+                         {"top_kernels", namedTimesJson(m.kernels, 5, false)}});
+        for (auto it = m.children.rbegin(); it != m.children.rend(); ++it)
+            stack.emplace_back(*it, depth + 1);
+    }
+    return {{"recorded", !tree.empty()},
+            {"module_spans", tree.moduleSpans},
+            {"device_us", toUs(double(tree.deviceNs))},
+            {"device_in_modules_us", toUs(double(tree.deviceInModulesNs))},
+            {"tree", nodes}};
+}
 
 json opsJson(const std::vector<OpStats>& ops, size_t rows)
 {
@@ -268,6 +309,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         {"top_kernels", kernels},
         {"memcpy", memcpy},
         {"memory", memory},
+        {"modules", modulesJson(s.modules)},
         {"analysis_seconds", analysisSeconds},
         {"load_seconds", loaded.model->stats().loadSeconds},
     };
@@ -393,6 +435,32 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             out << ", peak reserved "
                 << (d.peakReservedBytes ? format::bytes(double(*d.peakReservedBytes)) : std::string("not available"))
                 << ", " << format::count(uint64_t(d.allocations.size())) << " allocations\n";
+        }
+    }
+    out << "\nModules\n";
+    if (s.modules.empty()) {
+        out << "  no nn.Module spans in this trace (record with with_stack=True to see the module hierarchy)\n";
+    } else {
+        out << "  " << format::count(uint64_t(s.modules.moduleSpans)) << " module spans; "
+            << format::duration(double(s.modules.deviceInModulesNs)) << " of "
+            << format::duration(double(s.modules.deviceNs))
+            << " device time launched inside them (forward; backward runs outside module spans)\n";
+        std::vector<const ModuleNode*> bySelf;
+        for (const ModuleNode& m : s.modules.nodes)
+            bySelf.push_back(&m);
+        std::stable_sort(bySelf.begin(), bySelf.end(),
+                         [](const ModuleNode* a, const ModuleNode* b) { return a->deviceSelfNs > b->deviceSelfNs; });
+        for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, bySelf.size()); ++i) {
+            const ModuleNode& m = *bySelf[i];
+            // The path's innermost modules tell most: cut from the left.
+            const std::string shownPath = m.path.size() <= 60 ? m.path : "..." + m.path.substr(m.path.size() - 57);
+            char line[320];
+            std::snprintf(line, sizeof line, "  %-60.60s %6s calls  device self %10s  total %10s  host %10s\n",
+                          shownPath.c_str(), format::count(uint64_t(m.calls)).c_str(),
+                          format::duration(double(m.deviceSelfNs)).c_str(),
+                          format::duration(double(m.deviceTotalNs)).c_str(),
+                          format::duration(double(m.hostTotalNs)).c_str());
+            out << line;
         }
     }
     out << "\nloaded in " << format::seconds(loaded.model->stats().loadSeconds) << ", analysed in "

@@ -96,7 +96,7 @@ int runGui(int argc, char** argv)
     if ((!screenshot.isEmpty() && !lab) || printLatency) {
         static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
                                        QStringLiteral("kernels"), QStringLiteral("memory"),
-                                        QStringLiteral("timeline")};
+                                       QStringLiteral("modules"), QStringLiteral("timeline")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
             if (printLatency)
                 std::fprintf(stderr, "max event-loop latency while loading: %s\n",

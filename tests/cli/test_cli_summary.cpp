@@ -60,6 +60,8 @@ private Q_SLOTS:
         QVERIFY(s["memory"]["cuda:0"]["peak_allocated_bytes"].get<int64_t>() > 0);
         QVERIFY(s["memory"]["cuda:0"]["peak_reserved_bytes"].is_null());  // 2021: no totals
         QVERIFY(!s.contains("utilization_series"));
+        QCOMPARE(s["modules"]["recorded"].get<bool>(), false);  // no Python tracer in 2021
+        QVERIFY(s["modules"]["tree"].empty());
         // What the trace is, first, and the causal model of its steady step.
         QCOMPARE(s["window"]["kind"].get<std::string>(), std::string("training"));
         QCOMPARE(s["window"]["steady_steps"].get<size_t>(), size_t(6));
@@ -69,6 +71,30 @@ private Q_SLOTS:
                 0.01 * model["step_us"].get<double>());
         QVERIFY(model["device_idle_by_host_state_us"]["dataloader"].get<double>() > 59000.0);
         QVERIFY(model["gain_us"]["dataloader"].get<double>() > 59000.0);
+    }
+
+    // The module hierarchy, depth first, and its lines in the text (figures checked by
+    // hand in test_modules).
+    void listsTheModules()
+    {
+        const std::string file = sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
+        const Run run = runCli({"summary", file, "--json"});
+        QCOMPARE(run.code, 0);
+        const json modules = json::parse(run.out)["modules"];
+        QCOMPARE(modules["recorded"].get<bool>(), true);
+        QCOMPARE(modules["module_spans"].get<int>(), 450);
+        QCOMPARE(modules["tree"].size(), size_t(134));
+        const json& top = modules["tree"][0];
+        QCOMPARE(top["path"].get<std::string>(), std::string("DistributedDataParallel_0"));
+        QCOMPARE(top["depth"].get<int>(), 0);
+        QVERIFY(std::abs(top["device_total_us"].get<double>() - 6515.6) < 0.2);
+        QCOMPARE(top["top_kernels"][0]["calls"].get<int>(), 180);
+        QCOMPARE(modules["tree"][1]["path"].get<std::string>(), std::string("DistributedDataParallel_0/ResNet_0"));
+        QCOMPARE(modules["tree"][1]["depth"].get<int>(), 1);
+        const Run text = runCli({"summary", file});
+        QVERIFY(text.out.find("450 module spans; 10.7 ms of 100 ms device time launched inside them") != std::string::npos);
+        const Run none = runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")});
+        QVERIFY(none.out.find("no nn.Module spans in this trace") != std::string::npos);
     }
 
     // A folder (or several files) is a job: one row per rank, the straggler line.

@@ -6,7 +6,9 @@
 #include "widgets/breakdown_chart.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
+#include "widgets/flame_graph.h"
 #include "widgets/memory_chart.h"
+#include "widgets/module_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/report.h"
@@ -16,6 +18,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QImage>
+#include <QLabel>
+#include <QTreeWidget>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QtTest>
@@ -46,7 +50,7 @@ private Q_SLOTS:
         view.resize(1200, 800);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCOMPARE(view.count(), 6);
+        QCOMPARE(view.count(), 7);
         // One stacked bar per step plus the average, 8 categories stacked.
         QCOMPARE(view.overview()->breakdownChart()->barCount(), 7);
         QCOMPARE(view.overview()->breakdownChart()->plottableCount(), 8);
@@ -123,6 +127,56 @@ private Q_SLOTS:
         QVERIFY(view.operators()->visibleRows() > 0);
         for (int r = 0; r < proxy->rowCount(); ++r)
             QVERIFY(proxy->index(r, 0).data().toString().contains(QStringLiteral("conv"), Qt::CaseInsensitive));
+    }
+
+    void showsTheModuleTreeAndItsFlameGraph()
+    {
+        const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
+        widgets::DocumentView view(trace);
+        view.resize(1200, 800);
+        view.setCurrentIndex(widgets::DocumentView::Modules);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        widgets::ModuleView* modules = view.modules();
+        QVERIFY(modules->tree()->isVisible());
+        // The five top-level modules, DDP first by device time, with its figures.
+        QCOMPARE(modules->tree()->topLevelItemCount(), 5);
+        QTreeWidgetItem* ddp = modules->tree()->topLevelItem(0);
+        QCOMPARE(ddp->text(widgets::ModuleView::Name), QStringLiteral("DistributedDataParallel_0"));
+        QCOMPARE(ddp->text(widgets::ModuleView::DeviceTotal), QStringLiteral("6.516"));
+        QCOMPARE(ddp->text(widgets::ModuleView::DeviceSelf), QStringLiteral("0.882"));
+        QCOMPARE(ddp->child(0)->text(widgets::ModuleView::Name), QStringLiteral("ResNet_0"));
+        QVERIFY(modules->details()->text().contains(QStringLiteral("Memcpy DtoD")));
+        QVERIFY(modules->notice()->text().contains(QStringLiteral("450 module spans")));
+        // The flame graph: the root spans the width; clicking a thread's frame zooms in.
+        widgets::FlameGraph* flame = modules->flameGraph();
+        const QRectF root = flame->frameRect(0);
+        QVERIFY(root.width() >= flame->width() - 1);
+        const auto& calls = trace->summary.calls;
+        const int32_t thread = calls.nodes[0].children.at(0);
+        const QRectF threadRect = flame->frameRect(thread);
+        const double expected = root.width() * double(calls.nodes[size_t(thread)].deviceNs) / double(calls.nodes[0].deviceNs);
+        QVERIFY(std::abs(threadRect.width() - expected) < 1.0);
+        QTest::mouseClick(flame, Qt::LeftButton, {}, threadRect.center().toPoint());
+        QCOMPARE(flame->zoomedNode(), thread);
+        QVERIFY(flame->frameRect(thread).width() >= flame->width() - 1);
+        QTest::keyClick(flame, Qt::Key_Escape);
+        QCOMPARE(flame->zoomedNode(), 0);
+        QVERIFY(kinetoscope::test::distinctColours(flame->grab().toImage()) > 4);
+    }
+
+    void saysWhenATraceHasNoModules()
+    {
+        const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        widgets::DocumentView view(trace);
+        view.resize(1200, 800);
+        view.setCurrentIndex(widgets::DocumentView::Modules);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.modules()->tree()->isVisible());
+        QVERIFY(view.modules()->notice()->text().contains(QStringLiteral("no nn.Module spans")));
+        // The call tree of its ops is still drawn.
+        QVERIFY(view.modules()->flameGraph()->frameRect(0).width() > 0);
     }
 
     void drawsAllocatedAndReservedMemory()
