@@ -11,6 +11,7 @@
 #include "widgets/utilization_chart.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -38,6 +39,12 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
         });
     }
     m_kernels = new TableView(m_kernelModel, KernelTableModel::Total, this);
+    m_kernelGroups =
+        m_kernels->addGroupChoice({tr("kernel"), tr("kernel and op"), tr("kernel and launch configuration")});
+    connect(m_kernelGroups, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const analysis::TraceSummary& s = m_trace->summary;
+        m_kernelModel->setKernels(index == 1 ? s.kernelsByOp : index == 2 ? s.kernelsByLaunch : s.kernels);
+    });
 
     auto* memoryPage = new QWidget(this);
     auto* memoryLayout = new QVBoxLayout(memoryPage);

@@ -5,6 +5,8 @@
 
 #include <QTabWidget>
 
+class QComboBox;
+
 #include <memory>
 
 namespace kinetoscope::widgets {
@@ -36,6 +38,8 @@ public:
     TimelinePage* timeline() const { return m_timeline; }
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
+    // The Kernels page's "Group by": kernel, kernel and op, kernel and launch configuration.
+    QComboBox* kernelGrouping() const { return m_kernelGroups; }
     void focusFilter();  // Ctrl+F: the filter of the current table page, or the timeline's search
     void showEvidence(const analysis::Finding& finding);
     // The Timeline page at a finding's time range (or its first kernel or op).
@@ -51,6 +55,7 @@ private:
     KernelTableModel* m_kernelModel;
     TableView* m_operators;
     TableView* m_kernels;
+    QComboBox* m_kernelGroups = nullptr;
     MemoryChart* m_memory;
     ModuleView* m_modules;
     TimelinePage* m_timeline;

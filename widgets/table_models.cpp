@@ -87,6 +87,15 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     case DeviceTotal: return raw ? QVariant(qlonglong(o.deviceTotalNs)) : QVariant(ms(double(o.deviceTotalNs)));
     case MeanCpu: return raw ? QVariant(o.meanCpuNs()) : QVariant(ms(o.meanCpuNs()));
     case MeanDevice: return raw ? QVariant(o.meanDeviceNs()) : QVariant(ms(o.meanDeviceNs()));
+    case TensorCoreEligible:
+        return raw ? QVariant(int(o.tensorCoreEligible)) : QVariant(o.tensorCoreEligible ? QStringLiteral("yes") : QString());
+    case TensorCoreShare: {
+        // Of its device time, on Tensor Core kernels; blank for ops that launch nothing.
+        const double share = o.deviceTotalNs > 0 ? double(o.tensorCoreNs) / double(o.deviceTotalNs) : -1.0;
+        if (raw)
+            return share;
+        return share < 0 ? QString() : QString::fromStdString(format::percent(share));
+    }
     default: return {};
     }
 }
@@ -96,7 +105,8 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal)
         return {};
     static const char* names[] = {"Operator", "Input shapes", "Calls", "Self CPU (ms)", "CPU total (ms)",
-                                  "Self device (ms)", "Device total (ms)", "Mean CPU (ms)", "Mean device (ms)"};
+                                  "Self device (ms)", "Device total (ms)", "Mean CPU (ms)", "Mean device (ms)",
+                                  "TC eligible", "On Tensor Cores"};
     static const char* tips[] = {
         "The operator's name.",
         "The shapes of its inputs (recorded with record_shapes=True).",
@@ -106,7 +116,9 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
         "GPU time of the kernels and copies the op itself launched.",
         "GPU time of everything launched by the op and the ops it called.",
         "CPU total divided by calls.",
-        "Device total divided by calls."};
+        "Device total divided by calls.",
+        "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused attention).",
+        "The share of its device total spent in Tensor Core kernels."};
     if (section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::DisplayRole)
@@ -158,7 +170,19 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
     case Block: return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) * std::max(1, k.block[2])) : QVariant(triple(k.block));
     case Registers: return raw ? QVariant(k.registersPerThread) : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a") : QString::number(k.registersPerThread));
     case SharedMemory: return raw ? QVariant(k.sharedMemoryBytes) : QVariant(QString::fromStdString(format::bytes(double(k.sharedMemoryBytes))));
-    case TensorCore: return raw ? QVariant(int(k.tensorCore)) : QVariant(k.tensorCore ? QStringLiteral("yes") : QStringLiteral("no"));
+    case BlocksPerSm:
+        return raw ? QVariant(k.meanBlocksPerSm.value_or(-1.0))
+                   : QVariant(k.meanBlocksPerSm ? QString::number(*k.meanBlocksPerSm, 'f', 2) : QStringLiteral("n/a"));
+    case Occupancy:
+        return raw ? QVariant(k.meanOccupancyPercent.value_or(-1.0))
+                   : QVariant(k.meanOccupancyPercent ? QString::fromStdString(format::percent(*k.meanOccupancyPercent / 100.0))
+                                                     : QStringLiteral("n/a"));
+    case TensorCore:
+        if (raw)
+            return int(k.unit == analysis::MatrixUnit::TensorCore) - int(k.unit == analysis::MatrixUnit::Simt);
+        return k.unit == analysis::MatrixUnit::TensorCore ? QStringLiteral("Tensor Core")
+               : k.unit == analysis::MatrixUnit::Simt     ? QStringLiteral("SIMT")
+                                                          : QString();
     case Op: return QString::fromStdString(k.topOp);
     default: return {};
     }
@@ -169,13 +193,17 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     static const char* names[] = {"Kernel", "Calls", "Total (ms)", "Mean (µs)", "Min (µs)", "Max (µs)", "Grid",
-                                  "Block", "Registers", "Shared mem", "Tensor Core", "Launched by"};
+                                  "Block", "Registers", "Shared mem", "Blocks/SM", "Occupancy", "Unit", "Launched by"};
     static const char* tips[] = {
         "The kernel's name.", "How many times it ran.", "Sum of its durations.", "Mean duration.",
-        "Shortest run.", "Longest run.", "Grid of its longest run.", "Block of its longest run.",
+        "Shortest run.", "Longest run.", "Grid (of its longest run, unless grouped by launch configuration).",
+        "Block (of its longest run, unless grouped by launch configuration).",
         "Registers per thread.", "Static shared memory per block.",
-        "Whether its name marks a Tensor Core (or AMD matrix core) kernel.",
-        "The op that launched most of its time."};
+        "Blocks per SM, mean weighted by duration (recorded by CUPTI).",
+        "Estimated achieved occupancy, mean weighted by duration (recorded by CUPTI).",
+        "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; blank when the name "
+        "does not tell.",
+        "The op that launched most of its time (grouped by op: the op)."};
     if (role == Qt::DisplayRole)
         return QString::fromUtf8(names[section]);
     if (role == Qt::ToolTipRole)

@@ -13,7 +13,10 @@ class OpTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Shapes, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice, ColumnCount };
+    enum Column {
+        Name, Shapes, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice,
+        TensorCoreEligible, TensorCoreShare, ColumnCount
+    };
     explicit OpTableModel(QObject* parent = nullptr);
     void setTables(const analysis::OpTables& tables);
     void setGroupByShapes(bool byShapes);
@@ -35,7 +38,10 @@ class KernelTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Calls, Total, Mean, Min, Max, Grid, Block, Registers, SharedMemory, TensorCore, Op, ColumnCount };
+    enum Column {
+        Name, Calls, Total, Mean, Min, Max, Grid, Block, Registers, SharedMemory, BlocksPerSm, Occupancy,
+        TensorCore, Op, ColumnCount
+    };
     explicit KernelTableModel(QObject* parent = nullptr);
     void setKernels(std::vector<analysis::KernelStats> kernels);
 

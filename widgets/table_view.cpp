@@ -1,6 +1,7 @@
 #include "widgets/table_view.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -51,6 +52,15 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
 QCheckBox* TableView::addGroupToggle(const QString& text)
 {
     auto* box = new QCheckBox(text, this);
+    m_bar->addWidget(box);
+    return box;
+}
+
+QComboBox* TableView::addGroupChoice(const QStringList& items)
+{
+    m_bar->addWidget(new QLabel(tr("Group by"), this));
+    auto* box = new QComboBox(this);
+    box->addItems(items);
     m_bar->addWidget(box);
     return box;
 }

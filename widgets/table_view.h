@@ -5,6 +5,7 @@
 
 class QAbstractTableModel;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -20,6 +21,8 @@ public:
     TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget* parent = nullptr);
     // Shows a "group by input shapes" check box wired to `toggled`.
     QCheckBox* addGroupToggle(const QString& text);
+    // Shows a "Group by" choice of `items`, the first chosen.
+    QComboBox* addGroupChoice(const QStringList& items);
     void setFilter(const QString& text);
     void focusFilter();
     QTableView* table() const { return m_table; }

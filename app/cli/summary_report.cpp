@@ -168,7 +168,9 @@ json opsJson(const std::vector<OpStats>& ops, size_t rows)
                     {"self_device_us", toUs(double(o.selfDeviceNs))},
                     {"device_total_us", toUs(double(o.deviceTotalNs))},
                     {"mean_cpu_us", toUs(o.meanCpuNs())},
-                    {"mean_device_us", toUs(o.meanDeviceNs())}};
+                    {"mean_device_us", toUs(o.meanDeviceNs())},
+                    {"tensor_core_eligible", o.tensorCoreEligible},
+                    {"tensor_core_us", toUs(double(o.tensorCoreNs))}};
         if (!o.inputShapes.empty())
             row["input_shapes"] = o.inputShapes;
         list.push_back(std::move(row));
@@ -181,6 +183,21 @@ json tripleJson(const int32_t (&v)[3])
     if (v[0] < 0)
         return nullptr;
     return json::array({v[0], v[1], v[2]});
+}
+
+json kernelJson(const KernelStats& k)
+{
+    return {{"name", k.name}, {"calls", k.calls}, {"total_us", toUs(double(k.totalNs))},
+            {"mean_us", toUs(k.meanNs())}, {"min_us", toUs(double(k.minNs))},
+            {"max_us", toUs(double(k.maxNs))}, {"grid", tripleJson(k.grid)},
+            {"block", tripleJson(k.block)},
+            {"registers_per_thread", k.registersPerThread >= 0 ? json(k.registersPerThread) : json(nullptr)},
+            {"shared_memory_bytes", k.sharedMemoryBytes >= 0 ? json(k.sharedMemoryBytes) : json(nullptr)},
+            {"mean_blocks_per_sm", optionalNumber(k.meanBlocksPerSm)},
+            {"mean_occupancy_percent", optionalNumber(k.meanOccupancyPercent)},
+            {"tensor_core", k.tensorCore},
+            {"matrix_unit", std::string(matrixUnitName(k.unit))},
+            {"op", k.topOp.empty() ? json(nullptr) : json(k.topOp)}};
 }
 
 json gapTotalsJson(const GapTotals& g)
@@ -243,20 +260,19 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
     }
     idle["per_stream"] = perStream;
 
-    json kernels = json::array();
-    for (size_t i = 0; i < std::min(options.topRows, s.kernels.size()); ++i) {
-        const KernelStats& k = s.kernels[i];
-        kernels.push_back({{"name", k.name}, {"calls", k.calls}, {"total_us", toUs(double(k.totalNs))},
-                           {"mean_us", toUs(k.meanNs())}, {"min_us", toUs(double(k.minNs))},
-                           {"max_us", toUs(double(k.maxNs))}, {"grid", tripleJson(k.grid)},
-                           {"block", tripleJson(k.block)},
-                           {"registers_per_thread", k.registersPerThread >= 0 ? json(k.registersPerThread) : json(nullptr)},
-                           {"shared_memory_bytes", k.sharedMemoryBytes >= 0 ? json(k.sharedMemoryBytes) : json(nullptr)},
-                           {"mean_blocks_per_sm", optionalNumber(k.meanBlocksPerSm)},
-                           {"mean_occupancy_percent", optionalNumber(k.meanOccupancyPercent)},
-                           {"tensor_core", k.tensorCore},
-                           {"op", k.topOp.empty() ? json(nullptr) : json(k.topOp)}});
-    }
+    auto kernelRows = [&options](const std::vector<KernelStats>& table) {
+        json rows = json::array();
+        for (size_t i = 0; i < std::min(options.topRows, table.size()); ++i)
+            rows.push_back(kernelJson(table[i]));
+        return rows;
+    };
+    const OpTables& ops = s.ops;
+    const json tensorCores = {
+        {"kernel_us", toUs(double(ops.kernelNs))},
+        {"eligible_kernel_us", toUs(double(ops.eligibleKernelNs))},
+        {"eligible_share", ops.kernelNs > 0 ? json(double(ops.eligibleKernelNs) / double(ops.kernelNs)) : json(nullptr)},
+        {"tensor_core_share_of_eligible",
+         ops.eligibleKernelNs > 0 ? json(double(ops.eligibleTensorCoreNs) / double(ops.eligibleKernelNs)) : json(nullptr)}};
     json memcpy = json::array();
     for (const MemcpyStats& m : s.memcpy)
         memcpy.push_back({{"kind", m.kind}, {"direction", m.direction}, {"memory", m.memoryKind},
@@ -306,7 +322,10 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
           {"launch_call_us", distributionJson(s.launches.launchCallDuration)}}},
         {"top_ops", opsJson(s.ops.byName, options.topRows)},
         {"top_ops_by_input_shapes", opsJson(s.ops.byNameAndShapes, options.topRows)},
-        {"top_kernels", kernels},
+        {"top_kernels", kernelRows(s.kernels)},
+        {"top_kernels_by_op", kernelRows(s.kernelsByOp)},
+        {"top_kernels_by_launch_config", kernelRows(s.kernelsByLaunch)},
+        {"tensor_cores", tensorCores},
         {"memcpy", memcpy},
         {"memory", memory},
         {"modules", modulesJson(s.modules)},
@@ -424,7 +443,8 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
         char line[256];
         std::snprintf(line, sizeof line, "  %-56.56s %7s calls %10s  mean %10s%s\n", k.name.c_str(),
                       format::count(uint64_t(k.calls)).c_str(), format::duration(double(k.totalNs)).c_str(),
-                      format::duration(k.meanNs()).c_str(), k.tensorCore ? "  TC" : "");
+                      format::duration(k.meanNs()).c_str(),
+                      k.unit == MatrixUnit::TensorCore ? "  TC" : k.unit == MatrixUnit::Simt ? "  SIMT" : "");
         out << line;
     }
     if (!s.memory.empty()) {

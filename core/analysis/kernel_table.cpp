@@ -3,6 +3,8 @@
 #include "core/analysis/tensor_cores.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <unordered_map>
 
 namespace kinetoscope::analysis {
@@ -19,15 +21,47 @@ struct KernelAccumulator
     std::unordered_map<uint32_t, int64_t> timeByOp;  // op name -> ns
 };
 
+// A row's key: the name, then the op (by op) or the launch configuration (by config).
+using GroupKey = std::array<int64_t, 10>;
+
+GroupKey groupKey(const Event& e, const TraceModel& model, const KernelInfo* info, KernelGrouping grouping)
+{
+    GroupKey key{};
+    key.fill(-1);
+    key[0] = e.name.value;
+    if (grouping == KernelGrouping::NameAndOp)
+        key[1] = e.op.valid() ? int64_t(model.event(e.op).name.value) : -1;
+    if (grouping == KernelGrouping::LaunchConfig && info) {
+        for (int i = 0; i < 3; ++i) {
+            key[size_t(1 + i)] = info->grid[i];
+            key[size_t(4 + i)] = info->block[i];
+        }
+        key[7] = info->registersPerThread;
+        key[8] = info->sharedMemoryBytes;
+    }
+    return key;
+}
+
 }  // namespace
 
-std::vector<KernelStats> computeKernelTable(const TraceModel& model, const RangeSet* within)
+std::string_view matrixUnitName(MatrixUnit unit)
 {
-    std::unordered_map<uint32_t, KernelAccumulator> byName;
+    switch (unit) {
+    case MatrixUnit::TensorCore: return "tensor_core";
+    case MatrixUnit::Simt: return "simt";
+    case MatrixUnit::Unknown: break;
+    }
+    return "unknown";
+}
+
+std::vector<KernelStats> computeKernelTable(const TraceModel& model, const RangeSet* within, KernelGrouping grouping)
+{
+    std::map<GroupKey, KernelAccumulator> groups;
     for (const Event& e : model.events()) {
         if (e.category != Category::Kernel || (within && !contains(*within, e.startNs)))
             continue;
-        KernelAccumulator& acc = byName[e.name.value];
+        const KernelInfo* info = model.kernelInfo(model.idOf(e));
+        KernelAccumulator& acc = groups[groupKey(e, model, info, grouping)];
         KernelStats& s = acc.stats;
         if (s.calls == 0) {
             s.minNs = e.durationNs;
@@ -37,7 +71,7 @@ std::vector<KernelStats> computeKernelTable(const TraceModel& model, const Range
         s.totalNs += e.durationNs;
         s.minNs = std::min(s.minNs, e.durationNs);
         s.maxNs = std::max(s.maxNs, e.durationNs);
-        if (const KernelInfo* info = model.kernelInfo(model.idOf(e))) {
+        if (info) {
             if (e.durationNs > acc.longestNs) {
                 acc.longestNs = e.durationNs;
                 std::copy(std::begin(info->grid), std::end(info->grid), s.grid);
@@ -59,11 +93,12 @@ std::vector<KernelStats> computeKernelTable(const TraceModel& model, const Range
             acc.timeByOp[model.event(e.op).name.value] += e.durationNs;
     }
     std::vector<KernelStats> table;
-    table.reserve(byName.size());
-    for (auto& [name, acc] : byName) {
+    table.reserve(groups.size());
+    for (auto& [key, acc] : groups) {
         KernelStats& s = acc.stats;
-        s.name = std::string(model.text(StringId{name}));
-        s.tensorCore = isTensorCoreKernel(s.name);
+        s.name = std::string(model.text(StringId{static_cast<uint32_t>(key[0])}));
+        s.unit = matrixUnitOf(s.name);
+        s.tensorCore = s.unit == MatrixUnit::TensorCore;
         if (acc.blocksTime > 0)
             s.meanBlocksPerSm = acc.blocksWeighted / acc.blocksTime;
         if (acc.occupancyTime > 0)

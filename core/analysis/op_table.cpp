@@ -1,6 +1,7 @@
 #include "core/analysis/op_table.h"
 
 #include "core/analysis/name_cache.h"
+#include "core/analysis/tensor_cores.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -54,6 +55,7 @@ void sortOps(std::vector<OpStats>& ops, OpColumn column)
         case OpColumn::CpuTotal: return s.cpuTotalNs;
         case OpColumn::SelfDevice: return s.selfDeviceNs;
         case OpColumn::DeviceTotal: return s.deviceTotalNs;
+        case OpColumn::TensorCore: return s.tensorCoreNs;
         case OpColumn::Name: break;
         }
         return 0;
@@ -72,18 +74,34 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
 {
     const auto events = model.events();
     const size_t n = events.size();
-    std::vector<int64_t> childCpu(n, 0), selfDevice(n, 0), deviceTotal(n, 0);
+    std::vector<int64_t> childCpu(n, 0), selfDevice(n, 0), deviceTotal(n, 0), tensorCore(n, 0);
+    auto eligible = perName<bool>(model, isTensorCoreEligibleOp);
+    auto onTensorCores = perName<bool>(model, isTensorCoreKernel);
+    OpTables tables;
 
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
         if (takesFromSelfCpu(e.category) && e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
             childCpu[e.parent.value] += e.durationNs;
+        if (e.category == Category::Kernel && (!within || contains(*within, e.startNs)))
+            tables.kernelNs += e.durationNs;
         if (isDeviceWork(e.category) && e.op.valid()) {
             selfDevice[e.op.value] += e.durationNs;
+            const bool tc = e.category == Category::Kernel && onTensorCores(e.name);
+            bool inEligible = false;
             // The op and every CPU op it is nested in carry the time in their totals.
-            for (EventId a = e.op; a.valid(); a = model.event(a).parent)
-                if (model.event(a).category == Category::CpuOp)
-                    deviceTotal[a.value] += e.durationNs;
+            for (EventId a = e.op; a.valid(); a = model.event(a).parent) {
+                const Event& op = model.event(a);
+                if (op.category != Category::CpuOp)
+                    continue;
+                deviceTotal[a.value] += e.durationNs;
+                tensorCore[a.value] += tc ? e.durationNs : 0;
+                inEligible = inEligible || eligible(op.name);
+            }
+            if (inEligible && e.category == Category::Kernel && (!within || contains(*within, e.startNs))) {
+                tables.eligibleKernelNs += e.durationNs;
+                tables.eligibleTensorCoreNs += tc ? e.durationNs : 0;
+            }
         }
     }
 
@@ -102,20 +120,22 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
             s.selfCpuNs += std::max<int64_t>(0, e.durationNs - childCpu[i]);
             s.selfDeviceNs += selfDevice[i];
             s.deviceTotalNs += deviceTotal[i];
+            s.tensorCoreNs += tensorCore[i];
         };
         accumulate(byName[Key{e.name.value, 0}]);
         accumulate(byShapes[Key{e.name.value, shapes.valid() ? shapes.value : 0}]);
     }
 
-    OpTables tables;
     for (auto& [key, stats] : byName) {
         stats.name = std::string(model.text(StringId{key.name}));
+        stats.tensorCoreEligible = eligible(StringId{key.name});
         tables.byName.push_back(std::move(stats));
     }
     if (anyShapes) {
         for (auto& [key, stats] : byShapes) {
             stats.name = std::string(model.text(StringId{key.name}));
             stats.inputShapes = std::string(model.text(StringId{key.shapes}));
+            stats.tensorCoreEligible = eligible(StringId{key.name});
             tables.byNameAndShapes.push_back(std::move(stats));
         }
     }

@@ -21,16 +21,23 @@ struct OpStats
     int64_t cpuTotalNs = 0;      // duration
     int64_t selfDeviceNs = 0;    // kernels, memcpys, memsets launched by the op itself
     int64_t deviceTotalNs = 0;   // ... by the op or any op nested in it
+    bool tensorCoreEligible = false;  // GEMM, convolution, their backward, fused attention
+    int64_t tensorCoreNs = 0;    // the part of deviceTotalNs on Tensor Core kernels
     double meanCpuNs() const { return calls ? double(cpuTotalNs) / double(calls) : 0.0; }
     double meanDeviceNs() const { return calls ? double(deviceTotalNs) / double(calls) : 0.0; }
 };
 
-enum class OpColumn { Name, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal };
+enum class OpColumn { Name, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, TensorCore };
 
 struct OpTables
 {
     std::vector<OpStats> byName;           // sorted by device total, then CPU total
     std::vector<OpStats> byNameAndShapes;  // empty when no op recorded its shapes
+    // Kernel time, each kernel counted once: all of it, launched under a Tensor Core
+    // eligible op (the op or one it is nested in), and the part of that on Tensor Cores.
+    int64_t kernelNs = 0;
+    int64_t eligibleKernelNs = 0;
+    int64_t eligibleTensorCoreNs = 0;
 };
 
 // Spans that mark a step, a DataLoader or DataPipe fetch, or an optimizer step or its

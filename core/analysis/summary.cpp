@@ -16,6 +16,8 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.utilization = computeUtilizationSeries(model, options.utilizationBuckets);
     summary.ops = computeOpTables(model);
     summary.kernels = computeKernelTable(model);
+    summary.kernelsByOp = computeKernelTable(model, nullptr, KernelGrouping::NameAndOp);
+    summary.kernelsByLaunch = computeKernelTable(model, nullptr, KernelGrouping::LaunchConfig);
     summary.memcpy = computeMemcpyTable(model);
     summary.memory = computeMemoryUsage(model, summary.steps);
     summary.modules = computeModuleTree(model);

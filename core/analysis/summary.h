@@ -31,7 +31,9 @@ struct TraceSummary
     SyncStats sync;
     UtilizationSeries utilization;
     OpTables ops;
-    std::vector<KernelStats> kernels;
+    std::vector<KernelStats> kernels;           // one row per kernel name
+    std::vector<KernelStats> kernelsByOp;       // per kernel name and launching op
+    std::vector<KernelStats> kernelsByLaunch;   // per kernel name and launch configuration
     std::vector<MemcpyStats> memcpy;
     std::map<std::string, DeviceMemory> memory;
     ModuleTree modules;    // empty when the trace has no nn.Module spans

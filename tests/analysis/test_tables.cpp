@@ -62,6 +62,37 @@ const char* kMarkerSpans = R"j({"traceEvents": [
   {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 1, "tid": 1, "ts": 110, "dur": 20}
 ]})j";
 
+// Two aten::linear -> aten::addmm launching a Tensor Core GEMM (30 us on a 8x1x1 grid, 20
+// us on a 16x1x1 grid), an addmm on its own launching a SIMT GEMM (10 us) and the same
+// Tensor Core GEMM (4 us, 8x1x1), and an aten::add's elementwise kernel (5 us).
+const char* kTensorCoreOps = R"j({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 5, "dur": 40},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT", "pid": 0, "tid": 7, "ts": 20, "dur": 30, "args": {"correlation": 1, "grid": [8, 1, 1], "block": [128, 1, 1], "registers per thread": 90, "shared memory": 4096, "blocks per SM": 0.5, "est. achieved occupancy %": 12}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 60, "dur": 20},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 61, "dur": 2, "args": {"correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_64x64_nn", "pid": 0, "tid": 7, "ts": 60, "dur": 10, "args": {"correlation": 2, "grid": [4, 1, 1], "block": [128, 1, 1]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 64, "dur": 2, "args": {"correlation": 5}},
+  {"ph": "X", "cat": "kernel", "name": "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT", "pid": 0, "tid": 7, "ts": 71, "dur": 4, "args": {"correlation": 5, "grid": [8, 1, 1], "block": [128, 1, 1], "registers per thread": 90, "shared memory": 4096, "blocks per SM": 0.5, "est. achieved occupancy %": 12}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 90, "dur": 10},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 91, "dur": 2, "args": {"correlation": 3}},
+  {"ph": "X", "cat": "kernel", "name": "vectorized_elementwise_kernel", "pid": 0, "tid": 7, "ts": 95, "dur": 5, "args": {"correlation": 3}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 110, "dur": 30},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 112, "dur": 20},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 113, "dur": 3, "args": {"correlation": 4}},
+  {"ph": "X", "cat": "kernel", "name": "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"correlation": 4, "grid": [16, 1, 1], "block": [128, 1, 1], "registers per thread": 90, "shared memory": 4096, "blocks per SM": 1, "est. achieved occupancy %": 24}}
+]})j";
+
+const KernelStats* findKernel(const std::vector<KernelStats>& rows, std::string_view name, std::string_view op,
+                              int32_t grid = -2)
+{
+    for (const KernelStats& k : rows)
+        if (k.name == name && k.topOp == op && (grid == -2 || k.grid[0] == grid))
+            return &k;
+    return nullptr;
+}
+
 std::shared_ptr<const TraceModel> load()
 {
     LoadResult result = loadTraceText(kTrace);
@@ -179,6 +210,63 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(copies[0].memoryKind), QString("Pageable -> Device"));
         QCOMPARE(copies[0].totalBytes, int64_t(4096));
         QCOMPARE(*copies[0].bandwidthGBps, 4096.0 / 4000.0);
+    }
+
+    void groupsKernelsByOpAndByLaunchConfiguration()
+    {
+        LoadResult loaded = loadTraceText(kTensorCoreOps);
+        QVERIFY(loaded.ok());
+        const std::string tc = "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT";
+        // By name: three rows; the Tensor Core GEMM's 54 us, duration-weighted occupancy.
+        const std::vector<KernelStats> byName = computeKernelTable(*loaded.model);
+        QCOMPARE(byName.size(), size_t(3));
+        QCOMPARE(byName[0].name, tc);
+        QCOMPARE(byName[0].totalNs, 54 * kUs);
+        QCOMPARE(byName[0].unit, MatrixUnit::TensorCore);
+        QCOMPARE(byName[0].grid[0], 8);  // the longest call's
+        QVERIFY(std::abs(*byName[0].meanOccupancyPercent - (12.0 * 34 + 24.0 * 20) / 54) < 1e-9);
+        QVERIFY(std::abs(*byName[0].meanBlocksPerSm - (0.5 * 34 + 1.0 * 20) / 54) < 1e-9);
+        QCOMPARE(byName[1].unit, MatrixUnit::Simt);
+        QCOMPARE(byName[2].unit, MatrixUnit::Unknown);
+        // By kernel and op: every launch here comes from aten::addmm or aten::add.
+        const auto byOp = computeKernelTable(*loaded.model, nullptr, KernelGrouping::NameAndOp);
+        QCOMPARE(byOp.size(), size_t(3));
+        QVERIFY(findKernel(byOp, tc, "aten::addmm"));
+        QCOMPARE(findKernel(byOp, tc, "aten::addmm")->calls, int64_t(3));
+        // By launch configuration: the 8x1x1 calls (34 us) and the 16x1x1 call (20 us).
+        const auto byLaunch = computeKernelTable(*loaded.model, nullptr, KernelGrouping::LaunchConfig);
+        QCOMPARE(byLaunch.size(), size_t(4));
+        const KernelStats* small = findKernel(byLaunch, tc, "aten::addmm", 8);
+        const KernelStats* large = findKernel(byLaunch, tc, "aten::addmm", 16);
+        QVERIFY(small && large);
+        QCOMPARE(small->calls, int64_t(2));
+        QCOMPARE(small->totalNs, 34 * kUs);
+        QCOMPARE(*small->meanOccupancyPercent, 12.0);
+        QCOMPARE(large->calls, int64_t(1));
+        QCOMPARE(large->totalNs, 20 * kUs);
+        QCOMPARE(large->registersPerThread, 90);
+        QCOMPARE(*large->meanBlocksPerSm, 1.0);
+    }
+
+    void tensorCoreEligibilityPerOp()
+    {
+        LoadResult loaded = loadTraceText(kTensorCoreOps);
+        QVERIFY(loaded.ok());
+        const OpTables ops = computeOpTables(*loaded.model);
+        const OpStats* linear = find(ops.byName, "aten::linear");
+        const OpStats* addmm = find(ops.byName, "aten::addmm");
+        const OpStats* add = find(ops.byName, "aten::add");
+        QVERIFY(linear && addmm && add);
+        QVERIFY(linear->tensorCoreEligible && addmm->tensorCoreEligible && !add->tensorCoreEligible);
+        QCOMPARE(addmm->deviceTotalNs, 64 * kUs);
+        QCOMPARE(addmm->tensorCoreNs, 54 * kUs);  // all but the 10 us SIMT GEMM
+        QCOMPARE(linear->deviceTotalNs, 50 * kUs);
+        QCOMPARE(linear->tensorCoreNs, 50 * kUs);
+        QCOMPARE(add->tensorCoreNs, int64_t(0));
+        // Each kernel once: 69 us in all, 64 us under an eligible op, 54 of it on Tensor Cores.
+        QCOMPARE(ops.kernelNs, 69 * kUs);
+        QCOMPARE(ops.eligibleKernelNs, 64 * kUs);
+        QCOMPARE(ops.eligibleTensorCoreNs, 54 * kUs);
     }
 
     void classifiesIdleGapsOnAStream()

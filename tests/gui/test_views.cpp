@@ -17,6 +17,7 @@
 #include "widgets/utilization_chart.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QImage>
 #include <QLabel>
 #include <QTreeWidget>
@@ -116,6 +117,14 @@ private Q_SLOTS:
         ops->setGroupByShapes(false);
         widgets::KernelTableModel* kernels = view.kernelModel();
         QAbstractItemModelTester kernelTester(kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
+        // Group by kernel and launch configuration, then by kernel and op, and back.
+        QVERIFY(trace->summary.kernelsByLaunch.size() > trace->summary.kernels.size());
+        view.kernelGrouping()->setCurrentIndex(2);
+        QCOMPARE(kernels->rowCount(), int(trace->summary.kernelsByLaunch.size()));
+        view.kernelGrouping()->setCurrentIndex(1);
+        QCOMPARE(kernels->rowCount(), int(trace->summary.kernelsByOp.size()));
+        view.kernelGrouping()->setCurrentIndex(0);
         QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
         // Sorted by device total, descending, through the raw values.
         QSortFilterProxyModel* proxy = view.operators()->proxy();
