@@ -2,9 +2,9 @@
 
 #include "widgets/findings_view.h"
 #include "widgets/memory_chart.h"
+#include "widgets/memory_page.h"
 #include "widgets/module_view.h"
 #include "widgets/overview_view.h"
-#include "widgets/plot_export.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/timeline_page.h"
@@ -12,7 +12,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -46,20 +45,14 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
         m_kernelModel->setKernels(index == 1 ? s.kernelsByOp : index == 2 ? s.kernelsByLaunch : s.kernels);
     });
 
-    auto* memoryPage = new QWidget(this);
-    auto* memoryLayout = new QVBoxLayout(memoryPage);
-    m_memory = new MemoryChart(memoryPage);
-    m_memory->setMemory(t.summary.memory, t.summary.steps, t.summary.utilization.beginNs);
-    installPlotExportMenu(*m_memory);
-    if (t.summary.memory.empty())
-        memoryLayout->addWidget(new QLabel(tr("This trace has no memory samples (profile with profile_memory=True)."), memoryPage));
-    memoryLayout->addWidget(m_memory);
+    m_memoryPage = new MemoryPage(t.summary, this);
+    m_memory = m_memoryPage->chart();
 
     addTab(m_overview, tr("&Overview"));
     addTab(m_findings, tr("&Diagnosis"));
     addTab(m_operators, tr("O&perators"));
     addTab(m_kernels, tr("&Kernels"));
-    addTab(memoryPage, tr("&Memory"));
+    addTab(m_memoryPage, tr("&Memory"));
     m_modules->setTrees(t.summary.modules, t.summary.calls);
     addTab(m_modules, tr("Mod&ules"));
     setTabToolTip(Modules, tr("The nn.Module hierarchy and the call tree as a flame graph"));

@@ -17,6 +17,7 @@ class TableView;
 class OpTableModel;
 class KernelTableModel;
 class MemoryChart;
+class MemoryPage;
 class ModuleView;
 class TimelinePage;
 
@@ -34,6 +35,7 @@ public:
     TableView* operators() const { return m_operators; }
     TableView* kernels() const { return m_kernels; }
     MemoryChart* memoryChart() const { return m_memory; }
+    MemoryPage* memoryPage() const { return m_memoryPage; }
     ModuleView* modules() const { return m_modules; }
     TimelinePage* timeline() const { return m_timeline; }
     OpTableModel* opModel() const { return m_opModel; }
@@ -57,6 +59,7 @@ private:
     TableView* m_kernels;
     QComboBox* m_kernelGroups = nullptr;
     MemoryChart* m_memory;
+    MemoryPage* m_memoryPage = nullptr;
     ModuleView* m_modules;
     TimelinePage* m_timeline;
 };

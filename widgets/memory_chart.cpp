@@ -7,31 +7,13 @@ namespace kinetoscope::widgets {
 
 namespace {
 
-// About two points per pixel are plenty: keep the min and max of each bucket.
+// About two points per pixel are plenty: the lowest and highest point of each bucket.
 void reduce(const std::vector<analysis::MemoryPoint>& curve, bool reserved, int64_t originNs, int buckets,
             QVector<double>& keys, QVector<double>& values)
 {
-    if (curve.empty())
-        return;
-    const int64_t begin = curve.front().timeNs, end = curve.back().timeNs;
-    const double width = std::max<double>(1.0, double(end - begin) / buckets);
-    size_t i = 0;
-    while (i < curve.size()) {
-        const auto bucket = int64_t(double(curve[i].timeNs - begin) / width);
-        double lo = 1e300, hi = -1e300;
-        int64_t loT = 0, hiT = 0;
-        for (; i < curve.size() && int64_t(double(curve[i].timeNs - begin) / width) == bucket; ++i) {
-            const double v = double(reserved ? curve[i].reservedBytes : curve[i].allocatedBytes) / format::kGiB;
-            if (v < lo) { lo = v; loT = curve[i].timeNs; }
-            if (v > hi) { hi = v; hiT = curve[i].timeNs; }
-        }
-        if (loT <= hiT) {
-            keys << double(loT - originNs) / 1e6 << double(hiT - originNs) / 1e6;
-            values << lo << hi;
-        } else {
-            keys << double(hiT - originNs) / 1e6 << double(loT - originNs) / 1e6;
-            values << hi << lo;
-        }
+    for (const analysis::MemoryPoint& p : analysis::reduceCurve(curve, size_t(2 * buckets), reserved)) {
+        keys << double(p.timeNs - originNs) / 1e6;
+        values << double(reserved ? p.reservedBytes : p.allocatedBytes) / format::kGiB;
     }
 }
 

@@ -211,4 +211,66 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     return {};
 }
 
+MemoryTableModel::MemoryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void MemoryTableModel::setRows(std::vector<analysis::OpAllocation> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int MemoryTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int MemoryTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant MemoryTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const analysis::OpAllocation& o = m_rows[size_t(index.row())];
+    if (role == Qt::TextAlignmentRole)
+        return index.column() != Name ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
+        return {};
+    if (index.column() == Name)
+        return o.op.empty() ? QStringLiteral("(outside any op)") : QString::fromStdString(o.op);
+    const int64_t values[] = {0, o.allocations, o.totalAllocations, o.bytes, o.totalBytes, o.selfIncreaseBytes,
+                              o.totalIncreaseBytes};
+    const int64_t v = values[index.column()];
+    if (role == Qt::UserRole)
+        return qlonglong(v);
+    if (index.column() == Allocations || index.column() == TotalAllocations)
+        return count(v);
+    // Size increases may be negative (an op that frees more than it allocates).
+    return QString::fromStdString((v < 0 ? "-" : "") + format::bytes(double(v < 0 ? -v : v)));
+}
+
+QVariant MemoryTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    static const char* names[] = {"Operator",  "Allocations (self)", "Allocations (total)", "Allocated (self)",
+                                  "Allocated (total)", "Size increase (self)", "Size increase (total)"};
+    static const char* tips[] = {
+        "The innermost op around the memory events.",
+        "Allocations made in the op itself, not in an op nested in it.",
+        "Allocations made in the op or any op nested in it.",
+        "Bytes allocated in the op itself (frees not subtracted).",
+        "Bytes allocated in the op or any op nested in it.",
+        "Bytes allocated less bytes freed, in the op itself.",
+        "Bytes allocated less bytes freed, in the op or any op nested in it."};
+    if (role == Qt::DisplayRole)
+        return QString::fromLatin1(names[section]);
+    if (role == Qt::ToolTipRole)
+        return QString::fromLatin1(tips[section]);
+    return {};
+}
+
 }  // namespace kinetoscope::widgets

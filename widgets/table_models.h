@@ -3,6 +3,7 @@
 // Qt::UserRole the raw number (ns, counts) that sorting uses, Qt::ToolTipRole explains
 // the column. Wrap them in a QSortFilterProxyModel with sortRole = Qt::UserRole.
 #include "core/analysis/kernel_table.h"
+#include "core/analysis/memory_usage.h"
 #include "core/analysis/op_table.h"
 
 #include <QAbstractTableModel>
@@ -52,6 +53,27 @@ public:
 
 private:
     std::vector<analysis::KernelStats> m_kernels;
+};
+
+// The TensorBoard plugin's memory table for one device: per op, allocations, bytes
+// allocated and size increase (allocated less freed), self and total.
+class MemoryTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        Name, Allocations, TotalAllocations, Bytes, TotalBytes, SelfIncrease, TotalIncrease, ColumnCount
+    };
+    explicit MemoryTableModel(QObject* parent = nullptr);
+    void setRows(std::vector<analysis::OpAllocation> rows);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<analysis::OpAllocation> m_rows;
 };
 
 }  // namespace kinetoscope::widgets

@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
     "                        format, devices, ranks, time span, steps, events per category,\n"
     "                        skipped events with reasons, load time and throughput\n"
-    "  summary TRACE [--json] [--series] [--step-marker NAME]\n"
+    "  summary TRACE [--json] [--series] [--memory-points N] [--step-marker NAME]\n"
     "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
     "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
     "  summary DIR|TRACE TRACE... [--json]\n"

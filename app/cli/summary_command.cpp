@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <ostream>
 
 namespace kinetoscope::cli {
@@ -25,6 +26,15 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
             asJson = true;
         } else if (arg == "--series") {
             report.includeSeries = true;
+        } else if (arg == "--memory-points") {
+            const std::string value = i + 1 < args.size() ? args[++i] : std::string();
+            size_t points = 0;
+            const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), points);
+            if (error != std::errc() || end != value.data() + value.size() || points < 2) {
+                err << "kinetoscope summary: --memory-points needs a number of points, at least 2\n";
+                return kExitBadInput;
+            }
+            report.memoryPoints = points;
         } else if (arg == "--step-marker") {
             if (i + 1 == args.size() || args[i + 1].empty()) {
                 err << "kinetoscope summary: --step-marker needs a name\n";
@@ -52,7 +62,7 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (path.empty()) {
         err << "kinetoscope summary: which trace? usage: kinetoscope summary TRACE [--json] "
-               "[--series] [--step-marker NAME]\n";
+               "[--series] [--memory-points N] [--step-marker NAME]\n";
         return kExitBadInput;
     }
     const auto opened = document::open(path, options);

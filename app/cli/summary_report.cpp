@@ -285,8 +285,16 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         for (const auto& v : d.allocatedAtStepStart)
             atStart.push_back(v ? json(*v) : json(nullptr));
         json topOps = json::array();
-        for (size_t i = 0; i < std::min<size_t>(10, d.byOp.size()); ++i)
-            topOps.push_back({{"op", d.byOp[i].op}, {"allocations", d.byOp[i].allocations}, {"bytes", d.byOp[i].bytes}});
+        for (size_t i = 0; i < std::min<size_t>(10, d.byOp.size()); ++i) {
+            const OpAllocation& o = d.byOp[i];
+            topOps.push_back({{"op", o.op}, {"allocations", o.allocations}, {"bytes", o.bytes},
+                              {"self_increase_bytes", o.selfIncreaseBytes}, {"total_allocations", o.totalAllocations},
+                              {"total_bytes", o.totalBytes}, {"total_increase_bytes", o.totalIncreaseBytes}});
+        }
+        json live = json::array();
+        for (size_t i = 0; i < std::min<size_t>(10, d.liveAtPeak.size()); ++i)
+            live.push_back({{"stack", d.liveAtPeak[i].stack}, {"allocations", d.liveAtPeak[i].allocations},
+                            {"bytes", d.liveAtPeak[i].bytes}});
         int64_t neverFreed = 0;
         for (const Allocation& a : d.allocations)
             neverFreed += a.freeNs < 0;
@@ -298,7 +306,17 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
                           {"allocations", d.allocations.size()},
                           {"allocations_never_freed", neverFreed},
                           {"unpaired_frees", d.unpairedFrees},
-                          {"top_ops", topOps}};
+                          {"top_ops", topOps},
+                          {"peak_time_us", d.peakTimeNs >= 0 ? json(toUs(double(d.peakTimeNs))) : json(nullptr)},
+                          {"live_at_peak", live},
+                          {"peak_untracked_bytes", d.peakUntrackedBytes}};
+        if (options.memoryPoints > 0) {
+            json curve = json::array();
+            for (const MemoryPoint& p : reduceCurve(d.curve, options.memoryPoints))
+                curve.push_back({toUs(double(p.timeNs)), p.allocatedBytes,
+                                 p.reservedBytes >= 0 ? json(p.reservedBytes) : json(nullptr)});
+            memory[device]["curve"] = curve;
+        }
     }
     const Breakdown& all = s.breakdown.all;
     json result = {

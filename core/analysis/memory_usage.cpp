@@ -1,6 +1,9 @@
 #include "core/analysis/memory_usage.h"
 
+#include "core/analysis/op_table.h"
+
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 namespace kinetoscope::analysis {
@@ -18,7 +21,89 @@ std::string deviceName(const MemorySample& s)
            std::to_string(s.deviceId);
 }
 
+// An operator, not a step or data-fetch marker span that a trace labels cpu_op.
+bool isOperator(const TraceModel& model, EventId id)
+{
+    const Event& e = model.event(id);
+    return e.category == Category::CpuOp && !isMarkerSpan(model.text(e.name));
+}
+
+// "aten::linear > aten::addmm": the CPU ops from the outermost to `op`.
+std::string opStack(const TraceModel& model, EventId op)
+{
+    std::vector<std::string_view> names;
+    for (EventId a = op; a.valid(); a = model.event(a).parent)
+        if (isOperator(model, a))
+            names.push_back(model.text(model.event(a).name));
+    std::string stack;
+    for (auto it = names.rbegin(); it != names.rend(); ++it)
+        stack += (stack.empty() ? "" : " > ") + std::string(*it);
+    return stack;
+}
+
+void findLiveAtPeak(const TraceModel& model, DeviceMemory& d)
+{
+    const auto peak = std::find_if(d.curve.begin(), d.curve.end(), [&d](const MemoryPoint& p) {
+        return p.allocatedBytes == d.peakAllocatedBytes;
+    });
+    if (peak == d.curve.end())
+        return;
+    d.peakTimeNs = peak->timeNs;
+    std::unordered_map<uint32_t, std::string> stackOf;  // by op event, computed once
+    std::map<std::string, LiveAtPeak> byStack;
+    int64_t tracked = 0;
+    for (const Allocation& a : d.allocations) {
+        if (a.allocNs > d.peakTimeNs)
+            break;  // in allocation order
+        if (a.freeNs >= 0 && a.freeNs <= d.peakTimeNs)
+            continue;
+        auto [it, added] = stackOf.try_emplace(a.op.valid() ? a.op.value : UINT32_MAX);
+        if (added && a.op.valid())
+            it->second = opStack(model, a.op);
+        LiveAtPeak& entry = byStack[it->second];
+        entry.stack = it->second;
+        ++entry.allocations;
+        entry.bytes += a.bytes;
+        tracked += a.bytes;
+    }
+    for (auto& [stack, entry] : byStack)
+        d.liveAtPeak.push_back(std::move(entry));
+    std::sort(d.liveAtPeak.begin(), d.liveAtPeak.end(),
+              [](const LiveAtPeak& a, const LiveAtPeak& b) { return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack; });
+    d.peakUntrackedBytes = std::max<int64_t>(0, d.peakAllocatedBytes - tracked);
+}
+
 }  // namespace
+
+std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints, bool reserved)
+{
+    if (curve.size() <= std::max<size_t>(maxPoints, 2))
+        return curve;
+    const size_t buckets = std::max<size_t>(1, maxPoints / 2);
+    const int64_t begin = curve.front().timeNs;
+    const double width = std::max(1.0, double(curve.back().timeNs - begin) / double(buckets));
+    auto value = [reserved](const MemoryPoint& p) { return reserved ? p.reservedBytes : p.allocatedBytes; };
+    // The last point ends the last bucket rather than opening one of its own.
+    auto bucketOf = [&](const MemoryPoint& p) {
+        return std::min(int64_t(double(p.timeNs - begin) / width), int64_t(buckets) - 1);
+    };
+    std::vector<MemoryPoint> out;
+    size_t i = 0;
+    while (i < curve.size()) {
+        const int64_t bucket = bucketOf(curve[i]);
+        size_t lo = i, hi = i;
+        for (; i < curve.size() && bucketOf(curve[i]) == bucket; ++i) {
+            if (value(curve[i]) < value(curve[lo]))
+                lo = i;
+            if (value(curve[i]) > value(curve[hi]))
+                hi = i;
+        }
+        out.push_back(curve[std::min(lo, hi)]);
+        if (lo != hi)
+            out.push_back(curve[std::max(lo, hi)]);
+    }
+    return out;
+}
 
 std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, const StepDetection& steps)
 {
@@ -42,18 +127,29 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
             d.peakReservedBytes = std::max(d.peakReservedBytes.value_or(0), s.totalReserved);
 
         auto& liveHere = live[name];
+        EventId cpuOp = s.bytes != 0 ? model.innermostEventAt(s.track, s.timeNs) : EventId{};
+        while (cpuOp.valid() && !isOperator(model, cpuOp))
+            cpuOp = model.event(cpuOp).parent;
         if (s.bytes > 0) {
             liveHere[s.address] = d.allocations.size();
-            d.allocations.push_back({s.timeNs, -1, s.bytes, s.address});
-            const EventId op = model.innermostEventAt(s.track, s.timeNs);
-            EventId cpuOp = op;
-            while (cpuOp.valid() && model.event(cpuOp).category != Category::CpuOp)
-                cpuOp = model.event(cpuOp).parent;
-            const uint32_t opName = cpuOp.valid() ? model.event(cpuOp).name.value : 0;
-            OpAllocation& entry = byOp[name][opName];
-            ++entry.allocations;
-            entry.bytes += s.bytes;
-        } else if (s.bytes < 0) {
+            d.allocations.push_back({s.timeNs, -1, s.bytes, s.address, cpuOp});
+        }
+        // The plugin's memory table: self for the innermost op, total for it and every op
+        // around it (each op instance once).
+        auto count = [&s](OpAllocation& entry, bool self) {
+            const bool allocation = s.bytes > 0;
+            (self ? entry.allocations : entry.totalAllocations) += allocation ? 1 : 0;
+            (self ? entry.bytes : entry.totalBytes) += allocation ? s.bytes : 0;
+            (self ? entry.selfIncreaseBytes : entry.totalIncreaseBytes) += s.bytes;
+        };
+        auto& opsHere = byOp[name];
+        count(opsHere[cpuOp.valid() ? model.event(cpuOp).name.value : 0], true);
+        if (!cpuOp.valid())
+            count(opsHere[0], false);
+        for (EventId a = cpuOp; a.valid(); a = model.event(a).parent)
+            if (isOperator(model, a))
+                count(opsHere[model.event(a).name.value], false);
+        if (s.bytes < 0) {
             const auto it = liveHere.find(s.address);
             if (it == liveHere.end()) {
                 ++d.unpairedFrees;
@@ -68,8 +164,10 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
             entry.op = std::string(model.text(StringId{opName}));
             d.byOp.push_back(std::move(entry));
         }
-        std::sort(d.byOp.begin(), d.byOp.end(),
-                  [](const OpAllocation& a, const OpAllocation& b) { return a.bytes > b.bytes; });
+        std::sort(d.byOp.begin(), d.byOp.end(), [](const OpAllocation& a, const OpAllocation& b) {
+            return a.bytes != b.bytes ? a.bytes > b.bytes : a.totalBytes > b.totalBytes;
+        });
+        findLiveAtPeak(model, d);
         for (const Step& step : steps.steps) {
             // The last sample at or before the step's start.
             const auto it = std::upper_bound(d.curve.begin(), d.curve.end(), step.beginNs,

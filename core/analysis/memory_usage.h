@@ -6,6 +6,7 @@
 // then rebuilt by summing `Bytes` (relative to the start of the trace), and reserved
 // memory is not available.
 #include "core/analysis/steps.h"
+#include "core/trace/trace_model.h"
 
 #include <map>
 #include <optional>
@@ -21,11 +22,18 @@ struct MemoryPoint
     int64_t reservedBytes;  // -1 when not recorded
 };
 
+// The TensorBoard plugin's memory table, per op name: "self" counts the memory events made
+// in the op itself (not in an op nested in it), "total" those made in it or any nested op.
+// Size increase is bytes allocated less bytes freed.
 struct OpAllocation
 {
-    std::string op;  // innermost CPU op around the allocation ("" outside any op)
-    int64_t allocations = 0;
-    int64_t bytes = 0;  // allocated (frees not subtracted)
+    std::string op;  // innermost CPU op around the event ("" outside any op)
+    int64_t allocations = 0;        // self
+    int64_t bytes = 0;              // self: allocated (frees not subtracted)
+    int64_t selfIncreaseBytes = 0;  // self: allocated less freed
+    int64_t totalAllocations = 0;
+    int64_t totalBytes = 0;
+    int64_t totalIncreaseBytes = 0;
 };
 
 struct Allocation
@@ -34,6 +42,15 @@ struct Allocation
     int64_t freeNs = -1;  // -1: never freed inside the trace
     int64_t bytes = 0;
     uint64_t address = 0;
+    trace::EventId op;    // the innermost CPU op that allocated it; invalid outside any op
+};
+
+// What was alive at the peak of allocated memory, by the stack of ops that allocated it.
+struct LiveAtPeak
+{
+    std::string stack;  // outermost op first: "aten::linear > aten::addmm"; "" outside any op
+    int64_t allocations = 0;
+    int64_t bytes = 0;
 };
 
 struct DeviceMemory
@@ -46,8 +63,16 @@ struct DeviceMemory
     std::vector<std::optional<int64_t>> allocatedAtStepStart;  // per step; none before the first sample
     std::vector<Allocation> allocations;  // paired by address, in allocation order
     int64_t unpairedFrees = 0;            // frees whose allocation precedes the trace
-    std::vector<OpAllocation> byOp;       // by bytes, descending
+    std::vector<OpAllocation> byOp;       // by self bytes, descending
+    int64_t peakTimeNs = -1;              // the first sample at the peak of allocated memory
+    std::vector<LiveAtPeak> liveAtPeak;   // by bytes, descending
+    int64_t peakUntrackedBytes = 0;       // allocated at the peak by no allocation in the trace
 };
+
+// At most about `maxPoints` points of a curve for plotting: the lowest and highest point of
+// each of maxPoints / 2 equal time buckets, in time order, so the peak is kept exactly.
+// `reserved`: by reserved bytes instead of allocated.
+std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints, bool reserved = false);
 
 // Keyed by device name ("cuda:0", ..., "cpu").
 std::map<std::string, DeviceMemory> computeMemoryUsage(const trace::TraceModel& model, const StepDetection& steps);

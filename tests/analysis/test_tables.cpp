@@ -327,9 +327,40 @@ private Q_SLOTS:
         QCOMPARE(cuda.allocations[0].freeNs, 30 * kUs);
         QCOMPARE(cuda.allocations[1].freeNs, int64_t(-1));
         QCOMPARE(cuda.unpairedFrees, int64_t(0));
-        QCOMPARE(cuda.byOp.size(), size_t(1));  // both inside aten::addmm
-        QCOMPARE(QString::fromStdString(cuda.byOp[0].op), QString("aten::addmm"));
-        QCOMPARE(cuda.byOp[0].bytes, int64_t(150));
+        // The memory table: both allocations and the free in aten::addmm (self), which
+        // aten::linear holds (total); ProfilerStep#1 is a marker, not an op.
+        QCOMPARE(cuda.byOp.size(), size_t(2));
+        const OpAllocation& addmm = cuda.byOp[0];
+        QCOMPARE(QString::fromStdString(addmm.op), QString("aten::addmm"));
+        QCOMPARE(addmm.allocations, int64_t(2));
+        QCOMPARE(addmm.bytes, int64_t(150));
+        QCOMPARE(addmm.selfIncreaseBytes, int64_t(50));  // 100 - 100 + 50
+        QCOMPARE(addmm.totalAllocations, int64_t(2));
+        QCOMPARE(addmm.totalBytes, int64_t(150));
+        QCOMPARE(addmm.totalIncreaseBytes, int64_t(50));
+        const OpAllocation& linear = cuda.byOp[1];
+        QCOMPARE(QString::fromStdString(linear.op), QString("aten::linear"));
+        QCOMPARE(linear.allocations, int64_t(0));
+        QCOMPARE(linear.bytes, int64_t(0));
+        QCOMPARE(linear.selfIncreaseBytes, int64_t(0));
+        QCOMPARE(linear.totalAllocations, int64_t(2));
+        QCOMPARE(linear.totalBytes, int64_t(150));
+        QCOMPARE(linear.totalIncreaseBytes, int64_t(50));
+        // The peak (1100 at 6 us): the 100 bytes aten::addmm had just allocated inside
+        // aten::linear; the other 1000 predate the trace.
+        QCOMPARE(cuda.peakTimeNs, 6 * kUs);
+        QCOMPARE(cuda.liveAtPeak.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(cuda.liveAtPeak[0].stack), QString("aten::linear > aten::addmm"));
+        QCOMPARE(cuda.liveAtPeak[0].allocations, int64_t(1));
+        QCOMPARE(cuda.liveAtPeak[0].bytes, int64_t(100));
+        QCOMPARE(cuda.peakUntrackedBytes, int64_t(1000));
+        // Reduced for plotting: three points fit; with room for two, the lowest and the
+        // highest of one bucket, in time order.
+        QCOMPARE(reduceCurve(cuda.curve, 10).size(), size_t(3));
+        const std::vector<MemoryPoint> two = reduceCurve(cuda.curve, 2);
+        QCOMPARE(two.size(), size_t(2));
+        QCOMPARE(two[0].allocatedBytes, int64_t(1100));
+        QCOMPARE(two[1].allocatedBytes, int64_t(1000));
         QCOMPARE(cuda.allocatedAtStepStart.size(), size_t(1));
         QVERIFY(!cuda.allocatedAtStepStart[0].has_value());  // no sample before t = 0
     }

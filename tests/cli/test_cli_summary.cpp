@@ -97,6 +97,35 @@ private Q_SLOTS:
         QVERIFY(none.out.find("no nn.Module spans in this trace") != std::string::npos);
     }
 
+    // The memory curves for scripts, reduced to the points asked for, the peak kept.
+    void printsTheMemoryCurveReduced()
+    {
+        const std::string file = sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz");
+        const Run run = runCli({"summary", file, "--json", "--memory-points", "20"});
+        QCOMPARE(run.code, 0);
+        const json gpu = json::parse(run.out)["memory"]["cuda:0"];
+        QVERIFY(gpu["samples"].get<size_t>() > 20);
+        const json& curve = gpu["curve"];
+        QVERIFY(curve.size() >= 10 && curve.size() <= 20);
+        int64_t highest = 0;
+        double last = 0;
+        for (const json& point : curve) {
+            QVERIFY(point[0].get<double>() >= last);  // in time order
+            last = point[0].get<double>();
+            highest = std::max(highest, point[1].get<int64_t>());
+        }
+        QCOMPARE(highest, gpu["peak_allocated_bytes"].get<int64_t>());
+        // What was alive at the peak: the loss's log-softmax among the stacks.
+        bool logSoftmax = false;
+        for (const json& live : gpu["live_at_peak"])
+            logSoftmax |= live["stack"].get<std::string>() == "aten::cross_entropy_loss > aten::log_softmax > aten::_log_softmax";
+        QVERIFY(logSoftmax);
+        QVERIFY(!json::parse(runCli({"summary", file, "--json"}).out)["memory"]["cuda:0"].contains("curve"));
+        const Run bad = runCli({"summary", file, "--memory-points", "many"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.find("--memory-points needs a number") != std::string::npos);
+    }
+
     // A folder (or several files) is a job: one row per rank, the straggler line.
     void summarisesAFolderOfRanksAsAJob()
     {

@@ -8,6 +8,7 @@
 #include "widgets/findings_view.h"
 #include "widgets/flame_graph.h"
 #include "widgets/memory_chart.h"
+#include "widgets/memory_page.h"
 #include "widgets/module_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/plot_export.h"
@@ -199,6 +200,15 @@ private Q_SLOTS:
         QVERIFY(memory->curvePointCount() <= 4 * 1500 * memory->graphCount());  // reduced for drawing
         memory->showReadoutAt(500.0);
         QVERIFY(memory->readout().contains(QStringLiteral("cuda:1 allocated")));
+        // The memory table and the peak are the GPU's: every op row, the live stacks.
+        widgets::MemoryPage* page = view.memoryPage();
+        QCOMPARE(page->device()->currentText(), QStringLiteral("cuda:1"));
+        const analysis::DeviceMemory& gpu = trace->summary.memory.at("cuda:1");
+        QCOMPARE(page->model()->rowCount(), int(gpu.byOp.size()));
+        QVERIFY(!gpu.liveAtPeak.empty());
+        QVERIFY(page->peak()->text().contains(QStringLiteral("At the peak")));
+        page->device()->setCurrentText(QStringLiteral("cpu"));
+        QCOMPARE(page->model()->rowCount(), int(trace->summary.memory.at("cpu").byOp.size()));
     }
 
     void followsADarkPalette()
