@@ -10,7 +10,6 @@
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/utilization_chart.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -30,11 +29,25 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_kernelModel->setKernels(t.summary.kernels);
     m_operators = new TableView(m_opModel, OpTableModel::DeviceTotal, this);
     m_operators->table()->setColumnHidden(OpTableModel::Shapes, true);
-    if (m_opModel->hasShapes()) {
-        QCheckBox* group = m_operators->addGroupToggle(tr("Group by input shapes"));
-        connect(group, &QCheckBox::toggled, this, [this](bool on) {
-            m_opModel->setGroupByShapes(on);
-            m_operators->table()->setColumnHidden(OpTableModel::Shapes, !on);
+    m_operators->table()->setColumnHidden(OpTableModel::Source, true);
+    if (m_opModel->hasShapes() || m_opModel->hasStacks()) {
+        // Choices the trace can answer: shapes need record_shapes, stacks with_stack.
+        QStringList choices{tr("name")};
+        std::vector<OpTableModel::Grouping> groupings{OpTableModel::Grouping::Name};
+        if (m_opModel->hasShapes()) {
+            choices << tr("name and input shapes");
+            groupings.push_back(OpTableModel::Grouping::InputShapes);
+        }
+        if (m_opModel->hasStacks()) {
+            choices << tr("name and call stack");
+            groupings.push_back(OpTableModel::Grouping::Stack);
+        }
+        m_opGroups = m_operators->addGroupChoice(choices);
+        connect(m_opGroups, &QComboBox::currentIndexChanged, this, [this, groupings](int index) {
+            const OpTableModel::Grouping grouping = groupings.at(size_t(std::max(0, index)));
+            m_opModel->setGrouping(grouping);
+            m_operators->table()->setColumnHidden(OpTableModel::Shapes, grouping != OpTableModel::Grouping::InputShapes);
+            m_operators->table()->setColumnHidden(OpTableModel::Source, grouping != OpTableModel::Grouping::Stack);
         });
     }
     m_kernels = new TableView(m_kernelModel, KernelTableModel::Total, this);

@@ -42,6 +42,9 @@ public:
     KernelTableModel* kernelModel() const { return m_kernelModel; }
     // The Kernels page's "Group by": kernel, kernel and op, kernel and launch configuration.
     QComboBox* kernelGrouping() const { return m_kernelGroups; }
+    // The Operators page's "Group by" (name, and input shapes and call stack where the
+    // trace has them); null when the trace has neither.
+    QComboBox* opGrouping() const { return m_opGroups; }
     void focusFilter();  // Ctrl+F: the filter of the current table page, or the timeline's search
     void showEvidence(const analysis::Finding& finding);
     // The Timeline page at a finding's time range (or its first kernel or op).
@@ -58,6 +61,7 @@ private:
     TableView* m_operators;
     TableView* m_kernels;
     QComboBox* m_kernelGroups = nullptr;
+    QComboBox* m_opGroups = nullptr;
     MemoryChart* m_memory;
     MemoryPage* m_memoryPage = nullptr;
     ModuleView* m_modules;

@@ -37,24 +37,30 @@ void OpTableModel::setTables(const analysis::OpTables& tables)
 {
     beginResetModel();
     m_tables = tables;
-    if (m_tables.byNameAndShapes.empty())
-        m_byShapes = false;
+    if ((m_grouping == Grouping::InputShapes && !hasShapes()) || (m_grouping == Grouping::Stack && !hasStacks()))
+        m_grouping = Grouping::Name;
     endResetModel();
 }
 
-void OpTableModel::setGroupByShapes(bool byShapes)
+void OpTableModel::setGrouping(Grouping grouping)
 {
-    byShapes = byShapes && hasShapes();
-    if (byShapes == m_byShapes)
+    if ((grouping == Grouping::InputShapes && !hasShapes()) || (grouping == Grouping::Stack && !hasStacks()))
+        grouping = Grouping::Name;
+    if (grouping == m_grouping)
         return;
     beginResetModel();
-    m_byShapes = byShapes;
+    m_grouping = grouping;
     endResetModel();
 }
 
 const std::vector<analysis::OpStats>& OpTableModel::rows() const
 {
-    return m_byShapes ? m_tables.byNameAndShapes : m_tables.byName;
+    switch (m_grouping) {
+    case Grouping::InputShapes: return m_tables.byNameAndShapes;
+    case Grouping::Stack: return m_tables.byNameAndStack;
+    case Grouping::Name: break;
+    }
+    return m_tables.byName;
 }
 
 int OpTableModel::rowCount(const QModelIndex& parent) const
@@ -74,12 +80,20 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     const analysis::OpStats& o = rows()[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role == Qt::ToolTipRole && index.column() == Source && !o.stack.empty()) {
+        // The frames the row groups on, innermost first.
+        QStringList frames;
+        for (const std::string& frame : o.stack)
+            frames << QString::fromStdString(frame);
+        return frames.join(QLatin1Char('\n'));
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
     case Name: return QString::fromStdString(o.name);
-    case Shapes: return m_byShapes ? QString::fromStdString(o.inputShapes) : QString();
+    case Shapes: return QString::fromStdString(o.inputShapes);
+    case Source: return QString::fromStdString(o.sourceLine);
     case Calls: return raw ? QVariant(qlonglong(o.calls)) : QVariant(count(o.calls));
     case SelfCpu: return raw ? QVariant(qlonglong(o.selfCpuNs)) : QVariant(ms(double(o.selfCpuNs)));
     case CpuTotal: return raw ? QVariant(qlonglong(o.cpuTotalNs)) : QVariant(ms(double(o.cpuTotalNs)));
@@ -104,12 +118,14 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* names[] = {"Operator", "Input shapes", "Calls", "Self CPU (ms)", "CPU total (ms)",
+    static const char* names[] = {"Operator", "Input shapes", "Source line", "Calls", "Self CPU (ms)", "CPU total (ms)",
                                   "Self device (ms)", "Device total (ms)", "Mean CPU (ms)", "Mean device (ms)",
                                   "TC eligible", "On Tensor Cores"};
     static const char* tips[] = {
         "The operator's name.",
         "The shapes of its inputs (recorded with record_shapes=True).",
+        "The innermost line of your code around the op (recorded with with_stack=True); the tooltip "
+        "shows the Python frames the row groups on.",
         "How many times it ran.",
         "CPU time in the op itself, without the ops it called.",
         "CPU time including the ops it called.",

@@ -15,14 +15,17 @@ class OpTableModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column {
-        Name, Shapes, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice,
+        Name, Shapes, Source, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice,
         TensorCoreEligible, TensorCoreShare, ColumnCount
     };
+    enum class Grouping { Name, InputShapes, Stack };
     explicit OpTableModel(QObject* parent = nullptr);
     void setTables(const analysis::OpTables& tables);
-    void setGroupByShapes(bool byShapes);
-    bool groupByShapes() const { return m_byShapes; }
+    // Falls back to Name when the trace has no shapes (or no Python frames) to group by.
+    void setGrouping(Grouping grouping);
+    Grouping grouping() const { return m_grouping; }
     bool hasShapes() const { return !m_tables.byNameAndShapes.empty(); }
+    bool hasStacks() const { return !m_tables.byNameAndStack.empty(); }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -32,7 +35,7 @@ public:
 private:
     const std::vector<analysis::OpStats>& rows() const;
     analysis::OpTables m_tables;
-    bool m_byShapes = false;
+    Grouping m_grouping = Grouping::Name;
 };
 
 class KernelTableModel : public QAbstractTableModel

@@ -1,6 +1,5 @@
 #include "widgets/table_view.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -47,13 +46,6 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     layout->addLayout(m_bar);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_details);
-}
-
-QCheckBox* TableView::addGroupToggle(const QString& text)
-{
-    auto* box = new QCheckBox(text, this);
-    m_bar->addWidget(box);
-    return box;
 }
 
 QComboBox* TableView::addGroupChoice(const QStringList& items)

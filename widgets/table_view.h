@@ -1,10 +1,9 @@
 #pragma once
 // A sortable, filterable table page (Operators or Kernels): a filter box (Ctrl+F), an
-// optional "group by input shapes" toggle, the table, and the selected row's details.
+// optional "Group by" choice, the table, and the selected row's details.
 #include <QWidget>
 
 class QAbstractTableModel;
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -19,8 +18,6 @@ class TableView : public QWidget
     Q_OBJECT
 public:
     TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget* parent = nullptr);
-    // Shows a "group by input shapes" check box wired to `toggled`.
-    QCheckBox* addGroupToggle(const QString& text);
     // Shows a "Group by" choice of `items`, the first chosen.
     QComboBox* addGroupChoice(const QStringList& items);
     void setFilter(const QString& text);

@@ -171,6 +171,10 @@ json opsJson(const std::vector<OpStats>& ops, size_t rows)
                     {"mean_device_us", toUs(o.meanDeviceNs())},
                     {"tensor_core_eligible", o.tensorCoreEligible},
                     {"tensor_core_us", toUs(double(o.tensorCoreNs))}};
+        if (!o.stack.empty() || !o.sourceLine.empty()) {
+            row["stack"] = o.stack;
+            row["source_line"] = o.sourceLine.empty() ? json(nullptr) : json(o.sourceLine);
+        }
         if (!o.inputShapes.empty())
             row["input_shapes"] = o.inputShapes;
         list.push_back(std::move(row));
@@ -340,6 +344,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
           {"launch_call_us", distributionJson(s.launches.launchCallDuration)}}},
         {"top_ops", opsJson(s.ops.byName, options.topRows)},
         {"top_ops_by_input_shapes", opsJson(s.ops.byNameAndShapes, options.topRows)},
+        {"top_ops_by_stack", opsJson(s.ops.byNameAndStack, options.topRows)},
         {"top_kernels", kernelRows(s.kernels)},
         {"top_kernels_by_op", kernelRows(s.kernelsByOp)},
         {"top_kernels_by_launch_config", kernelRows(s.kernelsByLaunch)},

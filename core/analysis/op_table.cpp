@@ -4,6 +4,7 @@
 #include "core/analysis/tensor_cores.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 namespace kinetoscope::analysis {
@@ -37,7 +38,45 @@ struct KeyHash
     size_t operator()(const Key& k) const noexcept { return (size_t(k.name) << 32) ^ k.shapes; }
 };
 
+// An op's name and its innermost Python frames (name ids; 0 past the outermost).
+struct StackKey
+{
+    uint32_t name = 0;
+    std::array<uint32_t, kStackFrames> frames{};
+    bool operator==(const StackKey&) const = default;
+};
+struct StackKeyHash
+{
+    size_t operator()(const StackKey& k) const noexcept
+    {
+        size_t h = k.name;
+        for (uint32_t f : k.frames)
+            h = h * 1000003u ^ f;
+        return h;
+    }
+};
+struct StackGroup
+{
+    OpStats stats;
+    uint32_t sourceLine = 0;  // name id of the innermost user frame; 0: none
+};
+
+// Frames above this many are not searched for the user's line (deep recursion).
+constexpr int kMaxFrameWalk = 256;
+
 }  // namespace
+
+bool isUserFrame(std::string_view frame)
+{
+    const size_t open = frame.find(".py(");
+    if (open == std::string_view::npos || frame.starts_with("<"))
+        return false;  // a built-in, or not a source frame
+    const std::string_view path = frame.substr(0, open);
+    for (std::string_view library : {"site-packages/", "dist-packages/", "/lib/python", "torch/", "<frozen"})
+        if (path.find(library) != std::string_view::npos)
+            return false;
+    return true;
+}
 
 bool isMarkerSpan(std::string_view name)
 {
@@ -106,8 +145,10 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
     }
 
     std::unordered_map<Key, OpStats, KeyHash> byName, byShapes;
+    std::unordered_map<StackKey, StackGroup, StackKeyHash> byStack;
     auto marker = perName<bool>(model, isMarkerSpan);
-    bool anyShapes = false;
+    auto userFrame = perName<bool>(model, isUserFrame);
+    bool anyShapes = false, anyFrames = false;
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
         if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) || marker(e.name))
@@ -124,6 +165,25 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
         };
         accumulate(byName[Key{e.name.value, 0}]);
         accumulate(byShapes[Key{e.name.value, shapes.valid() ? shapes.value : 0}]);
+        // The Python frames around it, innermost first, and the innermost user frame.
+        StackKey stack{e.name.value, {}};
+        size_t frames = 0;
+        uint32_t sourceLine = 0;
+        int walked = 0;
+        for (EventId a = e.parent; a.valid() && walked < kMaxFrameWalk && (frames < kStackFrames || !sourceLine);
+             a = model.event(a).parent, ++walked) {
+            const Event& frame = model.event(a);
+            if (frame.category != Category::PythonFunction)
+                continue;
+            if (frames < kStackFrames)
+                stack.frames[frames++] = frame.name.value;
+            if (!sourceLine && userFrame(frame.name))
+                sourceLine = frame.name.value;
+        }
+        anyFrames |= frames > 0;
+        StackGroup& group = byStack[stack];  // ops with no frame around them: one group per name
+        accumulate(group.stats);
+        group.sourceLine = group.sourceLine ? group.sourceLine : sourceLine;
     }
 
     for (auto& [key, stats] : byName) {
@@ -139,7 +199,21 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
             tables.byNameAndShapes.push_back(std::move(stats));
         }
     }
+    if (anyFrames) {
+        for (auto& [key, group] : byStack) {
+            OpStats& stats = group.stats;
+            stats.name = std::string(model.text(StringId{key.name}));
+            stats.tensorCoreEligible = eligible(StringId{key.name});
+            for (uint32_t frame : key.frames)
+                if (frame)
+                    stats.stack.emplace_back(model.text(StringId{frame}));
+            if (group.sourceLine)
+                stats.sourceLine = std::string(model.text(StringId{group.sourceLine}));
+            tables.byNameAndStack.push_back(std::move(stats));
+        }
+    }
     sortOps(tables.byName, OpColumn::DeviceTotal);
+    sortOps(tables.byNameAndStack, OpColumn::DeviceTotal);
     sortOps(tables.byNameAndShapes, OpColumn::DeviceTotal);
     return tables;
 }

@@ -16,6 +16,11 @@ struct OpStats
 {
     std::string name;
     std::string inputShapes;  // empty in the by-name table, or when not recorded
+    // By stack: the innermost Python frames around the op (innermost first), and the
+    // innermost of all its frames that is the user's code ("train.py(42): step"): not
+    // torch's, not a library's, not a built-in. Empty in the other tables.
+    std::vector<std::string> stack;
+    std::string sourceLine;
     int64_t calls = 0;
     int64_t selfCpuNs = 0;       // duration less nested ops, ranges and runtime calls
     int64_t cpuTotalNs = 0;      // duration
@@ -33,12 +38,21 @@ struct OpTables
 {
     std::vector<OpStats> byName;           // sorted by device total, then CPU total
     std::vector<OpStats> byNameAndShapes;  // empty when no op recorded its shapes
+    std::vector<OpStats> byNameAndStack;   // per name + innermost kStackFrames frames; empty
+                                           // when the trace has no Python frames (with_stack)
     // Kernel time, each kernel counted once: all of it, launched under a Tensor Core
     // eligible op (the op or one it is nested in), and the part of that on Tensor Cores.
     int64_t kernelNs = 0;
     int64_t eligibleKernelNs = 0;
     int64_t eligibleTensorCoreNs = 0;
 };
+
+// How many Python frames the by-stack table groups on (torch's group_by_stack_n).
+inline constexpr size_t kStackFrames = 5;
+
+// Is this Python frame ("path/file.py(12): name") the user's code rather than torch's, a
+// library's (site-packages, dist-packages, the standard library) or a built-in?
+bool isUserFrame(std::string_view frame);
 
 // Spans that mark a step, a DataLoader or DataPipe fetch, or an optimizer step or its
 // zero_grad: record_function ranges, which some torch versions label cpu_op. They are not

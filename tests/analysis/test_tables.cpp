@@ -84,6 +84,27 @@ const char* kTensorCoreOps = R"j({"traceEvents": [
   {"ph": "X", "cat": "kernel", "name": "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT", "pid": 0, "tid": 7, "ts": 120, "dur": 20, "args": {"correlation": 4, "grid": [16, 1, 1], "block": [128, 1, 1], "registers per thread": 90, "shared memory": 4096, "blocks per SM": 1, "est. achieved occupancy %": 24}}
 ]})j";
 
+// Python frames around ops: aten::mm under a torch frame in train.py's step, aten::mm in
+// its evaluate, aten::add in the script itself, and an aten::mm on a thread without frames.
+const char* kStacks = R"j({"traceEvents": [
+  {"ph": "X", "cat": "python_function", "name": "train.py(10): <module>", "pid": 1, "tid": 1, "ts": 0, "dur": 300},
+  {"ph": "X", "cat": "python_function", "name": "train.py(42): step", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1501): _call_impl", "pid": 1, "tid": 1, "ts": 1, "dur": 90},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 2, "dur": 20},
+  {"ph": "X", "cat": "python_function", "name": "train.py(50): evaluate", "pid": 1, "tid": 1, "ts": 110, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 120, "dur": 10},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 220, "dur": 5},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 0, "dur": 8}
+]})j";
+
+const OpStats* findBySource(const std::vector<OpStats>& ops, std::string_view name, std::string_view source)
+{
+    for (const OpStats& o : ops)
+        if (o.name == name && o.sourceLine == source)
+            return &o;
+    return nullptr;
+}
+
 const KernelStats* findKernel(const std::vector<KernelStats>& rows, std::string_view name, std::string_view op,
                               int32_t grid = -2)
 {
@@ -210,6 +231,41 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(copies[0].memoryKind), QString("Pageable -> Device"));
         QCOMPARE(copies[0].totalBytes, int64_t(4096));
         QCOMPARE(*copies[0].bandwidthGBps, 4096.0 / 4000.0);
+    }
+
+    void groupsOpsByCallStack()
+    {
+        LoadResult loaded = loadTraceText(kStacks);
+        QVERIFY(loaded.ok());
+        const OpTables ops = computeOpTables(*loaded.model);
+        QCOMPARE(ops.byName.size(), size_t(2));
+        QCOMPARE(ops.byNameAndStack.size(), size_t(4));
+        const OpStats* step = findBySource(ops.byNameAndStack, "aten::mm", "train.py(42): step");
+        QVERIFY(step);
+        QCOMPARE(step->calls, int64_t(1));
+        QCOMPARE(step->cpuTotalNs, 20 * kUs);
+        const std::vector<std::string> frames{"torch/nn/modules/module.py(1501): _call_impl", "train.py(42): step",
+                                              "train.py(10): <module>"};
+        QCOMPARE(step->stack, frames);
+        const OpStats* evaluate = findBySource(ops.byNameAndStack, "aten::mm", "train.py(50): evaluate");
+        QVERIFY(evaluate);
+        QCOMPARE(evaluate->cpuTotalNs, 10 * kUs);
+        QCOMPARE(evaluate->stack.size(), size_t(2));
+        const OpStats* add = findBySource(ops.byNameAndStack, "aten::add", "train.py(10): <module>");
+        QVERIFY(add);
+        QCOMPARE(add->stack.size(), size_t(1));
+        const OpStats* bare = findBySource(ops.byNameAndStack, "aten::mm", "");
+        QVERIFY(bare);
+        QVERIFY(bare->stack.empty());
+        QCOMPARE(bare->cpuTotalNs, 8 * kUs);
+        // No frames at all: no by-stack table (the kTrace ops).
+        QVERIFY(computeOpTables(*load()).byNameAndStack.empty());
+        // The user's code, not torch's, a library's or a built-in.
+        QVERIFY(isUserFrame("examples/train.py(42): step"));
+        QVERIFY(!isUserFrame("torch/nn/modules/module.py(1501): _call_impl"));
+        QVERIFY(!isUserFrame("/usr/lib/python3.10/site-packages/transformers/trainer.py(10): train"));
+        QVERIFY(!isUserFrame("<built-in method mm of type object at 0x7f>"));
+        QVERIFY(!isUserFrame("nn.Module: Linear_0"));
     }
 
     void groupsKernelsByOpAndByLaunchConfiguration()

@@ -113,9 +113,19 @@ private Q_SLOTS:
         QAbstractItemModelTester opTester(ops, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(ops->rowCount(), int(trace->summary.ops.byName.size()));
         QVERIFY(ops->hasShapes());
-        ops->setGroupByShapes(true);
+        QVERIFY(ops->hasStacks());
+        // Group by: name, name and input shapes, name and call stack.
+        QComboBox* grouping = view.opGrouping();
+        QVERIFY(grouping);
+        QCOMPARE(grouping->count(), 3);
+        grouping->setCurrentIndex(1);
         QCOMPARE(ops->rowCount(), int(trace->summary.ops.byNameAndShapes.size()));
-        ops->setGroupByShapes(false);
+        QVERIFY(!view.operators()->table()->isColumnHidden(widgets::OpTableModel::Shapes));
+        grouping->setCurrentIndex(2);
+        QCOMPARE(ops->rowCount(), int(trace->summary.ops.byNameAndStack.size()));
+        QVERIFY(!view.operators()->table()->isColumnHidden(widgets::OpTableModel::Source));
+        QVERIFY(view.operators()->table()->isColumnHidden(widgets::OpTableModel::Shapes));
+        grouping->setCurrentIndex(0);
         widgets::KernelTableModel* kernels = view.kernelModel();
         QAbstractItemModelTester kernelTester(kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
