@@ -14,7 +14,8 @@ shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz overview overview.png
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz diagnosis diagnosis.png
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz operators operators.png
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz kernels kernels.png
-shoot hta/allreduce_memory_rank1.json.gz memory memory.png
+shoot misc/aipe_b200_deepseek_v3_train_step.json.gz memory memory.png
+shoot tracelens/rocm_mi300_resnet_act_checkpoint.json.gz modules modules.png
 # The timeline: the first volta_sgemm_64x64_nt kernel selected (its launch arrow drawn),
 # then zoomed out to show the step around it.
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \

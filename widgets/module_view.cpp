@@ -23,6 +23,13 @@ QString ms(int64_t ns)
     return QString::fromStdString(format::durationIn(double(ns), format::TimeUnit::Milliseconds, 3));
 }
 
+// Kernel names run to hundreds of characters: the start says what it is.
+QString elided(const QString& name)
+{
+    constexpr int kChars = 48;
+    return name.size() <= kChars ? name : name.left(kChars - 1) + QChar(0x2026);
+}
+
 // Sorts numeric columns by the nanoseconds in Qt::UserRole, not by their text.
 class ModuleItem : public QTreeWidgetItem
 {
@@ -71,11 +78,11 @@ ModuleView::ModuleView(QWidget* parent)
     auto* upper = new QWidget(this);
     auto* upperLayout = new QHBoxLayout(upper);
     upperLayout->setContentsMargins(0, 0, 0, 0);
-    upperLayout->addWidget(m_tree, 3);
+    upperLayout->addWidget(m_tree, 2);
     auto* detailsScroll = new QScrollArea(upper);
     detailsScroll->setWidget(m_details);
     detailsScroll->setWidgetResizable(true);
-    upperLayout->addWidget(detailsScroll, 2);
+    upperLayout->addWidget(detailsScroll, 1);
 
     auto* lower = new QWidget(this);
     auto* lowerLayout = new QVBoxLayout(lower);
@@ -167,7 +174,7 @@ void ModuleView::showDetails(QTreeWidgetItem* item)
         for (size_t i = 0; i < std::min<size_t>(8, list.size()); ++i) {
             const analysis::NamedTime& r = list[i];
             html += QStringLiteral("<tr><td>%1</td><td align=right>%2×</td><td align=right>%3</td>%4</tr>")
-                        .arg(QString::fromStdString(r.name).left(70).toHtmlEscaped(),
+                        .arg(elided(QString::fromStdString(r.name)).toHtmlEscaped(),
                              QString::fromStdString(format::count(uint64_t(r.calls))),
                              QString::fromStdString(format::duration(double(r.deviceNs))),
                              withHost ? QStringLiteral("<td align=right>host %1</td>")

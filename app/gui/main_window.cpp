@@ -145,7 +145,7 @@ void MainWindow::createActions()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"),
-                            tr("Kernels"),  tr("Memory"),    tr("Timeline")};
+                            tr("Kernels"),  tr("Memory"),    tr("Modules"), tr("Timeline")};
     for (int i = 0; i < pages.size(); ++i) {
         QAction* page = view->addAction(pages[i], this, [this, i] { showPage(i); });
         page->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
