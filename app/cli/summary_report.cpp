@@ -431,6 +431,15 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             << percentOr(m.smEfficiency) << ", achieved occupancy " << occupancy << ", Tensor Core kernels "
             << percentOr(m.tensorCoreShare) << " of kernel time\n";
     }
+    if (s.ops.kernelNs > 0) {
+        const double eligible = double(s.ops.eligibleKernelNs) / double(s.ops.kernelNs);
+        out << "  Tensor Core eligible ops (GEMM, convolution, attention): " << format::percent(eligible)
+            << " of kernel time";
+        if (s.ops.eligibleKernelNs > 0)
+            out << ", " << format::percent(double(s.ops.eligibleTensorCoreNs) / double(s.ops.eligibleKernelNs))
+                << " of that on Tensor Cores";
+        out << "\n";
+    }
     const GapTotals& g = s.idleGaps.total;
     if (!s.gpu.empty())
         out << "  idle between device work inside steps: " << format::duration(double(g.totalNs())) << " (host wait "

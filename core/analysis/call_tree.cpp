@@ -18,10 +18,6 @@ bool isFrame(Category c)
     return c == Category::PythonFunction || c == Category::CpuOp || c == Category::UserAnnotation;
 }
 
-bool isDeviceWork(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 std::string threadName(const TraceModel& model, const Track& track)
 {

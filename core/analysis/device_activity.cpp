@@ -24,10 +24,6 @@ const char* gapKindKey(GapKind kind)
 
 namespace {
 
-bool isDeviceWork(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 // The step whose span contains `t`, or steps.size().
 size_t stepAt(const std::vector<Step>& steps, int64_t t)

@@ -13,10 +13,6 @@ namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
 
-bool isDeviceWork(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 // A node while the tree is built: its children by module name, the per-name tallies.
 struct Building

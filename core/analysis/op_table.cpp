@@ -13,10 +13,6 @@ using namespace kinetoscope::trace;
 
 namespace {
 
-bool isDeviceWork(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 // What an op's self CPU time leaves out when it runs inside the op on its thread: nested
 // ops, record_function ranges and the runtime and driver calls the op made (launches,

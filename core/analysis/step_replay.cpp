@@ -22,10 +22,6 @@ constexpr int64_t kCallFloorNs = 5'000;  // 5 us
 // Fp32 SIMT GEMM/conv time over the same work on 16-bit Tensor Cores (conservative).
 constexpr double kTensorCoreSpeedup = 2.0;
 
-bool isDeviceWork(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 // Host time taken out of the step: a sorted set of ranges with prefix sums, so that the
 // removed time before any instant is a binary search.

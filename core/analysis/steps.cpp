@@ -14,10 +14,6 @@ namespace {
 
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 
-bool isCountedActivity(Category c)
-{
-    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
-}
 
 struct DeviceSpan
 {
@@ -50,7 +46,7 @@ std::vector<DeviceSpan> deviceSpans(const TraceModel& model, const std::vector<S
             continue;
         for (EventId activityId : model.activitiesLaunchedBy(id)) {
             const Event& activity = model.event(activityId);
-            if (!isCountedActivity(activity.category))
+            if (!isDeviceWork(activity.category))
                 continue;
             spans[s].begin = std::min(spans[s].begin, activity.startNs);
             spans[s].end = std::max(spans[s].end, activity.endNs());
@@ -78,7 +74,7 @@ void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
     int64_t previousEnd = steps.front().hostBeginNs;
     if (spans.front().begin != kNone) {
         for (const Event& e : model.events())
-            if (isCountedActivity(e.category) && !matched[model.idOf(e).value] &&
+            if (isDeviceWork(e.category) && !matched[model.idOf(e).value] &&
                 e.endNs() < spans.front().begin)
                 previousEnd = std::max(previousEnd, e.endNs());
     }

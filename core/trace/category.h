@@ -35,6 +35,12 @@ constexpr bool isGpuActivity(Category c)
     return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset ||
            c == Category::Sync || c == Category::GpuUserAnnotation;
 }
+// Work that occupies the device's timeline: kernels, copies and memsets (not the sync
+// records or the annotation spans projected on a stream).
+constexpr bool isDeviceWork(Category c)
+{
+    return c == Category::Kernel || c == Category::Memcpy || c == Category::Memset;
+}
 constexpr bool isLaunchCall(Category c)
 {
     return c == Category::Runtime || c == Category::Driver;

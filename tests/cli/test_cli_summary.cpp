@@ -61,6 +61,10 @@ private Q_SLOTS:
         QVERIFY(s["memory"]["cuda:0"]["peak_reserved_bytes"].is_null());  // 2021: no totals
         QVERIFY(!s.contains("utilization_series"));
         QCOMPARE(s["modules"]["recorded"].get<bool>(), false);  // no Python tracer in 2021
+        // fp32 convolutions on a V100: two thirds of the kernel time is in eligible ops,
+        // none of it on Tensor Cores (the SIMT cuDNN kernels).
+        QVERIFY(std::abs(s["tensor_cores"]["eligible_share"].get<double>() - 0.676) < 0.001);
+        QCOMPARE(s["tensor_cores"]["tensor_core_share_of_eligible"].get<double>(), 0.0);
         QVERIFY(s["modules"]["tree"].empty());
         // What the trace is, first, and the causal model of its steady step.
         QCOMPARE(s["window"]["kind"].get<std::string>(), std::string("training"));
