@@ -9,6 +9,8 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <functional>
+
 namespace kinetoscope::widgets {
 
 namespace {
@@ -121,8 +123,10 @@ void FlameGraph::paintEvent(QPaintEvent*)
     const QFontMetrics metrics = painter.fontMetrics();
     for (const Frame& f : m_frames) {
         const analysis::CallNode& n = m_tree.nodes[size_t(f.node)];
-        const QColor fill = n.category == trace::Category::Other ? QColor(200, 200, 205)
-                                                                 : sliceColor(n.category, uint32_t(f.node));
+        // One colour per name, as on the timeline, so a frame looks the same wherever it is.
+        const QColor fill = n.category == trace::Category::Other
+                                ? QColor(200, 200, 205)
+                                : sliceColor(n.category, uint32_t(std::hash<std::string>{}(n.name)));
         painter.fillRect(f.rect, fill);
         if (f.rect.width() < 3 * metrics.averageCharWidth())
             continue;

@@ -73,9 +73,13 @@ void MemoryPage::showDevice(const QString& device)
         return;
     const analysis::DeviceMemory& d = it->second;
     m_model->setRows(d.byOp);
+    if (!d.peakTimeNs) {  // no sample reached the peak: frees only, nothing to show
+        m_peak->clear();
+        return;
+    }
     QString text = tr("<b>At the peak</b> (%1 allocated, %2 into the trace), alive by the ops that allocated it:<br>")
                        .arg(QString::fromStdString(format::bytes(double(d.peakAllocatedBytes))),
-                            QString::fromStdString(format::duration(double(d.peakTimeNs - d.curve.front().timeNs))));
+                            QString::fromStdString(format::duration(double(*d.peakTimeNs - d.curve.front().timeNs))));
     text += QStringLiteral("<table cellspacing=2>");
     for (size_t i = 0; i < std::min<size_t>(8, d.liveAtPeak.size()); ++i) {
         const analysis::LiveAtPeak& live = d.liveAtPeak[i];

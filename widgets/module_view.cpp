@@ -143,23 +143,29 @@ void ModuleView::setTrees(const analysis::ModuleTree& modules, const analysis::C
     m_widthBy->setCurrentIndex(calls.nodes.empty() || calls.nodes[0].deviceNs > 0 ? 0 : 1);
 }
 
-void ModuleView::addNode(const analysis::ModuleTree& modules, int32_t index, QTreeWidgetItem* parent)
+void ModuleView::addNode(const analysis::ModuleTree& modules, int32_t root, QTreeWidgetItem* parent)
 {
-    const analysis::ModuleNode& m = modules.nodes[size_t(index)];
-    auto* item = parent ? new ModuleItem(parent) : new ModuleItem(m_tree);
-    item->setText(Name, QString::fromStdString(m.name));
-    item->setToolTip(Name, QString::fromStdString(m.path));
-    item->setData(Name, kNodeRole, index);
-    const std::pair<Column, int64_t> numbers[] = {{Calls, m.calls},           {HostTotal, m.hostTotalNs},
-                                                  {HostSelf, m.hostSelfNs},   {DeviceTotal, m.deviceTotalNs},
-                                                  {DeviceSelf, m.deviceSelfNs}};
-    for (const auto& [column, value] : numbers) {
-        item->setText(column, column == Calls ? QString::fromStdString(format::count(uint64_t(value))) : ms(value));
-        item->setData(column, Qt::UserRole, qlonglong(value));
-        item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
+    // Iterative: a malformed trace may nest modules thousands deep.
+    std::vector<std::pair<int32_t, QTreeWidgetItem*>> pending{{root, parent}};
+    while (!pending.empty()) {
+        const auto [index, above] = pending.back();
+        pending.pop_back();
+        const analysis::ModuleNode& m = modules.nodes[size_t(index)];
+        auto* item = above ? new ModuleItem(above) : new ModuleItem(m_tree);
+        item->setText(Name, QString::fromStdString(m.name));
+        item->setToolTip(Name, QString::fromStdString(m.path));
+        item->setData(Name, kNodeRole, index);
+        const std::pair<Column, int64_t> numbers[] = {{Calls, m.calls},         {HostTotal, m.hostTotalNs},
+                                                      {HostSelf, m.hostSelfNs}, {DeviceTotal, m.deviceTotalNs},
+                                                      {DeviceSelf, m.deviceSelfNs}};
+        for (const auto& [column, value] : numbers) {
+            item->setText(column, column == Calls ? QString::fromStdString(format::count(uint64_t(value))) : ms(value));
+            item->setData(column, Qt::UserRole, qlonglong(value));
+            item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
+        }
+        for (auto child = m.children.rbegin(); child != m.children.rend(); ++child)
+            pending.emplace_back(*child, item);
     }
-    for (int32_t child : m.children)
-        addNode(modules, child, item);
 }
 
 void ModuleView::showDetails(QTreeWidgetItem* item)

@@ -156,7 +156,7 @@ json modulesJson(const ModuleTree& tree)
             {"tree", nodes}};
 }
 
-json opsJson(const std::vector<OpStats>& ops, size_t rows)
+json opsJson(const std::vector<OpStats>& ops, size_t rows, bool withStack = false)
 {
     json list = json::array();
     for (size_t i = 0; i < std::min(rows, ops.size()); ++i) {
@@ -171,7 +171,7 @@ json opsJson(const std::vector<OpStats>& ops, size_t rows)
                     {"mean_device_us", toUs(o.meanDeviceNs())},
                     {"tensor_core_eligible", o.tensorCoreEligible},
                     {"tensor_core_us", toUs(double(o.tensorCoreNs))}};
-        if (!o.stack.empty() || !o.sourceLine.empty()) {
+        if (withStack) {
             row["stack"] = o.stack;
             row["source_line"] = o.sourceLine.empty() ? json(nullptr) : json(o.sourceLine);
         }
@@ -311,7 +311,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
                           {"allocations_never_freed", neverFreed},
                           {"unpaired_frees", d.unpairedFrees},
                           {"top_ops", topOps},
-                          {"peak_time_us", d.peakTimeNs >= 0 ? json(toUs(double(d.peakTimeNs))) : json(nullptr)},
+                          {"peak_time_us", d.peakTimeNs ? json(toUs(double(*d.peakTimeNs))) : json(nullptr)},
                           {"live_at_peak", live},
                           {"peak_untracked_bytes", d.peakUntrackedBytes}};
         if (options.memoryPoints > 0) {
@@ -344,7 +344,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
           {"launch_call_us", distributionJson(s.launches.launchCallDuration)}}},
         {"top_ops", opsJson(s.ops.byName, options.topRows)},
         {"top_ops_by_input_shapes", opsJson(s.ops.byNameAndShapes, options.topRows)},
-        {"top_ops_by_stack", opsJson(s.ops.byNameAndStack, options.topRows)},
+        {"top_ops_by_stack", opsJson(s.ops.byNameAndStack, options.topRows, true)},
         {"top_kernels", kernelRows(s.kernels)},
         {"top_kernels_by_op", kernelRows(s.kernelsByOp)},
         {"top_kernels_by_launch_config", kernelRows(s.kernelsByLaunch)},

@@ -1,5 +1,6 @@
 #include "core/analysis/memory_usage.h"
 
+#include "core/analysis/name_cache.h"
 #include "core/analysis/op_table.h"
 
 #include <algorithm>
@@ -49,13 +50,15 @@ void findLiveAtPeak(const TraceModel& model, DeviceMemory& d)
     if (peak == d.curve.end())
         return;
     d.peakTimeNs = peak->timeNs;
+    // By sample order, not time: samples often share a microsecond.
+    const int64_t peakSample = peak - d.curve.begin();
     std::unordered_map<uint32_t, std::string> stackOf;  // by op event, computed once
     std::map<std::string, LiveAtPeak> byStack;
     int64_t tracked = 0;
     for (const Allocation& a : d.allocations) {
-        if (a.allocNs > d.peakTimeNs)
+        if (a.allocSample > peakSample)
             break;  // in allocation order
-        if (a.freeNs >= 0 && a.freeNs <= d.peakTimeNs)
+        if (a.freeSample >= 0 && a.freeSample <= peakSample)
             continue;
         auto [it, added] = stackOf.try_emplace(a.op.valid() ? a.op.value : UINT32_MAX);
         if (added && a.op.valid())
@@ -107,10 +110,16 @@ std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size
 
 std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, const StepDetection& steps)
 {
+    auto marker = perName<bool>(model, isMarkerSpan);
+    auto isOp = [&](EventId id) {
+        const Event& e = model.event(id);
+        return e.category == Category::CpuOp && !marker(e.name);
+    };
     std::map<std::string, DeviceMemory> result;
     std::map<std::string, int64_t> running;  // rebuilt allocated bytes per device
     std::map<std::string, std::unordered_map<uint64_t, size_t>> live;  // address -> allocation
     std::map<std::string, std::unordered_map<uint32_t, OpAllocation>> byOp;
+    std::vector<uint32_t> counted;  // op names counted for the current sample
 
     for (const MemorySample& s : model.memorySamples()) {
         const std::string name = deviceName(s);
@@ -128,14 +137,15 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
 
         auto& liveHere = live[name];
         EventId cpuOp = s.bytes != 0 ? model.innermostEventAt(s.track, s.timeNs) : EventId{};
-        while (cpuOp.valid() && !isOperator(model, cpuOp))
+        while (cpuOp.valid() && !isOp(cpuOp))
             cpuOp = model.event(cpuOp).parent;
+        const auto sample = static_cast<int64_t>(d.curve.size()) - 1;
         if (s.bytes > 0) {
             liveHere[s.address] = d.allocations.size();
-            d.allocations.push_back({s.timeNs, -1, s.bytes, s.address, cpuOp});
+            d.allocations.push_back({s.timeNs, -1, s.bytes, s.address, cpuOp, sample, -1});
         }
         // The plugin's memory table: self for the innermost op, total for it and every op
-        // around it (each op instance once).
+        // around it, each name once (an op nested in one of its own name counts once).
         auto count = [&s](OpAllocation& entry, bool self) {
             const bool allocation = s.bytes > 0;
             (self ? entry.allocations : entry.totalAllocations) += allocation ? 1 : 0;
@@ -146,15 +156,21 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
         count(opsHere[cpuOp.valid() ? model.event(cpuOp).name.value : 0], true);
         if (!cpuOp.valid())
             count(opsHere[0], false);
-        for (EventId a = cpuOp; a.valid(); a = model.event(a).parent)
-            if (isOperator(model, a))
-                count(opsHere[model.event(a).name.value], false);
+        counted.clear();
+        for (EventId a = cpuOp; a.valid(); a = model.event(a).parent) {
+            const uint32_t opName = model.event(a).name.value;
+            if (isOp(a) && std::find(counted.begin(), counted.end(), opName) == counted.end()) {
+                counted.push_back(opName);
+                count(opsHere[opName], false);
+            }
+        }
         if (s.bytes < 0) {
             const auto it = liveHere.find(s.address);
             if (it == liveHere.end()) {
                 ++d.unpairedFrees;
             } else {
                 d.allocations[it->second].freeNs = s.timeNs;
+                d.allocations[it->second].freeSample = sample;
                 liveHere.erase(it);
             }
         }

@@ -43,6 +43,10 @@ struct Allocation
     int64_t bytes = 0;
     uint64_t address = 0;
     trace::EventId op;    // the innermost CPU op that allocated it; invalid outside any op
+    // Its allocation's and its free's positions in the device's curve (samples at one
+    // timestamp keep their order there); freeSample -1 when never freed.
+    int64_t allocSample = 0;
+    int64_t freeSample = -1;
 };
 
 // What was alive at the peak of allocated memory, by the stack of ops that allocated it.
@@ -64,14 +68,14 @@ struct DeviceMemory
     std::vector<Allocation> allocations;  // paired by address, in allocation order
     int64_t unpairedFrees = 0;            // frees whose allocation precedes the trace
     std::vector<OpAllocation> byOp;       // by self bytes, descending
-    int64_t peakTimeNs = -1;              // the first sample at the peak of allocated memory
+    std::optional<int64_t> peakTimeNs;    // the first sample at the peak of allocated memory
     std::vector<LiveAtPeak> liveAtPeak;   // by bytes, descending
     int64_t peakUntrackedBytes = 0;       // allocated at the peak by no allocation in the trace
 };
 
 // At most about `maxPoints` points of a curve for plotting: the lowest and highest point of
 // each of maxPoints / 2 equal time buckets, in time order, so the peak is kept exactly.
-// `reserved`: by reserved bytes instead of allocated.
+// Chosen by allocated bytes, or by reserved bytes with `reserved`.
 std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints, bool reserved = false);
 
 // Keyed by device name ("cuda:0", ..., "cpu").

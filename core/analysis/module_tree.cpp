@@ -12,6 +12,7 @@ using namespace kinetoscope::trace;
 namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
+constexpr size_t kMaxPathChars = 1024;
 
 
 // A node while the tree is built: its children by module name, the per-name tallies.
@@ -80,13 +81,13 @@ ModuleTree computeModuleTree(const TraceModel& model)
         const int32_t outer = parent >= 0 ? moduleOf[parent] : -1;
         const int32_t parentNode = outer >= 0 ? nodeOf[outer] : -1;
         auto& siblings = parentNode >= 0 ? nodes[parentNode].childByName : rootByName;
-        auto [it, added] = siblings.try_emplace(e.name.value, static_cast<int32_t>(nodes.size()));
+        const auto [it, added] = siblings.try_emplace(e.name.value, static_cast<int32_t>(nodes.size()));
+        const int32_t node = it->second;  // read before `nodes`, which may own `siblings`, grows
         if (added) {
             nodes.emplace_back();
             nodes.back().name = e.name.value;
             nodes.back().parent = parentNode;
         }
-        const int32_t node = it->second;
         nodeOf[i] = node;
         ++nodes[node].calls;
         nodes[node].hostTotalNs += e.durationNs;
@@ -137,7 +138,9 @@ ModuleTree computeModuleTree(const TraceModel& model)
         Building& b = nodes[k];
         ModuleNode& m = tree.nodes[k];
         m.name = std::string(model.text(StringId{b.name}).substr(kModulePrefix.size()));
-        m.path = b.parent >= 0 ? tree.nodes[b.parent].path + "/" + m.name : m.name;
+        // A path stays readable and bounded however deep a (malformed) nesting goes.
+        const std::string& above = b.parent >= 0 ? tree.nodes[b.parent].path : std::string();
+        m.path = above.empty() ? m.name : above.size() < kMaxPathChars ? above + "/" + m.name : ".../" + m.name;
         m.parent = b.parent;
         m.calls = b.calls;
         m.hostTotalNs = b.hostTotalNs;

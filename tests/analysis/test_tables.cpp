@@ -97,6 +97,15 @@ const char* kStacks = R"j({"traceEvents": [
   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 0, "dur": 8}
 ]})j";
 
+// Microsecond timestamps: the peak's allocation and its free share one; and an op nested
+// in one of its own name allocates.
+const char* kSameMicrosecond = R"j({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 1, "dur": 98},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 50, "args": {"Device Type": 1, "Device Id": 0, "Addr": 64, "Bytes": 10, "Total Allocated": 10, "Total Reserved": 64}},
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 50, "args": {"Device Type": 1, "Device Id": 0, "Addr": 64, "Bytes": -10, "Total Allocated": 0, "Total Reserved": 64}}
+]})j";
+
 const OpStats* findBySource(const std::vector<OpStats>& ops, std::string_view name, std::string_view source)
 {
     for (const OpStats& o : ops)
@@ -266,6 +275,12 @@ private Q_SLOTS:
         QVERIFY(!isUserFrame("/usr/lib/python3.10/site-packages/transformers/trainer.py(10): train"));
         QVERIFY(!isUserFrame("<built-in method mm of type object at 0x7f>"));
         QVERIFY(!isUserFrame("nn.Module: Linear_0"));
+        QVERIFY(isUserFrame("/home/me/pytorch/train.py(3): main"));      // not torch's own
+        QVERIFY(isUserFrame("my_torch/model.py(8): forward"));
+        QVERIFY(!isUserFrame("torch\\nn\\modules\\module.py(1501): _call_impl"));  // Windows
+        QVERIFY(!isUserFrame("threading.py(1016): run"));                  // standard library
+        QVERIFY(!isUserFrame("/usr/lib/python3.11/runpy.py(196): _run_module_as_main"));
+        QVERIFY(isUserFrame("/home/u/lib/python_utils/io.py(4): read"));
     }
 
     void groupsKernelsByOpAndByLaunchConfiguration()
@@ -404,7 +419,7 @@ private Q_SLOTS:
         QCOMPARE(linear.totalIncreaseBytes, int64_t(50));
         // The peak (1100 at 6 us): the 100 bytes aten::addmm had just allocated inside
         // aten::linear; the other 1000 predate the trace.
-        QCOMPARE(cuda.peakTimeNs, 6 * kUs);
+        QCOMPARE(cuda.peakTimeNs.value_or(-1), 6 * kUs);
         QCOMPARE(cuda.liveAtPeak.size(), size_t(1));
         QCOMPARE(QString::fromStdString(cuda.liveAtPeak[0].stack), QString("aten::linear > aten::addmm"));
         QCOMPARE(cuda.liveAtPeak[0].allocations, int64_t(1));
@@ -419,6 +434,25 @@ private Q_SLOTS:
         QCOMPARE(two[1].allocatedBytes, int64_t(1000));
         QCOMPARE(cuda.allocatedAtStepStart.size(), size_t(1));
         QVERIFY(!cuda.allocatedAtStepStart[0].has_value());  // no sample before t = 0
+    }
+
+    void peakByOrderOfSamplesAndNestedNamesOnce()
+    {
+        LoadResult loaded = loadTraceText(kSameMicrosecond);
+        QVERIFY(loaded.ok());
+        const auto memory = computeMemoryUsage(*loaded.model, detectSteps(*loaded.model));
+        const DeviceMemory& cuda = memory.at("cuda:0");
+        // The allocation made the peak; its free, in the same microsecond, came after.
+        QCOMPARE(cuda.peakAllocatedBytes, int64_t(10));
+        QCOMPARE(cuda.liveAtPeak.size(), size_t(1));
+        QCOMPARE(cuda.liveAtPeak[0].bytes, int64_t(10));
+        QCOMPARE(QString::fromStdString(cuda.liveAtPeak[0].stack), QString("aten::to > aten::to"));
+        QCOMPARE(cuda.peakUntrackedBytes, int64_t(0));
+        // aten::to inside aten::to: the name's totals count each event once.
+        QCOMPARE(cuda.byOp.size(), size_t(1));
+        QCOMPARE(cuda.byOp[0].totalAllocations, int64_t(1));
+        QCOMPARE(cuda.byOp[0].totalBytes, int64_t(10));
+        QCOMPARE(cuda.byOp[0].totalIncreaseBytes, int64_t(0));
     }
 
     void drawsTheUtilisationSawtooth()
