@@ -3,6 +3,7 @@
 #include "app/cli/diagnose_report.h"
 #include "app/cli/info_report.h"
 #include "app/cli/summary_report.h"
+#include "core/analysis/call_tree.h"
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/summary.h"
 #include "core/document/document.h"
@@ -73,8 +74,10 @@ trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions
     const analysis::TraceSummary summary = analysis::summarize(model, summaryOptions);
     cli::SummaryReportOptions reportOptions;
     reportOptions.includeSeries = true;
+    reportOptions.memoryPoints = 16;
     checkJson(cli::summaryJson(source, loaded, summary, 0.0, reportOptions));
     (void)cli::summaryText(source, loaded, summary, 0.0, reportOptions);
+    (void)analysis::computeCallTree(model);  // the Modules page's, built by the app only
 
     const analysis::Thresholds thresholds;
     const std::vector<analysis::Finding> findings =

@@ -32,16 +32,17 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_operators->table()->setColumnHidden(OpTableModel::Source, true);
     if (m_opModel->hasShapes() || m_opModel->hasStacks()) {
         // Choices the trace can answer: shapes need record_shapes, stacks with_stack.
-        QStringList choices{tr("name")};
-        std::vector<OpTableModel::Grouping> groupings{OpTableModel::Grouping::Name};
-        if (m_opModel->hasShapes()) {
-            choices << tr("name and input shapes");
-            groupings.push_back(OpTableModel::Grouping::InputShapes);
-        }
-        if (m_opModel->hasStacks()) {
-            choices << tr("name and call stack");
-            groupings.push_back(OpTableModel::Grouping::Stack);
-        }
+        QStringList choices;
+        std::vector<OpTableModel::Grouping> groupings;
+        const std::pair<OpTableModel::Grouping, QString> offered[] = {
+            {OpTableModel::Grouping::Name, tr("name")},
+            {OpTableModel::Grouping::InputShapes, tr("name and input shapes")},
+            {OpTableModel::Grouping::Stack, tr("name and call stack")}};
+        for (const auto& [grouping, label] : offered)
+            if (m_opModel->canGroupBy(grouping)) {
+                groupings.push_back(grouping);
+                choices << label;
+            }
         m_opGroups = m_operators->addGroupChoice(choices);
         connect(m_opGroups, &QComboBox::currentIndexChanged, this, [this, groupings](int index) {
             const OpTableModel::Grouping grouping = groupings.at(size_t(std::max(0, index)));
@@ -66,7 +67,8 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     addTab(m_operators, tr("O&perators"));
     addTab(m_kernels, tr("&Kernels"));
     addTab(m_memoryPage, tr("&Memory"));
-    m_modules->setTrees(t.summary.modules, t.summary.calls);
+    // Built on the loading worker when the app opened it; here for a document opened without.
+    m_modules->setTrees(t.summary.modules, t.callTree ? *t.callTree : analysis::computeCallTree(*t.model));
     addTab(m_modules, tr("Mod&ules"));
     setTabToolTip(Modules, tr("The nn.Module hierarchy and the call tree as a flame graph"));
     addTab(m_timeline, tr("&Timeline"));

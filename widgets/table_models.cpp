@@ -37,20 +37,26 @@ void OpTableModel::setTables(const analysis::OpTables& tables)
 {
     beginResetModel();
     m_tables = tables;
-    if ((m_grouping == Grouping::InputShapes && !hasShapes()) || (m_grouping == Grouping::Stack && !hasStacks()))
+    if (!canGroupBy(m_grouping))
         m_grouping = Grouping::Name;
     endResetModel();
 }
 
 void OpTableModel::setGrouping(Grouping grouping)
 {
-    if ((grouping == Grouping::InputShapes && !hasShapes()) || (grouping == Grouping::Stack && !hasStacks()))
+    if (!canGroupBy(grouping))
         grouping = Grouping::Name;
     if (grouping == m_grouping)
         return;
     beginResetModel();
     m_grouping = grouping;
     endResetModel();
+}
+
+bool OpTableModel::canGroupBy(Grouping grouping) const
+{
+    return grouping == Grouping::Name || (grouping == Grouping::InputShapes && hasShapes()) ||
+           (grouping == Grouping::Stack && hasStacks());
 }
 
 const std::vector<analysis::OpStats>& OpTableModel::rows() const

@@ -26,6 +26,7 @@ public:
     Grouping grouping() const { return m_grouping; }
     bool hasShapes() const { return !m_tables.byNameAndShapes.empty(); }
     bool hasStacks() const { return !m_tables.byNameAndStack.empty(); }
+    bool canGroupBy(Grouping grouping) const;  // the trace has what the grouping needs
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -216,6 +216,7 @@ void MainWindow::startNextLoad()
         };
         document::OpenOptions options;
         options.timelineIndex = true;  // here, on the worker, not in the page's constructor
+        options.callTree = true;
         return document::open(path, options, progress);
     }));
 }

@@ -1,5 +1,7 @@
 #include "core/analysis/call_tree.h"
 
+#include "core/analysis/heaviest_first.h"
+
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -101,14 +103,7 @@ CallTree computeCallTree(const TraceModel& model)
             tree.nodes[0].hostNs += node.hostNs;
     }
     for (CallNode& node : tree.nodes)
-        std::sort(node.children.begin(), node.children.end(), [&tree](int32_t a, int32_t b) {
-            const CallNode &x = tree.nodes[a], &y = tree.nodes[b];
-            if (x.deviceNs != y.deviceNs)
-                return x.deviceNs > y.deviceNs;
-            if (x.hostNs != y.hostNs)
-                return x.hostNs > y.hostNs;
-            return a < b;
-        });
+        sortHeaviestFirst(node.children, tree.nodes, &CallNode::deviceNs, &CallNode::hostNs);
     return tree;
 }
 

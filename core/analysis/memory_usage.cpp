@@ -22,19 +22,13 @@ std::string deviceName(const MemorySample& s)
            std::to_string(s.deviceId);
 }
 
-// An operator, not a step or data-fetch marker span that a trace labels cpu_op.
-bool isOperator(const TraceModel& model, EventId id)
-{
-    const Event& e = model.event(id);
-    return e.category == Category::CpuOp && !isMarkerSpan(model.text(e.name));
-}
-
 // "aten::linear > aten::addmm": the CPU ops from the outermost to `op`.
-std::string opStack(const TraceModel& model, EventId op)
+template <typename IsOp>
+std::string opStack(const TraceModel& model, EventId op, IsOp& isOp)
 {
     std::vector<std::string_view> names;
     for (EventId a = op; a.valid(); a = model.event(a).parent)
-        if (isOperator(model, a))
+        if (isOp(a))
             names.push_back(model.text(model.event(a).name));
     std::string stack;
     for (auto it = names.rbegin(); it != names.rend(); ++it)
@@ -42,7 +36,8 @@ std::string opStack(const TraceModel& model, EventId op)
     return stack;
 }
 
-void findLiveAtPeak(const TraceModel& model, DeviceMemory& d)
+template <typename IsOp>
+void findLiveAtPeak(const TraceModel& model, DeviceMemory& d, IsOp& isOp)
 {
     const auto peak = std::find_if(d.curve.begin(), d.curve.end(), [&d](const MemoryPoint& p) {
         return p.allocatedBytes == d.peakAllocatedBytes;
@@ -62,7 +57,7 @@ void findLiveAtPeak(const TraceModel& model, DeviceMemory& d)
             continue;
         auto [it, added] = stackOf.try_emplace(a.op.valid() ? a.op.value : UINT32_MAX);
         if (added && a.op.valid())
-            it->second = opStack(model, a.op);
+            it->second = opStack(model, a.op, isOp);
         LiveAtPeak& entry = byStack[it->second];
         entry.stack = it->second;
         ++entry.allocations;
@@ -110,6 +105,7 @@ std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size
 
 std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, const StepDetection& steps)
 {
+    // An operator: not a step or data-fetch marker span that a trace labels cpu_op.
     auto marker = perName<bool>(model, isMarkerSpan);
     auto isOp = [&](EventId id) {
         const Event& e = model.event(id);
@@ -183,7 +179,7 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
         std::sort(d.byOp.begin(), d.byOp.end(), [](const OpAllocation& a, const OpAllocation& b) {
             return a.bytes != b.bytes ? a.bytes > b.bytes : a.totalBytes > b.totalBytes;
         });
-        findLiveAtPeak(model, d);
+        findLiveAtPeak(model, d, isOp);
         for (const Step& step : steps.steps) {
             // The last sample at or before the step's start.
             const auto it = std::upper_bound(d.curve.begin(), d.curve.end(), step.beginNs,

@@ -1,5 +1,6 @@
 #include "core/analysis/module_tree.h"
 
+#include "core/analysis/heaviest_first.h"
 #include "core/analysis/name_cache.h"
 
 #include <algorithm>
@@ -151,17 +152,9 @@ ModuleTree computeModuleTree(const TraceModel& model)
         m.kernels = sortedByTime(b.kernels, model);
         (b.parent >= 0 ? tree.nodes[b.parent].children : tree.roots).push_back(static_cast<int32_t>(k));
     }
-    auto byTime = [&tree](int32_t a, int32_t b) {
-        const ModuleNode &x = tree.nodes[a], &y = tree.nodes[b];
-        if (x.deviceTotalNs != y.deviceTotalNs)
-            return x.deviceTotalNs > y.deviceTotalNs;
-        if (x.hostTotalNs != y.hostTotalNs)
-            return x.hostTotalNs > y.hostTotalNs;
-        return a < b;
-    };
-    std::sort(tree.roots.begin(), tree.roots.end(), byTime);
+    sortHeaviestFirst(tree.roots, tree.nodes, &ModuleNode::deviceTotalNs, &ModuleNode::hostTotalNs);
     for (ModuleNode& m : tree.nodes)
-        std::sort(m.children.begin(), m.children.end(), byTime);
+        sortHeaviestFirst(m.children, tree.nodes, &ModuleNode::deviceTotalNs, &ModuleNode::hostTotalNs);
     return tree;
 }
 

@@ -21,7 +21,6 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.memcpy = computeMemcpyTable(model);
     summary.memory = computeMemoryUsage(model, summary.steps);
     summary.modules = computeModuleTree(model);
-    summary.calls = computeCallTree(model);
     summary.causal = buildCausalModel(model, summary.steps);
     return summary;
 }

@@ -2,7 +2,6 @@
 // Everything the analysis computes for one trace, in one immutable value: what the
 // `summary` command prints, the GUI shows and the diagnosis reads.
 #include "core/analysis/breakdown.h"
-#include "core/analysis/call_tree.h"
 #include "core/analysis/device_activity.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernel_table.h"
@@ -37,7 +36,6 @@ struct TraceSummary
     std::vector<MemcpyStats> memcpy;
     std::map<std::string, DeviceMemory> memory;
     ModuleTree modules;    // empty when the trace has no nn.Module spans
-    CallTree calls;        // the host threads' merged call tree (flame graph)
     CausalModel causal;    // the steady step's causal model: idle attribution and gains
 };
 

@@ -6,6 +6,7 @@
 // comparison of two documents, will be documents too.)
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/session/session.h"
+#include "core/analysis/call_tree.h"
 #include "core/timeline/timeline_index.h"
 #include "core/trace/trace_loader.h"
 
@@ -29,6 +30,7 @@ struct OpenOptions
     analysis::SummaryOptions summary;
     analysis::Thresholds thresholds;
     bool timelineIndex = false;  // build the timeline's index (the GUI does)
+    bool callTree = false;       // build the Modules page's call tree (the GUI does)
 };
 
 struct OpenProgress
@@ -51,6 +53,7 @@ struct Document
     analysis::TraceSummary summary;                  // Depth::Analysed
     std::vector<analysis::Finding> findings;         // Depth::Analysed, ranked
     std::shared_ptr<const timeline::TimelineIndex> timeline;  // when asked for
+    std::shared_ptr<const analysis::CallTree> callTree;        // when asked for
     double loadSeconds = 0.0;
     double analysisSeconds = 0.0;
 

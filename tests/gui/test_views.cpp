@@ -32,7 +32,9 @@ namespace {
 
 std::shared_ptr<const document::Document> analysed(const char* file)
 {
-    return document::open(test::sharedTrace(file).string());
+    document::OpenOptions options;
+    options.callTree = true;  // as the app opens a trace
+    return document::open(test::sharedTrace(file).string(), options);
 }
 
 
@@ -172,7 +174,7 @@ private Q_SLOTS:
         widgets::FlameGraph* flame = modules->flameGraph();
         const QRectF root = flame->frameRect(0);
         QVERIFY(root.width() >= flame->width() - 1);
-        const auto& calls = trace->summary.calls;
+        const auto& calls = *trace->callTree;
         const int32_t thread = calls.nodes[0].children.at(0);
         const QRectF threadRect = flame->frameRect(thread);
         const double expected = root.width() * double(calls.nodes[size_t(thread)].deviceNs) / double(calls.nodes[0].deviceNs);
