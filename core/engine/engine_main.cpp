@@ -130,6 +130,9 @@ int main(int argc, char** argv)
     callbacks.sweepPoint = [&](const session::SweepPoint& point) {
         send(lab::MessageType::SweepPoint, [&](lab::EngineMessage& m) { m.sweepPoint = point; });
     };
+    callbacks.memory = [&](const session::MemoryTriage& memory) {
+        send(lab::MessageType::Memory, [&](lab::EngineMessage& m) { m.memory = memory; });
+    };
     callbacks.started = [&](const session::Session& header, const std::string& sessionPath) {
         send(lab::MessageType::Started, [&](lab::EngineMessage& m) {
             m.header.config = header.config;

@@ -56,6 +56,7 @@ struct Transcript
     std::vector<session::StepTiming> steps;
     std::vector<session::LabArm> arms;
     std::vector<session::SweepPoint> sweep;
+    std::optional<session::MemoryTriage> memory;
     std::vector<session::LiveSample> samples;
     std::string protocolError;  // the first line that was not a message, or a version mismatch
 };
@@ -115,6 +116,11 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
         if (callbacks.sweepPoint)
             callbacks.sweepPoint(m.sweepPoint);
         break;
+    case MessageType::Memory:
+        t.memory = m.memory;
+        if (callbacks.memory)
+            callbacks.memory(m.memory);
+        break;
     case MessageType::Saved:
         // Samples stay: one taken while the save was under way is in neither the file nor
         // the messages after it (recovered() keeps each sample once, by time).
@@ -122,6 +128,7 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
         t.steps.clear();
         t.arms.clear();
         t.sweep.clear();
+        t.memory.reset();
         if (callbacks.saved)
             callbacks.saved(m.sessionPath);
         break;
@@ -204,6 +211,8 @@ session::Session recovered(const Transcript& t)
     for (const session::LabArm& arm : t.arms)
         if (std::none_of(s.lab.begin(), s.lab.end(), [&](const session::LabArm& a) { return a.kind == arm.kind; }))
             s.lab.push_back(arm);
+    if (t.memory && !s.memory)
+        s.memory = t.memory;
     for (const session::SweepPoint& point : t.sweep)
         if (std::none_of(s.sweep.begin(), s.sweep.end(), [&](const session::SweepPoint& p) {
                 return p.knob == point.knob && p.value == point.value;

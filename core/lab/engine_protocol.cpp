@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<MessageType, const char*>, 10> kTypeNames{{
+constexpr std::array<std::pair<MessageType, const char*>, 11> kTypeNames{{
     {MessageType::Hello, "hello"},
     {MessageType::Started, "started"},
     {MessageType::Progress, "progress"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<MessageType, const char*>, 10> kTypeNames{{
     {MessageType::Sample, "sample"},
     {MessageType::Arm, "arm"},
     {MessageType::SweepPoint, "sweep_point"},
+    {MessageType::Memory, "memory"},
     {MessageType::Saved, "saved"},
     {MessageType::Done, "done"},
     {MessageType::Cancel, "cancel"},
@@ -71,6 +72,9 @@ std::string encodeMessage(const EngineMessage& m)
         break;
     case MessageType::SweepPoint:
         j["point"] = session::toJson(m.sweepPoint);
+        break;
+    case MessageType::Memory:
+        j["memory"] = session::toJson(m.memory);
         break;
     case MessageType::Saved:
         j["session"] = m.sessionPath;
@@ -128,6 +132,9 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
             break;
         case MessageType::SweepPoint:
             m.sweepPoint = session::sweepPointFrom(j.at("point"));
+            break;
+        case MessageType::Memory:
+            m.memory = session::memoryTriageFrom(j.at("memory"));
             break;
         case MessageType::Saved:
             m.sessionPath = j.at("session").get<std::string>();

@@ -12,7 +12,7 @@
 namespace kinetoscope::lab {
 
 // Bumped when a message changes shape; the app refuses an engine that speaks another.
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;  // 2: "memory", latency in arms and sweep points
 
 enum class MessageType
 {
@@ -23,6 +23,7 @@ enum class MessageType
     Sample,      // one live sample
     Arm,         // one arm, run or skipped
     SweepPoint,  // one sweep point
+    Memory,      // the fp32 arm's memory triage (phase table, split, peak per step)
     Saved,       // the session file was written (atomically) with everything so far
     Done,        // last: ok or the one-line error, and the session file
     Cancel,      // app -> engine: stop after the step in flight
@@ -41,6 +42,7 @@ struct EngineMessage
     session::LiveSample sample;       // Sample
     session::LabArm arm;              // Arm
     session::SweepPoint sweepPoint;   // SweepPoint
+    session::MemoryTriage memory;     // Memory
     bool ok = false;                  // Done
     std::string error;                // Done, when !ok
 };

@@ -15,6 +15,9 @@ struct RunConfig
     std::string dataset = "synthetic";
     std::string dataPath;                // mnist/cifar10: a folder; tensors: a torch.save file
     std::string device = "auto";         // auto | cpu | cuda
+    // train, or inference: eval mode without autograd, each batch's forward timed
+    // (CUDA events on a GPU, the steady clock on the CPU).
+    std::string mode = "train";
     int64_t batchSize = 64;
     int64_t steps = 20;                  // measured steps per arm
     int64_t warmup = 3;                  // steps before measuring, always
@@ -47,6 +50,9 @@ struct RunConfig
     bool profile = false;  // a Kineto profiler window, writes trace.json
     std::vector<int64_t> sweepWorkers;     // samples/s against the loader's worker count
     std::vector<int64_t> sweepBatchSizes;  // ... and against the batch size
+    // Allocations past this many MiB fail as out of memory (0: no limit): counted by the
+    // engine's CPU allocator, or the CUDA caching allocator's share of the device.
+    int64_t memoryLimitMb = 0;
     bool liveSamples = true;               // CPU/GPU/memory samples while it runs
     int samplesPerSecond = 20;             // sampler rate (10-20 Hz)
     std::string outDir = "kinetoscope-run";
@@ -54,6 +60,9 @@ struct RunConfig
     // and the named arm fails as out of memory does (c10::OutOfMemoryError, empty: never).
     int64_t poisonLossAtStep = -1;
     std::string outOfMemoryInArm;
+    // Tests: each measured forward sleeps these microseconds, in turn (a known latency
+    // distribution).
+    std::vector<int64_t> plantedLatencyUs;
 };
 
 }  // namespace kinetoscope::lab

@@ -21,6 +21,10 @@ const char* const kRunOptionsHelp =
     "  --pin-memory --non-blocking --no-shuffle --keep-last\n"
     "run:\n"
     "  --device auto|cpu|cuda  --steps N (measured)  --warmup N\n"
+    "  --mode train|inference  inference: eval mode, no autograd, per-batch latency (mean,\n"
+    "                          std, p50, p95, p99) for each arm and batch size\n"
+    "  --memory-limit-mb N     allocations past N MiB fail as out of memory (the batch\n"
+    "                          sweep stops there)\n"
     "  --lab                   fp32, bf16 autocast, bf16 + whole-step CUDA graph (the C++\n"
     "                          counterpart of torch.compile(mode=\"reduce-overhead\"), which\n"
     "                          has no C++ API)\n"
@@ -73,7 +77,7 @@ const std::map<std::string, IntegerField> kIntegers{
     {"--seq-len", &RunConfig::sequenceLength}, {"--vocab", &RunConfig::vocabulary},
     {"--classes", &RunConfig::classes},       {"--image-size", &RunConfig::imageSize},
     {"--input-features", &RunConfig::inputFeatures}, {"--sample-cpu-us", &RunConfig::sampleCpuUs},
-    {"--sample-io-us", &RunConfig::sampleIoUs},
+    {"--sample-io-us", &RunConfig::sampleIoUs}, {"--memory-limit-mb", &RunConfig::memoryLimitMb},
     // Test-only fault injection; not in the help.
     {"--poison-loss-at-step", &RunConfig::poisonLossAtStep}};
 // Present: true.
@@ -90,6 +94,7 @@ const std::map<std::string, TextField> kTexts{{"--model", &RunConfig::model},
                                               {"--dataset", &RunConfig::dataset},
                                               {"--data", &RunConfig::dataPath},
                                               {"--device", &RunConfig::device},
+                                              {"--mode", &RunConfig::mode},
                                               {"--out", &RunConfig::outDir},
                                               // Test-only fault injection; not in the help.
                                               {"--out-of-memory-in-arm", &RunConfig::outOfMemoryInArm}};
@@ -125,6 +130,8 @@ std::vector<std::string> runOptionArgs(const RunConfig& c)
     args.insert(args.end(), {"--seed", std::to_string(c.seed), "--sample-rate", std::to_string(c.samplesPerSecond)});
     if (!c.inputShape.empty())
         args.insert(args.end(), {"--input-shape", joined(c.inputShape, 'x')});
+    if (!c.plantedLatencyUs.empty())
+        args.insert(args.end(), {"--planted-latency-us", joined(c.plantedLatencyUs, ',')});
     if (!c.sweepWorkers.empty())
         args.insert(args.end(), {"--sweep", "workers=" + joined(c.sweepWorkers, ',')});
     if (!c.sweepBatchSizes.empty())
@@ -168,6 +175,11 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
                 error = "--input-shape takes dimensions like 3x32x32";
                 return false;
             }
+        } else if (arg == "--planted-latency-us" && hasValue) {  // test-only, not in the help
+            if (!parseList(args[++i], ',', c.plantedLatencyUs)) {
+                error = "--planted-latency-us takes microseconds like 2000,10000";
+                return false;
+            }
         } else if (arg == "--sweep" && hasValue) {
             const std::string spec = args[++i];
             const size_t eq = spec.find('=');
@@ -183,6 +195,14 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
             error = "unknown option or missing value: '" + arg + "'";
             return false;
         }
+    }
+    if (c.mode != "train" && c.mode != "inference") {
+        error = "--mode takes train or inference, not '" + c.mode + "'";
+        return false;
+    }
+    if (c.memoryLimitMb < 0) {
+        error = "--memory-limit-mb needs 0 (no limit) or more";
+        return false;
     }
     return true;
 }

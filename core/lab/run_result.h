@@ -19,6 +19,7 @@ struct RunCallbacks
     std::function<void(const session::StepTiming&)> step;  // each measured step of the fp32 arm
     std::function<void(const session::LabArm&)> arm;       // each arm, run or skipped
     std::function<void(const session::SweepPoint&)> sweepPoint;
+    std::function<void(const session::MemoryTriage&)> memory;  // once, after the fp32 arm
     std::function<void(const session::LiveSample&)> sample;
     // The session's configuration and environment, once the device is known, and the
     // file it will be saved to.

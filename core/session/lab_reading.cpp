@@ -1,6 +1,7 @@
 #include "core/session/lab_reading.h"
 
 #include "core/format/format.h"
+#include "core/session/memory_reading.h"
 
 namespace kinetoscope::session {
 
@@ -29,7 +30,8 @@ LabReading readLab(const Session& s)
                                     "): precision is not the bottleneck; the step waits on something else, usually "
                                     "the DataLoader."
                               : "fp32 -> bf16 is a large jump (" + format::ratio(*r.bf16OverFp32) +
-                                    "): the step was bound by fp32 arithmetic; train in bf16.");
+                                    (s.inference() ? "): the model was bound by fp32 arithmetic; serve it in bf16."
+                                                  : "): the step was bound by fp32 arithmetic; train in bf16."));
     }
     if (bf16 && graph) {
         r.graphOverBf16 = graph->samplesPerSecond / bf16->samplesPerSecond;
@@ -50,6 +52,41 @@ LabReading readLab(const Session& s)
                                           "cheaper transforms)."
                                         : "compute-bound, the loader keeps up."));
     }
+    if (s.memory) {
+        const MemorySplit& m = s.memory->split;
+        std::string split = "Memory of the model: parameters " + format::bytes(double(m.parameterBytes)) +
+                            " (" + format::count(double(m.parameterCount)) + "), gradients " +
+                            format::bytes(double(m.gradientBytes)) + ", optimizer state " +
+                            format::bytes(double(m.optimizerStateBytes));
+        split += m.activationBytes >= 0 ? ", activations " + format::bytes(double(m.activationBytes)) + "."
+                                        : "; activations and the phase table need a GPU (the CUDA caching allocator).";
+        r.lines.push_back(split);
+        if (const std::optional<PeakReading> peak = readPeak(*s.memory))
+            r.lines.push_back("The peak (" + format::bytes(double(peak->peakBytes)) + ") is set after " + peak->phase +
+                              (peak->firstStep ? " of the first step" : "") + ": " + peakCauseName(peak->cause) + ".");
+        if (const std::optional<MemoryGrowth> growth = readGrowth(s.memory->peakPerStep))
+            r.lines.push_back("The peak grows " + format::bytes(growth->bytesPerStep) + " per step from step " +
+                              std::to_string(growth->fromStep) +
+                              ": something keeps each step's graph alive (a loss summed without .item()).");
+        if (const std::optional<double> held = reservedOverPeak(*s.memory); held && *held > kReservedOverPeak)
+            r.lines.push_back("The caching allocator holds " + format::ratio(*held) +
+                              " the step's peak: freed blocks are kept; empty_cache() between phases of different "
+                              "footprint, never inside the loop.");
+    }
+    const BatchFit fit = readBatchFit(s);
+    if (fit.largestFits && fit.fastest)
+        r.lines.push_back("Batch size: the largest that fits is " + std::to_string(*fit.largestFits) +
+                          (fit.firstOutOfMemory ? " (" + std::to_string(*fit.firstOutOfMemory) + " ran out of memory)"
+                                                : std::string(" (none ran out of memory)")) +
+                          ", the fastest is " + std::to_string(*fit.fastest) + ".");
+    for (const LabArm& arm : s.lab)
+        if (arm.ran && !arm.latency.phase.empty())
+            r.lines.push_back(std::string("Latency per batch, ") + arm.name() + ": mean " +
+                              format::duration(arm.latency.meanMs * 1e6) + ", p50 " +
+                              format::duration(arm.latency.medianMs * 1e6) + ", p95 " +
+                              format::duration(arm.latency.p95Ms * 1e6) + ", p99 " +
+                              format::duration(arm.latency.p99Ms * 1e6) + " (" +
+                              format::rate(arm.samplesPerSecond, "samples") + ").");
     for (const char* knob : {"workers", "batch_size"}) {
         const SweepPoint* best = nullptr;
         for (const SweepPoint& p : s.sweep)

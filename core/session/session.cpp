@@ -27,8 +27,7 @@ json toJson(const Session& s)
         lab.push_back(toJson(a));
     json phases = json::array();
     for (const PhaseTiming& p : s.phases)
-        phases.push_back({{"phase", p.phase}, {"mean_ms", p.meanMs}, {"std_ms", p.stdMs}, {"median_ms", p.medianMs},
-                          {"p95_ms", p.p95Ms}, {"p99_ms", p.p99Ms}});
+        phases.push_back(toJson(p));
     json findings = json::array();
     for (const auto& [id, title] : s.findings)
         findings.push_back({{"id", id}, {"title", title}});
@@ -61,6 +60,8 @@ json toJson(const Session& s)
               {"findings", findings}};
     if (!s.interrupted.empty())
         j["interrupted"] = s.interrupted;
+    if (s.memory)
+        j["memory"] = toJson(*s.memory);
     return j;
 }
 
@@ -72,8 +73,7 @@ Session fromJson(const json& j)
     for (const json& a : j.value("lab", json::array()))
         s.lab.push_back(labArmFrom(a));
     for (const json& p : j.value("phases", json::array()))
-        s.phases.push_back({p.value("phase", ""), p.value("mean_ms", 0.0), p.value("std_ms", 0.0),
-                            p.value("median_ms", 0.0), p.value("p95_ms", 0.0), p.value("p99_ms", 0.0)});
+        s.phases.push_back(phaseTimingFrom(p));
     const json split = j.value("split", json::object());
     if (split.contains("dataloader_ms"))
         s.dataLoaderMs = split["dataloader_ms"].get<double>();
@@ -92,6 +92,8 @@ Session fromJson(const json& j)
     for (const json& f : j.value("findings", json::array()))
         s.findings.emplace_back(f.value("id", ""), f.value("title", ""));
     s.interrupted = j.value("interrupted", "");
+    if (j.contains("memory"))
+        s.memory = memoryTriageFrom(j["memory"]);
     return s;
 }
 
@@ -113,6 +115,12 @@ std::optional<ArmKind> parseArmKind(std::string_view name)
         if (name == armName(kind))
             return kind;
     return std::nullopt;
+}
+
+bool Session::inference() const
+{
+    const auto it = config.find("mode");
+    return it != config.end() && it->second == "inference";
 }
 
 bool isSessionPath(const std::filesystem::path& path)

@@ -28,6 +28,13 @@ enum class ArmKind : uint8_t
 const char* armName(ArmKind kind);  // "fp32", "bf16", "bf16+cuda-graph": the session file, CLI and GUI
 std::optional<ArmKind> parseArmKind(std::string_view name);
 
+// Mean, std, median, p95 and p99 of one phase's per-step times (milliseconds).
+struct PhaseTiming
+{
+    std::string phase;  // "data", "h2d", "forward", "backward", "optimizer"; "latency"
+    double meanMs = 0, stdMs = 0, medianMs = 0, p95Ms = 0, p99Ms = 0;
+};
+
 struct LabArm
 {
     ArmKind kind = ArmKind::Fp32;
@@ -36,14 +43,11 @@ struct LabArm
     double samplesPerSecond = 0.0;
     double meanStepMs = 0.0;
     int64_t peakAllocatedBytes = -1;
+    // An inference run's per-batch latency (the forward on a batch already on the
+    // device); an empty phase in a training run.
+    PhaseTiming latency;
 
     const char* name() const { return armName(kind); }
-};
-
-struct PhaseTiming
-{
-    std::string phase;  // "data", "h2d", "forward", "backward", "optimizer"
-    double meanMs = 0, stdMs = 0, medianMs = 0, p95Ms = 0, p99Ms = 0;
 };
 
 // One step of the fp32 arm as it finished, milliseconds per phase.
@@ -62,6 +66,42 @@ struct SweepPoint
     double samplesPerSecond = 0;  // 0 when it failed
     double dataWaitMs = 0;        // mean wait for the next batch per step
     std::string error;            // "out of memory at batch size 4096", or empty
+    double meanStepMs = 0;              // training: a step; inference: a batch's latency
+    int64_t peakAllocatedBytes = -1;    // CUDA caching allocator; -1 on the CPU
+    PhaseTiming latency;                // inference runs only (empty phase otherwise)
+};
+
+// Memory after one phase of a step, as the seeds' memory triage prints it (bytes; -1
+// where not measured: the CPU has no caching allocator to read).
+struct PhaseMemory
+{
+    std::string phase;  // "start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"
+    int64_t allocatedBytes = -1;      // live tensors after the phase
+    int64_t reservedBytes = -1;       // held by the caching allocator after the phase
+    int64_t peakAllocatedBytes = -1;  // the most allocated at once since the step began
+};
+
+// Where a training step's memory goes (the seed-001 memory table), computed from the
+// model and the optimizer: exact on any device. Activations need the allocator (-1
+// without it).
+struct MemorySplit
+{
+    int64_t parameterCount = 0;       // elements
+    int64_t parameterTensors = 0;
+    int64_t parameterBytes = 0;
+    int64_t gradientBytes = 0;        // after backward, before zero_grad (set to none)
+    int64_t optimizerStateBytes = 0;  // Adam: two moments per parameter and a float32 step per tensor
+    int64_t activationBytes = -1;     // allocated after forward + loss minus after the batch arrived
+};
+
+struct MemoryTriage
+{
+    std::vector<PhaseMemory> firstStep;   // step 0: the optimizer's state is created
+    std::vector<PhaseMemory> steadyStep;  // the first measured step (after warm-up)
+    // Peak allocated bytes of each step, warm-up included (index = step); empty on the CPU.
+    std::vector<int64_t> peakPerStep;
+    MemorySplit split;
+    std::string unavailable;  // "needs a GPU" when the allocator figures are not measured
 };
 
 // A live sample of the machine while the run went on; -1 where not available.
@@ -87,11 +127,15 @@ struct Session
     std::vector<StepTiming> steps;        // the fp32 arm's measured steps
     std::vector<SweepPoint> sweep;
     std::vector<LiveSample> samples;
+    std::optional<MemoryTriage> memory;  // the fp32 arm's, when it ran (training only)
     std::string tracePath;               // relative to the session file's folder, or absolute
     std::vector<std::pair<std::string, std::string>> findings;  // (id, title) when saved
     // Why the run stopped before it finished ("the engine was killed by SIGKILL in fp32,
     // after step 7"), or empty: what it holds was measured before that.
     std::string interrupted;
+
+    // config["mode"]: an inference run (eval mode, no autograd, latency per batch).
+    bool inference() const;
 };
 
 bool isSessionPath(const std::filesystem::path& path);

@@ -33,14 +33,31 @@ int64_t integerOf(const json& value, const char* field)
     throw std::invalid_argument(std::string(field) + " is not an integer within int64");
 }
 
+json toJson(const PhaseTiming& p)
+{
+    return {{"phase", p.phase},         {"mean_ms", p.meanMs}, {"std_ms", p.stdMs},
+            {"median_ms", p.medianMs}, {"p95_ms", p.p95Ms},   {"p99_ms", p.p99Ms}};
+}
+
+PhaseTiming phaseTimingFrom(const json& p)
+{
+    if (!p.is_object())
+        throw std::invalid_argument("a phase timing is not an object");
+    return {p.value("phase", ""),      p.value("mean_ms", 0.0), p.value("std_ms", 0.0),
+            p.value("median_ms", 0.0), p.value("p95_ms", 0.0),  p.value("p99_ms", 0.0)};
+}
+
 json toJson(const LabArm& a)
 {
-    return {{"name", a.name()},
-            {"ran", a.ran},
-            {"skipped_reason", a.skippedReason},
-            {"samples_per_second", a.samplesPerSecond},
-            {"mean_step_ms", a.meanStepMs},
-            {"peak_allocated_bytes", a.peakAllocatedBytes}};
+    json j = {{"name", a.name()},
+              {"ran", a.ran},
+              {"skipped_reason", a.skippedReason},
+              {"samples_per_second", a.samplesPerSecond},
+              {"mean_step_ms", a.meanStepMs},
+              {"peak_allocated_bytes", a.peakAllocatedBytes}};
+    if (!a.latency.phase.empty())
+        j["latency"] = toJson(a.latency);
+    return j;
 }
 
 LabArm labArmFrom(const json& a)
@@ -56,6 +73,8 @@ LabArm labArmFrom(const json& a)
     arm.samplesPerSecond = a.value("samples_per_second", 0.0);
     arm.meanStepMs = a.value("mean_step_ms", 0.0);
     arm.peakAllocatedBytes = integerOr(a, "peak_allocated_bytes", -1);
+    if (a.contains("latency"))
+        arm.latency = phaseTimingFrom(a["latency"]);
     return arm;
 }
 
@@ -73,17 +92,94 @@ StepTiming stepTimingFrom(const json& row)
 
 json toJson(const SweepPoint& p)
 {
-    return {{"knob", p.knob},
-            {"value", p.value},
-            {"samples_per_second", p.samplesPerSecond},
-            {"data_wait_ms", p.dataWaitMs},
-            {"error", p.error}};
+    json j = {{"knob", p.knob},
+              {"value", p.value},
+              {"samples_per_second", p.samplesPerSecond},
+              {"data_wait_ms", p.dataWaitMs},
+              {"error", p.error},
+              {"mean_step_ms", p.meanStepMs},
+              {"peak_allocated_bytes", p.peakAllocatedBytes}};
+    if (!p.latency.phase.empty())
+        j["latency"] = toJson(p.latency);
+    return j;
 }
 
 SweepPoint sweepPointFrom(const json& p)
 {
-    return {p.value("knob", ""), integerOr(p, "value", 0), p.value("samples_per_second", 0.0),
-            p.value("data_wait_ms", 0.0), p.value("error", "")};
+    SweepPoint point;
+    point.knob = p.value("knob", "");
+    point.value = integerOr(p, "value", 0);
+    point.samplesPerSecond = p.value("samples_per_second", 0.0);
+    point.dataWaitMs = p.value("data_wait_ms", 0.0);
+    point.error = p.value("error", "");
+    point.meanStepMs = p.value("mean_step_ms", 0.0);
+    point.peakAllocatedBytes = integerOr(p, "peak_allocated_bytes", -1);
+    if (p.contains("latency"))
+        point.latency = phaseTimingFrom(p["latency"]);
+    return point;
+}
+
+namespace {
+
+json phaseRows(const std::vector<PhaseMemory>& phases)
+{
+    json rows = json::array();
+    for (const PhaseMemory& m : phases)
+        rows.push_back({m.phase, m.allocatedBytes, m.reservedBytes, m.peakAllocatedBytes});
+    return rows;
+}
+
+std::vector<PhaseMemory> phaseRowsFrom(const json& rows)
+{
+    std::vector<PhaseMemory> phases;
+    if (!rows.is_array())
+        throw std::invalid_argument("memory phases are not an array");
+    for (const json& row : rows) {
+        const json& r = rowOf(row, 4, "a memory phase");
+        phases.push_back({r[0].get<std::string>(), integerOf(r[1], "allocated"), integerOf(r[2], "reserved"),
+                          integerOf(r[3], "peak")});
+    }
+    return phases;
+}
+
+}  // namespace
+
+json toJson(const MemoryTriage& m)
+{
+    const MemorySplit& s = m.split;
+    return {{"first_step", phaseRows(m.firstStep)},
+            {"steady_step", phaseRows(m.steadyStep)},
+            {"peak_per_step", m.peakPerStep},
+            {"split",
+             {{"parameter_count", s.parameterCount},
+              {"parameter_tensors", s.parameterTensors},
+              {"parameter_bytes", s.parameterBytes},
+              {"gradient_bytes", s.gradientBytes},
+              {"optimizer_state_bytes", s.optimizerStateBytes},
+              {"activation_bytes", s.activationBytes}}},
+            {"unavailable", m.unavailable}};
+}
+
+MemoryTriage memoryTriageFrom(const json& j)
+{
+    if (!j.is_object())
+        throw std::invalid_argument("memory is not an object");
+    MemoryTriage m;
+    m.firstStep = phaseRowsFrom(j.value("first_step", json::array()));
+    m.steadyStep = phaseRowsFrom(j.value("steady_step", json::array()));
+    for (const json& peak : j.value("peak_per_step", json::array()))
+        m.peakPerStep.push_back(integerOf(peak, "peak_per_step"));
+    const json split = j.value("split", json::object());
+    if (!split.is_object())
+        throw std::invalid_argument("memory split is not an object");
+    m.split.parameterCount = integerOr(split, "parameter_count", 0);
+    m.split.parameterTensors = integerOr(split, "parameter_tensors", 0);
+    m.split.parameterBytes = integerOr(split, "parameter_bytes", 0);
+    m.split.gradientBytes = integerOr(split, "gradient_bytes", 0);
+    m.split.optimizerStateBytes = integerOr(split, "optimizer_state_bytes", 0);
+    m.split.activationBytes = integerOr(split, "activation_bytes", -1);
+    m.unavailable = j.value("unavailable", "");
+    return m;
 }
 
 json toJson(const LiveSample& l)

@@ -9,6 +9,10 @@
 
 namespace kinetoscope::session {
 
+// {"phase", "mean_ms", "std_ms", "median_ms", "p95_ms", "p99_ms"}
+nlohmann::json toJson(const PhaseTiming& timing);
+PhaseTiming phaseTimingFrom(const nlohmann::json& value);
+
 nlohmann::json toJson(const LabArm& arm);
 LabArm labArmFrom(const nlohmann::json& value);
 
@@ -18,6 +22,10 @@ StepTiming stepTimingFrom(const nlohmann::json& row);
 
 nlohmann::json toJson(const SweepPoint& point);
 SweepPoint sweepPointFrom(const nlohmann::json& value);
+
+// Phase rows [phase, allocated, reserved, peak] per step, the split, peaks per step.
+nlohmann::json toJson(const MemoryTriage& memory);
+MemoryTriage memoryTriageFrom(const nlohmann::json& value);
 
 // A row: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes;
 // -1 where not available).

@@ -1,0 +1,101 @@
+#include "core/session/memory_reading.h"
+
+#include <algorithm>
+
+namespace kinetoscope::session {
+
+namespace {
+
+// The row after which the step's running peak first reached its maximum; nullptr when
+// the rows carry no allocator figures.
+const PhaseMemory* peakRow(const std::vector<PhaseMemory>& rows)
+{
+    const PhaseMemory* best = nullptr;
+    for (const PhaseMemory& row : rows)
+        if (row.peakAllocatedBytes >= 0 && (!best || row.peakAllocatedBytes > best->peakAllocatedBytes))
+            best = &row;
+    return best;
+}
+
+PeakCause causeOf(const std::string& phase)
+{
+    if (phase == "forward" || phase == "loss")
+        return PeakCause::Activations;
+    if (phase == "backward")
+        return PeakCause::Gradients;
+    if (phase == "optimizer step")
+        return PeakCause::OptimizerState;
+    return PeakCause::Other;
+}
+
+}  // namespace
+
+const char* peakCauseName(PeakCause cause)
+{
+    switch (cause) {
+    case PeakCause::Activations: return "activations";
+    case PeakCause::Gradients: return "gradients";
+    case PeakCause::OptimizerState: return "optimizer state";
+    case PeakCause::Other: return "other";
+    }
+    return "other";
+}
+
+std::optional<PeakReading> readPeak(const MemoryTriage& memory)
+{
+    const PhaseMemory* steady = peakRow(memory.steadyStep);
+    const PhaseMemory* first = peakRow(memory.firstStep);
+    const bool firstLarger = first && (!steady || first->peakAllocatedBytes > steady->peakAllocatedBytes);
+    const PhaseMemory* row = firstLarger ? first : steady;
+    if (!row)
+        return std::nullopt;
+    return PeakReading{row->phase, causeOf(row->phase), row->peakAllocatedBytes, firstLarger};
+}
+
+std::optional<MemoryGrowth> readGrowth(const std::vector<int64_t>& peaks)
+{
+    // Step 0 creates the optimizer's state, so growth is looked for from step 1 on.
+    if (peaks.size() < kGrowthSteps + 2)
+        return std::nullopt;
+    size_t from = peaks.size() - 1;
+    while (from > 1 && peaks[from - 1] < peaks[from])
+        --from;
+    const size_t increases = peaks.size() - 1 - from;
+    if (increases < kGrowthSteps)
+        return std::nullopt;
+    return MemoryGrowth{int64_t(from), double(peaks.back() - peaks[from]) / double(increases)};
+}
+
+std::optional<double> reservedOverPeak(const MemoryTriage& memory)
+{
+    const PhaseMemory* peak = peakRow(memory.steadyStep);
+    if (!peak || peak->peakAllocatedBytes <= 0 || memory.steadyStep.back().reservedBytes < 0)
+        return std::nullopt;
+    return double(memory.steadyStep.back().reservedBytes) / double(peak->peakAllocatedBytes);
+}
+
+BatchFit readBatchFit(const Session& session)
+{
+    BatchFit fit;
+    double fastest = 0;
+    for (const SweepPoint& p : session.sweep) {
+        if (p.knob != "batch_size")
+            continue;
+        if (p.error.starts_with("out of memory")) {
+            if (!fit.firstOutOfMemory || p.value < *fit.firstOutOfMemory)
+                fit.firstOutOfMemory = p.value;
+            continue;
+        }
+        if (!p.error.empty() || p.samplesPerSecond <= 0)
+            continue;
+        if (!fit.largestFits || p.value > *fit.largestFits)
+            fit.largestFits = p.value;
+        if (p.samplesPerSecond > fastest) {
+            fastest = p.samplesPerSecond;
+            fit.fastest = p.value;
+        }
+    }
+    return fit;
+}
+
+}  // namespace kinetoscope::session
