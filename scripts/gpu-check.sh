@@ -120,6 +120,13 @@ stage_labs() {
         --batch-size 64 --steps 60 --warmup 10 --workers 4 "${loader[@]}" --lab --split --profile
     lab sweep 100 --model cnn --image-size 32 --batch-size 256 --steps 30 --warmup 5 "${loader[@]}" \
         --sweep workers=0,1,2,4,8 --no-samples
+    # The memory triage on a real allocator, and the batch size that fits under a 2 GiB
+    # limit (the cnn at 224x224 runs out between 64 and 512).
+    lab fit 150 --model cnn --image-size 224 --batch-size 32 --steps 10 --warmup 3 --workers 8 "${loader[@]}" \
+        --lab --memory-limit-mb 2048 --sweep batch=16,32,64,128,256,512,1024 --no-samples
+    # Inference latency per arm and per batch size, with CUDA events.
+    lab serve 120 --model cnn --image-size 224 --mode inference --batch-size 32 --steps 100 --warmup 10 \
+        --workers 8 "${loader[@]}" --lab --profile --sweep batch=1,8,32,128
 }
 
 stage_compare() {

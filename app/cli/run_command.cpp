@@ -45,12 +45,50 @@ private:
     struct sigaction m_previous{};
 };
 
+// A byte figure the allocator measured, or "needs a GPU" where it was not (-1).
+std::string bytesOrDash(int64_t bytes)
+{
+    return bytes < 0 ? std::string("needs a GPU") : format::bytes(double(bytes));
+}
+
+// The seeds' memory triage: the allocator after each phase of the first and of a steady
+// step, then where the memory goes.
+void printMemory(const session::MemoryTriage& m, std::ostream& out)
+{
+    out << "\nmemory after each phase" << (m.unavailable.empty() ? "" : " (the allocator figures: " + m.unavailable + ")")
+        << "\nphase              allocated     reserved  peak allocated\n";
+    for (const auto* rows : {&m.firstStep, &m.steadyStep}) {
+        out << (rows == &m.firstStep ? "first step\n" : "steady step\n");
+        for (const session::PhaseMemory& row : *rows) {
+            char line[200];
+            std::snprintf(line, sizeof line, "  %-16s %11s %12s %15s\n", row.phase.c_str(),
+                          bytesOrDash(row.allocatedBytes).c_str(), bytesOrDash(row.reservedBytes).c_str(),
+                          bytesOrDash(row.peakAllocatedBytes).c_str());
+            out << line;
+        }
+    }
+    const session::MemorySplit& split = m.split;
+    out << "parameters " << format::bytes(double(split.parameterBytes)) << " ("
+        << format::count(split.parameterCount) << " in " << format::count(split.parameterTensors)
+        << " tensors), gradients " << format::bytes(double(split.gradientBytes)) << ", optimizer state "
+        << format::bytes(double(split.optimizerStateBytes)) << ", activations " << bytesOrDash(split.activationBytes)
+        << "\n";
+}
+
 void printResults(const lab::RunResult& result, std::ostream& out)
 {
     const session::Session& s = result.session;
     for (const session::LabArm& arm : s.lab) {
         char line[200];
-        if (arm.ran)
+        if (arm.ran && !arm.latency.phase.empty())
+            std::snprintf(line, sizeof line, "%-18s %18s  latency mean %s  std %s  p50 %s  p95 %s  p99 %s\n",
+                          arm.name(), format::rate(arm.samplesPerSecond, "samples").c_str(),
+                          format::duration(arm.latency.meanMs * 1e6).c_str(),
+                          format::duration(arm.latency.stdMs * 1e6).c_str(),
+                          format::duration(arm.latency.medianMs * 1e6).c_str(),
+                          format::duration(arm.latency.p95Ms * 1e6).c_str(),
+                          format::duration(arm.latency.p99Ms * 1e6).c_str());
+        else if (arm.ran)
             std::snprintf(line, sizeof line, "%-18s %18s  %10s/step  peak %s\n", arm.name(),
                           format::rate(arm.samplesPerSecond, "samples").c_str(),
                           format::duration(arm.meanStepMs * 1e6).c_str(), format::bytes(double(arm.peakAllocatedBytes)).c_str());
@@ -59,7 +97,7 @@ void printResults(const lab::RunResult& result, std::ostream& out)
         out << line;
     }
     if (!s.phases.empty()) {
-        out << "\nphase (fp32)   mean ms    std   median    p95    p99\n";
+        out << "\nphase (fp32)   mean ms    std   median    p95    p99\n";  // "latency" in an inference run
         for (const session::PhaseTiming& p : s.phases) {
             char line[160];
             auto ms = [](double value) {
@@ -70,14 +108,25 @@ void printResults(const lab::RunResult& result, std::ostream& out)
             out << line;
         }
     }
+    if (s.memory)
+        printMemory(*s.memory, out);
     if (!s.sweep.empty()) {
         out << "\nsweep\n";
         for (const session::SweepPoint& p : s.sweep) {
-            char line[200];
-            if (p.error.empty())
-                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  data wait %s\n", p.knob.c_str(),
-                              static_cast<long long>(p.value), format::rate(p.samplesPerSecond, "samples").c_str(),
-                              format::duration(p.dataWaitMs * 1e6).c_str());
+            char line[240];
+            if (p.error.empty() && !p.latency.phase.empty())
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  latency p50 %s  p95 %s  p99 %s  peak %s\n",
+                              p.knob.c_str(), static_cast<long long>(p.value),
+                              format::rate(p.samplesPerSecond, "samples").c_str(),
+                              format::duration(p.latency.medianMs * 1e6).c_str(),
+                              format::duration(p.latency.p95Ms * 1e6).c_str(),
+                              format::duration(p.latency.p99Ms * 1e6).c_str(), bytesOrDash(p.peakAllocatedBytes).c_str());
+            else if (p.error.empty())
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  %10s/step  data wait %s  peak %s\n",
+                              p.knob.c_str(), static_cast<long long>(p.value),
+                              format::rate(p.samplesPerSecond, "samples").c_str(),
+                              format::duration(p.meanStepMs * 1e6).c_str(), format::duration(p.dataWaitMs * 1e6).c_str(),
+                              bytesOrDash(p.peakAllocatedBytes).c_str());
             else
                 std::snprintf(line, sizeof line, "%-10s = %-6lld %s\n", p.knob.c_str(),
                               static_cast<long long>(p.value), p.error.c_str());

@@ -2,6 +2,7 @@
 
 #include "core/engine/cuda_support.h"
 #include "core/engine/optimizer.h"
+#include "core/session/timing_stats.h"
 
 #include <ATen/autocast_mode.h>
 #include <ATen/record_function.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 namespace kinetoscope::engine::detail {
 
@@ -82,6 +84,61 @@ private:
 
 constexpr const char* kPhases[] = {"data", "h2d", "forward", "backward", "optimizer"};
 
+// The test-only planted latency: the measured step's share of it, slept inside the timed
+// forward.
+void sleepPlanted(const RunConfig& config, int64_t measuredStep)
+{
+    if (config.plantedLatencyUs.empty())
+        return;
+    const int64_t us = config.plantedLatencyUs[size_t(measuredStep) % config.plantedLatencyUs.size()];
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+// The seeds' memory triage of one step: the allocator after each phase (the CUDA caching
+// allocator's host-side counters: reading them adds no synchronisation).
+class MemoryProbe
+{
+public:
+    explicit MemoryProbe(bool cuda) : m_cuda(cuda) {}
+    void begin(std::vector<session::PhaseMemory>* rows)
+    {
+        m_rows = rows;
+        if (m_cuda)
+            cuda::resetPeakAllocated();
+        after("start");
+    }
+    void after(const char* phase)
+    {
+        if (!m_rows)
+            return;
+        session::PhaseMemory row;
+        row.phase = phase;
+        if (m_cuda) {
+            const cuda::AllocatorBytes bytes = cuda::allocatorBytes();
+            row.allocatedBytes = bytes.allocated;
+            row.reservedBytes = bytes.reserved;
+            row.peakAllocatedBytes = cuda::peakAllocatedBytes();
+        }
+        m_rows->push_back(row);
+    }
+    void end() { m_rows = nullptr; }
+
+private:
+    bool m_cuda;
+    std::vector<session::PhaseMemory>* m_rows = nullptr;  // the step being probed, or none
+};
+
+int64_t bytesOf(const std::vector<torch::Tensor>& tensors, bool gradients)
+{
+    int64_t bytes = 0;
+    for (const torch::Tensor& t : tensors) {
+        const torch::Tensor& counted = gradients ? t.grad() : t;
+        if (counted.defined())
+            bytes += int64_t(counted.nbytes());
+    }
+    return bytes;
+}
+
 }  // namespace
 
 double ArmResult::meanMs(const std::string& phase) const
@@ -90,31 +147,6 @@ double ArmResult::meanMs(const std::string& phase) const
         if (t.phase == phase)
             return t.meanMs;
     return 0.0;
-}
-
-session::PhaseTiming phaseTiming(const std::string& phase, std::vector<double> values)
-{
-    session::PhaseTiming t;
-    t.phase = phase;
-    if (values.empty())
-        return t;
-    std::sort(values.begin(), values.end());
-    double sum = 0;
-    for (double v : values)
-        sum += v;
-    t.meanMs = sum / double(values.size());
-    double squares = 0;
-    for (double v : values)
-        squares += (v - t.meanMs) * (v - t.meanMs);
-    t.stdMs = std::sqrt(squares / double(values.size()));
-    // Nearest-rank percentiles.
-    auto rank = [&](double p) {
-        return values[std::min(values.size() - 1, size_t(std::ceil(p * double(values.size()))) - 1)];
-    };
-    t.medianMs = rank(0.5);
-    t.p95Ms = rank(0.95);
-    t.p99Ms = rank(0.99);
-    return t;
 }
 
 ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m_callbacks(callbacks)
@@ -128,12 +160,20 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
                                                                                    : torch::Device(torch::kCPU);
     if (config.steps < 1 || config.batchSize < 1 || config.warmup < 0 || config.workers < 0 || config.prefetch < 1)
         throw UserError("--steps, --batch-size and --prefetch must be at least 1, --warmup and --workers at least 0");
+    if (config.mode != "train" && config.mode != "inference")
+        throw UserError("--mode takes train or inference, not '" + config.mode + "'");
     m_dataset = openDataset(config);
     // A model that cannot be built or loaded fails here, before any arm runs.
     buildModel(config, m_dataset->spec());
 }
 
 ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
+{
+    return config.mode == "inference" ? infer(arm, config, progressFrom, progressTo)
+                                      : train(arm, config, progressFrom, progressTo);
+}
+
+ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
 {
     torch::manual_seed(config.seed);
     std::unique_ptr<Model> model = buildModel(config, m_dataset->spec());
@@ -153,9 +193,12 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
         if (cuda())
             torch::cuda::synchronize();
     };
+    MemoryProbe probe(cuda());
     auto forwardLoss = [&](const torch::Tensor& x, const torch::Tensor& y) {
         AutocastScope autocast(arm.bf16, m_device);
-        return torch::nn::functional::cross_entropy(model->forward(x), y);
+        const torch::Tensor logits = model->forward(x);
+        probe.after("forward");
+        return torch::nn::functional::cross_entropy(logits, y);
     };
     // The graph arm's whole step on fixed tensors; grads are set to none first so that
     // backward allocates them inside the capture.
@@ -175,6 +218,16 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
     const int64_t profileEnd = std::min(total, profileStart + 5);
     std::vector<double> phaseMs[std::size(kPhases)];
     ArmResult result;
+    // The arm that records its steps also records the memory triage: step 0 (the
+    // optimizer's state is created) and the first measured step.
+    session::MemoryTriage memory;
+    if (!cuda())
+        memory.unavailable = "needs a GPU";
+    const std::vector<torch::Tensor> parameters = model->parameters();
+    memory.split.parameterTensors = int64_t(parameters.size());
+    for (const torch::Tensor& p : parameters)
+        memory.split.parameterCount += p.numel();
+    memory.split.parameterBytes = bytesOf(parameters, false);
     StepClock clock(cuda());
     Clock::time_point measureStart = Clock::now();
     // A failure inside the profiler window must not leave the profiler on for the next run.
@@ -205,6 +258,11 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
         if (arm.profile && step == profileStart)
             startProfiler(false);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
+        if (cuda())
+            cuda::resetPeakAllocated();
+        const bool probed = arm.recordSteps && !arm.graph && (step == 0 || step == config.warmup);
+        if (probed)
+            probe.begin(step == 0 ? &memory.firstStep : &memory.steadyStep);
         const auto dataStart = Clock::now();
         Batch batch;
         {
@@ -216,6 +274,9 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
         const torch::Tensor x = batch.inputs.to(m_device, config.nonBlocking);
         const torch::Tensor y = batch.targets.to(m_device, config.nonBlocking);
         clock.mark(1);
+        probe.after("batch to device");
+        if (step >= config.warmup)
+            sleepPlanted(config, step - config.warmup);
         torch::Tensor loss;
         if (arm.graph) {
             if (!graphed) {  // capture on the first batch: its call is this step's update
@@ -233,17 +294,29 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
             clock.mark(4);
         } else {
             loss = forwardLoss(x, y);
+            probe.after("loss");
             clock.mark(2);
             loss.backward();
+            probe.after("backward");
+            if (probed)
+                memory.split.gradientBytes = bytesOf(parameters, true);
             clock.mark(3);
             {
                 RECORD_USER_SCOPE("Optimizer.step#Adam.step");
                 optimizer.step();
+                probe.after("optimizer step");
                 optimizer.zeroGrad();
+                probe.after("zero_grad");
             }
+            probe.end();
             clock.mark(4);
         }
         float value = loss.item<float>();  // waits for the step: the marks are complete
+        if (cuda()) {
+            const int64_t peak = cuda::peakAllocatedBytes();
+            memory.peakPerStep.push_back(peak);
+            result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, peak);
+        }
         if (step == config.poisonLossAtStep && arm.recordSteps)
             value = std::nanf("");
         if (!std::isfinite(value))
@@ -267,9 +340,128 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
     const double seconds = std::chrono::duration<double>(Clock::now() - measureStart).count();
     result.samplesPerSecond = double(config.steps * config.batchSize) / seconds;
     result.meanStepMs = seconds * 1e3 / double(config.steps);
-    result.peakAllocatedBytes = cuda::peakAllocatedBytes();
     for (size_t p = 0; p < std::size(kPhases); ++p)
-        result.phases.push_back(phaseTiming(kPhases[p], std::move(phaseMs[p])));
+        result.phases.push_back(session::timingStats(kPhases[p], std::move(phaseMs[p])));
+    if (arm.recordSteps && !arm.graph) {
+        memory.split.optimizerStateBytes = optimizer.stateBytes();
+        // Activations: what forward and the loss added on top of the batch, in the steady step.
+        const auto& rows = memory.steadyStep;
+        auto allocatedAfter = [&](const char* phase) -> int64_t {
+            for (const session::PhaseMemory& row : rows)
+                if (row.phase == phase)
+                    return row.allocatedBytes;
+            return -1;
+        };
+        if (allocatedAfter("loss") >= 0 && allocatedAfter("batch to device") >= 0)
+            memory.split.activationBytes = std::max<int64_t>(0, allocatedAfter("loss") - allocatedAfter("batch to device"));
+        result.memory = std::move(memory);
+    }
+    return result;
+}
+
+ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
+{
+    torch::manual_seed(config.seed);
+    std::unique_ptr<Model> model = buildModel(config, m_dataset->spec());
+    model->to(m_device);
+    model->eval();
+    RunConfig loaderConfig = config;
+    if (arm.graph)
+        loaderConfig.dropLast = true;  // a captured graph has one batch shape
+    Loader loader(loaderConfig, *m_dataset);
+    // No autograd: no graph is recorded and no tensor keeps one alive.
+    c10::InferenceMode inference;
+    auto forward = [&](const torch::Tensor& x) {
+        AutocastScope autocast(arm.bf16, m_device);
+        return model->forward(x);
+    };
+    torch::Tensor staticInputs;
+    std::unique_ptr<cuda::GraphedStep> graphed;
+
+    const int64_t total = config.warmup + config.steps;
+    const int64_t profileStart = config.warmup + std::min<int64_t>(2, config.steps - 1);
+    const int64_t profileEnd = std::min(total, profileStart + 5);
+    struct ProfilerOff
+    {
+        ArmRunner& runner;
+        ~ProfilerOff()
+        {
+            if (runner.m_profiling) {
+                torch::autograd::profiler::disableProfiler();
+                runner.m_profiling = false;
+            }
+        }
+    } profilerOff{*this};
+    std::vector<double> phaseMs[3];  // data, h2d, latency
+    ArmResult result;
+    StepClock clock(cuda());
+    for (int64_t step = 0; step < total; ++step) {
+        if (m_callbacks.cancel && m_callbacks.cancel->load())
+            throw Cancelled{};
+        if (m_callbacks.progress)
+            m_callbacks.progress(arm.name, progressFrom + (progressTo - progressFrom) * double(step) / double(total));
+        if (step == config.warmup && config.outOfMemoryInArm == arm.name)
+            TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
+        if (arm.profile && step == profileStart - 1)
+            startProfiler(/*prepareOnly=*/true);
+        if (arm.profile && step == profileStart)
+            startProfiler(false);
+        RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
+        if (cuda())
+            cuda::resetPeakAllocated();
+        const auto dataStart = Clock::now();
+        Batch batch;
+        {
+            RECORD_USER_SCOPE("enumerate(DataLoader)#_KinetoscopeLoaderIter.__next__");
+            batch = loader.next();
+        }
+        const double dataMs = msSince(dataStart);
+        clock.mark(0);
+        const torch::Tensor x = batch.inputs.to(m_device, config.nonBlocking);
+        clock.mark(1);
+        // The latency is the forward on a batch already on the device (seed 002's
+        // measure_latency): between marks 1 and 2.
+        if (step >= config.warmup)
+            sleepPlanted(config, step - config.warmup);
+        torch::Tensor output;
+        if (arm.graph) {
+            if (!graphed) {
+                staticInputs = x.clone();
+                graphed = std::make_unique<cuda::GraphedStep>([&] { return forward(staticInputs); }, /*warmupCalls=*/3);
+            } else {
+                staticInputs.copy_(x, /*non_blocking=*/true);
+            }
+            output = graphed->replay();
+        } else {
+            output = forward(x);
+        }
+        clock.mark(2);
+        const double latencyMs = clock.ms(1, 2);  // on a GPU, waits for the forward's last kernel
+        if (cuda())
+            result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, cuda::peakAllocatedBytes());
+        if (arm.profile && step == profileEnd - 1)
+            stopProfiler(config);
+        if (step < config.warmup)
+            continue;
+        const session::StepTiming t{step, dataMs, clock.ms(0, 1), latencyMs, 0, 0, 0};
+        phaseMs[0].push_back(t.dataMs);
+        phaseMs[1].push_back(t.h2dMs);
+        phaseMs[2].push_back(latencyMs);
+        if (arm.recordSteps) {
+            result.steps.push_back(t);
+            if (m_callbacks.step)
+                m_callbacks.step(t);
+        }
+    }
+    if (cuda())
+        torch::cuda::synchronize();
+    result.phases = {session::timingStats("data", std::move(phaseMs[0])),
+                     session::timingStats("h2d", std::move(phaseMs[1]))};
+    result.latency = session::timingStats("latency", std::move(phaseMs[2]));
+    result.phases.push_back(result.latency);
+    result.meanStepMs = result.latency.meanMs;
+    if (result.latency.meanMs > 0)
+        result.samplesPerSecond = double(config.batchSize) * 1e3 / result.latency.meanMs;
     return result;
 }
 

@@ -6,6 +6,7 @@
 #include "core/engine/lab_runner.h"
 
 #include <map>
+#include <optional>
 
 namespace kinetoscope::engine::detail {
 
@@ -24,9 +25,11 @@ struct ArmOptions
 
 struct ArmResult
 {
-    double samplesPerSecond = 0;
-    double meanStepMs = 0;
-    int64_t peakAllocatedBytes = -1;  // CUDA only
+    double samplesPerSecond = 0;      // inference: batch size over the mean latency
+    double meanStepMs = 0;            // inference: the mean latency
+    int64_t peakAllocatedBytes = -1;  // CUDA only: the largest peak of any step
+    session::PhaseTiming latency;     // inference only
+    std::optional<session::MemoryTriage> memory;  // training, the arm that records its steps
     std::vector<session::PhaseTiming> phases;
     std::vector<session::StepTiming> steps;
     double meanMs(const std::string& phase) const;
@@ -37,12 +40,15 @@ class ArmRunner
 public:
     // Checks the device and opens the dataset; throws UserError with the reason.
     ArmRunner(const RunConfig& config, const RunCallbacks& callbacks);
-    // Throws Cancelled, UserError (NaN loss, bad model), c10::Error (out of memory...).
+    // Trains (or, in inference mode, times the forward of) a fresh model. Throws
+    // Cancelled, UserError (NaN loss, bad model), c10::Error (out of memory...).
     ArmResult run(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
     bool cuda() const { return m_device.is_cuda(); }
     const std::string& tracePath() const { return m_tracePath; }
 
 private:
+    ArmResult train(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
+    ArmResult infer(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
     void startProfiler(bool prepareOnly);
     void stopProfiler(const RunConfig& config);
 
@@ -53,7 +59,5 @@ private:
     bool m_profiling = false;  // the profiler is enabled on this thread
 };
 
-// Mean, std, median, p95, p99 of one phase's per-step times.
-session::PhaseTiming phaseTiming(const std::string& phase, std::vector<double> values);
 
 }  // namespace kinetoscope::engine::detail

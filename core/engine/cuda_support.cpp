@@ -14,6 +14,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
+#include <algorithm>
 #include <vector>
 
 namespace kinetoscope::engine::detail::cuda {
@@ -64,6 +65,20 @@ void releaseCachedMemory()
 {
     if (usable())
         c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
+void limitMemory(int64_t bytes)
+{
+    if (!usable())
+        return;
+    const c10::DeviceIndex device = current();
+    double fraction = 1.0;
+    if (bytes > 0) {
+        size_t freeBytes = 0, totalBytes = 0;
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess && totalBytes > 0)
+            fraction = std::clamp(double(bytes) / double(totalBytes), 0.0, 1.0);
+    }
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device);
 }
 
 int64_t peakAllocatedBytes()
@@ -167,6 +182,7 @@ std::string pciBusId()
 }
 void resetPeakAllocated() {}
 void releaseCachedMemory() {}
+void limitMemory(int64_t) {}
 int64_t peakAllocatedBytes()
 {
     return -1;

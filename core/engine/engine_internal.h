@@ -48,6 +48,7 @@ public:
     virtual std::vector<torch::Tensor> parameters() = 0;
     virtual void to(torch::Device device) = 0;
     virtual void train() = 0;
+    virtual void eval() = 0;  // inference: dropout off, batch norm on its running statistics
 };
 
 // The samples a built-in model trains on when the dataset is synthetic.

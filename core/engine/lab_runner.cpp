@@ -8,12 +8,14 @@
 #include "core/engine/cuda_support.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/live_sampler.h"
+#include "core/engine/memory_limit.h"
 
 #include <torch/version.h>
 
 #include <filesystem>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <thread>
 
 namespace kinetoscope::engine {
@@ -41,6 +43,7 @@ std::map<std::string, std::string> configEntries(const RunConfig& c)
         {"model", c.model},
         {"dataset", c.dataset},
         {"device", c.device},
+        {"mode", c.mode},
         {"batch_size", std::to_string(c.batchSize)},
         {"steps", std::to_string(c.steps)},
         {"warmup", std::to_string(c.warmup)},
@@ -54,6 +57,10 @@ std::map<std::string, std::string> configEntries(const RunConfig& c)
         {"optimizer", "Adam lr 1e-4, gradient norm clipped to 1.0 (fused, capturable)"}};
     if (!c.dataPath.empty())
         entries["data"] = c.dataPath;
+    if (c.memoryLimitMb > 0)
+        entries["memory_limit_mb"] = std::to_string(c.memoryLimitMb);
+    if (c.mode == "inference")
+        entries["optimizer"] = "none (inference: eval mode, no autograd)";
     return entries;
 }
 
@@ -91,6 +98,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     };
     try {
         detail::ArmRunner runner(config, callbacks);
+        const detail::MemoryLimit memoryLimit(config.memoryLimitMb * 1024 * 1024, runner.cuda());
         s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
         if (config.liveSamples) {
             const bool cuda = runner.cuda();
@@ -146,14 +154,20 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                     arm.samplesPerSecond = measured.samplesPerSecond;
                     arm.meanStepMs = measured.meanStepMs;
                     arm.peakAllocatedBytes = measured.peakAllocatedBytes;
+                    arm.latency = measured.latency;
                     if (options.recordSteps) {
                         s.phases = measured.phases;
                         s.steps = measured.steps;
                         if (config.split) {
                             s.dataLoaderMs = measured.meanMs("data");
-                            s.computeMs = measured.meanMs("forward") + measured.meanMs("backward") +
-                                          measured.meanMs("optimizer");
+                            s.computeMs = config.mode == "inference"
+                                              ? measured.meanMs("latency")
+                                              : measured.meanMs("forward") + measured.meanMs("backward") +
+                                                    measured.meanMs("optimizer");
                         }
+                        s.memory = measured.memory;
+                        if (s.memory && callbacks.memory)
+                            callbacks.memory(*s.memory);
                     }
                 } catch (const c10::Error& e) {
                     if (!detail::isOutOfMemory(e))
@@ -172,29 +186,41 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         }
 
         // Sweeps: the fp32 arm again with one knob changed, samples/s against the knob.
+        // The batch-size sweep stops at the first out-of-memory: the larger sizes after it
+        // are reported as not run.
         auto sweep = [&](const char* knob, const std::vector<int64_t>& values) {
+            std::optional<int64_t> outOfMemoryAtBatch;
             for (int64_t value : values) {
                 RunConfig point = config;
                 session::SweepPoint p;
                 p.knob = knob;
                 p.value = value;
                 (p.knob == "workers" ? point.workers : point.batchSize) = value;
-                try {
-                    const detail::ArmResult measured =
-                        runner.run({std::string("sweep ") + knob + "=" + std::to_string(value), false, false, false, false},
-                                   point, double(unit) / double(units), double(unit + 1) / double(units));
-                    p.samplesPerSecond = measured.samplesPerSecond;
-                    p.dataWaitMs = measured.meanMs("data");
-                } catch (const c10::Error& e) {
-                    if (!detail::isOutOfMemory(e))
-                        throw;
-                    p.error = outOfMemoryAt(point.batchSize);
-                    detail::cuda::releaseCachedMemory();
-                } catch (const std::bad_alloc&) {
-                    p.error = outOfMemoryAt(point.batchSize);
-                } catch (const UserError& e) {
-                    p.error = e.what();  // a batch larger than the dataset, say: the other points still run
+                if (outOfMemoryAtBatch && value >= *outOfMemoryAtBatch) {
+                    p.error = "not run: batch size " + std::to_string(*outOfMemoryAtBatch) + " ran out of memory";
+                } else {
+                    try {
+                        const detail::ArmResult measured =
+                            runner.run({std::string("sweep ") + knob + "=" + std::to_string(value), false, false, false, false},
+                                       point, double(unit) / double(units), double(unit + 1) / double(units));
+                        p.samplesPerSecond = measured.samplesPerSecond;
+                        p.dataWaitMs = measured.meanMs("data");
+                        p.meanStepMs = measured.meanStepMs;
+                        p.peakAllocatedBytes = measured.peakAllocatedBytes;
+                        p.latency = measured.latency;
+                    } catch (const c10::Error& e) {
+                        if (!detail::isOutOfMemory(e))
+                            throw;
+                        p.error = outOfMemoryAt(point.batchSize);
+                        detail::cuda::releaseCachedMemory();
+                    } catch (const std::bad_alloc&) {
+                        p.error = outOfMemoryAt(point.batchSize);
+                    } catch (const UserError& e) {
+                        p.error = e.what();  // a batch larger than the dataset, say: the other points still run
+                    }
                 }
+                if (p.knob == "batch_size" && p.error.starts_with("out of memory"))
+                    outOfMemoryAtBatch = value;
                 ++unit;
                 s.sweep.push_back(p);
                 if (callbacks.sweepPoint)

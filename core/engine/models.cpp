@@ -25,6 +25,7 @@ public:
     std::vector<torch::Tensor> parameters() override { return m_net->parameters(); }
     void to(torch::Device device) override { m_net->to(device); }
     void train() override { m_net->train(); }
+    void eval() override { m_net->eval(); }
 
 private:
     Net m_net;

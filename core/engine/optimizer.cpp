@@ -40,6 +40,15 @@ void ClippedAdam::step()
                      /*beta2=*/0.999, /*weight_decay=*/0.0, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
 }
 
+int64_t ClippedAdam::stateBytes() const
+{
+    int64_t bytes = 0;
+    for (const auto* state : {&m_expAvg, &m_expAvgSq, &m_steps})
+        for (const torch::Tensor& t : *state)
+            bytes += int64_t(t.nbytes());
+    return bytes;
+}
+
 void ClippedAdam::zeroGrad()
 {
     for (torch::Tensor& p : m_parameters)

@@ -38,6 +38,7 @@ public:
 
     void to(torch::Device device) override { m_module.to(device); }
     void train() override { m_module.train(true); }
+    void eval() override { m_module.eval(); }
 
 private:
     torch::jit::Module m_module;

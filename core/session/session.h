@@ -45,7 +45,7 @@ struct LabArm
     int64_t peakAllocatedBytes = -1;
     // An inference run's per-batch latency (the forward on a batch already on the
     // device); an empty phase in a training run.
-    PhaseTiming latency;
+    PhaseTiming latency{};
 
     const char* name() const { return armName(kind); }
 };
@@ -68,7 +68,7 @@ struct SweepPoint
     std::string error;            // "out of memory at batch size 4096", or empty
     double meanStepMs = 0;              // training: a step; inference: a batch's latency
     int64_t peakAllocatedBytes = -1;    // CUDA caching allocator; -1 on the CPU
-    PhaseTiming latency;                // inference runs only (empty phase otherwise)
+    PhaseTiming latency{};              // inference runs only (empty phase otherwise)
 };
 
 // Memory after one phase of a step, as the seeds' memory triage prints it (bytes; -1

@@ -87,6 +87,9 @@ private Q_SLOTS:
         c.samplesPerSecond = 10;
         c.poisonLossAtStep = 4;
         c.outOfMemoryInArm = "bf16";
+        c.mode = "inference";
+        c.memoryLimitMb = 512;
+        c.plantedLatencyUs = {2000, 10000};
         lab::RunConfig back;
         std::string error;
         QVERIFY2(lab::parseRunOptions(lab::runOptionArgs(c), back, error), error.c_str());
@@ -98,6 +101,11 @@ private Q_SLOTS:
         QCOMPARE(back.samplesPerSecond, 10);
         QCOMPARE(back.poisonLossAtStep, int64_t(4));
         QCOMPARE(back.outOfMemoryInArm, std::string("bf16"));
+        QCOMPARE(back.mode, std::string("inference"));
+        QCOMPARE(back.memoryLimitMb, int64_t(512));
+        QCOMPARE(back.plantedLatencyUs, c.plantedLatencyUs);
+        QVERIFY(!lab::parseRunOptions({"--mode", "serve"}, back, error));
+        QCOMPARE(error, std::string("--mode takes train or inference, not 'serve'"));
     }
 
     void messagesRoundTrip()
@@ -116,6 +124,19 @@ private Q_SLOTS:
         QVERIFY(error.find("malformed \"step\"") != std::string::npos);
         QVERIFY(!lab::decodeMessage("{\"type\":\"launch\"}", error));
         QVERIFY(!lab::decodeMessage("loss 2.3", error));
+
+        // Protocol 2: the memory triage crosses whole.
+        lab::EngineMessage memory;
+        memory.type = lab::MessageType::Memory;
+        memory.memory.steadyStep = {{"forward", 3 << 20, 8 << 20, 5 << 20}};
+        memory.memory.split.optimizerStateBytes = 1234;
+        memory.memory.peakPerStep = {7, 8, 9};
+        const std::string memoryLine = lab::encodeMessage(memory);
+        const auto memoryBack = lab::decodeMessage(std::string_view(memoryLine).substr(0, memoryLine.size() - 1), error);
+        QVERIFY2(memoryBack && memoryBack->type == lab::MessageType::Memory, error.c_str());
+        QCOMPARE(memoryBack->memory.steadyStep.at(0).peakAllocatedBytes, int64_t(5 << 20));
+        QCOMPARE(memoryBack->memory.split.optimizerStateBytes, int64_t(1234));
+        QCOMPARE(memoryBack->memory.peakPerStep, memory.memory.peakPerStep);
     }
 
     void aRunStreamsEveryMeasurementThenItsSession()
@@ -128,6 +149,8 @@ private Q_SLOTS:
         callbacks.step = [&](const session::StepTiming&) { ++steps; };
         callbacks.arm = [&](const session::LabArm&) { ++arms; };
         callbacks.saved = [&](const std::string&) { ++saves; };
+        int memories = 0;
+        callbacks.memory = [&](const session::MemoryTriage&) { ++memories; };
         bool ended = false;
         callbacks.engineStarted = [&](int p) {  // its pid, then 0 once it has ended
             if (p > 0)
@@ -150,6 +173,8 @@ private Q_SLOTS:
         QCOMPARE(r.session.lab.size(), size_t(3));
         QVERIFY(r.session.dataLoaderMs.has_value());
         QVERIFY(r.session.interrupted.empty());
+        QCOMPARE(memories, 1);  // after the fp32 arm
+        QVERIFY(r.session.memory && r.session.memory->split.parameterBytes > 0);
     }
 
     // SIGKILL in the middle of the fp32 arm: one line naming the signal, the arm and the
@@ -283,7 +308,9 @@ private Q_SLOTS:
         const QString script = m_dir.path() + "/exits-early.sh";
         QFile file(script);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("#!/bin/sh\necho '{\"type\":\"hello\",\"protocol\":1,\"pid\":1}'\nsleep 20 &\nexit 3\n");
+        file.write(QStringLiteral("#!/bin/sh\necho '{\"type\":\"hello\",\"protocol\":%1,\"pid\":1}'\nsleep 20 &\nexit 3\n")
+                       .arg(lab::kProtocolVersion)
+                       .toUtf8());
         file.close();
         QVERIFY(file.setPermissions(file.permissions() | QFileDevice::ExeOwner));
         lab::EngineOptions options;
@@ -305,6 +332,20 @@ private Q_SLOTS:
         QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup", "1", "--out", dir}, out, err), 0);
         QVERIFY(out.str().find("fp32") != std::string::npos);
         QVERIFY(out.str().find("session:") != std::string::npos);
+        // The memory triage: the phase table marked where the CPU cannot measure, the split.
+        QVERIFY2(out.str().find("memory after each phase (the allocator figures: needs a GPU)") != std::string::npos,
+                 out.str().c_str());
+        QVERIFY(out.str().find("  optimizer step   needs a GPU") != std::string::npos);
+        QVERIFY(out.str().find("optimizer state ") != std::string::npos);
+        std::ostringstream outInference, errInference;
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--mode", "inference", "--steps", "20",
+                           "--warmup", "2", "--sweep", "batch=8,16", "--out", dir + "-inference"},
+                          outInference, errInference),
+                 0);
+        QVERIFY2(outInference.str().find("latency mean ") != std::string::npos, outInference.str().c_str());
+        QVERIFY(outInference.str().find("Latency per batch, fp32: mean ") != std::string::npos);
+        QVERIFY(outInference.str().find("batch_size = 16") != std::string::npos);
+        QVERIFY(outInference.str().find("memory after each phase") == std::string::npos);
         std::ostringstream out2, err2;
         QCOMPARE(cli::run({"run", "--steps", "many", "--out", dir}, out2, err2), 2);
         QCOMPARE(cli::run({"run", "--model", "mlp"}, out2, err2), 2);  // no --out

@@ -5,6 +5,7 @@
 #include "core/analysis/summary.h"
 #include "core/engine/lab_runner.h"
 #include "core/trace/trace_loader.h"
+#include "core/session/memory_reading.h"
 #include "tests/support/small_lab_run.h"
 
 #include <QtTest>
@@ -146,6 +147,150 @@ private Q_SLOTS:
         QVERIFY(r.session.sweep[0].samplesPerSecond > 0 && r.session.sweep[0].error.empty());
         QCOMPARE(QString::fromStdString(r.session.sweep[1].error),
                  QString("out of memory at batch size 1000000000000"));
+    }
+
+    void memoryTriageSplitIsExact_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("mlp") << "mlp";
+        QTest::newRow("cnn") << "cnn";
+    }
+
+    void memoryTriageSplitIsExact()
+    {
+        QFETCH(QString, model);
+        engine::RunConfig c = small(model == "mlp" ? "triage-mlp" : "triage-cnn");
+        c.model = model.toStdString();
+        c.steps = 3;
+        c.imageSize = 8;
+        c.layers = model == "mlp" ? 4 : 2;
+        std::vector<session::MemoryTriage> heard;
+        engine::RunCallbacks callbacks;
+        callbacks.memory = [&](const session::MemoryTriage& m) { heard.push_back(m); };
+        const engine::RunResult r = engine::runLab(c, callbacks);
+        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY(r.session.memory);
+        QCOMPARE(heard.size(), size_t(1));
+        const session::MemoryTriage& m = *r.session.memory;
+        // The parameter count from the model's definition (models.cpp): mlp = Linear(64,
+        // hidden) + (layers - 2) x Linear(hidden, hidden) + Linear(hidden, classes); cnn =
+        // Conv(3, 32) + BN(32) + Conv(32, 64) + BN(64) + Linear(64, classes), convolutions
+        // 3x3 without bias.
+        int64_t count = 0, tensors = 0;
+        if (model == "mlp") {
+            int64_t width = c.inputFeatures;
+            for (int64_t i = 0; i < c.layers - 1; ++i, width = c.hidden)
+                count += width * c.hidden + c.hidden, tensors += 2;
+            count += width * c.classes + c.classes, tensors += 2;
+        } else {
+            count = 3 * 32 * 9 + 2 * 32 + 32 * 64 * 9 + 2 * 64 + 64 * c.classes + c.classes;
+            tensors = 1 + 2 + 1 + 2 + 2;
+        }
+        QCOMPARE(m.split.parameterCount, count);
+        QCOMPARE(m.split.parameterTensors, tensors);
+        QCOMPARE(m.split.parameterBytes, 4 * count);  // float32
+        QCOMPARE(m.split.gradientBytes, m.split.parameterBytes);
+        // Adam: two moments per parameter and a float32 step count per tensor.
+        QCOMPARE(m.split.optimizerStateBytes, 2 * m.split.parameterBytes + 4 * tensors);
+        // The phase table is there, its allocator figures marked as needing a GPU.
+        QCOMPARE(QString::fromStdString(m.unavailable), QString("needs a GPU"));
+        const std::vector<std::string> phases{"start", "batch to device", "forward", "loss",
+                                              "backward", "optimizer step", "zero_grad"};
+        for (const auto* rows : {&m.firstStep, &m.steadyStep}) {
+            QCOMPARE(rows->size(), phases.size());
+            for (size_t i = 0; i < phases.size(); ++i) {
+                QCOMPARE((*rows)[i].phase, phases[i]);
+                QCOMPARE((*rows)[i].allocatedBytes, int64_t(-1));
+                QCOMPARE((*rows)[i].peakAllocatedBytes, int64_t(-1));
+            }
+        }
+        QCOMPARE(m.split.activationBytes, int64_t(-1));
+        QVERIFY(m.peakPerStep.empty());
+        QVERIFY(!session::readPeak(m));  // no allocator: no peak to read
+        // It survives the session file.
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY2(saved && saved->memory, error.c_str());
+        QCOMPARE(saved->memory->split.optimizerStateBytes, m.split.optimizerStateBytes);
+        QCOMPARE(saved->memory->steadyStep.size(), phases.size());
+    }
+
+    void theBatchSweepStopsAtTheFirstOutOfMemoryUnderALimit()
+    {
+        // A 64 MiB limit: the batch of 262144 samples x 64 float32 features is 64 MiB by
+        // itself, so the counting allocator refuses it where the loader makes it.
+        engine::RunConfig c = small("fit");
+        c.steps = 3;
+        c.memoryLimitMb = 64;
+        c.sweepBatchSizes = {16, 64, 256, 262144, 1048576};
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        const std::vector<session::SweepPoint>& sweep = r.session.sweep;
+        QCOMPARE(sweep.size(), size_t(5));
+        for (size_t i = 0; i < 3; ++i)
+            QVERIFY2(sweep[i].error.empty() && sweep[i].samplesPerSecond > 0 && sweep[i].meanStepMs > 0,
+                     sweep[i].error.c_str());
+        QCOMPARE(QString::fromStdString(sweep[3].error), QString("out of memory at batch size 262144"));
+        QCOMPARE(QString::fromStdString(sweep[4].error), QString("not run: batch size 262144 ran out of memory"));
+        QCOMPARE(sweep[4].samplesPerSecond, 0.0);
+        QCOMPARE(r.session.config.at("memory_limit_mb"), std::string("64"));
+        const session::BatchFit fit = session::readBatchFit(r.session);
+        QCOMPARE(fit.largestFits, std::optional<int64_t>(256));
+        QCOMPARE(fit.firstOutOfMemory, std::optional<int64_t>(262144));
+        size_t fastest = 0;
+        for (size_t i = 1; i < 3; ++i)
+            if (sweep[i].samplesPerSecond > sweep[fastest].samplesPerSecond)
+                fastest = i;
+        QCOMPARE(fit.fastest, std::optional<int64_t>(sweep[fastest].value));
+        // The limit is lifted with the run: the same batch now fits.
+        engine::RunConfig after = small("fit-after");
+        after.steps = 1;
+        after.warmup = 0;
+        after.batchSize = 262144;
+        const engine::RunResult unlimited = engine::runLab(after);
+        QVERIFY2(unlimited.ok, unlimited.error.c_str());
+    }
+
+    void inferenceLatencyFollowsThePlantedDelays()
+    {
+        // 90 batches of 2 ms, 8 of 10 ms, 2 of 40 ms, slept inside each timed forward:
+        // nearest rank puts the median at 2, p95 at 10 and p99 at 40 ms. Sleeps only
+        // overshoot and the levels are 5x apart, so each statistic stays in its band.
+        engine::RunConfig c = small("inference");
+        c.mode = "inference";
+        c.steps = 100;
+        c.warmup = 3;
+        c.lab = true;
+        c.liveSamples = false;
+        c.plantedLatencyUs.assign(90, 2000);
+        c.plantedLatencyUs.insert(c.plantedLatencyUs.end(), 8, 10000);
+        c.plantedLatencyUs.insert(c.plantedLatencyUs.end(), 2, 40000);
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        const session::Session& s = r.session;
+        QVERIFY(s.inference());
+        QCOMPARE(s.steps.size(), size_t(100));
+        for (const session::StepTiming& t : s.steps)
+            QVERIFY(t.backwardMs == 0 && t.optimizerMs == 0 && t.forwardMs >= 2.0);
+        QVERIFY(!s.memory);  // no training step to triage
+        for (size_t arm = 0; arm < 2; ++arm) {  // fp32 and bf16; the graph arm needs a GPU
+            const session::PhaseTiming& l = s.lab[arm].latency;
+            QCOMPARE(QString::fromStdString(l.phase), QString("latency"));
+            const QByteArray what = QString("%1: mean %2 median %3 p95 %4 p99 %5")
+                                        .arg(s.lab[arm].name()).arg(l.meanMs).arg(l.medianMs).arg(l.p95Ms).arg(l.p99Ms)
+                                        .toUtf8();
+            QVERIFY2(l.medianMs >= 2.0 && l.medianMs < 10.0, what.constData());
+            QVERIFY2(l.p95Ms >= 10.0 && l.p95Ms < 40.0, what.constData());
+            QVERIFY2(l.p99Ms >= 40.0, what.constData());
+            QVERIFY2(l.meanMs >= 3.4 && l.stdMs > 0, what.constData());
+            QCOMPARE(s.lab[arm].meanStepMs, l.meanMs);
+            QVERIFY(std::abs(s.lab[arm].samplesPerSecond - double(c.batchSize) * 1e3 / l.meanMs) < 1e-6);
+        }
+        QCOMPARE(QString::fromStdString(s.lab[2].skippedReason), QString("needs a GPU"));
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY2(saved && saved->inference(), error.c_str());
+        QCOMPARE(saved->lab[0].latency.p99Ms, s.lab[0].latency.p99Ms);
     }
 
     void sweepsTheWorkerCount()

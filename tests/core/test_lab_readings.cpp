@@ -1,0 +1,146 @@
+// The seeds' readings of a lab run that need no torch: the latency statistics of a known
+// distribution, which phase sets the peak, growth step over step, the caching allocator
+// holding freed blocks, the batch size that fits, and the triage's JSON.
+#include "core/session/lab_reading.h"
+#include "core/session/memory_reading.h"
+#include "core/session/session_json.h"
+#include "core/session/timing_stats.h"
+
+#include <QtTest>
+
+using namespace kinetoscope;
+
+namespace {
+
+// A steady step whose running peak reaches `peak` after `peakPhase`; allocated and
+// reserved figures as a GPU run reports them.
+std::vector<session::PhaseMemory> stepPeakingAfter(const std::string& peakPhase, int64_t peak, int64_t reserved)
+{
+    const char* phases[] = {"start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"};
+    std::vector<session::PhaseMemory> rows;
+    int64_t running = 100;
+    for (const char* phase : phases) {
+        if (phase == peakPhase)
+            running = peak;
+        rows.push_back({phase, running / 2, reserved, running});
+    }
+    return rows;
+}
+
+}  // namespace
+
+class TestLabReadings : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void latencyStatisticsOfAKnownDistribution()
+    {
+        // 90 x 2 ms, 8 x 10 ms, 2 x 40 ms, shuffled: nearest rank, population std.
+        std::vector<double> values;
+        for (int i = 0; i < 100; ++i)
+            values.push_back(i % 50 == 7 ? 40.0 : (i % 12 == 3 && i < 96) ? 10.0 : 2.0);
+        QCOMPARE(std::count(values.begin(), values.end(), 10.0), 8);
+        QCOMPARE(std::count(values.begin(), values.end(), 40.0), 2);
+        const session::PhaseTiming t = session::timingStats("latency", values);
+        QCOMPARE(t.phase, std::string("latency"));
+        QCOMPARE(t.meanMs, 3.4);
+        QCOMPARE(t.medianMs, 2.0);
+        QCOMPARE(t.p95Ms, 10.0);
+        QCOMPARE(t.p99Ms, 40.0);
+        // sqrt((90 x 1.4^2 + 8 x 6.6^2 + 2 x 36.6^2) / 100)
+        QVERIFY(std::abs(t.stdMs - std::sqrt((90 * 1.96 + 8 * 43.56 + 2 * 1339.56) / 100)) < 1e-9);
+        const session::PhaseTiming one = session::timingStats("x", {5.0});
+        QVERIFY(one.medianMs == 5.0 && one.p99Ms == 5.0 && one.stdMs == 0.0);
+        QCOMPARE(session::timingStats("x", {}).meanMs, 0.0);
+    }
+
+    void thePhaseAfterWhichThePeakIsReachedSetsIt()
+    {
+        session::MemoryTriage m;
+        m.steadyStep = stepPeakingAfter("forward", 900, 1000);
+        m.firstStep = stepPeakingAfter("optimizer step", 800, 1000);
+        std::optional<session::PeakReading> peak = session::readPeak(m);
+        QVERIFY(peak);
+        QCOMPARE(peak->phase, std::string("forward"));
+        QCOMPARE(peak->cause, session::PeakCause::Activations);
+        QCOMPARE(peak->peakBytes, int64_t(900));
+        QVERIFY(!peak->firstStep);
+        // The first step's optimizer state creation peaks higher: it sets the peak.
+        m.firstStep = stepPeakingAfter("optimizer step", 1200, 1300);
+        peak = session::readPeak(m);
+        QVERIFY(peak && peak->firstStep && peak->cause == session::PeakCause::OptimizerState);
+        m.steadyStep = stepPeakingAfter("backward", 2000, 2100);
+        QCOMPARE(session::readPeak(m)->cause, session::PeakCause::Gradients);
+        // No allocator (the CPU): no reading.
+        session::MemoryTriage cpu;
+        cpu.steadyStep = {{"forward", -1, -1, -1}};
+        QVERIFY(!session::readPeak(cpu));
+    }
+
+    void growthIsFoundWithTheStepItStarts()
+    {
+        QVERIFY(!session::readGrowth({500, 300, 300, 300, 300, 300}));  // steady after the first step
+        const auto growth = session::readGrowth({500, 300, 300, 400, 500, 600, 700});
+        QVERIFY(growth);
+        QCOMPARE(growth->fromStep, int64_t(2));
+        QCOMPARE(growth->bytesPerStep, 100.0);
+        QVERIFY(!session::readGrowth({500, 300, 300, 300, 400, 500}));  // two increases: too few
+        QVERIFY(!session::readGrowth({}));
+    }
+
+    void reservedFarAbovePeakIsRead()
+    {
+        session::MemoryTriage m;
+        m.steadyStep = stepPeakingAfter("loss", 1000, 3000);
+        QCOMPARE(*session::reservedOverPeak(m), 3.0);
+        const session::LabReading reading = session::readLab([&] {
+            session::Session s;
+            s.memory = m;
+            return s;
+        }());
+        bool said = false;
+        for (const std::string& line : reading.lines)
+            said = said || line.find("empty_cache() between phases") != std::string::npos;
+        QVERIFY(said);
+    }
+
+    void theBatchThatFitsAndTheFastest()
+    {
+        session::Session s;
+        s.sweep = {{"batch_size", 16, 100.0, 0, ""},
+                   {"batch_size", 64, 300.0, 0, ""},
+                   {"batch_size", 256, 250.0, 0, ""},
+                   {"batch_size", 1024, 0.0, 0, "out of memory at batch size 1024"},
+                   {"batch_size", 4096, 0.0, 0, "not run: batch size 1024 ran out of memory"},
+                   {"workers", 8, 900.0, 0, ""}};
+        const session::BatchFit fit = session::readBatchFit(s);
+        QCOMPARE(fit.largestFits, std::optional<int64_t>(256));
+        QCOMPARE(fit.fastest, std::optional<int64_t>(64));
+        QCOMPARE(fit.firstOutOfMemory, std::optional<int64_t>(1024));
+        const session::LabReading reading = session::readLab(s);
+        QVERIFY(std::find(reading.lines.begin(), reading.lines.end(),
+                          "Batch size: the largest that fits is 256 (1024 ran out of memory), the fastest is 64.") !=
+                reading.lines.end());
+    }
+
+    void theTriageRoundTripsThroughJson()
+    {
+        session::MemoryTriage m;
+        m.firstStep = stepPeakingAfter("optimizer step", 1200, 1300);
+        m.steadyStep = stepPeakingAfter("forward", 900, 1000);
+        m.peakPerStep = {1200, 900, 900};
+        m.split = {42634, 8, 170536, 170536, 341104, 4096};
+        const session::MemoryTriage back = session::memoryTriageFrom(session::toJson(m));
+        QCOMPARE(back.steadyStep.size(), m.steadyStep.size());
+        QCOMPARE(back.steadyStep[2].peakAllocatedBytes, int64_t(900));
+        QCOMPARE(back.firstStep[5].phase, std::string("optimizer step"));
+        QCOMPARE(back.peakPerStep, m.peakPerStep);
+        QCOMPARE(back.split.optimizerStateBytes, int64_t(341104));
+        QCOMPARE(back.split.activationBytes, int64_t(4096));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, session::memoryTriageFrom(nlohmann::json::array()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLabReadings)
+#include "test_lab_readings.moc"
