@@ -35,7 +35,7 @@ for view in overview heatmap collectives; do
 done
 # A lab live on the CPU (the run itself takes about ten seconds).
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model cnn --device cpu --steps 40 \
-    --warmup 3 --lab --split --sweep workers=0,1,2,4 --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 \
-    --out "$(mktemp -d)"
+    --warmup 3 --lab --split --sweep workers=0,1,2,4 --sweep batch=16,32,64,128,4096 --memory-limit-mb 512 \
+    --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 --out "$(mktemp -d)"
 "$app" report "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" --out "$out/report.png"
 echo "written to $out"

@@ -1,6 +1,8 @@
 #include "widgets/live_run_view.h"
 
 #include "core/format/format.h"
+#include "core/session/memory_reading.h"
+#include "core/session/timing_stats.h"
 #include "widgets/chart_style.h"
 
 #include <QHeaderView>
@@ -55,7 +57,8 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
 LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     : QWidget(parent), m_status(new QLabel(title, this)), m_progress(new QProgressBar(this)),
       m_cancel(new QPushButton(tr("Cancel"), this)), m_labTable(new QTableWidget(0, 5, this)),
-      m_reading(new QLabel(this)), m_replot(new QTimer(this))
+      m_memoryTable(new QTableWidget(0, 4, this)), m_latency(new QLabel(this)), m_reading(new QLabel(this)),
+      m_replot(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
@@ -100,11 +103,38 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_gpuUsed = addCurve(m_memory, tr("GPU used (NVML)"), QColor(0x00, 0x83, 0x8f), false, true);
     m_resident = addCurve(m_memory, tr("host resident"), QColor(0x79, 0x55, 0x48), false);
 
-    m_sweep = makePlot(this, tr("knob value"), tr("samples/s"), tr("Samples per second against the swept knob."));
+    m_sweep = makePlot(this, tr("loader workers"), tr("samples/s"), tr("Samples per second against the loader's workers."));
     m_sweepWorkers = addCurve(m_sweep, tr("workers"), QColor(0x15, 0x65, 0xc0), false);
-    m_sweepBatch = addCurve(m_sweep, tr("batch size"), QColor(0xd3, 0x2f, 0x2f), false);
-    for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch})
+    m_batch = makePlot(this, tr("batch size"), tr("samples/s"),
+                       tr("The batch-size sweep: samples per second (left) and peak allocated memory (right, CUDA "
+                          "only) against the batch size; the first size that ran out of memory is marked and the "
+                          "larger ones are not run."));
+    m_batch->yAxis2->setVisible(true);
+    m_batch->yAxis2->setLabel(tr("peak GiB"));
+    m_sweepBatch = addCurve(m_batch, tr("samples/s"), QColor(0xd3, 0x2f, 0x2f), false);
+    m_batchPeak = m_batch->addGraph(m_batch->xAxis, m_batch->yAxis2);
+    m_batchPeak->setName(tr("peak"));
+    m_batchPeak->setPen(QPen(QColor(0x8e, 0x24, 0xaa), 1.4, Qt::DashLine));
+    m_batchOutOfMemory = m_batch->addGraph();
+    m_batchOutOfMemory->setName(tr("OOM"));
+    m_batchOutOfMemory->setLineStyle(QCPGraph::lsNone);
+    m_batchOutOfMemory->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(0xc6, 0x28, 0x28), 2.5), Qt::NoBrush, 12));
+    for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch, m_batchPeak})
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+    // Batch sizes are usually powers of two.
+    m_batch->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_batch->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+
+    m_memoryTable->setHorizontalHeaderLabels({tr("After"), tr("allocated"), tr("reserved"), tr("peak allocated")});
+    m_memoryTable->verticalHeader()->hide();
+    m_memoryTable->horizontalHeader()->setStretchLastSection(true);
+    m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_memoryTable->setMinimumWidth(200);
+    m_memoryTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_memoryTable->setToolTip(tr("The seeds' memory triage: the CUDA caching allocator after each phase of the first "
+                                 "step (the optimizer's state is created) and of a steady step, then where the "
+                                 "memory goes. The phase that sets the peak is in bold."));
+    m_latency->setVisible(false);
 
     m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
     m_labTable->verticalHeader()->hide();
@@ -120,9 +150,14 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     auto* grid = new QGridLayout;
     grid->addWidget(m_utilisation, 0, 0);
     grid->addWidget(m_phases, 0, 1);
+    grid->addWidget(m_batch, 0, 2);
     grid->addWidget(m_memory, 1, 0);
     grid->addWidget(m_sweep, 1, 1);
+    grid->addWidget(m_memoryTable, 1, 2);
+    for (int column = 0; column < 3; ++column)
+        grid->setColumnStretch(column, 1);
     layout->addLayout(grid, 1);
+    layout->addWidget(m_latency);
     layout->addWidget(m_labTable);
     layout->addWidget(m_reading);
 
@@ -131,7 +166,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
         if (!m_dirty)
             return;
         m_dirty = false;
-        for (QCustomPlot* plot : {m_utilisation, m_phases, m_memory, m_sweep})
+        for (QCustomPlot* plot : {m_utilisation, m_phases, m_memory, m_sweep, m_batch})
             plot->replot(QCustomPlot::rpQueuedReplot);
     });
     m_replot->start();
@@ -160,6 +195,14 @@ void LiveRunView::addStep(const session::StepTiming& step)
         total += values[p];
     }
     ++m_steps;
+    if (m_inference) {
+        m_latenciesMs.push_back(step.forwardMs);
+        const session::PhaseTiming t = session::timingStats("latency", m_latenciesMs);
+        auto ms = [](double value) { return QString::fromStdString(format::duration(value * 1e6)); };
+        m_latency->setText(tr("Latency per batch (fp32, %1 batches): mean %2 · std %3 · p50 %4 · p95 %5 · p99 %6")
+                               .arg(m_latenciesMs.size())
+                               .arg(ms(t.meanMs), ms(t.stdMs), ms(t.medianMs), ms(t.p95Ms), ms(t.p99Ms)));
+    }
     m_maxStepMs = std::max(m_maxStepMs, total);
     m_phases->yAxis->setRange(0, m_maxStepMs * 1.1);
     m_phases->xAxis->setRange(double(step.step - m_steps) + 0.5, double(step.step) + 0.5);
@@ -210,20 +253,97 @@ void LiveRunView::setArm(const session::LabArm& arm)
 
 void LiveRunView::addSweepPoint(const session::SweepPoint& p)
 {
+    const bool batch = p.knob == "batch_size";
     if (!p.error.empty()) {
         m_reading->setText(m_reading->text() + tr("Sweep %1 = %2: %3\n")
                                                    .arg(QString::fromStdString(p.knob))
                                                    .arg(p.value)
                                                    .arg(QString::fromStdString(p.error)));
+        if (batch && p.error.starts_with("out of memory")) {
+            m_batchOutOfMemory->addData(double(p.value), 0.0);
+            auto* label = new QCPItemText(m_batch);
+            label->position->setCoords(double(p.value), 0.0);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setPadding(QMargins(0, 0, 0, 10));  // above the cross
+            label->setText(tr("OOM"));
+            label->setColor(QColor(0xc6, 0x28, 0x28));
+            m_maxBatch = std::max(m_maxBatch, double(p.value));
+            m_batch->xAxis->setRange(m_batch->xAxis->range().lower, m_maxBatch * 2);
+            markDirty();
+        }
         return;
     }
-    (p.knob == "workers" ? m_sweepWorkers : m_sweepBatch)->addData(double(p.value), p.samplesPerSecond);
-    m_maxSweep = std::max(m_maxSweep, p.samplesPerSecond);
-    bool found = false;
-    const QCPRange keys = m_sweepWorkers->data()->isEmpty() ? m_sweepBatch->getKeyRange(found)
-                                                             : m_sweepWorkers->getKeyRange(found);
-    m_sweep->xAxis->setRange(keys.lower - 1, keys.upper + 1);
-    m_sweep->yAxis->setRange(0, m_maxSweep * 1.15);
+    if (batch) {
+        m_sweepBatch->addData(double(p.value), p.samplesPerSecond);
+        if (p.peakAllocatedBytes >= 0) {
+            m_batchPeak->addData(double(p.value), double(p.peakAllocatedBytes) / format::kGiB);
+            m_maxBatchPeakGb = std::max(m_maxBatchPeakGb, double(p.peakAllocatedBytes) / format::kGiB);
+        }
+        bool found = false;
+        const QCPRange keys = m_sweepBatch->getKeyRange(found);
+        m_maxBatch = std::max(m_maxBatch, keys.upper);
+        m_batch->xAxis->setRange(keys.lower / 2, m_maxBatch * 2);
+        m_batch->yAxis->setRange(0, std::max(m_batch->yAxis->range().upper, p.samplesPerSecond * 1.15));
+        m_batch->yAxis2->setRange(0, std::max(0.1, m_maxBatchPeakGb * 1.15));
+        if (m_batchPeak->data()->isEmpty())
+            m_batchPeak->setName(tr("peak: CUDA only"));
+    } else {
+        m_sweepWorkers->addData(double(p.value), p.samplesPerSecond);
+        m_maxSweep = std::max(m_maxSweep, p.samplesPerSecond);
+        bool found = false;
+        const QCPRange keys = m_sweepWorkers->getKeyRange(found);
+        m_sweep->xAxis->setRange(keys.lower - 1, keys.upper + 1);
+        m_sweep->yAxis->setRange(0, m_maxSweep * 1.15);
+    }
+    markDirty();
+}
+
+void LiveRunView::setMemory(const session::MemoryTriage& m)
+{
+    m_memoryTable->setRowCount(0);
+    const std::optional<session::PeakReading> peak = session::readPeak(m);
+    auto cell = [](int64_t bytes) {
+        return bytes < 0 ? tr("needs a GPU") : QString::fromStdString(format::bytes(double(bytes)));
+    };
+    auto addRow = [&](const QString& label, const QStringList& values, bool bold) {
+        const int row = m_memoryTable->rowCount();
+        m_memoryTable->insertRow(row);
+        for (int column = 0; column < 4; ++column) {
+            auto* item = new QTableWidgetItem(column == 0 ? label : values.value(column - 1));
+            if (column > 0)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            QFont font = item->font();
+            font.setBold(bold);
+            item->setFont(font);
+            m_memoryTable->setItem(row, column, item);
+        }
+    };
+    for (const auto* rows : {&m.firstStep, &m.steadyStep}) {
+        const bool first = rows == &m.firstStep;
+        for (const session::PhaseMemory& r : *rows) {
+            const bool setsPeak = peak && peak->firstStep == first && peak->phase == r.phase;
+            addRow((first ? tr("step 0: %1") : tr("steady: %1")).arg(QString::fromStdString(r.phase)),
+                   {cell(r.allocatedBytes), cell(r.reservedBytes), cell(r.peakAllocatedBytes)}, setsPeak);
+        }
+    }
+    const session::MemorySplit& split = m.split;
+    addRow(tr("parameters (%1)").arg(QString::fromStdString(format::count(split.parameterCount))),
+           {cell(split.parameterBytes)}, false);
+    addRow(tr("gradients"), {cell(split.gradientBytes)}, false);
+    addRow(tr("optimizer state"), {cell(split.optimizerStateBytes)}, false);
+    addRow(tr("activations"), {cell(split.activationBytes)}, false);
+    m_memoryTable->resizeColumnsToContents();
+}
+
+void LiveRunView::setInference(bool inference)
+{
+    m_inference = inference;
+    m_latency->setVisible(inference);
+    m_latency->setText(tr("Latency per batch: waiting for the first measured batch…"));
+    m_phases->yAxis->setLabel(inference ? tr("ms per batch") : tr("ms"));
+    m_phases->setToolTip(inference ? tr("Each measured batch of the fp32 arm: the wait for data, the copy to the "
+                                        "device, and the forward (the latency).")
+                                   : tr("Each measured step of the fp32 arm, split into its phases."));
     markDirty();
 }
 
@@ -262,6 +382,16 @@ int LiveRunView::sampleCount() const
 int LiveRunView::sweepPoints() const
 {
     return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size();
+}
+
+bool LiveRunView::outOfMemoryMarked() const
+{
+    return !m_batchOutOfMemory->data()->isEmpty();
+}
+
+QString LiveRunView::latencyText() const
+{
+    return m_latency->text();
 }
 
 QString LiveRunView::statusText() const

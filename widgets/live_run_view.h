@@ -1,8 +1,10 @@
 #pragma once
 // A lab run as it happens: progress and Cancel, the utilisation sawtooth (CPU and GPU
 // busy %), one stacked phase bar per measured step, memory curves (CUDA allocator
-// allocated vs reserved, GPU memory used, host resident), the lab table, the sweep plot
-// and, at the end, the seeds' reading. Fed by queued calls from the engine's threads;
+// allocated vs reserved, GPU memory used, host resident), the lab table, the sweep plots
+// (workers; batch size with peak memory and the out-of-memory marked), the memory triage
+// after each phase of a step and, at the end, the seeds' reading. An inference run shows
+// its latency percentiles as the batches come. Fed by queued calls from the engine's threads;
 // redraws at most every 100 ms, so a fast run never floods the event loop.
 #include "core/session/session.h"
 
@@ -30,6 +32,9 @@ public:
     void addSample(const session::LiveSample& sample);
     void setArm(const session::LabArm& arm);
     void addSweepPoint(const session::SweepPoint& point);
+    void setMemory(const session::MemoryTriage& memory);
+    // An inference run: the bars are each batch's latency, and its percentiles show live.
+    void setInference(bool inference);
     // The end: the error in one line (empty when it went well) and the seeds' reading.
     void finish(const QString& error, const QStringList& reading);
 
@@ -38,6 +43,9 @@ public:
     int sampleCount() const;
     int sweepPoints() const;
     QTableWidget* labTable() const { return m_labTable; }
+    QTableWidget* memoryTable() const { return m_memoryTable; }
+    bool outOfMemoryMarked() const;
+    QString latencyText() const;
     QString statusText() const;
     QString readingText() const;
     bool isRunning() const { return m_running; }
@@ -55,7 +63,10 @@ private:
     QCustomPlot* m_phases;
     QCustomPlot* m_memory;
     QCustomPlot* m_sweep;
+    QCustomPlot* m_batch;
     QTableWidget* m_labTable;
+    QTableWidget* m_memoryTable;
+    QLabel* m_latency;
     QLabel* m_reading;
     std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)
     QCPGraph* m_cpu = nullptr;
@@ -66,6 +77,10 @@ private:
     QCPGraph* m_resident = nullptr;
     QCPGraph* m_sweepWorkers = nullptr;
     QCPGraph* m_sweepBatch = nullptr;
+    QCPGraph* m_batchPeak = nullptr;         // peak allocated (GiB) on the right axis
+    QCPGraph* m_batchOutOfMemory = nullptr;  // a cross on the axis at each batch that ran out
+    bool m_inference = false;
+    std::vector<double> m_latenciesMs;       // an inference run's measured batches
     QTimer* m_replot;
     bool m_dirty = false;
     bool m_running = true;
@@ -74,6 +89,8 @@ private:
     double m_maxStepMs = 0;
     double m_maxMemoryGb = 0;  // GiB
     double m_maxSweep = 0;
+    double m_maxBatch = 0;
+    double m_maxBatchPeakGb = 0;
 };
 
 }  // namespace kinetoscope::widgets

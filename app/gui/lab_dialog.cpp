@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <functional>
 
 namespace kinetoscope::gui {
@@ -65,7 +66,7 @@ QWidget* withBrowse(QLineEdit* edit, QWidget* parent, std::function<bool()> fold
 
 LabDialog::LabDialog(QWidget* parent)
     : QDialog(parent), m_model(new QComboBox(this)), m_modelFile(new QLineEdit(this)), m_dataset(new QComboBox(this)),
-      m_dataPath(new QLineEdit(this)), m_device(new QComboBox(this)), m_pin(new QCheckBox(tr("pinned memory"), this)),
+      m_dataPath(new QLineEdit(this)), m_device(new QComboBox(this)), m_mode(new QComboBox(this)), m_pin(new QCheckBox(tr("pinned memory"), this)),
       m_nonBlocking(new QCheckBox(tr("non-blocking copies"), this)), m_shuffle(new QCheckBox(tr("shuffle"), this)),
       m_dropLast(new QCheckBox(tr("drop last"), this)), m_lab(new QCheckBox(tr("three-run lab"), this)),
       m_split(new QCheckBox(tr("DataLoader vs compute"), this)), m_profile(new QCheckBox(tr("profiler window"), this)),
@@ -80,6 +81,11 @@ LabDialog::LabDialog(QWidget* parent)
                              "torch.save file of (inputs, targets)"));
     m_dataPath->setPlaceholderText(tr("folder (mnist, cifar10) or file (tensors)"));
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
+    m_mode->addItems({QStringLiteral("train"), QStringLiteral("inference")});
+    m_mode->setToolTip(tr("inference: eval mode without autograd, each batch's forward timed (CUDA events on a GPU); "
+                          "mean, std, p50, p95 and p99 per arm and per batch size"));
+    m_memoryLimitMb = spin(this, 0, 1 << 24, 0, tr("Allocations past this many MiB fail as out of memory (0: no "
+                                                  "limit); the batch-size sweep stops at the first that does"));
     m_batch = spin(this, 1, 1 << 20, 64, tr("Samples per step"));
     m_steps = spin(this, 1, 100000, 20, tr("Measured steps per arm"));
     m_warmup = spin(this, 0, 10000, 3, tr("Steps run before measuring, always"));
@@ -116,6 +122,7 @@ LabDialog::LabDialog(QWidget* parent)
     auto* loader = new QGroupBox(tr("Loader and run"), this);
     auto* loaderForm = new QFormLayout(loader);
     loaderForm->addRow(tr("Device"), m_device);
+    loaderForm->addRow(tr("Mode"), m_mode);
     loaderForm->addRow(tr("Batch size"), m_batch);
     loaderForm->addRow(tr("Measured steps"), m_steps);
     loaderForm->addRow(tr("Warm-up steps"), m_warmup);
@@ -141,6 +148,7 @@ LabDialog::LabDialog(QWidget* parent)
     measureForm->addRow(graphNote);
     measureForm->addRow(tr("Sweep workers"), m_sweepWorkers);
     measureForm->addRow(tr("Sweep batch sizes"), m_sweepBatch);
+    measureForm->addRow(tr("Memory limit (MiB)"), m_memoryLimitMb);
     measureForm->addRow(tr("Output folder"), withBrowse(m_outDir, this, [] { return true; }));
 
     auto* columns = new QHBoxLayout;
@@ -192,6 +200,8 @@ bool LabDialog::config(lab::RunConfig& c, QString& error) const
         return false;
     }
     c.device = m_device->currentText().toStdString();
+    c.mode = m_mode->currentText().toStdString();
+    c.memoryLimitMb = m_memoryLimitMb->value();
     c.batchSize = m_batch->value();
     c.steps = m_steps->value();
     c.warmup = m_warmup->value();
@@ -231,6 +241,8 @@ void LabDialog::setConfig(const lab::RunConfig& c)
     m_dataset->setCurrentText(QString::fromStdString(c.dataset));
     m_dataPath->setText(QString::fromStdString(c.dataPath));
     m_device->setCurrentText(QString::fromStdString(c.device));
+    m_mode->setCurrentText(QString::fromStdString(c.mode));
+    m_memoryLimitMb->setValue(int(std::min<int64_t>(c.memoryLimitMb, 1 << 24)));
     m_batch->setValue(int(c.batchSize));
     m_steps->setValue(int(c.steps));
     m_warmup->setValue(int(c.warmup));

@@ -58,6 +58,14 @@ void LabRun::start()
                 m_view->addSweepPoint(point);
         });
     };
+    callbacks.memory = [this, post](const session::MemoryTriage& memory) {
+        post([this, memory] {
+            if (m_view)
+                m_view->setMemory(memory);
+        });
+    };
+    if (m_view)
+        m_view->setInference(m_config.mode == "inference");
     m_thread = std::thread([this, callbacks, post] {
         const lab::RunResult result = lab::runEngine(m_config, callbacks);
         QStringList reading;

@@ -78,6 +78,8 @@ private Q_SLOTS:
         c.sampleIoUs = 100;  // about 3 ms per batch: a run long enough to sample
         c.lab = c.split = c.profile = true;
         c.sweepWorkers = {0, 2};
+        c.memoryLimitMb = 64;  // 262144 samples x 64 features of float32 are 64 MiB: out of memory
+        c.sweepBatchSizes = {16, 262144};
         QSignalSpy finished(&window, &gui::MainWindow::labFinished);
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
         widgets::LiveRunView* live = window.startLab(c);
@@ -90,7 +92,13 @@ private Q_SLOTS:
         QCOMPARE(live->stepBars(), int(c.steps));
         QCOMPARE(live->labTable()->rowCount(), 3);
         QCOMPARE(live->labTable()->item(2, 4)->text(), QStringLiteral("not run: needs a GPU"));
-        QCOMPARE(live->sweepPoints(), 2);
+        QCOMPARE(live->sweepPoints(), 3);  // two worker counts, one batch size that fit
+        QVERIFY(live->outOfMemoryMarked());
+        // The memory triage: both steps' phases and the split; the CPU has no allocator.
+        QCOMPARE(live->memoryTable()->rowCount(), 7 + 7 + 4);
+        QCOMPARE(live->memoryTable()->item(2, 1)->text(), QStringLiteral("needs a GPU"));
+        QVERIFY(live->memoryTable()->item(16, 0)->text().startsWith(QStringLiteral("optimizer state")));
+        QVERIFY(live->memoryTable()->item(16, 1)->text().endsWith(QStringLiteral("KiB")));
         QVERIFY(live->sampleCount() > 0);
         QVERIFY(live->readingText().contains(QStringLiteral("fp32 -> bf16")));
         QVERIFY(!live->isRunning());
@@ -100,6 +108,40 @@ private Q_SLOTS:
         widgets::DocumentView* doc = window.document(1);
         QVERIFY(doc && doc->trace().model);
         QCOMPARE(doc->currentIndex(), 1);
+    }
+
+    // The live view fed as the engine feeds it, without an engine: the triage table with
+    // the phase that sets the peak in bold, the batch plot with its out-of-memory, and an
+    // inference run's percentiles as its batches come.
+    void theLiveViewShowsTriageBatchFitAndLatency()
+    {
+        widgets::LiveRunView view(QStringLiteral("test"));
+        session::MemoryTriage m;
+        const char* phases[] = {"start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"};
+        for (const char* phase : phases) {
+            const bool peak = std::string(phase) == "forward";
+            m.steadyStep.push_back({phase, 1 << 20, 4 << 20, (peak ? 3 : 1) << 20});
+        }
+        m.split = {1000, 2, 4000, 4000, 8008, 2 << 20};
+        view.setMemory(m);
+        QCOMPARE(view.memoryTable()->rowCount(), 7 + 4);
+        QVERIFY(view.memoryTable()->item(2, 0)->font().bold());   // steady: forward sets the peak
+        QVERIFY(!view.memoryTable()->item(3, 0)->font().bold());
+        QCOMPARE(view.memoryTable()->item(2, 3)->text(), QStringLiteral("3.00 MiB"));
+        QCOMPARE(view.memoryTable()->item(10, 1)->text(), QStringLiteral("2.00 MiB"));  // activations
+        view.addSweepPoint({"batch_size", 64, 1000.0, 0, "", 64.0, 100 << 20});
+        QVERIFY(!view.outOfMemoryMarked());
+        view.addSweepPoint({"batch_size", 128, 0.0, 0, "out of memory at batch size 128"});
+        QVERIFY(view.outOfMemoryMarked());
+        QCOMPARE(view.sweepPoints(), 1);
+
+        view.setInference(true);
+        for (int i = 0; i < 100; ++i)
+            view.addStep({i, 0.1, 0.05, i < 90 ? 2.0 : i < 98 ? 10.0 : 40.0, 0, 0, 0});
+        const QString latency = view.latencyText();
+        QVERIFY2(latency.contains(QStringLiteral("100 batches")) && latency.contains(QStringLiteral("p50 2.00 ms")) &&
+                     latency.contains(QStringLiteral("p95 10.0 ms")) && latency.contains(QStringLiteral("p99 40.0 ms")),
+                 qPrintable(latency));
     }
 
     // The engine is a child process: SIGKILL in the middle of a run leaves the app and
