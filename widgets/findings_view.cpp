@@ -30,10 +30,11 @@ QColor severityColor(analysis::Severity s)
 QString findingHtml(const analysis::Finding& f, int rank)
 {
     QString html = QStringLiteral("<h3 style=\"margin-bottom:2px\">%1. %2</h3>").arg(rank).arg(QString::fromStdString(f.title).toHtmlEscaped());
-    html += QStringLiteral("<p style=\"margin-top:0\"><code>%1</code> · <b style=\"color:%2\">%3</b> · estimated gain "
-                           "<b>%4</b> <span style=\"color:#616161\">(%5)</span></p>")
+    html += QStringLiteral("<p style=\"margin-top:0\"><code>%1</code> · <b style=\"color:%2\">%3</b> · %4 "
+                           "<b>%5</b> <span style=\"color:#616161\">(%6)</span></p>")
                 .arg(QString::fromStdString(f.id), severityColor(f.severity).name(),
                      QString::fromLatin1(analysis::severityName(f.severity)),
+                     QString::fromLatin1(analysis::gainKind(f)),
                      QString::fromStdString(analysis::gainText(f)),
                      QString::fromStdString(f.gainMethod).toHtmlEscaped());
     html += QStringLiteral("<p>%1</p><p><b>Evidence</b></p><ul>").arg(QString::fromStdString(f.explanation).toHtmlEscaped());

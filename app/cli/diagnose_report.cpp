@@ -63,6 +63,7 @@ json findingsJson(const std::vector<Finding>& findings)
                          {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
                           {"ranges_us", ranges}, {"ops", names(f.evidence.ops)}, {"kernels", names(f.evidence.kernels)}}},
                         {"estimated_gain_us", f.estimatedGainNs / 1e3},
+                        {"measured", f.measured},
                         {"about_window", f.aboutWindow},
                         {"gain_method", f.gainMethod},
                         {"fix", f.fix},
@@ -93,7 +94,7 @@ std::string findingsMarkdown(const std::vector<Finding>& findings)
     for (size_t i = 0; i < findings.size(); ++i) {
         const Finding& f = findings[i];
         out << "\n## " << i + 1 << ". " << f.title << "\n\n`" << f.id << "` · severity **"
-            << severityName(f.severity) << "** · estimated gain " << gainText(f) << " (" << f.gainMethod << ")\n\n"
+            << severityName(f.severity) << "** · " << gainLabel(f) << " (" << f.gainMethod << ")\n\n"
             << f.explanation << "\n\n**Evidence**\n\n";
         for (const Evidence::Figure& fig : f.evidence.figures)
             out << "- " << figureLabel(fig) << ": " << figureValue(fig) << "\n";
@@ -142,7 +143,7 @@ std::string findingsText(const std::vector<Finding>& findings)
         out << "\n";
         if (!f.evidence.ops.empty())
             out << "   ops: " << targetText(f.evidence.ops.front()) << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
-        out << "   gain: " << gainText(f) << " (" << f.gainMethod << ")\n   fix: " << f.fix << "\n";
+        out << "   " << gainLabel(f) << " (" << f.gainMethod << ")\n   fix: " << f.fix << "\n";
         std::istringstream snippet(f.snippet);
         for (std::string line; std::getline(snippet, line);)
             out << "     | " << line << "\n";

@@ -1,6 +1,10 @@
 #include "core/document/document.h"
 
+#include "core/session/lab_reading.h"
+#include "core/session/memory_reading.h"
+
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <new>
 
@@ -113,21 +117,68 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
 
 analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
 {
+    static_assert(analysis::kSmallLabJump == session::kSmallLabJump, "one threshold for the reading and the rules");
+    static_assert(analysis::kLabReservedOverPeak == session::kReservedOverPeak, "one threshold for both");
+    // A measured figure: finite and positive, or nothing.
+    auto positive = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
     analysis::LabMeasurements lab;
+    lab.inference = session.inference();
+    const auto device = session.config.find("device");
+    const auto environment = session.environment.find("device");
+    lab.cpu = (device != session.config.end() && device->second == "cpu") ||
+              (environment != session.environment.end() && environment->second == "CPU");
     for (const session::LabArm& arm : session.lab) {
-        if (!arm.ran || arm.meanStepMs <= 0)
+        if (!arm.ran)
             continue;
-        const double ns = arm.meanStepMs * 1e6;
+        auto fill = [&](std::optional<double>& step, std::optional<double>& samples, std::optional<double>& peak,
+                        std::optional<double>& latency) {
+            step = positive(arm.meanStepMs * 1e6);
+            samples = positive(arm.samplesPerSecond);
+            if (arm.peakAllocatedBytes >= 0)
+                peak = double(arm.peakAllocatedBytes);
+            if (!arm.latency.phase.empty())
+                latency = positive(arm.latency.meanMs * 1e6);
+        };
         switch (arm.kind) {
-        case session::ArmKind::Fp32: lab.fp32StepNs = ns; break;
-        case session::ArmKind::Bf16: lab.bf16StepNs = ns; break;
-        case session::ArmKind::Bf16CudaGraph: lab.graphedStepNs = ns; break;
+        case session::ArmKind::Fp32:
+            fill(lab.fp32StepNs, lab.fp32SamplesPerSecond, lab.fp32PeakBytes, lab.fp32LatencyNs);
+            break;
+        case session::ArmKind::Bf16:
+            fill(lab.bf16StepNs, lab.bf16SamplesPerSecond, lab.bf16PeakBytes, lab.bf16LatencyNs);
+            break;
+        case session::ArmKind::Bf16CudaGraph:
+            fill(lab.graphedStepNs, lab.graphedSamplesPerSecond, lab.graphedPeakBytes, lab.graphedLatencyNs);
+            break;
         }
     }
-    if (session.dataLoaderMs)
+    if (session.dataLoaderMs && std::isfinite(*session.dataLoaderMs) && *session.dataLoaderMs >= 0)
         lab.dataLoaderNs = *session.dataLoaderMs * 1e6;
-    if (session.computeMs)
+    if (session.computeMs && std::isfinite(*session.computeMs) && *session.computeMs >= 0)
         lab.computeNs = *session.computeMs * 1e6;
+    if (session.memory) {
+        const session::MemoryTriage& memory = *session.memory;
+        if (const std::optional<session::PeakReading> peak = session::readPeak(memory)) {
+            analysis::LabPeakCause cause = analysis::LabPeakCause::Other;
+            switch (peak->cause) {
+            case session::PeakCause::Activations: cause = analysis::LabPeakCause::Activations; break;
+            case session::PeakCause::Gradients: cause = analysis::LabPeakCause::Gradients; break;
+            case session::PeakCause::OptimizerState: cause = analysis::LabPeakCause::OptimizerState; break;
+            case session::PeakCause::Other: break;
+            }
+            lab.peak = analysis::LabMeasurements::Peak{peak->phase, cause, double(peak->peakBytes), peak->firstStep};
+        }
+        if (const std::optional<session::MemoryGrowth> growth = session::readGrowth(memory.peakPerStep))
+            if (std::isfinite(growth->bytesPerStep) && growth->bytesPerStep > 0)
+                lab.growth = analysis::LabMeasurements::Growth{growth->fromStep, growth->bytesPerStep};
+        if (const std::optional<double> held = session::reservedOverPeak(memory); held && std::isfinite(*held))
+            lab.reservedOverPeak = *held;
+        if (memory.split.activationBytes >= 0)
+            lab.activationBytes = double(memory.split.activationBytes);
+    }
+    const session::BatchFit fit = session::readBatchFit(session);
+    lab.largestBatchFits = fit.largestFits;
+    lab.fastestBatch = fit.fastest;
+    lab.firstBatchOutOfMemory = fit.firstOutOfMemory;
     return lab;
 }
 

@@ -46,10 +46,11 @@ public:
 
     void setLimit(int64_t bytes) { m_limit = bytes; }
 
+    // Never destroyed: tensors it handed out may be freed during static destruction.
     static CountingCpuAllocator& instance()
     {
-        static CountingCpuAllocator allocator;
-        return allocator;
+        static auto* allocator = new CountingCpuAllocator;
+        return *allocator;
     }
 
 private:

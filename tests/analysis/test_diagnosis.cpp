@@ -12,6 +12,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -58,6 +60,10 @@ private Q_SLOTS:
         QCOMPARE(gainText(f), std::string("none per step"));
         f.estimatedGainNs = 12.34e6;
         QCOMPARE(gainText(f), std::string("~12.3 ms per step"));
+        QCOMPARE(gainLabel(f), std::string("estimated gain ~12.3 ms per step"));
+        f.measured = true;  // a measured difference is no estimate
+        QCOMPARE(gainText(f), std::string("12.3 ms per step"));
+        QCOMPARE(gainLabel(f), std::string("measured gain 12.3 ms per step"));
         // A long kernel name is cut at a UTF-8 boundary, never inside a character.
         const std::string name = std::string(119, 'k') + "\xC3\xA9tail";
         QCOMPARE(targetText(name), std::string(119, 'k'));
@@ -179,6 +185,203 @@ private Q_SLOTS:
         QCOMPARE(dataloader->severity, Severity::High);
         const Diagnosed without = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None));
         QVERIFY(!find(without.findings, "not-precision-bound"));
+    }
+
+    // Issue #19: what the lab measured outranks what the trace suggests.
+    void measuredFindingsLead()
+    {
+        const std::string trace = kinetoscope::test::scenarioTrace(Pathology::DataLoader);
+        const Diagnosed alone = diagnoseText(trace);
+        QVERIFY(!alone.findings.empty());
+        QCOMPARE(QString::fromStdString(alone.findings.front().id), QString("dataloader-bound"));
+        QVERIFY(!alone.findings.front().measured);
+
+        LabMeasurements lab;
+        lab.fp32StepNs = 100e6;
+        lab.bf16StepNs = 43.7e6;  // 2.29x: a large jump
+        const Diagnosed d = diagnoseText(trace, {}, &lab);
+        const Finding& first = d.findings.front();
+        QCOMPARE(QString::fromStdString(first.id), QString("bf16-measured"));
+        QVERIFY(first.measured);
+        QVERIFY(first.estimatedGainNs == 56.3e6);  // exactly the measured difference
+        QCOMPARE(first.severity, Severity::High);  // 56 % of the fp32 step
+        QVERIFY(first.gainMethod.starts_with("measured in the lab"));
+        QVERIFY(first.snippet.find("torch.autocast(\"cuda\", dtype=torch.bfloat16)") != std::string::npos);
+        QVERIFY(first.title.find("2.29") != std::string::npos);
+        QVERIFY(!find(d.findings, "not-precision-bound"));
+        // The trace's own findings and their accounting are untouched by a measured gain.
+        const Finding* dataloader = find(d.findings, "dataloader-bound");
+        QVERIFY(dataloader && !dataloader->measured);
+        QCOMPARE(dataloader->estimatedGainNs, alone.findings.front().estimatedGainNs);
+
+        // It leads on being measured, not on its size: a measured gain smaller than the
+        // trace's leading one still comes first.
+        LabMeasurements small;
+        small.fp32StepNs = 2e6;
+        small.bf16StepNs = 1e6;
+        QVERIFY(alone.findings.front().estimatedGainNs > 1e6);
+        const Diagnosed s = diagnoseText(trace, {}, &small);
+        QCOMPARE(QString::fromStdString(s.findings.front().id), QString("bf16-measured"));
+        QVERIFY(s.findings.front().estimatedGainNs == 1e6);
+        QCOMPARE(QString::fromStdString(s.findings[1].id), QString("dataloader-bound"));
+    }
+
+    void aSmallJumpIsStillNotPrecisionBound()
+    {
+        const std::string trace = kinetoscope::test::scenarioTrace(Pathology::DataLoader);
+        LabMeasurements lab;
+        lab.fp32SamplesPerSecond = 1000;
+        lab.bf16SamplesPerSecond = 1150;  // 1.15x: small, whatever the step times say
+        lab.fp32StepNs = 100e6;
+        lab.bf16StepNs = 87e6;
+        const Diagnosed d = diagnoseText(trace, {}, &lab);
+        const Finding* note = find(d.findings, "not-precision-bound");
+        QVERIFY(note);
+        QVERIFY(note->measured);
+        QCOMPARE(note->estimatedGainNs, 0.0);
+        QCOMPARE(note->severity, Severity::Low);
+        QVERIFY(!find(d.findings, "bf16-measured"));
+        // Information that saves nothing does not lead over the trace's finding.
+        QCOMPARE(QString::fromStdString(d.findings.front().id), QString("dataloader-bound"));
+        // The same times, samples/s of a large jump: the seeds read the samples/s.
+        lab.bf16SamplesPerSecond = 1250;
+        const Diagnosed large = diagnoseText(trace, {}, &lab);
+        QVERIFY(!find(large.findings, "not-precision-bound"));
+        QVERIFY(find(large.findings, "bf16-measured"));
+        QVERIFY(find(large.findings, "bf16-measured")->estimatedGainNs == 13e6);
+    }
+
+    void graphsAndTheSplitAreMeasured()
+    {
+        const std::string trace = kinetoscope::test::scenarioTrace(Pathology::None);
+        LabMeasurements lab;
+        lab.bf16StepNs = 43.7e6;
+        lab.graphedStepNs = 30e6;  // 1.46x: launch overhead costs real time
+        lab.dataLoaderNs = 8e6;    // waits longer than it computes
+        lab.computeNs = 2e6;
+        const Diagnosed d = diagnoseText(trace, {}, &lab);
+        const Finding* graph = find(d.findings, "cuda-graph-measured");
+        QVERIFY(graph && graph->measured);
+        QVERIFY(std::abs(graph->estimatedGainNs - 13.7e6) < 1.0);
+        QVERIFY(graph->fix.find("reduce-overhead") != std::string::npos);
+        QVERIFY(!find(d.findings, "already-fused"));
+        const Finding* split = find(d.findings, "dataloader-bound-measured");
+        QVERIFY(split && split->measured);
+        QVERIFY(split->estimatedGainNs == 8e6);  // the wait the step would lose
+        QCOMPARE(split->severity, Severity::High);
+        QVERIFY(split->fix.find("pin_memory") != std::string::npos);
+        // Ranked by measured gain among themselves.
+        QCOMPARE(QString::fromStdString(d.findings[0].id), QString("cuda-graph-measured"));
+        QCOMPARE(QString::fromStdString(d.findings[1].id), QString("dataloader-bound-measured"));
+
+        lab.graphedStepNs = 42e6;  // 1.04x: small
+        lab.dataLoaderNs = 1e6;    // the loader keeps up
+        const Diagnosed small = diagnoseText(trace, {}, &lab);
+        QVERIFY(find(small.findings, "already-fused"));
+        QVERIFY(!find(small.findings, "cuda-graph-measured"));
+        QVERIFY(!find(small.findings, "dataloader-bound-measured"));
+    }
+
+    void anInferenceLabIsJudgedPerBatch()
+    {
+        LabMeasurements lab;
+        lab.inference = true;
+        lab.cpu = true;
+        lab.fp32StepNs = 50e6;
+        lab.bf16StepNs = 40e6;
+        lab.fp32LatencyNs = 10e6;
+        lab.bf16LatencyNs = 4e6;
+        lab.fp32SamplesPerSecond = 100;
+        lab.bf16SamplesPerSecond = 250;
+        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Finding* bf16 = find(d.findings, "bf16-measured");
+        QVERIFY(bf16);
+        QVERIFY(bf16->estimatedGainNs == 6e6);  // the latencies, not the step times
+        QVERIFY(bf16->gainMethod.find("per batch") != std::string::npos);
+        QVERIFY(bf16->title.find("per batch") != std::string::npos);
+        QVERIFY(bf16->snippet.find("torch.autocast(\"cpu\"") != std::string::npos);
+        QVERIFY(bf16->snippet.find("inference_mode") != std::string::npos);
+    }
+
+    void theLabsMemoryReadingsAreFindings()
+    {
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        LabMeasurements lab;
+        lab.peak = LabMeasurements::Peak{"forward", LabPeakCause::Activations, 3 * gib, false};
+        lab.activationBytes = 1.8 * gib;
+        lab.fp32PeakBytes = 3 * gib;
+        lab.bf16PeakBytes = 2 * gib;
+        lab.growth = LabMeasurements::Growth{4, 10.0 * 1024 * 1024};
+        lab.reservedOverPeak = 2.0;
+        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+
+        const Finding* activations = find(d.findings, "activation-peak");
+        QVERIFY(activations && activations->measured);
+        QCOMPARE(activations->severity, Severity::Medium);
+        QCOMPARE(activations->estimatedGainNs, 0.0);
+        QVERIFY(activations->fix.find("torch.utils.checkpoint") != std::string::npos);
+        QVERIFY2(activations->fix.find("1.00 GiB lower") != std::string::npos, activations->fix.c_str());
+        bool saving = false;
+        for (const Evidence::Figure& fig : activations->evidence.figures)
+            saving |= fig.name == "bf16_saving_bytes" && fig.value == 1 * gib && fig.unit == Unit::Bytes;
+        QVERIFY(saving);
+
+        const Finding* growth = find(d.findings, "memory-growth-measured");
+        QVERIFY(growth && growth->measured);
+        QCOMPARE(growth->severity, Severity::High);
+        QCOMPARE(growth->evidence.steps, std::vector<std::string>{"ProfilerStep#4"});
+        QVERIFY(growth->snippet.find("total += loss.item()") != std::string::npos);
+
+        const Finding* held = find(d.findings, "allocator-holds-freed");
+        QVERIFY(held && held->measured);
+        QCOMPARE(held->severity, Severity::Low);
+        QVERIFY(held->fix.find("torch.cuda.empty_cache()") != std::string::npos);
+        // HIGH growth leads the memory findings; the LOW note comes last.
+        QCOMPARE(QString::fromStdString(d.findings.front().id), QString("memory-growth-measured"));
+        QCOMPARE(QString::fromStdString(d.findings.back().id), QString("allocator-holds-freed"));
+
+        // A peak set by gradients, no bf16 peak, an allocator that holds little: no
+        // activation finding, no allocator note; activations over half the peak still are.
+        lab.peak->cause = LabPeakCause::Gradients;
+        lab.bf16PeakBytes.reset();
+        lab.activationBytes = 1.0 * gib;
+        lab.reservedOverPeak = 1.4;
+        lab.growth.reset();
+        const Diagnosed other = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(!find(other.findings, "activation-peak"));
+        QVERIFY(!find(other.findings, "allocator-holds-freed"));
+        QVERIFY(!find(other.findings, "memory-growth-measured"));
+        lab.activationBytes = 2.0 * gib;
+        const Diagnosed half = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(find(half.findings, "activation-peak"));
+        QVERIFY(find(half.findings, "activation-peak")->fix.find("did not measure a bf16 peak") != std::string::npos);
+    }
+
+    void nonsenseMeasurementsGiveNoNonsenseFindings()
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+        for (double bad : {nan, inf, -inf, 0.0, -5e6}) {
+            LabMeasurements lab;
+            lab.fp32StepNs = bad;
+            lab.bf16StepNs = 1e6;
+            lab.graphedStepNs = bad;
+            lab.fp32SamplesPerSecond = 100;
+            lab.bf16SamplesPerSecond = bad;
+            lab.dataLoaderNs = bad;
+            lab.computeNs = bad;
+            lab.peak = LabMeasurements::Peak{"forward", LabPeakCause::Activations, bad, false};
+            lab.activationBytes = bad;
+            lab.fp32PeakBytes = bad;
+            lab.bf16PeakBytes = 1;
+            lab.growth = LabMeasurements::Growth{-3, bad};
+            lab.reservedOverPeak = bad;
+            const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+            for (const Finding& f : d.findings) {
+                QVERIFY2(std::isfinite(f.estimatedGainNs) && f.estimatedGainNs >= 0, f.id.c_str());
+                for (const Evidence::Figure& fig : f.evidence.figures)
+                    QVERIFY2(std::isfinite(fig.value), (f.id + " " + fig.name).c_str());
+            }
+        }
     }
 
     void everyRealTraceDiagnoses()

@@ -1,4 +1,5 @@
 // `kinetoscope diagnose TRACE [--json|--markdown] [--fail-on SEVERITY]`.
+#include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
@@ -7,6 +8,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <filesystem>
 #include <sstream>
 
 using kinetoscope::test::sharedTrace;
@@ -74,6 +77,96 @@ private Q_SLOTS:
         QCOMPARE(runCli({"diagnose", trace, "--threshold", "dataloader_share"}).code, 2);
         QCOMPARE(runCli({"diagnose", "/no/such/trace.json"}).code, 2);
         QCOMPARE(runCli({"diagnose"}).code, 2);
+    }
+
+    // Issue #19: `diagnose SESSION` leads with what the lab measured. A session of a
+    // GPU-like run (written here, its trace a real one copied beside it) whose bf16 arm is
+    // a large jump, whose peak is set by activations and whose peak grows from step 2.
+    void aSessionLeadsWithWhatTheLabMeasured()
+    {
+        namespace fs = std::filesystem;
+        using namespace kinetoscope::session;
+        const fs::path dir = fs::path(m_dir.path().toStdString()) / "lab";
+        fs::create_directories(dir);
+        fs::copy_file(sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), dir / "trace.pt.trace.json.gz",
+                      fs::copy_options::overwrite_existing);
+        const int64_t gib = int64_t(1) << 30, mib = int64_t(1) << 20;
+        Session s;
+        s.config = {{"model", "cnn"}, {"dataset", "synthetic"}, {"device", "cuda"}, {"batch_size", "64"}};
+        s.environment = {{"device", "NVIDIA H100"}};
+        auto arm = [](ArmKind kind, double samplesPerSecond, double meanStepMs, int64_t peak) {
+            LabArm a;
+            a.kind = kind;
+            a.ran = true;
+            a.samplesPerSecond = samplesPerSecond;
+            a.meanStepMs = meanStepMs;
+            a.peakAllocatedBytes = peak;
+            return a;
+        };
+        s.lab = {arm(ArmKind::Fp32, 640.0, 100.0, 3 * gib), arm(ArmKind::Bf16, 640.0 * 100.0 / 43.7, 43.7, 2 * gib)};
+        MemoryTriage memory;
+        memory.steadyStep = {{"start", gib, 5 * gib, gib},
+                             {"batch to device", gib + 10 * mib, 5 * gib, gib + 10 * mib},
+                             {"forward", 2 * gib + 800 * mib, 5 * gib, 3 * gib},
+                             {"loss", 2 * gib + 800 * mib, 5 * gib, 3 * gib},
+                             {"backward", 2 * gib, 5 * gib, 3 * gib},
+                             {"optimizer step", gib + 500 * mib, 5 * gib, 3 * gib},
+                             {"zero_grad", gib, 5 * gib, 3 * gib}};
+        memory.peakPerStep = {3 * gib + 300 * mib, 3 * gib, 3 * gib, 3 * gib + 10 * mib, 3 * gib + 20 * mib,
+                              3 * gib + 30 * mib};
+        memory.split = {11'000'000, 60, 44 * mib, 44 * mib, 88 * mib, gib + 790 * mib};
+        s.memory = memory;
+        s.tracePath = "trace.pt.trace.json.gz";  // beside the session
+        const fs::path file = dir / "cnn.kinetoscope.json";
+        std::string error;
+        QVERIFY2(saveSession(s, file, error), error.c_str());
+
+        const Run run = runCli({"diagnose", file.string(), "--json"});
+        QCOMPARE(run.code, 0);
+        const json d = json::parse(run.out);
+        const json& findings = d["findings"];
+        QVERIFY(!findings.empty());
+        const json& first = findings[0];
+        QCOMPARE(first["id"].get<std::string>(), std::string("bf16-measured"));
+        QCOMPARE(first["measured"].get<bool>(), true);
+        QVERIFY(std::abs(first["estimated_gain_us"].get<double>() - 56300.0) < 1e-3);
+        QVERIFY(first["gain_method"].get<std::string>().starts_with("measured in the lab"));
+        auto findingOf = [&](const std::string& id) -> const json* {
+            for (const json& f : findings)
+                if (f["id"] == id)
+                    return &f;
+            return nullptr;
+        };
+        // The trace leads with its DataLoader (~60 ms, more than the lab's 56.3 ms):
+        // bf16-measured is first for being measured, not for its size.
+        const json* dataloader = findingOf("dataloader-bound");
+        QVERIFY(dataloader);
+        QCOMPARE((*dataloader)["measured"].get<bool>(), false);
+        QVERIFY((*dataloader)["estimated_gain_us"].get<double>() > 56300.0);
+
+        const json* activations = findingOf("activation-peak");
+        QVERIFY(activations);
+        QCOMPARE((*activations)["measured"].get<bool>(), true);
+        QCOMPARE((*activations)["severity"].get<std::string>(), std::string("medium"));
+        QVERIFY((*activations)["fix"].get<std::string>().find("1.00 GiB lower") != std::string::npos);
+        QCOMPARE((*activations)["evidence"]["figures"]["bf16_saving_bytes"].get<double>(), double(gib));
+        const json* growth = findingOf("memory-growth-measured");
+        QVERIFY(growth);
+        QCOMPARE((*growth)["severity"].get<std::string>(), std::string("high"));
+        QCOMPARE((*growth)["evidence"]["steps"], json::array({"ProfilerStep#2"}));
+        QCOMPARE((*growth)["evidence"]["figures"]["growth_bytes_per_step"].get<double>(), double(10 * mib));
+        const json* held = findingOf("allocator-holds-freed");  // 5 GiB reserved over a 3 GiB peak
+        QVERIFY(held);
+        QVERIFY(!findingOf("not-precision-bound"));
+
+        // The text and Markdown say which gains were measured.
+        const Run text = runCli({"diagnose", file.string()});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.find("measured gain 56.3 ms per step") != std::string::npos, text.out.c_str());
+        QVERIFY(text.out.find("estimated gain ~") != std::string::npos);  // the trace's own findings
+        const Run markdown = runCli({"diagnose", file.string(), "--markdown"});
+        QVERIFY(markdown.out.find("· measured gain 56.3 ms per step") != std::string::npos);
+        QCOMPARE(runCli({"diagnose", file.string(), "--fail-on", "high"}).code, 1);
     }
 };
 

@@ -99,7 +99,9 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"dataparallel", rules::dataParallel},
         {"optimizer-unfused", rules::optimizerUnfused},
         {"unstable-steps", rules::unstableSteps},
-        {"not-precision-bound / already-fused", rules::labBaseline},
+        {"bf16-measured / not-precision-bound / cuda-graph-measured / already-fused", rules::labBaseline},
+        {"dataloader-bound-measured", rules::labSplit},
+        {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory},
     };
     return catalogue;
 }
@@ -112,28 +114,38 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     resolveTargets(input.model, findings);
     // No two findings claim the same time. The causal gains (the model's replay) already
     // sum to at most the step; a gain estimated outside the model is capped at the time
-    // they left unclaimed.
+    // they left unclaimed. A measured gain (the lab's own steps, not the trace's) takes no
+    // part in this accounting and is never capped.
     auto outsideModel = [](const Finding& f) {
         return f.id == "unstable-steps" || f.id == "tensor-core-misaligned" || f.id == "dataparallel";
     };
     double unclaimed = input.summary.breakdown.all.averageTotalNs;
     for (const Finding& f : findings)
-        if (!outsideModel(f))
+        if (!f.measured && !outsideModel(f))
             unclaimed -= std::max(0.0, f.estimatedGainNs);
     for (Finding& f : findings) {
-        if (!outsideModel(f))
+        if (f.measured || !outsideModel(f))
             continue;
         f.estimatedGainNs = std::clamp(f.estimatedGainNs, 0.0, std::max(0.0, unclaimed));
         unclaimed -= f.estimatedGainNs;
     }
     // A window finding that changes how everything else reads (a capture, missing
-    // activity, a window of warm-up) comes first. Then the findings by the time per step a
-    // fix would save; findings that save no time (memory risks, information, a minor
-    // window note) follow in order of severity.
-    auto leads = [](const Finding& f) { return f.aboutWindow && f.severity == Severity::High; };
+    // activity, a window of warm-up) comes first. Then what the lab measured outranks what
+    // the trace suggests: the measured findings by their measured gain, then severity
+    // (a measured finding that is only information, LOW and saving nothing, such as
+    // not-precision-bound, keeps its place among the rest). Then the findings by the time
+    // per step a fix would save; findings that save no time (memory risks, information, a
+    // minor window note) follow in order of severity.
+    auto tier = [](const Finding& f) {
+        if (f.aboutWindow && f.severity == Severity::High)
+            return 0;
+        if (f.measured && (f.estimatedGainNs > 0 || f.severity != Severity::Low))
+            return 1;
+        return 2;
+    };
     std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
-        if (leads(a) != leads(b))
-            return leads(a);
+        if (tier(a) != tier(b))
+            return tier(a) < tier(b);
         if (a.estimatedGainNs != b.estimatedGainNs)
             return a.estimatedGainNs > b.estimatedGainNs;
         return a.severity > b.severity;

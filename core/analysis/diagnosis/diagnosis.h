@@ -1,23 +1,78 @@
 #pragma once
-// The diagnosis: every rule run over one trace's summary, findings ranked by the time
-// per step that fixing them would save (then by severity).
+// The diagnosis: every rule run over one trace's summary (and a lab session's
+// measurements), findings ranked: the window findings that change how the rest reads,
+// then what the lab measured, then by the time per step that fixing them would save
+// (then by severity).
 #include "core/analysis/diagnosis/finding.h"
 #include "core/analysis/diagnosis/thresholds.h"
 #include "core/analysis/summary.h"
 
+#include <cstdint>
 #include <optional>
+#include <string>
 
 namespace kinetoscope::analysis {
 
-// What only a live run measures (the engine's three-run baseline and the DataLoader-vs-
-// compute split, issue #6). Every field is optional: a trace alone has none of them.
+// A lab jump (samples/s of one arm over the previous one) below this is "small": the
+// seeds' threshold (less than 20 %), the same as session::kSmallLabJump.
+inline constexpr double kSmallLabJump = 1.2;
+// Reserved over peak allocated above this: the caching allocator holds freed blocks the
+// step never reuses (session::kReservedOverPeak).
+inline constexpr double kLabReservedOverPeak = 1.5;
+
+// What set a lab step's memory peak: the phase after which it was first reached.
+enum class LabPeakCause : uint8_t
+{
+    Activations,     // forward or loss
+    Gradients,       // backward
+    OptimizerState,  // the optimizer step
+    Other,           // the batch itself, zero_grad
+};
+
+// What only a live run measures (the engine's three-run baseline, the DataLoader-vs-
+// compute split and the memory triage; issues #6 and #19). Every field is optional: a
+// trace alone has none of them. core/document fills it from a session with the session's
+// own readers; nothing here knows the session format.
 struct LabMeasurements
 {
+    bool inference = false;  // an inference run: latency per batch, no backward
+    bool cpu = false;        // the lab ran on the CPU (the advice names its autocast)
+
     std::optional<double> fp32StepNs;      // mean step time, fp32
     std::optional<double> bf16StepNs;      // mean step time, bf16 autocast
     std::optional<double> graphedStepNs;   // mean step time, bf16 + CUDA graph
+    std::optional<double> fp32SamplesPerSecond;
+    std::optional<double> bf16SamplesPerSecond;
+    std::optional<double> graphedSamplesPerSecond;
+    std::optional<double> fp32PeakBytes;     // peak allocated (CUDA caching allocator)
+    std::optional<double> bf16PeakBytes;
+    std::optional<double> graphedPeakBytes;
+    std::optional<double> fp32LatencyNs;     // inference: mean latency per batch
+    std::optional<double> bf16LatencyNs;
+    std::optional<double> graphedLatencyNs;
+
     std::optional<double> dataLoaderNs;    // mean time per step waiting for the next batch
     std::optional<double> computeNs;       // mean time per step of forward+backward+optimizer
+
+    struct Peak
+    {
+        std::string phase;  // "forward", "backward", "optimizer step", ...
+        LabPeakCause cause = LabPeakCause::Other;
+        double bytes = 0;
+        bool firstStep = false;  // the first step's peak is the larger (optimizer state created)
+    };
+    std::optional<Peak> peak;               // the fp32 arm's memory triage (needs a GPU)
+    struct Growth
+    {
+        int64_t fromStep = 0;
+        double bytesPerStep = 0;
+    };
+    std::optional<Growth> growth;           // the peak grows at every step from fromStep on
+    std::optional<double> reservedOverPeak; // reserved after the steady step / its peak
+    std::optional<double> activationBytes;  // the memory split's activations (needs a GPU)
+    std::optional<int64_t> largestBatchFits;   // the batch-size sweep
+    std::optional<int64_t> fastestBatch;
+    std::optional<int64_t> firstBatchOutOfMemory;
 };
 
 struct DiagnosisInput

@@ -74,7 +74,10 @@ struct Finding
     Evidence evidence;
     double estimatedGainNs = 0.0;  // time per step fixing it would save (>= 0; the gains
                                    // of one diagnosis add up to at most the step)
-    std::string gainMethod;        // how the gain was estimated
+    std::string gainMethod;        // how the gain was estimated (or measured)
+    bool measured = false;         // the gain was measured by the lab (a live run's arms or
+                                   // split), not estimated from the trace: ranked before
+                                   // the trace's findings, outside their time accounting
     bool aboutWindow = false;      // says what the window is (warm-up, capture, missing
                                    // activity): ranked before the per-step findings
     std::string fix;               // what to change

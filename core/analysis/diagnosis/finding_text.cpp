@@ -48,7 +48,18 @@ std::string gainText(const Finding& finding)
 {
     if (!(finding.estimatedGainNs > 0))
         return "none per step";
-    return "~" + format::duration(finding.estimatedGainNs) + " per step";
+    // A measured difference is no estimate: no "~".
+    return (finding.measured ? "" : "~") + format::duration(finding.estimatedGainNs) + " per step";
+}
+
+const char* gainKind(const Finding& finding)
+{
+    return finding.measured ? "measured gain" : "estimated gain";
+}
+
+std::string gainLabel(const Finding& finding)
+{
+    return std::string(gainKind(finding)) + " " + gainText(finding);
 }
 
 std::string targetText(const EvidenceTarget& target)

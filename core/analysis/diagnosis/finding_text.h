@@ -12,8 +12,13 @@ namespace kinetoscope::analysis {
 std::string figureLabel(const Evidence::Figure& figure);
 // Its value with its unit: "59.3 ms", "33.4 %", "1.50 GiB", "1,234", "2.31×", "11.5 GiB/s".
 std::string figureValue(const Evidence::Figure& figure);
-// "~12.3 ms per step", or "none per step".
+// "~12.3 ms per step" (estimated), "56.3 ms per step" (measured), or "none per step".
 std::string gainText(const Finding& finding);
+// What the gain is: "estimated gain" (from the trace) or "measured gain" (by the lab).
+const char* gainKind(const Finding& finding);
+// The gain with what it is: "estimated gain ~12.3 ms per step", "measured gain 56.3 ms
+// per step". The one label of a finding's gain in the CLI, the findings page and the report.
+std::string gainLabel(const Finding& finding);
 // An op or kernel named in the evidence, cut to a readable length at a UTF-8 boundary.
 std::string targetText(const EvidenceTarget& target);
 

@@ -28,6 +28,9 @@ void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
 void nearOom(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
+// The lab rules (rules_lab.cpp): measured findings, from a session only.
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
+void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
+void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
 
 }  // namespace kinetoscope::analysis::rules

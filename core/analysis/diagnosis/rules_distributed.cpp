@@ -1,5 +1,5 @@
-// Rules about several GPUs: communication-heavy, dataparallel; and the lab rules that
-// read the engine's three-run baseline.
+// Rules about several GPUs: communication-heavy, dataparallel. (The lab rules are in
+// rules_lab.cpp.)
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 
@@ -120,48 +120,6 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
                 "rank = torch.distributed.get_rank()\n"
                 "model = torch.nn.parallel.DistributedDataParallel(model.to(rank), device_ids=[rank])\n";
     out.push_back(std::move(f));
-}
-
-void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
-{
-    // The seeds' rules on the three-run baseline; they need a live run (the engine).
-    if (!in.lab)
-        return;
-    const LabMeasurements& lab = *in.lab;
-    if (lab.fp32StepNs && lab.bf16StepNs && *lab.fp32StepNs > 0) {
-        const double gain = 1.0 - *lab.bf16StepNs / *lab.fp32StepNs;
-        if (gain < 0.20) {
-            Finding f;
-            f.id = "not-precision-bound";
-            f.severity = Severity::Low;
-            f.title = "bf16 autocast speeds the step up only " + format::percent(std::max(0.0, gain));
-            f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
-                            "bottleneck. Look at the input pipeline, launches and synchronisation first.";
-            f.evidence.figures = {{"fp32_step_us", *lab.fp32StepNs / 1e3, Unit::Microseconds},
-                                  {"bf16_step_us", *lab.bf16StepNs / 1e3, Unit::Microseconds},
-                                  {"bf16_speedup", gain, Unit::Fraction}};
-            f.gainMethod = "informational: tells where not to look";
-            f.fix = "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
-            out.push_back(std::move(f));
-        }
-    }
-    if (lab.bf16StepNs && lab.graphedStepNs && *lab.bf16StepNs > 0) {
-        const double gain = 1.0 - *lab.graphedStepNs / *lab.bf16StepNs;
-        if (gain < 0.10) {
-            Finding f;
-            f.id = "already-fused";
-            f.severity = Severity::Low;
-            f.title = "Replaying the step as a CUDA graph gains only " + format::percent(std::max(0.0, gain));
-            f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
-                            "fused. torch.compile / CUDA graphs will not help much.";
-            f.evidence.figures = {{"bf16_step_us", *lab.bf16StepNs / 1e3, Unit::Microseconds},
-                                  {"graphed_step_us", *lab.graphedStepNs / 1e3, Unit::Microseconds},
-                                  {"graph_speedup", gain, Unit::Fraction}};
-            f.gainMethod = "informational: tells where not to look";
-            f.fix = "Spend the effort on data, memory or algorithmic changes instead.";
-            out.push_back(std::move(f));
-        }
-    }
 }
 
 }  // namespace kinetoscope::analysis::rules

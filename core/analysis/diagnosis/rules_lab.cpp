@@ -1,0 +1,379 @@
+// The lab rules: what a live run measured (the seeds' readings of the three-run
+// baseline, the DataLoader-vs-compute split and the memory triage), as findings whose
+// gain is the measured difference (Finding::measured). They need a session; a trace
+// alone has none of it. Every figure comes from a file the fuzzer feeds at random: each
+// is checked finite before it is divided or shown.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <cmath>
+#include <optional>
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+// A measured figure that is finite and > 0, or nothing.
+std::optional<double> positive(const std::optional<double>& value)
+{
+    if (value && std::isfinite(*value) && *value > 0)
+        return value;
+    return std::nullopt;
+}
+
+// One arm of the baseline: its time per step (per batch for an inference run) and
+// samples per second.
+struct Arm
+{
+    std::optional<double> ns;
+    std::optional<double> samplesPerSecond;
+};
+
+enum class ArmId { Fp32, Bf16, Graphed };
+
+// An inference run is judged on its latency per batch when both arms of a pair have one.
+bool perBatch(const LabMeasurements& lab, ArmId a, ArmId b)
+{
+    auto latency = [&](ArmId id) {
+        return positive(id == ArmId::Fp32 ? lab.fp32LatencyNs : id == ArmId::Bf16 ? lab.bf16LatencyNs : lab.graphedLatencyNs);
+    };
+    return lab.inference && latency(a) && latency(b);
+}
+
+Arm arm(const LabMeasurements& lab, ArmId id, bool latency)
+{
+    switch (id) {
+    case ArmId::Fp32: return {positive(latency ? lab.fp32LatencyNs : lab.fp32StepNs), positive(lab.fp32SamplesPerSecond)};
+    case ArmId::Bf16: return {positive(latency ? lab.bf16LatencyNs : lab.bf16StepNs), positive(lab.bf16SamplesPerSecond)};
+    case ArmId::Graphed:
+        return {positive(latency ? lab.graphedLatencyNs : lab.graphedStepNs), positive(lab.graphedSamplesPerSecond)};
+    }
+    return {};
+}
+
+// The jump from one arm to the next, as the seeds read it: samples/s over samples/s;
+// the inverse ratio of the times where samples/s were not recorded.
+std::optional<double> jump(const Arm& from, const Arm& to)
+{
+    double ratio = 0;
+    if (from.samplesPerSecond && to.samplesPerSecond)
+        ratio = *to.samplesPerSecond / *from.samplesPerSecond;
+    else if (from.ns && to.ns)
+        ratio = *from.ns / *to.ns;
+    if (!std::isfinite(ratio) || ratio <= 0)
+        return std::nullopt;
+    return ratio;
+}
+
+const char* autocastDevice(const LabMeasurements& lab) { return lab.cpu ? "cpu" : "cuda"; }
+
+void precision(const LabMeasurements& lab, std::vector<Finding>& out)
+{
+    const bool batch = perBatch(lab, ArmId::Fp32, ArmId::Bf16);
+    const Arm fp32 = arm(lab, ArmId::Fp32, batch), bf16 = arm(lab, ArmId::Bf16, batch);
+    const std::optional<double> ratio = jump(fp32, bf16);
+    if (!ratio)
+        return;
+    const std::string per = batch ? "per batch" : "per step";
+    if (*ratio < kSmallLabJump) {
+        // The seed's small jump: where not to look.
+        const double speedup = fp32.ns && bf16.ns ? 1.0 - *bf16.ns / *fp32.ns : 1.0 - 1.0 / *ratio;
+        Finding f;
+        f.id = "not-precision-bound";
+        f.severity = Severity::Low;
+        f.title = "bf16 autocast speeds the step up only " + format::percent(std::max(0.0, speedup));
+        f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
+                        "bottleneck. Look at the input pipeline, launches and synchronisation first.";
+        if (fp32.ns && bf16.ns)
+            f.evidence.figures = {{batch ? "fp32_latency_per_batch_us" : "fp32_step_us", *fp32.ns / 1e3, Unit::Microseconds},
+                                  {batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds}};
+        f.evidence.figures.push_back({"bf16_speedup", speedup, Unit::Fraction});
+        f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio});
+        f.measured = true;
+        f.gainMethod = "measured in the lab: informational, tells where not to look";
+        f.fix = "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
+        out.push_back(std::move(f));
+        return;
+    }
+    if (!fp32.ns || !bf16.ns || !(*fp32.ns > *bf16.ns))
+        return;  // samples/s and times disagree (a different batch): no measured gain to claim
+    const double gain = *fp32.ns - *bf16.ns;
+    const std::string times = format::duration(*fp32.ns) + " in fp32, " + format::duration(*bf16.ns) + " in bf16";
+    Finding f;
+    f.id = "bf16-measured";
+    f.measured = true;
+    f.severity = severityForGain(share(gain, *fp32.ns));
+    f.title = (lab.inference ? "bf16 autocast serves a batch " : "bf16 autocast runs the step ") + format::ratio(*ratio) +
+              " faster: " + times + " " + per + " (measured)";
+    f.explanation = "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
+                    format::ratio(*ratio) + " the samples per second. " +
+                    (lab.inference ? "The model was bound by fp32 arithmetic; served in bf16, each batch takes "
+                                   : "The step was bound by fp32 arithmetic; trained in bf16, each step takes ") +
+                    format::duration(gain) + " less, as measured.";
+    f.evidence.figures = {{batch ? "fp32_latency_per_batch_us" : "fp32_step_us", *fp32.ns / 1e3, Unit::Microseconds},
+                          {batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
+                          {"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio},
+                          {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, *fp32.ns), Unit::Fraction}};
+    if (lab.fp32PeakBytes && lab.bf16PeakBytes && std::isfinite(*lab.fp32PeakBytes) && std::isfinite(*lab.bf16PeakBytes)) {
+        f.evidence.figures.push_back({"fp32_peak_bytes", *lab.fp32PeakBytes, Unit::Bytes});
+        f.evidence.figures.push_back({"bf16_peak_bytes", *lab.bf16PeakBytes, Unit::Bytes});
+    }
+    f.estimatedGainNs = gain;
+    f.gainMethod = batch ? "measured in the lab: the fp32 arm's mean latency per batch minus the bf16 autocast arm's"
+                         : "measured in the lab: the fp32 arm's mean step minus the bf16 autocast arm's (same model, "
+                           "data and batch)";
+    const std::string device = autocastDevice(lab);
+    if (lab.inference) {
+        f.fix = "Serve in bf16: run the forward under torch.inference_mode() and torch.autocast(dtype=torch.bfloat16), "
+                "or cast the model to bf16 once its outputs are checked against fp32.";
+        f.snippet = "model.eval()\n"
+                    "with torch.inference_mode(), torch.autocast(\"" + device + "\", dtype=torch.bfloat16):\n"
+                    "    outputs = model(inputs)\n";
+    } else {
+        f.fix = "Train in bf16 autocast: the forward pass and the loss under torch.autocast(dtype=torch.bfloat16), "
+                "backward and the optimizer outside it. bf16 keeps fp32's exponent range: no GradScaler. Compare the "
+                "loss curve with an fp32 run once.";
+        f.snippet = "for inputs, targets in loader:\n"
+                    "    optimizer.zero_grad(set_to_none=True)\n"
+                    "    with torch.autocast(\"" + device + "\", dtype=torch.bfloat16):\n"
+                    "        loss = loss_fn(model(inputs), targets)\n"
+                    "    loss.backward()  # outside autocast; bf16 needs no GradScaler\n"
+                    "    optimizer.step()\n";
+    }
+    out.push_back(std::move(f));
+}
+
+void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
+{
+    const bool batch = perBatch(lab, ArmId::Bf16, ArmId::Graphed);
+    const Arm bf16 = arm(lab, ArmId::Bf16, batch), graphed = arm(lab, ArmId::Graphed, batch);
+    const std::optional<double> ratio = jump(bf16, graphed);
+    if (!ratio)
+        return;
+    const std::string per = batch ? "per batch" : "per step";
+    if (*ratio < kSmallLabJump) {
+        const double speedup = bf16.ns && graphed.ns ? 1.0 - *graphed.ns / *bf16.ns : 1.0 - 1.0 / *ratio;
+        Finding f;
+        f.id = "already-fused";
+        f.severity = Severity::Low;
+        f.title = "Replaying the step as a CUDA graph gains only " + format::percent(std::max(0.0, speedup));
+        f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
+                        "fused. torch.compile / CUDA graphs will not help much.";
+        if (bf16.ns && graphed.ns)
+            f.evidence.figures = {{batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
+                                  {batch ? "graphed_latency_per_batch_us" : "graphed_step_us", *graphed.ns / 1e3,
+                                   Unit::Microseconds}};
+        f.evidence.figures.push_back({"graph_speedup", speedup, Unit::Fraction});
+        f.evidence.figures.push_back({"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio});
+        f.measured = true;
+        f.gainMethod = "measured in the lab: informational, tells where not to look";
+        f.fix = "Spend the effort on data, memory or algorithmic changes instead.";
+        out.push_back(std::move(f));
+        return;
+    }
+    if (!bf16.ns || !graphed.ns || !(*bf16.ns > *graphed.ns))
+        return;
+    const double gain = *bf16.ns - *graphed.ns;
+    Finding f;
+    f.id = "cuda-graph-measured";
+    f.measured = true;
+    f.severity = severityForGain(share(gain, *bf16.ns));
+    f.title = "Replaying the " + std::string(lab.inference ? "forward" : "step") + " as a CUDA graph runs it " +
+              format::ratio(*ratio) + " faster: " + format::duration(*bf16.ns) + " in bf16, " +
+              format::duration(*graphed.ns) + " graphed " + per + " (measured)";
+    f.explanation = "The lab replayed the whole bf16 " + std::string(lab.inference ? "forward" : "step") +
+                    " as one CUDA graph: " + format::ratio(*ratio) +
+                    " the samples per second. Launch overhead (the host issuing many small kernels one at a time) "
+                    "costs real time here; a graph launches them all at once, " +
+                    format::duration(gain) + " less " + per + ", as measured.";
+    f.evidence.figures = {{batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
+                          {batch ? "graphed_latency_per_batch_us" : "graphed_step_us", *graphed.ns / 1e3, Unit::Microseconds},
+                          {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio},
+                          {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, *bf16.ns), Unit::Fraction}};
+    f.estimatedGainNs = gain;
+    f.gainMethod = std::string("measured in the lab: the bf16 arm's mean ") + (batch ? "latency per batch" : "step") +
+                   " minus the bf16 + CUDA graph arm's (a whole-step graph, the C++ counterpart of "
+                   "torch.compile(mode=\"reduce-overhead\"))";
+    f.fix = "Capture the step: torch.compile(model, mode=\"reduce-overhead\") replays it as CUDA graphs. Keep the "
+            "shapes static (drop_last=True, fixed sequence lengths) so one graph serves every step; or capture by "
+            "hand with torch.cuda.graph.";
+    f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs under the hood\n"
+                "loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, drop_last=True)  # static shapes\n";
+    out.push_back(std::move(f));
+}
+
+}  // namespace
+
+void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The seeds' rules on the three-run baseline; they need a live run (the engine).
+    if (!in.lab)
+        return;
+    precision(*in.lab, out);
+    graphs(*in.lab, out);
+}
+
+void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The seed's DataLoader-vs-compute split: the loop timed waiting for the next batch,
+    // and computing. A loader that kept up would leave the step its compute alone.
+    if (!in.lab)
+        return;
+    const std::optional<double> wait = positive(in.lab->dataLoaderNs);
+    const std::optional<double> compute = in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
+                                              ? in.lab->computeNs
+                                              : std::nullopt;
+    if (!wait || !compute || !(*wait > *compute))
+        return;
+    const double step = *wait + *compute;
+    Finding f;
+    f.id = "dataloader-bound-measured";
+    f.measured = true;
+    f.severity = severityForGain(share(*wait, step));
+    f.title = "The loop waits " + format::duration(*wait) + " per step for the next batch, more than its compute (" +
+              format::duration(*compute) + ") (measured)";
+    f.explanation = "The lab timed the loop: " + format::duration(*wait) + " per step waiting for the DataLoader, " +
+                    format::duration(*compute) + " computing. The loader sets the pace; with batches ready when asked "
+                    "for, the step would be its compute alone, " + format::duration(*wait) + " shorter.";
+    f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
+                          {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
+                          {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
+    f.estimatedGainNs = *wait;
+    f.gainMethod = "measured in the lab: the mean wait for the next batch per step (a loader that keeps up leaves "
+                   "the step its compute)";
+    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the copy overlaps, "
+            "persistent workers; if workers are already many, make the per-sample work cheaper (decode once, "
+            "cache, move augmentation to the GPU).";
+    f.snippet = "loader = torch.utils.data.DataLoader(\n"
+                "    dataset, batch_size=batch_size, shuffle=True,\n"
+                "    num_workers=8,            # about the CPU cores per GPU\n"
+                "    pin_memory=True,          # page-locked batches: async copies\n"
+                "    persistent_workers=True,  # no worker restart each epoch\n"
+                "    prefetch_factor=4)        # batches queued per worker\n";
+    out.push_back(std::move(f));
+}
+
+void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The seeds' memory triage: what sets the peak, whether it grows step over step,
+    // whether the caching allocator holds much more than the step used. Memory findings:
+    // no time gain.
+    if (!in.lab)
+        return;
+    const LabMeasurements& lab = *in.lab;
+    // Plain values (0: not measured) rather than optionals: fewer paths to check.
+    const double peakBytes = lab.peak ? positive(lab.peak->bytes).value_or(0.0) : 0.0;
+    const double activations = positive(lab.activationBytes).value_or(0.0);
+
+    const bool activationsSetIt = lab.peak && peakBytes > 0 &&
+                                  (lab.peak->cause == LabPeakCause::Activations || activations > 0.5 * peakBytes);
+    if (activationsSetIt && !lab.inference) {
+        const double fp32Peak = positive(lab.fp32PeakBytes).value_or(0.0);
+        const double bf16Peak = positive(lab.bf16PeakBytes).value_or(0.0);
+        const bool compared = fp32Peak > 0 && bf16Peak > 0;
+        const double saving = compared ? std::max(0.0, fp32Peak - bf16Peak) : 0.0;
+        Finding f;
+        f.id = "activation-peak";
+        f.measured = true;
+        f.severity = Severity::Medium;
+        f.title = "Activations set the step's memory peak: " + format::bytes(peakBytes) + " after " + lab.peak->phase +
+                  (lab.peak->firstStep ? " of the first step" : "") + " (measured)";
+        f.explanation = "The lab read the allocator after every phase of a step: the peak (" + format::bytes(peakBytes) +
+                        ") is reached after " + lab.peak->phase + ", while the activations the forward pass keeps for "
+                        "backward are alive" +
+                        (activations > 0 ? " (" + format::bytes(activations) + ", " +
+                                               format::percent(share(activations, peakBytes)) + " of the peak)"
+                                     : std::string()) +
+                        ". Memory, not time: a lower peak fits a larger batch or a larger model.";
+        if (lab.largestBatchFits)
+            f.explanation += " The batch-size sweep fits at most " + std::to_string(*lab.largestBatchFits) +
+                             (lab.firstBatchOutOfMemory
+                                  ? " (" + std::to_string(*lab.firstBatchOutOfMemory) + " ran out of memory)."
+                                  : std::string("."));
+        f.evidence.figures = {{"peak_bytes", peakBytes, Unit::Bytes}};
+        if (activations > 0) {
+            f.evidence.figures.push_back({"activation_bytes", activations, Unit::Bytes});
+            f.evidence.figures.push_back({"activation_share_of_peak", share(activations, peakBytes), Unit::Fraction});
+        }
+        if (compared) {
+            f.evidence.figures.push_back({"fp32_peak_bytes", fp32Peak, Unit::Bytes});
+            f.evidence.figures.push_back({"bf16_peak_bytes", bf16Peak, Unit::Bytes});
+            f.evidence.figures.push_back({"bf16_saving_bytes", saving, Unit::Bytes});
+        }
+        if (lab.largestBatchFits)
+            f.evidence.figures.push_back({"largest_batch_that_fits", double(*lab.largestBatchFits), Unit::Count});
+        f.gainMethod = "measured in the lab: memory, not time (the allocator read after each phase of a step)";
+        f.fix = "Checkpoint activations: wrap every N-th block in torch.utils.checkpoint, so its activations are "
+                "recomputed in backward instead of kept (about one more forward of those blocks for most of their "
+                "activation memory). Or train in bf16 autocast, which keeps 16-bit activations: " +
+                (compared ? "the lab measured its peak " + format::bytes(saving) + " lower (" + format::bytes(fp32Peak) +
+                                " in fp32, " + format::bytes(bf16Peak) + " in bf16)."
+                        : std::string("the lab did not measure a bf16 peak to compare."));
+        f.snippet = "from torch.utils.checkpoint import checkpoint\n"
+                    "\n"
+                    "def forward(self, x):\n"
+                    "    for i, block in enumerate(self.blocks):\n"
+                    "        # every 2nd block recomputes its activations in backward\n"
+                    "        x = checkpoint(block, x, use_reentrant=False) if i % 2 == 0 else block(x)\n"
+                    "    return x\n";
+        out.push_back(std::move(f));
+    }
+
+    if (lab.growth && std::isfinite(lab.growth->bytesPerStep) && lab.growth->bytesPerStep > 0) {
+        const std::string step = "ProfilerStep#" + std::to_string(lab.growth->fromStep);
+        Finding f;
+        f.id = "memory-growth-measured";
+        f.measured = true;
+        f.severity = Severity::High;
+        f.title = "The step's peak memory grows " + format::bytes(lab.growth->bytesPerStep) + " per step from step " +
+                  std::to_string(lab.growth->fromStep) + " (measured)";
+        f.explanation = "The lab recorded the peak allocated of every step: from step " +
+                        std::to_string(lab.growth->fromStep) + " on it grows at every step, " +
+                        format::bytes(lab.growth->bytesPerStep) +
+                        " per step. Something keeps each step's graph alive: usually a loss accumulated without "
+                        ".item() (total += loss keeps every step's autograd graph), or outputs appended to a list. "
+                        "The run will run out of memory.";
+        f.evidence.figures = {{"growth_bytes_per_step", lab.growth->bytesPerStep, Unit::Bytes},
+                              {"from_step", double(lab.growth->fromStep), Unit::Count}};
+        if (peakBytes > 0)
+            f.evidence.figures.push_back({"peak_bytes", peakBytes, Unit::Bytes});
+        f.evidence.steps = {step};
+        f.gainMethod = "measured in the lab: memory, not time (the peak allocated of each step)";
+        f.fix = "Keep nothing of a step past its end: accumulate losses and metrics as Python numbers (loss.item()) "
+                "or detached tensors, and drop references to outputs.";
+        f.snippet = "total = 0.0\n"
+                    "for inputs, targets in loader:\n"
+                    "    loss = loss_fn(model(inputs), targets)\n"
+                    "    loss.backward()\n"
+                    "    optimizer.step()\n"
+                    "    optimizer.zero_grad(set_to_none=True)\n"
+                    "    total += loss.item()  # not `total += loss`: that keeps every step's graph alive\n";
+        out.push_back(std::move(f));
+    }
+
+    if (lab.reservedOverPeak && std::isfinite(*lab.reservedOverPeak) && *lab.reservedOverPeak > kLabReservedOverPeak) {
+        Finding f;
+        f.id = "allocator-holds-freed";
+        f.measured = true;
+        f.severity = Severity::Low;
+        f.title = "The caching allocator holds " + format::ratio(*lab.reservedOverPeak) + " the step's peak (measured)";
+        f.explanation = "After the steady step, PyTorch's caching allocator keeps " +
+                        format::ratio(*lab.reservedOverPeak) +
+                        " the memory the step ever had allocated at once: blocks freed by a phase of a different "
+                        "footprint stay reserved for reuse. Other processes on the GPU cannot use them; the run "
+                        "itself is not slowed.";
+        f.evidence.figures = {{"reserved_over_peak", *lab.reservedOverPeak, Unit::Ratio}};
+        if (peakBytes > 0)
+            f.evidence.figures.push_back({"peak_bytes", peakBytes, Unit::Bytes});
+        f.gainMethod = "measured in the lab: memory, not time (reserved after the steady step over its peak allocated)";
+        f.fix = "Call torch.cuda.empty_cache() between phases of different footprint (after evaluation, after a large "
+                "first step), never inside the training loop: it synchronizes, and the next allocations go back to "
+                "cudaMalloc.";
+        f.snippet = "evaluate(model, val_loader)\n"
+                    "torch.cuda.empty_cache()  # between phases, never inside the training loop\n"
+                    "train_one_epoch(model, loader, optimizer)\n";
+        out.push_back(std::move(f));
+    }
+}
+
+}  // namespace kinetoscope::analysis::rules
