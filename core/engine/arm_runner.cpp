@@ -84,6 +84,14 @@ private:
 
 constexpr const char* kPhases[] = {"data", "h2d", "forward", "backward", "optimizer"};
 
+// The profiler's schedule over the measured steps: wait 1, warm up 1, record up to 5;
+// [first recorded step, end).
+std::pair<int64_t, int64_t> profileWindow(const RunConfig& config)
+{
+    const int64_t start = config.warmup + std::min<int64_t>(2, config.steps - 1);
+    return {start, std::min(config.warmup + config.steps, start + 5)};
+}
+
 // The test-only planted latency: the measured step's share of it, slept inside the timed
 // forward.
 void sleepPlanted(const RunConfig& config, int64_t measuredStep)
@@ -213,9 +221,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     std::unique_ptr<cuda::GraphedStep> graphed;
 
     const int64_t total = config.warmup + config.steps;
-    // Profiler schedule over the measured steps: wait 1, warm up 1, record up to 5.
-    const int64_t profileStart = config.warmup + std::min<int64_t>(2, config.steps - 1);
-    const int64_t profileEnd = std::min(total, profileStart + 5);
+    const auto [profileStart, profileEnd] = profileWindow(config);
     std::vector<double> phaseMs[std::size(kPhases)];
     ArmResult result;
     // The arm that records its steps also records the memory triage: step 0 (the
@@ -231,17 +237,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     StepClock clock(cuda());
     Clock::time_point measureStart = Clock::now();
     // A failure inside the profiler window must not leave the profiler on for the next run.
-    struct ProfilerOff
-    {
-        ArmRunner& runner;
-        ~ProfilerOff()
-        {
-            if (runner.m_profiling) {
-                torch::autograd::profiler::disableProfiler();
-                runner.m_profiling = false;
-            }
-        }
-    } profilerOff{*this};
+    const ProfilerOff profilerOff{*this};
     for (int64_t step = 0; step < total; ++step) {
         if (m_callbacks.cancel && m_callbacks.cancel->load())
             throw Cancelled{};
@@ -379,19 +375,8 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     std::unique_ptr<cuda::GraphedStep> graphed;
 
     const int64_t total = config.warmup + config.steps;
-    const int64_t profileStart = config.warmup + std::min<int64_t>(2, config.steps - 1);
-    const int64_t profileEnd = std::min(total, profileStart + 5);
-    struct ProfilerOff
-    {
-        ArmRunner& runner;
-        ~ProfilerOff()
-        {
-            if (runner.m_profiling) {
-                torch::autograd::profiler::disableProfiler();
-                runner.m_profiling = false;
-            }
-        }
-    } profilerOff{*this};
+    const auto [profileStart, profileEnd] = profileWindow(config);
+    const ProfilerOff profilerOff{*this};
     std::vector<double> phaseMs[3];  // data, h2d, latency
     ArmResult result;
     StepClock clock(cuda());
@@ -463,6 +448,14 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     if (result.latency.meanMs > 0)
         result.samplesPerSecond = double(config.batchSize) * 1e3 / result.latency.meanMs;
     return result;
+}
+
+ArmRunner::ProfilerOff::~ProfilerOff()
+{
+    if (runner.m_profiling) {
+        torch::autograd::profiler::disableProfiler();
+        runner.m_profiling = false;
+    }
 }
 
 void ArmRunner::startProfiler(bool prepareOnly)

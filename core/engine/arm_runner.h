@@ -49,6 +49,12 @@ public:
 private:
     ArmResult train(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
     ArmResult infer(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
+    // A failure inside the profiler window must not leave the profiler on for the next run.
+    struct ProfilerOff
+    {
+        ArmRunner& runner;
+        ~ProfilerOff();
+    };
     void startProfiler(bool prepareOnly);
     void stopProfiler(const RunConfig& config);
 
