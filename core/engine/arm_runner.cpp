@@ -239,33 +239,20 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     // A failure inside the profiler window must not leave the profiler on for the next run.
     const ProfilerOff profilerOff{*this};
     for (int64_t step = 0; step < total; ++step) {
-        if (m_callbacks.cancel && m_callbacks.cancel->load())
-            throw Cancelled{};
-        if (m_callbacks.progress)
-            m_callbacks.progress(arm.name, progressFrom + (progressTo - progressFrom) * double(step) / double(total));
         if (step == config.warmup) {
             synchronize();
             measureStart = Clock::now();
-            if (config.outOfMemoryInArm == arm.name)
-                TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
         }
-        if (arm.profile && step == profileStart - 1)
-            startProfiler(/*prepareOnly=*/true);
-        if (arm.profile && step == profileStart)
-            startProfiler(false);
+        beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+                  profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         if (cuda())
             cuda::resetPeakAllocated();
         const bool probed = arm.recordSteps && !arm.graph && (step == 0 || step == config.warmup);
         if (probed)
             probe.begin(step == 0 ? &memory.firstStep : &memory.steadyStep);
-        const auto dataStart = Clock::now();
-        Batch batch;
-        {
-            RECORD_USER_SCOPE("enumerate(DataLoader)#_KinetoscopeLoaderIter.__next__");
-            batch = loader.next();
-        }
-        const double dataMs = msSince(dataStart);
+        double dataMs = 0;
+        const Batch batch = nextBatch(loader, dataMs);
         clock.mark(0);
         const torch::Tensor x = batch.inputs.to(m_device, config.nonBlocking);
         const torch::Tensor y = batch.targets.to(m_device, config.nonBlocking);
@@ -381,26 +368,13 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     ArmResult result;
     StepClock clock(cuda());
     for (int64_t step = 0; step < total; ++step) {
-        if (m_callbacks.cancel && m_callbacks.cancel->load())
-            throw Cancelled{};
-        if (m_callbacks.progress)
-            m_callbacks.progress(arm.name, progressFrom + (progressTo - progressFrom) * double(step) / double(total));
-        if (step == config.warmup && config.outOfMemoryInArm == arm.name)
-            TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
-        if (arm.profile && step == profileStart - 1)
-            startProfiler(/*prepareOnly=*/true);
-        if (arm.profile && step == profileStart)
-            startProfiler(false);
+        beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+                  profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         if (cuda())
             cuda::resetPeakAllocated();
-        const auto dataStart = Clock::now();
-        Batch batch;
-        {
-            RECORD_USER_SCOPE("enumerate(DataLoader)#_KinetoscopeLoaderIter.__next__");
-            batch = loader.next();
-        }
-        const double dataMs = msSince(dataStart);
+        double dataMs = 0;
+        const Batch batch = nextBatch(loader, dataMs);
         clock.mark(0);
         const torch::Tensor x = batch.inputs.to(m_device, config.nonBlocking);
         clock.mark(1);
@@ -448,6 +422,30 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     if (result.latency.meanMs > 0)
         result.samplesPerSecond = double(config.batchSize) * 1e3 / result.latency.meanMs;
     return result;
+}
+
+void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, double fraction,
+                          int64_t profileStart)
+{
+    if (m_callbacks.cancel && m_callbacks.cancel->load())
+        throw Cancelled{};
+    if (m_callbacks.progress)
+        m_callbacks.progress(arm.name, fraction);
+    if (step == config.warmup && config.outOfMemoryInArm == arm.name)
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
+    if (arm.profile && step == profileStart - 1)
+        startProfiler(/*prepareOnly=*/true);
+    if (arm.profile && step == profileStart)
+        startProfiler(false);
+}
+
+Batch ArmRunner::nextBatch(Loader& loader, double& waitMs)
+{
+    const auto start = Clock::now();
+    RECORD_USER_SCOPE("enumerate(DataLoader)#_KinetoscopeLoaderIter.__next__");
+    Batch batch = loader.next();
+    waitMs = msSince(start);
+    return batch;
 }
 
 ArmRunner::ProfilerOff::~ProfilerOff()

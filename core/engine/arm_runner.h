@@ -55,6 +55,10 @@ private:
         ArmRunner& runner;
         ~ProfilerOff();
     };
+    // The start of every step: cancel, progress, the injected fault, the profiler window.
+    void beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, double fraction, int64_t profileStart);
+    // The next batch, inside the DataLoader annotation; `waitMs` is how long it took.
+    static Batch nextBatch(Loader& loader, double& waitMs);
     void startProfiler(bool prepareOnly);
     void stopProfiler(const RunConfig& config);
 
