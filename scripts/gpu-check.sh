@@ -124,6 +124,11 @@ stage_labs() {
     # limit (the cnn at 224x224 runs out between 64 and 512).
     lab fit 150 --model cnn --image-size 224 --batch-size 32 --steps 10 --warmup 3 --workers 8 "${loader[@]}" \
         --lab --memory-limit-mb 2048 --sweep batch=16,32,64,128,256,512,1024 --no-samples
+    # Activation checkpointing of every transformer block: each batch size without and
+    # with it under a 4 GiB limit, the memory it saves and the time it costs.
+    lab checkpoint 150 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 --batch-size 32 \
+        --steps 10 --warmup 3 --workers 4 "${loader[@]}" --checkpoint-every 1 --memory-limit-mb 4096 \
+        --sweep batch=16,32,64,128,256 --no-samples
     # Inference latency per arm and per batch size, with CUDA events.
     lab serve 120 --model cnn --image-size 224 --mode inference --batch-size 32 --steps 100 --warmup 10 \
         --workers 8 "${loader[@]}" --lab --profile --sweep batch=1,8,32,128

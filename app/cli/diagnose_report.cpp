@@ -63,6 +63,7 @@ json findingsJson(const std::vector<Finding>& findings)
                          {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
                           {"ranges_us", ranges}, {"ops", names(f.evidence.ops)}, {"kernels", names(f.evidence.kernels)}}},
                         {"estimated_gain_us", f.estimatedGainNs / 1e3},
+                        {"gain_per", f.perBatch ? "batch" : "step"},
                         {"measured", f.measured},
                         {"about_window", f.aboutWindow},
                         {"gain_method", f.gainMethod},

@@ -5,6 +5,7 @@
 #include "core/lab/engine_process.h"
 #include "core/lab/run_options.h"
 #include "core/session/lab_reading.h"
+#include "core/session/memory_reading.h"
 
 #include <atomic>
 #include <csignal>
@@ -91,7 +92,7 @@ void printResults(const lab::RunResult& result, std::ostream& out)
         else if (arm.ran)
             std::snprintf(line, sizeof line, "%-18s %18s  %10s/step  peak %s\n", arm.name(),
                           format::rate(arm.samplesPerSecond, "samples").c_str(),
-                          format::duration(arm.meanStepMs * 1e6).c_str(), format::bytes(double(arm.peakAllocatedBytes)).c_str());
+                          format::duration(arm.meanStepMs * 1e6).c_str(), bytesOrDash(arm.peakAllocatedBytes).c_str());
         else
             std::snprintf(line, sizeof line, "%-18s not run: %s\n", arm.name(), arm.skippedReason.c_str());
         out << line;
@@ -114,22 +115,26 @@ void printResults(const lab::RunResult& result, std::ostream& out)
         out << "\nsweep\n";
         for (const session::SweepPoint& p : s.sweep) {
             char line[240];
+            // Points of the series that checkpoints activations say so.
+            const std::string series =
+                p.checkpointEvery > 0 ? "  " + session::checkpointingName(p.checkpointEvery) : std::string();
             if (p.error.empty() && !p.latency.phase.empty())
-                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  latency p50 %s  p95 %s  p99 %s  peak %s\n",
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  latency p50 %s  p95 %s  p99 %s  peak %s%s\n",
                               p.knob.c_str(), static_cast<long long>(p.value),
                               format::rate(p.samplesPerSecond, "samples").c_str(),
                               format::duration(p.latency.medianMs * 1e6).c_str(),
                               format::duration(p.latency.p95Ms * 1e6).c_str(),
-                              format::duration(p.latency.p99Ms * 1e6).c_str(), bytesOrDash(p.peakAllocatedBytes).c_str());
+                              format::duration(p.latency.p99Ms * 1e6).c_str(), bytesOrDash(p.peakAllocatedBytes).c_str(),
+                              series.c_str());
             else if (p.error.empty())
-                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  %10s/step  data wait %s  peak %s\n",
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %18s  %10s/step  data wait %s  peak %s%s\n",
                               p.knob.c_str(), static_cast<long long>(p.value),
                               format::rate(p.samplesPerSecond, "samples").c_str(),
                               format::duration(p.meanStepMs * 1e6).c_str(), format::duration(p.dataWaitMs * 1e6).c_str(),
-                              bytesOrDash(p.peakAllocatedBytes).c_str());
+                              bytesOrDash(p.peakAllocatedBytes).c_str(), series.c_str());
             else
-                std::snprintf(line, sizeof line, "%-10s = %-6lld %s\n", p.knob.c_str(),
-                              static_cast<long long>(p.value), p.error.c_str());
+                std::snprintf(line, sizeof line, "%-10s = %-6lld %s%s\n", p.knob.c_str(),
+                              static_cast<long long>(p.value), p.error.c_str(), series.c_str());
             out << line;
         }
     }

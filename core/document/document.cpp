@@ -179,6 +179,15 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     lab.largestBatchFits = fit.largestFits;
     lab.fastestBatch = fit.fastest;
     lab.firstBatchOutOfMemory = fit.firstOutOfMemory;
+    if (const std::optional<session::CheckpointTrade> trade = session::readCheckpointTrade(session))
+        lab.checkpointing = analysis::LabMeasurements::Checkpointing{
+            session::checkpointingName(trade->every),
+            trade->batchSize,
+            double(trade->peakWithoutBytes),
+            double(trade->peakWithBytes),
+            trade->stepWithoutMs * 1e6,
+            trade->stepWithMs * 1e6,
+            session::readBatchFit(session, trade->every).largestFits};
     return lab;
 }
 

@@ -1,10 +1,11 @@
 #include "core/engine/arm_runner.h"
 
+#include "core/engine/autocast_scope.h"
+#include "core/engine/cpu_allocator.h"
 #include "core/engine/cuda_support.h"
 #include "core/engine/optimizer.h"
 #include "core/session/timing_stats.h"
 
-#include <ATen/autocast_mode.h>
 #include <ATen/record_function.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 
@@ -24,36 +25,6 @@ double msSince(Clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-
-// bf16 autocast on the run's device for the forward pass (and the loss).
-class AutocastScope
-{
-public:
-    AutocastScope(bool enabled, torch::Device device) : m_enabled(enabled), m_type(device.type())
-    {
-        if (!m_enabled)
-            return;
-        m_previous = at::autocast::is_autocast_enabled(m_type);
-        at::autocast::set_autocast_enabled(m_type, true);
-        at::autocast::set_autocast_dtype(m_type, at::kBFloat16);
-        at::autocast::increment_nesting();
-    }
-    ~AutocastScope()
-    {
-        if (!m_enabled)
-            return;
-        if (at::autocast::decrement_nesting() == 0)
-            at::autocast::clear_cache();
-        at::autocast::set_autocast_enabled(m_type, m_previous);
-    }
-    AutocastScope(const AutocastScope&) = delete;
-    AutocastScope& operator=(const AutocastScope&) = delete;
-
-private:
-    bool m_enabled;
-    c10::DeviceType m_type;
-    bool m_previous = false;
-};
 
 // Times the marks of one step: CUDA events on the stream on a GPU (read after the step,
 // adding no synchronisation), the steady clock on the CPU (where ops are synchronous).
@@ -136,6 +107,17 @@ private:
     std::vector<session::PhaseMemory>* m_rows = nullptr;  // the step being probed, or none
 };
 
+// A step's peak of live tensor bytes: the CUDA caching allocator's, or on the CPU the
+// engine's counting allocator's (which also counts batches the loader's workers prefetch).
+void resetStepPeak(bool cuda)
+{
+    cuda ? cuda::resetPeakAllocated() : cpu::resetPeakAllocated();
+}
+int64_t stepPeak(bool cuda)
+{
+    return cuda ? cuda::peakAllocatedBytes() : cpu::peakAllocatedBytes();
+}
+
 int64_t bytesOf(const std::vector<torch::Tensor>& tensors, bool gradients)
 {
     int64_t bytes = 0;
@@ -170,6 +152,11 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
         throw UserError("--steps, --batch-size and --prefetch must be at least 1, --warmup and --workers at least 0");
     if (config.mode != "train" && config.mode != "inference")
         throw UserError("--mode takes train or inference, not '" + config.mode + "'");
+    if (config.checkpointEvery > 0 && isScriptModelPath(config.model))
+        throw UserError("--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript model's "
+                        "blocks are not known");
+    if (!cuda())
+        cpu::countAllocations();  // a CPU step's peak comes from the counting allocator
     m_dataset = openDataset(config);
     // A model that cannot be built or loaded fails here, before any arm runs.
     buildModel(config, m_dataset->spec());
@@ -203,7 +190,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     };
     MemoryProbe probe(cuda());
     auto forwardLoss = [&](const torch::Tensor& x, const torch::Tensor& y) {
-        AutocastScope autocast(arm.bf16, m_device);
+        AutocastScope autocast(arm.bf16, m_device.type());
         const torch::Tensor logits = model->forward(x);
         probe.after("forward");
         return torch::nn::functional::cross_entropy(logits, y);
@@ -246,8 +233,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
-        if (cuda())
-            cuda::resetPeakAllocated();
+        resetStepPeak(cuda());
         const bool probed = arm.recordSteps && !arm.graph && (step == 0 || step == config.warmup);
         if (probed)
             probe.begin(step == 0 ? &memory.firstStep : &memory.steadyStep);
@@ -295,11 +281,10 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
             clock.mark(4);
         }
         float value = loss.item<float>();  // waits for the step: the marks are complete
-        if (cuda()) {
-            const int64_t peak = cuda::peakAllocatedBytes();
-            memory.peakPerStep.push_back(peak);
-            result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, peak);
-        }
+        const int64_t peak = stepPeak(cuda());
+        result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, peak);
+        if (cuda())
+            memory.peakPerStep.push_back(peak);  // the growth reading is the caching allocator's
         if (step == config.poisonLossAtStep && arm.recordSteps)
             value = std::nanf("");
         if (!std::isfinite(value))
@@ -355,7 +340,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     // No autograd: no graph is recorded and no tensor keeps one alive.
     c10::InferenceMode inference;
     auto forward = [&](const torch::Tensor& x) {
-        AutocastScope autocast(arm.bf16, m_device);
+        AutocastScope autocast(arm.bf16, m_device.type());
         return model->forward(x);
     };
     torch::Tensor staticInputs;
@@ -371,8 +356,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
-        if (cuda())
-            cuda::resetPeakAllocated();
+        resetStepPeak(cuda());
         double dataMs = 0;
         const Batch batch = nextBatch(loader, dataMs);
         clock.mark(0);
@@ -396,8 +380,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         }
         clock.mark(2);
         const double latencyMs = clock.ms(1, 2);  // on a GPU, waits for the forward's last kernel
-        if (cuda())
-            result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, cuda::peakAllocatedBytes());
+        result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, stepPeak(cuda()));
         if (arm.profile && step == profileEnd - 1)
             stopProfiler(config);
         if (step < config.warmup)

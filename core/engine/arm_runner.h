@@ -27,7 +27,7 @@ struct ArmResult
 {
     double samplesPerSecond = 0;      // inference: batch size over the mean latency
     double meanStepMs = 0;            // inference: the mean latency
-    int64_t peakAllocatedBytes = -1;  // CUDA only: the largest peak of any step
+    int64_t peakAllocatedBytes = -1;  // the largest peak of live tensor bytes of any step
     session::PhaseTiming latency;     // inference only
     std::optional<session::MemoryTriage> memory;  // training, the arm that records its steps
     std::vector<session::PhaseTiming> phases;

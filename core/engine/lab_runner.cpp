@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -59,6 +60,8 @@ std::map<std::string, std::string> configEntries(const RunConfig& c)
         entries["data"] = c.dataPath;
     if (c.memoryLimitMb > 0)
         entries["memory_limit_mb"] = std::to_string(c.memoryLimitMb);
+    if (c.checkpointEvery > 0)
+        entries["checkpoint_every"] = std::to_string(c.checkpointEvery);
     if (c.mode == "inference")
         entries["optimizer"] = "none (inference: eval mode, no autograd)";
     return entries;
@@ -134,7 +137,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         std::vector<ArmKind> arms{ArmKind::Fp32};
         if (config.lab)
             arms.insert(arms.end(), {ArmKind::Bf16, ArmKind::Bf16CudaGraph});
-        const size_t units = arms.size() + config.sweepWorkers.size() + config.sweepBatchSizes.size();
+        const size_t units = arms.size() + config.sweepWorkers.size() +
+                             config.sweepBatchSizes.size() * (config.checkpointEvery > 0 ? 2 : 1);
         size_t unit = 0;
         for (const ArmKind kind : arms) {
             // The fp32 arm carries the profiler window and reports each step.
@@ -187,49 +191,62 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
 
         // Sweeps: the fp32 arm again with one knob changed, samples/s against the knob.
         // The batch-size sweep stops at the first out-of-memory: the larger sizes after it
-        // are reported as not run.
-        auto sweep = [&](const char* knob, const std::vector<int64_t>& values) {
-            std::optional<int64_t> outOfMemoryAtBatch;
-            for (int64_t value : values) {
-                RunConfig point = config;
-                session::SweepPoint p;
-                p.knob = knob;
-                p.value = value;
-                (p.knob == "workers" ? point.workers : point.batchSize) = value;
-                if (outOfMemoryAtBatch && value >= *outOfMemoryAtBatch) {
-                    p.error = "not run: batch size " + std::to_string(*outOfMemoryAtBatch) + " ran out of memory";
-                } else {
-                    try {
-                        const detail::ArmResult measured =
-                            runner.run({std::string("sweep ") + knob + "=" + std::to_string(value), false, false, false, false},
-                                       point, double(unit) / double(units), double(unit + 1) / double(units));
-                        p.samplesPerSecond = measured.samplesPerSecond;
-                        p.dataWaitMs = measured.meanMs("data");
-                        p.meanStepMs = measured.meanStepMs;
-                        p.peakAllocatedBytes = measured.peakAllocatedBytes;
-                        p.latency = measured.latency;
-                    } catch (const c10::Error& e) {
-                        if (!detail::isOutOfMemory(e))
-                            throw;
-                        p.error = outOfMemoryAt(point.batchSize);
-                        detail::cuda::releaseCachedMemory();
-                    } catch (const std::bad_alloc&) {
-                        p.error = outOfMemoryAt(point.batchSize);
-                    } catch (const UserError& e) {
-                        p.error = e.what();  // a batch larger than the dataset, say: the other points still run
-                    }
-                }
-                if (p.knob == "batch_size" && p.error.starts_with("out of memory"))
-                    outOfMemoryAtBatch = value;
-                ++unit;
-                s.sweep.push_back(p);
-                if (callbacks.sweepPoint)
-                    callbacks.sweepPoint(p);
-                save();
+        // are reported as not run. With checkpointing asked for, each batch size runs
+        // without it and then with it: two series, each stopping at its own out-of-memory.
+        auto measurePoint = [&](session::SweepPoint& p, const RunConfig& point) {
+            try {
+                std::string name = std::string("sweep ") + p.knob + "=" + std::to_string(p.value);
+                if (p.checkpointEvery > 0)
+                    name += " checkpoint_every=" + std::to_string(p.checkpointEvery);
+                const detail::ArmResult measured = runner.run({name, false, false, false, false}, point,
+                                                              double(unit) / double(units), double(unit + 1) / double(units));
+                p.samplesPerSecond = measured.samplesPerSecond;
+                p.dataWaitMs = measured.meanMs("data");
+                p.meanStepMs = measured.meanStepMs;
+                p.peakAllocatedBytes = measured.peakAllocatedBytes;
+                p.latency = measured.latency;
+            } catch (const c10::Error& e) {
+                if (!detail::isOutOfMemory(e))
+                    throw;
+                p.error = outOfMemoryAt(point.batchSize);
+                detail::cuda::releaseCachedMemory();
+            } catch (const std::bad_alloc&) {
+                p.error = outOfMemoryAt(point.batchSize);
+            } catch (const UserError& e) {
+                p.error = e.what();  // a batch larger than the dataset, say: the other points still run
             }
         };
-        sweep("workers", config.sweepWorkers);
-        sweep("batch_size", config.sweepBatchSizes);
+        auto sweep = [&](const char* knob, const std::vector<int64_t>& values, const std::vector<int64_t>& series) {
+            std::map<int64_t, int64_t> outOfMemoryAtBatch;  // per series (checkpoint_every)
+            for (int64_t value : values) {
+                for (int64_t checkpointEvery : series) {
+                    RunConfig point = config;
+                    point.checkpointEvery = checkpointEvery;
+                    session::SweepPoint p;
+                    p.knob = knob;
+                    p.value = value;
+                    p.checkpointEvery = checkpointEvery;
+                    (p.knob == "workers" ? point.workers : point.batchSize) = value;
+                    const auto oom = outOfMemoryAtBatch.find(checkpointEvery);
+                    if (oom != outOfMemoryAtBatch.end() && value >= oom->second)
+                        p.error = "not run: batch size " + std::to_string(oom->second) + " ran out of memory";
+                    else
+                        measurePoint(p, point);
+                    if (p.knob == "batch_size" && p.error.starts_with("out of memory"))
+                        outOfMemoryAtBatch.emplace(checkpointEvery, value);
+                    ++unit;
+                    s.sweep.push_back(p);
+                    if (callbacks.sweepPoint)
+                        callbacks.sweepPoint(p);
+                    save();
+                }
+            }
+        };
+        std::vector<int64_t> batchSeries{0};
+        if (config.checkpointEvery > 0)
+            batchSeries.push_back(config.checkpointEvery);
+        sweep("workers", config.sweepWorkers, {config.checkpointEvery});
+        sweep("batch_size", config.sweepBatchSizes, batchSeries);
         if (!runner.tracePath().empty())
             s.tracePath = std::filesystem::path(runner.tracePath()).filename().string();
         result.ok = true;

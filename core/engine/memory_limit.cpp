@@ -1,80 +1,9 @@
 #include "core/engine/memory_limit.h"
 
+#include "core/engine/cpu_allocator.h"
 #include "core/engine/cuda_support.h"
 
-#include <c10/core/CPUAllocator.h>
-#include <c10/util/Exception.h>
-
-#include <atomic>
-#include <mutex>
-#include <unordered_map>
-
 namespace kinetoscope::engine::detail {
-
-namespace {
-
-// Wraps c10's default CPU allocator: the same pointers (data == context, as the default
-// hands out), its own deleter so that frees are counted. Installed once, for the life of
-// the process (c10 keeps the pointer); with no limit set it only counts.
-class CountingCpuAllocator final : public c10::Allocator
-{
-public:
-    c10::DataPtr allocate(size_t n) override
-    {
-        const int64_t limit = m_limit.load();
-        if (limit > 0 && m_live.load() + int64_t(n) > limit)
-            TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU memory limit: ", n, " bytes more would pass the run's limit of ",
-                             limit, " bytes (", m_live.load(), " in use)");
-        c10::DataPtr inner = c10::GetDefaultCPUAllocator()->allocate(n);
-        void* data = inner.get();
-        if (!data)
-            return inner;
-        // The default allocator's context is its data pointer; keep ours the same.
-        (void)inner.release_context();
-        {
-            std::lock_guard lock(m_mutex);
-            m_sizes[data] = n;
-        }
-        m_live += int64_t(n);
-        return {data, data, &CountingCpuAllocator::free, c10::Device(c10::DeviceType::CPU)};
-    }
-    c10::DeleterFnPtr raw_deleter() const override { return &CountingCpuAllocator::free; }
-    void copy_data(void* dest, const void* src, std::size_t count) const override
-    {
-        default_copy_data(dest, src, count);
-    }
-
-    void setLimit(int64_t bytes) { m_limit = bytes; }
-
-    // Never destroyed: tensors it handed out may be freed during static destruction.
-    static CountingCpuAllocator& instance()
-    {
-        static auto* allocator = new CountingCpuAllocator;
-        return *allocator;
-    }
-
-private:
-    static void free(void* data)
-    {
-        CountingCpuAllocator& self = instance();
-        {
-            std::lock_guard lock(self.m_mutex);
-            const auto it = self.m_sizes.find(data);
-            if (it != self.m_sizes.end()) {
-                self.m_live -= int64_t(it->second);
-                self.m_sizes.erase(it);
-            }
-        }
-        c10::GetDefaultCPUAllocator()->raw_deleter()(data);
-    }
-
-    std::atomic<int64_t> m_limit{0};
-    std::atomic<int64_t> m_live{0};  // bytes handed out and not yet freed
-    std::mutex m_mutex;
-    std::unordered_map<void*, size_t> m_sizes;
-};
-
-}  // namespace
 
 MemoryLimit::MemoryLimit(int64_t bytes, bool cuda)
 {
@@ -85,16 +14,14 @@ MemoryLimit::MemoryLimit(int64_t bytes, bool cuda)
         m_cuda = true;
         return;
     }
-    static std::once_flag installed;
-    std::call_once(installed, [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/1); });
-    CountingCpuAllocator::instance().setLimit(bytes);
+    cpu::limitMemory(bytes);
     m_cpu = true;
 }
 
 MemoryLimit::~MemoryLimit()
 {
     if (m_cpu)
-        CountingCpuAllocator::instance().setLimit(0);
+        cpu::limitMemory(0);
     if (m_cuda)
         cuda::limitMemory(0);
 }

@@ -1,9 +1,8 @@
 #pragma once
 // A memory limit for a lab run, so that the batch-size sweep can find the batch that
-// fits: on the CPU a counting allocator in front of c10's default one refuses (as
-// c10::OutOfMemoryError) any allocation that would take the live bytes it handed out past
-// the limit; on a GPU the CUDA caching allocator gets that share of the device. Only
-// allocations made while a limit is installed are counted. Engine-internal.
+// fits: on the CPU the engine's counting allocator (cpu_allocator.h) refuses what would
+// pass it; on a GPU the CUDA caching allocator gets that share of the device. Lifted when
+// it goes out of scope. Engine-internal.
 #include <cstdint>
 
 namespace kinetoscope::engine::detail {

@@ -1,5 +1,8 @@
 // The built-in models: an MLP, a small ResNet-style CNN and a transformer encoder
-// built on scaled-dot-product attention, each sized by RunConfig's knobs.
+// built on scaled-dot-product attention, each sized by RunConfig's knobs. Each is a run
+// of blocks between a stem and a head, so that every N-th block can be checkpointed
+// (RunConfig::checkpointEvery).
+#include "core/engine/checkpoint.h"
 #include "core/engine/engine_internal.h"
 
 #include <numeric>
@@ -31,38 +34,68 @@ private:
     Net m_net;
 };
 
-nn::Sequential mlp(const RunConfig& c, const SampleSpec& data)
+// One block of layers run in order. (A Sequential's forward is a template, which the
+// blocks' AnyModule cannot hold.)
+struct BlockImpl : nn::Module
 {
-    nn::Sequential net;
-    net->push_back(nn::Flatten());
+    explicit BlockImpl(nn::Sequential layerList) : layers(register_module("layers", std::move(layerList))) {}
+    torch::Tensor forward(const torch::Tensor& x) { return layers->forward(x); }
+    nn::Sequential layers;
+};
+TORCH_MODULE(Block);
+
+// A stem, the blocks (every N-th one checkpointed while training), a head.
+struct BlockNetImpl : nn::Module
+{
+    BlockNetImpl(nn::Sequential stemLayers, nn::Sequential blockList, nn::Sequential headLayers, int64_t every)
+        : stem(register_module("stem", std::move(stemLayers))),
+          blocks(register_module("blocks", std::move(blockList))),
+          head(register_module("head", std::move(headLayers))),
+          checkpointEvery(every)
+    {
+    }
+
+    torch::Tensor forward(const torch::Tensor& inputs)
+    {
+        const torch::Tensor x = stem->is_empty() ? inputs : stem->forward(inputs);
+        return head->forward(forwardBlocks(blocks, x, checkpointEvery));
+    }
+
+    nn::Sequential stem, blocks, head;
+    int64_t checkpointEvery;
+};
+TORCH_MODULE(BlockNet);
+
+// Linear-ReLU blocks.
+BlockNet mlp(const RunConfig& c, const SampleSpec& data)
+{
+    nn::Sequential blocks;
     int64_t width = product(data.shape);
     for (int64_t i = 0; i < std::max<int64_t>(1, c.layers - 1); ++i) {
-        net->push_back(nn::Linear(width, c.hidden));
-        net->push_back(nn::ReLU());
+        blocks->push_back(Block(nn::Sequential(nn::Linear(width, c.hidden), nn::ReLU())));
         width = c.hidden;
     }
-    net->push_back(nn::Linear(width, data.classes));
-    return net;
+    return BlockNet(nn::Sequential(nn::Flatten()), blocks, nn::Sequential(nn::Linear(width, data.classes)),
+                    c.checkpointEvery);
 }
 
 // Conv-BN-ReLU blocks halving the resolution after the first, then global pooling.
-nn::Sequential cnn(const RunConfig& c, const SampleSpec& data)
+BlockNet cnn(const RunConfig& c, const SampleSpec& data)
 {
     if (data.shape.size() != 3)
         throw UserError("the cnn model needs image samples (channels x height x width)");
-    nn::Sequential net;
+    nn::Sequential blocks;
     int64_t channels = data.shape[0], out = 32;
     for (int64_t i = 0; i < std::max<int64_t>(2, c.layers); ++i) {
-        net->push_back(nn::Conv2d(nn::Conv2dOptions(channels, out, 3).stride(i == 0 ? 1 : 2).padding(1).bias(false)));
-        net->push_back(nn::BatchNorm2d(out));
-        net->push_back(nn::ReLU());
+        blocks->push_back(Block(nn::Sequential(
+            nn::Conv2d(nn::Conv2dOptions(channels, out, 3).stride(i == 0 ? 1 : 2).padding(1).bias(false)),
+            nn::BatchNorm2d(out), nn::ReLU())));
         channels = out;
         out = std::min<int64_t>(out * 2, 512);
     }
-    net->push_back(nn::AdaptiveAvgPool2d(1));
-    net->push_back(nn::Flatten());
-    net->push_back(nn::Linear(channels, data.classes));
-    return net;
+    return BlockNet(nn::Sequential(), blocks,
+                    nn::Sequential(nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(channels, data.classes)),
+                    c.checkpointEvery);
 }
 
 // Pre-norm encoder block: x + attention(norm(x)), then x + mlp(norm(x)).
@@ -102,7 +135,8 @@ TORCH_MODULE(EncoderBlock);
 // positions, encoder blocks, mean-pooled into the class logits.
 struct TransformerImpl : nn::Module
 {
-    TransformerImpl(const RunConfig& c, const SampleSpec& data) : tokensAreIds(data.dtype == torch::kLong)
+    TransformerImpl(const RunConfig& c, const SampleSpec& data)
+        : tokensAreIds(data.dtype == torch::kLong), checkpointEvery(c.checkpointEvery)
     {
         if (c.hidden % c.heads != 0)
             throw UserError("transformer: --hidden must be a multiple of --heads");
@@ -123,11 +157,12 @@ struct TransformerImpl : nn::Module
     {
         torch::Tensor x = tokensAreIds ? embed(inputs) : projectIn(inputs.reshape({inputs.size(0), -1, inputs.size(-1)}));
         x = x + positions;
-        x = blocks->forward(x);
+        x = forwardBlocks(blocks, x, checkpointEvery);
         return head(norm(x).mean(1));
     }
 
     bool tokensAreIds;
+    int64_t checkpointEvery;
     nn::Embedding embed{nullptr};
     nn::Linear projectIn{nullptr};
     torch::Tensor positions;
@@ -159,9 +194,9 @@ SampleSpec syntheticSpecFor(const RunConfig& c)
 std::unique_ptr<Model> buildModel(const RunConfig& c, const SampleSpec& data)
 {
     if (c.model == "mlp")
-        return std::make_unique<NnModel<nn::Sequential>>(mlp(c, data));
+        return std::make_unique<NnModel<BlockNet>>(mlp(c, data));
     if (c.model == "cnn")
-        return std::make_unique<NnModel<nn::Sequential>>(cnn(c, data));
+        return std::make_unique<NnModel<BlockNet>>(cnn(c, data));
     if (c.model == "transformer")
         return std::make_unique<NnModel<Transformer>>(Transformer(c, data));
     if (isScriptModelPath(c.model))

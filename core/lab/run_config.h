@@ -38,6 +38,10 @@ struct RunConfig
     int64_t vocabulary = 1000;           // transformer on synthetic tokens
     int64_t classes = 10;
     int64_t imageSize = 32;              // cnn on synthetic images: 32 or 224
+    // Activation checkpointing of the built-in models while training: every N-th block
+    // keeps only its input and is run again in backward (0: off). The batch-size sweep
+    // then runs each size without and with it.
+    int64_t checkpointEvery = 0;
     // Synthetic samples for a TorchScript model: one sample's shape (float32).
     std::vector<int64_t> inputShape;
     // Per-sample CPU work and I/O latency (microseconds), on any dataset: heavy

@@ -25,6 +25,8 @@ const char* const kRunOptionsHelp =
     "                          std, p50, p95, p99) for each arm and batch size\n"
     "  --memory-limit-mb N     allocations past N MiB fail as out of memory (the batch\n"
     "                          sweep stops there)\n"
+    "  --checkpoint-every N    activation checkpointing of every N-th block of a built-in\n"
+    "                          model; the batch sweep runs each size without and with it\n"
     "  --lab                   fp32, bf16 autocast, bf16 + whole-step CUDA graph (the C++\n"
     "                          counterpart of torch.compile(mode=\"reduce-overhead\"), which\n"
     "                          has no C++ API)\n"
@@ -78,6 +80,7 @@ const std::map<std::string, IntegerField> kIntegers{
     {"--classes", &RunConfig::classes},       {"--image-size", &RunConfig::imageSize},
     {"--input-features", &RunConfig::inputFeatures}, {"--sample-cpu-us", &RunConfig::sampleCpuUs},
     {"--sample-io-us", &RunConfig::sampleIoUs}, {"--memory-limit-mb", &RunConfig::memoryLimitMb},
+    {"--checkpoint-every", &RunConfig::checkpointEvery},
     // Test-only fault injection; not in the help.
     {"--poison-loss-at-step", &RunConfig::poisonLossAtStep}};
 // Present: true.
@@ -202,6 +205,14 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
     }
     if (c.memoryLimitMb < 0) {
         error = "--memory-limit-mb needs 0 (no limit) or more";
+        return false;
+    }
+    if (c.checkpointEvery < 0) {
+        error = "--checkpoint-every needs 0 (off) or more";
+        return false;
+    }
+    if (c.checkpointEvery > 0 && c.mode == "inference") {
+        error = "--checkpoint-every applies to training: inference keeps no activations for backward";
         return false;
     }
     return true;

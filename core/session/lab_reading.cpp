@@ -73,12 +73,26 @@ LabReading readLab(const Session& s)
                               " the step's peak: freed blocks are kept; empty_cache() between phases of different "
                               "footprint, never inside the loop.");
     }
-    const BatchFit fit = readBatchFit(s);
-    if (fit.largestFits && fit.fastest)
-        r.lines.push_back("Batch size: the largest that fits is " + std::to_string(*fit.largestFits) +
-                          (fit.firstOutOfMemory ? " (" + std::to_string(*fit.firstOutOfMemory) + " ran out of memory)"
-                                                : std::string(" (none ran out of memory)")) +
-                          ", the fastest is " + std::to_string(*fit.fastest) + ".");
+    const std::optional<CheckpointTrade> trade = readCheckpointTrade(s);
+    for (const int64_t every : {int64_t(0), trade ? trade->every : int64_t(-1)}) {
+        const BatchFit fit = readBatchFit(s, every);
+        if (fit.largestFits && fit.fastest)
+            r.lines.push_back((every > 0 ? "Batch size with " + checkpointingName(every) : std::string("Batch size")) +
+                              ": the largest that fits is " + std::to_string(*fit.largestFits) +
+                              (fit.firstOutOfMemory ? " (" + std::to_string(*fit.firstOutOfMemory) + " ran out of memory)"
+                                                    : std::string(" (none ran out of memory)")) +
+                              ", the fastest is " + std::to_string(*fit.fastest) + ".");
+    }
+    if (trade) {
+        std::string line = "At batch size " + std::to_string(trade->batchSize) + ", " + checkpointingName(trade->every);
+        if (trade->peakWithoutBytes >= 0 && trade->peakWithBytes >= 0)
+            line += " takes the peak from " + format::bytes(double(trade->peakWithoutBytes)) + " to " +
+                    format::bytes(double(trade->peakWithBytes)) + " (" + format::percent(trade->memorySaved()) +
+                    " saved) and";
+        line += " the step from " + format::duration(trade->stepWithoutMs * 1e6) + " to " +
+                format::duration(trade->stepWithMs * 1e6) + " (" + format::percentChange(trade->timeCost()) + ").";
+        r.lines.push_back(line);
+    }
     for (const LabArm& arm : s.lab)
         if (arm.ran && !arm.latency.phase.empty())
             r.lines.push_back(std::string("Latency per batch, ") + arm.name() + ": mean " +

@@ -74,12 +74,12 @@ std::optional<double> reservedOverPeak(const MemoryTriage& memory)
     return double(memory.steadyStep.back().reservedBytes) / double(peak->peakAllocatedBytes);
 }
 
-BatchFit readBatchFit(const Session& session)
+BatchFit readBatchFit(const Session& session, int64_t checkpointEvery)
 {
     BatchFit fit;
     double fastest = 0;
     for (const SweepPoint& p : session.sweep) {
-        if (p.knob != "batch_size")
+        if (p.knob != "batch_size" || p.checkpointEvery != checkpointEvery)
             continue;
         if (p.error.starts_with("out of memory")) {
             if (!fit.firstOutOfMemory || p.value < *fit.firstOutOfMemory)
@@ -96,6 +96,42 @@ BatchFit readBatchFit(const Session& session)
         }
     }
     return fit;
+}
+
+double CheckpointTrade::memorySaved() const
+{
+    if (peakWithoutBytes <= 0 || peakWithBytes < 0)
+        return 0.0;
+    return double(peakWithoutBytes - peakWithBytes) / double(peakWithoutBytes);
+}
+
+double CheckpointTrade::timeCost() const
+{
+    return stepWithoutMs > 0 ? (stepWithMs - stepWithoutMs) / stepWithoutMs : 0.0;
+}
+
+std::string checkpointingName(int64_t every)
+{
+    if (every <= 1)
+        return "checkpointing every block";
+    const int64_t lastTwo = every % 100, last = every % 10;
+    const char* suffix = (lastTwo >= 11 && lastTwo <= 13) ? "th" : last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th";
+    return "checkpointing every " + std::to_string(every) + suffix + " block";
+}
+
+std::optional<CheckpointTrade> readCheckpointTrade(const Session& session)
+{
+    auto ran = [](const SweepPoint& p) { return p.knob == "batch_size" && p.error.empty() && p.meanStepMs > 0; };
+    std::optional<CheckpointTrade> trade;
+    for (const SweepPoint& with : session.sweep) {
+        if (with.checkpointEvery <= 0 || !ran(with) || (trade && with.value <= trade->batchSize))
+            continue;
+        for (const SweepPoint& without : session.sweep)
+            if (without.checkpointEvery == 0 && without.value == with.value && ran(without))
+                trade = CheckpointTrade{with.checkpointEvery, with.value,   without.peakAllocatedBytes,
+                                        with.peakAllocatedBytes, without.meanStepMs, with.meanStepMs};
+    }
+    return trade;
 }
 
 }  // namespace kinetoscope::session

@@ -46,13 +46,31 @@ inline constexpr double kReservedOverPeak = 1.5;
 std::optional<double> reservedOverPeak(const MemoryTriage& memory);
 
 // The batch-size sweep: the largest batch that ran, the fastest (samples/s) and the
-// first that ran out of memory.
+// first that ran out of memory; of the series without checkpointing (0), or of the one
+// checkpointing every N-th block.
 struct BatchFit
 {
     std::optional<int64_t> largestFits;
     std::optional<int64_t> fastest;
     std::optional<int64_t> firstOutOfMemory;
 };
-BatchFit readBatchFit(const Session& session);
+BatchFit readBatchFit(const Session& session, int64_t checkpointEvery = 0);
+
+// Activation checkpointing as the batch-size sweep measured it: the same batch size
+// without and with it, at the largest size both series ran.
+struct CheckpointTrade
+{
+    int64_t every = 0;  // every N-th block
+    int64_t batchSize = 0;
+    int64_t peakWithoutBytes = -1;  // -1 when the peak was not measured
+    int64_t peakWithBytes = -1;
+    double stepWithoutMs = 0;
+    double stepWithMs = 0;
+    double memorySaved() const;  // fraction of the peak, 0 when not measured
+    double timeCost() const;     // fraction of the step, > 0 when slower
+};
+std::optional<CheckpointTrade> readCheckpointTrade(const Session& session);
+// "checkpointing every block", "checkpointing every 2nd block", ...
+std::string checkpointingName(int64_t every);
 
 }  // namespace kinetoscope::session

@@ -67,8 +67,11 @@ struct SweepPoint
     double dataWaitMs = 0;        // mean wait for the next batch per step
     std::string error;            // "out of memory at batch size 4096", or empty
     double meanStepMs = 0;              // training: a step; inference: a batch's latency
-    int64_t peakAllocatedBytes = -1;    // CUDA caching allocator; -1 on the CPU
+    // The most tensor bytes live at once in a step: the CUDA caching allocator's, or on
+    // the CPU the engine's counting allocator's; -1 when not measured.
+    int64_t peakAllocatedBytes = -1;
     PhaseTiming latency{};              // inference runs only (empty phase otherwise)
+    int64_t checkpointEvery = 0;        // activation checkpointing of every N-th block (0: off)
 };
 
 // Memory after one phase of a step, as the seeds' memory triage prints it (bytes; -1

@@ -101,6 +101,8 @@ json toJson(const SweepPoint& p)
               {"peak_allocated_bytes", p.peakAllocatedBytes}};
     if (!p.latency.phase.empty())
         j["latency"] = toJson(p.latency);
+    if (p.checkpointEvery > 0)
+        j["checkpoint_every"] = p.checkpointEvery;
     return j;
 }
 
@@ -116,6 +118,7 @@ SweepPoint sweepPointFrom(const json& p)
     point.peakAllocatedBytes = integerOr(p, "peak_allocated_bytes", -1);
     if (p.contains("latency"))
         point.latency = phaseTimingFrom(p["latency"]);
+    point.checkpointEvery = integerOr(p, "checkpoint_every", 0);
     return point;
 }
 

@@ -64,6 +64,8 @@ private Q_SLOTS:
         f.measured = true;  // a measured difference is no estimate
         QCOMPARE(gainText(f), std::string("12.3 ms per step"));
         QCOMPARE(gainLabel(f), std::string("measured gain 12.3 ms per step"));
+        f.perBatch = true;  // an inference lab's latency per batch served
+        QCOMPARE(gainLabel(f), std::string("measured gain 12.3 ms per batch"));
         // A long kernel name is cut at a UTF-8 boundary, never inside a character.
         const std::string name = std::string(119, 'k') + "\xC3\xA9tail";
         QCOMPARE(targetText(name), std::string(119, 'k'));
@@ -299,6 +301,7 @@ private Q_SLOTS:
         QVERIFY(bf16->estimatedGainNs == 6e6);  // the latencies, not the step times
         QVERIFY(bf16->gainMethod.find("per batch") != std::string::npos);
         QVERIFY(bf16->title.find("per batch") != std::string::npos);
+        QCOMPARE(gainText(*bf16), std::string("6.00 ms per batch"));
         QVERIFY(bf16->snippet.find("torch.autocast(\"cpu\"") != std::string::npos);
         QVERIFY(bf16->snippet.find("inference_mode") != std::string::npos);
     }
@@ -355,6 +358,18 @@ private Q_SLOTS:
         const Diagnosed half = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         QVERIFY(find(half.findings, "activation-peak"));
         QVERIFY(find(half.findings, "activation-peak")->fix.find("did not measure a bf16 peak") != std::string::npos);
+
+        // The sweep measured checkpointing: the finding cites what it saved and cost.
+        lab.largestBatchFits = 64;
+        lab.checkpointing = LabMeasurements::Checkpointing{"checkpointing every 2nd block", 64, 3 * gib, 1.5 * gib,
+                                                           100e6, 125e6, 128};
+        const Diagnosed measured = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Finding* cited = find(measured.findings, "activation-peak");
+        QVERIFY(cited);
+        QVERIFY2(cited->fix.find("The lab measured it at batch size 64: checkpointing every 2nd block took the peak "
+                                 "from 3.00 GiB to 1.50 GiB and the step from 100 ms to 125 ms; the largest batch "
+                                 "that fits went from 64 to 128.") != std::string::npos,
+                 cited->fix.c_str());
     }
 
     void nonsenseMeasurementsGiveNoNonsenseFindings()

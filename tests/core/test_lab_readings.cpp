@@ -124,6 +124,57 @@ private Q_SLOTS:
                 reading.lines.end());
     }
 
+    void checkpointingIsReadSideBySide()
+    {
+        // Two series: without checkpointing 1024 runs out of memory; with it, 1024 fits.
+        auto point = [](int64_t batch, int64_t every, double stepMs, int64_t peak, std::string error = {}) {
+            session::SweepPoint p;
+            p.knob = "batch_size";
+            p.value = batch;
+            p.checkpointEvery = every;
+            p.error = std::move(error);
+            if (p.error.empty()) {
+                p.meanStepMs = stepMs;
+                p.samplesPerSecond = double(batch) * 1e3 / stepMs;
+                p.peakAllocatedBytes = peak;
+            }
+            return p;
+        };
+        session::Session s;
+        s.sweep = {point(256, 0, 100, 800 << 20),
+                   point(256, 2, 125, 500 << 20),
+                   point(1024, 0, 0, 0, "out of memory at batch size 1024"),
+                   point(1024, 2, 480, 1900 << 20)};
+        QCOMPARE(session::readBatchFit(s).largestFits, std::optional<int64_t>(256));
+        QCOMPARE(session::readBatchFit(s).firstOutOfMemory, std::optional<int64_t>(1024));
+        QCOMPARE(session::readBatchFit(s, 2).largestFits, std::optional<int64_t>(1024));
+        QVERIFY(!session::readBatchFit(s, 2).firstOutOfMemory);
+        // The trade is read where both series ran: 256, not 1024.
+        const std::optional<session::CheckpointTrade> trade = session::readCheckpointTrade(s);
+        QVERIFY(trade);
+        QCOMPARE(trade->batchSize, int64_t(256));
+        QCOMPARE(trade->every, int64_t(2));
+        QCOMPARE(trade->memorySaved(), 300.0 / 800.0);
+        QCOMPARE(trade->timeCost(), 0.25);
+        QCOMPARE(session::checkpointingName(1), std::string("checkpointing every block"));
+        QCOMPARE(session::checkpointingName(2), std::string("checkpointing every 2nd block"));
+        QCOMPARE(session::checkpointingName(11), std::string("checkpointing every 11th block"));
+        QCOMPARE(session::checkpointingName(23), std::string("checkpointing every 23rd block"));
+        const session::LabReading reading = session::readLab(s);
+        auto says = [&](const std::string& line) {
+            return std::find(reading.lines.begin(), reading.lines.end(), line) != reading.lines.end();
+        };
+        QVERIFY(says("Batch size: the largest that fits is 256 (1024 ran out of memory), the fastest is 256."));
+        QVERIFY(says("Batch size with checkpointing every 2nd block: the largest that fits is 1024 (none ran out of "
+                     "memory), the fastest is 1024."));
+        QVERIFY(says("At batch size 256, checkpointing every 2nd block takes the peak from 800 MiB to 500 MiB (37.5 % "
+                     "saved) and the step from 100 ms to 125 ms (+25.0 %)."));
+        // Without the checkpointed series there is no trade to read.
+        s.sweep.pop_back();
+        s.sweep.erase(s.sweep.begin() + 1);
+        QVERIFY(!session::readCheckpointTrade(s));
+    }
+
     void theTriageRoundTripsThroughJson()
     {
         session::MemoryTriage m;

@@ -106,6 +106,14 @@ private Q_SLOTS:
         QCOMPARE(back.plantedLatencyUs, c.plantedLatencyUs);
         QVERIFY(!lab::parseRunOptions({"--mode", "serve"}, back, error));
         QCOMPARE(error, std::string("--mode takes train or inference, not 'serve'"));
+        // Checkpointing is a training knob, carried to the engine.
+        lab::RunConfig training;
+        training.checkpointEvery = 2;
+        QVERIFY2(lab::parseRunOptions(lab::runOptionArgs(training), back, error), error.c_str());
+        QCOMPARE(back.checkpointEvery, int64_t(2));
+        QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "2", "--mode", "inference"}, back, error));
+        QCOMPARE(error, std::string("--checkpoint-every applies to training: inference keeps no activations for backward"));
+        QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "-1"}, back, error));
     }
 
     void messagesRoundTrip()

@@ -10,6 +10,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <sstream>
 
 using namespace kinetoscope;
@@ -43,7 +44,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(s.tracePath), QString("trace.json"));
         QCOMPARE(s.steps.size(), size_t(c.steps));  // every measured fp32 step, in order
         QCOMPARE(s.steps.front().step, c.warmup);
-        QCOMPARE(s.lab[0].peakAllocatedBytes, int64_t(-1));  // no CUDA allocator on the CPU
+        // No CUDA allocator on the CPU: the engine's counting allocator gives the peak.
+        QVERIFY(s.lab[0].peakAllocatedBytes > 0);
         // Live samples while it ran: CPU busy share and resident memory; no GPU here.
         QVERIFY(!s.samples.empty());
         for (const session::LiveSample& sample : s.samples) {
@@ -233,6 +235,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(sweep[3].error), QString("out of memory at batch size 262144"));
         QCOMPARE(QString::fromStdString(sweep[4].error), QString("not run: batch size 262144 ran out of memory"));
         QCOMPARE(sweep[4].samplesPerSecond, 0.0);
+        // The counting allocator's step peak grows with the batch.
+        QVERIFY(sweep[0].peakAllocatedBytes > 0 && sweep[2].peakAllocatedBytes > sweep[0].peakAllocatedBytes);
         QCOMPARE(r.session.config.at("memory_limit_mb"), std::string("64"));
         const session::BatchFit fit = session::readBatchFit(r.session);
         QCOMPARE(fit.largestFits, std::optional<int64_t>(256));
@@ -249,6 +253,71 @@ private Q_SLOTS:
         after.batchSize = 262144;
         const engine::RunResult unlimited = engine::runLab(after);
         QVERIFY2(unlimited.ok, unlimited.error.c_str());
+    }
+
+    void checkpointingSavesMemoryAndKeepsTheLoss()
+    {
+        // A small transformer of four equal blocks: each keeps its norms, projections,
+        // attention and MLP activations for backward unless it is checkpointed.
+        auto transformer = [&](const char* out, int64_t every) {
+            engine::RunConfig c = small(out);
+            c.model = "transformer";
+            c.hidden = 64;
+            c.heads = 4;
+            c.layers = 4;
+            c.sequenceLength = 64;
+            c.vocabulary = 100;
+            c.batchSize = 16;
+            c.steps = 3;
+            c.warmup = 1;
+            c.checkpointEvery = every;
+            return c;
+        };
+        engine::RunConfig c = transformer("checkpoint", 1);
+        c.sweepBatchSizes = {8, 16};
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.session.config.at("checkpoint_every"), std::string("1"));
+
+        // Backward through the recomputed blocks gives the gradients plain backward does:
+        // the same losses, step after step.
+        const engine::RunResult plain = engine::runLab(transformer("checkpoint-off", 0));
+        QVERIFY2(plain.ok, plain.error.c_str());
+        QCOMPARE(r.session.steps.size(), plain.session.steps.size());
+        for (size_t i = 0; i < plain.session.steps.size(); ++i) {
+            const double with = r.session.steps[i].loss, without = plain.session.steps[i].loss;
+            QVERIFY2(std::abs(with - without) <= 1e-5 * std::max(1.0, std::abs(without)),
+                     qPrintable(QString("step %1: %2 vs %3").arg(i).arg(with).arg(without)));
+        }
+
+        // Each batch size runs without and then with checkpointing, side by side.
+        const std::vector<session::SweepPoint>& sweep = r.session.sweep;
+        QCOMPARE(sweep.size(), size_t(4));
+        for (size_t i = 0; i < sweep.size(); ++i) {
+            QVERIFY2(sweep[i].error.empty(), sweep[i].error.c_str());
+            QCOMPARE(sweep[i].value, i < 2 ? int64_t(8) : int64_t(16));
+            QCOMPARE(sweep[i].checkpointEvery, int64_t(i % 2));
+            QVERIFY(sweep[i].peakAllocatedBytes > 0 && sweep[i].meanStepMs > 0);
+        }
+        for (size_t i = 0; i < sweep.size(); i += 2)
+            QVERIFY2(sweep[i + 1].peakAllocatedBytes < sweep[i].peakAllocatedBytes,
+                     qPrintable(QString("batch %1: %2 bytes with, %3 without")
+                                    .arg(sweep[i].value)
+                                    .arg(sweep[i + 1].peakAllocatedBytes)
+                                    .arg(sweep[i].peakAllocatedBytes)));
+        const std::optional<session::CheckpointTrade> trade = session::readCheckpointTrade(r.session);
+        QVERIFY(trade);
+        QCOMPARE(trade->batchSize, int64_t(16));
+        QCOMPARE(trade->every, int64_t(1));
+        QCOMPARE(trade->peakWithoutBytes, sweep[2].peakAllocatedBytes);
+        QCOMPARE(trade->peakWithBytes, sweep[3].peakAllocatedBytes);
+        QVERIFY(trade->memorySaved() > 0);
+        // The sweep's point with checkpointing survives the session file.
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY2(saved, error.c_str());
+        QCOMPARE(saved->sweep.at(3).checkpointEvery, int64_t(1));
+        QCOMPARE(saved->sweep.at(2).checkpointEvery, int64_t(0));
     }
 
     void inferenceLatencyFollowsThePlantedDelays()

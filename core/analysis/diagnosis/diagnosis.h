@@ -44,7 +44,7 @@ struct LabMeasurements
     std::optional<double> fp32SamplesPerSecond;
     std::optional<double> bf16SamplesPerSecond;
     std::optional<double> graphedSamplesPerSecond;
-    std::optional<double> fp32PeakBytes;     // peak allocated (CUDA caching allocator)
+    std::optional<double> fp32PeakBytes;     // peak allocated (the CUDA allocator, or the CPU counting one)
     std::optional<double> bf16PeakBytes;
     std::optional<double> graphedPeakBytes;
     std::optional<double> fp32LatencyNs;     // inference: mean latency per batch
@@ -73,6 +73,17 @@ struct LabMeasurements
     std::optional<int64_t> largestBatchFits;   // the batch-size sweep
     std::optional<int64_t> fastestBatch;
     std::optional<int64_t> firstBatchOutOfMemory;
+    struct Checkpointing  // the batch-size sweep without and with activation checkpointing
+    {
+        std::string name;   // "checkpointing every 2nd block"
+        int64_t batchSize = 0;
+        double peakWithoutBytes = -1;  // -1 when not measured
+        double peakWithBytes = -1;
+        double stepWithoutNs = 0;
+        double stepWithNs = 0;
+        std::optional<int64_t> largestBatchFits;  // with checkpointing
+    };
+    std::optional<Checkpointing> checkpointing;
 };
 
 struct DiagnosisInput

@@ -78,6 +78,8 @@ struct Finding
     bool measured = false;         // the gain was measured by the lab (a live run's arms or
                                    // split), not estimated from the trace: ranked before
                                    // the trace's findings, outside their time accounting
+    bool perBatch = false;         // the gain is time per batch served (an inference run's
+                                   // lab), not per training step
     bool aboutWindow = false;      // says what the window is (warm-up, capture, missing
                                    // activity): ranked before the per-step findings
     std::string fix;               // what to change

@@ -46,10 +46,11 @@ std::string figureValue(const Evidence::Figure& figure)
 
 std::string gainText(const Finding& finding)
 {
+    const char* per = finding.perBatch ? " per batch" : " per step";
     if (!(finding.estimatedGainNs > 0))
-        return "none per step";
+        return std::string("none") + per;
     // A measured difference is no estimate: no "~".
-    return (finding.measured ? "" : "~") + format::duration(finding.estimatedGainNs) + " per step";
+    return (finding.measured ? "" : "~") + format::duration(finding.estimatedGainNs) + per;
 }
 
 const char* gainKind(const Finding& finding)

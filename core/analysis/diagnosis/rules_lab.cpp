@@ -119,6 +119,7 @@ void precision(const LabMeasurements& lab, std::vector<Finding>& out)
         f.evidence.figures.push_back({"bf16_peak_bytes", *lab.bf16PeakBytes, Unit::Bytes});
     }
     f.estimatedGainNs = gain;
+    f.perBatch = batch;
     f.gainMethod = batch ? "measured in the lab: the fp32 arm's mean latency per batch minus the bf16 autocast arm's"
                          : "measured in the lab: the fp32 arm's mean step minus the bf16 autocast arm's (same model, "
                            "data and batch)";
@@ -191,6 +192,7 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
                           {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio},
                           {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, *bf16.ns), Unit::Fraction}};
     f.estimatedGainNs = gain;
+    f.perBatch = batch;
     f.gainMethod = std::string("measured in the lab: the bf16 arm's mean ") + (batch ? "latency per batch" : "step") +
                    " minus the bf16 + CUDA graph arm's (a whole-step graph, the C++ counterpart of "
                    "torch.compile(mode=\"reduce-overhead\"))";
@@ -303,9 +305,30 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
         if (lab.largestBatchFits)
             f.evidence.figures.push_back({"largest_batch_that_fits", double(*lab.largestBatchFits), Unit::Count});
         f.gainMethod = "measured in the lab: memory, not time (the allocator read after each phase of a step)";
+        const std::optional<LabMeasurements::Checkpointing>& ckpt = lab.checkpointing;
+        const bool checkpointMeasured = ckpt && ckpt->peakWithoutBytes > 0 && ckpt->peakWithBytes >= 0;
+        if (checkpointMeasured) {
+            f.evidence.figures.push_back({"checkpoint_peak_without_bytes", ckpt->peakWithoutBytes, Unit::Bytes});
+            f.evidence.figures.push_back({"checkpoint_peak_with_bytes", ckpt->peakWithBytes, Unit::Bytes});
+            f.evidence.figures.push_back({"checkpoint_step_without_us", ckpt->stepWithoutNs / 1e3, Unit::Microseconds});
+            f.evidence.figures.push_back({"checkpoint_step_with_us", ckpt->stepWithNs / 1e3, Unit::Microseconds});
+        }
+        const std::string checkpointSaving =
+            checkpointMeasured
+                ? " The lab measured it at batch size " + std::to_string(ckpt->batchSize) + ": " +
+                      ckpt->name + " took the peak from " +
+                      format::bytes(ckpt->peakWithoutBytes) + " to " + format::bytes(ckpt->peakWithBytes) +
+                      " and the step from " + format::duration(ckpt->stepWithoutNs) + " to " +
+                      format::duration(ckpt->stepWithNs) +
+                      (ckpt->largestBatchFits && lab.largestBatchFits && *ckpt->largestBatchFits != *lab.largestBatchFits
+                           ? "; the largest batch that fits went from " + std::to_string(*lab.largestBatchFits) +
+                                 " to " + std::to_string(*ckpt->largestBatchFits) + "."
+                           : std::string("."))
+                : std::string();
         f.fix = "Checkpoint activations: wrap every N-th block in torch.utils.checkpoint, so its activations are "
                 "recomputed in backward instead of kept (about one more forward of those blocks for most of their "
-                "activation memory). Or train in bf16 autocast, which keeps 16-bit activations: " +
+                "activation memory)." +
+                checkpointSaving + " Or train in bf16 autocast, which keeps 16-bit activations: " +
                 (compared ? "the lab measured its peak " + format::bytes(saving) + " lower (" + format::bytes(fp32Peak) +
                                 " in fp32, " + format::bytes(bf16Peak) + " in bf16)."
                         : std::string("the lab did not measure a bf16 peak to compare."));

@@ -1,0 +1,110 @@
+#include "core/engine/cpu_allocator.h"
+
+#include <c10/core/CPUAllocator.h>
+#include <c10/util/Exception.h>
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+namespace kinetoscope::engine::detail::cpu {
+
+namespace {
+
+// Wraps c10's default CPU allocator: the same pointers (data == context, as the default
+// hands out), its own deleter so that frees are counted. With no limit set it only counts.
+class CountingCpuAllocator final : public c10::Allocator
+{
+public:
+    c10::DataPtr allocate(size_t n) override
+    {
+        const int64_t limit = m_limit.load();
+        if (limit > 0 && m_live.load() + int64_t(n) > limit)
+            TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU memory limit: ", n, " bytes more would pass the run's limit of ",
+                             limit, " bytes (", m_live.load(), " in use)");
+        c10::DataPtr inner = c10::GetDefaultCPUAllocator()->allocate(n);
+        void* data = inner.get();
+        if (!data)
+            return inner;
+        // The default allocator's context is its data pointer; keep ours the same.
+        (void)inner.release_context();
+        {
+            std::lock_guard lock(m_mutex);
+            m_sizes[data] = n;
+        }
+        const int64_t live = m_live += int64_t(n);
+        int64_t peak = m_peak.load();
+        while (live > peak && !m_peak.compare_exchange_weak(peak, live)) {
+        }
+        return {data, data, &CountingCpuAllocator::free, c10::Device(c10::DeviceType::CPU)};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return &CountingCpuAllocator::free; }
+    void copy_data(void* dest, const void* src, std::size_t count) const override
+    {
+        default_copy_data(dest, src, count);
+    }
+
+    void setLimit(int64_t bytes) { m_limit = bytes; }
+    void resetPeak() { m_peak = m_live.load(); }
+    int64_t peak() const { return m_peak.load(); }
+
+    // Never destroyed: tensors it handed out may be freed during static destruction.
+    static CountingCpuAllocator& instance()
+    {
+        static auto* allocator = new CountingCpuAllocator;
+        return *allocator;
+    }
+
+private:
+    static void free(void* data)
+    {
+        CountingCpuAllocator& self = instance();
+        {
+            std::lock_guard lock(self.m_mutex);
+            const auto it = self.m_sizes.find(data);
+            if (it != self.m_sizes.end()) {
+                self.m_live -= int64_t(it->second);
+                self.m_sizes.erase(it);
+            }
+        }
+        c10::GetDefaultCPUAllocator()->raw_deleter()(data);
+    }
+
+    std::atomic<int64_t> m_limit{0};
+    std::atomic<int64_t> m_live{0};  // bytes handed out and not yet freed
+    std::atomic<int64_t> m_peak{0};  // the most of m_live since the last reset
+    std::mutex m_mutex;
+    std::unordered_map<void*, size_t> m_sizes;
+};
+
+std::atomic<bool> g_counting{false};
+
+}  // namespace
+
+void countAllocations()
+{
+    static std::once_flag installed;
+    std::call_once(installed, [] {
+        c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/1);
+        g_counting = true;
+    });
+}
+
+void limitMemory(int64_t bytes)
+{
+    countAllocations();
+    CountingCpuAllocator::instance().setLimit(bytes);
+}
+
+void resetPeakAllocated()
+{
+    if (g_counting)
+        CountingCpuAllocator::instance().resetPeak();
+}
+
+int64_t peakAllocatedBytes()
+{
+    return g_counting ? CountingCpuAllocator::instance().peak() : -1;
+}
+
+}  // namespace kinetoscope::engine::detail::cpu
