@@ -33,9 +33,12 @@ for view in overview heatmap collectives; do
     xvfb-run -a -s "-screen 0 1400x900x24" "$app" --job "$root/tests/data/ddp_gloo_4ranks" --screenshot "$out/job_$view.png" \
         --view "$view"
 done
-# A lab live on the CPU (the run itself takes about ten seconds).
-xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model cnn --device cpu --steps 40 \
-    --warmup 3 --lab --split --sweep workers=0,1,2,4 --sweep batch=16,32,64,128,4096 --memory-limit-mb 512 \
-    --sample-io-us 150 --sample-cpu-us 50 --batch-size 32 --out "$(mktemp -d)"
+# A lab live on the CPU (the run itself takes about twenty seconds): a small transformer
+# with every block checkpointed, under a 48 MiB limit that checkpointing fits twice the
+# batch of.
+xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab --model transformer --hidden 64 \
+    --heads 4 --layers 4 --seq-len 64 --vocab 100 --device cpu --steps 30 --warmup 3 --lab --split \
+    --sweep workers=0,1,2,4 --sweep batch=8,16,32,64,128 --checkpoint-every 1 --memory-limit-mb 48 \
+    --sample-io-us 150 --sample-cpu-us 50 --batch-size 16 --out "$(mktemp -d)"
 "$app" report "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" --out "$out/report.png"
 echo "written to $out"

@@ -97,4 +97,18 @@ void showLegendBeside(QCustomPlot& plot)
     plot.plotLayout()->setColumnStretchFactor(plot.plotLayout()->columnCount() - 1, 0.001);
 }
 
+void showLegendBelow(QCustomPlot& plot, int columns)
+{
+    plot.legend->setVisible(true);
+    if (plot.legend->layout() != plot.axisRect()->insetLayout())
+        return;  // already placed
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    const int row = plot.plotLayout()->rowCount();
+    plot.plotLayout()->addElement(row, 0, plot.legend);
+    plot.plotLayout()->setRowStretchFactor(row, 0.001);
+    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot.legend->setWrap(columns);
+    plot.legend->setMargins(QMargins(8, 0, 8, 4));
+}
+
 }  // namespace kinetoscope::widgets

@@ -19,5 +19,8 @@ void applyChartStyle(QCustomPlot& plot);
 // Shows the legend in its own column right of the axes, top-aligned: a legend never
 // covers data (inside the axes it hid the last bars and the average's label).
 void showLegendBeside(QCustomPlot& plot);
+// The legend in a row under the plot, `columns` entries wide: for a plot of many curves
+// in a narrow cell.
+void showLegendBelow(QCustomPlot& plot, int columns);
 
 }  // namespace kinetoscope::widgets

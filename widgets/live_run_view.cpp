@@ -30,14 +30,19 @@ const PhaseStyle kPhases[] = {{"data wait", QColor(0xd3, 0x2f, 0x2f)},
                               {"backward", QColor(0x66, 0xbb, 0x6a)},
                               {"optimizer", QColor(0xff, 0xa0, 0x00)}};
 
-QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLabel, const QString& tooltip)
+// legendColumns > 0: the legend under the plot, that many entries wide; else beside it.
+QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLabel, const QString& tooltip,
+                      int legendColumns = 0)
 {
     auto* plot = new QCustomPlot(parent);
     applyChartStyle(*plot);
     plot->setMinimumHeight(170);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
-    showLegendBeside(*plot);
+    if (legendColumns > 0)
+        showLegendBelow(*plot, legendColumns);
+    else
+        showLegendBeside(*plot);
     plot->setToolTip(tooltip);
     return plot;
 }
@@ -106,21 +111,35 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_sweep = makePlot(this, tr("loader workers"), tr("samples/s"), tr("Samples per second against the loader's workers."));
     m_sweepWorkers = addCurve(m_sweep, tr("workers"), QColor(0x15, 0x65, 0xc0), false);
     m_batch = makePlot(this, tr("batch size"), tr("samples/s"),
-                       tr("The batch-size sweep: samples per second (left) and peak allocated memory (right, CUDA "
-                          "only) against the batch size; the first size that ran out of memory is marked and the "
-                          "larger ones are not run."));
+                       tr("The batch-size sweep: samples per second (left) and the step's peak allocated memory "
+                          "(right: the CUDA caching allocator's, or on the CPU the engine's counting allocator's) "
+                          "against the batch size; the first size that ran out of memory is marked and the larger "
+                          "ones are not run. With activation checkpointing (ckpt), its series is dotted beside the "
+                          "plain one: the memory it saves and the time it costs."),
+                       /*legendColumns=*/3);
+    m_batch->setMinimumHeight(200);  // the legend takes a row under it
     m_batch->yAxis2->setVisible(true);
-    m_batch->yAxis2->setLabel(tr("peak GiB"));
-    m_sweepBatch = addCurve(m_batch, tr("samples/s"), QColor(0xd3, 0x2f, 0x2f), false);
+    m_batch->yAxis2->setLabel(tr("peak MiB"));
+    const QColor rate(0xd3, 0x2f, 0x2f), peak(0x8e, 0x24, 0xaa);
+    m_sweepBatch = addCurve(m_batch, tr("samples/s"), rate, false);
     m_batchPeak = m_batch->addGraph(m_batch->xAxis, m_batch->yAxis2);
     m_batchPeak->setName(tr("peak"));
-    m_batchPeak->setPen(QPen(QColor(0x8e, 0x24, 0xaa), 1.4, Qt::DashLine));
+    m_batchPeak->setPen(QPen(peak, 1.4, Qt::DashLine));
+    m_checkpointedBatch = addCurve(m_batch, tr("samples/s (ckpt)"), rate, false);
+    m_checkpointedBatch->setPen(QPen(rate, 1.4, Qt::DotLine));
+    m_checkpointedPeak = m_batch->addGraph(m_batch->xAxis, m_batch->yAxis2);
+    m_checkpointedPeak->setName(tr("peak (ckpt)"));
+    m_checkpointedPeak->setPen(QPen(peak, 1.4, Qt::DotLine));
     m_batchOutOfMemory = m_batch->addGraph();
     m_batchOutOfMemory->setName(tr("OOM"));
     m_batchOutOfMemory->setLineStyle(QCPGraph::lsNone);
     m_batchOutOfMemory->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(0xc6, 0x28, 0x28), 2.5), Qt::NoBrush, 12));
     for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch, m_batchPeak})
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+    for (QCPGraph* g : {m_checkpointedBatch, m_checkpointedPeak}) {
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 7));
+        g->removeFromLegend();  // until a checkpointed point arrives
+    }
     // Batch sizes are usually powers of two.
     m_batch->xAxis->setScaleType(QCPAxis::stLogarithmic);
     m_batch->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
@@ -255,17 +274,23 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
 {
     const bool batch = p.knob == "batch_size";
     if (!p.error.empty()) {
-        m_reading->setText(m_reading->text() + tr("Sweep %1 = %2: %3\n")
+        const QString series = p.checkpointEvery > 0
+                                   ? QStringLiteral(" (%1)").arg(QString::fromStdString(
+                                         session::checkpointingName(p.checkpointEvery)))
+                                   : QString();
+        m_reading->setText(m_reading->text() + tr("Sweep %1 = %2%3: %4\n")
                                                    .arg(QString::fromStdString(p.knob))
                                                    .arg(p.value)
-                                                   .arg(QString::fromStdString(p.error)));
+                                                   .arg(series, QString::fromStdString(p.error)));
         if (batch && p.error.starts_with("out of memory")) {
             m_batchOutOfMemory->addData(double(p.value), 0.0);
             auto* label = new QCPItemText(m_batch);
             label->position->setCoords(double(p.value), 0.0);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            label->setPadding(QMargins(0, 0, 0, 10));  // above the cross
-            label->setText(tr("OOM"));
+            // Above the cross; the checkpointed series' a line higher, clear of the plain one's.
+            const bool checkpointed = p.checkpointEvery > 0;
+            label->setPadding(QMargins(0, 0, 0, checkpointed ? 26 : 10));
+            label->setText(checkpointed ? tr("OOM (ckpt)") : tr("OOM"));
             label->setColor(QColor(0xc6, 0x28, 0x28));
             m_maxBatch = std::max(m_maxBatch, double(p.value));
             m_batch->xAxis->setRange(m_batch->xAxis->range().lower, m_maxBatch * 2);
@@ -274,19 +299,26 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
         return;
     }
     if (batch) {
-        m_sweepBatch->addData(double(p.value), p.samplesPerSecond);
-        if (p.peakAllocatedBytes >= 0) {
-            m_batchPeak->addData(double(p.value), double(p.peakAllocatedBytes) / format::kGiB);
-            m_maxBatchPeakGb = std::max(m_maxBatchPeakGb, double(p.peakAllocatedBytes) / format::kGiB);
+        const bool checkpointed = p.checkpointEvery > 0;
+        QCPGraph* rateCurve = checkpointed ? m_checkpointedBatch : m_sweepBatch;
+        QCPGraph* peakCurve = checkpointed ? m_checkpointedPeak : m_batchPeak;
+        if (checkpointed && rateCurve->data()->isEmpty()) {
+            rateCurve->addToLegend();  // a second legend row, under the plain pair and OOM
+            peakCurve->addToLegend();
         }
-        bool found = false;
-        const QCPRange keys = m_sweepBatch->getKeyRange(found);
-        m_maxBatch = std::max(m_maxBatch, keys.upper);
-        m_batch->xAxis->setRange(keys.lower / 2, m_maxBatch * 2);
+        rateCurve->addData(double(p.value), p.samplesPerSecond);
+        if (p.peakAllocatedBytes >= 0) {
+            const double mib = double(p.peakAllocatedBytes) / (1024.0 * 1024.0);
+            peakCurve->addData(double(p.value), mib);
+            m_maxBatchPeakMib = std::max(m_maxBatchPeakMib, mib);
+        }
+        m_maxBatch = std::max(m_maxBatch, double(p.value));
+        m_minBatch = m_minBatch > 0 ? std::min(m_minBatch, double(p.value)) : double(p.value);
+        m_batch->xAxis->setRange(m_minBatch / 2, m_maxBatch * 2);
         m_batch->yAxis->setRange(0, std::max(m_batch->yAxis->range().upper, p.samplesPerSecond * 1.15));
-        m_batch->yAxis2->setRange(0, std::max(0.1, m_maxBatchPeakGb * 1.15));
+        m_batch->yAxis2->setRange(0, std::max(1.0, m_maxBatchPeakMib * 1.15));
         if (m_batchPeak->data()->isEmpty())
-            m_batchPeak->setName(tr("peak: CUDA only"));
+            m_batchPeak->setName(tr("peak: not measured"));
     } else {
         m_sweepWorkers->addData(double(p.value), p.samplesPerSecond);
         m_maxSweep = std::max(m_maxSweep, p.samplesPerSecond);
@@ -341,6 +373,7 @@ void LiveRunView::setInference(bool inference)
     m_latency->setVisible(inference);
     m_latency->setText(tr("Latency per batch: waiting for the first measured batch…"));
     m_phases->yAxis->setLabel(inference ? tr("ms per batch") : tr("ms"));
+    m_labTable->setHorizontalHeaderItem(2, new QTableWidgetItem(inference ? tr("latency") : tr("step")));
     m_phases->setToolTip(inference ? tr("Each measured batch of the fp32 arm: the wait for data, the copy to the "
                                         "device, and the forward (the latency).")
                                    : tr("Each measured step of the fp32 arm, split into its phases."));
@@ -381,7 +414,12 @@ int LiveRunView::sampleCount() const
 
 int LiveRunView::sweepPoints() const
 {
-    return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size();
+    return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size() + m_checkpointedBatch->data()->size();
+}
+
+int LiveRunView::checkpointedSweepPoints() const
+{
+    return m_checkpointedBatch->data()->size();
 }
 
 bool LiveRunView::outOfMemoryMarked() const

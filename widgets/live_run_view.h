@@ -42,6 +42,7 @@ public:
     int stepBars() const;
     int sampleCount() const;
     int sweepPoints() const;
+    int checkpointedSweepPoints() const;  // batch sizes measured with activation checkpointing
     QTableWidget* labTable() const { return m_labTable; }
     QTableWidget* memoryTable() const { return m_memoryTable; }
     bool outOfMemoryMarked() const;
@@ -76,8 +77,12 @@ private:
     QCPGraph* m_gpuUsed = nullptr;
     QCPGraph* m_resident = nullptr;
     QCPGraph* m_sweepWorkers = nullptr;
+    // The batch-size sweep: samples/s on the left axis, peak allocated (MiB) on the right;
+    // the series with activation checkpointing beside the one without, dotted.
     QCPGraph* m_sweepBatch = nullptr;
-    QCPGraph* m_batchPeak = nullptr;         // peak allocated (GiB) on the right axis
+    QCPGraph* m_batchPeak = nullptr;
+    QCPGraph* m_checkpointedBatch = nullptr;
+    QCPGraph* m_checkpointedPeak = nullptr;
     QCPGraph* m_batchOutOfMemory = nullptr;  // a cross on the axis at each batch that ran out
     bool m_inference = false;
     std::vector<double> m_latenciesMs;       // an inference run's measured batches
@@ -89,8 +94,9 @@ private:
     double m_maxStepMs = 0;
     double m_maxMemoryGb = 0;  // GiB
     double m_maxSweep = 0;
+    double m_minBatch = 0;
     double m_maxBatch = 0;
-    double m_maxBatchPeakGb = 0;
+    double m_maxBatchPeakMib = 0;
 };
 
 }  // namespace kinetoscope::widgets

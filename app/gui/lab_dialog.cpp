@@ -86,6 +86,9 @@ LabDialog::LabDialog(QWidget* parent)
                           "mean, std, p50, p95 and p99 per arm and per batch size"));
     m_memoryLimitMb = spin(this, 0, 1 << 24, 0, tr("Allocations past this many MiB fail as out of memory (0: no "
                                                   "limit); the batch-size sweep stops at the first that does"));
+    m_checkpointEvery = spin(this, 0, 1024, 0, tr("Activation checkpointing of every N-th block of a built-in model "
+                                                  "while training (0: off); the batch-size sweep runs each size "
+                                                  "without and with it"));
     m_batch = spin(this, 1, 1 << 20, 64, tr("Samples per step"));
     m_steps = spin(this, 1, 100000, 20, tr("Measured steps per arm"));
     m_warmup = spin(this, 0, 10000, 3, tr("Steps run before measuring, always"));
@@ -149,6 +152,7 @@ LabDialog::LabDialog(QWidget* parent)
     measureForm->addRow(tr("Sweep workers"), m_sweepWorkers);
     measureForm->addRow(tr("Sweep batch sizes"), m_sweepBatch);
     measureForm->addRow(tr("Memory limit (MiB)"), m_memoryLimitMb);
+    measureForm->addRow(tr("Checkpoint every N-th block"), m_checkpointEvery);
     measureForm->addRow(tr("Output folder"), withBrowse(m_outDir, this, [] { return true; }));
 
     auto* columns = new QHBoxLayout;
@@ -175,6 +179,7 @@ LabDialog::LabDialog(QWidget* parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_model, &QComboBox::currentIndexChanged, this, &LabDialog::updateEnabled);
     connect(m_dataset, &QComboBox::currentIndexChanged, this, &LabDialog::updateEnabled);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, &LabDialog::updateEnabled);
     updateEnabled();
 }
 
@@ -183,6 +188,8 @@ void LabDialog::updateEnabled()
     m_modelFile->parentWidget()->setEnabled(m_model->currentIndex() == 3);
     m_dataPath->parentWidget()->setEnabled(m_dataset->currentText() != QLatin1String("synthetic"));
     m_imageSize->setEnabled(m_model->currentText() == QLatin1String("cnn"));
+    // Checkpointing needs a built-in model's blocks and a backward pass.
+    m_checkpointEvery->setEnabled(m_model->currentIndex() != 3 && m_mode->currentText() == QLatin1String("train"));
 }
 
 bool LabDialog::config(lab::RunConfig& c, QString& error) const
@@ -202,6 +209,7 @@ bool LabDialog::config(lab::RunConfig& c, QString& error) const
     c.device = m_device->currentText().toStdString();
     c.mode = m_mode->currentText().toStdString();
     c.memoryLimitMb = m_memoryLimitMb->value();
+    c.checkpointEvery = m_checkpointEvery->isEnabled() ? m_checkpointEvery->value() : 0;
     c.batchSize = m_batch->value();
     c.steps = m_steps->value();
     c.warmup = m_warmup->value();
@@ -243,6 +251,7 @@ void LabDialog::setConfig(const lab::RunConfig& c)
     m_device->setCurrentText(QString::fromStdString(c.device));
     m_mode->setCurrentText(QString::fromStdString(c.mode));
     m_memoryLimitMb->setValue(int(std::min<int64_t>(c.memoryLimitMb, 1 << 24)));
+    m_checkpointEvery->setValue(int(std::min<int64_t>(c.checkpointEvery, 1024)));
     m_batch->setValue(int(c.batchSize));
     m_steps->setValue(int(c.steps));
     m_warmup->setValue(int(c.warmup));

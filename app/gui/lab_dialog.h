@@ -31,6 +31,7 @@ private:
     QComboBox* m_device;
     QComboBox* m_mode;
     QSpinBox* m_memoryLimitMb = nullptr;
+    QSpinBox* m_checkpointEvery = nullptr;
     QSpinBox *m_batch, *m_steps, *m_warmup, *m_workers, *m_prefetch, *m_seed;
     QSpinBox *m_hidden, *m_layers, *m_imageSize, *m_sampleCpuUs, *m_sampleIoUs;
     QCheckBox *m_pin, *m_nonBlocking, *m_shuffle, *m_dropLast;

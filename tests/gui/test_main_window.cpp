@@ -134,8 +134,15 @@ private Q_SLOTS:
         view.addSweepPoint({"batch_size", 128, 0.0, 0, "out of memory at batch size 128"});
         QVERIFY(view.outOfMemoryMarked());
         QCOMPARE(view.sweepPoints(), 1);
+        // The same batch with activation checkpointing goes on its own series.
+        session::SweepPoint checkpointed{"batch_size", 64, 800.0, 0, "", 80.0, 60 << 20};
+        checkpointed.checkpointEvery = 2;
+        view.addSweepPoint(checkpointed);
+        QCOMPARE(view.checkpointedSweepPoints(), 1);
+        QCOMPARE(view.sweepPoints(), 2);
 
         view.setInference(true);
+        QCOMPARE(view.labTable()->horizontalHeaderItem(2)->text(), QStringLiteral("latency"));
         for (int i = 0; i < 100; ++i)
             view.addStep({i, 0.1, 0.05, i < 90 ? 2.0 : i < 98 ? 10.0 : 40.0, 0, 0, 0});
         const QString latency = view.latencyText();
