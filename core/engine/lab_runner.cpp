@@ -174,14 +174,9 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                             callbacks.memory(*s.memory);
                     }
                 } catch (const c10::Error& e) {
-                    // A step the CUDA graph cannot capture (an op that synchronises, say) loses
-                    // that arm only; any other torch error ends the run.
-                    if (!detail::isOutOfMemory(e) && !options.graph)
+                    if (!detail::isOutOfMemory(e))
                         throw;
-                    arm.skippedReason = detail::isOutOfMemory(e)
-                                            ? outOfMemoryAt(config.batchSize)
-                                            : "the step could not be captured as a CUDA graph: " +
-                                                  firstLine(e.what_without_backtrace());
+                    arm.skippedReason = outOfMemoryAt(config.batchSize);
                     detail::cuda::releaseCachedMemory();
                 } catch (const std::bad_alloc&) {
                     arm.skippedReason = outOfMemoryAt(config.batchSize);
