@@ -317,8 +317,10 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
         m_batch->xAxis->setRange(m_minBatch / 2, m_maxBatch * 2);
         m_batch->yAxis->setRange(0, std::max(m_batch->yAxis->range().upper, p.samplesPerSecond * 1.15));
         m_batch->yAxis2->setRange(0, std::max(1.0, m_maxBatchPeakMib * 1.15));
-        if (m_batchPeak->data()->isEmpty())
+        if (m_batchPeak->data()->isEmpty() && m_checkpointedPeak->data()->isEmpty())
             m_batchPeak->setName(tr("peak: not measured"));
+        else
+            m_batchPeak->setName(tr("peak"));
     } else {
         m_sweepWorkers->addData(double(p.value), p.samplesPerSecond);
         m_maxSweep = std::max(m_maxSweep, p.samplesPerSecond);

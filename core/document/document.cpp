@@ -4,6 +4,7 @@
 #include "core/session/memory_reading.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <new>
@@ -123,6 +124,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     auto positive = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
     analysis::LabMeasurements lab;
     lab.inference = session.inference();
+    if (const auto every = session.config.find("checkpoint_every"); every != session.config.end())
+        lab.armsCheckpointing = session::checkpointingName(std::atoll(every->second.c_str()));
     const auto device = session.config.find("device");
     const auto environment = session.environment.find("device");
     lab.cpu = (device != session.config.end() && device->second == "cpu") ||

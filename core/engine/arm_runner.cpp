@@ -155,9 +155,11 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
     if (config.checkpointEvery > 0 && isScriptModelPath(config.model))
         throw UserError("--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript model's "
                         "blocks are not known");
-    if (!cuda())
-        cpu::countAllocations();  // a CPU step's peak comes from the counting allocator
     m_dataset = openDataset(config);
+    // A CPU step's peak comes from the counting allocator; installed after the dataset is
+    // read, so that an in-memory dataset counts neither in the peaks nor against a limit.
+    if (!cuda())
+        cpu::countAllocations();
     // A model that cannot be built or loaded fails here, before any arm runs.
     buildModel(config, m_dataset->spec());
 }

@@ -32,7 +32,9 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction>
                                                    torch::autograd::variable_list outputGrads)
     {
         auto saved = c10::static_intrusive_pointer_cast<SavedBlock>(ctx->saved_data["block"].toCapsule());
-        const torch::Tensor x = ctx->get_saved_variables().at(0).detach().requires_grad_(true);
+        // The first block's input (the batch) needs no gradient: none is computed for it.
+        const bool inputGrad = ctx->needs_input_grad(0);
+        const torch::Tensor x = ctx->get_saved_variables().at(0).detach().requires_grad_(inputGrad);
         const std::vector<torch::Tensor> parameters = saved->block.ptr()->parameters();
         torch::Tensor y;
         {
@@ -40,11 +42,15 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction>
             const AutocastScope autocast(ctx->saved_data["autocast"].toBool(), x.device().type());
             y = saved->block.forward(x);
         }
-        std::vector<torch::Tensor> inputs{x};
+        std::vector<torch::Tensor> inputs;
+        if (inputGrad)
+            inputs.push_back(x);
         inputs.insert(inputs.end(), parameters.begin(), parameters.end());
         torch::autograd::variable_list grads =
             torch::autograd::grad({y}, inputs, {outputGrads.at(0)}, /*retain_graph=*/false, /*create_graph=*/false,
                                   /*allow_unused=*/true);
+        if (!inputGrad)
+            grads.insert(grads.begin(), torch::Tensor());
         grads.emplace_back();  // the block
         return grads;
     }

@@ -34,6 +34,14 @@ private:
     Net m_net;
 };
 
+// Checkpointing every N-th block of fewer than N would checkpoint none.
+void checkCheckpointEvery(const RunConfig& c, size_t blocks)
+{
+    if (c.checkpointEvery > int64_t(blocks))
+        throw UserError("--checkpoint-every " + std::to_string(c.checkpointEvery) + ": the " + c.model + " has " +
+                        std::to_string(blocks) + " blocks (--layers sets them)");
+}
+
 // One block of layers run in order. (A Sequential's forward is a template, which the
 // blocks' AnyModule cannot hold.)
 struct BlockImpl : nn::Module
@@ -75,6 +83,7 @@ BlockNet mlp(const RunConfig& c, const SampleSpec& data)
         blocks->push_back(Block(nn::Sequential(nn::Linear(width, c.hidden), nn::ReLU())));
         width = c.hidden;
     }
+    checkCheckpointEvery(c, blocks->size());
     return BlockNet(nn::Sequential(nn::Flatten()), blocks, nn::Sequential(nn::Linear(width, data.classes)),
                     c.checkpointEvery);
 }
@@ -93,6 +102,7 @@ BlockNet cnn(const RunConfig& c, const SampleSpec& data)
         channels = out;
         out = std::min<int64_t>(out * 2, 512);
     }
+    checkCheckpointEvery(c, blocks->size());
     return BlockNet(nn::Sequential(), blocks,
                     nn::Sequential(nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(channels, data.classes)),
                     c.checkpointEvery);
@@ -149,6 +159,7 @@ struct TransformerImpl : nn::Module
         for (int64_t i = 0; i < std::max<int64_t>(1, c.layers); ++i)
             blocks->push_back(EncoderBlock(c.hidden, c.heads));
         register_module("blocks", blocks);
+        checkCheckpointEvery(c, blocks->size());
         norm = register_module("norm", nn::LayerNorm(nn::LayerNormOptions({c.hidden})));
         head = register_module("head", nn::Linear(c.hidden, data.classes));
     }

@@ -3,6 +3,8 @@
 #include "core/format/format.h"
 #include "core/session/memory_reading.h"
 
+#include <algorithm>
+
 namespace kinetoscope::session {
 
 namespace {
@@ -73,8 +75,13 @@ LabReading readLab(const Session& s)
                               " the step's peak: freed blocks are kept; empty_cache() between phases of different "
                               "footprint, never inside the loop.");
     }
-    const std::optional<CheckpointTrade> trade = readCheckpointTrade(s);
-    for (const int64_t every : {int64_t(0), trade ? trade->every : int64_t(-1)}) {
+    // The batch-size series: without checkpointing, and with it (if the sweep ran one).
+    std::vector<int64_t> series{0};
+    for (const SweepPoint& p : s.sweep)
+        if (p.knob == "batch_size" && p.checkpointEvery > 0 &&
+            std::find(series.begin(), series.end(), p.checkpointEvery) == series.end())
+            series.push_back(p.checkpointEvery);
+    for (const int64_t every : series) {
         const BatchFit fit = readBatchFit(s, every);
         if (fit.largestFits && fit.fastest)
             r.lines.push_back((every > 0 ? "Batch size with " + checkpointingName(every) : std::string("Batch size")) +
@@ -83,12 +90,12 @@ LabReading readLab(const Session& s)
                                                     : std::string(" (none ran out of memory)")) +
                               ", the fastest is " + std::to_string(*fit.fastest) + ".");
     }
-    if (trade) {
+    if (const std::optional<CheckpointTrade> trade = readCheckpointTrade(s)) {
         std::string line = "At batch size " + std::to_string(trade->batchSize) + ", " + checkpointingName(trade->every);
         if (trade->peakWithoutBytes >= 0 && trade->peakWithBytes >= 0)
             line += " takes the peak from " + format::bytes(double(trade->peakWithoutBytes)) + " to " +
-                    format::bytes(double(trade->peakWithBytes)) + " (" + format::percent(trade->memorySaved()) +
-                    " saved) and";
+                    format::bytes(double(trade->peakWithBytes)) + " (" + format::percentChange(-trade->memorySaved()) +
+                    ") and";
         line += " the step from " + format::duration(trade->stepWithoutMs * 1e6) + " to " +
                 format::duration(trade->stepWithMs * 1e6) + " (" + format::percentChange(trade->timeCost()) + ").";
         r.lines.push_back(line);

@@ -370,6 +370,12 @@ private Q_SLOTS:
                                  "from 3.00 GiB to 1.50 GiB and the step from 100 ms to 125 ms; the largest batch "
                                  "that fits went from 64 to 128.") != std::string::npos,
                  cited->fix.c_str());
+        QVERIFY(cited->fix.starts_with("Checkpoint activations: wrap every N-th block"));
+        // Arms that already checkpoint are asked for more of it, not for it.
+        lab.armsCheckpointing = "checkpointing every 2nd block";
+        const Diagnosed already = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(find(already.findings, "activation-peak")
+                    ->fix.starts_with("The run's arms already used checkpointing every 2nd block: checkpoint more"));
     }
 
     void nonsenseMeasurementsGiveNoNonsenseFindings()

@@ -312,6 +312,12 @@ private Q_SLOTS:
         QCOMPARE(trade->peakWithoutBytes, sweep[2].peakAllocatedBytes);
         QCOMPARE(trade->peakWithBytes, sweep[3].peakAllocatedBytes);
         QVERIFY(trade->memorySaved() > 0);
+        // Every 5th of four blocks would checkpoint none: refused before anything runs.
+        engine::RunConfig tooFew = transformer("checkpoint-too-few", 5);
+        const engine::RunResult refused = engine::runLab(tooFew);
+        QVERIFY(!refused.ok);
+        QCOMPARE(QString::fromStdString(refused.error),
+                 QString("--checkpoint-every 5: the transformer has 4 blocks (--layers sets them)"));
         // The sweep's point with checkpointing survives the session file.
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);

@@ -84,6 +84,7 @@ struct LabMeasurements
         std::optional<int64_t> largestBatchFits;  // with checkpointing
     };
     std::optional<Checkpointing> checkpointing;
+    std::string armsCheckpointing;  // the arms ran with it ("checkpointing every 2nd block"), or empty
 };
 
 struct DiagnosisInput

@@ -325,10 +325,16 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
                                  " to " + std::to_string(*ckpt->largestBatchFits) + "."
                            : std::string("."))
                 : std::string();
-        f.fix = "Checkpoint activations: wrap every N-th block in torch.utils.checkpoint, so its activations are "
-                "recomputed in backward instead of kept (about one more forward of those blocks for most of their "
-                "activation memory)." +
-                checkpointSaving + " Or train in bf16 autocast, which keeps 16-bit activations: " +
+        // A peak measured on arms that already checkpoint asks for more of it, not for it.
+        const std::string checkpointAdvice =
+            lab.armsCheckpointing.empty()
+                ? std::string("Checkpoint activations: wrap every N-th block in torch.utils.checkpoint, so its "
+                              "activations are recomputed in backward instead of kept (about one more forward of "
+                              "those blocks for most of their activation memory).")
+                : "The run's arms already used " + lab.armsCheckpointing +
+                      ": checkpoint more of the blocks (a smaller N) to lower the peak further, at about one more "
+                      "forward of each.";
+        f.fix = checkpointAdvice + checkpointSaving + " Or train in bf16 autocast, which keeps 16-bit activations: " +
                 (compared ? "the lab measured its peak " + format::bytes(saving) + " lower (" + format::bytes(fp32Peak) +
                                 " in fp32, " + format::bytes(bf16Peak) + " in bf16)."
                         : std::string("the lab did not measure a bf16 peak to compare."));
@@ -337,7 +343,7 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
                     "def forward(self, x):\n"
                     "    for i, block in enumerate(self.blocks):\n"
                     "        # every 2nd block recomputes its activations in backward\n"
-                    "        x = checkpoint(block, x, use_reentrant=False) if i % 2 == 0 else block(x)\n"
+                    "        x = checkpoint(block, x, use_reentrant=False) if i % 2 == 1 else block(x)\n"
                     "    return x\n";
         out.push_back(std::move(f));
     }
