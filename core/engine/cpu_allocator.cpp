@@ -3,7 +3,9 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 
@@ -29,8 +31,9 @@ public:
         // The default allocator's context is its data pointer; keep ours the same.
         (void)inner.release_context();
         {
-            std::lock_guard lock(m_mutex);
-            m_sizes[data] = n;
+            Shard& shard = shardOf(data);
+            std::lock_guard lock(shard.mutex);
+            shard.sizes[data] = n;
         }
         const int64_t live = m_live += int64_t(n);
         int64_t peak = m_peak.load();
@@ -60,11 +63,12 @@ private:
     {
         CountingCpuAllocator& self = instance();
         {
-            std::lock_guard lock(self.m_mutex);
-            const auto it = self.m_sizes.find(data);
-            if (it != self.m_sizes.end()) {
+            Shard& shard = self.shardOf(data);
+            std::lock_guard lock(shard.mutex);
+            const auto it = shard.sizes.find(data);
+            if (it != shard.sizes.end()) {
                 self.m_live -= int64_t(it->second);
-                self.m_sizes.erase(it);
+                shard.sizes.erase(it);
             }
         }
         c10::GetDefaultCPUAllocator()->raw_deleter()(data);
@@ -73,8 +77,16 @@ private:
     std::atomic<int64_t> m_limit{0};
     std::atomic<int64_t> m_live{0};  // bytes handed out and not yet freed
     std::atomic<int64_t> m_peak{0};  // the most of m_live since the last reset
-    std::mutex m_mutex;
-    std::unordered_map<void*, size_t> m_sizes;
+    // The size of each live allocation, in shards by address, so that the intra-op
+    // threads allocating at once rarely wait on one another.
+    struct Shard
+    {
+        std::mutex mutex;
+        std::unordered_map<void*, size_t> sizes;
+    };
+    static constexpr size_t kShards = 16;
+    Shard& shardOf(const void* data) { return m_shards[(reinterpret_cast<uintptr_t>(data) >> 6) % kShards]; }
+    std::array<Shard, kShards> m_shards;
 };
 
 std::atomic<bool> g_counting{false};
