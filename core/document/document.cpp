@@ -4,8 +4,8 @@
 #include "core/session/memory_reading.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <new>
 

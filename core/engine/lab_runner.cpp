@@ -37,6 +37,25 @@ std::string outOfMemoryAt(int64_t batchSize)
     return "out of memory at batch size " + std::to_string(batchSize);
 }
 
+// One arm's run. An out-of-memory, torch's or the C++ runtime's, gives nullopt and its
+// reason in `outOfMemory` ("out of memory at batch size N", the cached blocks released);
+// any other error propagates.
+std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner, const detail::ArmOptions& arm,
+                                                      const RunConfig& config, double progressFrom,
+                                                      double progressTo, std::string& outOfMemory)
+{
+    try {
+        return runner.run(arm, config, progressFrom, progressTo);
+    } catch (const c10::Error& e) {
+        if (!detail::isOutOfMemory(e))
+            throw;
+        detail::cuda::releaseCachedMemory();
+    } catch (const std::bad_alloc&) {
+    }
+    outOfMemory = outOfMemoryAt(config.batchSize);
+    return std::nullopt;
+}
+
 std::map<std::string, std::string> configEntries(const RunConfig& c)
 {
     auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
@@ -151,35 +170,29 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                 // torch.compile has no C++ API; its C++ counterpart is a whole-step CUDA graph.
                 arm.skippedReason = "needs a GPU";
             } else {
-                try {
-                    const detail::ArmResult measured =
-                        runner.run(options, config, double(unit) / double(units), double(unit + 1) / double(units));
+                const std::optional<detail::ArmResult> measured =
+                    runUnlessOutOfMemory(runner, options, config, double(unit) / double(units),
+                                         double(unit + 1) / double(units), arm.skippedReason);
+                if (measured) {
                     arm.ran = true;
-                    arm.samplesPerSecond = measured.samplesPerSecond;
-                    arm.meanStepMs = measured.meanStepMs;
-                    arm.peakAllocatedBytes = measured.peakAllocatedBytes;
-                    arm.latency = measured.latency;
+                    arm.samplesPerSecond = measured->samplesPerSecond;
+                    arm.meanStepMs = measured->meanStepMs;
+                    arm.peakAllocatedBytes = measured->peakAllocatedBytes;
+                    arm.latency = measured->latency;
                     if (options.recordSteps) {
-                        s.phases = measured.phases;
-                        s.steps = measured.steps;
+                        s.phases = measured->phases;
+                        s.steps = measured->steps;
                         if (config.split) {
-                            s.dataLoaderMs = measured.meanMs("data");
+                            s.dataLoaderMs = measured->meanMs("data");
                             s.computeMs = config.mode == "inference"
-                                              ? measured.meanMs("latency")
-                                              : measured.meanMs("forward") + measured.meanMs("backward") +
-                                                    measured.meanMs("optimizer");
+                                              ? measured->meanMs("latency")
+                                              : measured->meanMs("forward") + measured->meanMs("backward") +
+                                                    measured->meanMs("optimizer");
                         }
-                        s.memory = measured.memory;
+                        s.memory = measured->memory;
                         if (s.memory && callbacks.memory)
                             callbacks.memory(*s.memory);
                     }
-                } catch (const c10::Error& e) {
-                    if (!detail::isOutOfMemory(e))
-                        throw;
-                    arm.skippedReason = outOfMemoryAt(config.batchSize);
-                    detail::cuda::releaseCachedMemory();
-                } catch (const std::bad_alloc&) {
-                    arm.skippedReason = outOfMemoryAt(config.batchSize);
                 }
             }
             ++unit;
@@ -194,24 +207,20 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         // are reported as not run. With checkpointing asked for, each batch size runs
         // without it and then with it: two series, each stopping at its own out-of-memory.
         auto measurePoint = [&](session::SweepPoint& p, const RunConfig& point) {
+            std::string name = std::string("sweep ") + p.knob + "=" + std::to_string(p.value);
+            if (p.checkpointEvery > 0)
+                name += " checkpoint_every=" + std::to_string(p.checkpointEvery);
             try {
-                std::string name = std::string("sweep ") + p.knob + "=" + std::to_string(p.value);
-                if (p.checkpointEvery > 0)
-                    name += " checkpoint_every=" + std::to_string(p.checkpointEvery);
-                const detail::ArmResult measured = runner.run({name, false, false, false, false}, point,
-                                                              double(unit) / double(units), double(unit + 1) / double(units));
-                p.samplesPerSecond = measured.samplesPerSecond;
-                p.dataWaitMs = measured.meanMs("data");
-                p.meanStepMs = measured.meanStepMs;
-                p.peakAllocatedBytes = measured.peakAllocatedBytes;
-                p.latency = measured.latency;
-            } catch (const c10::Error& e) {
-                if (!detail::isOutOfMemory(e))
-                    throw;
-                p.error = outOfMemoryAt(point.batchSize);
-                detail::cuda::releaseCachedMemory();
-            } catch (const std::bad_alloc&) {
-                p.error = outOfMemoryAt(point.batchSize);
+                const std::optional<detail::ArmResult> measured =
+                    runUnlessOutOfMemory(runner, {name, false, false, false, false}, point, double(unit) / double(units),
+                                         double(unit + 1) / double(units), p.error);
+                if (!measured)
+                    return;
+                p.samplesPerSecond = measured->samplesPerSecond;
+                p.dataWaitMs = measured->meanMs("data");
+                p.meanStepMs = measured->meanStepMs;
+                p.peakAllocatedBytes = measured->peakAllocatedBytes;
+                p.latency = measured->latency;
             } catch (const UserError& e) {
                 p.error = e.what();  // a batch larger than the dataset, say: the other points still run
             }

@@ -49,6 +49,16 @@ inline bool isInference(const DiagnosisInput& in)
     return in.summary.window.kind == RunKind::Inference;
 }
 
+// A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
+// trace suggested it or the lab measured it.
+inline constexpr const char* kDataLoaderSnippet =
+    "loader = torch.utils.data.DataLoader(\n"
+    "    dataset, batch_size=batch_size, shuffle=True,\n"
+    "    num_workers=8,            # about the CPU cores per GPU\n"
+    "    pin_memory=True,          # page-locked batches: async copies\n"
+    "    persistent_workers=True,  # no worker restart each epoch\n"
+    "    prefetch_factor=4)        # batches queued per worker\n";
+
 // Severity from the share of the step a fix would save: one scale for every time rule.
 inline Severity severityForGain(double fraction)
 {

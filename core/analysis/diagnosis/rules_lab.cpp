@@ -65,6 +65,19 @@ std::optional<double> jump(const Arm& from, const Arm& to)
     return ratio;
 }
 
+// An arm's mean time as evidence: "fp32_step_us", or "fp32_latency_per_batch_us" when the
+// pair is judged per batch.
+Evidence::Figure armTime(const char* name, double ns, bool batch)
+{
+    return {std::string(name) + (batch ? "_latency_per_batch_us" : "_step_us"), ns / 1e3, Unit::Microseconds};
+}
+
+// What the faster arm saves, as a share of the slower arm's step (or batch).
+Evidence::Figure savingShare(double gain, double slowerNs, bool batch)
+{
+    return {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, slowerNs), Unit::Fraction};
+}
+
 const char* autocastDevice(const LabMeasurements& lab) { return lab.cpu ? "cpu" : "cuda"; }
 
 void precision(const LabMeasurements& lab, std::vector<Finding>& out)
@@ -85,8 +98,7 @@ void precision(const LabMeasurements& lab, std::vector<Finding>& out)
         f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
                         "bottleneck. Look at the input pipeline, launches and synchronisation first.";
         if (fp32.ns && bf16.ns)
-            f.evidence.figures = {{batch ? "fp32_latency_per_batch_us" : "fp32_step_us", *fp32.ns / 1e3, Unit::Microseconds},
-                                  {batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds}};
+            f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch)};
         f.evidence.figures.push_back({"bf16_speedup", speedup, Unit::Fraction});
         f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio});
         f.measured = true;
@@ -110,10 +122,8 @@ void precision(const LabMeasurements& lab, std::vector<Finding>& out)
                     (lab.inference ? "The model was bound by fp32 arithmetic; served in bf16, each batch takes "
                                    : "The step was bound by fp32 arithmetic; trained in bf16, each step takes ") +
                     format::duration(gain) + " less, as measured.";
-    f.evidence.figures = {{batch ? "fp32_latency_per_batch_us" : "fp32_step_us", *fp32.ns / 1e3, Unit::Microseconds},
-                          {batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
-                          {"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio},
-                          {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, *fp32.ns), Unit::Fraction}};
+    f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch),
+                          {"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio}, savingShare(gain, *fp32.ns, batch)};
     if (lab.fp32PeakBytes && lab.bf16PeakBytes && std::isfinite(*lab.fp32PeakBytes) && std::isfinite(*lab.bf16PeakBytes)) {
         f.evidence.figures.push_back({"fp32_peak_bytes", *lab.fp32PeakBytes, Unit::Bytes});
         f.evidence.figures.push_back({"bf16_peak_bytes", *lab.bf16PeakBytes, Unit::Bytes});
@@ -161,9 +171,7 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
         f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
                         "fused. torch.compile / CUDA graphs will not help much.";
         if (bf16.ns && graphed.ns)
-            f.evidence.figures = {{batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
-                                  {batch ? "graphed_latency_per_batch_us" : "graphed_step_us", *graphed.ns / 1e3,
-                                   Unit::Microseconds}};
+            f.evidence.figures = {armTime("bf16", *bf16.ns, batch), armTime("graphed", *graphed.ns, batch)};
         f.evidence.figures.push_back({"graph_speedup", speedup, Unit::Fraction});
         f.evidence.figures.push_back({"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio});
         f.measured = true;
@@ -187,10 +195,8 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
                     " the samples per second. Launch overhead (the host issuing many small kernels one at a time) "
                     "costs real time here; a graph launches them all at once, " +
                     format::duration(gain) + " less " + per + ", as measured.";
-    f.evidence.figures = {{batch ? "bf16_latency_per_batch_us" : "bf16_step_us", *bf16.ns / 1e3, Unit::Microseconds},
-                          {batch ? "graphed_latency_per_batch_us" : "graphed_step_us", *graphed.ns / 1e3, Unit::Microseconds},
-                          {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio},
-                          {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, *bf16.ns), Unit::Fraction}};
+    f.evidence.figures = {armTime("bf16", *bf16.ns, batch), armTime("graphed", *graphed.ns, batch),
+                          {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio}, savingShare(gain, *bf16.ns, batch)};
     f.estimatedGainNs = gain;
     f.perBatch = batch;
     f.gainMethod = std::string("measured in the lab: the bf16 arm's mean ") + (batch ? "latency per batch" : "step") +
@@ -246,12 +252,7 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the copy overlaps, "
             "persistent workers; if workers are already many, make the per-sample work cheaper (decode once, "
             "cache, move augmentation to the GPU).";
-    f.snippet = "loader = torch.utils.data.DataLoader(\n"
-                "    dataset, batch_size=batch_size, shuffle=True,\n"
-                "    num_workers=8,            # about the CPU cores per GPU\n"
-                "    pin_memory=True,          # page-locked batches: async copies\n"
-                "    persistent_workers=True,  # no worker restart each epoch\n"
-                "    prefetch_factor=4)        # batches queued per worker\n";
+    f.snippet = kDataLoaderSnippet;
     out.push_back(std::move(f));
 }
 

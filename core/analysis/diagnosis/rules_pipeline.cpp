@@ -87,12 +87,7 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
     f.fix = "Load batches in parallel worker processes and keep them ahead of the GPU; pin host memory so the "
             "copy can overlap. If workers are already many, make the per-sample work cheaper (decode once, "
             "cache, move augmentation to the GPU).";
-    f.snippet = "loader = torch.utils.data.DataLoader(\n"
-                "    dataset, batch_size=batch_size, shuffle=True,\n"
-                "    num_workers=8,            # about the CPU cores per GPU\n"
-                "    pin_memory=True,          # page-locked batches: async copies\n"
-                "    persistent_workers=True,  # no worker restart each epoch\n"
-                "    prefetch_factor=4)        # batches queued per worker\n";
+    f.snippet = kDataLoaderSnippet;
     out.push_back(std::move(f));
 }
 
