@@ -6,25 +6,18 @@
 // the ratio it prints is then the order's own bias, the noise floor of the first.
 //
 //   bench_cpu_allocator [--control] [--model mlp|cnn|transformer] [--rounds N] [--steps N] ...
+#include "bench/engine_bench_support.h"
 #include "core/engine/cpu_allocator.h"
 #include "core/engine/lab_runner.h"
-#include "core/lab/run_options.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 using namespace kinetoscope;
+using bench::median;
 
 namespace {
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 std::vector<double> measure(const engine::RunConfig& config, int rounds, const char* phase)
 {
@@ -48,17 +41,8 @@ int main(int argc, char** argv)
     config.batchSize = 128;
     int rounds = 5;
     bool control = false;
-    std::vector<std::string> options;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--control")
-            control = true;
-        else if (std::string(argv[i]) == "--rounds" && i + 1 < argc)
-            rounds = std::max(1, std::atoi(argv[++i]));
-        else
-            options.emplace_back(argv[i]);
-    }
     std::string error;
-    if (!lab::parseRunOptions(options, config, error)) {
+    if (!bench::parseEngineBenchArgs(argc, argv, config, rounds, {{"--control", &control}}, error)) {
         std::fprintf(stderr, "bench_cpu_allocator: %s\n", error.c_str());
         return 2;
     }

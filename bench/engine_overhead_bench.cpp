@@ -6,26 +6,15 @@
 //
 //   bench_engine_overhead [--model mlp|cnn|transformer] [--device cpu|cuda] [--rounds N]
 //                         [--steps N] [--batch-size N]
+#include "bench/engine_bench_support.h"
 #include "core/engine/lab_runner.h"
-#include "core/lab/run_options.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 using namespace kinetoscope;
-
-namespace {
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
+using bench::median;
 
 int main(int argc, char** argv)
 {
@@ -37,15 +26,8 @@ int main(int argc, char** argv)
     config.batchSize = 128;
     config.outDir = "bench/out/engine-overhead";
     int rounds = 7;
-    std::vector<std::string> options;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--rounds" && i + 1 < argc)
-            rounds = std::max(1, std::atoi(argv[++i]));
-        else
-            options.emplace_back(argv[i]);
-    }
     std::string error;
-    if (!lab::parseRunOptions(options, config, error)) {
+    if (!bench::parseEngineBenchArgs(argc, argv, config, rounds, {}, error)) {
         std::fprintf(stderr, "bench_engine_overhead: %s\n", error.c_str());
         return 2;
     }
