@@ -195,12 +195,10 @@ std::string infoText(const std::string& path, const LoadResult& result)
         row("ranks", "single process (no distributedInfo)");
     row("time span", format::duration(model.endNs() - model.beginNs()));
     const size_t steps = countEventsWithNamePrefix(model);
-    row("steps", steps ? format::count(steps) + " ProfilerStep markers"
+    row("steps", steps ? format::counted(steps, "ProfilerStep marker")
                        : "no ProfilerStep markers (analysed as one window)");
     const TrackCounts tracks = countTracks(model);
-    auto counted = [](size_t n, const char* noun) {
-        return format::count(n) + " " + noun + (n == 1 ? "" : "s");
-    };
+    using format::counted;
     row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " + counted(tracks.gpuStreams, "GPU stream") +
                       (tracks.other ? ", " + format::count(tracks.other) + " other" : ""));
     row("events", format::count(s.entries) + " entries: " + format::count(s.completeEvents) +
@@ -231,14 +229,15 @@ std::string infoText(const std::string& path, const LoadResult& result)
     if (s.mendedStrings)
         row("mended", format::count(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
     if (s.valuesOutOfRange)
-        row("unset", format::count(s.valuesOutOfRange) + " device activities with an arg beyond what its field holds (left unset)");
+        row("unset", counted(s.valuesOutOfRange, "device activity", "device activities") +
+                         " with an arg beyond what its field holds (left unset)");
     if (s.clampedTimes)
         row("clamped", format::count(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
     const LinkCounts links = countLinks(model);
-    row("links", format::count(links.activitiesLinked) + " of " + format::count(links.activities) +
-                     " device activities joined to their launch; " +
-                     format::count(links.launchesWithOp) + " of " + format::count(links.launches) +
-                     " launch calls to their op; " + format::count(model.flows().size()) + " flows");
+    row("links", format::count(links.activitiesLinked) + " of " +
+                     counted(links.activities, "device activity", "device activities") + " joined to their launch; " +
+                     format::count(links.launchesWithOp) + " of " + counted(links.launches, "launch call") +
+                     " to their op; " + counted(model.flows().size(), "flow"));
     row("load", format::seconds(s.loadSeconds) + ", " +
                     format::byteRate(s.loadSeconds > 0 ? double(s.bytesRead) / s.loadSeconds : 0.0) + " of " +
                     format::bytes(double(s.bytesRead)) + " JSON; model " + format::bytes(double(model.memoryBytes())) +

@@ -143,14 +143,14 @@ void collectivesText(const job::Job& job, std::ostream& out)
         const job::MatchedCollective& m = *byWait[i];
         size_t waiter = 0;
         const int64_t wait = longestWait(m, &waiter);
-        char line[240];
-        std::snprintf(line, sizeof line, "%-26s  %5s  %-10s  %9s  %9s rank %-3d  rank %-3d  %s\n",
-                      collectiveName(m).substr(0, 26).c_str(), m.step ? std::to_string(*m.step).c_str() : "-",
-                      m.bytes >= 0 ? format::bytes(double(m.bytes)).c_str() : "-",
-                      format::duration(double(m.transferNs)).c_str(), format::duration(double(wait)).c_str(),
-                      job.ranks[waiter].rank, job.ranks[size_t(m.lastToArrive)].rank,
-                      m.busBytesPerS > 0 ? format::byteRate(m.busBytesPerS).c_str() : "-");
-        out << line;
+        out << format::padRight(format::clip(collectiveName(m), 26), 26) << "  "
+            << format::padLeft(m.step ? std::to_string(*m.step) : "-", 5) << "  "
+            << format::padRight(m.bytes >= 0 ? format::bytes(double(m.bytes)) : "-", 10) << "  "
+            << format::padLeft(format::duration(double(m.transferNs)), 9) << "  "
+            << format::padLeft(format::duration(double(wait)), 9) << " rank "
+            << format::padRight(std::to_string(job.ranks[waiter].rank), 3) << "  rank "
+            << format::padRight(std::to_string(job.ranks[size_t(m.lastToArrive)].rank), 3) << "  "
+            << (m.busBytesPerS > 0 ? format::byteRate(m.busBytesPerS) : "-") << "\n";
     }
     if (byWait.size() > kCollectivesListed)
         out << "(" << byWait.size() - kCollectivesListed << " more in --json)\n";
@@ -185,7 +185,7 @@ void collectivesMarkdown(const job::Job& job, std::ostream& out)
 std::string jobHeader(const job::Job& job)
 {
     std::ostringstream out;
-    out << "job of " << job.ranks.size() << " ranks";
+    out << "job of " << format::counted(job.ranks.size(), "rank");
     if (job.worldSize > 0)
         out << " (world size " << job.worldSize << ")";
     out << ", " << job.commonSteps.size() << " common steady steps";
@@ -260,14 +260,12 @@ std::string jobText(const job::Job& job)
             << " across ranks (host clocks and launch skew together)\n";
     out << "\nrank  from             mean step   own work   exposed comm  hidden comm  file\n";
     for (const job::Rank& r : job.ranks) {
-        char line[160];
         const bool has = job.meanStepNs.count(r.rank) > 0;
-        std::snprintf(line, sizeof line, "%4d  %-15s  %10s  %9s  %12s  %11s  ", r.rank, r.rankSource,
-                      has ? format::duration(job.meanStepNs.at(r.rank)).c_str() : "-",
-                      has ? format::duration(job.meanOwnNs.at(r.rank)).c_str() : "-",
-                      has ? format::duration(job.meanCommunicationNs.at(r.rank)).c_str() : "-",
-                      has ? format::duration(meanHiddenNs(job, r)).c_str() : "-");
-        out << line << r.doc->path << (job.straggler == r.rank ? "  <- straggler" : "") << "\n";
+        auto time = [&](double ns, size_t width) { return format::padLeft(has ? format::duration(ns) : "-", width); };
+        out << format::padLeft(std::to_string(r.rank), 4) << "  " << format::padRight(r.rankSource, 15) << "  "
+            << time(has ? job.meanStepNs.at(r.rank) : 0, 10) << "  " << time(has ? job.meanOwnNs.at(r.rank) : 0, 9)
+            << "  " << time(has ? job.meanCommunicationNs.at(r.rank) : 0, 12) << "  "
+            << time(has ? meanHiddenNs(job, r) : 0, 11) << "  " << r.doc->path << (job.straggler == r.rank ? "  <- straggler" : "") << "\n";
     }
     collectivesText(job, out);
     return out.str();
@@ -308,14 +306,14 @@ std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Fi
 
 std::string jobDiagnosisMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings)
 {
-    return "# Diagnosis of a job of " + std::to_string(job.ranks.size()) + " ranks\n\n" + findingsSections(job, findings);
+    return "# Diagnosis of a job of " + format::counted(job.ranks.size(), "rank") + "\n\n" + findingsSections(job, findings);
 }
 
 std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings, const std::string& name)
 {
     std::ostringstream out;
     out << "# Why is this job slow? — " << name << "\n\n"
-        << job.ranks.size() << " ranks";
+        << format::counted(job.ranks.size(), "rank");
     if (job.worldSize > 0)
         out << " (world size " << job.worldSize << ")";
     out << ", " << job.commonSteps.size() << " common steady steps";

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -14,6 +13,12 @@ using nlohmann::json;
 using namespace kinetoscope::analysis;
 
 namespace {
+
+// "   12 calls", "    1 call ": a count right-aligned in `width`, its noun agreeing.
+std::string callsColumn(int64_t calls, size_t width)
+{
+    return format::padLeft(format::count(calls), width) + (calls == 1 ? " call " : " calls");
+}
 
 double toUs(double ns)
 {
@@ -389,32 +394,27 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
         for (size_t i = 0; i < kHostStateCount; ++i) {
             if (model.idleByHostState[i] <= 0)
                 continue;
-            char line[96];
-            std::snprintf(line, sizeof line, "  %-14s %12s idle   (host %s)\n", hostStateName(HostState(i)),
-                          format::duration(model.idleByHostState[i]).c_str(), format::duration(model.hostByState[i]).c_str());
-            out << line;
+            out << "  " << format::padRight(hostStateName(HostState(i)), 14) << " "
+                << format::padLeft(format::duration(model.idleByHostState[i]), 12) << " idle   (host "
+                << format::duration(model.hostByState[i]) << ")\n";
         }
         out << "Causal gains (the step replayed without each cause; credited once, never above its gain alone)\n";
         for (size_t i = 0; i < kCauseCount; ++i) {
             if (model.gainNs[i] <= 0 && model.soloGainNs[i] <= 0)
                 continue;
-            char line[128];
-            std::snprintf(line, sizeof line, "  %-16s %12s  (alone %s, after the others %s)\n", causeName(Cause(i)),
-                          format::duration(model.gainNs[i]).c_str(), format::duration(model.soloGainNs[i]).c_str(), format::duration(model.afterOthersNs[i]).c_str());
-            out << line;
+            out << "  " << format::padRight(causeName(Cause(i)), 16) << " " << format::padLeft(format::duration(model.gainNs[i]), 12)
+                << "  (alone " << format::duration(model.soloGainNs[i]) << ", after the others "
+                << format::duration(model.afterOthersNs[i]) << ")\n";
         }
-        char check[128];
-        std::snprintf(check, sizeof check, "  model check: replayed step %s vs measured %s\n", format::duration(model.replayedStepNs).c_str(),
-                      format::duration(model.stepNs).c_str());
-        out << check;
+        out << "  model check: replayed step " << format::duration(model.replayedStepNs) << " vs measured "
+            << format::duration(model.stepNs) << "\n";
     }
     out << "\n\nStep-time breakdown (average per step)\n";
     for (size_t c = 0; c < kTimeCategoryCount; ++c) {
         const double share = all.averageTotalNs > 0 ? all.averageNs[c] / all.averageTotalNs : 0.0;
-        char line[96];
-        std::snprintf(line, sizeof line, "  %-14s %12s  %7s\n", std::string(timeCategoryKey(TimeCategory(c))).c_str(),
-                      format::duration(all.averageNs[c]).c_str(), format::percent(share).c_str());
-        out << line;
+        out << "  " << format::padRight(timeCategoryKey(TimeCategory(c)), 14) << " "
+            << format::padLeft(format::duration(all.averageNs[c]), 12) << "  " << format::padLeft(format::percent(share), 7)
+            << "\n";
     }
     out << "\nGPU\n";
     if (s.gpu.empty())
@@ -446,14 +446,10 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             << format::duration(double(g.hostWaitNs)) << ", short gaps " << format::duration(double(g.shortNs)) << ", other "
             << format::duration(double(g.otherNs)) << ")\n";
     if (s.launches.launchDelay.count > 0) {
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "  launches: %s kernels under 10 µs; launch delay p50 %s, p95 %s; launch call mean %s\n",
-                      percentOr(s.launches.shortKernelShare).c_str(),
-                      format::duration(double(s.launches.launchDelay.p50)).c_str(),
-                      format::duration(double(s.launches.launchDelay.p95)).c_str(),
-                      format::duration(s.launches.launchCallDuration.mean).c_str());
-        out << line;
+        out << "  launches: " << percentOr(s.launches.shortKernelShare) << " kernels under 10 µs; launch delay p50 "
+            << format::duration(double(s.launches.launchDelay.p50)) << ", p95 "
+            << format::duration(double(s.launches.launchDelay.p95)) << "; launch call mean "
+            << format::duration(s.launches.launchCallDuration.mean) << "\n";
     }
     // Ranked by device time; by CPU time when no op launched device work.
     std::vector<OpStats> ops = s.ops.byName;
@@ -463,21 +459,18 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     out << (anyDevice ? "\nTop operators by device time\n" : "\nTop operators by CPU time\n");
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, ops.size()); ++i) {
         const OpStats& o = ops[i];
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-40.40s %8s calls  device %10s  CPU %10s  self CPU %10s\n",
-                      o.name.c_str(), format::count(uint64_t(o.calls)).c_str(), format::duration(double(o.deviceTotalNs)).c_str(),
-                      format::duration(double(o.cpuTotalNs)).c_str(), format::duration(double(o.selfCpuNs)).c_str());
-        out << line;
+        out << "  " << format::padRight(format::clip(o.name, 40), 40) << " " << callsColumn(o.calls, 8) << "  device "
+            << format::padLeft(format::duration(double(o.deviceTotalNs)), 10) << "  CPU "
+            << format::padLeft(format::duration(double(o.cpuTotalNs)), 10) << "  self CPU "
+            << format::padLeft(format::duration(double(o.selfCpuNs)), 10) << "\n";
     }
     out << "\nTop kernels\n";
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.kernels.size()); ++i) {
         const KernelStats& k = s.kernels[i];
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-56.56s %7s calls %10s  mean %10s%s\n", k.name.c_str(),
-                      format::count(uint64_t(k.calls)).c_str(), format::duration(double(k.totalNs)).c_str(),
-                      format::duration(k.meanNs()).c_str(),
-                      k.unit == MatrixUnit::TensorCore ? "  TC" : k.unit == MatrixUnit::Simt ? "  SIMT" : "");
-        out << line;
+        out << "  " << format::padRight(format::clip(k.name, 56), 56) << " " << callsColumn(k.calls, 7) << " "
+            << format::padLeft(format::duration(double(k.totalNs)), 10) << "  mean "
+            << format::padLeft(format::duration(k.meanNs()), 10)
+            << (k.unit == MatrixUnit::TensorCore ? "  TC" : k.unit == MatrixUnit::Simt ? "  SIMT" : "") << "\n";
     }
     if (!s.memory.empty()) {
         out << "\nMemory\n";
@@ -506,13 +499,10 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             const ModuleNode& m = *bySelf[i];
             // The path's innermost modules tell most: cut from the left.
             const std::string shownPath = m.path.size() <= 60 ? m.path : "..." + m.path.substr(m.path.size() - 57);
-            char line[320];
-            std::snprintf(line, sizeof line, "  %-60.60s %6s calls  device self %10s  total %10s  host %10s\n",
-                          shownPath.c_str(), format::count(uint64_t(m.calls)).c_str(),
-                          format::duration(double(m.deviceSelfNs)).c_str(),
-                          format::duration(double(m.deviceTotalNs)).c_str(),
-                          format::duration(double(m.hostTotalNs)).c_str());
-            out << line;
+            out << "  " << format::padRight(format::clip(shownPath, 60), 60) << " " << callsColumn(m.calls, 6)
+                << "  device self " << format::padLeft(format::duration(double(m.deviceSelfNs)), 10) << "  total "
+                << format::padLeft(format::duration(double(m.deviceTotalNs)), 10) << "  host "
+                << format::padLeft(format::duration(double(m.hostTotalNs)), 10) << "\n";
         }
     }
     out << "\nloaded in " << format::seconds(loaded.model->stats().loadSeconds) << ", analysed in "

@@ -1,8 +1,8 @@
 #include "core/format/format.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
-#include <algorithm>
 #include <cmath>
 
 namespace kinetoscope::format {
@@ -199,6 +199,40 @@ std::string number(double value)
         return fixed(value, decimals);
     }
     return grouped(fixed(value, decimalsFor(magnitude)));
+}
+
+std::string counted(uint64_t value, std::string_view singular, std::string_view plural)
+{
+    if (value == 1)
+        return "1 " + std::string(singular);
+    return count(value) + " " + (plural.empty() ? std::string(singular) + "s" : std::string(plural));
+}
+
+size_t displayWidth(std::string_view utf8)
+{
+    // Every byte but a continuation byte (10xxxxxx) starts a character.
+    return size_t(std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string padLeft(std::string_view utf8, size_t width)
+{
+    const size_t shown = displayWidth(utf8);
+    return std::string(width > shown ? width - shown : 0, ' ') + std::string(utf8);
+}
+
+std::string padRight(std::string_view utf8, size_t width)
+{
+    const size_t shown = displayWidth(utf8);
+    return std::string(utf8) + std::string(width > shown ? width - shown : 0, ' ');
+}
+
+std::string clip(std::string_view utf8, size_t width)
+{
+    size_t characters = 0;
+    for (size_t i = 0; i < utf8.size(); ++i)
+        if ((static_cast<unsigned char>(utf8[i]) & 0xC0) != 0x80 && characters++ == width)
+            return std::string(utf8.substr(0, i));
+    return std::string(utf8);
 }
 
 }  // namespace kinetoscope::format

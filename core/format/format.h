@@ -69,5 +69,16 @@ std::string count(double value);
 std::string rate(double perSecond, std::string_view what);
 // A plain number, three significant digits: "0.0123", "4.56", "789", "12,346".
 std::string number(double value);
+// A count with its noun, singular for one: counted(1, "call") is "1 call", counted(3,
+// "call") "3 calls", counted(2, "device activity", "device activities") "2 device activities".
+std::string counted(uint64_t value, std::string_view singular, std::string_view plural = {});
+
+// Text columns. UTF-8 text is as wide as its characters, not its bytes ("1.23 µs" is 7
+// wide, 8 bytes): padding counts characters, so a column with µ, × or − stays aligned.
+size_t displayWidth(std::string_view utf8);
+std::string padLeft(std::string_view utf8, size_t width);   // right-aligned in `width`
+std::string padRight(std::string_view utf8, size_t width);  // left-aligned in `width`
+// The first `width` characters (never half a character).
+std::string clip(std::string_view utf8, size_t width);
 
 }  // namespace kinetoscope::format

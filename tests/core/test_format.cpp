@@ -81,6 +81,29 @@ private Q_SLOTS:
         QCOMPARE(format::number(1e300).size() < 420, true);  // no crash, no overflow of a buffer
     }
 
+    // Text columns count characters, not bytes: µ, × and − are one column each.
+    void columnsCountCharactersNotBytes()
+    {
+        QCOMPARE(format::displayWidth("1.23 µs"), size_t(7));
+        QCOMPARE(std::string("1.23 µs").size(), size_t(8));
+        QCOMPARE(format::padLeft("1.23 µs", 10), std::string("   1.23 µs"));
+        QCOMPARE(format::padLeft("1.23 ms", 10), std::string("   1.23 ms"));
+        QCOMPARE(format::displayWidth(format::padLeft("−5.0 %", 9)), size_t(9));
+        QCOMPARE(format::padRight("2.0×", 6), std::string("2.0×  "));
+        QCOMPARE(format::padLeft("toolong", 3), std::string("toolong"));  // never cut
+        QCOMPARE(format::clip("aµbµc", 3), std::string("aµb"));           // never half a character
+        QCOMPARE(format::clip("abc", 5), std::string("abc"));
+    }
+
+    void countsAgreeWithTheirNoun()
+    {
+        QCOMPARE(format::counted(1, "call"), std::string("1 call"));
+        QCOMPARE(format::counted(0, "call"), std::string("0 calls"));
+        QCOMPARE(format::counted(1234, "rank"), std::string("1,234 ranks"));
+        QCOMPARE(format::counted(1, "device activity", "device activities"), std::string("1 device activity"));
+        QCOMPARE(format::counted(2, "device activity", "device activities"), std::string("2 device activities"));
+    }
+
     // The GUI runs under the user's locale: a comma locale must not change the text.
     void theLocaleNeverChangesTheText()
     {
