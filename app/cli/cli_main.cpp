@@ -1,78 +1,18 @@
 #include "app/cli/cli_main.h"
 
+#include "app/cli/command_help.h"
 #include "app/cli/diagnose_command.h"
 #include "app/cli/diff_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/summary_command.h"
 #include "app/cli/run_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <new>
+#include <optional>
 
 namespace kinetoscope::cli {
-
-namespace {
-
-constexpr const char* kUsage =
-    "usage: kinetoscope <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
-    "                        format, devices, ranks, time span, steps, events per category,\n"
-    "                        skipped events with reasons, load time and throughput\n"
-    "  summary TRACE [--json] [--series] [--memory-points N] [--step-marker NAME]\n"
-    "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
-    "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
-    "  summary DIR|TRACE TRACE... [--json]\n"
-    "                        a job of several ranks: each rank's step, own work, exposed and\n"
-    "                        hidden communication, the straggler with its cause, collectives\n"
-    "                        matched across ranks (transfer, wait, bus bandwidth), clock offsets\n"
-    "  diagnose TRACE [--json|--markdown] [--fail-on low|medium|high]\n"
-    "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
-    "                        ranked findings with evidence, estimated gain and the fix\n"
-    "  diagnose DIR|TRACE TRACE... [--json|--markdown] [--link-gbps N]\n"
-    "                        a job of several ranks: straggler, load imbalance, exposed\n"
-    "                        communication, slow collectives; each rank's first finding\n"
-    "  diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME]\n"
-    "                        the verdict on step time (with a 95 % interval) and where the\n"
-    "                        change came from: breakdown, causes, kernels, ops, memory, findings\n"
-    "  run --model mlp|cnn|transformer|FILE.pt --dataset synthetic|mnist|cifar10|tensors\n"
-    "      [--data PATH] [--device auto|cpu|cuda] [--batch-size N] [--steps N] [--warmup N]\n"
-    "      [--workers N] [--lab] [--split] [--sweep workers=0,2,4,8] [--profile] --out DIR\n"
-    "                        run the method on a model through LibTorch: a session + trace\n"
-    "                        (`kinetoscope run --help` lists every knob)\n"
-    "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
-    "                        the diagnosis page (figures, plots, findings) as a document\n"
-    "  report DIR|TRACE TRACE... --out FILE.{pdf,png,html,md}\n"
-    "                        a job of several ranks: its diagnosis, the ranks, the collectives\n"
-    "                        waited on longest and the rank x step heatmap\n"
-    "  help                  this text\n"
-    "\n"
-    "kinetoscope [FILE...]   the desktop app, opening the files given\n"
-    "\n"
-    "exit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond PCT), 2 bad input (one line on stderr)\n";
-
-int runCommand(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
-               std::ostream& err);
-
-}  // namespace
-
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
-{
-    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-        (args.empty() ? err : out) << kUsage;
-        return args.empty() ? kExitBadInput : kExitOk;
-    }
-    const std::string& command = args[0];
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    try {
-        return runCommand(command, rest, out, err);
-    } catch (const std::bad_alloc&) {
-        // Loading and analysis report this themselves; this is for whatever else runs out.
-        err << "kinetoscope " << command << ": out of memory: free memory and try again\n";
-        return kExitBadInput;
-    }
-}
 
 namespace {
 
@@ -89,16 +29,79 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
         return runDiff(rest, out, err);
     if (command == "run")
         return runRun(rest, out, err);
+    if (command == "report") {  // a build with the GUI draws it (app/gui); this one has no Qt
+        err << "kinetoscope report: this build has no GUI (KINETOSCOPE_GUI=OFF) to draw the page; "
+               "'kinetoscope diagnose --markdown' writes the findings\n";
+        return kExitBadInput;
+    }
     err << "kinetoscope: unknown command '" << command << "' (try 'kinetoscope help')\n";
     return kExitBadInput;
 }
 
+// `help`, `help COMMAND`, `COMMAND --help` (wherever the flag stands), `version`: printed,
+// nothing run. nullopt when the arguments ask for none of them.
+std::optional<int> answerHelp(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
+                              std::ostream& err)
+{
+    if (command == "version" || command == "--version") {
+        out << versionText();
+        return kExitOk;
+    }
+    if (command == "help" || isHelpFlag(command)) {
+        if (rest.empty()) {
+            out << usageText();
+            return kExitOk;
+        }
+        const std::string help = commandHelp(rest[0]);
+        if (help.empty()) {
+            err << "kinetoscope help: no command named '" << rest[0] << "' (try 'kinetoscope help')\n";
+            return kExitBadInput;
+        }
+        out << help;
+        return kExitOk;
+    }
+    if (std::any_of(rest.begin(), rest.end(), [](const std::string& arg) { return isHelpFlag(arg); }))
+        if (const std::string help = commandHelp(command); !help.empty()) {
+            out << help;
+            return kExitOk;
+        }
+    return std::nullopt;
+}
+
 }  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    if (args.empty()) {
+        err << usageText();
+        return kExitBadInput;
+    }
+    const std::string& command = args[0];
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (const std::optional<int> answered = answerHelp(command, rest, out, err))
+        return *answered;
+    try {
+        return runCommand(command, rest, out, err);
+    } catch (const std::bad_alloc&) {
+        // Loading and analysis report this themselves; this is for whatever else runs out.
+        err << "kinetoscope " << command << ": out of memory: free memory and try again\n";
+        return kExitBadInput;
+    }
+}
 
 bool isCommand(std::string_view name)
 {
-    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" || name == "help" ||
-           name == "--help" || name == "-h";
+    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" ||
+           name == "report" || name == "help" || isHelpFlag(name) || name == "version" || name == "--version";
+}
+
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (isHelpFlag(argv[i]) || (i == 1 && (std::string_view(argv[i]) == "version" ||
+                                               std::string_view(argv[i]) == "--version")))
+            return true;
+    return false;
 }
 
 int run(int argc, char** argv)

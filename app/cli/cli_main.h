@@ -1,6 +1,7 @@
 #pragma once
 // The `kinetoscope` command line: dispatches sub-commands (see DESIGN.md, "The CLI
-// contract"). Exit codes: 0 success, 1 findings above --fail-on, 2 bad input or usage.
+// contract"). Exit codes: 0 success, 1 findings above --fail-on, 2 bad input or usage,
+// 130 interrupted.
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -8,11 +9,15 @@
 
 namespace kinetoscope::cli {
 
-enum ExitCode : int { kExitOk = 0, kExitFindings = 1, kExitBadInput = 2 };
+// 130: stopped by Ctrl-C (128 + SIGINT, as a shell reports it), what was measured kept.
+enum ExitCode : int { kExitOk = 0, kExitFindings = 1, kExitBadInput = 2, kExitInterrupted = 130 };
 
 int run(int argc, char** argv);
-// Whether `name` is one of the command-line tools (info, summary, diagnose, help).
+// Whether `name` is one of the command-line tools (info, summary, ..., help, version).
 bool isCommand(std::string_view name);
+// Whether the command line asks for help (--help, -h anywhere) or the version: answered by
+// run() without starting anything.
+bool asksForHelp(int argc, char** argv);
 // The same with explicit streams, for tests.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

@@ -1,0 +1,147 @@
+#include "app/cli/command_help.h"
+
+#include "core/lab/engine_protocol.h"
+#include "core/lab/run_options.h"
+
+#include <array>
+
+#ifndef KINETOSCOPE_VERSION
+#error "KINETOSCOPE_VERSION is set by app/CMakeLists.txt"
+#endif
+
+namespace kinetoscope::cli {
+
+namespace {
+
+struct CommandHelp
+{
+    const char* name;
+    const char* overview;  // its lines in `kinetoscope help`
+    const char* details;   // what `kinetoscope NAME --help` adds: options, an example
+};
+
+// TRACE is a .json or .json.gz file that torch.profiler wrote; SESSION a lab run's
+// *.kinetoscope.json. Every command reads gzip from the content, not the name.
+constexpr std::array<CommandHelp, 6> kCommands{{
+    {"info",
+     "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
+     "                        format, devices, ranks, time span, steps, events per category,\n"
+     "                        skipped events with reasons, load time and throughput\n",
+     "options:\n"
+     "  --json                the same as one JSON object (docs/summary-schema.md)\n"
+     "example:\n"
+     "  kinetoscope info resources/sample.pt.trace.json.gz\n"},
+    {"summary",
+     "  summary TRACE [--json] [--series] [--memory-points N] [--step-marker NAME]\n"
+     "                        steps and their time breakdown, GPU utilisation, idle gaps,\n"
+     "                        launches, synchronisation, op/kernel/memcpy tables, memory\n"
+     "  summary DIR|TRACE TRACE... [--json]\n"
+     "                        a job of several ranks: each rank's step, own work, exposed and\n"
+     "                        hidden communication, the straggler with its cause, collectives\n"
+     "                        matched across ranks (transfer, wait, bus bandwidth), clock offsets\n",
+     "options:\n"
+     "  --json                the summary as one JSON object\n"
+     "  --series              with --json: the utilisation and memory series too\n"
+     "  --memory-points N     with --series: at most N points per memory curve (at least 2)\n"
+     "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
+     "Files that are not ranks of one job (no shared distributedInfo, no collective that\n"
+     "matches, starts hours apart) are summarised one after another, each on its own.\n"
+     "example:\n"
+     "  kinetoscope summary resources/sample.pt.trace.json.gz\n"},
+    {"diagnose",
+     "  diagnose TRACE|SESSION [--json|--markdown] [--fail-on low|medium|high]\n"
+     "                 [--threshold NAME=VALUE]... [--step-marker NAME]\n"
+     "                        ranked findings with evidence, estimated gain and the fix\n"
+     "  diagnose DIR|TRACE TRACE... [--json|--markdown] [--link-gbps N]\n"
+     "                        a job of several ranks: straggler, load imbalance, exposed\n"
+     "                        communication, slow collectives; each rank's first finding\n",
+     "options:\n"
+     "  --json | --markdown   the findings as JSON, or as Markdown for a report\n"
+     "  --fail-on SEVERITY    exit 1 when a finding is at or above low, medium or high (CI)\n"
+     "  --threshold NAME=VALUE  change one rule's threshold (the names: docs/diagnosis.md)\n"
+     "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
+     "  --link-gbps N         a job: the interconnect's bandwidth in GB/s, for slow collectives\n"
+     "A lab session recorded without --profile is diagnosed from what it measured (the lab's\n"
+     "arms, split, memory); the trace's findings need a run with --profile.\n"
+     "example:\n"
+     "  kinetoscope diagnose resources/sample.pt.trace.json.gz --fail-on high\n"},
+    {"diff",
+     "  diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME]\n"
+     "                        the verdict on step time (with a 95 % interval) and where the\n"
+     "                        change came from: breakdown, causes, kernels, ops, memory, findings\n",
+     "BEFORE and AFTER are traces or lab sessions. Runs on different hardware or models are\n"
+     "compared too, and the verdict says so first.\n"
+     "options:\n"
+     "  --json | --markdown   the comparison as JSON, or as Markdown for a report\n"
+     "  --fail-on-regression PCT  exit 1 when AFTER's step is slower by more than PCT %\n"
+     "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
+     "example:\n"
+     "  kinetoscope diff before.pt.trace.json.gz after.pt.trace.json.gz --fail-on-regression 5\n"},
+    {"run",
+     "  run --model mlp|cnn|transformer|FILE.pt --dataset synthetic|mnist|cifar10|tensors\n"
+     "      [--data PATH] [--device auto|cpu|cuda] [--batch-size N] [--steps N] [--warmup N]\n"
+     "      [--workers N] [--lab] [--split] [--sweep workers=0,2,4,8] [--profile] --out DIR\n"
+     "                        run the method on a model through LibTorch: a session + trace\n"
+     "                        (`kinetoscope run --help` lists every knob)\n",
+     nullptr},  // its options are the lab's own table (core/lab/run_options.h)
+    {"report",
+     "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
+     "                        the diagnosis page (figures, plots, findings) as a document\n"
+     "  report DIR|TRACE TRACE... --out FILE.{pdf,png,html,md}\n"
+     "                        a job of several ranks: its diagnosis, the ranks, the collectives\n"
+     "                        waited on longest and the rank x step heatmap\n",
+     "options:\n"
+     "  --out FILE            the document to write; its extension picks the format. It is\n"
+     "                        written whole or not at all (a temporary file, then renamed)\n"
+     "Needs no display: the page is drawn offscreen.\n"
+     "example:\n"
+     "  kinetoscope report resources/sample.pt.trace.json.gz --out sample-report.pdf\n"},
+}};
+
+constexpr const char* kAppHelp =
+    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions)\n"
+    "  --compare BEFORE AFTER    open a comparison of two runs\n"
+    "  --job DIR|FILE...         open the ranks of one job together\n"
+    "  --lab [run options]       start a lab run (the options of `kinetoscope run`)\n"
+    "  --screenshot PNG [--view overview|diagnosis|operators|kernels|memory|modules|timeline]\n"
+    "                            save the window once the first file is open, and exit\n"
+    "  --print-latency           print the event loop's longest delay while loading, and exit\n";
+
+}  // namespace
+
+std::string usageText()
+{
+    std::string text = "usage: kinetoscope <command> [options]\n\ncommands:\n";
+    for (const CommandHelp& c : kCommands)
+        text += c.overview;
+    text += "  help [COMMAND]        this text, or one command's options (also COMMAND --help)\n"
+            "  version               the version (also --version)\n"
+            "\n";
+    text += kAppHelp;
+    text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond PCT), "
+            "2 bad input (one line on stderr), 130 interrupted (Ctrl-C)\n";
+    return text;
+}
+
+std::string commandHelp(std::string_view command)
+{
+    if (command == "run")
+        return "usage: kinetoscope run [options] --out DIR\n\n"
+               "Runs the method on a model through LibTorch, in the engine process, and writes a\n"
+               "session (DIR/session.kinetoscope.json) and, with --profile, its trace. Every option\n"
+               "is checked before anything is written: a run that does not start leaves DIR as it\n"
+               "was.\n\n" +
+               std::string(lab::kRunOptionsHelp);
+    for (const CommandHelp& c : kCommands)
+        if (command == c.name)
+            return std::string("usage: kinetoscope ") + c.name + " ...\n" + c.overview + "\n" + c.details;
+    return {};
+}
+
+std::string versionText()
+{
+    return std::string("kinetoscope ") + KINETOSCOPE_VERSION + " (engine protocol " +
+           std::to_string(lab::kProtocolVersion) + ", C++" + std::to_string(__cplusplus / 100 % 100) + ")\n";
+}
+
+}  // namespace kinetoscope::cli
