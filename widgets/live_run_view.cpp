@@ -1,6 +1,7 @@
 #include "widgets/live_run_view.h"
 
 #include "core/format/format.h"
+#include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
 #include "core/session/timing_stats.h"
 #include "widgets/chart_style.h"
@@ -62,7 +63,8 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
 LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     : QWidget(parent), m_status(new QLabel(title, this)), m_progress(new QProgressBar(this)),
       m_cancel(new QPushButton(tr("Cancel"), this)), m_labTable(new QTableWidget(0, 5, this)),
-      m_memoryTable(new QTableWidget(0, 4, this)), m_latency(new QLabel(this)), m_reading(new QLabel(this)),
+      m_memoryTable(new QTableWidget(0, 4, this)), m_memoryNote(new QLabel(this)), m_latency(new QLabel(this)),
+      m_reading(new QLabel(this)),
       m_replot(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
@@ -150,9 +152,11 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_memoryTable->setMinimumWidth(200);
     m_memoryTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_memoryTable->setToolTip(tr("The seeds' memory triage: the CUDA caching allocator after each phase of the first "
-                                 "step (the optimizer's state is created) and of a steady step, then where the "
-                                 "memory goes. The phase that sets the peak is in bold."));
+    m_memoryTable->setToolTip(tr("The seeds' memory triage: the allocator after each phase of the first step (the "
+                                 "optimizer's state is created) and of a steady step, then where the memory goes. "
+                                 "On a GPU the CUDA caching allocator; on the CPU the engine's counting allocator, "
+                                 "which holds nothing in reserve (no reserved column). The phase that sets the peak "
+                                 "is in bold."));
     m_latency->setVisible(false);
 
     m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
@@ -172,7 +176,13 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     grid->addWidget(m_batch, 0, 2);
     grid->addWidget(m_memory, 1, 0);
     grid->addWidget(m_sweep, 1, 1);
-    grid->addWidget(m_memoryTable, 1, 2);
+    auto* memoryColumn = new QVBoxLayout;
+    memoryColumn->addWidget(m_memoryTable, 1);
+    memoryColumn->addWidget(m_memoryNote);
+    m_memoryNote->setWordWrap(true);
+    m_memoryNote->setStyleSheet(QStringLiteral("color: #616161"));
+    m_memoryNote->hide();
+    grid->addLayout(memoryColumn, 1, 2);
     for (int column = 0; column < 3; ++column)
         grid->setColumnStretch(column, 1);
     layout->addLayout(grid, 1);
@@ -337,8 +347,16 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     m_memoryTable->setRowCount(0);
     const std::optional<session::PeakReading> peak = session::readPeak(m);
     auto cell = [](int64_t bytes) {
-        return bytes < 0 ? tr("needs a GPU") : QString::fromStdString(format::bytes(double(bytes)));
+        return bytes < 0 ? QStringLiteral("—") : QString::fromStdString(format::bytes(double(bytes)));
     };
+    // A column nothing measured (reserved, on the CPU) is hidden; the table's note says why.
+    bool anyReserved = false;
+    for (const auto* rows : {&m.firstStep, &m.steadyStep})
+        for (const session::PhaseMemory& r : *rows)
+            anyReserved |= r.reservedBytes >= 0;
+    m_memoryTable->setColumnHidden(2, !anyReserved);
+    m_memoryNote->setText(QString::fromStdString(m.unavailable));
+    m_memoryNote->setVisible(!m.unavailable.empty());
     auto addRow = [&](const QString& label, const QStringList& values, bool bold) {
         const int row = m_memoryTable->rowCount();
         m_memoryTable->insertRow(row);
@@ -402,6 +420,25 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
         text += line + QLatin1Char('\n');
     m_reading->setText(text.trimmed());
     markDirty();
+}
+
+void LiveRunView::showSession(const session::Session& s)
+{
+    setInference(s.inference());
+    for (const session::StepTiming& step : s.steps)
+        addStep(step);
+    for (const session::LiveSample& sample : s.samples)
+        addSample(sample);
+    for (const session::LabArm& arm : s.lab)
+        setArm(arm);
+    for (const session::SweepPoint& point : s.sweep)
+        addSweepPoint(point);
+    if (s.memory)
+        setMemory(*s.memory);
+    QStringList reading;
+    for (const std::string& line : session::readLab(s).lines)
+        reading << QString::fromStdString(line);
+    finish(QString::fromStdString(s.interrupted), reading);
 }
 
 int LiveRunView::stepBars() const

@@ -50,6 +50,9 @@ public:
     QString statusText() const;
     QString readingText() const;
     bool isRunning() const { return m_running; }
+    // A finished run read back from its session: every figure it measured, as the live
+    // view showed them (a lab recorded without a trace opens as this).
+    void showSession(const session::Session& session);
 
 Q_SIGNALS:
     void cancelRequested();
@@ -67,6 +70,7 @@ private:
     QCustomPlot* m_batch;
     QTableWidget* m_labTable;
     QTableWidget* m_memoryTable;
+    QLabel* m_memoryNote;  // what the table's figures leave out ("reserved: the CPU has no caching allocator")
     QLabel* m_latency;
     QLabel* m_reading;
     std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)

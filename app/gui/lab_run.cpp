@@ -1,8 +1,11 @@
 #include "app/gui/lab_run.h"
 
 #include "core/lab/engine_process.h"
+#include "core/lab/run_progress.h"
 #include "core/session/lab_reading.h"
 #include "widgets/live_run_view.h"
+
+#include <memory>
 
 namespace kinetoscope::gui {
 
@@ -28,8 +31,11 @@ void LabRun::start()
     callbacks.cancel = &m_cancel;
     callbacks.abandon = &m_abandon;
     callbacks.engineStarted = [this](int pid) { m_enginePid = pid; };
-    callbacks.progress = [this, post](const std::string& stage, double fraction) {
-        post([this, stage = QString::fromStdString(stage), fraction] {
+    // The view shows the stage with the time it has left, estimated here from its pace.
+    auto estimate = std::make_shared<lab::StageEstimate>();
+    callbacks.progress = [this, post, estimate](const lab::RunProgress& progress) {
+        estimate->update(progress);
+        post([this, stage = QString::fromStdString(estimate->line()), fraction = progress.fraction] {
             if (m_view)
                 m_view->setProgress(stage, fraction);
         });

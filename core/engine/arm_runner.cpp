@@ -4,6 +4,7 @@
 #include "core/engine/cpu_allocator.h"
 #include "core/engine/cuda_support.h"
 #include "core/engine/optimizer.h"
+#include "core/lab/run_options.h"
 #include "core/session/timing_stats.h"
 
 #include <ATen/record_function.h>
@@ -73,8 +74,20 @@ void sleepPlanted(const RunConfig& config, int64_t measuredStep)
     std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
+// A step's peak of live tensor bytes: the CUDA caching allocator's, or on the CPU the
+// engine's counting allocator's (which also counts batches the loader's workers prefetch).
+void resetStepPeak(bool cuda)
+{
+    cuda ? cuda::resetPeakAllocated() : cpu::resetPeakAllocated();
+}
+int64_t stepPeak(bool cuda)
+{
+    return cuda ? cuda::peakAllocatedBytes() : cpu::peakAllocatedBytes();
+}
+
 // The seeds' memory triage of one step: the allocator after each phase (the CUDA caching
-// allocator's host-side counters: reading them adds no synchronisation).
+// allocator's host-side counters: reading them adds no synchronisation; on the CPU the
+// engine's counting allocator, which has no cache and so nothing reserved).
 class MemoryProbe
 {
 public:
@@ -82,8 +95,7 @@ public:
     void begin(std::vector<session::PhaseMemory>* rows)
     {
         m_rows = rows;
-        if (m_cuda)
-            cuda::resetPeakAllocated();
+        resetStepPeak(m_cuda);
         after("start");
     }
     void after(const char* phase)
@@ -96,8 +108,10 @@ public:
             const cuda::AllocatorBytes bytes = cuda::allocatorBytes();
             row.allocatedBytes = bytes.allocated;
             row.reservedBytes = bytes.reserved;
-            row.peakAllocatedBytes = cuda::peakAllocatedBytes();
+        } else {
+            row.allocatedBytes = cpu::allocatedBytes();
         }
+        row.peakAllocatedBytes = stepPeak(m_cuda);
         m_rows->push_back(row);
     }
     void end() { m_rows = nullptr; }
@@ -106,17 +120,6 @@ private:
     bool m_cuda;
     std::vector<session::PhaseMemory>* m_rows = nullptr;  // the step being probed, or none
 };
-
-// A step's peak of live tensor bytes: the CUDA caching allocator's, or on the CPU the
-// engine's counting allocator's (which also counts batches the loader's workers prefetch).
-void resetStepPeak(bool cuda)
-{
-    cuda ? cuda::resetPeakAllocated() : cpu::resetPeakAllocated();
-}
-int64_t stepPeak(bool cuda)
-{
-    return cuda ? cuda::peakAllocatedBytes() : cpu::peakAllocatedBytes();
-}
 
 int64_t bytesOf(const std::vector<torch::Tensor>& tensors, bool gradients)
 {
@@ -141,20 +144,15 @@ double ArmResult::meanMs(const std::string& phase) const
 
 ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m_callbacks(callbacks)
 {
-    if (config.device != "auto" && config.device != "cpu" && config.device != "cuda")
-        throw UserError("--device takes auto, cpu or cuda, not '" + config.device + "'");
+    // What can be told without torch (names, counts, files), as `kinetoscope run` checked
+    // before it started this process; then what only torch can tell.
+    if (std::string error; !lab::validateRunConfig(config, error))
+        throw UserError(error);
     const bool cudaHere = torch::cuda::is_available();
     if (config.device == "cuda" && !cudaHere)
         throw UserError("--device cuda: no CUDA device is available on this machine");
     m_device = (config.device == "cuda" || (config.device == "auto" && cudaHere)) ? torch::Device(torch::kCUDA)
                                                                                    : torch::Device(torch::kCPU);
-    if (config.steps < 1 || config.batchSize < 1 || config.warmup < 0 || config.workers < 0 || config.prefetch < 1)
-        throw UserError("--steps, --batch-size and --prefetch must be at least 1, --warmup and --workers at least 0");
-    if (config.mode != "train" && config.mode != "inference")
-        throw UserError("--mode takes train or inference, not '" + config.mode + "'");
-    if (config.checkpointEvery > 0 && isScriptModelPath(config.model))
-        throw UserError("--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript model's "
-                        "blocks are not known");
     m_dataset = openDataset(config);
     // A CPU step's peak comes from the counting allocator; installed after the dataset is
     // read, so that an in-memory dataset counts neither in the peaks nor against a limit.
@@ -217,7 +215,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     // optimizer's state is created) and the first measured step.
     session::MemoryTriage memory;
     if (!cuda())
-        memory.unavailable = "needs a GPU";
+        memory.unavailable = "reserved: the CPU has no caching allocator";
     const std::vector<torch::Tensor> parameters = model->parameters();
     memory.split.parameterTensors = int64_t(parameters.size());
     for (const torch::Tensor& p : parameters)
@@ -285,8 +283,10 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         float value = loss.item<float>();  // waits for the step: the marks are complete
         const int64_t peak = stepPeak(cuda());
         result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, peak);
-        if (cuda())
-            memory.peakPerStep.push_back(peak);  // the growth reading is the caching allocator's
+        // The growth reading wants a peak that only the step sets: on the CPU, loader
+        // workers' prefetched batches would count too, so only with none.
+        if (cuda() || config.workers == 0)
+            memory.peakPerStep.push_back(peak);
         if (step == config.poisonLossAtStep && arm.recordSteps)
             value = std::nanf("");
         if (!std::isfinite(value))
@@ -415,7 +415,7 @@ void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_
     if (m_callbacks.cancel && m_callbacks.cancel->load())
         throw Cancelled{};
     if (m_callbacks.progress)
-        m_callbacks.progress(arm.name, fraction);
+        m_callbacks.progress({arm.name, fraction, step, config.warmup + config.steps});
     if (step == config.warmup && config.outOfMemoryInArm == arm.name)
         TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
     if (arm.profile && step == profileStart - 1)

@@ -50,6 +50,7 @@ public:
     void setLimit(int64_t bytes) { m_limit = bytes; }
     void resetPeak() { m_peak = m_live.load(); }
     int64_t peak() const { return m_peak.load(); }
+    int64_t live() const { return m_live.load(); }
 
     // Never destroyed: tensors it handed out may be freed during static destruction.
     static CountingCpuAllocator& instance()
@@ -117,6 +118,11 @@ void resetPeakAllocated()
 int64_t peakAllocatedBytes()
 {
     return g_counting ? CountingCpuAllocator::instance().peak() : -1;
+}
+
+int64_t allocatedBytes()
+{
+    return g_counting ? CountingCpuAllocator::instance().live() : -1;
 }
 
 }  // namespace kinetoscope::engine::detail::cpu

@@ -14,5 +14,6 @@ void countAllocations();      // installs the counter (idempotent)
 void limitMemory(int64_t bytes);
 void resetPeakAllocated();    // the peak restarts from the bytes live now
 int64_t peakAllocatedBytes();  // the most bytes live at once since the reset; -1 when not counting
+int64_t allocatedBytes();      // the bytes live now; -1 when not counting
 
 }  // namespace kinetoscope::engine::detail::cpu

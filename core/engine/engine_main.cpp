@@ -112,11 +112,8 @@ int main(int argc, char** argv)
     };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &cancel;
-    callbacks.progress = [&](const std::string& stage, double fraction) {
-        send(lab::MessageType::Progress, [&](lab::EngineMessage& m) {
-            m.stage = stage;
-            m.fraction = fraction;
-        });
+    callbacks.progress = [&](const lab::RunProgress& progress) {
+        send(lab::MessageType::Progress, [&](lab::EngineMessage& m) { m.progress = progress; });
     };
     callbacks.step = [&](const session::StepTiming& step) {
         send(lab::MessageType::Step, [&](lab::EngineMessage& m) { m.step = step; });

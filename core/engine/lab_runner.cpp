@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
@@ -54,6 +55,23 @@ std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner,
     }
     outOfMemory = outOfMemoryAt(config.batchSize);
     return std::nullopt;
+}
+
+// The CPU's bf16 matrix units, from its flags: "amx_bf16", "avx512_bf16", "none", or
+// "unknown" where /proc/cpuinfo cannot be read. Without them a bf16 matmul is slow.
+std::string cpuBf16Units()
+{
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (!line.starts_with("flags"))
+            continue;
+        line += ' ';
+        for (const char* flag : {"amx_bf16", "avx512_bf16"})
+            if (line.find(std::string(" ") + flag + " ") != std::string::npos)
+                return flag;
+        return "none";
+    }
+    return "unknown";
 }
 
 std::map<std::string, std::string> configEntries(const RunConfig& c)
@@ -103,7 +121,12 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     std::unique_ptr<LiveSampler> sampler;
 
     const auto sessionPath = std::filesystem::path(config.outDir) / "session.kinetoscope.json";
+    // Nothing is written until the run has started (its options, model, data and device
+    // all good): a run that cannot start leaves a session already in outDir as it was.
+    bool started = false;
     auto save = [&] {
+        if (!started)
+            return;
         {
             std::lock_guard lock(samplesMutex);
             s.samples = samples;
@@ -122,6 +145,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         detail::ArmRunner runner(config, callbacks);
         const detail::MemoryLimit memoryLimit(config.memoryLimitMb * 1024 * 1024, runner.cuda());
         s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
+        if (!runner.cuda())
+            s.environment["cpu_bf16"] = cpuBf16Units();
         if (config.liveSamples) {
             const bool cuda = runner.cuda();
             sampler = std::make_unique<LiveSampler>(
@@ -149,6 +174,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         std::error_code ec;
         if (!std::filesystem::create_directories(config.outDir, ec) && ec)
             throw UserError("cannot create " + config.outDir + ": " + ec.message());
+        started = true;
         if (callbacks.started)
             callbacks.started(s, sessionPath.string());
 

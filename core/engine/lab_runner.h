@@ -10,6 +10,7 @@ namespace kinetoscope::engine {
 
 using lab::RunCallbacks;
 using lab::RunConfig;
+using lab::RunProgress;
 using lab::RunResult;
 
 // Never throws: every failure (bad model, OOM, NaN loss, cancel) becomes a one-line

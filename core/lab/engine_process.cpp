@@ -85,12 +85,12 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
             callbacks.started(m.header, m.sessionPath);
         break;
     case MessageType::Progress:
-        if (m.stage != t.stage)
+        if (m.progress.stage != t.stage)
             t.stepsInStage = 0;
-        t.stage = m.stage;
+        t.stage = m.progress.stage;
         ++t.stepsInStage;
         if (callbacks.progress)
-            callbacks.progress(m.stage, m.fraction);
+            callbacks.progress(m.progress);
         break;
     case MessageType::Step:
         t.steps.push_back(m.step);
@@ -302,13 +302,33 @@ public:
     pid_t pid() const { return m_pid; }
 
     // Where the engine's standard error goes: torch's and Kineto's own messages (no GPU,
-    // allocator notes) are kept there for whoever wants them, out of the user's terminal.
+    // allocator notes) are kept for whoever wants them, out of the user's terminal. Until
+    // the run has started they go to an unnamed temporary file, so that a run that never
+    // starts leaves the output folder as it was; keepLogAt then moves them to their place.
     // Without a log (it could not be made), they go to our standard error as before.
-    void logTo(const std::string& path)
+    void logToTemporary()
+    {
+        const char* folder = std::getenv("TMPDIR");
+        m_log = ::open(folder && *folder ? folder : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    }
+
+    // The log from now on is `path` (its folder made), holding what was written so far.
+    void keepLogAt(const std::string& path)
     {
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-        m_log = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        const int kept = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (kept < 0)
+            return;  // the temporary one goes on
+        if (m_log >= 0) {
+            char buffer[65536];
+            ::lseek(m_log, 0, SEEK_SET);
+            for (ssize_t n; (n = ::read(m_log, buffer, sizeof buffer)) > 0;)
+                if (::write(kept, buffer, size_t(n)) != n)
+                    break;
+            ::close(m_log);
+        }
+        m_log = kept;
     }
 
     // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
@@ -437,7 +457,7 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         return result;
     }
     EngineChild child;
-    child.logTo(engineLogPath(config));
+    child.logToTemporary();
     if (!child.spawn(executable, runOptionArgs(config), result.error))
         return result;
     if (callbacks.engineStarted)
@@ -447,10 +467,13 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
     std::optional<Clock::time_point> cancelSent, terminated;
     auto onLine = [&](std::string_view line) {
         std::string error;
+        const bool wasStarted = t.started;
         if (std::optional<EngineMessage> message = decodeMessage(line, error))
             receive(*message, t, callbacks);
         else if (t.protocolError.empty())
             t.protocolError = "the engine wrote " + error;
+        if (t.started && !wasStarted)
+            child.keepLogAt(engineLogPath(config));
     };
     std::optional<Clock::time_point> exited;
     for (;;) {

@@ -58,8 +58,10 @@ std::string encodeMessage(const EngineMessage& m)
         j["environment"] = m.header.environment;
         break;
     case MessageType::Progress:
-        j["stage"] = m.stage;
-        j["fraction"] = m.fraction;
+        j["stage"] = m.progress.stage;
+        j["fraction"] = m.progress.fraction;
+        j["step"] = m.progress.step;
+        j["steps"] = m.progress.steps;
         break;
     case MessageType::Step:
         j["step"] = session::toJson(m.step);
@@ -118,8 +120,10 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
             m.header.environment = j.value("environment", std::map<std::string, std::string>{});
             break;
         case MessageType::Progress:
-            m.stage = j.at("stage").get<std::string>();
-            m.fraction = j.at("fraction").get<double>();
+            m.progress.stage = j.at("stage").get<std::string>();
+            m.progress.fraction = j.at("fraction").get<double>();
+            m.progress.step = session::integerOf(j.at("step"), "step");
+            m.progress.steps = session::integerOf(j.at("steps"), "steps");
             break;
         case MessageType::Step:
             m.step = session::stepTimingFrom(j.at("step"));

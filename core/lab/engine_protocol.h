@@ -3,6 +3,7 @@
 // newline-delimited JSON, one object per line, each with a "type" (docs/engine.md has
 // the table). The engine writes on its standard output; the app writes on the engine's
 // standard input (only "cancel"). Torch-free.
+#include "core/lab/run_progress.h"
 #include "core/session/session.h"
 
 #include <optional>
@@ -12,7 +13,7 @@
 namespace kinetoscope::lab {
 
 // Bumped when a message changes shape; the app refuses an engine that speaks another.
-inline constexpr int kProtocolVersion = 2;  // 2: "memory", latency in arms and sweep points
+inline constexpr int kProtocolVersion = 3;  // 2: "memory", latency in arms and sweep points; 3: a stage's step of steps
 
 enum class MessageType
 {
@@ -34,8 +35,7 @@ struct EngineMessage
     MessageType type = MessageType::Hello;
     int protocol = kProtocolVersion;  // Hello
     int64_t pid = 0;                  // Hello
-    std::string stage;                // Progress
-    double fraction = 0;              // Progress, 0-1
+    RunProgress progress;             // Progress
     std::string sessionPath;          // Started, Saved, Done
     session::Session header;          // Started: config and environment only
     session::StepTiming step;         // Step

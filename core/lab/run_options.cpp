@@ -1,6 +1,7 @@
 #include "core/lab/run_options.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace kinetoscope::lab {
@@ -31,7 +32,9 @@ const char* const kRunOptionsHelp =
     "                          counterpart of torch.compile(mode=\"reduce-overhead\"), which\n"
     "                          has no C++ API)\n"
     "  --split                 DataLoader-versus-compute\n"
-    "  --sweep workers=0,2,4,8 | batch=32,64,128   samples/s against the knob (repeatable)\n"
+    "  --sweep workers=0,2,4,8 | batch=32,64,128   samples/s against the knob (repeatable);\n"
+    "                          with a batch sweep and no --batch-size, the arms run at its\n"
+    "                          smallest size\n"
     "  --profile               a Kineto profiler window -> DIR/trace.json\n"
     "  --no-samples            no live CPU/GPU/memory sampling\n"
     "  --sample-rate HZ        live samples per second (default 20)\n"
@@ -144,7 +147,9 @@ std::vector<std::string> runOptionArgs(const RunConfig& c)
 
 bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::string& error)
 {
+    bool batchSizeGiven = false;
     for (size_t i = 0; i < args.size(); ++i) {
+        batchSizeGiven |= args[i] == "--batch-size";
         const std::string& arg = args[i];
         const bool hasValue = i + 1 < args.size();
         if (auto f = kFlags.find(arg); f != kFlags.end()) {
@@ -199,10 +204,75 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
             return false;
         }
     }
+    // A batch-size sweep without --batch-size: the arms run at its smallest size, the one
+    // most likely to fit and the quickest, not at a default the sweep may not even reach.
+    if (!batchSizeGiven && !c.sweepBatchSizes.empty())
+        c.batchSize = *std::min_element(c.sweepBatchSizes.begin(), c.sweepBatchSizes.end());
+    return validateRunConfig(c, error);
+}
+
+bool isBuiltInModel(const std::string& model)
+{
+    return model == "mlp" || model == "cnn" || model == "transformer";
+}
+
+bool validateRunConfig(const RunConfig& c, std::string& error)
+{
+    std::error_code ec;
+    if (!isBuiltInModel(c.model) && !std::filesystem::is_regular_file(c.model, ec)) {
+        error = "--model takes mlp, cnn, transformer or a TorchScript file (torch.jit.save); '" + c.model + "' is " +
+                (std::filesystem::exists(c.model, ec) ? "not a file" : "neither (no such file)");
+        return false;
+    }
+    if (c.dataset != "synthetic" && c.dataset != "mnist" && c.dataset != "cifar10" && c.dataset != "tensors") {
+        error = "--dataset takes synthetic, mnist, cifar10 or tensors, not '" + c.dataset + "'";
+        return false;
+    }
+    if (c.dataset != "synthetic") {
+        const bool folder = c.dataset != "tensors";  // mnist and cifar10: the folder of the original files
+        if (c.dataPath.empty()) {
+            error = "the " + c.dataset + " dataset needs --data " + (folder ? "DIR (the folder of its files)" : "FILE");
+            return false;
+        }
+        if (folder ? !std::filesystem::is_directory(c.dataPath, ec) : !std::filesystem::is_regular_file(c.dataPath, ec)) {
+            error = "--data " + c.dataPath + ": " +
+                    (!std::filesystem::exists(c.dataPath, ec) ? "no such file or folder"
+                     : folder                                   ? "not a folder (" + c.dataset + " reads a folder of files)"
+                                                                : "not a file (tensors reads one torch.save file)");
+            return false;
+        }
+    }
+    if (c.device != "auto" && c.device != "cpu" && c.device != "cuda") {
+        error = "--device takes auto, cpu or cuda, not '" + c.device + "'";
+        return false;
+    }
     if (c.mode != "train" && c.mode != "inference") {
         error = "--mode takes train or inference, not '" + c.mode + "'";
         return false;
     }
+    if (std::find(c.sweepBatchSizes.begin(), c.sweepBatchSizes.end(), 0) != c.sweepBatchSizes.end()) {
+        error = "--sweep batch= takes batch sizes of 1 or more";
+        return false;
+    }
+    // Counts that must be at least 1, and at least 0.
+    const std::pair<const char*, int64_t> atLeastOne[] = {
+        {"--steps", c.steps},     {"--batch-size", c.batchSize}, {"--prefetch", c.prefetch},
+        {"--hidden", c.hidden},   {"--layers", c.layers},        {"--heads", c.heads},
+        {"--seq-len", c.sequenceLength}, {"--vocab", c.vocabulary}, {"--classes", c.classes},
+        {"--image-size", c.imageSize}, {"--input-features", c.inputFeatures}};
+    for (const auto& [name, value] : atLeastOne)
+        if (value < 1) {
+            error = std::string(name) + " needs 1 or more, not " + std::to_string(value);
+            return false;
+        }
+    const std::pair<const char*, int64_t> atLeastZero[] = {
+        {"--warmup", c.warmup}, {"--workers", c.workers}, {"--sample-cpu-us", c.sampleCpuUs},
+        {"--sample-io-us", c.sampleIoUs}};
+    for (const auto& [name, value] : atLeastZero)
+        if (value < 0) {
+            error = std::string(name) + " needs 0 or more, not " + std::to_string(value);
+            return false;
+        }
     if (c.memoryLimitMb < 0) {
         error = "--memory-limit-mb needs 0 (no limit) or more";
         return false;
@@ -213,6 +283,11 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
     }
     if (c.checkpointEvery > 0 && c.mode == "inference") {
         error = "--checkpoint-every applies to training: inference keeps no activations for backward";
+        return false;
+    }
+    if (c.checkpointEvery > 0 && !isBuiltInModel(c.model)) {
+        error = "--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript model's blocks are "
+                "not known";
         return false;
     }
     return true;

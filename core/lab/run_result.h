@@ -2,6 +2,7 @@
 // What a lab run reports as it goes and what it returns: the same for the engine inside
 // `kinetoscope-engine` (core/engine/lab_runner.h) and for the app's side of the pipe
 // (core/lab/engine_process.h). Torch-free.
+#include "core/lab/run_progress.h"
 #include "core/session/session.h"
 
 #include <atomic>
@@ -15,7 +16,7 @@ namespace kinetoscope::lab {
 // GUI forwards them to its own thread.
 struct RunCallbacks
 {
-    std::function<void(const std::string& stage, double fraction)> progress;
+    std::function<void(const RunProgress&)> progress;  // as each step of an arm or sweep point starts
     std::function<void(const session::StepTiming&)> step;  // each measured step of the fp32 arm
     std::function<void(const session::LabArm&)> arm;       // each arm, run or skipped
     std::function<void(const session::SweepPoint&)> sweepPoint;

@@ -85,8 +85,8 @@ struct PhaseMemory
 };
 
 // Where a training step's memory goes (the seed-001 memory table), computed from the
-// model and the optimizer: exact on any device. Activations need the allocator (-1
-// without it).
+// model and the optimizer: exact on any device. Activations need the allocator's figures
+// (the CUDA caching allocator, or the engine's counting CPU allocator; -1 without them).
 struct MemorySplit
 {
     int64_t parameterCount = 0;       // elements
@@ -101,10 +101,14 @@ struct MemoryTriage
 {
     std::vector<PhaseMemory> firstStep;   // step 0: the optimizer's state is created
     std::vector<PhaseMemory> steadyStep;  // the first measured step (after warm-up)
-    // Peak allocated bytes of each step, warm-up included (index = step); empty on the CPU.
+    // Peak allocated bytes of each step, warm-up included (index = step); on the CPU only
+    // when no loader worker prefetches (their batches would count too).
     std::vector<int64_t> peakPerStep;
     MemorySplit split;
-    std::string unavailable;  // "needs a GPU" when the allocator figures are not measured
+    // What the figures leave out, in words ("reserved: the CPU has no caching allocator"),
+    // empty when everything was measured. Sessions written before the CPU was counted say
+    // "needs a GPU" and carry no figures.
+    std::string unavailable;
 };
 
 // A live sample of the machine while the run went on; -1 where not available.

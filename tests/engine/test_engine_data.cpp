@@ -194,7 +194,7 @@ private Q_SLOTS:
         writeBytes(garbage, {'n', 'o', 't', ' ', 'a', ' ', 'z', 'i', 'p'});
         QTest::newRow("not TorchScript") << garbage << "synthetic" << "" << "cannot load the TorchScript model";
         QTest::newRow("missing model") << m_dir.path() + "/none.pt" << "synthetic" << "" << "no such file";
-        QTest::newRow("unknown dataset") << "mlp" << "imagenet" << "" << "unknown dataset 'imagenet'";
+        QTest::newRow("unknown dataset") << "mlp" << "imagenet" << "" << "not 'imagenet'";
         QTest::newRow("no data path") << "mlp" << "mnist" << "" << "needs --data";
         QTest::newRow("empty mnist dir") << "mlp" << "mnist" << m_dir.path() << "no train-images-idx3-ubyte";
         QTest::newRow("not a torch.save file") << "mlp" << "tensors" << garbage << "not a torch.save file";
@@ -214,7 +214,9 @@ private Q_SLOTS:
         QVERIFY(!r.ok);
         QVERIFY2(r.error.find(reason.toStdString()) != std::string::npos, r.error.c_str());
         QVERIFY(r.error.find('\n') == std::string::npos);
-        QVERIFY(!r.sessionPath.empty());  // the configuration is still saved
+        // A run that could not start writes nothing: a session there before stays as it was.
+        QVERIFY(r.sessionPath.empty());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(c.outDir + "/session.kinetoscope.json")));
     }
 };
 

@@ -6,9 +6,12 @@
 #include "core/lab/engine_process.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
+#include "core/lab/run_progress.h"
 #include "tests/support/python_script.h"
 #include "tests/support/small_lab_run.h"
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QtTest>
 
@@ -67,6 +70,7 @@ class TestEngineProcess : public QObject
 {
     Q_OBJECT
     QTemporaryDir m_dir;
+    std::string error_;  // a decoding error, unused where the message is good
 
 private Q_SLOTS:
     void initTestCase()
@@ -77,7 +81,10 @@ private Q_SLOTS:
     void optionsRoundTripThroughTheCommandLine()
     {
         lab::RunConfig c = smallRun(m_dir, "options");
-        c.model = "/models/with space.pt";
+        const QString scripted = m_dir.path() + "/models/with space.pt";  // a TorchScript file must exist
+        QVERIFY(QDir().mkpath(m_dir.path() + "/models"));
+        QFile(scripted).open(QIODevice::WriteOnly);
+        c.model = scripted.toStdString();
         c.inputShape = {3, 8, 8};
         c.sweepWorkers = {0, 2};
         c.sweepBatchSizes = {16, 32};
@@ -114,6 +121,80 @@ private Q_SLOTS:
         QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "2", "--mode", "inference"}, back, error));
         QCOMPARE(error, std::string("--checkpoint-every applies to training: inference keeps no activations for backward"));
         QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "-1"}, back, error));
+    }
+
+    // Everything that can be told without torch is told before anything runs (issue 29):
+    // one line each, naming the option.
+    void badOptionsAreRefusedBeforeAnythingRuns_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("model") << QStringList{"--model", "foo"} << "--model takes mlp, cnn, transformer or a TorchScript file";
+        QTest::newRow("steps") << QStringList{"--steps", "0"} << "--steps needs 1 or more, not 0";
+        QTest::newRow("batch") << QStringList{"--batch-size", "0"} << "--batch-size needs 1 or more, not 0";
+        QTest::newRow("workers") << QStringList{"--workers", "-1"} << "--workers needs 0 or more, not -1";
+        QTest::newRow("dataset") << QStringList{"--dataset", "imagenet"} << "--dataset takes synthetic, mnist, cifar10 or tensors, not 'imagenet'";
+        QTest::newRow("no data") << QStringList{"--dataset", "mnist"} << "the mnist dataset needs --data DIR";
+        QTest::newRow("missing data") << QStringList{"--dataset", "cifar10", "--data", "/no/such"} << "--data /no/such: no such file or folder";
+        QTest::newRow("device") << QStringList{"--device", "tpu"} << "--device takes auto, cpu or cuda, not 'tpu'";
+        QTest::newRow("sweep") << QStringList{"--sweep", "batch=0,8"} << "--sweep batch= takes batch sizes of 1 or more";
+    }
+
+    void badOptionsAreRefusedBeforeAnythingRuns()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        std::vector<std::string> options;
+        for (const QString& a : args)
+            options.push_back(a.toStdString());
+        lab::RunConfig c;
+        std::string error;
+        QVERIFY(!lab::parseRunOptions(options, c, error));
+        QVERIFY2(error.starts_with(reason.toStdString()), error.c_str());
+        QVERIFY(error.find('\n') == std::string::npos);
+    }
+
+    // A batch sweep without --batch-size: the arms run at its smallest size.
+    void theArmsOfABatchSweepRunAtItsSmallestSize()
+    {
+        lab::RunConfig c;
+        std::string error;
+        QVERIFY(lab::parseRunOptions({"--sweep", "batch=64,16,32"}, c, error));
+        QCOMPARE(c.batchSize, int64_t(16));
+        lab::RunConfig given;
+        QVERIFY(lab::parseRunOptions({"--sweep", "batch=64,16,32", "--batch-size", "128"}, given, error));
+        QCOMPARE(given.batchSize, int64_t(128));
+    }
+
+    // A stage's time left, from its pace after the first step.
+    void aStageEstimatesItsTimeLeft()
+    {
+        using Clock = lab::StageEstimate::Clock;
+        lab::StageEstimate estimate;
+        const Clock::time_point t0 = Clock::now();
+        estimate.update({"fp32", 0.0, 0, 11}, t0);
+        QVERIFY(!estimate.secondsLeft(t0));
+        estimate.update({"fp32", 0.1, 1, 11}, t0 + std::chrono::seconds(5));  // the first step: one-off costs
+        QVERIFY(!estimate.secondsLeft(t0 + std::chrono::seconds(5)));
+        estimate.update({"fp32", 0.2, 2, 11}, t0 + std::chrono::seconds(6));
+        estimate.update({"fp32", 0.3, 3, 11}, t0 + std::chrono::seconds(7));
+        // 1 s a step from step 1 on; steps 3..10 left, step 3 just begun: 8 s.
+        QCOMPARE(*estimate.secondsLeft(t0 + std::chrono::seconds(7)), 8.0);
+        QCOMPARE(QString::fromStdString(estimate.line(t0 + std::chrono::seconds(7))),
+                 QStringLiteral("fp32: step 4 of 11, about 8.00 s left"));
+        // A new stage starts over.
+        estimate.update({"bf16", 0.5, 0, 11}, t0 + std::chrono::seconds(20));
+        QVERIFY(!estimate.secondsLeft(t0 + std::chrono::seconds(20)));
+        // The progress message carries the stage's step of steps.
+        lab::EngineMessage m;
+        m.type = lab::MessageType::Progress;
+        m.progress = {"sweep batch_size=64", 0.75, 3, 23};
+        const std::string line = lab::encodeMessage(m);
+        const auto back = lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error_);
+        QVERIFY(back);
+        QCOMPARE(back->progress.stage, std::string("sweep batch_size=64"));
+        QCOMPARE(back->progress.step, int64_t(3));
+        QCOMPARE(back->progress.steps, int64_t(23));
     }
 
     void messagesRoundTrip()
@@ -340,10 +421,13 @@ private Q_SLOTS:
         QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup", "1", "--out", dir}, out, err), 0);
         QVERIFY(out.str().find("fp32") != std::string::npos);
         QVERIFY(out.str().find("session:") != std::string::npos);
-        // The memory triage: the phase table marked where the CPU cannot measure, the split.
-        QVERIFY2(out.str().find("memory after each phase (the allocator figures: needs a GPU)") != std::string::npos,
+        // The memory triage: the phase table as the CPU measures it (no reserved column:
+        // said once), then the split.
+        QVERIFY2(out.str().find("memory after each phase (reserved: the CPU has no caching allocator)\n"
+                                "phase               allocated  peak allocated\n") != std::string::npos,
                  out.str().c_str());
-        QVERIFY(out.str().find("  optimizer step   needs a GPU") != std::string::npos);
+        QVERIFY(out.str().find("needs a GPU") == std::string::npos);
+        QVERIFY(out.str().find("  optimizer step ") != std::string::npos);
         QVERIFY(out.str().find("optimizer state ") != std::string::npos);
         std::ostringstream outInference, errInference;
         QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--mode", "inference", "--steps", "20",
@@ -366,8 +450,11 @@ private Q_SLOTS:
                  0);
         QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos, out3.str().c_str());  // the seeds' reading
         QVERIFY(out3.str().find("Sweep of workers") != std::string::npos);
-        // No progress bar when stderr is not a terminal: a line per stage as it starts.
-        QVERIFY2(err3.str().find("kinetoscope run: fp32\nkinetoscope run: bf16\n") != std::string::npos, err3.str().c_str());
+        // No progress bar when stderr is not a terminal: a line per stage as it starts, and
+        // one with its steps and the time they have left once its pace is known.
+        const std::string said = err3.str();
+        QVERIFY2(said.find("kinetoscope run: fp32\nkinetoscope run: fp32: step 3 of 4, ") != std::string::npos, said.c_str());
+        QVERIFY2(said.find(" left\nkinetoscope run: bf16\n") != std::string::npos, said.c_str());
         QVERIFY(err3.str().find('\r') == std::string::npos);
     }
 
@@ -407,7 +494,7 @@ private Q_SLOTS:
         QCOMPARE(::kill(pid_t(cli.processId()), SIGINT), 0);
         QVERIFY(cli.waitForFinished(30'000));
         QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(cli.exitCode(), 2);
+        QCOMPARE(cli.exitCode(), 130);  // 128 + SIGINT, as a shell reports an interrupted command
         stderrText += cli.readAllStandardError();
         QCOMPARE(QString::fromUtf8(stderrText).trimmed().split('\n').last(), QStringLiteral("kinetoscope run: cancelled"));
         QVERIFY(QFile::exists(out + "/session.kinetoscope.json"));
