@@ -19,6 +19,21 @@ const LabArm* ranArm(const Session& s, ArmKind kind)
 
 }  // namespace
 
+std::string bf16SlowdownCause(const Session& s)
+{
+    const auto device = s.environment.find("device");
+    const bool cpu = device != s.environment.end() && device->second == "CPU";
+    if (!cpu)
+        return "bf16 autocast costs more than it saves here (casts around small kernels, or a GPU without bf16 "
+               "Tensor Cores, before Ampere)";
+    const auto units = s.environment.find("cpu_bf16");
+    if (units != s.environment.end() && units->second == "none")
+        return "this CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags), so every bf16 matmul "
+               "is converted and computed the slow way";
+    return "on a CPU, bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 matmul "
+           "is converted and computed the slow way";
+}
+
 LabReading readLab(const Session& s)
 {
     LabReading r;
@@ -26,23 +41,34 @@ LabReading readLab(const Session& s)
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
     if (fp32 && bf16) {
-        r.bf16OverFp32 = bf16->samplesPerSecond / fp32->samplesPerSecond;
-        r.lines.push_back(*r.bf16OverFp32 < kSmallLabJump
-                              ? "fp32 -> bf16 is a small jump (" + format::ratio(*r.bf16OverFp32) +
-                                    "): precision is not the bottleneck; the step waits on something else, usually "
-                                    "the DataLoader."
-                              : "fp32 -> bf16 is a large jump (" + format::ratio(*r.bf16OverFp32) +
-                                    (s.inference() ? "): the model was bound by fp32 arithmetic; serve it in bf16."
-                                                  : "): the step was bound by fp32 arithmetic; train in bf16."));
+        const double ratio = r.bf16OverFp32.emplace(bf16->samplesPerSecond / fp32->samplesPerSecond);
+        if (ratio < kLabSlowdown)
+            r.lines.push_back("fp32 -> bf16 is a slowdown (" + format::ratio(ratio) + ": each " +
+                              (s.inference() ? "batch" : "step") + " takes " + format::ratio(1.0 / ratio) +
+                              " as long in bf16): " + bf16SlowdownCause(s) + "; keep fp32 on this device.");
+        else if (ratio < kSmallLabJump)
+            r.lines.push_back("fp32 -> bf16 is a small jump (" + format::ratio(ratio) +
+                              "): precision is not the bottleneck; the step waits on something else, usually "
+                              "the DataLoader.");
+        else
+            r.lines.push_back("fp32 -> bf16 is a large jump (" + format::ratio(ratio) +
+                              (s.inference() ? "): the model was bound by fp32 arithmetic; serve it in bf16."
+                                             : "): the step was bound by fp32 arithmetic; train in bf16."));
     }
     if (bf16 && graph) {
-        r.graphOverBf16 = graph->samplesPerSecond / bf16->samplesPerSecond;
-        r.lines.push_back(*r.graphOverBf16 < kSmallLabJump
-                              ? "bf16 -> CUDA graph is a small jump (" + format::ratio(*r.graphOverBf16) +
-                                    "): the kernels are already well fused for this model shape."
-                              : "bf16 -> CUDA graph is a large jump (" + format::ratio(*r.graphOverBf16) +
-                                    "): launch overhead costs real time; capture the step (in Python: "
-                                    "torch.compile(mode=\"reduce-overhead\")).");
+        const double ratio = r.graphOverBf16.emplace(graph->samplesPerSecond / bf16->samplesPerSecond);
+        if (ratio < kLabSlowdown)
+            r.lines.push_back("bf16 -> CUDA graph is a slowdown (" + format::ratio(ratio) +
+                              "): replaying the step as a graph costs more than the launches it saves (copies into "
+                              "the graph's static inputs, or a step too large for launches to matter); do not "
+                              "capture it.");
+        else if (ratio < kSmallLabJump)
+            r.lines.push_back("bf16 -> CUDA graph is a small jump (" + format::ratio(ratio) +
+                              "): the kernels are already well fused for this model shape.");
+        else
+            r.lines.push_back("bf16 -> CUDA graph is a large jump (" + format::ratio(ratio) +
+                              "): launch overhead costs real time; capture the step (in Python: "
+                              "torch.compile(mode=\"reduce-overhead\")).");
     }
     if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump && *r.graphOverBf16 >= kSmallLabJump)
         r.lines.push_back("Both transitions are large: there was room in precision and in launches; take both.");

@@ -12,6 +12,14 @@ namespace kinetoscope::session {
 
 // A jump below this ratio of samples/s is "small" (the seed: less than 20 %).
 inline constexpr double kSmallLabJump = 1.2;
+// Below this ratio the second arm is slower, beyond run-to-run noise: a slowdown, never
+// called a small jump.
+inline constexpr double kLabSlowdown = 0.9;
+
+// Why bf16 autocast runs slower than fp32 on this run's device, in a clause: on a CPU
+// whose flags (the session's environment "cpu_bf16") show no bf16 matrix units, that;
+// else the usual causes on a CPU or a GPU.
+std::string bf16SlowdownCause(const Session& session);
 
 struct LabReading
 {

@@ -105,6 +105,42 @@ private Q_SLOTS:
         QVERIFY(said);
     }
 
+    // The CPU lab of issue 29: bf16 at a quarter of fp32's samples/s is a slowdown, with the
+    // CPU's missing bf16 units as its cause; never "a small jump"; a graph slower than
+    // bf16 is one too.
+    void aSlowdownIsNeverASmallJump()
+    {
+        auto arm = [](session::ArmKind kind, double samples) {
+            session::LabArm a;
+            a.kind = kind;
+            a.ran = true;
+            a.samplesPerSecond = samples;
+            a.meanStepMs = 1000.0 * 64 / samples;
+            return a;
+        };
+        session::Session s;
+        s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
+        s.lab = {arm(session::ArmKind::Fp32, 57.2), arm(session::ArmKind::Bf16, 14.2)};
+        const session::LabReading slow = session::readLab(s);
+        QCOMPARE(slow.lines.size(), size_t(1));
+        const std::string& line = slow.lines.front();
+        QVERIFY2(line.starts_with("fp32 -> bf16 is a slowdown (0.248×: each step takes 4.03× as long in bf16): this "
+                                  "CPU has no bf16 matrix units"),
+                 line.c_str());
+        QVERIFY(line.find("small jump") == std::string::npos);
+        QVERIFY(line.ends_with("keep fp32 on this device."));
+        // Within the noise it is still the seeds' small jump.
+        s.lab = {arm(session::ArmKind::Fp32, 57.2), arm(session::ArmKind::Bf16, 55.0)};
+        QVERIFY(session::readLab(s).lines.front().starts_with("fp32 -> bf16 is a small jump (0.962×)"));
+        // A graph slower than bf16 (a GPU run).
+        s.environment = {{"device", "NVIDIA H100 80GB HBM3"}};
+        s.lab = {arm(session::ArmKind::Fp32, 100), arm(session::ArmKind::Bf16, 250),
+                 arm(session::ArmKind::Bf16CudaGraph, 200)};
+        const session::LabReading graph = session::readLab(s);
+        QVERIFY(graph.lines.at(0).starts_with("fp32 -> bf16 is a large jump"));
+        QVERIFY2(graph.lines.at(1).starts_with("bf16 -> CUDA graph is a slowdown (0.800×)"), graph.lines.at(1).c_str());
+    }
+
     void theBatchThatFitsAndTheFastest()
     {
         session::Session s;

@@ -80,6 +80,45 @@ Evidence::Figure savingShare(double gain, double slowerNs, bool batch)
 
 const char* autocastDevice(const LabMeasurements& lab) { return lab.cpu ? "cpu" : "cuda"; }
 
+// bf16 autocast measured slower than fp32: where the device has no fast bf16 arithmetic,
+// the advice to train in bf16 is the wrong way. Saves nothing over the fp32 baseline; it
+// keeps the user from a change that costs time.
+Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf16, double ratio, bool batch)
+{
+    const std::string unit = batch ? "batch" : "step";
+    Finding f;
+    f.id = "bf16-slowdown";
+    f.measured = true;
+    f.severity = Severity::Medium;
+    f.title = "bf16 autocast makes each " + unit + " " + format::ratio(1.0 / ratio) + " slower" +
+              (fp32.ns && bf16.ns ? ": " + format::duration(*fp32.ns) + " in fp32, " + format::duration(*bf16.ns) +
+                                        " in bf16"
+                                  : std::string()) +
+              " (measured): keep fp32 here";
+    std::string cause;
+    if (!lab.cpu)
+        cause = "On a GPU this usually means casts around many small kernels cost more than the arithmetic saves, "
+                "or a GPU without bf16 Tensor Cores (before Ampere).";
+    else if (lab.cpuBf16Units == "none")
+        cause = "This CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags): every bf16 matmul "
+                "is converted and computed the slow way.";
+    else
+        cause = "On a CPU bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 "
+                "matmul is converted and computed the slow way.";
+    f.explanation = "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
+                    format::ratio(ratio) + " the samples per second, a slowdown, not a small gain. " + cause;
+    if (fp32.ns && bf16.ns)
+        f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch),
+                              {"bf16_slowdown", *bf16.ns / *fp32.ns - 1.0, Unit::Fraction}};
+    f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", ratio, Unit::Ratio});
+    f.perBatch = batch;
+    f.gainMethod = "measured in the lab: a slowdown saves nothing; it says which change not to make";
+    f.fix = lab.cpu ? "Keep fp32 on this CPU. Measure bf16 again on a GPU (Ampere or later) or a CPU with AMX, where "
+                      "it pays."
+                    : "Keep fp32 for this model, or profile the bf16 arm to see which casts or kernels cost the time.";
+    return f;
+}
+
 void precision(const LabMeasurements& lab, std::vector<Finding>& out)
 {
     const bool batch = perBatch(lab, ArmId::Fp32, ArmId::Bf16);
@@ -88,13 +127,19 @@ void precision(const LabMeasurements& lab, std::vector<Finding>& out)
     if (!ratio)
         return;
     const std::string per = batch ? "per batch" : "per step";
+    if (*ratio < kLabSlowdown) {
+        out.push_back(bf16Slowdown(lab, fp32, bf16, *ratio, batch));
+        return;
+    }
     if (*ratio < kSmallLabJump) {
         // The seed's small jump: where not to look.
         const double speedup = fp32.ns && bf16.ns ? 1.0 - *bf16.ns / *fp32.ns : 1.0 - 1.0 / *ratio;
         Finding f;
         f.id = "not-precision-bound";
         f.severity = Severity::Low;
-        f.title = "bf16 autocast speeds the step up only " + format::percent(std::max(0.0, speedup));
+        f.title = speedup > 0 ? "bf16 autocast speeds the step up only " + format::percent(speedup)
+                              : "bf16 autocast does not speed the step up (" + format::percent(-speedup) + " slower, "
+                                "within this run's noise)";
         f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
                         "bottleneck. Look at the input pipeline, launches and synchronisation first.";
         if (fp32.ns && bf16.ns)
@@ -167,7 +212,12 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
         Finding f;
         f.id = "already-fused";
         f.severity = Severity::Low;
-        f.title = "Replaying the step as a CUDA graph gains only " + format::percent(std::max(0.0, speedup));
+        f.title = speedup > 0 ? "Replaying the step as a CUDA graph gains only " + format::percent(speedup)
+                              : "Replaying the step as a CUDA graph makes it " + format::percent(-speedup) + " slower";
+        if (*ratio < kLabSlowdown) {
+            f.severity = Severity::Medium;
+            f.title += ": do not capture it";
+        }
         f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
                         "fused. torch.compile / CUDA graphs will not help much.";
         if (bf16.ns && graphed.ns)
