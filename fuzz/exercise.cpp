@@ -2,6 +2,7 @@
 
 #include "app/cli/diagnose_report.h"
 #include "app/cli/info_report.h"
+#include "app/cli/lab_report.h"
 #include "app/cli/summary_report.h"
 #include "core/analysis/call_tree.h"
 #include "core/analysis/diagnosis/diagnosis.h"
@@ -82,9 +83,9 @@ trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions
     const analysis::Thresholds thresholds;
     const std::vector<analysis::Finding> findings =
         analysis::diagnose({model, summary, thresholds, nullptr});
-    checkJson(cli::diagnosisJson(source, findings, summary));
-    (void)cli::diagnosisMarkdown(source, findings, summary);
-    (void)cli::diagnosisText(source, findings, summary);
+    checkJson(cli::diagnosisJson(source, findings, &summary));
+    (void)cli::diagnosisMarkdown(source, findings, &summary);
+    (void)cli::diagnosisText(source, findings, &summary);
 
     // What a document's timeline builds and what its first paint and a selection ask.
     const timeline::TimelineIndex index(model);
@@ -129,9 +130,14 @@ bool exerciseSession(std::string_view bytes)
     const analysis::Thresholds thresholds;
     const std::vector<analysis::Finding> findings =
         analysis::diagnose({*small.model, summary, thresholds, &lab});
-    checkJson(cli::diagnosisJson("session", findings, summary));
-    (void)cli::diagnosisMarkdown("session", findings, summary);
+    checkJson(cli::diagnosisJson("session", findings, &summary));
+    (void)cli::diagnosisMarkdown("session", findings, &summary);
     checkJson(nlohmann::json::parse(session::sessionJson(*read)));
+    // As a session recorded without a trace opens: its measured findings and its figures.
+    const std::vector<analysis::Finding> measured = analysis::diagnoseLab(lab, thresholds);
+    checkJson(cli::diagnosisJson("session", measured, nullptr));
+    (void)cli::diagnosisText("session", measured, nullptr);
+    (void)cli::labText(*read);
     return true;
 }
 

@@ -122,6 +122,12 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
     m_timeline->setEnabled(!findings.empty());
 }
 
+void FindingsView::setTraceActions(bool shown)
+{
+    m_evidence->setVisible(shown);
+    m_timeline->setVisible(shown);
+}
+
 int FindingsView::findingCount() const
 {
     return m_list->count();
@@ -147,6 +153,7 @@ void FindingsView::showDetails(int row)
     if (row < 0 || size_t(row) >= m_findings.size())
         return;
     m_details->setHtml(findingHtml(m_findings[size_t(row)], row + 1));
+    m_copy->setEnabled(!m_findings[size_t(row)].snippet.empty());
     Q_EMIT findingSelected(m_findings[size_t(row)]);
 }
 

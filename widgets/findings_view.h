@@ -17,6 +17,9 @@ class FindingsView : public QWidget
 public:
     explicit FindingsView(QWidget* parent = nullptr);
     void setFindings(const std::vector<analysis::Finding>& findings);
+    // Without a trace (a lab session recorded without one) there is nothing to show the
+    // evidence in: the buttons that would are hidden.
+    void setTraceActions(bool shown);
     int findingCount() const;
     QString findingTitle(int row) const;
     void select(int row);

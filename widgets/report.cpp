@@ -3,6 +3,7 @@
 #include "core/format/format.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/findings_view.h"
+#include "widgets/lab_html.h"
 #include "widgets/memory_chart.h"
 #include "widgets/overview_view.h"
 #include "widgets/utilization_chart.h"
@@ -30,6 +31,8 @@ struct Images
 Images renderCharts(const document::Document& trace)
 {
     Images images;
+    if (!trace.hasTrace())
+        return images;  // a lab session without a trace: its figures are tables
     BreakdownChart breakdown;
     breakdown.resize(kChartWidth, 320);
     breakdown.setBreakdown(trace.summary.steps, trace.summary.breakdown.all);
@@ -55,26 +58,38 @@ QString reportHtml(const document::Document& trace, const Images& images, Src sr
     QString html = QStringLiteral("<html><head><meta charset=\"utf-8\"><title>Kinetoscope: %1</title></head>"
                                   "<body style=\"font-family:sans-serif\">").arg(file);
     html += QStringLiteral("<h1>Why is this run slow? — %1</h1>").arg(file);
-    html += QStringLiteral("<p style=\"color:#616161\">Kinetoscope %1 · %2 · %3 steps · loaded in %4, analysed in %5</p>")
-                .arg(QStringLiteral(KINETOSCOPE_VERSION), QDateTime::currentDateTime().toString(Qt::ISODate),
-                     QString::fromStdString(format::count(uint64_t(trace.summary.steps.steps.size()))),
-                     QString::fromStdString(format::seconds(trace.loadSeconds)),
-                     QString::fromStdString(format::seconds(trace.analysisSeconds)));
-    html += keyFiguresHtml(trace);
+    const QString read = trace.hasTrace()
+                             ? QStringLiteral("%1 · loaded in %2, analysed in %3")
+                                   .arg(QString::fromStdString(format::counted(trace.summary.steps.steps.size(), "step")),
+                                        QString::fromStdString(format::seconds(trace.loadSeconds)),
+                                        QString::fromStdString(format::seconds(trace.analysisSeconds)))
+                             : QStringLiteral("a lab session without a trace");
+    html += QStringLiteral("<p style=\"color:#616161\">Kinetoscope %1 · %2 · %3</p>")
+                .arg(QStringLiteral(KINETOSCOPE_VERSION), QDateTime::currentDateTime().toString(Qt::ISODate), read);
+    if (trace.hasTrace())
+        html += keyFiguresHtml(trace);
+    else
+        html += QStringLiteral("<p><b>What this is:</b> a lab session recorded without a trace: the figures and "
+                               "findings below are what the lab measured. The trace's breakdown, utilisation and "
+                               "findings need a run with <code>--profile</code>.</p>");
+    if (trace.session)
+        html += QStringLiteral("<h2>What the lab measured</h2>") + labHtml(*trace.session);
     // Both dimensions given: QTextDocument lays an image out at its own size otherwise.
     const int width = 680;
     auto image = [&](const char* title, const char* name, const QImage& img) {
+        if (img.isNull())
+            return;
         const int height = img.width() > 0 ? width * img.height() / img.width() : 0;
         html += QStringLiteral("<h2>%1</h2><p><img src=\"%2\" width=\"%3\" height=\"%4\"></p>")
                     .arg(QLatin1String(title), src(name), QString::number(width), QString::number(height));
     };
     image("Step-time breakdown", "breakdown", images.breakdown);
     image("Utilisation over time", "utilization", images.utilization);
-    if (!images.memory.isNull())
-        image("Memory", "memory", images.memory);
+    image("Memory", "memory", images.memory);
     html += QStringLiteral("<h2>Findings</h2>");
     if (trace.findings.empty())
-        html += QStringLiteral("<p>No finding: nothing in this trace crosses a rule's threshold.</p>");
+        html += trace.hasTrace() ? QStringLiteral("<p>No finding: nothing in this trace crosses a rule's threshold.</p>")
+                                 : QStringLiteral("<p>No finding: nothing the lab measured crosses a rule's threshold.</p>");
     for (size_t i = 0; i < trace.findings.size(); ++i)
         html += findingHtml(trace.findings[i], int(i) + 1);
     html += QStringLiteral("</body></html>");
@@ -92,8 +107,10 @@ QByteArray pngBytes(const QImage& image)
 
 void addImages(QTextDocument& doc, const Images& images)
 {
-    doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("breakdown")), images.breakdown);
-    doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("utilization")), images.utilization);
+    if (!images.breakdown.isNull())
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("breakdown")), images.breakdown);
+    if (!images.utilization.isNull())
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("utilization")), images.utilization);
     if (!images.memory.isNull())
         doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("memory")), images.memory);
 }
@@ -133,7 +150,7 @@ bool writeReport(const document::Document& trace, const QString& path, QString* 
             *error = message;
         return false;
     };
-    if (!trace.model)
+    if (!trace.model && !trace.session)
         return fail(QStringLiteral("no trace to report on"));
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix != QLatin1String("pdf") && suffix != QLatin1String("png") && suffix != QLatin1String("html"))

@@ -29,6 +29,26 @@ int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptio
         err << "kinetoscope: " << error << '\n';
         return kExitBadInput;
     }
+    if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job)) {
+        // Separate runs: each diagnosed on its own, never as ranks of one job.
+        err << "kinetoscope diagnose: these " << job->ranks.size() << " traces are " << *notOneJob
+            << ": each is diagnosed on its own\n";
+        nlohmann::json traces = nlohmann::json::array();
+        bool failed = false;
+        for (const job::Rank& r : job->ranks) {
+            const document::Document& d = *r.doc;
+            switch (format) {
+            case Format::Json: traces.push_back(diagnosisJson(d.path, d.findings, &d.summary)); break;
+            case Format::Markdown: out << diagnosisMarkdown(d.path, d.findings, &d.summary) << "\n"; break;
+            case Format::Text: out << diagnosisText(d.path, d.findings, &d.summary) << "\n"; break;
+            }
+            for (const analysis::Finding& f : d.findings)
+                failed |= failOn && f.severity >= *failOn;
+        }
+        if (format == Format::Json)
+            out << jsonOutput({{"not_one_job", *notOneJob}, {"traces", traces}}) << '\n';
+        return failed ? kExitFindings : kExitOk;
+    }
     const std::vector<analysis::Finding> findings = job::diagnoseJob(*job, rules);
     switch (format) {
     case Format::Json: out << jsonOutput(jobDiagnosisJson(*job, findings)) << '\n'; break;
@@ -113,11 +133,12 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         return kExitBadInput;
     }
     const auto analysed = document::open(path, options);
-    if (!analysed->model) {
+    if (!analysed->model && !analysed->ok()) {
         err << "kinetoscope: " << path << ": " << analysed->loadMessage << '\n';
         return kExitBadInput;
     }
-    const analysis::TraceSummary& summary = analysed->summary;
+    // A lab session recorded without a trace: its measured findings, no trace summary.
+    const analysis::TraceSummary* summary = analysed->hasTrace() ? &analysed->summary : nullptr;
     const std::vector<analysis::Finding>& findings = analysed->findings;
     switch (format) {
     case Format::Json: out << jsonOutput(diagnosisJson(path, findings, summary)) << '\n'; break;

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -15,17 +14,19 @@ using namespace kinetoscope::analysis;
 
 namespace {
 
-// What the trace is, then the steps judged (when the window can be judged at all).
-std::string stepLine(const TraceSummary& s)
+// What the trace is, then the steps judged (when the window can be judged at all); a lab
+// session recorded without a trace (no summary) says what its findings rest on.
+std::string stepLine(const TraceSummary* s)
 {
-    std::string line = "What this trace is: " + s.window.headline();
-    if (!s.window.diagnosable())
+    if (!s)
+        return "What this is: a lab session recorded without a trace: the findings are what the lab measured; the "
+               "trace's findings need a run with --profile";
+    std::string line = "What this trace is: " + s->window.headline();
+    if (!s->window.diagnosable())
         return line;
-    char text[128];
-    std::snprintf(text, sizeof text, "; judged over %zu %s of %s on average", s.steps.steps.size(),
-                  s.steps.source == StepSource::Window ? "window" : "steady steps",
-                  format::duration(s.breakdown.all.averageTotalNs).c_str());
-    return line + text;
+    return line + "; judged over " + format::count(s->steps.steps.size()) +
+           (s->steps.source == StepSource::Window ? " window" : " steady steps") + " of " +
+           format::duration(s->breakdown.all.averageTotalNs) + " on average";
 }
 
 }  // namespace
@@ -73,15 +74,19 @@ json findingsJson(const std::vector<Finding>& findings)
     return list;
 }
 
-json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary* summary)
 {
     const json list = findingsJson(findings);
+    if (!summary)  // a lab session without a trace: its measured findings only
+        return {{"source", source}, {"trace", false}, {"window", nullptr}, {"run_kind", nullptr},
+                {"diagnosable", false}, {"steps", nullptr}, {"step_time_us", nullptr}, {"findings", list}};
     return {{"source", source},
-            {"window", summary.window.headline()},
-            {"run_kind", runKindName(summary.window.kind)},
-            {"diagnosable", summary.window.diagnosable()},
-            {"steps", summary.steps.steps.size()},
-            {"step_time_us", summary.breakdown.all.averageTotalNs / 1e3},
+            {"trace", true},
+            {"window", summary->window.headline()},
+            {"run_kind", runKindName(summary->window.kind)},
+            {"diagnosable", summary->window.diagnosable()},
+            {"steps", summary->steps.steps.size()},
+            {"step_time_us", summary->breakdown.all.averageTotalNs / 1e3},
             {"findings", list}};
 }
 
@@ -117,12 +122,13 @@ std::string findingsMarkdown(const std::vector<Finding>& findings)
 }
 
 std::string diagnosisMarkdown(const std::string& source, const std::vector<Finding>& findings,
-                              const TraceSummary& summary)
+                              const TraceSummary* summary)
 {
     std::ostringstream out;
     out << "# Diagnosis of `" << source << "`\n\n" << stepLine(summary) << ".\n\n";
     if (findings.empty()) {
-        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
+        out << (summary ? "No finding: nothing in this trace crosses a rule's threshold.\n"
+                        : "No finding: nothing the lab measured crosses a rule's threshold.\n");
         return out.str();
     }
     out << findingsMarkdown(findings);
@@ -153,12 +159,13 @@ std::string findingsText(const std::vector<Finding>& findings)
     return out.str();
 }
 
-std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary& summary)
+std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary* summary)
 {
     std::ostringstream out;
     out << source << "\n" << stepLine(summary) << "\n\n";
     if (findings.empty()) {
-        out << "No finding: nothing in this trace crosses a rule's threshold.\n";
+        out << (summary ? "No finding: nothing in this trace crosses a rule's threshold.\n"
+                        : "No finding: nothing the lab measured crosses a rule's threshold.\n");
         return out.str();
     }
     out << findingsText(findings);

@@ -35,7 +35,17 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
     document::OpenOptions options;
     options.depth = document::Depth::Read;
-    const trace::LoadResult result = document::open(path, options)->loadResult();
+    const auto opened = document::open(path, options);
+    if (opened->ok() && !opened->hasTrace()) {  // a lab session recorded without a trace
+        const std::string what = "a lab session recorded without a trace (run with --profile); its measurements: "
+                                 "kinetoscope summary " + path;
+        if (asJson)
+            out << jsonOutput({{"source", path}, {"session", true}, {"trace", false}, {"note", what}}) << '\n';
+        else
+            out << path << ": " << what << "\n";
+        return kExitOk;
+    }
+    const trace::LoadResult result = opened->loadResult();
     if (result.model) {
         if (asJson)
             out << jsonOutput(infoJson(path, result)) << '\n';

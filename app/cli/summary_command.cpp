@@ -3,6 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/job_report.h"
 #include "app/cli/json_output.h"
+#include "app/cli/lab_report.h"
 #include "app/cli/summary_report.h"
 #include "core/document/document.h"
 
@@ -50,12 +51,32 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 path = arg;
         }
     }
+    // The series are JSON arrays for plotting: the text has the figures they make.
+    if (report.includeSeries && !asJson)
+        err << "kinetoscope summary: --series adds the utilisation and memory series to --json output; "
+               "without --json it changes nothing\n";
     if (job::isJob(paths)) {
         std::string error;
         const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
         if (!job) {
             err << "kinetoscope: " << error << '\n';
             return kExitBadInput;
+        }
+        if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job)) {
+            // Separate runs: each summarised on its own, never merged into a job.
+            err << "kinetoscope summary: these " << job->ranks.size() << " traces are " << *notOneJob
+                << ": each is summarised on its own\n";
+            nlohmann::json traces = nlohmann::json::array();
+            for (const job::Rank& r : job->ranks) {
+                if (asJson)
+                    traces.push_back(summaryJson(r.doc->path, r.doc->loadResult(), r.doc->summary, r.doc->analysisSeconds, report));
+                else
+                    out << summaryText(r.doc->path, r.doc->loadResult(), r.doc->summary, r.doc->analysisSeconds, report)
+                        << "\n";
+            }
+            if (asJson)
+                out << jsonOutput({{"not_one_job", *notOneJob}, {"traces", traces}}) << '\n';
+            return kExitOk;
         }
         out << (asJson ? jsonOutput(jobJson(*job)) + "\n" : jobText(*job));
         return kExitOk;
@@ -66,9 +87,18 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     const auto opened = document::open(path, options);
-    if (!opened->model) {
+    if (!opened->model && !opened->ok()) {
         err << "kinetoscope: " << path << ": " << opened->loadMessage << '\n';
         return kExitBadInput;
+    }
+    if (!opened->hasTrace()) {  // a lab session recorded without a trace: what it measured
+        if (asJson)
+            out << jsonOutput(labSessionJson(path, *opened->session)) << '\n';
+        else
+            out << path << "\nA lab session recorded without a trace (run with --profile for the trace's "
+                           "figures):\n\n"
+                << labText(*opened->session);
+        return kExitOk;
     }
     const trace::LoadResult loaded = opened->loadResult();
     const analysis::TraceSummary& summary = opened->summary;
@@ -82,6 +112,8 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         out << jsonOutput(summaryJson(path, loaded, summary, seconds, report)) << '\n';
     else
         out << summaryText(path, loaded, summary, seconds, report);
+    if (!asJson && opened->session)
+        out << "\nWhat the lab measured\n" << labText(*opened->session);
     if (!loaded.ok()) {
         err << "kinetoscope: " << path << ": " << loaded.message << '\n';
         return kExitBadInput;

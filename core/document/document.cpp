@@ -88,9 +88,14 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
                 return failed(std::move(doc), trace::LoadStatus::NotFound, error);
             doc.lab = labMeasurementsOf(*doc.session);
             doc.tracePath = session::traceOf(*doc.session, path).string();
-            if (doc.tracePath.empty())
-                return failed(std::move(doc), trace::LoadStatus::NotATrace,
-                              "the session records no trace (run with --profile)");
+            if (doc.tracePath.empty()) {
+                // Recorded without --profile: it opens with what the lab measured.
+                if (options.depth == Depth::Analysed)
+                    doc.findings = analysis::diagnoseLab(*doc.lab, options.thresholds);
+                if (progress.progress)
+                    progress.progress(1.0);
+                return std::make_shared<const Document>(std::move(doc));
+            }
         }
         if (!read(doc, progress)) {
             if (doc.session)
@@ -119,6 +124,7 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
 analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
 {
     static_assert(analysis::kSmallLabJump == session::kSmallLabJump, "one threshold for the reading and the rules");
+    static_assert(analysis::kLabSlowdown == session::kLabSlowdown, "one threshold for the reading and the rules");
     static_assert(analysis::kLabReservedOverPeak == session::kReservedOverPeak, "one threshold for both");
     // A measured figure: finite and positive, or nothing.
     auto positive = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
@@ -130,6 +136,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     const auto environment = session.environment.find("device");
     lab.cpu = (device != session.config.end() && device->second == "cpu") ||
               (environment != session.environment.end() && environment->second == "CPU");
+    if (const auto units = session.environment.find("cpu_bf16"); units != session.environment.end())
+        lab.cpuBf16Units = units->second;
     for (const session::LabArm& arm : session.lab) {
         if (!arm.ran)
             continue;

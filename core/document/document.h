@@ -1,8 +1,8 @@
 #pragma once
-// The one way to open anything: a trace file, or a lab session with its trace. Every
-// CLI command and the GUI call open(); it reads the file (progress, cancel), analyses
-// and diagnoses it once, and for the GUI builds the timeline's level-of-detail index on
-// the same worker. A Document is immutable once built. (A job of several ranks, and a
+// The one way to open anything: a trace file, or a lab session (with its trace, or with
+// its measurements alone when it was recorded without one). Every CLI command and the
+// GUI call open(); it reads the file (progress, cancel), analyses and diagnoses it once,
+// and for the GUI builds the timeline's level-of-detail index on the same worker. A Document is immutable once built. (A job of several ranks, and a
 // comparison of two documents, will be documents too.)
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/session/session.h"
@@ -47,7 +47,7 @@ struct Document
     trace::LoadStatus loadStatus = trace::LoadStatus::Ok;
     std::string loadMessage;    // one line when loadStatus is not Ok
     uint64_t errorOffset = 0;   // byte offset the message refers to (decompressed)
-    std::shared_ptr<const trace::TraceModel> model;  // null when nothing could be read
+    std::shared_ptr<const trace::TraceModel> model;  // null when nothing could be read, or no trace was recorded
     std::optional<session::Session> session;         // when a session was opened
     std::optional<analysis::LabMeasurements> lab;    // the session's, for the lab rules
     analysis::TraceSummary summary;                  // Depth::Analysed
@@ -58,6 +58,9 @@ struct Document
     double analysisSeconds = 0.0;
 
     bool ok() const { return loadStatus == trace::LoadStatus::Ok; }
+    // A trace was read (false for a lab session recorded without --profile, which is
+    // opened with its measurements and their findings alone: no model, no summary).
+    bool hasTrace() const { return model != nullptr; }
     // The load as the trace reader reported it (for writers that describe the read).
     trace::LoadResult loadResult() const;
 };

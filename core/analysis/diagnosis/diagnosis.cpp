@@ -99,11 +99,55 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"dataparallel", rules::dataParallel},
         {"optimizer-unfused", rules::optimizerUnfused},
         {"unstable-steps", rules::unstableSteps},
-        {"bf16-measured / not-precision-bound / cuda-graph-measured / already-fused", rules::labBaseline},
-        {"dataloader-bound-measured", rules::labSplit},
-        {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory},
+        {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / already-fused", rules::labBaseline, true},
+        {"dataloader-bound-measured", rules::labSplit, true},
+        {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory, true},
     };
     return catalogue;
+}
+
+namespace {
+
+// A window finding that changes how everything else reads (a capture, missing activity,
+// a window of warm-up) comes first. Then what the lab measured outranks what the trace
+// suggests: the measured findings by their measured gain, then severity (a measured
+// finding that is only information, LOW and saving nothing, such as not-precision-bound,
+// keeps its place among the rest). Then the findings by the time per step a fix would
+// save; findings that save no time (memory risks, information, a minor window note)
+// follow in order of severity.
+void rank(std::vector<Finding>& findings)
+{
+    auto tier = [](const Finding& f) {
+        if (f.aboutWindow && f.severity == Severity::High)
+            return 0;
+        if (f.measured && (f.estimatedGainNs > 0 || f.severity != Severity::Low))
+            return 1;
+        return 2;
+    };
+    std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
+        if (tier(a) != tier(b))
+            return tier(a) < tier(b);
+        if (a.estimatedGainNs != b.estimatedGainNs)
+            return a.estimatedGainNs > b.estimatedGainNs;
+        return a.severity > b.severity;
+    });
+}
+
+}  // namespace
+
+std::vector<Finding> diagnoseLab(const LabMeasurements& lab, const Thresholds& thresholds)
+{
+    // The lab rules read only the measurements: an empty trace stands in for the one the
+    // session did not record.
+    static const trace::TraceModel noTrace;
+    static const TraceSummary noSummary;
+    const DiagnosisInput input{noTrace, noSummary, thresholds, &lab};
+    std::vector<Finding> findings;
+    for (const RuleInfo& rule : ruleCatalogue())
+        if (rule.lab)
+            rule.rule(input, findings);
+    rank(findings);
+    return findings;
 }
 
 std::vector<Finding> diagnose(const DiagnosisInput& input)
@@ -129,27 +173,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
         f.estimatedGainNs = std::clamp(f.estimatedGainNs, 0.0, std::max(0.0, unclaimed));
         unclaimed -= f.estimatedGainNs;
     }
-    // A window finding that changes how everything else reads (a capture, missing
-    // activity, a window of warm-up) comes first. Then what the lab measured outranks what
-    // the trace suggests: the measured findings by their measured gain, then severity
-    // (a measured finding that is only information, LOW and saving nothing, such as
-    // not-precision-bound, keeps its place among the rest). Then the findings by the time
-    // per step a fix would save; findings that save no time (memory risks, information, a
-    // minor window note) follow in order of severity.
-    auto tier = [](const Finding& f) {
-        if (f.aboutWindow && f.severity == Severity::High)
-            return 0;
-        if (f.measured && (f.estimatedGainNs > 0 || f.severity != Severity::Low))
-            return 1;
-        return 2;
-    };
-    std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
-        if (tier(a) != tier(b))
-            return tier(a) < tier(b);
-        if (a.estimatedGainNs != b.estimatedGainNs)
-            return a.estimatedGainNs > b.estimatedGainNs;
-        return a.severity > b.severity;
-    });
+    rank(findings);
     return findings;
 }
 

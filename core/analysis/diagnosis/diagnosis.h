@@ -16,6 +16,8 @@ namespace kinetoscope::analysis {
 // A lab jump (samples/s of one arm over the previous one) below this is "small": the
 // seeds' threshold (less than 20 %), the same as session::kSmallLabJump.
 inline constexpr double kSmallLabJump = 1.2;
+// Below this ratio the second arm is slower, beyond run-to-run noise (session::kLabSlowdown).
+inline constexpr double kLabSlowdown = 0.9;
 // Reserved over peak allocated above this: the caching allocator holds freed blocks the
 // step never reuses (session::kReservedOverPeak).
 inline constexpr double kLabReservedOverPeak = 1.5;
@@ -37,6 +39,9 @@ struct LabMeasurements
 {
     bool inference = false;  // an inference run: latency per batch, no backward
     bool cpu = false;        // the lab ran on the CPU (the advice names its autocast)
+    // On the CPU: its bf16 matrix units from its flags ("amx_bf16", "avx512_bf16", "none"),
+    // empty when not recorded.
+    std::string cpuBf16Units;
 
     std::optional<double> fp32StepNs;      // mean step time, fp32
     std::optional<double> bf16StepNs;      // mean step time, bf16 autocast
@@ -102,10 +107,13 @@ struct RuleInfo
 {
     const char* id;
     Rule rule;
+    bool lab = false;  // reads only the lab's measurements, never the trace
 };
 // Every rule, in catalogue order (docs/diagnosis.md).
 const std::vector<RuleInfo>& ruleCatalogue();
 
 std::vector<Finding> diagnose(const DiagnosisInput& input);
+// A lab session recorded without a trace: the lab rules alone, ranked as diagnose ranks.
+std::vector<Finding> diagnoseLab(const LabMeasurements& lab, const Thresholds& thresholds);
 
 }  // namespace kinetoscope::analysis

@@ -1,0 +1,43 @@
+#include "widgets/session_view.h"
+
+#include "widgets/findings_view.h"
+#include "widgets/live_run_view.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace kinetoscope::widgets {
+
+SessionView::SessionView(std::shared_ptr<const document::Document> session, QWidget* parent)
+    : QWidget(parent), m_document(std::move(session)), m_pages(new QTabWidget(this)), m_findings(new FindingsView(this))
+{
+    const session::Session& s = *m_document->session;
+    auto value = [&](const char* key) {
+        const auto it = s.config.find(key);
+        return it == s.config.end() ? QString() : QString::fromStdString(it->second);
+    };
+    m_lab = new LiveRunView(tr("%1 on %2, batch %3").arg(value("model"), value("dataset"), value("batch_size")), this);
+    m_lab->showSession(s);
+    m_findings->setFindings(m_document->findings);
+    m_findings->setTraceActions(false);
+
+    auto* note = new QLabel(tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
+                               "it supports. The trace's pages need a run with --profile."),
+                            this);
+    note->setWordWrap(true);
+    note->setTextFormat(Qt::RichText);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(note);
+    layout->addWidget(m_pages, 1);
+    m_pages->addTab(m_findings, tr("&Diagnosis"));
+    m_pages->addTab(m_lab, tr("&Lab"));
+}
+
+void SessionView::setCurrentPage(Page page)
+{
+    m_pages->setCurrentIndex(page);
+}
+
+}  // namespace kinetoscope::widgets
