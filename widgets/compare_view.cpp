@@ -122,7 +122,10 @@ QWidget* CompareView::overviewPage()
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     const compare::Verdict v = m_comparison.verdict().verdict;
-    const QString colour = v == compare::Verdict::Faster   ? QStringLiteral("#2e7d32")
+    // Across machines or programs a faster step is no win for a change: no green, no red.
+    const bool likeForLike = m_comparison.sameHardware && m_comparison.sameWorkload;
+    const QString colour = !likeForLike                    ? QStringLiteral("#555555")
+                           : v == compare::Verdict::Faster ? QStringLiteral("#2e7d32")
                            : v == compare::Verdict::Slower ? QStringLiteral("#c62828")
                                                            : QStringLiteral("#555555");
     m_verdict->setText(QStringLiteral("<p style=\"font-size:13pt; color:%1\"><b>%2</b></p><p>%3</p>")

@@ -104,6 +104,8 @@ json comparisonJson(const Comparison& c)
     j["change_line"] = c.changeLine;
     j["step"] = changeJson(c.step);
     j["same_hardware"] = c.sameHardware;
+    j["same_workload"] = c.sameWorkload;
+    j["shared_op_time"] = c.sharedOpTime ? json(*c.sharedOpTime) : json(nullptr);
     if (c.batch)
         j["batch"] = {{"before", c.batch->before}, {"after", c.batch->after}, {"ops_agreeing", c.batch->opsAgreeing}};
     j["per_sample"] = c.perSample ? changeJson(*c.perSample) : json();

@@ -80,8 +80,17 @@ SideData readSide(const document::Document& doc, const char* label)
     Side& side = data.side;
     side.path = doc.path;
     side.label = label;
-    side.hardware = hardwareOf(*doc.model);
     const analysis::TraceSummary& summary = doc.summary;
+    if (doc.model)
+        side.hardware = hardwareOf(*doc.model, summary.window.cpuOnly);
+    if (doc.session && side.hardware.vendor.empty() && side.hardware.devices.empty())
+        side.hardware = hardwareOf(*doc.session);
+    if (!doc.model) {  // a lab session recorded without a trace: its lab figures only
+        side.runKind = doc.session && doc.session->inference() ? "inference" : "training";
+        side.window = "a lab session recorded without a trace";
+        side.steps = stepSample({});
+        return data;
+    }
     side.runKind = analysis::runKindName(summary.window.kind);
     side.window = summary.window.headline();
     for (analysis::StepRole role : summary.window.roles) {
@@ -336,10 +345,23 @@ std::string capitalised(std::string text)
 
 std::string verdictLine(const Comparison& c)
 {
+    // What must match before a step time compares: said before the verdict, never after.
     std::string line;
+    std::vector<std::string> differences;
     if (!c.sameHardware)
-        line += "Different hardware (" + c.before.hardware.text() + " → " + c.after.hardware.text() +
-                "): a comparison of machines, not of a change to the code. ";
+        differences.push_back("different hardware (" + c.before.hardware.text() + " → " + c.after.hardware.text() + ")");
+    if (!c.sameWorkload)
+        differences.push_back(!c.modelBefore.empty() && c.modelBefore != c.modelAfter
+                                  ? "different models (" + c.modelBefore + " → " + c.modelAfter + ")"
+                                  : "different programs (they share " + format::percent(c.sharedOpTime.value_or(0)) +
+                                        " of their op time)");
+    if (!differences.empty()) {
+        line = differences.front();
+        for (size_t i = 1; i < differences.size(); ++i)
+            line += " and " + differences[i];
+        line = capitalised(line) + ": a comparison of " +
+               (c.sameWorkload ? "machines, not of a change to the code. " : "two runs, not of one change. ");
+    }
     const StepChange& step = c.step;
     const std::string stepPart = format::duration(c.before.steps.meanNs) + " → " + format::duration(c.after.steps.meanNs) +
                                  " per step (" + changeText(step) + ")";
@@ -433,6 +455,31 @@ std::string changeLine(const Comparison& c)
     return line + ".";
 }
 
+// Each op's share of its side's self time, the smaller of the two sides', summed over the
+// ops both ran; nullopt where a side has no op time.
+std::optional<double> sharedOpTime(const std::vector<analysis::OpStats>& a, const std::vector<analysis::OpStats>& b)
+{
+    auto shares = [](const std::vector<analysis::OpStats>& ops) {
+        std::map<std::string, double> byName;
+        double total = 0;
+        for (const analysis::OpStats& op : ops) {
+            byName[op.name] += double(op.selfCpuNs);
+            total += double(op.selfCpuNs);
+        }
+        for (auto& [name, ns] : byName)
+            ns = total > 0 ? ns / total : 0.0;
+        return total > 0 ? std::optional(byName) : std::nullopt;
+    };
+    const auto sa = shares(a), sb = shares(b);
+    if (!sa || !sb)
+        return std::nullopt;
+    double shared = 0;
+    for (const auto& [name, share] : *sa)
+        if (const auto other = sb->find(name); other != sb->end())
+            shared += std::min(share, other->second);
+    return shared;
+}
+
 double kernelNsPerStep(const SideData& s)
 {
     double total = 0.0;
@@ -487,6 +534,17 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     c.causes = rankCauses(a, b, c);
     if (beforeDoc.session && afterDoc.session)
         c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
+    c.sharedOpTime = sharedOpTime(a.ops.byName, b.ops.byName);
+    if (beforeDoc.session && afterDoc.session) {
+        auto modelOf = [](const session::Session& s) {
+            const auto model = s.config.find("model");
+            return model == s.config.end() ? std::string() : model->second;
+        };
+        c.modelBefore = modelOf(*beforeDoc.session);
+        c.modelAfter = modelOf(*afterDoc.session);
+    }
+    c.sameWorkload = (!c.sharedOpTime || *c.sharedOpTime >= kSameWorkloadShare) &&
+                     (c.modelBefore.empty() || c.modelAfter.empty() || c.modelBefore == c.modelAfter);
     c.verdictLine = verdictLine(c);
     c.changeLine = changeLine(c);
     return c;
@@ -508,10 +566,19 @@ CompareInput openBoth(const std::string& beforePath, const std::string& afterPat
     input.before = document::open(beforePath, options);
     other.join();
     for (const auto* doc : {&input.before, &input.after}) {
-        if (!(*doc)->ok() || !(*doc)->model) {
+        if (!(*doc)->ok()) {  // unreadable, or read only in part: never compared
             error = (*doc)->path + ": " + (*doc)->loadMessage;
             return {};
         }
+    }
+    // A session without a trace has only the lab's measured steps: another session's are
+    // what it can be compared with.
+    const bool traceless = !input.before->hasTrace() || !input.after->hasTrace();
+    if (traceless && !(input.before->session && input.after->session)) {
+        const auto& side = input.before->hasTrace() ? input.after : input.before;
+        error = side->path + ": a lab session recorded without a trace compares only with another lab session "
+                             "(their measured steps); run it again with --profile to compare it with a trace";
+        return {};
     }
     return input;
 }

@@ -85,6 +85,14 @@ struct Comparison
     Side before, after;
     StepChange step;                    // per step as measured
     bool sameHardware = true;
+    // The share of op time the two runs spend in the same ops (each op's share of its
+    // side's self time, the smaller of the two, summed over the ops both ran): near 1 for
+    // one program before and after a change; nullopt where a side recorded no op.
+    std::optional<double> sharedOpTime;
+    std::string modelBefore, modelAfter;  // two lab sessions: the model each ran
+    // The same program on both sides: shared op time at least kSameWorkloadShare, and (two
+    // lab sessions) the same model. When not, the verdict says it compares two programs.
+    bool sameWorkload = true;
     std::optional<BatchChange> batch;   // when the batch size changed
     std::optional<StepChange> perSample;  // the verdict per sample, when it did
     // The verdict that counts: per sample when the batch changed; else, for two lab
@@ -119,6 +127,8 @@ struct Comparison
 
 // A row that moved by less than this share of the step (and of itself) reads as the same.
 inline constexpr double kUnchangedShareOfStep = 0.005;
+// Below this shared op time two runs are different programs, not one program changed.
+inline constexpr double kSameWorkloadShare = 0.3;
 
 // Both documents analysed (Depth::Analysed) and readable.
 Comparison compareDocuments(const document::Document& before, const document::Document& after);

@@ -13,10 +13,25 @@ std::string Hardware::text() const
 {
     if (!devices.empty())
         return devices;
-    return vendor.empty() ? "no GPU" : vendor + " GPU";
+    if (vendor == "CPU")
+        return "CPU";
+    return vendor.empty() ? "unknown hardware" : vendor + " GPU";
 }
 
-Hardware hardwareOf(const trace::TraceModel& model)
+Hardware hardwareOf(const session::Session& session)
+{
+    Hardware hardware;
+    const auto device = session.environment.find("device");
+    if (device == session.environment.end() || device->second.empty())
+        return hardware;
+    if (device->second == "CPU")
+        hardware.vendor = "CPU";
+    else
+        hardware.devices = device->second;
+    return hardware;
+}
+
+Hardware hardwareOf(const trace::TraceModel& model, bool cpuOnly)
 {
     Hardware hardware;
     switch (trace::detectGpuVendor(model)) {
@@ -31,6 +46,10 @@ Hardware hardwareOf(const trace::TraceModel& model)
             continue;
         hardware.devices += (hardware.devices.empty() ? "" : " + ") + device.name;
     }
+    // No launch, no device activity and no device named: a CPU run. (A GPU run profiled
+    // with CPU activities only still names its devices in deviceProperties.)
+    if (cpuOnly && hardware.vendor.empty() && hardware.devices.empty())
+        hardware.vendor = "CPU";
     return hardware;
 }
 

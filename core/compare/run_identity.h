@@ -5,6 +5,7 @@
 // most frequent shapes differ only in their leading dimension, by one factor, the batch
 // changed by that factor (and the comparison moves to time per sample).
 #include "core/analysis/op_table.h"
+#include "core/session/session.h"
 #include "core/trace/trace_model.h"
 
 #include <optional>
@@ -14,12 +15,17 @@ namespace kinetoscope::compare {
 
 struct Hardware
 {
-    std::string vendor;   // "NVIDIA", "AMD", ... ("" for a CPU-only trace)
+    // "NVIDIA", "AMD", "MTIA"; "CPU" for a run known to have used no accelerator (a trace
+    // without any launch or device activity, a lab session on the CPU); "" when unknown.
+    std::string vendor;
     std::string devices;  // the device names, distinct, joined with " + " ("" when none)
     bool operator==(const Hardware&) const = default;
-    std::string text() const;  // "NVIDIA A100-SXM4-80GB", "AMD GPU", "no GPU"
+    std::string text() const;  // "NVIDIA A100-SXM4-80GB", "AMD GPU", "CPU", "unknown hardware"
 };
-Hardware hardwareOf(const trace::TraceModel& model);
+// `cpuOnly`: the window classification found no launch and no device activity at all.
+Hardware hardwareOf(const trace::TraceModel& model, bool cpuOnly);
+// A lab session's, from its environment (the device it ran on).
+Hardware hardwareOf(const session::Session& session);
 
 struct BatchChange
 {

@@ -1,4 +1,6 @@
 #include "core/job/job.h"
+
+#include "core/format/format.h"
 #include "core/job/median.h"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <charconv>
 #include <filesystem>
 #include <numeric>
+#include <set>
 #include <thread>
 
 namespace kinetoscope::job {
@@ -176,7 +179,9 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
     Job job;
     for (size_t i = 0; i < docs.size(); ++i) {
         if (!docs[i]->ok() || !docs[i]->model) {
-            error = files[i] + ": " + docs[i]->loadMessage;
+            error = files[i] + ": " +
+                    (docs[i]->model || !docs[i]->ok() ? docs[i]->loadMessage
+                                                      : "a lab session recorded without a trace is not a rank's trace");
             return std::nullopt;
         }
         Rank rank = readRank(docs[i], std::move(collectives[i]));
@@ -273,6 +278,42 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
     if (earliest <= latest)
         job.startSpreadNs = double(latest - earliest);
     return job;
+}
+
+std::optional<std::string> whyNotOneJob(const Job& job)
+{
+    if (job.ranks.size() < 2)
+        return std::nullopt;
+    std::set<int> named;
+    int worldSize = -1;
+    bool everyRankNamed = true;
+    for (const Rank& r : job.ranks) {
+        const auto& distributed = r.doc->model->metadata().distributed;
+        if (!distributed || distributed->rank < 0 || (worldSize >= 0 && distributed->worldSize != worldSize)) {
+            everyRankNamed = false;
+            break;
+        }
+        worldSize = distributed->worldSize;
+        named.insert(distributed->rank);
+    }
+    if (everyRankNamed && named.size() == job.ranks.size())
+        return std::nullopt;
+    const CollectiveMatch& match = job.collectives;
+    if (!match.matched.empty() && match.clockSpreadNs < kSameJobClockSpreadNs)
+        return std::nullopt;
+    int64_t earliest = INT64_MAX, latest = INT64_MIN;
+    for (const Rank& r : job.ranks) {
+        earliest = std::min(earliest, r.doc->model->beginNs());
+        latest = std::max(latest, r.doc->model->beginNs());
+    }
+    std::string reason = "not ranks of one job: ";
+    reason += everyRankNamed ? "distributedInfo names the same rank twice" : "no distributedInfo names them ranks of one world";
+    reason += match.matched.empty() ? ", no collective matches across them"
+                                    : ", their collectives match only on clocks " +
+                                          format::duration(match.clockSpreadNs) + " apart";
+    if (latest - earliest >= kSameJobClockSpreadNs)
+        reason += ", and they start " + format::duration(double(latest - earliest)) + " apart";
+    return reason;
 }
 
 bool isJob(const std::vector<std::string>& paths)

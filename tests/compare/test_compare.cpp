@@ -233,6 +233,34 @@ private Q_SLOTS:
         QVERIFY(!launches || (*launches->beforeCount < 100 && launches->beforeNs < c.before.steps.meanNs));
     }
 
+    // A V100 trace against a CPU-only one (a gloo rank that launched nothing): different
+    // hardware, said first, and no verdict in a colour of its own (issue 29).
+    void aCpuRunIsDifferentHardware()
+    {
+        const Comparison c = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                           "hta/cpu_only_gloo_rank34.pt.trace.json.gz");
+        QCOMPARE(c.after.hardware.vendor, std::string("CPU"));
+        QCOMPARE(c.after.hardware.text(), std::string("CPU"));
+        QVERIFY(!c.sameHardware);
+        QVERIFY2(c.verdictLine.starts_with("Different hardware (Tesla V100-DGXS-32GB → CPU)"), c.verdictLine.c_str());
+    }
+
+    // One program before and after a change shares most of its op time; two programs do
+    // not, and the verdict says it compares two runs.
+    void twoProgramsAreSaidToBeTwo()
+    {
+        const Comparison same = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                              "kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        QVERIFY(same.sharedOpTime && *same.sharedOpTime >= kSameWorkloadShare);
+        QVERIFY(same.sameWorkload);
+        const Comparison other = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                               "hta/cpu_only_gloo_rank34.pt.trace.json.gz");
+        QVERIFY(other.sharedOpTime && *other.sharedOpTime < kSameWorkloadShare);
+        QVERIFY(!other.sameWorkload);
+        QVERIFY2(other.verdictLine.find("and different programs (they share ") != std::string::npos, other.verdictLine.c_str());
+        QVERIFY(other.verdictLine.find("a comparison of two runs, not of one change") != std::string::npos);
+    }
+
     // The 2020 file names no device: not called different hardware from the 2021 V100 one.
     void anUnnamedDeviceIsNotDifferentHardware()
     {

@@ -216,6 +216,31 @@ private Q_SLOTS:
         QCOMPARE(findings.front().id, std::string("straggler-rank"));
     }
 
+    // Two runs of one program (num_workers 0, then 4), written a day apart: not two ranks
+    // (issue 29: a 2-rank job with a 69,765 s clock skew and a straggler).
+    void twoRunsAreNotAJob()
+    {
+        std::string error;
+        const auto job = job::openJob({test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string(),
+                                       test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string()},
+                                      {}, error);
+        QVERIFY2(job, error.c_str());
+        const std::optional<std::string> why = job::whyNotOneJob(*job);
+        QVERIFY(why);
+        QVERIFY2(why->starts_with("not ranks of one job: no distributedInfo names them ranks of one world, no collective "
+                                  "matches across them, and they start "),
+                 why->c_str());
+        QVERIFY(why->ends_with(" apart"));
+        for (const char* folder : {"param/dlrm_8_ranks"}) {
+            const auto real = openFolder(test::sharedTrace(folder).string());
+            QVERIFY(real);
+            QVERIFY2(!job::whyNotOneJob(*real), folder);
+        }
+        const auto gloo = openFolder(KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks");
+        QVERIFY(gloo);
+        QVERIFY(!job::whyNotOneJob(*gloo));
+    }
+
     void htaSampledRanks()
     {
         std::string error;
@@ -232,6 +257,7 @@ private Q_SLOTS:
         QCOMPARE(job->collectives.unmatched, size_t{0});
         QCOMPARE(job->collectives.sizeMismatches, size_t{6});
         QVERIFY(job->collectives.clockSpreadNs < 1e6);
+        QVERIFY(!job::whyNotOneJob(*job));  // distributedInfo and matched collectives: one job
         std::string bad;
         QVERIFY(!job::openJob({test::sharedTrace("hta/sampled_rank0.json.gz").string(), "/no/such.json"}, {}, bad));
         QVERIFY(bad.find("/no/such.json") != std::string::npos);
