@@ -7,6 +7,7 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     TraceSummary summary;
     const StepDetection all = detectSteps(model, options.steps);
     summary.window = classifyWindow(model, all);
+    summary.window.stepMarker = options.steps.marker;
     summary.steps = steadyState(model, all, summary.window);
     summary.breakdown = computeBreakdown(model, summary.steps);
     summary.gpu = computeGpuMetrics(model, summary.steps);

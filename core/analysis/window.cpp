@@ -28,7 +28,6 @@ constexpr double kWarmUpStepRatio = 2.0;
 constexpr double kOneOffStepShare = 0.10;
 // A window shorter than this, or with fewer device activities and host ops than these,
 // is a fixture or a fragment: too little to tell a bottleneck from noise.
-constexpr int64_t kNearlyEmptyNs = 100'000;  // 100 us
 constexpr int64_t kFewActivities = 10;
 constexpr int64_t kFewHostOps = 100;
 constexpr int64_t kOverlapToleranceNs = 1'000;
@@ -241,11 +240,11 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     if (w.graphReplay)
         overlapping = 0;
     add("overlapping-on-stream", overlapping,
-        format::count(overlapping) + " device activities overlap the one before them on the same stream "
-        "(a stream runs one at a time): their timestamps are unreliable");
+        format::counted(uint64_t(overlapping), "device activity overlaps", "device activities overlap") +
+            " the one before on the same stream (a stream runs one at a time): their timestamps are unreliable");
     add("clock-skew", skewed,
-        format::count(skewed) + " device activities start before the call that launched them: host and "
-        "device clocks disagree, so launch delays leave them out");
+        format::counted(uint64_t(skewed), "device activity starts", "device activities start") +
+            " before the call that launched it: host and device clocks disagree, so launch delays leave them out");
     if (!w.captureWindow && !w.deviceActivityMissing && w.kernelLaunchCalls > 0 &&
         w.launchesWithoutActivity * 20 > w.kernelLaunchCalls)
         add("launches-without-kernels", w.launchesWithoutActivity,
@@ -257,6 +256,10 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
             "only about " + format::percent(kept) + " of the host ops were kept (their op ids are sparse): busy and idle times cannot be trusted");
     }
     const IngestStats& stats = model.stats();
+    if (!stats.partlyRead.empty())
+        add("partly-read", 1,
+            stats.partlyRead + ": every figure covers only the events before it, and what the profiler wrote after "
+            "it is missing (device activity is often written last)");
     add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
         format::count(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
     // The profiler's own span should cover the events: far longer, it is not the window;
@@ -311,6 +314,11 @@ const char* stepRoleName(StepRole role)
     return "steady";
 }
 
+bool WindowClass::partlyRead() const
+{
+    return std::any_of(quality.begin(), quality.end(), [](const QualityIssue& q) { return q.code == "partly-read"; });
+}
+
 size_t WindowClass::steadyCount() const
 {
     return static_cast<size_t>(std::count(roles.begin(), roles.end(), StepRole::Steady));
@@ -321,13 +329,16 @@ std::string WindowClass::headline() const
     std::string text = runKindName(kind);
     if (kind == RunKind::Unknown)
         text = "kind of run unknown";
+    if (partlyRead())
+        text = "partly read (the file stops early), " + text;
     if (cpuOnly)
         text += ", CPU only";
     const size_t steady = steadyCount();
-    const char* source = stepSource == StepSource::Markers            ? "ProfilerStep markers"
-                         : stepSource == StepSource::DataLoaderCalls  ? "found from DataLoader calls"
-                         : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
-                                                                      : "";
+    const std::string markers = stepMarker == "ProfilerStep#" ? "ProfilerStep markers" : "'" + stepMarker + "' markers";
+    const std::string source = stepSource == StepSource::Markers            ? markers
+                               : stepSource == StepSource::DataLoaderCalls  ? "found from DataLoader calls"
+                               : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
+                                                                            : "";
     if (stepSource == StepSource::Window)
         text += ", one window of " + format::duration(windowNs) + " (no iterations found)";
     else
@@ -414,7 +425,7 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     w.countersOnly = w.deviceActivities == 0 && ranges != categories.end() && ranges->second > 0;
     w.cpuOnly = !w.countersOnly && !w.deviceActivityMissing && w.deviceActivities == 0 &&
                 w.kernelLaunchCalls + w.graphLaunches == 0;
-    w.nearlyEmpty = w.windowNs < kNearlyEmptyNs ||
+    w.nearlyEmpty = w.windowNs < kNearlyEmptyWindowNs ||
                     (w.deviceActivities > 0 && w.deviceActivities < kFewActivities && hostOps < kFewHostOps);
     w.warmUpDominated = w.windowNs > 0 && 2 * w.oneOffNs >= w.windowNs;
     findQualityIssues(model, w);

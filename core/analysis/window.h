@@ -43,11 +43,15 @@ struct QualityIssue
     int64_t count = 0;
 };
 
+// A window shorter than this is too short to judge (100 µs), whatever it holds.
+inline constexpr int64_t kNearlyEmptyWindowNs = 100'000;
+
 struct WindowClass
 {
     RunKind kind = RunKind::Unknown;
     std::string kindEvidence;  // why: "backward ops and Optimizer.step", "no backward or optimizer op"
     StepSource stepSource = StepSource::Window;
+    std::string stepMarker = "ProfilerStep#";  // the name prefix steps were looked for by
     std::vector<Step> allSteps;   // every step found, warm-up included
     std::vector<StepRole> roles;  // one per step of allSteps
     std::vector<OneOffCost> oneOffs;  // longest first
@@ -70,6 +74,8 @@ struct WindowClass
     std::vector<QualityIssue> quality;
 
     size_t steadyCount() const;
+    // The reader stopped before the end of the file: what it holds after is missing.
+    bool partlyRead() const;
     bool hasWarmUp() const { return !oneOffs.empty() || steadyCount() < allSteps.size(); }
     // Can per-step rules judge this window at all?
     bool diagnosable() const

@@ -26,6 +26,9 @@ struct IngestStats
     uint64_t activitiesWithoutLaunch = 0;  // device activity whose correlation is unknown
     uint64_t bytesRead = 0;  // decompressed bytes parsed
     uint64_t fileBytes = 0;  // size on disk
+    // Why the reader stopped before the end of the data (a cut file, broken JSON, a read
+    // error), in one line; empty when it read everything. The events before it are kept.
+    std::string partlyRead;
     double loadSeconds = 0.0;
 
     uint64_t skippedTotal() const

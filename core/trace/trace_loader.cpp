@@ -479,6 +479,8 @@ LoadResult StreamingReader::run(TraceSource traceSource)
     IngestStats& stats = m_builder.stats();
     stats.bytesRead = absolute(m_end);
     stats.fileBytes = m_fileBytes;
+    if (structural)
+        stats.partlyRead = stop.message;
     if (keepModel)
         result.model =
             std::make_shared<const TraceModel>(m_builder.finish(std::move(traceSource), started));

@@ -4,6 +4,7 @@
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/diagnosis/finding_text.h"
+#include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/diagnosed.h"
 #include "tests/support/scenario_trace.h"
@@ -251,6 +252,83 @@ private Q_SLOTS:
         QVERIFY(!find(large.findings, "not-precision-bound"));
         QVERIFY(find(large.findings, "bf16-measured"));
         QVERIFY(find(large.findings, "bf16-measured")->estimatedGainNs == 13e6);
+    }
+
+    // Issue 29: bf16 four times slower on a CPU without bf16 units is a slowdown that says
+    // its cause and to keep fp32, never "speeds the step up only 0.0 %".
+    void aBf16SlowdownSaysToKeepFp32()
+    {
+        LabMeasurements lab;
+        lab.cpu = true;
+        lab.cpuBf16Units = "none";
+        lab.fp32SamplesPerSecond = 57.2;
+        lab.bf16SamplesPerSecond = 14.2;
+        lab.fp32StepNs = 1.119e9;
+        lab.bf16StepNs = 4.507e9;
+        const std::vector<Finding> findings = diagnoseLab(lab, {});
+        const Finding* slow = find(findings, "bf16-slowdown");
+        QVERIFY(slow);
+        QVERIFY(!find(findings, "not-precision-bound"));
+        QVERIFY(!find(findings, "bf16-measured"));
+        QVERIFY(slow->measured);
+        QCOMPARE(slow->severity, Severity::Medium);
+        QCOMPARE(slow->estimatedGainNs, 0.0);
+        QVERIFY2(slow->title.starts_with("bf16 autocast makes each step 4.03× slower: 1.12 s in fp32, 4.51 s in bf16"),
+                 slow->title.c_str());
+        QVERIFY(slow->explanation.find("no bf16 matrix units") != std::string::npos);
+        QVERIFY(slow->fix.starts_with("Keep fp32 on this CPU"));
+        // It leads: it stops a change that would cost time.
+        QCOMPARE(QString::fromStdString(findings.front().id), QString("bf16-slowdown"));
+        // Slower within the noise: no gain, said as none (not "only 0.0 %").
+        lab.bf16SamplesPerSecond = 55.0;
+        lab.bf16StepNs = 1.16e9;
+        const std::vector<Finding> noise = diagnoseLab(lab, {});
+        const Finding* note = find(noise, "not-precision-bound");
+        QVERIFY(note);
+        QVERIFY2(note->title.starts_with("bf16 autocast does not speed the step up"), note->title.c_str());
+    }
+
+    // The fix names the run's own optimizer (issue 29: AdamW was suggested to an SGD run).
+    void theOptimizerSnippetIsTheRunsOwn()
+    {
+        auto snippetFor = [](const char* optimizer) {
+            const LoadResult loaded = loadTraceText(
+                std::string("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#") +
+                optimizer + ".step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
+            return rules::fusedOptimizerSnippet(*loaded.model);
+        };
+        QCOMPARE(snippetFor("SGD"), std::string("optimizer = torch.optim.SGD(model.parameters(), lr=lr, fused=True)  # as "
+                                                "this run's SGD\n"));
+        QVERIFY(snippetFor("RMSprop").find("torch.optim.RMSprop(model.parameters(), lr=lr, foreach=True)") != std::string::npos);
+        QVERIFY(snippetFor("FusedAdam").find("not one of torch.optim's") != std::string::npos);
+        QVERIFY(snippetFor("FusedAdam").find("torch.optim.FusedAdam") == std::string::npos);
+        const LoadResult none =
+            loadTraceText("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
+        QVERIFY(rules::fusedOptimizerSnippet(*none.model).find("torch.optim.AdamW") != std::string::npos);
+    }
+
+    // A file cut in the middle: the partly-read finding leads, and no other window finding
+    // blames the profiler for device activity that lies beyond the cut (issue 29).
+    void aCutTraceSaysSoBeforeAnything()
+    {
+        QTemporaryDir dir;
+        const std::string whole = kinetoscope::test::readDecompressed(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const std::filesystem::path cut = std::filesystem::path(dir.path().toStdString()) / "cut.json";
+        kinetoscope::test::writeFile(cut, whole.substr(0, whole.size() / 4));
+        const Diagnosed d = kinetoscope::test::diagnoseFile(cut);
+        QVERIFY(d.model);
+        QVERIFY(d.summary.window.partlyRead());
+        QVERIFY2(d.summary.window.headline().starts_with("partly read (the file stops early), "),
+                 d.summary.window.headline().c_str());
+        QVERIFY(!d.findings.empty());
+        const Finding& first = d.findings.front();
+        QCOMPARE(QString::fromStdString(first.id), QStringLiteral("trace-quality"));
+        QCOMPARE(first.severity, Severity::High);
+        QVERIFY2(first.title.starts_with("The file was read only in part"), first.title.c_str());
+        QVERIFY(!find(d.findings, "no-device-activity"));
+        // The whole file has none of it.
+        const Diagnosed whole2 = kinetoscope::test::diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        QVERIFY(!whole2.summary.window.partlyRead());
     }
 
     void graphsAndTheSplitAreMeasured()

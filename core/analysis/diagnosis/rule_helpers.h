@@ -49,6 +49,39 @@ inline bool isInference(const DiagnosisInput& in)
     return in.summary.window.kind == RunKind::Inference;
 }
 
+// The optimizer the trace ran, from torch's "Optimizer.step#SGD.step" spans: "SGD"; empty
+// when the trace has none.
+inline std::string optimizerClass(const trace::TraceModel& model)
+{
+    constexpr std::string_view prefix = "Optimizer.step#";
+    for (const trace::Event& e : model.events()) {
+        const std::string_view name = model.text(e.name);
+        if (!name.starts_with(prefix))
+            continue;
+        const std::string_view rest = name.substr(prefix.size());
+        return std::string(rest.substr(0, rest.find('.')));
+    }
+    return {};
+}
+
+// The run's own optimizer, fused: torch's fused implementations cover Adam, AdamW, SGD and
+// Adagrad; the others have foreach. A trace that names none gets the common case.
+inline std::string fusedOptimizerSnippet(const trace::TraceModel& model)
+{
+    const std::string name = optimizerClass(model);
+    if (name.empty())
+        return "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # your optimizer, fused=True\n"
+               "# or foreach=True where fused is not available\n";
+    const bool fused = name == "Adam" || name == "AdamW" || name == "SGD" || name == "Adagrad";
+    const bool foreach = name == "RMSprop" || name == "Adadelta" || name == "Adamax" || name == "NAdam" ||
+                         name == "RAdam" || name == "ASGD" || name == "Rprop";
+    if (!fused && !foreach)  // not torch.optim's (apex's FusedAdam, Shampoo, a wrapper)
+        return "# this run's optimizer is " + name + ", not one of torch.optim's: use its fused or multi-tensor\n"
+               "# implementation where it has one (torch.optim's Adam, AdamW, SGD and Adagrad take fused=True)\n";
+    return "optimizer = torch.optim." + name + "(model.parameters(), lr=lr, " + (fused ? "fused=True" : "foreach=True") +
+           ")  # as this run's " + name + "\n";
+}
+
 // A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
 // trace suggested it or the lab measured it.
 inline constexpr const char* kDataLoaderSnippet =

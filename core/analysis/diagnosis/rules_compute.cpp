@@ -334,8 +334,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     f.gainMethod = "the step replayed without the optimizer's per-parameter launch overhead on the host (a "
                    "fused optimizer launches a handful of kernels); credited after launch-bound when both apply";
     f.fix = "Use the fused (or foreach) implementation of the optimizer.";
-    f.snippet = "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n"
-                "# or foreach=True where fused is not available\n";
+    f.snippet = fusedOptimizerSnippet(in.model);
     out.push_back(std::move(f));
 }
 

@@ -191,8 +191,8 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
         f.fix = "Cut the number of launches: compile the model (fuses elementwise chains), capture the whole "
                 "step in a CUDA graph when shapes are static, use fused optimizers, and avoid Python loops over "
                 "small tensors.";
-        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n"
-                    "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n";
+        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n" +
+                    fusedOptimizerSnippet(in.model);
     }
     out.push_back(std::move(f));
 }

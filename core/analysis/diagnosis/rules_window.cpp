@@ -135,7 +135,9 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
         out.push_back(std::move(f));
         return;
     }
-    if (!w.deviceActivityMissing)
+    // In a file read only in part the device activity may lie beyond the cut: the
+    // trace-quality finding says so instead of blaming the profiler's settings.
+    if (!w.deviceActivityMissing || w.partlyRead())
         return;
     Finding f = windowFinding("no-device-activity", Severity::High);
     f.title = w.kernelLaunchCalls + w.graphLaunches > 0
@@ -159,8 +161,11 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
     if (!w.nearlyEmpty || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
         return;
     Finding f = windowFinding("window-too-short", Severity::Medium);
-    f.title = "The window is too short to judge: " + format::duration(static_cast<double>(w.windowNs)) + ", " +
-              format::count(w.deviceActivities) + " device activities";
+    // A long window can hold too little as well: it is then sparse, not short.
+    const bool shortWindow = w.windowNs < kNearlyEmptyWindowNs;
+    f.title = std::string(shortWindow ? "The window is too short to judge: " : "The window holds too little to judge: ") +
+              format::duration(static_cast<double>(w.windowNs)) + (shortWindow ? ", " : " with only ") +
+              format::counted(uint64_t(w.deviceActivities), "device activity", "device activities");
     f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
                     "not run.";
     f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
@@ -179,11 +184,18 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     bool serious = false;
     for (const QualityIssue& q : w.quality)
         serious |= (q.code == "overlapping-on-stream" || q.code == "clock-skew") && q.count >= 0.01 * activities;
-    Finding f = windowFinding("trace-quality", w.sampled ? Severity::High : serious ? Severity::Medium : Severity::Low);
+    // A file read only in part misleads every other figure (a cut before the device
+    // activity reads as a CPU-only run): it leads, whatever else is wrong.
+    const bool partlyRead = w.partlyRead();
+    Finding f = windowFinding("trace-quality", w.sampled || partlyRead ? Severity::High
+                                               : serious               ? Severity::Medium
+                                                                       : Severity::Low);
     f.title = "The trace has " + format::count(w.quality.size()) + " quality problem" +
               (w.quality.size() == 1 ? "" : "s") + ": " + w.quality.front().code;
     if (w.sampled)
         f.title = "A sampled trace: most host events were dropped, so no bottleneck can be judged";
+    if (partlyRead)
+        f.title = "The file was read only in part: the figures miss everything after the point where it stops";
     f.explanation = "Figures that depend on these timestamps or links are less certain:";
     for (const QualityIssue& q : w.quality) {
         f.explanation += " " + q.message + ".";
@@ -192,6 +204,17 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     f.fix = "Use a recent PyTorch/Kineto, avoid other CUPTI users during profiling, and keep the profiler's "
             "window short enough that its buffers do not overflow.";
     f.snippet = kProfileAfterWarmUp;
+    if (partlyRead && w.deviceActivityMissing)
+        f.explanation += " No kernel, copy or memset was read although the host launched " +
+                         format::count(w.kernelLaunchCalls + w.graphLaunches) +
+                         " times: the profiler writes device activity after the host events, so it is most likely "
+                         "beyond the cut.";
+    if (partlyRead) {
+        f.fix = "Open the whole file: copy it again if the transfer was cut, or let the profiled process end "
+                "normally (a process killed while the profiler writes leaves a cut file). Until then, read the "
+                "figures as a lower bound of a partial window.";
+        f.snippet.clear();
+    }
     out.push_back(std::move(f));
 }
 
