@@ -7,6 +7,7 @@
 #include "widgets/job_view.h"
 #include "widgets/document_view.h"
 #include "widgets/report.h"
+#include "widgets/session_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
 #include "core/document/document.h"
@@ -35,6 +36,21 @@ void useOffscreenWithoutDisplay()
         qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
+// Without XDG_RUNTIME_DIR (a headless shell, cron, CI) Qt warns on every start and uses a
+// folder of its own: nothing a report's user can act on. That one line is dropped; every
+// other message goes where it went.
+QtMessageHandler g_previousHandler = nullptr;
+
+void dropRuntimeDirWarning()
+{
+    g_previousHandler = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& text) {
+        if (type == QtWarningMsg && text.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+            return;
+        if (g_previousHandler)
+            g_previousHandler(type, context, text);
+    });
+}
+
 void setIdentity()
 {
     QCoreApplication::setOrganizationName(QStringLiteral("Kinetoscope"));
@@ -46,6 +62,7 @@ void setIdentity()
 
 int runGui(int argc, char** argv)
 {
+    dropRuntimeDirWarning();
     QApplication app(argc, argv);
     setIdentity();
     QStringList files;
@@ -58,7 +75,17 @@ int runGui(int argc, char** argv)
     QStringList job;      // --job DIR|FILE...: a Job tab (every path up to the next option)
     std::vector<std::string> labOptions;  // everything after --lab: `kinetoscope run`'s options
     const QStringList args = QCoreApplication::arguments().mid(1);
+    // The value after an option that takes one, or a one-line complaint.
+    auto value = [&](int& i, QString& into) {
+        if (i + 1 >= args.size() || args[i + 1].startsWith(QLatin1String("--"))) {
+            std::fprintf(stderr, "kinetoscope %s: a value is needed (try 'kinetoscope help')\n", qPrintable(args[i]));
+            return false;
+        }
+        into = args[++i];
+        return true;
+    };
     for (int i = 0; i < args.size(); ++i) {
+        QString text;
         if (lab)
             labOptions.push_back(args[i].toStdString());
         else if (args[i] == QLatin1String("--lab"))
@@ -77,31 +104,58 @@ int runGui(int argc, char** argv)
             }
             compare = {args[i + 1], args[i + 2]};
             i += 2;
-        }
-        else if (args[i] == QLatin1String("--screenshot") && i + 1 < args.size())
-            screenshot = args[++i];
-        else if (args[i] == QLatin1String("--view") && i + 1 < args.size())
-            view = args[++i];
-        else if (args[i] == QLatin1String("--find") && i + 1 < args.size())
-            find = args[++i];
-        else if (args[i] == QLatin1String("--zoom") && i + 1 < args.size())
-            zoom = args[++i].toDouble();
-        else if (args[i] == QLatin1String("--print-latency"))
+        } else if (args[i] == QLatin1String("--screenshot")) {
+            if (!value(i, screenshot))
+                return 2;
+        } else if (args[i] == QLatin1String("--view")) {
+            if (!value(i, view))
+                return 2;
+        } else if (args[i] == QLatin1String("--find")) {
+            if (!value(i, find))
+                return 2;
+        } else if (args[i] == QLatin1String("--zoom")) {
+            if (!value(i, text))
+                return 2;
+            zoom = text.toDouble();
+        } else if (args[i] == QLatin1String("--print-latency"))
             printLatency = true;
-        else
+        else if (args[i].startsWith(QLatin1String("--"))) {
+            std::fprintf(stderr, "kinetoscope: unknown option '%s' (try 'kinetoscope help')\n", qPrintable(args[i]));
+            return 2;
+        } else
             files << args[i];
+    }
+    // A screenshot or a latency figure is of something opened: never wait for nothing.
+    const bool somethingToOpen = !files.isEmpty() || !compare.isEmpty() || !job.isEmpty() || lab;
+    if ((!screenshot.isEmpty() || printLatency) && !somethingToOpen) {
+        std::fprintf(stderr, "kinetoscope %s: a file to open is needed: kinetoscope FILE %s\n",
+                     screenshot.isEmpty() ? "--print-latency" : "--screenshot",
+                     screenshot.isEmpty() ? "--print-latency" : "--screenshot PNG");
+        return 2;
     }
     MainWindow window;
     window.show();
+    bool failed = false;  // a file given could not be opened
+    bool shot = false;    // the screenshot is on its way
+    // The screenshot, once, of the first thing opened; the exit says whether every file opened.
+    auto screenshotSoon = [&] {
+        if (screenshot.isEmpty() || shot)
+            return;
+        shot = true;
+        QTimer::singleShot(400, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) && !failed ? 0 : 2); });
+    };
+    auto printLatencyNow = [&] {
+        if (printLatency)
+            std::fprintf(stderr, "max event-loop latency while loading: %s\n",
+                         format::duration(window.lastLoadMaxLatencyMs() * 1e6).c_str());
+    };
     if ((!screenshot.isEmpty() && !lab) || printLatency) {
         static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
                                        QStringLiteral("kernels"), QStringLiteral("memory"),
                                        QStringLiteral("modules"), QStringLiteral("timeline")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
-            if (printLatency)
-                std::fprintf(stderr, "max event-loop latency while loading: %s\n",
-                             format::duration(window.lastLoadMaxLatencyMs() * 1e6).c_str());
-            if (screenshot.isEmpty())
+            printLatencyNow();
+            if (screenshot.isEmpty() || shot)
                 return;
             doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));
             if (!find.isEmpty()) {
@@ -114,15 +168,27 @@ int runGui(int argc, char** argv)
                 widgets::TimelineView* timeline = doc->timeline()->view();
                 timeline->zoomAroundX(timeline->timeAreaWidth() / 2.0, zoom);
             }
-            QTimer::singleShot(400, &window, [&] {
-                const bool ok = window.grab().save(screenshot);
-                QCoreApplication::exit(ok ? 0 : 2);
-            });
+            screenshotSoon();
         });
-        QObject::connect(&window, &MainWindow::loadFailed, &window, [&](const QString& message) {
-            std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
-            if (!screenshot.isEmpty())
+        // A lab session recorded without a trace opens as its measurements: the same picture.
+        QObject::connect(&window, &MainWindow::sessionOpened, &window, [&](widgets::SessionView* session) {
+            printLatencyNow();
+            if (view.toLower() == QLatin1String("lab"))
+                session->setCurrentPage(widgets::SessionView::Lab);
+            screenshotSoon();
+        });
+        // The window says what failed (on standard error too, and kept in sight).
+        QObject::connect(&window, &MainWindow::loadFailed, &window, [&] {
+            failed = true;
+            if (!screenshot.isEmpty() && files.isEmpty())
+                QCoreApplication::exit(2);  // the comparison or job it was to show could not be made
+        });
+        // Every file tried: the latency probe is done; a screenshot of nothing is a failure.
+        QObject::connect(&window, &MainWindow::idle, &window, [&] {
+            if (!screenshot.isEmpty() && !shot)
                 QCoreApplication::exit(2);
+            else if (printLatency && screenshot.isEmpty())
+                QCoreApplication::exit(failed ? 2 : 0);
         });
     }
     if (!files.isEmpty())
@@ -171,6 +237,7 @@ int runGui(int argc, char** argv)
 int runReport(int argc, char** argv)
 {
     useOffscreenWithoutDisplay();
+    dropRuntimeDirWarning();
     QApplication app(argc, argv);
     setIdentity();
     const QStringList args = QCoreApplication::arguments().mid(2);
@@ -199,6 +266,11 @@ int runReport(int argc, char** argv)
             std::fprintf(stderr, "kinetoscope: %s\n", openError.c_str());
             return 2;
         }
+        if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*opened)) {
+            std::fprintf(stderr, "kinetoscope report: these %zu traces are %s: report them one at a time\n",
+                         opened->ranks.size(), notOneJob->c_str());
+            return 2;
+        }
         std::vector<analysis::Finding> findings = job::diagnoseJob(*opened, {});
         const widgets::JobView view(std::move(*opened), std::move(findings));
         if (!writeJobReport(view, out, &error)) {
@@ -209,7 +281,7 @@ int runReport(int argc, char** argv)
     }
     const QString trace = QString::fromStdString(inputs.front());
     const auto analysed = document::open(inputs.front());
-    if (!analysed->model) {
+    if (!analysed->model && !analysed->ok()) {
         std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
         return 2;
     }

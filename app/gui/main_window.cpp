@@ -4,6 +4,7 @@
 #include "app/gui/job_export.h"
 #include "app/gui/lab_dialog.h"
 #include "app/gui/lab_run.h"
+#include "app/gui/problems_bar.h"
 #include "app/gui/start_page.h"
 #include "core/compare/comparison_markdown.h"
 #include "core/format/format.h"
@@ -16,6 +17,7 @@
 #include "widgets/live_run_view.h"
 #include "widgets/markdown_report.h"
 #include "widgets/report.h"
+#include "widgets/session_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -28,12 +30,15 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <cstdio>
 #include <new>
 #include <thread>
 
@@ -47,7 +52,7 @@ constexpr int kLatencyTickMs = 10;
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
       m_documents(new QTabWidget(this)), m_progress(new QProgressBar(this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)), m_problems(new ProblemsBar(this)),
       m_latencyTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("Kinetoscope"));
@@ -56,7 +61,13 @@ MainWindow::MainWindow(QWidget* parent)
     m_documents->setDocumentMode(true);
     m_stack->addWidget(m_start);
     m_stack->addWidget(m_documents);
-    setCentralWidget(m_stack);
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_problems);
+    column->addWidget(m_stack, 1);
+    setCentralWidget(central);
     statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
@@ -154,6 +165,33 @@ void MainWindow::createActions()
     help->addAction(tr("&About Kinetoscope"), this, &MainWindow::showAbout);
 }
 
+void MainWindow::fitOnScreen()
+{
+    // A size saved on a larger screen (or the default, on a small one) would put the
+    // title bar or the status bar out of reach: never larger than the screen, never off it.
+    const QScreen* screen = this->screen();
+    if (!screen || isMaximized() || isFullScreen())
+        return;
+    const QRect available = screen->availableGeometry();
+    const QSize frame = frameGeometry().size() - geometry().size();  // the window manager's decorations
+    resize(std::min(width(), available.width() - frame.width()), std::min(height(), available.height() - frame.height()));
+    if (!available.contains(frameGeometry().topLeft()))
+        move(available.topLeft());
+}
+
+void MainWindow::reportProblem(const QString& message)
+{
+    m_status->setText(message);
+    m_problems->add(message);
+    std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
+    Q_EMIT loadFailed(message);
+}
+
+QStringList MainWindow::problems() const
+{
+    return m_problems->messages();
+}
+
 void MainWindow::showPage(int page)
 {
     if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
@@ -229,15 +267,23 @@ void MainWindow::finishLoad()
     m_cancel->hide();
     const auto trace = m_watcher.result();
     const QString name = QFileInfo(m_loadingPath).fileName();
-    if (!trace || !trace->model) {
+    if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
+        // A lab recorded without a trace: its measurements and their findings.
+        auto* view = new widgets::SessionView(trace, m_documents);
+        const int index = m_documents->addTab(view, name);
+        m_documents->setTabToolTip(index, m_loadingPath);
+        m_documents->setCurrentIndex(index);
+        m_stack->setCurrentWidget(m_documents);
+        addRecentFile(m_loadingPath);
+        m_status->setText(tr("%1: a lab session recorded without a trace").arg(name));
+        Q_EMIT sessionOpened(view);
+    } else if (!trace || !trace->model) {
         const QString message =
             trace && trace->loadStatus == trace::LoadStatus::Cancelled
                 ? tr("%1: loading cancelled").arg(name)
                 : tr("%1: %2").arg(name, QString::fromStdString(trace ? trace->loadMessage
                                                                       : std::string("failed")));
-        m_status->setText(message);
-        m_start->showError(message);
-        Q_EMIT loadFailed(message);
+        reportProblem(message);
     } else {
         auto* doc = new widgets::DocumentView(trace, m_documents);
         const int index = m_documents->addTab(doc, name);
@@ -251,9 +297,12 @@ void MainWindow::finishLoad()
                              .arg(name, QString::fromStdString(format::count(trace->model->stats().entries)),
                                   QString::fromStdString(format::count(uint64_t(trace->summary.steps.steps.size()))),
                                   QString::fromStdString(format::seconds(trace->loadSeconds)));
-        if (trace->loadStatus != trace::LoadStatus::Ok)
-            status =
-                tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
+        if (trace->loadStatus != trace::LoadStatus::Ok) {
+            // Its Overview says so on its first line; the terminal hears it too.
+            status = tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
+            std::fprintf(stderr, "kinetoscope: %s: partly read: %s\n", qPrintable(m_loadingPath),
+                         trace->loadMessage.c_str());
+        }
         m_status->setText(status);
         Q_EMIT documentOpened(doc);
     }
@@ -330,10 +379,7 @@ void MainWindow::finishCompare()
     m_progress->setRange(0, 1000);
     CompareResult result = m_compareWatcher.result();
     if (!result.comparison) {
-        const QString message = tr("Compare: %1").arg(QString::fromStdString(result.error));
-        m_status->setText(message);
-        m_start->showError(message);
-        Q_EMIT loadFailed(message);
+        reportProblem(tr("Compare: %1").arg(QString::fromStdString(result.error)));
         return;
     }
     auto* view = new widgets::CompareView(result.before, result.after, std::move(*result.comparison), m_documents);
@@ -389,10 +435,16 @@ void MainWindow::finishJob()
     m_progress->setRange(0, 1000);
     const std::shared_ptr<JobResult> result = m_jobWatcher.result();
     if (!result->job) {
-        const QString message = tr("Job: %1").arg(QString::fromStdString(result->error));
-        m_status->setText(message);
-        m_start->showError(message);
-        Q_EMIT loadFailed(message);
+        reportProblem(tr("Job: %1").arg(QString::fromStdString(result->error)));
+        return;
+    }
+    if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*result->job)) {
+        // Separate runs: a tab each, as if opened one by one, and the reason in sight.
+        reportProblem(tr("Job: these %1 traces are %2; each opens on its own")
+                          .arg(result->job->ranks.size())
+                          .arg(QString::fromStdString(*notOneJob)));
+        for (const job::Rank& rank : result->job->ranks)
+            addDocumentTab(rank.doc);
         return;
     }
     auto* view = new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
@@ -495,20 +547,24 @@ void MainWindow::exportReport()
             m_status->setText(tr("Export failed: %1").arg(error));
         return;
     }
-    auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget());
-    if (!doc) {
+    // A trace's tab, or a lab session's recorded without a trace: the same report page.
+    const document::Document* opened = nullptr;
+    if (const auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
+        opened = &doc->trace();
+    else if (const auto* session = qobject_cast<widgets::SessionView*>(m_documents->currentWidget()))
+        opened = &session->document();
+    if (!opened) {
         m_status->setText(tr("Open a trace first"));
         return;
     }
     const QString suggested =
-        QFileInfo(QString::fromStdString(doc->trace().path)).completeBaseName() +
-        QStringLiteral("-report.pdf");
+        QFileInfo(QString::fromStdString(opened->path)).completeBaseName() + QStringLiteral("-report.pdf");
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export report"), suggested, tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html)"));
     if (path.isEmpty())
         return;
     QString error;
-    if (widgets::writeReport(doc->trace(), path, &error))
+    if (widgets::writeReport(*opened, path, &error))
         m_status->setText(tr("Report written to %1").arg(path));
     else
         m_status->setText(tr("Export failed: %1").arg(error));
@@ -567,6 +623,16 @@ void MainWindow::dropEvent(QDropEvent* event)
         if (url.isLocalFile())
             paths << url.toLocalFile();
     openFiles(paths);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Once shown, the window has its screen and its frame: fit them, the first time.
+    if (!m_fitted) {
+        m_fitted = true;
+        fitOnScreen();
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -27,10 +27,12 @@ class CompareView;
 class DocumentView;
 class JobView;
 class LiveRunView;
+class SessionView;
 }
 
 namespace kinetoscope::gui {
 
+class ProblemsBar;
 class StartPage;
 
 class MainWindow : public QMainWindow
@@ -45,6 +47,9 @@ public:
     int documentCount() const;
     widgets::DocumentView* document(int index) const;
     StartPage* startPage() const { return m_start; }
+    // Every file (comparison, job) that could not be opened since the last Dismiss, one
+    // line each, as the window shows them.
+    QStringList problems() const;
     static bool labAvailable();  // kinetoscope-engine is installed (core/lab/engine_process.h)
     // Runs a lab in a new tab with live views; when it wrote a trace, its session then
     // opens as a document (diagnosis first). Returns the live view (the run reports a missing engine itself).
@@ -64,6 +69,7 @@ public:
 
 Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
+    void sessionOpened(widgets::SessionView* session);  // a lab session recorded without a trace
     void comparisonOpened(widgets::CompareView* comparison);
     void jobOpened(widgets::JobView* job);
     void loadFailed(const QString& message);
@@ -74,6 +80,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createActions();
@@ -85,6 +92,10 @@ private:
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void showPage(int page);
+    // A file, comparison or job that could not be opened: the status bar, the problems
+    // bar (kept until dismissed), standard error, and loadFailed.
+    void reportProblem(const QString& message);
+    void fitOnScreen();
 
     QStackedWidget* m_stack;
     StartPage* m_start;
@@ -92,6 +103,7 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QLabel* m_status;
+    ProblemsBar* m_problems;
     class QMenu* m_recentMenu = nullptr;
     QStringList m_recentFiles;
 
@@ -117,6 +129,7 @@ private:
     QElapsedTimer m_latencyClock;
     double m_maxLatencyMs = 0;
     double m_lastLatencyMs = 0;
+    bool m_fitted = false;  // fitted on its screen once, when first shown
 };
 
 }  // namespace kinetoscope::gui

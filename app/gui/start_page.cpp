@@ -8,7 +8,7 @@
 namespace kinetoscope::gui {
 
 StartPage::StartPage(QWidget* parent)
-    : QWidget(parent), m_recent(new QListWidget(this)), m_error(new QLabel(this)),
+    : QWidget(parent), m_recent(new QListWidget(this)),
       m_lab(new QPushButton(tr("Run a lab…"), this))
 {
     auto* layout = new QVBoxLayout(this);
@@ -27,10 +27,6 @@ StartPage::StartPage(QWidget* parent)
     buttons->addWidget(m_lab);
     buttons->addStretch();
     layout->addLayout(buttons);
-    m_error->setStyleSheet(QStringLiteral("color: #c62828"));
-    m_error->setWordWrap(true);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_error);
     layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this));
     layout->addWidget(m_recent, 1);
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
@@ -54,16 +50,6 @@ void StartPage::setLabAvailable(bool available)
     m_lab->setToolTip(available ? tr("Run the profiling method on a model and dataset through LibTorch: the three-run "
                                      "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live (Ctrl+L)")
                                 : tr("The engine (kinetoscope-engine) is not installed beside kinetoscope"));
-}
-
-void StartPage::showError(const QString& message)
-{
-    m_error->setText(message);
-}
-
-QString StartPage::errorText() const
-{
-    return m_error->text();
 }
 
 }  // namespace kinetoscope::gui

@@ -1,9 +1,8 @@
 #pragma once
 // What an empty window shows: open a trace, recent files, "Run a lab" (with the
-// engine), and the last error in one line.
+// engine). What could not be opened is the window's problems bar.
 #include <QWidget>
 
-class QLabel;
 class QListWidget;
 class QPushButton;
 
@@ -15,8 +14,6 @@ class StartPage : public QWidget
 public:
     explicit StartPage(QWidget* parent = nullptr);
     void setRecentFiles(const QStringList& files);
-    void showError(const QString& message);  // empty clears it
-    QString errorText() const;
     void setLabAvailable(bool available);  // builds with the engine
 
 Q_SIGNALS:
@@ -26,7 +23,6 @@ Q_SIGNALS:
 
 private:
     QListWidget* m_recent;
-    QLabel* m_error;
     QPushButton* m_lab;
 };
 

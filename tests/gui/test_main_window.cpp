@@ -9,7 +9,10 @@
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
 #include "widgets/live_run_view.h"
+#include "widgets/overview_view.h"
+#include "widgets/session_view.h"
 
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QStandardPaths>
@@ -43,6 +46,7 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
         qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
+        qRegisterMetaType<widgets::SessionView*>("widgets::SessionView*");
     }
 
     void aBadFileLeavesOpenDocumentsUntouched()
@@ -63,9 +67,107 @@ private Q_SLOTS:
         QCOMPARE(failed.count(), 2);
         QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("not a trace")));
         QVERIFY(!failed.at(1).at(0).toString().contains(QLatin1Char('\n')));
-        QVERIFY(window.startPage()->errorText().contains(QStringLiteral("no such file")));
+        // Both failures stay in sight (not only the last), one line each.
+        QCOMPARE(window.problems().size(), 2);
+        QVERIFY(window.problems().at(0).contains(QStringLiteral("notes.json")));
+        QVERIFY(window.problems().at(1).contains(QStringLiteral("no such file")));
         QVERIFY(window.document(0)->trace().model);
         QCOMPARE(window.document(0)->findings()->findingCount() > 0, true);
+    }
+
+    // A trace cut in the middle opens with what it holds, and its Overview says so on its
+    // first line (issue 29: it read as a healthy "CPU only" run).
+    void aPartlyReadTraceSaysSoFirst()
+    {
+        gui::MainWindow window;
+        QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
+        QTemporaryDir dir;
+        const std::string whole = test::readDecompressed(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const QString cut = dir.path() + QStringLiteral("/cut.json");
+        test::writeFile(cut.toStdString(), whole.substr(0, whole.size() / 2));
+        window.openFiles({cut});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        const QString figures = window.document(0)->overview()->figuresText();
+        QVERIFY2(figures.startsWith(QStringLiteral("Partly read: truncated trace")), qPrintable(figures.left(200)));
+        QVERIFY(figures.contains(QStringLiteral("What this trace is: partly read")));
+        // The diagnosis leads with it too.
+        QCOMPARE(QString::fromStdString(window.document(0)->trace().findings.front().id), QStringLiteral("trace-quality"));
+    }
+
+    // A lab session recorded without --profile opens with what it measured: its findings and
+    // its lab figures (issue 29: "the session records no trace").
+    void aSessionWithoutATraceOpensAsItsMeasurements()
+    {
+        QTemporaryDir dir;
+        session::Session s;
+        s.config = {{"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "64"}, {"device", "cpu"}};
+        s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
+        session::LabArm fp32, bf16;
+        fp32.kind = session::ArmKind::Fp32;
+        bf16.kind = session::ArmKind::Bf16;
+        fp32.ran = bf16.ran = true;
+        fp32.samplesPerSecond = 57.2;
+        fp32.meanStepMs = 1119;
+        bf16.samplesPerSecond = 14.2;
+        bf16.meanStepMs = 4507;
+        s.lab = {fp32, bf16};
+        for (int i = 0; i < 5; ++i)
+            s.steps.push_back({i, 1.0, 0.1, 300.0, 600.0, 200.0, 2.3});
+        const std::string path = (dir.path() + QStringLiteral("/session.kinetoscope.json")).toStdString();
+        std::string error;
+        QVERIFY2(session::saveSession(s, path, error), error.c_str());
+
+        gui::MainWindow window;
+        QSignalSpy opened(&window, &gui::MainWindow::sessionOpened);
+        QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
+        window.openFiles({QString::fromStdString(path)});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(window.problems().isEmpty());
+        auto* view = opened.at(0).at(0).value<widgets::SessionView*>();
+        QVERIFY(view);
+        QVERIFY2(view->findings()->findingTitle(0).startsWith(QStringLiteral("1. bf16 autocast makes each step 4.03× slower")),
+                 qPrintable(view->findings()->findingTitle(0)));
+        QCOMPARE(view->lab()->stepBars(), 5);
+        QCOMPARE(view->lab()->labTable()->rowCount(), 2);
+        QVERIFY(view->lab()->readingText().contains(QStringLiteral("slowdown")));
+    }
+
+    // Traces that are not ranks of one job, opened as one, open each on its own tab, the
+    // reason in sight.
+    void separateRunsOpenedAsAJobOpenApart()
+    {
+        gui::MainWindow window;
+        QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
+        window.openJob({QString::fromStdString(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string()),
+                        QString::fromStdString(test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 120'000);
+        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("not ranks of one job")));
+        QCOMPARE(window.documentCount(), 2);
+        QVERIFY(window.document(0) && window.document(1));
+    }
+
+    // A geometry saved on a larger screen never puts the window past this one.
+    void aRestoredWindowFitsTheScreen()
+    {
+        {
+            gui::MainWindow big;
+            big.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&big));
+            big.resize(5000, 4000);
+            big.close();  // saves the geometry
+        }
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // No larger than the screen, unless the window cannot be made that small.
+        const QSize screen = window.screen()->availableGeometry().size().expandedTo(window.minimumSizeHint());
+        QVERIFY2(window.frameGeometry().height() <= screen.height() && window.frameGeometry().width() <= screen.width(),
+                 qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                                .arg(window.frameGeometry().width())
+                                .arg(window.frameGeometry().height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
     }
 
     void aLabRunsLiveThenOpensItsDiagnosis()
@@ -96,7 +198,9 @@ private Q_SLOTS:
         QVERIFY(live->outOfMemoryMarked());
         // The memory triage: both steps' phases and the split; the CPU has no allocator.
         QCOMPARE(live->memoryTable()->rowCount(), 7 + 7 + 4);
-        QCOMPARE(live->memoryTable()->item(2, 1)->text(), QStringLiteral("needs a GPU"));
+        // On the CPU: the counting allocator's figures, and no reserved column (issue 29).
+        QVERIFY(live->memoryTable()->item(2, 1)->text().endsWith(QStringLiteral("iB")));
+        QVERIFY(live->memoryTable()->isColumnHidden(2));
         QVERIFY(live->memoryTable()->item(16, 0)->text().startsWith(QStringLiteral("optimizer state")));
         QVERIFY(live->memoryTable()->item(16, 1)->text().endsWith(QStringLiteral("KiB")));
         QVERIFY(live->sampleCount() > 0);

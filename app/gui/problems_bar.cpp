@@ -1,0 +1,49 @@
+#include "app/gui/problems_bar.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace kinetoscope::gui {
+
+namespace {
+// Beyond this many lines the oldest go: the bar must not push the documents off screen.
+constexpr int kMaxLines = 8;
+}  // namespace
+
+ProblemsBar::ProblemsBar(QWidget* parent) : QFrame(parent), m_text(new QLabel(this))
+{
+    setObjectName(QStringLiteral("problemsBar"));
+    setStyleSheet(QStringLiteral("#problemsBar { background: #fdecea; border-bottom: 1px solid #f5c2c0; }"
+                                 "#problemsBar QLabel { color: #b71c1c; }"));
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_text->setTextFormat(Qt::PlainText);
+    auto* dismiss = new QPushButton(tr("Dismiss"), this);
+    dismiss->setToolTip(tr("Hide these messages (they were also written to standard error)"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(12, 6, 12, 6);
+    layout->addWidget(m_text, 1);
+    layout->addWidget(dismiss, 0, Qt::AlignTop);
+    connect(dismiss, &QPushButton::clicked, this, &ProblemsBar::clear);
+    hide();
+}
+
+void ProblemsBar::add(const QString& message)
+{
+    m_messages << message;
+    while (m_messages.size() > kMaxLines)
+        m_messages.removeFirst();
+    const QString heading = m_messages.size() == 1 ? tr("Could not open:") : tr("Could not open (%1):").arg(m_messages.size());
+    m_text->setText(heading + QLatin1Char('\n') + m_messages.join(QLatin1Char('\n')));
+    show();
+}
+
+void ProblemsBar::clear()
+{
+    m_messages.clear();
+    m_text->clear();
+    hide();
+}
+
+}  // namespace kinetoscope::gui
