@@ -20,6 +20,8 @@
 #include <QTableView>
 #include <QtTest>
 
+#include <set>
+
 #include <filesystem>
 
 using namespace kinetoscope;
@@ -271,13 +273,70 @@ private Q_SLOTS:
         QVERIFY(view->waitForFrame());
         const QImage image = view->viewport()->grab().toImage();
         QVERIFY(countColour(image, image.rect(), {widgets::timeline_colors::kSearchMatch.rgb()}) > 10);
-        // Typing and Enter in the field.
-        page->searchField()->clear();
-        QTest::keyClicks(page->searchField(), QStringLiteral("aten::addmm"));
-        QTest::keyClick(page->searchField(), Qt::Key_Return);
+        // Typing and Enter in the field, again and again: the focus stays in the field, so
+        // each Enter steps on and Shift+Enter steps back (issue 29: it stepped once).
+        page->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(page.get()));
+        QLineEdit* field = page->searchField();
+        field->setFocus();
+        field->clear();
+        QTest::keyClicks(field, QStringLiteral("aten::addmm"));
+        QTest::keyClick(field, Qt::Key_Return);
         QVERIFY(view->selected().valid());
         QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(view->selected()).name)),
                  QStringLiteral("aten::addmm"));
+        const std::vector<trace::EventId>& addmm = page->matches();
+        QVERIFY(addmm.size() >= 4);
+        std::vector<trace::EventId> visited{view->selected()};
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(field));
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+            visited.push_back(view->selected());
+        }
+        for (size_t i = 1; i < visited.size(); ++i) {
+            const auto at = std::find(addmm.begin(), addmm.end(), visited[i]);
+            const auto before = std::find(addmm.begin(), addmm.end(), visited[i - 1]);
+            QVERIFY(at != addmm.end() && before != addmm.end());
+            QCOMPARE(at - before, 1);  // the next match, each time
+        }
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(view->selected(), visited[visited.size() - 2]);
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(field));
+    }
+
+    // A collapsed group's lanes have no row: nothing of theirs is painted, least of all
+    // over the first group's header at the top (issue 29). Here the host process's group
+    // between the first and the GPU's: the lanes asked for still span it.
+    void aCollapsedGroupPaintsNothing()
+    {
+        const auto page = openPage();
+        TimelineView* view = page->view();
+        const auto& groups = view->layout().groups();
+        QVERIFY(groups.size() >= 3);
+        const uint32_t middle = 1;
+        QVERIFY(groups[middle].lastLane > groups[middle].firstLane);
+        view->setGroupCollapsed(middle, true);
+        QVERIFY(view->waitForFrame());
+        const auto frame = view->currentFrame();
+        std::set<uint32_t> collapsedLanes;
+        for (uint32_t lane = groups[middle].firstLane; lane < groups[middle].lastLane; ++lane)
+            collapsedLanes.insert(lane);
+        QSet<QRgb> colours;
+        bool asked = false;  // the frame holds slices of the collapsed lanes: the painter must skip them
+        for (const timeline::DrawItem& d : frame->items) {
+            if (!collapsedLanes.count(d.lane))
+                continue;
+            asked = true;
+            const trace::Event& e = m_resnet->model->event(d.event);
+            const QColor c = widgets::sliceColor(e.category, e.name.value);
+            colours << c.rgb() << c.darker(125).rgb();
+        }
+        QVERIFY(asked);
+        const QImage image = view->viewport()->grab().toImage();
+        const int headerTop = TimelineView::kRulerHeight + view->layout().rows().front().y - view->verticalScrollBar()->value();
+        const QRect header(TimelineView::kLabelWidth, headerTop, image.width() - TimelineView::kLabelWidth,
+                           timeline::TrackLayout::kGroupHeight);
+        QCOMPARE(countColour(image, header, colours), 0);
     }
 
     void clickingAGroupHeaderCollapsesIt()

@@ -92,13 +92,9 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
 
     connect(m_search, &QLineEdit::textEdited, m_searchDelay, qOverload<>(&QTimer::start));
     connect(m_searchDelay, &QTimer::timeout, this, [this] { search(m_search->text()); });
-    connect(m_search, &QLineEdit::returnPressed, this, [this] {
-        if (m_searchDelay->isActive()) {
-            m_searchDelay->stop();
-            search(m_search->text());
-        }
-        nextMatch(!(QGuiApplication::keyboardModifiers() & Qt::ShiftModifier));
-    });
+    // Enter / Shift+Enter in the field: read from the key event itself (the application's
+    // modifier state lags behind synthesised and remote input).
+    m_search->installEventFilter(this);
     connect(previous, &QToolButton::clicked, this, [this] { nextMatch(false); });
     connect(next, &QToolButton::clicked, this, [this] { nextMatch(true); });
     connect(fit, &QPushButton::clicked, m_view, &TimelineView::fitAll);
@@ -109,6 +105,21 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     });
     connect(m_view, &TimelineView::rangeChanged, this, &TimelinePage::updateDetails);
     connect(m_details, &TimelineDetails::eventRequested, this, &TimelinePage::revealEvent);
+}
+
+bool TimelinePage::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched != m_search || event->type() != QEvent::KeyPress)
+        return QWidget::eventFilter(watched, event);
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (key->key() != Qt::Key_Return && key->key() != Qt::Key_Enter)
+        return QWidget::eventFilter(watched, event);
+    if (m_searchDelay->isActive()) {
+        m_searchDelay->stop();
+        search(m_search->text());
+    }
+    nextMatch(!(key->modifiers() & Qt::ShiftModifier));
+    return true;
 }
 
 void TimelinePage::focusSearch()
@@ -146,13 +157,19 @@ void TimelinePage::nextMatch(bool forward)
     const timeline::Viewport& v = m_view->timeViewport();
     // From the selection, else from the left edge: the first match in view comes first.
     const int64_t from = current.valid() ? m_trace->model->event(current).startNs : v.beginNs - (forward ? 1 : -1);
-    revealEvent(timeline::nextMatch(*m_trace->model, m_matches, from, forward));
+    // The focus stays where it is (the search field, for the next Enter).
+    selectAndShow(timeline::nextMatch(*m_trace->model, m_matches, from, forward));
+}
+
+void TimelinePage::selectAndShow(trace::EventId event)
+{
+    m_view->setRange(std::nullopt);
+    m_view->select(event, true);
 }
 
 void TimelinePage::revealEvent(trace::EventId event)
 {
-    m_view->setRange(std::nullopt);
-    m_view->select(event, true);
+    selectAndShow(event);
     m_view->setFocus();
 }
 

@@ -41,7 +41,11 @@ public:
     bool revealName(const std::string& name, bool gpuActivity);
     void revealRange(int64_t beginNs, int64_t endNs);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void selectAndShow(trace::EventId event);  // revealEvent without taking the focus
     void updateDetails();
     void updateMatchLabel();
     std::shared_ptr<const document::Document> m_trace;

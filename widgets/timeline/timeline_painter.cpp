@@ -142,8 +142,10 @@ void paintSlices(QPainter& p, const Geometry& g)
     const QPen matchPen(timeline_colors::kSearchMatch, 2);
     for (const timeline::DrawItem& item : s.frame->items) {
         const int laneY = s.layout->laneY(item.lane);
-        if (laneY < top || laneY > bottom)
-            continue;  // collapsed (-1) or scrolled away since the frame was built
+        // A collapsed group's lanes have no row (-1): at the top of the scroll, -1 is inside
+        // [top, bottom] and would paint over the first header.
+        if (laneY < 0 || laneY < top || laneY > bottom)
+            continue;  // collapsed, or scrolled away since the frame was built
         const trace::Event& e = events[item.event.value];
         const double x0 = g.timeLeft() + map.a * item.x0 + map.b;
         const double w = std::max(1.0, map.a * (item.x1 - item.x0));

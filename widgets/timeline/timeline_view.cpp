@@ -319,12 +319,17 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         return;
     const timeline::LayoutRow* row = event->position().y() >= kRulerHeight ? m_layout.rowAt(layoutY(event->position().y())) : nullptr;
     if (row && row->kind == timeline::RowKind::Group) {
-        m_layout.setCollapsed(row->index, !m_layout.groups()[row->index].collapsed);
-        updateScrollBar();
-        requestFrame();
+        setGroupCollapsed(row->index, !m_layout.groups()[row->index].collapsed);
         return;
     }
     select(eventAt(event->position()), false);
+}
+
+void TimelineView::setGroupCollapsed(uint32_t group, bool collapsed)
+{
+    m_layout.setCollapsed(group, collapsed);
+    updateScrollBar();
+    requestFrame();
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)

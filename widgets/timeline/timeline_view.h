@@ -36,6 +36,7 @@ public:
     void showRange(int64_t beginNs, int64_t endNs);  // with the range filling the view
     void zoomToSelection();                          // the selected slice, else the range
     void zoomAroundX(double x, double factor);       // x in the time area, factor < 1 zooms in
+    void setGroupCollapsed(uint32_t group, bool collapsed);  // as a click on its header does
 
     trace::EventId selected() const { return m_selected; }
     // Selects a slice; `reveal` scrolls and zooms so that it and its links are in view.
