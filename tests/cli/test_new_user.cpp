@@ -1,0 +1,350 @@
+// The README followed as a new user follows it: the real `kinetoscope` binary, run with the
+// arguments a person types, the wrong ones too (issue 29). A failed run leaves what was
+// saved as it was; every command answers --help; a session recorded without a trace
+// opens; a slowdown is called one; files that are not ranks of one job are not merged;
+// runs on different hardware say so; failures are one line each, none of them lost.
+#include "tests/support/test_support.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+namespace {
+
+struct Ran
+{
+    int code = -1;
+    QString out, err;
+};
+
+// The binary, to its end (or the timeout: a command that never returns fails the test).
+Ran run(const QStringList& args, int timeoutMs = 180'000, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess process;
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(KINETOSCOPE_BINARY), args);
+    Ran ran;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        ran.err = QStringLiteral("did not finish within %1 ms").arg(timeoutMs);
+        return ran;
+    }
+    ran.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    ran.out = QString::fromUtf8(process.readAllStandardOutput());
+    ran.err = QString::fromUtf8(process.readAllStandardError());
+    return ran;
+}
+
+QString trace(const char* relative)
+{
+    return QString::fromStdString(kinetoscope::test::sharedTrace(relative).string());
+}
+
+QByteArray digest(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+bool engineBuilt()
+{
+    return QFileInfo::exists(QFileInfo(QStringLiteral(KINETOSCOPE_BINARY)).dir().filePath(QStringLiteral("kinetoscope-engine")));
+}
+
+// A lab run that takes seconds on a CPU: the mlp, small, few steps.
+QStringList smallRun(const QString& out)
+{
+    return {QStringLiteral("run"), QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--device"),
+            QStringLiteral("cpu"), QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--warmup"),
+            QStringLiteral("1"), QStringLiteral("--batch-size"), QStringLiteral("16"), QStringLiteral("--input-features"),
+            QStringLiteral("32"), QStringLiteral("--hidden"), QStringLiteral("64"), QStringLiteral("--out"), out};
+}
+
+int lineCount(const QString& text)
+{
+    return int(text.trimmed().split(QLatin1Char('\n'), Qt::SkipEmptyParts).size());
+}
+
+}  // namespace
+
+class TestNewUser : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    // 1. A run that cannot start leaves the session (and everything else in the folder)
+    // as it was, and announces no session.
+    void aFailedRunLeavesTheSavedSessionAsItWas()
+    {
+        if (!engineBuilt())
+            QSKIP("built without the engine");
+        const QString out = m_dir.path() + QStringLiteral("/runs/good");
+        const Ran good = run(smallRun(out));
+        QVERIFY2(good.code == 0, qPrintable(good.err));
+        const QString session = out + QStringLiteral("/session.kinetoscope.json");
+        const QByteArray saved = digest(session), log = digest(out + QStringLiteral("/engine.log"));
+        QVERIFY(!saved.isEmpty());
+        QVERIFY(!log.isEmpty());
+        const QStringList entries = QDir(out).entryList(QDir::Files);
+
+        const QString notAFolder = m_dir.path() + QStringLiteral("/mnist.bin");
+        QFile(notAFolder).open(QIODevice::WriteOnly);
+        const QList<QStringList> bad = {
+            {QStringLiteral("--model"), QStringLiteral("foo")},
+            {QStringLiteral("--steps"), QStringLiteral("0")},
+            {QStringLiteral("--batch-size"), QStringLiteral("0")},
+            {QStringLiteral("--dataset"), QStringLiteral("imagenet")},
+            {QStringLiteral("--dataset"), QStringLiteral("mnist"), QStringLiteral("--data"), QStringLiteral("/no/such/folder")},
+            {QStringLiteral("--dataset"), QStringLiteral("mnist"), QStringLiteral("--data"), notAFolder},
+            {QStringLiteral("--dataset"), QStringLiteral("mnist"), QStringLiteral("--data"), m_dir.path()},  // no MNIST files
+        };
+        QList<QStringList> cases = bad;
+        if (!QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
+            cases.push_back({QStringLiteral("--device"), QStringLiteral("cuda")});
+        for (const QStringList& wrong : cases) {
+            const Ran failed = run(QStringList{QStringLiteral("run")} + wrong + QStringList{QStringLiteral("--out"), out});
+            const QString what = wrong.join(QLatin1Char(' '));
+            QVERIFY2(failed.code == 2, qPrintable(what + QStringLiteral(": exit ") + QString::number(failed.code)));
+            QVERIFY2(lineCount(failed.err) == 1, qPrintable(what + QStringLiteral(": ") + failed.err));
+            QVERIFY2(!failed.out.contains(QStringLiteral("session:")), qPrintable(what + QStringLiteral(": ") + failed.out));
+            QVERIFY2(digest(session) == saved, qPrintable(what + QStringLiteral(": the session changed")));
+            QVERIFY2(digest(out + QStringLiteral("/engine.log")) == log, qPrintable(what + QStringLiteral(": the log changed")));
+            QCOMPARE(QDir(out).entryList(QDir::Files), entries);
+        }
+        // A folder that did not exist is not made for a run that cannot start.
+        const QString fresh = m_dir.path() + QStringLiteral("/runs/never");
+        QCOMPARE(run({QStringLiteral("run"), QStringLiteral("--model"), QStringLiteral("foo"), QStringLiteral("--out"), fresh}).code, 2);
+        QVERIFY(!QFileInfo::exists(fresh));
+    }
+
+    // 2. Every command has --help (exit 0, nothing run), and there is --version.
+    void everyCommandAnswersHelpAndVersion()
+    {
+        for (const char* command : {"info", "summary", "diagnose", "diff", "run", "report"}) {
+            for (const char* flag : {"--help", "-h"}) {
+                const Ran help = run({QLatin1String(command), QLatin1String(flag)}, 30'000);
+                QVERIFY2(help.code == 0, qPrintable(QLatin1String(command) + QStringLiteral(": ") + help.err));
+                QVERIFY2(help.out.startsWith(QStringLiteral("usage: kinetoscope ") + QLatin1String(command)),
+                         qPrintable(help.out.left(200)));
+                QVERIFY(help.err.isEmpty());
+            }
+            // Beside a file, --help still answers instead of running.
+            const Ran beside = run({QLatin1String(command), trace("hta/sampled_rank0.json.gz"), QStringLiteral("--help")}, 30'000);
+            QCOMPARE(beside.code, 0);
+            QVERIFY(beside.out.startsWith(QStringLiteral("usage: kinetoscope ")));
+        }
+        const Ran help = run({QStringLiteral("help"), QStringLiteral("diagnose")}, 30'000);
+        QCOMPARE(help.code, 0);
+        QVERIFY(help.out.contains(QStringLiteral("--fail-on")));
+        QCOMPARE(run({QStringLiteral("help"), QStringLiteral("frobnicate")}, 30'000).code, 2);
+        for (const char* version : {"--version", "version"}) {
+            const Ran v = run({QLatin1String(version)}, 30'000);
+            QCOMPARE(v.code, 0);
+            QVERIFY2(v.out.startsWith(QStringLiteral("kinetoscope 0.")), qPrintable(v.out));
+        }
+        const Ran overview = run({QStringLiteral("--help")}, 30'000);
+        QCOMPARE(overview.code, 0);
+        for (const char* command : {"info", "summary", "diagnose", "diff", "run", "report", "version"})
+            QVERIFY2(overview.out.contains(QStringLiteral("  ") + QLatin1String(command)), command);
+    }
+
+    // 2. The app's measuring options never wait for nothing.
+    void screenshotAndLatencyOptionsAlwaysReturn()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path() + QStringLiteral("/config"));
+        const Ran noFile = run({QStringLiteral("--screenshot"), m_dir.path() + QStringLiteral("/x.png")}, 30'000, env);
+        QCOMPARE(noFile.code, 2);
+        QVERIFY(noFile.err.contains(QStringLiteral("a file to open is needed")));
+        QCOMPARE(run({QStringLiteral("--print-latency")}, 30'000, env).code, 2);
+        QCOMPARE(run({QStringLiteral("--screenshot")}, 30'000, env).code, 2);  // no value
+        QCOMPARE(run({QStringLiteral("--frobnicate")}, 30'000, env).code, 2);
+        const Ran latency = run({trace("hta/sampled_rank0.json.gz"), QStringLiteral("--print-latency")}, 120'000, env);
+        QVERIFY2(latency.code == 0, qPrintable(latency.err));
+        QVERIFY(latency.err.contains(QStringLiteral("max event-loop latency while loading")));
+    }
+
+    // 3. A session recorded without --profile opens everywhere with what it measured.
+    void aSessionWithoutATraceOpensWithWhatItMeasured()
+    {
+        if (!engineBuilt())
+            QSKIP("built without the engine");
+        const QString out = m_dir.path() + QStringLiteral("/runs/traceless");
+        QStringList args = smallRun(out);
+        args << QStringLiteral("--lab") << QStringLiteral("--split");
+        const Ran lab = run(args);
+        QVERIFY2(lab.code == 0, qPrintable(lab.err));
+        const QString session = out + QStringLiteral("/session.kinetoscope.json");
+
+        const Ran diagnosed = run({QStringLiteral("diagnose"), session});
+        QVERIFY2(diagnosed.code == 0, qPrintable(diagnosed.err));
+        QVERIFY(diagnosed.out.contains(QStringLiteral("recorded without a trace")));
+        QVERIFY2(diagnosed.out.contains(QStringLiteral("(measured)")) || diagnosed.out.contains(QStringLiteral("measured in the lab")),
+                 qPrintable(diagnosed.out));
+        const Ran json = run({QStringLiteral("diagnose"), session, QStringLiteral("--json")});
+        QCOMPARE(json.code, 0);
+        const QJsonObject d = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(d.value(QStringLiteral("trace")).toBool(true), false);
+        QVERIFY(!d.value(QStringLiteral("findings")).toArray().isEmpty());
+
+        const Ran summary = run({QStringLiteral("summary"), session});
+        QVERIFY2(summary.code == 0, qPrintable(summary.err));
+        for (const char* figure : {"fp32", "bf16", "phase (fp32)", "DataLoader", "memory after each phase"})
+            QVERIFY2(summary.out.contains(QLatin1String(figure)), figure);
+
+        const Ran info = run({QStringLiteral("info"), session});
+        QCOMPARE(info.code, 0);
+        QVERIFY(info.out.contains(QStringLiteral("without a trace")));
+
+        const QString png = m_dir.path() + QStringLiteral("/traceless-report.png");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+        const Ran report = run({QStringLiteral("report"), session, QStringLiteral("--out"), png}, 180'000, env);
+        QVERIFY2(report.code == 0, qPrintable(report.err));
+        QVERIFY2(report.err.isEmpty(), qPrintable(report.err));  // no Qt chatter either
+        QVERIFY(QImage(png).height() > 300);
+
+        const Ran diff = run({QStringLiteral("diff"), session, session});
+        QVERIFY2(diff.code == 0, qPrintable(diff.err));
+        QVERIFY(diff.out.contains(QStringLiteral("measured steps")));
+        // Against a trace it cannot be compared: one line that says why.
+        const Ran mixed = run({QStringLiteral("diff"), trace("hta/sampled_rank0.json.gz"), session});
+        QCOMPARE(mixed.code, 2);
+        QVERIFY(mixed.err.contains(QStringLiteral("without a trace")));
+    }
+
+    // 4, 8, 9. On the CPU: a bf16 slowdown is called one; progress names the time left;
+    // the memory table shows what the CPU measured, one line for what it cannot.
+    void aCpuLabReadsAsItRan()
+    {
+        if (!engineBuilt())
+            QSKIP("built without the engine");
+        const QString out = m_dir.path() + QStringLiteral("/runs/cpu-lab");
+        QStringList args = smallRun(out);
+        args[args.indexOf(QStringLiteral("--steps")) + 1] = QStringLiteral("12");
+        args << QStringLiteral("--lab") << QStringLiteral("--sample-io-us") << QStringLiteral("200");
+        const Ran lab = run(args);
+        QVERIFY2(lab.code == 0, qPrintable(lab.err));
+        QVERIFY2(lab.err.contains(QStringLiteral("left")), qPrintable(lab.err));  // "fp32: step 3 of 13, about 1.2 s left"
+        // One line for what needs a GPU (the graph arm), none in the memory table.
+        QVERIFY2(lab.out.count(QStringLiteral("needs a GPU")) == 1, qPrintable(lab.out));
+        QVERIFY(lab.out.contains(QStringLiteral("bf16+cuda-graph    not run: needs a GPU")));
+        QVERIFY(lab.out.contains(QStringLiteral("reserved: the CPU has no caching allocator")));
+        QVERIFY(!lab.out.contains(QStringLiteral("activations not measured")));
+        // The reading and the finding agree with the arms: below 0.9x is a slowdown.
+        const QRegularExpression arms(QStringLiteral("fp32 -> bf16 is a (\\w+) jump|fp32 -> bf16 is a slowdown"));
+        QVERIFY2(arms.match(lab.out).hasMatch(), qPrintable(lab.out));
+        const bool slowdown = lab.out.contains(QStringLiteral("fp32 -> bf16 is a slowdown"));
+        if (slowdown) {
+            QVERIFY(!lab.out.contains(QStringLiteral("small jump (0.")));
+            QVERIFY(lab.out.contains(QStringLiteral("bf16-slowdown")));
+            QVERIFY(!lab.out.contains(QStringLiteral("speeds the step up only 0.0")));
+        }
+    }
+
+    // 5. Every file that fails says so on standard error, one line each; a cut trace too.
+    void everyFailedFileIsReported()
+    {
+        const QString notATrace = m_dir.path() + QStringLiteral("/notatrace.json");
+        QFile file(notATrace);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"hello\": 1}");
+        file.close();
+        const std::string whole = kinetoscope::test::readDecompressed(kinetoscope::test::sharedTrace("hta/sampled_rank0.json.gz"));
+        const QString cut = m_dir.path() + QStringLiteral("/cut.json");
+        kinetoscope::test::writeFile(cut.toStdString(), whole.substr(0, whole.size() / 3));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path() + QStringLiteral("/config"));
+        const Ran app = run({trace("hta/sampled_rank0.json.gz"), QStringLiteral("/nonexistent.json"), notATrace,
+                             QDir::tempPath(), cut, QStringLiteral("--print-latency")},
+                            180'000, env);
+        QCOMPARE(app.code, 2);  // something failed
+        for (const QString& name : {QStringLiteral("nonexistent.json"), QStringLiteral("notatrace.json"),
+                                    QFileInfo(QDir::tempPath()).fileName()})
+            QVERIFY2(app.err.contains(QStringLiteral("kinetoscope: ") + name), qPrintable(app.err));
+        QVERIFY2(app.err.contains(QStringLiteral("cut.json: partly read")), qPrintable(app.err));
+    }
+
+    // 7. Two runs are not two ranks; two machines are said to be two.
+    void separateRunsAreNotMergedIntoAJob()
+    {
+        const QString before = trace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const QString after = trace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        const Ran summary = run({QStringLiteral("summary"), before, after});
+        QVERIFY2(summary.code == 0, qPrintable(summary.err));
+        QVERIFY2(summary.err.contains(QStringLiteral("not ranks of one job")), qPrintable(summary.err));
+        QVERIFY(!summary.out.contains(QStringLiteral("straggler")));
+        QVERIFY(!summary.out.contains(QStringLiteral("job of")));
+        QCOMPARE(summary.out.count(QStringLiteral("Step-time breakdown")), 2);
+        const Ran diagnosis = run({QStringLiteral("diagnose"), before, after});
+        QCOMPARE(diagnosis.code, 0);
+        QVERIFY(diagnosis.err.contains(QStringLiteral("not ranks of one job")));
+        QCOMPARE(diagnosis.out.count(QStringLiteral("dataloader-bound")) >= 1, true);
+        QVERIFY(!diagnosis.out.contains(QStringLiteral("keep pace")));
+        // A real job (four gloo ranks) is still one.
+        const Ran job = run({QStringLiteral("summary"), QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks")});
+        QCOMPARE(job.code, 0);
+        QVERIFY(job.out.contains(QStringLiteral("job of 4 ranks")));
+        QVERIFY(!job.err.contains(QStringLiteral("not ranks")));
+    }
+
+    void aDiffAcrossHardwareSaysSoFirst()
+    {
+        if (!engineBuilt())
+            QSKIP("built without the engine");
+        const QString out = m_dir.path() + QStringLiteral("/runs/cpu-profiled");
+        QStringList args = smallRun(out);
+        args << QStringLiteral("--profile");
+        QVERIFY(run(args).code == 0);
+        const Ran diff = run({QStringLiteral("diff"), trace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                              out + QStringLiteral("/session.kinetoscope.json")});
+        QVERIFY2(diff.code == 0, qPrintable(diff.err));
+        const QString verdict = diff.out.section(QLatin1Char('\n'), 1, 1);
+        QVERIFY2(verdict.startsWith(QStringLiteral("Different hardware (Tesla V100")) && verdict.contains(QStringLiteral("→ CPU")),
+                 qPrintable(diff.out.left(400)));
+        QVERIFY2(verdict.contains(QStringLiteral("different programs")), qPrintable(verdict));
+    }
+
+    // 10. Small things, seen by a new user.
+    void theSmallThings()
+    {
+        // Columns stay aligned when a value holds µ: the percentages of the breakdown line up.
+        const Ran summary = run({QStringLiteral("summary"), trace("hta/sampled_rank0.json.gz")});
+        QCOMPARE(summary.code, 0);
+        const QString breakdown = summary.out.section(QStringLiteral("Step-time breakdown (average per step)\n"), 1)
+                                      .section(QStringLiteral("\n\n"), 0, 0);
+        QList<qsizetype> ends;
+        for (const QString& line : breakdown.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            ends << line.size();  // characters, as a terminal shows them
+        QVERIFY(ends.size() >= 6);
+        QVERIFY2(std::all_of(ends.begin(), ends.end(), [&](qsizetype e) { return e == ends.front(); }), qPrintable(breakdown));
+        QVERIFY(!summary.out.contains(QStringLiteral(" 1 calls")));
+        // --series without --json says it changes nothing.
+        const Ran series = run({QStringLiteral("summary"), trace("hta/sampled_rank0.json.gz"), QStringLiteral("--series")});
+        QCOMPARE(series.code, 0);
+        QVERIFY(series.err.contains(QStringLiteral("without --json")));
+        // A marker the user named is named as such.
+        const Ran marked = run({QStringLiteral("diagnose"), trace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                                QStringLiteral("--step-marker"), QStringLiteral("aten::conv2d")});
+        QCOMPARE(marked.code, 0);
+        QVERIFY2(marked.out.contains(QStringLiteral("'aten::conv2d' markers")), qPrintable(marked.out.left(300)));
+        QVERIFY(!marked.out.contains(QStringLiteral("ProfilerStep markers")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNewUser)
+#include "test_new_user.moc"
