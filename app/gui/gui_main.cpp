@@ -24,6 +24,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace kinetoscope::gui {
 
@@ -84,8 +85,13 @@ int runGui(int argc, char** argv)
         into = args[++i];
         return true;
     };
+    QString zoomText;
+    // The options that take a value, and where it goes.
+    const std::map<QString, QString*> valued{{QStringLiteral("--screenshot"), &screenshot},
+                                             {QStringLiteral("--view"), &view},
+                                             {QStringLiteral("--find"), &find},
+                                             {QStringLiteral("--zoom"), &zoomText}};
     for (int i = 0; i < args.size(); ++i) {
-        QString text;
         if (lab)
             labOptions.push_back(args[i].toStdString());
         else if (args[i] == QLatin1String("--lab"))
@@ -104,19 +110,9 @@ int runGui(int argc, char** argv)
             }
             compare = {args[i + 1], args[i + 2]};
             i += 2;
-        } else if (args[i] == QLatin1String("--screenshot")) {
-            if (!value(i, screenshot))
+        } else if (const auto option = valued.find(args[i]); option != valued.end()) {
+            if (!value(i, *option->second))
                 return 2;
-        } else if (args[i] == QLatin1String("--view")) {
-            if (!value(i, view))
-                return 2;
-        } else if (args[i] == QLatin1String("--find")) {
-            if (!value(i, find))
-                return 2;
-        } else if (args[i] == QLatin1String("--zoom")) {
-            if (!value(i, text))
-                return 2;
-            zoom = text.toDouble();
         } else if (args[i] == QLatin1String("--print-latency"))
             printLatency = true;
         else if (args[i].startsWith(QLatin1String("--"))) {
@@ -125,6 +121,8 @@ int runGui(int argc, char** argv)
         } else
             files << args[i];
     }
+    if (!zoomText.isEmpty())
+        zoom = zoomText.toDouble();
     // A screenshot or a latency figure is of something opened: never wait for nothing.
     const bool somethingToOpen = !files.isEmpty() || !compare.isEmpty() || !job.isEmpty() || lab;
     if ((!screenshot.isEmpty() || printLatency) && !somethingToOpen) {

@@ -270,10 +270,7 @@ void MainWindow::finishLoad()
     if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
         // A lab recorded without a trace: its measurements and their findings.
         auto* view = new widgets::SessionView(trace, m_documents);
-        const int index = m_documents->addTab(view, name);
-        m_documents->setTabToolTip(index, m_loadingPath);
-        m_documents->setCurrentIndex(index);
-        m_stack->setCurrentWidget(m_documents);
+        showTab(view, name, m_loadingPath);
         addRecentFile(m_loadingPath);
         m_status->setText(tr("%1: a lab session recorded without a trace").arg(name));
         Q_EMIT sessionOpened(view);
@@ -286,10 +283,7 @@ void MainWindow::finishLoad()
         reportProblem(message);
     } else {
         auto* doc = new widgets::DocumentView(trace, m_documents);
-        const int index = m_documents->addTab(doc, name);
-        m_documents->setTabToolTip(index, m_loadingPath);
-        m_documents->setCurrentIndex(index);
-        m_stack->setCurrentWidget(m_documents);
+        showTab(doc, name, m_loadingPath);
         addRecentFile(m_loadingPath);
         if (m_labSessions.removeAll(m_loadingPath) > 0)
             doc->setCurrentIndex(1);  // a lab just finished: its diagnosis first
@@ -460,9 +454,13 @@ void MainWindow::finishJob()
 void MainWindow::addDocumentTab(std::shared_ptr<const document::Document> doc)
 {
     const QString path = QString::fromStdString(doc->path);
-    auto* view = new widgets::DocumentView(std::move(doc), m_documents);
-    const int index = m_documents->addTab(view, QFileInfo(path).fileName());
-    m_documents->setTabToolTip(index, path);
+    showTab(new widgets::DocumentView(std::move(doc), m_documents), QFileInfo(path).fileName(), path);
+}
+
+void MainWindow::showTab(QWidget* view, const QString& title, const QString& toolTip)
+{
+    const int index = m_documents->addTab(view, title);
+    m_documents->setTabToolTip(index, toolTip);
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
 }
