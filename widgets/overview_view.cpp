@@ -47,11 +47,14 @@ QString keyFiguresHtml(const document::Document& trace)
                   .arg(QString::fromStdString(f.title).toHtmlEscaped(),
                        QString::fromStdString(analysis::gainText(f)).toHtmlEscaped());
     }
-    // A file read only in part says so before anything read from it.
+    // A file read only in part (or with events skipped) says so before anything read from it.
     QString partly;
-    if (!trace.ok())
+    if (trace.model && !trace.model->stats().partlyRead.empty())
         partly = QStringLiteral("<p style=\"margin:2px 0;color:#b71c1c\"><b>Partly read:</b> %1. Every figure below "
                                 "covers only the events before that point.</p>")
+                     .arg(QString::fromStdString(trace.loadMessage).toHtmlEscaped());
+    else if (!trace.ok())
+        partly = QStringLiteral("<p style=\"margin:2px 0;color:#b71c1c\"><b>Read with problems:</b> %1.</p>")
                      .arg(QString::fromStdString(trace.loadMessage).toHtmlEscaped());
     return partly + windowHtml(s) + QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString())) +
            QStringLiteral("<p style=\"margin:2px 0\" title=\"The finding whose fix saves the most time per step\">"

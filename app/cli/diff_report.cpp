@@ -102,7 +102,8 @@ json comparisonJson(const Comparison& c)
     j["verdict"] = verdictName(c.verdict().verdict);
     j["verdict_line"] = c.verdictLine;
     j["change_line"] = c.changeLine;
-    j["step"] = changeJson(c.step);
+    j["traced"] = c.traced;
+    j["step"] = c.traced ? changeJson(c.step) : json();
     j["same_hardware"] = c.sameHardware;
     j["same_workload"] = c.sameWorkload;
     j["shared_op_time"] = c.sharedOpTime ? json(*c.sharedOpTime) : json(nullptr);
@@ -158,6 +159,10 @@ std::string comparisonText(const Comparison& c)
 {
     std::ostringstream out;
     out << c.before.path << " → " << c.after.path << "\n" << c.verdictLine << "\n" << c.changeLine << "\n\n";
+    if (!c.traced) {  // two lab sessions without traces: the verdict and the lab's figures say it all
+        out << c.verdict().method << "\n";
+        return out.str();
+    }
     out << "steady steps: " << c.before.steps.valuesNs.size() << " → " << c.after.steps.valuesNs.size()
         << "; median " << format::duration(c.before.steps.medianNs) << " → " << format::duration(c.after.steps.medianNs)
         << ", p95 " << format::duration(c.before.steps.p95Ns) << " → " << format::duration(c.after.steps.p95Ns)

@@ -123,9 +123,10 @@ int runGui(int argc, char** argv)
     }
     if (!zoomText.isEmpty())
         zoom = zoomText.toDouble();
-    // A screenshot or a latency figure is of something opened: never wait for nothing.
+    // A screenshot or a latency figure is of something opened: never wait for nothing. The
+    // latency probe times the loading of files.
     const bool somethingToOpen = !files.isEmpty() || !compare.isEmpty() || !job.isEmpty() || lab;
-    if ((!screenshot.isEmpty() || printLatency) && !somethingToOpen) {
+    if ((!screenshot.isEmpty() && !somethingToOpen) || (printLatency && files.isEmpty())) {
         std::fprintf(stderr, "kinetoscope %s: a file to open is needed: kinetoscope FILE %s\n",
                      screenshot.isEmpty() ? "--print-latency" : "--screenshot",
                      screenshot.isEmpty() ? "--print-latency" : "--screenshot PNG");
@@ -224,9 +225,9 @@ int runGui(int argc, char** argv)
             return 2;
         }
         window.startLab(config);
-        if (!screenshot.isEmpty())  // the live view as the run ends
-            QObject::connect(&window, &MainWindow::labFinished, &window, [&] {
-                QTimer::singleShot(400, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
+        if (!screenshot.isEmpty())  // the live view as the run ends; a run that failed exits 2
+            QObject::connect(&window, &MainWindow::labFinished, &window, [&](bool ok) {
+                QTimer::singleShot(400, &window, [&, ok] { QCoreApplication::exit(window.grab().save(screenshot) && ok ? 0 : 2); });
             });
     }
     return app.exec();

@@ -1,5 +1,7 @@
 #include "app/gui/lab_dialog.h"
 
+#include "core/lab/run_options.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -235,6 +237,11 @@ bool LabDialog::config(lab::RunConfig& c, QString& error) const
     c.outDir = m_outDir->text().trimmed().toStdString();
     if (c.outDir.empty()) {
         error = tr("Choose an output folder for the session and the trace.");
+        return false;
+    }
+    // The checks `kinetoscope run` makes before it starts anything (files, names, counts).
+    if (std::string invalid; !lab::validateRunConfig(c, invalid)) {
+        error = QString::fromStdString(invalid);
         return false;
     }
     return true;

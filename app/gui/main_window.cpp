@@ -181,10 +181,15 @@ void MainWindow::fitOnScreen()
 
 void MainWindow::reportProblem(const QString& message)
 {
+    tell(message);
+    Q_EMIT loadFailed(message);
+}
+
+void MainWindow::tell(const QString& message)
+{
     m_status->setText(message);
     m_problems->add(message);
     std::fprintf(stderr, "kinetoscope: %s\n", qPrintable(message));
-    Q_EMIT loadFailed(message);
 }
 
 QStringList MainWindow::problems() const
@@ -293,9 +298,9 @@ void MainWindow::finishLoad()
                                   QString::fromStdString(format::seconds(trace->loadSeconds)));
         if (trace->loadStatus != trace::LoadStatus::Ok) {
             // Its Overview says so on its first line; the terminal hears it too.
-            status = tr("%1 — partly read: %2").arg(name, QString::fromStdString(trace->loadMessage));
-            std::fprintf(stderr, "kinetoscope: %s: partly read: %s\n", qPrintable(m_loadingPath),
-                         trace->loadMessage.c_str());
+            const char* how = trace->model->stats().partlyRead.empty() ? "read with problems" : "partly read";
+            status = tr("%1 — %2: %3").arg(name, QLatin1String(how), QString::fromStdString(trace->loadMessage));
+            std::fprintf(stderr, "kinetoscope: %s: %s: %s\n", qPrintable(m_loadingPath), how, trace->loadMessage.c_str());
         }
         m_status->setText(status);
         Q_EMIT documentOpened(doc);
@@ -357,9 +362,15 @@ void MainWindow::compareFiles(const QString& beforePath, const QString& afterPat
                 result.before = document::open(a, options);
             other.join();
         }
+        if (const std::optional<std::string> why = compare::whyNotComparable(*result.before, *result.after)) {
+            result.error = *why;
+            return result;
+        }
+        // The Compare tab lays two traces side by side; sessions without one compare in the CLI.
         for (const auto* doc : {&result.before, &result.after})
-            if (!(*doc)->ok() || !(*doc)->model) {
-                result.error = (*doc)->path + ": " + (*doc)->loadMessage;
+            if (!(*doc)->hasTrace()) {
+                result.error = (*doc)->path + ": a lab session recorded without a trace: the app compares traces "
+                                              "(kinetoscope diff compares two such sessions on their measured steps)";
                 return result;
             }
         result.comparison = compare::compareDocuments(*result.before, *result.after);
@@ -434,11 +445,13 @@ void MainWindow::finishJob()
     }
     if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*result->job)) {
         // Separate runs: a tab each, as if opened one by one, and the reason in sight.
-        reportProblem(tr("Job: these %1 traces are %2; each opens on its own")
-                          .arg(result->job->ranks.size())
-                          .arg(QString::fromStdString(*notOneJob)));
-        for (const job::Rank& rank : result->job->ranks)
+        tell(tr("Job: these %1 traces are %2; each opens on its own")
+                 .arg(result->job->ranks.size())
+                 .arg(QString::fromStdString(*notOneJob)));
+        for (const job::Rank& rank : result->job->ranks) {
             addDocumentTab(rank.doc);
+            Q_EMIT documentOpened(document(m_documents->currentIndex()));
+        }
         return;
     }
     auto* view = new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
@@ -477,8 +490,10 @@ void MainWindow::showLabDialog()
         return;
     lab::RunConfig config;
     QString error;
-    if (dialog.config(config, error))
+    if (dialog.config(config, error))  // checked again: a file may have gone since the dialog closed
         startLab(config);
+    else
+        tell(tr("Lab: %1").arg(error));
 }
 
 widgets::LiveRunView* MainWindow::startLab(const lab::RunConfig& config)
@@ -490,14 +505,14 @@ widgets::LiveRunView* MainWindow::startLab(const lab::RunConfig& config)
             .arg(QString::fromStdString(config.model), QString::fromStdString(config.dataset))
             .arg(config.batchSize),
         m_documents);
-    const int index = m_documents->addTab(view, name);
-    m_documents->setCurrentIndex(index);
-    m_stack->setCurrentWidget(m_documents);
+    showTab(view, name, QString::fromStdString(config.outDir));
     auto* run = new LabRun(config, view);  // owned by the view: closing the tab cancels it
     connect(run, &LabRun::finished, this,
             [this](bool ok, const QString& error, const QString& path, bool hasTrace) {
-                m_status->setText(ok ? tr("Lab finished: %1").arg(path)
-                                     : tr("Lab stopped: %1").arg(error));
+                if (ok)
+                    m_status->setText(tr("Lab finished: %1").arg(path));
+                else
+                    tell(tr("Lab stopped: %1").arg(error));
                 if (!path.isEmpty() && hasTrace) {
                     m_labSessions << path;
                     openFiles({path});
@@ -529,7 +544,7 @@ void MainWindow::exportReport()
         if (widgets::writeMarkdownReport(compare::comparisonMarkdown(comparison->comparison()), {}, path, &error))
             m_status->setText(tr("Comparison written to %1").arg(path));
         else
-            m_status->setText(tr("Export failed: %1").arg(error));
+            tell(tr("Export failed: %1").arg(error));
         return;
     }
     if (auto* job = qobject_cast<widgets::JobView*>(m_documents->currentWidget())) {
@@ -542,7 +557,7 @@ void MainWindow::exportReport()
         if (writeJobReport(*job, path, &error))
             m_status->setText(tr("Job report written to %1").arg(path));
         else
-            m_status->setText(tr("Export failed: %1").arg(error));
+            tell(tr("Export failed: %1").arg(error));
         return;
     }
     // A trace's tab, or a lab session's recorded without a trace: the same report page.
@@ -565,7 +580,7 @@ void MainWindow::exportReport()
     if (widgets::writeReport(*opened, path, &error))
         m_status->setText(tr("Report written to %1").arg(path));
     else
-        m_status->setText(tr("Export failed: %1").arg(error));
+        tell(tr("Export failed: %1").arg(error));
 }
 
 void MainWindow::showAbout()

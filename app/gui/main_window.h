@@ -47,8 +47,9 @@ public:
     int documentCount() const;
     widgets::DocumentView* document(int index) const;
     StartPage* startPage() const { return m_start; }
-    // Every file (comparison, job) that could not be opened since the last Dismiss, one
-    // line each, as the window shows them.
+    // Every file (comparison, job) that could not be opened since the last Dismiss, and
+    // whatever else went wrong (a lab that stopped, an export that failed), one line each,
+    // as the window shows them.
     QStringList problems() const;
     static bool labAvailable();  // kinetoscope-engine is installed (core/lab/engine_process.h)
     // Runs a lab in a new tab with live views; when it wrote a trace, its session then
@@ -92,9 +93,11 @@ private:
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void showPage(int page);
-    // A file, comparison or job that could not be opened: the status bar, the problems
-    // bar (kept until dismissed), standard error, and loadFailed.
+    // A file, comparison or job that could not be opened: told (below), and loadFailed.
     void reportProblem(const QString& message);
+    // Something the user must not miss: the status bar, the problems bar (kept until
+    // dismissed) and standard error.
+    void tell(const QString& message);
     void fitOnScreen();
 
     QStackedWidget* m_stack;

@@ -34,8 +34,7 @@ void ProblemsBar::add(const QString& message)
     m_messages << message;
     while (m_messages.size() > kMaxLines)
         m_messages.removeFirst();
-    const QString heading = m_messages.size() == 1 ? tr("Could not open:") : tr("Could not open (%1):").arg(m_messages.size());
-    m_text->setText(heading + QLatin1Char('\n') + m_messages.join(QLatin1Char('\n')));
+    m_text->setText(m_messages.join(QLatin1Char('\n')));
     show();
 }
 

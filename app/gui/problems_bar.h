@@ -1,7 +1,8 @@
 #pragma once
-// What could not be opened, kept in sight: one line per file that failed (and per
-// comparison or job that could not be made), above the start page and the tabs alike,
-// until the user dismisses it. A status bar message is gone at the next load; this is not.
+// What went wrong, kept in sight: one line per file that could not be opened (per
+// comparison or job that could not be made, lab that stopped, export that failed), above
+// the start page and the tabs alike, until the user dismisses it. A status bar message is
+// gone at the next load; this is not.
 #include <QFrame>
 #include <QStringList>
 

@@ -351,10 +351,7 @@ std::string verdictLine(const Comparison& c)
     if (!c.sameHardware)
         differences.push_back("different hardware (" + c.before.hardware.text() + " → " + c.after.hardware.text() + ")");
     if (!c.sameWorkload)
-        differences.push_back(!c.modelBefore.empty() && c.modelBefore != c.modelAfter
-                                  ? "different models (" + c.modelBefore + " → " + c.modelAfter + ")"
-                                  : "different programs (they share " + format::percent(c.sharedOpTime.value_or(0)) +
-                                        " of their op time)");
+        differences.push_back("different models (" + c.modelBefore + " → " + c.modelAfter + ")");
     if (!differences.empty()) {
         line = differences.front();
         for (size_t i = 1; i < differences.size(); ++i)
@@ -362,6 +359,13 @@ std::string verdictLine(const Comparison& c)
         line = capitalised(line) + ": a comparison of " +
                (c.sameWorkload ? "machines, not of a change to the code. " : "two runs, not of one change. ");
     }
+    // Little op time in common hints at two programs, but a compiled or fused run shares
+    // little with its eager self too: a caution, after the verdict, never a verdict.
+    std::string caution;
+    if (c.sameWorkload && c.sharedOpTime && *c.sharedOpTime < kSameWorkloadShare)
+        caution = " The two share only " + format::percent(*c.sharedOpTime) +
+                  " of their op time: check that both run the same model (a compiled or fused run also shares little "
+                  "with an eager one).";
     const StepChange& step = c.step;
     const std::string stepPart = format::duration(c.before.steps.meanNs) + " → " + format::duration(c.after.steps.meanNs) +
                                  " per step (" + changeText(step) + ")";
@@ -370,8 +374,8 @@ std::string verdictLine(const Comparison& c)
         line += capitalised(verdictName(lab.steps->verdict)) + " (the lab's measured steps, " +
                 format::count(lab.stepsBefore->valuesNs.size()) + " and " +
                 format::count(lab.stepsAfter->valuesNs.size()) + "): " + format::duration(lab.stepsBefore->meanNs) +
-                " → " + format::duration(lab.stepsAfter->meanNs) + " per step (" + changeText(*lab.steps) +
-                "); the profiled window: " + stepPart + ".";
+                " → " + format::duration(lab.stepsAfter->meanNs) + " per step (" + changeText(*lab.steps) + ")" +
+                (c.traced ? "; the profiled window: " + stepPart : std::string()) + "." + caution;
         return line;
     }
     if (c.perSample && c.batch) {
@@ -380,10 +384,10 @@ std::string verdictLine(const Comparison& c)
         line += capitalised(verdictName(c.perSample->verdict)) + " per sample: batch " + format::count(c.batch->before) +
                 " → " + format::count(c.batch->after) + " (read from the input shapes of " +
                 format::count(c.batch->opsAgreeing) + " ops), " + format::duration(perBefore) + " → " +
-                format::duration(perAfter) + " per sample (" + changeText(*c.perSample) + "); " + stepPart + ".";
+                format::duration(perAfter) + " per sample (" + changeText(*c.perSample) + "); " + stepPart + "." + caution;
         return line;
     }
-    return line + capitalised(verdictName(step.verdict)) + ": " + stepPart + ".";
+    return line + capitalised(verdictName(step.verdict)) + ": " + stepPart + "." + caution;
 }
 
 std::string causeText(const Cause& cause)
@@ -480,6 +484,26 @@ std::optional<double> sharedOpTime(const std::vector<analysis::OpStats>& a, cons
     return shared;
 }
 
+// Two sessions without traces: what their arms and the split did.
+std::string labChangeLine(const LabComparison& lab)
+{
+    std::vector<std::string> parts;
+    for (const LabComparison::Figure& f : lab.armSamplesPerSecond)
+        if (f.before && f.after && *f.before > 0)
+            parts.push_back(f.name + " arm " + format::rate(*f.before, "samples") + " → " +
+                            format::rate(*f.after, "samples") + " (" + format::percentChange(*f.after / *f.before - 1) + ")");
+    for (const LabComparison::Figure& f : lab.splitMs)
+        if (f.before && f.after)
+            parts.push_back(f.name + " " + format::duration(*f.before * 1e6) + " → " + format::duration(*f.after * 1e6) +
+                            " per step");
+    if (parts.empty())
+        return "Neither side recorded a trace: the lab's measured steps are all there is to compare.";
+    std::string line = "Neither side recorded a trace; ";
+    for (size_t i = 0; i < parts.size(); ++i)
+        line += (i ? "; " : "") + parts[i];
+    return line + ".";
+}
+
 double kernelNsPerStep(const SideData& s)
 {
     double total = 0.0;
@@ -500,6 +524,7 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     Comparison c;
     c.before = a.side;
     c.after = b.side;
+    c.traced = beforeDoc.hasTrace() && afterDoc.hasTrace();
     c.step = estimateChange(c.before.steps, c.after.steps);
     // Different only where both sides say what they ran on (a 2020 trace names no device).
     const Hardware& ha = c.before.hardware;
@@ -519,6 +544,13 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
         c.perSample = estimateChange(perSample(c.before.steps, c.batch->before), perSample(c.after.steps, c.batch->after));
     }
 
+    if (!c.traced) {  // two lab sessions without traces: their lab figures only
+        c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
+        c.findings = findingRows(a, b);
+        c.verdictLine = verdictLine(c);
+        c.changeLine = labChangeLine(*c.lab);
+        return c;
+    }
     const double threshold = kUnchangedShareOfStep * c.before.steps.meanNs;
     c.breakdown = breakdownRows(a, b);
     for (Delta& d : c.breakdown)
@@ -543,8 +575,7 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
         c.modelBefore = modelOf(*beforeDoc.session);
         c.modelAfter = modelOf(*afterDoc.session);
     }
-    c.sameWorkload = (!c.sharedOpTime || *c.sharedOpTime >= kSameWorkloadShare) &&
-                     (c.modelBefore.empty() || c.modelAfter.empty() || c.modelBefore == c.modelAfter);
+    c.sameWorkload = c.modelBefore.empty() || c.modelAfter.empty() || c.modelBefore == c.modelAfter;
     c.verdictLine = verdictLine(c);
     c.changeLine = changeLine(c);
     return c;
@@ -565,22 +596,25 @@ CompareInput openBoth(const std::string& beforePath, const std::string& afterPat
     std::thread other([&] { input.after = document::open(afterPath, options); });
     input.before = document::open(beforePath, options);
     other.join();
-    for (const auto* doc : {&input.before, &input.after}) {
-        if (!(*doc)->ok()) {  // unreadable, or read only in part: never compared
-            error = (*doc)->path + ": " + (*doc)->loadMessage;
-            return {};
-        }
-    }
-    // A session without a trace has only the lab's measured steps: another session's are
-    // what it can be compared with.
-    const bool traceless = !input.before->hasTrace() || !input.after->hasTrace();
-    if (traceless && !(input.before->session && input.after->session)) {
-        const auto& side = input.before->hasTrace() ? input.after : input.before;
-        error = side->path + ": a lab session recorded without a trace compares only with another lab session "
-                             "(their measured steps); run it again with --profile to compare it with a trace";
+    if (const std::optional<std::string> why = whyNotComparable(*input.before, *input.after)) {
+        error = *why;
         return {};
     }
     return input;
+}
+
+std::optional<std::string> whyNotComparable(const document::Document& before, const document::Document& after)
+{
+    for (const document::Document* doc : {&before, &after})
+        if (!doc->ok())  // unreadable, or read only in part: never compared
+            return doc->path + ": " + doc->loadMessage;
+    // A session without a trace has only the lab's measured steps: another session's are
+    // what it can be compared with.
+    if ((!before.hasTrace() || !after.hasTrace()) && !(before.session && after.session))
+        return (before.hasTrace() ? after : before).path +
+               ": a lab session recorded without a trace compares only with another lab session (their measured "
+               "steps); run it again with --profile to compare it with a trace";
+    return std::nullopt;
 }
 
 }  // namespace kinetoscope::compare

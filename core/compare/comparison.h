@@ -87,12 +87,17 @@ struct Comparison
     bool sameHardware = true;
     // The share of op time the two runs spend in the same ops (each op's share of its
     // side's self time, the smaller of the two, summed over the ops both ran): near 1 for
-    // one program before and after a change; nullopt where a side recorded no op.
+    // one program before and after a change; nullopt where a side recorded no op. Below
+    // kSameWorkloadShare the verdict adds a caution (a compiled run shares little with its
+    // eager self as well).
     std::optional<double> sharedOpTime;
     std::string modelBefore, modelAfter;  // two lab sessions: the model each ran
-    // The same program on both sides: shared op time at least kSameWorkloadShare, and (two
-    // lab sessions) the same model. When not, the verdict says it compares two programs.
+    // Not known to differ: false only for two lab sessions of different models, and then
+    // the verdict says it compares two runs.
     bool sameWorkload = true;
+    // Both sides have a trace. Two lab sessions recorded without one compare their lab
+    // figures alone: no steps, breakdown, tables or causes.
+    bool traced = true;
     std::optional<BatchChange> batch;   // when the batch size changed
     std::optional<StepChange> perSample;  // the verdict per sample, when it did
     // The verdict that counts: per sample when the batch changed; else, for two lab
@@ -127,7 +132,7 @@ struct Comparison
 
 // A row that moved by less than this share of the step (and of itself) reads as the same.
 inline constexpr double kUnchangedShareOfStep = 0.005;
-// Below this shared op time two runs are different programs, not one program changed.
+// Below this shared op time the verdict cautions that the runs may be two programs.
 inline constexpr double kSameWorkloadShare = 0.3;
 
 // Both documents analysed (Depth::Analysed) and readable.
@@ -141,5 +146,9 @@ struct CompareInput
 };
 CompareInput openBoth(const std::string& beforePath, const std::string& afterPath,
                       const document::OpenOptions& options, std::string& error);
+// Why two opened documents cannot be compared, in one line naming the file (unreadable or
+// read only in part; a session without a trace against anything but another session);
+// nullopt when they can.
+std::optional<std::string> whyNotComparable(const document::Document& before, const document::Document& after);
 
 }  // namespace kinetoscope::compare

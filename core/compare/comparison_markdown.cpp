@@ -273,6 +273,11 @@ std::string comparisonMarkdown(const Comparison& c)
 {
     std::ostringstream out;
     out << "# Comparison\n\n**" << c.verdictLine << "**\n\n" << c.changeLine << "\n\n";
+    if (!c.traced) {  // two lab sessions without traces: what the lab measured
+        findings(out, c);
+        lab(out, c);
+        return out.str();
+    }
     sides(out, c);
     causes(out, c);
     waterfall(out, c);

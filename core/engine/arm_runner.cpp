@@ -215,7 +215,10 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     // optimizer's state is created) and the first measured step.
     session::MemoryTriage memory;
     if (!cuda())
-        memory.unavailable = "reserved: the CPU has no caching allocator";
+        memory.unavailable = config.workers > 0
+                                 ? "reserved: the CPU has no caching allocator; with loader workers the figures include "
+                                   "the batches they prefetch, and activations cannot be told apart"
+                                 : "reserved: the CPU has no caching allocator";
     const std::vector<torch::Tensor> parameters = model->parameters();
     memory.split.parameterTensors = int64_t(parameters.size());
     for (const torch::Tensor& p : parameters)
@@ -322,7 +325,8 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
                     return row.allocatedBytes;
             return -1;
         };
-        if (allocatedAfter("loss") >= 0 && allocatedAfter("batch to device") >= 0)
+        // (On the CPU, loader workers allocate their batches in between: not told apart.)
+        if (allocatedAfter("loss") >= 0 && allocatedAfter("batch to device") >= 0 && (cuda() || config.workers == 0))
             memory.split.activationBytes = std::max<int64_t>(0, allocatedAfter("loss") - allocatedAfter("batch to device"));
         result.memory = std::move(memory);
     }

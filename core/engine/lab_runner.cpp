@@ -121,9 +121,31 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     std::unique_ptr<LiveSampler> sampler;
 
     const auto sessionPath = std::filesystem::path(config.outDir) / "session.kinetoscope.json";
-    // Nothing is written until the run has started (its options, model, data and device
-    // all good): a run that cannot start leaves a session already in outDir as it was.
+    // Nothing is written until the run has started, which is when its first step has
+    // finished: options, model, data, device, the loader's first batch and the model's
+    // first forward all good. A run that stops before (a bad file, a batch larger than
+    // the dataset, a TorchScript model that does not fit its input, Ctrl-C) leaves a
+    // session already in outDir, and its log, as they were.
     bool started = false;
+    auto markStarted = [&] {
+        if (started)
+            return;
+        std::error_code ec;
+        if (!std::filesystem::create_directories(config.outDir, ec) && ec)
+            throw UserError("cannot create " + config.outDir + ": " + ec.message());
+        started = true;
+        if (callbacks.started)
+            callbacks.started(s, sessionPath.string());
+    };
+    // What the arm runner reports: a step that begins after another has finished starts
+    // the run.
+    lab::RunCallbacks runnerCallbacks = callbacks;
+    runnerCallbacks.progress = [&](const lab::RunProgress& progress) {
+        if (progress.step >= 1)
+            markStarted();
+        if (callbacks.progress)
+            callbacks.progress(progress);
+    };
     auto save = [&] {
         if (!started)
             return;
@@ -142,7 +164,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             result.error = error;
     };
     try {
-        detail::ArmRunner runner(config, callbacks);
+        detail::ArmRunner runner(config, runnerCallbacks);
         const detail::MemoryLimit memoryLimit(config.memoryLimitMb * 1024 * 1024, runner.cuda());
         s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
         if (!runner.cuda())
@@ -171,13 +193,6 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                 s.environment["driver"] = sampler->nvml().driverVersion();
         }
 
-        std::error_code ec;
-        if (!std::filesystem::create_directories(config.outDir, ec) && ec)
-            throw UserError("cannot create " + config.outDir + ": " + ec.message());
-        started = true;
-        if (callbacks.started)
-            callbacks.started(s, sessionPath.string());
-
         using session::ArmKind;
         std::vector<ArmKind> arms{ArmKind::Fp32};
         if (config.lab)
@@ -200,6 +215,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                     runUnlessOutOfMemory(runner, options, config, double(unit) / double(units),
                                          double(unit + 1) / double(units), arm.skippedReason);
                 if (measured) {
+                    markStarted();  // a one-step arm has no second step to start it
                     arm.ran = true;
                     arm.samplesPerSecond = measured->samplesPerSecond;
                     arm.meanStepMs = measured->meanStepMs;
@@ -242,6 +258,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                                          double(unit + 1) / double(units), p.error);
                 if (!measured)
                     return;
+                markStarted();
                 p.samplesPerSecond = measured->samplesPerSecond;
                 p.dataWaitMs = measured->meanMs("data");
                 p.meanStepMs = measured->meanStepMs;
@@ -284,7 +301,16 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         sweep("batch_size", config.sweepBatchSizes, batchSeries);
         if (!runner.tracePath().empty())
             s.tracePath = std::filesystem::path(runner.tracePath()).filename().string();
-        result.ok = true;
+        result.ok = started;
+        if (!started) {  // every arm and point ran out of memory (or needs a GPU): nothing measured
+            std::string why = "nothing was measured";
+            for (const session::LabArm& arm : s.lab)
+                if (!arm.skippedReason.empty()) {
+                    why += ": " + arm.skippedReason;
+                    break;
+                }
+            result.error = why;
+        }
     } catch (const detail::Cancelled&) {
         result.error = "cancelled";
     } catch (const UserError& e) {

@@ -306,6 +306,12 @@ std::optional<std::string> whyNotOneJob(const Job& job)
         earliest = std::min(earliest, r.doc->model->beginNs());
         latest = std::max(latest, r.doc->model->beginNs());
     }
+    // Files named as ranks ("rank3", "worker3"), each a different one, profiled together:
+    // a job that recorded no collective (CPU activities only, say).
+    const bool namedAsRanks = std::all_of(job.ranks.begin(), job.ranks.end(),
+                                          [](const Rank& r) { return std::string_view(r.rankSource) == "file name"; });
+    if (namedAsRanks && latest - earliest < kSameJobClockSpreadNs)
+        return std::nullopt;
     std::string reason = "not ranks of one job: ";
     reason += everyRankNamed ? "distributedInfo names the same rank twice" : "no distributedInfo names them ranks of one world";
     reason += match.matched.empty() ? ", no collective matches across them"

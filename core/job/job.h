@@ -81,8 +81,9 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
 // Whether the paths a command was given make a job: several, or one folder.
 bool isJob(const std::vector<std::string>& paths);
 // Traces opened together are ranks of one job when distributedInfo names each a distinct
-// rank of one world, or when their collectives match across them on clocks that agree
-// (within kSameJobClockSpreadNs). Otherwise they are separate runs (two experiments, one
+// rank of one world, when their collectives match across them on clocks that agree
+// (within kSameJobClockSpreadNs), or when their file names name distinct ranks and they
+// start within that time of each other. Otherwise they are separate runs (two experiments, one
 // trace before and one after a change): nullopt when they are one job, else the reason in
 // one line, to say before each is read on its own.
 inline constexpr double kSameJobClockSpreadNs = 3600e9;  // an hour: hosts of one job agree far better

@@ -29,6 +29,9 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxLineBytes = 16u << 20;
 // Kept of the engine's standard error, for the last line of a crash.
 constexpr size_t kErrorTailBytes = 4096;
+// Held of the engine's standard error until the run starts and its log has a place
+// (torch's start-up warnings are a few lines; more is cut).
+constexpr size_t kEarlyLogBytes = 1u << 20;
 // After the engine has exited, how long its outputs are read for what is left in them: a
 // process it started may hold them open for ever.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
@@ -303,32 +306,19 @@ public:
 
     // Where the engine's standard error goes: torch's and Kineto's own messages (no GPU,
     // allocator notes) are kept for whoever wants them, out of the user's terminal. Until
-    // the run has started they go to an unnamed temporary file, so that a run that never
-    // starts leaves the output folder as it was; keepLogAt then moves them to their place.
-    // Without a log (it could not be made), they go to our standard error as before.
-    void logToTemporary()
-    {
-        const char* folder = std::getenv("TMPDIR");
-        m_log = ::open(folder && *folder ? folder : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    }
-
-    // The log from now on is `path` (its folder made), holding what was written so far.
+    // the run has started they are held here, in memory, so that a run that never starts
+    // leaves the output folder as it was; keepLogAt then writes them to their place and
+    // the rest follows. Without a log (it could not be made) they go to our standard
+    // error, as before.
     void keepLogAt(const std::string& path)
     {
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-        const int kept = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (kept < 0)
-            return;  // the temporary one goes on
-        if (m_log >= 0) {
-            char buffer[65536];
-            ::lseek(m_log, 0, SEEK_SET);
-            for (ssize_t n; (n = ::read(m_log, buffer, sizeof buffer)) > 0;)
-                if (::write(kept, buffer, size_t(n)) != n)
-                    break;
-            ::close(m_log);
-        }
-        m_log = kept;
+        m_log = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        m_logKept = true;
+        writeLog(m_earlyLog.data(), m_earlyLog.size());
+        m_earlyLog.clear();
+        m_earlyLog.shrink_to_fit();
     }
 
     // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
@@ -362,8 +352,10 @@ public:
         if (fds[1].revents) {
             const ssize_t n = ::read(m_err, buffer, sizeof buffer);
             if (n > 0) {
-                ssize_t ignored = ::write(m_log >= 0 ? m_log : STDERR_FILENO, buffer, size_t(n));
-                (void)ignored;
+                if (m_logKept)
+                    writeLog(buffer, size_t(n));
+                else if (m_earlyLog.size() < kEarlyLogBytes)
+                    m_earlyLog.append(buffer, std::min(size_t(n), kEarlyLogBytes - m_earlyLog.size()));
                 m_errorTail.append(buffer, size_t(n));
                 if (m_errorTail.size() > kErrorTailBytes)
                     m_errorTail.erase(0, m_errorTail.size() - kErrorTailBytes);
@@ -412,6 +404,12 @@ public:
     }
 
 private:
+    void writeLog(const char* bytes, size_t size) const
+    {
+        ssize_t ignored = ::write(m_log >= 0 ? m_log : STDERR_FILENO, bytes, size);
+        (void)ignored;
+    }
+
     void closeChildEnds()
     {
         for (int fd : m_childEnds)
@@ -426,6 +424,8 @@ private:
     int m_status = 0;
     std::string m_line;
     std::string m_errorTail;
+    bool m_logKept = false;   // keepLogAt has run: the log has its place
+    std::string m_earlyLog;   // what the engine wrote before that, up to kEarlyLogBytes
 };
 
 }  // namespace
@@ -457,7 +457,6 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         return result;
     }
     EngineChild child;
-    child.logToTemporary();
     if (!child.spawn(executable, runOptionArgs(config), result.error))
         return result;
     if (callbacks.engineStarted)

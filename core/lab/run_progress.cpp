@@ -34,8 +34,11 @@ std::string StageEstimate::line(Clock::time_point now) const
     std::string text = m_progress.stage;
     if (m_progress.steps > 0)
         text += ": step " + std::to_string(m_progress.step + 1) + " of " + std::to_string(m_progress.steps);
+    // The time left is this stage's: an arm, or a point of a sweep.
+    const std::string stage = m_progress.stage.starts_with("sweep ") ? "this point" : "this arm";
     if (const std::optional<double> left = secondsLeft(now))
-        text += *left < 1 ? std::string(", under a second left") : ", about " + format::seconds(*left) + " left";
+        text += (*left < 1 ? std::string(", under a second left") : ", about " + format::seconds(*left) + " left") +
+                " in " + stage;
     return text;
 }
 

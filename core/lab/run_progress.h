@@ -26,7 +26,8 @@ public:
     void update(const RunProgress& progress, Clock::time_point now = Clock::now());
     // Seconds left in the current stage; nullopt until two steps have been timed.
     std::optional<double> secondsLeft(Clock::time_point now = Clock::now()) const;
-    // "fp32: step 5 of 23, about 12 s left" (or "fp32: step 1 of 23" before an estimate).
+    // "fp32: step 5 of 23, about 12.0 s left in this arm" ("... in this point" for a sweep
+    // point; "fp32: step 1 of 23" before an estimate).
     std::string line(Clock::time_point now = Clock::now()) const;
     const RunProgress& progress() const { return m_progress; }
 

@@ -30,6 +30,9 @@ std::string bf16SlowdownCause(const Session& s)
     if (units != s.environment.end() && units->second == "none")
         return "this CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags), so every bf16 matmul "
                "is converted and computed the slow way";
+    if (units != s.environment.end() && (units->second == "amx_bf16" || units->second == "avx512_bf16"))
+        return "this CPU has bf16 matrix units (" + units->second +
+               "), yet the casts around small matmuls, or ops without a bf16 kernel, outweigh the faster arithmetic";
     return "on a CPU, bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 matmul "
            "is converted and computed the slow way";
 }

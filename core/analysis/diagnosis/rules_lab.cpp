@@ -102,6 +102,10 @@ Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf1
     else if (lab.cpuBf16Units == "none")
         cause = "This CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags): every bf16 matmul "
                 "is converted and computed the slow way.";
+    else if (lab.cpuBf16Units == "amx_bf16" || lab.cpuBf16Units == "avx512_bf16")
+        cause = "This CPU has bf16 matrix units (" + lab.cpuBf16Units +
+                "), yet autocast costs more than it saves here: the casts around small matmuls, or ops without a "
+                "bf16 kernel, outweigh the faster arithmetic.";
     else
         cause = "On a CPU bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 "
                 "matmul is converted and computed the slow way.";
@@ -113,9 +117,11 @@ Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf1
     f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", ratio, Unit::Ratio});
     f.perBatch = batch;
     f.gainMethod = "measured in the lab: a slowdown saves nothing; it says which change not to make";
-    f.fix = lab.cpu ? "Keep fp32 on this CPU. Measure bf16 again on a GPU (Ampere or later) or a CPU with AMX, where "
-                      "it pays."
-                    : "Keep fp32 for this model, or profile the bf16 arm to see which casts or kernels cost the time.";
+    const bool cpuWithoutUnits = lab.cpu && lab.cpuBf16Units != "amx_bf16" && lab.cpuBf16Units != "avx512_bf16";
+    f.fix = cpuWithoutUnits ? "Keep fp32 on this CPU. Measure bf16 again on a GPU (Ampere or later) or a CPU with AMX, "
+                              "where it pays."
+                            : "Keep fp32 for this model, or profile the bf16 arm to see which casts or kernels cost the "
+                              "time.";
     return f;
 }
 
@@ -320,7 +326,10 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
 
     const bool activationsSetIt = lab.peak && peakBytes > 0 &&
                                   (lab.peak->cause == LabPeakCause::Activations || activations > 0.5 * peakBytes);
-    if (activationsSetIt && !lab.inference) {
+    // On the CPU the peak is read as well, but a step's few MiB there limit nothing unless
+    // the run met a memory limit: only then is it worth a finding.
+    const bool peakMatters = !lab.cpu || lab.firstBatchOutOfMemory;
+    if (activationsSetIt && !lab.inference && peakMatters) {
         const double fp32Peak = positive(lab.fp32PeakBytes).value_or(0.0);
         const double bf16Peak = positive(lab.bf16PeakBytes).value_or(0.0);
         const bool compared = fp32Peak > 0 && bf16Peak > 0;
