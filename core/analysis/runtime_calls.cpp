@@ -1,6 +1,8 @@
 #include "core/analysis/runtime_calls.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <unordered_map>
 
 namespace kinetoscope::analysis {
@@ -46,6 +48,7 @@ constexpr std::array kExact{
     NamedClass{"hipHccModuleLaunchKernel", {CallKind::KernelLaunch}},
     NamedClass{"hipLaunchCooperativeKernel", {CallKind::KernelLaunch}},
     NamedClass{"hipModuleLaunchCooperativeKernel", {CallKind::KernelLaunch}},
+    NamedClass{"mtiaLaunchKernel", {CallKind::KernelLaunch}},
 
     NamedClass{"cudaGraphLaunch", {CallKind::GraphLaunch}},
     NamedClass{"cuGraphLaunch", {CallKind::GraphLaunch}},
@@ -113,6 +116,8 @@ constexpr std::array kPrefixes{
     NamedClass{"cuModuleLoad", {CallKind::ModuleLoad}},
     NamedClass{"cuLibraryLoad", {CallKind::ModuleLoad}},
     NamedClass{"hipModuleLoad", {CallKind::ModuleLoad}},
+    // MTIA: "runFunction - job_prep_and_submit_for_execution" submits a kernel.
+    NamedClass{"runFunction", {CallKind::KernelLaunch}},
 };
 
 bool contains(std::string_view s, std::string_view part)
@@ -246,13 +251,28 @@ CopyKind classifyCopy(std::string_view name)
     return kind;
 }
 
+bool isSynchronousLaunch(const TraceModel& model, const Event& call)
+{
+    if (!isLaunchCall(call.category) || call.durationNs < kSynchronousLaunchNs ||
+        classifyRuntimeCall(model.text(call.name)) != CallKind::KernelLaunch)
+        return false;
+    constexpr int64_t kToleranceNs = 1'000;
+    int64_t ran = 0, end = std::numeric_limits<int64_t>::min();
+    for (EventId id : model.activitiesLaunchedBy(model.idOf(call))) {
+        const Event& activity = model.event(id);
+        ran += std::max<int64_t>(0, std::min(activity.endNs(), call.endNs()) - std::max(activity.startNs, call.startNs));
+        end = std::max(end, activity.endNs());
+    }
+    return end != std::numeric_limits<int64_t>::min() && end <= call.endNs() + kToleranceNs && 2 * ran >= call.durationNs;
+}
+
 bool blocksHost(const TraceModel& model, const Event& call)
 {
     if (!isLaunchCall(call.category))
         return false;
     const CallClass c = classify(model.text(call.name));
     switch (c.blocking) {
-    case Blocking::Never: return false;
+    case Blocking::Never: return c.kind == CallKind::KernelLaunch && isSynchronousLaunch(model, call);
     case Blocking::Always: return true;
     case Blocking::UnlessDeviceOnly: {
         bool copies = false;

@@ -50,10 +50,17 @@ bool isBulkPageableCopy(const trace::TraceModel& model, const trace::Event& acti
 inline constexpr int64_t kBulkCopyBytes = 1 << 20;
 
 // Does this launch call block the host until device work has finished? True for the
-// synchronising calls, for synchronous copies (cudaMemcpy, hipMemcpy, hipMemcpyWithStream)
-// and for cudaMemcpyAsync / hipMemcpyAsync whose copy has pageable host memory (the
-// activity it started tells); false for launches, cudaStreamWaitEvent and pinned async
-// copies. `call` must be a Runtime or Driver event of `model`.
+// synchronising calls, for synchronous copies (cudaMemcpy, hipMemcpy, hipMemcpyWithStream),
+// for cudaMemcpyAsync / hipMemcpyAsync whose copy has pageable host memory (the activity
+// it started tells) and for synchronous launches (below); false for other launches,
+// cudaStreamWaitEvent and pinned async copies. `call` must be a Runtime or Driver event.
 bool blocksHost(const trace::TraceModel& model, const trace::Event& call);
+
+// A kernel launch of at least kSynchronousLaunchNs that returned only once the work it
+// launched had run (it ran for at least half the call): a runtime that executes
+// synchronously, as MTIA's runFunction does. The host waits for the device there as at a
+// synchronisation, but it is the device's way, not a call the program could leave out.
+bool isSynchronousLaunch(const trace::TraceModel& model, const trace::Event& call);
+inline constexpr int64_t kSynchronousLaunchNs = 100'000;  // 100 us: far beyond a launch's own cost
 
 }  // namespace kinetoscope::analysis

@@ -1,6 +1,7 @@
 #include "core/trace/category.h"
 
 #include <array>
+#include <cctype>
 
 namespace kinetoscope::trace {
 
@@ -54,6 +55,27 @@ Category classifyCategory(std::string_view cat, bool hasCat, std::string_view pi
         if (entry.name == cat)
             return entry.category;
     return Category::Other;
+}
+
+Category refineDeviceActivity(Category category, std::string_view name)
+{
+    if (category != Category::Kernel)
+        return category;
+    auto startsNoCase = [&](std::string_view prefix) {
+        if (name.size() < prefix.size())
+            return false;
+        for (size_t i = 0; i < prefix.size(); ++i)
+            if (std::tolower(static_cast<unsigned char>(name[i])) != prefix[i])
+                return false;
+        return true;
+    };
+    if (startsNoCase("dma") || startsNoCase("memcpy"))
+        return name.find("memset") != std::string_view::npos || name.find("Memset") != std::string_view::npos
+                   ? Category::Memset
+                   : Category::Memcpy;
+    if (startsNoCase("memset"))
+        return Category::Memset;
+    return category;
 }
 
 std::string_view flowKindName(FlowKind kind)

@@ -50,6 +50,13 @@ constexpr bool isLaunchCall(Category c)
 // for legacy files, whose events are then classified by their process label.
 Category classifyCategory(std::string_view cat, bool hasCat, std::string_view pidLabel);
 
+// A device activity is read by what it is, not only by its category: MTIA writes its DMA
+// transfers (`dma_request`, ...) among its kernels (`mtia_ccp_events`, or `kernel` since
+// Kineto folded MTIA's types into the generic ones), and HTA counts `dma*` as memory too.
+// Returns Memcpy or Memset for a Kernel whose name says it moves or sets memory, else
+// `category` unchanged.
+Category refineDeviceActivity(Category category, std::string_view name);
+
 enum class FlowKind : uint8_t {
     LaunchToDevice,   // `ac2g`, `async_cpu_to_gpu`, `async_gpu`, `async`/`launch` (2021)
     ForwardBackward,  // `fwdbwd`

@@ -184,7 +184,7 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
             event.category = Category::Instant;
         ++stats.instantEvents;
     } else {
-        event.category = classifyCategory(e.cat, e.hasCat, e.pid.label);
+        event.category = refineDeviceActivity(classifyCategory(e.cat, e.hasCat, e.pid.label), e.name);
         ++stats.completeEvents;
     }
 
