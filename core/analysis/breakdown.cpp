@@ -1,5 +1,6 @@
 #include "core/analysis/breakdown.h"
 
+#include "core/analysis/name_match.h"
 #include "core/analysis/time_ranges.h"
 
 #include <set>
@@ -19,6 +20,12 @@ bool isDataLoaderOp(std::string_view name)
 {
     return (name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) ||
            name.starts_with("enumerate(DataPipe)#");
+}
+
+bool isTrainingOp(std::string_view name)
+{
+    return containsNoCase(name, "backward") || name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#") ||
+           name.starts_with("autograd::engine::evaluate_function") || name == "torch::autograd::AccumulateGrad";
 }
 
 bool isCommunicationOp(std::string_view name)

@@ -52,6 +52,9 @@ bool isCommunicationOp(std::string_view name);     // nccl:*, gloo:*, c10d colle
 bool isCommunicationKernel(std::string_view name);  // NCCL/RCCL device kernels
 bool isScalarReadOp(std::string_view name);        // aten::item, aten::_local_scalar_dense
 bool isCopyOp(std::string_view name);              // aten::copy_, aten::to, aten::_to_copy
+// A backward or optimizer op: *backward* (any case), Optimizer.step#, Optimizer.zero_grad#,
+// autograd::engine::evaluate_function, AccumulateGrad.
+bool isTrainingOp(std::string_view name);
 
 BreakdownResult computeBreakdown(const trace::TraceModel& model, const StepDetection& steps);
 

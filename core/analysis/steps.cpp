@@ -1,6 +1,8 @@
 #include "core/analysis/steps.h"
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/iterations.h"
+#include "core/trace/printable.h"
 
 #include <algorithm>
 #include <limits>
@@ -114,6 +116,7 @@ const char* stepSourceName(StepSource source)
     case StepSource::Markers: return "markers";
     case StepSource::DataLoaderCalls: return "dataloader";
     case StepSource::OptimizerSteps: return "optimizer";
+    case StepSource::RepeatedCalls: return "repeated-calls";
     case StepSource::Window: break;
     }
     return "window";
@@ -183,8 +186,9 @@ Step iteration(int64_t begin, int64_t end, size_t index)
 }
 
 // Iterations of a loop without step markers: each starts at a DataLoader __next__ (the
-// last ends with the host activity), or else each ends with an Optimizer.step.
-std::vector<Step> inferIterations(const TraceModel& model, StepSource& source)
+// last ends with the host activity), or else each ends with an Optimizer.step, or else
+// they are found from the calls the loop repeats (iterations.h).
+std::vector<Step> inferIterations(const TraceModel& model, StepSource& source, std::string& foundBy)
 {
     const auto [hostBegin, hostEnd] = hostExtent(model);
     std::vector<Step> steps;
@@ -207,6 +211,15 @@ std::vector<Step> inferIterations(const TraceModel& model, StepSource& source)
                 steps.push_back(iteration(begin, update->endNs(), steps.size()));
             begin = update->endNs();
         }
+        return steps;
+    }
+    if (const std::optional<RepeatedIterations> repeated = findRepeatedIterations(model)) {
+        source = StepSource::RepeatedCalls;
+        foundBy = "each starts at " + std::string(utf8Prefix(repeated->anchor, 60));
+        if (!repeated->inside.empty())
+            foundBy += ", inside " + std::string(utf8Prefix(repeated->inside.back(), 60)) +
+                       (repeated->inside.size() > 1 ? " (" + std::to_string(repeated->inside.size()) + " levels down)" : "");
+        return repeated->steps;
     }
     return steps;
 }
@@ -237,7 +250,7 @@ StepDetection detectSteps(const TraceModel& model, const StepOptions& options)
     if (detection.fromMarkers)
         detection.source = StepSource::Markers;
     else
-        detection.steps = inferIterations(model, detection.source);
+        detection.steps = inferIterations(model, detection.source, detection.foundBy);
     if (detection.steps.empty()) {
         detection.source = StepSource::Window;
         const auto [begin, end] = hostExtent(model);

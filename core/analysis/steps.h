@@ -2,8 +2,8 @@
 // Training steps: the `ProfilerStep#N` spans torch.profiler writes (or any marker the
 // user names), each extended to the end of the device work it launched, as the
 // TensorBoard plugin defined them. A trace without markers is cut into the iterations its
-// host code repeats (DataLoader `__next__` calls, else `Optimizer.step` spans); without
-// those either, it is one window.
+// host code repeats (DataLoader `__next__` calls, else `Optimizer.step` spans, else the
+// sequence of calls the loop repeats); without any of those, it is one window.
 #include "core/trace/trace_model.h"
 
 #include <string>
@@ -31,9 +31,11 @@ enum class StepSource : uint8_t {
     Markers,            // ProfilerStep#N (or the marker the user named)
     DataLoaderCalls,    // no markers: an iteration starts at each DataLoader __next__
     OptimizerSteps,     // no markers: an iteration ends with each Optimizer.step
+    RepeatedCalls,      // none of those: the sequence of calls the loop repeats (iterations.h)
     Window,             // one window over the host activity
 };
-const char* stepSourceName(StepSource source);  // "markers", "dataloader", "optimizer", "window"
+// "markers", "dataloader", "optimizer", "repeated-calls", "window"
+const char* stepSourceName(StepSource source);
 
 struct StepDetection
 {
@@ -41,6 +43,7 @@ struct StepDetection
     bool fromMarkers = false;      // false: iterations found otherwise, or one window
     StepSource source = StepSource::Window;
     std::string marker;
+    std::string foundBy;  // RepeatedCalls: "each starts at aten::randn[, inside train]"
     int droppedIncompleteSteps = 0;  // trailing steps whose device work was not captured
 };
 

@@ -1,5 +1,7 @@
 #include "core/analysis/tensor_cores.h"
 
+#include "core/analysis/name_match.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -14,13 +16,6 @@ namespace {
 bool contains(std::string_view s, std::string_view part)
 {
     return s.find(part) != std::string_view::npos;
-}
-
-bool containsNoCase(std::string_view s, std::string_view lowerPart)
-{
-    const auto it = std::search(s.begin(), s.end(), lowerPart.begin(), lowerPart.end(),
-                                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-    return it != s.end();
 }
 
 bool containsAny(std::string_view s, std::span<const std::string_view> parts)
