@@ -1,6 +1,8 @@
 #include "core/analysis/window.h"
 
+#include "core/analysis/breakdown.h"
 #include "core/analysis/name_cache.h"
+#include "core/analysis/name_match.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 #include "core/format/format.h"
@@ -11,6 +13,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <map>
+#include <set>
 
 namespace kinetoscope::analysis {
 
@@ -26,6 +31,8 @@ constexpr int64_t kOneOffCallNs = 5'000'000;  // 5 ms
 constexpr double kWarmUpStepRatio = 2.0;
 // A step whose one-off calls take this share of it is not steady.
 constexpr double kOneOffStepShare = 0.10;
+// A CPU op's first call this many times the longest of its later calls did one-time work.
+constexpr double kFirstCallRatio = 10.0;
 // A window shorter than this, or with fewer device activities and host ops than these,
 // is a fixture or a fragment: too little to tell a bottleneck from noise.
 constexpr int64_t kFewActivities = 10;
@@ -35,20 +42,6 @@ constexpr int64_t kOverlapToleranceNs = 1'000;
 constexpr int64_t kOutsideToleranceNs = 1'000'000;  // 1 ms
 // Fewer ops than this share of the op ids they span: a sampled trace.
 constexpr double kSampledShare = 0.10;
-
-bool containsNoCase(std::string_view text, std::string_view word)
-{
-    const auto it = std::search(text.begin(), text.end(), word.begin(), word.end(),
-                                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-    return it != text.end();
-}
-
-bool isTrainingOp(std::string_view name)
-{
-    return containsNoCase(name, "backward") || name.starts_with("Optimizer.step#") ||
-           name.starts_with("Optimizer.zero_grad#") || name.starts_with("autograd::engine::evaluate_function") ||
-           name == "torch::autograd::AccumulateGrad";
-}
 
 bool isTrainingKernel(std::string_view name)
 {
@@ -83,6 +76,95 @@ bool isBlockingKind(CallKind kind)
     return kind == CallKind::Synchronize || kind == CallKind::Copy;
 }
 
+// The step that holds `t`, or -1.
+int stepAt(const std::vector<Step>& steps, int64_t t)
+{
+    for (size_t i = 0; i < steps.size(); ++i)
+        if (t >= steps[i].beginNs && t < steps[i].endNs)
+            return static_cast<int>(i);
+    return -1;
+}
+
+// A long call that recurs in most steps is what every step costs, not a one-off: a device
+// whose runtime runs synchronously, a blocking call the loop makes each step. Only its
+// first occurrence can still be warm-up, when it is far longer than the rest.
+void keepOnlyFirstOfRecurring(const WindowClass& w, std::vector<OneOffCost>& candidates)
+{
+    if (w.allSteps.size() < 2)
+        return;
+    std::map<std::string, std::vector<size_t>> byCall;
+    for (size_t i = 0; i < candidates.size(); ++i)
+        if (!candidates[i].beforeWindow)
+            byCall[candidates[i].call].push_back(i);
+    std::vector<bool> drop(candidates.size(), false);
+    for (const auto& [call, indices] : byCall) {
+        std::set<int> steps;
+        for (size_t i : indices)
+            steps.insert(stepAt(w.allSteps, candidates[i].beginNs));
+        steps.erase(-1);
+        if (steps.size() < std::max<size_t>(2, (w.allSteps.size() + 1) / 2))
+            continue;
+        std::vector<size_t> byTime = indices;
+        std::sort(byTime.begin(), byTime.end(),
+                  [&](size_t a, size_t b) { return candidates[a].beginNs < candidates[b].beginNs; });
+        std::vector<int64_t> rest;
+        for (size_t k = 1; k < byTime.size(); ++k)
+            rest.push_back(candidates[byTime[k]].lengthNs());
+        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+        const bool firstIsWarmUp = !rest.empty() && static_cast<double>(candidates[byTime[0]].lengthNs()) >=
+                                                        kWarmUpStepRatio * static_cast<double>(rest[rest.size() / 2]);
+        for (size_t k = firstIsWarmUp ? 1 : 0; k < byTime.size(); ++k)
+            drop[byTime[k]] = true;
+    }
+    std::vector<OneOffCost> kept;
+    for (size_t i = 0; i < candidates.size(); ++i)
+        if (!drop[i])
+            kept.push_back(std::move(candidates[i]));
+    candidates = std::move(kept);
+}
+
+// A CPU op whose first call lasts far longer than its later ones did one-time work there
+// (library initialisation, lazy module set-up, a first batch): in a window without device
+// activity, where no runtime call shows it. The outermost such op stands for the rest.
+void findFirstCallCosts(const TraceModel& model, std::vector<OneOffCost>& out)
+{
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<const Event*>> calls;  // (track, name)
+    for (const Event& e : model.events())
+        if (e.category == Category::CpuOp)
+            calls[{e.track.value, e.name.value}].push_back(&e);
+    std::set<uint32_t> firsts;
+    std::vector<std::pair<const Event*, int64_t>> found;  // (first call, the longest later one)
+    for (auto& [key, list] : calls) {
+        if (list.size() < 3)
+            continue;
+        std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+        const Event* first = list.front();
+        if (first->durationNs < kOneOffCallNs)
+            continue;
+        // Against the longest later call: one name covers calls of every shape (without
+        // record_shapes nothing tells them apart), and a first call is one-time work only
+        // when no later call comes near it.
+        int64_t longest = 0;
+        for (size_t i = 1; i < list.size(); ++i)
+            longest = std::max(longest, list[i]->durationNs);
+        if (static_cast<double>(first->durationNs) < kFirstCallRatio * static_cast<double>(longest))
+            continue;
+        firsts.insert(model.idOf(*first).value);
+        found.emplace_back(first, longest);
+    }
+    for (const auto& [first, longest] : found) {
+        bool outermost = true;
+        for (EventId p = first->parent; p.valid() && outermost; p = model.event(p).parent)
+            outermost = !firsts.count(p.value);
+        if (!outermost)
+            continue;
+        const std::string name(model.text(first->name));
+        out.push_back({"first-call initialisation in " + name + " (later calls take up to " +
+                           format::duration(static_cast<double>(longest)) + ")",
+                       name, false, first->startNs, first->endNs()});
+    }
+}
+
 void findOneOffs(const TraceModel& model, WindowClass& w)
 {
     // When the device was busy, to tell whether a long blocking call had anything
@@ -110,8 +192,13 @@ void findOneOffs(const TraceModel& model, WindowClass& w)
                                  std::string(name), true, e.startNs, e.endNs()});
             continue;
         }
+        if (isSynchronousLaunch(model, e))
+            continue;  // it waited for the work it launched: the device's time, every step
         w.oneOffs.push_back({describeOneOff(kind, name), std::string(name), false, e.startNs, e.endNs()});
     }
+    if (w.deviceActivities == 0 && w.kernelLaunchCalls + w.graphLaunches == 0)
+        findFirstCallCosts(model, w.oneOffs);  // no runtime call shows one-time work here
+    keepOnlyFirstOfRecurring(w, w.oneOffs);
     std::sort(w.oneOffs.begin(), w.oneOffs.end(),
               [](const OneOffCost& a, const OneOffCost& b) { return a.lengthNs() > b.lengthNs(); });
     std::vector<TimeRange> ranges;
@@ -338,9 +425,13 @@ std::string WindowClass::headline() const
     const std::string source = stepSource == StepSource::Markers            ? markers
                                : stepSource == StepSource::DataLoaderCalls  ? "found from DataLoader calls"
                                : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
+                               : stepSource == StepSource::RepeatedCalls    ? "found from the repeating calls: " + foundBy
                                                                             : "";
     if (stepSource == StepSource::Window)
         text += ", one window of " + format::duration(windowNs) + " (no iterations found)";
+    else if (steady == 0)
+        text += ", " + format::counted(uint64_t(allSteps.size()), "step", "steps") + " (" + source + "), " +
+                (allSteps.size() == 1 ? "not steady" : "none steady") + ": judged as recorded";
     else
         text += ", " + format::count(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
     if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
@@ -367,6 +458,8 @@ std::string WindowClass::headline() const
         text += ", counter ranges only (CUPTI range profiler)";
     if (nearlyEmpty)
         text += ", nearly empty";
+    if (sparse)
+        text += ", few events (" + format::counted(uint64_t(deviceActivities), "device activity", "device activities") + ")";
     if (sampled)
         text += ", sampled (most host events dropped)";
     return text;
@@ -376,6 +469,7 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
 {
     WindowClass w;
     w.stepSource = steps.source;
+    w.foundBy = steps.foundBy;
     w.allSteps = steps.steps;
     if (!w.allSteps.empty())
         w.windowNs = w.allSteps.back().endNs - w.allSteps.front().beginNs;
@@ -425,8 +519,8 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     w.countersOnly = w.deviceActivities == 0 && ranges != categories.end() && ranges->second > 0;
     w.cpuOnly = !w.countersOnly && !w.deviceActivityMissing && w.deviceActivities == 0 &&
                 w.kernelLaunchCalls + w.graphLaunches == 0;
-    w.nearlyEmpty = w.windowNs < kNearlyEmptyWindowNs ||
-                    (w.deviceActivities > 0 && w.deviceActivities < kFewActivities && hostOps < kFewHostOps);
+    w.nearlyEmpty = w.windowNs < kNearlyEmptyWindowNs;
+    w.sparse = !w.nearlyEmpty && w.deviceActivities > 0 && w.deviceActivities < kFewActivities && hostOps < kFewHostOps;
     w.warmUpDominated = w.windowNs > 0 && 2 * w.oneOffNs >= w.windowNs;
     findQualityIssues(model, w);
     return w;

@@ -51,6 +51,7 @@ struct WindowClass
     RunKind kind = RunKind::Unknown;
     std::string kindEvidence;  // why: "backward ops and Optimizer.step", "no backward or optimizer op"
     StepSource stepSource = StepSource::Window;
+    std::string foundBy;  // how repeated-call iterations were cut (StepDetection::foundBy)
     std::string stepMarker = "ProfilerStep#";  // the name prefix steps were looked for by
     std::vector<Step> allSteps;   // every step found, warm-up included
     std::vector<StepRole> roles;  // one per step of allSteps
@@ -67,7 +68,9 @@ struct WindowClass
     bool deviceActivityMissing = false;  // launches, but no device activity recorded
     bool countersOnly = false;        // CUPTI range-profiler records instead of activities
     bool cpuOnly = false;             // no launch and no device activity at all
-    bool nearlyEmpty = false;         // too little in the window to judge
+    bool nearlyEmpty = false;         // too short to judge (under kNearlyEmptyWindowNs)
+    bool sparse = false;              // few events: judged only where one cost dominates its
+                                      // steps (diagnosis.cpp), with a small-sample caveat
     bool warmUpDominated = false;     // one-off costs are most of the window
     bool sampled = false;             // most host events were dropped (a sampled trace)
     bool hostOpsRecorded = true;      // CPU ops are in the trace (a GPU-only trace has none)
