@@ -3,6 +3,7 @@
 // merged into one timeline of what the host was doing (launching, computing on the CPU,
 // blocked on the device, in the DataLoader, in Python, or nothing recorded).
 // Internal to core/analysis.
+#include "core/analysis/kernel_role.h"
 #include "core/analysis/step_model.h"
 
 #include <set>
@@ -41,6 +42,7 @@ struct HostContext
     std::string marker;
     uint8_t flags(trace::StringId name) const { return name.value < nameFlags.size() ? nameFlags[name.value] : 0; }
     double pinnedBandwidth = 0;       // bytes per ns of the fastest pinned host-to-device copy
+    std::vector<KernelRole> kernelRoles;  // per event: what a kernel does (kernel_role.h)
 };
 
 HostContext hostContext(const trace::TraceModel& model, const StepDetection& steps);

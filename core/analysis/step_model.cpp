@@ -22,7 +22,7 @@ constexpr size_t kMaxModelledSteps = 32;
 constexpr Cause kCreditOrder[] = {Cause::HostSync,   Cause::PageableCopy,   Cause::DataLoader,
                                   Cause::OptimizerHost, Cause::DeviceCopies, Cause::Python,
                                   Cause::CpuCompute, Cause::LaunchOverhead, Cause::Communication,
-                                  Cause::Fp32Matmul};
+                                  Cause::Fp32Matmul, Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
 }  // namespace
@@ -38,7 +38,7 @@ const char* causeName(Cause cause)
     static constexpr const char* names[] = {"dataloader",    "python",       "launch_overhead",
                                             "host_sync",     "pageable_copy", "device_copies",
                                             "fp32_matmul",   "communication", "optimizer_host",
-                                            "cpu_compute"};
+                                            "cpu_compute",   "fusion"};
     return names[static_cast<size_t>(cause)];
 }
 

@@ -54,9 +54,10 @@ enum class Cause : uint8_t {
     Communication,   // collective kernels on the critical path
     OptimizerHost,   // the optimizer's per-parameter host loop
     CpuCompute,      // long stretches of CPU ops that launch nothing (CPU tensors, Python loops
-                     // over elements); last, so that ties go to the causes above
+                     // over elements); last of the host causes, so that ties go to the causes above
+    Fusion,          // chains of memory-bound kernels on a stream that a compiler fuses into one
 };
-inline constexpr size_t kCauseCount = 10;
+inline constexpr size_t kCauseCount = 11;
 const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel

@@ -1,6 +1,7 @@
 #include "core/analysis/step_replay.h"
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/kernel_role.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/tensor_cores.h"
 
@@ -64,6 +65,38 @@ bool isFp32Matmul(const TraceModel& model, const Event& kernel, std::string_view
     return false;
 }
 
+// Chains of consecutive memory-bound kernels on one stream (from `first` on, in stream
+// order) fuse into one kernel that costs about what the costliest of them costs: the
+// others are the Fusion cause's. Copies are copy-heavy's and neither join nor break a
+// chain; any other activity (a GEMM, a collective, a copy engine transfer) ends it.
+void markFusibleChains(const TraceModel& model, const HostContext& c, const std::vector<const Event*>& sources,
+                       std::vector<Activity>& activities, size_t first)
+{
+    std::vector<size_t> chain;
+    auto close = [&] {
+        if (chain.size() >= 2) {
+            const size_t kept = *std::max_element(chain.begin(), chain.end(), [&](size_t x, size_t y) {
+                return activities[x].durationNs < activities[y].durationNs;
+            });
+            for (size_t i : chain)
+                if (i != kept)
+                    activities[i].causes |= causeBit(Cause::Fusion);
+        }
+        chain.clear();
+    };
+    for (size_t i = first; i < activities.size(); ++i) {
+        const Event& e = *sources[i];
+        const KernelRole role = e.category == Category::Kernel ? c.kernelRoles[model.idOf(e).value] : KernelRole::Other;
+        if (role == KernelRole::Copy)
+            continue;
+        if (role == KernelRole::Fusible)
+            chain.push_back(i);
+        else
+            close();
+    }
+    close();
+}
+
 }  // namespace
 
 int64_t hostFrom(const Step& step)
@@ -105,6 +138,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 optimizer.push_back({it->startNs, it->endNs()});
             if (isLaunchCall(it->category) && blocksHost(model, *it)) {
                 BlockingCall call{model.idOf(*it), it->startNs, it->endNs(), 0, false, Cause::HostSync};
+                call.removable = !isSynchronousLaunch(model, *it);
                 for (EventId a : model.activitiesLaunchedBy(model.idOf(*it)))
                     if (isBulkPageableCopy(model, model.event(a)))
                         call.cause = Cause::PageableCopy;
@@ -114,7 +148,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                     removed[size_t(Cause::PageableCopy)].push_back({call.beginNs, call.endNs});
                 // Reading a value back (.item(), .cpu(), .to("cpu")) is removed whole by the
                 // fix, its op dispatch with its wait.
-                if (call.cause == Cause::HostSync) {
+                if (call.cause == Cause::HostSync && call.removable) {
                     EventId outer;
                     for (EventId p = it->parent; p.valid() && model.event(p).category == Category::CpuOp &&
                                                  (isScalarReadOp(model.text(model.event(p).name)) ||
@@ -161,7 +195,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 byStream[id.value].push_back(&*it);
     }
     std::vector<TimeRange> copyOps;
+    std::vector<const Event*> sources;  // per activity: its event
     for (const auto& [stream, events] : byStream) {
+        const size_t firstOfStream = in.activities.size();
         int64_t previousEnd = in.streamFree[stream];
         int64_t previousStart = std::numeric_limits<int64_t>::min();
         for (const Event* e : events) {
@@ -196,18 +232,23 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 if (isBulkPageableCopy(model, *e) && info && info->bytes > 0 && c.pinnedBandwidth > 0)
                     a.pinnedNs = std::min<int64_t>(e->durationNs, static_cast<int64_t>(double(info->bytes) / c.pinnedBandwidth));
             }
-            for (size_t k = 0; k < kCauseCount; ++k)
-                if (a.causes & causeBit(Cause(k)))
-                    deviceNs[k] += static_cast<double>(a.durationNs);
-            // A conversion the model no longer makes costs no host time either: the copy
-            // op goes with its device work.
-            if (a.causes & causeBit(Cause::DeviceCopies)) {
-                EventId outer = e->op;
-                while (model.event(outer).parent.valid() && isCopyOp(model.text(model.event(model.event(outer).parent).name)))
-                    outer = model.event(outer).parent;
-                copyOps.push_back({model.event(outer).startNs, model.event(outer).endNs()});
-            }
             in.activities.push_back(a);
+            sources.push_back(e);
+        }
+        markFusibleChains(model, c, sources, in.activities, firstOfStream);
+    }
+    for (size_t i = 0; i < in.activities.size(); ++i) {
+        const Activity& a = in.activities[i];
+        for (size_t k = 0; k < kCauseCount; ++k)
+            if (a.causes & causeBit(Cause(k)))
+                deviceNs[k] += static_cast<double>(a.durationNs);
+        // A conversion the model no longer makes costs no host time either: the copy op
+        // goes with its device work.
+        if (a.causes & causeBit(Cause::DeviceCopies)) {
+            EventId outer = sources[i]->op;
+            while (model.event(outer).parent.valid() && isCopyOp(model.text(model.event(model.event(outer).parent).name)))
+                outer = model.event(outer).parent;
+            copyOps.push_back({model.event(outer).startNs, model.event(outer).endNs()});
         }
     }
     in.removedHost[size_t(Cause::DeviceCopies)] = unionOf(std::move(copyOps));
@@ -328,7 +369,7 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
         completed = std::max(completed, awaited);
         if (!call.waits)
             continue;  // a fixed host cost: it shifts with the host like any other
-        const bool freed = removedMask & causeBit(call.cause);
+        const bool freed = call.removable && (removedMask & causeBit(call.cause));
         if (freed && call.awaitedCollective != UINT32_MAX && replayedEnd[call.awaitedCollective] != kUnset)
             afterCollective = std::max(afterCollective, replayedEnd[call.awaitedCollective]);
         const int64_t leave = freed ? arrive + std::min(call.residualNs, kCallFloorNs)

@@ -35,6 +35,7 @@ struct BlockingCall
     int64_t residualNs;    // the call's own cost after the awaited work finished
     bool waits;            // false: it awaited nothing in the step; a fixed host cost
     Cause cause;           // HostSync or PageableCopy
+    bool removable = true; // false for a synchronous launch: no fix makes it return early
     uint32_t awaitedCollective = UINT32_MAX;  // the collective it waited for, if it did: what
                                               // follows a read after a collective uses its result
 };
