@@ -58,6 +58,10 @@ json findingsJson(const std::vector<Finding>& findings)
             ranges.push_back({double(r.begin) / 1e3, double(r.end) / 1e3});
         list.push_back({{"id", f.id},
                         {"severity", severityName(f.severity)},
+                        {"severity_from", f.measured                                 ? "measured gain"
+                                          : f.basis == SeverityBasis::Own            ? "rule"
+                                          : f.basis == SeverityBasis::DeviceGain     ? "gain, device side"
+                                                                                     : "gain"},
                         {"title", f.title},
                         {"explanation", f.explanation},
                         {"evidence",

@@ -74,6 +74,7 @@ json windowJson(const WindowClass& w)
             {"kind", runKindName(w.kind)},
             {"kind_evidence", w.kindEvidence},
             {"steps_from", stepSourceName(w.stepSource)},
+            {"steps_found_by", w.foundBy},
             {"steady_steps", w.steadyCount()},
             {"all_steps", roles},
             {"one_off_costs", oneOffs},
@@ -90,9 +91,24 @@ json windowJson(const WindowClass& w)
             {"counters_only", w.countersOnly},
             {"cpu_only", w.cpuOnly},
             {"nearly_empty", w.nearlyEmpty},
+            {"sparse", w.sparse},
             {"sampled", w.sampled},
             {"warm_up_dominated", w.warmUpDominated},
             {"quality", quality}};
+}
+
+json hostProfileJson(const HostProfile& h)
+{
+    json ops = json::array();
+    for (const HostOpTime& o : h.bySelfTime)
+        ops.push_back({{"name", o.name}, {"self_us", toUs(o.selfNs)}, {"calls", o.calls}});
+    return {{"steps", h.steps},
+            {"step_us", toUs(h.stepNs)},
+            {"dataloader_us", toUs(h.dataLoaderNs)},
+            {"random_data_us", toUs(h.randomDataNs)},
+            {"random_ops", h.randomOps},
+            {"outside_ops_us", toUs(h.outsideOpsNs)},
+            {"by_self_time", ops}};
 }
 
 json causalJson(const CausalModel& m)
@@ -333,6 +349,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         {"status", trace::loadStatusName(loaded.status)},
         {"window", windowJson(s.window)},
         {"causal_model", causalJson(s.causal)},
+        {"host_profile", hostProfileJson(s.host)},
         {"steps_from", stepSourceName(s.steps.source)},
         {"step_marker", s.steps.marker},
         {"dropped_incomplete_steps", s.steps.droppedIncompleteSteps},

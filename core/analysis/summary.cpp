@@ -23,6 +23,7 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.memory = computeMemoryUsage(model, summary.steps);
     summary.modules = computeModuleTree(model);
     summary.causal = buildCausalModel(model, summary.steps);
+    summary.host = profileHost(model, summary.steps);
     return summary;
 }
 

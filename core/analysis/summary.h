@@ -4,6 +4,7 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/device_activity.h"
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/host_profile.h"
 #include "core/analysis/kernel_table.h"
 #include "core/analysis/memory_usage.h"
 #include "core/analysis/module_tree.h"
@@ -37,6 +38,8 @@ struct TraceSummary
     std::map<std::string, DeviceMemory> memory;
     ModuleTree modules;    // empty when the trace has no nn.Module spans
     CausalModel causal;    // the steady step's causal model: idle attribution and gains
+    HostProfile host;      // where the loop thread's time goes per step (what a window
+                           // without device activity has to tell)
 };
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});

@@ -1,5 +1,6 @@
 #include "core/analysis/diagnosis/diagnosis.h"
 
+#include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 
 #include <algorithm>
@@ -43,6 +44,13 @@ const char* unitKey(Unit unit)
 }
 
 namespace {
+
+// The device waits on the host more than this share of the step: the host sets the pace.
+constexpr double kDeviceIdlePaceShare = 0.5;
+// A window of few events is judged when it holds at least this many steps and one cost
+// takes at least this share of them.
+constexpr size_t kSparseMinSteps = 2;
+constexpr double kDominantShare = 0.5;
 
 // Points every op and kernel the findings name at its longest instance in the trace (ops
 // among host events, kernels among device activities), in one pass over the events.
@@ -99,6 +107,12 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"dataparallel", rules::dataParallel},
         {"optimizer-unfused", rules::optimizerUnfused},
         {"unstable-steps", rules::unstableSteps},
+        {"unfused-elementwise", rules::unfusedElementwise},
+        {"dataloader-bound (no device activity)", rules::hostOnlyDataLoader},
+        {"random-data-in-loop", rules::randomDataInLoop},
+        {"python-bound (no device activity)", rules::hostOnlyPython},
+        {"host-compute-bound", rules::hostComputeBound},
+        {"cpu-only-window", rules::cpuOnlyWindow},
         {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / already-fused", rules::labBaseline, true},
         {"dataloader-bound-measured", rules::labSplit, true},
         {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory, true},
@@ -131,6 +145,63 @@ void rank(std::vector<Finding>& findings)
             return a.estimatedGainNs > b.estimatedGainNs;
         return a.severity > b.severity;
     });
+}
+
+// One rule for every time finding: its severity is its credited gain's share of the step.
+// A finding about the device's work, while the device waits on the host most of the step,
+// does not set the pace: at most LOW, and it says why.
+void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
+{
+    const double step = input.summary.breakdown.all.averageTotalNs;
+    const CausalModel& m = input.summary.causal;
+    const double idleShare = m.stepNs > 0 ? m.deviceIdleNs / m.stepNs : 0.0;
+    const bool hostSetsThePace = idleShare > kDeviceIdlePaceShare;
+    for (Finding& f : findings) {
+        if (f.measured || f.basis == SeverityBasis::Own)
+            continue;
+        f.severity = severityForGain(step > 0 ? f.estimatedGainNs / step : 0.0);
+        if (f.basis == SeverityBasis::DeviceGain && hostSetsThePace) {
+            f.severity = Severity::Low;
+            f.explanation += " The GPU waits on the host " + format::percent(idleShare) +
+                             " of the step, so its own work does not set the pace: this is LOW until the host-side "
+                             "findings are fixed.";
+        }
+    }
+}
+
+// A window of few events is judged only where one cost dominates its steps: the findings
+// then carry a small-sample caveat; otherwise it is too short to judge, and only the
+// window findings stand.
+void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findings)
+{
+    const WindowClass& w = input.summary.window;
+    if (!w.sparse)
+        return;
+    const double step = input.summary.breakdown.all.averageTotalNs;
+    const size_t steps = input.summary.steps.steps.size();
+    const bool dominates = steps >= kSparseMinSteps && std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+        return f.basis != SeverityBasis::Own && !f.measured && step > 0 && f.estimatedGainNs >= kDominantShare * step;
+    });
+    // Memory risks are read from the allocator's samples, not from the steps: they stand.
+    auto perStep = [](const Finding& f) {
+        return !f.aboutWindow && !f.measured && f.id != "memory-growth" && f.id != "allocator-fragmentation" &&
+               f.id != "near-oom";
+    };
+    std::vector<Finding> kept;
+    for (Finding& f : findings) {
+        const bool perStepCost = perStep(f);
+        if (f.id == "window-too-short" && dominates)
+            continue;
+        if (perStepCost && !dominates)
+            continue;
+        if (perStepCost)
+            f.explanation += " A small window (" + format::counted(uint64_t(steps), "step", "steps") + ", " +
+                             format::counted(uint64_t(w.deviceActivities), "device activity", "device activities") +
+                             "): the cost dominates it, but the figures rest on few events; profile more steps to "
+                             "confirm.";
+        kept.push_back(std::move(f));
+    }
+    findings = std::move(kept);
 }
 
 }  // namespace
@@ -173,6 +244,8 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
         f.estimatedGainNs = std::clamp(f.estimatedGainNs, 0.0, std::max(0.0, unclaimed));
         unclaimed -= f.estimatedGainNs;
     }
+    gradeByGain(input, findings);
+    judgeSparseWindow(input, findings);
     rank(findings);
     return findings;
 }

@@ -16,6 +16,23 @@ enum class Severity : uint8_t { Low, Medium, High };
 const char* severityName(Severity severity);  // "low", "medium", "high"
 bool parseSeverity(std::string_view text, Severity& severity);
 
+// Severity from the share of the step a fix would save: one scale for every time finding,
+// trace, job or lab alike.
+inline Severity severityForGain(double fraction)
+{
+    return fraction >= 0.20 ? Severity::High : fraction >= 0.08 ? Severity::Medium : Severity::Low;
+}
+
+// Where a finding's severity comes from.
+enum class SeverityBasis : uint8_t {
+    Own,         // the rule's own scale: what the window is, memory risks, information, and
+                 // the lab's measured findings (graded on the lab's own step)
+    Gain,        // a time finding: severityForGain of its credited gain's share of the step,
+                 // set once for all of them when the diagnosis is assembled
+    DeviceGain,  // a time finding about the device's own work: as Gain, and at most LOW
+                 // while the device waits on the host most of the step (it does not set the pace)
+};
+
 // What a figure's value is measured in. The JSON names them by unitKey.
 enum class Unit : uint8_t
 {
@@ -70,6 +87,7 @@ struct Finding
     std::string id;       // stable, part of the CLI contract (e.g. "dataloader-bound")
     std::string title;    // one line with the headline number
     Severity severity = Severity::Low;
+    SeverityBasis basis = SeverityBasis::Own;
     std::string explanation;  // two or three sentences: what the numbers mean
     Evidence evidence;
     double estimatedGainNs = 0.0;  // time per step fixing it would save (>= 0; the gains

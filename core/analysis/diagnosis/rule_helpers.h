@@ -92,12 +92,6 @@ inline constexpr const char* kDataLoaderSnippet =
     "    persistent_workers=True,  # no worker restart each epoch\n"
     "    prefetch_factor=4)        # batches queued per worker\n";
 
-// Severity from the share of the step a fix would save: one scale for every time rule.
-inline Severity severityForGain(double fraction)
-{
-    return fraction >= 0.20 ? Severity::High : fraction >= 0.08 ? Severity::Medium : Severity::Low;
-}
-
 // The names of the `count` steps with the largest `value(i)`, largest first.
 template <typename Value>
 std::vector<std::string> worstSteps(const DiagnosisInput& in, Value value, size_t count = 3)

@@ -28,6 +28,13 @@ void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
 void nearOom(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
+void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out);
+// Windows without device activity (rules_host.cpp): the host's story.
+void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out);
+void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out);
+void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out);
+void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out);
+void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 // The lab rules (rules_lab.cpp): measured findings, from a session only.
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);

@@ -2,7 +2,9 @@
 // optimizer-unfused, copy-heavy.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/analysis/kernel_role.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/trace/printable.h"
 #include "core/trace/event_args.h"
 #include "core/trace/format_description.h"
 
@@ -157,7 +159,7 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "no-tensor-cores";
     const double gain = causal(in).gain(Cause::Fp32Matmul);
-    f.severity = severityForGain(share(gain, stepMeanNs(in)));
+    f.basis = SeverityBasis::DeviceGain;
     f.title = "Matrix multiplies and convolutions run without Tensor Cores (" +
               format::percent(std::max(eligibleShare, simtShare)) + " of kernel time)";
     f.explanation = "The GPU has Tensor Cores, but " + format::percent(tcShare) +
@@ -246,7 +248,7 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
     const double steps = static_cast<double>(in.summary.steps.steps.size());
     Finding f;
     f.id = "tensor-core-misaligned";
-    f.severity = fraction >= 0.25 ? Severity::High : Severity::Medium;
+    f.basis = SeverityBasis::DeviceGain;
     f.title = "GEMM/conv shapes that are not multiples of 8 take " + format::percent(fraction) + " of kernel time";
     f.explanation = "Tensor Core kernels need the matrix dimensions (and channel counts) to be multiples of 8 "
                     "for fp16/bf16; otherwise cuBLAS and cuDNN pad internally or fall back to slower kernels. "
@@ -311,7 +313,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "optimizer-unfused";
     const double gain = causal(in).gain(Cause::OptimizerHost);
-    f.severity = severityForGain(share(gain, stepMeanNs(in)));
+    f.basis = SeverityBasis::Gain;
     f.title = "The optimizer launches " + format::count(static_cast<int64_t>(perStep)) +
               " kernels per step, one or more per parameter";
     f.explanation = "Optimizer.step runs a loop over parameters with a few small kernels each (" +
@@ -372,7 +374,7 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     }
     Finding f;
     f.id = "copy-heavy";
-    f.severity = severityForGain(share(gain, step));
+    f.basis = SeverityBasis::DeviceGain;
     f.title = "Tensor copies and dtype conversions take " + format::percent(fraction) + " of the step on the GPU";
     f.explanation = "aten::copy_/aten::to run " + format::duration(device) + " of device work per step inside the model: "
                     "converting dtypes or layouts, or making tensors contiguous, every step. Without them the "
@@ -393,6 +395,80 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
             "instead of calling .contiguous() or .to() inside the model.";
     f.snippet = "mask = torch.ones(n, device=device, dtype=x.dtype)  # not .cuda() / .to() every step\n"
                 "x = x.to(memory_format=torch.channels_last)          # once, with the model\n";
+    out.push_back(std::move(f));
+}
+
+}  // namespace kinetoscope::analysis::rules
+
+namespace kinetoscope::analysis::rules {
+
+void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const double kernels = kernelTimeNs(in);
+    if (!judgeable(in) || kernels <= 0)
+        return;
+    // Kernel time by role over the judged steps, and the ops behind the fusible kernels.
+    double fusible = 0, compute = 0;
+    std::map<std::string, double> byOp;
+    for (const Event& e : in.model.events()) {
+        if (e.category != Category::Kernel || !inSteps(in, e.startNs))
+            continue;
+        const std::string_view op = e.op.valid() ? in.model.text(in.model.event(e.op).name) : std::string_view();
+        const KernelRole role = kernelRole(in.model.text(e.name), op);
+        if (role == KernelRole::Compute)
+            compute += static_cast<double>(e.durationNs);
+        if (role != KernelRole::Fusible)
+            continue;
+        fusible += static_cast<double>(e.durationNs);
+        byOp[op.empty() ? std::string(trace::utf8Prefix(in.model.text(e.name), 60)) : std::string(op)] +=
+            static_cast<double>(e.durationNs);
+    }
+    const CausalModel& m = causal(in);
+    const double step = stepMeanNs(in);
+    const double gain = m.gain(Cause::Fusion);
+    const double steps = static_cast<double>(in.summary.steps.steps.size());
+    const double fusibleShare = share(fusible, kernels);
+    if (fusibleShare < in.thresholds.fusibleShare || share(gain, step) < 0.01)
+        return;
+    Finding f;
+    f.id = "unfused-elementwise";
+    f.basis = SeverityBasis::DeviceGain;
+    f.title = "Memory-bound elementwise, norm and reduction kernels take " + format::percent(fusibleShare) +
+              " of kernel time, " + format::duration(m.deviceNs[static_cast<size_t>(Cause::Fusion)]) +
+              " of it in chains a compiler fuses";
+    f.explanation = "Between the GEMMs and convolutions (" + format::percent(share(compute, kernels)) +
+                    " of kernel time), the device runs one small kernel per pointwise op, activation, norm, "
+                    "softmax or reduction, each reading its inputs from memory and writing its output back. "
+                    "Consecutive ones on a stream fuse into one kernel that reads and writes each tensor once "
+                    "(torch.compile does it); the step would be " + format::duration(gain) + " shorter.";
+    if (m.afterOthers(Cause::Fusion) > 2 * gain + 1e6)
+        f.explanation += " The host sets the pace today: this saves " + format::duration(gain) + " on its own, up to " +
+                         format::duration(m.afterOthers(Cause::Fusion)) + " once the host-side findings are fixed.";
+    f.evidence.figures = {{"fusible_share_of_kernel_time", fusibleShare, Unit::Fraction},
+                          {"fusible_time_per_step_us", fusible / steps / 1e3, Unit::Microseconds},
+                          {"compute_share_of_kernel_time", share(compute, kernels), Unit::Fraction},
+                          {"chained_time_per_step_us", m.deviceNs[static_cast<size_t>(Cause::Fusion)] / 1e3,
+                           Unit::Microseconds},
+                          {"gain_if_removed_alone_us", m.solo(Cause::Fusion) / 1e3, Unit::Microseconds},
+                          {"gain_once_the_host_keeps_up_us", m.afterOthers(Cause::Fusion) / 1e3, Unit::Microseconds}};
+    std::vector<std::pair<double, std::string>> top;
+    for (const auto& [name, ns] : byOp)
+        top.emplace_back(ns, name);
+    std::sort(top.rbegin(), top.rend());
+    for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
+        f.evidence.ops.push_back(top[i].second);
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with each chain of consecutive memory-bound kernels on a stream costing what "
+                   "its costliest kernel costs (a fused kernel reads the chain's inputs and writes its outputs once)";
+    f.fix = "Compile the model (torch.compile fuses chains of pointwise, norm and reduction ops into one kernel "
+            "each), or use the fused forms: F.scaled_dot_product_attention, fused LayerNorm/RMSNorm, fused "
+            "optimizers.";
+    f.snippet = isInference(in) ? "model = torch.compile(model)  # fuses pointwise chains\n"
+                                  "with torch.inference_mode():\n"
+                                  "    out = model(x)\n"
+                                : "model = torch.compile(model)  # fuses pointwise, norm and reduction chains\n"
+                                  "loss = loss_fn(model(x), y)\n"
+                                  "loss.backward()\n";
     out.push_back(std::move(f));
 }
 

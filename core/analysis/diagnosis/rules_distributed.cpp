@@ -50,7 +50,7 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "communication-heavy";
     const double gain = cpuOnly ? exposed : std::min(causal(in).gain(Cause::Communication), exposed);
-    f.severity = std::max(severityForGain(share(gain, stepMeanNs(in))), Severity::Medium);
+    f.basis = SeverityBasis::Gain;
     f.title = "Collective communication is exposed " + format::percent(fraction) + " of the step (" +
               format::percent(overlap) + " of it overlaps compute)";
     f.explanation = "Collectives take " + format::duration(total) + " per step, " + format::duration(exposed) +
@@ -103,7 +103,7 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
     const double steps = static_cast<double>(std::max<size_t>(1, in.summary.steps.steps.size()));
     Finding f;
     f.id = "dataparallel";
-    f.severity = Severity::High;
+    f.basis = SeverityBasis::Gain;
     f.title = "nn.DataParallel drives " + format::count(in.summary.gpu.size()) + " GPUs from one process";
     f.explanation = "DataParallel replicates the model, scatters inputs and gathers outputs every step from a "
                     "single Python thread, and its GIL-bound replicas starve the GPUs. "

@@ -4,8 +4,11 @@
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 
+#include "core/analysis/host_profile.h"
+
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kinetoscope::analysis::rules {
 
@@ -17,6 +20,32 @@ void addCausalFigures(Finding& f, const DiagnosisInput& in, Cause cause, HostSta
     f.evidence.figures.push_back({"host_time_per_step_us", m.host(state) / 1e3, Unit::Microseconds});
     f.evidence.figures.push_back({"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, Unit::Microseconds});
     f.evidence.figures.push_back({"gain_if_removed_alone_us", m.solo(cause) / 1e3, Unit::Microseconds});
+}
+
+// The outermost CPU ops in the judged steps that launch no device work, by time per step,
+// the most first.
+std::vector<std::pair<double, std::string>> opsLaunchingNothing(const DiagnosisInput& in)
+{
+    const trace::TraceModel& model = in.model;
+    std::vector<bool> launches(model.events().size(), false);
+    for (const Event& e : model.events())
+        if (trace::isLaunchCall(e.category))
+            for (trace::EventId p = model.idOf(e); p.valid() && !launches[p.value]; p = model.event(p).parent)
+                launches[p.value] = true;
+    std::map<std::string, double> byName;
+    for (const Event& e : model.events()) {
+        if (e.category != trace::Category::CpuOp || launches[model.idOf(e).value] || !inSteps(in, e.startNs))
+            continue;
+        if (e.parent.valid() && model.event(e.parent).category == trace::Category::CpuOp)
+            continue;  // an outer op stands for it
+        byName[std::string(model.text(e.name))] += static_cast<double>(e.durationNs);
+    }
+    const double steps = static_cast<double>(std::max<size_t>(1, in.summary.steps.steps.size()));
+    std::vector<std::pair<double, std::string>> ops;
+    for (const auto& [name, ns] : byName)
+        ops.emplace_back(ns / steps, name);
+    std::sort(ops.rbegin(), ops.rend());
+    return ops;
 }
 
 // Longest stretch with no device work inside the judged steps.
@@ -50,16 +79,16 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
     const double waiting = b.average(TimeCategory::DataLoader);
     const double fraction = share(waiting, step);
     const double gain = causal(in).gain(Cause::DataLoader);
+    // The lab's own split is dataloader-bound-measured's (rules_lab.cpp): this one reads
+    // the trace, and fires on what its steps lose.
+    if (share(gain, step) <= in.thresholds.dataloaderShare)
+        return;
     double labFraction = 0.0;
     if (in.lab && in.lab->dataLoaderNs && in.lab->computeNs)
         labFraction = share(*in.lab->dataLoaderNs, *in.lab->dataLoaderNs + *in.lab->computeNs);
-    if (share(gain, step) <= in.thresholds.dataloaderShare && labFraction <= 0.5)
-        return;
     Finding f;
     f.id = "dataloader-bound";
-    f.severity = labFraction > 0.5 ? Severity::High : severityForGain(share(gain, step));
-    if (share(gain, step) >= in.thresholds.dataloaderShareHigh)
-        f.severity = Severity::High;
+    f.basis = SeverityBasis::Gain;
     f.title = "The GPU waits for data " + format::percent(fraction) + " of each step (" + format::duration(waiting) + ")";
     f.explanation = "Each step spends " + format::duration(causal(in).host(HostState::DataLoader)) +
                     " in the DataLoader's __next__ on the training thread, " + format::duration(waiting) +
@@ -106,7 +135,7 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
     const double idleNs = m.idleWhile(HostState::Python) + m.idleWhile(HostState::CpuCompute);
     Finding f;
     f.id = "python-bound";
-    f.severity = severityForGain(share(gain, step));
+    f.basis = SeverityBasis::Gain;
     f.title = "The GPU waits while the host runs Python or CPU ops: " + format::duration(idleNs) + " idle per step";
     f.explanation = "Python (or host code the profiler did not record as ops) and CPU ops that launch no device "
                     "work take " + format::duration(hostNs) + " per step on the training thread (" +
@@ -118,10 +147,21 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, Unit::Microseconds},
                           {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, Unit::Microseconds},
                           {"step_time_us", step / 1e3, Unit::Microseconds}};
+    const std::vector<std::pair<double, std::string>> ops = opsLaunchingNothing(in);
+    for (size_t i = 0; i < std::min<size_t>(3, ops.size()); ++i)
+        f.evidence.ops.push_back(ops[i].second);
+    const bool randomData = !ops.empty() && isRandomDataOp(ops.front().second) && ops.front().first >= 0.5 * hostNs;
+    if (!ops.empty())
+        f.evidence.figures.push_back({"top_cpu_op_time_per_step_us", ops.front().first / 1e3, Unit::Microseconds});
+    if (randomData)
+        f.explanation += " Most of it is " + ops.front().second + " (" + format::duration(ops.front().first) +
+                         " per step): random data drawn on the CPU every step.";
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
                    "launches";
-    f.fix = isInference(in)
+    f.fix = randomData ? "Draw the random data on the device (torch.randn(..., device=\"cuda\")), or once before the "
+                         "loop; in training, produce the batches in DataLoader workers."
+            : isInference(in)
                 ? "Move request preprocessing out of the serving loop (a separate thread or process), vectorise "
                   "it with tensor ops, and keep per-token bookkeeping on the GPU."
                 : "Move preprocessing into DataLoader workers (the dataset's __getitem__ or a collate_fn), "
@@ -158,7 +198,7 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
     const double shortShare = s.launches.shortKernelShare.value_or(0.0);
     Finding f;
     f.id = "launch-bound";
-    f.severity = severityForGain(share(gain, step));
+    f.basis = SeverityBasis::Gain;
     f.title = "The GPU waits on the CPU's launches " + format::percent(share(idleLaunching, step)) + " of the step (" +
               format::count(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
     f.explanation = "While the host dispatches ops and launches kernels (" +
@@ -278,7 +318,7 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f;
     f.id = "unstable-steps";
-    f.severity = cv >= 2 * in.thresholds.unstableCv ? Severity::Medium : Severity::Low;
+    f.basis = SeverityBasis::Gain;
     f.title = "Steady step times vary: the slowest is " + format::ratio(maxOverMedian) + " the median";
     f.explanation = "Steps take " + format::duration(median) + " at the median but up to " + format::duration(sorted.back()) +
                     " (warm-up already left out). Slow steps in the middle of a run point to periodic work "

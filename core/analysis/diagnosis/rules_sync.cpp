@@ -48,8 +48,9 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     std::map<std::string, double> origins;
     std::vector<TimeRange> ranges;
     for (const Event& e : in.model.events()) {
-        if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e))
-            continue;
+        if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e) ||
+            isSynchronousLaunch(in.model, e))
+            continue;  // a synchronous launch is the device's way, not a sync to remove
         bool bulk = false;
         for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
             const Event& activity = in.model.event(a);
@@ -71,9 +72,7 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f;
     f.id = "host-sync";
-    f.severity = severityForGain(share(gain, step));
-    if (share(gain, step) >= in.thresholds.hostSyncShareHigh)
-        f.severity = Severity::High;
+    f.basis = SeverityBasis::Gain;
     f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" + format::percent(share(gain, step)) +
               ")";
     f.explanation = format::count(calls) + " calls over the steps block the CPU until the GPU catches up (" +
@@ -140,7 +139,7 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f;
     f.id = "pageable-memcpy";
-    f.severity = severityForGain(share(gain, step));
+    f.basis = SeverityBasis::Gain;
     f.title = "Copies between host and device go through pageable memory: " + format::duration(copyNs / n) + " per step";
     f.explanation = "Copies to or from pageable host memory are staged through a driver buffer: the CPU waits " +
                     format::duration(hostNs / n) + " per step in the copy calls and the copy runs below the link's "

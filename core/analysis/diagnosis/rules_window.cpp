@@ -158,7 +158,7 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
 void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
-    if (!w.nearlyEmpty || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
+    if ((!w.nearlyEmpty && !w.sparse) || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
         return;
     Finding f = windowFinding("window-too-short", Severity::Medium);
     // A long window can hold too little as well: it is then sparse, not short.
@@ -166,8 +166,8 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
     f.title = std::string(shortWindow ? "The window is too short to judge: " : "The window holds too little to judge: ") +
               format::duration(static_cast<double>(w.windowNs)) + (shortWindow ? ", " : " with only ") +
               format::counted(uint64_t(w.deviceActivities), "device activity", "device activities");
-    f.explanation = "There is not enough in this trace to tell a bottleneck from noise; the per-step rules are "
-                    "not run.";
+    f.explanation = "There is not enough in this trace to tell a bottleneck from noise, and no cost dominates "
+                    "its steps: the per-step findings are left out.";
     f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
                           {"device_activities", static_cast<double>(w.deviceActivities), Unit::Count}};
     f.fix = "Profile several steady steps (active=3 or more).";

@@ -14,10 +14,8 @@ struct Entry
 };
 
 constexpr Entry kEntries[] = {
-    {"dataloader_share", &Thresholds::dataloaderShare, "dataloader-bound fires above this GPU-idle DataLoader share of the step"},
-    {"dataloader_share_high", &Thresholds::dataloaderShareHigh, "... and is high above this"},
+    {"dataloader_share", &Thresholds::dataloaderShare, "dataloader-bound fires above this share of the step saved without the DataLoader's wait"},
     {"low_utilization", &Thresholds::lowUtilization, "low-gpu-utilization fires below this kernel-busy fraction"},
-    {"low_utilization_high", &Thresholds::lowUtilizationHigh, "... and is high below this"},
     {"idle_stretch_us", &Thresholds::idleStretchUs, "an unbroken GPU idle stretch longer than this is reported"},
     {"python_share", &Thresholds::pythonShare, "python-bound: step share saved without Python between launches"},
     {"launch_host_wait_share", &Thresholds::launchHostWaitShare, "launch-bound: GPU idle while launching, and the gain, as step shares"},
@@ -25,7 +23,6 @@ constexpr Entry kEntries[] = {
     {"tensor_core_share_max", &Thresholds::tensorCoreShareMax, "no-tensor-cores: fires when Tensor Core kernels are under this share"},
     {"misaligned_share", &Thresholds::misalignedShare, "tensor-core-misaligned: misaligned ops' share of kernel time"},
     {"host_sync_share", &Thresholds::hostSyncShare, "host-sync: blocked share of the step"},
-    {"host_sync_share_high", &Thresholds::hostSyncShareHigh, "... and is high above this"},
     {"pageable_share", &Thresholds::pageableShare, "pageable-memcpy: pageable HtoD copy share of the step"},
     {"copy_share", &Thresholds::copyShare, "copy-heavy: device time of in-model copies, share of the step"},
     {"memory_growth_share", &Thresholds::memoryGrowthShare, "memory-growth: growth across steps as a share of the peak"},
@@ -37,6 +34,10 @@ constexpr Entry kEntries[] = {
     {"optimizer_kernels_per_step", &Thresholds::optimizerKernelsPerStep, "optimizer-unfused: kernels per optimizer step"},
     {"unstable_cv", &Thresholds::unstableCv, "unstable-steps: coefficient of variation of step times"},
     {"unstable_max_over_median", &Thresholds::unstableMaxOverMedian, "unstable-steps: slowest step / median step"},
+    {"fusible_share", &Thresholds::fusibleShare, "unfused-elementwise: memory-bound pointwise/norm/reduction share of kernel time"},
+    {"random_data_share", &Thresholds::randomDataShare, "random-data-in-loop (no device activity): random data drawn by the loop, share of the step"},
+    {"host_outside_ops_share", &Thresholds::hostOutsideOpsShare, "python-bound (no device activity): time in no recorded op, share of the step"},
+    {"host_hotspot_share", &Thresholds::hostHotspotShare, "host-compute-bound (a CPU run): one op's self time, share of the step"},
 };
 
 }  // namespace

@@ -11,10 +11,8 @@ struct Thresholds
 {
     // dataloader-bound: GPU-idle DataLoader time as a share of the step.
     double dataloaderShare = 0.05;        // TensorBoard plugin: 5 %
-    double dataloaderShareHigh = 0.20;
     // low-gpu-utilization: kernel-busy fraction of the steps' span.
     double lowUtilization = 0.50;         // plugin and Nsight: 50 %
-    double lowUtilizationHigh = 0.30;
     double idleStretchUs = 500'000;       // Nsight's GPU starvation: idle > 500 ms
     // python-bound: step saved without the Python stretches between launches, a share.
     double pythonShare = 0.05;
@@ -29,7 +27,6 @@ struct Thresholds
     double misalignedShare = 0.05;
     // host-sync: blocked time per step as a share of the step.
     double hostSyncShare = 0.02;
-    double hostSyncShareHigh = 0.10;
     // pageable-memcpy: pageable host-to-device copy time as a share of the step.
     double pageableShare = 0.01;
     // copy-heavy: device time of copies/conversions inside the model, a share of the step.
@@ -50,6 +47,13 @@ struct Thresholds
     // unstable-steps: coefficient of variation of step times, or slowest / median.
     double unstableCv = 0.20;
     double unstableMaxOverMedian = 1.5;
+    // unfused-elementwise: memory-bound pointwise/norm/reduction kernels, share of kernel time.
+    double fusibleShare = 0.30;
+    // Windows without device activity (rules_host.cpp), each a share of the step: random data
+    // drawn by the loop itself, time in no recorded op, and one op's self time (a CPU run).
+    double randomDataShare = 0.05;
+    double hostOutsideOpsShare = 0.10;
+    double hostHotspotShare = 0.30;
 
     // Sets one threshold by its name as in the list below; false for an unknown name.
     bool set(std::string_view name, double value);

@@ -1,0 +1,240 @@
+// Rules for a window without device activity: a CPU run, or a GPU run whose device side
+// was not recorded. Only the host can be read there, and it still has a story: the wait
+// for the DataLoader, random data drawn in the loop, time in no recorded op (Python), and
+// which ops hold the step. They read the host profile (host_profile.h); on such a window
+// the host's time is the step, so removing one of these costs shortens the step by it
+// (an upper bound), and the costs are disjoint: their gains add up to at most the step.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <algorithm>
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+// Judge the host's story: nothing recorded on the device, but the window is a window.
+bool hostOnlyJudgeable(const DiagnosisInput& in)
+{
+    const WindowClass& w = in.summary.window;
+    return (w.cpuOnly || w.deviceActivityMissing) && !w.partlyRead() && !w.nearlyEmpty && !w.sampled &&
+           !w.warmUpDominated && w.hostOpsRecorded && in.summary.host.steps > 0 && in.summary.host.stepNs > 0;
+}
+
+// What was not recorded, said once in every host-only finding.
+std::string notRecorded(const DiagnosisInput& in)
+{
+    return in.summary.window.deviceActivityMissing
+               ? " The device side was not recorded: these figures are the host's alone."
+               : " Only the host was recorded (a CPU run, or a GPU run profiled without ProfilerActivity.CUDA).";
+}
+
+// A GPU run whose device side was not recorded: the host's costs are its story, but
+// whether they cost the step depends on a device nobody saw. No gain is claimed.
+void claimNothingWithoutTheDevice(const DiagnosisInput& in, Finding& f)
+{
+    if (!in.summary.window.deviceActivityMissing)
+        return;
+    f.estimatedGainNs = 0;
+    f.basis = SeverityBasis::Own;
+    f.severity = Severity::Low;
+    f.gainMethod = "none claimed: the device side was not recorded, so whether this host time idles the device "
+                   "is unknown";
+}
+
+const char* kDataOnceSnippet =
+    "# draw (or load) the data once, before the loop, and reuse it\n"
+    "batches = [torch.randn(batch_size, features) for _ in range(16)]\n"
+    "for step in range(steps):\n"
+    "    x = batches[step % len(batches)]\n"
+    "# on a GPU, draw it there: torch.randn(batch_size, features, device=\"cuda\")\n";
+
+bool isMatmulOrConv(std::string_view op)
+{
+    for (std::string_view word : {"mm", "matmul", "linear", "conv", "addmm", "bmm", "baddbmm", "einsum"})
+        if (op.find(word) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    if (!hostOnlyJudgeable(in))
+        return;
+    const HostProfile& h = in.summary.host;
+    const double fraction = share(h.dataLoaderNs, h.stepNs);
+    if (fraction <= in.thresholds.dataloaderShare)
+        return;
+    Finding f;
+    f.id = "dataloader-bound";
+    f.basis = SeverityBasis::Gain;
+    f.title = "The loop waits for data " + format::percent(fraction) + " of each step (" +
+              format::duration(h.dataLoaderNs) + ")";
+    f.explanation = "Each step spends " + format::duration(h.dataLoaderNs) +
+                    " in the DataLoader's __next__ on the training thread, loading and collating the next batch "
+                    "while no training work runs: on a CPU, as on a GPU, that wait is the step's waste. Worker "
+                    "processes that load the next batches while the step computes hide it (they need cores of "
+                    "their own: on a machine with few cores they compete with the loop's threads)." +
+                    notRecorded(in);
+    f.evidence.figures = {{"dataloader_wait_per_step_us", h.dataLoaderNs / 1e3, Unit::Microseconds},
+                          {"dataloader_share_of_step", fraction, Unit::Fraction},
+                          {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
+    for (const trace::Event& e : in.model.events(h.thread))
+        if (isDataLoaderOp(in.model.text(e.name)) && inSteps(in, e.startNs)) {
+            if (f.evidence.ops.empty())
+                f.evidence.ops.emplace_back(in.model.text(e.name));
+            if (f.evidence.ranges.size() < 5)
+                f.evidence.ranges.push_back({e.startNs, e.endNs()});
+        }
+    f.estimatedGainNs = h.dataLoaderNs;
+    f.gainMethod = "the time per step inside the DataLoader's __next__ (an upper bound: batches ready when asked "
+                   "for, loaded by workers on cores of their own)";
+    f.fix = "Load batches in worker processes (num_workers > 0) and keep them ahead of the loop; make the "
+            "per-sample work cheaper (decode once, cache) if workers are already many.";
+    f.snippet = kDataLoaderSnippet;
+    claimNothingWithoutTheDevice(in, f);
+    out.push_back(std::move(f));
+}
+
+void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    if (!hostOnlyJudgeable(in))
+        return;
+    const HostProfile& h = in.summary.host;
+    const double fraction = share(h.randomDataNs, h.stepNs);
+    if (fraction < in.thresholds.randomDataShare || h.randomOps.empty())
+        return;
+    Finding f;
+    f.id = "random-data-in-loop";
+    f.basis = SeverityBasis::Gain;
+    f.title = "The loop draws random data on the CPU every step: " + format::percent(fraction) + " of it (" +
+              h.randomOps.front() + ", " + format::duration(h.randomDataNs) + ")";
+    f.explanation = "Each step the loop itself calls " + h.randomOps.front() +
+                    " (outside the model and the DataLoader) and waits " + format::duration(h.randomDataNs) +
+                    " for the random generator: synthetic inputs drawn on the host at every iteration. In a "
+                    "benchmark that measures the generator, not the model; in training it is input preparation "
+                    "on the step's critical path." + notRecorded(in);
+    f.evidence.figures = {{"random_data_per_step_us", h.randomDataNs / 1e3, Unit::Microseconds},
+                          {"random_data_share_of_step", fraction, Unit::Fraction},
+                          {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
+    for (const std::string& op : h.randomOps)
+        f.evidence.ops.push_back(op);
+    f.estimatedGainNs = h.randomDataNs;
+    f.gainMethod = "the time per step the loop spends drawing random tensors itself (it goes when the data is "
+                   "drawn once, ahead, or on the device)";
+    f.fix = "Draw the inputs once before the loop and reuse them (a benchmark), or produce them in DataLoader "
+            "workers; on a GPU, draw them on the device.";
+    f.snippet = kDataOnceSnippet;
+    claimNothingWithoutTheDevice(in, f);
+    out.push_back(std::move(f));
+}
+
+void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // A CPU run only: in a GPU run the loop's thread also waits outside its ops for work
+    // on threads and devices the trace may not show (the backward runs on the autograd
+    // engine's thread), and that wait is not Python.
+    if (!hostOnlyJudgeable(in) || !in.summary.window.cpuOnly)
+        return;
+    const HostProfile& h = in.summary.host;
+    const double fraction = share(h.outsideOpsNs, h.stepNs);
+    if (fraction < in.thresholds.hostOutsideOpsShare)
+        return;
+    Finding f;
+    f.id = "python-bound";
+    f.basis = SeverityBasis::Gain;
+    f.title = "The host runs no op " + format::percent(fraction) + " of each step (" +
+              format::duration(h.outsideOpsNs) + "): Python between the ops";
+    f.explanation = "Between the recorded ops the thread runs code the profiler records as no op: the Python "
+                    "interpreter (the loop, bookkeeping, per-element work), or sleeps and waits outside torch. "
+                    "Record with with_stack=True to see which frames; vectorised into tensor ops or compiled, "
+                    "that time goes." + notRecorded(in);
+    f.evidence.figures = {{"outside_ops_per_step_us", h.outsideOpsNs / 1e3, Unit::Microseconds},
+                          {"outside_ops_share_of_step", fraction, Unit::Fraction},
+                          {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
+    f.estimatedGainNs = h.outsideOpsNs;
+    f.gainMethod = "the time per step in no recorded op (an upper bound: the Python that drives the ops stays)";
+    f.fix = "Vectorise per-element Python into tensor ops, move bookkeeping out of the step, or compile the "
+            "step (torch.compile) so the interpreter runs less per op.";
+    f.snippet = "total = values.sum()            # not: for v in values: total += v\n"
+                "step = torch.compile(train_step)  # fewer interpreter round trips per op\n";
+    claimNothingWithoutTheDevice(in, f);
+    out.push_back(std::move(f));
+}
+
+void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // A CPU run only: where launches were recorded without their device side, the ops'
+    // host time is dispatch, not compute.
+    if (!hostOnlyJudgeable(in) || !in.summary.window.cpuOnly || in.summary.host.bySelfTime.empty())
+        return;
+    const HostProfile& h = in.summary.host;
+    // The op that holds the step besides the random data, which has its own finding.
+    const auto hot = std::find_if(h.bySelfTime.begin(), h.bySelfTime.end(),
+                                  [](const HostOpTime& o) { return !isRandomDataOp(o.name); });
+    if (hot == h.bySelfTime.end())
+        return;
+    const HostOpTime& top = *hot;
+    const double fraction = share(top.selfNs, h.stepNs);
+    if (fraction < in.thresholds.hostHotspotShare)
+        return;
+    Finding f;
+    f.id = "host-compute-bound";
+    f.basis = SeverityBasis::Own;
+    f.severity = Severity::Low;
+    const bool compute = isMatmulOrConv(top.name);
+    const bool training = in.summary.window.kind == RunKind::Training;
+    f.title = top.name + " holds " + format::percent(fraction) + " of each step on the CPU (" +
+              format::duration(top.selfNs) + ")";
+    f.explanation = compute ? "The step's time is the model's own compute on the CPU: " + top.name +
+                                  (training ? " (forward and backward)" : "") +
+                                  " takes most of it, and nothing else in the step is waste on that scale. A "
+                                  "faster step needs faster compute, not a fix elsewhere."
+                            : "One op takes most of the step's time on the CPU: " + top.name +
+                                  ". Look at why it runs per step and on what sizes before anything else.";
+    f.explanation += notRecorded(in);
+    f.evidence.figures = {{"op_self_time_per_step_us", top.selfNs / 1e3, Unit::Microseconds},
+                          {"op_share_of_step", fraction, Unit::Fraction},
+                          {"op_calls_per_step", top.calls, Unit::Count},
+                          {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
+    for (auto it = hot; it != h.bySelfTime.end() && f.evidence.ops.size() < 3; ++it)
+        f.evidence.ops.push_back(it->name);
+    f.gainMethod = "none claimed: it says where the step's time goes";
+    f.fix = compute ? "Run the model on a GPU; on the CPU, use bf16 autocast where the CPU has bf16 matrix "
+                      "units (AMX, AVX512-BF16), give intra-op threads every physical core, or compile the model."
+                    : "Move the op out of the step if it does not need to run every step, or make it cheaper "
+                      "(smaller inputs, a vectorised form).";
+    f.snippet = !compute ? ""
+                : training ? "torch.set_num_threads(os.cpu_count())       # every physical core\n"
+                             "with torch.autocast(\"cpu\", dtype=torch.bfloat16):  # AMX / AVX512-BF16 CPUs\n"
+                             "    loss = loss_fn(model(x), y)\n"
+                           : "torch.set_num_threads(os.cpu_count())  # every physical core\n"
+                             "with torch.inference_mode(), torch.autocast(\"cpu\", dtype=torch.bfloat16):\n"
+                             "    out = model(x)\n";
+    out.push_back(std::move(f));
+}
+
+void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (!w.cpuOnly || w.partlyRead() || !w.hostOpsRecorded)
+        return;
+    Finding f;
+    f.id = "cpu-only-window";
+    f.aboutWindow = true;
+    f.severity = Severity::Low;
+    f.gainMethod = "not a per-step cost: it says what the window is";
+    f.title = "Only the host was recorded: no kernel, copy or launch is in the trace";
+    f.explanation = "The findings read the host's time alone. If this run used a GPU, its device side was not "
+                    "recorded: profile with ProfilerActivity.CUDA (or the device's activity) to see it.";
+    f.evidence.figures = {{"device_activities", 0.0, Unit::Count}};
+    f.fix = "For a GPU run, record the device too.";
+    f.snippet = "with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
+                "                                        torch.profiler.ProfilerActivity.CUDA]) as prof:\n"
+                "    train_step(batch)\n";
+    out.push_back(std::move(f));
+}
+
+}  // namespace kinetoscope::analysis::rules

@@ -1,0 +1,159 @@
+#include "core/analysis/host_profile.h"
+
+#include "core/analysis/breakdown.h"
+#include "core/analysis/iterations.h"
+#include "core/analysis/name_cache.h"
+#include "core/analysis/time_ranges.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kinetoscope::analysis {
+
+using namespace kinetoscope::trace;
+
+namespace {
+
+// The thread that runs the loop: the one holding the step markers or the DataLoader's
+// calls, else the one whose top-level calls take the most time.
+TrackId loopThread(const TraceModel& model, const StepDetection& steps)
+{
+    std::map<uint32_t, int64_t> anchors;
+    auto isAnchor = perName<bool>(model, [&](std::string_view n) {
+        return (steps.fromMarkers && !steps.marker.empty() && n.starts_with(steps.marker)) || isDataLoaderOp(n);
+    });
+    for (const Event& e : model.events())
+        if ((e.category == Category::CpuOp || e.category == Category::UserAnnotation) && isAnchor(e.name))
+            ++anchors[e.track.value];
+    TrackId best;
+    int64_t most = 0;
+    for (const auto& [track, count] : anchors)
+        if (count > most && model.track(TrackId{track}).kind != TrackKind::GpuStream)
+            most = count, best = TrackId{track};
+    return best.valid() ? best : busiestHostThread(model);
+}
+
+enum Role : uint8_t {
+    kNone = 0,
+    kMarker = 1,      // a step marker or the profiler's span: says nothing of the work
+    kDataLoader = 2,  // a DataLoader __next__
+    kRandom = 4,      // draws a random tensor
+    kModule = 8,      // an nn.Module span (with_stack / with_modules)
+};
+
+}  // namespace
+
+bool isRandomDataOp(std::string_view name)
+{
+    static constexpr std::string_view kOps[] = {
+        "aten::randn",     "aten::rand",     "aten::randint",     "aten::randn_like", "aten::rand_like",
+        "aten::randint_like", "aten::randperm", "aten::normal",   "aten::normal_",    "aten::uniform_",
+        "aten::bernoulli", "aten::bernoulli_", "aten::multinomial", "aten::exponential_", "aten::random_",
+        "aten::poisson",
+    };
+    return std::find(std::begin(kOps), std::end(kOps), name) != std::end(kOps);
+}
+
+HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
+{
+    HostProfile p;
+    if (steady.steps.empty())
+        return p;
+    p.thread = loopThread(model, steady);
+    if (!p.thread.valid())
+        return p;
+    auto role = perName<uint8_t>(model, [&](std::string_view n) -> uint8_t {
+        const bool marker = (!steady.marker.empty() && n.starts_with(steady.marker)) || n.starts_with("PyTorch Profiler");
+        return static_cast<uint8_t>((marker ? kMarker : 0) | (isDataLoaderOp(n) ? kDataLoader : 0) |
+                                    (isRandomDataOp(n) ? kRandom : 0) | (n.starts_with("nn.Module:") ? kModule : 0));
+    });
+    // A random op drawn by the loop itself: no op, module or DataLoader above it.
+    auto drawnByTheLoop = [&](const Event& e) {
+        for (EventId a = e.parent; a.valid(); a = model.event(a).parent) {
+            const Event& up = model.event(a);
+            if (up.category == Category::CpuOp || (role(up.name) & (kModule | kDataLoader)))
+                return false;
+        }
+        return true;
+    };
+    // Work on the other host threads: while the loop's thread waits outside its own ops,
+    // the backward may run on the autograd engine's thread, or a collective on gloo's.
+    // That wait is theirs, not Python's.
+    std::vector<TimeRange> elsewhere;
+    for (const Event& e : model.events()) {
+        if (e.track == p.thread || model.track(e.track).kind == TrackKind::GpuStream || (role(e.name) & kMarker))
+            continue;
+        if (e.category == Category::CpuOp || isLaunchCall(e.category) ||
+            (e.category == Category::UserAnnotation && isCommunicationOp(model.text(e.name))))
+            elsewhere.push_back({e.startNs, e.endNs()});
+    }
+    const RangeSet otherThreads = unionOf(std::move(elsewhere));
+    std::map<std::string, std::pair<double, double>> self;  // name -> (self ns, calls)
+    std::map<std::string, double> random;
+    const auto events = model.events(p.thread);
+    for (const Step& step : steady.steps) {
+        const int64_t begin = step.hostBeginNs;
+        const int64_t end = step.hostEndNs > step.hostBeginNs ? step.hostEndNs : step.endNs;
+        if (end <= begin)
+            continue;
+        ++p.steps;
+        p.stepNs += double(end - begin);
+        std::vector<TimeRange> loader, ops, drawn;
+        auto it = std::lower_bound(events.begin(), events.end(), begin,
+                                   [](const Event& e, int64_t t) { return e.startNs < t; });
+        for (; it != events.end() && it->startNs < end; ++it) {
+            const Event& e = *it;
+            const TimeRange clipped{e.startNs, std::min(e.endNs(), end)};
+            const uint8_t r = role(e.name);
+            if (r & kMarker)
+                continue;
+            if (r & kDataLoader) {
+                loader.push_back(clipped);
+                continue;
+            }
+            if (e.category == Category::CpuOp || isLaunchCall(e.category))
+                ops.push_back(clipped);
+            if (e.category != Category::CpuOp)
+                continue;
+            auto& [selfNs, calls] = self[std::string(model.text(e.name))];
+            selfNs += double(e.durationNs);
+            calls += 1;
+            if (e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
+                self[std::string(model.text(model.event(e.parent).name))].first -= double(e.durationNs);
+            if ((r & kRandom) && drawnByTheLoop(e)) {
+                drawn.push_back(clipped);
+                random[std::string(model.text(e.name))] += double(clipped.length());
+            }
+        }
+        const RangeSet loaderSet = unionOf(std::move(loader));
+        p.dataLoaderNs += double(totalLength(loaderSet));
+        p.randomDataNs += double(totalLength(subtract(unionOf(std::move(drawn)), loaderSet)));
+        const RangeSet busy = unionOf([&] {
+            std::vector<TimeRange> all(ops);
+            all.insert(all.end(), loaderSet.begin(), loaderSet.end());
+            all.insert(all.end(), otherThreads.begin(), otherThreads.end());
+            return all;
+        }());
+        p.outsideOpsNs += double(end - begin - lengthWithin(busy, begin, end));
+    }
+    if (p.steps == 0)
+        return p;
+    const double n = double(p.steps);
+    for (double* v : {&p.stepNs, &p.dataLoaderNs, &p.randomDataNs, &p.outsideOpsNs})
+        *v /= n;
+    for (const auto& [name, value] : self)
+        p.bySelfTime.push_back({name, std::max(0.0, value.first) / n, value.second / n});
+    std::sort(p.bySelfTime.begin(), p.bySelfTime.end(),
+              [](const HostOpTime& a, const HostOpTime& b) { return a.selfNs > b.selfNs; });
+    if (p.bySelfTime.size() > 8)
+        p.bySelfTime.resize(8);
+    std::vector<std::pair<double, std::string>> byTime;
+    for (const auto& [name, ns] : random)
+        byTime.emplace_back(ns, name);
+    std::sort(byTime.rbegin(), byTime.rend());
+    for (const auto& [ns, name] : byTime)
+        p.randomOps.push_back(name);
+    return p;
+}
+
+}  // namespace kinetoscope::analysis
