@@ -4,6 +4,7 @@
 // group under the trace it was copied from; a few rows marked "public" are families
 // those traces lack, copied from public profiles.
 #ifndef Q_MOC_RUN
+#include "core/analysis/kernel_role.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/format_description.h"
@@ -467,6 +468,8 @@ private Q_SLOTS:
         call("hipExtLaunchKernel", CallKind::KernelLaunch);
         call("hipModuleLaunchKernel", CallKind::KernelLaunch);
         call("hipExtModuleLaunchKernel", CallKind::KernelLaunch);
+        call("runFunction - job_prep_and_submit_for_execution", CallKind::KernelLaunch);  // MTIA
+        call("mtiaLaunchKernel", CallKind::KernelLaunch);
         call("cudaGraphLaunch", CallKind::GraphLaunch);
         call("hipGraphLaunch", CallKind::GraphLaunch);
         call("cudaMemcpy", CallKind::Copy);
@@ -758,6 +761,46 @@ private Q_SLOTS:
         QVERIFY(isTensorCoreEligibleOp("aten::_scaled_dot_product_flash_attention"));
         QVERIFY(!isTensorCoreEligibleOp("aten::add"));
         QVERIFY(!isTensorCoreEligibleOp("aten::relu"));
+    }
+
+    // What the fusion finding reads (issue 30, class 6): the op first, the kernel's name
+    // where no op is linked, and nothing guessed.
+    void tellsWhatAKernelDoesForFusion_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("role");
+        auto row = [](const char* kernel, const char* op, const char* role) {
+            QTest::newRow((std::string(kernel).substr(0, 40) + " / " + op).c_str()) << kernel << op << role;
+        };
+        row("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", "aten::add_",
+            "fusible");
+        row("void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl>",
+            "aten::threshold_backward", "fusible");
+        row("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>", "aten::cudnn_batch_norm",
+            "fusible");
+        row("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", "aten::_softmax", "fusible");
+        row("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<copy>>", "aten::copy_", "copy");
+        row("ampere_sgemm_128x64_nn", "aten::mm", "compute");
+        row("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>", "aten::addmm", "compute");
+        row("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>",
+            "aten::_scaled_dot_product_flash_attention", "compute");
+        row("triton_poi_fused_add_relu_0", "", "fused");
+        row("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "", "communication");
+        row("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps>>", "",
+            "fusible");
+        row("void batch_norm_backward_kernel<c10::BFloat16, float>", "", "fusible");
+        row("void at::native::indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>", "aten::index_select",
+            "other");
+        row("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long>>", "", "other");
+        row("void convert_fp32_to_bf16_kernel(float const*, __nv_bfloat16*, int)", "", "other");
+    }
+    void tellsWhatAKernelDoesForFusion()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(QString, op);
+        QFETCH(QString, role);
+        QCOMPARE(QString(kernelRoleName(kernelRole(kernel.toStdString(), op.toStdString()))), role);
     }
 };
 

@@ -96,7 +96,7 @@ private Q_SLOTS:
         bool notPrecisionBound = false, dataloader = false;
         for (const auto& f : analysed->findings) {
             notPrecisionBound |= f.id == "not-precision-bound";
-            dataloader |= f.id == "dataloader-bound";  // the lab's split: 80 % waiting
+            dataloader |= f.id == "dataloader-bound-measured";  // the lab's split: 80 % waiting
         }
         QVERIFY(notPrecisionBound);
         QVERIFY(dataloader);

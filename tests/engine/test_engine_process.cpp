@@ -10,6 +10,8 @@
 #include "tests/support/python_script.h"
 #include "tests/support/small_lab_run.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -457,6 +459,30 @@ private Q_SLOTS:
         QVERIFY2(said.find("kinetoscope run: fp32\nkinetoscope run: fp32: step 3 of 4, ") != std::string::npos, said.c_str());
         QVERIFY2(said.find(" left in this arm\nkinetoscope run: bf16\n") != std::string::npos, said.c_str());
         QVERIFY(err3.str().find('\r') == std::string::npos);
+    }
+
+    // Issue 30, class 3: the README's CPU lab with a slow input pipeline and no loader
+    // workers, profiled. Its trace holds no device activity, and on a CPU the wait for the
+    // DataLoader is the step's waste as on a GPU: it leads, with its gain.
+    void aCpuLabStarvedOfDataLeadsWithTheDataLoader()
+    {
+        const std::string dir = (m_dir.path() + QStringLiteral("/starved")).toStdString();
+        std::ostringstream out, err;
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--workers", "0", "--sample-io-us", "300",
+                           "--steps", "8", "--warmup", "2", "--profile", "--out", dir},
+                          out, err),
+                 0);
+        std::ostringstream diagnosis, diagnosisErr;
+        QCOMPARE(cli::run({"diagnose", dir + "/trace.json", "--json"}, diagnosis, diagnosisErr), 0);
+        const nlohmann::json d = nlohmann::json::parse(diagnosis.str());
+        QVERIFY2(!d["findings"].empty(), diagnosis.str().c_str());
+        const nlohmann::json& top = d["findings"][0];
+        QCOMPARE(QString::fromStdString(top["id"].get<std::string>()), QString("dataloader-bound"));
+        QVERIFY(top["estimated_gain_us"].get<double>() > 0.3 * d["step_time_us"].get<double>());
+        bool note = false;
+        for (const nlohmann::json& f : d["findings"])
+            note |= f["id"] == "cpu-only-window";
+        QVERIFY(note);
     }
 
     // `kinetoscope run` with --device auto on a machine without a GPU (this one, and CI's):
