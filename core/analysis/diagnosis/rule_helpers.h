@@ -4,7 +4,9 @@
 #include "core/format/format.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace kinetoscope::analysis::rules {
 
@@ -91,6 +93,21 @@ inline constexpr const char* kDataLoaderSnippet =
     "    pin_memory=True,          # page-locked batches: async copies\n"
     "    persistent_workers=True,  # no worker restart each epoch\n"
     "    prefetch_factor=4)        # batches queued per worker\n";
+
+// The keys of `byName` with the largest values, largest first (ties by name, last first),
+// at most `count` of them.
+template <typename Value>
+std::vector<std::string> largestFirst(const std::map<std::string, Value>& byName, size_t count)
+{
+    std::vector<std::pair<Value, std::string>> order;
+    for (const auto& [name, value] : byName)
+        order.emplace_back(value, name);
+    std::sort(order.rbegin(), order.rend());
+    std::vector<std::string> names;
+    for (size_t i = 0; i < std::min(count, order.size()); ++i)
+        names.push_back(order[i].second);
+    return names;
+}
 
 // The names of the `count` steps with the largest `value(i)`, largest first.
 template <typename Value>

@@ -323,12 +323,8 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.figures = {{"optimizer_kernels_per_step", perStep, Unit::Count},
                           {"optimizer_step_time_us", spanNs / static_cast<double>(spans.size()) / 1e3, Unit::Microseconds}};
     f.evidence.ops.emplace_back(in.model.text(spans.front()->name));
-    std::vector<std::pair<int64_t, std::string>> top;
-    for (const auto& [name, count] : byKernel)
-        top.emplace_back(count, name);
-    std::sort(top.rbegin(), top.rend());
-    for (size_t i = 0; i < std::min<size_t>(3, top.size()); ++i)
-        f.evidence.kernels.push_back(top[i].second);
+    for (const std::string& kernel : largestFirst(byKernel, 3))
+        f.evidence.kernels.push_back(kernel);
     for (size_t i = 0; i < std::min<size_t>(3, spans.size()); ++i)
         f.evidence.ranges.push_back({spans[i]->startNs, spans[i]->endNs()});
     f.evidence.figures.push_back({"gain_if_removed_alone_us", causal(in).solo(Cause::OptimizerHost) / 1e3, Unit::Microseconds});
@@ -382,13 +378,9 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.figures = {{"copy_device_time_per_step_us", device / 1e3, Unit::Microseconds},
                           {"copy_share_of_step", fraction, Unit::Fraction},
                           {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, Unit::Microseconds}};
-    std::vector<std::pair<double, std::string>> top;
-    for (const auto& [name, ns] : callers)
-        top.emplace_back(ns, name);
-    std::sort(top.rbegin(), top.rend());
     f.evidence.ops.push_back("aten::copy_");
-    for (size_t i = 0; i < std::min<size_t>(3, top.size()); ++i)
-        f.evidence.ops.push_back("called from " + top[i].second);
+    for (const std::string& caller : largestFirst(callers, 3))
+        f.evidence.ops.push_back("called from " + caller);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed without the in-model copy kernels (their device time removed)";
     f.fix = "Create tensors on the device and in the dtype they are used in, and keep layouts consistent "
@@ -451,12 +443,8 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
                            Unit::Microseconds},
                           {"gain_if_removed_alone_us", m.solo(Cause::Fusion) / 1e3, Unit::Microseconds},
                           {"gain_once_the_host_keeps_up_us", m.afterOthers(Cause::Fusion) / 1e3, Unit::Microseconds}};
-    std::vector<std::pair<double, std::string>> top;
-    for (const auto& [name, ns] : byOp)
-        top.emplace_back(ns, name);
-    std::sort(top.rbegin(), top.rend());
-    for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
-        f.evidence.ops.push_back(top[i].second);
+    for (const std::string& op : largestFirst(byOp, 5))
+        f.evidence.ops.push_back(op);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with each chain of consecutive memory-bound kernels on a stream costing what "
                    "its costliest kernel costs (a fused kernel reads the chain's inputs and writes its outputs once)";

@@ -84,12 +84,8 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"blocked_time_per_step_us", blocked / n / 1e3, Unit::Microseconds},
                           {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
                           {"device_to_host_reads_per_step", static_cast<double>(deviceToHost) / n, Unit::Count}};
-    std::vector<std::pair<double, std::string>> top;
-    for (const auto& [where, ns] : origins)
-        top.emplace_back(ns, where);
-    std::sort(top.rbegin(), top.rend());
-    for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i)
-        f.evidence.ops.push_back(top[i].second);
+    for (const std::string& where : largestFirst(origins, 5))
+        f.evidence.ops.push_back(where);
     std::sort(ranges.begin(), ranges.end(), [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
     ranges.resize(std::min<size_t>(5, ranges.size()));
     f.evidence.ranges = ranges;
