@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 
 namespace kinetoscope::analysis::detail {
 
@@ -53,17 +52,10 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
     }
     // What each kernel does, from its name and its op, computed once per pair.
     c.kernelRoles.assign(model.events().size(), KernelRole::Other);
-    std::unordered_map<uint64_t, KernelRole> roles;
-    for (const Event& e : model.events()) {
-        if (e.category != Category::Kernel)
-            continue;
-        const uint32_t op = e.op.valid() ? model.event(e.op).name.value : UINT32_MAX;
-        const uint64_t key = (uint64_t(e.name.value) << 32) | op;
-        auto [it, fresh] = roles.try_emplace(key, KernelRole::Other);
-        if (fresh)
-            it->second = kernelRole(model.text(e.name), e.op.valid() ? model.text(model.event(e.op).name) : "");
-        c.kernelRoles[model.idOf(e).value] = it->second;
-    }
+    KernelRoles roles(model);
+    for (const Event& e : model.events())
+        if (e.category == Category::Kernel)
+            c.kernelRoles[model.idOf(e).value] = roles.of(e);
     for (const auto& [track, count] : launches)
         c.threads.insert(track);
     const auto& pick = anchors.empty() ? launches : anchors;

@@ -91,6 +91,16 @@ const char* kernelRoleName(KernelRole role)
     return "other";
 }
 
+KernelRole KernelRoles::of(const trace::Event& kernel)
+{
+    const uint32_t op = kernel.op.valid() ? m_model.event(kernel.op).name.value : UINT32_MAX;
+    auto [it, fresh] = m_known.try_emplace((uint64_t(kernel.name.value) << 32) | op, KernelRole::Other);
+    if (fresh)
+        it->second = kernelRole(m_model.text(kernel.name),
+                                kernel.op.valid() ? m_model.text(m_model.event(kernel.op).name) : std::string_view());
+    return it->second;
+}
+
 KernelRole kernelRole(std::string_view kernelName, std::string_view opName)
 {
     if (isCommunicationKernel(kernelName) || isCommunicationOp(opName))

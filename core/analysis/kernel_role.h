@@ -7,8 +7,11 @@
 // from the op that launched the kernel where the trace links it (aten names are
 // stable across vendors and versions), else from the kernel's name; a kernel neither
 // tells is Other, and nothing is guessed for it.
+#include "core/trace/trace_model.h"
+
 #include <cstdint>
 #include <string_view>
+#include <unordered_map>
 
 namespace kinetoscope::analysis {
 
@@ -24,5 +27,18 @@ const char* kernelRoleName(KernelRole role);  // "compute", "fusible", ...
 
 // `opName` is the launching CPU op ("aten::add_"), empty when the trace does not link it.
 KernelRole kernelRole(std::string_view kernelName, std::string_view opName);
+
+// The role of a trace's kernels, worked out once per (kernel name, op name): a trace has
+// hundreds of thousands of kernels and a few hundred such pairs.
+class KernelRoles
+{
+public:
+    explicit KernelRoles(const trace::TraceModel& model) : m_model(model) {}
+    KernelRole of(const trace::Event& kernel);
+
+private:
+    const trace::TraceModel& m_model;
+    std::unordered_map<uint64_t, KernelRole> m_known;
+};
 
 }  // namespace kinetoscope::analysis

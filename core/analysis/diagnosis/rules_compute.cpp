@@ -402,11 +402,12 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
     // Kernel time by role over the judged steps, and the ops behind the fusible kernels.
     double fusible = 0, compute = 0;
     std::map<std::string, double> byOp;
+    KernelRoles roles(in.model);
     for (const Event& e : in.model.events()) {
         if (e.category != Category::Kernel || !inSteps(in, e.startNs))
             continue;
         const std::string_view op = e.op.valid() ? in.model.text(in.model.event(e.op).name) : std::string_view();
-        const KernelRole role = kernelRole(in.model.text(e.name), op);
+        const KernelRole role = roles.of(e);
         if (role == KernelRole::Compute)
             compute += static_cast<double>(e.durationNs);
         if (role != KernelRole::Fusible)
