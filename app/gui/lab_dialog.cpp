@@ -203,7 +203,9 @@ bool LabDialog::config(lab::RunConfig& c, QString& error) const
         return false;
     }
     c.dataset = m_dataset->currentText().toStdString();
-    c.dataPath = m_dataPath->text().trimmed().toStdString();
+    // The path field is disabled for the synthetic dataset: what it still holds is not read.
+    if (c.dataset != "synthetic")
+        c.dataPath = m_dataPath->text().trimmed().toStdString();
     if (c.dataset != "synthetic" && c.dataPath.empty()) {
         error = tr("The %1 dataset needs a path.").arg(m_dataset->currentText());
         return false;

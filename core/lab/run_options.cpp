@@ -228,6 +228,12 @@ bool validateRunConfig(const RunConfig& c, std::string& error)
         error = "--dataset takes synthetic, mnist, cifar10 or tensors, not '" + c.dataset + "'";
         return false;
     }
+    if (c.dataset == "synthetic" && !c.dataPath.empty()) {
+        // Read by nothing: the run would silently measure random data instead of the files.
+        error = "--data " + c.dataPath + " is read by --dataset mnist, cifar10 or tensors; the synthetic dataset "
+                "(the default) takes none";
+        return false;
+    }
     if (c.dataset != "synthetic") {
         const bool folder = c.dataset != "tensors";  // mnist and cifar10: the folder of the original files
         if (c.dataPath.empty()) {

@@ -139,6 +139,7 @@ private Q_SLOTS:
         QTest::newRow("dataset") << QStringList{"--dataset", "imagenet"} << "--dataset takes synthetic, mnist, cifar10 or tensors, not 'imagenet'";
         QTest::newRow("no data") << QStringList{"--dataset", "mnist"} << "the mnist dataset needs --data DIR";
         QTest::newRow("missing data") << QStringList{"--dataset", "cifar10", "--data", "/no/such"} << "--data /no/such: no such file or folder";
+        QTest::newRow("data nothing reads") << QStringList{"--data", "/no/such"} << "--data /no/such is read by --dataset mnist, cifar10 or tensors";
         QTest::newRow("device") << QStringList{"--device", "tpu"} << "--device takes auto, cpu or cuda, not 'tpu'";
         QTest::newRow("sweep") << QStringList{"--sweep", "batch=0,8"} << "--sweep batch= takes batch sizes of 1 or more";
     }
