@@ -48,7 +48,7 @@ std::optional<int> answerHelp(const std::string& command, const std::vector<std:
         return kExitOk;
     }
     if (command == "help" || isHelpFlag(command)) {
-        if (rest.empty()) {
+        if (rest.empty() || isHelpFlag(rest[0])) {  // `help --help` asks for the same list
             out << usageText();
             return kExitOk;
         }

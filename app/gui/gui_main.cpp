@@ -24,6 +24,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 namespace kinetoscope::gui {
@@ -63,6 +64,20 @@ void setIdentity()
 
 int runGui(int argc, char** argv)
 {
+    // Without a display the window cannot open (Qt would abort): a picture or a latency
+    // figure is still drawn offscreen; anything else says so in one line.
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        bool headlessOption = false;
+        for (int i = 1; i < argc; ++i)
+            headlessOption |= std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--print-latency") == 0;
+        if (!headlessOption) {
+            std::fprintf(stderr, "kinetoscope: no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset); "
+                                 "without one use info, summary, diagnose, diff, report or run (kinetoscope help)\n");
+            return 2;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     dropRuntimeDirWarning();
     QApplication app(argc, argv);
     setIdentity();

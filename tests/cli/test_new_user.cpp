@@ -203,6 +203,7 @@ private Q_SLOTS:
             QCOMPARE(v.code, 0);
             QVERIFY2(v.out.startsWith(QStringLiteral("kinetoscope 0.")), qPrintable(v.out));
         }
+        QCOMPARE(run({QStringLiteral("help"), QStringLiteral("--help")}, 30'000).code, 0);
         const Ran overview = run({QStringLiteral("--help")}, 30'000);
         QCOMPARE(overview.code, 0);
         for (const char* command : {"info", "summary", "diagnose", "diff", "run", "report", "version"})
@@ -228,6 +229,21 @@ private Q_SLOTS:
         const Ran latency = run({trace("hta/sampled_rank0.json.gz"), QStringLiteral("--print-latency")}, 120'000, env);
         QVERIFY2(latency.code == 0, qPrintable(latency.err));
         QVERIFY(latency.err.contains(QStringLiteral("max event-loop latency while loading")));
+        // Without any display the app says so in one line and names the headless commands
+        // (Qt would abort); a screenshot is still drawn offscreen.
+        QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            headless.remove(QLatin1String(name));
+        headless.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path() + QStringLiteral("/config"));
+        const Ran noDisplay = run({trace("hta/sampled_rank0.json.gz")}, 30'000, headless);
+        QCOMPARE(noDisplay.code, 2);
+        QVERIFY2(noDisplay.err.startsWith(QStringLiteral("kinetoscope: no display")) && noDisplay.err.count('\n') == 1,
+                 qPrintable(noDisplay.err));
+        QVERIFY(noDisplay.err.contains(QStringLiteral("diagnose")));
+        const QString picture = m_dir.path() + QStringLiteral("/headless.png");
+        const Ran shot = run({trace("hta/sampled_rank0.json.gz"), QStringLiteral("--screenshot"), picture}, 60'000, headless);
+        QVERIFY2(shot.code == 0, qPrintable(shot.err));
+        QVERIFY(QFileInfo(picture).size() > 0);
     }
 
     // 3. A session recorded without --profile opens everywhere with what it measured.
