@@ -100,8 +100,12 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
                 return kExitBadInput;
             }
             if (!thresholds.set(setting.substr(0, eq), value)) {
-                err << "kinetoscope diagnose: no threshold named '" << setting.substr(0, eq)
-                    << "' (see docs/diagnosis.md)\n";
+                const std::string name = setting.substr(0, eq);
+                if (name.ends_with("_high"))  // retired: a finding's severity follows its gain
+                    err << "kinetoscope diagnose: the threshold '" << name << "' is gone: a time finding's severity "
+                        << "comes from its gain's share of the step (docs/diagnosis.md)\n";
+                else
+                    err << "kinetoscope diagnose: no threshold named '" << name << "' (see docs/diagnosis.md)\n";
                 return kExitBadInput;
             }
         } else if (arg == "--step-marker" && hasValue) {

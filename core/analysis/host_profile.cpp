@@ -67,11 +67,13 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
         return static_cast<uint8_t>((marker ? kMarker : 0) | (isDataLoaderOp(n) ? kDataLoader : 0) |
                                     (isRandomDataOp(n) ? kRandom : 0) | (n.starts_with("nn.Module:") ? kModule : 0));
     });
-    // A random op drawn by the loop itself: no op, module or DataLoader above it.
+    // A random op drawn by the loop itself: no op, module or DataLoader above it (the step
+    // marker may be an op: older exports file ProfilerStep#N as an Operator).
     auto drawnByTheLoop = [&](const Event& e) {
         for (EventId a = e.parent; a.valid(); a = model.event(a).parent) {
             const Event& up = model.event(a);
-            if (up.category == Category::CpuOp || (role(up.name) & (kModule | kDataLoader)))
+            const uint8_t r = role(up.name);
+            if ((up.category == Category::CpuOp && !(r & kMarker)) || (r & (kModule | kDataLoader)))
                 return false;
         }
         return true;
@@ -88,8 +90,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             elsewhere.push_back({e.startNs, e.endNs()});
     }
     const RangeSet otherThreads = unionOf(std::move(elsewhere));
-    std::map<std::string, std::pair<double, double>> self;  // name -> (self ns, calls)
-    std::map<std::string, double> random;
+    std::map<uint32_t, std::pair<double, double>> self;  // name -> (self ns, calls)
+    std::map<uint32_t, double> random;
     const auto events = model.events(p.thread);
     for (const Step& step : steady.steps) {
         const int64_t begin = step.hostBeginNs;
@@ -115,25 +117,27 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
                 ops.push_back(clipped);
             if (e.category != Category::CpuOp)
                 continue;
-            auto& [selfNs, calls] = self[std::string(model.text(e.name))];
+            auto& [selfNs, calls] = self[e.name.value];
             selfNs += double(e.durationNs);
             calls += 1;
             if (e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
-                self[std::string(model.text(model.event(e.parent).name))].first -= double(e.durationNs);
+                self[model.event(e.parent).name.value].first -= double(e.durationNs);
             if ((r & kRandom) && drawnByTheLoop(e)) {
                 drawn.push_back(clipped);
-                random[std::string(model.text(e.name))] += double(clipped.length());
+                random[e.name.value] += double(clipped.length());
             }
         }
         const RangeSet loaderSet = unionOf(std::move(loader));
         p.dataLoaderNs += double(totalLength(loaderSet));
         p.randomDataNs += double(totalLength(subtract(unionOf(std::move(drawn)), loaderSet)));
-        const RangeSet busy = unionOf([&] {
-            std::vector<TimeRange> all(ops);
-            all.insert(all.end(), loaderSet.begin(), loaderSet.end());
-            all.insert(all.end(), otherThreads.begin(), otherThreads.end());
-            return all;
-        }());
+        std::vector<TimeRange> all(ops);
+        all.insert(all.end(), loaderSet.begin(), loaderSet.end());
+        // The other threads' work in this step only (the set is sorted and disjoint).
+        for (auto r = std::upper_bound(otherThreads.begin(), otherThreads.end(), begin,
+                                       [](int64_t t, const TimeRange& x) { return t < x.end; });
+             r != otherThreads.end() && r->begin < end; ++r)
+            all.push_back(*r);
+        const RangeSet busy = unionOf(std::move(all));
         p.outsideOpsNs += double(end - begin - lengthWithin(busy, begin, end));
     }
     if (p.steps == 0)
@@ -142,14 +146,14 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     for (double* v : {&p.stepNs, &p.dataLoaderNs, &p.randomDataNs, &p.outsideOpsNs})
         *v /= n;
     for (const auto& [name, value] : self)
-        p.bySelfTime.push_back({name, std::max(0.0, value.first) / n, value.second / n});
+        p.bySelfTime.push_back({std::string(model.text(StringId{name})), std::max(0.0, value.first) / n, value.second / n});
     std::sort(p.bySelfTime.begin(), p.bySelfTime.end(),
               [](const HostOpTime& a, const HostOpTime& b) { return a.selfNs > b.selfNs; });
     if (p.bySelfTime.size() > 8)
         p.bySelfTime.resize(8);
     std::vector<std::pair<double, std::string>> byTime;
     for (const auto& [name, ns] : random)
-        byTime.emplace_back(ns, name);
+        byTime.emplace_back(ns, std::string(model.text(StringId{name})));
     std::sort(byTime.rbegin(), byTime.rend());
     for (const auto& [ns, name] : byTime)
         p.randomOps.push_back(name);

@@ -14,7 +14,8 @@ namespace kinetoscope::analysis {
 struct HostOpTime
 {
     std::string name;
-    double selfNs = 0;  // per step: the op's time less the ops and ranges nested in it
+    double selfNs = 0;  // per step: the op's time less the ops directly nested in it (as
+                        // torch counts self time), over the ops starting in a step
     double calls = 0;   // per step
 };
 

@@ -24,6 +24,8 @@ constexpr double kCoveredShare = 0.5;
 // module span): the loop is inside it.
 constexpr double kSpanningShare = 0.8;
 constexpr int kMaxLevels = 24;
+// A thread whose top-level time is this much in the backward engine runs nothing else.
+constexpr double kEngineThreadShare = 0.9;
 // Anchors that cut the same loop at another point cover nearly the same time.
 constexpr double kSameLoopShare = 0.9;
 
@@ -82,24 +84,26 @@ Level childrenOf(const TraceModel& model, TrackId track, EventId parent)
 
 TrackId busiestHostThread(const TraceModel& model)
 {
+    auto profilerSpan = perName<bool>(model, isProfilerSpan);
+    auto backwardEngine = perName<bool>(model, isBackwardEngine);
     TrackId best, fallback;
     int64_t bestNs = 0, fallbackNs = 0;
     for (const Track& track : model.tracks()) {
         if (track.kind == TrackKind::GpuStream)  // host threads (a legacy file's are unlabelled)
             continue;
         const TrackId id{static_cast<uint32_t>(&track - model.tracks().data())};
-        int64_t ns = 0;
-        size_t calls = 0, backward = 0;
+        int64_t ns = 0, backwardNs = 0;
         for (const Event& e : model.events(id)) {
-            if (e.depth != 0 || !isHostCall(e.category) || isProfilerSpan(model.text(e.name)))
+            if (e.depth != 0 || !isHostCall(e.category) || profilerSpan(e.name))
                 continue;
             ns += e.durationNs;
-            ++calls;
-            backward += isBackwardEngine(model.text(e.name));
+            backwardNs += backwardEngine(e.name) ? e.durationNs : 0;
         }
-        if (calls == 0)
+        if (ns == 0)
             continue;
-        if (2 * backward > calls) {
+        // A thread of nothing but the backward engine (a GPU run's): a CPU run's main thread
+        // runs its backward too, with its forward and the loop around them.
+        if (double(backwardNs) >= kEngineThreadShare * double(ns)) {
             if (ns > fallbackNs)
                 fallbackNs = ns, fallback = id;
         } else if (ns > bestNs) {
@@ -118,6 +122,9 @@ struct Anchor
     size_t agreeing = 0;
     size_t modalLength = 0;  // calls in the modal segment
     int64_t coveredNs = 0;   // time the agreeing segments span
+    size_t firstIteration = 0;  // index in positions of the first iteration (what comes
+                                // before it is set-up that calls the anchor too)
+    size_t firstAgreeing = 0;   // level index where the first agreeing segment starts
 };
 
 // Hash of each prefix of the level's names, so that any segment's sequence hashes in O(1).
@@ -179,7 +186,7 @@ IterationMarks iterationMarks(const TraceModel& model, TrackId thread)
     return marks;
 }
 
-std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks)
+std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks, const std::vector<bool>& trainingName)
 {
     if (level.size() < kMinIterations)
         return std::nullopt;
@@ -212,18 +219,35 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
         Anchor a;
         a.name = name;
         a.agreeing = modalCount;
-        bool training = true, modelCall = true;
+        bool training = true, modelCall = true, seen = false;
         for (size_t k = 0; k + 1 < where.size(); ++k) {
             if (hash.of(where[k], where[k + 1]) * 31 + (where[k + 1] - where[k]) != modal)
                 continue;
             const int64_t begin = level[where[k]]->startNs, end = level[where[k + 1]]->startNs;
+            if (!seen)
+                a.firstAgreeing = where[k], seen = true;
             a.modalLength = where[k + 1] - where[k];
             a.coveredNs += end - begin;
             training = training && IterationMarks::any(marks.training, begin, end);
             modelCall = modelCall && IterationMarks::any(marks.modelCalls, begin, end);
         }
-        if (double(a.coveredNs) < kCoveredShare * double(span) || (!training && !modelCall))
+        // A segment of backward calls alone is a layer's backward, not an iteration.
+        bool beyondBackward = false;
+        for (size_t i = a.firstAgreeing; i < a.firstAgreeing + a.modalLength && !beyondBackward; ++i)
+            beyondBackward = !trainingName[level[i]->name.value];
+        if (double(a.coveredNs) < kCoveredShare * double(span) || (!training && !modelCall) || !beyondBackward)
             continue;
+        // The iterations start at the first segment that is the loop's own (agreeing, or a
+        // first iteration that differs but trains or calls the model); earlier calls of the
+        // anchor are set-up (weights drawn with the same torch.randn).
+        while (a.firstIteration + 1 < where.size()) {
+            const size_t k = a.firstIteration;
+            const int64_t begin = level[where[k]]->startNs, end = level[where[k + 1]]->startNs;
+            if (hash.of(where[k], where[k + 1]) * 31 + (where[k + 1] - where[k]) == modal ||
+                IterationMarks::any(training ? marks.training : marks.modelCalls, begin, end))
+                break;
+            ++a.firstIteration;
+        }
         a.positions = std::move(where);
         anchors.push_back(std::move(a));
     }
@@ -232,11 +256,11 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
     const Anchor* best = &*std::max_element(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
         return a.coveredNs < b.coveredNs;
     });
-    // The same loop cut at another of its calls: start at the first of them.
+    // The same loop cut at another of its calls: start at the first of them in the loop.
     const Anchor* first = best;
     for (const Anchor& a : anchors)
         if (a.modalLength == best->modalLength && double(a.coveredNs) >= kSameLoopShare * double(best->coveredNs) &&
-            a.positions.front() < first->positions.front())
+            a.firstAgreeing < first->firstAgreeing)
             first = &a;
     return *first;
 }
@@ -252,11 +276,14 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
     const IterationMarks marks = iterationMarks(model, thread);
     if (marks.training.empty() && marks.modelCalls.empty())
         return std::nullopt;
+    std::vector<bool> trainingName(model.strings().size());
+    for (size_t i = 0; i < trainingName.size(); ++i)
+        trainingName[i] = isTrainingOp(model.text(StringId{static_cast<uint32_t>(i)}));
     Level level = childrenOf(model, thread, EventId{});
     for (int depth = 0; depth < kMaxLevels && !level.empty(); ++depth) {
-        if (const std::optional<Anchor> anchor = bestAnchor(level, marks)) {
+        if (const std::optional<Anchor> anchor = bestAnchor(level, marks, trainingName)) {
             const std::vector<size_t>& at = anchor->positions;
-            for (size_t k = 0; k < at.size(); ++k) {
+            for (size_t k = anchor->firstIteration; k < at.size(); ++k) {
                 const int64_t begin = level[at[k]]->startNs;
                 int64_t end = 0;
                 if (k + 1 < at.size()) {
@@ -266,7 +293,7 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
                         end = std::max(end, level[i]->endNs());
                 }
                 Step step;
-                step.name = "Iteration#" + std::to_string(k);
+                step.name = "Iteration#" + std::to_string(result.steps.size());
                 step.hostBeginNs = step.beginNs = begin;
                 step.hostEndNs = step.endNs = end;
                 result.steps.push_back(std::move(step));

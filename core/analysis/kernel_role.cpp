@@ -45,8 +45,7 @@ bool isFusibleOp(std::string_view op)
         "addcmul",   "addcdiv",    "lerp",        "maximum",    "minimum",      "eq",          "ne",
         "lt",        "gt",         "le",          "ge",         "logical_not",  "mean",        "sum",
         "var",       "std",        "var_mean",    "amax",       "amin",         "norm",        "layer_norm",
-        "batch_norm", "group_norm", "rms_norm",   "instance_norm", "softmax",   "log_softmax", "fill",
-        "zero",      "cos",
+        "batch_norm", "group_norm", "rms_norm",   "instance_norm", "softmax",   "log_softmax", "cos",
         "sin",       "batch_norm_elemt",
     };
     return !op.empty() && std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
@@ -84,11 +83,21 @@ const char* kernelRoleName(KernelRole role)
     case KernelRole::Compute: return "compute";
     case KernelRole::Fusible: return "fusible";
     case KernelRole::Copy: return "copy";
+    case KernelRole::Update: return "update";
     case KernelRole::Fused: return "fused";
     case KernelRole::Communication: return "communication";
     case KernelRole::Other: break;
     }
     return "other";
+}
+
+KernelRoles::KernelRoles(const trace::TraceModel& model) : m_model(model), m_updateScope(model.strings().size(), false)
+{
+    for (size_t i = 0; i < m_updateScope.size(); ++i) {
+        const std::string_view name = model.text(trace::StringId{static_cast<uint32_t>(i)});
+        m_updateScope[i] = name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#") ||
+                           name == "torch::autograd::AccumulateGrad";
+    }
 }
 
 KernelRole KernelRoles::of(const trace::Event& kernel)
@@ -98,6 +107,12 @@ KernelRole KernelRoles::of(const trace::Event& kernel)
     if (fresh)
         it->second = kernelRole(m_model.text(kernel.name),
                                 kernel.op.valid() ? m_model.text(m_model.event(kernel.op).name) : std::string_view());
+    // A parameter update's kernels each touch a tensor of their own (one per parameter):
+    // torch.compile of the model does not fuse them; the fused optimizer does.
+    if (it->second == KernelRole::Fusible)
+        for (trace::EventId p = kernel.op; p.valid(); p = m_model.event(p).parent)
+            if (m_updateScope[m_model.event(p).name.value])
+                return KernelRole::Update;
     return it->second;
 }
 
@@ -115,6 +130,8 @@ KernelRole kernelRole(std::string_view kernelName, std::string_view opName)
         return namesComputeKernel(kernelName) ? KernelRole::Compute : KernelRole::Fusible;
     if (namesComputeKernel(kernelName))
         return KernelRole::Compute;
+    if (opName.empty() && (containsNoCase(kernelName, "copy") || containsNoCase(kernelName, "cast")))
+        return KernelRole::Copy;  // PyTorch's copies run as elementwise kernels too
     if (namesFusibleKernel(kernelName))
         return KernelRole::Fusible;
     return KernelRole::Other;

@@ -253,8 +253,13 @@ CopyKind classifyCopy(std::string_view name)
 
 bool isSynchronousLaunch(const TraceModel& model, const Event& call)
 {
-    if (!isLaunchCall(call.category) || call.durationNs < kSynchronousLaunchNs ||
-        classifyRuntimeCall(model.text(call.name)) != CallKind::KernelLaunch)
+    // MTIA's runtime submits and waits by design. On CUDA or HIP a launch that waits for
+    // its kernel means CUDA_LAUNCH_BLOCKING or a debugger: a fix of its own, not the
+    // device's way, so it stays an ordinary launch here.
+    if (!isLaunchCall(call.category) || call.durationNs < kSynchronousLaunchNs)
+        return false;
+    const std::string_view name = model.text(call.name);
+    if (!name.starts_with("runFunction") && !name.starts_with("mtiaLaunchKernel"))
         return false;
     constexpr int64_t kToleranceNs = 1'000;
     int64_t ran = 0, end = std::numeric_limits<int64_t>::min();

@@ -56,10 +56,11 @@ inline constexpr int64_t kBulkCopyBytes = 1 << 20;
 // cudaStreamWaitEvent and pinned async copies. `call` must be a Runtime or Driver event.
 bool blocksHost(const trace::TraceModel& model, const trace::Event& call);
 
-// A kernel launch of at least kSynchronousLaunchNs that returned only once the work it
-// launched had run (it ran for at least half the call): a runtime that executes
-// synchronously, as MTIA's runFunction does. The host waits for the device there as at a
+// An MTIA launch (runFunction, mtiaLaunchKernel) of at least kSynchronousLaunchNs that
+// returned only once the work it launched had run (it ran for at least half the call): a
+// runtime that executes synchronously. The host waits for the device there as at a
 // synchronisation, but it is the device's way, not a call the program could leave out.
+// (A CUDA or HIP launch that waits is CUDA_LAUNCH_BLOCKING's doing: not this.)
 bool isSynchronousLaunch(const trace::TraceModel& model, const trace::Event& call);
 inline constexpr int64_t kSynchronousLaunchNs = 100'000;  // 100 us: far beyond a launch's own cost
 

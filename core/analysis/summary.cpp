@@ -23,7 +23,8 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.memory = computeMemoryUsage(model, summary.steps);
     summary.modules = computeModuleTree(model);
     summary.causal = buildCausalModel(model, summary.steps);
-    summary.host = profileHost(model, summary.steps);
+    if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
+        summary.host = profileHost(model, summary.steps);  // what such a window has to tell
     return summary;
 }
 

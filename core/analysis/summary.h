@@ -38,8 +38,8 @@ struct TraceSummary
     std::map<std::string, DeviceMemory> memory;
     ModuleTree modules;    // empty when the trace has no nn.Module spans
     CausalModel causal;    // the steady step's causal model: idle attribution and gains
-    HostProfile host;      // where the loop thread's time goes per step (what a window
-                           // without device activity has to tell)
+    HostProfile host;      // where the loop thread's time goes per step: computed for a
+                           // window without device activity (what it has to tell), else empty
 };
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});

@@ -380,13 +380,17 @@ private Q_SLOTS:
             for (const EvidenceTarget& op : f->evidence.ops)
                 QVERIFY2(op.name != "aten::copy_" && op.name != "aten::to" && op.name != "aten::_to_copy", what.c_str());
             QVERIFY2(f->estimatedGainNs <= figure(*f, "chained_time_per_step_us") * 1e3 + 1, what.c_str());
-            QVERIFY2(figure(*f, "fusible_share_of_kernel_time") >= 0.3, what.c_str());
+            QVERIFY2(figure(*f, "fusible_share_of_kernel_time") >= 0.25, what.c_str());
+            for (const EvidenceTarget& op : f->evidence.ops)  // a parameter update is the optimizer's
+                QVERIFY2(op.name.find("Optimizer") == std::string::npos && op.name != "aten::fill_", what.c_str());
         }
-        // ResNet-50 training: batch norm and ReLU between the convolutions.
+        // ResNet-50 training: batch norm and ReLU between the convolutions, the SGD update's
+        // per-parameter kernels left to optimizer-unfused.
         const Diagnosed w4 = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
         const Finding* resnet = kinetoscope::test::findFinding(w4.findings, "unfused-elementwise");
         QVERIFY(resnet);
-        QVERIFY(std::abs(figure(*resnet, "fusible_share_of_kernel_time") - 0.31) < 0.03);
+        QVERIFY(std::abs(figure(*resnet, "fusible_share_of_kernel_time") - 0.29) < 0.02);
+        QCOMPARE(resnet->evidence.ops.front().name, std::string("aten::cudnn_batch_norm_backward"));
         // An MI210 training step recorded without CPU ops: the kernels' own names tell.
         const Diagnosed mi210 = diagnoseFile(kinetoscope::test::sharedTrace("tracelens/rocm_mi210_gpu_only.json.gz"));
         QCOMPARE(QString::fromStdString(mi210.findings.front().id), QString("unfused-elementwise"));

@@ -51,6 +51,8 @@ constexpr double kDeviceIdlePaceShare = 0.5;
 // takes at least this share of them.
 constexpr size_t kSparseMinSteps = 2;
 constexpr double kDominantShare = 0.5;
+// ... and then keeps the findings that claim at least this share (HIGH ones).
+constexpr double kStandsOnFewEvents = 0.2;
 
 // Points every op and kernel the findings name at its longest instance in the trace (ops
 // among host events, kernels among device activities), in one pass over the events.
@@ -192,13 +194,13 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
         const bool perStepCost = perStep(f);
         if (f.id == "window-too-short" && dominates)
             continue;
-        if (perStepCost && !dominates)
+        // Beside the dominant cost only what is large enough to stand on few events.
+        if (perStepCost && (!dominates || f.estimatedGainNs < kStandsOnFewEvents * step))
             continue;
         if (perStepCost)
             f.explanation += " A small window (" + format::counted(uint64_t(steps), "step", "steps") + ", " +
                              format::counted(uint64_t(w.deviceActivities), "device activity", "device activities") +
-                             "): the cost dominates it, but the figures rest on few events; profile more steps to "
-                             "confirm.";
+                             "): the figures rest on few events; profile more steps to confirm.";
         kept.push_back(std::move(f));
     }
     findings = std::move(kept);

@@ -401,21 +401,22 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     // Kernel time by role over the judged steps, and the ops behind the fusible kernels.
     double fusible = 0, compute = 0;
-    std::map<std::string, double> byOp;
+    std::map<uint32_t, double> byName;  // the op (else the kernel) behind the fusible time
     KernelRoles roles(in.model);
     for (const Event& e : in.model.events()) {
         if (e.category != Category::Kernel || !inSteps(in, e.startNs))
             continue;
-        const std::string_view op = e.op.valid() ? in.model.text(in.model.event(e.op).name) : std::string_view();
         const KernelRole role = roles.of(e);
         if (role == KernelRole::Compute)
             compute += static_cast<double>(e.durationNs);
         if (role != KernelRole::Fusible)
             continue;
         fusible += static_cast<double>(e.durationNs);
-        byOp[op.empty() ? std::string(trace::utf8Prefix(in.model.text(e.name), 60)) : std::string(op)] +=
-            static_cast<double>(e.durationNs);
+        byName[e.op.valid() ? in.model.event(e.op).name.value : e.name.value] += static_cast<double>(e.durationNs);
     }
+    std::map<std::string, double> byOp;
+    for (const auto& [name, ns] : byName)
+        byOp[std::string(trace::utf8Prefix(in.model.text(trace::StringId{name}), 60))] += ns;
     const CausalModel& m = causal(in);
     const double step = stepMeanNs(in);
     const double gain = m.gain(Cause::Fusion);

@@ -299,9 +299,14 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     const std::vector<Step>& steps = in.summary.steps.steps;
     if (!judgeable(in) || steps.size() < 3)
         return;
+    // What varies once the DataLoader's wait is out: slow steps that wait for data are
+    // dataloader-bound's to fix (a pipeline that drains every few steps), not another cost.
+    const Breakdown& b = in.summary.breakdown.all;
     std::vector<double> durations;
-    for (const Step& s : steps)
-        durations.push_back(static_cast<double>(s.durationNs()));
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const double waiting = i < b.perStep.size() ? static_cast<double>(b.perStep[i][TimeCategory::DataLoader]) : 0.0;
+        durations.push_back(std::max(0.0, static_cast<double>(steps[i].durationNs()) - waiting));
+    }
     std::vector<double> sorted = durations;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
@@ -321,8 +326,9 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     f.basis = SeverityBasis::Gain;
     f.title = "Steady step times vary: the slowest is " + format::ratio(maxOverMedian) + " the median";
     f.explanation = "Steps take " + format::duration(median) + " at the median but up to " + format::duration(sorted.back()) +
-                    " (warm-up already left out). Slow steps in the middle of a run point to periodic work "
-                    "(checkpointing, logging, evaluation), a stalled input pipeline, or host jitter.";
+                    " (warm-up already left out, and the wait for the DataLoader: that is dataloader-bound's). Slow "
+                    "steps in the middle of a run point to periodic work (checkpointing, logging, evaluation), or "
+                    "host jitter.";
     f.evidence.figures = {{"median_step_us", median / 1e3, Unit::Microseconds},
                           {"slowest_step_us", sorted.back() / 1e3, Unit::Microseconds},
                           {"coefficient_of_variation", cv, Unit::Ratio}};

@@ -48,7 +48,7 @@ struct Thresholds
     double unstableCv = 0.20;
     double unstableMaxOverMedian = 1.5;
     // unfused-elementwise: memory-bound pointwise/norm/reduction kernels, share of kernel time.
-    double fusibleShare = 0.30;
+    double fusibleShare = 0.25;
     // Windows without device activity (rules_host.cpp), each a share of the step: random data
     // drawn by the loop itself, time in no recorded op, and one op's self time (a CPU run).
     double randomDataShare = 0.05;
