@@ -367,6 +367,24 @@ private Q_SLOTS:
         }
     }
 
+    // Class 4: a call of >= 5 ms that every iteration makes is the steady state. The
+    // ResNet-18 run without markers blocks ~20 ms in a pageable cudaMemcpyAsync of its
+    // batch in each of its 30 iterations: none of them is a one-off, and only the first
+    // iteration (cuDNN's initialisation, the first batch) and the loop's tail are left out.
+    void aBlockingCallOfEveryIterationIsNotWarmUp()
+    {
+        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("param/resnet_rtx2080ti_no_steps.json.gz"));
+        QVERIFY(d.model);
+        int longCopies = 0;
+        for (const Event& e : d.model->events())
+            longCopies += isLaunchCall(e.category) && d.model->text(e.name) == "cudaMemcpyAsync" &&
+                          e.durationNs >= 5'000'000;
+        QVERIFY(longCopies >= 28);
+        for (const OneOffCost& o : d.summary.window.oneOffs)
+            QVERIFY2(o.call != "cudaMemcpyAsync", o.what.c_str());
+        QCOMPARE(d.summary.window.steadyCount(), size_t(28));
+    }
+
     // Class 6: when the GPU is busy, what it is busy with: memory-bound kernels between the
     // GEMMs are a fusion finding, apart from the copies (copy-heavy's).
     void memoryBoundChainsAreAFusionFinding()
