@@ -23,7 +23,8 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
                                               (isScalarReadOp(name) ? kScalarReadName : 0) |
                                               (c.marker.size() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
                                               (name.starts_with("PyTorch Profiler") ? kProfilerSpanName : 0) |
-                                              (mayBlockHost(kind) ? kMayBlockName : 0));
+                                              (mayBlockHost(kind) ? kMayBlockName : 0) |
+                                              (kind == CallKind::Allocation ? kAllocationName : 0));
     }
     std::map<uint32_t, int64_t> launches, anchors;
     for (const Event& e : model.events()) {

@@ -31,6 +31,7 @@ enum NameFlag : uint8_t {
     kStepMarkerName = 4,    // a step marker: it says nothing of what the host does
     kProfilerSpanName = 8,  // the profiler's own span: nor does it
     kMayBlockName = 16,     // a synchronising or copy call: blocksHost() decides
+    kAllocationName = 32,   // a driver allocation call (cudaMalloc, cudaFree, ...)
 };
 
 struct HostContext

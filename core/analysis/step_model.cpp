@@ -19,10 +19,10 @@ constexpr size_t kMaxModelledSteps = 32;
 // model's own conversions are fixes of their own; then Python and CPU-only ops; then the
 // launch overhead every fix above also shrinks), and the device's own work last, judged
 // once the host keeps up.
-constexpr Cause kCreditOrder[] = {Cause::HostSync,   Cause::PageableCopy,   Cause::DataLoader,
-                                  Cause::OptimizerHost, Cause::DeviceCopies, Cause::Python,
-                                  Cause::CpuCompute, Cause::LaunchOverhead, Cause::Communication,
-                                  Cause::Fp32Matmul, Cause::Fusion};
+constexpr Cause kCreditOrder[] = {Cause::HostSync,      Cause::PageableCopy, Cause::DataLoader,
+                                  Cause::OptimizerHost, Cause::Allocation,   Cause::DeviceCopies,
+                                  Cause::Python,        Cause::CpuCompute,   Cause::LaunchOverhead,
+                                  Cause::Communication, Cause::Fp32Matmul,   Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
 }  // namespace
@@ -38,7 +38,7 @@ const char* causeName(Cause cause)
     static constexpr const char* names[] = {"dataloader",    "python",       "launch_overhead",
                                             "host_sync",     "pageable_copy", "device_copies",
                                             "fp32_matmul",   "communication", "optimizer_host",
-                                            "cpu_compute",   "fusion"};
+                                            "cpu_compute",   "fusion",        "allocation"};
     return names[static_cast<size_t>(cause)];
 }
 

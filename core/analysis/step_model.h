@@ -56,8 +56,10 @@ enum class Cause : uint8_t {
     CpuCompute,      // long stretches of CPU ops that launch nothing (CPU tensors, Python loops
                      // over elements); last of the host causes, so that ties go to the causes above
     Fusion,          // chains of memory-bound kernels on a stream that a compiler fuses into one
+    Allocation,      // driver allocation calls in the step (cudaMalloc, cudaFree): the caching
+                     // allocator handing memory back and asking again
 };
-inline constexpr size_t kCauseCount = 11;
+inline constexpr size_t kCauseCount = 12;
 const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel

@@ -136,6 +136,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
         for (; it != events.end() && it->startNs < step.endNs; ++it) {
             if (model.text(it->name).starts_with("Optimizer.step#"))
                 optimizer.push_back({it->startNs, it->endNs()});
+            // The allocator going to the driver: gone when it keeps its blocks.
+            if (isLaunchCall(it->category) && (c.flags(it->name) & kAllocationName))
+                removed[size_t(Cause::Allocation)].push_back({it->startNs, it->endNs()});
             if (isLaunchCall(it->category) && blocksHost(model, *it)) {
                 BlockingCall call{model.idOf(*it), it->startNs, it->endNs(), 0, false, Cause::HostSync};
                 call.removable = !isSynchronousLaunch(model, *it);

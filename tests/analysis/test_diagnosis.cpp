@@ -591,11 +591,16 @@ private Q_SLOTS:
         QVERIFY(!find(d.findings, "warmup-in-window"));
         // The launch waits for its kernel: the device's time, not a sync to remove.
         QVERIFY(!find(d.findings, "host-sync"));
-        // A driver call that takes 6 ms in every step is what each step costs.
+        // A driver call that takes 6 ms in every step is what each step costs, and a
+        // finding of its own: the allocator hands memory back and asks again every step.
         const Diagnosed churn = diagnoseText(reallocatingLoop());
         QVERIFY(churn.model);
         QVERIFY(churn.summary.window.oneOffs.empty());
         QCOMPARE(churn.summary.window.steadyCount(), size_t(5));
+        const Finding* allocator = find(churn.findings, "allocator-churn");
+        QVERIFY(allocator);
+        QVERIFY(std::abs(allocator->estimatedGainNs - 7.5e6) < 0.1e6);  // cudaFree 6 ms + cudaMalloc 1.5 ms
+        QVERIFY(allocator->title.find("cudaFree") != std::string::npos);
         // A first launch far longer than the rest is still warm-up.
         const Diagnosed first = diagnoseText(mtiaLoop(40000));
         QCOMPARE(int(first.summary.window.oneOffs.size()), 1);

@@ -105,6 +105,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"memory-growth", rules::memoryGrowth},
         {"allocator-fragmentation", rules::allocatorFragmentation},
         {"near-oom", rules::nearOom},
+        {"allocator-churn", rules::allocatorChurn},
         {"communication-heavy", rules::communicationHeavy},
         {"dataparallel", rules::dataParallel},
         {"optimizer-unfused", rules::optimizerUnfused},

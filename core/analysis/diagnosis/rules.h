@@ -26,6 +26,7 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out);
 void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out);
 void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out);
 void nearOom(const DiagnosisInput& in, std::vector<Finding>& out);
+void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
 void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out);

@@ -1,7 +1,14 @@
-// Rules about device memory: memory-growth, allocator-fragmentation, near-oom. None of
-// them costs time per step today: their estimated gain is 0 and they rank by severity.
+// Rules about device memory: memory-growth, allocator-fragmentation, near-oom, which cost
+// no time per step today (their estimated gain is 0 and they rank by severity), and
+// allocator-churn, the allocator going to the driver every step, which does.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/analysis/name_cache.h"
+#include "core/analysis/runtime_calls.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
 
 namespace kinetoscope::analysis::rules {
 
@@ -137,6 +144,72 @@ void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
                     "    return x\n";
         out.push_back(std::move(f));
     }
+}
+
+}  // namespace kinetoscope::analysis::rules
+
+namespace kinetoscope::analysis::rules {
+
+void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const std::vector<Step>& steps = in.summary.steps.steps;
+    if (!judgeable(in) || steps.size() < 2)
+        return;
+    // The host time of the driver's allocation calls in each steady step.
+    std::vector<double> perStep(steps.size(), 0.0);
+    std::map<std::string, double> byCall;
+    auto allocation = perName<bool>(in.model, [](std::string_view n) {
+        return classifyRuntimeCall(n) == CallKind::Allocation;
+    });
+    for (const Event& e : in.model.events()) {
+        if (!trace::isLaunchCall(e.category) || !allocation(e.name))
+            continue;
+        const auto step = std::upper_bound(steps.begin(), steps.end(), e.startNs,
+                                           [](int64_t t, const Step& s) { return t < s.beginNs; });
+        if (step == steps.begin() || e.startNs >= std::prev(step)->endNs)
+            continue;
+        perStep[static_cast<size_t>(std::prev(step) - steps.begin())] += static_cast<double>(e.durationNs);
+        byCall[std::string(in.model.text(e.name))] += static_cast<double>(e.durationNs);
+    }
+    const double step = stepMeanNs(in);
+    size_t recurring = 0;
+    double total = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        total += perStep[i];
+        recurring += perStep[i] >= in.thresholds.allocatorChurnShare * static_cast<double>(steps[i].durationNs());
+    }
+    const double mean = total / static_cast<double>(steps.size());
+    // In most steps, not a one-off growth of the pool.
+    const double gain = causal(in).gain(Cause::Allocation);
+    if (2 * recurring < steps.size() || share(mean, step) < in.thresholds.allocatorChurnShare || gain <= 0)
+        return;
+    Finding f;
+    f.id = "allocator-churn";
+    f.basis = SeverityBasis::Gain;
+    std::string calls;
+    for (const std::string& call : largestFirst(byCall, 2))
+        calls += (calls.empty() ? "" : ", ") + call;
+    f.title = "The caching allocator calls the driver every step: " + format::duration(mean) + " per step in " + calls +
+              " (" + format::percent(share(mean, step)) + ")";
+    f.explanation = "PyTorch's caching allocator keeps freed blocks to reuse them; driver allocation calls in "
+                    "steady steps mean it hands memory back and asks for it again each step: "
+                    "torch.cuda.empty_cache() in the loop, a memory limit it keeps reaching, or tensor sizes that "
+                    "change every step and fragment its pool. cudaFree also waits for the device.";
+    f.evidence.figures = {{"allocation_calls_per_step_us", mean / 1e3, Unit::Microseconds},
+                          {"allocation_share_of_step", share(mean, step), Unit::Fraction},
+                          {"steps_with_allocation_calls", static_cast<double>(recurring), Unit::Count},
+                          {"gain_if_removed_alone_us", causal(in).solo(Cause::Allocation) / 1e3, Unit::Microseconds}};
+    for (const std::string& call : largestFirst(byCall, 3))
+        f.evidence.ops.push_back(call);
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed without the driver allocation calls (the allocator keeps its blocks); "
+                   "credited before the launch overhead, which would otherwise count them";
+    f.fix = "Do not call torch.cuda.empty_cache() inside the loop; keep tensor shapes fixed from step to step "
+            "(pad or bucket variable lengths); let the allocator grow segments instead of new blocks.";
+    f.snippet = "# export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+                "for batch in loader:\n"
+                "    train_step(batch)   # no torch.cuda.empty_cache() here\n";
+    out.push_back(std::move(f));
 }
 
 }  // namespace kinetoscope::analysis::rules

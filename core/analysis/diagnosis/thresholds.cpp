@@ -34,6 +34,7 @@ constexpr Entry kEntries[] = {
     {"optimizer_kernels_per_step", &Thresholds::optimizerKernelsPerStep, "optimizer-unfused: kernels per optimizer step"},
     {"unstable_cv", &Thresholds::unstableCv, "unstable-steps: coefficient of variation of step times"},
     {"unstable_max_over_median", &Thresholds::unstableMaxOverMedian, "unstable-steps: slowest step / median step"},
+    {"allocator_churn_share", &Thresholds::allocatorChurnShare, "allocator-churn: driver allocation calls' share of a step, in most steps"},
     {"fusible_share", &Thresholds::fusibleShare, "unfused-elementwise: memory-bound pointwise/norm/reduction share of kernel time"},
     {"random_data_share", &Thresholds::randomDataShare, "random-data-in-loop (no device activity): random data drawn by the loop, share of the step"},
     {"host_outside_ops_share", &Thresholds::hostOutsideOpsShare, "python-bound (no device activity): time in no recorded op, share of the step"},

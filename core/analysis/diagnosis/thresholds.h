@@ -49,6 +49,8 @@ struct Thresholds
     double unstableMaxOverMedian = 1.5;
     // unfused-elementwise: memory-bound pointwise/norm/reduction kernels, share of kernel time.
     double fusibleShare = 0.25;
+    // allocator-churn: driver allocation calls in a step, a share of it, in most steps.
+    double allocatorChurnShare = 0.05;
     // Windows without device activity (rules_host.cpp), each a share of the step: random data
     // drawn by the loop itself, time in no recorded op, and one op's self time (a CPU run).
     double randomDataShare = 0.05;
