@@ -31,13 +31,16 @@ def session_section(folder):
              f"NVML {env.get('nvml')}", ""]
     arms = {a["name"]: a for a in s["lab"]}
     if arms:
-        lines += ["| arm | samples/s | ms/step | peak allocated |", "|---|---:|---:|---:|"]
+        lines += ["| arm | samples/s | ms/step | peak allocated | peak reserved | latency p50 / p95 / p99 ms |",
+                  "|---|---:|---:|---:|---:|---:|"]
         for a in s["lab"]:
             if a["ran"]:
+                lat = a.get("latency")
+                latency = f"{lat['median_ms']:.3f} / {lat['p95_ms']:.3f} / {lat['p99_ms']:.3f}" if lat else ""
                 lines.append(f"| {a['name']} | {a['samples_per_second']:,.0f} | {a['mean_step_ms']:.2f} | "
-                             f"{mib(a['peak_allocated_bytes'])} |")
+                             f"{mib(a['peak_allocated_bytes'])} | {mib(a.get('peak_reserved_bytes'))} | {latency} |")
             else:
-                lines.append(f"| {a['name']} | {a['skipped_reason']} | | |")
+                lines.append(f"| {a['name']} | {a['skipped_reason']} | | | | |")
         lines.append("")
 
         def sps(name):
@@ -53,14 +56,27 @@ def session_section(folder):
             lines.append(f"| {p['phase']} | {p['mean_ms']:.3f} | {p['std_ms']:.3f} | {p['median_ms']:.3f} | "
                          f"{p['p95_ms']:.3f} | {p['p99_ms']:.3f} |")
         lines.append("")
+    memory = s.get("memory", {})
+    if memory.get("steady_step"):
+        lines += ["| memory after (steady step) | allocated | reserved | peak allocated |", "|---|---:|---:|---:|"]
+        for phase, allocated, reserved, peak in memory["steady_step"]:
+            lines.append(f"| {phase} | {mib(allocated)} | {mib(reserved)} | {mib(peak)} |")
+        lines.append("")
+        part = memory.get("split", {})
+        if part:
+            lines.append("split: " + ", ".join(f"{k.removesuffix('_bytes')} {mib(v)}" for k, v in sorted(part.items())
+                                               if k.endswith("_bytes")) + f", {part.get('parameter_count', 0):,} parameters")
+            lines.append("")
     split = s.get("split", {})
     if "dataloader_ms" in split:
         lines += [f"split: data wait {split['dataloader_ms']:.3f} ms vs compute {split['compute_ms']:.3f} ms per step", ""]
     if s["sweep"]:
-        lines += ["| knob | value | samples/s | data wait ms | error |", "|---|---:|---:|---:|---|"]
+        lines += ["| knob | value | checkpoint every | samples/s | ms | data wait ms | peak allocated | peak reserved | error |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for p in s["sweep"]:
-            lines.append(f"| {p['knob']} | {p['value']} | {p['samples_per_second']:,.0f} | {p['data_wait_ms']:.3f} | "
-                         f"{p['error']} |")
+            lines.append(f"| {p['knob']} | {p['value']} | {p.get('checkpoint_every', 0)} | {p['samples_per_second']:,.0f} | "
+                         f"{p['mean_step_ms']:.2f} | {p['data_wait_ms']:.3f} | {mib(p['peak_allocated_bytes'])} | "
+                         f"{mib(p.get('peak_reserved_bytes'))} | {p['error']} |")
         lines.append("")
     samples = s["samples"]
     if samples:
@@ -98,8 +114,8 @@ def main():
     if ts.exists():
         text = ts.read_text()
         engine = [float(x) for x in re.findall(r"kinetoscope fp32: ([\d.]+)", text)]
-        python = [float(x) for x in re.findall(r"seed run_lab fp32 \(fused Adam, loss read back\): ([\d.]+)", text)]
-        as_seed = [float(x) for x in re.findall(r"seed run_lab fp32 \(as seed\): ([\d.]+)", text)]
+        python = [float(x) for x in re.findall(r"seed run_lab fp32 \(TorchScript, fused Adam, loss read back\): ([\d.]+)", text)]
+        as_seed = [float(x) for x in re.findall(r"seed run_lab fp32 \(TorchScript, as seed\): ([\d.]+)", text)]
         out += ["## TorchScript model: engine vs the seed's Python loop", "", "```", text.strip(), "```", ""]
         if engine and python:
             ratio = statistics.median(engine) / statistics.median(python)
@@ -110,6 +126,10 @@ def main():
                 out.append(f"The seed's loop to the letter (default Adam, no read-back): {statistics.median(as_seed):,.0f} samples/s "
                            f"(engine / it = {statistics.median(engine) / statistics.median(as_seed):.3f})")
             out.append("")
+    arms = root / "arms.txt"
+    if arms.exists():
+        out += ["## bf16 and graph arms: the engine vs torch.autocast and torch.compile(mode=\"reduce-overhead\")", "",
+                "```", arms.read_text().strip(), "```", ""]
     for f in sorted(root.glob("overhead_*.txt")):
         out += [f"## Engine overhead ({f.stem.removeprefix('overhead_')})", "", "```", f.read_text().strip(), "```", ""]
     print("\n".join(out))

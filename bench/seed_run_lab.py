@@ -15,8 +15,18 @@ clock. By default the loop also does what the engine does on top of the seed: Ad
 fused kernel and the loss read back every step (the engine checks each loss for
 NaN/inf). --as-seed runs the seed's loop to the letter: torch.optim.Adam's default
 kernels, no read-back.
+
+--arm bf16 runs forward and loss under torch.autocast(bfloat16), the engine's bf16 arm;
+--arm compile also wraps the model in torch.compile(mode="reduce-overhead") (inductor's
+kernels replayed as CUDA graphs), the Python counterpart of the engine's whole-step CUDA
+graph arm. torch.compile needs a Python module: with --eager WIDTHxBLOCKS the loop trains
+make_scripted_model.py's ResNet-style cnn, built as that script builds it (seed 0, the
+same initial weights as its TorchScript file), instead of loading MODEL.
 """
 import argparse
+import contextlib
+import pathlib
+import sys
 import time
 
 import torch
@@ -54,7 +64,12 @@ def main():
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--as-seed", action="store_true",
                         help="the seed's loop exactly: default Adam, no loss read-back")
+    parser.add_argument("--arm", choices=["fp32", "bf16", "compile"], default="fp32")
+    parser.add_argument("--eager", metavar="WIDTHxBLOCKS",
+                        help="train make_scripted_model.py's cnn as a Python module")
     args = parser.parse_args()
+    if args.arm == "compile" and not args.eager:
+        parser.error("--arm compile needs --eager WIDTHxBLOCKS (torch.compile needs a Python module)")
     shape = [int(d) for d in args.input_shape.split("x")]
     device = torch.device(args.device)
     cuda = device.type == "cuda"
@@ -66,7 +81,18 @@ def main():
                         num_workers=args.workers, pin_memory=args.pin_memory and cuda,
                         prefetch_factor=args.prefetch if args.workers > 0 else None,
                         persistent_workers=args.workers > 0)
-    model = torch.jit.load(args.model).to(device).train()
+    if args.eager:
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+        from make_scripted_model import ResNetish
+        width, blocks = (int(v) for v in args.eager.split("x"))
+        torch.manual_seed(0)
+        model = ResNetish(width, blocks, args.classes)
+    else:
+        model = torch.jit.load(args.model)
+    model = model.to(device).train()
+    forward = torch.compile(model, mode="reduce-overhead") if args.arm == "compile" else model
+    autocast = (torch.autocast(device.type, dtype=torch.bfloat16) if args.arm != "fp32"
+                else contextlib.nullcontext())
     if args.as_seed:
         opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     else:
@@ -78,7 +104,8 @@ def main():
             break
         xb = xb.to(device, non_blocking=True)
         yb = yb.to(device, non_blocking=True)
-        loss = loss_fn(model(xb), yb)
+        with autocast:
+            loss = loss_fn(forward(xb), yb)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -96,7 +123,8 @@ def main():
         torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
     variant = "as seed" if args.as_seed else "fused Adam, loss read back"
-    print(f"seed run_lab fp32 ({variant}): {n / elapsed:.1f} samples/s")
+    source = "eager" if args.eager else "TorchScript"
+    print(f"seed run_lab {args.arm} ({source}, {variant}): {n / elapsed:.1f} samples/s")
 
 
 if __name__ == "__main__":

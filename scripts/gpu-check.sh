@@ -4,16 +4,25 @@
 #
 #   here:    bash scripts/stage-deps.sh          # simdjson/nlohmann/zlib -> .deps
 #            bash scripts/gpu-check.sh --prebuild   # the Qt-free CLI, the engine + overhead bench -> .gpu-bin
-#   device:  run(carry=[".deps", ".gpu-bin"], command="bash scripts/gpu-check.sh labs")
-#            run(carry=[".deps", ".gpu-bin"], command="bash scripts/gpu-check.sh compare")
+#   device:  run(carry=[".deps", ".gpu-bin"], command="bash scripts/gpu-check.sh")
 #
 # On the device the prebuilt binaries are used when they run there (same torch 2.11 cu130
 # wheel, found through LD_LIBRARY_PATH); otherwise the CLI is built there with the staged
-# deps. Stages: labs (the three-run lab, split and profiler window on cnn 32x32, cnn
-# 224x224 and transformer, plus a worker sweep), compare (a TorchScript model trained by
-# the engine vs the seed's Python loop, and the overhead benchmark). Each writes under
-# $OUT (bench/out/gpu when unset): log.txt, report.md (bench/gpu_report.py) and
-# results.tar.gz (sessions, gzipped traces, summaries and diagnoses).
+# deps. Stages, in the order they run when none is named (one device call; those left
+# when GPU_CHECK_DEADLINE seconds have passed are skipped):
+#   transformer  the three-run lab, memory triage, split and CUDA profiler window
+#   cnn32        the same on the cnn at 32x32
+#   torchscript  a TorchScript model trained by the engine vs the seed's Python loop
+#   starved      a data-starved run (heavy per-sample CPU work, no workers) and its worker sweep
+#   cnn224       the three-run lab on the cnn at 224x224
+#   checkpoint   the batch size that fits under a GPU memory limit, without and with
+#                activation checkpointing (transformer)
+#   serve        inference latency per arm and batch size
+#   arms         the engine's bf16 and graph arms vs torch.autocast and torch.compile
+#   overhead     the engine's step against a bare LibTorch loop
+# Each writes under $OUT (bench/out/gpu when unset): log.txt, report.md
+# (bench/gpu_report.py) and results.tar.gz (sessions, gzipped traces, summaries and
+# diagnoses).
 #
 # GPU_CHECK_SMOKE=1 runs every stage on the CPU with tiny sizes: a check of this script
 # itself on a machine without a GPU (its figures mean nothing).
@@ -110,73 +119,113 @@ lab() {
     pack
 }
 
-stage_labs() {
-    local loader=(--pin-memory --non-blocking --prefetch 4)
-    lab cnn32 120 --model cnn --image-size 32 --batch-size 256 --steps 60 --warmup 10 --workers 6 \
-        "${loader[@]}" --lab --split --profile
-    lab cnn224 120 --model cnn --image-size 224 --batch-size 64 --steps 40 --warmup 8 --workers 12 \
-        "${loader[@]}" --lab --split --profile
+# The lab runs, most wanted first: a call cut short by the deadline loses the tail.
+loader=(--pin-memory --non-blocking --prefetch 4)
+
+stage_transformer() {
+    # The full lab on the transformer: the arms, the memory triage by phase, the split and a
+    # profiler window with CUDA activities.
     lab transformer 120 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
         --batch-size 64 --steps 60 --warmup 10 --workers 4 "${loader[@]}" --lab --split --profile
-    lab sweep 100 --model cnn --image-size 32 --batch-size 256 --steps 30 --warmup 5 "${loader[@]}" \
-        --sweep workers=0,1,2,4,8 --no-samples
-    # The memory triage on a real allocator, and the batch size that fits under a 2 GiB
-    # limit (the cnn at 224x224 runs out between 64 and 512).
-    lab fit 150 --model cnn --image-size 224 --batch-size 32 --steps 10 --warmup 3 --workers 8 "${loader[@]}" \
-        --lab --memory-limit-mb 2048 --sweep batch=16,32,64,128,256,512,1024 --no-samples
-    # Activation checkpointing of every transformer block: each batch size without and
-    # with it under a 4 GiB limit, the memory it saves and the time it costs.
-    lab checkpoint 150 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 --batch-size 32 \
-        --steps 10 --warmup 3 --workers 4 "${loader[@]}" --checkpoint-every 1 --memory-limit-mb 4096 \
-        --sweep batch=16,32,64,128,256 --no-samples
-    # Inference latency per arm and per batch size, with CUDA events.
-    lab serve 120 --model cnn --image-size 224 --mode inference --batch-size 32 --steps 100 --warmup 10 \
-        --workers 8 "${loader[@]}" --lab --profile --sweep batch=1,8,32,128
 }
 
-stage_compare() {
+stage_cnn32() {
+    lab cnn32 100 --model cnn --image-size 32 --batch-size 256 --steps 60 --warmup 10 --workers 6 \
+        "${loader[@]}" --lab --split --profile
+}
+
+stage_starved() {
+    # The seeds' story: heavy per-sample CPU work and no workers starve the GPU; the
+    # diagnosis should lead with the DataLoader and the worker sweep show the fix.
+    lab starved 100 --model cnn --image-size 32 --batch-size 128 --steps 30 --warmup 5 --workers 0 \
+        --sample-cpu-us 400 "${loader[@]}" --split --profile --sweep workers=0,2,4,8,12
+}
+
+stage_cnn224() {
+    lab cnn224 100 --model cnn --image-size 224 --batch-size 64 --steps 40 --warmup 8 --workers 12 \
+        "${loader[@]}" --lab --split --profile
+}
+
+stage_checkpoint() {
+    # The batch size that fits under a 4 GiB limit on the transformer, each size without and
+    # with activation checkpointing of every block: the out-of-memory each series meets,
+    # the memory checkpointing saves and the time it costs.
+    lab checkpoint 120 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
+        --steps 10 --warmup 3 --workers 4 "${loader[@]}" --checkpoint-every 1 --memory-limit-mb 4096 \
+        --sweep batch=16,32,64,128,256 --no-samples
+}
+
+stage_serve() {
+    # Inference latency per arm (CUDA events), and per batch size.
+    lab serve 100 --model cnn --image-size 224 --mode inference --batch-size 32 --steps 100 --warmup 10 \
+        --workers 8 "${loader[@]}" --lab --sweep batch=1,8,32,128 --no-samples
+}
+
+# The compared model: a scripted ResNet-style cnn (bench/make_scripted_model.py).
+width=64 blocks=3 shape=3x64x64 batch=128 steps=60 warmup=10 workers=6
+[[ $device == cpu ]] && { width=8 blocks=2 shape=3x16x16 batch=4 steps=3 warmup=1 workers=0; }
+scripted=$results/scripted_cnn.pt
+py_loader=(--workers $workers --prefetch 4 --pin-memory)
+ks_loader=(--workers $workers --prefetch 4 --pin-memory --non-blocking)
+seed_loop() {
+    PYTHONWARNINGS=ignore timeout "$1" "$python" bench/seed_run_lab.py "$scripted" --input-shape $shape \
+        --batch-size $batch --steps $steps --warmup $warmup "${py_loader[@]}" --device $device "${@:2}" 2>&1 |
+        grep -E "samples/s|Error"
+}
+
+stage_torchscript() {
+    in_time torchscript || return 0
     say "TorchScript model: engine vs the seed's Python loop"
-    # The same loader knobs on both sides: worker processes (Python) or threads (engine),
-    # pinned batches, non-blocking copies.
-    local model=$(mktemp -d)/scripted_cnn.pt shape=3x64x64 batch=128 steps=60 warmup=10 width=64 rounds=5
-    local workers=6
-    [[ $device == cpu ]] && { shape=3x16x16 batch=4 steps=3 warmup=1 width=8 rounds=2 workers=0; }
-    local py_loader=(--workers $workers --prefetch 4 --pin-memory)
-    local ks_loader=(--workers $workers --prefetch 4 --pin-memory --non-blocking)
-    "$python" bench/make_scripted_model.py cnn "$model" --width $width --blocks 3
+    "$python" bench/make_scripted_model.py cnn "$scripted" --width $width --blocks $blocks
     {
-        echo "scripted ResNet-style cnn width $width, input $shape, batch $batch, $warmup warm-up + $steps measured" \
-            "steps, $rounds alternating rounds, loader: ${ks_loader[*]}"
-        for round in $(seq "$rounds"); do
-            PYTHONWARNINGS=ignore timeout 120 "$python" bench/seed_run_lab.py "$model" --input-shape $shape \
-                --batch-size $batch --steps $steps --warmup $warmup "${py_loader[@]}" --device $device 2>&1 | grep "samples/s"
-            timeout 120 "$ks" run --model "$model" --input-shape $shape --batch-size $batch --steps $steps \
+        echo "scripted ResNet-style cnn width $width, $blocks blocks, input $shape, batch $batch," \
+            "$warmup warm-up + $steps measured steps, alternating rounds, loader: ${ks_loader[*]}"
+        for round in 1 2 3; do
+            seed_loop 90
+            timeout 90 "$ks" run --model "$scripted" --input-shape $shape --batch-size $batch --steps $steps \
                 --warmup $warmup "${ks_loader[@]}" --device $device --no-samples --out "$results/ts$round" > /dev/null 2>&1
             "$python" -c "import json, sys; s = json.load(open(sys.argv[1])); \
 print('kinetoscope fp32: %.1f samples/s' % s['lab'][0]['samples_per_second'])" \
                 "$results/ts$round/session.kinetoscope.json"
         done
-        PYTHONWARNINGS=ignore timeout 120 "$python" bench/seed_run_lab.py "$model" --input-shape $shape \
-            --batch-size $batch --steps $steps --warmup $warmup "${py_loader[@]}" --device $device --as-seed 2>&1 | grep "samples/s"
+        seed_loop 90 --as-seed
     } | tee "$results/torchscript.txt"
     rm -rf "$results"/ts[0-9]
     pack
-    in_time "overhead" || return 0
+}
+
+stage_arms() {
+    # The engine's bf16 and graph arms on the scripted model, beside torch.autocast and
+    # torch.compile(mode="reduce-overhead") on the same network as a Python module.
+    in_time arms || return 0
+    say "bf16 and graph arms vs torch.autocast and torch.compile"
+    [[ -f $scripted ]] || "$python" bench/make_scripted_model.py cnn "$scripted" --width $width --blocks $blocks
+    {
+        echo "ResNet-style cnn width $width, $blocks blocks, input $shape, batch $batch; loader: ${ks_loader[*]}"
+        timeout 90 "$ks" run --model "$scripted" --input-shape $shape --batch-size $batch --steps $steps \
+            --warmup $warmup "${ks_loader[@]}" --device $device --lab --no-samples --out "$results/arms" > /dev/null 2>&1
+        "$python" -c "import json, sys; s = json.load(open(sys.argv[1])); \
+[print('kinetoscope %s: %.1f samples/s' % (a['name'], a['samples_per_second']) if a['ran'] else \
+'kinetoscope %s: %s' % (a['name'], a['skipped_reason'])) for a in s['lab']]" "$results/arms/session.kinetoscope.json"
+        seed_loop 90 --eager ${width}x$blocks
+        seed_loop 90 --eager ${width}x$blocks --arm bf16
+        [[ $device == cuda ]] && seed_loop 150 --eager ${width}x$blocks --arm compile
+    } | tee "$results/arms.txt"
+    pack
+}
+
+stage_overhead() {
+    in_time overhead || return 0
     say "overhead: cnn"
     local small=()
     [[ $device == cpu ]] && small=(--rounds 1 --steps 3 --batch-size 4)
-    timeout 150 "$bin/bench_engine_overhead" --model cnn --device $device --rounds 5 --steps 60 --batch-size 256 "${small[@]}" \
+    timeout 100 "$bin/bench_engine_overhead" --model cnn --device $device --rounds 5 --steps 60 --batch-size 256 "${small[@]}" \
         2>&1 | tee "$results/overhead_cnn.txt"
-    pack
-    in_time "overhead mlp" || return 0
-    say "overhead: mlp"
-    timeout 100 "$bin/bench_engine_overhead" --model mlp --device $device --rounds 5 --steps 200 --batch-size 512 "${small[@]}" \
-        2>&1 | tee "$results/overhead_mlp.txt"
     pack
 }
 
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(labs compare)
+[[ ${#stages[@]} -gt 0 ]] || stages=(transformer cnn32 torchscript starved cnn224 checkpoint serve arms overhead)
 for stage in "${stages[@]}"; do
     "stage_$stage"
 done

@@ -84,6 +84,11 @@ int64_t stepPeak(bool cuda)
 {
     return cuda ? cuda::peakAllocatedBytes() : cpu::peakAllocatedBytes();
 }
+// The CPU's counting allocator caches nothing: only CUDA has a reserved figure.
+int64_t stepPeakReserved(bool cuda)
+{
+    return cuda ? cuda::peakReservedBytes() : -1;
+}
 
 // The seeds' memory triage of one step: the allocator after each phase (the CUDA caching
 // allocator's host-side counters: reading them adds no synchronisation; on the CPU the
@@ -164,6 +169,9 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
 
 ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
 {
+    // Each arm's reserved peak is its own: blocks an earlier arm left cached go back first.
+    if (cuda())
+        cuda::releaseCachedMemory();
     return config.mode == "inference" ? infer(arm, config, progressFrom, progressTo)
                                       : train(arm, config, progressFrom, progressTo);
 }
@@ -286,6 +294,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         float value = loss.item<float>();  // waits for the step: the marks are complete
         const int64_t peak = stepPeak(cuda());
         result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, peak);
+        result.peakReservedBytes = std::max(result.peakReservedBytes, stepPeakReserved(cuda()));
         // The growth reading wants a peak that only the step sets: on the CPU, loader
         // workers' prefetched batches would count too, so only with none.
         if (cuda() || config.workers == 0)
@@ -387,6 +396,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         clock.mark(2);
         const double latencyMs = clock.ms(1, 2);  // on a GPU, waits for the forward's last kernel
         result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, stepPeak(cuda()));
+        result.peakReservedBytes = std::max(result.peakReservedBytes, stepPeakReserved(cuda()));
         if (arm.profile && step == profileEnd - 1)
             stopProfiler(config);
         if (step < config.warmup)

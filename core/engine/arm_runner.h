@@ -28,6 +28,7 @@ struct ArmResult
     double samplesPerSecond = 0;      // inference: batch size over the mean latency
     double meanStepMs = 0;            // inference: the mean latency
     int64_t peakAllocatedBytes = -1;  // the largest peak of live tensor bytes of any step
+    int64_t peakReservedBytes = -1;   // the CUDA caching allocator's largest hold (-1 on the CPU)
     session::PhaseTiming latency;     // inference only
     std::optional<session::MemoryTriage> memory;  // training, the arm that records its steps
     std::vector<session::PhaseTiming> phases;

@@ -89,6 +89,14 @@ int64_t peakAllocatedBytes()
     return stats.allocated_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
 }
 
+int64_t peakReservedBytes()
+{
+    if (!usable())
+        return -1;
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
+    return stats.reserved_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+}
+
 AllocatorBytes allocatorBytes()
 {
     if (!usable())
@@ -184,6 +192,10 @@ void resetPeakAllocated() {}
 void releaseCachedMemory() {}
 void limitMemory(int64_t) {}
 int64_t peakAllocatedBytes()
+{
+    return -1;
+}
+int64_t peakReservedBytes()
 {
     return -1;
 }

@@ -18,6 +18,9 @@ std::string pciBusId();     // "0000:17:00.0", to find the same GPU in NVML
 void resetPeakAllocated();
 void releaseCachedMemory();  // after an out-of-memory: give cached blocks back to the driver
 int64_t peakAllocatedBytes();  // since resetPeakAllocated; -1 without CUDA
+// The most the caching allocator held from the driver since resetPeakAllocated (it resets
+// both peaks): blocks cached before the reset count too; -1 without CUDA.
+int64_t peakReservedBytes();
 // The caching allocator may hold at most `bytes` of the device (0: the whole device);
 // past it an allocation fails as out of memory.
 void limitMemory(int64_t bytes);

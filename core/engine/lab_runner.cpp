@@ -220,6 +220,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                     arm.samplesPerSecond = measured->samplesPerSecond;
                     arm.meanStepMs = measured->meanStepMs;
                     arm.peakAllocatedBytes = measured->peakAllocatedBytes;
+                    arm.peakReservedBytes = measured->peakReservedBytes;
                     arm.latency = measured->latency;
                     if (options.recordSteps) {
                         s.phases = measured->phases;
@@ -263,6 +264,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                 p.dataWaitMs = measured->meanMs("data");
                 p.meanStepMs = measured->meanStepMs;
                 p.peakAllocatedBytes = measured->peakAllocatedBytes;
+                p.peakReservedBytes = measured->peakReservedBytes;
                 p.latency = measured->latency;
             } catch (const UserError& e) {
                 p.error = e.what();  // a batch larger than the dataset, say: the other points still run

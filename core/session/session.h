@@ -43,6 +43,7 @@ struct LabArm
     double samplesPerSecond = 0.0;
     double meanStepMs = 0.0;
     int64_t peakAllocatedBytes = -1;
+    int64_t peakReservedBytes = -1;  // the CUDA caching allocator's largest hold; -1 on the CPU
     // An inference run's per-batch latency (the forward on a batch already on the
     // device); an empty phase in a training run.
     PhaseTiming latency{};
@@ -70,6 +71,7 @@ struct SweepPoint
     // The most tensor bytes live at once in a step: the CUDA caching allocator's, or on
     // the CPU the engine's counting allocator's; -1 when not measured.
     int64_t peakAllocatedBytes = -1;
+    int64_t peakReservedBytes = -1;     // the CUDA caching allocator's largest hold; -1 on the CPU
     PhaseTiming latency{};              // inference runs only (empty phase otherwise)
     int64_t checkpointEvery = 0;        // activation checkpointing of every N-th block (0: off)
 };

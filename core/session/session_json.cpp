@@ -54,7 +54,8 @@ json toJson(const LabArm& a)
               {"skipped_reason", a.skippedReason},
               {"samples_per_second", a.samplesPerSecond},
               {"mean_step_ms", a.meanStepMs},
-              {"peak_allocated_bytes", a.peakAllocatedBytes}};
+              {"peak_allocated_bytes", a.peakAllocatedBytes},
+              {"peak_reserved_bytes", a.peakReservedBytes}};
     if (!a.latency.phase.empty())
         j["latency"] = toJson(a.latency);
     return j;
@@ -73,6 +74,7 @@ LabArm labArmFrom(const json& a)
     arm.samplesPerSecond = a.value("samples_per_second", 0.0);
     arm.meanStepMs = a.value("mean_step_ms", 0.0);
     arm.peakAllocatedBytes = integerOr(a, "peak_allocated_bytes", -1);
+    arm.peakReservedBytes = integerOr(a, "peak_reserved_bytes", -1);
     if (a.contains("latency"))
         arm.latency = phaseTimingFrom(a["latency"]);
     return arm;
@@ -98,7 +100,8 @@ json toJson(const SweepPoint& p)
               {"data_wait_ms", p.dataWaitMs},
               {"error", p.error},
               {"mean_step_ms", p.meanStepMs},
-              {"peak_allocated_bytes", p.peakAllocatedBytes}};
+              {"peak_allocated_bytes", p.peakAllocatedBytes},
+              {"peak_reserved_bytes", p.peakReservedBytes}};
     if (!p.latency.phase.empty())
         j["latency"] = toJson(p.latency);
     if (p.checkpointEvery > 0)
@@ -116,6 +119,7 @@ SweepPoint sweepPointFrom(const json& p)
     point.error = p.value("error", "");
     point.meanStepMs = p.value("mean_step_ms", 0.0);
     point.peakAllocatedBytes = integerOr(p, "peak_allocated_bytes", -1);
+    point.peakReservedBytes = integerOr(p, "peak_reserved_bytes", -1);
     if (p.contains("latency"))
         point.latency = phaseTimingFrom(p["latency"]);
     point.checkpointEvery = integerOr(p, "checkpoint_every", 0);
