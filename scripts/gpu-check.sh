@@ -149,10 +149,11 @@ stage_cnn224() {
 stage_checkpoint() {
     # The batch size that fits under a 4 GiB limit on the transformer, each size without and
     # with activation checkpointing of every block: the out-of-memory each series meets,
-    # the memory checkpointing saves and the time it costs.
+    # the memory checkpointing saves and the time it costs; the arms (the graph arm with
+    # checkpointed blocks inside its capture) at the smallest size.
     lab checkpoint 120 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
         --steps 10 --warmup 3 --workers 4 "${loader[@]}" --checkpoint-every 1 --memory-limit-mb 4096 \
-        --sweep batch=16,32,64,128,256 --no-samples
+        --lab --sweep batch=16,32,64,128,256 --no-samples
 }
 
 stage_serve() {
@@ -164,7 +165,7 @@ stage_serve() {
 # The compared model: a scripted ResNet-style cnn (bench/make_scripted_model.py).
 width=64 blocks=3 shape=3x64x64 batch=128 steps=60 warmup=10 workers=6
 [[ $device == cpu ]] && { width=8 blocks=2 shape=3x16x16 batch=4 steps=3 warmup=1 workers=0; }
-scripted=$results/scripted_cnn.pt
+scripted=$(mktemp -d)/scripted_cnn.pt  # 19 MB: kept out of the results archive
 py_loader=(--workers $workers --prefetch 4 --pin-memory)
 ks_loader=(--workers $workers --prefetch 4 --pin-memory --non-blocking)
 seed_loop() {

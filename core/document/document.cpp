@@ -138,6 +138,11 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
               (environment != session.environment.end() && environment->second == "CPU");
     if (const auto units = session.environment.find("cpu_bf16"); units != session.environment.end())
         lab.cpuBf16Units = units->second;
+    if (const auto total = session.environment.find("device_memory_bytes"); total != session.environment.end())
+        lab.memoryAvailableBytes = positive(std::atof(total->second.c_str()));
+    if (const auto limit = session.config.find("memory_limit_mb"); limit != session.config.end())
+        if (const std::optional<double> bytes = positive(std::atof(limit->second.c_str()) * 1024 * 1024))
+            lab.memoryAvailableBytes = std::min(*bytes, lab.memoryAvailableBytes.value_or(*bytes));
     for (const session::LabArm& arm : session.lab) {
         if (!arm.ran)
             continue;

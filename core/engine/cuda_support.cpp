@@ -28,6 +28,18 @@ bool usable()
     return torch::cuda::is_available();
 }
 
+// The caching allocator is set up with torch's CUDA state, on the first CUDA tensor:
+// before it, setting a memory fraction or reading its statistics fails with "Allocator
+// not initialized for device" (torch.cuda.set_per_process_memory_fraction initialises
+// first, as this does). A memory limit is set before the model is on the device.
+bool allocatorReady()
+{
+    if (!usable())
+        return false;
+    at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+    return true;
+}
+
 c10::DeviceIndex current()
 {
     return c10::cuda::current_device();
@@ -55,9 +67,14 @@ std::string pciBusId()
     return id;
 }
 
+int64_t totalMemoryBytes()
+{
+    return usable() ? int64_t(at::cuda::getCurrentDeviceProperties()->totalGlobalMem) : -1;
+}
+
 void resetPeakAllocated()
 {
-    if (usable())
+    if (allocatorReady())
         c10::cuda::CUDACachingAllocator::resetPeakStats(current());
 }
 
@@ -69,7 +86,7 @@ void releaseCachedMemory()
 
 void limitMemory(int64_t bytes)
 {
-    if (!usable())
+    if (!allocatorReady())
         return;
     const c10::DeviceIndex device = current();
     double fraction = 1.0;
@@ -83,7 +100,7 @@ void limitMemory(int64_t bytes)
 
 int64_t peakAllocatedBytes()
 {
-    if (!usable())
+    if (!allocatorReady())
         return -1;
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
     return stats.allocated_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
@@ -91,7 +108,7 @@ int64_t peakAllocatedBytes()
 
 int64_t peakReservedBytes()
 {
-    if (!usable())
+    if (!allocatorReady())
         return -1;
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
     return stats.reserved_bytes[size_t(c10::CachingAllocator::StatType::AGGREGATE)].peak;
@@ -99,7 +116,7 @@ int64_t peakReservedBytes()
 
 AllocatorBytes allocatorBytes()
 {
-    if (!usable())
+    if (!allocatorReady())
         return {};
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(current());
     const size_t all = size_t(c10::CachingAllocator::StatType::AGGREGATE);
@@ -187,6 +204,10 @@ std::string deviceName()
 std::string pciBusId()
 {
     return {};
+}
+int64_t totalMemoryBytes()
+{
+    return -1;
 }
 void resetPeakAllocated() {}
 void releaseCachedMemory() {}

@@ -15,6 +15,7 @@ namespace kinetoscope::engine::detail::cuda {
 bool built();               // this build links torch's CUDA libraries
 std::string deviceName();   // of the current device; empty without CUDA
 std::string pciBusId();     // "0000:17:00.0", to find the same GPU in NVML
+int64_t totalMemoryBytes();  // of the current device; -1 without CUDA
 void resetPeakAllocated();
 void releaseCachedMemory();  // after an out-of-memory: give cached blocks back to the driver
 int64_t peakAllocatedBytes();  // since resetPeakAllocated; -1 without CUDA

@@ -167,6 +167,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         detail::ArmRunner runner(config, runnerCallbacks);
         const detail::MemoryLimit memoryLimit(config.memoryLimitMb * 1024 * 1024, runner.cuda());
         s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
+        if (runner.cuda())
+            s.environment["device_memory_bytes"] = std::to_string(detail::cuda::totalMemoryBytes());
         if (!runner.cuda())
             s.environment["cpu_bf16"] = cpuBf16Units();
         if (config.liveSamples) {

@@ -211,10 +211,20 @@ std::optional<Session> loadSession(const std::filesystem::path& path, std::strin
 
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)
 {
-    const std::filesystem::path trace(session.tracePath);
-    if (trace.empty() || trace.is_absolute())
+    std::filesystem::path trace(session.tracePath);
+    if (trace.empty())
         return trace;
-    return sessionPath.parent_path() / trace;
+    if (!trace.is_absolute())
+        trace = sessionPath.parent_path() / trace;
+    // A trace compressed after the run (gzip trace.json) is still the session's.
+    std::error_code ec;
+    if (!std::filesystem::exists(trace, ec)) {
+        std::filesystem::path gzipped = trace;
+        gzipped += ".gz";
+        if (std::filesystem::exists(gzipped, ec))
+            return gzipped;
+    }
+    return trace;
 }
 
 }  // namespace kinetoscope::session

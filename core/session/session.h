@@ -156,7 +156,7 @@ bool saveSession(const Session& session, const std::filesystem::path& path, std:
 std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error);
 // The same over a session's JSON text; `origin` names it in the error line.
 std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error);
-// The trace path resolved against the session file's folder.
+// The trace path resolved against the session file's folder; its ".gz" when only that exists.
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath);
 
 }  // namespace kinetoscope::session

@@ -21,6 +21,9 @@ inline constexpr double kLabSlowdown = 0.9;
 // Reserved over peak allocated above this: the caching allocator holds freed blocks the
 // step never reuses (session::kReservedOverPeak).
 inline constexpr double kLabReservedOverPeak = 1.5;
+// A step's memory peak under this share of the memory the run may use leaves room for a
+// larger batch: its activation finding is low, below any time finding of note.
+inline constexpr double kActivationPeakTightShare = 0.5;
 
 // What set a lab step's memory peak: the phase after which it was first reached.
 enum class LabPeakCause : uint8_t
@@ -55,6 +58,10 @@ struct LabMeasurements
     std::optional<double> fp32LatencyNs;     // inference: mean latency per batch
     std::optional<double> bf16LatencyNs;
     std::optional<double> graphedLatencyNs;
+
+    // The memory the run could use: the device's, or the run's memory limit when lower;
+    // unset where neither was recorded (a CPU run without a limit, an older session).
+    std::optional<double> memoryAvailableBytes;
 
     std::optional<double> dataLoaderNs;    // mean time per step waiting for the next batch
     std::optional<double> computeNs;       // mean time per step of forward+backward+optimizer

@@ -337,7 +337,13 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "activation-peak";
         f.measured = true;
-        f.severity = Severity::Medium;
+        // Memory limits a run only near what it may use: a peak far below the device's
+        // memory (and any limit), with no batch size out of memory, fits a larger batch
+        // already and outranks no time finding.
+        const double available = positive(lab.memoryAvailableBytes).value_or(0.0);
+        const bool roomy = available > 0 && peakBytes < kActivationPeakTightShare * available &&
+                           !lab.firstBatchOutOfMemory;
+        f.severity = roomy ? Severity::Low : Severity::Medium;
         f.title = "Activations set the step's memory peak: " + format::bytes(peakBytes) + " after " + lab.peak->phase +
                   (lab.peak->firstStep ? " of the first step" : "") + " (measured)";
         f.explanation = "The lab read the allocator after every phase of a step: the peak (" + format::bytes(peakBytes) +
@@ -353,6 +359,8 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
                                   ? " (" + std::to_string(*lab.firstBatchOutOfMemory) + " ran out of memory)."
                                   : std::string("."));
         f.evidence.figures = {{"peak_bytes", peakBytes, Unit::Bytes}};
+        if (available > 0)
+            f.evidence.figures.push_back({"peak_share_of_available_memory", share(peakBytes, available), Unit::Fraction});
         if (activations > 0) {
             f.evidence.figures.push_back({"activation_bytes", activations, Unit::Bytes});
             f.evidence.figures.push_back({"activation_share_of_peak", share(activations, peakBytes), Unit::Fraction});

@@ -6,6 +6,7 @@
 #include "core/analysis/runtime_calls.h"
 
 #include <map>
+#include <unordered_set>
 
 namespace kinetoscope::analysis::rules {
 
@@ -35,6 +36,22 @@ std::string origin(const trace::TraceModel& model, const Event& e, const std::st
     return plumbing.empty() ? "(top level)" : plumbing;
 }
 
+// The ops that copied device memory to the host: a read such as .item() or .cpu() is an
+// asynchronous copy (to pinned memory in recent PyTorch) and then a wait, two calls under
+// one op, so the wait is told a read by its op.
+std::unordered_set<trace::EventId> opsCopyingToHost(const DiagnosisInput& in)
+{
+    std::unordered_set<trace::EventId> ops;
+    for (const Event& e : in.model.events()) {
+        if (!trace::isLaunchCall(e.category) || !e.parent.valid() || !inSteps(in, e.startNs))
+            continue;
+        for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e)))
+            if (classifyCopy(in.model.text(in.model.event(a).name)).direction == CopyDirection::DeviceToHost)
+                ops.insert(e.parent);
+    }
+    return ops;
+}
+
 }  // namespace
 
 void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
@@ -47,18 +64,20 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     int64_t calls = 0, deviceToHost = 0;
     std::map<std::string, double> origins;
     std::vector<TimeRange> ranges;
+    const std::unordered_set<trace::EventId> readingOps = opsCopyingToHost(in);
     for (const Event& e : in.model.events()) {
         if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e) ||
             isSynchronousLaunch(in.model, e))
             continue;  // a synchronous launch is the device's way, not a sync to remove
-        bool bulk = false;
+        bool bulk = false, reads = e.parent.valid() && readingOps.contains(e.parent);
         for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
             const Event& activity = in.model.event(a);
             bulk |= isBulkPageableCopy(in.model, activity);
-            deviceToHost += classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
+            reads |= classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
         }
         if (bulk)
             continue;  // bulk copies through pageable memory: pageable-memcpy
+        deviceToHost += reads;
         ++calls;
         blocked += static_cast<double>(e.durationNs);
         origins[std::string(in.model.text(e.name)) + " in " + origin(in.model, e, marker)] +=
