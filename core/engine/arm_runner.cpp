@@ -58,10 +58,20 @@ constexpr const char* kPhases[] = {"data", "h2d", "forward", "backward", "optimi
 
 // The profiler's schedule over the measured steps: wait 1, warm up 1, record up to 5;
 // [first recorded step, end).
-std::pair<int64_t, int64_t> profileWindow(const RunConfig& config)
+// The profiler window: steps [start, end), after the measured ones and one step that
+// prepares the profiler, so that no measured figure carries CUPTI's per-kernel cost or
+// the profiler's start and stop. The arm without a window ends with its measured steps.
+struct ProfileWindow
 {
-    const int64_t start = config.warmup + std::min<int64_t>(2, config.steps - 1);
-    return {start, std::min(config.warmup + config.steps, start + 5)};
+    int64_t start = 0, end = 0;
+};
+ProfileWindow profileWindow(const RunConfig& config, bool profiled)
+{
+    const int64_t measuredEnd = config.warmup + config.steps;
+    if (!profiled)
+        return {measuredEnd, measuredEnd};
+    const int64_t start = measuredEnd + 1;
+    return {start, start + std::min<int64_t>(5, config.steps)};
 }
 
 // The test-only planted latency: the measured step's share of it, slept inside the timed
@@ -215,8 +225,9 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     };
     std::unique_ptr<cuda::GraphedStep> graphed;
 
-    const int64_t total = config.warmup + config.steps;
-    const auto [profileStart, profileEnd] = profileWindow(config);
+    const int64_t measuredEnd = config.warmup + config.steps;
+    const auto [profileStart, profileEnd] = profileWindow(config, arm.profile);
+    const int64_t total = profileEnd;
     std::vector<double> phaseMs[std::size(kPhases)];
     ArmResult result;
     // The arm that records its steps also records the memory triage: step 0 (the
@@ -233,7 +244,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         memory.split.parameterCount += p.numel();
     memory.split.parameterBytes = bytesOf(parameters, false);
     StepClock clock(cuda());
-    Clock::time_point measureStart = Clock::now();
+    Clock::time_point measureStart = Clock::now(), measureEnd = measureStart;
     // A failure inside the profiler window must not leave the profiler on for the next run.
     const ProfilerOff profilerOff{*this};
     for (int64_t step = 0; step < total; ++step) {
@@ -241,7 +252,11 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
             synchronize();
             measureStart = Clock::now();
         }
-        beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+        if (step == measuredEnd) {
+            synchronize();
+            measureEnd = Clock::now();
+        }
+        beginStep(arm, config, step, total, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         resetStepPeak(cuda());
@@ -255,7 +270,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         const torch::Tensor y = batch.targets.to(m_device, config.nonBlocking);
         clock.mark(1);
         probe.after("batch to device");
-        if (step >= config.warmup)
+        if (step >= config.warmup && step < measuredEnd)
             sleepPlanted(config, step - config.warmup);
         torch::Tensor loss;
         if (arm.graph) {
@@ -297,16 +312,14 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         result.peakReservedBytes = std::max(result.peakReservedBytes, stepPeakReserved(cuda()));
         // The growth reading wants a peak that only the step sets: on the CPU, loader
         // workers' prefetched batches would count too, so only with none.
-        if (cuda() || config.workers == 0)
+        if ((cuda() || config.workers == 0) && step < measuredEnd)
             memory.peakPerStep.push_back(peak);
         if (step == config.poisonLossAtStep && arm.recordSteps)
             value = std::nanf("");
         if (!std::isfinite(value))
             throw UserError("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at step " +
                             std::to_string(step) + " of the " + arm.name + " run");
-        if (arm.profile && step == profileEnd - 1)
-            stopProfiler(config);
-        if (step < config.warmup)
+        if (step < config.warmup || step >= measuredEnd)
             continue;
         session::StepTiming t{step, dataMs, clock.ms(0, 1), clock.ms(1, 2), clock.ms(2, 3), clock.ms(3, 4), value};
         const double values[] = {t.dataMs, t.h2dMs, t.forwardMs, t.backwardMs, t.optimizerMs};
@@ -318,8 +331,14 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
                 m_callbacks.step(t);
         }
     }
-    synchronize();
-    const double seconds = std::chrono::duration<double>(Clock::now() - measureStart).count();
+    // Outside every step's scope: the last profiled step ends before the profiler's stop.
+    if (arm.profile)
+        stopProfiler(config);
+    if (total == measuredEnd) {
+        synchronize();
+        measureEnd = Clock::now();
+    }
+    const double seconds = std::chrono::duration<double>(measureEnd - measureStart).count();
     result.samplesPerSecond = double(config.steps * config.batchSize) / seconds;
     result.meanStepMs = seconds * 1e3 / double(config.steps);
     for (size_t p = 0; p < std::size(kPhases); ++p)
@@ -361,14 +380,15 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     torch::Tensor staticInputs;
     std::unique_ptr<cuda::GraphedStep> graphed;
 
-    const int64_t total = config.warmup + config.steps;
-    const auto [profileStart, profileEnd] = profileWindow(config);
+    const int64_t measuredEnd = config.warmup + config.steps;
+    const auto [profileStart, profileEnd] = profileWindow(config, arm.profile);
+    const int64_t total = profileEnd;
     const ProfilerOff profilerOff{*this};
     std::vector<double> phaseMs[3];  // data, h2d, latency
     ArmResult result;
     StepClock clock(cuda());
     for (int64_t step = 0; step < total; ++step) {
-        beginStep(arm, config, step, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+        beginStep(arm, config, step, total, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         resetStepPeak(cuda());
@@ -379,7 +399,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         clock.mark(1);
         // The latency is the forward on a batch already on the device (seed 002's
         // measure_latency): between marks 1 and 2.
-        if (step >= config.warmup)
+        if (step >= config.warmup && step < measuredEnd)
             sleepPlanted(config, step - config.warmup);
         torch::Tensor output;
         if (arm.graph) {
@@ -397,9 +417,7 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         const double latencyMs = clock.ms(1, 2);  // on a GPU, waits for the forward's last kernel
         result.peakAllocatedBytes = std::max(result.peakAllocatedBytes, stepPeak(cuda()));
         result.peakReservedBytes = std::max(result.peakReservedBytes, stepPeakReserved(cuda()));
-        if (arm.profile && step == profileEnd - 1)
-            stopProfiler(config);
-        if (step < config.warmup)
+        if (step < config.warmup || step >= measuredEnd)
             continue;
         const session::StepTiming t{step, dataMs, clock.ms(0, 1), latencyMs, 0, 0, 0};
         phaseMs[0].push_back(t.dataMs);
@@ -411,6 +429,8 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
                 m_callbacks.step(t);
         }
     }
+    if (arm.profile)
+        stopProfiler(config);  // outside every step's scope, as in train
     if (cuda())
         torch::cuda::synchronize();
     result.phases = {session::timingStats("data", std::move(phaseMs[0])),
@@ -423,13 +443,13 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     return result;
 }
 
-void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, double fraction,
-                          int64_t profileStart)
+void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, int64_t steps,
+                          double fraction, int64_t profileStart)
 {
     if (m_callbacks.cancel && m_callbacks.cancel->load())
         throw Cancelled{};
     if (m_callbacks.progress)
-        m_callbacks.progress({arm.name, fraction, step, config.warmup + config.steps});
+        m_callbacks.progress({arm.name, fraction, step, steps});
     if (step == config.warmup && config.outOfMemoryInArm == arm.name)
         TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
     if (arm.profile && step == profileStart - 1)

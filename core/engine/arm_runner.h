@@ -57,7 +57,8 @@ private:
         ~ProfilerOff();
     };
     // The start of every step: cancel, progress, the injected fault, the profiler window.
-    void beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, double fraction, int64_t profileStart);
+    void beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, int64_t steps, double fraction,
+                   int64_t profileStart);
     // The next batch, inside the DataLoader annotation; `waitMs` is how long it took.
     static Batch nextBatch(Loader& loader, double& waitMs);
     void startProfiler(bool prepareOnly);
