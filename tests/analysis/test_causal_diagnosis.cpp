@@ -166,6 +166,28 @@ private Q_SLOTS:
         QVERIFY(!find(d.findings, "python-bound"));  // the CPU work after the wait is the sync's gain
     }
 
+    // Both ways a value is read back count as reads: the pageable copy that blocks itself,
+    // and .item()'s copy to pinned memory followed by a wait under the same op.
+    void everyBlockingReadIsCountedAsARead_data()
+    {
+        QTest::addColumn<int>("pathology");
+        QTest::newRow("pageable copy that blocks") << int(Pathology::BlockingD2HCopy);
+        QTest::newRow("pinned copy, then a wait") << int(Pathology::HostSync);
+    }
+
+    void everyBlockingReadIsCountedAsARead()
+    {
+        QFETCH(int, pathology);
+        const Diagnosed d = diagnoseCase(Pathology(pathology));
+        const Finding* sync = find(d.findings, "host-sync");
+        QVERIFY(sync);
+        double reads = -1;
+        for (const Evidence::Figure& g : sync->evidence.figures)
+            if (g.name == "device_to_host_reads_per_step")
+                reads = g.value;
+        QCOMPARE(reads, 1.0);
+    }
+
     void pythonWithTheGpuIdleIsCounted()
     {
         const Diagnosed d = diagnoseCase(Pathology::PythonPreprocessing);

@@ -1,4 +1,5 @@
 // `kinetoscope diagnose TRACE [--json|--markdown] [--fail-on SEVERITY]`.
+#include "core/session/memory_reading.h"
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/scenario_trace.h"
@@ -43,6 +44,86 @@ private Q_SLOTS:
         const double gain = first["estimated_gain_us"].get<double>();
         QVERIFY2(gain > 59261.0 && gain < 69400.0, std::to_string(gain).c_str());
         QVERIFY(first["evidence"]["figures"].contains("dataloader_share_of_step"));
+    }
+
+    // Sessions the engine wrote on an H100 (scripts/gpu-check.sh, tests/data/h100_runs),
+    // their traces gzipped after the run: each is read as the seeds read the run.
+    void aRealGpuRunIsReadAsTheSeedsTellIt()
+    {
+        const std::filesystem::path runs = KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs";
+        auto diagnose = [&](const char* run) {
+            const Run r = runCli({"diagnose", (runs / run / "session.kinetoscope.json").string(), "--json"});
+            if (r.code != 0)
+                qWarning("%s", r.err.c_str());
+            return r.code == 0 ? json::parse(r.out) : json();
+        };
+        auto loadSession = [&](const char* run) {
+            std::string error;
+            const auto s = kinetoscope::session::loadSession(runs / run / "session.kinetoscope.json", error);
+            if (!s)
+                qWarning("%s", error.c_str());
+            return s;
+        };
+
+        // Per-sample CPU work and no workers starve the GPU: the measured wait leads, the
+        // trace's idle agrees, and the worker sweep shows the fix.
+        const json starved = diagnose("starved");
+        QVERIFY(starved["diagnosable"].get<bool>());
+        QCOMPARE(starved["findings"][0]["id"].get<std::string>(), std::string("dataloader-bound-measured"));
+        QCOMPARE(starved["findings"][1]["id"].get<std::string>(), std::string("dataloader-bound"));
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(starved["findings"][i]["severity"].get<std::string>(), std::string("high"));
+        const auto starvedSession = loadSession("starved");
+        QVERIFY(starvedSession && starvedSession->sweep.size() == 5);
+        const kinetoscope::session::SweepPoint& none = starvedSession->sweep.front();
+        const kinetoscope::session::SweepPoint& twelve = starvedSession->sweep.back();
+        QVERIFY(none.value == 0 && twelve.value == 12);
+        QVERIFY2(twelve.samplesPerSecond > 10 * none.samplesPerSecond, "12 workers feed the GPU 10x faster");
+        QVERIFY(twelve.dataWaitMs < none.dataWaitMs / 20);
+
+        // The transformer is bound by fp32 arithmetic: bf16's measured saving leads, then
+        // the graph's; a 3.5 GiB peak on an 80 GiB device is no more than a note.
+        const json transformer = diagnose("transformer");
+        const json& bf16 = transformer["findings"][0];
+        QCOMPARE(bf16["id"].get<std::string>(), std::string("bf16-measured"));
+        const double fp32Us = bf16["evidence"]["figures"]["fp32_step_us"].get<double>();
+        const double bf16Us = bf16["evidence"]["figures"]["bf16_step_us"].get<double>();
+        QVERIFY(std::abs(bf16["estimated_gain_us"].get<double>() - (fp32Us - bf16Us)) < 1.0);
+        QVERIFY(fp32Us > 2.5 * bf16Us);
+        QCOMPARE(transformer["findings"][1]["id"].get<std::string>(), std::string("cuda-graph-measured"));
+        bool peakNoted = false;
+        for (const json& f : transformer["findings"]) {
+            if (f["id"] != "activation-peak")
+                continue;
+            peakNoted = true;
+            QCOMPARE(f["severity"].get<std::string>(), std::string("low"));
+            QVERIFY(f["evidence"]["figures"]["peak_share_of_available_memory"].get<double>() < 0.1);
+        }
+        QVERIFY(peakNoted);
+
+        // The cnn at 32x32 is launch-bound: replaying the step as a graph is the measured win.
+        const json cnn32 = diagnose("cnn32");
+        QCOMPARE(cnn32["findings"][0]["id"].get<std::string>(), std::string("cuda-graph-measured"));
+        // At 224x224 the GPU computes 97 % of the step, mostly batch norm: nothing above low.
+        const json cnn224 = diagnose("cnn224");
+        QCOMPARE(cnn224["findings"][0]["id"].get<std::string>(), std::string("unfused-elementwise"));
+        for (const json& f : cnn224["findings"])
+            QCOMPARE(f["severity"].get<std::string>(), std::string("low"));
+
+        // The batch size that fits under 4 GiB, without and with checkpointing every block.
+        const auto checkpoint = loadSession("checkpoint");
+        QVERIFY(checkpoint);
+        const kinetoscope::session::BatchFit plain = kinetoscope::session::readBatchFit(*checkpoint);
+        QVERIFY(plain.largestFits && plain.firstOutOfMemory);
+        QCOMPARE(*plain.largestFits, int64_t(64));
+        QCOMPARE(*plain.firstOutOfMemory, int64_t(128));
+        const kinetoscope::session::BatchFit checkpointed = kinetoscope::session::readBatchFit(*checkpoint, 1);
+        QVERIFY(checkpointed.largestFits && checkpointed.firstOutOfMemory);
+        QCOMPARE(*checkpointed.largestFits, int64_t(128));
+        QCOMPARE(*checkpointed.firstOutOfMemory, int64_t(256));
+        const auto trade = kinetoscope::session::readCheckpointTrade(*checkpoint);
+        QVERIFY(trade && trade->batchSize == 64);
+        QVERIFY(trade->peakWithBytes < trade->peakWithoutBytes / 2 && trade->stepWithMs > trade->stepWithoutMs);
     }
 
     void failsOnASeverityForCi()
