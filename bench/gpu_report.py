@@ -28,7 +28,7 @@ def session_section(folder):
     lines = [f"### {folder.name}", "",
              "`" + " ".join(f"{k}={v}" for k, v in sorted(cfg.items())) + "`", "",
              f"device: {env.get('device')}, driver {env.get('driver', 'n/a')}, torch {env.get('torch')}, "
-             f"NVML {env.get('nvml')}", ""]
+             f"NVML {env.get('nvml', 'not sampled (--no-samples)')}", ""]
     arms = {a["name"]: a for a in s["lab"]}
     if arms:
         lines += ["| arm | samples/s | ms/step | peak allocated | peak reserved | latency p50 / p95 / p99 ms |",

@@ -40,5 +40,8 @@ xvfb-run -a -s "-screen 0 1400x900x24" "$app" --screenshot "$out/lab.png" --lab 
     --heads 4 --layers 4 --seq-len 64 --vocab 100 --device cpu --steps 30 --warmup 3 --lab --split \
     --sweep workers=0,1,2,4 --sweep batch=8,16,32,64,128 --checkpoint-every 1 --memory-limit-mb 48 \
     --sample-io-us 150 --sample-cpu-us 50 --batch-size 16 --out "$(mktemp -d)"
+# The data-starved run recorded on an H100 (docs/gpu-run.md): its live view replayed.
+xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$root/tests/data/h100_runs/starved/session.kinetoscope.json" \
+    --screenshot "$out/h100_starved_lab.png" --view lab
 "$app" report "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" --out "$out/report.png"
 echo "written to $out"

@@ -1,6 +1,7 @@
 #include "widgets/document_view.h"
 
 #include "widgets/findings_view.h"
+#include "widgets/live_run_view.h"
 #include "widgets/memory_chart.h"
 #include "widgets/memory_page.h"
 #include "widgets/module_view.h"
@@ -73,6 +74,14 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     setTabToolTip(Modules, tr("The nn.Module hierarchy and the call tree as a flame graph"));
     addTab(m_timeline, tr("&Timeline"));
     setTabToolTip(Timeline, tr("Every slice, counter and step on a zoomable time axis"));
+    if (t.session) {
+        // The run's measurements beside its profiler window: arms, phases, live samples
+        // (NVML's utilisation, the allocator's curves), sweeps, memory triage.
+        m_lab = new LiveRunView(LiveRunView::titleOf(*t.session), this);
+        m_lab->showSession(*t.session);
+        addTab(m_lab, tr("&Lab"));
+        setTabToolTip(Lab, tr("What the lab measured: arms, phases, live samples, sweeps and memory"));
+    }
     setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));
     setTabToolTip(Diagnosis, tr("Ranked findings with evidence and the fix"));
     connect(m_findings, &FindingsView::evidenceRequested, this, &DocumentView::showEvidence);

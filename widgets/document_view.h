@@ -20,12 +20,15 @@ class MemoryChart;
 class MemoryPage;
 class ModuleView;
 class TimelinePage;
+class LiveRunView;
 
 class DocumentView : public QTabWidget
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Modules, Timeline };
+    // Lab: a profiled lab session's measurements as its live view showed them (a trace
+    // opened alone has no such page).
+    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Modules, Timeline, Lab };
     explicit DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
 
     const document::Document& trace() const { return *m_trace; }
@@ -38,6 +41,7 @@ public:
     MemoryPage* memoryPage() const { return m_memoryPage; }
     ModuleView* modules() const { return m_modules; }
     TimelinePage* timeline() const { return m_timeline; }
+    LiveRunView* lab() const { return m_lab; }  // null unless the document is a lab session
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
     // The Kernels page's "Group by": kernel, kernel and op, kernel and launch configuration.
@@ -66,6 +70,7 @@ private:
     MemoryPage* m_memoryPage = nullptr;
     ModuleView* m_modules;
     TimelinePage* m_timeline;
+    LiveRunView* m_lab = nullptr;
 };
 
 }  // namespace kinetoscope::widgets

@@ -422,6 +422,15 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
     markDirty();
 }
 
+QString LiveRunView::titleOf(const session::Session& s)
+{
+    auto value = [&](const char* key) {
+        const auto it = s.config.find(key);
+        return it == s.config.end() ? QString() : QString::fromStdString(it->second);
+    };
+    return tr("%1 on %2, batch %3").arg(value("model"), value("dataset"), value("batch_size"));
+}
+
 void LiveRunView::showSession(const session::Session& s)
 {
     setInference(s.inference());

@@ -53,6 +53,8 @@ public:
     // A finished run read back from its session: every figure it measured, as the live
     // view showed them (a lab recorded without a trace opens as this).
     void showSession(const session::Session& session);
+    // "MODEL on DATASET, batch N": the title of a finished run read back from its session.
+    static QString titleOf(const session::Session& session);
 
 Q_SIGNALS:
     void cancelRequested();

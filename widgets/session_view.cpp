@@ -14,11 +14,7 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     : QWidget(parent), m_document(std::move(session)), m_pages(new QTabWidget(this)), m_findings(new FindingsView(this))
 {
     const session::Session& s = *m_document->session;
-    auto value = [&](const char* key) {
-        const auto it = s.config.find(key);
-        return it == s.config.end() ? QString() : QString::fromStdString(it->second);
-    };
-    m_lab = new LiveRunView(tr("%1 on %2, batch %3").arg(value("model"), value("dataset"), value("batch_size")), this);
+    m_lab = new LiveRunView(LiveRunView::titleOf(s), this);
     m_lab->showSession(s);
     m_findings->setFindings(m_document->findings);
     m_findings->setTraceActions(false);

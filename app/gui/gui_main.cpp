@@ -166,7 +166,7 @@ int runGui(int argc, char** argv)
     if ((!screenshot.isEmpty() && !lab) || printLatency) {
         static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
                                        QStringLiteral("kernels"), QStringLiteral("memory"),
-                                       QStringLiteral("modules"), QStringLiteral("timeline")};
+                                       QStringLiteral("modules"), QStringLiteral("timeline"), QStringLiteral("lab")};
         QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
             printLatencyNow();
             if (screenshot.isEmpty() || shot)

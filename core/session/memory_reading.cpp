@@ -49,7 +49,18 @@ std::optional<PeakReading> readPeak(const MemoryTriage& memory)
     const PhaseMemory* row = firstLarger ? first : steady;
     if (!row)
         return std::nullopt;
-    return PeakReading{row->phase, causeOf(row->phase), row->peakAllocatedBytes, firstLarger};
+    PeakCause cause = causeOf(row->phase);
+    if (cause == PeakCause::Gradients) {
+        // Backward frees the activations as it goes and adds the gradients: the seed's
+        // test tells which set the peak. A peak after the forward within 80 % of the
+        // backward's means the activations, still alive when backward starts, did.
+        const std::vector<PhaseMemory>& rows = firstLarger ? memory.firstStep : memory.steadyStep;
+        for (const PhaseMemory& r : rows)
+            if ((r.phase == "forward" || r.phase == "loss") &&
+                double(r.peakAllocatedBytes) > kActivationsDominate * double(row->peakAllocatedBytes))
+                cause = PeakCause::Activations;
+    }
+    return PeakReading{row->phase, cause, row->peakAllocatedBytes, firstLarger};
 }
 
 std::optional<MemoryGrowth> readGrowth(const std::vector<int64_t>& peaks)

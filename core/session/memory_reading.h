@@ -10,11 +10,13 @@
 namespace kinetoscope::session {
 
 // What sets the peak of a step: the phase after which the step's peak allocated first
-// reached its maximum.
+// reached its maximum; a peak reached in backward is the activations' when the peak after
+// the forward is within this share of it (seed 002's test), else the gradients'.
+inline constexpr double kActivationsDominate = 0.8;
 enum class PeakCause : uint8_t
 {
-    Activations,     // forward or loss: the activations kept for backward
-    Gradients,       // backward
+    Activations,     // forward or loss, or backward with the activations still alive
+    Gradients,       // backward, well above the forward's peak
     OptimizerState,  // the optimizer step (its state is created on the first step)
     Other,           // the batch itself, or zero_grad
 };

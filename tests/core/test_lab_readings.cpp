@@ -72,6 +72,14 @@ private Q_SLOTS:
         QVERIFY(peak && peak->firstStep && peak->cause == session::PeakCause::OptimizerState);
         m.steadyStep = stepPeakingAfter("backward", 2000, 2100);
         QCOMPARE(session::readPeak(m)->cause, session::PeakCause::Gradients);
+        // Reached in backward, but the forward had already reached 90 % of it: the
+        // activations, still alive when backward starts, set it (the H100 cnn's step:
+        // 1.64 GiB after the forward, 2.02 GiB in backward, gradients 1.5 MiB).
+        for (session::PhaseMemory& row : m.steadyStep)
+            if (row.phase == "forward" || row.phase == "loss")
+                row.peakAllocatedBytes = 1900;
+        QCOMPARE(session::readPeak(m)->phase, std::string("backward"));
+        QCOMPARE(session::readPeak(m)->cause, session::PeakCause::Activations);
         // No allocator (the CPU): no reading.
         session::MemoryTriage cpu;
         cpu.steadyStep = {{"forward", -1, -1, -1}};

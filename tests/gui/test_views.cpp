@@ -7,6 +7,7 @@
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
 #include "widgets/flame_graph.h"
+#include "widgets/live_run_view.h"
 #include "widgets/memory_chart.h"
 #include "widgets/memory_page.h"
 #include "widgets/module_view.h"
@@ -46,6 +47,26 @@ class TestViews : public QObject
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
+    // A profiled lab session (the engine's data-starved run on an H100) opens on its trace
+    // with the lab's live view replayed beside it: NVML's samples, the steps, the sweep.
+    void aProfiledSessionKeepsItsLiveView()
+    {
+        const auto run = document::open(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/starved/session.kinetoscope.json");
+        QVERIFY2(run->ok() && run->hasTrace() && run->session, run->loadMessage.c_str());
+        widgets::DocumentView view(run);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.count(), 8);
+        QVERIFY(view.lab());
+        QCOMPARE(view.indexOf(view.lab()), int(widgets::DocumentView::Lab));
+        QCOMPARE(size_t(view.lab()->sampleCount()), run->session->samples.size());
+        QVERIFY(view.lab()->sampleCount() > 100);
+        QCOMPARE(size_t(view.lab()->stepBars()), run->session->steps.size());
+        QCOMPARE(view.lab()->sweepPoints(), 5);
+        QVERIFY(view.lab()->readingText().contains(QStringLiteral("data-bound")));
+    }
+
     void drawsTheOverviewOfARealTrace()
     {
         const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
@@ -55,6 +76,7 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCOMPARE(view.count(), 7);
+        QVERIFY(!view.lab());  // a trace alone: no lab page
         // One stacked bar per step plus the average, 8 categories stacked.
         QCOMPARE(view.overview()->breakdownChart()->barCount(), 7);
         QCOMPARE(view.overview()->breakdownChart()->plottableCount(), 8);
