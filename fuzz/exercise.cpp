@@ -3,6 +3,7 @@
 #include "app/cli/diagnose_report.h"
 #include "app/cli/info_report.h"
 #include "app/cli/lab_report.h"
+#include "app/cli/memory_report.h"
 #include "app/cli/summary_report.h"
 #include "core/analysis/call_tree.h"
 #include "core/analysis/diagnosis/diagnosis.h"
@@ -138,6 +139,23 @@ bool exerciseSession(std::string_view bytes)
     checkJson(cli::diagnosisJson("session", measured, nullptr));
     (void)cli::diagnosisText("session", measured, nullptr);
     (void)cli::labText(*read);
+    return true;
+}
+
+bool exerciseSnapshot(std::string_view bytes)
+{
+    const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(bytes);
+    if (!loaded.model) {
+        if (loaded.error.empty() || loaded.error.find('\n') != std::string::npos)
+            throw std::logic_error("a rejected snapshot must say why in one line");
+        return false;
+    }
+    const snapshot::SnapshotSummary summary = snapshot::summarize(*loaded.model);
+    if (summary.peakAllocatedBytes < 0 || summary.leakedBytes < 0)
+        throw std::logic_error("a snapshot's byte counts are never negative");
+    checkJson(cli::memoryJson("fuzz-input.pickle", *loaded.model, summary));
+    (void)cli::memoryText("fuzz-input.pickle", *loaded.model, summary, false);
+    (void)cli::memoryText("fuzz-input.pickle", *loaded.model, summary, true);
     return true;
 }
 

@@ -25,4 +25,9 @@ trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions
 // Returns whether it read as a session.
 bool exerciseSession(std::string_view bytes);
 
+// Reads `bytes` as a CUDA memory snapshot and, when it reads, summarises it and writes
+// its JSON, text and Markdown. A rejected input must say why in one line. Returns
+// whether it read as a snapshot.
+bool exerciseSnapshot(std::string_view bytes);
+
 }  // namespace kinetoscope::fuzz

@@ -8,12 +8,15 @@ events; runs of consecutive events from spread-out places (so that launches, ker
 flows and memory samples that belong together stay together); one event of each
 (category, phase) pair; and the first bytes of the raw text (a truncated file). Every
 seed stays under 2 KiB, the fuzzers' -max_len. The lab session seeds are written here
-(they are this project's own format). Deterministic: the same traces give the same seeds.
+(they are this project's own format), and the snapshot seeds (small pickles of plain data
+made here, and the first bytes of each snapshot in the snapshots folder beside TRACES_DIR).
+Deterministic: the same traces give the same seeds.
 """
 import gzip
 import hashlib
 import json
 import os
+import pickle
 import random
 import sys
 
@@ -91,6 +94,32 @@ SESSIONS = [
 ]
 
 
+def snapshot_seeds(snapshots):
+    """Small snapshots in every form the reader accepts (pickled here: plain data, no
+    code), and the first bytes of each real snapshot beside the traces (a truncated file)."""
+    frames = [{"name": "forward", "filename": "/home/u/model.py", "line": 42},
+              {"name": "_call_impl", "filename": "/usr/lib/python3/site-packages/torch/nn/modules/module.py", "line": 1}]
+    block = {"address": 4096, "size": 512, "requested_size": 500, "state": "active_allocated", "frames": frames}
+    segment = {"device": 0, "address": 4096, "total_size": 2048, "allocated_size": 512, "active_size": 512,
+               "requested_size": 500, "stream": 0, "segment_type": "small", "segment_pool_id": (0, 0),
+               "is_expandable": False, "frames": [], "blocks": [block, {"size": 1536, "state": "inactive"}]}
+    entries = [{"action": "alloc", "addr": 4096, "size": 512, "stream": 0, "time_us": 10, "frames": frames},
+               {"action": "free_requested", "addr": 4096, "size": 512, "stream": 0, "time_us": 20, "frames": frames},
+               {"action": "free_completed", "addr": 4096, "size": 512, "stream": 0, "time_us": 21, "frames": frames},
+               {"action": "oom", "addr": 0, "size": 1 << 33, "device_free": 1 << 20, "stream": 0, "time_us": 30}]
+    snapshot = {"segments": [segment], "device_traces": [entries, []],
+                "allocator_settings": {"expandable_segments": False, "garbage_collection_threshold": 0.5},
+                "external_annotations": [{"name": "Optimizer.zero_grad", "stage": "START", "device": 0, "time_us": 5}]}
+    for protocol in (2, 3, 4, 5):
+        yield pickle.dumps(snapshot, protocol=protocol)
+    yield pickle.dumps([segment], protocol=4)
+    if snapshots and os.path.isdir(snapshots):
+        for name in sorted(os.listdir(snapshots)):
+            if name.endswith(".pickle"):
+                with open(os.path.join(snapshots, name), "rb") as f:
+                    yield f.read(MAX_BYTES)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -115,7 +144,15 @@ def main():
         data = json.dumps(s, separators=(",", ":")).encode()
         with open(os.path.join(session, hashlib.sha1(data).hexdigest()), "wb") as f:
             f.write(data)
-    print(f"make_seeds: {count} trace seeds from {len(paths)} traces, {len(SESSIONS)} session seeds in {out}")
+    snapshot = os.path.join(out, "snapshot")
+    os.makedirs(snapshot, exist_ok=True)
+    snapshots = 0
+    for data in snapshot_seeds(os.path.join(os.path.dirname(os.path.abspath(traces)), "snapshots")):
+        with open(os.path.join(snapshot, hashlib.sha1(data).hexdigest()), "wb") as f:
+            f.write(data)
+        snapshots += 1
+    print(f"make_seeds: {count} trace seeds from {len(paths)} traces, {len(SESSIONS)} session seeds, "
+          f"{snapshots} snapshot seeds in {out}")
 
 
 if __name__ == "__main__":

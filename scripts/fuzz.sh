@@ -5,7 +5,7 @@
 #                                        and binary give the same run on any machine):
 #                                        40,000 ingest inputs (about 90 s here), 200,000
 #                                        session inputs (about 30 s); FUZZ_RUNS scales both
-#   scripts/fuzz.sh ingest|session [libFuzzer options...]
+#   scripts/fuzz.sh ingest|session|snapshot [libFuzzer options...]
 #                                        one target, by hand, as long as the options say,
 #                                        e.g. scripts/fuzz.sh ingest -runs=10000000 -fork=2
 # The corpus starts from seeds cut out of ../shared/traces (fuzz/make_seeds.py) and the
@@ -21,14 +21,14 @@ if [ ! -f "$build/build.ninja" ]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DKINETOSCOPE_FUZZ=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 fi
-cmake --build "$build" --target fuzz_ingest fuzz_session --parallel "$(nproc)"
+cmake --build "$build" --target fuzz_ingest fuzz_session fuzz_snapshot --parallel "$(nproc)"
 
 seeds=$build/seeds
 if [ ! -d "$seeds" ]; then
     if [ -d "$root/../shared/traces" ]; then
         python3 "$root/fuzz/make_seeds.py" "$root/../shared/traces" "$seeds"
     else
-        mkdir -p "$seeds/ingest" "$seeds/session"  # the regression inputs alone
+        mkdir -p "$seeds/ingest" "$seeds/session" "$seeds/snapshot"  # the regression inputs alone
     fi
 fi
 mkdir -p "$build/artifacts"
@@ -37,7 +37,7 @@ mkdir -p "$build/artifacts"
 run() {
     local target=$1
     shift
-    mkdir -p "$build/corpus/$target"
+    mkdir -p "$build/corpus/$target" "$seeds/$target"
     # malloc_context_size=0: no allocation stacks (a third of the time per input); a
     # report is reproduced with full stacks by running the binary on the saved input.
     ASAN_OPTIONS=malloc_context_size=0:detect_leaks=1 "$build/bin/fuzz_$target" \
@@ -54,5 +54,6 @@ else
     runs=${FUZZ_RUNS:-40000}
     run ingest -seed=1 -runs="$runs"
     run session -seed=1 -runs="$(( runs * 5 ))"
+    run snapshot -seed=1 -runs="$(( runs * 5 ))"
     echo "fuzz: no crash, leak or hang"
 fi

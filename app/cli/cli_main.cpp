@@ -4,6 +4,7 @@
 #include "app/cli/diagnose_command.h"
 #include "app/cli/diff_command.h"
 #include "app/cli/info_command.h"
+#include "app/cli/memory_command.h"
 #include "app/cli/summary_command.h"
 #include "app/cli/run_command.h"
 
@@ -29,6 +30,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
         return runDiff(rest, out, err);
     if (command == "run")
         return runRun(rest, out, err);
+    if (command == "memory")
+        return runMemory(rest, out, err);
     if (command == "report") {  // a build with the GUI draws it (app/gui); this one has no Qt
         err << "kinetoscope report: this build has no GUI (KINETOSCOPE_GUI=OFF) to draw the page; "
                "'kinetoscope diagnose --markdown' writes the findings\n";
@@ -91,7 +94,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
 bool isCommand(std::string_view name)
 {
-    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" ||
+    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" || name == "memory" ||
            name == "report" || name == "help" || isHelpFlag(name) || name == "version" || name == "--version";
 }
 

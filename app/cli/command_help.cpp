@@ -22,7 +22,7 @@ struct CommandHelp
 
 // TRACE is a .json or .json.gz file that torch.profiler wrote; SESSION a lab run's
 // *.kinetoscope.json. Every command reads gzip from the content, not the name.
-constexpr std::array<CommandHelp, 6> kCommands{{
+constexpr std::array<CommandHelp, 7> kCommands{{
     {"info",
      "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
      "                        format, devices, ranks, time span, steps, events per category,\n"
@@ -96,6 +96,18 @@ constexpr std::array<CommandHelp, 6> kCommands{{
      "Needs no display: the page is drawn offscreen.\n"
      "example:\n"
      "  kinetoscope report resources/sample.pt.trace.json.gz --out sample-report.pdf\n"},
+    {"memory",
+     "  memory SNAPSHOT [--json|--markdown]\n"
+     "                        a CUDA memory snapshot (torch.cuda.memory._dump_snapshot): reserved\n"
+     "                        and allocated bytes, the peak and what was alive at it by the line\n"
+     "                        that allocated it, leaks, the out-of-memory reading, findings\n",
+     "options:\n"
+     "  --json | --markdown   the figures as JSON (the stable contract in docs/memory.md), or\n"
+     "                        as Markdown for a report\n"
+     "The snapshot is read by Kinetoscope's own reader of the pickle's data: a pickle that\n"
+     "names or calls Python code is refused, never run. Any file name: the bytes decide.\n"
+     "example:\n"
+     "  kinetoscope memory snapshot.pickle --json\n"},
 }};
 
 constexpr const char* kAppHelp =

@@ -73,7 +73,7 @@ int runGui(int argc, char** argv)
             headlessOption |= std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--print-latency") == 0;
         if (!headlessOption) {
             std::fprintf(stderr, "kinetoscope: no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset); "
-                                 "without one use info, summary, diagnose, diff, report or run (kinetoscope help)\n");
+                                 "without one use info, summary, diagnose, diff, report, run or memory (kinetoscope help)\n");
             return 2;
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");

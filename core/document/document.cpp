@@ -2,6 +2,7 @@
 
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
+#include "core/snapshot/snapshot_model.h"
 
 #include <chrono>
 #include <cmath>
@@ -97,6 +98,10 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
                 return std::make_shared<const Document>(std::move(doc));
             }
         }
+        if (snapshot::isSnapshotFile(doc.tracePath))
+            return failed(std::move(doc), trace::LoadStatus::NotATrace,
+                          "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " + doc.tracePath +
+                              "' reads it");
         if (!read(doc, progress)) {
             if (doc.session)
                 doc.loadMessage = "the session's trace " + doc.tracePath + ": " + doc.loadMessage;

@@ -7,6 +7,7 @@
 #include "app/cli/info_report.h"
 #include "core/analysis/summary.h"
 #include "core/session/session.h"
+#include "core/snapshot/snapshot_summary.h"
 #include "core/trace/printable.h"
 #include "core/trace/trace_loader.h"
 #include "fuzz/exercise.h"
@@ -81,6 +82,30 @@ private Q_SLOTS:
             ++inputs;
         }
         QVERIFY(inputs >= 4);
+    }
+
+    // Snapshots: a list that holds itself, lists nested 3,000 deep (freed without
+    // recursion), sizes negative or past any device, a memo index far past the next.
+    void everySnapshotRegressionIsReadOrRejectedInOneLine()
+    {
+        int inputs = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "snapshot")) {
+            try {
+                fuzz::exerciseSnapshot(readBytes(entry.path()));
+            } catch (const std::exception& e) {
+                QFAIL(qPrintable(QString::fromStdString(entry.path().filename().string() + ": " + e.what())));
+            }
+            ++inputs;
+        }
+        QVERIFY(inputs >= 4);
+        const snapshot::LoadedSnapshot huge =
+            snapshot::readSnapshot(readBytes(kRegressions / "snapshot" / "huge-and-negative-sizes.pickle"));
+        QVERIFY2(huge.model, huge.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*huge.model);
+        QCOMPARE(s.reservedBytes, int64_t(0));                // a negative total_size reads as 0
+        QCOMPARE(s.allocatedBytes, int64_t(1) << 40);         // 2^62 capped at 1 TiB
+        QVERIFY(snapshot::readSnapshot(readBytes(kRegressions / "snapshot" / "memo-index-out-of-order.pickle"))
+                    .error.find("memo index") != std::string::npos);
     }
 
     // A track made of flow events only, in a process without a labels row, once read the

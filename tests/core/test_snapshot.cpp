@@ -1,0 +1,329 @@
+// CUDA memory snapshots: the pickle reader on the real snapshots in ../shared/snapshots
+// (their figures checked against Python's pickle.load of the same files), the code
+// opcodes it refuses, truncation, the bare-list form, out-of-memory and leak readings on
+// snapshots written here opcode by opcode, and `kinetoscope memory` as a user runs it.
+#include "core/snapshot/pickle_reader.h"
+#include "core/snapshot/snapshot_model.h"
+#include "core/snapshot/snapshot_summary.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/test_support.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace kinetoscope;
+using nlohmann::json;
+
+namespace {
+
+std::filesystem::path sharedSnapshot(const char* name)
+{
+    return test::sharedTracesDir().parent_path() / "snapshots" / name;
+}
+
+std::string bytesOf(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Writes a protocol-4 pickle opcode by opcode, as Python's pickler lays out dicts and
+// lists (MARK ... SETITEMS / APPENDS).
+class PickleWriter
+{
+public:
+    PickleWriter() { m_out = "\x80\x04"; }
+    PickleWriter& dict() { return op('}').op('('); }
+    PickleWriter& endDict() { return op('u'); }
+    PickleWriter& list() { return op(']').op('('); }
+    PickleWriter& endList() { return op('e'); }
+    PickleWriter& str(const std::string& s)
+    {
+        op(char(0x8c));
+        m_out += char(s.size());
+        m_out += s;
+        return *this;
+    }
+    PickleWriter& integer(int64_t v)
+    {
+        op(char(0x8a)).op(char(8));  // LONG1 of 8 bytes, little-endian
+        for (int k = 0; k < 8; ++k)
+            m_out += char((uint64_t(v) >> (8 * k)) & 0xFF);
+        return *this;
+    }
+    PickleWriter& key(const std::string& k, int64_t v) { return str(k).integer(v); }
+    PickleWriter& key(const std::string& k, const std::string& v) { return str(k).str(v); }
+    PickleWriter& op(char c)
+    {
+        m_out += c;
+        return *this;
+    }
+    std::string done() { return m_out + "."; }
+
+private:
+    std::string m_out;
+};
+
+// A segment of one device holding `blocks` (size, state) back to back.
+void segment(PickleWriter& w, int64_t address, const std::vector<std::pair<int64_t, std::string>>& blocks)
+{
+    int64_t total = 0;
+    for (const auto& [size, state] : blocks)
+        total += size;
+    w.dict().key("device", 0).key("address", address).key("total_size", total).key("stream", 0);
+    w.key("segment_type", "large").str("blocks").list();
+    int64_t at = address;
+    for (const auto& [size, state] : blocks) {
+        w.dict().key("address", at).key("size", size).key("state", state).endDict();
+        at += size;
+    }
+    w.endList().endDict();
+}
+
+void entry(PickleWriter& w, const std::string& action, int64_t address, int64_t size, int64_t timeUs,
+           const std::string& file = "", int64_t line = 0)
+{
+    w.dict().key("action", action).key("addr", address).key("size", size).key("stream", 0).key("time_us", timeUs);
+    if (!file.empty())
+        w.str("frames").list().dict().key("name", "step").key("filename", file).key("line", line).endDict().endList();
+    w.endDict();
+}
+
+}  // namespace
+
+class TestSnapshot : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    // The contract's figures on every real snapshot. The expected values are Python's
+    // (pickle.load of the same file): len(segments), sum of total_size, sum of the
+    // active_allocated blocks' size, and the entries of every device_traces list.
+    void readsEveryRealSnapshot_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<qint64>("segments");
+        QTest::addColumn<qint64>("reserved");
+        QTest::addColumn<qint64>("allocated");
+        QTest::addColumn<qint64>("entries");
+        QTest::newRow("torch 2.6, Linux") << "cs336_forward_bf16_linux_torch26.pickle" << qint64(43) << qint64(861929472)
+                                          << qint64(525286400) << qint64(2811);
+        QTest::newRow("torch 2.9, Windows") << "cs336_transformer_windows_torch29.pickle" << qint64(216)
+                                            << qint64(14180941824) << qint64(1377753600) << qint64(5163);
+        QTest::newRow("training, annotations") << "decomfl_training_annotations_torch29.pickle" << qint64(61)
+                                               << qint64(1897922560) << qint64(1014430208) << qint64(23105);
+        QTest::newRow("no history") << "sketchkv_segments_only_torch24.pickle" << qint64(259) << qint64(17133731840)
+                                    << qint64(16397578240) << qint64(1);
+    }
+
+    void readsEveryRealSnapshot()
+    {
+        QFETCH(QString, file);
+        QFETCH(qint64, segments);
+        QFETCH(qint64, reserved);
+        QFETCH(qint64, allocated);
+        QFETCH(qint64, entries);
+        const std::filesystem::path path = sharedSnapshot(file.toUtf8().constData());
+        const test::CliRun run = test::runCli({"memory", path.string(), "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json j = json::parse(run.out);
+        QCOMPARE(j["segments"].get<qint64>(), segments);
+        QCOMPARE(j["reserved_bytes"].get<qint64>(), reserved);
+        QCOMPARE(j["allocated_bytes"].get<qint64>(), allocated);
+        QCOMPARE(j["trace_entries"].get<qint64>(), entries);
+        for (const char* key : {"devices", "peak_allocated_bytes", "peak_time_us", "top_stacks_at_peak", "leaks",
+                                "findings"})
+            QVERIFY2(j.contains(key), key);
+        // Allocated never exceeds what the allocator held: the replayed peak included.
+        QVERIFY(j["allocated_bytes"].get<qint64>() <= reserved);
+        if (entries > 1)
+            QVERIFY2(j["peak_allocated_bytes"].get<qint64>() <= reserved, run.out.c_str());
+        QVERIFY(j["peak_allocated_bytes"].get<qint64>() >= allocated);
+    }
+
+    // The memo shares frame dicts and frame lists: they are interned once, not copied.
+    void framesAndStacksAreInterned()
+    {
+        const snapshot::LoadedSnapshot loaded =
+            snapshot::loadSnapshotFile(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotModel& m = *loaded.model;
+        QCOMPARE(m.entries.size(), size_t(23105));
+        QCOMPARE(m.annotations.size(), size_t(8));
+        QVERIFY(m.stacks.size() < m.entries.size() / 4);
+        QVERIFY(m.frames.size() < 5000);
+        size_t withStack = 0;
+        for (const snapshot::TraceEntry& e : m.entries)
+            withStack += e.stack != 0;
+        QCOMPARE(withStack, m.entries.size());  // every entry has frames in this file
+        // The place names the user's line, not torch's or an installed package's.
+        const snapshot::SnapshotSummary s = snapshot::summarize(m);
+        QVERIFY(!s.topStacksAtPeak.empty());
+        for (const snapshot::StackBytes& g : s.topStacksAtPeak) {
+            const std::string place = m.place(g.stack);
+            QVERIFY2(place.find("module.py") == std::string::npos, place.c_str());
+        }
+        // Two iterations marked (zero_grad twice): too few to call anything a leak.
+        QVERIFY(s.leaks.empty());
+    }
+
+    // A pickle that names or calls code is refused, whatever it would have done.
+    void codeIsRefusedNeverRun_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("opcode");
+        QTest::newRow("GLOBAL") << QByteArray("\x80\x02" "cos\nsystem\n" "q\x00.", 16) << "GLOBAL";
+        QTest::newRow("STACK_GLOBAL") << QByteArray("\x80\x04\x8c\x02os\x8c\x06system\x93.", 16) << "STACK_GLOBAL";
+        QTest::newRow("REDUCE") << QByteArray("\x80\x04]R.", 5) << "REDUCE";
+        QTest::newRow("BUILD") << QByteArray("\x80\x04}}b.", 6) << "BUILD";
+    }
+
+    void codeIsRefusedNeverRun()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, opcode);
+        const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(std::string_view(bytes.constData(), size_t(bytes.size())));
+        QVERIFY(!loaded.model);
+        QVERIFY2(loaded.error.find(opcode.toStdString()) != std::string::npos, loaded.error.c_str());
+        QVERIFY(loaded.error.find("refused") != std::string::npos);
+        QVERIFY(loaded.error.find('\n') == std::string::npos);
+        // The command line: one line, exit 2, nothing on standard output.
+        const std::filesystem::path path = std::filesystem::path(m_dir.path().toStdString()) / "evil.pickle";
+        std::ofstream(path, std::ios::binary).write(bytes.constData(), bytes.size());
+        const test::CliRun run = test::runCli({"memory", path.string()});
+        QCOMPARE(run.code, 2);
+        QVERIFY(run.out.empty());
+        QCOMPARE(std::count(run.err.begin(), run.err.end(), '\n'), 1);
+    }
+
+    void aTruncatedOrForeignFileIsOneLine()
+    {
+        const std::string whole = bytesOf(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
+        for (size_t cut : {size_t(1), size_t(2), size_t(100), whole.size() / 2, whole.size() - 1}) {
+            const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(std::string_view(whole).substr(0, cut));
+            QVERIFY2(!loaded.model, std::to_string(cut).c_str());
+            QVERIFY2(!loaded.error.empty() && loaded.error.find('\n') == std::string::npos, loaded.error.c_str());
+        }
+        QVERIFY(snapshot::readSnapshot("{\"traceEvents\": []}").error.find("not a pickle") != std::string::npos);
+        QVERIFY(snapshot::readSnapshot(PickleWriter().list().endList().done()).model);  // an empty list of segments
+        QVERIFY(snapshot::readSnapshot(PickleWriter().dict().endDict().done()).error.find("not a memory snapshot") !=
+                std::string::npos);
+        const test::CliRun missing = test::runCli({"memory", "/no/such/snapshot.pickle"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.find("no such file") != std::string::npos);
+    }
+
+    // torch.cuda.memory_snapshot()'s bare list of segments, saved under a .json name:
+    // the bytes decide, and the other commands point to `memory`.
+    void aBareListUnderAJsonNameIsASnapshot()
+    {
+        PickleWriter w;
+        w.list();
+        segment(w, 1 << 20, {{4096, "active_allocated"}, {8192, "inactive"}});
+        segment(w, 1 << 24, {{1 << 20, "active_allocated"}});
+        w.endList();
+        const std::filesystem::path path = std::filesystem::path(m_dir.path().toStdString()) / "state.json";
+        std::ofstream(path, std::ios::binary) << w.done();
+        const test::CliRun run = test::runCli({"memory", path.string(), "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json j = json::parse(run.out);
+        QCOMPARE(j["form"].get<std::string>(), std::string("segments list"));
+        QCOMPARE(j["segments"].get<int>(), 2);
+        QCOMPARE(j["reserved_bytes"].get<int64_t>(), int64_t(4096 + 8192 + (1 << 20)));
+        QCOMPARE(j["allocated_bytes"].get<int64_t>(), int64_t(4096 + (1 << 20)));
+        QCOMPARE(j["largest_free_block_bytes"].get<int64_t>(), int64_t(8192));
+        for (const char* command : {"info", "summary", "diagnose"}) {
+            const test::CliRun other = test::runCli({command, path.string()});
+            QCOMPARE(other.code, 2);
+            QVERIFY2(other.err.find("kinetoscope memory") != std::string::npos, other.err.c_str());
+        }
+    }
+
+    // The history replayed: the peak, what was alive at it, an out-of-memory reading.
+    void theHistoryGivesThePeakAndTheOutOfMemory()
+    {
+        const int64_t MiB = 1 << 20;
+        PickleWriter w;
+        w.dict().str("segments").list();
+        segment(w, 0x100000000, {{64 * MiB, "active_allocated"}, {448 * MiB, "inactive"}});
+        w.endList().str("device_traces").list().list();
+        entry(w, "segment_alloc", 0x100000000, 512 * MiB, 1000);
+        entry(w, "alloc", 0x100000000, 64 * MiB, 1000, "/home/u/train.py", 10);        // weights: kept
+        entry(w, "alloc", 0x104000000, 300 * MiB, 2000, "/home/u/model.py", 42);       // activations
+        entry(w, "alloc", 0x116C00000, 100 * MiB, 2500, "/home/u/model.py", 43);
+        entry(w, "free_requested", 0x104000000, 300 * MiB, 3000);
+        entry(w, "free_completed", 0x104000000, 300 * MiB, 3001);
+        entry(w, "free_requested", 0x116C00000, 100 * MiB, 3100);
+        entry(w, "free_completed", 0x116C00000, 100 * MiB, 3101);
+        w.dict().key("action", "oom").key("addr", 0).key("size", 600 * MiB).key("device_free", 20 * MiB).key("time_us", 4000);
+        w.endDict();
+        w.endList().endList().endDict();
+        const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        QCOMPARE(s.peakAllocatedBytes, 464 * MiB);
+        QCOMPARE(s.peakTimeUs, int64_t(2500));
+        QCOMPARE(s.perDevice[0].startAllocatedBytes, int64_t(0));
+        QCOMPARE(s.topStacksAtPeak.size(), size_t(3));
+        QCOMPARE(loaded.model->place(s.topStacksAtPeak[0].stack), std::string("model.py:42 step"));
+        QCOMPARE(s.topStacksAtPeak[0].bytes, 300 * MiB);
+        QVERIFY(s.outOfMemory && s.outOfMemory->requestedBytes == 600 * MiB && s.outOfMemory->deviceFreeBytes == 20 * MiB);
+        QVERIFY(!s.findings.empty());
+        QCOMPARE(s.findings.front().id, std::string("snapshot-out-of-memory"));
+        QCOMPARE(s.findings.front().severity, analysis::Severity::High);
+    }
+
+    // A place that keeps something alive from every iteration leaks; weights moved once
+    // do not.
+    void aLeakGrowsWithTheIterations()
+    {
+        const int64_t MiB = 1 << 20;
+        PickleWriter w;
+        std::vector<std::pair<int64_t, std::string>> blocks{{100 * MiB, "active_allocated"}};
+        for (int i = 0; i < 6; ++i)
+            blocks.push_back({10 * MiB, "active_allocated"});
+        w.dict().str("segments").list();
+        segment(w, 0x200000000, blocks);
+        w.endList().str("device_traces").list().list();
+        entry(w, "alloc", 0x200000000, 100 * MiB, 0, "/home/u/train.py", 5);  // the weights, at the start
+        int64_t at = 0x200000000 + 100 * MiB;
+        for (int i = 0; i < 6; ++i) {
+            const int64_t t = 1000 * (i + 1);
+            entry(w, "alloc", 0x300000000, 50 * MiB, t + 10, "/home/u/model.py", 42);  // activations: freed
+            entry(w, "alloc", at, 10 * MiB, t + 20, "/home/u/train.py", 77);           // history.append(loss)
+            entry(w, "free_requested", 0x300000000, 50 * MiB, t + 30);
+            at += 10 * MiB;
+        }
+        w.endList().endList().str("external_annotations").list();
+        for (int i = 0; i < 6; ++i)
+            w.dict().key("name", "Optimizer.zero_grad#Adam.zero_grad").key("stage", "START").key("device", 0)
+                .key("time_us", 1000 * (i + 1)).endDict();
+        w.endList().endDict();
+        const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        QCOMPARE(s.leaks.size(), size_t(1));
+        QCOMPARE(loaded.model->place(s.leaks[0].stack), std::string("train.py:77 step"));
+        // The history runs from 0 to 6,030 us: those allocated from 2,010 us on, five of six.
+        QCOMPARE(s.leaks[0].allocations, int64_t(5));
+        bool found = false;
+        for (const analysis::Finding& f : s.findings)
+            found |= f.id == "snapshot-leak" && f.title.find("train.py:77") != std::string::npos;
+        QVERIFY(found);
+    }
+
+    void memoryHasHelp()
+    {
+        const test::CliRun run = test::runCli({"memory", "--help"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.find("memory SNAPSHOT") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSnapshot)
+#include "test_snapshot.moc"
