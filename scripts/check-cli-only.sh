@@ -13,12 +13,16 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINETO
     -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_DEPS_DIR="$build/deps" \
     > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target kinetoscope --parallel "$(nproc)"
-if ldd "$build/bin/kinetoscope" | grep -q -i libQt; then
+if grep -q -i libQt <<< "$(ldd "$build/bin/kinetoscope")"; then
     echo "check-cli-only: the command-line build links Qt" >&2
     exit 1
 fi
-"$build/bin/kinetoscope" summary "$root/resources/sample.pt.trace.json.gz" | grep -q "steps (ProfilerStep" \
+# The whole output first: `grep -q` stops reading at its match, and under pipefail the
+# writer's SIGPIPE would fail the check at random.
+summary=$("$build/bin/kinetoscope" summary "$root/resources/sample.pt.trace.json.gz") \
     || { echo "check-cli-only: summary of the sample trace failed" >&2; exit 1; }
+grep -q "steps (ProfilerStep" <<< "$summary" \
+    || { echo "check-cli-only: the sample's summary does not name its steps" >&2; exit 1; }
 if "$build/bin/kinetoscope" 2> /dev/null; then
     echo "check-cli-only: without a command the CLI-only build should exit 2" >&2
     exit 1
