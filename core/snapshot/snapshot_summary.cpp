@@ -1,5 +1,6 @@
 #include "core/snapshot/snapshot_summary.h"
 
+#include "core/analysis/diagnosis/diagnosis.h"
 #include "core/format/format.h"
 
 #include <algorithm>
@@ -17,8 +18,8 @@ using analysis::Unit;
 namespace {
 
 // Reserved over the peak allocated above this: the allocator holds memory no tensor
-// used at the peak (the lab's reserved-over-peak threshold).
-constexpr double kReservedOverPeak = 1.5;
+// used at the peak (the lab's threshold, one number for both).
+constexpr double kReservedOverPeak = analysis::kLabReservedOverPeak;
 constexpr int64_t kMiB = int64_t(1) << 20;
 // A place that keeps allocations from this many iterations alive is leaking.
 constexpr size_t kLeakIterations = 3;
