@@ -21,6 +21,11 @@ std::string bytes(int64_t n)
     return format::bytes(double(n));
 }
 
+std::string placeOf(const SnapshotModel& model, snapshot::StackId stack)
+{
+    return stack ? model.place(stack) : std::string("(no frames recorded)");
+}
+
 json stacksJson(const SnapshotModel& model, const std::vector<StackBytes>& groups, double peak)
 {
     json out = json::array();
@@ -33,7 +38,7 @@ json stacksJson(const SnapshotModel& model, const std::vector<StackBytes>& group
             if (frames.size() == 8)
                 break;
         }
-        out.push_back({{"place", g.stack ? model.place(g.stack) : std::string("(no frames recorded)")},
+        out.push_back({{"place", placeOf(model, g.stack)},
                        {"bytes", g.bytes},
                        {"allocations", g.allocations},
                        {"share_of_peak", peak > 0 ? double(g.bytes) / peak : 0.0},
@@ -110,7 +115,7 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
                 t += (markdown ? "- " : "  ") + bytes(g.bytes) + "  " +
                      format::percent(s.peakAllocatedBytes > 0 ? double(g.bytes) / double(s.peakAllocatedBytes) : 0.0) +
                      "  " + format::count(g.allocations) + " allocations  " +
-                     (g.stack ? model.place(g.stack) : std::string("(no frames recorded)")) + "\n";
+                     (placeOf(model, g.stack)) + "\n";
             }
         };
         list(s.topStacksAtPeak);

@@ -137,9 +137,9 @@ private:
         return v;
     }
 
-    void readString(size_t lengthBytes, size_t at, bool asText)
+    // str and bytes alike: kept as their bytes.
+    void readString(size_t lengthBytes, size_t at)
     {
-        (void)asText;  // str and bytes are both kept as their bytes
         if (!need(lengthBytes))
             return;
         const uint64_t n = little(lengthBytes);
@@ -280,14 +280,14 @@ private:
             push(v);
             return;
         }
-        case 0x8c: readString(1, at, true); return;   // SHORT_BINUNICODE
-        case 'X': readString(4, at, true); return;    // BINUNICODE
-        case 0x8d: readString(8, at, true); return;   // BINUNICODE8
-        case 'U': readString(1, at, false); return;   // SHORT_BINSTRING
-        case 'T': readString(4, at, false); return;   // BINSTRING
-        case 'C': readString(1, at, false); return;   // SHORT_BINBYTES
-        case 'B': readString(4, at, false); return;   // BINBYTES
-        case 0x8e: readString(8, at, false); return;  // BINBYTES8
+        case 0x8c: readString(1, at); return;   // SHORT_BINUNICODE
+        case 'X': readString(4, at); return;    // BINUNICODE
+        case 0x8d: readString(8, at); return;   // BINUNICODE8
+        case 'U': readString(1, at); return;   // SHORT_BINSTRING
+        case 'T': readString(4, at); return;   // BINSTRING
+        case 'C': readString(1, at); return;   // SHORT_BINBYTES
+        case 'B': readString(4, at); return;   // BINBYTES
+        case 0x8e: readString(8, at); return;  // BINBYTES8
         case 0x94:                                    // MEMOIZE
             memoPut(m_memo.size(), at);
             return;

@@ -77,10 +77,13 @@ public:
     {
         const auto [it, added] = m_strings.try_emplace(std::string(s), uint32_t(m_model.strings.size()));
         if (added)
-            m_model.strings.push_back(trace::isValidUtf8(s) ? std::string(s) : trace::toValidUtf8(s));
+            m_model.strings.push_back(valid(s));
         return it->second;
     }
-    static std::string valid(std::string_view s) { return trace::isValidUtf8(s) ? std::string(s) : trace::toValidUtf8(s); }
+    static std::string valid(std::string_view s)
+    {
+        return trace::isValidUtf8(s) ? std::string(s) : trace::toValidUtf8(s);
+    }
 
     // The stack of a block or trace entry: its "frames" list, once per distinct list.
     StackId stack(const PickleValue& owner)

@@ -1,6 +1,7 @@
 #include "core/snapshot/snapshot_summary.h"
 
 #include "core/analysis/diagnosis/diagnosis.h"
+#include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/format/format.h"
 
 #include <algorithm>
@@ -168,8 +169,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
                     ? "The cache held enough in pieces: let segments grow instead of splitting "
                       "(expandable_segments), or keep tensor shapes stable."
                     : "Lower the peak: a smaller batch, activation checkpointing, or bf16 activations.";
-        f.snippet = "import os  # before the first CUDA call\n"
-                    "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
+        f.snippet = analysis::rules::kExpandableSegmentsSnippet;
         s.findings.push_back(std::move(f));
     }
     if (peak > 0 && !s.leaks.empty()) {
@@ -195,7 +195,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
             s.findings.push_back(std::move(f));
         }
     }
-    const DeviceMemory& d = s.perDevice.empty() ? DeviceMemory{} : s.perDevice[size_t(s.peakDevice)];
+    const DeviceMemory& d = s.perDevice[size_t(s.peakDevice)];  // summarize keeps one device at least
     if (peak > 0 && double(d.reservedBytes) > kReservedOverPeak * peak && d.reservedBytes - s.peakAllocatedBytes >= 256 * kMiB) {
         Finding f;
         f.id = "snapshot-reserved-over-peak";
@@ -211,8 +211,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
                               {"largest_free_block_bytes", double(s.largestFreeBlockBytes), Unit::Bytes}};
         f.gainMethod = "memory, not time";
         f.fix = "Let segments grow instead of caching many sizes (expandable_segments), and keep shapes stable.";
-        f.snippet = "import os  # before the first CUDA call\n"
-                    "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
+        f.snippet = analysis::rules::kExpandableSegmentsSnippet;
         s.findings.push_back(std::move(f));
     }
 }
@@ -261,7 +260,7 @@ SnapshotSummary summarize(const SnapshotModel& model)
     for (const TraceEntry& e : model.entries)
         if (e.device >= 0 && size_t(e.device) < perDevice.size())
             perDevice[size_t(e.device)].push_back(&e);
-    std::unordered_map<int64_t, Live> liveAtPeak, liveAtEnd;
+    std::unordered_map<int64_t, Live> liveAtPeak;
     int64_t beforeAtPeak = 0;
     for (size_t d = 0; d < perDevice.size(); ++d) {
         DeviceMemory& dm = s.perDevice[d];
@@ -294,9 +293,8 @@ SnapshotSummary summarize(const SnapshotModel& model)
             atPeak.apply(*entries[i], when(i));
         liveAtPeak = atPeak.live();
         beforeAtPeak = dm.startAllocatedBytes + atPeak.beforeHistoryDelta();
-        liveAtEnd = replay.live();
         if (timed)
-            s.leaks = leaksOf(model, liveAtEnd, lateFrom, iterationStarts(model));
+            s.leaks = leaksOf(model, replay.live(), lateFrom, iterationStarts(model));
     }
     s.topStacksAtPeak = byPlace(model, liveAtPeak, std::numeric_limits<int64_t>::min());
     s.beforeHistoryAtPeakBytes = std::max<int64_t>(0, beforeAtPeak);

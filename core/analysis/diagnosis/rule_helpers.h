@@ -84,6 +84,13 @@ inline std::string fusedOptimizerSnippet(const trace::TraceModel& model)
            ")  # as this run's " + name + "\n";
 }
 
+// The caching allocator growing its segments instead of caching blocks of many sizes:
+// the fix of memory held in free pieces, from a trace's counters or a memory snapshot.
+inline constexpr const char* kExpandableSegmentsSnippet =
+    "# before the first CUDA call (or in the environment):\n"
+    "import os\n"
+    "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
+
 // A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
 // trace suggested it or the lab measured it.
 inline constexpr const char* kDataLoaderSnippet =

@@ -103,9 +103,7 @@ void allocatorFragmentation(const DiagnosisInput& in, std::vector<Finding>& out)
         f.gainMethod = "no time saved per step; frees memory";
         f.fix = "Let the allocator grow segments instead of caching many sizes, and keep tensor shapes "
                 "stable (pad variable-length batches to a few bucket sizes).";
-        f.snippet = "# before the first CUDA call (or in the environment):\n"
-                    "import os\n"
-                    "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
+        f.snippet = kExpandableSegmentsSnippet;
         out.push_back(std::move(f));
     }
 }

@@ -42,12 +42,13 @@ std::string origin(const trace::TraceModel& model, const Event& e, const std::st
 std::unordered_set<trace::EventId> opsCopyingToHost(const DiagnosisInput& in)
 {
     std::unordered_set<trace::EventId> ops;
-    for (const Event& e : in.model.events()) {
-        if (!trace::isLaunchCall(e.category) || !e.parent.valid() || !inSteps(in, e.startNs))
+    for (const Event& copy : in.model.events()) {
+        if (copy.category != Category::Memcpy || !copy.correlated.valid())
             continue;
-        for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e)))
-            if (classifyCopy(in.model.text(in.model.event(a).name)).direction == CopyDirection::DeviceToHost)
-                ops.insert(e.parent);
+        const Event& call = in.model.event(copy.correlated);
+        if (call.parent.valid() && inSteps(in, call.startNs) &&
+            classifyCopy(in.model.text(copy.name)).direction == CopyDirection::DeviceToHost)
+            ops.insert(call.parent);
     }
     return ops;
 }
@@ -61,7 +62,9 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     const std::string marker = in.summary.steps.fromMarkers ? in.summary.steps.marker : std::string();
     double blocked = 0;
-    int64_t calls = 0, deviceToHost = 0;
+    int64_t calls = 0;
+    // A read is counted once however many of its calls wait (a pageable copy, then a sync).
+    std::unordered_set<trace::EventId> reads;
     std::map<std::string, double> origins;
     std::vector<TimeRange> ranges;
     const std::unordered_set<trace::EventId> readingOps = opsCopyingToHost(in);
@@ -69,15 +72,16 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
         if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e) ||
             isSynchronousLaunch(in.model, e))
             continue;  // a synchronous launch is the device's way, not a sync to remove
-        bool bulk = false, reads = e.parent.valid() && readingOps.contains(e.parent);
+        bool bulk = false, read = e.parent.valid() && readingOps.contains(e.parent);
         for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
             const Event& activity = in.model.event(a);
             bulk |= isBulkPageableCopy(in.model, activity);
-            reads |= classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
+            read |= classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
         }
         if (bulk)
             continue;  // bulk copies through pageable memory: pageable-memcpy
-        deviceToHost += reads;
+        if (read)
+            reads.insert(e.parent.valid() ? e.parent : in.model.idOf(e));
         ++calls;
         blocked += static_cast<double>(e.durationNs);
         origins[std::string(in.model.text(e.name)) + " in " + origin(in.model, e, marker)] +=
@@ -95,14 +99,14 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" + format::percent(share(gain, step)) +
               ")";
     f.explanation = format::count(calls) + " calls over the steps block the CPU until the GPU catches up (" +
-                    format::duration(blocked / n) + " per step; " + format::count(deviceToHost) +
-                    " of them device-to-host reads such as .item(), .cpu() or .to(\"cpu\")). The wait itself costs "
+                    format::duration(blocked / n) + " per step), in which the steps read a value back " +
+                    format::count(int64_t(reads.size())) + " times (.item(), .cpu(), .to(\"cpu\")). The wait itself costs "
                     "nothing while the GPU is busy; what costs is the host work after it, which could have run "
                     "while the GPU computed and instead runs with the GPU idle.";
     f.evidence.figures = {{"gpu_idle_caused_per_step_us", gain / 1e3, Unit::Microseconds},
                           {"blocked_time_per_step_us", blocked / n / 1e3, Unit::Microseconds},
                           {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
-                          {"device_to_host_reads_per_step", static_cast<double>(deviceToHost) / n, Unit::Count}};
+                          {"device_to_host_reads_per_step", static_cast<double>(reads.size()) / n, Unit::Count}};
     for (const std::string& where : largestFirst(origins, 5))
         f.evidence.ops.push_back(where);
     std::sort(ranges.begin(), ranges.end(), [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
