@@ -47,6 +47,26 @@ json stacksJson(const SnapshotModel& model, const std::vector<StackBytes>& group
     return out;
 }
 
+// The split segments caching the most in free blocks (SnapshotSummary::segmentUse's order).
+json segmentsJson(const SnapshotModel& model, const SnapshotSummary& s)
+{
+    json out = json::array();
+    for (size_t i = 0; i < s.segmentUse.size() && i < kListed && s.segmentUse[i].split(); ++i) {
+        const snapshot::SegmentUse& use = s.segmentUse[i];
+        const snapshot::Segment& seg = model.segments[use.segment];
+        out.push_back({{"device", seg.device},
+                       {"address", seg.address},
+                       {"stream", seg.stream},
+                       {"pool", seg.large ? "large" : "small"},
+                       {"reserved_bytes", seg.totalSize},
+                       {"allocated_bytes", use.allocatedBytes},
+                       {"inactive_bytes", use.inactiveBytes},
+                       {"inactive_blocks", use.inactiveBlocks},
+                       {"largest_free_block_bytes", use.largestFreeBlockBytes}});
+    }
+    return out;
+}
+
 }  // namespace
 
 json memoryJson(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s)
@@ -66,7 +86,10 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
         oom = {{"device", s.outOfMemory->device},
                {"requested_bytes", s.outOfMemory->requestedBytes},
                {"device_free_bytes", s.outOfMemory->deviceFreeBytes},
-               {"time_us", s.outOfMemory->timeUs}};
+               {"time_us", s.outOfMemory->timeUs},
+               {"reserved_unallocated_bytes", s.outOfMemory->reservedUnallocatedBytes},
+               {"largest_free_block_bytes", s.outOfMemory->largestFreeBlockBytes},
+               {"fragmented", s.outOfMemory->fragmented()}};
     return {{"source", source},
             {"form", model.bareList ? "segments list" : "snapshot dict"},
             {"devices", s.devices},
@@ -86,6 +109,9 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"top_stacks_at_peak", stacksJson(model, s.topStacksAtPeak, peak)},
             {"leaked_bytes", s.leakedBytes},
             {"leaks", stacksJson(model, s.leaks, peak)},
+            {"split_segments", segmentsJson(model, s)},
+            {"free_segments", s.freeSegments},
+            {"free_segment_bytes", s.freeSegmentBytes},
             {"out_of_memory", oom},
             {"findings", findingsJson(s.findings)}};
 }
@@ -114,7 +140,7 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
                 const StackBytes& g = groups[i];
                 t += (markdown ? "- " : "  ") + bytes(g.bytes) + "  " +
                      format::percent(s.peakAllocatedBytes > 0 ? double(g.bytes) / double(s.peakAllocatedBytes) : 0.0) +
-                     "  " + format::count(g.allocations) + " allocations  " +
+                     "  " + format::counted(uint64_t(g.allocations), "allocation") + "  " +
                      (placeOf(model, g.stack)) + "\n";
             }
         };
@@ -128,12 +154,28 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
             list(s.leaks);
         }
     }
-    if (s.outOfMemory)
-        t += "\nOut of memory: a request of " + bytes(s.outOfMemory->requestedBytes) + " on cuda:" +
-             std::to_string(s.outOfMemory->device) +
-             (s.outOfMemory->deviceFreeBytes >= 0 ? " with " + bytes(s.outOfMemory->deviceFreeBytes) + " free on the device"
-                                                 : std::string()) +
-             ".\n";
+    if (!s.segmentUse.empty() && s.segmentUse.front().split()) {
+        t += "\n" + h + "Split segments: free blocks beside live tensors (fragmentation)\n";
+        for (size_t i = 0; i < s.segmentUse.size() && i < 5 && s.segmentUse[i].split(); ++i) {
+            const snapshot::SegmentUse& use = s.segmentUse[i];
+            const snapshot::Segment& seg = model.segments[use.segment];
+            t += (markdown ? "- " : "  ") + bytes(use.inactiveBytes) + " free in " + format::counted(use.inactiveBlocks, "block") +
+                 " (the largest " + bytes(use.largestFreeBlockBytes) + ") beside " + bytes(use.allocatedBytes) +
+                 " allocated, in a " + bytes(seg.totalSize) + " " + (seg.large ? "large" : "small") +
+                 "-pool segment on cuda:" + std::to_string(seg.device) + ", stream " + std::to_string(seg.stream) + "\n";
+        }
+    }
+    if (s.freeSegments > 0)
+        t += (markdown ? "\n" : "") + std::string(markdown ? "" : "  ") + format::counted(s.freeSegments, "segment") +
+             (s.freeSegments == 1 ? " holds" : " hold") + " no tensor (" + bytes(s.freeSegmentBytes) +
+             " cached whole: torch.cuda.empty_cache() would return them)\n";
+    if (s.outOfMemory) {
+        const snapshot::OutOfMemory& oom = *s.outOfMemory;
+        t += "\nOut of memory: a request of " + bytes(oom.requestedBytes) + " on cuda:" + std::to_string(oom.device) +
+             (oom.deviceFreeBytes >= 0 ? " with " + bytes(oom.deviceFreeBytes) + " free on the device" : std::string()) +
+             "; the allocator held " + bytes(oom.reservedUnallocatedBytes) + " in no tensor, the largest free block " +
+             bytes(oom.largestFreeBlockBytes) + (oom.fragmented() ? " (fragmentation)" : "") + ".\n";
+    }
     t += "\n";
     t += markdown ? findingsMarkdown(s.findings) : findingsText(s.findings);
     return t;

@@ -1,5 +1,7 @@
 #include "core/snapshot/snapshot_summary.h"
 
+#include "core/snapshot/snapshot_timeline.h"
+
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/format/format.h"
@@ -7,7 +9,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace kinetoscope::snapshot {
@@ -32,53 +33,23 @@ struct Live
     int64_t when = 0;  // time_us, or the entry's index where times are missing
 };
 
-// One device's allocated bytes through its trace: an allocation counts from its alloc
-// to its first free (free_requested: the tensor is gone; the block may wait for its
-// stream before free_completed returns it). A free of an address allocated before the
-// history began lowers the count once.
-class Replay
+// The bands of `t` alive after `applied` entries, from the history only (what predates it
+// has no stack).
+std::vector<Live> liveOf(const DeviceTimeline& t, size_t applied)
 {
-public:
-    explicit Replay(int64_t start) : m_allocated(start) {}
-    void apply(const TraceEntry& e, int64_t when)
-    {
-        if (e.action == Action::Alloc) {
-            m_live[e.address] = {e.size, e.stack, when};
-            m_allocated += e.size;
-            m_freedBefore.erase(e.address);
-        } else if (e.action == Action::FreeRequested || e.action == Action::FreeCompleted) {
-            if (const auto it = m_live.find(e.address); it != m_live.end()) {
-                m_allocated -= it->second.size;
-                m_live.erase(it);
-                if (e.action == Action::FreeRequested)
-                    m_requested.insert(e.address);  // its free_completed follows
-            } else if (e.action == Action::FreeCompleted && m_requested.erase(e.address)) {
-                // the second half of a free already counted
-            } else if (m_freedBefore.insert(e.address).second) {
-                m_allocated -= e.size;  // allocated before the history began
-                m_beforeHistory -= e.size;
-            }
-        }
-    }
-    int64_t allocated() const { return m_allocated; }
-    int64_t beforeHistoryDelta() const { return m_beforeHistory; }
-    const std::unordered_map<int64_t, Live>& live() const { return m_live; }
-
-private:
-    int64_t m_allocated;
-    int64_t m_beforeHistory = 0;
-    std::unordered_map<int64_t, Live> m_live;
-    std::unordered_set<int64_t> m_freedBefore;  // pre-history addresses whose free was counted
-    std::unordered_set<int64_t> m_requested;    // freed (free_requested), completion pending
-};
+    std::vector<Live> live;
+    for (const Band& b : t.bands)
+        if (!b.beforeHistory && t.aliveAfter(b, applied))
+            live.push_back({b.size, b.stack, t.when[b.from]});
+    return live;
+}
 
 // Grouped by the place that allocated (SnapshotModel::place); each group shows the stack
 // of its largest allocation.
-std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::unordered_map<int64_t, Live>& live,
-                                int64_t since)
+std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Live>& live, int64_t since)
 {
     std::map<std::string, std::pair<StackBytes, int64_t>> groups;  // place -> (group, largest)
-    for (const auto& [address, l] : live)
+    for (const Live& l : live)
         if (l.when >= since) {
             auto& [g, largest] = groups[model.place(l.stack)];
             if (l.size > largest || (l.size == largest && l.stack < g.stack)) {
@@ -118,19 +89,19 @@ std::vector<int64_t> iterationStarts(const SnapshotModel& model)
 // the first third of the history, the places that allocated in at least kLeakIterations
 // different iterations. Without iteration marks no place is called a leak (weights moved
 // to the device late in a short history are alive at the end too).
-std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::unordered_map<int64_t, Live>& live,
-                                int64_t since, const std::vector<int64_t>& iterations)
+std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Live>& live, int64_t since,
+                                const std::vector<int64_t>& iterations)
 {
     if (iterations.empty())
         return {};
     std::map<std::string, std::unordered_set<size_t>> seen;  // place -> iterations it allocated in
-    std::unordered_map<int64_t, Live> late;
-    for (const auto& [address, l] : live)
+    std::vector<Live> late;
+    for (const Live& l : live)
         if (l.when >= since) {
             const size_t iteration = size_t(std::upper_bound(iterations.begin(), iterations.end(), l.when) -
                                             iterations.begin());
             seen[model.place(l.stack)].insert(iteration);
-            late.emplace(address, l);
+            late.push_back(l);
         }
     std::vector<StackBytes> out;
     for (const StackBytes& g : byPlace(model, late, since))
@@ -144,8 +115,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
     const double peak = double(s.peakAllocatedBytes);
     if (s.outOfMemory) {
         const OutOfMemory& oom = *s.outOfMemory;
-        const DeviceMemory& d = s.perDevice[size_t(oom.device)];
-        const int64_t cachedFree = d.reservedBytes - d.allocatedBytes;
+        const std::string cached = format::bytes(double(oom.reservedUnallocatedBytes));
         Finding f;
         f.id = "snapshot-out-of-memory";
         f.severity = Severity::High;
@@ -155,21 +125,21 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
                         (oom.deviceFreeBytes >= 0 ? ": " + format::bytes(double(oom.deviceFreeBytes)) +
                                                         " was free on the device"
                                                   : std::string()) +
-                        ". At the dump the allocator holds " + format::bytes(double(d.reservedBytes)) + ", " +
-                        format::bytes(double(cachedFree)) +
-                        " of it in no tensor: split blocks too small for the request fragment it.";
+                        ". The allocator held " + cached + " in no tensor, the largest free block " +
+                        format::bytes(double(oom.largestFreeBlockBytes)) +
+                        (oom.fragmented() ? ": enough in total, in pieces too small for the request (fragmentation)."
+                                          : ": the run needed more than the device has, not a fragmented cache.");
         f.evidence.figures = {{"requested_bytes", double(oom.requestedBytes), Unit::Bytes},
-                              {"reserved_bytes", double(d.reservedBytes), Unit::Bytes},
-                              {"reserved_unallocated_bytes", double(cachedFree), Unit::Bytes},
-                              {"largest_free_block_bytes", double(s.largestFreeBlockBytes), Unit::Bytes}};
+                              {"reserved_unallocated_bytes", double(oom.reservedUnallocatedBytes), Unit::Bytes},
+                              {"largest_free_block_bytes", double(oom.largestFreeBlockBytes), Unit::Bytes}};
         if (oom.deviceFreeBytes >= 0)
             f.evidence.figures.push_back({"device_free_bytes", double(oom.deviceFreeBytes), Unit::Bytes});
         f.gainMethod = "memory, not time";
-        f.fix = cachedFree > oom.requestedBytes
-                    ? "The cache held enough in pieces: let segments grow instead of splitting "
-                      "(expandable_segments), or keep tensor shapes stable."
-                    : "Lower the peak: a smaller batch, activation checkpointing, or bf16 activations.";
-        f.snippet = analysis::rules::kExpandableSegmentsSnippet;
+        f.fix = oom.fragmented() ? "The cache held enough in pieces: let segments grow instead of splitting "
+                                   "(expandable_segments), or keep tensor shapes stable."
+                                 : "Lower the peak: a smaller batch, activation checkpointing, or bf16 activations.";
+        if (oom.fragmented())
+            f.snippet = analysis::rules::kExpandableSegmentsSnippet;
         s.findings.push_back(std::move(f));
     }
     if (peak > 0 && !s.leaks.empty()) {
@@ -231,21 +201,36 @@ SnapshotSummary summarize(const SnapshotModel& model)
     s.perDevice.resize(size_t(std::max(devices, 1)));
     for (size_t d = 0; d < s.perDevice.size(); ++d)
         s.perDevice[d].device = int(d);
-    for (const Segment& seg : model.segments) {
+    for (uint32_t i = 0; i < model.segments.size(); ++i) {
+        const Segment& seg = model.segments[i];
         DeviceMemory& d = s.perDevice[size_t(std::max<int64_t>(0, seg.device))];
         d.reservedBytes += seg.totalSize;
         s.reservedBytes += seg.totalSize;
+        SegmentUse use{.segment = i};
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block& block = model.blocks[b];
             if (block.state == BlockState::ActiveAllocated) {
-                d.allocatedBytes += block.size;
-                s.allocatedBytes += block.size;
+                use.allocatedBytes += block.size;
             } else if (block.state == BlockState::Inactive) {
-                s.inactiveBytes += block.size;
-                s.largestFreeBlockBytes = std::max(s.largestFreeBlockBytes, block.size);
+                use.inactiveBytes += block.size;
+                use.largestFreeBlockBytes = std::max(use.largestFreeBlockBytes, block.size);
+                ++use.inactiveBlocks;
             }
         }
+        d.allocatedBytes += use.allocatedBytes;
+        s.allocatedBytes += use.allocatedBytes;
+        s.inactiveBytes += use.inactiveBytes;
+        s.largestFreeBlockBytes = std::max(s.largestFreeBlockBytes, use.largestFreeBlockBytes);
+        s.segmentUse.push_back(use);
     }
+    std::stable_sort(s.segmentUse.begin(), s.segmentUse.end(), [](const SegmentUse& a, const SegmentUse& b) {
+        return a.split() != b.split() ? a.split() : a.inactiveBytes > b.inactiveBytes;
+    });
+    for (const SegmentUse& use : s.segmentUse)
+        if (use.allocatedBytes == 0) {
+            ++s.freeSegments;
+            s.freeSegmentBytes += model.segments[use.segment].totalSize;
+        }
     for (const TraceEntry& e : model.entries)
         if (e.timeUs >= 0) {
             s.firstTimeUs = s.firstTimeUs < 0 ? e.timeUs : std::min(s.firstTimeUs, e.timeUs);
@@ -254,47 +239,29 @@ SnapshotSummary summarize(const SnapshotModel& model)
     const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;
     const int64_t lateFrom = timed ? s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3 : 0;
 
-    // Per device: replay once to learn where the history starts from, then again to find
-    // the peak and what was alive at it.
-    std::vector<std::vector<const TraceEntry*>> perDevice(s.perDevice.size());
-    for (const TraceEntry& e : model.entries)
-        if (e.device >= 0 && size_t(e.device) < perDevice.size())
-            perDevice[size_t(e.device)].push_back(&e);
-    std::unordered_map<int64_t, Live> liveAtPeak;
+    const std::vector<DeviceTimeline> timelines = timelinesOf(model, timed);
+    s.perDevice.resize(std::max(s.perDevice.size(), timelines.size()));
+    std::vector<Live> liveAtPeak;
     int64_t beforeAtPeak = 0;
-    for (size_t d = 0; d < perDevice.size(); ++d) {
-        DeviceMemory& dm = s.perDevice[d];
-        const std::vector<const TraceEntry*>& entries = perDevice[d];
-        dm.entries = entries.size();
-        auto when = [&](size_t i) { return timed ? entries[i]->timeUs : int64_t(i); };
-        Replay net(0);
-        for (size_t i = 0; i < entries.size(); ++i)
-            net.apply(*entries[i], when(i));
-        dm.startAllocatedBytes = std::max<int64_t>(0, dm.allocatedBytes - net.allocated());
-        Replay replay(dm.startAllocatedBytes);
-        dm.peakAllocatedBytes = dm.startAllocatedBytes;
-        size_t peakAfter = 0;  // entries applied when the peak was reached
-        for (size_t i = 0; i < entries.size(); ++i) {
-            replay.apply(*entries[i], when(i));
-            if (replay.allocated() > dm.peakAllocatedBytes) {
-                dm.peakAllocatedBytes = replay.allocated();
-                dm.peakTimeUs = entries[i]->timeUs;
-                peakAfter = i + 1;
-            }
-        }
-        const bool largest = d == 0 || dm.peakAllocatedBytes > s.peakAllocatedBytes;
-        if (!largest)
+    for (const DeviceTimeline& t : timelines) {
+        DeviceMemory& dm = s.perDevice[size_t(t.device)];
+        dm.device = t.device;
+        dm.entries = t.size();
+        dm.startAllocatedBytes = t.startAllocatedBytes;
+        dm.peakAllocatedBytes = t.peakBytes;
+        dm.peakTimeUs = t.peakApplied > 0 ? model.entries[t.entries[t.peakApplied - 1]].timeUs : -1;
+        if (t.device != 0 && dm.peakAllocatedBytes <= s.peakAllocatedBytes)
             continue;
-        s.peakDevice = int(d);
+        s.peakDevice = t.device;
         s.peakAllocatedBytes = dm.peakAllocatedBytes;
         s.peakTimeUs = dm.peakTimeUs;
-        Replay atPeak(dm.startAllocatedBytes);
-        for (size_t i = 0; i < peakAfter; ++i)
-            atPeak.apply(*entries[i], when(i));
-        liveAtPeak = atPeak.live();
-        beforeAtPeak = dm.startAllocatedBytes + atPeak.beforeHistoryDelta();
+        liveAtPeak = liveOf(t, t.peakApplied);
+        beforeAtPeak = 0;
+        for (const Band& b : t.bands)
+            if (b.beforeHistory && t.aliveAfter(b, t.peakApplied))
+                beforeAtPeak += b.size;
         if (timed)
-            s.leaks = leaksOf(model, replay.live(), lateFrom, iterationStarts(model));
+            s.leaks = leaksOf(model, liveOf(t, t.size()), lateFrom, iterationStarts(model));
     }
     s.topStacksAtPeak = byPlace(model, liveAtPeak, std::numeric_limits<int64_t>::min());
     s.beforeHistoryAtPeakBytes = std::max<int64_t>(0, beforeAtPeak);
@@ -302,7 +269,15 @@ SnapshotSummary summarize(const SnapshotModel& model)
         s.leakedBytes += g.bytes;
     for (const TraceEntry& e : model.entries)
         if (e.action == Action::Oom) {
-            s.outOfMemory = OutOfMemory{e.device, e.size, e.deviceFree, e.timeUs};
+            OutOfMemory oom{.device = e.device, .requestedBytes = e.size, .deviceFreeBytes = e.deviceFree, .timeUs = e.timeUs};
+            if (e.device >= 0 && size_t(e.device) < s.perDevice.size()) {
+                const DeviceMemory& d = s.perDevice[size_t(e.device)];
+                oom.reservedUnallocatedBytes = std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);
+            }
+            for (const SegmentUse& use : s.segmentUse)
+                if (model.segments[use.segment].device == e.device)
+                    oom.largestFreeBlockBytes = std::max(oom.largestFreeBlockBytes, use.largestFreeBlockBytes);
+            s.outOfMemory = oom;
             break;
         }
     findings(model, s);

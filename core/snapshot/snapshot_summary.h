@@ -24,19 +24,40 @@ struct DeviceMemory
     int64_t reservedBytes = 0;   // segments' total_size at the dump
     int64_t allocatedBytes = 0;  // active_allocated blocks at the dump
     size_t entries = 0;          // trace entries
-    // Allocated bytes when the history starts: what the dump holds less what the trace
-    // allocated and freed (allocations made before recording began are in no entry).
+    // Allocated bytes when the history starts (allocations made before recording began are
+    // in no entry): the dump's live blocks no allocation of the history accounts for, and
+    // what the history frees without having allocated it.
     int64_t startAllocatedBytes = 0;
     int64_t peakAllocatedBytes = 0;
     int64_t peakTimeUs = -1;  // -1: the peak is the start (or the trace has no times)
 };
 
+// The out-of-memory reading: what was asked, what the device had free, and what the
+// allocator held in no tensor on that device at the dump (a snapshot taken on the OOM
+// shows the cache as the failed request found it).
 struct OutOfMemory
 {
     int device = 0;
     int64_t requestedBytes = 0;
-    int64_t deviceFreeBytes = -1;
+    int64_t deviceFreeBytes = -1;  // -1: not recorded
     int64_t timeUs = -1;
+    int64_t reservedUnallocatedBytes = 0;  // the device's segments less its allocated blocks
+    int64_t largestFreeBlockBytes = 0;     // the device's largest inactive block
+    // The cache held enough in total but in no one piece: fragmentation failed it.
+    bool fragmented() const { return reservedUnallocatedBytes >= requestedBytes && largestFreeBlockBytes < requestedBytes; }
+};
+
+// One segment's use at the dump: what its split blocks hold and what they cache.
+struct SegmentUse
+{
+    uint32_t segment = 0;  // into SnapshotModel::segments
+    int64_t allocatedBytes = 0;
+    int64_t inactiveBytes = 0;         // in blocks cached for reuse, in no tensor
+    int64_t largestFreeBlockBytes = 0;
+    uint32_t inactiveBlocks = 0;
+    // Split: a tensor holds part of it and free blocks the rest, which only requests that
+    // fit those blocks can use (a wholly free segment is cached whole, not fragmented).
+    bool split() const { return allocatedBytes > 0 && inactiveBytes > 0; }
 };
 
 struct SnapshotSummary
@@ -64,6 +85,11 @@ struct SnapshotSummary
     std::optional<OutOfMemory> outOfMemory;
     int64_t largestFreeBlockBytes = 0;  // the largest inactive block at the dump
     int64_t inactiveBytes = 0;          // cached in segments, in no live tensor
+    // Every segment's use: split segments first, those caching the most in free blocks
+    // first among them, then the rest likewise.
+    std::vector<SegmentUse> segmentUse;
+    size_t freeSegments = 0;      // segments with no live tensor at the dump
+    int64_t freeSegmentBytes = 0;
     std::vector<analysis::Finding> findings;
 };
 

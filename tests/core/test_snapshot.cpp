@@ -5,6 +5,7 @@
 #include "core/snapshot/pickle_reader.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_summary.h"
+#include "core/snapshot/snapshot_timeline.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -146,6 +147,23 @@ private Q_SLOTS:
         QVERIFY(j["peak_allocated_bytes"].get<qint64>() >= allocated);
     }
 
+    // Fragmentation on a real snapshot, against pickle.load's reading of its segments: the
+    // split segment caching the most, and the segments cached whole.
+    void splitSegmentsAreReadAsPickleLoadReadsThem()
+    {
+        const test::CliRun run =
+            test::runCli({"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(), "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json j = json::parse(run.out);
+        const json& worst = j["split_segments"].at(0);
+        QCOMPARE(worst["inactive_bytes"].get<qint64>(), qint64(267812864));
+        QCOMPARE(worst["allocated_bytes"].get<qint64>(), qint64(61440000));
+        QCOMPARE(worst["reserved_bytes"].get<qint64>(), qint64(329252864));
+        QCOMPARE(j["split_segments"].at(1)["inactive_bytes"].get<qint64>(), qint64(72351744));
+        QCOMPARE(j["free_segments"].get<qint64>(), qint64(170));
+        QCOMPARE(j["free_segment_bytes"].get<qint64>(), qint64(11773411328));
+    }
+
     // The memo shares frame dicts and frame lists: they are interned once, not copied.
     void framesAndStacksAreInterned()
     {
@@ -273,9 +291,87 @@ private Q_SLOTS:
         QCOMPARE(loaded.model->place(s.topStacksAtPeak[0].stack), std::string("model.py:42 step"));
         QCOMPARE(s.topStacksAtPeak[0].bytes, 300 * MiB);
         QVERIFY(s.outOfMemory && s.outOfMemory->requestedBytes == 600 * MiB && s.outOfMemory->deviceFreeBytes == 20 * MiB);
+        // 448 MiB cached free in one block: the request needed more than the cache and the
+        // device together, not a tidier cache.
+        QCOMPARE(s.outOfMemory->reservedUnallocatedBytes, 448 * MiB);
+        QCOMPARE(s.outOfMemory->largestFreeBlockBytes, 448 * MiB);
+        QVERIFY(!s.outOfMemory->fragmented());
         QVERIFY(!s.findings.empty());
         QCOMPARE(s.findings.front().id, std::string("snapshot-out-of-memory"));
         QCOMPARE(s.findings.front().severity, analysis::Severity::High);
+    }
+
+    // Fragmentation: per segment, what its blocks hold and cache; an out-of-memory whose
+    // request the cache held in total but in no one block is fragmentation's.
+    void aFragmentedCacheIsReadPerSegment()
+    {
+        const int64_t MiB = 1 << 20;
+        PickleWriter w;
+        w.dict().str("segments").list();
+        segment(w, 0x100000000, {{100 * MiB, "active_allocated"}, {60 * MiB, "inactive"}, {40 * MiB, "active_allocated"},
+                                 {50 * MiB, "inactive"}});
+        segment(w, 0x200000000, {{20 * MiB, "active_allocated"}, {2 * MiB, "inactive"}});
+        w.endList().str("device_traces").list().list();
+        w.dict().key("action", "oom").key("addr", 0).key("size", 100 * MiB).key("device_free", 0).key("time_us", 10);
+        w.endDict();
+        w.endList().endList().endDict();
+        const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        QCOMPARE(s.segmentUse.size(), size_t(2));
+        const snapshot::SegmentUse& worst = s.segmentUse.front();  // the most cached in free blocks first
+        QCOMPARE(worst.segment, uint32_t(0));
+        QCOMPARE(worst.allocatedBytes, 140 * MiB);
+        QCOMPARE(worst.inactiveBytes, 110 * MiB);
+        QCOMPARE(worst.inactiveBlocks, uint32_t(2));
+        QCOMPARE(worst.largestFreeBlockBytes, 60 * MiB);
+        QVERIFY(s.outOfMemory);
+        QCOMPARE(s.outOfMemory->reservedUnallocatedBytes, 112 * MiB);
+        QCOMPARE(s.outOfMemory->largestFreeBlockBytes, 60 * MiB);
+        QVERIFY(s.outOfMemory->fragmented());
+        QVERIFY(s.findings.front().explanation.find("fragmentation") != std::string::npos);
+        QVERIFY(s.findings.front().snippet.find("expandable_segments") != std::string::npos);
+    }
+
+    // The stacked timeline the GUI draws: at every column the bands alive add up to the
+    // allocated bytes replayed, on every real snapshot; the peak column holds the peak.
+    void theBandsStackToTheAllocatedBytes_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* name : {"cs336_forward_bf16_linux_torch26.pickle", "cs336_transformer_windows_torch29.pickle",
+                                 "decomfl_training_annotations_torch29.pickle", "sketchkv_segments_only_torch24.pickle"})
+            QTest::newRow(name) << name;
+    }
+    void theBandsStackToTheAllocatedBytes()
+    {
+        QFETCH(QString, file);
+        const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(sharedSnapshot(file.toUtf8().constData()));
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;
+        const std::vector<snapshot::DeviceTimeline> timelines = snapshot::timelinesOf(*loaded.model, timed);
+        const snapshot::DeviceTimeline& t = timelines[size_t(s.peakDevice)];
+        QCOMPARE(t.peakBytes, s.peakAllocatedBytes);
+        const double from = t.size() ? double(t.when.front()) : 0, to = t.size() ? double(t.when.back()) + 1 : 1;
+        const std::vector<size_t> samples = snapshot::columnSamples(t, from, to, 400);
+        size_t columns = 0;
+        bool peakSeen = false;
+        snapshot::forEachColumn(t, samples, [&](size_t c, const std::vector<uint32_t>& live) {
+            int64_t stacked = 0;
+            for (uint32_t b : live)
+                stacked += t.bands[b].size;
+            QCOMPARE(stacked, t.allocatedAfter(samples[c]));
+            QVERIFY(std::is_sorted(live.begin(), live.end()));
+            QCOMPARE(live, t.liveAfter(samples[c]));
+            peakSeen |= stacked == t.peakBytes;
+            ++columns;
+        });
+        QCOMPARE(columns, size_t(400));
+        QVERIFY(peakSeen);
+        // Reserved never falls below allocated, and the dump's reserved is where it ends.
+        for (size_t i = 0; i < t.size(); ++i)
+            QVERIFY2(t.reserved[i] >= t.allocated[i], std::to_string(i).c_str());
+        QCOMPARE(t.reservedAfter(t.size()), s.perDevice[size_t(s.peakDevice)].reservedBytes);
     }
 
     // A place that keeps something alive from every iteration leaks; weights moved once
