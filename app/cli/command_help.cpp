@@ -111,11 +111,12 @@ constexpr std::array<CommandHelp, 7> kCommands{{
 }};
 
 constexpr const char* kAppHelp =
-    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions)\n"
+    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions, memory snapshots)\n"
     "  --compare BEFORE AFTER    open a comparison of two runs\n"
     "  --job DIR|FILE...         open the ranks of one job together\n"
     "  --lab [run options]       start a lab run (the options of `kinetoscope run`)\n"
     "  --screenshot PNG [--view overview|diagnosis|operators|kernels|memory|modules|timeline]\n"
+    "                            (a snapshot: --view timeline|peak|leaks|segments|diagnosis)\n"
     "                            save the window once the first file is open, and exit\n"
     "  --print-latency           print the event loop's longest delay while loading, and exit\n";
 

@@ -3,9 +3,11 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/memory_report.h"
+#include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <ostream>
 
 namespace kinetoscope::cli {
@@ -33,16 +35,25 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
         err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--json|--markdown]\n";
         return kExitBadInput;
     }
-    const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(path);
-    if (!loaded.model) {
-        err << "kinetoscope memory: " << path << ": " << loaded.error << '\n';
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !snapshot::isSnapshotFile(path)) {
+        err << "kinetoscope memory: " << path
+            << ": not a CUDA memory snapshot (not a pickle); 'kinetoscope summary' reads traces\n";
         return kExitBadInput;
     }
-    const snapshot::SnapshotSummary summary = snapshot::summarize(*loaded.model);
+    document::OpenOptions options;
+    options.depth = document::Depth::Read;
+    options.snapshots = true;
+    const std::shared_ptr<const document::Document> doc = document::open(path, options);
+    if (!doc->isSnapshot()) {
+        err << "kinetoscope memory: " << path << ": " << doc->loadMessage << '\n';
+        return kExitBadInput;
+    }
+    const document::SnapshotDocument& snap = *doc->snapshot;
     if (asJson)
-        out << jsonOutput(memoryJson(path, *loaded.model, summary)) << '\n';
+        out << jsonOutput(memoryJson(path, snap.model, snap.summary)) << '\n';
     else
-        out << memoryText(path, *loaded.model, summary, asMarkdown);
+        out << memoryText(path, snap.model, snap.summary, asMarkdown);
     return kExitOk;
 }
 

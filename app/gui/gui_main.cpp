@@ -8,6 +8,7 @@
 #include "widgets/document_view.h"
 #include "widgets/report.h"
 #include "widgets/session_view.h"
+#include "widgets/snapshot/snapshot_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
 #include "core/document/document.h"
@@ -189,6 +190,14 @@ int runGui(int argc, char** argv)
             printLatencyNow();
             if (view.toLower() == QLatin1String("lab"))
                 session->setCurrentPage(widgets::SessionView::Lab);
+            screenshotSoon();
+        });
+        // A memory snapshot: its pages by name (--view timeline|peak|leaks|segments|diagnosis).
+        QObject::connect(&window, &MainWindow::snapshotOpened, &window, [&](widgets::SnapshotView* snapshot) {
+            printLatencyNow();
+            static const QStringList pages{QStringLiteral("timeline"), QStringLiteral("peak"), QStringLiteral("leaks"),
+                                           QStringLiteral("segments"), QStringLiteral("diagnosis")};
+            snapshot->setCurrentPage(widgets::SnapshotView::Page(std::max<qsizetype>(0, pages.indexOf(view.toLower()))));
             screenshotSoon();
         });
         // The window says what failed (on standard error too, and kept in sight).

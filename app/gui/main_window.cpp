@@ -18,6 +18,7 @@
 #include "widgets/markdown_report.h"
 #include "widgets/report.h"
 #include "widgets/session_view.h"
+#include "widgets/snapshot/snapshot_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -83,7 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_start, &StartPage::openRequested, this, [this] {
         openFiles(QFileDialog::getOpenFileNames(
             this, tr("Open trace"), QString(),
-            tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)")));
+            tr("Traces, sessions and memory snapshots (*.json *.json.gz *.gz *.pickle *.pkl);;All files (*)")));
     });
     connect(m_start, &StartPage::openFileRequested, this,
             [this](const QString& path) { openFiles({path}); });
@@ -260,6 +261,7 @@ void MainWindow::startNextLoad()
         document::OpenOptions options;
         options.timelineIndex = true;  // here, on the worker, not in the page's constructor
         options.callTree = true;
+        options.snapshots = true;
         return document::open(path, options, progress);
     }));
 }
@@ -272,7 +274,15 @@ void MainWindow::finishLoad()
     m_cancel->hide();
     const auto trace = m_watcher.result();
     const QString name = QFileInfo(m_loadingPath).fileName();
-    if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
+    if (trace && trace->isSnapshot()) {
+        auto* view = new widgets::SnapshotView(trace, m_documents);
+        showTab(view, name, m_loadingPath);
+        addRecentFile(m_loadingPath);
+        m_status->setText(tr("%1: a CUDA memory snapshot, %2 allocation entries, read in %3")
+                              .arg(name, QString::fromStdString(format::count(int64_t(trace->snapshot->summary.traceEntries))),
+                                   QString::fromStdString(format::seconds(trace->loadSeconds + trace->analysisSeconds))));
+        Q_EMIT snapshotOpened(view);
+    } else if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
         // A lab recorded without a trace: its measurements and their findings.
         auto* view = new widgets::SessionView(trace, m_documents);
         showTab(view, name, m_loadingPath);
@@ -566,6 +576,10 @@ void MainWindow::exportReport()
         opened = &doc->trace();
     else if (const auto* session = qobject_cast<widgets::SessionView*>(m_documents->currentWidget()))
         opened = &session->document();
+    if (!opened && qobject_cast<widgets::SnapshotView*>(m_documents->currentWidget())) {
+        m_status->setText(tr("A snapshot's report: kinetoscope memory SNAPSHOT --markdown"));
+        return;
+    }
     if (!opened) {
         m_status->setText(tr("Open a trace first"));
         return;

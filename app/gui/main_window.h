@@ -28,6 +28,7 @@ class DocumentView;
 class JobView;
 class LiveRunView;
 class SessionView;
+class SnapshotView;
 }
 
 namespace kinetoscope::gui {
@@ -71,6 +72,7 @@ public:
 Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
     void sessionOpened(widgets::SessionView* session);  // a lab session recorded without a trace
+    void snapshotOpened(widgets::SnapshotView* snapshot);  // a CUDA memory snapshot
     void comparisonOpened(widgets::CompareView* comparison);
     void jobOpened(widgets::JobView* job);
     void loadFailed(const QString& message);

@@ -44,6 +44,30 @@ bool read(Document& doc, const OpenProgress& progress)
     return doc.model != nullptr;
 }
 
+// Reads a memory snapshot into `doc`; false when it could not be read.
+bool readSnapshot(Document& doc, const OpenOptions& options)
+{
+    const auto started = Clock::now();
+    snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(doc.tracePath);
+    doc.loadSeconds = secondsSince(started);
+    if (!loaded.model) {
+        doc.loadStatus = trace::LoadStatus::Malformed;
+        doc.loadMessage = loaded.error;
+        return false;
+    }
+    const auto analysing = Clock::now();
+    auto opened = std::make_shared<SnapshotDocument>();
+    opened->model = std::move(*loaded.model);
+    opened->summary = snapshot::summarize(opened->model);
+    if (options.depth == Depth::Analysed) {
+        opened->timelines = snapshot::timelinesOf(opened->model, opened->timed());
+        doc.findings = opened->summary.findings;
+    }
+    doc.snapshot = std::move(opened);
+    doc.analysisSeconds = secondsSince(analysing);
+    return true;
+}
+
 void analyse(Document& doc, const OpenOptions& options)
 {
     const auto started = Clock::now();
@@ -98,10 +122,16 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
                 return std::make_shared<const Document>(std::move(doc));
             }
         }
-        if (snapshot::isSnapshotFile(doc.tracePath))
-            return failed(std::move(doc), trace::LoadStatus::NotATrace,
-                          "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " + doc.tracePath +
-                              "' reads it");
+        if (snapshot::isSnapshotFile(doc.tracePath)) {
+            if (!options.snapshots || doc.session)
+                return failed(std::move(doc), trace::LoadStatus::NotATrace,
+                              "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " + doc.tracePath +
+                                  "' reads it");
+            readSnapshot(doc, options);
+            if (progress.progress)
+                progress.progress(1.0);
+            return std::make_shared<const Document>(std::move(doc));
+        }
         if (!read(doc, progress)) {
             if (doc.session)
                 doc.loadMessage = "the session's trace " + doc.tracePath + ": " + doc.loadMessage;
@@ -115,6 +145,7 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
         // The reader turns running out of memory into a status itself; this is the
         // analysis, the timeline index or a session's JSON. Free what was built, say so.
         doc.model.reset();
+        doc.snapshot.reset();
         doc.timeline.reset();
         doc.summary = {};
         doc.findings.clear();

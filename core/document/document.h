@@ -1,12 +1,14 @@
 #pragma once
-// The one way to open anything: a trace file, or a lab session (with its trace, or with
-// its measurements alone when it was recorded without one). Every CLI command and the
+// The one way to open anything: a trace file, a lab session (with its trace, or with
+// its measurements alone when it was recorded without one), or a CUDA memory snapshot. Every CLI command and the
 // GUI call open(); it reads the file (progress, cancel), analyses and diagnoses it once,
 // and for the GUI builds the timeline's level-of-detail index on the same worker. A Document is immutable once built. (A job of several ranks, and a
 // comparison of two documents, will be documents too.)
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/session/session.h"
 #include "core/analysis/call_tree.h"
+#include "core/snapshot/snapshot_summary.h"
+#include "core/snapshot/snapshot_timeline.h"
 #include "core/timeline/timeline_index.h"
 #include "core/trace/trace_loader.h"
 
@@ -31,6 +33,19 @@ struct OpenOptions
     analysis::Thresholds thresholds;
     bool timelineIndex = false;  // build the timeline's index (the GUI does)
     bool callTree = false;       // build the Modules page's call tree (the GUI does)
+    // A CUDA memory snapshot opens as a document of its own (the GUI, `kinetoscope
+    // memory`); otherwise it is refused with a line that points to `kinetoscope memory`.
+    bool snapshots = false;
+};
+
+// A memory snapshot as opened: its columns, what they say, and each device's history as
+// the bands the allocation timeline draws.
+struct SnapshotDocument
+{
+    snapshot::SnapshotModel model;
+    snapshot::SnapshotSummary summary;
+    std::vector<snapshot::DeviceTimeline> timelines;  // Depth::Analysed
+    bool timed() const { return summary.firstTimeUs >= 0 && summary.lastTimeUs > summary.firstTimeUs; }
 };
 
 struct OpenProgress
@@ -54,6 +69,7 @@ struct Document
     std::vector<analysis::Finding> findings;         // Depth::Analysed, ranked
     std::shared_ptr<const timeline::TimelineIndex> timeline;  // when asked for
     std::shared_ptr<const analysis::CallTree> callTree;        // when asked for
+    std::shared_ptr<const SnapshotDocument> snapshot;          // a memory snapshot (OpenOptions::snapshots)
     double loadSeconds = 0.0;
     double analysisSeconds = 0.0;
 
@@ -61,6 +77,7 @@ struct Document
     // A trace was read (false for a lab session recorded without --profile, which is
     // opened with its measurements and their findings alone: no model, no summary).
     bool hasTrace() const { return model != nullptr; }
+    bool isSnapshot() const { return snapshot != nullptr; }
     // The load as the trace reader reported it (for writers that describe the read).
     trace::LoadResult loadResult() const;
 };

@@ -243,7 +243,7 @@ std::string SnapshotModel::place(StackId stack) const
     const Frame* python = nullptr;
     for (uint32_t id : ids) {
         const std::string_view file = text(frames[id].filename);
-        if (!file.ends_with(".py"))
+        if (!isPython(frames[id]))
             continue;
         if (!python)
             python = &frames[id];
@@ -258,6 +258,32 @@ std::string SnapshotModel::place(StackId stack) const
     if (const size_t cut = file.find_last_of("/\\"); cut != std::string::npos)
         file = file.substr(cut + 1);
     return file + ":" + std::to_string(chosen->line) + " " + std::string(text(chosen->name));
+}
+
+std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pythonFrames) const
+{
+    std::vector<std::string> lines;
+    size_t native = 0;
+    for (uint32_t id : stacks[stack]) {
+        const Frame& f = frames[id];
+        if (!isPython(f)) {
+            ++native;
+            continue;
+        }
+        if (lines.size() < pythonFrames)
+            lines.push_back(std::string(text(f.filename)) + ":" + std::to_string(f.line) + " " + std::string(text(f.name)));
+    }
+    if (lines.empty()) {  // no Python frame: the innermost native ones say where
+        for (uint32_t id : stacks[stack]) {
+            if (lines.size() == pythonFrames)
+                break;
+            lines.push_back(std::string(text(frames[id].name)));
+            --native;
+        }
+    }
+    if (native > 0)
+        lines.push_back("+ " + std::to_string(native) + " C++ frame" + (native == 1 ? "" : "s"));
+    return lines;
 }
 
 LoadedSnapshot readSnapshot(std::string_view bytes)

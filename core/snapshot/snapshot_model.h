@@ -98,6 +98,11 @@ struct SnapshotModel
     // packages (the user's line), else the innermost Python frame, else the innermost frame; ""
     // for no frames.
     std::string place(StackId stack) const;
+    bool isPython(const Frame& frame) const { return text(frame.filename).ends_with(".py"); }
+    // A stack as a reader wants it: its Python frames, innermost first, as "path:line
+    // name" (at most `pythonFrames`), then one line folding the C++ frames ("+ 14 C++
+    // frames"); the innermost frames themselves when none is Python.
+    std::vector<std::string> readableStack(StackId stack, size_t pythonFrames = 12) const;
 };
 
 struct LoadedSnapshot

@@ -11,6 +11,8 @@
 #include "widgets/live_run_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/session_view.h"
+#include "widgets/snapshot/snapshot_view.h"
+#include "widgets/table_view.h"
 
 #include <QScreen>
 #include <QSettings>
@@ -48,6 +50,7 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
         qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
         qRegisterMetaType<widgets::SessionView*>("widgets::SessionView*");
+        qRegisterMetaType<widgets::SnapshotView*>("widgets::SnapshotView*");
     }
 
     void aBadFileLeavesOpenDocumentsUntouched()
@@ -132,6 +135,31 @@ private Q_SLOTS:
         QCOMPARE(view->lab()->stepBars(), 5);
         QCOMPARE(view->lab()->labTable()->rowCount(), 2);
         QVERIFY(view->lab()->readingText().contains(QStringLiteral("slowdown")));
+    }
+
+    // A memory snapshot dropped on the window opens as a document of its own (sniffed by its
+    // bytes: this one is named .json), beside a trace, and a trace next to it still opens.
+    void aMemorySnapshotOpensAsItsOwnDocument()
+    {
+        QTemporaryDir dir;
+        const QString renamed = dir.path() + QStringLiteral("/snapshot.json");
+        QVERIFY(QFile::copy(QString::fromStdString(
+                                (test::sharedTracesDir().parent_path() / "snapshots" / "cs336_forward_bf16_linux_torch26.pickle")
+                                    .string()),
+                            renamed));
+        gui::MainWindow window;
+        QSignalSpy snapshots(&window, &gui::MainWindow::snapshotOpened);
+        QSignalSpy traces(&window, &gui::MainWindow::documentOpened);
+        QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
+        window.openFiles({renamed, QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(traces.count(), 1, 60'000);
+        QCOMPARE(snapshots.count(), 1);
+        QCOMPARE(failed.count(), 0);
+        auto* view = snapshots.at(0).at(0).value<widgets::SnapshotView*>();
+        QVERIFY(view);
+        QVERIFY2(view->headline().contains(QStringLiteral("822 MiB reserved in 43 segments")),
+                 qPrintable(view->headline()));
+        QCOMPARE(view->atPeak()->table()->model()->rowCount(), int(view->document().snapshot->summary.topStacksAtPeak.size()));
     }
 
     // Traces that are not ranks of one job, opened as one, open each on its own tab, the

@@ -14,6 +14,9 @@
 #include "widgets/overview_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/report.h"
+#include "widgets/snapshot/allocation_chart.h"
+#include "widgets/snapshot/snapshot_tables.h"
+#include "widgets/snapshot/snapshot_view.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
 #include "widgets/utilization_chart.h"
@@ -47,6 +50,76 @@ class TestViews : public QObject
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
+    // A memory snapshot's timeline: the band drawn under the pointer is the allocation the
+    // read-out names, in its stack's colour; at the peak's column the bands are those alive
+    // at the peak; the wheel zooms about the pointer and a double-click shows it all.
+    void aSnapshotTimelineDrawsAndReadsOutEachAllocation()
+    {
+        document::OpenOptions options;
+        options.snapshots = true;
+        const auto doc = document::open(
+            (test::sharedTracesDir().parent_path() / "snapshots" / "decomfl_training_annotations_torch29.pickle").string(),
+            options);
+        QVERIFY2(doc->isSnapshot(), doc->loadMessage.c_str());
+        widgets::SnapshotView view(doc);
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        widgets::AllocationChart* chart = view.chart();
+        const snapshot::DeviceTimeline& t = doc->snapshot->timelines[size_t(chart->device())];
+        QVERIFY(t.peakApplied > 0);
+        const QImage drawn = chart->grab().toImage();
+        const QPoint atPeak(int(std::floor(chart->xOf(double(t.when[t.peakApplied - 1])))),
+                            int(chart->yOf(0.6 * double(t.peakBytes))));
+        size_t applied = 0;
+        const int band = chart->bandAt(atPeak, &applied);
+        QCOMPARE(applied, t.peakApplied);
+        QVERIFY(band >= 0);
+        QVERIFY(t.aliveAfter(t.bands[size_t(band)], t.peakApplied));
+        QCOMPARE(drawn.pixel(atPeak), widgets::AllocationChart::colorOf(t.bands[size_t(band)].stack).rgb());
+        QTest::mouseMove(chart, atPeak);
+        QTRY_VERIFY(view.readout().contains(
+            QString::fromStdString(doc->snapshot->model.place(t.bands[size_t(band)].stack)).toHtmlEscaped()));
+        QVERIFY(view.readout().contains(QStringLiteral("allocated at")));
+        // Above the peak nothing is drawn at that column but the reserved line's colour.
+        QVERIFY(chart->bandAt(QPoint(atPeak.x(), int(chart->yOf(double(t.peakBytes))) - 3)) < 0);
+
+        const double full = chart->viewTo() - chart->viewFrom();
+        chart->zoomAt(atPeak.x(), 0.25);
+        QVERIFY(std::abs((chart->viewTo() - chart->viewFrom()) - 0.25 * full) < 1e-6 * full);
+        QVERIFY(chart->viewFrom() <= double(t.when[t.peakApplied - 1]) && double(t.when[t.peakApplied - 1]) <= chart->viewTo());
+        QTest::mouseDClick(chart, Qt::LeftButton, {}, atPeak);
+        QCOMPARE(chart->viewTo() - chart->viewFrom(), full);
+
+        QCOMPARE(view.atPeak()->table()->model()->rowCount(), int(doc->snapshot->summary.topStacksAtPeak.size()));
+        QCOMPARE(view.segments()->table()->model()->rowCount(), 61);
+        // Split segments first, the one caching the most in free blocks at the top.
+        const QModelIndex top = view.segments()->table()->model()->index(0, widgets::SegmentModel::State);
+        QCOMPARE(top.data().toString(), QStringLiteral("split"));
+        const QModelIndex freeBytes = view.segments()->table()->model()->index(0, widgets::SegmentModel::FreeInBlocks);
+        QCOMPARE(freeBytes.data(Qt::UserRole).toLongLong(), qlonglong(doc->snapshot->summary.segmentUse.front().inactiveBytes));
+        for (QAbstractItemModel* model : {view.atPeak()->table()->model(), view.segments()->table()->model()})
+            QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    }
+
+    // A snapshot without history (the bare list of segments) says so, and still lists them.
+    void aSnapshotWithoutHistoryShowsItsSegments()
+    {
+        document::OpenOptions options;
+        options.snapshots = true;
+        const auto doc = document::open(
+            (test::sharedTracesDir().parent_path() / "snapshots" / "sketchkv_segments_only_torch24.pickle").string(),
+            options);
+        QVERIFY2(doc->isSnapshot(), doc->loadMessage.c_str());
+        widgets::SnapshotView view(doc);
+        view.resize(1024, 768);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.headline().contains(QStringLiteral("No allocation history")));
+        QVERIFY(test::distinctColours(view.chart()->grab().toImage()) >= 2);  // the message is drawn
+        QCOMPARE(view.segments()->table()->model()->rowCount(), 259);
+    }
+
     // A profiled lab session (the engine's data-starved run on an H100) opens on its trace
     // with the lab's live view replayed beside it: NVML's samples, the steps, the sweep.
     void aProfiledSessionKeepsItsLiveView()
