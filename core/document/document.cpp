@@ -58,11 +58,12 @@ bool readSnapshot(Document& doc, const OpenOptions& options)
     const auto analysing = Clock::now();
     auto opened = std::make_shared<SnapshotDocument>();
     opened->model = std::move(*loaded.model);
-    opened->summary = snapshot::summarize(opened->model);
-    if (options.depth == Depth::Analysed) {
-        opened->timelines = snapshot::timelinesOf(opened->model, opened->timed());
-        doc.findings = opened->summary.findings;
-    }
+    // The timelines read the model's entries in place: built once it is where it stays.
+    opened->timelines = snapshot::timelinesOf(opened->model, snapshot::hasTimes(opened->model));
+    opened->summary = snapshot::summarize(opened->model, opened->timelines);
+    doc.findings = opened->summary.findings;
+    if (options.depth == Depth::Read)
+        opened->timelines.clear();
     doc.snapshot = std::move(opened);
     doc.analysisSeconds = secondsSince(analysing);
     return true;

@@ -1,9 +1,11 @@
 #include "core/snapshot/pickle_reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace kinetoscope::snapshot {
 
@@ -30,10 +32,158 @@ const char* codeOpcodeName(uint8_t op)
     }
 }
 
+// Which memo entries later GETs fetch, and how often: the second pass keeps only those,
+// in a dense table (an entry's place in it is its rank among the fetched), and counts a
+// value's references from them.
+// Bits set in a word, without a call into the compiler's runtime (the build does not assume
+// a POPCNT instruction).
+constexpr uint32_t bitsSet(uint64_t w)
+{
+    w = w - ((w >> 1) & 0x5555555555555555ull);
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return uint32_t((w * 0x0101010101010101ull) >> 56);
+}
+static_assert(bitsSet(0) == 0 && bitsSet(~0ull) == 64 && bitsSet(0x8000000000000001ull) == 2);
+
+class MemoPlan
+{
+public:
+    static constexpr uint8_t kMany = 255;  // fetched this often or more: kept to the end
+
+    void fetch(uint64_t id)
+    {
+        if (id >= m_fetches.size())
+            m_fetches.resize(std::max<size_t>(size_t(id) + 1, m_fetches.size() * 2));
+        if (m_fetches[id] < kMany)
+            ++m_fetches[id];
+    }
+    void finish()  // after the first pass: the ranks
+    {
+        m_words.assign((m_fetches.size() + 63) / 64, 0);
+        for (size_t id = 0; id < m_fetches.size(); ++id)
+            if (m_fetches[id])
+                m_words[id / 64] |= uint64_t(1) << (id % 64);
+        m_rankBefore.resize(m_words.size());
+        uint32_t rank = 0;
+        for (size_t w = 0; w < m_words.size(); ++w) {
+            m_rankBefore[w] = rank;
+            rank += bitsSet(m_words[w]);
+        }
+        m_fetched = rank;
+    }
+    bool fetched(uint64_t id) const { return id < m_fetches.size() && m_fetches[id] > 0; }
+    size_t fetchedCount() const { return m_fetched; }
+    uint32_t slot(uint64_t id) const  // for a fetched id
+    {
+        const uint64_t below = m_words[id / 64] & ((uint64_t(1) << (id % 64)) - 1);
+        return m_rankBefore[id / 64] + bitsSet(below);
+    }
+    uint8_t fetches(uint64_t id) const { return id < m_fetches.size() ? m_fetches[id] : 0; }
+
+private:
+    std::vector<uint8_t> m_fetches;  // per memo entry: its fetches (kMany: many)
+    std::vector<uint64_t> m_words;   // fetched at all, one bit per memo entry
+    std::vector<uint32_t> m_rankBefore;
+    size_t m_fetched = 0;
+};
+
+struct FirstPass
+{
+    MemoPlan memo;
+    size_t dicts = 0;  // dicts the pickle builds
+};
+
+// The first pass walks the opcodes without building anything, and stops quietly where
+// the second pass will report a problem.
+FirstPass firstPass(std::string_view bytes, const std::function<void(size_t)>& progress)
+{
+    constexpr size_t kProgressBytes = size_t(8) << 20;
+    FirstPass result;
+    size_t nextProgress = kProgressBytes;
+    size_t memoSeen = 0;  // memo entries stored so far: a fetch beyond them is malformed
+    size_t pos = 0;
+    auto has = [&](size_t n) { return bytes.size() - pos >= n; };
+    auto little = [&](size_t n) {
+        uint64_t v = 0;
+        for (size_t k = 0; k < n; ++k)
+            v |= uint64_t(uint8_t(bytes[pos + k])) << (8 * k);
+        pos += n;
+        return v;
+    };
+    auto skipSized = [&](size_t lengthBytes) {  // a length, then that many bytes
+        if (!has(lengthBytes))
+            return false;
+        const uint64_t n = little(lengthBytes);
+        if (!has(n))
+            return false;
+        pos += n;
+        return true;
+    };
+    auto fetch = [&](uint64_t id) {
+        if (id < memoSeen)  // else malformed: the second pass says so
+            result.memo.fetch(id);
+    };
+    while (pos < bytes.size()) {
+        if (progress && pos >= nextProgress) {
+            progress(pos);
+            nextProgress = pos + kProgressBytes;
+        }
+        const uint8_t op = uint8_t(bytes[pos++]);
+        size_t fixed = 0;
+        switch (op) {
+        case '.': return result;
+        case '}': case 'd': ++result.dicts; continue;
+        case ']': case ')': case '(': case 'N': case 0x88: case 0x89: case '0': case '2': case '1':
+        case 0x85: case 0x86: case 0x87: case 't': case 'l': case 'a': case 'e': case 's': case 'u':
+            continue;
+        case 0x94: ++memoSeen; continue;  // MEMOIZE
+        case 0x80: case 'K': fixed = 1; break;
+        case 'M': fixed = 2; break;
+        case 'J': fixed = 4; break;
+        case 0x95: case 'G': fixed = 8; break;
+        case 0x8a: case 0x8c: case 'U': case 'C':
+            if (!skipSized(1))
+                return result;
+            continue;
+        case 0x8b: case 'X': case 'T': case 'B':
+            if (!skipSized(4))
+                return result;
+            continue;
+        case 0x8d: case 0x8e:
+            if (!skipSized(8))
+                return result;
+            continue;
+        case 'q': case 'r': {  // BINPUT, LONG_BINPUT
+            const size_t n = op == 'q' ? 1 : 4;
+            if (!has(n))
+                return result;
+            memoSeen = std::max<size_t>(memoSeen, size_t(little(n)) + 1);
+            continue;
+        }
+        case 'h': case 'j': {  // BINGET, LONG_BINGET
+            const size_t n = op == 'h' ? 1 : 4;
+            if (!has(n))
+                return result;
+            fetch(little(n));
+            continue;
+        }
+        default: return result;  // the second pass says what is wrong
+        }
+        if (!has(fixed))
+            return result;
+        pos += fixed;
+    }
+    return result;
+}
+
 class Reader
 {
 public:
-    explicit Reader(std::string_view bytes, PickleResult& out) : m_bytes(bytes), m_out(out) {}
+    Reader(std::string_view bytes, PickleResult& out, const PickleReadOptions& options, MemoPlan plan)
+        : m_bytes(bytes), m_out(out), m_options(options), m_plan(std::move(plan)), m_memo(m_plan.fetchedCount())
+    {
+    }
 
     void run()
     {
@@ -43,6 +193,10 @@ public:
                 break;
             }
             const size_t at = m_pos;
+            if (m_options.progress && at >= m_nextProgress) {
+                m_options.progress(at);
+                m_nextProgress = at + kProgressBytes;
+            }
             const uint8_t op = uint8_t(m_bytes[m_pos++]);
             if (op == '.') {  // STOP
                 if (m_stack.empty())
@@ -105,29 +259,101 @@ private:
         return true;
     }
 
+    // New slots come from what was released first (PickleSink), then from the end.
+    template <typename Slots>
+    static uint32_t slot(Slots& slots, std::vector<uint8_t>& refs, std::vector<uint32_t>& released)
+    {
+        if (!released.empty()) {
+            const uint32_t index = released.back();
+            released.pop_back();
+            refs[index] = 1;
+            return index;
+        }
+        slots.emplace_back();
+        refs.push_back(1);
+        return uint32_t(slots.size() - 1);
+    }
     PickleValue string(std::string_view text)
     {
+        PickleArena& a = m_out.arena;
         PickleValue v;
         v.kind = PickleValue::Kind::String;
-        v.index = uint32_t(m_out.arena.strings.size());
-        m_out.arena.strings.emplace_back(text);
+        v.index = slot(a.strings, a.stringRefs, m_releasedStrings);
+        a.strings[v.index].assign(text);
         return v;
     }
     PickleValue newList(std::vector<PickleValue> items = {})
     {
+        PickleArena& a = m_out.arena;
         PickleValue v;
         v.kind = PickleValue::Kind::List;
-        v.index = uint32_t(m_out.arena.lists.size());
-        m_out.arena.lists.push_back(std::move(items));
+        v.index = slot(a.lists, a.listRefs, m_releasedLists);
+        a.lists[v.index] = std::move(items);
         return v;
     }
     PickleValue newDict()
     {
+        PickleArena& a = m_out.arena;
         PickleValue v;
         v.kind = PickleValue::Kind::Dict;
-        v.index = uint32_t(m_out.arena.dicts.size());
-        m_out.arena.dicts.emplace_back();
+        v.index = slot(a.dicts, a.dictRefs, m_releasedDicts);
         return v;
+    }
+    uint8_t* refsOf(const PickleValue& v)
+    {
+        PickleArena& a = m_out.arena;
+        switch (v.kind) {
+        case PickleValue::Kind::String: return &a.stringRefs[v.index];
+        case PickleValue::Kind::List: return &a.listRefs[v.index];
+        case PickleValue::Kind::Dict: return &a.dictRefs[v.index];
+        default: return nullptr;
+        }
+    }
+    // Drops the reference the sink took; a value left without any is released for reuse,
+    // and drops its own references in turn (without recursion).
+    void release(const PickleValue& taken)
+    {
+        PickleArena& a = m_out.arena;
+        std::vector<PickleValue> pending{taken};
+        while (!pending.empty()) {
+            const PickleValue v = pending.back();
+            pending.pop_back();
+            uint8_t* refs = refsOf(v);
+            if (!refs || *refs == PickleArena::kManyRefs || *refs == 0 || --*refs > 0)
+                continue;
+            // Cleared, not freed: the slot's next value reuses its capacity.
+            switch (v.kind) {
+            case PickleValue::Kind::String:
+                a.strings[v.index].clear();
+                m_releasedStrings.push_back(v.index);
+                break;
+            case PickleValue::Kind::List:
+                pending.insert(pending.end(), a.lists[v.index].begin(), a.lists[v.index].end());
+                a.lists[v.index].clear();
+                m_releasedLists.push_back(v.index);
+                break;
+            default:
+                for (const auto& [key, value] : a.dicts[v.index]) {
+                    pending.push_back(key);
+                    pending.push_back(value);
+                }
+                a.dicts[v.index].clear();
+                m_releasedDicts.push_back(v.index);
+                break;
+            }
+            if (m_options.sink)
+                m_options.sink->released(v);
+        }
+    }
+    // Appends to the list in slot `list`, unless the sink takes the item.
+    void append(uint32_t list, const PickleValue& item)
+    {
+        if (m_options.sink && item.kind == PickleValue::Kind::Dict && !m_out.arena.shared(item) &&
+            m_options.sink->take(m_out.arena, item, list)) {
+            release(item);
+            return;
+        }
+        m_out.arena.lists[list].push_back(item);
     }
     static PickleValue integer(int64_t i)
     {
@@ -186,33 +412,37 @@ private:
             failAt(at, "a memo store with nothing on the stack");
             return;
         }
-        // Picklers number the memo in order: an index past the next one is malformed
-        // (and would otherwise let a few bytes ask for gigabytes).
-        if (index > m_memo.size()) {
+        // Picklers number the memo in order: an index past the next one is malformed.
+        if (index > m_memoCount) {
             failAt(at, "a memo index out of order");
             return;
         }
-        if (index == m_memo.size())
-            m_memo.push_back(m_stack.back());
-        else
-            m_memo[index] = m_stack.back();
+        if (index == m_memoCount)
+            ++m_memoCount;
+        if (m_plan.fetched(index)) {  // fetched later: kept, a reference per fetch
+            const PickleValue& v = m_stack.back();
+            m_memo[m_plan.slot(index)] = v;
+            if (uint8_t* refs = refsOf(v))
+                *refs = uint8_t(std::min<unsigned>(PickleArena::kManyRefs, *refs + m_plan.fetches(index)));
+        }
     }
     void memoGet(uint64_t index, size_t at)
     {
-        if (index >= m_memo.size()) {
+        if (index >= m_memoCount || !m_plan.fetched(index)) {
             failAt(at, "a memo reference to nothing stored");
             return;
         }
-        push(m_memo[index]);
+        push(m_memo[m_plan.slot(index)]);
     }
 
-    std::vector<PickleValue>* listAt(size_t position, size_t at)
+    // The slot of the list at stack position `position` (1-based), or none.
+    std::optional<uint32_t> listAt(size_t position, size_t at)
     {
         if (position == 0 || position > m_stack.size() || m_stack[position - 1].kind != PickleValue::Kind::List) {
             failAt(at, "APPEND onto something that is not a list");
-            return nullptr;
+            return std::nullopt;
         }
-        return &m_out.arena.lists[m_stack[position - 1].index];
+        return m_stack[position - 1].index;
     }
     std::vector<std::pair<PickleValue, PickleValue>>* dictAt(size_t position, size_t at)
     {
@@ -289,7 +519,7 @@ private:
         case 'B': readString(4, at); return;   // BINBYTES
         case 0x8e: readString(8, at); return;  // BINBYTES8
         case 0x94:                                    // MEMOIZE
-            memoPut(m_memo.size(), at);
+            memoPut(m_memoCount, at);
             return;
         case 'q':
             if (need(1))
@@ -361,15 +591,16 @@ private:
         }
         case 'a':  // APPEND
             if (pop(a, at))
-                if (auto* list = listAt(m_stack.size(), at))
-                    list->push_back(a);
+                if (const std::optional<uint32_t> list = listAt(m_stack.size(), at))
+                    append(*list, a);
             return;
         case 'e': {  // APPENDS
             size_t from = 0;
             if (!popMark(from, at))
                 return;
-            if (auto* list = listAt(from, at))
-                list->insert(list->end(), m_stack.begin() + std::ptrdiff_t(from), m_stack.end());
+            if (const std::optional<uint32_t> list = listAt(from, at))
+                for (size_t k = from; k < m_stack.size(); ++k)
+                    append(*list, m_stack[k]);
             m_stack.resize(from);
             return;
         }
@@ -401,16 +632,33 @@ private:
         }
     }
 
+    static constexpr size_t kProgressBytes = size_t(8) << 20;
+
     std::string_view m_bytes;
     PickleResult& m_out;
+    const PickleReadOptions& m_options;
+    MemoPlan m_plan;
     size_t m_pos = 0;
+    size_t m_nextProgress = 0;
     std::vector<PickleValue> m_stack;
     std::vector<size_t> m_marks;
-    std::vector<PickleValue> m_memo;
+    std::vector<PickleValue> m_memo;  // only the entries fetched later, at MemoPlan::slot
+    uint64_t m_memoCount = 0;
+    std::vector<uint32_t> m_releasedStrings, m_releasedLists, m_releasedDicts;
     std::string m_error;
 };
 
 }  // namespace
+
+uint8_t PickleArena::refs(const PickleValue& v) const
+{
+    switch (v.kind) {
+    case PickleValue::Kind::String: return stringRefs[v.index];
+    case PickleValue::Kind::List: return listRefs[v.index];
+    case PickleValue::Kind::Dict: return dictRefs[v.index];
+    default: return 0;
+    }
+}
 
 std::string_view PickleArena::text(const PickleValue& v) const
 {
@@ -441,14 +689,20 @@ bool looksLikePickle(std::string_view bytes)
     return bytes.size() >= 2 && uint8_t(bytes[0]) == 0x80 && uint8_t(bytes[1]) >= 2 && uint8_t(bytes[1]) <= 5;
 }
 
-PickleResult readPickle(std::string_view bytes)
+PickleResult readPickle(std::string_view bytes, const PickleReadOptions& options)
 {
     PickleResult result;
     if (!looksLikePickle(bytes)) {
         result.error = "not a pickle of protocol 2 or later (it does not start with the PROTO opcode)";
         return result;
     }
-    Reader(bytes, result).run();
+    FirstPass first = firstPass(bytes, options.progress);
+    first.memo.finish();
+    if (options.progress)
+        options.progress(0);
+    if (options.sink)
+        options.sink->expect(first.dicts);
+    Reader(bytes, result, options, std::move(first.memo)).run();
     return result;
 }
 

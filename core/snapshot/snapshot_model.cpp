@@ -7,7 +7,15 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 #include <unordered_map>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 namespace kinetoscope::snapshot {
 
@@ -43,15 +51,43 @@ Action actionOf(std::string_view s)
     return Action::Other;
 }
 
-// Turns the pickle's values into the model, interning what the memo shares once.
-class Builder
+// Turns the pickle's values into the model, interning frames and stacks once. Trace
+// entries are taken while the pickle is read (PickleSink), so that the reader can let go
+// of each entry's dict and frames list; the rest is read from the arena afterwards.
+class Builder : public PickleSink
 {
 public:
-    Builder(const PickleArena& arena, SnapshotModel& model) : m_arena(arena), m_model(model) {}
+    explicit Builder(SnapshotModel& model) : m_model(model) {}
+    void setArena(const PickleArena& arena) { m_arena = &arena; }
+
+    // A dict with an "action" is a trace entry (no other dict of a snapshot has one); its
+    // device is known once the list holding it is found under device_traces.
+    bool take(const PickleArena& arena, const PickleValue& dict, uint32_t list) override
+    {
+        m_arena = &arena;
+        const PickleValue* action = arena.get(dict, "action");
+        if (!action || action->kind != PickleValue::Kind::String)
+            return false;
+        m_model.entries.push_back(entry(dict, -1));
+        m_listOfEntry.push_back(list);
+        return true;
+    }
+    void released(const PickleValue& value) override
+    {
+        if (value.kind == PickleValue::Kind::List)
+            m_stackOfList.erase(value.index);
+        else if (value.kind == PickleValue::Kind::Dict)
+            m_frameOfDict.erase(value.index);
+    }
+    void expect(size_t dicts) override
+    {
+        m_model.entries.reserve(dicts);
+        m_listOfEntry.reserve(dicts);
+    }
 
     int64_t integer(const PickleValue& dict, std::string_view key, int64_t otherwise = 0) const
     {
-        const PickleValue* v = m_arena.get(dict, key);
+        const PickleValue* v = m_arena->get(dict, key);
         if (!v)
             return otherwise;
         if (v->kind == PickleValue::Kind::Int)
@@ -62,14 +98,15 @@ public:
     }
     // A byte count: negative values read as 0, and none above 1 TiB (sums of millions of
     // them stay within 64 bits, whatever a malformed file says).
+    static constexpr int64_t kMaxBytes = int64_t(1) << 40;
     int64_t bytes(const PickleValue& dict, std::string_view key, int64_t otherwise = 0) const
     {
-        return std::clamp<int64_t>(integer(dict, key, otherwise), 0, int64_t(1) << 40);
+        return std::clamp<int64_t>(integer(dict, key, otherwise), 0, kMaxBytes);
     }
     std::string_view text(const PickleValue& dict, std::string_view key) const
     {
-        const PickleValue* v = m_arena.get(dict, key);
-        return v ? m_arena.text(*v) : std::string_view();
+        const PickleValue* v = m_arena->get(dict, key);
+        return v ? m_arena->text(*v) : std::string_view();
     }
 
     // Names and file names are kept as valid UTF-8 (a pickle's bytes are untrusted).
@@ -85,15 +122,22 @@ public:
         return trace::isValidUtf8(s) ? std::string(s) : trace::toValidUtf8(s);
     }
 
-    // The stack of a block or trace entry: its "frames" list, once per distinct list.
+    // The stack of a block or trace entry: its "frames" list, interned by its frames (a
+    // list the memo shares is looked up by its slot the next times).
     StackId stack(const PickleValue& owner)
     {
-        const PickleValue* frames = m_arena.get(owner, "frames");
-        const std::vector<PickleValue>* list = frames ? m_arena.list(*frames) : nullptr;
+        const PickleValue* frames = m_arena->get(owner, "frames");
+        return frames ? stackOf(*frames) : 0;
+    }
+    StackId stackOf(const PickleValue& frames)
+    {
+        const std::vector<PickleValue>* list = m_arena->list(frames);
         if (!list || list->empty())
             return 0;
-        if (const auto it = m_stackOfList.find(frames->index); it != m_stackOfList.end())
-            return it->second;
+        const bool shared = m_arena->shared(frames);
+        if (shared)
+            if (const auto it = m_stackOfList.find(frames.index); it != m_stackOfList.end())
+                return it->second;
         std::vector<uint32_t> ids;
         ids.reserve(list->size());
         for (const PickleValue& f : *list)
@@ -101,13 +145,14 @@ public:
         auto [it, added] = m_stackOfFrames.try_emplace(ids, StackId(m_model.stacks.size()));
         if (added)
             m_model.stacks.push_back(std::move(ids));
-        m_stackOfList.emplace(frames->index, it->second);
+        if (shared)
+            m_stackOfList.emplace(frames.index, it->second);
         return it->second;
     }
 
     void segments(const PickleValue& list)
     {
-        const std::vector<PickleValue>* items = m_arena.list(list);
+        const std::vector<PickleValue>* items = m_arena->list(list);
         if (!items)
             return;
         for (const PickleValue& s : *items) {
@@ -125,8 +170,8 @@ public:
             seg.expandable = integer(s, "is_expandable") != 0;
             seg.firstBlock = uint32_t(m_model.blocks.size());
             int64_t offset = seg.address;  // older snapshots give blocks no address: they tile the segment
-            if (const PickleValue* blocks = m_arena.get(s, "blocks"))
-                if (const std::vector<PickleValue>* rows = m_arena.list(*blocks))
+            if (const PickleValue* blocks = m_arena->get(s, "blocks"))
+                if (const std::vector<PickleValue>* rows = m_arena->list(*blocks))
                     for (const PickleValue& b : *rows) {
                         Block block;
                         block.size = bytes(b, "size");
@@ -142,34 +187,78 @@ public:
         }
     }
 
+    // One pass over the entry's items (a trace has millions: no lookup per key).
+    TraceEntry entry(const PickleValue& e, int device)
+    {
+        TraceEntry entry;
+        entry.device = int16_t(std::clamp(device, -1, int(INT16_MAX)));
+        int64_t address = 0, deviceFree = -1, stream = 0;
+        const PickleValue* frames = nullptr;
+        auto number = [](const PickleValue& v, int64_t otherwise) {
+            return v.kind == PickleValue::Kind::Int ? v.integer
+                   : v.kind == PickleValue::Kind::Bool ? int64_t(v.boolean) : otherwise;
+        };
+        for (const auto& [k, v] : *m_arena->dict(e)) {
+            const std::string_view key = m_arena->text(k);
+            if (key == "action")
+                entry.action = actionOf(m_arena->text(v));
+            else if (key == "addr")
+                address = number(v, 0);
+            else if (key == "size")
+                entry.size = std::clamp<int64_t>(number(v, 0), 0, kMaxBytes);
+            else if (key == "time_us")
+                entry.timeUs = number(v, -1);
+            else if (key == "stream")
+                stream = number(v, 0);
+            else if (key == "frames")
+                frames = &v;
+            else if (key == "device_free")
+                deviceFree = number(v, -1);
+        }
+        entry.address = entry.action == Action::Oom ? deviceFree : address;
+        entry.stack = frames ? stackOf(*frames) : 0;
+        const auto [it, added] = m_streamIndex.try_emplace(stream, uint32_t(m_model.streams.size()));
+        if (added)
+            m_model.streams.push_back(stream);
+        entry.stream = it->second;
+        return entry;
+    }
+
+    // Each device's list: the entries taken from it get its number (and any the sink did
+    // not take are read now); entries of lists elsewhere are dropped. Devices in turn,
+    // each's entries in recorded order.
     void traces(const PickleValue& perDevice)
     {
-        const std::vector<PickleValue>* devices = m_arena.list(perDevice);
-        if (!devices)
-            return;
-        m_model.deviceTraces = int(devices->size());
-        for (size_t d = 0; d < devices->size(); ++d) {
-            const std::vector<PickleValue>* rows = m_arena.list((*devices)[d]);
-            if (!rows)
-                continue;
-            for (const PickleValue& e : *rows) {
-                TraceEntry entry;
-                entry.device = int32_t(d);
-                entry.action = actionOf(text(e, "action"));
-                entry.address = integer(e, "addr");
-                entry.size = bytes(e, "size");
-                entry.stream = integer(e, "stream");
-                entry.timeUs = integer(e, "time_us", -1);
-                entry.deviceFree = integer(e, "device_free", -1);
-                entry.stack = stack(e);
-                m_model.entries.push_back(entry);
+        std::unordered_map<uint32_t, int> deviceOfList;
+        if (const std::vector<PickleValue>* devices = m_arena->list(perDevice)) {
+            m_model.deviceTraces = int(devices->size());
+            for (size_t d = 0; d < devices->size(); ++d) {
+                const PickleValue& list = (*devices)[d];
+                if (list.kind != PickleValue::Kind::List)
+                    continue;
+                deviceOfList.emplace(list.index, int(d));
+                for (const PickleValue& e : *m_arena->list(list))
+                    if (e.kind == PickleValue::Kind::Dict) {
+                        m_model.entries.push_back(entry(e, int(d)));
+                        m_listOfEntry.push_back(list.index);
+                    }
             }
         }
+        for (size_t i = 0; i < m_model.entries.size(); ++i) {
+            const auto it = deviceOfList.find(m_listOfEntry[i]);
+            m_model.entries[i].device = int16_t(it == deviceOfList.end() || it->second > INT16_MAX ? -1 : it->second);
+        }
+        std::erase_if(m_model.entries, [](const TraceEntry& e) { return e.device < 0; });
+        // The lists come in device order, so this is already true but for crafted files.
+        auto byDevice = [](const TraceEntry& a, const TraceEntry& b) { return a.device < b.device; };
+        if (!std::is_sorted(m_model.entries.begin(), m_model.entries.end(), byDevice))
+            std::stable_sort(m_model.entries.begin(), m_model.entries.end(), byDevice);
+        std::vector<uint32_t>().swap(m_listOfEntry);
     }
 
     void annotations(const PickleValue& list)
     {
-        if (const std::vector<PickleValue>* rows = m_arena.list(list))
+        if (const std::vector<PickleValue>* rows = m_arena->list(list))
             for (const PickleValue& a : *rows)
                 m_model.annotations.push_back({int32_t(integer(a, "device")), valid(text(a, "name")),
                                                valid(text(a, "stage")), integer(a, "time_us", -1)});
@@ -177,33 +266,45 @@ public:
 
     void settings(const PickleValue& dict)
     {
-        if (const auto* entries = m_arena.dict(dict))
+        if (const auto* entries = m_arena->dict(dict))
             for (const auto& [k, v] : *entries) {
                 std::string value;
                 switch (v.kind) {
                 case PickleValue::Kind::Bool: value = v.boolean ? "true" : "false"; break;
                 case PickleValue::Kind::Int: value = std::to_string(v.integer); break;
                 case PickleValue::Kind::Float: value = std::to_string(v.real); break;
-                case PickleValue::Kind::String: value = valid(m_arena.text(v)); break;
+                case PickleValue::Kind::String: value = valid(m_arena->text(v)); break;
                 default: value = "..."; break;
                 }
-                m_model.allocatorSettings.emplace_back(valid(m_arena.text(k)), std::move(value));
+                m_model.allocatorSettings.emplace_back(valid(m_arena->text(k)), std::move(value));
             }
     }
 
 private:
+    // A frame dict, interned by its name, file and line (a dict the memo shares is looked up
+    // by its slot the next times).
     uint32_t frame(const PickleValue& f)
     {
-        if (f.kind == PickleValue::Kind::Dict)
+        const bool shared = f.kind == PickleValue::Kind::Dict && m_arena->shared(f);
+        if (shared)
             if (const auto it = m_frameOfDict.find(f.index); it != m_frameOfDict.end())
                 return it->second;
         const Frame fr{intern(text(f, "name")), intern(text(f, "filename")), integer(f, "line")};
-        const uint32_t id = uint32_t(m_model.frames.size());
-        m_model.frames.push_back(fr);
-        if (f.kind == PickleValue::Kind::Dict)
-            m_frameOfDict.emplace(f.index, id);
-        return id;
+        const auto [it, added] = m_frameOf.try_emplace({fr.name, fr.filename, fr.line}, uint32_t(m_model.frames.size()));
+        if (added)
+            m_model.frames.push_back(fr);
+        if (shared)
+            m_frameOfDict.emplace(f.index, it->second);
+        return it->second;
     }
+
+    struct FrameKeyHash
+    {
+        size_t operator()(const std::tuple<uint32_t, uint32_t, int64_t>& k) const noexcept
+        {
+            return (size_t(std::get<0>(k)) * 1000003u ^ std::get<1>(k)) * 1000003u ^ size_t(std::get<2>(k));
+        }
+    };
 
     struct IdsHash
     {
@@ -216,11 +317,14 @@ private:
         }
     };
 
-    const PickleArena& m_arena;
+    const PickleArena* m_arena = nullptr;
     SnapshotModel& m_model;
+    std::vector<uint32_t> m_listOfEntry;  // per model entry: the pickle list it was in
+    std::unordered_map<int64_t, uint32_t> m_streamIndex{{0, 0}};
     std::unordered_map<std::string, uint32_t> m_strings;
-    std::unordered_map<uint32_t, uint32_t> m_frameOfDict;   // pickle dict -> frame
-    std::unordered_map<uint32_t, StackId> m_stackOfList;    // pickle list -> stack
+    std::unordered_map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t, FrameKeyHash> m_frameOf;
+    std::unordered_map<uint32_t, uint32_t> m_frameOfDict;   // shared pickle dict -> frame
+    std::unordered_map<uint32_t, StackId> m_stackOfList;    // shared pickle list -> stack
     std::unordered_map<std::vector<uint32_t>, StackId, IdsHash> m_stackOfFrames;
 };
 
@@ -286,24 +390,31 @@ std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pyth
     return lines;
 }
 
-LoadedSnapshot readSnapshot(std::string_view bytes)
+LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(size_t)>& progress)
 {
     LoadedSnapshot loaded;
-    PickleResult pickle = readPickle(bytes);
+    SnapshotModel model;
+    Builder build(model);
+    PickleReadOptions options;
+    options.sink = &build;
+    options.progress = progress;
+    PickleResult pickle = readPickle(bytes, options);
     if (!pickle.ok()) {
         loaded.error = pickle.error;
         return loaded;
     }
-    SnapshotModel model;
-    Builder build(pickle.arena, model);
+    build.setArena(pickle.arena);
     const PickleValue& root = pickle.root;
     if (root.kind == PickleValue::Kind::List) {
         model.bareList = true;
+        model.entries.clear();  // a list of segments has no history
         build.segments(root);
     } else if (const PickleValue* segments = pickle.arena.get(root, "segments")) {
         build.segments(*segments);
         if (const PickleValue* traces = pickle.arena.get(root, "device_traces"))
             build.traces(*traces);
+        else
+            model.entries.clear();  // entries of lists that are no device's
         if (const PickleValue* notes = pickle.arena.get(root, "external_annotations"))
             build.annotations(*notes);
         if (const PickleValue* settings = pickle.arena.get(root, "allocator_settings"))
@@ -318,17 +429,58 @@ LoadedSnapshot readSnapshot(std::string_view bytes)
 
 LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
 {
+    LoadedSnapshot failed;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        failed.error = "no such file: " + path.string();
+        return failed;
+    }
+    if (std::filesystem::is_directory(path, ec)) {
+        failed.error = path.string() + " is a directory, not a snapshot";
+        return failed;
+    }
+#if defined(__unix__) || defined(__APPLE__)
+    // Mapped, and let go of behind the reader: the file's pages never all stay resident.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat status {};
+    if (fd >= 0 && ::fstat(fd, &status) == 0 && status.st_size > 0) {
+        const size_t size = size_t(status.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        ::close(fd);
+        if (mapped != MAP_FAILED) {
+            char* base = static_cast<char*>(mapped);
+            ::madvise(base, size, MADV_SEQUENTIAL);
+            const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+            size_t released = 0;
+            auto letGo = [&](size_t read) {
+                if (read == 0) {  // a pass starts: all the previous one read
+                    ::madvise(base, size, MADV_DONTNEED);
+                    released = 0;
+                    return;
+                }
+                const size_t upTo = read / page * page;
+                if (upTo > released) {
+                    ::madvise(base + released, upTo - released, MADV_DONTNEED);
+                    released = upTo;
+                }
+            };
+            LoadedSnapshot loaded = readSnapshot(std::string_view(base, size), letGo);
+            ::munmap(mapped, size);
+            return loaded;
+        }
+    } else if (fd >= 0) {
+        ::close(fd);
+    }
+#endif
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        LoadedSnapshot missing;
-        missing.error = "no such file: " + path.string();
-        return missing;
+        failed.error = "cannot read " + path.string();
+        return failed;
     }
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) {
-        LoadedSnapshot unreadable;
-        unreadable.error = "cannot read " + path.string();
-        return unreadable;
+        failed.error = "cannot read " + path.string();
+        return failed;
     }
     return readSnapshot(bytes);
 }

@@ -5,6 +5,7 @@
 // plain numbers. Byte counts are bytes; times are the snapshot's microseconds.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,17 +61,20 @@ struct Block
     StackId stack = 0;
 };
 
+// One allocator event, 40 bytes: a 1 GB snapshot holds about ten million of them.
 struct TraceEntry
 {
-    int32_t device = 0;
-    Action action = Action::Other;
-    int64_t address = 0;
+    int64_t address = 0;  // for an Oom entry: the bytes free on the device (torch keeps them there)
     int64_t size = 0;
-    int64_t stream = 0;
-    int64_t timeUs = -1;      // -1: not recorded
-    int64_t deviceFree = -1;  // oom entries: bytes free on the device
+    int64_t timeUs = -1;  // -1: not recorded
     StackId stack = 0;
+    uint32_t stream = 0;  // into SnapshotModel::streams
+    int16_t device = 0;
+    Action action = Action::Other;
+
+    int64_t deviceFree() const { return action == Action::Oom ? address : -1; }
 };
+static_assert(sizeof(TraceEntry) == 40, "an entry's memory cost: keep it at 40 bytes");
 
 struct Annotation
 {
@@ -88,6 +92,7 @@ struct SnapshotModel
     std::vector<Segment> segments;
     std::vector<Block> blocks;
     std::vector<TraceEntry> entries;  // each device's entries in recorded order, devices in turn
+    std::vector<int64_t> streams{0};  // the streams entries name (cudaStream_t values); 0 first
     std::vector<Annotation> annotations;
     std::vector<std::pair<std::string, std::string>> allocatorSettings;  // as text
     int deviceTraces = 0;   // device_traces lists (0 in the bare-list form)
@@ -112,7 +117,8 @@ struct LoadedSnapshot
 };
 
 // `bytes` is the whole file; nothing in it is executed (core/snapshot/pickle_reader.h).
-LoadedSnapshot readSnapshot(std::string_view bytes);
+// `progress` hears the bytes read so far, as PickleReadOptions::progress does.
+LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(size_t)>& progress = {});
 LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path);
 // Whether a file starts as a pickle (a snapshot whatever its name says).
 bool isSnapshotFile(const std::filesystem::path& path);

@@ -40,7 +40,7 @@ std::vector<Live> liveOf(const DeviceTimeline& t, size_t applied)
     std::vector<Live> live;
     for (const Band& b : t.bands)
         if (!b.beforeHistory && t.aliveAfter(b, applied))
-            live.push_back({b.size, b.stack, t.when[b.from]});
+            live.push_back({b.size, b.stack, t.when(b.from)});
     return live;
 }
 
@@ -190,6 +190,11 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
 
 SnapshotSummary summarize(const SnapshotModel& model)
 {
+    return summarize(model, timelinesOf(model, hasTimes(model)));
+}
+
+SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTimeline>& timelines)
+{
     SnapshotSummary s;
     int devices = model.deviceTraces;
     for (const Segment& seg : model.segments)
@@ -239,7 +244,6 @@ SnapshotSummary summarize(const SnapshotModel& model)
     const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;
     const int64_t lateFrom = timed ? s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3 : 0;
 
-    const std::vector<DeviceTimeline> timelines = timelinesOf(model, timed);
     s.perDevice.resize(std::max(s.perDevice.size(), timelines.size()));
     std::vector<Live> liveAtPeak;
     int64_t beforeAtPeak = 0;
@@ -249,7 +253,7 @@ SnapshotSummary summarize(const SnapshotModel& model)
         dm.entries = t.size();
         dm.startAllocatedBytes = t.startAllocatedBytes;
         dm.peakAllocatedBytes = t.peakBytes;
-        dm.peakTimeUs = t.peakApplied > 0 ? model.entries[t.entries[t.peakApplied - 1]].timeUs : -1;
+        dm.peakTimeUs = t.peakApplied > 0 ? t.entry(t.peakApplied - 1).timeUs : -1;
         if (t.device != 0 && dm.peakAllocatedBytes <= s.peakAllocatedBytes)
             continue;
         s.peakDevice = t.device;
@@ -269,7 +273,7 @@ SnapshotSummary summarize(const SnapshotModel& model)
         s.leakedBytes += g.bytes;
     for (const TraceEntry& e : model.entries)
         if (e.action == Action::Oom) {
-            OutOfMemory oom{.device = e.device, .requestedBytes = e.size, .deviceFreeBytes = e.deviceFree, .timeUs = e.timeUs};
+            OutOfMemory oom{.device = e.device, .requestedBytes = e.size, .deviceFreeBytes = e.deviceFree(), .timeUs = e.timeUs};
             if (e.device >= 0 && size_t(e.device) < s.perDevice.size()) {
                 const DeviceMemory& d = s.perDevice[size_t(e.device)];
                 oom.reservedUnallocatedBytes = std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);

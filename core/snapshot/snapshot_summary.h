@@ -4,6 +4,7 @@
 // candidates, the out-of-memory reading, and findings in the project's finding form.
 #include "core/analysis/diagnosis/finding.h"
 #include "core/snapshot/snapshot_model.h"
+#include "core/snapshot/snapshot_timeline.h"
 
 #include <cstdint>
 #include <optional>
@@ -94,5 +95,7 @@ struct SnapshotSummary
 };
 
 SnapshotSummary summarize(const SnapshotModel& model);
+// The same from the device timelines already built for `model` (timelinesOf).
+SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTimeline>& timelines);
 
 }  // namespace kinetoscope::snapshot

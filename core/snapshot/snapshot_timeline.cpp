@@ -18,34 +18,56 @@ int deviceCount(const SnapshotModel& model)
     return devices;
 }
 
-// The bands of one device's entries; `t.entries` and `t.when` are filled.
+bool isFree(Action action)
+{
+    return action == Action::FreeRequested || action == Action::FreeCompleted;
+}
+
+// The bands and the allocated series of one device's entries, in one pass; what predates
+// the history is known only at the end and goes below the rest.
 void buildBands(const SnapshotModel& model, DeviceTimeline& t)
 {
     const auto n = uint32_t(t.size());
-    std::unordered_map<int64_t, uint32_t> open;      // address -> band alive at it
-    std::unordered_set<int64_t> freedBefore;         // pre-history addresses already freed
-    std::unordered_set<int64_t> freeCompletionDue;   // freed by free_requested, completion pending
-    std::vector<Band> history, before;
+    size_t allocs = 0, frees = 0;
     for (uint32_t i = 0; i < n; ++i) {
-        const TraceEntry& e = model.entries[t.entries[i]];
+        allocs += t.entry(i).action == Action::Alloc;
+        frees += isFree(t.entry(i).action);
+    }
+    // Capacity for every band that can exist, so that the bands from before the history go
+    // in front without a copy (capacity never written costs no memory).
+    t.bands.reserve(allocs + frees + 1);
+    t.allocated.resize(n);
+    std::unordered_map<int64_t, uint32_t> open;     // address -> band alive at it
+    std::unordered_set<int64_t> freedBefore;        // pre-history addresses already freed
+    std::unordered_set<int64_t> freeCompletionDue;  // freed by free_requested, completion pending
+    std::vector<Band> before;                       // allocated before the history, freed in it
+    int64_t level = 0;                              // allocated, less what predates the history
+    for (uint32_t i = 0; i < n; ++i) {
+        const TraceEntry& e = t.entry(i);
         if (e.action == Action::Alloc) {
-            if (const auto it = open.find(e.address); it != open.end())
-                history[it->second].to = i;  // an alloc without a free recorded between
-            open[e.address] = uint32_t(history.size());
-            history.push_back({e.size, e.stack, i, n, false});
-            freedBefore.erase(e.address);
-        } else if (e.action == Action::FreeRequested || e.action == Action::FreeCompleted) {
             if (const auto it = open.find(e.address); it != open.end()) {
-                history[it->second].to = i;
+                t.bands[it->second].to = i;  // an alloc without a free recorded between
+                level -= t.bands[it->second].size;
+            }
+            open[e.address] = uint32_t(t.bands.size());
+            t.bands.push_back({e.size, e.stack, i, n, false});
+            level += e.size;
+            freedBefore.erase(e.address);
+        } else if (isFree(e.action)) {
+            if (const auto it = open.find(e.address); it != open.end()) {
+                t.bands[it->second].to = i;
+                level -= t.bands[it->second].size;
                 open.erase(it);
                 if (e.action == Action::FreeRequested)
                     freeCompletionDue.insert(e.address);
             } else if (e.action == Action::FreeCompleted && freeCompletionDue.erase(e.address)) {
                 // the second half of a free already counted
             } else if (freedBefore.insert(e.address).second) {
-                before.push_back({e.size, 0, 0, i, true});  // allocated before the history began
+                before.push_back({e.size, 0, 0, i, true});
+                level -= e.size;
             }
         }
+        t.allocated[i] = level;
     }
     // Allocated when the history starts: the dump's live blocks that no allocation of the
     // history accounts for (matched by address: entries carry the requested size, blocks
@@ -59,54 +81,50 @@ void buildBands(const SnapshotModel& model, DeviceTimeline& t)
     t.startAllocatedBytes = unaccounted;
     for (const Band& b : before)
         t.startAllocatedBytes += b.size;
-    t.bands.clear();
     if (unaccounted > 0)  // alive from before the history to its end
-        t.bands.push_back({unaccounted, 0, 0, n, true});
-    t.bands.insert(t.bands.end(), before.begin(), before.end());
-    t.bands.insert(t.bands.end(), history.begin(), history.end());
-}
-
-void buildSeries(const SnapshotModel& model, DeviceTimeline& t)
-{
-    const size_t n = t.size();
-    std::vector<int64_t> delta(n + 1, 0);
-    for (const Band& b : t.bands) {
-        if (!b.beforeHistory)
-            delta[b.from] += b.size;
-        if (b.to < n)
-            delta[b.to] -= b.size;
-    }
-    t.allocated.resize(n);
+        before.insert(before.begin(), Band{unaccounted, 0, 0, n, true});
+    t.bands.insert(t.bands.begin(), before.begin(), before.end());
     t.peakBytes = t.startAllocatedBytes;
     t.peakApplied = 0;
-    int64_t level = t.startAllocatedBytes;
-    for (size_t i = 0; i < n; ++i) {
-        level += delta[i];
-        t.allocated[i] = level;
-        if (level > t.peakBytes) {
-            t.peakBytes = level;
+    for (uint32_t i = 0; i < n; ++i) {
+        t.allocated[i] += t.startAllocatedBytes;
+        if (t.allocated[i] > t.peakBytes) {
+            t.peakBytes = t.allocated[i];
             t.peakApplied = i + 1;
         }
     }
-    int64_t dumpReserved = 0, netReserved = 0;
+}
+
+void buildReserved(const SnapshotModel& model, DeviceTimeline& t)
+{
+    int64_t dumpReserved = 0, net = 0;
     for (const Segment& seg : model.segments)
         if (int(seg.device) == t.device)
             dumpReserved += seg.totalSize;
-    t.reserved.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-        const TraceEntry& e = model.entries[t.entries[i]];
+    t.reservedSteps = {{0, 0}};
+    for (size_t i = 0; i < t.size(); ++i) {
+        const TraceEntry& e = t.entry(i);
         if (e.action == Action::SegmentAlloc || e.action == Action::SegmentMap)
-            netReserved += e.size;
+            net += e.size;
         else if (e.action == Action::SegmentFree || e.action == Action::SegmentUnmap)
-            netReserved -= e.size;
-        t.reserved[i] = netReserved;
+            net -= e.size;
+        else
+            continue;
+        t.reservedSteps.push_back({i + 1, net});
     }
-    t.startReservedBytes = std::max<int64_t>(0, dumpReserved - netReserved);
-    for (int64_t& r : t.reserved)
-        r += t.startReservedBytes;
+    const int64_t start = std::max<int64_t>(0, dumpReserved - net);
+    for (DeviceTimeline::ReservedStep& step : t.reservedSteps)
+        step.bytes += start;
 }
 
 }  // namespace
+
+int64_t DeviceTimeline::reservedAfter(size_t applied) const
+{
+    const auto after = std::upper_bound(reservedSteps.begin(), reservedSteps.end(), applied,
+                                        [](size_t a, const ReservedStep& step) { return a < step.applied; });
+    return after == reservedSteps.begin() ? 0 : std::prev(after)->bytes;
+}
 
 std::vector<uint32_t> DeviceTimeline::liveAfter(size_t applied) const
 {
@@ -117,6 +135,17 @@ std::vector<uint32_t> DeviceTimeline::liveAfter(size_t applied) const
     return live;
 }
 
+bool hasTimes(const SnapshotModel& model)
+{
+    int64_t first = -1, last = -1;
+    for (const TraceEntry& e : model.entries)
+        if (e.timeUs >= 0) {
+            first = first < 0 ? e.timeUs : std::min(first, e.timeUs);
+            last = std::max(last, e.timeUs);
+        }
+    return first >= 0 && last > first;
+}
+
 std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed)
 {
     std::vector<DeviceTimeline> out(size_t(deviceCount(model)));
@@ -124,17 +153,21 @@ std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed)
         out[d].device = int(d);
         out[d].timed = timed;
     }
-    for (uint32_t i = 0; i < model.entries.size(); ++i) {
-        const TraceEntry& e = model.entries[i];
-        if (e.device < 0)
-            continue;
-        DeviceTimeline& t = out[size_t(e.device)];
-        t.when.push_back(timed ? e.timeUs : int64_t(t.entries.size()));
-        t.entries.push_back(i);
+    // The model keeps each device's entries together, devices in turn.
+    for (size_t i = 0; i < model.entries.size();) {
+        size_t end = i;
+        while (end < model.entries.size() && model.entries[end].device == model.entries[i].device)
+            ++end;
+        if (model.entries[i].device >= 0) {
+            DeviceTimeline& t = out[size_t(model.entries[i].device)];
+            t.first = model.entries.data() + i;
+            t.count = end - i;
+        }
+        i = end;
     }
     for (DeviceTimeline& t : out) {
         buildBands(model, t);
-        buildSeries(model, t);
+        buildReserved(model, t);
     }
     return out;
 }
@@ -142,17 +175,15 @@ std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed)
 void forEachColumn(const DeviceTimeline& t, const std::vector<size_t>& appliedPerColumn,
                    const std::function<void(size_t column, const std::vector<uint32_t>& live)>& visit)
 {
-    // Bands open in index order as entries are applied (an alloc's band comes after every
-    // band opened before it), so the live list stays sorted by pushing at its end.
-    std::vector<std::vector<uint32_t>> opening(t.size() + 1);
-    for (uint32_t b = 0; b < t.bands.size(); ++b)
-        opening[t.bands[b].beforeHistory ? 0 : t.bands[b].from + 1].push_back(b);
+    // Bands open in index order as entries are applied (those from before the history
+    // first, then each alloc's after every band opened before it), so the live list stays
+    // in stacking order by pushing at its end.
     std::vector<uint32_t> live;
-    size_t pushed = 0;  // opening slots pushed
+    uint32_t next = 0;  // the first band not yet opened
     for (size_t c = 0; c < appliedPerColumn.size(); ++c) {
         const size_t applied = std::min(appliedPerColumn[c], t.size());
-        for (; pushed <= applied; ++pushed)
-            live.insert(live.end(), opening[pushed].begin(), opening[pushed].end());
+        for (; next < t.bands.size() && (t.bands[next].beforeHistory || t.bands[next].from < applied); ++next)
+            live.push_back(next);
         std::erase_if(live, [&](uint32_t b) { return !t.aliveAfter(t.bands[b], applied); });
         visit(c, live);
     }
@@ -164,12 +195,21 @@ std::vector<size_t> columnSamples(const DeviceTimeline& t, double from, double t
     if (columns == 0 || to <= from)
         return samples;
     const double width = (to - from) / double(columns);
-    size_t i = size_t(std::lower_bound(t.when.begin(), t.when.end(), int64_t(from)) - t.when.begin());
+    // The first entry at or after `from` (entries are in time order).
+    size_t lo = 0, hi = t.size();
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (double(t.when(mid)) < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t i = lo;
     for (size_t c = 0; c < columns; ++c) {
         const double end = from + width * double(c + 1);
         size_t best = i;  // no entry in the column: the state it starts in
         int64_t bestBytes = t.allocatedAfter(i);
-        for (; i < t.size() && double(t.when[i]) < end; ++i)
+        for (; i < t.size() && double(t.when(i)) < end; ++i)
             if (t.allocated[i] > bestBytes) {
                 bestBytes = t.allocated[i];
                 best = i + 1;

@@ -25,21 +25,33 @@ struct Band
 struct DeviceTimeline
 {
     int device = 0;
-    std::vector<uint32_t> entries;   // into SnapshotModel::entries, this device's in order
-    std::vector<int64_t> when;       // per entry: time_us, or the entry's index where untimed
-    bool timed = false;              // the snapshot's entries carry times
-    std::vector<Band> bands;         // stacking order: before the history first, then by alloc
-    // Per entry, after it is applied. `allocated` counts live bands; `reserved` the
-    // segments (segment_alloc/map add, segment_free/unmap remove), from what the dump
-    // holds less the history's net change.
-    std::vector<int64_t> allocated, reserved;
-    int64_t startAllocatedBytes = 0, startReservedBytes = 0;
+    bool timed = false;  // the snapshot's entries carry times
+    // This device's entries: a run of SnapshotModel::entries, read in place (the timeline is
+    // valid while its model lives where it was when the timeline was made).
+    const TraceEntry* first = nullptr;
+    size_t count = 0;
+    std::vector<Band> bands;  // stacking order: before the history first, then by alloc
+    // Allocated bytes after each entry is applied (the live bands' sizes).
+    std::vector<int64_t> allocated;
+    // Reserved bytes (segments: segment_alloc/map add, segment_free/unmap remove) as
+    // steps: from `applied` entries on, `bytes`; the first step is the start, at 0.
+    struct ReservedStep
+    {
+        size_t applied = 0;
+        int64_t bytes = 0;
+    };
+    std::vector<ReservedStep> reservedSteps;
+    int64_t startAllocatedBytes = 0;
     int64_t peakBytes = 0;
     size_t peakApplied = 0;  // entries applied when the peak was first reached (0: the start)
 
-    size_t size() const { return entries.size(); }
+    size_t size() const { return count; }
+    const TraceEntry& entry(size_t i) const { return first[i]; }
+    // The x of an entry: its time_us, or its index where the snapshot has no times.
+    int64_t when(size_t i) const { return timed ? first[i].timeUs : int64_t(i); }
     int64_t allocatedAfter(size_t applied) const { return applied == 0 ? startAllocatedBytes : allocated[applied - 1]; }
-    int64_t reservedAfter(size_t applied) const { return applied == 0 ? startReservedBytes : reserved[applied - 1]; }
+    int64_t reservedAfter(size_t applied) const;
+    int64_t startReservedBytes() const { return reservedSteps.empty() ? 0 : reservedSteps.front().bytes; }
     bool aliveAfter(const Band& b, size_t applied) const
     {
         return (b.beforeHistory || b.from < applied) && b.to >= applied;
@@ -48,8 +60,11 @@ struct DeviceTimeline
     std::vector<uint32_t> liveAfter(size_t applied) const;
 };
 
-// One timeline per device that has segments or entries, devices in order.
-// `timed`: whether the snapshot's entries carry times (SnapshotSummary's reading).
+// Whether the entries carry times that span the history (else an entry's index is its x).
+bool hasTimes(const SnapshotModel& model);
+
+// One timeline per device that has segments or entries, devices in order; they read
+// `model`'s entries in place. `timed`: whether the entries carry times.
 std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed);
 
 // Calls `visit(column, live)` for each of `appliedPerColumn` (non-decreasing entry counts)

@@ -164,6 +164,37 @@ private Q_SLOTS:
         QCOMPARE(j["free_segment_bytes"].get<qint64>(), qint64(11773411328));
     }
 
+    // At any size: the reader keeps only the memo entries a later GET fetches, and a sink
+    // that takes each trace entry as it is appended lets the reader reuse the entry's slots:
+    // the arena holds a few batches of entries, not the file's 23,105.
+    void takenEntriesAreReleasedAsTheyAreRead()
+    {
+        class Counter : public snapshot::PickleSink
+        {
+        public:
+            bool take(const snapshot::PickleArena& arena, const snapshot::PickleValue& dict, uint32_t) override
+            {
+                if (!arena.get(dict, "action"))
+                    return false;
+                ++taken;
+                return true;
+            }
+            size_t taken = 0;
+        };
+        const std::string bytes = bytesOf(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+        Counter counter;
+        snapshot::PickleReadOptions options;
+        options.sink = &counter;
+        const snapshot::PickleResult kept = snapshot::readPickle(bytes, options);
+        QVERIFY2(kept.ok(), kept.error.c_str());
+        QCOMPARE(counter.taken, size_t(23105));
+        QVERIFY2(kept.arena.dicts.size() < 3000, std::to_string(kept.arena.dicts.size()).c_str());
+        QVERIFY2(kept.arena.lists.size() < 3000, std::to_string(kept.arena.lists.size()).c_str());
+        const snapshot::PickleResult whole = snapshot::readPickle(bytes);  // no sink: every dict
+        QVERIFY(whole.ok());
+        QVERIFY(whole.arena.dicts.size() > 23105);
+    }
+
     // The memo shares frame dicts and frame lists: they are interned once, not copied.
     void framesAndStacksAreInterned()
     {
@@ -352,7 +383,7 @@ private Q_SLOTS:
         const std::vector<snapshot::DeviceTimeline> timelines = snapshot::timelinesOf(*loaded.model, timed);
         const snapshot::DeviceTimeline& t = timelines[size_t(s.peakDevice)];
         QCOMPARE(t.peakBytes, s.peakAllocatedBytes);
-        const double from = t.size() ? double(t.when.front()) : 0, to = t.size() ? double(t.when.back()) + 1 : 1;
+        const double from = t.size() ? double(t.when(0)) : 0, to = t.size() ? double(t.when(t.size() - 1)) + 1 : 1;
         const std::vector<size_t> samples = snapshot::columnSamples(t, from, to, 400);
         size_t columns = 0;
         bool peakSeen = false;
@@ -370,7 +401,7 @@ private Q_SLOTS:
         QVERIFY(peakSeen);
         // Reserved never falls below allocated, and the dump's reserved is where it ends.
         for (size_t i = 0; i < t.size(); ++i)
-            QVERIFY2(t.reserved[i] >= t.allocated[i], std::to_string(i).c_str());
+            QVERIFY2(t.reservedAfter(i + 1) >= t.allocated[i], std::to_string(i).c_str());
         QCOMPARE(t.reservedAfter(t.size()), s.perDevice[size_t(s.peakDevice)].reservedBytes);
     }
 

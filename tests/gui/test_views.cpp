@@ -69,7 +69,7 @@ private Q_SLOTS:
         const snapshot::DeviceTimeline& t = doc->snapshot->timelines[size_t(chart->device())];
         QVERIFY(t.peakApplied > 0);
         const QImage drawn = chart->grab().toImage();
-        const QPoint atPeak(int(std::floor(chart->xOf(double(t.when[t.peakApplied - 1])))),
+        const QPoint atPeak(int(std::floor(chart->xOf(double(t.when(t.peakApplied - 1))))),
                             int(chart->yOf(0.6 * double(t.peakBytes))));
         size_t applied = 0;
         const int band = chart->bandAt(atPeak, &applied);
@@ -87,7 +87,7 @@ private Q_SLOTS:
         const double full = chart->viewTo() - chart->viewFrom();
         chart->zoomAt(atPeak.x(), 0.25);
         QVERIFY(std::abs((chart->viewTo() - chart->viewFrom()) - 0.25 * full) < 1e-6 * full);
-        QVERIFY(chart->viewFrom() <= double(t.when[t.peakApplied - 1]) && double(t.when[t.peakApplied - 1]) <= chart->viewTo());
+        QVERIFY(chart->viewFrom() <= double(t.when(t.peakApplied - 1)) && double(t.when(t.peakApplied - 1)) <= chart->viewTo());
         QTest::mouseDClick(chart, Qt::LeftButton, {}, atPeak);
         QCOMPARE(chart->viewTo() - chart->viewFrom(), full);
 

@@ -60,23 +60,22 @@ void AllocationChart::setDevice(int device)
     m_device = device;
     const snapshot::DeviceTimeline& t = timeline();
     m_maxBytes = double(std::max<int64_t>(t.peakBytes, 1));
-    m_maxBytes = std::max(m_maxBytes, double(t.startReservedBytes));
-    for (int64_t r : t.reserved)
-        m_maxBytes = std::max(m_maxBytes, double(r));
+    for (const snapshot::DeviceTimeline::ReservedStep& step : t.reservedSteps)
+        m_maxBytes = std::max(m_maxBytes, double(step.bytes));
     showAll();
 }
 
 double AllocationChart::fullFrom() const
 {
     const snapshot::DeviceTimeline& t = timeline();
-    return t.size() ? double(t.when.front()) : 0.0;
+    return t.size() ? double(t.when(0)) : 0.0;
 }
 
 double AllocationChart::fullTo() const
 {
     const snapshot::DeviceTimeline& t = timeline();
     // One unit past the last entry, so that it has a column of its own.
-    return t.size() ? double(t.when.back()) + std::max(1.0, 0.002 * double(t.when.back() - t.when.front())) : 1.0;
+    return t.size() ? double(t.when(t.size() - 1)) + std::max(1.0, 0.002 * double(t.when(t.size() - 1) - t.when(0))) : 1.0;
 }
 
 void AllocationChart::showAll()
@@ -242,7 +241,7 @@ void AllocationChart::paintEvent(QPaintEvent*)
     // The peak: a line where it is reached (when in view) and its figure.
     const QString peakText = tr("peak %1").arg(QString::fromStdString(format::bytes(double(t.peakBytes))));
     if (t.peakApplied > 0) {
-        const double peakWhen = double(t.when[t.peakApplied - 1]);
+        const double peakWhen = double(t.when(t.peakApplied - 1));
         if (peakWhen >= m_from && peakWhen < m_to) {
             const double x = xOf(peakWhen);
             p.setPen(QPen(palette().text().color(), 1, Qt::DashLine));

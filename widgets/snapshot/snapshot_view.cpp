@@ -113,7 +113,7 @@ void SnapshotView::showAllocation(int band, size_t applied)
     auto at = [&](uint32_t entry) {
         if (!snap.timed())
             return tr("entry %1").arg(QString::fromStdString(format::count(int64_t(entry))));
-        return QString::fromStdString(format::duration((double(t.when[entry]) - origin) * 1e3));
+        return QString::fromStdString(format::duration((double(t.when(entry)) - origin) * 1e3));
     };
     QString text = tr("<b>%1</b>").arg(bytesText(b.size));
     if (b.beforeHistory) {
