@@ -107,6 +107,8 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"peak_time_us", s.peakTimeUs >= 0 ? json(s.peakTimeUs) : json()},
             {"before_history_at_peak_bytes", s.beforeHistoryAtPeakBytes},
             {"top_stacks_at_peak", stacksJson(model, s.topStacksAtPeak, peak)},
+            {"iterations", s.iterations},
+            {"iterations_found_by", s.iterationsFoundBy},
             {"leaked_bytes", s.leakedBytes},
             {"leaks", stacksJson(model, s.leaks, peak)},
             {"split_segments", segmentsJson(model, s)},
@@ -131,6 +133,8 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
         t += "History: " + format::count(int64_t(s.traceEntries)) + " entries";
         if (s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs)
             t += " over " + format::duration(double(s.lastTimeUs - s.firstTimeUs) * 1e3);
+        if (s.iterations > 0)
+            t += ", " + format::counted(s.iterations, "iteration") + " (by " + s.iterationsFoundBy + ")";
         t += "; peak allocated " + bytes(s.peakAllocatedBytes) + " on cuda:" + std::to_string(s.peakDevice);
         if (s.peakTimeUs >= 0 && s.firstTimeUs >= 0)
             t += ", " + format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3) + " into the history";

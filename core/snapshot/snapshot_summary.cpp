@@ -1,5 +1,6 @@
 #include "core/snapshot/snapshot_summary.h"
 
+#include "core/snapshot/snapshot_iterations.h"
 #include "core/snapshot/snapshot_timeline.h"
 
 #include "core/analysis/diagnosis/diagnosis.h"
@@ -66,23 +67,6 @@ std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Li
         return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack;
     });
     return out;
-}
-
-// The iterations of the recorded history: the start times of the annotation that repeats
-// most (at least kLeakIterations times), e.g. Optimizer.zero_grad or the DataLoader's
-// next; empty when the snapshot has no such marks.
-std::vector<int64_t> iterationStarts(const SnapshotModel& model)
-{
-    std::map<std::string, std::vector<int64_t>> starts;
-    for (const Annotation& a : model.annotations)
-        if (a.stage == "START" && a.timeUs >= 0)
-            starts[a.name].push_back(a.timeUs);
-    std::vector<int64_t> best;
-    for (auto& [name, times] : starts)
-        if (times.size() >= kLeakIterations && times.size() > best.size())
-            best = times;
-    std::sort(best.begin(), best.end());
-    return best;
 }
 
 // A leak grows with the iterations: of what is alive at the dump and was allocated after
@@ -265,7 +249,12 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
             if (b.beforeHistory && t.aliveAfter(b, t.peakApplied))
                 beforeAtPeak += b.size;
         if (timed)
-            s.leaks = leaksOf(model, liveOf(t, t.size()), lateFrom, iterationStarts(model));
+        {
+            const Iterations iterations = findIterations(model, t);
+            s.iterations = iterations.starts.size();
+            s.iterationsFoundBy = iterations.foundBy;
+            s.leaks = leaksOf(model, liveOf(t, t.size()), lateFrom, iterations.starts);
+        }
     }
     s.topStacksAtPeak = byPlace(model, liveAtPeak, std::numeric_limits<int64_t>::min());
     s.beforeHistoryAtPeakBytes = std::max<int64_t>(0, beforeAtPeak);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kinetoscope::snapshot {
@@ -78,9 +79,12 @@ struct SnapshotSummary
     // the history began is apart (no entry says where).
     std::vector<StackBytes> topStacksAtPeak;
     int64_t beforeHistoryAtPeakBytes = 0;
+    // The iterations of the peak device's history (snapshot_iterations.h): how many, and
+    // how they were found; 0 when none were.
+    size_t iterations = 0;
+    std::string iterationsFoundBy;
     // Leaks: alive at the dump, allocated after the first third of the history in at least
-    // three iterations (told by the annotation that repeats most), by place, largest
-    // first; none where the snapshot marks no iterations.
+    // three iterations, by place, largest first; none where no iterations were found.
     std::vector<StackBytes> leaks;
     int64_t leakedBytes = 0;
     std::optional<OutOfMemory> outOfMemory;

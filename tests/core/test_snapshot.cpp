@@ -332,6 +332,18 @@ private Q_SLOTS:
         QCOMPARE(s.findings.front().severity, analysis::Severity::High);
     }
 
+    // One forward pass through similar layers repeats its allocations, but memory only grows
+    // between them: one pass, no iterations, so nothing it keeps is called a leak.
+    void aForwardPassIsNotIterations()
+    {
+        const snapshot::LoadedSnapshot loaded =
+            snapshot::loadSnapshotFile(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        QCOMPARE(s.iterations, size_t(0));
+        QVERIFY(s.leaks.empty());
+    }
+
     // Fragmentation: per segment, what its blocks hold and cache; an out-of-memory whose
     // request the cache held in total but in no one block is fragmentation's.
     void aFragmentedCacheIsReadPerSegment()
@@ -407,8 +419,15 @@ private Q_SLOTS:
 
     // A place that keeps something alive from every iteration leaks; weights moved once
     // do not.
+    void aLeakGrowsWithTheIterations_data()
+    {
+        QTest::addColumn<bool>("annotated");
+        QTest::newRow("iterations from annotations") << true;
+        QTest::newRow("iterations from a repeating allocation") << false;
+    }
     void aLeakGrowsWithTheIterations()
     {
+        QFETCH(bool, annotated);
         const int64_t MiB = 1 << 20;
         PickleWriter w;
         std::vector<std::pair<int64_t, std::string>> blocks{{100 * MiB, "active_allocated"}};
@@ -427,13 +446,16 @@ private Q_SLOTS:
             at += 10 * MiB;
         }
         w.endList().endList().str("external_annotations").list();
-        for (int i = 0; i < 6; ++i)
+        for (int i = 0; i < 6 && annotated; ++i)
             w.dict().key("name", "Optimizer.zero_grad#Adam.zero_grad").key("stage", "START").key("device", 0)
                 .key("time_us", 1000 * (i + 1)).endDict();
         w.endList().endDict();
         const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        QCOMPARE(s.iterations, size_t(6));
+        QVERIFY2(s.iterationsFoundBy.starts_with(annotated ? "annotation Optimizer.zero_grad" : "a repeating allocation at model.py:42"),
+                 s.iterationsFoundBy.c_str());
         QCOMPARE(s.leaks.size(), size_t(1));
         QCOMPARE(loaded.model->place(s.leaks[0].stack), std::string("train.py:77 step"));
         // The history runs from 0 to 6,030 us: those allocated from 2,010 us on, five of six.
