@@ -97,17 +97,20 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "example:\n"
      "  kinetoscope report resources/sample.pt.trace.json.gz --out sample-report.pdf\n"},
     {"memory",
-     "  memory SNAPSHOT [--json|--markdown]\n"
+     "  memory SNAPSHOT [--trace TRACE] [--json|--markdown]\n"
      "                        a CUDA memory snapshot (torch.cuda.memory._dump_snapshot): reserved\n"
      "                        and allocated bytes, the peak and what was alive at it by the line\n"
      "                        that allocated it, leaks, the out-of-memory reading, findings\n",
      "options:\n"
+     "  --trace TRACE         a trace of the same run: the peak placed in its step, phase, op\n"
+     "                        and module (both clocks are Unix time)\n"
      "  --json | --markdown   the figures as JSON (the stable contract in docs/memory.md), or\n"
      "                        as Markdown for a report\n"
      "The snapshot is read by Kinetoscope's own reader of the pickle's data: a pickle that\n"
      "names or calls Python code is refused, never run. Any file name: the bytes decide.\n"
      "example:\n"
-     "  kinetoscope memory snapshot.pickle --json\n"},
+     "  kinetoscope memory snapshot.pickle --json\n"
+     "  kinetoscope memory snapshot.pickle --trace trace.json.gz\n"},
 }};
 
 constexpr const char* kAppHelp =

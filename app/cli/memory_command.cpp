@@ -8,16 +8,24 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 namespace kinetoscope::cli {
 
 int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    std::string path;
+    std::string path, tracePath;
     bool asJson = false, asMarkdown = false;
-    for (const std::string& arg : args) {
-        if (arg == "--json") {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--trace") {
+            if (i + 1 == args.size()) {
+                err << "kinetoscope memory: --trace needs a trace file\n";
+                return kExitBadInput;
+            }
+            tracePath = args[++i];
+        } else if (arg == "--json") {
             asJson = true;
         } else if (arg == "--markdown") {
             asMarkdown = true;
@@ -32,7 +40,7 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
     }
     if (path.empty() || (asJson && asMarkdown)) {
-        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--json|--markdown]\n";
+        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--trace TRACE] [--json|--markdown]\n";
         return kExitBadInput;
     }
     std::error_code ec;
@@ -50,10 +58,20 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitBadInput;
     }
     const document::SnapshotDocument& snap = *doc->snapshot;
+    std::optional<snapshot::PeakInTrace> placed;
+    if (!tracePath.empty()) {
+        const std::shared_ptr<const document::Document> trace = document::open(tracePath);
+        if (!trace->hasTrace()) {
+            err << "kinetoscope memory: --trace " << tracePath << ": " << trace->loadMessage << '\n';
+            return kExitBadInput;
+        }
+        placed = snapshot::placePeak(snap.summary, *trace->model, trace->summary);
+    }
+    const snapshot::PeakInTrace* inTrace = placed ? &*placed : nullptr;
     if (asJson)
-        out << jsonOutput(memoryJson(path, snap.model, snap.summary)) << '\n';
+        out << jsonOutput(memoryJson(path, snap.model, snap.summary, inTrace)) << '\n';
     else
-        out << memoryText(path, snap.model, snap.summary, asMarkdown);
+        out << memoryText(path, snap.model, snap.summary, asMarkdown, inTrace);
     return kExitOk;
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+
 namespace kinetoscope::cli {
 
 using nlohmann::json;
@@ -69,7 +71,8 @@ json segmentsJson(const SnapshotModel& model, const SnapshotSummary& s)
 
 }  // namespace
 
-json memoryJson(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s)
+json memoryJson(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s,
+                const snapshot::PeakInTrace* inTrace)
 {
     const double peak = double(s.peakAllocatedBytes);
     json devices = json::array();
@@ -90,7 +93,13 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
                {"reserved_unallocated_bytes", s.outOfMemory->reservedUnallocatedBytes},
                {"largest_free_block_bytes", s.outOfMemory->largestFreeBlockBytes},
                {"fragmented", s.outOfMemory->fragmented()}};
+    json placed;
+    if (inTrace)
+        placed = {{"in_window", inTrace->inWindow},    {"step", inTrace->step},
+                  {"phase", inTrace->phase},           {"op", inTrace->op},
+                  {"module", inTrace->module},         {"sentence", inTrace->sentence}};
     return {{"source", source},
+            {"peak_in_trace", placed},
             {"form", model.bareList ? "segments list" : "snapshot dict"},
             {"devices", s.devices},
             {"segments", s.segments},
@@ -118,7 +127,8 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"findings", findingsJson(s.findings)}};
 }
 
-std::string memoryText(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s, bool markdown)
+std::string memoryText(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s, bool markdown,
+                       const snapshot::PeakInTrace* inTrace)
 {
     const std::string h = markdown ? "## " : "";
     std::string t = (markdown ? "# " : "") + source + ": a CUDA memory snapshot (" +
@@ -138,7 +148,13 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
         t += "; peak allocated " + bytes(s.peakAllocatedBytes) + " on cuda:" + std::to_string(s.peakDevice);
         if (s.peakTimeUs >= 0 && s.firstTimeUs >= 0)
             t += ", " + format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3) + " into the history";
-        t += ".\n\n" + h + "Alive at the peak, by where it was allocated\n";
+        t += ".\n";
+        if (inTrace && !inTrace->sentence.empty()) {
+            std::string sentence = inTrace->sentence;
+            sentence[0] = char(std::toupper(static_cast<unsigned char>(sentence[0])));
+            t += "In the trace: " + sentence + ".\n";
+        }
+        t += "\n" + h + "Alive at the peak, by where it was allocated\n";
         auto list = [&](const std::vector<StackBytes>& groups) {
             for (size_t i = 0; i < groups.size() && i < kListed; ++i) {
                 const StackBytes& g = groups[i];

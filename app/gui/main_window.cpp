@@ -486,6 +486,28 @@ void MainWindow::showTab(QWidget* view, const QString& title, const QString& too
     m_documents->setTabToolTip(index, toolTip);
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
+    placeSnapshotPeaks();
+}
+
+void MainWindow::placeSnapshotPeaks()
+{
+    // A snapshot and a trace of the same run, both open: the snapshot's peak in the trace.
+    for (int s = 0; s < m_documents->count(); ++s) {
+        auto* snapshot = qobject_cast<widgets::SnapshotView*>(m_documents->widget(s));
+        if (!snapshot || !snapshot->peakInTraceText().isEmpty())
+            continue;
+        for (int t = 0; t < m_documents->count(); ++t) {
+            const auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->widget(t));
+            if (!doc || !doc->trace().hasTrace())
+                continue;
+            const snapshot::PeakInTrace placed = snapshot::placePeak(snapshot->document().snapshot->summary,
+                                                                     *doc->trace().model, doc->trace().summary);
+            if (placed.inWindow) {
+                snapshot->setPeakInTrace(m_documents->tabText(t), placed);
+                break;
+            }
+        }
+    }
 }
 
 bool MainWindow::labAvailable()

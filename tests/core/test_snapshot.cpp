@@ -7,6 +7,7 @@
 #include "core/snapshot/snapshot_summary.h"
 #include "core/snapshot/snapshot_timeline.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/pickle_writer.h"
 #include "tests/support/test_support.h"
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,9 @@
 
 using namespace kinetoscope;
 using nlohmann::json;
+using test::PickleWriter;
+using test::entry;
+using test::segment;
 
 namespace {
 
@@ -30,68 +34,6 @@ std::string bytesOf(const std::filesystem::path& path)
 {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Writes a protocol-4 pickle opcode by opcode, as Python's pickler lays out dicts and
-// lists (MARK ... SETITEMS / APPENDS).
-class PickleWriter
-{
-public:
-    PickleWriter() { m_out = "\x80\x04"; }
-    PickleWriter& dict() { return op('}').op('('); }
-    PickleWriter& endDict() { return op('u'); }
-    PickleWriter& list() { return op(']').op('('); }
-    PickleWriter& endList() { return op('e'); }
-    PickleWriter& str(const std::string& s)
-    {
-        op(char(0x8c));
-        m_out += char(s.size());
-        m_out += s;
-        return *this;
-    }
-    PickleWriter& integer(int64_t v)
-    {
-        op(char(0x8a)).op(char(8));  // LONG1 of 8 bytes, little-endian
-        for (int k = 0; k < 8; ++k)
-            m_out += char((uint64_t(v) >> (8 * k)) & 0xFF);
-        return *this;
-    }
-    PickleWriter& key(const std::string& k, int64_t v) { return str(k).integer(v); }
-    PickleWriter& key(const std::string& k, const std::string& v) { return str(k).str(v); }
-    PickleWriter& op(char c)
-    {
-        m_out += c;
-        return *this;
-    }
-    std::string done() { return m_out + "."; }
-
-private:
-    std::string m_out;
-};
-
-// A segment of one device holding `blocks` (size, state) back to back.
-void segment(PickleWriter& w, int64_t address, const std::vector<std::pair<int64_t, std::string>>& blocks)
-{
-    int64_t total = 0;
-    for (const auto& [size, state] : blocks)
-        total += size;
-    w.dict().key("device", 0).key("address", address).key("total_size", total).key("stream", 0);
-    w.key("segment_type", "large").str("blocks").list();
-    int64_t at = address;
-    for (const auto& [size, state] : blocks) {
-        w.dict().key("address", at).key("size", size).key("state", state).endDict();
-        at += size;
-    }
-    w.endList().endDict();
-}
-
-void entry(PickleWriter& w, const std::string& action, int64_t address, int64_t size, int64_t timeUs,
-           const std::string& file = "", int64_t line = 0)
-{
-    w.dict().key("action", action).key("addr", address).key("size", size).key("stream", 0).key("time_us", timeUs);
-    if (!file.empty())
-        w.str("frames").list().dict().key("name", "step").key("filename", file).key("line", line).endDict().endList();
-    w.endDict();
 }
 
 }  // namespace
@@ -330,6 +272,59 @@ private Q_SLOTS:
         QVERIFY(!s.findings.empty());
         QCOMPARE(s.findings.front().id, std::string("snapshot-out-of-memory"));
         QCOMPARE(s.findings.front().severity, analysis::Severity::High);
+    }
+
+    // A snapshot of the same run as a trace: its peak placed in the trace's step, phase, op.
+    // ResNet-50 on a V100 (2021): at 1623212388540300 us the autograd thread is in
+    // aten::cudnn_convolution_backward_input, inside ProfilerStep#5; at 1623212388614894 us
+    // the main thread is in aten::cudnn_convolution (under conv2d) in ProfilerStep#6 (read
+    // from the JSON with Python). The snapshot is written here with its peak at that time.
+    void thePeakIsPlacedInATraceOfTheSameRun_data()
+    {
+        QTest::addColumn<qint64>("peakUs");
+        QTest::addColumn<QString>("step");
+        QTest::addColumn<QString>("phase");
+        QTest::addColumn<QString>("op");
+        QTest::newRow("backward") << qint64(1623212388540300) << "ProfilerStep#5" << "backward"
+                                  << "aten::cudnn_convolution_backward_input";
+        QTest::newRow("forward") << qint64(1623212388614894) << "ProfilerStep#6" << "forward" << "aten::cudnn_convolution";
+        QTest::newRow("after the trace") << qint64(1623212390000000) << "" << "" << "";
+    }
+    void thePeakIsPlacedInATraceOfTheSameRun()
+    {
+        QFETCH(qint64, peakUs);
+        QFETCH(QString, step);
+        QFETCH(QString, phase);
+        QFETCH(QString, op);
+        const int64_t MiB = 1 << 20;
+        PickleWriter w;
+        w.dict().str("segments").list();
+        segment(w, 0x100000000, {{512 * MiB, "inactive"}});
+        w.endList().str("device_traces").list().list();
+        entry(w, "alloc", 0x100000000, 64 * MiB, peakUs - 1000, "/home/u/train.py", 10);
+        entry(w, "alloc", 0x104000000, 300 * MiB, peakUs, "/home/u/model.py", 42);
+        entry(w, "free_requested", 0x104000000, 300 * MiB, peakUs + 50);
+        entry(w, "free_requested", 0x100000000, 64 * MiB, peakUs + 60);
+        w.endList().endList().endDict();
+        const std::string file = (m_dir.path() + QStringLiteral("/peak.pickle")).toStdString();
+        {
+            std::ofstream out(file, std::ios::binary);
+            out << w.done();
+        }
+        const std::string trace = test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+        const test::CliRun run = test::runCli({"memory", file, "--trace", trace, "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json placed = json::parse(run.out)["peak_in_trace"];
+        QCOMPARE(placed["in_window"].get<bool>(), !step.isEmpty());
+        QCOMPARE(QString::fromStdString(placed["step"].get<std::string>()), step);
+        QCOMPARE(QString::fromStdString(placed["phase"].get<std::string>()), phase);
+        QCOMPARE(QString::fromStdString(placed["op"].get<std::string>()), op);
+        const std::string sentence = placed["sentence"].get<std::string>();
+        QVERIFY2(step.isEmpty() ? sentence.find("after the trace ends") != std::string::npos
+                                : sentence.find(step.toStdString() + "'s " + phase.toStdString()) != std::string::npos,
+                 sentence.c_str());
+        const test::CliRun text = test::runCli({"memory", file, "--trace", trace});
+        QVERIFY(text.out.find("In the trace: The peak is") != std::string::npos);
     }
 
     // One forward pass through similar layers repeats its allocations, but memory only grows

@@ -4,6 +4,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/start_page.h"
 #include "core/session/session.h"
+#include "tests/support/pickle_writer.h"
 #include "tests/support/small_lab_run.h"
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
@@ -160,6 +161,38 @@ private Q_SLOTS:
         QVERIFY2(view->headline().contains(QStringLiteral("822 MiB reserved in 43 segments")),
                  qPrintable(view->headline()));
         QCOMPARE(view->atPeak()->table()->model()->rowCount(), int(view->document().snapshot->summary.topStacksAtPeak.size()));
+    }
+
+    // A snapshot and a trace of the same run, both open: the snapshot's page says where in
+    // the trace its peak was (ResNet-50's ProfilerStep#5, autograd's thread in a
+    // convolution's backward at 1623212388540300 us, read from the JSON with Python).
+    void aSnapshotsPeakIsPlacedInAnOpenTraceOfTheSameRun()
+    {
+        const int64_t MiB = 1 << 20, peakUs = 1623212388540300;
+        test::PickleWriter w;
+        w.dict().str("segments").list();
+        test::segment(w, 0x100000000, {{512 * MiB, "inactive"}});
+        w.endList().str("device_traces").list().list();
+        test::entry(w, "alloc", 0x104000000, 300 * MiB, peakUs, "/home/u/model.py", 42);
+        test::entry(w, "free_requested", 0x104000000, 300 * MiB, peakUs + 50);
+        w.endList().endList().endDict();
+        QTemporaryDir dir;
+        const QString snapshotPath = dir.path() + QStringLiteral("/run.pickle");
+        {
+            QFile out(snapshotPath);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            const std::string bytes = w.done();
+            out.write(bytes.data(), qint64(bytes.size()));
+        }
+        gui::MainWindow window;
+        QSignalSpy snapshots(&window, &gui::MainWindow::snapshotOpened);
+        QSignalSpy traces(&window, &gui::MainWindow::documentOpened);
+        window.openFiles({snapshotPath, QString::fromStdString(
+                                            test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(traces.count(), 1, 60'000);
+        auto* view = snapshots.at(0).at(0).value<widgets::SnapshotView*>();
+        QVERIFY2(view->peakInTraceText().contains(QStringLiteral("ProfilerStep#5's backward, in aten::cudnn_convolution_backward_input")),
+                 qPrintable(view->peakInTraceText()));
     }
 
     // Traces that are not ranks of one job, opened as one, open each on its own tab, the

@@ -26,7 +26,7 @@ QString bytesText(int64_t bytes)
 }  // namespace
 
 SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, QWidget* parent)
-    : QWidget(parent), m_document(std::move(snapshot)), m_pages(new QTabWidget(this)), m_headline(new QLabel(this)),
+    : QWidget(parent), m_document(std::move(snapshot)), m_pages(new QTabWidget(this)), m_headline(new QLabel(this)), m_inTrace(new QLabel(this)),
       m_chart(new AllocationChart(m_document->snapshot, this)), m_readout(new QLabel(this)),
       m_findings(new FindingsView(this))
 {
@@ -71,6 +71,9 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_headline);
+    m_inTrace->setWordWrap(true);
+    m_inTrace->hide();  // until a trace of the same run is open
+    layout->addWidget(m_inTrace);
     layout->addWidget(m_pages, 1);
     m_pages->addTab(timelinePage, tr("&Timeline"));
     m_pages->addTab(m_atPeak, tr("At the &peak"));
@@ -136,6 +139,20 @@ void SnapshotView::showAllocation(int band, size_t applied)
         text += tr(" · no frames recorded (record with stacks=\"python\" or \"all\")");
     }
     m_readout->setText(text);
+}
+
+void SnapshotView::setPeakInTrace(const QString& traceName, const snapshot::PeakInTrace& placed)
+{
+    QString sentence = QString::fromStdString(placed.sentence);
+    if (!sentence.isEmpty())
+        sentence[0] = sentence[0].toUpper();
+    m_inTrace->setText(tr("In %1: %2.").arg(traceName, sentence));
+    m_inTrace->show();
+}
+
+QString SnapshotView::peakInTraceText() const
+{
+    return m_inTrace->text();
 }
 
 QString SnapshotView::readout() const

@@ -4,6 +4,7 @@
 // leaks, by the place that allocated, the segments and their free blocks, and the
 // snapshot's findings. Views only draw; every figure comes from core/snapshot.
 #include "core/document/document.h"
+#include "core/snapshot/peak_in_trace.h"
 
 #include <QWidget>
 
@@ -36,12 +37,16 @@ public:
     QString readout() const;                          // the allocation under the pointer, as shown
     QString headline() const;
     void setCurrentPage(Page page);
+    // The peak placed in an open trace of the same run (core/snapshot/peak_in_trace.h).
+    void setPeakInTrace(const QString& traceName, const snapshot::PeakInTrace& placed);
+    QString peakInTraceText() const;
 
 private:
     void showAllocation(int band, size_t applied);
     std::shared_ptr<const document::Document> m_document;
     QTabWidget* m_pages;
     QLabel* m_headline;
+    QLabel* m_inTrace;
     AllocationChart* m_chart;
     QLabel* m_readout;
     QComboBox* m_devices = nullptr;

@@ -1,0 +1,31 @@
+#pragma once
+// A snapshot's peak placed in a trace of the same run: the allocator's times (time_us)
+// and Kineto's are both Unix-epoch microseconds, so the moment memory peaked is a moment
+// of the trace, in a step, a phase of it, an op and the module around that op.
+#include "core/analysis/summary.h"
+#include "core/snapshot/snapshot_summary.h"
+#include "core/trace/trace_model.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kinetoscope::snapshot {
+
+struct PeakInTrace
+{
+    bool inWindow = false;  // the peak falls inside the trace's window
+    int64_t peakNs = 0;     // on the trace's clock
+    std::string step;       // "ProfilerStep#12", "" outside every step
+    std::string phase;      // "forward", "backward", "the optimizer step", "data loading"; "" unknown
+    std::string op;         // the innermost operator running on the host then, e.g. "aten::mm"
+    std::string module;     // the module or Python function around it, e.g. "Block.forward"
+    // "the peak is in ProfilerStep#12's backward, in aten::mm under Block.forward", or why
+    // it cannot be placed.
+    std::string sentence;
+};
+
+// Nothing to place (inWindow false, an empty sentence) when the snapshot has no timed peak.
+PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& trace,
+                      const analysis::TraceSummary& summary);
+
+}  // namespace kinetoscope::snapshot
