@@ -10,6 +10,8 @@
 # wheel, found through LD_LIBRARY_PATH); otherwise the CLI is built there with the staged
 # deps. Stages, in the order they run when none is named (one device call; those left
 # when GPU_CHECK_DEADLINE seconds have passed are skipped):
+#   snapshot     the allocator's history as a memory snapshot (--memory-snapshot) with a
+#                profiler window: kinetoscope memory, and its peak placed in the trace
 #   transformer  the three-run lab, memory triage, split and CUDA profiler window
 #   cnn32        the same on the cnn at 32x32
 #   torchscript  a TorchScript model trained by the engine vs the seed's Python loop
@@ -129,6 +131,30 @@ stage_transformer() {
         --batch-size 64 --steps 60 --warmup 10 --workers 4 "${loader[@]}" --lab --split --profile
 }
 
+stage_snapshot() {
+    # The allocator's history through the engine's C++ API, read back by Kinetoscope's own
+    # pickle reader, and its peak placed in the profiler window of the same run.
+    if [[ ${GPU_CHECK_SMOKE:-0} == 1 ]]; then
+        say "skipped snapshot: a memory snapshot needs the CUDA caching allocator"
+        return 0
+    fi
+    lab snapshot 120 --model transformer --hidden 512 --layers 6 --heads 8 --seq-len 256 \
+        --batch-size 32 --steps 20 --warmup 5 --workers 4 "${loader[@]}" --profile --memory-snapshot
+    local dir=$results/snapshot
+    if [[ -f $dir/memory_snapshot.pickle ]]; then
+        "$ks" memory "$dir/memory_snapshot.pickle" --trace "$dir/trace.json.gz" > "$dir/memory.txt" 2>&1
+        "$ks" memory "$dir/memory_snapshot.pickle" --trace "$dir/trace.json.gz" --json > "$dir/memory.json" 2>&1
+        head -25 "$dir/memory.txt"
+        python3 - "$dir/memory_snapshot.pickle" <<'PY'
+import pickle, sys
+d = pickle.load(open(sys.argv[1], "rb"))
+print("pickle.load:", len(d["segments"]), "segments,", sum(len(t) for t in d["device_traces"]), "trace entries")
+PY
+        gzip -9 "$dir/memory_snapshot.pickle"
+    fi
+    pack
+}
+
 stage_cnn32() {
     lab cnn32 100 --model cnn --image-size 32 --batch-size 256 --steps 60 --warmup 10 --workers 6 \
         "${loader[@]}" --lab --split --profile
@@ -226,7 +252,7 @@ stage_overhead() {
 }
 
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(transformer cnn32 torchscript starved cnn224 checkpoint serve arms overhead)
+[[ ${#stages[@]} -gt 0 ]] || stages=(snapshot transformer cnn32 torchscript starved cnn224 checkpoint serve arms overhead)
 for stage in "${stages[@]}"; do
     "stage_$stage"
 done

@@ -103,6 +103,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     out << labText(result.session);
     if (!result.sessionPath.empty())
         out << "\nsession: " << result.sessionPath << "\n";
+    if (!result.sessionPath.empty() && !result.session.snapshotPath.empty())
+        out << "memory snapshot: " << session::snapshotOf(result.session, result.sessionPath).string()
+            << " (kinetoscope memory reads it)\n";
     if (!result.ok) {
         err << "kinetoscope run: " << result.error << '\n';
         return g_interrupted ? kExitInterrupted : kExitBadInput;

@@ -3,6 +3,7 @@
 #include "core/engine/cuda_support.h"
 
 #include "core/engine/engine_internal.h"
+#include "core/session/atomic_file.h"
 
 #include <ATen/autocast_mode.h>
 
@@ -12,6 +13,7 @@
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <torch/csrc/cuda/memory_snapshot.h>
 #endif
 
 #include <algorithm>
@@ -96,6 +98,27 @@ void limitMemory(int64_t bytes)
             fraction = std::clamp(double(bytes) / double(totalBytes), 0.0, 1.0);
     }
     c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device);
+}
+
+bool recordMemoryHistory(size_t maxEntries)
+{
+    if (!allocatorReady())
+        return false;
+    // Every allocation, free and segment event with its C++ stack: a C++ process has no
+    // Python frames; symbols are resolved once, when the snapshot is written.
+    torch::cuda::_record_memory_history(std::string("all"), std::string("all"), "cpp", maxEntries);
+    return true;
+}
+
+bool writeMemorySnapshot(const std::string& path, std::string& error)
+{
+    if (!allocatorReady()) {
+        error = "no CUDA device";
+        return false;
+    }
+    const std::string pickled = torch::cuda::_memory_snapshot_pickled();
+    torch::cuda::_record_memory_history(std::nullopt);  // stop recording
+    return session::writeFileAtomically(path, pickled, error);
 }
 
 int64_t peakAllocatedBytes()
@@ -212,6 +235,15 @@ int64_t totalMemoryBytes()
 void resetPeakAllocated() {}
 void releaseCachedMemory() {}
 void limitMemory(int64_t) {}
+bool recordMemoryHistory(size_t)
+{
+    return false;
+}
+bool writeMemorySnapshot(const std::string&, std::string& error)
+{
+    error = "this build's torch has no CUDA libraries";
+    return false;
+}
 int64_t peakAllocatedBytes()
 {
     return -1;

@@ -26,6 +26,13 @@ int64_t peakReservedBytes();
 // past it an allocation fails as out of memory.
 void limitMemory(int64_t bytes);
 
+// The caching allocator's history (allocations, frees and segments, each with its C++
+// stack) from now on, the newest `maxEntries` kept; false without CUDA.
+bool recordMemoryHistory(size_t maxEntries);
+// The history and the allocator's state as torch.cuda.memory._dump_snapshot writes them
+// (a pickle), to `path` whole or not at all; false + a one-line reason.
+bool writeMemorySnapshot(const std::string& path, std::string& error);
+
 struct AllocatorBytes
 {
     int64_t allocated = -1;  // bytes in live tensors

@@ -9,9 +9,11 @@
 #include "core/engine/engine_internal.h"
 #include "core/engine/live_sampler.h"
 #include "core/engine/memory_limit.h"
+#include "core/lab/run_options.h"
 
 #include <torch/version.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +25,11 @@
 namespace kinetoscope::engine {
 
 namespace {
+
+// --memory-snapshot: the newest entries kept (about 100 bytes each in the pickle), and the
+// file, beside the session.
+constexpr size_t kMemorySnapshotEntries = 200'000;
+constexpr const char* kMemorySnapshotFile = "memory_snapshot.pickle";
 
 using detail::UserError;
 
@@ -166,6 +173,11 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     try {
         detail::ArmRunner runner(config, runnerCallbacks);
         const detail::MemoryLimit memoryLimit(config.memoryLimitMb * 1024 * 1024, runner.cuda());
+        if (config.memorySnapshot) {
+            if (!runner.cuda())  // --device auto on a machine without a GPU
+                throw UserError(lab::kMemorySnapshotNeedsGpu);
+            detail::cuda::recordMemoryHistory(kMemorySnapshotEntries);
+        }
         s.environment["device"] = runner.cuda() ? detail::cuda::deviceName() : "CPU";
         if (runner.cuda())
             s.environment["device_memory_bytes"] = std::to_string(detail::cuda::totalMemoryBytes());
@@ -305,6 +317,14 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         sweep("batch_size", config.sweepBatchSizes, batchSeries);
         if (!runner.tracePath().empty())
             s.tracePath = std::filesystem::path(runner.tracePath()).filename().string();
+        if (config.memorySnapshot) {
+            const std::filesystem::path snapshot = std::filesystem::path(config.outDir) / kMemorySnapshotFile;
+            std::string error;
+            if (detail::cuda::writeMemorySnapshot(snapshot.string(), error))
+                s.snapshotPath = kMemorySnapshotFile;
+            else  // what was measured stays; the snapshot alone is missing
+                std::fprintf(stderr, "kinetoscope-engine: the memory snapshot was not written: %s\n", error.c_str());
+        }
         result.ok = started;
         if (!started) {  // every arm and point ran out of memory (or needs a GPU): nothing measured
             std::string why = "nothing was measured";

@@ -52,6 +52,9 @@ struct RunConfig
     bool lab = false;      // fp32, bf16 autocast, bf16 + CUDA graph
     bool split = false;    // DataLoader-vs-compute
     bool profile = false;  // a Kineto profiler window, writes trace.json
+    // The CUDA caching allocator's history from the first arm's start, written as a memory
+    // snapshot (memory_snapshot.pickle) beside the session; a GPU run only.
+    bool memorySnapshot = false;
     std::vector<int64_t> sweepWorkers;     // samples/s against the loader's worker count
     std::vector<int64_t> sweepBatchSizes;  // ... and against the batch size
     // Allocations past this many MiB fail as out of memory (0: no limit): counted by the

@@ -6,6 +6,10 @@
 
 namespace kinetoscope::lab {
 
+const char* const kMemorySnapshotNeedsGpu =
+    "--memory-snapshot records the CUDA caching allocator's history: it needs a GPU run (a CPU run has no such "
+    "allocator)";
+
 const char* const kRunOptionsHelp =
     "model and data:\n"
     "  --model NAME|FILE       mlp, cnn, transformer, or a TorchScript file (torch.jit.save)\n"
@@ -36,6 +40,8 @@ const char* const kRunOptionsHelp =
     "                          with a batch sweep and no --batch-size, the arms run at its\n"
     "                          smallest size\n"
     "  --profile               a Kineto profiler window -> DIR/trace.json\n"
+    "  --memory-snapshot       the CUDA caching allocator's history -> DIR/memory_snapshot.pickle\n"
+    "                          (a GPU run; open it with kinetoscope memory or the app)\n"
     "  --no-samples            no live CPU/GPU/memory sampling\n"
     "  --sample-rate HZ        live samples per second (default 20)\n"
     "  --out DIR               where the session (and trace) go\n";
@@ -90,6 +96,7 @@ const std::map<std::string, IntegerField> kIntegers{
 const std::map<std::string, FlagField> kFlags{{"--lab", &RunConfig::lab},
                                               {"--split", &RunConfig::split},
                                               {"--profile", &RunConfig::profile},
+                                              {"--memory-snapshot", &RunConfig::memorySnapshot},
                                               {"--pin-memory", &RunConfig::pinMemory},
                                               {"--non-blocking", &RunConfig::nonBlocking}};
 // Present: false.
@@ -285,6 +292,10 @@ bool validateRunConfig(const RunConfig& c, std::string& error)
     }
     if (c.checkpointEvery < 0) {
         error = "--checkpoint-every needs 0 (off) or more";
+        return false;
+    }
+    if (c.memorySnapshot && c.device == "cpu") {
+        error = kMemorySnapshotNeedsGpu;
         return false;
     }
     if (c.checkpointEvery > 0 && c.mode == "inference") {

@@ -24,5 +24,7 @@ std::vector<std::string> runOptionArgs(const RunConfig& config);
 // Does `args` name an output folder (--out)?
 bool hasOutOption(const std::vector<std::string>& args);
 extern const char* const kRunOptionsHelp;
+// Why --memory-snapshot cannot run on the CPU (the parser and the engine say it alike).
+extern const char* const kMemorySnapshotNeedsGpu;
 
 }  // namespace kinetoscope::lab

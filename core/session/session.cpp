@@ -1,18 +1,14 @@
 #include "core/session/session.h"
 
+#include "core/session/atomic_file.h"
 #include "core/session/session_json.h"
 
 #include "core/trace/printable.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
-#include <stdexcept>
-#include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
-#include <unistd.h>
+#include <stdexcept>
 
 namespace kinetoscope::session {
 
@@ -57,6 +53,7 @@ json toJson(const Session& s)
               // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes; -1 n/a).
               {"samples", samples},
               {"trace", s.tracePath},
+              {"memory_snapshot", s.snapshotPath},
               {"findings", findings}};
     if (!s.interrupted.empty())
         j["interrupted"] = s.interrupted;
@@ -89,6 +86,7 @@ Session fromJson(const json& j)
         if (l.is_array() && l.size() == 7)
             s.samples.push_back(liveSampleFrom(l));
     s.tracePath = j.value("trace", "");
+    s.snapshotPath = j.value("memory_snapshot", "");
     for (const json& f : j.value("findings", json::array()))
         s.findings.emplace_back(f.value("id", ""), f.value("title", ""));
     s.interrupted = j.value("interrupted", "");
@@ -135,35 +133,7 @@ std::string sessionJson(const Session& session)
 
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error)
 {
-    const std::string text = sessionJson(session);
-    const std::filesystem::path temporary = path.string() + ".tmp";
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        error = "cannot write " + temporary.string() + ": " + std::strerror(errno);
-        return false;
-    }
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            error = "cannot write " + temporary.string() + ": " + std::strerror(errno);
-            ::close(fd);
-            std::remove(temporary.c_str());
-            return false;
-        }
-        written += size_t(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        error = "cannot flush " + temporary.string() + ": " + std::strerror(errno);
-        std::remove(temporary.c_str());
-        return false;
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        error = "cannot replace " + path.string() + ": " + std::strerror(errno);
-        std::remove(temporary.c_str());
-        return false;
-    }
-    return true;
+    return writeFileAtomically(path, sessionJson(session), error);
 }
 
 std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error)
@@ -207,6 +177,14 @@ std::optional<Session> loadSession(const std::filesystem::path& path, std::strin
         return std::nullopt;
     }
     return parseSession(text, path.string(), error);
+}
+
+std::filesystem::path snapshotOf(const Session& session, const std::filesystem::path& sessionPath)
+{
+    std::filesystem::path snapshot(session.snapshotPath);
+    if (!snapshot.empty() && !snapshot.is_absolute())
+        snapshot = sessionPath.parent_path() / snapshot;
+    return snapshot;
 }
 
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)

@@ -138,6 +138,7 @@ struct Session
     std::vector<LiveSample> samples;
     std::optional<MemoryTriage> memory;  // the fp32 arm's, when it ran (training only)
     std::string tracePath;               // relative to the session file's folder, or absolute
+    std::string snapshotPath;            // a CUDA memory snapshot (--memory-snapshot), likewise
     std::vector<std::pair<std::string, std::string>> findings;  // (id, title) when saved
     // Why the run stopped before it finished ("the engine was killed by SIGKILL in fp32,
     // after step 7"), or empty: what it holds was measured before that.
@@ -158,5 +159,7 @@ std::optional<Session> loadSession(const std::filesystem::path& path, std::strin
 std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error);
 // The trace path resolved against the session file's folder; its ".gz" when only that exists.
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath);
+// The session's memory snapshot (--memory-snapshot), resolved like its trace; empty if none.
+std::filesystem::path snapshotOf(const Session& session, const std::filesystem::path& sessionPath);
 
 }  // namespace kinetoscope::session

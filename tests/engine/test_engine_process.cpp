@@ -124,6 +124,10 @@ private Q_SLOTS:
         QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "2", "--mode", "inference"}, back, error));
         QCOMPARE(error, std::string("--checkpoint-every applies to training: inference keeps no activations for backward"));
         QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "-1"}, back, error));
+        lab::RunConfig snapshot;
+        snapshot.memorySnapshot = true;
+        QVERIFY2(lab::parseRunOptions(lab::runOptionArgs(snapshot), back, error), error.c_str());
+        QVERIFY(back.memorySnapshot);
     }
 
     // Everything that can be told without torch is told before anything runs (issue 29):
@@ -142,6 +146,9 @@ private Q_SLOTS:
         QTest::newRow("data nothing reads") << QStringList{"--data", "/no/such"} << "--data /no/such is read by --dataset mnist, cifar10 or tensors";
         QTest::newRow("device") << QStringList{"--device", "tpu"} << "--device takes auto, cpu or cuda, not 'tpu'";
         QTest::newRow("sweep") << QStringList{"--sweep", "batch=0,8"} << "--sweep batch= takes batch sizes of 1 or more";
+        QTest::newRow("memory snapshot on the CPU")
+            << QStringList{"--memory-snapshot", "--device", "cpu"}
+            << "--memory-snapshot records the CUDA caching allocator's history: it needs a GPU run";
     }
 
     void badOptionsAreRefusedBeforeAnythingRuns()
@@ -447,6 +454,15 @@ private Q_SLOTS:
         QCOMPARE(cli::run({"run", "--model", "mlp"}, out2, err2), 2);  // no --out
         QCOMPARE(cli::run({"run", "--sweep", "threads=1,2", "--out", dir}, out2, err2), 2);
         QVERIFY(err2.str().find("--sweep takes") != std::string::npos);
+        // --device auto finds no GPU here: the engine says in one line that a snapshot
+        // needs the CUDA caching allocator, before measuring anything.
+        std::ostringstream outSnapshot, errSnapshot;
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--memory-snapshot", "--steps", "2", "--out", dir + "-snapshot"},
+                          outSnapshot, errSnapshot),
+                 2);
+        QVERIFY2(errSnapshot.str().find("kinetoscope run: --memory-snapshot records the CUDA caching allocator's "
+                                        "history: it needs a GPU run") != std::string::npos,
+                 errSnapshot.str().c_str());
         std::ostringstream out3, err3;
         QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1", "--lab",
                            "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
