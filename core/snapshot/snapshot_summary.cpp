@@ -60,12 +60,11 @@ std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Li
             g.bytes += l.size;
             ++g.allocations;
         }
+    // Largest first; equal sizes by place (the map's order), whatever the stacks' ids.
     std::vector<StackBytes> out;
     for (const auto& [place, group] : groups)
         out.push_back(group.first);
-    std::sort(out.begin(), out.end(), [](const StackBytes& a, const StackBytes& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack;
-    });
+    std::stable_sort(out.begin(), out.end(), [](const StackBytes& a, const StackBytes& b) { return a.bytes > b.bytes; });
     return out;
 }
 

@@ -137,6 +137,24 @@ private Q_SLOTS:
         QVERIFY(whole.arena.dicts.size() > 23105);
     }
 
+    // What was alive at the peak, by place, as Python reads the same file: replaying its
+    // device_traces to the peak's time, grouped by the innermost Python frame outside torch.
+    void thePeakIsGroupedAsPickleLoadReadsIt()
+    {
+        const test::CliRun run =
+            test::runCli({"memory", sharedSnapshot("decomfl_training_annotations_torch29.pickle").string(), "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json top = json::parse(run.out)["top_stacks_at_peak"];
+        const std::pair<const char*, qint64> expected[] = {{"adam_forward.py:168 <listcomp>", 500957184},
+                                                           {"client.py:176 reset_model", 500957184},
+                                                           {"adam_forward.py:267 update_K_param_paramwise", 308871168},
+                                                           {"adam_forward.py:185 generate_perturbation_norm_paramwise", 154435584}};
+        for (size_t i = 0; i < std::size(expected); ++i) {
+            QCOMPARE(QString::fromStdString(top.at(i)["place"].get<std::string>()), QString(expected[i].first));
+            QCOMPARE(top.at(i)["bytes"].get<qint64>(), expected[i].second);
+        }
+    }
+
     // The memo shares frame dicts and frame lists: they are interned once, not copied.
     void framesAndStacksAreInterned()
     {
