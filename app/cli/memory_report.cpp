@@ -49,6 +49,18 @@ json stacksJson(const SnapshotModel& model, const std::vector<StackBytes>& group
     return out;
 }
 
+// Groups by the module call they were made under (SnapshotModel::moduleCall).
+json modulesJson(const SnapshotModel& model, const std::vector<StackBytes>& groups, double peak)
+{
+    json out = json::array();
+    for (size_t i = 0; i < groups.size() && i < kListed; ++i)
+        out.push_back({{"module_call", model.moduleCall(groups[i].stack)},
+                       {"bytes", groups[i].bytes},
+                       {"allocations", groups[i].allocations},
+                       {"share_of_peak", peak > 0 ? double(groups[i].bytes) / peak : 0.0}});
+    return out;
+}
+
 // The split segments caching the most in free blocks (SnapshotSummary::segmentUse's order).
 json segmentsJson(const SnapshotModel& model, const SnapshotSummary& s)
 {
@@ -116,6 +128,7 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"peak_time_us", s.peakTimeUs >= 0 ? json(s.peakTimeUs) : json()},
             {"before_history_at_peak_bytes", s.beforeHistoryAtPeakBytes},
             {"top_stacks_at_peak", stacksJson(model, s.topStacksAtPeak, peak)},
+            {"top_modules_at_peak", modulesJson(model, s.topModulesAtPeak, peak)},
             {"iterations", s.iterations},
             {"iterations_found_by", s.iterationsFoundBy},
             {"leaked_bytes", s.leakedBytes},
@@ -155,23 +168,27 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
             t += "In the trace: " + sentence + ".\n";
         }
         t += "\n" + h + "Alive at the peak, by where it was allocated\n";
-        auto list = [&](const std::vector<StackBytes>& groups) {
-            for (size_t i = 0; i < groups.size() && i < kListed; ++i) {
+        auto list = [&](const std::vector<StackBytes>& groups, size_t listed, bool modules) {
+            for (size_t i = 0; i < groups.size() && i < listed; ++i) {
                 const StackBytes& g = groups[i];
                 t += (markdown ? "- " : "  ") + bytes(g.bytes) + "  " +
                      format::percent(s.peakAllocatedBytes > 0 ? double(g.bytes) / double(s.peakAllocatedBytes) : 0.0) +
                      "  " + format::counted(uint64_t(g.allocations), "allocation") + "  " +
-                     (placeOf(model, g.stack)) + "\n";
+                     (modules ? model.moduleCall(g.stack) : placeOf(model, g.stack)) + "\n";
             }
         };
-        list(s.topStacksAtPeak);
+        list(s.topStacksAtPeak, kListed, false);
         if (s.beforeHistoryAtPeakBytes > 0)
             t += (markdown ? "- " : "  ") + bytes(s.beforeHistoryAtPeakBytes) +
                  "  allocated before the history started\n";
+        if (!s.topModulesAtPeak.empty()) {
+            t += "\n" + h + "Alive at the peak, by the nn.Module call it was made under (the calling line)\n";
+            list(s.topModulesAtPeak, 5, true);
+        }
         if (!s.leaks.empty()) {
             t += "\n" + h + "Leaking: alive at the dump, allocated in several iterations after the first third of the history (" +
                  bytes(s.leakedBytes) + ")\n";
-            list(s.leaks);
+            list(s.leaks, kListed, false);
         }
     }
     if (!s.segmentUse.empty() && s.segmentUse.front().split()) {

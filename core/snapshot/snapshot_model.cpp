@@ -330,6 +330,31 @@ private:
 
 }  // namespace
 
+namespace {
+
+bool inTorchOrPackages(std::string_view file)
+{
+    for (std::string_view library : {"/torch/", "\\torch\\", "site-packages", "dist-packages"})
+        if (file.find(library) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+bool isModuleCall(std::string_view file)
+{
+    return file.ends_with("torch/nn/modules/module.py") || file.ends_with("torch\\nn\\modules\\module.py");
+}
+
+std::string frameText(const SnapshotModel& model, const Frame& f)
+{
+    std::string file(model.text(f.filename));
+    if (const size_t cut = file.find_last_of("/\\"); cut != std::string::npos)
+        file = file.substr(cut + 1);
+    return file + ":" + std::to_string(f.line) + " " + std::string(model.text(f.name));
+}
+
+}  // namespace
+
 std::string SnapshotModel::place(StackId stack) const
 {
     const std::vector<uint32_t>& ids = stacks[stack];
@@ -337,31 +362,34 @@ std::string SnapshotModel::place(StackId stack) const
         return {};
     // The user's code first: the innermost Python frame outside torch, else the innermost
     // Python frame, else the innermost frame.
-    auto inTorch = [](std::string_view file) {
-        for (std::string_view library : {"/torch/", "\\torch\\", "site-packages", "dist-packages"})
-            if (file.find(library) != std::string_view::npos)
-                return true;
-        return false;
-    };
     const Frame* chosen = nullptr;
     const Frame* python = nullptr;
     for (uint32_t id : ids) {
-        const std::string_view file = text(frames[id].filename);
         if (!isPython(frames[id]))
             continue;
         if (!python)
             python = &frames[id];
-        if (!inTorch(file)) {
+        if (!inTorchOrPackages(text(frames[id].filename))) {
             chosen = &frames[id];
             break;
         }
     }
     if (!chosen)
         chosen = python ? python : &frames[ids.front()];
-    std::string file(text(chosen->filename));
-    if (const size_t cut = file.find_last_of("/\\"); cut != std::string::npos)
-        file = file.substr(cut + 1);
-    return file + ":" + std::to_string(chosen->line) + " " + std::string(text(chosen->name));
+    return frameText(*this, *chosen);
+}
+
+std::string SnapshotModel::moduleCall(StackId stack) const
+{
+    bool inModuleCall = false;
+    for (uint32_t id : stacks[stack]) {
+        const std::string_view file = text(frames[id].filename);
+        if (isModuleCall(file))
+            inModuleCall = true;
+        else if (inModuleCall && isPython(frames[id]) && !inTorchOrPackages(file))
+            return frameText(*this, frames[id]);
+    }
+    return {};
 }
 
 std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pythonFrames) const

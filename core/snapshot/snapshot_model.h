@@ -103,6 +103,11 @@ struct SnapshotModel
     // packages (the user's line), else the innermost Python frame, else the innermost frame; ""
     // for no frames.
     std::string place(StackId stack) const;
+    // "file.py:12 name" of the line that called the innermost nn.Module the stack is in (the
+    // first Python frame outside torch past its module.py call frames), e.g. the line
+    // `self.attn(x)`; "" when the stack passes through no module call. Frames name
+    // functions and lines, not module classes: the call site is what tells modules apart.
+    std::string moduleCall(StackId stack) const;
     bool isPython(const Frame& frame) const { return text(frame.filename).ends_with(".py"); }
     // A stack as a reader wants it: its Python frames, innermost first, as "path:line
     // name" (at most `pythonFrames`), then one line folding the C++ frames ("+ 14 C++

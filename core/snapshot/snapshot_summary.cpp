@@ -45,14 +45,19 @@ std::vector<Live> liveOf(const DeviceTimeline& t, size_t applied)
     return live;
 }
 
-// Grouped by the place that allocated (SnapshotModel::place); each group shows the stack
-// of its largest allocation.
-std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Live>& live, int64_t since)
+// Grouped by a key of the stack (the place that allocated, the module call); each group
+// shows the stack of its largest allocation. Stacks without a key are one group "" when
+// `keyless` says so, else left out.
+template <typename Key>
+std::vector<StackBytes> byKey(const std::vector<Live>& live, int64_t since, bool keyless, Key&& key)
 {
-    std::map<std::string, std::pair<StackBytes, int64_t>> groups;  // place -> (group, largest)
+    std::map<std::string, std::pair<StackBytes, int64_t>> groups;  // key -> (group, largest)
     for (const Live& l : live)
         if (l.when >= since) {
-            auto& [g, largest] = groups[model.place(l.stack)];
+            std::string k = key(l.stack);
+            if (k.empty() && !keyless)
+                continue;
+            auto& [g, largest] = groups[std::move(k)];
             if (l.size > largest || (l.size == largest && l.stack < g.stack)) {
                 largest = l.size;
                 g.stack = l.stack;
@@ -60,12 +65,17 @@ std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Li
             g.bytes += l.size;
             ++g.allocations;
         }
-    // Largest first; equal sizes by place (the map's order), whatever the stacks' ids.
+    // Largest first; equal sizes by key (the map's order), whatever the stacks' ids.
     std::vector<StackBytes> out;
     for (const auto& [place, group] : groups)
         out.push_back(group.first);
     std::stable_sort(out.begin(), out.end(), [](const StackBytes& a, const StackBytes& b) { return a.bytes > b.bytes; });
     return out;
+}
+
+std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Live>& live, int64_t since)
+{
+    return byKey(live, since, true, [&](StackId stack) { return model.place(stack); });
 }
 
 // A leak grows with the iterations: of what is alive at the dump and was allocated after
@@ -256,6 +266,8 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         }
     }
     s.topStacksAtPeak = byPlace(model, liveAtPeak, std::numeric_limits<int64_t>::min());
+    s.topModulesAtPeak = byKey(liveAtPeak, std::numeric_limits<int64_t>::min(), false,
+                               [&](StackId stack) { return model.moduleCall(stack); });
     s.beforeHistoryAtPeakBytes = std::max<int64_t>(0, beforeAtPeak);
     for (const StackBytes& g : s.leaks)
         s.leakedBytes += g.bytes;

@@ -78,6 +78,9 @@ struct SnapshotSummary
     // Alive at the peak, by allocating stack, largest first; what was allocated before
     // the history began is apart (no entry says where).
     std::vector<StackBytes> topStacksAtPeak;
+    // The same by the module call they were made under (SnapshotModel::moduleCall); empty
+    // when no stack passes through an nn.Module call.
+    std::vector<StackBytes> topModulesAtPeak;
     int64_t beforeHistoryAtPeakBytes = 0;
     // The iterations of the peak device's history (snapshot_iterations.h): how many, and
     // how they were found; 0 when none were.

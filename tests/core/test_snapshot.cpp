@@ -153,6 +153,17 @@ private Q_SLOTS:
             QCOMPARE(QString::fromStdString(top.at(i)["place"].get<std::string>()), QString(expected[i].first));
             QCOMPARE(top.at(i)["bytes"].get<qint64>(), expected[i].second);
         }
+        // By module: the line that called the innermost nn.Module each allocation was made
+        // under (past torch/nn/modules/module.py's call frames), as Python groups them.
+        const test::CliRun windows =
+            test::runCli({"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(), "--json"});
+        const json modules = json::parse(windows.out)["top_modules_at_peak"];
+        const std::pair<const char*, qint64> byModule[] = {
+            {"model.py:386 forward", 4228251648}, {"model.py:382 forward", 3639214080}, {"model.py:399 forward", 2415919104}};
+        for (size_t i = 0; i < std::size(byModule); ++i) {
+            QCOMPARE(QString::fromStdString(modules.at(i)["module_call"].get<std::string>()), QString(byModule[i].first));
+            QCOMPARE(modules.at(i)["bytes"].get<qint64>(), byModule[i].second);
+        }
     }
 
     // The memo shares frame dicts and frame lists: they are interned once, not copied.

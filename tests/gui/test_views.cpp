@@ -92,6 +92,11 @@ private Q_SLOTS:
         QCOMPARE(chart->viewTo() - chart->viewFrom(), full);
 
         QCOMPARE(view.atPeak()->table()->model()->rowCount(), int(doc->snapshot->summary.topStacksAtPeak.size()));
+        // Grouped by the nn.Module call instead: the rows are the module groups.
+        QVERIFY(view.atPeakGrouping());
+        view.atPeakGrouping()->setCurrentIndex(1);
+        QCOMPARE(view.atPeak()->table()->model()->rowCount(), int(doc->snapshot->summary.topModulesAtPeak.size()));
+        QCOMPARE(view.atPeak()->table()->model()->headerData(0, Qt::Horizontal).toString(), QStringLiteral("Module called at"));
         QCOMPARE(view.segments()->table()->model()->rowCount(), 61);
         // Split segments first, the one caching the most in free blocks at the top.
         const QModelIndex top = view.segments()->table()->model()->index(0, widgets::SegmentModel::State);

@@ -14,9 +14,17 @@ QString bytesText(int64_t bytes)
 }  // namespace
 
 StackGroupModel::StackGroupModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
-                                 std::vector<snapshot::StackBytes> groups, QObject* parent)
-    : QAbstractTableModel(parent), m_snapshot(std::move(snapshot)), m_groups(std::move(groups))
+                                 std::vector<snapshot::StackBytes> groups, QObject* parent, Key key)
+    : QAbstractTableModel(parent), m_snapshot(std::move(snapshot)), m_groups(std::move(groups)), m_key(key)
 {
+}
+
+void StackGroupModel::setGroups(std::vector<snapshot::StackBytes> groups, Key key)
+{
+    beginResetModel();
+    m_groups = std::move(groups);
+    m_key = key;
+    endResetModel();
 }
 
 int StackGroupModel::rowCount(const QModelIndex& parent) const
@@ -48,7 +56,9 @@ QVariant StackGroupModel::data(const QModelIndex& index, int role) const
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
     case Place:
-        return g.stack ? QString::fromStdString(model.place(g.stack)) : tr("(no frames recorded)");
+        if (!g.stack)
+            return tr("(no frames recorded)");
+        return QString::fromStdString(m_key == Key::Place ? model.place(g.stack) : model.moduleCall(g.stack));
     case Bytes:
         return raw ? QVariant(qlonglong(g.bytes)) : QVariant(bytesText(g.bytes));
     case ShareOfPeak:
@@ -73,7 +83,10 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Place:
-            return tr("The line that allocated: the innermost Python frame outside torch and installed packages");
+            return m_key == Key::Place
+                       ? tr("The line that allocated: the innermost Python frame outside torch and installed packages")
+                       : tr("The line that called the nn.Module the allocation was made in (frames name lines, "
+                            "not module classes)");
         case ShareOfPeak:
             return tr("Of the peak allocated bytes");
         case Stack:
@@ -84,7 +97,9 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
     }
     if (role != Qt::DisplayRole)
         return {};
-    static const char* const names[] = {"Allocated at", "Bytes", "Share of peak", "Allocations", "Stack"};
+    if (section == Place)
+        return m_key == Key::Place ? tr("Allocated at") : tr("Module called at");
+    static const char* const names[] = {"", "Bytes", "Share of peak", "Allocations", "Stack"};
     return tr(names[section]);
 }
 

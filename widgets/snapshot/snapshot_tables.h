@@ -16,8 +16,12 @@ class StackGroupModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column { Place, Bytes, ShareOfPeak, Allocations, Stack, ColumnCount };
+    // Place: the line that allocated; ModuleCall: the line that called the nn.Module.
+    enum class Key { Place, ModuleCall };
     StackGroupModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
-                    std::vector<snapshot::StackBytes> groups, QObject* parent = nullptr);
+                    std::vector<snapshot::StackBytes> groups, QObject* parent = nullptr, Key key = Key::Place);
+    // Another grouping of the same allocations (the "Group by" choice).
+    void setGroups(std::vector<snapshot::StackBytes> groups, Key key);
     const snapshot::StackBytes& group(int row) const { return m_groups[size_t(row)]; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -28,6 +32,7 @@ public:
 private:
     std::shared_ptr<const document::SnapshotDocument> m_snapshot;
     std::vector<snapshot::StackBytes> m_groups;
+    Key m_key = Key::Place;
 };
 
 class SegmentModel : public QAbstractTableModel

@@ -61,7 +61,18 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
     showAllocation(-1, 0);
     connect(m_chart, &AllocationChart::allocationHovered, this, &SnapshotView::showAllocation);
 
-    m_atPeak = new TableView(new StackGroupModel(snap, s.topStacksAtPeak, this), StackGroupModel::Bytes, this);
+    auto* atPeakModel = new StackGroupModel(snap, s.topStacksAtPeak, this);
+    m_atPeak = new TableView(atPeakModel, StackGroupModel::Bytes, this);
+    if (!s.topModulesAtPeak.empty()) {
+        // The module grouping, where the stacks pass through nn.Module calls.
+        m_groupBy = m_atPeak->addGroupChoice({tr("the line that allocated"), tr("the nn.Module call")});
+        connect(m_groupBy, &QComboBox::currentIndexChanged, this, [snap, atPeakModel](int index) {
+            if (index == 1)
+                atPeakModel->setGroups(snap->summary.topModulesAtPeak, StackGroupModel::Key::ModuleCall);
+            else
+                atPeakModel->setGroups(snap->summary.topStacksAtPeak, StackGroupModel::Key::Place);
+        });
+    }
     m_leaks = new TableView(new StackGroupModel(snap, s.leaks, this), StackGroupModel::Bytes, this);
     m_segments = new TableView(new SegmentModel(snap, this), SegmentModel::State, this);  // split ones first
     for (TableView* table : {m_atPeak, m_leaks, m_segments})

@@ -34,6 +34,7 @@ public:
     TableView* segments() const { return m_segments; }
     FindingsView* findings() const { return m_findings; }
     QComboBox* devices() const { return m_devices; }  // null with one device
+    QComboBox* atPeakGrouping() const { return m_groupBy; }  // null when no stack shows a module call
     QString readout() const;                          // the allocation under the pointer, as shown
     QString headline() const;
     void setCurrentPage(Page page);
@@ -50,6 +51,7 @@ private:
     AllocationChart* m_chart;
     QLabel* m_readout;
     QComboBox* m_devices = nullptr;
+    QComboBox* m_groupBy = nullptr;
     TableView* m_atPeak;
     TableView* m_leaks;
     TableView* m_segments;
