@@ -146,8 +146,8 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
     const std::string h = markdown ? "## " : "";
     std::string t = (markdown ? "# " : "") + source + ": a CUDA memory snapshot (" +
                     (model.bareList ? "a list of segments" : "torch.cuda.memory._dump_snapshot") + ")\n\n";
-    t += "At the dump: " + bytes(s.reservedBytes) + " reserved in " + format::count(int64_t(s.segments)) +
-         " segments, " + bytes(s.allocatedBytes) + " allocated, " + bytes(s.inactiveBytes) +
+    t += "At the dump: " + bytes(s.reservedBytes) + " reserved in " + format::counted(s.segments, "segment") + ", " +
+         bytes(s.allocatedBytes) + " allocated, " + bytes(s.inactiveBytes) +
          " cached in free blocks (the largest " + bytes(s.largestFreeBlockBytes) + ").\n";
     if (s.traceEntries <= 1) {
         t += "No allocation history was recorded (torch.cuda.memory._record_memory_history was off): the state "

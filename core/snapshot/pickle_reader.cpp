@@ -158,7 +158,12 @@ FirstPass firstPass(std::string_view bytes, const std::function<void(size_t)>& p
             const size_t n = op == 'q' ? 1 : 4;
             if (!has(n))
                 return result;
-            memoSeen = std::max<size_t>(memoSeen, size_t(little(n)) + 1);
+            // Stored in order, as the second pass requires: a larger index ends the scan
+            // there (and would otherwise let a few bytes reserve gigabytes).
+            const uint64_t id = little(n);
+            if (id > memoSeen)
+                return result;
+            memoSeen = std::max<size_t>(memoSeen, size_t(id) + 1);
             continue;
         }
         case 'h': case 'j': {  // BINGET, LONG_BINGET

@@ -99,6 +99,7 @@ public:
     // A byte count: negative values read as 0, and none above 1 TiB (sums of millions of
     // them stay within 64 bits, whatever a malformed file says).
     static constexpr int64_t kMaxBytes = int64_t(1) << 40;
+    static constexpr int64_t kMaxDevice = 1023;
     int64_t bytes(const PickleValue& dict, std::string_view key, int64_t otherwise = 0) const
     {
         return std::clamp<int64_t>(integer(dict, key, otherwise), 0, kMaxBytes);
@@ -159,7 +160,8 @@ public:
             if (s.kind != PickleValue::Kind::Dict)
                 continue;
             Segment seg;
-            seg.device = integer(s, "device");
+            // A device index, whatever a malformed file says (tables are sized by it).
+            seg.device = std::clamp<int64_t>(integer(s, "device"), 0, kMaxDevice);
             seg.address = integer(s, "address");
             seg.totalSize = bytes(s, "total_size");
             seg.allocatedSize = bytes(s, "allocated_size");
@@ -191,7 +193,7 @@ public:
     TraceEntry entry(const PickleValue& e, int device)
     {
         TraceEntry entry;
-        entry.device = int16_t(std::clamp(device, -1, int(INT16_MAX)));
+        entry.device = int16_t(std::clamp(device, -1, int(kMaxDevice)));
         int64_t address = 0, deviceFree = -1, stream = 0;
         const PickleValue* frames = nullptr;
         auto number = [](const PickleValue& v, int64_t otherwise) {
@@ -231,8 +233,9 @@ public:
     {
         std::unordered_map<uint32_t, int> deviceOfList;
         if (const std::vector<PickleValue>* devices = m_arena->list(perDevice)) {
-            m_model.deviceTraces = int(devices->size());
-            for (size_t d = 0; d < devices->size(); ++d) {
+            // Devices past kMaxDevice are a malformed file's: their entries are dropped.
+            m_model.deviceTraces = int(std::min<size_t>(devices->size(), kMaxDevice + 1));
+            for (size_t d = 0; d < size_t(m_model.deviceTraces); ++d) {
                 const PickleValue& list = (*devices)[d];
                 if (list.kind != PickleValue::Kind::List)
                     continue;
@@ -246,7 +249,7 @@ public:
         }
         for (size_t i = 0; i < m_model.entries.size(); ++i) {
             const auto it = deviceOfList.find(m_listOfEntry[i]);
-            m_model.entries[i].device = int16_t(it == deviceOfList.end() || it->second > INT16_MAX ? -1 : it->second);
+            m_model.entries[i].device = int16_t(it == deviceOfList.end() ? -1 : it->second);
         }
         std::erase_if(m_model.entries, [](const TraceEntry& e) { return e.device < 0; });
         // The lists come in device order, so this is already true but for crafted files.

@@ -24,6 +24,10 @@ namespace {
 // used at the peak (the lab's threshold, one number for both).
 constexpr double kReservedOverPeak = analysis::kLabReservedOverPeak;
 constexpr int64_t kMiB = int64_t(1) << 20;
+// Activations dominate the peak: what the history frees before the dump is at least this
+// share of a peak of at least kActivationsMinPeak.
+constexpr double kActivationsDominate = 0.5;
+constexpr int64_t kActivationsMinPeak = 256 * kMiB;
 // A place that keeps allocations from this many iterations alive is leaking.
 constexpr size_t kLeakIterations = 3;
 
@@ -158,6 +162,32 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
             s.findings.push_back(std::move(f));
         }
     }
+    // Only where the stacks show autograd: then what a step frees is mostly the activations
+    // its backward needed, and checkpointing is the fix. A forward-only history's
+    // temporaries are whatever that code makes (a zeroth-order method's perturbations, a
+    // model copy): no one fix fits, and the groups at the peak already name them.
+    if (s.backward && peak >= double(kActivationsMinPeak) && double(s.transientAtPeakBytes) >= kActivationsDominate * peak) {
+        const double share = double(s.transientAtPeakBytes) / peak;
+        Finding f;
+        f.id = "snapshot-activations-dominate";
+        f.severity = Severity::Medium;
+        f.title = "Activations and temporaries are " + format::percent(share) + " of the peak (" +
+                  format::bytes(double(s.transientAtPeakBytes)) + " of " + format::bytes(peak) + ")";
+        f.explanation = "At the peak, " + format::bytes(double(s.transientAtPeakBytes)) +
+                        " is in tensors the history frees before the dump: what a step allocates and lets go of, not "
+                        "weights, optimizer state or caches. The stacks pass through backward: a training step keeps "
+                        "its forward's activations until backward has used them.";
+        f.evidence.figures = {{"transient_at_peak_bytes", double(s.transientAtPeakBytes), Unit::Bytes},
+                              {"transient_share_of_peak", share, Unit::Fraction},
+                              {"persistent_at_peak_bytes", peak - double(s.transientAtPeakBytes), Unit::Bytes}};
+        for (size_t i = 0; i < s.transientAtPeak.size() && i < 3; ++i)
+            f.evidence.ops.push_back(model.place(s.transientAtPeak[i].stack));
+        f.gainMethod = "memory, not time";
+        f.fix = "Checkpoint the blocks whose activations are largest (they are recomputed in backward instead of "
+                "kept), or train in bf16 autocast, or halve the micro-batch and accumulate gradients.";
+        f.snippet = analysis::rules::kCheckpointSnippet;
+        s.findings.push_back(std::move(f));
+    }
     const DeviceMemory& d = s.perDevice[size_t(s.peakDevice)];  // summarize keeps one device at least
     if (peak > 0 && double(d.reservedBytes) > kReservedOverPeak * peak && d.reservedBytes - s.peakAllocatedBytes >= 256 * kMiB) {
         Finding f;
@@ -253,6 +283,14 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.peakAllocatedBytes = dm.peakAllocatedBytes;
         s.peakTimeUs = dm.peakTimeUs;
         liveAtPeak = liveOf(t, t.peakApplied);
+        std::vector<Live> transient;
+        for (const Band& b : t.bands)
+            if (!b.beforeHistory && t.aliveAfter(b, t.peakApplied) && b.to < t.size())
+                transient.push_back({b.size, b.stack, t.when(b.from)});
+        s.transientAtPeak = byPlace(model, transient, std::numeric_limits<int64_t>::min());
+        s.transientAtPeakBytes = 0;
+        for (const Live& l : transient)
+            s.transientAtPeakBytes += l.size;
         beforeAtPeak = 0;
         for (const Band& b : t.bands)
             if (b.beforeHistory && t.aliveAfter(b, t.peakApplied))
@@ -284,6 +322,10 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
             s.outOfMemory = oom;
             break;
         }
+    for (const Frame& f : model.frames) {
+        const std::string_view name = model.text(f.name);
+        s.backward |= name == "backward" || name.find("autograd::Engine") != std::string_view::npos;
+    }
     findings(model, s);
     return s;
 }

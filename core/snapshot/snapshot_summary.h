@@ -82,6 +82,12 @@ struct SnapshotSummary
     // when no stack passes through an nn.Module call.
     std::vector<StackBytes> topModulesAtPeak;
     int64_t beforeHistoryAtPeakBytes = 0;
+    // Of the peak, what the history frees before the dump: the step's activations and
+    // temporaries, not weights, optimizer state or caches (which are alive at the dump).
+    int64_t transientAtPeakBytes = 0;
+    std::vector<StackBytes> transientAtPeak;  // by place, largest first
+    // A stack passes through backward (autograd): a training run, not inference.
+    bool backward = false;
     // The iterations of the peak device's history (snapshot_iterations.h): how many, and
     // how they were found; 0 when none were.
     size_t iterations = 0;

@@ -91,6 +91,15 @@ inline constexpr const char* kExpandableSegmentsSnippet =
     "import os\n"
     "os.environ[\"PYTORCH_CUDA_ALLOC_CONF\"] = \"expandable_segments:True\"\n";
 
+// Activation checkpointing of each block: the fix of activations that dominate the peak,
+// from a trace's memory counters or a memory snapshot.
+inline constexpr const char* kCheckpointSnippet =
+    "from torch.utils.checkpoint import checkpoint\n"
+    "def forward(self, x):\n"
+    "    for block in self.blocks:\n"
+    "        x = checkpoint(block, x, use_reentrant=False)\n"
+    "    return x\n";
+
 // A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
 // trace suggested it or the lab measured it.
 inline constexpr const char* kDataLoaderSnippet =

@@ -135,11 +135,7 @@ void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
         f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
         f.fix = "Checkpoint activations of the largest blocks, train in bf16, or reduce the micro-batch and "
                 "accumulate gradients.";
-        f.snippet = "from torch.utils.checkpoint import checkpoint\n"
-                    "def forward(self, x):\n"
-                    "    for block in self.blocks:\n"
-                    "        x = checkpoint(block, x, use_reentrant=False)\n"
-                    "    return x\n";
+        f.snippet = kCheckpointSnippet;
         out.push_back(std::move(f));
     }
 }
