@@ -127,6 +127,7 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"peak_allocated_bytes", s.peakAllocatedBytes},
             {"peak_time_us", s.peakTimeUs >= 0 ? json(s.peakTimeUs) : json()},
             {"before_history_at_peak_bytes", s.beforeHistoryAtPeakBytes},
+            {"transient_at_peak_bytes", s.transientAtPeakBytes},
             {"top_stacks_at_peak", stacksJson(model, s.topStacksAtPeak, peak)},
             {"top_modules_at_peak", modulesJson(model, s.topModulesAtPeak, peak)},
             {"iterations", s.iterations},
