@@ -41,6 +41,13 @@ std::shared_ptr<const document::Document> analysed(const char* file)
     return document::open(test::sharedTrace(file).string(), options);
 }
 
+// A snapshot of ../shared/snapshots opened as the app opens one.
+std::shared_ptr<const document::Document> openedSnapshot(const char* name)
+{
+    document::OpenOptions options;
+    options.snapshots = true;
+    return document::open((test::sharedTracesDir().parent_path() / "snapshots" / name).string(), options);
+}
 
 }  // namespace
 
@@ -55,11 +62,7 @@ private Q_SLOTS:
     // at the peak; the wheel zooms about the pointer and a double-click shows it all.
     void aSnapshotTimelineDrawsAndReadsOutEachAllocation()
     {
-        document::OpenOptions options;
-        options.snapshots = true;
-        const auto doc = document::open(
-            (test::sharedTracesDir().parent_path() / "snapshots" / "decomfl_training_annotations_torch29.pickle").string(),
-            options);
+        const auto doc = openedSnapshot("decomfl_training_annotations_torch29.pickle");
         QVERIFY2(doc->isSnapshot(), doc->loadMessage.c_str());
         widgets::SnapshotView view(doc);
         view.resize(1400, 900);
@@ -110,11 +113,7 @@ private Q_SLOTS:
     // A snapshot without history (the bare list of segments) says so, and still lists them.
     void aSnapshotWithoutHistoryShowsItsSegments()
     {
-        document::OpenOptions options;
-        options.snapshots = true;
-        const auto doc = document::open(
-            (test::sharedTracesDir().parent_path() / "snapshots" / "sketchkv_segments_only_torch24.pickle").string(),
-            options);
+        const auto doc = openedSnapshot("sketchkv_segments_only_torch24.pickle");
         QVERIFY2(doc->isSnapshot(), doc->loadMessage.c_str());
         widgets::SnapshotView view(doc);
         view.resize(1024, 768);
