@@ -288,6 +288,7 @@ void MainWindow::finishLoad()
         showTab(view, name, m_loadingPath);
         addRecentFile(m_loadingPath);
         m_status->setText(tr("%1: a lab session recorded without a trace").arg(name));
+        queueSessionSnapshot(*trace);
         Q_EMIT sessionOpened(view);
     } else if (!trace || !trace->model) {
         const QString message =
@@ -313,6 +314,7 @@ void MainWindow::finishLoad()
             std::fprintf(stderr, "kinetoscope: %s: %s: %s\n", qPrintable(m_loadingPath), how, trace->loadMessage.c_str());
         }
         m_status->setText(status);
+        queueSessionSnapshot(*trace);
         Q_EMIT documentOpened(doc);
     }
     startNextLoad();
@@ -487,6 +489,17 @@ void MainWindow::showTab(QWidget* view, const QString& title, const QString& too
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
     placeSnapshotPeaks();
+}
+
+void MainWindow::queueSessionSnapshot(const document::Document& opened)
+{
+    // A lab run with --memory-snapshot: its snapshot opens next, beside the session, and
+    // its peak is placed in the session's trace.
+    if (!opened.session || opened.session->snapshotPath.empty())
+        return;
+    const QString path = QString::fromStdString(session::snapshotOf(*opened.session, opened.sessionPath).string());
+    if (QFileInfo::exists(path) && !m_queue.contains(path))
+        m_queue.prepend(path);
 }
 
 void MainWindow::placeSnapshotPeaks()

@@ -130,6 +130,7 @@ private:
     void addDocumentTab(std::shared_ptr<const document::Document> doc);
     void showTab(QWidget* view, const QString& title, const QString& toolTip);  // a new tab, made current
     void placeSnapshotPeaks();
+    void queueSessionSnapshot(const document::Document& opened);
     QFutureWatcher<std::shared_ptr<JobResult>> m_jobWatcher;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     QTimer* m_latencyTimer;

@@ -118,15 +118,31 @@ private Q_SLOTS:
         s.lab = {fp32, bf16};
         for (int i = 0; i < 5; ++i)
             s.steps.push_back({i, 1.0, 0.1, 300.0, 600.0, 200.0, 2.3});
+        // Recorded with --memory-snapshot: the snapshot beside the session opens with it.
+        {
+            test::PickleWriter w;
+            w.dict().str("segments").list();
+            test::segment(w, 0x100000000, {{64 << 20, "active_allocated"}});
+            w.endList().str("device_traces").list().list();
+            test::entry(w, "alloc", 0x100000000, 64 << 20, 1000, "/home/u/train.py", 10);
+            w.endList().endList().endDict();
+            QFile out(dir.path() + QStringLiteral("/memory_snapshot.pickle"));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            const std::string bytes = w.done();
+            out.write(bytes.data(), qint64(bytes.size()));
+        }
+        s.snapshotPath = "memory_snapshot.pickle";
         const std::string path = (dir.path() + QStringLiteral("/session.kinetoscope.json")).toStdString();
         std::string error;
         QVERIFY2(session::saveSession(s, path, error), error.c_str());
 
         gui::MainWindow window;
         QSignalSpy opened(&window, &gui::MainWindow::sessionOpened);
+        QSignalSpy snapshots(&window, &gui::MainWindow::snapshotOpened);
         QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
         window.openFiles({QString::fromStdString(path)});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QTRY_COMPARE_WITH_TIMEOUT(snapshots.count(), 1, 60'000);
         QCOMPARE(failed.count(), 0);
         QVERIFY(window.problems().isEmpty());
         auto* view = opened.at(0).at(0).value<widgets::SessionView*>();
