@@ -42,6 +42,11 @@ struct OpenOptions
 // the bands the allocation timeline draws.
 struct SnapshotDocument
 {
+    // The timelines read the model's entries in place: a copy would point into the original.
+    SnapshotDocument() = default;
+    SnapshotDocument(const SnapshotDocument&) = delete;
+    SnapshotDocument& operator=(const SnapshotDocument&) = delete;
+
     snapshot::SnapshotModel model;
     snapshot::SnapshotSummary summary;
     std::vector<snapshot::DeviceTimeline> timelines;  // Depth::Analysed

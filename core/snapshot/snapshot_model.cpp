@@ -85,25 +85,30 @@ public:
         m_listOfEntry.reserve(dicts);
     }
 
+    // A value as a number (ints, and bools as 0 or 1), or `otherwise`.
+    static int64_t number(const PickleValue& v, int64_t otherwise)
+    {
+        if (v.kind == PickleValue::Kind::Int)
+            return v.integer;
+        if (v.kind == PickleValue::Kind::Bool)
+            return v.boolean ? 1 : 0;
+        return otherwise;
+    }
     int64_t integer(const PickleValue& dict, std::string_view key, int64_t otherwise = 0) const
     {
         const PickleValue* v = m_arena->get(dict, key);
-        if (!v)
-            return otherwise;
-        if (v->kind == PickleValue::Kind::Int)
-            return v->integer;
-        if (v->kind == PickleValue::Kind::Bool)
-            return v->boolean ? 1 : 0;
-        return otherwise;
+        return v ? number(*v, otherwise) : otherwise;
     }
     // A byte count: negative values read as 0, and none above 1 TiB (sums of millions of
     // them stay within 64 bits, whatever a malformed file says).
     static constexpr int64_t kMaxBytes = int64_t(1) << 40;
-    static constexpr int64_t kMaxDevice = 1023;
+    static int64_t byteCount(int64_t n) { return std::clamp<int64_t>(n, 0, kMaxBytes); }
     int64_t bytes(const PickleValue& dict, std::string_view key, int64_t otherwise = 0) const
     {
-        return std::clamp<int64_t>(integer(dict, key, otherwise), 0, kMaxBytes);
+        return byteCount(integer(dict, key, otherwise));
     }
+    // A device index, whatever a malformed file says: tables are sized by it.
+    static constexpr int64_t kMaxDevice = 1023;
     std::string_view text(const PickleValue& dict, std::string_view key) const
     {
         const PickleValue* v = m_arena->get(dict, key);
@@ -160,7 +165,6 @@ public:
             if (s.kind != PickleValue::Kind::Dict)
                 continue;
             Segment seg;
-            // A device index, whatever a malformed file says (tables are sized by it).
             seg.device = std::clamp<int64_t>(integer(s, "device"), 0, kMaxDevice);
             seg.address = integer(s, "address");
             seg.totalSize = bytes(s, "total_size");
@@ -196,10 +200,6 @@ public:
         entry.device = int16_t(std::clamp(device, -1, int(kMaxDevice)));
         int64_t address = 0, deviceFree = -1, stream = 0;
         const PickleValue* frames = nullptr;
-        auto number = [](const PickleValue& v, int64_t otherwise) {
-            return v.kind == PickleValue::Kind::Int ? v.integer
-                   : v.kind == PickleValue::Kind::Bool ? int64_t(v.boolean) : otherwise;
-        };
         for (const auto& [k, v] : *m_arena->dict(e)) {
             const std::string_view key = m_arena->text(k);
             if (key == "action")
@@ -207,7 +207,7 @@ public:
             else if (key == "addr")
                 address = number(v, 0);
             else if (key == "size")
-                entry.size = std::clamp<int64_t>(number(v, 0), 0, kMaxBytes);
+                entry.size = byteCount(number(v, 0));
             else if (key == "time_us")
                 entry.timeUs = number(v, -1);
             else if (key == "stream")

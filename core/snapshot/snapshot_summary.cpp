@@ -264,8 +264,7 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
             s.firstTimeUs = s.firstTimeUs < 0 ? e.timeUs : std::min(s.firstTimeUs, e.timeUs);
             s.lastTimeUs = std::max(s.lastTimeUs, e.timeUs);
         }
-    const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;
-    const int64_t lateFrom = timed ? s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3 : 0;
+    const int64_t lateFrom = s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3;  // read where timed
 
     s.perDevice.resize(std::max(s.perDevice.size(), timelines.size()));
     std::vector<Live> liveAtPeak;
@@ -282,21 +281,27 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.peakDevice = t.device;
         s.peakAllocatedBytes = dm.peakAllocatedBytes;
         s.peakTimeUs = dm.peakTimeUs;
-        liveAtPeak = liveOf(t, t.peakApplied);
-        std::vector<Live> transient;
-        for (const Band& b : t.bands)
-            if (!b.beforeHistory && t.aliveAfter(b, t.peakApplied) && b.to < t.size())
-                transient.push_back({b.size, b.stack, t.when(b.from)});
-        s.transientAtPeak = byPlace(model, transient, std::numeric_limits<int64_t>::min());
-        s.transientAtPeakBytes = 0;
-        for (const Live& l : transient)
-            s.transientAtPeakBytes += l.size;
+        // What was alive at the peak: from before the history, or allocated in it; of the
+        // latter, what the history frees before the dump.
+        liveAtPeak.clear();
         beforeAtPeak = 0;
-        for (const Band& b : t.bands)
-            if (b.beforeHistory && t.aliveAfter(b, t.peakApplied))
+        std::vector<Live> transient;
+        s.transientAtPeakBytes = 0;
+        for (const Band& b : t.bands) {
+            if (!t.aliveAfter(b, t.peakApplied))
+                continue;
+            if (b.beforeHistory) {
                 beforeAtPeak += b.size;
-        if (timed)
-        {
+                continue;
+            }
+            liveAtPeak.push_back({b.size, b.stack, t.when(b.from)});
+            if (b.to < t.size()) {
+                transient.push_back(liveAtPeak.back());
+                s.transientAtPeakBytes += b.size;
+            }
+        }
+        s.transientAtPeak = byPlace(model, transient, std::numeric_limits<int64_t>::min());
+        if (t.timed) {
             const Iterations iterations = findIterations(model, t);
             s.iterations = iterations.starts.size();
             s.iterationsFoundBy = iterations.foundBy;
