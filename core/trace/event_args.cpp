@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -247,6 +248,66 @@ std::optional<std::vector<Arg>> readArgs(const TraceModel& model, EventId id)
     if (!object)
         return std::nullopt;
     return argsOfObject(*object);
+}
+
+std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model, std::span<const EventId> ids)
+{
+    std::vector<std::optional<std::vector<Arg>>> out(ids.size());
+    const TraceSource& source = model.source();
+    if (source.text) {
+        for (size_t i = 0; i < ids.size(); ++i)
+            out[i] = readArgs(model, ids[i]);
+        return out;
+    }
+    std::vector<size_t> order(ids.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return model.sourceOffset(ids[a]) < model.sourceOffset(ids[b]); });
+    // One reader walks forward through the (decompressed) file: `buffer` holds the bytes
+    // read from `bufferStart` on and not consumed yet. A gap wider than an access point's
+    // spacing reopens the reader there rather than inflating what lies between.
+    std::unique_ptr<ByteSource> reader;
+    std::string buffer;
+    uint64_t bufferStart = 0;
+    constexpr size_t kStep = 64 * 1024;
+    for (size_t index : order) {
+        const uint64_t offset = model.sourceOffset(ids[index]);
+        const uint64_t bufferEnd = bufferStart + buffer.size();
+        if (!reader || offset < bufferStart || (offset > bufferEnd && offset - bufferEnd > GzipIndex::kSpacingBytes)) {
+            std::string error;
+            reader = openFileSourceAt(source.path, offset, source.gzipIndex.get(), error);
+            if (!reader)
+                return out;
+            buffer.clear();
+        } else if (offset <= bufferEnd) {
+            buffer.erase(0, static_cast<size_t>(offset - bufferStart));
+        } else {
+            std::string skipped(kStep, '\0');
+            for (uint64_t left = offset - bufferEnd; left > 0;) {
+                const size_t got = reader->read(skipped.data(), static_cast<size_t>(std::min<uint64_t>(left, kStep)));
+                if (got == 0)
+                    break;
+                left -= got;
+            }
+            buffer.clear();
+        }
+        bufferStart = offset;
+        for (;;) {
+            const auto scan = json_scan::scanValue(buffer);
+            if (scan.status == json_scan::Scan::Complete) {
+                out[index] = argsOfObject(std::string_view(buffer).substr(0, scan.length));
+                break;
+            }
+            const size_t old = buffer.size();
+            buffer.resize(old + kStep);
+            const size_t got = scan.status == json_scan::Scan::Invalid ? 0 : reader->read(buffer.data() + old, kStep);
+            buffer.resize(old + got);
+            if (got == 0)
+                break;
+        }
+    }
+    return out;
 }
 
 const ArgValue* findArg(std::span<const Arg> args, std::string_view key)

@@ -40,6 +40,10 @@ struct Arg
 // no longer be read (the file moved or changed) or the event's object is not valid JSON.
 std::optional<std::vector<Arg>> readArgs(const TraceModel& model, EventId id);
 
+// The args of many events (out[i] for ids[i]), read in file order with one reader, so that
+// a gzip file is inflated at most once over rather than once per event.
+std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model, std::span<const EventId> ids);
+
 // The first arg named `key`, or null.
 const ArgValue* findArg(std::span<const Arg> args, std::string_view key);
 
