@@ -8,6 +8,8 @@
 
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::analysis::detail {
@@ -23,8 +25,7 @@ struct Segment
     HostState state;
 };
 
-// Which host threads matter, and which of their ops lead to device work: computed once.
-// Which host threads matter, and which of their ops lead to device work: computed once.
+// What the host timeline knows of a name.
 enum NameFlag : uint8_t {
     kDataLoaderName = 1,    // a DataLoader __next__
     kScalarReadName = 2,    // aten::item, aten::_local_scalar_dense
@@ -44,6 +45,9 @@ struct HostContext
     uint8_t flags(trace::StringId name) const { return name.value < nameFlags.size() ? nameFlags[name.value] : 0; }
     double pinnedBandwidth = 0;       // bytes per ns of the fastest pinned host-to-device copy
     std::vector<KernelRole> kernelRoles;  // per event: what a kernel does (kernel_role.h)
+    // Kernels under an op group the roofline finds below its roof: by event index, the
+    // cause that shortens them and their target duration over their measured one.
+    std::unordered_map<uint32_t, std::pair<Cause, float>> roofTargets;
 };
 
 HostContext hostContext(const trace::TraceModel& model, const StepDetection& steps);

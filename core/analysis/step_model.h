@@ -24,6 +24,7 @@
 // All times are int64 nanoseconds; the figures are means per modelled step.
 // The parts: host_timeline.h (the host's states), step_replay.h (the device work, the
 // blocking calls and the replay); this file samples the steps and credits the gains.
+#include "core/analysis/roofline_gaps.h"
 #include "core/analysis/steps.h"
 
 #include <array>
@@ -58,8 +59,12 @@ enum class Cause : uint8_t {
     Fusion,          // chains of memory-bound kernels on a stream that a compiler fuses into one
     Allocation,      // driver allocation calls in the step (cudaMalloc, cudaFree): the caching
                      // allocator handing memory back and asking again
+    BelowRoof,       // GEMM/convolution kernels far below what their roof allows for their
+                     // shape (roofline_gaps.h): shortened to a realistic share of it
+    UnfusedAttention,  // attention on separate GEMM and softmax kernels: shortened to what a
+                       // fused kernel reaches
 };
-inline constexpr size_t kCauseCount = 12;
+inline constexpr size_t kCauseCount = 14;
 const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel
@@ -85,6 +90,9 @@ struct CausalModel
     double host(HostState s) const { return hostByState[static_cast<size_t>(s)]; }
 };
 
-CausalModel buildCausalModel(const trace::TraceModel& model, const StepDetection& steady);
+// `gaps`: the op groups the roofline finds below their roof (roofGaps), or null.
+using RoofGaps = std::map<std::pair<std::string, std::string>, RoofVerdict>;
+CausalModel buildCausalModel(const trace::TraceModel& model, const StepDetection& steady,
+                             const RoofGaps* gaps = nullptr);
 
 }  // namespace kinetoscope::analysis

@@ -227,6 +227,10 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                     a.causes |= causeBit(Cause::Fp32Matmul);
                 else if (isCopyOp(opName))
                     a.causes |= causeBit(Cause::DeviceCopies);
+                else if (const auto t = c.roofTargets.find(model.idOf(*e).value); t != c.roofTargets.end()) {
+                    a.causes |= causeBit(t->second.first);
+                    a.roofFactor = t->second.second;
+                }
             } else if (e->category == Category::Memcpy) {
                 const CopyKind kind = classifyCopy(name);
                 if (kind.direction == CopyDirection::DeviceToDevice && isCopyOp(opName))
@@ -328,8 +332,11 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     int64_t afterCollective = std::numeric_limits<int64_t>::min();  // see BlockingCall
     auto run = [&](const Activity& a, int64_t launch) {
         int64_t duration = a.durationNs;
+        const uint16_t roofBits = causeBit(Cause::BelowRoof) | causeBit(Cause::UnfusedAttention);
         if (a.causes & removedMask & causeBit(Cause::Fp32Matmul))
             duration = static_cast<int64_t>(static_cast<double>(duration) / kTensorCoreSpeedup);
+        else if (a.causes & removedMask & roofBits)
+            duration = static_cast<int64_t>(static_cast<double>(duration) * double(a.roofFactor));
         else if (a.causes & removedMask)
             duration = 0;
         if (a.pinnedNs >= 0 && (removedMask & causeBit(Cause::PageableCopy)))

@@ -25,6 +25,7 @@ struct Activity
                              // may run concurrently): the replay keeps that offset
     uint16_t causes = 0;   // bit per Cause whose removal shortens it
     int64_t pinnedNs = -1; // duration from pinned memory, for pageable host-to-device copies
+    float roofFactor = 1;  // BelowRoof / UnfusedAttention: its target duration over its measured one
 };
 
 struct BlockingCall

@@ -1,5 +1,7 @@
 #include "core/analysis/summary.h"
 
+#include "core/analysis/tensor_cores.h"
+
 namespace kinetoscope::analysis {
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options)
@@ -22,7 +24,13 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     summary.memcpy = computeMemcpyTable(model);
     summary.memory = computeMemoryUsage(model, summary.steps);
     summary.modules = computeModuleTree(model);
-    summary.causal = buildCausalModel(model, summary.steps);
+    roofline::RooflineOptions rooflineOptions;
+    for (const Step& step : summary.steps.steps)
+        rooflineOptions.window.emplace_back(step.beginNs, step.endNs);
+    rooflineOptions.onMatrixUnits = isTensorCoreKernel;
+    summary.roofline = roofline::computeRoofline(model, rooflineOptions);
+    summary.roofGaps = roofGaps(summary.roofline, model);
+    summary.causal = buildCausalModel(model, summary.steps, &summary.roofGaps);
     if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
         summary.host = profileHost(model, summary.steps);  // what such a window has to tell
     return summary;

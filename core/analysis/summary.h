@@ -11,6 +11,7 @@
 #include "core/analysis/op_table.h"
 #include "core/analysis/step_model.h"
 #include "core/analysis/window.h"
+#include "core/roofline/roofline.h"
 
 namespace kinetoscope::analysis {
 
@@ -37,6 +38,9 @@ struct TraceSummary
     std::vector<MemcpyStats> memcpy;
     std::map<std::string, DeviceMemory> memory;
     ModuleTree modules;    // empty when the trace has no nn.Module spans
+    roofline::Roofline roofline;  // each catalogued op's and kernel's work against the
+                                  // device's roofs; its window figures are the steady steps'
+    RoofGaps roofGaps;     // the op groups the roofline finds below their roof
     CausalModel causal;    // the steady step's causal model: idle attribution and gains
     HostProfile host;      // where the loop thread's time goes per step: computed for a
                            // window without device activity (what it has to tell), else empty

@@ -5,6 +5,7 @@
 // Core kernels even when their names carry `xmma` or an `sm80_` prefix.
 #include "core/trace/trace_metadata.h"
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,13 @@ inline bool isTensorCoreKernel(std::string_view kernelName)
 // Is this CPU op one whose kernels can run on matrix units (GEMM, convolution, their
 // backward, fused attention)?
 bool isTensorCoreEligibleOp(std::string_view opName);
+
+// The dimensions that decide whether a GEMM or convolution can use Tensor Cores, from its
+// Input Dims as recorded ("[[32, 64, 56, 56], [64, 64, 3, 3], []]"): a GEMM's two matrices'
+// last two dims; a convolution's input channels, output channels and channels per group.
+std::vector<int64_t> tensorCoreDims(std::string_view opName, std::string_view inputShapes);
+// One of them is not a multiple of 8 (what 16-bit Tensor Core kernels need).
+bool misalignedForTensorCores(std::string_view opName, std::string_view inputShapes);
 
 // Does the device that ran these kernels have matrix units the rules can recommend?
 // NVIDIA from compute capability 7.0 (from deviceProperties, or architecture prefixes

@@ -104,11 +104,22 @@ private Q_SLOTS:
         // The cnn at 32x32 is launch-bound: replaying the step as a graph is the measured win.
         const json cnn32 = diagnose("cnn32");
         QCOMPARE(cnn32["findings"][0]["id"].get<std::string>(), std::string("cuda-graph-measured"));
-        // At 224x224 the GPU computes 97 % of the step, mostly batch norm: nothing above low.
+        // At 224x224 the GPU computes 97 % of the step. Its fp32 convolutions run at about a
+        // sixth of what their roof allows, with cuDNN transposing NCHW to NHWC and back around
+        // them (bf16, measured, does not help: neither precision nor bandwidth limits them):
+        // the roofline's finding leads, the fusible batch-norm chains follow, nothing is high.
         const json cnn224 = diagnose("cnn224");
-        QCOMPARE(cnn224["findings"][0]["id"].get<std::string>(), std::string("unfused-elementwise"));
-        for (const json& f : cnn224["findings"])
-            QCOMPARE(f["severity"].get<std::string>(), std::string("low"));
+        const json& roof = cnn224["findings"][0];
+        QCOMPARE(roof["id"].get<std::string>(), std::string("below-roofline"));
+        QVERIFY(roof["fix"].get<std::string>().find("channels_last") != std::string::npos);
+        QVERIFY(roof["explanation"].get<std::string>().find("NHWC") != std::string::npos);
+        QVERIFY(roof["evidence"]["figures"]["share_of_roof"].get<double>() < 0.25);
+        bool fusion = false;
+        for (const json& f : cnn224["findings"]) {
+            QVERIFY(f["severity"].get<std::string>() != "high");
+            fusion |= f["id"] == "unfused-elementwise";
+        }
+        QVERIFY(fusion);
 
         // The batch size that fits under 4 GiB, without and with checkpointing every block.
         const auto checkpoint = loadSession("checkpoint");

@@ -111,6 +111,8 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"optimizer-unfused", rules::optimizerUnfused},
         {"unstable-steps", rules::unstableSteps},
         {"unfused-elementwise", rules::unfusedElementwise},
+        {"below-roofline", rules::belowRoofline},
+        {"attention-unfused", rules::attentionUnfused},
         {"dataloader-bound (no device activity)", rules::hostOnlyDataLoader},
         {"random-data-in-loop", rules::randomDataInLoop},
         {"python-bound (no device activity)", rules::hostOnlyPython},

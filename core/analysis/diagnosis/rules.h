@@ -30,6 +30,9 @@ void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
 void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out);
+// From the roofline (rules_roofline.cpp).
+void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out);
+void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out);
 // Windows without device activity (rules_host.cpp): the host's story.
 void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out);
 void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out);

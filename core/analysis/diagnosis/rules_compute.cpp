@@ -35,62 +35,6 @@ bool hasTensorCores(const DiagnosisInput& in)
     return hasMatrixUnits(in.model.metadata(), trace::detectGpuVendor(in.model), names);
 }
 
-// Input Dims as written ("[[32, 64, 56, 56], [64, 64, 3, 3], []]") -> tensors' dims. A
-// dim of more digits than int64 holds saturates at kHugeDim (no real tensor comes close).
-std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
-{
-    constexpr int64_t kHugeDim = INT64_MAX / 10;
-    std::vector<std::vector<int64_t>> tensors;
-    int depth = 0;
-    int64_t number = 0;
-    bool inNumber = false;
-    for (char c : text) {
-        if (c >= '0' && c <= '9') {
-            number = number >= kHugeDim / 10 ? kHugeDim : number * 10 + (c - '0');
-            inNumber = true;
-            continue;
-        }
-        if (inNumber && depth == 2)
-            tensors.back().push_back(number);
-        inNumber = false;
-        number = 0;
-        if (c == '[') {
-            ++depth;
-            if (depth == 2)
-                tensors.emplace_back();
-        } else if (c == ']') {
-            --depth;
-        }
-    }
-    return tensors;
-}
-
-// The dimensions that decide whether a GEMM or convolution can use Tensor Cores.
-std::vector<int64_t> tensorCoreDims(std::string_view op, const std::vector<std::vector<int64_t>>& tensors)
-{
-    std::vector<int64_t> dims;
-    const bool conv = op.find("conv") != std::string_view::npos;
-    if (conv) {
-        if (!tensors.empty() && tensors[0].size() >= 2)
-            dims.push_back(tensors[0][1]);  // input channels
-        if (tensors.size() > 1 && tensors[1].size() >= 2) {
-            dims.push_back(tensors[1][0]);  // output channels
-            dims.push_back(tensors[1][1]);  // input channels per group
-        }
-        return dims;
-    }
-    int matrices = 0;
-    for (const auto& t : tensors) {
-        if (t.size() < 2)
-            continue;  // a bias or a scalar
-        dims.push_back(t[t.size() - 2]);
-        dims.push_back(t[t.size() - 1]);
-        if (++matrices == 2)
-            break;
-    }
-    return dims;
-}
-
 // The `Input type`s of a few GEMM/convolution ops in the judged steps (recorded with
 // record_shapes), read back from the trace: tensor dtypes only ("float", "c10::BFloat16").
 std::vector<std::string> eligibleInputTypes(const DiagnosisInput& in)
@@ -230,13 +174,8 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
     double misaligned = 0;
     std::vector<std::pair<double, std::string>> offenders;
     for (const OpStats& o : in.summary.ops.byNameAndShapes) {
-        if (!isTensorCoreEligibleOp(o.name) || o.selfDeviceNs <= 0 || o.inputShapes.empty())
-            continue;
-        std::vector<int64_t> bad;
-        for (int64_t d : tensorCoreDims(o.name, parseShapes(o.inputShapes)))
-            if (d > 1 && d % 8 != 0)
-                bad.push_back(d);
-        if (bad.empty())
+        if (!isTensorCoreEligibleOp(o.name) || o.selfDeviceNs <= 0 || o.inputShapes.empty() ||
+            !misalignedForTensorCores(o.name, o.inputShapes))
             continue;
         misaligned += static_cast<double>(o.selfDeviceNs);
         offenders.emplace_back(static_cast<double>(o.selfDeviceNs), o.name + " " + o.inputShapes);

@@ -1,0 +1,56 @@
+#pragma once
+// What the roofline says the device could do better: op groups whose kernels run far below
+// what their roof allows for their shape, and attention that does not run on a fused
+// kernel. The causal model shortens their kernels to a realistic share of the roof (its
+// gains), and the diagnosis names them (rules_roofline.cpp).
+#include "core/roofline/roofline.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace kinetoscope::analysis {
+
+enum class RoofGap : uint8_t {
+    None,
+    BelowRoof,         // a GEMM or convolution well under what its roof allows for its shape
+    UnfusedAttention,  // attention on separate GEMM and softmax kernels (the math path)
+};
+
+// The shares of the roof well-tuned libraries reach, by kind: cuBLAS and cuDNN on large
+// 16-bit GEMMs and convolutions, FlashAttention-2 on attention, a GEMV on a memory-bound
+// (skinny) GEMM, cuDNN on a memory-bound (few-channel) convolution, whose backward passes
+// re-read their inputs. A group is judged below its roof under half its target.
+inline constexpr double kComputeTargetShare = 0.6;
+inline constexpr double kAttentionTargetShare = 0.45;
+inline constexpr double kMemoryTargetShare = 0.7;
+inline constexpr double kMemoryConvolutionTargetShare = 0.5;
+// No kernel runs shorter than this however well tuned (launch and tail): a target never
+// goes below it. Nanoseconds.
+inline constexpr double kShortestKernelNs = 3000;
+// The output tile a GEMM kernel gives one SM (128 x 128): fewer tiles than SMs leave SMs idle.
+inline constexpr double kGemmTile = 128;
+
+struct RoofVerdict
+{
+    RoofGap gap = RoofGap::None;
+    double targetShare = 0;  // of the roof at its intensity, for its shape
+    double fill = 1;         // the share of the SMs its output tiles can occupy (GEMMs)
+    double factor = 1;       // its calls' target time over their measured time (< 1 with a gap)
+};
+
+// Does this kernel name say fused attention (FlashAttention, memory-efficient, cuDNN or
+// CK fmha, Triton attention)?
+bool isFusedAttentionKernel(std::string_view kernelName);
+
+// The verdict on one op group; `numSms` the device's (<= 0 when unknown: fill 1).
+// fp32 GEMMs off the matrix units and shapes misaligned for them are not judged here:
+// no-tensor-cores and tensor-core-misaligned own them.
+RoofVerdict judgeRoof(const roofline::OpRoofline& row, const roofline::Roofline& roofline, int numSms);
+
+// The groups with a gap, by (op name, input shapes).
+std::map<std::pair<std::string, std::string>, RoofVerdict> roofGaps(const roofline::Roofline& roofline,
+                                                                    const trace::TraceModel& model);
+
+}  // namespace kinetoscope::analysis

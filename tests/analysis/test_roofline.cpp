@@ -1,0 +1,310 @@
+// The roofline on traces whose answer is known (a bf16 GEMM loop on an H100 written here,
+// attention on the math path and on a fused kernel) and on every shared real trace:
+// what it rates, against which roof, that no figure is above a roof unflagged, and what
+// the diagnosis makes of it (below-roofline, attention-unfused, their causal gains).
+#ifndef Q_MOC_RUN
+#include "core/analysis/diagnosis/diagnosis.h"
+#include "core/analysis/summary.h"
+#include "core/trace/trace_loader.h"
+#include "tests/support/test_support.h"
+#endif
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+using namespace kinetoscope;
+using namespace kinetoscope::analysis;
+using namespace kinetoscope::roofline;
+
+namespace {
+
+constexpr int kSteps = 6;
+
+// One op call per line of `calls` per step, each launching its kernels back to back on one
+// stream of an H100 SXM (132 SMs); the host launches far ahead, so the GPU sets the pace.
+struct Call
+{
+    std::string op;
+    std::string dims;   // "Input Dims"
+    std::string types;  // "Input type"
+    std::string concrete;  // "Concrete Inputs", or ""
+    std::vector<std::pair<std::string, int64_t>> kernels;  // name, duration (us)
+};
+
+// Each step runs `calls` kRepeats times over (a window of so few activities would be too
+// sparse to judge).
+constexpr int kRepeats = 3;
+
+std::string loopTrace(const std::vector<Call>& calls)
+{
+    std::string events;
+    auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
+    int64_t host = 0, device = 100, correlation = 1, external = 1;
+    for (int step = 0; step < kSteps; ++step) {
+        const int64_t stepStart = host;
+        std::string stepEvents;
+        for (int repeat = 0; repeat < kRepeats; ++repeat)
+        for (const Call& c : calls) {
+            const int64_t id = external++;
+            std::string args = "\"External id\": " + std::to_string(id) + ", \"Input Dims\": " + c.dims +
+                               ", \"Input type\": " + c.types;
+            if (!c.concrete.empty())
+                args += ", \"Concrete Inputs\": " + c.concrete;
+            const int64_t opDur = 10 + 12 * int64_t(c.kernels.size());
+            add("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + c.op + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+                std::to_string(host) + ", \"dur\": " + std::to_string(opDur) + ", \"args\": {" + args + "}}");
+            int64_t t = host + 5;
+            for (const auto& [kernel, dur] : c.kernels) {
+                const int64_t corr = correlation++;
+                add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                    "\"ts\": " + std::to_string(t) + ", \"dur\": 8, \"args\": {\"External id\": " + std::to_string(id) +
+                    ", \"correlation\": " + std::to_string(corr) + "}}");
+                device = std::max(device, t + 13);
+                add("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + kernel + "\", \"pid\": 0, \"tid\": 7, \"ts\": " +
+                    std::to_string(device) + ", \"dur\": " + std::to_string(dur) + ", \"args\": {\"correlation\": " +
+                    std::to_string(corr) + ", \"device\": 0, \"stream\": 7}}");
+                device += dur + 2;
+                t += 12;
+            }
+            host += opDur + 2;
+        }
+        // The step waits for its work at its end (a loss read): the device sets the pace.
+        add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 1, \"tid\": 1, "
+            "\"ts\": " + std::to_string(host) + ", \"dur\": " + std::to_string(device + 3 - host) + "}");
+        host = device + 3 + 20;
+        add("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(step) +
+            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(stepStart) + ", \"dur\": " +
+            std::to_string(host - stepStart - 1) + "}");
+    }
+    return "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", "
+           "\"totalGlobalMem\": 85029158912, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
+           "\"traceEvents\": [\n" + events + "\n]}\n";
+}
+
+const char* kBf16Gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+                        "segment_k_off_kernel__5x_cublas";
+
+struct Analysed
+{
+    std::shared_ptr<const trace::TraceModel> model;
+    TraceSummary summary;
+    std::vector<Finding> findings;
+};
+
+Analysed analyse(const std::string& json)
+{
+    Analysed a;
+    trace::LoadResult loaded = trace::loadTraceText(json);
+    a.model = loaded.model;
+    if (!loaded.ok() || !a.model)
+        return a;
+    a.summary = summarize(*a.model);
+    a.findings = diagnose({*a.model, a.summary, Thresholds{}});
+    return a;
+}
+
+const Finding* findingOf(const Analysed& a, const std::string& id)
+{
+    for (const Finding& f : a.findings)
+        if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+const OpRoofline* rowOf(const Roofline& r, const std::string& name)
+{
+    for (const OpRoofline& o : r.ops)
+        if (o.name == name)
+            return &o;
+    return nullptr;
+}
+
+std::vector<std::filesystem::path> sharedTraces()
+{
+    std::vector<std::filesystem::path> files;
+    const std::filesystem::path root = KINETOSCOPE_SHARED_TRACES;
+    if (!std::filesystem::exists(root))
+        return files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz")))
+            files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+class TestRoofline : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    // The contract of summary --json: aten::mm [[M,K],[K,N]] does 2MKN FLOPs; aten::addmm
+    // with a 1-D or a 2-D bias too (the bias add is not counted); the H100's bf16 roof.
+    void gemmWorkAndRoof()
+    {
+        const Analysed a = analyse(loopTrace({
+            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 300}}},
+            {"aten::addmm", "[[512], [1024, 2048], [2048, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", "", {{kBf16Gemm, 40}}},
+            {"aten::addmm", "[[1024, 512], [1024, 2048], [2048, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", "", {{kBf16Gemm, 40}}},
+        }));
+        QVERIFY(a.model);
+        const Roofline& r = a.summary.roofline;
+        QVERIFY(r.peaks);
+        QCOMPARE(r.device, std::string("NVIDIA H100 80GB HBM3"));
+        QVERIFY(!r.peaks->estimated);
+        const OpRoofline* mm = rowOf(r, "aten::mm");
+        QVERIFY(mm);
+        QCOMPARE(mm->calls, int64_t(kSteps * kRepeats));
+        QCOMPARE(mm->flopsPerCall, 2.0 * 4096 * 4096 * 4096);
+        QCOMPARE(mm->bytesPerCall, 3.0 * 4096 * 4096 * 2);
+        QCOMPARE(mm->precision, Precision::Bf16);
+        QCOMPARE(mm->rating.roofs.tflops, r.peaks->fp16Tflops);
+        QCOMPARE(mm->rating.bound, Bound::Compute);
+        QVERIFY(std::fabs(mm->rating.achievedTflops - 2.0 * 4096 * 4096 * 4096 / 300e-6 / 1e12) < 1e-6);
+        QVERIFY(mm->rating.shareOfRoof > 0.3 && mm->rating.shareOfRoof < 0.6);
+        QVERIFY(!mm->rating.abovePeak);
+        int addmms = 0;
+        for (const OpRoofline& o : r.ops)
+            if (o.name == "aten::addmm") {
+                ++addmms;
+                QCOMPARE(o.flopsPerCall, 2.0 * 1024 * 2048 * 512);
+            }
+        QCOMPARE(addmms, 2);
+        // A kernel that is its call's only kernel carries the call's work.
+        QVERIFY(!r.kernels.empty());
+        QCOMPARE(r.kernels.front().name, std::string(kBf16Gemm));
+        QCOMPARE(r.kernels.front().ratedCalls, int64_t(3 * kSteps * kRepeats));
+    }
+
+    // A bf16 GEMM at a seventh of its roof, on a GPU that sets the pace: below-roofline,
+    // with the causal gain of the kernels at 60 % of the roof.
+    void gemmFarBelowItsRoof()
+    {
+        const Analysed a = analyse(loopTrace({
+            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1000}}},
+            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1000}}},
+        }));
+        QVERIFY(a.model);
+        const Finding* f = findingOf(a, "below-roofline");
+        QVERIFY(f);
+        QCOMPARE(a.findings.front().id, std::string("below-roofline"));
+        const OpRoofline* mm = rowOf(a.summary.roofline, "aten::mm");
+        QVERIFY(mm);
+        // Each 1 ms call would take flops / (60 % of the bf16 roof).
+        const double targetUs = mm->flopsPerCall / (kComputeTargetShare * a.summary.roofline.peaks->fp16Tflops * 1e12) * 1e6;
+        const double plantedUs = 2 * kRepeats * (1000 - targetUs);
+        QVERIFY2(std::fabs(f->estimatedGainNs / 1e3 - plantedUs) < 0.1 * plantedUs,
+                 qPrintable(QStringLiteral("gain %1 us, planted %2 us").arg(f->estimatedGainNs / 1e3).arg(plantedUs)));
+        QVERIFY(f->evidence.ops.front().event.valid());
+        QVERIFY(f->evidence.ops.front().name.starts_with("aten::mm [[4096, 4096]"));
+        QCOMPARE(f->evidence.kernels.front().name, std::string(kBf16Gemm));
+        // The same GEMM near its roof is not a finding.
+        const Analysed good = analyse(loopTrace({
+            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 220}}},
+        }));
+        QVERIFY(!findingOf(good, "below-roofline"));
+    }
+
+    // A small GEMM cannot fill 132 SMs: it is judged at the share its tiles can fill, and
+    // one that runs about as fast as that allows is not a finding.
+    void smallGemmJudgedByWhatItCanFill()
+    {
+        // 256 x 256 output: 4 tiles of 128 x 128 for 132 SMs; 2 x 256 x 4096 x 256 FLOPs.
+        const Analysed a = analyse(loopTrace({
+            {"aten::mm", "[[256, 4096], [4096, 256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 30}}},
+            {"aten::mm", "[[8192, 8192], [8192, 8192]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1900}}},
+        }));
+        QVERIFY(a.model);
+        const auto gap = a.summary.roofGaps.find({"aten::mm", "[[256, 4096], [4096, 256]]"});
+        QVERIFY(gap == a.summary.roofGaps.end());
+        QVERIFY(!findingOf(a, "below-roofline"));
+    }
+
+    // Attention on the math path (GEMM and softmax kernels) against the same call on a
+    // fused kernel: only the first is attention-unfused.
+    void attentionOffAFusedKernel()
+    {
+        const std::string dims = "[[8, 16, 2048, 64], [8, 16, 2048, 64], [8, 16, 2048, 64], [], [], [], [], []]";
+        const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]";
+        const std::string concrete = "[\"\", \"\", \"\", \"\", \"0.\", \"False\", \"\", \"False\"]";
+        const Analysed math = analyse(loopTrace({{"aten::scaled_dot_product_attention", dims, types, concrete,
+                                                  {{kBf16Gemm, 700}, {"softmax_warp_forward", 900}, {kBf16Gemm, 700}}}}));
+        QVERIFY(math.model);
+        const OpRoofline* row = rowOf(math.summary.roofline, "aten::scaled_dot_product_attention");
+        QVERIFY(row);
+        QCOMPARE(row->kind, OpKind::Attention);
+        QCOMPARE(row->flopsPerCall, 4.0 * 8 * 16 * 2048 * 2048 * 64);
+        const Finding* f = findingOf(math, "attention-unfused");
+        QVERIFY(f);
+        QVERIFY(f->estimatedGainNs > 0);
+        QVERIFY(f->snippet.find("sdpa_kernel") != std::string::npos);
+        QVERIFY(!findingOf(math, "below-roofline"));  // its time is attention-unfused's alone
+        const Analysed fused = analyse(loopTrace({{"aten::scaled_dot_product_attention", dims, types, concrete,
+                                                   {{"flash_fwd_kernel", 900}}}}));
+        QVERIFY(fused.model);
+        QVERIFY(!findingOf(fused, "attention-unfused"));
+    }
+
+    // fp32 on a Tensor Core GPU is no-tensor-cores' finding, not below-roofline's: one
+    // cause, one finding.
+    void fp32OffTensorCoresIsNotBelowRoofline()
+    {
+        const Analysed a = analyse(loopTrace({
+            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"float\", \"float\"]", "", {{"ampere_sgemm_128x64_tn", 6000}}},
+        }));
+        QVERIFY(a.model);
+        const OpRoofline* mm = rowOf(a.summary.roofline, "aten::mm");
+        QVERIFY(mm);
+        QCOMPARE(mm->rating.roofs.tflops, a.summary.roofline.peaks->fp32Tflops);
+        QVERIFY(!findingOf(a, "below-roofline"));
+        QVERIFY(findingOf(a, "no-tensor-cores"));
+    }
+
+    // Every shared real trace: the rated time is part of the kernel time; every figure
+    // with a roof is under it or flagged; and the flagged time is small (a model off by 2x
+    // would push whole op kinds over their roofs).
+    void realTracesStayUnderTheirRoofs()
+    {
+        const auto files = sharedTraces();
+        if (files.empty())
+            QSKIP("no shared traces beside the repository");
+        double rated = 0, flagged = 0;
+        int withPeaks = 0, withRatedOps = 0;
+        for (const auto& path : files) {
+            trace::LoadResult loaded = trace::loadTraceFile(path);
+            if (!loaded.model)
+                continue;
+            const TraceSummary s = summarize(*loaded.model);
+            const Roofline& r = s.roofline;
+            QVERIFY2(r.ratedNs <= r.chargedNs && r.chargedNs <= r.kernelNs, qPrintable(QString::fromStdString(path.string())));
+            withPeaks += r.peaks.has_value();
+            withRatedOps += r.ratedNs > 0;
+            for (const OpRoofline& o : r.ops) {
+                if (!o.modelled())
+                    continue;
+                QVERIFY(o.flopsPerCall >= 0 && o.bytesPerCall >= 0);
+                const bool above = (o.rating.roofs.tflops > 0 && o.rating.achievedTflops > o.rating.roofs.tflops) ||
+                                   (o.rating.roofs.gbps > 0 && o.rating.achievedGbps > o.rating.roofs.gbps);
+                QCOMPARE(o.rating.abovePeak, above);
+                QCOMPARE(o.note.empty(), !above);
+                rated += double(o.deviceNs);
+                flagged += above ? double(o.deviceNs) : 0;
+                if (above)
+                    qInfo().noquote() << QString::fromStdString(path.filename().string() + ": " + o.name + " " +
+                                                                o.inputShapes + " -- " + o.note);
+            }
+        }
+        QVERIFY(withPeaks >= 20);
+        QVERIFY(withRatedOps >= 10);
+        QVERIFY2(flagged < 0.05 * rated, qPrintable(QStringLiteral("%1 of %2 ms above a roof").arg(flagged / 1e6).arg(rated / 1e6)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRoofline)
+#include "test_roofline.moc"
