@@ -1,5 +1,7 @@
 #include "app/cli/summary_report.h"
 
+#include "app/cli/roofline_report.h"
+
 #include "core/format/format.h"
 
 #include <nlohmann/json.hpp>
@@ -371,6 +373,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         {"top_kernels_by_op", kernelRows(s.kernelsByOp)},
         {"top_kernels_by_launch_config", kernelRows(s.kernelsByLaunch)},
         {"tensor_cores", tensorCores},
+        {"roofline", rooflineJson(s.roofline, options.topRows)},
         {"memcpy", memcpy},
         {"memory", memory},
         {"modules", modulesJson(s.modules)},
@@ -489,6 +492,8 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             << format::padLeft(format::duration(k.meanNs()), 10)
             << (k.unit == MatrixUnit::TensorCore ? "  TC" : k.unit == MatrixUnit::Simt ? "  SIMT" : "") << "\n";
     }
+    if (!s.roofline.empty() || s.roofline.peaks)
+        out << rooflineText(s.roofline, options.topRows / 2);
     if (!s.memory.empty()) {
         out << "\nMemory\n";
         for (const auto& [device, d] : s.memory) {

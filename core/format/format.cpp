@@ -150,6 +150,32 @@ std::string byteRate(double bytesPerSecond)
     return text == kNotAvailable ? text : text + "/s";
 }
 
+namespace {
+
+// Decimal prefixes for rates stated the way vendors state peaks: "312 TFLOP/s", "3.35 TB/s".
+std::string decimalRate(double perSecond, std::string_view unit)
+{
+    if (!std::isfinite(perSecond) || perSecond < 0)
+        return kNotAvailable;
+    static constexpr std::pair<double, const char*> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    for (const auto& [scale, prefix] : kPrefixes)
+        if (perSecond >= scale * 0.9995)
+            return number(perSecond / scale) + " " + prefix + std::string(unit) + "/s";
+    return number(perSecond) + " " + std::string(unit) + "/s";
+}
+
+}  // namespace
+
+std::string flopRate(double flopsPerSecond)
+{
+    return decimalRate(flopsPerSecond, "FLOP");
+}
+
+std::string bandwidth(double bytesPerSecond)
+{
+    return decimalRate(bytesPerSecond, "B");
+}
+
 std::string percent(double fraction)
 {
     if (!std::isfinite(fraction))

@@ -41,6 +41,11 @@ std::string byteRate(double bytesPerSecond);
 // GiB for axes and columns that pick one unit.
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// Rates in decimal units, as datasheets state peaks: flopRate(3.12e14) is "312 TFLOP/s",
+// bandwidth(3.35e12) is "3.35 TB/s" (bytes: 1 GB/s = 1e9 B/s, unlike byteRate's GiB/s).
+std::string flopRate(double flopsPerSecond);
+std::string bandwidth(double bytesPerSecond);
+
 // A share given as a fraction (0.333): "33.3 %".
 std::string percent(double fraction);
 // A ratio: "1.85×", "12.3×".
