@@ -64,6 +64,27 @@ json deltasJson(const std::vector<Delta>& rows, bool withDetail)
     return out;
 }
 
+json readingJson(const std::optional<EfficiencyDelta::Reading>& r)
+{
+    if (!r)
+        return nullptr;
+    return {{"dtype", r->dtype},
+            {"device_time_per_step_us", us(r->deviceNsPerStep)},
+            {"achieved_tflops", r->achievedTflops},
+            {"achieved_gbps", r->achievedGbps},
+            {"share_of_roof", r->shareOfRoof ? json(*r->shareOfRoof) : json(nullptr)},
+            {"bound", r->bound}};
+}
+
+json efficiencyJson(const std::vector<EfficiencyDelta>& rows)
+{
+    json out = json::array();
+    for (const EfficiencyDelta& d : rows)
+        out.push_back({{"name", d.name}, {"input_shapes", d.inputShapes}, {"before", readingJson(d.before)},
+                       {"after", readingJson(d.after)}});
+    return out;
+}
+
 json figuresJson(const std::vector<LabComparison::Figure>& figures)
 {
     json out = json::array();
@@ -134,6 +155,7 @@ json comparisonJson(const Comparison& c)
     j["causes"] = causes;
     j["kernels"] = deltasJson(c.kernels, false);
     j["ops"] = deltasJson(c.ops, true);
+    j["efficiency"] = efficiencyJson(c.efficiency);
     j["copies"] = deltasJson(c.copies, false);
     json memory = json::array();
     for (const MemoryDelta& m : c.memory)
@@ -176,6 +198,19 @@ std::string comparisonText(const Comparison& c)
     for (const Delta& d : c.breakdown)
         out << "  " << d.name << ": " << format::duration(d.beforeNs) << " → " << format::duration(d.afterNs) << " ("
             << format::durationChange(d.deltaNs()) << ")\n";
+    if (!c.efficiency.empty()) {
+        out << "\nkernel efficiency (before → after):\n";
+        for (const EfficiencyDelta& d : c.efficiency) {
+            auto side = [](const std::optional<EfficiencyDelta::Reading>& r) {
+                if (!r)
+                    return std::string("not run");
+                return r->dtype + " " + format::flopRate(r->achievedTflops * 1e12) +
+                       (r->shareOfRoof ? " (" + format::percent(*r->shareOfRoof) + " of roof)" : std::string());
+            };
+            out << "  " << format::clip(d.name + " " + d.inputShapes, 60) << ": " << side(d.before) << " → "
+                << side(d.after) << "\n";
+        }
+    }
     if (!c.findings.empty()) {
         out << "\nfindings:\n";
         for (const FindingChange& f : c.findings)

@@ -557,6 +557,8 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
         d.status = std::fabs(d.deltaNs()) >= threshold ? Delta::Status::Changed : Delta::Status::Same;
     c.kernels = diffRows(kernelRows(a), kernelRows(b), threshold);
     c.copies = diffRows(copyRows(a), copyRows(b), threshold);
+    c.efficiency = compareEfficiency(a.doc->summary.roofline, double(a.steadySteps), b.doc->summary.roofline,
+                                     double(b.steadySteps));
     c.ops = diffRows(opRows(a, shapesOnBothSides), opRows(b, shapesOnBothSides), threshold);
     c.opsByShapes = shapesOnBothSides;
     c.memory = memoryRows(a, b);

@@ -9,6 +9,7 @@
 // the window classification the diagnosis uses) are the samples; their order and count
 // need not match.
 #include "core/analysis/breakdown.h"
+#include "core/compare/efficiency_change.h"
 #include "core/compare/lab_comparison.h"
 #include "core/compare/run_identity.h"
 #include "core/compare/step_change.h"
@@ -118,6 +119,7 @@ struct Comparison
     std::vector<Delta> ops;        // by name and input shapes (by name when a side has none)
     bool opsByShapes = false;      // which of the two
     std::vector<Delta> copies;     // memcpy and memset kinds
+    std::vector<EfficiencyDelta> efficiency;  // the costliest op groups' roofline readings
     std::vector<MemoryDelta> memory;
     std::vector<FindingChange> findings;  // resolved, new, persisting; each by gain
     double kernelBeforeNs = 0.0, kernelAfterNs = 0.0;  // summed kernel time per step

@@ -161,6 +161,36 @@ void table(std::ostringstream& out, const char* title, const char* column, const
     out << "; the rest are within 0.5 % of the step.\n";
 }
 
+std::string readingCell(const std::optional<EfficiencyDelta::Reading>& r)
+{
+    if (!r)
+        return "not run";
+    std::string text = r->dtype + ", " + format::flopRate(r->achievedTflops * 1e12) + ", " +
+                       format::bandwidth(r->achievedGbps * 1e9);
+    if (r->shareOfRoof)
+        text += ", " + format::percent(*r->shareOfRoof) + " of its roof (" + r->bound + "-bound)";
+    return text + "; " + format::duration(r->deviceNsPerStep) + " per step";
+}
+
+void efficiency(std::ostringstream& out, const Comparison& c)
+{
+    out << "\n## Kernel efficiency of the costliest op groups\n\n";
+    if (c.efficiency.empty()) {
+        out << "No op group with a work model on either side (record_shapes=True records what it needs).\n";
+        return;
+    }
+    out << "| op | input shapes | before | after | share of roof |\n|---|---|---|---|---|\n";
+    for (const EfficiencyDelta& d : c.efficiency) {
+        std::string moved = "n/a";
+        if (d.before && d.after && d.before->shareOfRoof && d.after->shareOfRoof)
+            moved = std::fabs(*d.after->shareOfRoof - *d.before->shareOfRoof) < kEfficiencyUnchanged
+                        ? "unchanged"
+                        : format::percent(*d.before->shareOfRoof) + " → " + format::percent(*d.after->shareOfRoof);
+        out << "| `" << cell(d.name) << "` | " << cell(format::clip(d.inputShapes, 60)) << " | "
+            << cell(readingCell(d.before)) << " | " << cell(readingCell(d.after)) << " | " << moved << " |\n";
+    }
+}
+
 void memory(std::ostringstream& out, const Comparison& c)
 {
     out << "\n## Memory peaks\n\n";
@@ -285,6 +315,7 @@ std::string comparisonMarkdown(const Comparison& c)
     table(out, c.opsByShapes ? "Ops per step (host time, by name and input shapes)" : "Ops per step (host time)",
           "op", c.ops, true);
     table(out, "Copies and memsets per step", "kind", c.copies, false);
+    efficiency(out, c);
     memory(out, c);
     findings(out, c);
     lab(out, c);
