@@ -6,12 +6,15 @@
 #include "widgets/memory_page.h"
 #include "widgets/module_view.h"
 #include "widgets/overview_view.h"
+#include "widgets/roofline/roofline_panel.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/utilization_chart.h"
 
 #include <QComboBox>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -27,7 +30,9 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_overview->setTrace(t);
     m_findings->setFindings(t.findings);
     m_opModel->setTables(t.summary.ops);
+    m_opModel->setRoofline(t.summary.roofline);
     m_kernelModel->setKernels(t.summary.kernels);
+    m_kernelModel->setRoofline(t.summary.roofline);
     m_operators = new TableView(m_opModel, OpTableModel::DeviceTotal, this);
     m_operators->table()->setColumnHidden(OpTableModel::Shapes, true);
     m_operators->table()->setColumnHidden(OpTableModel::Source, true);
@@ -65,7 +70,16 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
 
     addTab(m_overview, tr("&Overview"));
     addTab(m_findings, tr("&Diagnosis"));
-    addTab(m_operators, tr("O&perators"));
+    // The roofline beside the table: each op group's achieved rate against the device's roofs.
+    auto* operatorsPage = new QSplitter(Qt::Horizontal, this);
+    operatorsPage->addWidget(m_operators);
+    m_roofline = new RooflinePanel(operatorsPage);
+    m_roofline->setRoofline(t.summary.roofline);
+    operatorsPage->addWidget(m_roofline);
+    operatorsPage->setStretchFactor(0, 3);
+    operatorsPage->setStretchFactor(1, 2);
+    connect(m_roofline, &RooflinePanel::opClicked, this, [this](size_t op) { selectOpGroup(op); });
+    addTab(operatorsPage, tr("O&perators"));
     addTab(m_kernels, tr("&Kernels"));
     addTab(m_memoryPage, tr("&Memory"));
     // Built on the loading worker when the app opened it; here for a document opened without.
@@ -151,6 +165,32 @@ void DocumentView::showEvidenceInTimeline(const analysis::Finding& finding)
                 m_timeline->revealEvent(t.event);
                 return;
             }
+}
+
+bool DocumentView::selectOpGroup(size_t opIndex)
+{
+    const auto& ops = m_trace->summary.roofline.ops;
+    if (opIndex >= ops.size())
+        return false;
+    const roofline::OpRoofline& op = ops[opIndex];
+    if (m_opGroups && m_opModel->canGroupBy(OpTableModel::Grouping::InputShapes))
+        for (int i = 0; i < m_opGroups->count(); ++i)
+            if (m_opGroups->itemText(i) == tr("name and input shapes"))
+                m_opGroups->setCurrentIndex(i);
+    setCurrentIndex(Operators);
+    m_operators->setFilter(QString::fromStdString(op.name));
+    const bool byShapes = m_opModel->grouping() == OpTableModel::Grouping::InputShapes;
+    QSortFilterProxyModel* proxy = m_operators->proxy();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+        if (proxy->index(row, OpTableModel::Name).data().toString().toStdString() != op.name)
+            continue;
+        if (byShapes && proxy->index(row, OpTableModel::Shapes).data().toString().toStdString() != op.inputShapes)
+            continue;
+        m_operators->table()->selectRow(row);
+        m_operators->table()->scrollTo(proxy->index(row, 0));
+        return true;
+    }
+    return false;
 }
 
 bool DocumentView::showInTimeline(const QString& name, bool gpuActivity)

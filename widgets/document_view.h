@@ -21,6 +21,7 @@ class MemoryPage;
 class ModuleView;
 class TimelinePage;
 class LiveRunView;
+class RooflinePanel;
 
 class DocumentView : public QTabWidget
 {
@@ -41,6 +42,7 @@ public:
     MemoryPage* memoryPage() const { return m_memoryPage; }
     ModuleView* modules() const { return m_modules; }
     TimelinePage* timeline() const { return m_timeline; }
+    RooflinePanel* roofline() const { return m_roofline; }  // beside the Operators table
     LiveRunView* lab() const { return m_lab; }  // null unless the document is a lab session
     OpTableModel* opModel() const { return m_opModel; }
     KernelTableModel* kernelModel() const { return m_kernelModel; }
@@ -55,6 +57,9 @@ public:
     void showEvidenceInTimeline(const analysis::Finding& finding);
     // The Timeline page at the longest slice of this op (or GPU activity) name.
     bool showInTimeline(const QString& name, bool gpuActivity);
+    // The Operators row of a roofline op group (grouped by input shapes where the trace
+    // has them), selected and scrolled to; false when no row shows it.
+    bool selectOpGroup(size_t opIndex);
 
 private:
     std::shared_ptr<const document::Document> m_trace;
@@ -64,6 +69,7 @@ private:
     KernelTableModel* m_kernelModel;
     TableView* m_operators;
     TableView* m_kernels;
+    RooflinePanel* m_roofline = nullptr;
     QComboBox* m_kernelGroups = nullptr;
     QComboBox* m_opGroups = nullptr;
     MemoryChart* m_memory;

@@ -42,6 +42,13 @@ void OpTableModel::setTables(const analysis::OpTables& tables)
     endResetModel();
 }
 
+void OpTableModel::setRoofline(const roofline::Roofline& roofline)
+{
+    beginResetModel();
+    m_roofline.set(roofline);
+    endResetModel();
+}
+
 void OpTableModel::setGrouping(Grouping grouping)
 {
     if (!canGroupBy(grouping))
@@ -86,6 +93,11 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     const analysis::OpStats& o = rows()[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (index.column() >= Tflops) {
+        const RooflineFigures* figures =
+            m_grouping == Grouping::InputShapes ? m_roofline.op(o.name, o.inputShapes) : m_roofline.opName(o.name);
+        return rooflineCell(figures, RooflineColumn(index.column() - Tflops), role);
+    }
     if (role == Qt::ToolTipRole && index.column() == Source && !o.stack.empty()) {
         // The frames the row groups on, innermost first.
         QStringList frames;
@@ -143,6 +155,10 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
         "The share of its device total spent in Tensor Core kernels."};
     if (section < 0 || section >= ColumnCount)
         return {};
+    if (section >= Tflops)
+        return role == Qt::DisplayRole   ? QVariant(rooflineHeader(RooflineColumn(section - Tflops)))
+               : role == Qt::ToolTipRole ? QVariant(rooflineHeaderTip(RooflineColumn(section - Tflops)))
+                                         : QVariant();
     if (role == Qt::DisplayRole)
         return QString::fromLatin1(names[section]);
     if (role == Qt::ToolTipRole)
@@ -156,6 +172,13 @@ void KernelTableModel::setKernels(std::vector<analysis::KernelStats> kernels)
 {
     beginResetModel();
     m_kernels = std::move(kernels);
+    endResetModel();
+}
+
+void KernelTableModel::setRoofline(const roofline::Roofline& roofline)
+{
+    beginResetModel();
+    m_roofline.set(roofline);
     endResetModel();
 }
 
@@ -176,6 +199,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
     const analysis::KernelStats& k = m_kernels[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return index.column() != Name && index.column() != Op ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (index.column() >= Tflops)
+        return rooflineCell(m_roofline.kernel(k.name), RooflineColumn(index.column() - Tflops), role);
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(k.name);
     if (role != Qt::DisplayRole && role != Qt::UserRole)
@@ -226,6 +251,10 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; blank when the name "
         "does not tell.",
         "The op that launched most of its time (grouped by op: the op)."};
+    if (section >= Tflops)
+        return role == Qt::DisplayRole   ? QVariant(rooflineHeader(RooflineColumn(section - Tflops)))
+               : role == Qt::ToolTipRole ? QVariant(rooflineHeaderTip(RooflineColumn(section - Tflops)))
+                                         : QVariant();
     if (role == Qt::DisplayRole)
         return QString::fromUtf8(names[section]);
     if (role == Qt::ToolTipRole)

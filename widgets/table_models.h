@@ -5,6 +5,7 @@
 #include "core/analysis/kernel_table.h"
 #include "core/analysis/memory_usage.h"
 #include "core/analysis/op_table.h"
+#include "widgets/roofline/roofline_columns.h"
 
 #include <QAbstractTableModel>
 
@@ -16,11 +17,13 @@ class OpTableModel : public QAbstractTableModel
 public:
     enum Column {
         Name, Shapes, Source, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice,
-        TensorCoreEligible, TensorCoreShare, ColumnCount
+        TensorCoreEligible, TensorCoreShare, Tflops, Gbps, Intensity, Bound, OfRoof, ColumnCount
     };
     enum class Grouping { Name, InputShapes, Stack };
     explicit OpTableModel(QObject* parent = nullptr);
     void setTables(const analysis::OpTables& tables);
+    // The roofline's figures per row: by name and shapes when grouped so, else by name.
+    void setRoofline(const roofline::Roofline& roofline);
     // Falls back to Name when the trace has no shapes (or no Python frames) to group by.
     void setGrouping(Grouping grouping);
     Grouping grouping() const { return m_grouping; }
@@ -36,6 +39,7 @@ public:
 private:
     const std::vector<analysis::OpStats>& rows() const;
     analysis::OpTables m_tables;
+    RooflineLookup m_roofline;
     Grouping m_grouping = Grouping::Name;
 };
 
@@ -45,10 +49,11 @@ class KernelTableModel : public QAbstractTableModel
 public:
     enum Column {
         Name, Calls, Total, Mean, Min, Max, Grid, Block, Registers, SharedMemory, BlocksPerSm, Occupancy,
-        TensorCore, Op, ColumnCount
+        TensorCore, Op, Tflops, Gbps, Intensity, Bound, OfRoof, ColumnCount
     };
     explicit KernelTableModel(QObject* parent = nullptr);
     void setKernels(std::vector<analysis::KernelStats> kernels);
+    void setRoofline(const roofline::Roofline& roofline);  // figures per kernel name
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -57,6 +62,7 @@ public:
 
 private:
     std::vector<analysis::KernelStats> m_kernels;
+    RooflineLookup m_roofline;
 };
 
 // The TensorBoard plugin's memory table for one device: per op, allocations, bytes

@@ -14,6 +14,8 @@
 #include "widgets/overview_view.h"
 #include "widgets/plot_export.h"
 #include "widgets/report.h"
+#include "widgets/roofline/roofline_panel.h"
+#include "widgets/roofline/roofline_plot.h"
 #include "widgets/snapshot/allocation_chart.h"
 #include "widgets/snapshot/snapshot_tables.h"
 #include "widgets/snapshot/snapshot_view.h"
@@ -248,6 +250,60 @@ private Q_SLOTS:
         QVERIFY(view.operators()->visibleRows() > 0);
         for (int r = 0; r < proxy->rowCount(); ++r)
             QVERIFY(proxy->index(r, 0).data().toString().contains(QStringLiteral("conv"), Qt::CaseInsensitive));
+    }
+
+    // The Operators page's roofline on a real MI300X run: a dot per rated op group under the
+    // device's roofs; clicking the costliest one selects its row (grouped by input shapes)
+    // and lists its kernels; the tables' roofline columns read the same figures.
+    void theRooflineLeadsFromADotToItsRowAndKernels()
+    {
+        const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
+        widgets::DocumentView view(trace);
+        view.resize(1400, 900);
+        view.setCurrentIndex(widgets::DocumentView::Operators);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const roofline::Roofline& r = trace->summary.roofline;
+        QVERIFY(r.peaks && r.peaks->model == "MI300X");
+        widgets::RooflinePanel* panel = view.roofline();
+        QVERIFY(panel);
+        QVERIFY(panel->caption().contains(QStringLiteral("MI300X")));
+        widgets::RooflinePlot* plot = panel->plot();
+        int rated = 0;
+        for (const roofline::OpRoofline& o : r.ops)
+            rated += o.modelled() && o.rating.intensity > 0 && o.rating.achievedTflops > 0;
+        QCOMPARE(plot->dotCount(), std::min(rated, widgets::RooflinePlot::kMaxDots));
+        QVERIFY(plot->roofCount() >= 2);  // bf16 matrix units and the fp32 vector units
+        // The first dot is the costliest rated group; a click on it selects its row.
+        const size_t op = plot->opOfDot(0);
+        const roofline::OpRoofline& group = r.ops[op];
+        const QPointF at = plot->dotPosition(0);
+        QVERIFY(plot->rect().contains(at.toPoint()));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at.toPoint());
+        QCOMPARE(view.currentIndex(), int(widgets::DocumentView::Operators));
+        QCOMPARE(view.opModel()->grouping(), widgets::OpTableModel::Grouping::InputShapes);
+        const QModelIndexList selected = view.operators()->table()->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QSortFilterProxyModel* proxy = view.operators()->proxy();
+        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Name).data().toString().toStdString(), group.name);
+        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Shapes).data().toString().toStdString(),
+                 group.inputShapes);
+        // Its figures in the table: the raw TFLOP/s is the roofline's.
+        const double tflops = proxy->index(selected.front().row(), widgets::OpTableModel::Tflops).data(Qt::UserRole).toDouble();
+        QVERIFY(std::fabs(tflops - group.rating.achievedTflops) < 1e-9 * std::max(1.0, tflops));
+        QVERIFY(!proxy->index(selected.front().row(), widgets::OpTableModel::OfRoof).data().toString().isEmpty());
+        // Under the plot: the group and its kernels.
+        QVERIFY(!group.kernels.empty());
+        const QString kernel = QString::fromStdString(group.kernels.front().first).left(40).toHtmlEscaped();
+        QVERIFY2(panel->selection().contains(kernel), qPrintable(panel->selection()));
+        // The Kernels page rates the kernels that were their call's only kernel.
+        widgets::KernelTableModel* kernels = view.kernelModel();
+        int ratedKernels = 0;
+        for (int row = 0; row < kernels->rowCount(); ++row)
+            ratedKernels += kernels->index(row, widgets::KernelTableModel::Tflops).data(Qt::UserRole).toDouble() >= 0;
+        QCOMPARE(ratedKernels, int(r.kernels.size()));
+        QCOMPARE(kernels->headerData(widgets::KernelTableModel::Bound, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QStringLiteral("Bound"));
     }
 
     void showsTheModuleTreeAndItsFlameGraph()
