@@ -79,6 +79,40 @@ private Q_SLOTS:
 
     // The module hierarchy, depth first, and its lines in the text (figures checked by
     // hand in test_modules).
+    // The "roofline" contract on a real B200 training step: the device and its peaks, and
+    // for every GEMM row FLOPs per call of 2·M·K·N read from its own input shapes.
+    void printsTheRooflineContract()
+    {
+        const Run run = runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"), "--json"});
+        QCOMPARE(run.code, 0);
+        const json r = json::parse(run.out)["roofline"];
+        QCOMPARE(r["device"].get<std::string>(), std::string("NVIDIA B200"));
+        QCOMPARE(r["peaks"]["model"].get<std::string>(), std::string("B200"));
+        QVERIFY(r["peaks"]["fp16_bf16_tflops"].get<double>() > 2000);
+        QVERIFY(r["peaks"]["memory_gbps"].get<double>() > 7000);
+        QVERIFY(r["rated_time_us"].get<double>() <= r["kernel_time_us"].get<double>());
+        int gemms = 0;
+        for (const json& op : r["ops"]) {
+            for (const char* key : {"name", "input_shapes", "dtype", "calls", "flops_per_call", "bytes_per_call",
+                                    "device_time_us", "achieved_tflops", "achieved_gbps", "peak_tflops", "peak_gbps",
+                                    "bound"})
+                QVERIFY2(op.contains(key), key);
+            const std::string name = op["name"];
+            if ((name != "aten::mm" && name != "aten::addmm") || op["flops_per_call"].is_null())
+                continue;
+            const json shapes = json::parse(op["input_shapes"].get<std::string>());
+            const json& a = shapes[name == "aten::mm" ? 0 : 1];
+            const json& b = shapes[name == "aten::mm" ? 1 : 2];
+            const double m = a[0], k = a[1], n = b[1];
+            QCOMPARE(op["flops_per_call"].get<double>(), 2 * m * k * n);
+            QVERIFY(op["achieved_tflops"].get<double>() <= op["peak_tflops"].get<double>());
+            ++gemms;
+        }
+        QVERIFY(gemms >= 3);
+        const Run text = runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz")});
+        QVERIFY(text.out.find("Kernel efficiency (roofline)") != std::string::npos);
+    }
+
     void listsTheModules()
     {
         const std::string file = sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");

@@ -177,6 +177,24 @@ private Q_SLOTS:
         QVERIFY2(c.verdictLine.starts_with("Different hardware ("), c.verdictLine.c_str());
         QVERIFY(c.changeLine.starts_with("Kernels +"));
         QCOMPARE(c.verdict().verdict, Verdict::Slower);
+        // Kernel efficiency of the costliest op groups, each side against its own roof: the
+        // same fp32 GEMM is a TF32 kernel at a fifth of the A100's roof and a SIMT one near
+        // the V100's fp32 peak.
+        QVERIFY(c.efficiency.size() >= 5);
+        auto cost = [](const EfficiencyDelta& d) {
+            return std::max(d.before ? d.before->deviceNsPerStep : 0.0, d.after ? d.after->deviceNsPerStep : 0.0);
+        };
+        for (size_t i = 1; i < c.efficiency.size(); ++i)
+            QVERIFY(cost(c.efficiency[i - 1]) >= cost(c.efficiency[i]));
+        const auto gemm = std::find_if(c.efficiency.begin(), c.efficiency.end(), [](const EfficiencyDelta& d) {
+            return d.name == "aten::mm" && d.inputShapes == "[[1024, 1024], [1024, 1705]]";
+        });
+        QVERIFY(gemm != c.efficiency.end() && gemm->before && gemm->after);
+        QCOMPARE(gemm->before->dtype, std::string("fp32"));
+        QVERIFY(gemm->before->shareOfRoof && gemm->after->shareOfRoof);
+        QVERIFY(*gemm->before->shareOfRoof < 0.3 && *gemm->after->shareOfRoof > 0.6);
+        QVERIFY(gemm->before->achievedTflops > 2 * gemm->after->achievedTflops);
+        QVERIFY(comparisonMarkdown(c).find("## Kernel efficiency of the costliest op groups") != std::string::npos);
     }
 
     // READINGS.md: 183.5 -> 50.0 ms (-72.8 %); D2H copies 4,096 -> 1, syncs 4,096 -> 1.
