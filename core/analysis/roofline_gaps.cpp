@@ -20,11 +20,36 @@ int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to)
     return p;
 }
 
-// Output tiles of kGemmTile x kGemmTile a GEMM op's result splits into; 0 when the shapes
-// do not say (a convolution, an op without recorded matrices).
-double gemmTiles(const OpRoofline& row)
+// The GEMM a convolution runs as (implicit GEMM): M output positions by N output channels.
+// Forward: N and the reduction K from the weight, M from the FLOPs; backward: both from the
+// output gradient. False when the shapes do not say.
+bool convolutionGemm(const OpRoofline& row, const std::vector<OpInput>& inputs, double& m, double& n)
+{
+    if (row.name.find("backward") != std::string::npos) {
+        if (inputs.empty() || inputs[0].dims.size() < 3)
+            return false;
+        const std::vector<int64_t>& gradOutput = inputs[0].dims;
+        m = double(gradOutput[0]) * double(product(gradOutput, 2, gradOutput.size()));
+        n = double(gradOutput[1]);
+        return m > 0 && n > 0;
+    }
+    if (inputs.size() < 2 || inputs[1].dims.size() < 3)
+        return false;
+    const std::vector<int64_t>& weight = inputs[1].dims;
+    n = double(weight[0]);
+    const double k = double(product(weight, 1, weight.size()));
+    m = n > 0 && k > 0 ? row.flopsPerCall / (2 * n * k) : 0;
+    return m > 0 && n > 0;
+}
+
+// The M x N output a GEMM op (or a convolution, as its implicit GEMM) computes, per batch;
+// false when the shapes do not say.
+bool gemmOutput(const OpRoofline& row, double& m, double& n, double& batch)
 {
     std::vector<OpInput> inputs = opInputsFromDims(row.inputShapes);
+    batch = 1;
+    if (row.kind == OpKind::Convolution)
+        return convolutionGemm(row, inputs, m, n);
     std::vector<const std::vector<int64_t>*> matrices;
     for (const OpInput& in : inputs)
         if (in.dims.size() >= 2)
@@ -33,23 +58,34 @@ double gemmTiles(const OpRoofline& row)
     if (withBias && inputs.size() >= 3 && inputs[0].dims.size() >= 2 && !matrices.empty())
         matrices.erase(matrices.begin());  // a 2-D bias [M, N] comes first
     if (matrices.size() < 2)
-        return 0;
+        return false;
     const std::vector<int64_t>& a = *matrices[0];
     const std::vector<int64_t>& b = *matrices[1];
-    int64_t m = 0, n = 0, batch = 1;
     if (row.name == "aten::linear") {
-        m = product(a, 0, a.size() - 1);
-        n = b.front();
+        m = double(product(a, 0, a.size() - 1));
+        n = double(b.front());
     } else {
-        if (a.size() < 2)
-            return 0;
-        m = a[a.size() - 2];
-        n = b.back();
-        batch = product(a, 0, a.size() - 2);
+        m = double(a[a.size() - 2]);
+        n = double(b.back());
+        batch = double(product(a, 0, a.size() - 2));
     }
-    if (m <= 0 || n <= 0)
-        return 0;
-    return double(batch) * std::ceil(double(m) / kGemmTile) * std::ceil(double(n) / kGemmTile);
+    return m > 0 && n > 0;
+}
+
+// The share of the GPU a GEMM's output can keep busy: its kGemmTile-square tiles against
+// the SMs (fewer tiles than SMs leave SMs idle, whichever roof bounds it), and for a
+// compute-bound one also the share of each tile its edges fill (a 64-wide output fills
+// half of each). 1 when the shapes do not say.
+double gemmFill(const OpRoofline& row, int numSms)
+{
+    double m = 0, n = 0, batch = 1;
+    if (numSms <= 0 || !gemmOutput(row, m, n, batch))
+        return 1;
+    const double tiles = batch * std::ceil(m / kGemmTile) * std::ceil(n / kGemmTile);
+    double fill = std::min(1.0, tiles / double(numSms));
+    if (row.rating.bound == Bound::Compute)
+        fill *= batch * m * n / (tiles * kGemmTile * kGemmTile);
+    return fill;
 }
 
 int smCount(const Roofline& roofline, const trace::TraceModel& model)
@@ -94,11 +130,8 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
         v.targetShare = row.kind == OpKind::Convolution ? kMemoryConvolutionTargetShare : kMemoryTargetShare;
     else
         v.targetShare = kComputeTargetShare;
-    // An output of fewer tiles than SMs leaves SMs idle, whichever roof bounds it (a few
-    // SMs cannot stream at the device's bandwidth either).
-    if (row.kind == OpKind::Matmul && numSms > 0)
-        if (const double tiles = gemmTiles(row); tiles > 0)
-            v.fill = std::min(1.0, tiles / double(numSms));
+    if (row.kind == OpKind::Matmul || row.kind == OpKind::Convolution)
+        v.fill = gemmFill(row, numSms);
     v.targetShare *= v.fill;
     const bool unfused = attention && !fused && !row.kernels.empty();
     if (unfused ? r.shareOfRoof >= v.targetShare : r.shareOfRoof >= 0.5 * v.targetShare)

@@ -141,7 +141,10 @@ Roofs roofsFor(const DevicePeaks& peaks, OpKind kind, Precision precision, bool 
         roofs.tflops = peaks.fp16Tflops > 0 && peaks.tf32Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops;
         break;
     case Precision::Fp32:
-        roofs.tflops = onMatrixUnits && peaks.tf32Tflops > 0 ? peaks.tf32Tflops : peaks.fp32Tflops;
+        // No fused attention kernel takes fp32 on the matrix units (FlashAttention refuses
+        // fp32; the memory-efficient kernels run it on SIMT): its roof is the vector one.
+        roofs.tflops = onMatrixUnits && peaks.tf32Tflops > 0 && kind != OpKind::Attention ? peaks.tf32Tflops
+                                                                                           : peaks.fp32Tflops;
         break;
     case Precision::Fp64: roofs.tflops = peaks.fp64Tflops; break;
     case Precision::Int8:

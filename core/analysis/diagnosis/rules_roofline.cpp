@@ -6,8 +6,10 @@
 #include "core/analysis/diagnosis/rules.h"
 #include "core/analysis/name_match.h"
 #include "core/analysis/roofline_gaps.h"
+#include "core/trace/format_description.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace kinetoscope::analysis::rules {
 
@@ -118,9 +120,11 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     double windowNs = 0;
     const double meanShareOfRoof = meanShare(rows, windowNs);
-    double smallNs = 0, convNs = 0, transposeNs = 0;
+    double smallNs = 0, convNs = 0, attentionNs = 0, gemmNs = 0, transposeNs = 0;
     for (const GapRow& g : rows) {
         smallNs += g.verdict.fill < 0.5 ? double(g.row->windowDeviceNs) : 0;
+        attentionNs += g.row->kind == roofline::OpKind::Attention ? double(g.row->windowDeviceNs) : 0;
+        gemmNs += g.row->kind == roofline::OpKind::Matmul ? double(g.row->windowDeviceNs) : 0;
         if (g.row->kind != roofline::OpKind::Convolution)
             continue;
         convNs += double(g.row->windowDeviceNs);
@@ -132,9 +136,18 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "below-roofline";
     f.basis = SeverityBasis::DeviceGain;
-    f.title = "GEMMs and convolutions run at " + format::percent(meanShareOfRoof) + " of what " + deviceName(in) +
-              " allows for their shapes (" + format::duration(windowNs / double(in.summary.steps.steps.size())) +
-              " per step)";
+    // Named by what they are: "Convolutions", "GEMMs and attention", ...
+    std::vector<std::string> kinds;
+    for (const auto& [ns, kind] : {std::pair{gemmNs, "GEMMs"}, {convNs, "convolutions"}, {attentionNs, "attention"}})
+        if (ns > 0)
+            kinds.emplace_back(kinds.empty() ? std::string(1, char(std::toupper(kind[0]))) + (kind + 1) : kind);
+    std::string what = kinds.front();
+    for (size_t i = 1; i < kinds.size(); ++i)
+        what += (i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
+    const bool one = kinds.size() == 1 && attentionNs > 0;
+    f.title = what + (one ? " runs at " : " run at ") + format::percent(meanShareOfRoof) + " of what " + deviceName(in) +
+              " allows for " + (one ? "its shapes (" : "their shapes (") +
+              format::duration(windowNs / double(in.summary.steps.steps.size())) + " per step)";
     f.explanation = rowReading(*rows.front().row) + ". Well-tuned kernels reach about " +
                     format::percent(rows.front().verdict.targetShare) +
                     " of the roof on such a shape; at that share these ops would make the step " +
@@ -143,6 +156,7 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
         f.explanation += " Most of them are too small to fill the GPU: their outputs split into fewer tiles than it "
                          "has SMs, so most SMs idle; the target is scaled down to the share they can fill, and "
                          "more work per GEMM (a larger batch, one GEMM for Q, K and V, grouped GEMMs) is the fix.";
+    const bool amd = trace::detectGpuVendor(in.model) == trace::GpuVendor::Amd;
     if (transposeNs > 0)
         f.explanation += " Around the convolutions cuDNN converts NCHW to NHWC and back (" +
                          format::duration(transposeNs / double(in.summary.steps.steps.size())) +
@@ -156,7 +170,20 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
     f.gainMethod = "the step replayed with these ops' kernels at the share of their roof well-tuned kernels reach "
                    "for their shape (60 % of the compute roof; of the memory roof 70 % for a GEMM, 50 % for a "
                    "convolution; scaled by the share of SMs a GEMM's output tiles fill; never under 3 µs a kernel)";
-    if (convNs > 0.5 * windowNs) {
+    if (attentionNs > 0.5 * windowNs) {
+        f.fix = "Attention: run it on the FlashAttention or cuDNN backend (16-bit inputs, a causal flag rather than "
+                "a dense mask, head dimensions a multiple of 8 up to 256); requiring those backends makes PyTorch "
+                "say why one is refused.";
+        f.snippet = "from torch.nn.attention import SDPBackend, sdpa_kernel\n"
+                    "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
+                    "    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
+    } else if (convNs > 0.5 * windowNs && amd) {
+        f.fix = "Convolutions: let MIOpen search its kernels for these shapes (torch.backends.cudnn.benchmark also "
+                "drives MIOpen's find; MIOPEN_FIND_MODE=NORMAL searches fully), and measure channels_last: MIOpen's "
+                "NHWC kernels cover fewer cases than cuDNN's.";
+        f.snippet = "torch.backends.cudnn.benchmark = True  # MIOpen's find on ROCm\n"
+                    "# export MIOPEN_FIND_MODE=NORMAL before starting Python\n";
+    } else if (convNs > 0.5 * windowNs) {
         f.fix = "Convolutions: use the channels_last memory format (cuDNN's Tensor Core kernels, TF32 and 16-bit, "
                 "work in NHWC; NCHW costs transposes or slower kernels) and let cuDNN pick its fastest algorithm "
                 "for these shapes (cudnn.benchmark).";
