@@ -8,8 +8,6 @@
 
 #include <set>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 namespace kinetoscope::analysis::detail {
@@ -45,9 +43,7 @@ struct HostContext
     uint8_t flags(trace::StringId name) const { return name.value < nameFlags.size() ? nameFlags[name.value] : 0; }
     double pinnedBandwidth = 0;       // bytes per ns of the fastest pinned host-to-device copy
     std::vector<KernelRole> kernelRoles;  // per event: what a kernel does (kernel_role.h)
-    // Kernels under an op group the roofline finds below its roof: by event index, the
-    // cause that shortens them and their target duration over their measured one.
-    std::unordered_map<uint32_t, std::pair<Cause, float>> roofTargets;
+    const RoofTargets* roof = nullptr;  // the kernels the roofline would shorten, or null
 };
 
 HostContext hostContext(const trace::TraceModel& model, const StepDetection& steps);

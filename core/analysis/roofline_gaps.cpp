@@ -2,9 +2,11 @@
 
 #include "core/analysis/name_match.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/trace/trace_model.h"
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace kinetoscope::analysis {
 
@@ -145,15 +147,70 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
     return v;
 }
 
-std::map<std::pair<std::string, std::string>, RoofVerdict> roofGaps(const Roofline& roofline,
-                                                                    const trace::TraceModel& model)
+RoofGaps roofGaps(const Roofline& roofline, const trace::TraceModel& model)
 {
-    std::map<std::pair<std::string, std::string>, RoofVerdict> gaps;
+    RoofGaps gaps;
     const int sms = smCount(roofline, model);
     for (const OpRoofline& row : roofline.ops)
         if (const RoofVerdict v = judgeRoof(row, roofline, sms); v.gap != RoofGap::None)
             gaps[{row.name, row.inputShapes}] = v;
     return gaps;
+}
+
+RoofTargets roofTargets(const trace::TraceModel& model, const Roofline& roofline, const RoofGaps& gaps)
+{
+    RoofTargets targets;
+    if (roofline.empty())
+        return targets;
+    // Each op group's row, and each call's kernels.
+    std::map<std::pair<std::string, std::string>, const OpRoofline*> rows;
+    for (const OpRoofline& row : roofline.ops)
+        rows[{row.name, row.inputShapes}] = &row;
+    const double gbps = roofline.peaks ? roofline.peaks->memoryGBps : 0;
+    CatalogueOwners owners(model);
+    struct Call
+    {
+        const OpRoofline* row = nullptr;
+        const RoofVerdict* gap = nullptr;
+        std::vector<uint32_t> kernels;
+    };
+    std::unordered_map<uint32_t, Call> calls;
+    const auto events = model.events();
+    for (size_t i = 0; i < events.size(); ++i) {
+        const trace::Event& e = events[i];
+        if (e.category != trace::Category::Kernel || !e.op.valid())
+            continue;
+        const trace::EventId owner = owners.ownerOfOp(e.op);
+        if (!owner.valid())
+            continue;
+        auto [it, fresh] = calls.try_emplace(owner.value);
+        if (fresh) {
+            const trace::StringId shapes = model.inputShapes(owner);
+            const std::pair<std::string, std::string> key{std::string(model.text(model.event(owner).name)),
+                                                          shapes.valid() ? std::string(model.text(shapes)) : std::string()};
+            const auto row = rows.find(key);
+            it->second.row = row == rows.end() ? nullptr : row->second;
+            const auto gap = gaps.find(key);
+            it->second.gap = gap == gaps.end() ? nullptr : &gap->second;
+        }
+        it->second.kernels.push_back(static_cast<uint32_t>(i));
+    }
+    for (const auto& [owner, call] : calls) {
+        if (call.gap) {
+            for (uint32_t k : call.kernels)
+                targets.gaps[k] = {call.gap->gap, static_cast<float>(call.gap->factor)};
+            continue;
+        }
+        const OpRoofline* row = call.row;
+        if (!row || !row->modelled() || isMatrixKind(row->kind) || call.kernels.size() != 1 || gbps <= 0 ||
+            row->rating.abovePeak)
+            continue;
+        const double atBandwidthNs = std::max(kShortestKernelNs, row->bytesPerCall / (kStreamingTargetShare * gbps));
+        const int64_t measured = events[call.kernels.front()].durationNs;
+        if (atBandwidthNs < double(measured))
+            targets.streamingNs[call.kernels.front()] = static_cast<int64_t>(atBandwidthNs);
+    }
+    return targets;
 }
 
 }  // namespace kinetoscope::analysis

@@ -5,9 +5,11 @@
 // gains), and the diagnosis names them (rules_roofline.cpp).
 #include "core/roofline/roofline.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace kinetoscope::analysis {
@@ -26,6 +28,10 @@ inline constexpr double kComputeTargetShare = 0.6;
 inline constexpr double kAttentionTargetShare = 0.45;
 inline constexpr double kMemoryTargetShare = 0.7;
 inline constexpr double kMemoryConvolutionTargetShare = 0.5;
+// A fused memory-bound chain's kernel (what torch.compile generates): half the bandwidth for
+// the bytes its costliest member moves at the least (a norm's backward reads its inputs
+// twice, once to reduce and once to scale).
+inline constexpr double kStreamingTargetShare = 0.5;
 // No kernel runs shorter than this however well tuned (launch and tail): a target never
 // goes below it. Nanoseconds.
 inline constexpr double kShortestKernelNs = 3000;
@@ -50,7 +56,21 @@ bool isFusedAttentionKernel(std::string_view kernelName);
 RoofVerdict judgeRoof(const roofline::OpRoofline& row, const roofline::Roofline& roofline, int numSms);
 
 // The groups with a gap, by (op name, input shapes).
-std::map<std::pair<std::string, std::string>, RoofVerdict> roofGaps(const roofline::Roofline& roofline,
-                                                                    const trace::TraceModel& model);
+using RoofGaps = std::map<std::pair<std::string, std::string>, RoofVerdict>;
+RoofGaps roofGaps(const roofline::Roofline& roofline, const trace::TraceModel& model);
+
+// What the causal model shortens, per kernel (its event index).
+struct RoofTargets
+{
+    // The kernels of the groups with a gap: the gap, and their target duration over their
+    // measured one.
+    std::unordered_map<uint32_t, std::pair<RoofGap, float>> gaps;
+    // The lone kernel of a memory-bound (streaming) op call: its duration at
+    // kStreamingTargetShare of the bandwidth for the bytes the call moves, never under
+    // kShortestKernelNs, where that is shorter than measured. Nanoseconds. What a fused
+    // chain's kernel costs (the Fusion cause).
+    std::unordered_map<uint32_t, int64_t> streamingNs;
+};
+RoofTargets roofTargets(const trace::TraceModel& model, const roofline::Roofline& roofline, const RoofGaps& gaps);
 
 }  // namespace kinetoscope::analysis

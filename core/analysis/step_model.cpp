@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <unordered_map>
 
 namespace kinetoscope::analysis {
 
@@ -27,35 +26,6 @@ constexpr Cause kCreditOrder[] = {Cause::HostSync,      Cause::PageableCopy, Cau
                                   Cause::UnfusedAttention, Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
-// The kernels of the op groups below their roof: their cause and target share of their time.
-std::unordered_map<uint32_t, std::pair<Cause, float>> roofTargets(const TraceModel& model, const RoofGaps& gaps)
-{
-    std::unordered_map<uint32_t, std::pair<Cause, float>> targets;
-    roofline::CatalogueOwners owners(model);
-    std::unordered_map<uint32_t, const RoofVerdict*> verdictOfOwner;
-    const auto events = model.events();
-    for (size_t i = 0; i < events.size(); ++i) {
-        const Event& e = events[i];
-        if (e.category != Category::Kernel || !e.op.valid())
-            continue;
-        const EventId owner = owners.ownerOfOp(e.op);
-        if (!owner.valid())
-            continue;
-        auto [it, fresh] = verdictOfOwner.try_emplace(owner.value, nullptr);
-        if (fresh) {
-            const StringId shapes = model.inputShapes(owner);
-            const auto g = gaps.find({std::string(model.text(model.event(owner).name)),
-                                      shapes.valid() ? std::string(model.text(shapes)) : std::string()});
-            it->second = g == gaps.end() ? nullptr : &g->second;
-        }
-        if (const RoofVerdict* v = it->second)
-            targets[static_cast<uint32_t>(i)] = {v->gap == RoofGap::UnfusedAttention ? Cause::UnfusedAttention
-                                                                                     : Cause::BelowRoof,
-                                                 static_cast<float>(v->factor)};
-    }
-    return targets;
-}
-
 }  // namespace
 
 const char* hostStateName(HostState state)
@@ -74,15 +44,14 @@ const char* causeName(Cause cause)
     return names[static_cast<size_t>(cause)];
 }
 
-CausalModel buildCausalModel(const TraceModel& model, const StepDetection& steady, const RoofGaps* gaps)
+CausalModel buildCausalModel(const TraceModel& model, const StepDetection& steady, const RoofTargets* roof)
 {
     CausalModel result;
     const std::vector<Step>& all = steady.steps;
     if (all.empty())
         return result;
     HostContext context = hostContext(model, steady);
-    if (gaps && !gaps->empty())
-        context.roofTargets = roofTargets(model, *gaps);
+    context.roof = roof;
     // An even sample of the steps keeps the cost bounded on traces of thousands of steps.
     std::vector<size_t> picked;
     const size_t count = std::min(all.size(), kMaxModelledSteps);

@@ -90,9 +90,8 @@ struct CausalModel
     double host(HostState s) const { return hostByState[static_cast<size_t>(s)]; }
 };
 
-// `gaps`: the op groups the roofline finds below their roof (roofGaps), or null.
-using RoofGaps = std::map<std::pair<std::string, std::string>, RoofVerdict>;
+// `roof`: the kernels the roofline would shorten (roofTargets), or null.
 CausalModel buildCausalModel(const trace::TraceModel& model, const StepDetection& steady,
-                             const RoofGaps* gaps = nullptr);
+                             const RoofTargets* roof = nullptr);
 
 }  // namespace kinetoscope::analysis

@@ -65,6 +65,15 @@ bool isFp32Matmul(const TraceModel& model, const Event& kernel, std::string_view
     return false;
 }
 
+// The roofline's gap for a kernel and its target over measured duration, or null.
+const std::pair<RoofGap, float>* roofGapOf(const HostContext& c, EventId kernel)
+{
+    if (!c.roof)
+        return nullptr;
+    const auto it = c.roof->gaps.find(kernel.value);
+    return it == c.roof->gaps.end() ? nullptr : &it->second;
+}
+
 // Chains of consecutive memory-bound kernels on one stream (from `first` on, in stream
 // order) fuse into one kernel that costs about what the costliest of them costs: the
 // others are the Fusion cause's. Copies are copy-heavy's and neither join nor break a
@@ -81,6 +90,11 @@ void markFusibleChains(const TraceModel& model, const HostContext& c, const std:
             for (size_t i : chain)
                 if (i != kept)
                     activities[i].causes |= causeBit(Cause::Fusion);
+            // The fused kernel moves about what the costliest member moves: at a realistic
+            // share of the bandwidth where the roofline knows its bytes.
+            if (c.roof)
+                if (const auto t = c.roof->streamingNs.find(model.idOf(*sources[kept]).value); t != c.roof->streamingNs.end())
+                    activities[kept].fusedNs = t->second;
         }
         chain.clear();
     };
@@ -227,9 +241,10 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                     a.causes |= causeBit(Cause::Fp32Matmul);
                 else if (isCopyOp(opName))
                     a.causes |= causeBit(Cause::DeviceCopies);
-                else if (const auto t = c.roofTargets.find(model.idOf(*e).value); t != c.roofTargets.end()) {
-                    a.causes |= causeBit(t->second.first);
-                    a.roofFactor = t->second.second;
+                else if (const auto* gap = roofGapOf(c, model.idOf(*e))) {
+                    a.causes |= causeBit(gap->first == RoofGap::UnfusedAttention ? Cause::UnfusedAttention
+                                                                                : Cause::BelowRoof);
+                    a.roofFactor = gap->second;
                 }
             } else if (e->category == Category::Memcpy) {
                 const CopyKind kind = classifyCopy(name);
@@ -249,6 +264,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
         for (size_t k = 0; k < kCauseCount; ++k)
             if (a.causes & causeBit(Cause(k)))
                 deviceNs[k] += static_cast<double>(a.durationNs);
+        if (a.fusedNs >= 0)  // a chain's kept kernel, shorter fused
+            deviceNs[size_t(Cause::Fusion)] += static_cast<double>(a.durationNs - std::min(a.durationNs, a.fusedNs));
         // A conversion the model no longer makes costs no host time either: the copy op
         // goes with its device work.
         if (a.causes & causeBit(Cause::DeviceCopies)) {
@@ -341,6 +358,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
             duration = 0;
         if (a.pinnedNs >= 0 && (removedMask & causeBit(Cause::PageableCopy)))
             duration = a.pinnedNs;
+        if (a.fusedNs >= 0 && (removedMask & causeBit(Cause::Fusion)))
+            duration = std::min(duration, a.fusedNs);
         shortened += a.durationNs - duration;
         auto [it, fresh] = streamFree.try_emplace(a.stream, std::numeric_limits<int64_t>::min());
         int64_t& lastStart = streamLastStart.try_emplace(a.stream, std::numeric_limits<int64_t>::min()).first->second;

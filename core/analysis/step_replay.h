@@ -26,6 +26,8 @@ struct Activity
     uint16_t causes = 0;   // bit per Cause whose removal shortens it
     int64_t pinnedNs = -1; // duration from pinned memory, for pageable host-to-device copies
     float roofFactor = 1;  // BelowRoof / UnfusedAttention: its target duration over its measured one
+    int64_t fusedNs = -1;  // the kept kernel of a fusible chain: its duration fused (Fusion), where
+                           // the roofline knows the bytes it moves
 };
 
 struct BlockingCall

@@ -30,7 +30,8 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     rooflineOptions.onMatrixUnits = isTensorCoreKernel;
     summary.roofline = roofline::computeRoofline(model, rooflineOptions);
     summary.roofGaps = roofGaps(summary.roofline, model);
-    summary.causal = buildCausalModel(model, summary.steps, &summary.roofGaps);
+    const RoofTargets roof = roofTargets(model, summary.roofline, summary.roofGaps);
+    summary.causal = buildCausalModel(model, summary.steps, &roof);
     if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
         summary.host = profileHost(model, summary.steps);  // what such a window has to tell
     return summary;

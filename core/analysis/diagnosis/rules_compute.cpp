@@ -388,7 +388,9 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.ops.push_back(op);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with each chain of consecutive memory-bound kernels on a stream costing what "
-                   "its costliest kernel costs (a fused kernel reads the chain's inputs and writes its outputs once)";
+                   "its costliest kernel costs (a fused kernel reads the chain's inputs and writes its outputs once), "
+                   "or, where the roofline knows the bytes that kernel moves, what they take at half the memory "
+                   "bandwidth if that is shorter (a generated fused kernel streams them)";
     f.fix = "Compile the model (torch.compile fuses chains of pointwise, norm and reduction ops into one kernel "
             "each), or use the fused forms: F.scaled_dot_product_attention, fused LayerNorm/RMSNorm, fused "
             "optimizers.";
