@@ -211,6 +211,29 @@ private slots:
         QVERIFY(!findingOf(good, "below-roofline"));
     }
 
+    // A chain of memory-bound ops at a tenth of the bandwidth: unfused-elementwise's gain is
+    // the chain replayed as one kernel that streams the costliest member's bytes at half the
+    // bandwidth (the roofline knows them), not at the costliest member's measured time.
+    void aFusedChainStreamsAtTheRoofline()
+    {
+        const std::string big = "[[64, 1024, 1024], [64, 1024, 1024]]";
+        const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
+        const Analysed a = analyse(loopTrace({
+            {"aten::mul", big, types, "", {{"vectorized_elementwise_kernel<4, mul>", 2000}}},
+            {"aten::relu", "[[64, 1024, 1024]]", "[\"c10::BFloat16\"]", "", {{"vectorized_elementwise_kernel<4, relu>", 1500}}},
+        }));
+        QVERIFY(a.model);
+        const Finding* f = findingOf(a, "unfused-elementwise");
+        QVERIFY(f);
+        const OpRoofline* mul = rowOf(a.summary.roofline, "aten::mul");
+        QVERIFY(mul);
+        QCOMPARE(mul->bytesPerCall, 3.0 * 64 * 1024 * 1024 * 2);
+        const double fusedUs = mul->bytesPerCall / (kStreamingTargetShare * a.summary.roofline.peaks->memoryGBps) / 1e3;
+        const double plantedUs = kRepeats * (1500 + 2000 - fusedUs);
+        QVERIFY2(std::fabs(f->estimatedGainNs / 1e3 - plantedUs) < 0.1 * plantedUs,
+                 qPrintable(QStringLiteral("gain %1 us, planted %2 us").arg(f->estimatedGainNs / 1e3).arg(plantedUs)));
+    }
+
     // A small GEMM cannot fill 132 SMs: it is judged at the share its tiles can fill, and
     // one that runs about as fast as that allows is not a finding.
     void smallGemmJudgedByWhatItCanFill()
