@@ -25,31 +25,33 @@ OpWork gemm(const Call& call, double products, std::initializer_list<size_t> rea
 
 }  // namespace
 
-OpWork mmWork(const Call& call)
+namespace {
+
+// Two 2-D matrices at arguments `first` and `first` + 1 (and, for addmm, the bias before
+// them, read at its own size): 2·M·K·N.
+OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_t> reads)
 {
-    const auto a = call.tensor(size_t{0});
-    const auto b = call.tensor(size_t{1});
+    const auto a = call.tensor(first);
+    const auto b = call.tensor(first + 1);
     if (!a || !b)
         return notRecorded(kMatmul, "the matrices' shapes or dtypes are");
     if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
         return unmodelled(kMatmul, "the matrices' shapes do not multiply");
     const int64_t m = a->size(0), k = a->size(1), n = b->size(1);
-    return gemm(call, real(m) * real(k) * real(n), {0, 1}, real(m) * real(n), a->dtype,
-                a->dtype.precision);
+    return gemm(call, real(m) * real(k) * real(n), reads, real(m) * real(n), a->dtype, a->dtype.precision);
+}
+
+}  // namespace
+
+OpWork mmWork(const Call& call)
+{
+    return matrixProduct(call, 0, {0, 1});
 }
 
 // aten::addmm(bias, mat1, mat2): the bias is read at its own size; its add is not counted.
 OpWork addmmWork(const Call& call)
 {
-    const auto a = call.tensor(size_t{1});
-    const auto b = call.tensor(size_t{2});
-    if (!a || !b)
-        return notRecorded(kMatmul, "the matrices' shapes or dtypes are");
-    if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
-        return unmodelled(kMatmul, "the matrices' shapes do not multiply");
-    const int64_t m = a->size(0), k = a->size(1), n = b->size(1);
-    return gemm(call, real(m) * real(k) * real(n), {0, 1, 2}, real(m) * real(n), a->dtype,
-                a->dtype.precision);
+    return matrixProduct(call, 1, {0, 1, 2});
 }
 
 namespace {

@@ -20,6 +20,12 @@ using roofline::OpRoofline;
 // A finding's gain under this share of the step is not worth the reader's time.
 constexpr double kMinGainShare = 0.01;
 
+// Attention on a fused backend, or PyTorch's reason why not.
+constexpr const char* kFusedAttentionSnippet =
+    "from torch.nn.attention import SDPBackend, sdpa_kernel\n"
+    "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
+    "    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
+
 struct GapRow
 {
     const OpRoofline* row;
@@ -174,9 +180,7 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
         f.fix = "Attention: run it on the FlashAttention or cuDNN backend (16-bit inputs, a causal flag rather than "
                 "a dense mask, head dimensions a multiple of 8 up to 256); requiring those backends makes PyTorch "
                 "say why one is refused.";
-        f.snippet = "from torch.nn.attention import SDPBackend, sdpa_kernel\n"
-                    "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
-                    "    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
+        f.snippet = kFusedAttentionSnippet;
     } else if (convNs > 0.5 * windowNs && amd) {
         f.fix = "Convolutions: let MIOpen search its kernels for these shapes (torch.backends.cudnn.benchmark also "
                 "drives MIOpen's find; MIOPEN_FIND_MODE=NORMAL searches fully), and measure channels_last: MIOpen's "
@@ -236,9 +240,7 @@ void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
             "scaled_dot_product_attention inputs a fused kernel takes: a causal flag instead of a dense mask, "
             "head dimensions a multiple of 8 up to 256, contiguous q, k, v. Requiring the fused backends makes "
             "PyTorch say why one is refused.";
-    f.snippet = "from torch.nn.attention import SDPBackend, sdpa_kernel\n"
-                "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
-                "    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
+    f.snippet = kFusedAttentionSnippet;
     out.push_back(std::move(f));
 }
 
