@@ -17,11 +17,11 @@
 namespace kinetoscope::widgets {
 
 MemoryPage::MemoryPage(const analysis::TraceSummary& summary, QWidget* parent)
-    : QWidget(parent), m_memory(summary.memory), m_chart(new MemoryChart(this)), m_model(new MemoryTableModel(this)),
+    : QWidget(parent), m_memory(summary.memory), m_originNs(summary.utilization.beginNs), m_chart(new MemoryChart(this)), m_model(new MemoryTableModel(this)),
       m_table(new TableView(m_model, MemoryTableModel::Bytes, this)), m_device(new QComboBox(this)),
       m_peak(new QLabel(this))
 {
-    m_chart->setMemory(summary.memory, summary.steps, summary.utilization.beginNs);
+    m_chart->setMemory(summary.memory, summary.steps, m_originNs);
     installPlotExportMenu(*m_chart);
     auto* layout = new QVBoxLayout(this);
     if (m_memory.empty()) {
@@ -77,9 +77,10 @@ void MemoryPage::showDevice(const QString& device)
         m_peak->clear();
         return;
     }
-    QString text = tr("<b>At the peak</b> (%1 allocated, %2 into the trace), alive by the ops that allocated it:<br>")
+    QString text = tr("<b>At the peak</b> (%1 allocated, %2 after the first event), alive by the ops that "
+                      "allocated it:<br>")
                        .arg(QString::fromStdString(format::bytes(double(d.peakAllocatedBytes))),
-                            QString::fromStdString(format::duration(double(*d.peakTimeNs - d.curve.front().timeNs))));
+                            QString::fromStdString(format::duration(double(*d.peakTimeNs - m_originNs))));
     text += QStringLiteral("<table cellspacing=2>");
     for (size_t i = 0; i < std::min<size_t>(8, d.liveAtPeak.size()); ++i) {
         const analysis::LiveAtPeak& live = d.liveAtPeak[i];

@@ -29,6 +29,7 @@ public:
 private:
     void showDevice(const QString& device);
     std::map<std::string, analysis::DeviceMemory> m_memory;
+    int64_t m_originNs = 0;  // the trace's first event: every time on the page is after it
     MemoryChart* m_chart;
     MemoryTableModel* m_model;
     TableView* m_table;

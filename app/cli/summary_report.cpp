@@ -498,6 +498,8 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
         out << "\nMemory\n";
         for (const auto& [device, d] : s.memory) {
             out << "  " << device << ": peak allocated " << format::bytes(double(std::max<int64_t>(0, d.peakAllocatedBytes)));
+            if (d.peakTimeNs)  // one origin for every time shown: the trace's first event
+                out << " at " << format::duration(double(*d.peakTimeNs - s.utilization.beginNs)) << " after the first event";
             out << (d.totalsRecorded ? "" : " (rebuilt from allocation sizes)");
             out << ", peak reserved "
                 << (d.peakReservedBytes ? format::bytes(double(*d.peakReservedBytes)) : std::string("not available"))
