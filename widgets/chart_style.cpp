@@ -79,6 +79,53 @@ void applyChartStyle(QCustomPlot& plot)
     plot.legend->setBrush(dark ? QColor(0x30, 0x30, 0x30, 220) : QColor(255, 255, 255, 220));
     plot.legend->setBorderPen(QPen(dark ? QColor(0x60, 0x60, 0x60) : QColor(0xbd, 0xbd, 0xbd)));
     plot.setNoAntialiasingOnDrag(true);
+    keepLabelsInside(plot);
+}
+
+namespace {
+
+// Turns a label that would be drawn past its bound (the axes when it is clipped to them,
+// else the widget) to the side of its anchor that keeps it inside. True when one moved.
+bool turnLabelsInside(QCustomPlot& plot)
+{
+    bool moved = false;
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot.item(i));
+        if (!text || !text->visible() || text->text().isEmpty())
+            continue;
+        const QRectF bound = text->clipToAxisRect() && text->clipAxisRect() ? QRectF(text->clipAxisRect()->rect())
+                                                                           : QRectF(plot.rect());
+        const QRectF drawn = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+        Qt::Alignment horizontal = text->positionAlignment() & Qt::AlignHorizontal_Mask;
+        Qt::Alignment vertical = text->positionAlignment() & Qt::AlignVertical_Mask;
+        if (drawn.right() > bound.right() + 0.5 && horizontal != Qt::AlignRight)
+            horizontal = Qt::AlignRight;
+        else if (drawn.left() < bound.left() - 0.5 && horizontal != Qt::AlignLeft)
+            horizontal = Qt::AlignLeft;
+        if (drawn.top() < bound.top() - 0.5 && vertical != Qt::AlignTop)
+            vertical = Qt::AlignTop;
+        else if (drawn.bottom() > bound.bottom() + 0.5 && vertical != Qt::AlignBottom)
+            vertical = Qt::AlignBottom;
+        if ((horizontal | vertical) != text->positionAlignment()) {
+            text->setPositionAlignment(horizontal | vertical);
+            moved = true;
+        }
+    }
+    return moved;
+}
+
+}  // namespace
+
+void keepLabelsInside(QCustomPlot& plot)
+{
+    constexpr const char* kInstalled = "kinetoscopeKeepsLabelsInside";
+    if (plot.property(kInstalled).toBool())
+        return;  // once per plot, however often its style is applied
+    plot.setProperty(kInstalled, true);
+    QObject::connect(&plot, &QCustomPlot::afterReplot, &plot, [&plot] {
+        if (turnLabelsInside(plot))
+            plot.replot(QCustomPlot::rpQueuedReplot);
+    });
 }
 
 void showLegendBeside(QCustomPlot& plot)

@@ -1,6 +1,7 @@
 // The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
 // top finding), the table models under QAbstractItemModelTester, and the report.
 #include "core/document/document.h"
+#include "core/format/format.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
@@ -25,6 +26,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QTreeWidget>
@@ -374,8 +376,119 @@ private Q_SLOTS:
         QCOMPARE(page->model()->rowCount(), int(gpu.byOp.size()));
         QVERIFY(!gpu.liveAtPeak.empty());
         QVERIFY(page->peak()->text().contains(QStringLiteral("At the peak")));
+        // One origin, the trace's first event: the read-out's peak time and the chart's peak
+        // label sit where the samples put the first one at the peak of allocated memory.
+        int64_t peakBytes = -1, peakNs = 0;
+        for (const trace::MemorySample& m : trace->model->memorySamples())
+            if (m.deviceType == 1 && m.deviceId == 1 && m.totalAllocated > peakBytes) {
+                peakBytes = m.totalAllocated;
+                peakNs = m.timeNs;
+            }
+        QVERIFY(peakBytes > 0);
+        const int64_t afterFirstEvent = peakNs - trace->model->beginNs();
+        const QString when = QString::fromStdString(format::duration(double(afterFirstEvent))) +
+                             QStringLiteral(" after the first event");
+        QVERIFY2(page->peak()->text().contains(when), qPrintable(page->peak()->text() + " / " + when));
+        QColor gpuColor;
+        for (int i = 0; i < memory->graphCount(); ++i)
+            if (memory->graph(i)->name() == QStringLiteral("cuda:1 allocated"))
+                gpuColor = memory->graph(i)->pen().color();
+        QVERIFY(gpuColor.isValid());
+        bool labelled = false;
+        for (int i = 0; i < memory->itemCount(); ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(memory->item(i));
+                text && text->text().startsWith(QStringLiteral("peak ")) && text->color() == gpuColor) {
+                labelled = true;
+                QVERIFY(std::fabs(text->position->key() - double(afterFirstEvent) / 1e6) < 1e-6);
+            }
+        QVERIFY(labelled);
         page->device()->setCurrentText(QStringLiteral("cpu"));
         QCOMPARE(page->model()->rowCount(), int(trace->summary.memory.at("cpu").byOp.size()));
+    }
+
+    // No label or legend drawn outside its plot, on every chart of every page, at the
+    // window's default size and at 1024x768: a trace with memory curves on two devices, an
+    // H100 lab session (its live plots and sweep), and a run whose roofline has dots.
+    void noLabelOutsideItsPlot_data()
+    {
+        QTest::addColumn<QString>("document");
+        QTest::addColumn<QSize>("size");
+        const QString session = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/cnn224/session.kinetoscope.json");
+        const QString memory = QString::fromStdString(test::sharedTrace("hta/allreduce_memory_rank1.json.gz").string());
+        const QString roofline = QString::fromStdString(test::sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz").string());
+        // Memory that peaks at the trace's last event: the peak's label sits on the right edge.
+        const QString peakAtEnd = m_dir.filePath(QStringLiteral("peak_at_the_end.json"));
+        {
+            std::string events = R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 0, "dur": 1000})";
+            for (int i = 1; i <= 40; ++i)
+                events += ",\n{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                          "\"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(i * 25) +
+                          ", \"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Addr\": " + std::to_string(4096 * i) +
+                          ", \"Bytes\": 1048576, \"Total Allocated\": " + std::to_string(1048576 * i) +
+                          ", \"Total Reserved\": " + std::to_string(1048576 * i) + "}}";
+            QFile file(peakAtEnd);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(("{\"traceEvents\": [\n" + events + "\n]}\n").c_str());
+        }
+        for (const QSize size : {QSize(1280, 860), QSize(1024, 768)}) {
+            const QByteArray tag = QByteArray::number(size.width()) + "x" + QByteArray::number(size.height());
+            QTest::newRow("peak at the end " + tag) << peakAtEnd << size;
+            QTest::newRow("memory " + tag) << memory << size;
+            QTest::newRow("session " + tag) << session << size;
+            QTest::newRow("roofline " + tag) << roofline << size;
+        }
+    }
+
+    void noLabelOutsideItsPlot()
+    {
+        QFETCH(QString, document);
+        QFETCH(QSize, size);
+        document::OpenOptions options;
+        options.callTree = true;
+        const auto opened = document::open(document.toStdString(), options);
+        QVERIFY(opened && opened->ok());
+        widgets::DocumentView view(opened);
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        int charts = 0, labels = 0;
+        for (int page = 0; page < view.count(); ++page) {
+            view.setCurrentIndex(page);
+            QCoreApplication::processEvents();
+            for (QCustomPlot* plot : view.widget(page)->findChildren<QCustomPlot*>()) {
+                if (!plot->isVisible() || plot->width() < 50)
+                    continue;
+                ++charts;
+                plot->replot();
+                QCoreApplication::processEvents();  // the queued replot of labels turned inside
+                plot->replot();
+                const QRectF widget = plot->rect();
+                for (int i = 0; i < plot->itemCount(); ++i) {
+                    auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+                    if (!text || !text->visible() || text->text().isEmpty())
+                        continue;
+                    const QRectF bound = text->clipToAxisRect() && text->clipAxisRect()
+                                             ? QRectF(text->clipAxisRect()->rect())
+                                             : widget;
+                    const QRectF drawn =
+                        QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+                    // A label whose anchor lies outside the axes is not drawn at all when clipped.
+                    if (text->clipToAxisRect() && !bound.contains(text->position->pixelPosition()))
+                        continue;
+                    ++labels;
+                    QVERIFY2(bound.adjusted(-1, -1, 1, 1).contains(drawn),
+                             qPrintable(QStringLiteral("page %1: \"%2\" drawn at %3,%4 %5x%6 outside %7x%8")
+                                            .arg(view.tabText(page), text->text().left(40))
+                                            .arg(drawn.x()).arg(drawn.y()).arg(drawn.width()).arg(drawn.height())
+                                            .arg(bound.width()).arg(bound.height())));
+                }
+                if (plot->legend->visible())
+                    QVERIFY2(widget.adjusted(-1, -1, 1, 1).contains(QRectF(plot->legend->outerRect())),
+                             qPrintable(view.tabText(page)));
+            }
+        }
+        QVERIFY(charts >= 3);
+        QVERIFY(labels >= 1);
     }
 
     void followsADarkPalette()
