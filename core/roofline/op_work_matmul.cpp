@@ -27,9 +27,10 @@ OpWork gemm(const Call& call, double products, std::initializer_list<size_t> rea
 
 namespace {
 
-// Two 2-D matrices at arguments `first` and `first` + 1 (and, for addmm, the bias before
-// them, read at its own size): 2·M·K·N.
-OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_t> reads)
+// Two 2-D matrices at arguments `first` and `first` + 1: 2·M·K·N. `reads`: the tensor
+// arguments read (a bias, scales); the output is written at `out`, or at the first matrix's
+// dtype when `out` is no dtype (0 bytes).
+OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_t> reads, DType out = {})
 {
     const auto a = call.tensor(first);
     const auto b = call.tensor(first + 1);
@@ -38,7 +39,8 @@ OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_
     if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
         return unmodelled(kMatmul, "the matrices' shapes do not multiply");
     const int64_t m = a->size(0), k = a->size(1), n = b->size(1);
-    return gemm(call, real(m) * real(k) * real(n), reads, real(m) * real(n), a->dtype, a->dtype.precision);
+    return gemm(call, real(m) * real(k) * real(n), reads, real(m) * real(n), out.bytes > 0 ? out : a->dtype,
+                a->dtype.precision);
 }
 
 }  // namespace
@@ -164,32 +166,18 @@ OpWork addmvWork(const Call& call)
 // default); not recorded at all (no Concrete Inputs) it is taken as bf16.
 OpWork scaledMmWork(const Call& call)
 {
-    const auto a = call.tensor(size_t{0});
-    const auto b = call.tensor(size_t{1});
-    if (!a || !b)
-        return notRecorded(kMatmul, "the matrices' shapes or dtypes are");
-    if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
-        return unmodelled(kMatmul, "the matrices' shapes do not multiply");
     DType out = kBFloat16;
     if (const auto recorded = call.dtypeArg(6))
         out = *recorded;
     else if (call.concreteRecorded() && call.recorded(6) == Recorded::None)
-        out = a->dtype;
-    const double m = real(a->size(0)), k = real(a->size(1)), n = real(b->size(1));
-    return gemm(call, m * k * n, {0, 1, 2, 3, 4, 5}, m * n, out, a->dtype.precision);
+        out = DType{};  // the first matrix's
+    return matrixProduct(call, 0, {0, 1, 2, 3, 4, 5}, out);
 }
 
 // aten::_int_mm(a int8, b int8) -> int32.
 OpWork intMmWork(const Call& call)
 {
-    const auto a = call.tensor(size_t{0});
-    const auto b = call.tensor(size_t{1});
-    if (!a || !b)
-        return notRecorded(kMatmul, "the matrices' shapes or dtypes are");
-    if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
-        return unmodelled(kMatmul, "the matrices' shapes do not multiply");
-    const double m = real(a->size(0)), k = real(a->size(1)), n = real(b->size(1));
-    return gemm(call, m * k * n, {0, 1}, m * n, DType{Precision::Int, 4}, a->dtype.precision);
+    return matrixProduct(call, 0, {0, 1}, DType{Precision::Int, 4});
 }
 
 namespace {
