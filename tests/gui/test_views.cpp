@@ -1,6 +1,10 @@
 // The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
 // top finding), the table models under QAbstractItemModelTester, and the report.
 #include "core/document/document.h"
+#include "core/job/job.h"
+#include "core/compare/comparison.h"
+#include "widgets/job_view.h"
+#include "widgets/compare_view.h"
 #include "core/format/format.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
@@ -51,6 +55,50 @@ std::shared_ptr<const document::Document> openedSnapshot(const char* name)
     document::OpenOptions options;
     options.snapshots = true;
     return document::open((test::sharedTracesDir().parent_path() / "snapshots" / name).string(), options);
+}
+
+// Shows every page of a tabbed view at `size` and checks that no text label of any of its
+// charts is drawn outside its bound (the axes when clipped to them, else the plot widget) and
+// no legend outside the widget. Counts the charts and labels it checked.
+void checkLabelsInside(QTabWidget& view, QSize size, int& charts, int& labels)
+{
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int page = 0; page < view.count(); ++page) {
+        view.setCurrentIndex(page);
+        QCoreApplication::processEvents();
+        for (QCustomPlot* plot : view.widget(page)->findChildren<QCustomPlot*>()) {
+            if (!plot->isVisible() || plot->width() < 50)
+                continue;
+            ++charts;
+            plot->replot();
+            QCoreApplication::processEvents();  // the queued replot of labels turned inside
+            plot->replot();
+            const QRectF widget = plot->rect();
+            for (int i = 0; i < plot->itemCount(); ++i) {
+                auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+                if (!text || !text->visible() || text->text().isEmpty())
+                    continue;
+                const bool clipped = text->clipToAxisRect() && text->clipAxisRect();
+                const QRectF bound = clipped ? QRectF(text->clipAxisRect()->rect()) : widget;
+                // A clipped label whose anchor lies outside the axes is not drawn at all.
+                if (clipped && !bound.contains(text->position->pixelPosition()))
+                    continue;
+                const QRectF drawn =
+                    QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+                ++labels;
+                QVERIFY2(bound.adjusted(-1, -1, 1, 1).contains(drawn),
+                         qPrintable(QStringLiteral("page %1: \"%2\" drawn at %3,%4 %5x%6 outside %7x%8")
+                                        .arg(view.tabText(page), text->text().left(40))
+                                        .arg(drawn.x()).arg(drawn.y()).arg(drawn.width()).arg(drawn.height())
+                                        .arg(bound.width()).arg(bound.height())));
+            }
+            if (plot->legend->visible())
+                QVERIFY2(widget.adjusted(-1, -1, 1, 1).contains(QRectF(plot->legend->outerRect())),
+                         qPrintable(view.tabText(page)));
+        }
+    }
 }
 
 }  // namespace
@@ -448,47 +496,32 @@ private Q_SLOTS:
         const auto opened = document::open(document.toStdString(), options);
         QVERIFY(opened && opened->ok());
         widgets::DocumentView view(opened);
-        view.resize(size);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
         int charts = 0, labels = 0;
-        for (int page = 0; page < view.count(); ++page) {
-            view.setCurrentIndex(page);
-            QCoreApplication::processEvents();
-            for (QCustomPlot* plot : view.widget(page)->findChildren<QCustomPlot*>()) {
-                if (!plot->isVisible() || plot->width() < 50)
-                    continue;
-                ++charts;
-                plot->replot();
-                QCoreApplication::processEvents();  // the queued replot of labels turned inside
-                plot->replot();
-                const QRectF widget = plot->rect();
-                for (int i = 0; i < plot->itemCount(); ++i) {
-                    auto* text = qobject_cast<QCPItemText*>(plot->item(i));
-                    if (!text || !text->visible() || text->text().isEmpty())
-                        continue;
-                    const QRectF bound = text->clipToAxisRect() && text->clipAxisRect()
-                                             ? QRectF(text->clipAxisRect()->rect())
-                                             : widget;
-                    const QRectF drawn =
-                        QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
-                    // A label whose anchor lies outside the axes is not drawn at all when clipped.
-                    if (text->clipToAxisRect() && !bound.contains(text->position->pixelPosition()))
-                        continue;
-                    ++labels;
-                    QVERIFY2(bound.adjusted(-1, -1, 1, 1).contains(drawn),
-                             qPrintable(QStringLiteral("page %1: \"%2\" drawn at %3,%4 %5x%6 outside %7x%8")
-                                            .arg(view.tabText(page), text->text().left(40))
-                                            .arg(drawn.x()).arg(drawn.y()).arg(drawn.width()).arg(drawn.height())
-                                            .arg(bound.width()).arg(bound.height())));
-                }
-                if (plot->legend->visible())
-                    QVERIFY2(widget.adjusted(-1, -1, 1, 1).contains(QRectF(plot->legend->outerRect())),
-                             qPrintable(view.tabText(page)));
-            }
-        }
+        checkLabelsInside(view, size, charts, labels);
         QVERIFY(charts >= 3);
         QVERIFY(labels >= 1);
+    }
+
+    // The same over a comparison's pages (its waterfall, the memory overlay) and a job's (the
+    // heatmap's values in its cells).
+    void noLabelOutsideTheComparisonsAndJobsPlots()
+    {
+        for (const QSize size : {QSize(1280, 860), QSize(1024, 768)}) {
+            const auto before = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+            const auto after = analysed("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+            widgets::CompareView compared(before, after, compare::compareDocuments(*before, *after));
+            int charts = 0, labels = 0;
+            checkLabelsInside(compared, size, charts, labels);
+            QVERIFY(charts >= 1 && labels >= 1);
+            std::string error;
+            const auto files = job::jobFiles({test::sharedTrace("param/dlrm_8_ranks").string()}, error);
+            const auto job = job::openJob(files, {}, error);
+            QVERIFY2(job, error.c_str());
+            widgets::JobView ranks(*job, {});
+            charts = labels = 0;
+            checkLabelsInside(ranks, size, charts, labels);
+            QVERIFY(charts >= 1 && labels >= 1);
+        }
     }
 
     void followsADarkPalette()
