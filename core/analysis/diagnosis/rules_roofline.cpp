@@ -85,7 +85,7 @@ double meanShare(const std::vector<GapRow>& rows, double& windowNs)
 }
 
 void addEvidence(const DiagnosisInput& in, const std::vector<GapRow>& rows, Cause cause, double windowNs,
-                 double share_, Finding& f)
+                 double meanShareOfRoof, Finding& f)
 {
     const double steps = static_cast<double>(in.summary.steps.steps.size());
     double kernels = 0;
@@ -93,7 +93,7 @@ void addEvidence(const DiagnosisInput& in, const std::vector<GapRow>& rows, Caus
         kernels += static_cast<double>(m.kernelTimeNs);
     f.evidence.figures = {{"share_of_kernel_time", share(windowNs, kernels), Unit::Fraction},
                           {"time_per_step_us", windowNs / steps / 1e3, Unit::Microseconds},
-                          {"share_of_roof", share_, Unit::Fraction},
+                          {"share_of_roof", meanShareOfRoof, Unit::Fraction},
                           {"target_share_of_roof", rows.front().verdict.targetShare, Unit::Fraction},
                           {"gain_if_removed_alone_us", causal(in).solo(cause) / 1e3, Unit::Microseconds},
                           {"gain_once_the_host_keeps_up_us", causal(in).afterOthers(cause) / 1e3, Unit::Microseconds}};
