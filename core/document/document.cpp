@@ -75,7 +75,8 @@ void analyse(Document& doc, const OpenOptions& options)
     doc.summary = analysis::summarize(*doc.model, options.summary);
     doc.findings = analysis::diagnose({*doc.model, doc.summary, options.thresholds, doc.lab ? &*doc.lab : nullptr});
     if (options.timelineIndex)
-        doc.timeline = std::make_shared<const timeline::TimelineIndex>(*doc.model);
+        doc.timeline = std::make_shared<const timeline::TimelineIndex>(
+            *doc.model, timeline::leadThreadOf(*doc.model, doc.summary.window.stepMarker));
     if (options.callTree)
         doc.callTree = std::make_shared<const analysis::CallTree>(analysis::computeCallTree(*doc.model));
     doc.analysisSeconds = secondsSince(started);

@@ -1,6 +1,9 @@
 #include "core/timeline/timeline_index.h"
 
+#include "core/analysis/breakdown.h"
+
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -12,42 +15,89 @@ using trace::TrackId;
 
 namespace {
 
-// CPU threads first, then GPU devices with their streams, then the rest; within a group
-// by process, sort index and thread/stream.
+// Devices first (what the step waits on), then CPU threads, then the rest.
 int groupOf(trace::TrackKind kind)
 {
     switch (kind) {
-    case trace::TrackKind::CpuThread: return 0;
-    case trace::TrackKind::GpuStream: return 1;
+    case trace::TrackKind::GpuStream: return 0;
+    case trace::TrackKind::CpuThread: return 1;
     case trace::TrackKind::Other: return 2;
     }
     return 2;
 }
 
+// More rows than this at one depth is a pathological file, not a trace: the rest share
+// the last row, so laying out stays O(events x kMaxOverlapRows).
+constexpr uint16_t kMaxOverlapRows = 64;
+
+// Each event's row within its depth: the first whose last event has ended by its start.
+std::vector<uint16_t> overlapRowsOf(const trace::TraceModel& model, const trace::Track& track,
+                                    std::vector<uint16_t>& rowsPerDepth)
+{
+    std::vector<std::vector<int64_t>> rowEnds(size_t(track.maxDepth) + 1);
+    std::vector<uint16_t> rows(track.eventCount, 0);
+    for (uint32_t i = 0; i < track.eventCount; ++i) {
+        const trace::Event& e = model.events()[track.firstEvent + i];
+        std::vector<int64_t>& ends = rowEnds[std::min<uint16_t>(e.depth, track.maxDepth)];
+        size_t row = 0;
+        while (row < ends.size() && ends[row] > e.startNs)
+            ++row;
+        if (row == ends.size()) {
+            if (ends.size() < kMaxOverlapRows)
+                ends.push_back(e.endNs());
+            else
+                row = ends.size() - 1;
+        }
+        ends[row] = std::max(ends[row], e.endNs());
+        rows[i] = uint16_t(row);
+    }
+    rowsPerDepth.resize(rowEnds.size());
+    for (size_t d = 0; d < rowEnds.size(); ++d)
+        rowsPerDepth[d] = uint16_t(std::max<size_t>(1, rowEnds[d].size()));
+    return rows;
+}
+
 }  // namespace
 
-TimelineIndex::TimelineIndex(const trace::TraceModel& model) : m_model(model)
+TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread) : m_model(model), m_leadThread(leadThread)
 {
     const auto tracks = model.tracks();
+    const bool lead = leadThread.valid() && leadThread.value < tracks.size();
+    const int64_t leadPid = lead ? tracks[leadThread.value].pid : 0;
     std::vector<uint32_t> order(tracks.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const trace::Track &x = tracks[a], &y = tracks[b];
-        return std::tuple(groupOf(x.kind), x.pid, x.sortIndex, x.tid) < std::tuple(groupOf(y.kind), y.pid, y.sortIndex, y.tid);
-    });
-    m_firstLaneOfTrack.assign(tracks.size(), 0);
+    auto key = [&](uint32_t t) {
+        const trace::Track& x = tracks[t];
+        const bool cpu = x.kind == trace::TrackKind::CpuThread;
+        const int leadProcess = lead && cpu && x.pid == leadPid ? 0 : 1;
+        const int leadTrack = lead && t == leadThread.value ? 0 : 1;
+        return std::tuple(groupOf(x.kind), leadProcess, x.pid, leadTrack, x.sortIndex, x.tid);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    m_firstDepthOfTrack.assign(tracks.size(), 0);
+    std::vector<uint16_t> rowsPerDepth;
+    std::vector<uint32_t> firstLaneOfDepth;
     for (uint32_t t : order) {
         const trace::Track& track = tracks[t];
-        m_firstLaneOfTrack[t] = uint32_t(m_lanes.size());
-        const size_t first = m_lanes.size();
-        for (uint16_t d = 0; d <= track.maxDepth; ++d)
-            m_lanes.push_back(Lane{TrackId{t}, d, {}, {}});
-        for (uint32_t e = track.firstEvent; e < track.firstEvent + track.eventCount; ++e) {
+        const std::vector<uint16_t> rows = overlapRowsOf(model, track, rowsPerDepth);
+        m_firstDepthOfTrack[t] = uint32_t(m_depthLanes.size());
+        firstLaneOfDepth.clear();
+        for (uint16_t d = 0; d <= track.maxDepth; ++d) {
+            m_depthLanes.push_back(uint32_t(m_lanes.size()));
+            firstLaneOfDepth.push_back(uint32_t(m_lanes.size()));
+            for (uint16_t r = 0; r < rowsPerDepth[d]; ++r)
+                m_lanes.push_back(Lane{TrackId{t}, d, r, {}, {}});
+        }
+        for (uint32_t i = 0; i < track.eventCount; ++i) {
+            const uint32_t e = track.firstEvent + i;
             const trace::Event& event = model.events()[e];
-            Lane& lane = m_lanes[first + std::min<uint16_t>(event.depth, track.maxDepth)];
+            const uint32_t laneIndex = firstLaneOfDepth[std::min<uint16_t>(event.depth, track.maxDepth)] + rows[i];
+            Lane& lane = m_lanes[laneIndex];
             const int64_t end = event.endNs();
             lane.maxEndNs.push_back(lane.maxEndNs.empty() ? end : std::max(lane.maxEndNs.back(), end));
             lane.events.push_back(EventId{e});
+            if (rows[i] > 0)
+                m_extraRowLane.emplace(e, laneIndex);
         }
     }
     for (Lane& lane : m_lanes) {
@@ -58,7 +108,9 @@ TimelineIndex::TimelineIndex(const trace::TraceModel& model) : m_model(model)
 
 size_t TimelineIndex::memoryBytes() const
 {
-    size_t bytes = m_lanes.capacity() * sizeof(Lane) + m_firstLaneOfTrack.capacity() * sizeof(uint32_t);
+    size_t bytes = m_lanes.capacity() * sizeof(Lane) +
+                   (m_depthLanes.capacity() + m_firstDepthOfTrack.capacity()) * sizeof(uint32_t) +
+                   m_extraRowLane.size() * (2 * sizeof(uint32_t) + 2 * sizeof(void*));
     for (const Lane& lane : m_lanes)
         bytes += lane.events.capacity() * sizeof(EventId) + lane.maxEndNs.capacity() * sizeof(int64_t);
     return bytes;
@@ -135,8 +187,60 @@ EventId TimelineIndex::hitTest(uint32_t laneIndex, const Viewport& view, double 
 
 uint32_t TimelineIndex::laneOf(EventId event) const
 {
+    if (const auto extra = m_extraRowLane.find(event.value); extra != m_extraRowLane.end())
+        return extra->second;
     const trace::Event& e = m_model.event(event);
-    return m_firstLaneOfTrack.at(e.track.value) + std::min<uint16_t>(e.depth, m_model.track(e.track).maxDepth);
+    return m_depthLanes.at(m_firstDepthOfTrack.at(e.track.value) + std::min<uint16_t>(e.depth, m_model.track(e.track).maxDepth));
+}
+
+EventId TimelineIndex::overlappedBy(EventId event) const
+{
+    const uint32_t laneIndex = laneOf(event);
+    const Lane& own = m_lanes[laneIndex];
+    const trace::Event& e = m_model.event(event);
+    const auto events = m_model.events();
+    // The depth's earlier rows are the lanes just before this one.
+    for (uint32_t l = laneIndex - own.overlapRow; l < laneIndex; ++l) {
+        const Lane& lane = m_lanes[l];
+        auto it = std::lower_bound(lane.events.begin(), lane.events.end(), e.endNs(),
+                                   [&](EventId id, int64_t t) { return events[id.value].startNs < t; });
+        while (it != lane.events.begin()) {
+            --it;
+            if (lane.maxEndNs[size_t(it - lane.events.begin())] <= e.startNs)
+                break;
+            if (events[it->value].endNs() > e.startNs)
+                return *it;
+        }
+    }
+    return {};
+}
+
+TrackId leadThreadOf(const trace::TraceModel& model, std::string_view stepMarker)
+{
+    const auto tracks = model.tracks();
+    // Per CPU track: landmarks (step markers, DataLoader calls), launches, events.
+    std::vector<std::array<uint64_t, 3>> counts(tracks.size(), {0, 0, 0});
+    std::vector<int8_t> landmark(model.strings().size(), -1);  // by string id, -1 unknown
+    for (const trace::Event& e : model.events()) {
+        if (model.track(e.track).kind != trace::TrackKind::CpuThread)
+            continue;
+        std::array<uint64_t, 3>& c = counts[e.track.value];
+        ++c[2];
+        if (trace::isLaunchCall(e.category))
+            ++c[1];
+        int8_t& known = landmark[e.name.value];
+        if (known < 0) {
+            const std::string_view name = model.text(e.name);
+            known = (!stepMarker.empty() && name.starts_with(stepMarker)) || analysis::isDataLoaderOp(name) ? 1 : 0;
+        }
+        c[0] += uint64_t(known);
+    }
+    // Lexicographic: landmarks decide, then launches, then events.
+    TrackId best;
+    for (uint32_t t = 0; t < tracks.size(); ++t)
+        if (counts[t][2] > 0 && (!best.valid() || counts[t] > counts[best.value]))
+            best = TrackId{t};
+    return best;
 }
 
 std::vector<EventId> searchByName(const trace::TraceModel& model, std::string_view query)

@@ -27,9 +27,32 @@ std::string groupLabelOf(const trace::TraceModel& model, const trace::Track& t)
     return label;
 }
 
+GroupRole roleOf(const trace::TraceModel& model, const trace::Track& t, trace::TrackId lead)
+{
+    switch (t.kind) {
+    case trace::TrackKind::GpuStream: return GroupRole::Device;
+    case trace::TrackKind::CpuThread:
+        return lead.valid() && model.track(lead).pid == t.pid ? GroupRole::LeadProcess : GroupRole::Process;
+    case trace::TrackKind::Other: return GroupRole::Other;
+    }
+    return GroupRole::Other;
+}
+
 }  // namespace
 
-TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTrack>& counters) : m_index(index)
+const char* groupRoleName(GroupRole role)
+{
+    switch (role) {
+    case GroupRole::Device: return "device";
+    case GroupRole::LeadProcess: return "lead-process";
+    case GroupRole::Process: return "process";
+    case GroupRole::Other: return "other";
+    }
+    return "other";
+}
+
+TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTrack>& counters, std::vector<FrameFold> folds)
+    : m_index(index)
 {
     const trace::TraceModel& model = index.model();
     const auto& lanes = index.lanes();
@@ -38,9 +61,15 @@ TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTr
         const trace::Track& track = model.track(lanes[l].track);
         const std::string key = groupKeyOf(track);
         if (m_groups.empty() || m_groups.back().key != key)
-            m_groups.push_back({key, groupLabelOf(model, track), l, l, {}, false});
+            m_groups.push_back({key, groupLabelOf(model, track), l, l, {}, false, roleOf(model, track, index.leadThread())});
         m_groups.back().lastLane = l + 1;
     }
+    m_foldStartingAt.assign(lanes.size(), -1);
+    for (FrameFold& fold : folds)
+        if (fold.firstLane < fold.lastLane && fold.lastLane <= lanes.size()) {
+            m_foldStartingAt[fold.firstLane] = int32_t(m_folds.size());
+            m_folds.push_back({std::move(fold), false});
+        }
     for (uint32_t c = 0; c < counters.size(); ++c) {
         const std::string& key = counters[c].groupKey;
         // "cpu" (host memory, CPU utilisation) goes with the first process.
@@ -49,7 +78,9 @@ TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTr
         });
         if (it == m_groups.end()) {
             const uint32_t end = uint32_t(lanes.size());
-            m_groups.push_back({key, key == "cpu" ? "Host" : "GPU " + key.substr(key.find(':') + 1), end, end, {}, false});
+            const bool host = key == "cpu";
+            m_groups.push_back({key, host ? "Host" : "GPU " + key.substr(key.find(':') + 1), end, end, {}, false,
+                                host ? GroupRole::Other : GroupRole::Device});
             it = m_groups.end() - 1;
         }
         it->counters.push_back(c);
@@ -65,6 +96,23 @@ void TrackLayout::setCollapsed(uint32_t group, bool collapsed)
     }
 }
 
+void TrackLayout::setExpanded(uint32_t fold, bool expanded)
+{
+    if (fold < m_folds.size() && m_folds[fold].expanded != expanded) {
+        m_folds[fold].expanded = expanded;
+        relayout();
+    }
+}
+
+std::pair<uint32_t, uint32_t> TrackLayout::lanesOf(const LayoutRow& row) const
+{
+    if (row.kind == RowKind::Lane)
+        return {row.index, row.index + 1};
+    if (row.kind == RowKind::Fold && !m_folds[row.index].expanded)
+        return {m_folds[row.index].firstLane, m_folds[row.index].lastLane};
+    return {0, 0};
+}
+
 void TrackLayout::relayout()
 {
     m_rows.clear();
@@ -77,6 +125,18 @@ void TrackLayout::relayout()
         if (group.collapsed)
             continue;
         for (uint32_t l = group.firstLane; l < group.lastLane; ++l) {
+            if (const int32_t f = m_foldStartingAt[l]; f >= 0) {
+                const LayoutFold& fold = m_folds[size_t(f)];
+                m_rows.push_back({RowKind::Fold, y, kLaneHeight, uint32_t(f)});
+                if (!fold.expanded) {
+                    for (uint32_t folded = fold.firstLane; folded < fold.lastLane; ++folded)
+                        m_laneY[folded] = y;
+                    y += kLaneHeight;
+                    l = fold.lastLane - 1;
+                    continue;
+                }
+                y += kLaneHeight;
+            }
             m_laneY[l] = y;
             m_rows.push_back({RowKind::Lane, y, kLaneHeight, l});
             y += kLaneHeight;
@@ -105,10 +165,11 @@ std::pair<uint32_t, uint32_t> TrackLayout::lanesIn(int y0, int y1) const
     if (it != m_rows.begin())
         --it;
     for (; it != m_rows.end() && it->y < y1; ++it) {
-        if (it->kind != RowKind::Lane || it->y + it->height <= y0)
+        const auto [a, b] = lanesOf(*it);
+        if (a == b || it->y + it->height <= y0)
             continue;
-        first = std::min(first, it->index);
-        last = std::max(last, it->index + 1);
+        first = std::min(first, a);
+        last = std::max(last, b);
     }
     return first == UINT32_MAX ? std::pair<uint32_t, uint32_t>{0, 0} : std::pair{first, last};
 }
@@ -116,6 +177,8 @@ std::pair<uint32_t, uint32_t> TrackLayout::lanesIn(int y0, int y1) const
 std::string TrackLayout::laneLabel(uint32_t lane) const
 {
     const Lane& l = m_index.lanes()[lane];
+    if (l.overlapRow > 0)
+        return "\u21B3 overlapping";
     if (l.depth > 0)
         return {};
     const trace::TraceModel& model = m_index.model();

@@ -16,6 +16,8 @@
 
 #include <QLineEdit>
 #include <QScrollBar>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QtTest>
@@ -91,19 +93,45 @@ class TestTimelineView : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true);  // the remembered layout away from the user's
+        QSettings().remove(QStringLiteral("timeline"));
         m_resnet = document::open(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
         QVERIFY(m_resnet->model);
     }
 
-    void opensOnTheWholeTraceAndPaintsKernelsCountersAndSteps()
+    void opensOnTheFirstSteadyStepWithTheDeviceOnScreen()
     {
         const auto page = openPage();
         QVERIFY(page);
         TimelineView* view = page->view();
         QVERIFY(view->waitForFrame());
+        // The first steady step fills the view.
+        const analysis::Step& first = m_resnet->summary.steps.steps.front();
+        const timeline::Viewport& v = view->timeViewport();
+        QVERIFY(v.beginNs <= first.beginNs && v.endNs() >= first.endNs);
+        QVERIFY(double(first.durationNs()) / double(v.endNs() - v.beginNs) > 0.9);
+        // The GPU stream and the lead thread's first row are on screen without scrolling.
+        QCOMPARE(view->verticalScrollBar()->value(), 0);
+        const int visible = view->viewport()->height() - TimelineView::kRulerHeight;
+        const timeline::TimelineIndex& index = page->index();
+        bool sawStream = false;
+        for (uint32_t l = 0; l < index.lanes().size(); ++l)
+            if (index.lanes()[l].track == index.leadThread() || m_resnet->model->track(index.lanes()[l].track).kind ==
+                                                                     trace::TrackKind::GpuStream) {
+                if (index.lanes()[l].depth > 0)
+                    continue;
+                sawStream = sawStream || m_resnet->model->track(index.lanes()[l].track).kind == trace::TrackKind::GpuStream;
+                QVERIFY(view->layout().laneY(l) >= 0);
+                QVERIFY(view->layout().laneY(l) + timeline::TrackLayout::kLaneHeight <= visible);
+            }
+        QVERIFY(sawStream);
+        // Home comes back here after a move, 0 shows the whole trace.
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_0);
         const trace::TraceModel& model = *m_resnet->model;
         QVERIFY(view->timeViewport().beginNs <= model.beginNs());
         QVERIFY(view->timeViewport().endNs() >= model.endNs());
+        QVERIFY(view->waitForFrame());
         const auto frame = view->currentFrame();
         QVERIFY(frame && !frame->items.empty());
         QVERIFY(std::any_of(frame->items.begin(), frame->items.end(), [](const timeline::DrawItem& d) { return d.count > 1; }));
@@ -185,6 +213,10 @@ private Q_SLOTS:
         QTest::keyClick(view, Qt::Key_0);
         QVERIFY(view->timeViewport().beginNs <= m_resnet->model->beginNs());
         QVERIFY(view->timeViewport().endNs() >= m_resnet->model->endNs());
+        QTest::keyClick(view, Qt::Key_Home);
+        const analysis::Step& first = m_resnet->summary.steps.steps.front();
+        QVERIFY(view->timeViewport().beginNs <= first.beginNs && view->timeViewport().endNs() >= first.endNs);
+        QVERIFY(view->timeViewport().endNs() < m_resnet->model->endNs());
     }
 
     void clickingAKernelShowsItsDetailsAndTheLaunchArrow()
@@ -235,7 +267,7 @@ private Q_SLOTS:
     {
         const auto page = openPage();
         TimelineView* view = page->view();
-        const int streamLane = int(view->layout().groups()[2].firstLane);  // GPU 0 / Stream 7
+        const int streamLane = int(view->layout().groups()[0].firstLane);  // GPU 0 / Stream 7: devices first
         QCOMPARE(QString::fromStdString(view->layout().laneLabel(uint32_t(streamLane))), QString("Stream 7"));
         const double y = TimelineView::kRulerHeight + view->layout().laneY(uint32_t(streamLane)) -
                          view->verticalScrollBar()->value() + 5;
@@ -352,6 +384,102 @@ private Q_SLOTS:
                 view->layout().groups()[0].firstLane == view->layout().groups()[0].lastLane);
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(60, headerY + 5));
         QVERIFY(!view->layout().groups()[0].collapsed);
+    }
+
+    // An inference trace with every profiler flag: nine rows of Python frames spanning the
+    // window fold into one that a click expands, with the device and the lead thread on
+    // screen; what the user changes is how the next trace of its kind opens.
+    void pythonFramesFoldAndTheLayoutIsRememberedPerKind()
+    {
+        QSettings().remove(QStringLiteral("timeline"));
+        const auto doc = document::open(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
+        QVERIFY(doc->model);
+        QCOMPARE(doc->summary.window.kind, analysis::RunKind::Inference);
+        auto open = [&] {
+            auto page = std::make_unique<widgets::TimelinePage>(doc);
+            page->resize(1280, 800);
+            page->show();
+            return page;
+        };
+        auto page = open();
+        QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+        TimelineView* view = page->view();
+        const timeline::TrackLayout& layout = view->layout();
+        QVERIFY(!layout.folds().empty());
+        const auto foldRow = std::find_if(layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
+            return row.kind == timeline::RowKind::Fold &&
+                   page->index().lanes()[layout.folds()[row.index].firstLane].track == page->index().leadThread();
+        });
+        QVERIFY(foldRow != layout.rows().end());
+        const timeline::LayoutFold& fold = layout.folds()[foldRow->index];
+        QVERIFY(!fold.expanded);
+        QVERIFY(fold.lastLane - fold.firstLane >= 8);
+        // The fold and the row under it (what varies) are on screen at the top of the scroll.
+        const int visible = view->viewport()->height() - TimelineView::kRulerHeight;
+        QCOMPARE(view->verticalScrollBar()->value(), 0);
+        QVERIFY(layout.laneY(fold.lastLane) >= 0 && layout.laneY(fold.lastLane) + timeline::TrackLayout::kLaneHeight <= visible);
+        const QPoint label(60, TimelineView::kRulerHeight + foldRow->y + 5);
+        const QString tip = view->toolTipAt(label);
+        QVERIFY2(tip.contains(QStringLiteral("spawn_main > _main > _bootstrap")), qPrintable(tip));
+        // The folded row's slices are the frames': a click there selects the deepest.
+        QVERIFY(view->waitForFrame());
+        const trace::EventId hit = view->pointOf(page->index().lanes()[fold.lastLane - 1].events.front())
+                                       ? page->index().lanes()[fold.lastLane - 1].events.front()
+                                       : trace::EventId{};
+        QVERIFY(hit.valid());
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->pointOf(hit)->toPoint());
+        QCOMPARE(view->selected(), hit);
+        // A click on the label expands it: one row per frame.
+        const int folded = layout.height();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, label);
+        QVERIFY(fold.expanded);
+        QCOMPARE(layout.height(), folded + int(fold.lastLane - fold.firstLane) * timeline::TrackLayout::kLaneHeight);
+        // Collapse the devices too: the next inference trace opens this way...
+        view->setGroupCollapsed(0, true);
+        QCOMPARE(layout.groups()[0].role, timeline::GroupRole::Device);
+        page.reset();
+        page = open();
+        QVERIFY(page->view()->layout().groups()[0].collapsed);
+        QVERIFY(std::any_of(page->view()->layout().folds().begin(), page->view()->layout().folds().end(),
+                            [](const auto& f) { return f.expanded; }));
+        // ...and a training trace as it was.
+        const auto training = std::make_unique<widgets::TimelinePage>(m_resnet);
+        QVERIFY(!training->view()->layout().groups()[0].collapsed);
+        QSettings().remove(QStringLiteral("timeline"));
+    }
+
+    // Events that overlap on one stream without nesting sit on a marked extra row, with a
+    // tooltip that says so; none is drawn under another.
+    void overlappingEventsSitOnAMarkedRowWithATooltip()
+    {
+        const auto doc = document::open(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
+        widgets::TimelinePage page(doc);
+        page.resize(1280, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        const timeline::TimelineIndex& index = page.index();
+        trace::EventId overlapping;
+        for (const timeline::Lane& lane : index.lanes())
+            if (lane.overlapRow > 0 && doc->model->track(lane.track).kind == trace::TrackKind::GpuStream) {
+                overlapping = lane.events[lane.events.size() / 2];
+                break;
+            }
+        QVERIFY(overlapping.valid());
+        page.revealEvent(overlapping);
+        TimelineView* view = page.view();
+        QVERIFY(view->waitForFrame());
+        const auto at = view->pointOf(overlapping);
+        QVERIFY(at);
+        const QString tip = view->toolTipAt(*at);
+        QVERIFY2(tip.contains(QStringLiteral("Overlaps")) && tip.contains(QStringLiteral("without nesting")), qPrintable(tip));
+        const trace::EventId other = index.overlappedBy(overlapping);
+        QVERIFY(tip.contains(QString::fromUtf8(doc->model->text(doc->model->event(other).name))));
+        QVERIFY(view->toolTipAt(QPointF(20, at->y())).contains(QStringLiteral("overlap")));
+        // The marker: the overlap colour down the row's label and along the slice's top.
+        const QImage image = view->viewport()->grab().toImage();
+        const QSet<QRgb> marker{widgets::timeline_colors::kOverlapMarker.rgb()};
+        QVERIFY(countColour(image, QRect(0, int(at->y()) - 8, 3, 16), marker) >= 10);
+        QVERIFY(countColour(image, QRect(TimelineView::kLabelWidth, int(at->y()) - 9, image.width(), 4), marker) > 0);
     }
 
     void jumpsFromKernelRowsAndFindings()

@@ -6,6 +6,7 @@
 #include "core/format/format.h"
 #endif
 #include "core/timeline/counter_track.h"
+#include "core/timeline/frame_folds.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/time_ruler.h"
 #include "core/timeline/timeline_index.h"
@@ -82,25 +83,141 @@ private Q_SLOTS:
 
     void lanesHoldEveryEventInTimeOrderAtTwelveBytesEach()
     {
-        const timeline::TimelineIndex index(*m_resnet);
+        const analysis::TraceSummary summary = analysis::summarize(*m_resnet);
+        const trace::TrackId lead = timeline::leadThreadOf(*m_resnet, summary.window.stepMarker);
+        const timeline::TimelineIndex index(*m_resnet, lead);
         size_t total = 0;
-        bool sawGpu = false;
+        bool sawCpu = false;
         for (const timeline::Lane& lane : index.lanes()) {
             total += lane.events.size();
             for (size_t i = 1; i < lane.events.size(); ++i)
                 QVERIFY(m_resnet->event(lane.events[i - 1]).startNs <= m_resnet->event(lane.events[i]).startNs);
             for (trace::EventId id : lane.events)
                 QCOMPARE(m_resnet->event(id).depth, lane.depth);
-            const bool gpu = m_resnet->track(lane.track).kind == trace::TrackKind::GpuStream;
-            QVERIFY(!(sawGpu && m_resnet->track(lane.track).kind == trace::TrackKind::CpuThread));  // CPU first
-            sawGpu = sawGpu || gpu;
+            const bool cpu = m_resnet->track(lane.track).kind == trace::TrackKind::CpuThread;
+            QVERIFY(!(sawCpu && m_resnet->track(lane.track).kind == trace::TrackKind::GpuStream));  // devices first
+            sawCpu = sawCpu || cpu;
         }
         QCOMPARE(total, m_resnet->events().size());
-        QVERIFY(sawGpu);
+        QVERIFY(sawCpu);
         QVERIFY(double(index.memoryBytes()) / double(total) <= 16.0);
         const trace::EventId some{uint32_t(total / 2)};
         const timeline::Lane& lane = index.lanes()[index.laneOf(some)];
         QVERIFY(std::find(lane.events.begin(), lane.events.end(), some) != lane.events.end());
+        // The lead thread holds the step markers and comes right after the devices.
+        QVERIFY(lead.valid());
+        const auto steps = std::count_if(m_resnet->events().begin(), m_resnet->events().end(), [&](const trace::Event& e) {
+            return e.track == lead && m_resnet->text(e.name).starts_with("ProfilerStep#");
+        });
+        QVERIFY(steps >= 6);
+        const auto firstCpu = std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
+            return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
+        });
+        QCOMPARE(firstCpu->track, lead);
+    }
+
+    // Real traces hold events that overlap on one thread or stream without nesting; each
+    // goes on an extra row of its depth, so no lane holds two slices over the same time.
+    void overlappingEventsGoOnExtraRowsNeverHidden()
+    {
+        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
+        QVERIFY2(r.ok(), r.message.c_str());
+        const trace::TraceModel& model = *r.model;
+        const timeline::TimelineIndex index(model);
+        QVERIFY(model.stats().partialOverlaps > 100);
+        size_t total = 0, onExtraRows = 0;
+        for (uint32_t l = 0; l < index.lanes().size(); ++l) {
+            const timeline::Lane& lane = index.lanes()[l];
+            total += lane.events.size();
+            int64_t lastEnd = INT64_MIN;
+            for (trace::EventId id : lane.events) {
+                const trace::Event& e = model.event(id);
+                QVERIFY2(e.startNs >= lastEnd, "two slices of one lane overlap");
+                lastEnd = e.endNs();
+                QCOMPARE(index.laneOf(id), l);
+                if (lane.overlapRow > 0) {
+                    ++onExtraRows;
+                    const trace::EventId other = index.overlappedBy(id);
+                    QVERIFY(other.valid());
+                    const trace::Event& o = model.event(other);
+                    QCOMPARE(o.track, e.track);
+                    QCOMPARE(o.depth, e.depth);
+                    QVERIFY(o.startNs < e.endNs() && e.startNs < o.endNs());  // they do overlap
+                } else {
+                    QVERIFY(!index.overlappedBy(id).valid());
+                }
+            }
+            if (lane.overlapRow > 0) {  // right after its depth's earlier rows
+                QCOMPARE(index.lanes()[l - 1].track, lane.track);
+                QCOMPARE(index.lanes()[l - 1].depth, lane.depth);
+                QCOMPARE(index.lanes()[l - 1].overlapRow, uint16_t(lane.overlapRow - 1));
+            }
+        }
+        QCOMPARE(total, model.events().size());
+        QCOMPARE(onExtraRows, index.overlappingEvents());
+        QVERIFY(onExtraRows > 0);
+    }
+
+    // A real inference trace opens with ten rows of Python frames spanning the whole
+    // window (<module>, spawn_main, _bootstrap, the scheduler's loop): all but the
+    // thread's first fold into one row; the frames that vary stay rows of their own.
+    void pythonFramesSpanningTheWindowFoldIntoOneRow()
+    {
+        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
+        QVERIFY2(r.ok(), r.message.c_str());
+        const trace::TraceModel& model = *r.model;
+        const analysis::TraceSummary summary = analysis::summarize(model);
+        const timeline::TimelineIndex index(model, timeline::leadThreadOf(model, summary.window.stepMarker));
+        const int64_t span = timeline::foldSpanNs(model, summary.window.allSteps);
+        const auto folds = timeline::findFrameFolds(index, span);
+        const auto& lanes = index.lanes();
+        const auto onLead = std::find_if(folds.begin(), folds.end(), [&](const timeline::FrameFold& f) {
+            return lanes[f.firstLane].track == index.leadThread();
+        });
+        QVERIFY(onLead != folds.end());
+        const timeline::FrameFold& fold = *onLead;
+        QCOMPARE(lanes[fold.firstLane].depth, uint16_t(1));  // the thread's named first row stays
+        const uint32_t frames = fold.lastLane - fold.firstLane;
+        QVERIFY(frames >= 8);
+        for (uint32_t l = fold.firstLane; l < fold.lastLane; ++l) {
+            bool long_ = false;
+            for (trace::EventId id : lanes[l].events) {
+                QCOMPARE(model.event(id).category, trace::Category::PythonFunction);
+                long_ = long_ || model.event(id).durationNs >= span;
+            }
+            QVERIFY(long_);
+        }
+        // The row below the fold holds frames that vary within the window.
+        const timeline::Lane& below = lanes[fold.lastLane];
+        QCOMPARE(below.track, index.leadThread());
+        QVERIFY(std::all_of(below.events.begin(), below.events.end(),
+                            [&](trace::EventId id) { return model.event(id).durationNs < span; }) ||
+                std::any_of(below.events.begin(), below.events.end(), [&](trace::EventId id) {
+                    return model.event(id).category != trace::Category::PythonFunction;
+                }));
+        QVERIFY2(QString::fromStdString(fold.label).startsWith(QString("%1 Python frames: spawn_main > \u2026 > ").arg(frames)),
+                 fold.label.c_str());
+        QCOMPARE(std::count(fold.chain.begin(), fold.chain.end(), '>'), std::ptrdiff_t(frames - 1));
+        QCOMPARE(std::string(timeline::frameFunction("scheduler.py(1534): run_event_loop")), std::string("run_event_loop"));
+
+        // Laid out: one row while folded, holding every folded lane; expanded, a header
+        // and one row per frame.
+        timeline::TrackLayout layout(index, {}, folds);
+        const int folded = layout.height();
+        for (uint32_t l = fold.firstLane; l < fold.lastLane; ++l)
+            QCOMPARE(layout.laneY(l), layout.laneY(fold.firstLane));
+        const auto foldRow = std::find_if(layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
+            return row.kind == timeline::RowKind::Fold && layout.folds()[row.index].firstLane == fold.firstLane;
+        });
+        QVERIFY(foldRow != layout.rows().end());
+        QCOMPARE(layout.lanesOf(*foldRow), std::pair(fold.firstLane, fold.lastLane));
+        QCOMPARE(layout.lanesIn(foldRow->y, foldRow->y + 1), std::pair(fold.firstLane, fold.lastLane));
+        const uint32_t f = uint32_t(onLead - folds.begin());
+        layout.setExpanded(f, true);
+        QCOMPARE(layout.height(), folded + int(frames) * timeline::TrackLayout::kLaneHeight);
+        QVERIFY(layout.laneY(fold.firstLane + 1) > layout.laneY(fold.firstLane));
+        layout.setExpanded(f, false);
+        QCOMPARE(layout.height(), folded);
     }
 
     void foldingKeepsCountsAndTimeCoverage()
@@ -294,7 +411,11 @@ private Q_SLOTS:
         const timeline::TimelineIndex index(*m_resnet);
         const int64_t begin = m_resnet->beginNs() + (m_resnet->endNs() - m_resnet->beginNs()) / 3;
         const int64_t end = begin + 20'000'000;
-        for (auto [first, last] : {std::pair<uint32_t, uint32_t>{0, UINT32_MAX}, {1, 4}}) {
+        const auto cpu = std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
+            return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
+        });
+        const uint32_t firstCpu = uint32_t(cpu - index.lanes().begin());
+        for (auto [first, last] : {std::pair<uint32_t, uint32_t>{0, UINT32_MAX}, {firstCpu + 1, firstCpu + 4}}) {
             const timeline::RangeTotals totals = timeline::totalsInRange(index, begin, end, first, last);
             uint64_t slices = 0;
             int64_t total = 0;

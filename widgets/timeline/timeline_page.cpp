@@ -1,5 +1,6 @@
 #include "widgets/timeline/timeline_page.h"
 
+#include "widgets/timeline/layout_memory.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_palette.h"
 #include "widgets/timeline/timeline_view.h"
@@ -46,14 +47,22 @@ QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
 
 TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWidget* parent)
     : QWidget(parent), m_trace(std::move(trace)), m_index(m_trace->timeline ? m_trace->timeline
-                                     : std::make_shared<const timeline::TimelineIndex>(*m_trace->model)),
+                                     : std::make_shared<const timeline::TimelineIndex>(
+                                           *m_trace->model,
+                                           timeline::leadThreadOf(*m_trace->model, m_trace->summary.window.stepMarker))),
       m_counters(timeline::countersFromSummary(m_trace->summary, m_trace->model->endNs()))
 {
-    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.steps.steps, this);
+    // Every step is marked (warm-up ones too); the view opens on the first steady one.
+    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.window.allSteps, this);
+    if (const auto& steady = m_trace->summary.steps.steps; !steady.empty()) {
+        const int64_t pad = steady.front().durationNs() / 50;
+        m_view->setHomeRange(steady.front().beginNs - pad, steady.front().endNs + pad);
+    }
     m_details = new TimelineDetails(*m_index, m_view->layout(), this);
     m_search = new QLineEdit(this);
     m_search->setPlaceholderText(tr("Search slices by name (Enter: next, Shift+Enter: previous)"));
     m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(240);
     m_matchLabel = new QLabel(this);
     m_searchDelay = new QTimer(this);
     m_searchDelay->setSingleShot(true);
@@ -66,6 +75,8 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     next->setToolTip(tr("Next match (Enter)"));
     auto* fit = new QPushButton(tr("Fit all"), this);
     fit->setToolTip(tr("Show the whole trace (0)"));
+    auto* home = new QPushButton(tr("Steady step"), this);
+    home->setToolTip(tr("Show the first steady step, as the timeline opened (Home)"));
     auto* zoom = new QPushButton(tr("Zoom to selection"), this);
     zoom->setToolTip(tr("Zoom to the selected slice or range (F)"));
 
@@ -75,6 +86,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     bar->addWidget(next);
     bar->addWidget(m_matchLabel);
     bar->addSpacing(12);
+    bar->addWidget(home);
     bar->addWidget(fit);
     bar->addWidget(zoom);
     bar->addSpacing(12);
@@ -98,6 +110,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     connect(previous, &QToolButton::clicked, this, [this] { nextMatch(false); });
     connect(next, &QToolButton::clicked, this, [this] { nextMatch(true); });
     connect(fit, &QPushButton::clicked, m_view, &TimelineView::fitAll);
+    connect(home, &QPushButton::clicked, m_view, &TimelineView::showHome);
     connect(zoom, &QPushButton::clicked, m_view, &TimelineView::zoomToSelection);
     connect(m_view, &TimelineView::selectionChanged, this, [this] {
         updateDetails();
@@ -105,6 +118,10 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     });
     connect(m_view, &TimelineView::rangeChanged, this, &TimelinePage::updateDetails);
     connect(m_details, &TimelineDetails::eventRequested, this, &TimelinePage::revealEvent);
+    // The layout this kind of run was last left in; what the user changes is remembered.
+    const analysis::RunKind kind = m_trace->summary.window.kind;
+    restoreTimelineLayout(*m_view, kind);
+    connect(m_view, &TimelineView::layoutChanged, this, [this, kind] { rememberTimelineLayout(*m_view, kind); });
 }
 
 bool TimelinePage::eventFilter(QObject* watched, QEvent* event)

@@ -57,13 +57,31 @@ void paintRows(QPainter& p, const Geometry& g)
         case RowKind::Lane: {
             p.fillRect(0, y, s.labelWidth, row.height, timeline_colors::kLabelBackground);
             const std::string label = layout.laneLabel(row.index);
+            const bool overlapRow = s.index->lanes()[row.index].overlapRow > 0;
+            if (overlapRow)  // a marker down the label: events here overlap the row above
+                p.fillRect(0, y, 3, row.height, timeline_colors::kOverlapMarker);
             if (!label.empty()) {
-                p.setPen(QColor(200, 204, 210));
-                p.drawLine(0, y, g.width, y);  // a new thread or stream starts here
-                p.setPen(QColor(40, 40, 40));
+                if (!overlapRow) {
+                    p.setPen(QColor(200, 204, 210));
+                    p.drawLine(0, y, g.width, y);  // a new thread or stream starts here
+                }
+                p.setPen(overlapRow ? timeline_colors::kOverlapMarker.darker(130) : QColor(40, 40, 40));
                 p.drawText(QRect(14, y, s.labelWidth - 18, row.height), Qt::AlignVCenter | Qt::AlignLeft,
                            p.fontMetrics().elidedText(QString::fromStdString(label), Qt::ElideRight, s.labelWidth - 18));
             }
+            break;
+        }
+        case RowKind::Fold: {
+            const timeline::LayoutFold& fold = layout.folds()[row.index];
+            p.fillRect(0, y, s.labelWidth, row.height, timeline_colors::kFoldBackground);
+            if (fold.expanded)  // a header over its rows
+                p.fillRect(s.labelWidth, y, g.width - s.labelWidth, row.height, timeline_colors::kFoldBackground);
+            p.setPen(QColor(70, 90, 60));
+            const QString text = (fold.expanded ? QStringLiteral("\u25BE ") : QStringLiteral("\u25B8 ")) +
+                                 QString::fromStdString(fold.label);
+            const int width = (fold.expanded ? g.width : s.labelWidth) - 18;
+            p.drawText(QRect(14, y, width, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+                       p.fontMetrics().elidedText(text, Qt::ElideRight, width));
             break;
         }
         case RowKind::Counter: {
@@ -152,6 +170,8 @@ void paintSlices(QPainter& p, const Geometry& g)
         const QRectF rect(x0, g.yOf(laneY) + 1, w, laneHeight - 2);
         const QColor color = sliceColor(e.category, e.name.value);
         p.fillRect(rect, item.count > 1 ? color.darker(125) : color);
+        if (s.index->lanes()[item.lane].overlapRow > 0)  // overlaps a slice above without nesting
+            p.fillRect(QRectF(rect.left(), rect.top(), rect.width(), 2), timeline_colors::kOverlapMarker);
         if (s.matchedNames && e.name.value < s.matchedNames->size() && (*s.matchedNames)[e.name.value]) {
             p.setPen(matchPen);
             p.drawRect(rect.adjusted(1, 1, -1, -1));

@@ -3,10 +3,14 @@
 #include "widgets/timeline/draw_list_builder.h"
 #include "widgets/timeline/timeline_painter.h"
 
+#include "core/format/format.h"
+
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -25,7 +29,7 @@ constexpr double kClickSlackPx = 3.0;    // a press that moves less is a click
 
 TimelineView::TimelineView(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
                            const std::vector<analysis::Step>& steps, QWidget* parent)
-    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps), m_layout(index, counters),
+    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps), m_layout(index, counters, timeline::findFrameFolds(index, timeline::foldSpanNs(index.model(), steps))),
       m_builder(std::make_unique<DrawListBuilder>(index, counters))
 {
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -64,6 +68,22 @@ void TimelineView::fitAll()
     const trace::TraceModel& model = m_index.model();
     const int64_t span = std::max<int64_t>(1, model.endNs() - model.beginNs());
     showRange(model.beginNs() - span / 100, model.endNs() + span / 100);
+}
+
+void TimelineView::setHomeRange(int64_t beginNs, int64_t endNs)
+{
+    m_home = std::pair(beginNs, std::max(endNs, beginNs + 1));
+    if (m_autoFit)
+        showHome();
+}
+
+void TimelineView::showHome()
+{
+    if (m_home)
+        showRange(m_home->first, m_home->second);
+    else
+        fitAll();
+    m_autoFit = true;
 }
 
 void TimelineView::showRange(int64_t beginNs, int64_t endNs)
@@ -186,9 +206,14 @@ trace::EventId TimelineView::eventAt(QPointF position) const
     if (position.x() < kLabelWidth || position.y() < kRulerHeight)
         return {};
     const timeline::LayoutRow* row = m_layout.rowAt(layoutY(position.y()));
-    if (!row || row->kind != timeline::RowKind::Lane)
+    if (!row)
         return {};
-    return m_index.hitTest(row->index, m_view, position.x() - kLabelWidth);
+    // A folded row shows its deepest frames in front: they are hit first.
+    const auto [first, last] = m_layout.lanesOf(*row);
+    for (uint32_t lane = last; lane > first; --lane)
+        if (const trace::EventId hit = m_index.hitTest(lane - 1, m_view, position.x() - kLabelWidth))
+            return hit;
+    return {};
 }
 
 double TimelineView::cursorX() const
@@ -196,6 +221,63 @@ double TimelineView::cursorX() const
     const QPointF at = viewport()->mapFromGlobal(QCursor::pos());
     const double x = at.x() - kLabelWidth;
     return x >= 0 && x <= m_view.widthPx && viewport()->rect().contains(at.toPoint()) ? x : m_view.widthPx / 2.0;
+}
+
+QString TimelineView::toolTipAt(QPointF position) const
+{
+    if (position.y() < kRulerHeight)
+        return {};
+    const timeline::LayoutRow* row = m_layout.rowAt(layoutY(position.y()));
+    if (row && row->kind == timeline::RowKind::Fold && position.x() < kLabelWidth) {
+        const timeline::LayoutFold& fold = m_layout.folds()[row->index];
+        return tr("%1 Python frames that span a step or more, outermost first:\n%2\nClick to %3.")
+            .arg(fold.lastLane - fold.firstLane)
+            .arg(QString::fromStdString(fold.chain))
+            .arg(fold.expanded ? tr("fold them into one row") : tr("show one row per frame"));
+    }
+    if (row && row->kind == timeline::RowKind::Fold && !m_layout.folds()[row->index].expanded) {
+        const trace::EventId hit = eventAt(position);
+        if (!hit)
+            return {};
+        const trace::Event& e = m_index.model().event(hit);
+        return QStringLiteral("%1\n%2").arg(QString::fromUtf8(m_index.model().text(e.name)),
+                                            QString::fromStdString(format::duration(e.durationNs)));
+    }
+    if (!row || row->kind != timeline::RowKind::Lane)
+        return {};
+    const trace::TraceModel& model = m_index.model();
+    const bool overlapRow = m_index.lanes()[row->index].overlapRow > 0;
+    const QString what = model.track(m_index.lanes()[row->index].track).kind == trace::TrackKind::GpuStream
+                             ? tr("stream")
+                             : tr("thread");
+    if (position.x() < kLabelWidth)
+        return overlapRow ? tr("Events on this row overlap events on the row above on the same %1 without nesting "
+                               "in them; they are drawn here so that neither hides the other.")
+                                .arg(what)
+                          : QString();
+    const trace::EventId hit = eventAt(position);
+    if (!hit)
+        return {};
+    const trace::Event& e = model.event(hit);
+    QString text = QStringLiteral("%1\n%2").arg(QString::fromUtf8(model.text(e.name)),
+                                                QString::fromStdString(format::duration(e.durationNs)));
+    if (const trace::EventId other = overlapRow ? m_index.overlappedBy(hit) : trace::EventId{})
+        text += QLatin1Char('\n') + tr("Overlaps %1 on the same %2 without nesting in it: drawn on its own row.")
+                                        .arg(QString::fromUtf8(model.text(model.event(other).name)), what);
+    return text;
+}
+
+bool TimelineView::viewportEvent(QEvent* event)
+{
+    if (event->type() != QEvent::ToolTip)
+        return QAbstractScrollArea::viewportEvent(event);
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = toolTipAt(help->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, viewport());
+    return true;
 }
 
 void TimelineView::paintEvent(QPaintEvent*)
@@ -225,13 +307,11 @@ void TimelineView::resizeEvent(QResizeEvent* event)
 {
     QAbstractScrollArea::resizeEvent(event);
     // Keep the left edge and the scale (the view shows more or less time), unless the
-    // view still shows the whole trace as it opened.
+    // view still shows what it opened on.
     m_view.widthPx = timeAreaWidth();
     updateScrollBar();
-    if (m_autoFit) {
-        fitAll();
-        m_autoFit = true;
-    }
+    if (m_autoFit)
+        showHome();
     requestFrame();
 }
 
@@ -322,6 +402,12 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         setGroupCollapsed(row->index, !m_layout.groups()[row->index].collapsed);
         return;
     }
+    // A fold's label (or an expanded fold's whole header row) toggles it.
+    if (row && row->kind == timeline::RowKind::Fold &&
+        (event->position().x() < kLabelWidth || m_layout.folds()[row->index].expanded)) {
+        setFoldExpanded(row->index, !m_layout.folds()[row->index].expanded);
+        return;
+    }
     select(eventAt(event->position()), false);
 }
 
@@ -330,6 +416,15 @@ void TimelineView::setGroupCollapsed(uint32_t group, bool collapsed)
     m_layout.setCollapsed(group, collapsed);
     updateScrollBar();
     requestFrame();
+    Q_EMIT layoutChanged();
+}
+
+void TimelineView::setFoldExpanded(uint32_t fold, bool expanded)
+{
+    m_layout.setExpanded(fold, expanded);
+    updateScrollBar();
+    requestFrame();
+    Q_EMIT layoutChanged();
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
@@ -354,8 +449,8 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         break;
     }
     case Qt::Key_F: zoomToSelection(); break;
-    case Qt::Key_0:
-    case Qt::Key_Home: fitAll(); break;
+    case Qt::Key_0: fitAll(); break;
+    case Qt::Key_Home: showHome(); break;
     case Qt::Key_Escape:
         select({}, false);
         setRange(std::nullopt);

@@ -2,8 +2,8 @@
 // The timeline canvas: tracks by process and device, slices by depth, counters and step
 // boundaries over a time ruler. Mouse wheel zooms around the cursor, dragging pans,
 // Shift+drag (or a drag on the ruler) selects a range, a click selects a slice; keys as in
-// Perfetto: W/S zoom, A/D pan, F zooms to the selection, 0 fits the whole trace, Esc
-// clears. Frames are built off the GUI thread (DrawListBuilder); paintEvent only paints.
+// Perfetto: W/S zoom, A/D pan, F zooms to the selection, 0 fits the whole trace, Home
+// returns to the first steady step (what the view opens on), Esc clears. Frames are built off the GUI thread (DrawListBuilder); paintEvent only paints.
 #include "core/analysis/steps.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/track_layout.h"
@@ -33,10 +33,14 @@ public:
     void setTimeViewport(const timeline::Viewport& view);
     int timeAreaWidth() const;
     void fitAll();
+    // The range the view opens on (and refits to on a resize until the user moves it).
+    void setHomeRange(int64_t beginNs, int64_t endNs);
+    void showHome();
     void showRange(int64_t beginNs, int64_t endNs);  // with the range filling the view
     void zoomToSelection();                          // the selected slice, else the range
     void zoomAroundX(double x, double factor);       // x in the time area, factor < 1 zooms in
     void setGroupCollapsed(uint32_t group, bool collapsed);  // as a click on its header does
+    void setFoldExpanded(uint32_t fold, bool expanded);      // as a click on its label does
 
     trace::EventId selected() const { return m_selected; }
     // Selects a slice; `reveal` scrolls and zooms so that it and its links are in view.
@@ -50,9 +54,13 @@ public:
     void setMatchedNames(std::vector<uint8_t> matchedNames);
 
     timeline::TrackLayout& layout() { return m_layout; }
+    const timeline::TrackLayout& layout() const { return m_layout; }
     // The centre of a slice in widget-viewport coordinates (tests, screenshots); null when
     // off screen.
     std::optional<QPointF> pointOf(trace::EventId event) const;
+    // What hovering at `position` (viewport coordinates) says: a slice's name and length,
+    // and why it sits on an extra row when it overlaps another without nesting.
+    QString toolTipAt(QPointF position) const;
     // Waits for the frame of the current view (tests, screenshots).
     bool waitForFrame(int timeoutMs = 5000);
     std::shared_ptr<const TimelineFrame> currentFrame() const;
@@ -61,6 +69,7 @@ Q_SIGNALS:
     void selectionChanged(trace::EventId event);
     void rangeChanged();
     void viewportChanged();
+    void layoutChanged();  // a group collapsed or a fold expanded, by the user or a call
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -72,6 +81,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent* event) override;
 
 private:
     enum class Drag { None, Pan, Range };
@@ -99,7 +109,8 @@ private:
     int64_t m_rangeAnchorNs = 0;
     int m_rangeAnchorY = -1;  // layout y where a box selection started; -1: on the ruler
     std::pair<uint32_t, uint32_t> m_rangeLanes{0, UINT32_MAX};
-    bool m_autoFit = true;  // until the user moves the view, a resize refits the trace
+    bool m_autoFit = true;  // until the user moves the view, a resize refits the home range
+    std::optional<std::pair<int64_t, int64_t>> m_home;  // none: the whole trace
 };
 
 }  // namespace kinetoscope::widgets
