@@ -10,6 +10,7 @@
 #include "widgets/table_view.h"
 #include "widgets/timeline/draw_list_builder.h"
 #include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_overview.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_palette.h"
 #include "widgets/timeline/timeline_view.h"
@@ -480,6 +481,49 @@ private Q_SLOTS:
         const QSet<QRgb> marker{widgets::timeline_colors::kOverlapMarker.rgb()};
         QVERIFY(countColour(image, QRect(0, int(at->y()) - 8, 3, 16), marker) >= 10);
         QVERIFY(countColour(image, QRect(TimelineView::kLabelWidth, int(at->y()) - 9, image.width(), 4), marker) > 0);
+    }
+
+    // The overview strip: the whole trace with the device's busy sparkline and the view's
+    // window; a click centres the timeline there and a drag moves it, the zoom unchanged.
+    void theOverviewShowsTheWholeTraceAndMovesTheView()
+    {
+        const auto page = openPage();
+        widgets::TimelineOverview* overview = page->overview();
+        TimelineView* view = page->view();
+        QVERIFY(overview->isVisible());
+        const QImage image = overview->grab().toImage();
+        const timeline::OverviewScale scale = overview->scale();
+        const int left = overview->plotLeft();
+        int green = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = left; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                green += c.green() > c.red() + 40 && c.green() > c.blue() + 20;
+            }
+        QVERIFY2(green > 500, qPrintable(QString::number(green)));  // six steps of GPU work
+        // The view's window is outlined where the view is.
+        const int windowX = left + int(std::lround(scale.xOf(view->timeViewport().endNs())));
+        const QSet<QRgb> edge{widgets::timeline_colors::kRangeEdge.rgb()};
+        QVERIFY(countColour(image, QRect(windowX - 1, 0, 3, image.height()), edge) > 10);
+        // A click centres the view on the time under it.
+        const analysis::Step& third = m_resnet->summary.window.allSteps.at(2);
+        const int64_t target = (third.beginNs + third.endNs) / 2;
+        const double scaleBefore = view->timeViewport().nsPerPixel;
+        const QPoint at(left + int(std::lround(scale.xOf(target))), overview->height() / 2);
+        QTest::mouseClick(overview, Qt::LeftButton, {}, at);
+        const timeline::Viewport& v = view->timeViewport();
+        const int64_t centre = v.beginNs + int64_t(v.nsPerPixel * v.widthPx / 2);
+        const double nsPerOverviewPixel = double(scale.endNs - scale.beginNs) / scale.widthPx;
+        QVERIFY(std::llabs(centre - target) <= int64_t(nsPerOverviewPixel) + 1);
+        QCOMPARE(v.nsPerPixel, scaleBefore);
+        // A drag carries it along.
+        QTest::mousePress(overview, Qt::LeftButton, {}, at);
+        QMouseEvent move(QEvent::MouseMove, QPointF(at.x() + 100, at.y()), overview->mapToGlobal(QPointF(at.x() + 100, at.y())),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(overview, &move);
+        QTest::mouseRelease(overview, Qt::LeftButton, {}, QPoint(at.x() + 100, at.y()));
+        const int64_t moved = view->timeViewport().beginNs + int64_t(v.nsPerPixel * v.widthPx / 2);
+        QVERIFY(std::abs(double(moved - centre) - 100 * nsPerOverviewPixel) <= 2 * nsPerOverviewPixel);
     }
 
     void jumpsFromKernelRowsAndFindings()

@@ -7,6 +7,7 @@
 #endif
 #include "core/timeline/counter_track.h"
 #include "core/timeline/frame_folds.h"
+#include "core/timeline/overview.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/time_ruler.h"
 #include "core/timeline/timeline_index.h"
@@ -218,6 +219,24 @@ private Q_SLOTS:
         QVERIFY(layout.laneY(fold.firstLane + 1) > layout.laneY(fold.firstLane));
         layout.setExpanded(f, false);
         QCOMPARE(layout.height(), folded);
+    }
+
+    // The overview's sparkline: the device's busy fraction per bucket (the mean over
+    // devices), or the CPU's when there is no device activity.
+    void busyProfileIsTheDevicesElseTheCpus()
+    {
+        const analysis::TraceSummary summary = analysis::summarize(*m_resnet);
+        const timeline::BusyProfile gpu = timeline::busyProfile(summary.utilization);
+        QCOMPARE(gpu.label, std::string("GPU busy"));
+        QCOMPARE(summary.utilization.gpuBusy.size(), size_t(1));
+        QCOMPARE(gpu.values, summary.utilization.gpuBusy.begin()->second);
+        QVERIFY(gpu.endNs() >= m_resnet->endNs() - gpu.bucketNs);
+        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz"));
+        QVERIFY2(r.ok(), r.message.c_str());
+        const timeline::BusyProfile cpu = timeline::busyProfile(analysis::summarize(*r.model).utilization);
+        QCOMPARE(cpu.label, std::string("CPU busy"));
+        QVERIFY(std::any_of(cpu.values.begin(), cpu.values.end(), [](float v) { return v > 0.5f; }));
+        QVERIFY(std::all_of(cpu.values.begin(), cpu.values.end(), [](float v) { return v >= 0.0f && v <= 1.0f; }));
     }
 
     void foldingKeepsCountsAndTimeCoverage()

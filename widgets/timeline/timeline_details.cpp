@@ -56,7 +56,8 @@ QString TimelineDetails::trackLabel(trace::EventId event) const
 void TimelineDetails::showHint()
 {
     setHtml(tr("<p style='color:#666'>Click a slice for its details, Shift+drag (or drag on the ruler) to total a "
-               "range. Wheel or W/S zoom, drag or A/D pan, F zooms to the selection, 0 fits the trace.</p>"));
+               "range. Wheel or W/S zoom, drag or A/D pan, F zooms to the selection, 0 fits the trace, Home "
+               "returns to the first steady step; click or drag the overview to move there.</p>"));
 }
 
 void TimelineDetails::showEvent(trace::EventId event)

@@ -2,6 +2,7 @@
 
 #include "widgets/timeline/layout_memory.h"
 #include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_overview.h"
 #include "widgets/timeline/timeline_palette.h"
 #include "widgets/timeline/timeline_view.h"
 
@@ -98,8 +99,11 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({640, 150});
+    m_overview = new TimelineOverview(m_view, m_trace->summary.window, timeline::busyProfile(m_trace->summary.utilization),
+                                      this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_overview);
     layout->addWidget(splitter, 1);
 
     connect(m_search, &QLineEdit::textEdited, m_searchDelay, qOverload<>(&QTimer::start));

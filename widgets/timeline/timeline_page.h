@@ -1,7 +1,8 @@
 #pragma once
 // The Timeline page of a document: a search bar (matches outlined, Enter / Shift+Enter for
-// next / previous), Fit and Zoom-to-selection buttons, the category legend, the timeline
-// canvas and the details pane. Owns the level-of-detail index and the counter tracks.
+// next / previous), Steady-step, Fit and Zoom-to-selection buttons, the category legend,
+// the overview strip, the timeline canvas and the details pane. Owns the level-of-detail
+// index and the counter tracks.
 #include "core/document/document.h"
 #include "core/timeline/counter_track.h"
 #include "core/timeline/timeline_index.h"
@@ -18,6 +19,7 @@ namespace kinetoscope::widgets {
 
 class TimelineView;
 class TimelineDetails;
+class TimelineOverview;
 
 class TimelinePage : public QWidget
 {
@@ -28,6 +30,7 @@ public:
 
     TimelineView* view() const { return m_view; }
     TimelineDetails* details() const { return m_details; }
+    TimelineOverview* overview() const { return m_overview; }
     QLineEdit* searchField() const { return m_search; }
     const timeline::TimelineIndex& index() const { return *m_index; }
 
@@ -55,6 +58,7 @@ private:
     std::vector<timeline::CounterTrack> m_counters;
     TimelineView* m_view = nullptr;
     TimelineDetails* m_details = nullptr;
+    TimelineOverview* m_overview = nullptr;
     QLineEdit* m_search = nullptr;
     QLabel* m_matchLabel = nullptr;
     QTimer* m_searchDelay = nullptr;

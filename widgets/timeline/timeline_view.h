@@ -29,6 +29,7 @@ public:
                  const std::vector<analysis::Step>& steps, QWidget* parent = nullptr);
     ~TimelineView() override;
 
+    const timeline::TimelineIndex& index() const { return m_index; }
     const timeline::Viewport& timeViewport() const { return m_view; }
     void setTimeViewport(const timeline::Viewport& view);
     int timeAreaWidth() const;
