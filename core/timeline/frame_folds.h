@@ -25,8 +25,8 @@ struct FrameFold
 // "run_event_loop"; a name without "): " as it is.
 std::string_view frameFunction(std::string_view name);
 
-// How long a frame must be to fold: 90 % of the median step (a frame spanning a step
-// repeats identically in each), or half the trace without steps.
+// How long a frame must be to fold: 90 % of the median steady step (a frame spanning a
+// step repeats identically in each), or half the trace without steps.
 int64_t foldSpanNs(const trace::TraceModel& model, const std::vector<analysis::Step>& steps);
 
 // The folds of every thread, in lane order.

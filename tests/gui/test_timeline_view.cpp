@@ -581,6 +581,22 @@ private Q_SLOTS:
             const auto frame = page.view()->currentFrame();
             QVERIFY2(!trace->model->events().empty() == !frame->items.empty() || page.view()->layout().rows().size() > 10,
                      path.c_str());
+            // It opens with the first device stream and the lead thread's first row on
+            // screen, without scrolling.
+            const timeline::TimelineIndex& index = page.index();
+            const int visible = page.view()->viewport()->height() - TimelineView::kRulerHeight;
+            for (uint32_t l = 0; l < index.lanes().size(); ++l) {
+                const bool stream = trace->model->track(index.lanes()[l].track).kind == trace::TrackKind::GpuStream;
+                if (l > 0 && stream && index.lanes()[l - 1].track == index.lanes()[l].track)
+                    continue;  // the first row of each stream
+                if (!(stream && l == 0) && index.lanes()[l].track != index.leadThread())
+                    continue;
+                const int y = page.view()->layout().laneY(l);
+                QVERIFY2(y >= 0 && y + timeline::TrackLayout::kLaneHeight <= visible,
+                         qPrintable(QString("%1: lane %2 at %3 of %4").arg(path.c_str()).arg(l).arg(y).arg(visible)));
+                if (!stream)
+                    break;  // the lead thread's first row: the rest may scroll
+            }
             // Select the first device activity (or any slice) and see its details.
             trace::EventId pick;
             for (const trace::Event& e : trace->model->events())

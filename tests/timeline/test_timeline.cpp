@@ -169,7 +169,7 @@ private Q_SLOTS:
         const trace::TraceModel& model = *r.model;
         const analysis::TraceSummary summary = analysis::summarize(model);
         const timeline::TimelineIndex index(model, timeline::leadThreadOf(model, summary.window.stepMarker));
-        const int64_t span = timeline::foldSpanNs(model, summary.window.allSteps);
+        const int64_t span = timeline::foldSpanNs(model, summary.steps.steps);
         const auto folds = timeline::findFrameFolds(index, span);
         const auto& lanes = index.lanes();
         const auto onLead = std::find_if(folds.begin(), folds.end(), [&](const timeline::FrameFold& f) {

@@ -1,5 +1,6 @@
 #include "widgets/timeline/timeline_page.h"
 
+#include "core/timeline/frame_folds.h"
 #include "widgets/timeline/layout_memory.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_overview.h"
@@ -53,9 +54,12 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
                                            timeline::leadThreadOf(*m_trace->model, m_trace->summary.window.stepMarker))),
       m_counters(timeline::countersFromSummary(m_trace->summary, m_trace->model->endNs()))
 {
-    // Every step is marked (warm-up ones too); the view opens on the first steady one.
-    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.window.allSteps, this);
-    if (const auto& steady = m_trace->summary.steps.steps; !steady.empty()) {
+    // Every step is marked (warm-up ones too); the view opens on the first steady one, with
+    // the Python frames that span a steady step folded.
+    const auto& steady = m_trace->summary.steps.steps;
+    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.window.allSteps,
+                              timeline::findFrameFolds(*m_index, timeline::foldSpanNs(*m_trace->model, steady)), this);
+    if (!steady.empty()) {
         const int64_t pad = steady.front().durationNs() / 50;
         m_view->setHomeRange(steady.front().beginNs - pad, steady.front().endNs + pad);
     }

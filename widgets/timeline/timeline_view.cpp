@@ -28,8 +28,9 @@ constexpr double kClickSlackPx = 3.0;    // a press that moves less is a click
 }  // namespace
 
 TimelineView::TimelineView(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
-                           const std::vector<analysis::Step>& steps, QWidget* parent)
-    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps), m_layout(index, counters, timeline::findFrameFolds(index, timeline::foldSpanNs(index.model(), steps))),
+                           const std::vector<analysis::Step>& steps, std::vector<timeline::FrameFold> folds,
+                           QWidget* parent)
+    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps), m_layout(index, counters, std::move(folds)),
       m_builder(std::make_unique<DrawListBuilder>(index, counters))
 {
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

@@ -25,8 +25,10 @@ public:
     static constexpr int kLabelWidth = 200;
     static constexpr int kRulerHeight = 34;
 
+    // `steps` are marked; `folds` (frame_folds.h) start folded.
     TimelineView(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
-                 const std::vector<analysis::Step>& steps, QWidget* parent = nullptr);
+                 const std::vector<analysis::Step>& steps, std::vector<timeline::FrameFold> folds = {},
+                 QWidget* parent = nullptr);
     ~TimelineView() override;
 
     const timeline::TimelineIndex& index() const { return m_index; }
