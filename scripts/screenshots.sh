@@ -16,12 +16,17 @@ shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz operators operators.pn
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz kernels kernels.png
 shoot misc/aipe_b200_deepseek_v3_train_step.json.gz memory memory.png
 shoot tracelens/rocm_mi300_resnet_act_checkpoint.json.gz modules modules.png
-# The timeline: the first volta_sgemm_64x64_nt kernel selected (its launch arrow drawn),
-# then zoomed out to show the step around it.
-xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
-    --screenshot "$out/timeline.png" --find volta_sgemm_64x64_nt --zoom 150
+# The timeline zoomed in: the first volta_sgemm_64x64_nt kernel selected, its launch arrow
+# drawn.
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
     --screenshot "$out/timeline_detail.png" --find volta_sgemm_64x64_nt
+# The timeline as it opens on three kinds of run: training with its DataLoader in the loop,
+# inference with every Python frame recorded (the frames spanning the window folded into
+# one row, kernels overlapping on a stream on an extra row), a GPU-bound step on two
+# streams (compute and NCCL).
+shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz timeline timeline_training_dataloader.png
+shoot tracelens/b300_sglang_deepseek_r1_decode.json.gz timeline timeline_inference_python.png
+shoot hta/allreduce_memory_rank1.json.gz timeline timeline_multistream.png
 # The Compare document: 0 -> 4 DataLoader workers, its overview and the two timelines.
 w0="$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"
 w4="$traces/kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"

@@ -142,11 +142,19 @@ void TimelineIndex::buildDrawList(const Viewport& view, float minPx, std::vector
                 ++i;
                 continue;
             }
-            // Fold: every following slice starting within minPx of this one joins the run.
+            // Fold: every following slice starting within minPx of this one joins the run,
+            // up to the first that reaches 2 minPx past its start: that one is wide (it
+            // starts within minPx), and is drawn on its own, with its name. A lane's slices
+            // do not overlap, so their running maximum end finds it by binary search.
             const int64_t foldUntil = e.startNs + int64_t(std::ceil(minNs));
             size_t j = size_t(std::lower_bound(lane.events.begin() + std::ptrdiff_t(i) + 1, stopIt, foldUntil,
                                                [&](EventId id, int64_t t) { return events[id.value].startNs < t; }) -
                               lane.events.begin());
+            const int64_t wideFrom = e.startNs + int64_t(std::ceil(2 * minNs));
+            if (lane.maxEndNs[j - 1] > wideFrom)
+                j = size_t(std::upper_bound(lane.maxEndNs.begin() + std::ptrdiff_t(i) + 1,
+                                            lane.maxEndNs.begin() + std::ptrdiff_t(j), wideFrom) -
+                           lane.maxEndNs.begin());
             const double runEnd = view.xOf(lane.maxEndNs[j - 1]);
             out.push_back({clip(x0), clip(std::max(runEnd, x0 + minPx)), l, lane.events[i], uint32_t(j - i)});
             i = j;

@@ -209,15 +209,19 @@ void paintSelection(QPainter& p, const Geometry& g)
         const QRectF from = sliceRect(g, link.from), to = sliceRect(g, link.to);
         if (from.isEmpty() || to.isEmpty())
             continue;
-        const QPointF a(from.left(), from.bottom()), b(to.left(), to.top());
+        // Leave the launch on the side facing the kernel (devices are listed above the
+        // threads, so usually upwards) and enter the kernel on its near side.
+        const double down = to.top() >= from.bottom() ? 1.0 : -1.0;
+        const QPointF a(from.left(), down > 0 ? from.bottom() : from.top());
+        const QPointF b(to.left(), down > 0 ? to.top() : to.bottom());
         QPainterPath path(a);
-        const double bend = std::max(12.0, std::abs(b.y() - a.y()) * 0.5);
+        const double bend = down * std::max(12.0, std::abs(b.y() - a.y()) * 0.5);
         path.cubicTo(a + QPointF(0, bend), b - QPointF(0, bend), b);
         p.setPen(QPen(timeline_colors::kFlowArrow, 1.6));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
-        // The head points along the curve's last tangent (straight down into the kernel).
-        const QPointF tip = b, left = b + QPointF(-4.5, -8), right = b + QPointF(4.5, -8);
+        // The head points along the curve's last tangent (straight into the kernel).
+        const QPointF tip = b, left = b + QPointF(-4.5, -8 * down), right = b + QPointF(4.5, -8 * down);
         p.setBrush(timeline_colors::kFlowArrow);
         p.drawPolygon(QPolygonF({tip, left, right}));
         p.setBrush(Qt::NoBrush);
