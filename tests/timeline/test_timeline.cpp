@@ -54,6 +54,10 @@ void verifyFolding(const timeline::TimelineIndex& index, const Viewport& view, f
                 const double x1 = std::clamp(view.xOf(e.endNs()), -1.0, view.widthPx + 1.0);
                 QVERIFY2(x0 >= d.x0 - 1e-2 && x1 <= d.x1 + 1e-2, qPrintable(QString("slice %1..%2 outside item %3..%4")
                                                                               .arg(x0).arg(x1).arg(d.x0).arg(d.x1)));
+                // A run never swallows a wide slice (it would lose its name): each slice
+                // in one ends within 2 minPx of the run's start.
+                if (d.count > 1)
+                    QVERIFY(view.xOf(e.endNs()) - view.xOf(events[first->value].startNs) <= 2.0 * minPx + 0.01);
             }
             counted += d.count;
         }
