@@ -3,7 +3,9 @@
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #ifndef KINETOSCOPE_VERSION
 #error "KINETOSCOPE_VERSION is set by app/CMakeLists.txt"
@@ -152,6 +154,47 @@ std::string commandHelp(std::string_view command)
         if (command == c.name)
             return std::string("usage: kinetoscope ") + c.name + " ...\n" + c.overview + "\n" + c.details;
     return {};
+}
+
+namespace {
+
+// Edits (insertions, deletions, substitutions, adjacent swaps) between two short words.
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string unknownCommandText(std::string_view word)
+{
+    std::string names;
+    std::string_view closest;
+    size_t best = 3;  // a typo is at most two edits away
+    for (const CommandHelp& c : kCommands) {
+        names += std::string(names.empty() ? "" : ", ") + c.name;
+        if (const size_t distance = editDistance(word, c.name); distance < best) {
+            best = distance;
+            closest = c.name;
+        }
+    }
+    names += ", help, version";
+    std::string text = "kinetoscope: unknown command '" + std::string(word) + "'";
+    if (!closest.empty())
+        text += " (did you mean '" + std::string(closest) + "'?)";
+    text += "; nor is it a file to open. Commands: " + names + " (kinetoscope help)\n";
+    return text;
 }
 
 std::string versionText()

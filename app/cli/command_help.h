@@ -12,6 +12,9 @@ std::string usageText();
 // One command's help (`kinetoscope diagnose --help`): usage, what it does, every option,
 // an example. Empty for a name that is not a command.
 std::string commandHelp(std::string_view command);
+// A first word that is neither a command nor a file: "unknown command", the closest
+// command when one is a typo away, and the list of commands; ends with a newline.
+std::string unknownCommandText(std::string_view word);
 // "kinetoscope 0.1.0" and what it was built with.
 std::string versionText();
 

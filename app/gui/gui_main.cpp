@@ -1,5 +1,6 @@
 #include "app/gui/gui_main.h"
 
+#include "app/gui/display_probe.h"
 #include "app/gui/job_export.h"
 #include "app/gui/main_window.h"
 #include "core/job/job_rules.h"
@@ -67,14 +68,25 @@ int runGui(int argc, char** argv)
 {
     // Without a display the window cannot open (Qt would abort): a picture or a latency
     // figure is still drawn offscreen; anything else says so in one line.
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    // A DISPLAY that nothing answers on (a lost ssh X forward) would abort inside Qt just
+    // the same: it is asked first.
+    std::string noDisplay;
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        const std::string display = qEnvironmentVariable("DISPLAY").toStdString();
+        if (display.empty())
+            noDisplay = "DISPLAY and WAYLAND_DISPLAY are unset";
+        else if (const std::string why = unreachableDisplay(display); !why.empty())
+            noDisplay = "DISPLAY=" + display + " does not answer: " + why;
+    }
+    if (!noDisplay.empty()) {
         bool headlessOption = false;
         for (int i = 1; i < argc; ++i)
             headlessOption |= std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--print-latency") == 0;
         if (!headlessOption) {
-            std::fprintf(stderr, "kinetoscope: no display to open the app on (DISPLAY and WAYLAND_DISPLAY are unset); "
-                                 "without one use info, summary, diagnose, diff, report, run or memory (kinetoscope help)\n");
+            std::fprintf(stderr,
+                         "kinetoscope: no display to open the app on (%s); without one use info, summary, diagnose, "
+                         "diff, report, run or memory (kinetoscope help)\n",
+                         noDisplay.c_str());
             return 2;
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");

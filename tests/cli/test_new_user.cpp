@@ -240,6 +240,33 @@ private Q_SLOTS:
         QVERIFY2(noDisplay.err.startsWith(QStringLiteral("kinetoscope: no display")) && noDisplay.err.count('\n') == 1,
                  qPrintable(noDisplay.err));
         QVERIFY(noDisplay.err.contains(QStringLiteral("diagnose")));
+        // A DISPLAY that nothing answers on (a lost ssh X forward) would abort inside Qt
+        // (exit 134): the same one line, exit 2.
+        for (const char* lost : {":4242", "localhost:4242"}) {
+            QProcessEnvironment forwarded = headless;
+            forwarded.insert(QStringLiteral("DISPLAY"), QLatin1String(lost));
+            const Ran gone = run({trace("hta/sampled_rank0.json.gz")}, 30'000, forwarded);
+            QCOMPARE(gone.code, 2);
+            QVERIFY2(gone.err.startsWith(QStringLiteral("kinetoscope: no display")) && gone.err.count('\n') == 1 &&
+                         gone.err.contains(QLatin1String(lost)) && gone.err.contains(QStringLiteral("summary")),
+                     qPrintable(gone.err));
+        }
+        // A mistyped command is not a file for the app: "unknown command", the closest one,
+        // every command; exit 2, display or not.
+        for (const QProcessEnvironment& where : {headless, env}) {
+            const Ran typo = run({QStringLiteral("summry"), trace("hta/sampled_rank0.json.gz")}, 30'000, where);
+            QCOMPARE(typo.code, 2);
+            QVERIFY2(typo.err.startsWith(QStringLiteral("kinetoscope: unknown command 'summry' (did you mean 'summary'?)")) &&
+                         typo.err.count('\n') == 1 && typo.err.contains(QStringLiteral("diagnose")),
+                     qPrintable(typo.err));
+        }
+        const Ran stranger = run({QStringLiteral("frobnicate")}, 30'000, env);
+        QCOMPARE(stranger.code, 2);
+        QVERIFY(stranger.err.startsWith(QStringLiteral("kinetoscope: unknown command 'frobnicate';")));
+        // `memory` is a command: a missing file is its own complaint.
+        const Ran memory = run({QStringLiteral("memory"), QStringLiteral("X")}, 30'000, env);
+        QCOMPARE(memory.code, 2);
+        QVERIFY(memory.err.contains(QStringLiteral("no such file")));
         const QString picture = m_dir.path() + QStringLiteral("/headless.png");
         const Ran shot = run({trace("hta/sampled_rank0.json.gz"), QStringLiteral("--screenshot"), picture}, 60'000, headless);
         QVERIFY2(shot.code == 0, qPrintable(shot.err));
