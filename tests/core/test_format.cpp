@@ -1,5 +1,6 @@
 // core/format: one convention for every number people read (format.h states it).
 #ifndef Q_MOC_RUN  // moc cannot parse <concepts>
+#include "core/format/csv.h"
 #include "core/format/format.h"
 #endif
 
@@ -114,6 +115,28 @@ private Q_SLOTS:
         const std::string text = format::duration(1.5e6);
         std::setlocale(LC_NUMERIC, saved.c_str());
         QCOMPARE(text, std::string("1.50 ms"));
+    }
+
+    // CSV as RFC 4180 reads it: quoted only where needed, quotes doubled, CRLF records;
+    // numbers raw and exact whatever the locale; TSV cells never break a line.
+    void csvIsRfc4180WithRawNumbers()
+    {
+        using format::CsvCell;
+        QCOMPARE(format::csvField("aten::mm"), std::string("aten::mm"));
+        QCOMPARE(format::csvField("[[8, 3], [3, 4]]"), std::string("\"[[8, 3], [3, 4]]\""));
+        QCOMPARE(format::csvField("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+        QCOMPARE(format::csvField("two\nlines"), std::string("\"two\nlines\""));
+        QCOMPARE(format::csvNumber(1234567890123.0), std::string("1234567890123"));
+        QCOMPARE(format::csvNumber(0.25), std::string("0.25"));
+        QCOMPARE(format::csvNumber(-3.0), std::string("-3"));
+        QCOMPARE(format::csvNumber(1.0 / 3.0), std::string("0.3333333333333333"));
+        QCOMPARE(format::csvNumber(std::nan("")), std::string());
+        std::setlocale(LC_ALL, "de_DE.UTF-8");  // a decimal comma must not leak in
+        QCOMPARE(format::csvRecord({CsvCell{std::string("a,b")}, CsvCell{1.5}, CsvCell{2.0}}), std::string("\"a,b\",1.5,2\r\n"));
+        std::setlocale(LC_ALL, "C");
+        QCOMPARE(format::tsvRecord({CsvCell{std::string("a\tb\nc")}, CsvCell{7.0}}), std::string("a b c\t7\n"));
+        QCOMPARE(format::csvHeader("Self CPU", "ns"), std::string("Self CPU (ns)"));
+        QCOMPARE(format::csvHeader("Name", ""), std::string("Name"));
     }
 };
 
