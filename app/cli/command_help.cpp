@@ -40,9 +40,14 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "  summary DIR|TRACE TRACE... [--json]\n"
      "                        a job of several ranks: each rank's step, own work, exposed and\n"
      "                        hidden communication, the straggler with its cause, collectives\n"
-     "                        matched across ranks (transfer, wait, bus bandwidth), clock offsets\n",
+     "                        matched across ranks (transfer, wait, bus bandwidth), clock offsets\n"
+     "  summary TRACE --csv TABLE\n"
+     "                        one table as CSV on stdout: ops, kernels, steps, memory-by-op;\n"
+     "                        for a job, ranks or collectives\n",
      "options:\n"
      "  --json                the summary as one JSON object\n"
+     "  --csv TABLE           one table as CSV (RFC 4180): a header row with each column's unit,\n"
+     "                        raw numbers (ns, bytes, counts), times after the trace's first event\n"
      "  --series              with --json: the utilisation and memory series too\n"
      "  --memory-points N     with --series: at most N points per memory curve (at least 2)\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"

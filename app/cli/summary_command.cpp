@@ -1,6 +1,7 @@
 #include "app/cli/summary_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/csv_tables.h"
 #include "app/cli/job_report.h"
 #include "app/cli/json_output.h"
 #include "app/cli/lab_report.h"
@@ -19,12 +20,20 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::string path;
     std::vector<std::string> paths;  // every path given: several, or a folder, make a job
     bool asJson = false;
+    std::string csvTable;  // --csv TABLE: that table alone, as CSV
     SummaryReportOptions report;
     document::OpenOptions options;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "--json") {
             asJson = true;
+        } else if (arg == "--csv") {
+            csvTable = i + 1 < args.size() ? args[++i] : std::string();
+            if (!isTraceCsvTable(csvTable) && !isJobCsvTable(csvTable)) {
+                err << "kinetoscope summary: --csv needs a table: " << kTraceCsvTables << " (a trace), or "
+                    << kJobCsvTables << " (a job)\n";
+                return kExitBadInput;
+            }
         } else if (arg == "--series") {
             report.includeSeries = true;
         } else if (arg == "--memory-points") {
@@ -55,7 +64,17 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (report.includeSeries && !asJson)
         err << "kinetoscope summary: --series adds the utilisation and memory series to --json output; "
                "without --json it changes nothing\n";
-    if (job::isJob(paths)) {
+    if (!csvTable.empty() && asJson) {
+        err << "kinetoscope summary: --csv and --json each choose the output: give one\n";
+        return kExitBadInput;
+    }
+    const bool isJob = job::isJob(paths);
+    if (!csvTable.empty() && isJob != isJobCsvTable(csvTable)) {
+        err << "kinetoscope summary: the " << csvTable << " table is " << (isJob ? "a trace's" : "a job's")
+            << "; " << (isJob ? "a job has " : "a trace has ") << (isJob ? kJobCsvTables : kTraceCsvTables) << "\n";
+        return kExitBadInput;
+    }
+    if (isJob) {
         std::string error;
         const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
         if (!job) {
@@ -78,7 +97,10 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 out << jsonOutput({{"not_one_job", *notOneJob}, {"traces", traces}}) << '\n';
             return kExitOk;
         }
-        out << (asJson ? jsonOutput(jobJson(*job)) + "\n" : jobText(*job));
+        if (!csvTable.empty())
+            out << jobCsv(csvTable, *job);
+        else
+            out << (asJson ? jsonOutput(jobJson(*job)) + "\n" : jobText(*job));
         return kExitOk;
     }
     if (path.empty()) {
@@ -89,6 +111,11 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     const auto opened = document::open(path, options);
     if (!opened->model && !opened->ok()) {
         err << "kinetoscope: " << path << ": " << opened->loadMessage << '\n';
+        return kExitBadInput;
+    }
+    if (!opened->hasTrace() && !csvTable.empty()) {
+        err << "kinetoscope summary: " << path << " is a lab session recorded without a trace: no " << csvTable
+            << " table (run with --profile for one)\n";
         return kExitBadInput;
     }
     if (!opened->hasTrace()) {  // a lab session recorded without a trace: what it measured
@@ -108,11 +135,13 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
             << "*' in " << path << "\n";
         return kExitBadInput;
     }
-    if (asJson)
+    if (!csvTable.empty())
+        out << traceCsv(csvTable, summary, opened->model->beginNs());
+    else if (asJson)
         out << jsonOutput(summaryJson(path, loaded, summary, seconds, report)) << '\n';
     else
         out << summaryText(path, loaded, summary, seconds, report);
-    if (!asJson && opened->session)
+    if (!asJson && csvTable.empty() && opened->session)
         out << "\nWhat the lab measured\n" << labText(*opened->session);
     if (!loaded.ok()) {
         err << "kinetoscope: " << path << ": " << loaded.message << '\n';

@@ -1,4 +1,5 @@
 // `kinetoscope summary TRACE [--json]`: the contracted JSON keys, on every real trace.
+#include "core/document/document.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -6,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -15,6 +17,42 @@ using nlohmann::json;
 namespace {
 using Run = kinetoscope::test::CliRun;
 using kinetoscope::test::runCli;
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks.
+std::vector<std::vector<std::string>> parseCsv(const std::string& text)
+{
+    std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        std::string& field = records.back().back();
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+                field += text[++i];
+            else if (c == '"')
+                quoted = false;
+            else
+                field += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            records.back().emplace_back();
+        } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+            ++i;
+            records.emplace_back(1);
+        } else {
+            field += c;
+        }
+    }
+    if (records.back().size() == 1 && records.back()[0].empty())
+        records.pop_back();  // after the last CRLF
+    return records;
+}
+
+size_t columnOf(const std::vector<std::string>& header, const std::string& name)
+{
+    return size_t(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
 // Every number in the document is finite (no NaN or inf leaks out as a made-up value).
 bool allFinite(const json& value)
 {
@@ -180,6 +218,63 @@ private Q_SLOTS:
         const auto missing = kinetoscope::test::runCli({"summary", folder, "/no/such/rank.json"});
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.err.find("/no/such/rank.json") != std::string::npos);
+    }
+
+    // `summary --csv TABLE`: RFC 4180 with a header row stating units, raw numbers equal to
+    // the analysis's own, times after the trace's first event; a job's tables for a job.
+    void writesEachTableAsCsv()
+    {
+        const std::string path = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const auto doc = kinetoscope::document::open(path);
+        QVERIFY(doc->model);
+        const auto kernels = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "kernels"}).out);
+        QCOMPARE(kernels.size(), doc->summary.kernels.size() + 1);
+        const auto& header = kernels.front();
+        const size_t total = columnOf(header, "Total (ns)"), calls = columnOf(header, "Calls (count)");
+        QVERIFY(total < header.size() && calls < header.size());
+        for (size_t r = 1; r < kernels.size(); ++r) {
+            QCOMPARE(kernels[r].size(), header.size());
+            const auto& k = doc->summary.kernels[r - 1];
+            QCOMPARE(kernels[r][0], k.name);  // cuDNN names hold commas: quoted, whole
+            QCOMPARE(std::stoll(kernels[r][total]), k.totalNs);
+            QCOMPARE(std::stoll(kernels[r][calls]), k.calls);
+        }
+        QVERIFY(doc->summary.kernels.front().name.find(',') != std::string::npos);
+        // Steps: every one, warm-up included, its begin after the first event in ns.
+        const auto steps = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "steps"}).out);
+        QCOMPARE(steps.size(), doc->summary.window.allSteps.size() + 1);
+        const size_t begin = columnOf(steps.front(), "Begin after the first event (ns)");
+        QVERIFY(begin < steps.front().size());
+        QCOMPARE(std::stoll(steps[1][begin]), doc->summary.window.allSteps.front().beginNs - doc->model->beginNs());
+        QCOMPARE(steps[1][0], std::string("ProfilerStep#5"));
+        const auto ops = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "ops"}).out);
+        QCOMPARE(ops.size(), doc->summary.ops.byName.size() + 1);
+        QCOMPARE(std::stoll(ops[1][columnOf(ops.front(), "Device total (ns)")]), doc->summary.ops.byName.front().deviceTotalNs);
+        // Memory by op, per device, in bytes.
+        const std::string memoryTrace = sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz").string();
+        const auto memory = parseCsv(kinetoscope::test::runCli({"summary", memoryTrace, "--csv", "memory-by-op"}).out);
+        QVERIFY(memory.size() > 5);
+        QVERIFY(columnOf(memory.front(), "Allocated (bytes)") < memory.front().size());
+        // A job: one row per rank, one per collective and rank.
+        const std::string folder = sharedTrace("param/dlrm_8_ranks").string();
+        const auto ranks = parseCsv(kinetoscope::test::runCli({"summary", folder, "--csv", "ranks"}).out);
+        QCOMPARE(ranks.size(), size_t(9));
+        QCOMPARE(ranks[6][0], std::string("5"));
+        const auto collectives = kinetoscope::test::runCli({"summary", folder, "--csv", "collectives"});
+        QCOMPARE(collectives.code, 0);
+        const auto rows = parseCsv(collectives.out);
+        QVERIFY(rows.size() > 8 && (rows.size() - 1) % 8 == 0);
+        QVERIFY(columnOf(rows.front(), "Wait (ns)") < rows.front().size());
+        // Asked wrongly: one line, exit 2.
+        for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+                 {"summary", path, "--csv", "bogus"}, {"summary", path, "--csv", "ranks"},
+                 {"summary", folder, "--csv", "kernels"}, {"summary", path, "--csv"},
+                 {"summary", path, "--csv", "ops", "--json"}}) {
+            const auto bad = kinetoscope::test::runCli(args);
+            QCOMPARE(bad.code, 2);
+            QVERIFY(bad.out.empty());
+            QCOMPARE(std::count(bad.err.begin(), bad.err.end(), '\n'), std::ptrdiff_t(1));
+        }
     }
 
     void includesTheSeriesOnRequest()
