@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <vector>
 
+extern char** environ;
+
 namespace kinetoscope::lab {
 
 namespace {
@@ -162,6 +164,12 @@ std::string howItStopped(int status, const Transcript& t, const std::string& err
             what = "the engine aborted (SIGABRT)";
         else
             what = "the engine crashed (" + signalName(signal) + (description ? std::string(", ") + description : "") + ")";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello &&
+               errorTail.find("error while loading shared libraries") != std::string::npos) {
+        // The loader's own words: "...: libtorch_cpu.so: cannot open shared object file".
+        const size_t at = errorTail.find("libraries: ");
+        const std::string library = errorTail.substr(at + 11, errorTail.find(':', at + 11) - (at + 11));
+        return "the engine cannot start: " + library + " was not found (LibTorch): " + kLibTorchHint;
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello) {
         what = "the engine could not be started (not a program this machine runs?)";
     } else if (WIFEXITED(status)) {
@@ -268,6 +276,12 @@ public:
         }
         m_err = err[0];
         m_childEnds.push_back(err[1]);
+        // Built before the fork: the child may only make async-signal-safe calls.
+        std::vector<std::string> environment = engineEnvironment();
+        std::vector<char*> envp;
+        for (std::string& entry : environment)
+            envp.push_back(entry.data());
+        envp.push_back(nullptr);
         std::vector<char*> argv;
         argv.push_back(const_cast<char*>(executable.c_str()));
         for (const std::string& arg : args)
@@ -293,7 +307,7 @@ public:
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != parent)
                 ::_exit(127);
-            ::execv(executable.c_str(), argv.data());
+            ::execve(executable.c_str(), argv.data(), envp.data());
             ::_exit(127);
         }
         m_pid = pid;
@@ -440,6 +454,26 @@ std::string findEngine()
         return {};
     const std::string beside = (self.parent_path() / "kinetoscope-engine").string();
     return isExecutableFile(beside) ? beside : std::string();
+}
+
+std::vector<std::string> engineEnvironment()
+{
+    std::vector<std::string> environment;
+    const char* libtorch = std::getenv("KINETOSCOPE_LIBTORCH");
+    const bool prepend = libtorch && *libtorch;
+    bool placed = false;
+    for (char** entry = environ; entry && *entry; ++entry) {
+        std::string text(*entry);
+        if (prepend && text.starts_with("LD_LIBRARY_PATH=")) {
+            const std::string rest = text.substr(16);
+            text = "LD_LIBRARY_PATH=" + std::string(libtorch) + (rest.empty() ? "" : ":" + rest);
+            placed = true;
+        }
+        environment.push_back(std::move(text));
+    }
+    if (prepend && !placed)
+        environment.push_back("LD_LIBRARY_PATH=" + std::string(libtorch));
+    return environment;
 }
 
 std::string engineLogPath(const RunConfig& config)

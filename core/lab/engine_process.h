@@ -25,6 +25,18 @@ struct EngineOptions
 // empty when neither is an executable file.
 std::string findEngine();
 
+// The engine links LibTorch, which no Debian package provides: it is found through
+// KINETOSCOPE_LIBTORCH (a folder holding libtorch_cpu.so: a torch wheel's torch/lib),
+// searched first when the engine starts, else where the build or the package put it
+// (/usr/lib/kinetoscope/torch/lib for the package). What a failed start says.
+inline constexpr const char* kLibTorchHint =
+    "set KINETOSCOPE_LIBTORCH to the folder holding libtorch_cpu.so (the torch 2.11 wheel's torch/lib), or link "
+    "the wheel's torch folder to /usr/lib/kinetoscope/torch; every view works without the engine";
+
+// The environment the engine starts with: this process's, with KINETOSCOPE_LIBTORCH (when
+// set) first in LD_LIBRARY_PATH. Each entry "NAME=value".
+std::vector<std::string> engineEnvironment();
+
 // Where the engine's standard error is kept: OUT/engine.log.
 std::string engineLogPath(const RunConfig& config);
 

@@ -14,6 +14,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QtTest>
 
@@ -399,6 +400,50 @@ private Q_SLOTS:
         QVERIFY(!wrong.ok);
         QVERIFY2(isOneLine(wrong.error), wrong.error.c_str());
         QVERIFY2(wrong.error.find("the engine wrote not a message: --") != std::string::npos, wrong.error.c_str());
+    }
+
+    // The real engine on a machine without LibTorch where it was built (an installed
+    // package): the loader's failure is one line naming the library and what to set;
+    // KINETOSCOPE_LIBTORCH then starts it.
+    void anEngineWithoutLibTorchSaysWhereToPointIt()
+    {
+        QFile original(QString::fromStdString(lab::findEngine()));
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QByteArray bytes = original.readAll();
+        // Its RUNPATH names the torch wheel's lib folder: kept aside, then made a folder
+        // that does not exist (same length, so the binary stays valid).
+        const QByteArray folder = "/torch/lib";
+        const qsizetype at = bytes.indexOf(folder + ':') >= 0 ? bytes.indexOf(folder + ':') : bytes.indexOf(folder + '\0');
+        QVERIFY2(at >= 0, "the engine's RUNPATH names no torch/lib folder");
+        qsizetype begin = at;
+        while (begin > 0 && bytes[begin - 1] != ':' && bytes[begin - 1] != '\0')
+            --begin;
+        const QByteArray libtorch = bytes.mid(begin, at + folder.size() - begin);
+        QVERIFY(QFileInfo::exists(QString::fromUtf8(libtorch) + "/libtorch_cpu.so"));
+        for (qsizetype i = bytes.indexOf(folder); i >= 0; i = bytes.indexOf(folder, i + 1))
+            bytes.replace(i, folder.size(), "/torch/nil");
+        const QString moved = m_dir.path() + "/installed-engine";
+        QFile copy(moved);
+        QVERIFY(copy.open(QIODevice::WriteOnly));
+        copy.write(bytes);
+        copy.close();
+        QVERIFY(copy.setPermissions(copy.permissions() | QFileDevice::ExeOwner));
+        lab::EngineOptions options;
+        options.executable = moved.toStdString();
+        qunsetenv("KINETOSCOPE_LIBTORCH");
+        const lab::RunResult r = lab::runEngine(smallRun(m_dir, "no-libtorch"), {}, options);
+        QVERIFY(!r.ok);
+        QVERIFY2(isOneLine(r.error), r.error.c_str());
+        QVERIFY2(r.error.starts_with("the engine cannot start: lib") && r.error.find("KINETOSCOPE_LIBTORCH") != std::string::npos,
+                 r.error.c_str());
+        qputenv("KINETOSCOPE_LIBTORCH", libtorch);
+        const auto environment = lab::engineEnvironment();
+        QVERIFY(std::any_of(environment.begin(), environment.end(), [&](const std::string& e) {
+            return e.starts_with("LD_LIBRARY_PATH=" + libtorch.toStdString());
+        }));
+        const lab::RunResult started = lab::runEngine(smallRun(m_dir, "with-libtorch"), {}, options);
+        qunsetenv("KINETOSCOPE_LIBTORCH");
+        QVERIFY2(started.ok, started.error.c_str());
     }
 
     // A process the engine started may keep its outputs open after it exits: the caller
