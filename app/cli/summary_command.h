@@ -5,7 +5,7 @@
 
 namespace kinetoscope::cli {
 
-// `kinetoscope summary TRACE [--json] [--series] [--step-marker NAME]`.
+// `kinetoscope summary TRACE [--json|--csv TABLE] [--series] [--step-marker NAME]`.
 int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace kinetoscope::cli
