@@ -121,7 +121,9 @@ constexpr std::array<CommandHelp, 7> kCommands{{
 }};
 
 constexpr const char* kAppHelp =
-    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions, memory snapshots)\n"
+    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions, memory snapshots);\n"
+    "                        with the app already running, they open there as new tabs\n"
+    "  --new-window              a window of its own, apart from a running app\n"
     "  --compare BEFORE AFTER    open a comparison of two runs\n"
     "  --job DIR|FILE...         open the ranks of one job together\n"
     "  --lab [run options]       start a lab run (the options of `kinetoscope run`)\n"

@@ -2,6 +2,7 @@
 
 #include "app/gui/display_probe.h"
 #include "app/gui/job_export.h"
+#include "app/gui/single_instance.h"
 #include "app/gui/main_window.h"
 #include "core/job/job_rules.h"
 #include "widgets/compare_view.h"
@@ -99,6 +100,7 @@ int runGui(int argc, char** argv)
     QString find;        // timeline: search for this and select the first match
     double zoom = 1.0;   // timeline: then zoom out (> 1) or in around the centre
     bool printLatency = false;
+    bool newWindow = false;  // --new-window: not handed to (nor answering for) a running app
     bool lab = false;
     QStringList compare;  // --compare BEFORE AFTER: a Compare tab
     QStringList job;      // --job DIR|FILE...: a Job tab (every path up to the next option)
@@ -143,6 +145,8 @@ int runGui(int argc, char** argv)
                 return 2;
         } else if (args[i] == QLatin1String("--print-latency"))
             printLatency = true;
+        else if (args[i] == QLatin1String("--new-window"))
+            newWindow = true;
         else if (args[i].startsWith(QLatin1String("--"))) {
             std::fprintf(stderr, "kinetoscope: unknown option '%s' (try 'kinetoscope help')\n", qPrintable(args[i]));
             return 2;
@@ -160,7 +164,15 @@ int runGui(int argc, char** argv)
                      screenshot.isEmpty() ? "--print-latency" : "--screenshot PNG");
         return 2;
     }
+    // Files opened from the file manager reach the app already running, as new tabs. A
+    // screenshot, a latency probe, a comparison, a job or a lab is this process's own.
+    const bool plainOpen = screenshot.isEmpty() && !printLatency && compare.isEmpty() && job.isEmpty() && !lab && !newWindow;
+    if (plainOpen && !files.isEmpty() && handToRunningApp(files))
+        return 0;
     MainWindow window;
+    InstanceServer instance;
+    if (plainOpen && instance.listen())
+        openHandedFiles(instance, window);
     window.show();
     bool failed = false;  // a file given could not be opened
     bool shot = false;    // the screenshot is on its way

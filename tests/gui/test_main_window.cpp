@@ -2,6 +2,7 @@
 // and leaves the open documents alone; closing a document returns to the start page.
 #include "app/gui/lab_run.h"
 #include "app/gui/main_window.h"
+#include "app/gui/single_instance.h"
 #include "app/gui/start_page.h"
 #include "core/session/session.h"
 #include "tests/support/pickle_writer.h"
@@ -16,6 +17,8 @@
 #include "widgets/table_view.h"
 
 #include <QScreen>
+#include <QFileInfo>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -52,6 +55,51 @@ private Q_SLOTS:
         qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
         qRegisterMetaType<widgets::SessionView*>("widgets::SessionView*");
         qRegisterMetaType<widgets::SnapshotView*>("widgets::SnapshotView*");
+    }
+
+    // A file opened from the file manager (the real binary, as xdg-open starts it) reaches
+    // the running app as a new tab and the launch exits at once; with no app listening,
+    // the launch becomes the app.
+    void aSecondLaunchHandsItsFilesToTheRunningApp()
+    {
+        const QString name = QStringLiteral("kinetoscope-test-%1").arg(QCoreApplication::applicationPid());
+        qputenv("KINETOSCOPE_INSTANCE", name.toUtf8());
+        gui::MainWindow window;
+        gui::InstanceServer server;
+        QVERIFY(server.listen());
+        gui::openHandedFiles(server, window);
+        QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
+        QProcess launch;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("KINETOSCOPE_INSTANCE"), name);
+        launch.setProcessEnvironment(env);
+        const QString trace = QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string());
+        launch.start(QStringLiteral(KINETOSCOPE_BINARY), {trace});
+        QTRY_COMPARE_WITH_TIMEOUT(launch.state(), QProcess::NotRunning, 30'000);
+        QCOMPARE(launch.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(launch.exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QCOMPARE(window.documentCount(), 1);
+        QCOMPARE(QFileInfo(QString::fromStdString(window.document(0)->trace().path)).canonicalFilePath(),
+                 QFileInfo(trace).canonicalFilePath());
+        // A relative path is made absolute by the launch, whatever the app's folder.
+        launch.setWorkingDirectory(QString::fromStdString(test::sharedTracesDir().string()));
+        launch.start(QStringLiteral(KINETOSCOPE_BINARY), {QStringLiteral("hta/sampled_rank1.json.gz")});
+        QTRY_COMPARE_WITH_TIMEOUT(launch.state(), QProcess::NotRunning, 30'000);
+        QCOMPARE(launch.exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
+        // A second app cannot take the name from one that answers.
+        gui::InstanceServer second;
+        QVERIFY(!second.listen());
+        // --new-window keeps a launch apart: it stays up as its own app.
+        launch.start(QStringLiteral(KINETOSCOPE_BINARY), {QStringLiteral("hta/sampled_rank1.json.gz"), QStringLiteral("--new-window")});
+        QVERIFY(launch.waitForStarted());
+        QTest::qWait(1500);
+        QCOMPARE(launch.state(), QProcess::Running);
+        launch.kill();
+        launch.waitForFinished();
+        QCOMPARE(opened.count(), 2);
+        qunsetenv("KINETOSCOPE_INSTANCE");
     }
 
     void aBadFileLeavesOpenDocumentsUntouched()
