@@ -4,6 +4,7 @@
 #include "core/format/format.h"
 #include "widgets/chart_style.h"
 #include "widgets/delta_table_model.h"
+#include "widgets/table_export.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/waterfall_chart.h"
@@ -67,10 +68,12 @@ QString sidesHtml(const compare::Comparison& c)
     return html + QStringLiteral("</table>");
 }
 
-TableView* deltaPage(std::vector<compare::Delta> rows, const QString& name, const QString& detail, QWidget* parent)
+TableView* deltaPage(std::vector<compare::Delta> rows, const QString& name, const QString& detail,
+                     const QString& exportName, QWidget* parent)
 {
     auto* model = new DeltaTableModel(std::move(rows), name, detail, parent);
     auto* view = new TableView(model, DeltaTableModel::Change, parent);
+    view->setExportName(exportName);
     view->table()->sortByColumn(DeltaTableModel::Change, Qt::DescendingOrder);
     view->table()->setColumnWidth(DeltaTableModel::Name, 420);
     if (detail.isEmpty())
@@ -85,15 +88,19 @@ CompareView::CompareView(std::shared_ptr<const document::Document> before,
     : QTabWidget(parent), m_before(std::move(before)), m_after(std::move(after)), m_comparison(std::move(comparison))
 {
     setDocumentMode(true);
+    // Exported tables: "resnet50_v100_workers0_2021-vs-resnet50_v100_workers4_2021-changes.csv".
+    setExportDocumentName(this, exportBaseName(text(m_comparison.before.path)) + QStringLiteral("-vs-") +
+                                    exportBaseName(text(m_comparison.after.path)));
     addTab(overviewPage(), QStringLiteral("Overview"));
     addTab(deltaPage(DeltaTableModel::causeRows(m_comparison.causes), QStringLiteral("What changed"),
-                     QStringLiteral("Kind"), this),
+                     QStringLiteral("Kind"), QStringLiteral("changes"), this),
            QStringLiteral("Changes"));
-    m_kernels = deltaPage(m_comparison.kernels, QStringLiteral("Kernel"), QString(), this);
+    m_kernels = deltaPage(m_comparison.kernels, QStringLiteral("Kernel"), QString(), QStringLiteral("kernels"), this);
     addTab(m_kernels, QStringLiteral("Kernels"));
-    addTab(deltaPage(m_comparison.ops, QStringLiteral("Operator"), QStringLiteral("Input shapes"), this),
+    addTab(deltaPage(m_comparison.ops, QStringLiteral("Operator"), QStringLiteral("Input shapes"),
+                     QStringLiteral("operators"), this),
            QStringLiteral("Operators"));
-    addTab(deltaPage(m_comparison.copies, QStringLiteral("Copy or memset"), QString(), this),
+    addTab(deltaPage(m_comparison.copies, QStringLiteral("Copy or memset"), QString(), QStringLiteral("copies"), this),
            QStringLiteral("Copies"));
     addTab(memoryPage(), QStringLiteral("Memory"));
     addTab(findingsPage(), QStringLiteral("Findings"));
@@ -216,10 +223,21 @@ QWidget* CompareView::findingsPage()
         m_findings->setItem(i, 1, new QTableWidgetItem(QString::fromLatin1(compare::findingStatusName(f.status))));
         const bool hasBefore = f.status != compare::FindingChange::Status::New;
         const bool hasAfter = f.status != compare::FindingChange::Status::Resolved;
-        m_findings->setItem(i, 2, new QTableWidgetItem(hasBefore ? text(format::duration(f.beforeGainNs)) : QString()));
-        m_findings->setItem(i, 3, new QTableWidgetItem(hasAfter ? text(format::duration(f.afterGainNs)) : QString()));
+        // The raw gains (ns per step) for the CSV export; none where the side lacks it.
+        auto* before = new QTableWidgetItem(hasBefore ? text(format::duration(f.beforeGainNs)) : QString());
+        if (hasBefore)
+            before->setData(RawValueRole, f.beforeGainNs);
+        auto* after = new QTableWidgetItem(hasAfter ? text(format::duration(f.afterGainNs)) : QString());
+        if (hasAfter)
+            after->setData(RawValueRole, f.afterGainNs);
+        m_findings->setItem(i, 2, before);
+        m_findings->setItem(i, 3, after);
     }
+    for (int column : {2, 3})
+        m_findings->horizontalHeaderItem(column)->setData(UnitRole, QStringLiteral("ns/step"));
     m_findings->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_findings->setSelectionBehavior(QAbstractItemView::SelectRows);
+    installTableExport(m_findings, QStringLiteral("findings"));
     return m_findings;
 }
 
@@ -252,6 +270,15 @@ void CompareView::buildTimelines()
     m_timelines->layout()->addWidget(split);
     // Once laid out: a view with no width yet cannot frame a range.
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
+}
+
+QAbstractItemView* CompareView::currentTable() const
+{
+    if (currentIndex() == Findings)
+        return m_findings;
+    if (const auto* table = qobject_cast<const TableView*>(currentWidget()))
+        return table->table();
+    return nullptr;
 }
 
 void CompareView::alignOnStep(int index)

@@ -11,6 +11,7 @@
 
 #include <memory>
 
+class QAbstractItemView;
 class QComboBox;
 class QLabel;
 class QTableWidget;
@@ -41,6 +42,9 @@ public:
     // Both timelines show their `index`-th steady step (clamped to each side's count).
     void alignOnStep(int index);
     QString title() const;  // "before.json ↔ after.json" for the tab
+    // The current page's table (changes, kernels, operators, copies, findings); null on a
+    // page without one.
+    QAbstractItemView* currentTable() const;
 
 private:
     QWidget* overviewPage();

@@ -1,6 +1,7 @@
 #include "widgets/delta_table_model.h"
 
 #include "core/format/format.h"
+#include "widgets/table_export.h"
 
 #include <QBrush>
 #include <QColor>
@@ -63,6 +64,14 @@ QVariant DeltaTableModel::data(const QModelIndex& index, int role) const
         return QBrush(d.deltaNs() > 0 ? QColor(0xc6, 0x28, 0x28) : QColor(0x2e, 0x7d, 0x32));
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(d.name);
+    if (role == ExportRole) {
+        // The status by name and the change with its sign (sorting takes its size).
+        switch (index.column()) {
+        case Status: return QString::fromLatin1(compare::statusName(d.status));
+        case Change: return d.deltaNs();
+        default: return {};
+        }
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -100,6 +109,13 @@ QVariant DeltaTableModel::headerData(int section, Qt::Orientation orientation, i
         case CallsAfter: return QStringLiteral("Calls/step after");
         default: return {};
         }
+    }
+    if (role == ColumnNameRole || role == UnitRole) {
+        static const char* const names[] = {"", "", "Status", "Before", "After", "Change", "Calls before", "Calls after"};
+        static const char* const units[] = {"", "", "", "ns/step", "ns/step", "ns/step", "calls/step", "calls/step"};
+        if (role == UnitRole)
+            return *units[section] ? QVariant(QString::fromLatin1(units[section])) : QVariant();
+        return section == Name ? m_nameHeader : section == Detail ? m_detailHeader : QString::fromLatin1(names[section]);
     }
     if (role == Qt::ToolTipRole && section == Status)
         return QStringLiteral("changed: moved by 0.5 % of the step or more (or its calls by 5 %); new / gone: on one "

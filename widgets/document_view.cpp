@@ -7,6 +7,7 @@
 #include "widgets/module_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/roofline/roofline_panel.h"
+#include "widgets/table_export.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/timeline_page.h"
@@ -14,8 +15,11 @@
 
 #include <QComboBox>
 #include <QSortFilterProxyModel>
+#include <QListWidget>
 #include <QSplitter>
 #include <QTableView>
+#include <QTableWidget>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
@@ -67,6 +71,13 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
 
     m_memoryPage = new MemoryPage(t.summary, this);
     m_memory = m_memoryPage->chart();
+    // Exported tables are named after the document and the table:
+    // "resnet50_v100_workers0_2021-operators.csv".
+    setExportDocumentName(this, exportBaseName(QString::fromStdString(t.path)));
+    m_findings->setStepNs(t.summary.breakdown.all.averageTotalNs);
+    m_operators->setExportName(QStringLiteral("operators"));
+    m_kernels->setExportName(QStringLiteral("kernels"));
+    m_memoryPage->table()->setExportName(QStringLiteral("memory-by-op"));
 
     addTab(m_overview, tr("&Overview"));
     addTab(m_findings, tr("&Diagnosis"));
@@ -118,6 +129,19 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     });
     if (!t.findings.empty() && !t.findings.front().evidence.ranges.empty())
         m_overview->utilizationChart()->highlight(0, 0);  // start unzoomed
+}
+
+QAbstractItemView* DocumentView::currentTable() const
+{
+    switch (currentIndex()) {
+    case Diagnosis: return m_findings->list();
+    case Operators: return m_operators->table();
+    case Kernels: return m_kernels->table();
+    case Memory: return m_trace->summary.memory.empty() ? nullptr : m_memoryPage->table()->table();
+    case Modules: return m_modules->tree()->topLevelItemCount() > 0 ? m_modules->tree() : nullptr;
+    case Lab: return m_lab ? m_lab->labTable() : nullptr;  // its arms; the memory triage from its menu
+    default: return nullptr;
+    }
 }
 
 void DocumentView::focusFilter()

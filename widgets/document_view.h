@@ -5,6 +5,7 @@
 
 #include <QTabWidget>
 
+class QAbstractItemView;
 class QComboBox;
 
 #include <memory>
@@ -51,6 +52,10 @@ public:
     // The Operators page's "Group by" (name, and input shapes and call stack where the
     // trace has them); null when the trace has neither.
     QComboBox* opGrouping() const { return m_opGroups; }
+    // The current page's table, what File > Export table… writes: the findings, operators,
+    // kernels, memory by op, modules or a lab's arms; null on a page without one (or a
+    // trace without memory samples or module spans).
+    QAbstractItemView* currentTable() const;
     void focusFilter();  // Ctrl+F: the filter of the current table page, or the timeline's search
     void showEvidence(const analysis::Finding& finding);
     // The Timeline page at a finding's time range (or its first kernel or op).

@@ -1,7 +1,10 @@
 #include "widgets/findings_view.h"
 
 #include "core/analysis/diagnosis/finding_text.h"
+#include "core/format/csv.h"
+#include "widgets/table_export.h"
 
+#include <QAbstractTableModel>
 #include <QApplication>
 #include <QClipboard>
 #include <QHBoxLayout>
@@ -10,6 +13,8 @@
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <iterator>
 
 namespace kinetoscope::widgets {
 
@@ -24,6 +29,108 @@ QColor severityColor(analysis::Severity s)
     }
     return QColor(0x61, 0x61, 0x61);
 }
+
+QString joined(const std::vector<analysis::EvidenceTarget>& targets)
+{
+    QStringList names;
+    for (const analysis::EvidenceTarget& t : targets)
+        names << QString::fromStdString(t.name);
+    return names.join(QStringLiteral("; "));
+}
+
+// The findings as rows for the CSV export: what each finding holds, its numbers raw.
+class FindingsTable : public QAbstractTableModel
+{
+public:
+    enum Column {
+        Rank, Severity, Rule, Title, Gain, GainShare, GainKind, GainPer, GainMethod, RangeBegin, RangeEnd, Ranges,
+        Steps, Ops, Kernels, Figures, Explanation, Fix, Snippet, ColumnCount
+    };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setFindings(const std::vector<analysis::Finding>* findings, double stepNs)
+    {
+        beginResetModel();
+        m_findings = findings;
+        m_stepNs = stepNs;
+        endResetModel();
+    }
+    int rowCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() || !m_findings ? 0 : int(m_findings->size());
+    }
+    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : ColumnCount; }
+
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::UserRole))
+            return {};
+        const analysis::Finding& f = (*m_findings)[size_t(index.row())];
+        const auto text = [](const std::string& s) { return QVariant(QString::fromStdString(s)); };
+        const bool hasRange = !f.evidence.ranges.empty();
+        switch (index.column()) {
+        case Rank: return index.row() + 1;
+        case Severity: return QString::fromLatin1(analysis::severityName(f.severity));
+        case Rule: return text(f.id);
+        case Title: return text(f.title);
+        case Gain: return f.estimatedGainNs;
+        case GainShare:
+            // Of the step the diagnosis graded it on; the lab's measured gains are graded
+            // on the lab's own step.
+            return m_stepNs > 0 && !f.measured && !f.perBatch ? QVariant(f.estimatedGainNs / m_stepNs) : QVariant(QString());
+        case GainKind: return f.measured ? QStringLiteral("measured") : QStringLiteral("estimated");
+        case GainPer: return f.perBatch ? QStringLiteral("batch") : QStringLiteral("step");
+        case GainMethod: return text(f.gainMethod);
+        case RangeBegin: return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().begin)) : QVariant(QString());
+        case RangeEnd: return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().end)) : QVariant(QString());
+        case Ranges: return qlonglong(f.evidence.ranges.size());
+        case Steps: {
+            QStringList steps;
+            for (const std::string& step : f.evidence.steps)
+                steps << QString::fromStdString(step);
+            return steps.join(QStringLiteral("; "));
+        }
+        case Ops: return joined(f.evidence.ops);
+        case Kernels: return joined(f.evidence.kernels);
+        case Figures: {
+            // name=value unit, the value raw: "dataloader_share=0.33 fraction".
+            QStringList figures;
+            for (const analysis::Evidence::Figure& figure : f.evidence.figures)
+                figures << QStringLiteral("%1=%2 %3")
+                               .arg(QString::fromStdString(figure.name),
+                                    QString::fromStdString(format::csvNumber(figure.value)),
+                                    QString::fromLatin1(analysis::unitKey(figure.unit)));
+            return figures.join(QStringLiteral("; "));
+        }
+        case Explanation: return text(f.explanation);
+        case Fix: return text(f.fix);
+        case Snippet: return text(f.snippet);
+        default: return {};
+        }
+    }
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override
+    {
+        if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+            return {};
+        static const char* const names[] = {
+            "Rank", "Severity", "Rule", "Title", "Gain", "Gain share of step", "Gain kind", "Gain per",
+            "Gain method", "First range begin", "First range end", "Ranges", "Steps", "Ops", "Kernels",
+            "Figures", "Explanation", "Fix", "Snippet"};
+        static const char* const units[] = {"", "", "", "", "ns", "fraction", "", "", "", "ns", "ns", "count",
+                                            "", "", "", "", "", "", ""};
+        static_assert(std::size(names) == ColumnCount && std::size(units) == ColumnCount);
+        if (role == Qt::DisplayRole || role == ColumnNameRole)
+            return QString::fromLatin1(names[section]);
+        if (role == UnitRole && *units[section])
+            return QString::fromLatin1(units[section]);
+        return {};
+    }
+
+private:
+    const std::vector<analysis::Finding>* m_findings = nullptr;
+    double m_stepNs = 0;
+};
 
 }  // namespace
 
@@ -64,6 +171,9 @@ FindingsView::FindingsView(QWidget* parent)
       m_copy(new QPushButton(tr("Copy snippet"), this)), m_evidence(new QPushButton(tr("Show evidence"), this)),
       m_timeline(new QPushButton(tr("Show in timeline"), this))
 {
+    m_table = new FindingsTable(this);
+    m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    installTableExport(m_list, QStringLiteral("findings"), m_table);
     auto* splitter = new QSplitter(this);
     splitter->addWidget(m_list);
     auto* right = new QWidget(splitter);
@@ -106,6 +216,7 @@ FindingsView::FindingsView(QWidget* parent)
 void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
 {
     m_findings = findings;
+    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs);
     m_list->clear();
     for (size_t i = 0; i < findings.size(); ++i) {
         auto* item = new QListWidgetItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
@@ -120,6 +231,12 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
     m_copy->setEnabled(!findings.empty());
     m_evidence->setEnabled(!findings.empty());
     m_timeline->setEnabled(!findings.empty());
+}
+
+void FindingsView::setStepNs(double ns)
+{
+    m_stepNs = ns;
+    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs);
 }
 
 void FindingsView::setTraceActions(bool shown)

@@ -1,10 +1,12 @@
 #pragma once
 // The Diagnosis page: ranked findings on the left, the selected one's explanation,
-// evidence, gain and fix (with a copyable snippet) on the right.
+// evidence, gain and fix (with a copyable snippet) on the right. The list exports the
+// findings themselves as CSV (severity, rule, title, gain in ns, ...; table_export.h).
 #include "core/analysis/diagnosis/finding.h"
 
 #include <QWidget>
 
+class QAbstractTableModel;
 class QListWidget;
 class QTextBrowser;
 class QPushButton;
@@ -17,6 +19,9 @@ class FindingsView : public QWidget
 public:
     explicit FindingsView(QWidget* parent = nullptr);
     void setFindings(const std::vector<analysis::Finding>& findings);
+    // The mean step the diagnosis graded the gains against (the breakdown's average step):
+    // the export's gain share of the step; unknown (0) leaves that column blank.
+    void setStepNs(double ns);
     // Without a trace (a lab session recorded without one) there is nothing to show the
     // evidence in: the buttons that would are hidden.
     void setTraceActions(bool shown);
@@ -24,6 +29,9 @@ public:
     QString findingTitle(int row) const;
     void select(int row);
     QString detailsText() const;
+    QListWidget* list() const { return m_list; }
+    // The findings as a table, one row per row of the list: what the list exports.
+    QAbstractTableModel* table() const { return m_table; }
 
 Q_SIGNALS:
     // The user asked to see the evidence of a finding in the other views.
@@ -36,7 +44,9 @@ Q_SIGNALS:
 private:
     void showDetails(int row);
     std::vector<analysis::Finding> m_findings;
+    double m_stepNs = 0;
     QListWidget* m_list;
+    QAbstractTableModel* m_table = nullptr;
     QTextBrowser* m_details;
     QPushButton* m_copy;
     QPushButton* m_evidence;

@@ -4,6 +4,7 @@
 #include "core/format/format.h"
 #include "core/job/job_text.h"
 #include "widgets/chart_style.h"
+#include "widgets/table_export.h"
 #include "widgets/timeline/timeline_page.h"
 
 #include <QComboBox>
@@ -59,11 +60,26 @@ QString metricName(JobView::Metric metric)
     return {};
 }
 
-// The rank's first finding that is about its steps (not its window).
 QTableWidgetItem* cell(const QString& value, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
 {
     auto* item = new QTableWidgetItem(value);
     item->setTextAlignment(align);
+    return item;
+}
+
+// A cell showing `value` that exports `raw` (a number in its column's unit, table_export.h).
+QTableWidgetItem* cell(const QString& value, const QVariant& raw)
+{
+    auto* item = cell(value);
+    item->setData(RawValueRole, raw);
+    return item;
+}
+
+// A cell with no value: shown as "-", exported blank.
+QTableWidgetItem* none()
+{
+    auto* item = cell(QStringLiteral("-"));
+    item->setData(ExportRole, QString());
     return item;
 }
 
@@ -81,6 +97,7 @@ JobView::JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget*
     : QTabWidget(parent), m_job(std::move(job)), m_findings(std::move(findings))
 {
     setDocumentMode(true);
+    setExportDocumentName(this, exportBaseName(text(job::jobName(m_job))));  // "dlrm_8_ranks-ranks.csv"
     addTab(overviewPage(), QStringLiteral("Overview"));
     addTab(heatmapPage(), QStringLiteral("Heatmap"));
     addTab(collectivesPage(), QStringLiteral("Collectives"));
@@ -94,6 +111,15 @@ JobView::JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget*
 QString JobView::title() const
 {
     return QStringLiteral("job: %1 (%2 ranks)").arg(text(job::jobName(m_job))).arg(m_job.ranks.size());
+}
+
+QAbstractItemView* JobView::currentTable() const
+{
+    switch (currentIndex()) {
+    case Overview: return m_ranks;
+    case Collectives: return m_collectives;
+    default: return nullptr;
+    }
 }
 
 QImage JobView::heatmapImage(int width, int height) const
@@ -145,26 +171,41 @@ QWidget* JobView::overviewPage()
         for (int64_t n : m_job.commonSteps)
             hidden += double(r.steps.at(n).hiddenNs());
         hidden /= std::max<double>(1, double(m_job.commonSteps.size()));
-        auto* rank = cell(QString::number(r.rank));
+        auto* rank = cell(QString::number(r.rank), r.rank);
         if (m_job.straggler == r.rank)
             rank->setText(QStringLiteral("%1  ◀ straggler").arg(r.rank));
         rank->setToolTip(text(r.doc->path));
         m_ranks->setItem(i, 0, rank);
         m_ranks->setItem(i, 1, cell(QString::fromLatin1(r.rankSource), Qt::AlignLeft | Qt::AlignVCenter));
-        m_ranks->setItem(i, 2, cell(has ? duration(m_job.meanStepNs.at(r.rank)) : QStringLiteral("-")));
-        m_ranks->setItem(i, 3, cell(has ? duration(m_job.meanOwnNs.at(r.rank)) : QStringLiteral("-")));
-        m_ranks->setItem(i, 4, cell(has ? duration(m_job.meanCommunicationNs.at(r.rank)) : QStringLiteral("-")));
-        m_ranks->setItem(i, 5, cell(has ? duration(hidden) : QStringLiteral("-")));
+        const auto mean = [&](const std::map<int, double>& means) {
+            return has ? cell(duration(means.at(r.rank)), means.at(r.rank)) : none();
+        };
+        m_ranks->setItem(i, 2, mean(m_job.meanStepNs));
+        m_ranks->setItem(i, 3, mean(m_job.meanOwnNs));
+        m_ranks->setItem(i, 4, mean(m_job.meanCommunicationNs));
+        m_ranks->setItem(i, 5, has ? cell(duration(hidden), hidden) : none());
         const auto& last = m_job.collectives.lastToArriveCount;
-        m_ranks->setItem(i, 6, cell(size_t(i) < last.size() && !m_job.collectives.matched.empty()
-                                        ? QStringLiteral("%1 of %2").arg(last[size_t(i)]).arg(m_job.collectives.matched.size())
-                                        : QStringLiteral("-")));
+        m_ranks->setItem(i, 6, size_t(i) < last.size() && !m_job.collectives.matched.empty()
+                                   ? cell(QStringLiteral("%1 of %2").arg(last[size_t(i)]).arg(m_job.collectives.matched.size()),
+                                          last[size_t(i)])
+                                   : none());
         const analysis::Finding* first = job::firstOwnFinding(r);
         m_ranks->setItem(i, 7, cell(first ? text(first->title) : QStringLiteral("none"), Qt::AlignLeft | Qt::AlignVCenter));
+        if (!first)
+            m_ranks->item(i, 7)->setData(ExportRole, QString());
         if (m_job.straggler == r.rank)
             for (int c = 0; c < int(headers.size()); ++c)
                 m_ranks->item(i, c)->setBackground(QColor(0xfd, 0xe0, 0xdc));
     }
+    setExportColumns(*m_ranks, {{QStringLiteral("Rank"), {}},
+                                {QStringLiteral("From"), {}},
+                                {QStringLiteral("Mean step"), QStringLiteral("ns")},
+                                {QStringLiteral("Own work"), QStringLiteral("ns")},
+                                {QStringLiteral("Exposed comm"), QStringLiteral("ns")},
+                                {QStringLiteral("Hidden comm"), QStringLiteral("ns")},
+                                {QStringLiteral("Last to arrive"), QStringLiteral("count")},
+                                {QStringLiteral("Its first finding"), {}}});
+    installTableExport(m_ranks, QStringLiteral("ranks"));
     m_ranks->resizeColumnsToContents();
     m_ranks->horizontalHeader()->setSectionResizeMode(7, QHeaderView::Stretch);
     m_ranks->setToolTip(QStringLiteral("Double-click a rank to open its own pages"));
@@ -280,21 +321,35 @@ QWidget* JobView::collectivesPage()
         if (!m.sizesAgree)
             first->setToolTip(QStringLiteral("The ranks gave different sizes for this collective"));
         m_collectives->setItem(i, 0, first);
-        m_collectives->setItem(i, 1, cell(m.step ? QString::number(*m.step) : QStringLiteral("-")));
-        m_collectives->setItem(i, 2, cell(m.bytes >= 0 ? text(format::bytes(double(m.bytes))) : QStringLiteral("-")));
-        m_collectives->setItem(i, 3, cell(duration(double(m.transferNs))));
-        m_collectives->setItem(i, 4, cell(duration(double(longest(m)))));
-        m_collectives->setItem(i, 5, cell(QString::number(m_job.ranks[waiter].rank)));
-        m_collectives->setItem(i, 6, cell(QString::number(m_job.ranks[size_t(m.lastToArrive)].rank)));
-        m_collectives->setItem(i, 7, cell(m.busBytesPerS > 0 ? text(format::byteRate(m.busBytesPerS)) : QStringLiteral("-")));
+        m_collectives->setItem(i, 1, m.step ? cell(QString::number(*m.step), qlonglong(*m.step)) : none());
+        m_collectives->setItem(i, 2, m.bytes >= 0 ? cell(text(format::bytes(double(m.bytes))), qlonglong(m.bytes)) : none());
+        m_collectives->setItem(i, 3, cell(duration(double(m.transferNs)), qlonglong(m.transferNs)));
+        m_collectives->setItem(i, 4, cell(duration(double(longest(m))), qlonglong(longest(m))));
+        m_collectives->setItem(i, 5, cell(QString::number(m_job.ranks[waiter].rank), m_job.ranks[waiter].rank));
+        const int lastIn = m_job.ranks[size_t(m.lastToArrive)].rank;
+        m_collectives->setItem(i, 6, cell(QString::number(lastIn), lastIn));
+        m_collectives->setItem(i, 7, m.busBytesPerS > 0 ? cell(text(format::byteRate(m.busBytesPerS)), m.busBytesPerS) : none());
         for (size_t r = 0; r < m.ranks.size(); ++r) {
-            auto* item = cell(duration(double(m.ranks[r].durationNs)));
+            auto* item = cell(duration(double(m.ranks[r].durationNs)), qlonglong(m.ranks[r].durationNs));
             item->setToolTip(QStringLiteral("waited %1").arg(duration(double(m.waitNs[r]))));
             if (int(r) == m.lastToArrive)
                 item->setBackground(QColor(0xfd, 0xe0, 0xdc));
             m_collectives->setItem(i, 8 + int(r), item);
         }
     }
+    std::vector<std::pair<QString, QString>> exported{{QStringLiteral("Collective"), {}},
+                                                      {QStringLiteral("Step"), {}},
+                                                      {QStringLiteral("Size"), QStringLiteral("bytes")},
+                                                      {QStringLiteral("Transfer"), QStringLiteral("ns")},
+                                                      {QStringLiteral("Longest wait"), QStringLiteral("ns")},
+                                                      {QStringLiteral("Waiting rank"), {}},
+                                                      {QStringLiteral("Last in"), {}},
+                                                      {QStringLiteral("Bus bandwidth"), QStringLiteral("bytes/s")}};
+    for (const job::Rank& r : m_job.ranks)
+        exported.emplace_back(QStringLiteral("Rank %1").arg(r.rank), QStringLiteral("ns"));
+    setExportColumns(*m_collectives, exported);
+    m_collectives->setSelectionBehavior(QAbstractItemView::SelectRows);
+    installTableExport(m_collectives, QStringLiteral("collectives"));
     m_collectives->resizeColumnsToContents();
     m_collectives->setToolTip(QStringLiteral(
         "Transfer: the shortest duration across ranks (the data movement once all have arrived). Wait: a rank's "

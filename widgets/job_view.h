@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+class QAbstractItemView;
 class QComboBox;
 class QCPColorMap;
 class QCustomPlot;
@@ -40,6 +41,8 @@ public:
     QLabel* headline() const { return m_headline; }
     QTableWidget* ranksTable() const { return m_ranks; }
     QTableWidget* collectivesTable() const { return m_collectives; }
+    // The current page's table (the ranks on the Overview, the collectives); null elsewhere.
+    QAbstractItemView* currentTable() const;
     QCPColorMap* heatmap() const { return m_map; }
     void showMetric(Metric metric);
     // The heatmap as it is coloured now, for a report (`width` x `height` at twice the pixels).

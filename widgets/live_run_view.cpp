@@ -5,6 +5,7 @@
 #include "core/session/memory_reading.h"
 #include "core/session/timing_stats.h"
 #include "widgets/chart_style.h"
+#include "widgets/table_export.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -147,6 +148,11 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_batch->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
 
     m_memoryTable->setHorizontalHeaderLabels({tr("After"), tr("allocated"), tr("reserved"), tr("peak allocated")});
+    setExportColumns(*m_memoryTable, {{tr("After"), {}},
+                                      {tr("allocated"), QStringLiteral("bytes")},
+                                      {tr("reserved"), QStringLiteral("bytes")},
+                                      {tr("peak allocated"), QStringLiteral("bytes")}});
+    installTableExport(m_memoryTable, QStringLiteral("lab-memory"));
     m_memoryTable->verticalHeader()->hide();
     m_memoryTable->horizontalHeader()->setStretchLastSection(true);
     m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
@@ -160,6 +166,9 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_latency->setVisible(false);
 
     m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
+    setLabExportColumns();
+    m_labTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    installTableExport(m_labTable, QStringLiteral("lab-arms"));
     m_labTable->verticalHeader()->hide();
     m_labTable->horizontalHeader()->setStretchLastSection(true);
     m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -264,18 +273,29 @@ void LiveRunView::setArm(const session::LabArm& arm)
 {
     const int row = m_labTable->rowCount();
     m_labTable->insertRow(row);
-    auto set = [&](int column, const QString& text) {
+    // `raw`: the number the CSV export writes (table_export.h); none for text, and a figure
+    // not measured ("—") exports blank.
+    auto set = [&](int column, const QString& text, const QVariant& raw = {}) {
         auto* item = new QTableWidgetItem(text);
         if (column > 0 && column < 4)
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (raw.isValid())
+            item->setData(RawValueRole, raw);
+        else if (column > 0 && column < 4)
+            item->setData(ExportRole, QString());
         m_labTable->setItem(row, column, item);
     };
     set(0, QString::fromLatin1(arm.name()));
     // The same figures, in the same words, as `kinetoscope run` prints (core/format).
     auto text = [](const std::string& s) { return QString::fromStdString(s); };
-    set(1, arm.ran ? text(format::rate(arm.samplesPerSecond, "samples")) : QStringLiteral("—"));
-    set(2, arm.ran ? text(format::duration(arm.meanStepMs * 1e6)) : QStringLiteral("—"));
-    set(3, arm.ran ? text(format::bytes(double(arm.peakAllocatedBytes))) : QStringLiteral("—"));
+    if (arm.ran) {
+        set(1, text(format::rate(arm.samplesPerSecond, "samples")), arm.samplesPerSecond);
+        set(2, text(format::duration(arm.meanStepMs * 1e6)), arm.meanStepMs * 1e6);
+        set(3, text(format::bytes(double(arm.peakAllocatedBytes))), qlonglong(arm.peakAllocatedBytes));
+    } else {
+        for (int column : {1, 2, 3})
+            set(column, QStringLiteral("—"));
+    }
     set(4, arm.ran ? tr("measured") : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
     m_labTable->resizeColumnsToContents();
 }
@@ -346,9 +366,12 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
 {
     m_memoryTable->setRowCount(0);
     const std::optional<session::PeakReading> peak = session::readPeak(m);
+    // Shown formatted; exported raw (bytes), a figure not measured ("—") blank.
     auto cell = [](int64_t bytes) {
-        return bytes < 0 ? QStringLiteral("—") : QString::fromStdString(format::bytes(double(bytes)));
+        return std::pair<QString, int64_t>{
+            bytes < 0 ? QStringLiteral("—") : QString::fromStdString(format::bytes(double(bytes))), bytes};
     };
+    using Cells = std::vector<std::pair<QString, int64_t>>;
     // A column nothing measured (reserved, on the CPU) is hidden; the table's note says why.
     bool anyReserved = false;
     for (const auto* rows : {&m.firstStep, &m.steadyStep})
@@ -357,13 +380,18 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     m_memoryTable->setColumnHidden(2, !anyReserved);
     m_memoryNote->setText(QString::fromStdString(m.unavailable));
     m_memoryNote->setVisible(!m.unavailable.empty());
-    auto addRow = [&](const QString& label, const QStringList& values, bool bold) {
+    auto addRow = [&](const QString& label, const Cells& values, bool bold) {
         const int row = m_memoryTable->rowCount();
         m_memoryTable->insertRow(row);
         for (int column = 0; column < 4; ++column) {
-            auto* item = new QTableWidgetItem(column == 0 ? label : values.value(column - 1));
+            const bool has = column > 0 && size_t(column - 1) < values.size();
+            auto* item = new QTableWidgetItem(column == 0 ? label : has ? values[size_t(column - 1)].first : QString());
             if (column > 0)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (has && values[size_t(column - 1)].second >= 0)
+                item->setData(RawValueRole, qlonglong(values[size_t(column - 1)].second));
+            else if (column > 0)
+                item->setData(ExportRole, QString());
             QFont font = item->font();
             font.setBold(bold);
             item->setFont(font);
@@ -387,6 +415,15 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     m_memoryTable->resizeColumnsToContents();
 }
 
+void LiveRunView::setLabExportColumns()
+{
+    setExportColumns(*m_labTable, {{tr("Arm"), {}},
+                                   {tr("throughput"), QStringLiteral("samples/s")},
+                                   {m_inference ? tr("latency") : tr("step"), QStringLiteral("ns")},
+                                   {tr("peak allocated"), QStringLiteral("bytes")},
+                                   {tr("status"), {}}});
+}
+
 void LiveRunView::setInference(bool inference)
 {
     m_inference = inference;
@@ -394,6 +431,7 @@ void LiveRunView::setInference(bool inference)
     m_latency->setText(tr("Latency per batch: waiting for the first measured batch…"));
     m_phases->yAxis->setLabel(inference ? tr("ms per batch") : tr("ms"));
     m_labTable->setHorizontalHeaderItem(2, new QTableWidgetItem(inference ? tr("latency") : tr("step")));
+    setLabExportColumns();
     m_phases->setToolTip(inference ? tr("Each measured batch of the fp32 arm: the wait for data, the copy to the "
                                         "device, and the forward (the latency).")
                                    : tr("Each measured step of the fp32 arm, split into its phases."));

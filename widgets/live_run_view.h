@@ -61,6 +61,7 @@ Q_SIGNALS:
 
 private:
     void markDirty();
+    void setLabExportColumns();  // the arms table's names and units for the CSV export
 
     QLabel* m_status;
     QProgressBar* m_progress;

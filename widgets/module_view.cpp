@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "widgets/flame_graph.h"
+#include "widgets/table_export.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -58,6 +59,21 @@ ModuleView::ModuleView(QWidget* parent)
     m_tree->headerItem()->setToolTip(DeviceTotal, tr("Kernels, copies and memsets launched inside the module's spans "
                                                      "(its forward pass; backward runs outside module spans)"));
     m_tree->headerItem()->setToolTip(DeviceSelf, tr("Device time launched in the module but in none of its children"));
+    // Exported as CSV with raw numbers: each column's name without the display's unit, and
+    // the unit of its raw values; rows flattened with their depth and path.
+    const std::pair<QString, QString> exported[] = {{tr("Module"), QString()},
+                                                    {tr("Calls"), QStringLiteral("count")},
+                                                    {tr("Host total"), QStringLiteral("ns")},
+                                                    {tr("Host self"), QStringLiteral("ns")},
+                                                    {tr("Device total"), QStringLiteral("ns")},
+                                                    {tr("Device self"), QStringLiteral("ns")}};
+    for (int column = 0; column < ColumnCount; ++column) {
+        m_tree->headerItem()->setData(column, ColumnNameRole, exported[column].first);
+        if (!exported[column].second.isEmpty())
+            m_tree->headerItem()->setData(column, UnitRole, exported[column].second);
+    }
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    installTableExport(m_tree, QStringLiteral("modules"));
     m_tree->setSortingEnabled(true);
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);

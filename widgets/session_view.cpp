@@ -2,9 +2,12 @@
 
 #include "widgets/findings_view.h"
 #include "widgets/live_run_view.h"
+#include "widgets/table_export.h"
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QListWidget>
+#include <QTableWidget>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -18,6 +21,7 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     m_lab->showSession(s);
     m_findings->setFindings(m_document->findings);
     m_findings->setTraceActions(false);
+    setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
 
     auto* note = new QLabel(tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
                                "it supports. The trace's pages need a run with --profile."),
@@ -29,6 +33,11 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     layout->addWidget(m_pages, 1);
     m_pages->addTab(m_findings, tr("&Diagnosis"));
     m_pages->addTab(m_lab, tr("&Lab"));
+}
+
+QAbstractItemView* SessionView::currentTable() const
+{
+    return m_pages->currentIndex() == Diagnosis ? static_cast<QAbstractItemView*>(m_findings->list()) : m_lab->labTable();
 }
 
 void SessionView::setCurrentPage(Page page)

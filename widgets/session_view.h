@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class QAbstractItemView;
 class QTabWidget;
 
 namespace kinetoscope::widgets {
@@ -26,6 +27,8 @@ public:
     LiveRunView* lab() const { return m_lab; }
     enum Page { Diagnosis, Lab };
     void setCurrentPage(Page page);
+    // The findings on the Diagnosis page, the lab's arms on the Lab page.
+    QAbstractItemView* currentTable() const;
 
 private:
     std::shared_ptr<const document::Document> m_document;

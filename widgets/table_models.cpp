@@ -1,8 +1,10 @@
 #include "widgets/table_models.h"
 
 #include "core/format/format.h"
+#include "widgets/table_export.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace kinetoscope::widgets {
 
@@ -27,6 +29,47 @@ QString count(int64_t n)
 QString triple(const int32_t (&v)[3])
 {
     return v[0] < 0 ? QStringLiteral("n/a") : QStringLiteral("%1×%2×%3").arg(v[0]).arg(v[1]).arg(v[2]);
+}
+
+// A blank cell in an exported table (the raw value is only a sort key).
+QVariant blank()
+{
+    return QString();
+}
+
+// A column's header under `role`: the display name, its tooltip, and for the CSV export
+// its name without the display's unit and the unit of its raw values (table_export.h).
+struct ColumnHeader
+{
+    const char* display;
+    const char* name;
+    const char* unit;
+    const char* tip;
+};
+
+QVariant header(const ColumnHeader& h, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole: return QString::fromUtf8(h.display);
+    case Qt::ToolTipRole: return QString::fromUtf8(h.tip);
+    case ColumnNameRole: return QString::fromUtf8(h.name);
+    case UnitRole: return *h.unit ? QVariant(QString::fromLatin1(h.unit)) : QVariant();
+    default: return {};
+    }
+}
+
+QVariant rooflineHeaderData(RooflineColumn column, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole: return rooflineHeader(column);
+    case Qt::ToolTipRole: return rooflineHeaderTip(column);
+    case ColumnNameRole: return rooflineColumnName(column);
+    case UnitRole: {
+        const QString unit = rooflineUnit(column);
+        return unit.isEmpty() ? QVariant() : QVariant(unit);
+    }
+    default: return {};
+    }
 }
 
 }  // namespace
@@ -105,6 +148,13 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
             frames << QString::fromStdString(frame);
         return frames.join(QLatin1Char('\n'));
     }
+    if (role == ExportRole) {
+        switch (index.column()) {
+        case TensorCoreEligible: return o.tensorCoreEligible ? QStringLiteral("yes") : QStringLiteral("no");
+        case TensorCoreShare: return o.deviceTotalNs > 0 ? QVariant() : blank();
+        default: return {};
+        }
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -134,36 +184,28 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
 
 QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal)
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"Operator", "Input shapes", "Source line", "Calls", "Self CPU (ms)", "CPU total (ms)",
-                                  "Self device (ms)", "Device total (ms)", "Mean CPU (ms)", "Mean device (ms)",
-                                  "TC eligible", "On Tensor Cores"};
-    static const char* tips[] = {
-        "The operator's name.",
-        "The shapes of its inputs (recorded with record_shapes=True).",
-        "The innermost line of your code around the op (recorded with with_stack=True); the tooltip "
-        "shows the Python frames the row groups on.",
-        "How many times it ran.",
-        "CPU time in the op itself, without the ops it called.",
-        "CPU time including the ops it called.",
-        "GPU time of the kernels and copies the op itself launched.",
-        "GPU time of everything launched by the op and the ops it called.",
-        "CPU total divided by calls.",
-        "Device total divided by calls.",
-        "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused attention).",
-        "The share of its device total spent in Tensor Core kernels."};
-    if (section < 0 || section >= ColumnCount)
-        return {};
+    static const ColumnHeader headers[] = {
+        {"Operator", "Operator", "", "The operator's name."},
+        {"Input shapes", "Input shapes", "", "The shapes of its inputs (recorded with record_shapes=True)."},
+        {"Source line", "Source line", "",
+         "The innermost line of your code around the op (recorded with with_stack=True); the tooltip "
+         "shows the Python frames the row groups on."},
+        {"Calls", "Calls", "count", "How many times it ran."},
+        {"Self CPU (ms)", "Self CPU", "ns", "CPU time in the op itself, without the ops it called."},
+        {"CPU total (ms)", "CPU total", "ns", "CPU time including the ops it called."},
+        {"Self device (ms)", "Self device", "ns", "GPU time of the kernels and copies the op itself launched."},
+        {"Device total (ms)", "Device total", "ns", "GPU time of everything launched by the op and the ops it called."},
+        {"Mean CPU (ms)", "Mean CPU", "ns", "CPU total divided by calls."},
+        {"Mean device (ms)", "Mean device", "ns", "Device total divided by calls."},
+        {"TC eligible", "TC eligible", "",
+         "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused attention)."},
+        {"On Tensor Cores", "On Tensor Cores", "fraction", "The share of its device total spent in Tensor Core kernels."}};
+    static_assert(std::size(headers) == Tflops);
     if (section >= Tflops)
-        return role == Qt::DisplayRole   ? QVariant(rooflineHeader(RooflineColumn(section - Tflops)))
-               : role == Qt::ToolTipRole ? QVariant(rooflineHeaderTip(RooflineColumn(section - Tflops)))
-                                         : QVariant();
-    if (role == Qt::DisplayRole)
-        return QString::fromLatin1(names[section]);
-    if (role == Qt::ToolTipRole)
-        return QString::fromLatin1(tips[section]);
-    return {};
+        return rooflineHeaderData(RooflineColumn(section - Tflops), role);
+    return header(headers[section], role);
 }
 
 KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -203,6 +245,22 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
         return rooflineCell(m_roofline.kernel(k.name), RooflineColumn(index.column() - Tflops), role);
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(k.name);
+    if (role == ExportRole) {
+        // The launch configuration as it is, not the product sorting uses; "n/a" as blank.
+        const auto dims = [](const int32_t (&v)[3]) {
+            return v[0] < 0 ? blank() : QVariant(QStringLiteral("%1x%2x%3").arg(v[0]).arg(v[1]).arg(v[2]));
+        };
+        switch (index.column()) {
+        case Grid: return dims(k.grid);
+        case Block: return dims(k.block);
+        case Registers: return k.registersPerThread < 0 ? blank() : QVariant();
+        case SharedMemory: return k.sharedMemoryBytes < 0 ? blank() : QVariant();
+        case BlocksPerSm: return k.meanBlocksPerSm ? QVariant() : blank();
+        case Occupancy: return k.meanOccupancyPercent ? QVariant() : blank();
+        case TensorCore: return data(index, Qt::DisplayRole);
+        default: return {};
+        }
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -216,7 +274,10 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
     case Grid: return raw ? QVariant(qlonglong(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2])) : QVariant(triple(k.grid));
     case Block: return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) * std::max(1, k.block[2])) : QVariant(triple(k.block));
     case Registers: return raw ? QVariant(k.registersPerThread) : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a") : QString::number(k.registersPerThread));
-    case SharedMemory: return raw ? QVariant(k.sharedMemoryBytes) : QVariant(QString::fromStdString(format::bytes(double(k.sharedMemoryBytes))));
+    case SharedMemory:
+        return raw ? QVariant(k.sharedMemoryBytes)
+                   : QVariant(k.sharedMemoryBytes < 0 ? QStringLiteral("n/a")
+                                                      : QString::fromStdString(format::bytes(double(k.sharedMemoryBytes))));
     case BlocksPerSm:
         return raw ? QVariant(k.meanBlocksPerSm.value_or(-1.0))
                    : QVariant(k.meanBlocksPerSm ? QString::number(*k.meanBlocksPerSm, 'f', 2) : QStringLiteral("n/a"));
@@ -239,27 +300,28 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"Kernel", "Calls", "Total (ms)", "Mean (µs)", "Min (µs)", "Max (µs)", "Grid",
-                                  "Block", "Registers", "Shared mem", "Blocks/SM", "Occupancy", "Unit", "Launched by"};
-    static const char* tips[] = {
-        "The kernel's name.", "How many times it ran.", "Sum of its durations.", "Mean duration.",
-        "Shortest run.", "Longest run.", "Grid (of its longest run, unless grouped by launch configuration).",
-        "Block (of its longest run, unless grouped by launch configuration).",
-        "Registers per thread.", "Static shared memory per block.",
-        "Blocks per SM, mean weighted by duration (recorded by CUPTI).",
-        "Estimated achieved occupancy, mean weighted by duration (recorded by CUPTI).",
-        "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; blank when the name "
-        "does not tell.",
-        "The op that launched most of its time (grouped by op: the op)."};
+    static const ColumnHeader headers[] = {
+        {"Kernel", "Kernel", "", "The kernel's name."},
+        {"Calls", "Calls", "count", "How many times it ran."},
+        {"Total (ms)", "Total", "ns", "Sum of its durations."},
+        {"Mean (µs)", "Mean", "ns", "Mean duration."},
+        {"Min (µs)", "Min", "ns", "Shortest run."},
+        {"Max (µs)", "Max", "ns", "Longest run."},
+        {"Grid", "Grid", "", "Grid (of its longest run, unless grouped by launch configuration)."},
+        {"Block", "Block", "", "Block (of its longest run, unless grouped by launch configuration)."},
+        {"Registers", "Registers per thread", "count", "Registers per thread."},
+        {"Shared mem", "Shared memory per block", "bytes", "Static shared memory per block."},
+        {"Blocks/SM", "Blocks per SM", "count", "Blocks per SM, mean weighted by duration (recorded by CUPTI)."},
+        {"Occupancy", "Occupancy", "%",
+         "Estimated achieved occupancy, mean weighted by duration (recorded by CUPTI)."},
+        {"Unit", "Unit", "",
+         "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; blank when the name "
+         "does not tell."},
+        {"Launched by", "Launched by", "", "The op that launched most of its time (grouped by op: the op)."}};
+    static_assert(std::size(headers) == Tflops);
     if (section >= Tflops)
-        return role == Qt::DisplayRole   ? QVariant(rooflineHeader(RooflineColumn(section - Tflops)))
-               : role == Qt::ToolTipRole ? QVariant(rooflineHeaderTip(RooflineColumn(section - Tflops)))
-                                         : QVariant();
-    if (role == Qt::DisplayRole)
-        return QString::fromUtf8(names[section]);
-    if (role == Qt::ToolTipRole)
-        return QString::fromLatin1(tips[section]);
-    return {};
+        return rooflineHeaderData(RooflineColumn(section - Tflops), role);
+    return header(headers[section], role);
 }
 
 MemoryTableModel::MemoryTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -307,21 +369,17 @@ QVariant MemoryTableModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"Operator",  "Allocations (self)", "Allocations (total)", "Allocated (self)",
-                                  "Allocated (total)", "Size increase (self)", "Size increase (total)"};
-    static const char* tips[] = {
-        "The innermost op around the memory events.",
-        "Allocations made in the op itself, not in an op nested in it.",
-        "Allocations made in the op or any op nested in it.",
-        "Bytes allocated in the op itself (frees not subtracted).",
-        "Bytes allocated in the op or any op nested in it.",
-        "Bytes allocated less bytes freed, in the op itself.",
-        "Bytes allocated less bytes freed, in the op or any op nested in it."};
-    if (role == Qt::DisplayRole)
-        return QString::fromLatin1(names[section]);
-    if (role == Qt::ToolTipRole)
-        return QString::fromLatin1(tips[section]);
-    return {};
+    static const ColumnHeader headers[] = {
+        {"Operator", "Operator", "", "The innermost op around the memory events."},
+        {"Allocations (self)", "Self allocations", "count", "Allocations made in the op itself, not in an op nested in it."},
+        {"Allocations (total)", "Total allocations", "count", "Allocations made in the op or any op nested in it."},
+        {"Allocated (self)", "Self allocated", "bytes", "Bytes allocated in the op itself (frees not subtracted)."},
+        {"Allocated (total)", "Total allocated", "bytes", "Bytes allocated in the op or any op nested in it."},
+        {"Size increase (self)", "Self size increase", "bytes", "Bytes allocated less bytes freed, in the op itself."},
+        {"Size increase (total)", "Total size increase", "bytes",
+         "Bytes allocated less bytes freed, in the op or any op nested in it."}};
+    static_assert(std::size(headers) == ColumnCount);
+    return header(headers[section], role);
 }
 
 }  // namespace kinetoscope::widgets

@@ -1,5 +1,7 @@
 #include "widgets/table_view.h"
 
+#include "widgets/table_export.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,7 +28,8 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(defaultSortColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Rows to copy (Ctrl+C: TSV) may be several; the details show the current one.
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setVisible(false);
     // Numbers fit their contents; the name column gets a generous, adjustable width
@@ -41,6 +44,7 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &TableView::showDetails);
+    installTableExport(m_table, QStringLiteral("table"));
     m_bar->addWidget(m_filter, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(m_bar);
@@ -55,6 +59,11 @@ QComboBox* TableView::addGroupChoice(const QStringList& items)
     box->addItems(items);
     m_bar->addWidget(box);
     return box;
+}
+
+void TableView::setExportName(const QString& name)
+{
+    installTableExport(m_table, name);
 }
 
 void TableView::setFilter(const QString& text)

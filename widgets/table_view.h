@@ -1,6 +1,7 @@
 #pragma once
 // A sortable, filterable table page (Operators or Kernels): a filter box (Ctrl+F), an
-// optional "Group by" choice, the table, and the selected row's details.
+// optional "Group by" choice, the table, and the selected row's details. The table exports
+// as CSV from its context menu and copies its selected rows as TSV (table_export.h).
 #include <QWidget>
 
 class QAbstractTableModel;
@@ -20,6 +21,8 @@ public:
     TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget* parent = nullptr);
     // Shows a "Group by" choice of `items`, the first chosen.
     QComboBox* addGroupChoice(const QStringList& items);
+    // The table's name in the suggested CSV file name ("operators").
+    void setExportName(const QString& name);
     void setFilter(const QString& text);
     void focusFilter();
     QTableView* table() const { return m_table; }

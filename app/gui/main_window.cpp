@@ -19,7 +19,9 @@
 #include "widgets/report.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
+#include "widgets/table_export.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -36,6 +38,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -139,6 +142,12 @@ void MainWindow::createActions()
     jobAction->setToolTip(tr("One trace per rank: the straggler, collectives and communication"));
     QAction* exportAction = file->addAction(tr("&Export report…"), this, &MainWindow::exportReport);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    QAction* tableAction = file->addAction(tr("Export &table…"), this, &MainWindow::exportTable);
+    tableAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    tableAction->setToolTip(tr("The current page's table as CSV: raw numbers, units in the headers"));
+    // Greyed in the menu on a page without a table; its shortcut there says so in the status bar.
+    connect(file, &QMenu::aboutToShow, this, [this, tableAction] { tableAction->setEnabled(currentTable() != nullptr); });
+    connect(file, &QMenu::aboutToHide, tableAction, [tableAction] { tableAction->setEnabled(true); });
     QAction* close = file->addAction(tr("&Close"), this, [this] {
         if (m_documents->count() > 0)
             closeDocument(m_documents->currentIndex());
@@ -630,6 +639,50 @@ void MainWindow::exportReport()
         m_status->setText(tr("Report written to %1").arg(path));
     else
         tell(tr("Export failed: %1").arg(error));
+}
+
+QAbstractItemView* MainWindow::currentTable() const
+{
+    QWidget* tab = m_documents->currentWidget();
+    if (const auto* doc = qobject_cast<widgets::DocumentView*>(tab))
+        return doc->currentTable();
+    if (const auto* snapshot = qobject_cast<widgets::SnapshotView*>(tab))
+        return snapshot->currentTable();
+    if (const auto* session = qobject_cast<widgets::SessionView*>(tab))
+        return session->currentTable();
+    if (const auto* comparison = qobject_cast<widgets::CompareView*>(tab))
+        return comparison->currentTable();
+    if (const auto* job = qobject_cast<widgets::JobView*>(tab))
+        return job->currentTable();
+    if (const auto* lab = qobject_cast<widgets::LiveRunView*>(tab))  // a lab running: its arms so far
+        return lab->labTable();
+    return nullptr;
+}
+
+bool MainWindow::exportCurrentTable(const QString& path, QString* error)
+{
+    const QAbstractItemView* table = currentTable();
+    if (!table) {
+        if (error)
+            *error = tr("this page has no table to export");
+        return false;
+    }
+    return widgets::writeTableCsv(*table, path, error);
+}
+
+void MainWindow::exportTable()
+{
+    QAbstractItemView* table = currentTable();
+    if (!table) {
+        m_status->setText(tr("This page has no table to export"));
+        return;
+    }
+    QString path, error;
+    switch (widgets::exportTableWithDialog(*table, this, &path, &error)) {
+    case widgets::ExportOutcome::Written: m_status->setText(tr("Table written to %1").arg(path)); break;
+    case widgets::ExportOutcome::Failed: tell(tr("Export failed: %1").arg(error)); break;
+    case widgets::ExportOutcome::Cancelled: break;
+    }
 }
 
 void MainWindow::showAbout()

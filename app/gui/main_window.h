@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 
+class QAbstractItemView;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -66,6 +67,12 @@ public:
     // parallel, and adds a Job tab; a rank that cannot be read is reported in one line.
     void openJob(const QStringList& paths);
     void showJobDialog();
+    // The table of the current tab's current page (operators, kernels, findings, ...): what
+    // File > Export table… writes; null when the page has none.
+    QAbstractItemView* currentTable() const;
+    // Writes that table as CSV to `path` (File > Export table… asks for the path, then
+    // calls this); false with `error` set, one line, when there is no table or no file.
+    bool exportCurrentTable(const QString& path, QString* error = nullptr);
     // Longest the event loop was late (ms) during the last load: the responsiveness figure.
     double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }
 
@@ -91,6 +98,7 @@ private:
     void finishLoad();
     void closeDocument(int index);
     void exportReport();
+    void exportTable();
     void showAbout();
     void addRecentFile(const QString& path);
     void updateRecentMenu();

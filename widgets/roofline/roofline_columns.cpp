@@ -1,6 +1,7 @@
 #include "widgets/roofline/roofline_columns.h"
 
 #include "core/format/format.h"
+#include "widgets/table_export.h"
 
 namespace kinetoscope::widgets {
 
@@ -70,6 +71,13 @@ QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int
             return QString::fromStdString(figures->note);
         return {};
     }
+    if (role == ExportRole) {
+        if (!rated || (column == RooflineColumn::OfRoof && figures->rating.attainableTflops <= 0))
+            return QString();
+        if (column == RooflineColumn::Bound)
+            return rooflineCell(figures, column, Qt::DisplayRole);
+        return {};  // the raw number
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -105,6 +113,30 @@ QString rooflineHeader(RooflineColumn column)
     case RooflineColumn::Intensity: return QStringLiteral("FLOP/byte");
     case RooflineColumn::Bound: return QStringLiteral("Bound");
     case RooflineColumn::OfRoof: return QStringLiteral("Of roof");
+    }
+    return {};
+}
+
+QString rooflineColumnName(RooflineColumn column)
+{
+    switch (column) {
+    case RooflineColumn::Tflops: return QStringLiteral("Achieved compute");
+    case RooflineColumn::Gbps: return QStringLiteral("Achieved bandwidth");
+    case RooflineColumn::Intensity: return QStringLiteral("Arithmetic intensity");
+    case RooflineColumn::Bound: return QStringLiteral("Bound");
+    case RooflineColumn::OfRoof: return QStringLiteral("Of roof");
+    }
+    return {};
+}
+
+QString rooflineUnit(RooflineColumn column)
+{
+    switch (column) {
+    case RooflineColumn::Tflops: return QStringLiteral("TFLOP/s");
+    case RooflineColumn::Gbps: return QStringLiteral("GB/s");
+    case RooflineColumn::Intensity: return QStringLiteral("FLOP/byte");
+    case RooflineColumn::Bound: return {};
+    case RooflineColumn::OfRoof: return QStringLiteral("fraction");
     }
     return {};
 }

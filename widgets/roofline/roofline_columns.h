@@ -39,9 +39,13 @@ private:
 };
 
 // A cell: Qt::DisplayRole text, Qt::UserRole the raw number for sorting (-1 when blank),
-// Qt::ToolTipRole why it is blank or flagged. `figures` may be null (not rated).
+// Qt::ToolTipRole why it is blank or flagged, ExportRole (table_export.h) a blank or the
+// bound's name where the raw number is only a sort key. `figures` may be null (not rated).
 QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int role);
 QString rooflineHeader(RooflineColumn column);
 QString rooflineHeaderTip(RooflineColumn column);
+// For the CSV export: the column's name and the unit of its raw numbers ("" for the bound).
+QString rooflineColumnName(RooflineColumn column);
+QString rooflineUnit(RooflineColumn column);
 
 }  // namespace kinetoscope::widgets

@@ -1,6 +1,7 @@
 #include "widgets/snapshot/snapshot_tables.h"
 
 #include "core/format/format.h"
+#include "widgets/table_export.h"
 
 namespace kinetoscope::widgets {
 
@@ -51,6 +52,12 @@ QVariant StackGroupModel::data(const QModelIndex& index, int role) const
             lines << QString::fromStdString(line);
         return lines.join(QLatin1Char('\n'));
     }
+    if (role == ExportRole && index.column() == Stack) {  // every Python frame, not the first four
+        QStringList frames;
+        for (const std::string& line : model.readableStack(g.stack))
+            frames << QString::fromStdString(line);
+        return frames.join(QStringLiteral("  ‹  "));
+    }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -95,6 +102,11 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
             return {};
         }
     }
+    if (role == UnitRole) {
+        static const char* const units[] = {"", "bytes", "fraction", "count", ""};
+        return section >= 0 && section < ColumnCount && *units[section] ? QVariant(QString::fromLatin1(units[section]))
+                                                                         : QVariant();
+    }
     if (role != Qt::DisplayRole)
         return {};
     if (section == Place)
@@ -120,7 +132,12 @@ int SegmentModel::columnCount(const QModelIndex& parent) const
 
 QVariant SegmentModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::UserRole))
+    if (!index.isValid())
+        return {};
+    // The segment and its state as text: their raw values are sort keys (an address, a rank).
+    if (role == ExportRole)
+        return index.column() == Segment || index.column() == State ? data(index, Qt::DisplayRole) : QVariant();
+    if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
     const snapshot::SegmentUse& use = m_snapshot->summary.segmentUse[size_t(index.row())];
@@ -168,6 +185,11 @@ QVariant SegmentModel::headerData(int section, Qt::Orientation orientation, int 
         default:
             return {};
         }
+    }
+    if (role == UnitRole) {
+        static const char* const units[] = {"", "", "bytes", "bytes", "bytes", "count", "bytes"};
+        return section >= 0 && section < ColumnCount && *units[section] ? QVariant(QString::fromLatin1(units[section]))
+                                                                         : QVariant();
     }
     if (role != Qt::DisplayRole)
         return {};

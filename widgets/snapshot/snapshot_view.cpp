@@ -4,12 +4,14 @@
 #include "widgets/findings_view.h"
 #include "widgets/snapshot/allocation_chart.h"
 #include "widgets/snapshot/snapshot_tables.h"
+#include "widgets/table_export.h"
 #include "widgets/table_view.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -77,6 +79,10 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
     m_segments = new TableView(new SegmentModel(snap, this), SegmentModel::State, this);  // split ones first
     for (TableView* table : {m_atPeak, m_leaks, m_segments})
         table->table()->horizontalHeader()->resizeSection(0, 320);
+    setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
+    m_atPeak->setExportName(QStringLiteral("at-peak"));
+    m_leaks->setExportName(QStringLiteral("leaks"));
+    m_segments->setExportName(QStringLiteral("segments"));
     m_findings->setFindings(m_document->findings);
     m_findings->setTraceActions(false);
 
@@ -169,6 +175,17 @@ QString SnapshotView::peakInTraceText() const
 QString SnapshotView::readout() const
 {
     return m_readout->text();
+}
+
+QAbstractItemView* SnapshotView::currentTable() const
+{
+    switch (m_pages->currentIndex()) {
+    case AtPeak: return m_atPeak->table();
+    case Leaks: return m_leaks->table();
+    case Segments: return m_segments->table();
+    case Diagnosis: return m_findings->list();
+    default: return nullptr;
+    }
 }
 
 void SnapshotView::setCurrentPage(Page page)

@@ -10,6 +10,7 @@
 
 #include <memory>
 
+class QAbstractItemView;
 class QComboBox;
 class QLabel;
 class QTabWidget;
@@ -38,6 +39,8 @@ public:
     QString readout() const;                          // the allocation under the pointer, as shown
     QString headline() const;
     void setCurrentPage(Page page);
+    // The current page's table (at the peak, leaks, segments, findings); null on the timeline.
+    QAbstractItemView* currentTable() const;
     // The peak placed in an open trace of the same run (core/snapshot/peak_in_trace.h).
     void setPeakInTrace(const QString& traceName, const snapshot::PeakInTrace& placed);
     QString peakInTraceText() const;
