@@ -8,6 +8,7 @@
 #include "core/document/document.h"
 #include "core/format/csv.h"
 #include "core/job/job.h"
+#include "tests/support/analysed_document.h"
 #include "tests/support/test_support.h"
 #include "widgets/compare_view.h"
 #include "widgets/document_view.h"
@@ -45,12 +46,7 @@ using namespace kinetoscope;
 
 namespace {
 
-std::shared_ptr<const document::Document> analysed(const char* file)
-{
-    document::OpenOptions options;
-    options.callTree = true;  // as the app opens a trace
-    return document::open(test::sharedTrace(file).string(), options);
-}
+using test::analysed;
 
 // A parsed CSV: the header row, then the records.
 struct Csv

@@ -7,6 +7,7 @@
 #include "widgets/compare_view.h"
 #include "core/format/format.h"
 #include "tests/support/image_checks.h"
+#include "tests/support/analysed_document.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/document_view.h"
@@ -42,12 +43,7 @@ using namespace kinetoscope;
 
 namespace {
 
-std::shared_ptr<const document::Document> analysed(const char* file)
-{
-    document::OpenOptions options;
-    options.callTree = true;  // as the app opens a trace
-    return document::open(test::sharedTrace(file).string(), options);
-}
+using test::analysed;
 
 // A snapshot of ../shared/snapshots opened as the app opens one.
 std::shared_ptr<const document::Document> openedSnapshot(const char* name)
