@@ -14,7 +14,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 packages=(build-essential cmake ninja-build ccache pkg-config python3 python3-venv
           qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
-          xvfb xauth clang libclang-rt-14-dev)
+          xvfb xauth clang libclang-rt-14-dev desktop-file-utils appstream)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -21,6 +21,7 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QIcon>
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTimer>
@@ -61,6 +62,13 @@ void setIdentity()
     QCoreApplication::setOrganizationName(QStringLiteral("Kinetoscope"));
     QCoreApplication::setApplicationName(QStringLiteral("Kinetoscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KINETOSCOPE_VERSION));
+    // The desktop entry the package installs (packaging/): a window is matched to it, and
+    // so to its name and icon, by this id.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.kinetoscope.Kinetoscope"));
+    QIcon icon;
+    for (const char* size : {"32", "64", "256"})
+        icon.addFile(QStringLiteral(":/icons/kinetoscope-%1.png").arg(QLatin1String(size)));
+    QApplication::setWindowIcon(icon);
 }
 
 }  // namespace

@@ -459,20 +459,29 @@ std::string findEngine()
 std::vector<std::string> engineEnvironment()
 {
     std::vector<std::string> environment;
-    const char* libtorch = std::getenv("KINETOSCOPE_LIBTORCH");
-    const bool prepend = libtorch && *libtorch;
+    const char* given = std::getenv("KINETOSCOPE_LIBTORCH");
+    std::string libtorch = given ? given : "";
+    // A CUDA wheel's engine also links the CUDA runtime, which the wheel keeps beside
+    // torch (site-packages/nvidia/...), not in torch/lib: those folders follow.
+    if (!libtorch.empty())
+        for (const char* runtime : {"/../../nvidia/cu13/lib", "/../../nvidia/cuda_runtime/lib"}) {
+            std::error_code ec;
+            if (std::filesystem::is_directory(libtorch + runtime, ec))
+                libtorch += ":" + std::filesystem::path(libtorch + runtime).lexically_normal().string();
+        }
+    const bool prepend = !libtorch.empty();
     bool placed = false;
     for (char** entry = environ; entry && *entry; ++entry) {
         std::string text(*entry);
         if (prepend && text.starts_with("LD_LIBRARY_PATH=")) {
             const std::string rest = text.substr(16);
-            text = "LD_LIBRARY_PATH=" + std::string(libtorch) + (rest.empty() ? "" : ":" + rest);
+            text = "LD_LIBRARY_PATH=" + libtorch + (rest.empty() ? "" : ":" + rest);
             placed = true;
         }
         environment.push_back(std::move(text));
     }
     if (prepend && !placed)
-        environment.push_back("LD_LIBRARY_PATH=" + std::string(libtorch));
+        environment.push_back("LD_LIBRARY_PATH=" + libtorch);
     return environment;
 }
 

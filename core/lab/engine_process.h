@@ -34,7 +34,9 @@ inline constexpr const char* kLibTorchHint =
     "the wheel's torch folder to /usr/lib/kinetoscope/torch; every view works without the engine";
 
 // The environment the engine starts with: this process's, with KINETOSCOPE_LIBTORCH (when
-// set) first in LD_LIBRARY_PATH. Each entry "NAME=value".
+// set) first in LD_LIBRARY_PATH, then a CUDA wheel's runtime folders beside it
+// (site-packages/nvidia/cu13/lib, .../cuda_runtime/lib) where they exist. Each entry
+// "NAME=value".
 std::vector<std::string> engineEnvironment();
 
 // Where the engine's standard error is kept: OUT/engine.log.
