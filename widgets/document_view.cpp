@@ -74,7 +74,7 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     // Exported tables are named after the document and the table:
     // "resnet50_v100_workers0_2021-operators.csv".
     setExportDocumentName(this, exportBaseName(QString::fromStdString(t.path)));
-    m_findings->setStepNs(t.summary.breakdown.all.averageTotalNs);
+    m_findings->setTraceFigures(t.summary.breakdown.all.averageTotalNs, t.model ? t.model->beginNs() : 0);
     m_operators->setExportName(QStringLiteral("operators"));
     m_kernels->setExportName(QStringLiteral("kernels"));
     m_memoryPage->table()->setExportName(QStringLiteral("memory-by-op"));

@@ -48,11 +48,12 @@ public:
     };
     using QAbstractTableModel::QAbstractTableModel;
 
-    void setFindings(const std::vector<analysis::Finding>* findings, double stepNs)
+    void setFindings(const std::vector<analysis::Finding>* findings, double stepNs, int64_t originNs)
     {
         beginResetModel();
         m_findings = findings;
         m_stepNs = stepNs;
+        m_originNs = originNs;
         endResetModel();
     }
     int rowCount(const QModelIndex& parent = {}) const override
@@ -81,8 +82,10 @@ public:
         case GainKind: return f.measured ? QStringLiteral("measured") : QStringLiteral("estimated");
         case GainPer: return f.perBatch ? QStringLiteral("batch") : QStringLiteral("step");
         case GainMethod: return text(f.gainMethod);
-        case RangeBegin: return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().begin)) : QVariant(QString());
-        case RangeEnd: return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().end)) : QVariant(QString());
+        case RangeBegin:
+            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().begin - m_originNs)) : QVariant(QString());
+        case RangeEnd:
+            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().end - m_originNs)) : QVariant(QString());
         case Ranges: return qlonglong(f.evidence.ranges.size());
         case Steps: {
             QStringList steps;
@@ -115,7 +118,7 @@ public:
             return {};
         static const char* const names[] = {
             "Rank", "Severity", "Rule", "Title", "Gain", "Gain share of step", "Gain kind", "Gain per",
-            "Gain method", "First range begin", "First range end", "Ranges", "Steps", "Ops", "Kernels",
+            "Gain method", "First range begin after the first event", "First range end after the first event", "Ranges", "Steps", "Ops", "Kernels",
             "Figures", "Explanation", "Fix", "Snippet"};
         static const char* const units[] = {"", "", "", "", "ns", "fraction", "", "", "", "ns", "ns", "count",
                                             "", "", "", "", "", "", ""};
@@ -130,6 +133,7 @@ public:
 private:
     const std::vector<analysis::Finding>* m_findings = nullptr;
     double m_stepNs = 0;
+    int64_t m_originNs = 0;  // the trace's first event
 };
 
 }  // namespace
@@ -216,7 +220,7 @@ FindingsView::FindingsView(QWidget* parent)
 void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
 {
     m_findings = findings;
-    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs);
+    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs, m_originNs);
     m_list->clear();
     for (size_t i = 0; i < findings.size(); ++i) {
         auto* item = new QListWidgetItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
@@ -233,10 +237,11 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
     m_timeline->setEnabled(!findings.empty());
 }
 
-void FindingsView::setStepNs(double ns)
+void FindingsView::setTraceFigures(double stepNs, int64_t originNs)
 {
-    m_stepNs = ns;
-    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs);
+    m_stepNs = stepNs;
+    m_originNs = originNs;
+    static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs, m_originNs);
 }
 
 void FindingsView::setTraceActions(bool shown)

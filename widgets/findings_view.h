@@ -19,9 +19,10 @@ class FindingsView : public QWidget
 public:
     explicit FindingsView(QWidget* parent = nullptr);
     void setFindings(const std::vector<analysis::Finding>& findings);
-    // The mean step the diagnosis graded the gains against (the breakdown's average step):
-    // the export's gain share of the step; unknown (0) leaves that column blank.
-    void setStepNs(double ns);
+    // What the CSV export measures against: the mean step the diagnosis graded the gains
+    // against (the breakdown's average step; unknown (0) leaves the gain share blank), and
+    // the trace's first event (ranges count from it, as every time shown does).
+    void setTraceFigures(double stepNs, int64_t originNs);
     // Without a trace (a lab session recorded without one) there is nothing to show the
     // evidence in: the buttons that would are hidden.
     void setTraceActions(bool shown);
@@ -45,6 +46,7 @@ private:
     void showDetails(int row);
     std::vector<analysis::Finding> m_findings;
     double m_stepNs = 0;
+    int64_t m_originNs = 0;
     QListWidget* m_list;
     QAbstractTableModel* m_table = nullptr;
     QTextBrowser* m_details;

@@ -389,7 +389,7 @@ private Q_SLOTS:
         const Csv csv = exported(*list);
         checkShape(csv);
         for (const char* header : {"Rank", "Severity", "Rule", "Title", "Gain (ns)", "Gain share of step (fraction)",
-                                   "Gain kind", "First range begin (ns)", "First range end (ns)", "Ranges (count)",
+                                   "Gain kind", "First range begin after the first event (ns)", "First range end after the first event (ns)", "Ranges (count)",
                                    "Ops", "Kernels", "Figures", "Fix"})
             QVERIFY2(csv.column(QString::fromLatin1(header)) >= 0, header);
         QCOMPARE(int(csv.rows.size()), int(trace->findings.size()));
@@ -404,9 +404,10 @@ private Q_SLOTS:
             QCOMPARE(csv.number(r, QStringLiteral("Gain share of step (fraction)")), f.estimatedGainNs / step);
             QCOMPARE(csv.number(r, QStringLiteral("Ranges (count)")), double(f.evidence.ranges.size()));
             if (!f.evidence.ranges.empty())
-                QCOMPARE(csv.number(r, QStringLiteral("First range begin (ns)")), double(f.evidence.ranges.front().begin));
+                QCOMPARE(csv.number(r, QStringLiteral("First range begin after the first event (ns)")),
+                         double(f.evidence.ranges.front().begin - trace->model->beginNs()));
             else
-                QVERIFY(csv.text(r, QStringLiteral("First range begin (ns)")).isEmpty());
+                QVERIFY(csv.text(r, QStringLiteral("First range begin after the first event (ns)")).isEmpty());
         }
         QCOMPARE(csv.text(0, QStringLiteral("Rule")), QStringLiteral("dataloader-bound"));
         QVERIFY(!trace->findings[0].evidence.ranges.empty());
