@@ -81,6 +81,11 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
             err << "kinetoscope: " << error << '\n';
             return kExitBadInput;
         }
+        if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job); notOneJob && !csvTable.empty()) {
+            err << "kinetoscope summary: these " << job->ranks.size() << " traces are " << *notOneJob
+                << ": no " << csvTable << " table of one job (summarise each trace on its own)\n";
+            return kExitBadInput;
+        }
         if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job)) {
             // Separate runs: each summarised on its own, never merged into a job.
             err << "kinetoscope summary: these " << job->ranks.size() << " traces are " << *notOneJob

@@ -269,7 +269,10 @@ private Q_SLOTS:
         for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
                  {"summary", path, "--csv", "bogus"}, {"summary", path, "--csv", "ranks"},
                  {"summary", folder, "--csv", "kernels"}, {"summary", path, "--csv"},
-                 {"summary", path, "--csv", "ops", "--json"}}) {
+                 {"summary", path, "--csv", "ops", "--json"},
+                 // two separate runs are no job: they have no ranks table
+                 {"summary", path, sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string(), "--csv",
+                  "ranks"}}) {
             const auto bad = kinetoscope::test::runCli(args);
             QCOMPARE(bad.code, 2);
             QVERIFY(bad.out.empty());
