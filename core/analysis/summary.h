@@ -19,6 +19,9 @@ struct SummaryOptions
 {
     StepOptions steps;
     int utilizationBuckets = 1000;
+    // Threads for the passes that are per step or per device (core/parallel/thread_count.h):
+    // 0 = every core, 1 = serial. The summary is the same whatever the number.
+    unsigned threads = 0;
 };
 
 struct TraceSummary

@@ -43,6 +43,9 @@ struct LoadOptions
     std::function<bool(uint64_t bytesRead)> progress;
     ReaderLimits limits;
     ParserBackendChoice parser = ParserBackendChoice::Fastest;
+    // Threads that parse and build (core/parallel/thread_count.h): 0 = every core, 1 = one
+    // thread only. The model is the same whatever the number.
+    unsigned threads = 0;
 };
 
 struct LoadResult
