@@ -134,4 +134,26 @@ bool repairStrings(std::string_view text, std::string& repaired)
     return changed;
 }
 
+size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack)
+{
+    const char* const p = text.data();
+    const size_t to = text.size();
+    const size_t floor = to - from > lookBack ? to - lookBack : from;
+    for (size_t i = to; i-- > floor + 1;) {
+        if (p[i] != '{')
+            continue;
+        size_t j = i;
+        while (j > floor && isWhitespace(p[j - 1]))
+            --j;
+        if (j == floor || p[j - 1] != ',')
+            continue;
+        --j;
+        while (j > floor && isWhitespace(p[j - 1]))
+            --j;
+        if (j > from && p[j - 1] == '}')
+            return j;
+    }
+    return std::string_view::npos;
+}
+
 }  // namespace kinetoscope::trace::json_scan

@@ -29,6 +29,13 @@ size_t skipWhitespace(std::string_view text, size_t from);
 // the end of the text is NeedMore too, since more digits may follow.
 ScanResult scanValue(std::string_view text);
 
+// The end (one past the '}') of the last element of an array of objects that ends within
+// text[from, text.size()): a '}' followed by ',' and the '{' of the next element, searched
+// from the back over at most `lookBack` bytes; npos when there is none. A match inside a
+// string or a nested array is possible: a batch cut there is not valid JSON, and its
+// parser says so.
+size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack);
+
 // A copy of `text` with the two string defects that torch.profiler has been seen to
 // write mended: raw control characters inside strings become spaces
 // (pytorch/pytorch#130622) and a backslash that starts no valid escape is doubled

@@ -46,8 +46,9 @@ StringId StringTable::intern(std::string_view text)
         // Kept as its mended form; the raw bytes stay a key of the index (not a string
         // of the table) so that the next occurrence is found at once.
         const StringId mended = intern(toValidUtf8(text));
-        ++m_mended;
-        m_index.emplace(store(text), mended.value);
+        const std::string_view raw = store(text);
+        m_mendedTexts.push_back(raw);
+        m_index.emplace(raw, mended.value);
         return mended;
     }
     const auto id = static_cast<uint32_t>(m_views.size());

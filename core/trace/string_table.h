@@ -24,7 +24,9 @@ public:
     std::string_view view(StringId id) const { return m_views[id.value]; }
     size_t size() const { return m_views.size(); }
     // How many distinct interned texts were not valid UTF-8 (and were mended).
-    size_t mendedCount() const { return m_mended; }
+    size_t mendedCount() const { return m_mendedTexts.size(); }
+    // Those texts as they were met (raw bytes, not strings of the table), in that order.
+    const std::vector<std::string_view>& mendedTexts() const { return m_mendedTexts; }
     // Bytes held by the table: characters, views and the hash index (an estimate).
     size_t memoryBytes() const;
 
@@ -36,7 +38,7 @@ private:
     size_t m_blockUsed = 0;
     size_t m_blockSize = 0;
     size_t m_allocatedBytes = 0;
-    size_t m_mended = 0;
+    std::vector<std::string_view> m_mendedTexts;
     std::vector<std::string_view> m_views;
     std::unordered_map<std::string_view, uint32_t> m_index;
 };

@@ -1,5 +1,6 @@
 #include "core/trace/trace_builder.h"
 
+#include "core/trace/event_parser_backend.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -72,7 +73,18 @@ size_t TraceBuilder::ProcessKeyHash::operator()(const ProcessKey& k) const noexc
     return mix(k.pidLabel, static_cast<uint64_t>(k.pid));
 }
 
-TraceBuilder::TraceBuilder() = default;
+TraceBuilder::TraceBuilder(Part part) : m_part(part) {}
+
+void TraceBuilder::addBatch(const std::vector<BatchEvent>& batch, uint64_t textOffset)
+{
+    for (const BatchEvent& element : batch) {
+        ++m_model.m_stats.entries;
+        if (element.isObject)
+            addEvent(element.event, textOffset + element.offset);
+        else
+            skip("array element is not an object");
+    }
+}
 
 void TraceBuilder::skip(std::string_view reason)
 {
@@ -207,11 +219,8 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
     } else if (event.category == Category::Memcpy || event.category == Category::Memset) {
         CopyInfo copy = e.copy;
         bool outOfRange = bound(copy.bytes, kMaxBytes);
-        if (copy.bytes > 0 && m_copyBytes > kTotalBudget - copy.bytes) {
-            copy.bytes = -1;  // the sizes of all copies together must fit int64
-            outOfRange = true;
-        }
-        m_copyBytes += std::max<int64_t>(copy.bytes, 0);
+        if (m_part == Part::Whole)  // a chunk's copies are counted when it is appended
+            outOfRange |= keepWithinCopyBudget(copy);
         stats.valuesOutOfRange += outOfRange;
         m_copies.emplace_back(index, copy);
     }
@@ -223,22 +232,117 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
     m_externalId.push_back(e.externalId);
 }
 
+bool TraceBuilder::keepWithinCopyBudget(CopyInfo& copy)
+{
+    // The sizes of all copies together must fit int64: the first copies, in file order,
+    // keep theirs.
+    if (copy.bytes > 0 && m_copyBytes > kTotalBudget - copy.bytes) {
+        copy.bytes = -1;
+        return true;
+    }
+    m_copyBytes += std::max<int64_t>(copy.bytes, 0);
+    return false;
+}
+
+void TraceBuilder::append(TraceBuilder&& chunk)
+{
+    // Strings in the chunk's id order: the order they were first met, so each new one
+    // gets the id a serial read gives it. Mended raw texts are counted once, globally.
+    StringTable& strings = m_model.m_strings;
+    const StringTable& chunkStrings = chunk.m_model.m_strings;
+    std::vector<StringId> stringOf(chunkStrings.size());
+    for (size_t i = 0; i < chunkStrings.size(); ++i)
+        stringOf[i] = strings.intern(chunkStrings.view(StringId{static_cast<uint32_t>(i)}));
+    for (const std::string_view raw : chunkStrings.mendedTexts())
+        if (!strings.find(raw))
+            strings.intern(raw);
+    const auto label = [&](uint32_t id) { return stringOf[id].value; };
+    const auto keyHere = [&](const TrackKey& key) {
+        return TrackKey{key.pid, key.tid, label(key.pidLabel), label(key.tidLabel)};
+    };
+
+    // Tracks in the chunk's order of first use; a kind found in any chunk sticks.
+    std::vector<TrackId> trackOf(chunk.m_trackKeys.size());
+    for (size_t t = 0; t < trackOf.size(); ++t) {
+        trackOf[t] = trackFor(keyHere(chunk.m_trackKeys[t]));
+        Track& track = m_model.m_tracks[trackOf[t].value];
+        const TrackKind kind = chunk.m_model.m_tracks[t].kind;
+        if (kind == TrackKind::GpuStream ||
+            (kind == TrackKind::CpuThread && track.kind == TrackKind::Other))
+            track.kind = kind;
+    }
+
+    const auto base = static_cast<uint32_t>(m_events.size());
+    for (Event event : chunk.m_events) {
+        event.name = stringOf[event.name.value];
+        event.track = trackOf[event.track.value];
+        m_events.push_back(event);
+    }
+    m_offsets.insert(m_offsets.end(), chunk.m_offsets.begin(), chunk.m_offsets.end());
+    m_correlation.insert(m_correlation.end(), chunk.m_correlation.begin(), chunk.m_correlation.end());
+    m_externalId.insert(m_externalId.end(), chunk.m_externalId.begin(), chunk.m_externalId.end());
+    for (const auto& [id, kernel] : chunk.m_kernels)
+        m_kernels.emplace_back(EventId{base + id.value}, kernel);
+    IngestStats& stats = m_model.m_stats;
+    for (auto [id, copy] : chunk.m_copies) {
+        stats.valuesOutOfRange += keepWithinCopyBudget(copy);
+        m_copies.emplace_back(EventId{base + id.value}, copy);
+    }
+    for (const auto& [id, shapes] : chunk.m_inputShapes)
+        m_inputShapes.emplace_back(EventId{base + id.value}, stringOf[shapes.value]);
+    for (FlowPoint point : chunk.m_flowPoints) {
+        point.track = trackOf[point.track.value];
+        m_flowPoints.push_back(point);
+    }
+    for (MemorySample sample : chunk.m_model.m_memory) {
+        sample.track = trackOf[sample.track.value];
+        m_model.m_memory.push_back(sample);
+    }
+    for (MetadataRow row : chunk.m_metadataRows) {
+        row.key = keyHere(row.key);
+        if (row.text.valid())  // sort index rows have no text
+            row.text = stringOf[row.text.value];
+        m_metadataRows.push_back(row);
+    }
+    for (const auto& [category, count] : chunk.m_rawCategoryCounts)
+        m_rawCategoryCounts[stringOf[category].value] += count;
+
+    const IngestStats& counted = chunk.m_model.m_stats;
+    stats.entries += counted.entries;
+    stats.completeEvents += counted.completeEvents;
+    stats.instantEvents += counted.instantEvents;
+    stats.memorySamples += counted.memorySamples;
+    stats.flowEvents += counted.flowEvents;
+    stats.metadataEvents += counted.metadataEvents;
+    stats.repairedEvents += counted.repairedEvents;
+    stats.valuesOutOfRange += counted.valuesOutOfRange;
+    ++stats.blocksOnThreads;
+    for (const auto& [reason, count] : counted.skipped)
+        stats.skipped[reason] += count;
+    chunk = TraceBuilder(Part::Chunk);
+}
+
 void TraceBuilder::addMetadata(const ParsedEvent& e)
 {
-    const ProcessKey process{e.pid.number,
-                             e.pid.label.empty() ? 0 : m_model.m_strings.intern(e.pid.label).value};
+    // The strings are interned in the order the rows name them, as the tracks' are.
+    const uint32_t pidLabel = e.pid.label.empty() ? 0 : m_model.m_strings.intern(e.pid.label).value;
+    const TrackKey processKey{e.pid.number, 0, pidLabel, 0};
+    MetadataRow row{};
     if (e.name == "process_name") {
-        m_processNames[process].name = m_model.m_strings.intern(e.metaName);
+        row = {MetadataRow::ProcessName, processKey, m_model.m_strings.intern(e.metaName)};
     } else if (e.name == "process_labels") {
-        m_processNames[process].label = m_model.m_strings.intern(e.metaLabels);
+        row = {MetadataRow::ProcessLabels, processKey, m_model.m_strings.intern(e.metaLabels)};
     } else if (e.name == "process_sort_index") {
-        m_processNames[process].sortIndex = e.sortIndex;
+        row = {MetadataRow::ProcessSortIndex, processKey, StringId{}, e.sortIndex};
     } else if (e.name == "thread_name") {
-        m_threadNames[keyOf(e.pid, e.tid)].first = m_model.m_strings.intern(e.metaName);
+        const TrackKey key = keyOf(e.pid, e.tid);
+        row = {MetadataRow::ThreadName, key, m_model.m_strings.intern(e.metaName)};
     } else if (e.name == "thread_sort_index") {
-        m_threadNames[keyOf(e.pid, e.tid)].second = e.sortIndex;
+        row = {MetadataRow::ThreadSortIndex, keyOf(e.pid, e.tid), StringId{}, e.sortIndex};
+    } else {
+        return;  // other metadata rows (e.g. process_uptime) carry nothing the model keeps
     }
-    // Other metadata rows (e.g. process_uptime) carry nothing the model keeps.
+    m_metadataRows.push_back(row);
 }
 
 void TraceBuilder::addMemorySample(const ParsedEvent& e)
@@ -645,16 +749,37 @@ void TraceBuilder::resolveFlows()
 
 void TraceBuilder::applyTrackNames()
 {
+    std::unordered_map<ProcessKey, ProcessNames, ProcessKeyHash> processNames;
+    std::unordered_map<TrackKey, std::pair<StringId, int64_t>, TrackKeyHash> threadNames;
+    for (const MetadataRow& row : m_metadataRows) {
+        const ProcessKey process{row.key.pid, row.key.pidLabel};
+        switch (row.field) {
+        case MetadataRow::ProcessName:
+            processNames[process].name = row.text;
+            break;
+        case MetadataRow::ProcessLabels:
+            processNames[process].label = row.text;
+            break;
+        case MetadataRow::ProcessSortIndex:
+            processNames[process].sortIndex = row.sortIndex;
+            break;
+        case MetadataRow::ThreadName:
+            threadNames[row.key].first = row.text;
+            break;
+        case MetadataRow::ThreadSortIndex:
+            threadNames[row.key].second = row.sortIndex;
+            break;
+        }
+    }
     for (size_t t = 0; t < m_model.m_tracks.size(); ++t) {
         Track& track = m_model.m_tracks[t];
         const TrackKey& key = m_trackKeys[t];
-        if (auto it = m_processNames.find(ProcessKey{key.pid, key.pidLabel});
-            it != m_processNames.end()) {
+        if (auto it = processNames.find(ProcessKey{key.pid, key.pidLabel}); it != processNames.end()) {
             track.processName = it->second.name;
             track.processLabel = it->second.label;
             track.sortIndex = it->second.sortIndex;
         }
-        if (auto it = m_threadNames.find(key); it != m_threadNames.end()) {
+        if (auto it = threadNames.find(key); it != threadNames.end()) {
             track.name = it->second.first;
             if (it->second.second != 0)
                 track.sortIndex = it->second.second;

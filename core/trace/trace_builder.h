@@ -12,11 +12,21 @@ namespace kinetoscope::trace {
 class TraceBuilder
 {
 public:
-    TraceBuilder();
+    // A Whole builder makes the model. A Chunk builder collects the events of one block of
+    // the event array on a worker thread, with its own string and track tables; append()
+    // then adds it to the Whole one as if its events had been added there, in order (the
+    // ids of strings and tracks come out as a serial read gives them).
+    enum class Part { Whole, Chunk };
+    explicit TraceBuilder(Part part = Part::Whole);
 
     // One element of the event array, starting at `sourceOffset` in the decompressed file.
     void addEvent(const ParsedEvent& event, uint64_t sourceOffset);
+    // The elements of one batch parsed at `textOffset` (each counted as an entry).
+    void addBatch(const std::vector<struct BatchEvent>& batch, uint64_t textOffset);
     void skip(std::string_view reason);
+    // Adds a Chunk builder's events, strings, tracks, counts and metadata after those
+    // already here. The chunk is left empty.
+    void append(TraceBuilder&& chunk);
     TraceMetadata& metadata() { return m_model.m_metadata; }
     IngestStats& stats() { return m_model.m_stats; }
     uint64_t eventCount() const { return m_events.size(); }
@@ -48,6 +58,16 @@ private:
     {
         size_t operator()(const ProcessKey& k) const noexcept;
     };
+    // A `process_*` or `thread_*` metadata row, replayed in file order when the tracks
+    // are named (the last row of a kind wins).
+    struct MetadataRow
+    {
+        enum Field : uint8_t { ProcessName, ProcessLabels, ProcessSortIndex, ThreadName, ThreadSortIndex };
+        Field field;
+        TrackKey key;  // the process's rows use pid and pidLabel only
+        StringId text;
+        int64_t sortIndex = 0;
+    };
     struct ProcessNames
     {
         StringId name;
@@ -68,6 +88,9 @@ private:
     TrackId trackFor(const TrackKey& key);
     void addMetadata(const ParsedEvent& event);
     void addMemorySample(const ParsedEvent& event);
+    // Whether the copy's bytes had to be left unset (-1) to keep the sum of all copies'
+    // bytes within int64; counts the bytes kept.
+    bool keepWithinCopyBudget(CopyInfo& copy);
 
     void applyTimeBase();
     // Leaves out (and counts) events, samples and flow points far from the rest of the
@@ -81,11 +104,11 @@ private:
     void applyTrackNames();
     void computeSpan();
 
+    Part m_part = Part::Whole;
     TraceModel m_model;
     std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_trackIndex;
     std::vector<TrackKey> m_trackKeys;
-    std::unordered_map<ProcessKey, ProcessNames, ProcessKeyHash> m_processNames;
-    std::unordered_map<TrackKey, std::pair<StringId, int64_t>, TrackKeyHash> m_threadNames;
+    std::vector<MetadataRow> m_metadataRows;
     std::unordered_map<uint32_t, uint64_t> m_rawCategoryCounts;  // `cat` StringId -> count
 
     // Staging columns, in file order until finish() sorts them.
@@ -97,7 +120,7 @@ private:
     std::vector<std::pair<EventId, CopyInfo>> m_copies;
     std::vector<std::pair<EventId, StringId>> m_inputShapes;
     std::vector<FlowPoint> m_flowPoints;
-    int64_t m_copyBytes = 0;  // the sizes of the copies kept, together
+    int64_t m_copyBytes = 0;  // the sizes of the copies kept, together (Whole builders only)
 };
 
 }  // namespace kinetoscope::trace

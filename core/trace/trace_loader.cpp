@@ -3,8 +3,10 @@
 #include "core/trace/byte_source.h"
 #include "core/trace/event_parser.h"
 #include "core/trace/event_parser_backend.h"
+#include "core/parallel/thread_count.h"
 #include "core/trace/json_scan.h"
 #include "core/trace/metadata_reader.h"
+#include "core/trace/parallel_events.h"
 #include "core/trace/printable.h"
 #include "core/trace/trace_builder.h"
 
@@ -58,7 +60,8 @@ public:
     StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes,
                     uint64_t* entriesSeen)
         : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen),
-          m_parser(options.parser), m_secondParser(options.parser)
+          m_threads(parallel::resolveThreads(options.threads)), m_parser(options.parser),
+          m_secondParser(options.parser)
     {
         // A window no larger than the data (when its size is known): a small trace does
         // not pay for zero-filling megabytes it never uses.
@@ -84,6 +87,7 @@ private:
     uint64_t absolute(size_t index) const { return m_base + index; }
 
     bool refill();
+    size_t readBytes(char* into, size_t capacity);
     bool skipWhitespace();
     Scan scanValue(size_t& length);
     Stop stopAtEnd(const char* where);
@@ -95,6 +99,7 @@ private:
     void readEvent(size_t length);
     bool readEventBatch();
     size_t findBatchEnd(size_t from, size_t to) const;
+    bool readEventsOnThreads();
 
     ByteSource& m_source;
     const LoadOptions& m_options;
@@ -106,7 +111,13 @@ private:
     uint64_t m_base = 0;  // absolute offset of m_buffer[0]
     bool m_cancelled = false;
     bool m_sawEvents = false;
+    // Bytes handed back by the parallel read, read again before the source's next bytes.
+    std::vector<char> m_pending;
+    size_t m_pendingPos = 0;
 
+    unsigned m_threads = 1;
+    uint64_t m_parallelFrom = 0;  // absolute offset from which the parallel read is tried again
+    int m_parallelFailures = 0;
     EventParser m_parser;
     ParsedEvent m_event;
     std::vector<BatchEvent> m_batch;
@@ -121,9 +132,24 @@ private:
     std::vector<std::string> m_badTopLevelKeys;
 };
 
+size_t StreamingReader::readBytes(char* into, size_t capacity)
+{
+    if (m_pendingPos < m_pending.size()) {
+        const size_t got = std::min(capacity, m_pending.size() - m_pendingPos);
+        std::memcpy(into, m_pending.data() + m_pendingPos, got);
+        m_pendingPos += got;
+        if (m_pendingPos == m_pending.size())
+            m_pending = {};
+        return got;
+    }
+    if (m_source.status() != ByteSource::Status::Ok)
+        return 0;
+    return m_source.read(into, capacity);
+}
+
 bool StreamingReader::refill()
 {
-    if (m_cancelled || m_source.status() != ByteSource::Status::Ok)
+    if (m_cancelled || (m_pending.empty() && m_source.status() != ByteSource::Status::Ok))
         return false;
     // Keep one byte before m_pos: the batch parser borrows it for a '['.
     if (m_pos > 1) {
@@ -137,7 +163,7 @@ bool StreamingReader::refill()
         m_buffer.resize(capacity() * 2 + kPaddingBytes);
     if (m_entriesSeen)
         *m_entriesSeen = m_builder.stats().entries;
-    const size_t got = m_source.read(m_buffer.data() + m_end, capacity() - m_end);
+    const size_t got = readBytes(m_buffer.data() + m_end, capacity() - m_end);
     m_end += got;
     if (m_options.progress && !m_options.progress(m_base + m_end))
         m_cancelled = true;
@@ -214,28 +240,8 @@ void StreamingReader::readEvent(size_t length)
 
 size_t StreamingReader::findBatchEnd(size_t from, size_t to) const
 {
-    // The end of the last complete event in the window, found from the back: a '}'
-    // followed by ',' and the '{' of the next event. A match inside a string or inside
-    // a nested array is possible; the batch then is not valid JSON, simdjson says so,
-    // and the events are read one by one instead.
-    const char* const p = m_buffer.data();
-    const size_t lookBack = m_options.limits.batchLookBackBytes;
-    const size_t floor = to - from > lookBack ? to - lookBack : from;
-    for (size_t i = to; i-- > floor + 1;) {
-        if (p[i] != '{')
-            continue;
-        size_t j = i;
-        while (j > floor && json_scan::isWhitespace(p[j - 1]))
-            --j;
-        if (j == floor || p[j - 1] != ',')
-            continue;
-        --j;
-        while (j > floor && json_scan::isWhitespace(p[j - 1]))
-            --j;
-        if (j > from && p[j - 1] == '}')
-            return j;
-    }
-    return std::string_view::npos;
+    return json_scan::lastElementEnd(std::string_view(m_buffer.data(), to), from,
+                                     m_options.limits.batchLookBackBytes);
 }
 
 bool StreamingReader::readEventBatch()
@@ -250,7 +256,7 @@ bool StreamingReader::readEventBatch()
     if (end == std::string_view::npos)
         return false;
     size_t split = end;
-    if (end - m_pos > m_options.limits.batchSplitBytes) {
+    if (m_threads > 1 && end - m_pos > m_options.limits.batchSplitBytes) {
         const size_t middle = findBatchEnd(m_pos, m_pos + (end - m_pos) / 2);
         if (middle != std::string_view::npos)
             split = middle;
@@ -300,21 +306,50 @@ bool StreamingReader::readEventBatch()
         m_slowUntil = absolute(end);
         return false;
     }
-    IngestStats& stats = m_builder.stats();
-    auto deliver = [&](const std::vector<BatchEvent>& batch, uint64_t textOffset) {
-        for (const BatchEvent& element : batch) {
-            ++stats.entries;
-            if (element.isObject)
-                m_builder.addEvent(element.event, textOffset + element.offset);
-            else
-                m_builder.skip("array element is not an object");
-        }
-    };
-    deliver(m_batch, absolute(m_pos - 1));
+    m_builder.addBatch(m_batch, absolute(m_pos - 1));
     if (split != end)
-        deliver(m_secondBatch, absolute(secondStart) - 1);  // the copy starts with '['
+        m_builder.addBatch(m_secondBatch, absolute(secondStart) - 1);  // the copy starts with '['
     m_pos = end;
     return true;
+}
+
+bool StreamingReader::readEventsOnThreads()
+{
+    // The window's bytes from the one before this event go first, then the source's.
+    ParallelEventsInput input;
+    input.start = std::string_view(m_buffer.data() + m_pos - 1, m_end - (m_pos - 1));
+    input.startOffset = absolute(m_pos - 1);
+    input.read = [this](char* into, size_t capacity) { return readBytes(into, capacity); };
+    input.progress = [this](uint64_t bytesRead) {
+        if (m_entriesSeen)
+            *m_entriesSeen = m_builder.stats().entries;
+        return !m_options.progress || m_options.progress(bytesRead);
+    };
+    input.threads = m_threads;
+    input.blockBytes = std::max<size_t>(m_options.limits.parallelBlockBytes, 64);
+    input.lookBackBytes = m_options.limits.batchLookBackBytes;
+    input.parser = m_options.parser;
+    ParallelEventsOutcome outcome = readEventsInParallel(input, m_parser, m_builder);
+    if (outcome.cancelled) {
+        m_cancelled = true;
+        return false;
+    }
+    if (outcome.failedBlockEnd > 0) {
+        m_slowUntil = outcome.failedBlockEnd;  // the serial reader goes one event at a time there
+        ++m_parallelFailures;
+    }
+    // Not tried again within the bytes handed back: they end the array, or hold what
+    // did not parse.
+    m_parallelFrom = outcome.restOffset + outcome.rest.size();
+    // The window restarts at the handed-back bytes, the byte before the resume point first.
+    m_pending = std::move(outcome.rest);
+    m_pendingPos = 0;
+    m_base = outcome.restOffset;
+    m_pos = 0;
+    m_end = 0;
+    refill();
+    m_pos = std::min<size_t>(1, m_end);
+    return outcome.appendedAny;
 }
 
 StreamingReader::Stop StreamingReader::readEventArray()
@@ -328,7 +363,19 @@ StreamingReader::Stop StreamingReader::readEventArray()
             ++m_pos;
             return {};
         }
-        if (!readEventBatch()) {
+        // Blocks of events on several threads; a failed block is read here, one at a time.
+        constexpr int kParallelAttempts = 8;
+        bool afterEvent = false;
+        if (m_threads > 1 && m_buffer[m_pos] == '{' && m_pos > 0 &&
+            absolute(m_pos) >= m_parallelFrom && m_parallelFailures < kParallelAttempts) {
+            afterEvent = readEventsOnThreads();
+            if (m_cancelled)
+                return stopAtEnd("inside the event array");
+            if (!afterEvent && !skipWhitespace())
+                return stopAtEnd("inside the event array");
+        }
+        // (After blocks, what follows is the ',' or ']' after their last event.)
+        if (!afterEvent && !readEventBatch()) {
             size_t length = 0;
             const Scan scan = scanValue(length);
             if (scan == Scan::NeedMore)
