@@ -51,6 +51,8 @@ trace::LoadOptions optionsFor(std::string_view bytes)
     options.limits.batchSplitBytes = size_t(32) << ((h >> 16) % 9);
     options.parser =
         (h >> 24) & 1 ? trace::ParserBackendChoice::Avx2 : trace::ParserBackendChoice::Generic;
+    options.threads = 1 + static_cast<unsigned>((h >> 25) % 3);                 // 1 .. 3
+    options.limits.parallelBlockBytes = size_t(64) << ((h >> 28) % 9);  // 64 B .. 16 KiB
     return options;
 }
 

@@ -31,6 +31,7 @@ struct IngestStats
     // error), in one line; empty when it read everything. The events before it are kept.
     std::string partlyRead;
     double loadSeconds = 0.0;
+    double finishSeconds = 0.0;  // of it, building the model once every event was read
 
     uint64_t skippedTotal() const
     {

@@ -1,6 +1,7 @@
 #include "core/trace/trace_builder.h"
 
 #include "core/trace/event_parser_backend.h"
+#include "core/parallel/parallel_for.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -370,8 +371,10 @@ void TraceBuilder::addMemorySample(const ParsedEvent& e)
     m_model.m_memory.push_back(sample);
 }
 
-TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::time_point started)
+TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::time_point started,
+                                unsigned threads)
 {
+    const auto finishing = std::chrono::steady_clock::now();
     m_model.m_source = std::move(source);
     IngestStats& stats = m_model.m_stats;
     for (const auto& [catId, count] : m_rawCategoryCounts)
@@ -379,7 +382,7 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
 
     applyTimeBase();
     keepWithinBounds();
-    const std::vector<uint32_t> order = layoutTracks();
+    const std::vector<uint32_t> order = layoutTracks(threads);
 
     // Apply the new order to every staging column.
     std::vector<uint32_t> newIndex(order.size());
@@ -391,10 +394,18 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
             sorted[i] = column[order[i]];
         column.swap(sorted);
     };
-    permute(m_events);
-    permute(m_offsets);
-    permute(m_correlation);
-    permute(m_externalId);
+    parallel::parallelFor(4, threads, [&](size_t column) {
+        switch (column) {
+        case 0:
+            return permute(m_events);
+        case 1:
+            return permute(m_offsets);
+        case 2:
+            return permute(m_correlation);
+        default:
+            return permute(m_externalId);
+        }
+    });
     auto remapSide = [&](auto& side) {
         for (auto& entry : side)
             entry.first = EventId{newIndex[entry.first.value]};
@@ -411,20 +422,21 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
     m_model.m_kernels = std::move(m_kernels);
     m_model.m_copies = std::move(m_copies);
     m_model.m_inputShapes = std::move(m_inputShapes);
-    computeNesting();
+    computeNesting(threads);
     linkLaunches(m_correlation);
     linkOps(m_externalId);
     m_correlation = {};
     m_externalId = {};
-    resolveFlows();
+    resolveFlows(threads);
     applyTrackNames();
     std::stable_sort(
         m_model.m_memory.begin(), m_model.m_memory.end(),
         [](const MemorySample& a, const MemorySample& b) { return a.timeNs < b.timeNs; });
     computeSpan();
     stats.mendedStrings = m_model.m_strings.mendedCount();
-    stats.loadSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const auto finished = std::chrono::steady_clock::now();
+    stats.loadSeconds = std::chrono::duration<double>(finished - started).count();
+    stats.finishSeconds = std::chrono::duration<double>(finished - finishing).count();
 
     TraceModel model = std::move(m_model);
     *this = TraceBuilder();
@@ -528,7 +540,7 @@ void TraceBuilder::keepWithinBounds()
     });
 }
 
-std::vector<uint32_t> TraceBuilder::layoutTracks()
+std::vector<uint32_t> TraceBuilder::layoutTracks(unsigned threads)
 {
     // Bucket events by track (counting sort, stable), then sort each track by start time,
     // longer events first at equal starts so parents precede children. Most tracks come
@@ -557,22 +569,24 @@ std::vector<uint32_t> TraceBuilder::layoutTracks()
             return x.durationNs > y.durationNs;
         return a < b;
     };
-    for (const Track& track : tracks) {
-        auto first = order.begin() + track.firstEvent;
-        auto last = first + track.eventCount;
+    parallel::parallelFor(tracks.size(), threads, [&](size_t t) {
+        auto first = order.begin() + tracks[t].firstEvent;
+        auto last = first + tracks[t].eventCount;
         auto breakAt = std::is_sorted_until(first, last, before);
         if (breakAt != last)
             std::sort(first, last, before);
-    }
+    });
     return order;
 }
 
-void TraceBuilder::computeNesting()
+void TraceBuilder::computeNesting(unsigned threads)
 {
+    // Track by track; each counts its partial overlaps, summed in track order.
     std::vector<Event>& events = m_model.m_events;
-    std::vector<uint32_t> stack;
-    for (Track& track : m_model.m_tracks) {
-        stack.clear();
+    std::vector<uint64_t> overlaps(m_model.m_tracks.size());
+    parallel::parallelFor(m_model.m_tracks.size(), threads, [&](size_t t) {
+        Track& track = m_model.m_tracks[t];
+        std::vector<uint32_t> stack;
         const uint32_t end = track.firstEvent + track.eventCount;
         for (uint32_t i = track.firstEvent; i < end; ++i) {
             Event& e = events[i];
@@ -583,7 +597,7 @@ void TraceBuilder::computeNesting()
                 if (top.endNs() <= e.startNs) {
                     stack.pop_back();
                 } else if (top.endNs() < e.endNs()) {
-                    ++m_model.m_stats.partialOverlaps;
+                    ++overlaps[t];
                     stack.pop_back();
                 } else {
                     break;
@@ -596,7 +610,9 @@ void TraceBuilder::computeNesting()
             if (e.durationNs > 0)
                 stack.push_back(i);
         }
-    }
+    });
+    for (const uint64_t count : overlaps)
+        m_model.m_stats.partialOverlaps += count;
 }
 
 void TraceBuilder::linkLaunches(const std::vector<int64_t>& correlation)
@@ -697,52 +713,70 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
     }
 }
 
-void TraceBuilder::resolveFlows()
+void TraceBuilder::resolveFlows(unsigned threads)
 {
     // A flow's start and end are points (track, time); the event they belong to is the
     // innermost slice containing that point (`bp: e` and Kineto's own flow starts), or
     // else the next slice on the track.
-    auto resolve = [&](const FlowPoint& point) {
-        EventId id = m_model.innermostEventAt(point.track, point.timeNs);
-        if (!id.valid() && !point.bindEnclosing)
-            id = m_model.firstEventAtOrAfter(point.track, point.timeNs);
-        if (!id.valid())
-            ++m_model.m_stats.unresolvedFlowEnds;
-        return id;
-    };
     std::stable_sort(m_flowPoints.begin(), m_flowPoints.end(),
                      [](const FlowPoint& a, const FlowPoint& b) {
                          if (a.kind != b.kind)
                              return a.kind < b.kind;
                          return a.id < b.id;
                      });
-    auto& flows = m_model.m_flows;
-    for (size_t i = 0; i < m_flowPoints.size();) {
-        size_t j = i;
-        while (j < m_flowPoints.size() && m_flowPoints[j].kind == m_flowPoints[i].kind &&
-               m_flowPoints[j].id == m_flowPoints[i].id)
-            ++j;
-        // One id: normally one start and one end; intermediate steps (`t`) are ignored.
-        const FlowPoint* start = nullptr;
-        const FlowPoint* end = nullptr;
-        for (size_t k = i; k < j; ++k) {
-            if (m_flowPoints[k].phase == 's' && !start)
-                start = &m_flowPoints[k];
-            else if (m_flowPoints[k].phase == 'f' && !end)
-                end = &m_flowPoints[k];
-        }
+    // One id: normally one start and one end; intermediate steps (`t`) are ignored.
+    std::vector<size_t> groupStart;
+    for (size_t i = 0; i < m_flowPoints.size(); ++i)
+        if (i == 0 || m_flowPoints[i].kind != m_flowPoints[i - 1].kind ||
+            m_flowPoints[i].id != m_flowPoints[i - 1].id)
+            groupStart.push_back(i);
+    groupStart.push_back(m_flowPoints.size());
+
+    struct Resolved
+    {
         Flow flow;
-        flow.id = m_flowPoints[i].id;
-        flow.kind = m_flowPoints[i].kind;
-        if (start)
-            flow.from = resolve(*start);
-        if (end)
-            flow.to = resolve(*end);
-        if (!start || !end)
-            ++m_model.m_stats.halfOpenFlows;
-        if (start || end)
-            flows.push_back(flow);
-        i = j;
+        bool any = false;
+        bool halfOpen = false;
+        uint8_t unresolved = 0;
+    };
+    const size_t groups = groupStart.size() - 1;
+    std::vector<Resolved> resolved(groups);
+    constexpr size_t kGroupsPerTask = 4096;
+    parallel::parallelFor((groups + kGroupsPerTask - 1) / kGroupsPerTask, threads, [&](size_t task) {
+        const size_t last = std::min(groups, (task + 1) * kGroupsPerTask);
+        for (size_t g = task * kGroupsPerTask; g < last; ++g) {
+            Resolved& out = resolved[g];
+            const auto resolve = [&](const FlowPoint& point) {
+                EventId id = m_model.innermostEventAt(point.track, point.timeNs);
+                if (!id.valid() && !point.bindEnclosing)
+                    id = m_model.firstEventAtOrAfter(point.track, point.timeNs);
+                out.unresolved += !id.valid();
+                return id;
+            };
+            const FlowPoint* start = nullptr;
+            const FlowPoint* end = nullptr;
+            for (size_t k = groupStart[g]; k < groupStart[g + 1]; ++k) {
+                if (m_flowPoints[k].phase == 's' && !start)
+                    start = &m_flowPoints[k];
+                else if (m_flowPoints[k].phase == 'f' && !end)
+                    end = &m_flowPoints[k];
+            }
+            out.flow.id = m_flowPoints[groupStart[g]].id;
+            out.flow.kind = m_flowPoints[groupStart[g]].kind;
+            if (start)
+                out.flow.from = resolve(*start);
+            if (end)
+                out.flow.to = resolve(*end);
+            out.halfOpen = !start || !end;
+            out.any = start || end;
+        }
+    });
+    IngestStats& stats = m_model.m_stats;
+    for (const Resolved& r : resolved) {
+        stats.unresolvedFlowEnds += r.unresolved;
+        stats.halfOpenFlows += r.halfOpen;
+        if (r.any)
+            m_model.m_flows.push_back(r.flow);
     }
     m_flowPoints = {};
 }

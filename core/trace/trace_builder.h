@@ -32,8 +32,10 @@ public:
     uint64_t eventCount() const { return m_events.size(); }
 
     // Builds the model; the builder is empty afterwards. The model's load time is
-    // measured from `started` to the end of this call.
-    TraceModel finish(TraceSource source, std::chrono::steady_clock::time_point started);
+    // measured from `started` to the end of this call. The per-track work runs on up to
+    // `threads` threads; the model is the same whatever the number.
+    TraceModel finish(TraceSource source, std::chrono::steady_clock::time_point started,
+                      unsigned threads = 1);
 
 private:
     struct TrackKey
@@ -96,11 +98,11 @@ private:
     // Leaves out (and counts) events, samples and flow points far from the rest of the
     // trace, and what would push sums of durations or bytes past int64.
     void keepWithinBounds();
-    std::vector<uint32_t> layoutTracks();
-    void computeNesting();
+    std::vector<uint32_t> layoutTracks(unsigned threads);
+    void computeNesting(unsigned threads);
     void linkLaunches(const std::vector<int64_t>& correlation);
     void linkOps(const std::vector<int64_t>& externalId);
-    void resolveFlows();
+    void resolveFlows(unsigned threads);
     void applyTrackNames();
     void computeSpan();
 

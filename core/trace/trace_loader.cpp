@@ -530,7 +530,8 @@ LoadResult StreamingReader::run(TraceSource traceSource)
         stats.partlyRead = stop.message;
     if (keepModel)
         result.model =
-            std::make_shared<const TraceModel>(m_builder.finish(std::move(traceSource), started));
+            std::make_shared<const TraceModel>(
+                m_builder.finish(std::move(traceSource), started, m_threads));
     result.status = stop.status;
     result.message = std::move(stop.message);
     result.errorOffset = stop.offset;
