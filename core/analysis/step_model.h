@@ -90,8 +90,10 @@ struct CausalModel
     double host(HostState s) const { return hostByState[static_cast<size_t>(s)]; }
 };
 
-// `roof`: the kernels the roofline would shorten (roofTargets), or null.
+// `roof`: the kernels the roofline would shorten (roofTargets), or null. The sampled steps
+// are modelled on up to `threads` threads (1: on the calling thread only); the model is the
+// same whatever the number.
 CausalModel buildCausalModel(const trace::TraceModel& model, const StepDetection& steady,
-                             const RoofTargets* roof = nullptr);
+                             const RoofTargets* roof = nullptr, unsigned threads = 1);
 
 }  // namespace kinetoscope::analysis

@@ -119,7 +119,7 @@ int64_t hostFrom(const Step& step)
 }
 
 StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step& step,
-                      const std::vector<Segment>& host, std::array<double, kCauseCount>& deviceNs)
+                      const std::vector<Segment>& host, std::array<int64_t, kCauseCount>& deviceNs)
 {
     StepInputs in;
     in.beginNs = step.beginNs;
@@ -263,9 +263,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
         const Activity& a = in.activities[i];
         for (size_t k = 0; k < kCauseCount; ++k)
             if (a.causes & causeBit(Cause(k)))
-                deviceNs[k] += static_cast<double>(a.durationNs);
+                deviceNs[k] += a.durationNs;
         if (a.fusedNs >= 0)  // a chain's kept kernel, shorter fused
-            deviceNs[size_t(Cause::Fusion)] += static_cast<double>(a.durationNs - std::min(a.durationNs, a.fusedNs));
+            deviceNs[size_t(Cause::Fusion)] += a.durationNs - std::min(a.durationNs, a.fusedNs);
         // A conversion the model no longer makes costs no host time either: the copy op
         // goes with its device work.
         if (a.causes & causeBit(Cause::DeviceCopies)) {

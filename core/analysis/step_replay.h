@@ -68,9 +68,9 @@ inline uint16_t causeBit(Cause c)
 }
 
 // The step's inputs: its device work (adding the device time each cause could shorten to
-// `deviceNs`), its blocking calls, and the host time each cause removes.
+// `deviceNs`, in nanoseconds), its blocking calls, and the host time each cause removes.
 StepInputs stepInputs(const trace::TraceModel& model, const HostContext& c, const Step& step,
-                      const std::vector<Segment>& host, std::array<double, kCauseCount>& deviceNs);
+                      const std::vector<Segment>& host, std::array<int64_t, kCauseCount>& deviceNs);
 
 // The step's length replayed with the causes in `removedMask` (causeBit) taken away.
 int64_t replay(const StepInputs& in, uint16_t removedMask);

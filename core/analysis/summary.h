@@ -19,8 +19,10 @@ struct SummaryOptions
 {
     StepOptions steps;
     int utilizationBuckets = 1000;
-    // Threads for the passes that are per step or per device (core/parallel/thread_count.h):
-    // 0 = every core, 1 = serial. The summary is the same whatever the number.
+    // Threads for the analysis (core/parallel/thread_count.h): 0 = every core, 1 = serial (no
+    // thread started). Passes that do not read each other's results run side by side, and
+    // the causal model's sampled steps are modelled in parallel and summed in step order:
+    // the summary is the same, bit for bit, whatever the number.
     unsigned threads = 0;
 };
 
