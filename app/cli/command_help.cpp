@@ -31,6 +31,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "                        skipped events with reasons, load time and throughput\n",
      "options:\n"
      "  --json                the same as one JSON object (docs/summary-schema.md)\n"
+     "  --threads N           threads for reading the trace: 0 every core (the default), 1 one\n"
+     "                        thread (the serial path); what is printed is the same whatever N\n"
      "example:\n"
      "  kinetoscope info resources/sample.pt.trace.json.gz\n"},
     {"summary",
@@ -51,6 +53,9 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "  --series              with --json: the utilisation and memory series too\n"
      "  --memory-points N     with --series: at most N points per memory curve (at least 2)\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "                        thread (the serial path); a job's ranks share them. The summary is\n"
+     "                        the same whatever N\n"
      "Files that are not ranks of one job (no shared distributedInfo, no collective that\n"
      "matches, starts hours apart) are summarised one after another, each on its own.\n"
      "example:\n"
@@ -68,6 +73,9 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "  --threshold NAME=VALUE  change one rule's threshold (the names: docs/diagnosis.md)\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
      "  --link-gbps N         a job: the interconnect's bandwidth in GB/s, for slow collectives\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "                        thread (the serial path); a job's ranks share them. The findings are\n"
+     "                        the same whatever N\n"
      "A lab session recorded without --profile is diagnosed from what it measured (the lab's\n"
      "arms, split, memory); the trace's findings need a run with --profile.\n"
      "example:\n"
@@ -82,6 +90,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "  --json | --markdown   the comparison as JSON, or as Markdown for a report\n"
      "  --fail-on-regression PCT  exit 1 when AFTER's step is slower by more than PCT %\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "                        thread (the serial path); the two sides, read at once, share them\n"
      "example:\n"
      "  kinetoscope diff before.pt.trace.json.gz after.pt.trace.json.gz --fail-on-regression 5\n"},
     {"run",
@@ -100,6 +110,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "options:\n"
      "  --out FILE            the document to write; its extension picks the format. It is\n"
      "                        written whole or not at all (a temporary file, then renamed)\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "                        thread (the serial path); a job's ranks share them\n"
      "Needs no display: the page is drawn offscreen.\n"
      "example:\n"
      "  kinetoscope report resources/sample.pt.trace.json.gz --out sample-report.pdf\n"},
@@ -113,6 +125,9 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "                        and module (both clocks are Unix time)\n"
      "  --json | --markdown   the figures as JSON (the stable contract in docs/memory.md), or\n"
      "                        as Markdown for a report\n"
+     "  --threads N           threads for reading and analysing --trace: 0 every core (the\n"
+     "                        default), 1 one thread (the serial path); the snapshot's reader\n"
+     "                        uses one\n"
      "The snapshot is read by Kinetoscope's own reader of the pickle's data: a pickle that\n"
      "names or calls Python code is refused, never run. Any file name: the bytes decide.\n"
      "example:\n"
@@ -130,7 +145,9 @@ constexpr const char* kAppHelp =
     "  --screenshot PNG [--view overview|diagnosis|operators|kernels|memory|modules|timeline]\n"
     "                            (a snapshot: --view timeline|peak|leaks|segments|diagnosis)\n"
     "                            save the window once the first file is open, and exit\n"
-    "  --print-latency           print the event loop's longest delay while loading, and exit\n";
+    "  --print-latency           print the event loop's longest delay while loading, and exit\n"
+    "  --threads N               threads for reading and analysing, for this launch only (over\n"
+    "                            Edit > Preferences; 0 every core); its files open in this window\n";
 
 }  // namespace
 
@@ -141,6 +158,10 @@ std::string usageText()
         text += c.overview;
     text += "  help [COMMAND]        this text, or one command's options (also COMMAND --help)\n"
             "  version               the version (also --version)\n"
+            "\n"
+            "every command that reads traces (info, summary, diagnose, diff, report, memory --trace):\n"
+            "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+            "                        thread (the serial path); the output is the same whatever N\n"
             "\n";
     text += kAppHelp;
     text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond PCT), "

@@ -4,6 +4,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/diagnose_report.h"
 #include "app/cli/job_report.h"
+#include "app/cli/threads_option.h"
 #include "core/document/document.h"
 #include "core/job/job_rules.h"
 
@@ -110,6 +111,14 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
             }
         } else if (arg == "--step-marker" && hasValue) {
             options.summary.steps.marker = args[++i];
+        } else if (arg == kThreadsOption) {
+            std::string error;
+            const std::optional<unsigned> threads = threadsValue(args, i, error);
+            if (!threads) {
+                err << "kinetoscope diagnose: " << error << '\n';
+                return kExitBadInput;
+            }
+            options.threads = *threads;
         } else if (arg == "--link-gbps" && hasValue) {
             try {
                 jobRules.linkBytesPerS = std::stod(args[++i]) * 1e9;
@@ -133,7 +142,7 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         return diagnoseJob(paths, options, jobRules, format, failOn, out, err);
     if (path.empty()) {
         err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION [--json|--markdown] "
-               "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME]\n";
+               "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME] [--threads N]\n";
         return kExitBadInput;
     }
     const auto analysed = document::open(path, options);

@@ -3,6 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/diff_report.h"
 #include "app/cli/json_output.h"
+#include "app/cli/threads_option.h"
 #include "core/compare/comparison_markdown.h"
 
 #include <charconv>
@@ -13,7 +14,8 @@ namespace kinetoscope::cli {
 namespace {
 
 constexpr const char* kDiffUsage =
-    "usage: kinetoscope diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME]";
+    "usage: kinetoscope diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME] "
+    "[--threads N]";
 
 bool parsePercent(const std::string& text, double& value)
 {
@@ -45,6 +47,14 @@ int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             failOnPercent = percent;
         } else if (arg == "--step-marker" && hasValue) {
             options.summary.steps.marker = args[++i];
+        } else if (arg == kThreadsOption) {
+            std::string error;
+            const std::optional<unsigned> threads = threadsValue(args, i, error);
+            if (!threads) {
+                err << "kinetoscope diff: " << error << '\n';
+                return kExitBadInput;
+            }
+            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope diff: unknown option or missing value: '" << arg << "'\n";
             return kExitBadInput;

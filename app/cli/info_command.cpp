@@ -3,6 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/info_report.h"
+#include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
@@ -15,9 +16,20 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 {
     std::string path;
     bool asJson = false;
-    for (const std::string& arg : args) {
+    document::OpenOptions options;
+    options.depth = document::Depth::Read;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
         if (arg == "--json") {
             asJson = true;
+        } else if (arg == kThreadsOption) {
+            std::string error;
+            const std::optional<unsigned> threads = threadsValue(args, i, error);
+            if (!threads) {
+                err << "kinetoscope info: " << error << '\n';
+                return kExitBadInput;
+            }
+            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope info: unknown option '" << arg << "'\n";
             return kExitBadInput;
@@ -29,12 +41,10 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
     }
     if (path.empty()) {
-        err << "kinetoscope info: which trace? usage: kinetoscope info TRACE [--json]\n";
+        err << "kinetoscope info: which trace? usage: kinetoscope info TRACE [--json] [--threads N]\n";
         return kExitBadInput;
     }
 
-    document::OpenOptions options;
-    options.depth = document::Depth::Read;
     const auto opened = document::open(path, options);
     if (opened->ok() && !opened->hasTrace()) {  // a lab session recorded without a trace
         const std::string what = "a lab session recorded without a trace (run with --profile); its measurements: "

@@ -3,6 +3,7 @@
 #include "app/cli/cli_main.h"
 #include "app/cli/json_output.h"
 #include "app/cli/memory_report.h"
+#include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
 {
     std::string path, tracePath;
     bool asJson = false, asMarkdown = false;
+    unsigned threads = 0;  // --threads: for reading and analysing --trace (the snapshot's reader is serial)
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "--trace") {
@@ -25,6 +27,14 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
                 return kExitBadInput;
             }
             tracePath = args[++i];
+        } else if (arg == kThreadsOption) {
+            std::string error;
+            const std::optional<unsigned> value = threadsValue(args, i, error);
+            if (!value) {
+                err << "kinetoscope memory: " << error << '\n';
+                return kExitBadInput;
+            }
+            threads = *value;
         } else if (arg == "--json") {
             asJson = true;
         } else if (arg == "--markdown") {
@@ -40,7 +50,8 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
     }
     if (path.empty() || (asJson && asMarkdown)) {
-        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--trace TRACE] [--json|--markdown]\n";
+        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--trace TRACE] [--json|--markdown] "
+               "[--threads N]\n";
         return kExitBadInput;
     }
     std::error_code ec;
@@ -52,6 +63,7 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
     document::OpenOptions options;
     options.depth = document::Depth::Read;
     options.snapshots = true;
+    options.threads = threads;
     const std::shared_ptr<const document::Document> doc = document::open(path, options);
     if (!doc->isSnapshot()) {
         err << "kinetoscope memory: " << path << ": " << doc->loadMessage << '\n';
@@ -60,7 +72,9 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
     const document::SnapshotDocument& snap = *doc->snapshot;
     std::optional<snapshot::PeakInTrace> placed;
     if (!tracePath.empty()) {
-        const std::shared_ptr<const document::Document> trace = document::open(tracePath);
+        document::OpenOptions traceOptions;
+        traceOptions.threads = threads;
+        const std::shared_ptr<const document::Document> trace = document::open(tracePath, traceOptions);
         if (!trace->hasTrace()) {
             err << "kinetoscope memory: --trace " << tracePath << ": " << trace->loadMessage << '\n';
             return kExitBadInput;

@@ -6,6 +6,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/lab_report.h"
 #include "app/cli/summary_report.h"
+#include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,14 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 return kExitBadInput;
             }
             options.summary.steps.marker = args[++i];
+        } else if (arg == kThreadsOption) {
+            std::string error;
+            const std::optional<unsigned> threads = threadsValue(args, i, error);
+            if (!threads) {
+                err << "kinetoscope summary: " << error << '\n';
+                return kExitBadInput;
+            }
+            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope summary: unknown option '" << arg << "'\n";
             return kExitBadInput;
@@ -110,7 +119,7 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (path.empty()) {
         err << "kinetoscope summary: which trace? usage: kinetoscope summary TRACE [--json] "
-               "[--series] [--memory-points N] [--step-marker NAME]\n";
+               "[--series] [--memory-points N] [--step-marker NAME] [--threads N]\n";
         return kExitBadInput;
     }
     const auto opened = document::open(path, options);

@@ -4,6 +4,7 @@
 #include "app/gui/job_export.h"
 #include "app/gui/single_instance.h"
 #include "app/gui/main_window.h"
+#include "app/cli/threads_option.h"
 #include "core/job/job_rules.h"
 #include "widgets/compare_view.h"
 #include "widgets/job_view.h"
@@ -30,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace kinetoscope::gui {
 
@@ -124,6 +126,7 @@ int runGui(int argc, char** argv)
         return true;
     };
     QString zoomText;
+    std::optional<unsigned> launchThreads;  // --threads N: this launch's, over the Preferences setting
     // The options that take a value, and where it goes.
     const std::map<QString, QString*> valued{{QStringLiteral("--screenshot"), &screenshot},
                                              {QStringLiteral("--view"), &view},
@@ -148,6 +151,16 @@ int runGui(int argc, char** argv)
             }
             compare = {args[i + 1], args[i + 2]};
             i += 2;
+        } else if (args[i] == QLatin1String("--threads")) {
+            QString given;
+            if (!value(i, given))
+                return 2;
+            const std::string text = given.toStdString();
+            launchThreads = cli::parseThreads(text);
+            if (!launchThreads) {
+                std::fprintf(stderr, "kinetoscope: %s\n", cli::threadsProblem(&text).c_str());
+                return 2;
+            }
         } else if (const auto option = valued.find(args[i]); option != valued.end()) {
             if (!value(i, *option->second))
                 return 2;
@@ -173,11 +186,14 @@ int runGui(int argc, char** argv)
         return 2;
     }
     // Files opened from the file manager reach the app already running, as new tabs. A
-    // screenshot, a latency probe, a comparison, a job or a lab is this process's own.
-    const bool plainOpen = screenshot.isEmpty() && !printLatency && compare.isEmpty() && job.isEmpty() && !lab && !newWindow;
+    // screenshot, a latency probe, a comparison, a job or a lab is this process's own, and
+    // so are files given --threads (the running app would open them with its own).
+    const bool plainOpen = screenshot.isEmpty() && !printLatency && compare.isEmpty() && job.isEmpty() && !lab &&
+                           !newWindow && !launchThreads;
     if (plainOpen && !files.isEmpty() && handToRunningApp(files))
         return 0;
     MainWindow window;
+    window.setLaunchThreads(launchThreads);
     InstanceServer instance;
     if (plainOpen && instance.listen())
         openHandedFiles(instance, window);
@@ -298,10 +314,20 @@ int runReport(int argc, char** argv)
     const QStringList args = QCoreApplication::arguments().mid(2);
     std::vector<std::string> inputs;  // one trace or session; several, or a folder, make a job
     QString out;
+    document::OpenOptions options;
     for (int i = 0; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--out") && i + 1 < args.size())
             out = args[++i];
-        else if (!args[i].startsWith(QLatin1Char('-')))
+        else if (args[i] == QLatin1String("--threads")) {
+            const bool given = i + 1 < args.size();
+            const std::string value = given ? args[++i].toStdString() : std::string();
+            const std::optional<unsigned> threads = cli::parseThreads(value);
+            if (!threads) {
+                std::fprintf(stderr, "kinetoscope report: %s\n", cli::threadsProblem(given ? &value : nullptr).c_str());
+                return 2;
+            }
+            options.threads = *threads;
+        } else if (!args[i].startsWith(QLatin1Char('-')))
             inputs.push_back(args[i].toStdString());
         else {
             std::fprintf(stderr, "kinetoscope report: unexpected argument '%s'\n", qPrintable(args[i]));
@@ -316,7 +342,7 @@ int runReport(int argc, char** argv)
     QString error;
     if (job::isJob(inputs)) {
         std::string openError;
-        std::optional<job::Job> opened = job::openJobPaths(inputs, {}, openError);
+        std::optional<job::Job> opened = job::openJobPaths(inputs, options, openError);
         if (!opened) {
             std::fprintf(stderr, "kinetoscope: %s\n", openError.c_str());
             return 2;
@@ -335,7 +361,7 @@ int runReport(int argc, char** argv)
         return 0;
     }
     const QString trace = QString::fromStdString(inputs.front());
-    const auto analysed = document::open(inputs.front());
+    const auto analysed = document::open(inputs.front(), options);
     if (!analysed->model && !analysed->ok()) {
         std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
         return 2;

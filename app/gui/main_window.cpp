@@ -4,6 +4,7 @@
 #include "app/gui/job_export.h"
 #include "app/gui/lab_dialog.h"
 #include "app/gui/lab_run.h"
+#include "app/gui/preferences_dialog.h"
 #include "app/gui/problems_bar.h"
 #include "app/gui/start_page.h"
 #include "core/compare/comparison_markdown.h"
@@ -44,7 +45,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cstdio>
 #include <new>
-#include <thread>
 
 namespace kinetoscope::gui {
 
@@ -163,6 +163,11 @@ void MainWindow::createActions()
             doc->focusFilter();
     });
     find->setShortcut(QKeySequence::Find);
+    edit->addSeparator();
+    QAction* preferences = edit->addAction(tr("&Preferences…"), this, &MainWindow::showPreferences);
+    preferences->setShortcut(QKeySequence::Preferences);
+    preferences->setMenuRole(QAction::PreferencesRole);
+    preferences->setToolTip(tr("Threads for loading and analysis"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"),
@@ -255,7 +260,11 @@ void MainWindow::startNextLoad()
     const std::string path = m_loadingPath.toStdString();
     auto cancel = m_cancelFlag;
     QPointer<QProgressBar> bar = m_progress;
-    m_watcher.setFuture(QtConcurrent::run([path, cancel, bar] {
+    document::OpenOptions options = openOptions();
+    options.timelineIndex = true;  // here, on the worker, not in the page's constructor
+    options.callTree = true;
+    options.snapshots = true;
+    m_watcher.setFuture(QtConcurrent::run([path, cancel, bar, options] {
         document::OpenProgress progress;
         progress.cancel = cancel.get();
         progress.progress = [bar](double fraction) {
@@ -267,10 +276,6 @@ void MainWindow::startNextLoad()
                 },
                 Qt::QueuedConnection);
         };
-        document::OpenOptions options;
-        options.timelineIndex = true;  // here, on the worker, not in the page's constructor
-        options.callTree = true;
-        options.snapshots = true;
         return document::open(path, options, progress);
     }));
 }
@@ -368,25 +373,16 @@ void MainWindow::compareFiles(const QString& beforePath, const QString& afterPat
     m_progress->show();
     auto before = openDocument(beforePath), after = openDocument(afterPath);
     const std::string a = beforePath.toStdString(), b = afterPath.toStdString();
-    m_compareWatcher.setFuture(QtConcurrent::run([a, b, before, after] {
+    document::OpenOptions options = openOptions();
+    options.timelineIndex = true;  // the Timelines page shows both
+    m_compareWatcher.setFuture(QtConcurrent::run([a, b, before, after, options] {
         CompareResult result;
-        result.before = before;
-        result.after = after;
-        document::OpenOptions options;
-        options.timelineIndex = true;  // the Timelines page shows both
-        if (!before || !after) {
-            std::thread other([&] {
-                if (!result.after)
-                    result.after = document::open(b, options);
-            });
-            if (!result.before)
-                result.before = document::open(a, options);
-            other.join();
-        }
-        if (const std::optional<std::string> why = compare::whyNotComparable(*result.before, *result.after)) {
-            result.error = *why;
+        // A side open as a tab is not read again; the threads are shared by the sides read.
+        const compare::CompareInput input = compare::openBoth(a, b, options, result.error, {before, after});
+        if (!input.before)
             return result;
-        }
+        result.before = input.before;
+        result.after = input.after;
         // The Compare tab lays two traces side by side; sessions without one compare in the CLI.
         for (const auto* doc : {&result.before, &result.after})
             if (!(*doc)->hasTrace()) {
@@ -444,10 +440,10 @@ void MainWindow::openJob(const QStringList& paths)
     std::vector<std::string> files;
     for (const QString& p : paths)
         files.push_back(p.toStdString());
-    m_jobWatcher.setFuture(QtConcurrent::run([files] {
+    document::OpenOptions options = openOptions();
+    options.timelineIndex = true;  // the Timelines page stacks every rank
+    m_jobWatcher.setFuture(QtConcurrent::run([files, options] {
         auto result = std::make_shared<JobResult>();
-        document::OpenOptions options;
-        options.timelineIndex = true;  // the Timelines page stacks every rank
         result->job = job::openJobPaths(files, options, result->error);
         if (result->job)
             result->findings = job::diagnoseJob(*result->job);
@@ -683,6 +679,32 @@ void MainWindow::exportTable()
     case widgets::ExportOutcome::Failed: tell(tr("Export failed: %1").arg(error)); break;
     case widgets::ExportOutcome::Cancelled: break;
     }
+}
+
+unsigned MainWindow::threads() const
+{
+    return m_launchThreads ? *m_launchThreads : threadsSetting();
+}
+
+document::OpenOptions MainWindow::openOptions() const
+{
+    document::OpenOptions options;
+    options.threads = threads();
+    return options;
+}
+
+void MainWindow::showPreferences()
+{
+    PreferencesDialog dialog(m_launchThreads, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const unsigned saved = threadsSetting();
+    const QString threads = saved == 0 ? tr("every core") : saved == 1 ? tr("1 thread") : tr("%1 threads").arg(saved);
+    m_status->setText(m_launchThreads ? tr("Saved: %1 for loading and analysis from the next launch (this one was "
+                                           "started with --threads %2)")
+                                            .arg(threads)
+                                            .arg(*m_launchThreads)
+                                      : tr("Saved: %1 for loading and analysis, from the next file opened").arg(threads));
 }
 
 void MainWindow::showAbout()

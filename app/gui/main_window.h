@@ -75,6 +75,14 @@ public:
     bool exportCurrentTable(const QString& path, QString* error = nullptr);
     // Longest the event loop was late (ms) during the last load: the responsiveness figure.
     double lastLoadMaxLatencyMs() const { return m_lastLatencyMs; }
+    // Threads for reading and analysing what opens next (0 = every core): this launch's
+    // --threads when it was given, else Edit > Preferences (performance/threads).
+    unsigned threads() const;
+    void setLaunchThreads(std::optional<unsigned> threads) { m_launchThreads = threads; }
+    // What every open starts from (a trace, a comparison's sides, a job's ranks): threads().
+    document::OpenOptions openOptions() const;
+    // Edit > Preferences…: saved when accepted, used from the next open on.
+    void showPreferences();
 
 Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
@@ -146,6 +154,7 @@ private:
     double m_maxLatencyMs = 0;
     double m_lastLatencyMs = 0;
     bool m_fitted = false;  // fitted on its screen once, when first shown
+    std::optional<unsigned> m_launchThreads;  // --threads on the command line: wins over the setting
 };
 
 }  // namespace kinetoscope::gui

@@ -3,6 +3,7 @@
 #include "core/analysis/kernel_table.h"
 #include "core/analysis/op_table.h"
 #include "core/format/format.h"
+#include "core/parallel/thread_count.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -592,12 +593,23 @@ bool Comparison::slowerBeyond(double fraction) const
 }
 
 CompareInput openBoth(const std::string& beforePath, const std::string& afterPath,
-                      const document::OpenOptions& options, std::string& error)
+                      const document::OpenOptions& options, std::string& error, CompareInput opened)
 {
-    CompareInput input;
-    std::thread other([&] { input.after = document::open(afterPath, options); });
-    input.before = document::open(beforePath, options);
-    other.join();
+    CompareInput input = std::move(opened);
+    const unsigned budget = parallel::resolveThreads(options.threads);
+    const bool both = !input.before && !input.after;
+    document::OpenOptions each = options;
+    each.threads = parallel::shareOf(budget, both ? 2 : 1);
+    if (both && budget > 1) {
+        std::thread other([&] { input.after = document::open(afterPath, each); });
+        input.before = document::open(beforePath, each);
+        other.join();
+    } else {
+        if (!input.before)
+            input.before = document::open(beforePath, each);
+        if (!input.after)
+            input.after = document::open(afterPath, each);
+    }
     if (const std::optional<std::string> why = whyNotComparable(*input.before, *input.after)) {
         error = *why;
         return {};

@@ -140,14 +140,17 @@ inline constexpr double kSameWorkloadShare = 0.3;
 // Both documents analysed (Depth::Analysed) and readable.
 Comparison compareDocuments(const document::Document& before, const document::Document& after);
 
-// Opens both files at once (two threads). On a file that cannot be read returns empty
-// pointers, with `error` set to one line naming the file.
+// Opens both files at once, sharing options.threads (0 = every core) between the two
+// sides (parallel::shareOf), so together they run no more threads than asked for; with a
+// budget of 1, one after the other on this thread. A side already in `opened` (a document
+// the app has open) is not read again, and the other side gets the whole budget. On a file
+// that cannot be read returns empty pointers, with `error` set to one line naming the file.
 struct CompareInput
 {
     std::shared_ptr<const document::Document> before, after;
 };
 CompareInput openBoth(const std::string& beforePath, const std::string& afterPath,
-                      const document::OpenOptions& options, std::string& error);
+                      const document::OpenOptions& options, std::string& error, CompareInput opened = {});
 // Why two opened documents cannot be compared, in one line naming the file (unreadable or
 // read only in part; a session without a trace against anything but another session);
 // nullopt when they can.

@@ -1,5 +1,6 @@
 #include "core/document/document.h"
 
+#include "core/parallel/thread_count.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
 #include "core/snapshot/snapshot_model.h"
@@ -22,11 +23,12 @@ double secondsSince(Clock::time_point start)
 }
 
 // Reads the trace into `doc`; false when nothing usable was read.
-bool read(Document& doc, const OpenProgress& progress)
+bool read(Document& doc, const OpenOptions& options, const OpenProgress& progress)
 {
     std::error_code ec;
     const double fileBytes = static_cast<double>(std::filesystem::file_size(doc.tracePath, ec));
     trace::LoadOptions load;
+    load.threads = options.threads;
     load.progress = [&](uint64_t bytesRead) {
         // Reading is ~80 % of the work; a gzip file decompresses to several times its
         // size, so the fraction is capped until the end.
@@ -72,7 +74,9 @@ bool readSnapshot(Document& doc, const OpenOptions& options)
 void analyse(Document& doc, const OpenOptions& options)
 {
     const auto started = Clock::now();
-    doc.summary = analysis::summarize(*doc.model, options.summary);
+    analysis::SummaryOptions summary = options.summary;
+    summary.threads = options.threads;
+    doc.summary = analysis::summarize(*doc.model, summary);
     doc.findings = analysis::diagnose({*doc.model, doc.summary, options.thresholds, doc.lab ? &*doc.lab : nullptr});
     if (options.timelineIndex)
         doc.timeline = std::make_shared<const timeline::TimelineIndex>(
@@ -106,6 +110,7 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
     Document doc;
     doc.path = path;
     doc.tracePath = path;
+    doc.threads = parallel::resolveThreads(options.threads);
     try {
         if (session::isSessionPath(path)) {
             doc.sessionPath = path;
@@ -134,7 +139,7 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
                 progress.progress(1.0);
             return std::make_shared<const Document>(std::move(doc));
         }
-        if (!read(doc, progress)) {
+        if (!read(doc, options, progress)) {
             if (doc.session)
                 doc.loadMessage = "the session's trace " + doc.tracePath + ": " + doc.loadMessage;
             return std::make_shared<const Document>(std::move(doc));

@@ -36,6 +36,11 @@ struct OpenOptions
     // A CUDA memory snapshot opens as a document of its own (the GUI, `kinetoscope
     // memory`); otherwise it is refused with a line that points to `kinetoscope memory`.
     bool snapshots = false;
+    // Threads for reading and analysing the trace (core/parallel/thread_count.h): 0 = every
+    // core, 1 = the serial path. The one number for both: it goes to the reader
+    // (trace::LoadOptions::threads) and replaces summary.threads. The document is the same
+    // whatever the number. (`--threads N` on every command, the app's performance/threads.)
+    unsigned threads = 0;
 };
 
 // A memory snapshot as opened: its columns, what they say, and each device's history as
@@ -77,6 +82,7 @@ struct Document
     std::shared_ptr<const SnapshotDocument> snapshot;          // a memory snapshot (OpenOptions::snapshots)
     double loadSeconds = 0.0;
     double analysisSeconds = 0.0;
+    unsigned threads = 1;  // the threads it was opened with: OpenOptions::threads resolved, never 0
 
     bool ok() const { return loadStatus == trace::LoadStatus::Ok; }
     // A trace was read (false for a lab session recorded without --profile, which is

@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "core/job/median.h"
+#include "core/parallel/thread_count.h"
 
 #include <algorithm>
 #include <atomic>
@@ -162,19 +163,30 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
 {
     std::vector<std::shared_ptr<const document::Document>> docs(files.size());
     std::vector<std::vector<RankCollective>> collectives(files.size());
+    // One budget for the whole job: as many ranks open at once as it has threads (at most
+    // one per file), each with its share, so the ranks together never run more threads than
+    // asked for. A budget of 1 opens them one after another on this thread.
+    const unsigned budget = parallel::resolveThreads(options.threads);
+    const size_t workers = std::clamp<size_t>(budget, 1, std::max<size_t>(1, files.size()));
+    document::OpenOptions each = options;
+    each.threads = parallel::shareOf(budget, workers);
     std::atomic<size_t> next{0};
-    const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(1, files.size()));
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-        pool.emplace_back([&] {
-            for (size_t i = next++; i < files.size(); i = next++) {
-                docs[i] = document::open(files[i], options);
-                if (docs[i]->ok() && docs[i]->model)
-                    collectives[i] = rankCollectives(*docs[i]->model);
-            }
-        });
-    for (std::thread& t : pool)
-        t.join();
+    auto openRanks = [&] {
+        for (size_t i = next++; i < files.size(); i = next++) {
+            docs[i] = document::open(files[i], each);
+            if (docs[i]->ok() && docs[i]->model)
+                collectives[i] = rankCollectives(*docs[i]->model);
+        }
+    };
+    if (workers == 1) {
+        openRanks();
+    } else {
+        std::vector<std::thread> pool;
+        for (size_t t = 0; t < workers; ++t)
+            pool.emplace_back(openRanks);
+        for (std::thread& t : pool)
+            t.join();
+    }
 
     Job job;
     for (size_t i = 0; i < docs.size(); ++i) {

@@ -73,8 +73,10 @@ struct Job
 // by this share of the median step.
 inline constexpr double kStragglerShare = 0.05;
 
-// Opens every file on up to hardware_concurrency threads (each a document::open). A file
-// that cannot be read fails the job: nullopt, with `error` naming it in one line.
+// Opens every file (each a document::open), side by side within options.threads (0 = every
+// core): min(threads, files) ranks at once, each given parallel::shareOf(threads, that
+// many); 1 opens them one after another, each serially. A file that cannot be read fails
+// the job: nullopt, with `error` naming it in one line.
 std::optional<Job> openJob(const std::vector<std::string>& files, const document::OpenOptions& options,
                            std::string& error);
 

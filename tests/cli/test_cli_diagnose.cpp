@@ -159,6 +159,52 @@ private Q_SLOTS:
         QVERIFY(run.out.find("num_workers") != std::string::npos);
     }
 
+    // --threads reaches the reading and the analysis; the findings are the same whatever
+    // the number, and a bad number is one line, exit 2.
+    void theFindingsAreTheSameWhateverTheThreads()
+    {
+        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const Run serial = runCli({"diagnose", trace, "--json", "--threads", "1"});
+        const Run parallel = runCli({"diagnose", trace, "--json", "--threads", "2"});
+        QCOMPARE(serial.code, 0);
+        QCOMPARE(parallel.code, 0);
+        QCOMPARE(serial.out, parallel.out);
+        QCOMPARE(json::parse(serial.out)["findings"][0]["id"].get<std::string>(), std::string("dataloader-bound"));
+        const Run bad = runCli({"diagnose", trace, "--threads", "many"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.out.empty());
+        QCOMPARE(bad.err, std::string("kinetoscope diagnose: --threads takes 0 (every core) or a number of threads from 1 "
+                                      "to 1024, not 'many'\n"));
+    }
+
+    // Every command that reads traces lists --threads in its help; `run` (whose options are
+    // the engine's: there it would read as torch's threads) and the overview's own commands
+    // do not take it, and the overview says which do.
+    void everyCommandThatReadsTracesListsThreads()
+    {
+        for (const char* command : {"info", "summary", "diagnose", "diff", "report", "memory"}) {
+            const Run help = runCli({command, "--help"});
+            QCOMPARE(help.code, 0);
+            QVERIFY2(help.out.find("\n  --threads N ") != std::string::npos, command);
+            QVERIFY2(help.out.find("0 every core") != std::string::npos, command);
+        }
+        // A bad value, on each of them: one line naming the command, exit 2, before any file is read.
+        for (const char* command : {"info", "summary", "diagnose", "diff", "memory"}) {
+            const Run bad = runCli({command, "/no/such/trace.json", "--threads", "abc"});
+            QCOMPARE(bad.code, 2);
+            QVERIFY(bad.out.empty());
+            QCOMPARE(std::count(bad.err.begin(), bad.err.end(), '\n'), 1L);
+            QVERIFY2(bad.err.starts_with(std::string("kinetoscope ") + command + ": --threads takes "), bad.err.c_str());
+        }
+        const Run run = runCli({"run", "--help"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(run.out.find("--threads") == std::string::npos);
+        const Run overview = runCli({"help"});
+        QVERIFY(overview.out.find("every command that reads traces (info, summary, diagnose, diff, report, memory "
+                                  "--trace):\n  --threads N ") != std::string::npos);
+        QVERIFY(overview.out.find("this launch only") != std::string::npos);  // the app's --threads
+    }
+
     void overridesThresholdsAndRejectsBadInput()
     {
         const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");

@@ -117,6 +117,23 @@ private Q_SLOTS:
         QVERIFY(markdown.out.find("Predicted and measured: the before run's sweep gave") != std::string::npos);
     }
 
+    // The two sides share the threads (one each of --threads 2); --threads 1 opens them one
+    // after the other. The comparison is the same.
+    void theComparisonIsTheSameWhateverTheThreads()
+    {
+        const auto serial = runCli({"diff", workers(0), workers(4), "--json", "--threads", "1"});
+        const auto parallel = runCli({"diff", workers(0), workers(4), "--json", "--threads", "2"});
+        QCOMPARE(serial.code, 0);
+        QCOMPARE(parallel.code, 0);
+        QCOMPARE(serial.out, parallel.out);
+        QCOMPARE(json::parse(serial.out)["verdict"].get<std::string>(), std::string("faster"));
+        const auto bad = runCli({"diff", workers(0), workers(4), "--threads", "-1"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.out.empty());
+        QVERIFY(bad.err.starts_with("kinetoscope diff: --threads takes 0 (every core)"));
+        QCOMPARE(std::count(bad.err.begin(), bad.err.end(), '\n'), 1);
+    }
+
     void badInputIsOneLineAndExitTwo()
     {
         const auto missing = runCli({"diff", workers(0), "/nonexistent/after.json"});

@@ -81,6 +81,47 @@ private Q_SLOTS:
         QVERIFY(run.err.find("truncated") != std::string::npos);
     }
 
+    // --threads 1 reads on one thread, 2 on two: the same trace comes out. What may differ
+    // is how long it took and the memory the model's arrays were given, nothing read.
+    void readsTheSameWhateverTheThreads()
+    {
+        const std::string path = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        auto read = [](const Run& run) {
+            nlohmann::json info = nlohmann::json::parse(run.out);
+            for (const char* varies : {"load_seconds", "megabytes_per_second", "model_bytes", "model_bytes_per_event"})
+                info.erase(varies);
+            return info;
+        };
+        const Run serial = runCli({"info", path, "--json", "--threads", "1"});
+        const Run parallel = runCli({"info", "--threads", "2", path, "--json"});
+        QCOMPARE(serial.code, 0);
+        QCOMPARE(parallel.code, 0);
+        QVERIFY2(read(serial) == read(parallel), "info --json differs between --threads 1 and --threads 2");
+        QCOMPARE(read(serial)["events"]["total"].get<uint64_t>(), uint64_t(75718));
+        // The text too, but for its "load" line (time, rate, model size).
+        auto withoutLoad = [](const std::string& text) { return text.substr(0, text.find("\n  load ")); };
+        const Run serialText = runCli({"info", path, "--threads", "1"});
+        const Run parallelText = runCli({"info", path, "--threads", "2"});
+        QCOMPARE(serialText.code, 0);
+        QVERIFY(serialText.out.find("\n  load ") != std::string::npos);
+        QCOMPARE(withoutLoad(serialText.out), withoutLoad(parallelText.out));
+    }
+
+    void aBadThreadCountIsOneLine()
+    {
+        const std::string path = sharedTrace("hta/sampled_rank0.json.gz");
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"info", path, "--threads", "-2"}, {"info", path, "--threads", "all"},
+              {"info", "--threads", "0x4", path}, {"info", path, "--threads"}}) {
+            const Run run = runCli(args);
+            QCOMPARE(run.code, 2);
+            QVERIFY(run.out.empty());
+            QCOMPARE(std::count(run.err.begin(), run.err.end(), '\n'), 1L);
+            QVERIFY2(run.err.starts_with("kinetoscope info: --threads "), run.err.c_str());
+        }
+        QCOMPARE(runCli({"info", path, "--threads", "0"}).code, 0);  // every core
+    }
+
     void rejectsUsageErrors()
     {
         QCOMPARE(runCli({}).code, 2);

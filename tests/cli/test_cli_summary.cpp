@@ -65,6 +65,22 @@ bool allFinite(const json& value)
     }
     return true;
 }
+
+// A summary with what may change from run to run left out: the time it took.
+json withoutTimes(const std::string& out)
+{
+    json s = json::parse(out);
+    s.erase("analysis_seconds");
+    s.erase("load_seconds");
+    return s;
+}
+
+// The text without its last line, "loaded in …, analysed in …".
+std::string withoutTimeLine(const std::string& text)
+{
+    const size_t last = text.rfind("\nloaded in ");
+    return last == std::string::npos ? text : text.substr(0, last);
+}
 }  // namespace
 
 class TestCliSummary : public QObject
@@ -298,6 +314,56 @@ private Q_SLOTS:
         QCOMPARE(runCli({"summary", trace, "--step-marker"}).code, 2);
         QCOMPARE(runCli({"summary"}).code, 2);
         QCOMPARE(runCli({"summary", "/no/such/file.json"}).code, 2);
+    }
+
+    // --threads 1 is the serial path, 2 splits the reading and the analysis: the summary is
+    // the same, as JSON and as text, for one trace and for a job (whose ranks share the
+    // budget); only the time it took may differ.
+    void theSummaryIsTheSameWhateverTheThreads()
+    {
+        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const Run serial = runCli({"summary", trace, "--json", "--threads", "1"});
+        const Run parallel = runCli({"summary", "--threads", "2", trace, "--json"});
+        QCOMPARE(serial.code, 0);
+        QCOMPARE(parallel.code, 0);
+        const json a = withoutTimes(serial.out), b = withoutTimes(parallel.out);
+        QVERIFY2(a == b, "summary --json differs between --threads 1 and --threads 2");
+        QCOMPARE(a["steps"].size(), size_t(6));
+        const Run serialText = runCli({"summary", trace, "--threads", "1"});
+        const Run parallelText = runCli({"summary", trace, "--threads", "2"});
+        QCOMPARE(serialText.code, 0);
+        QCOMPARE(withoutTimeLine(serialText.out), withoutTimeLine(parallelText.out));
+        const Run everyCore = runCli({"summary", trace, "--json", "--threads", "0"});
+        QCOMPARE(everyCore.code, 0);
+        QVERIFY(withoutTimes(everyCore.out) == a);
+
+        const std::string job = KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks";
+        const Run jobSerial = runCli({"summary", job, "--threads", "1"});
+        const Run jobParallel = runCli({"summary", job, "--threads", "2"});
+        QVERIFY2(jobSerial.code == 0, jobSerial.err.c_str());
+        QCOMPARE(jobParallel.code, 0);
+        QCOMPARE(jobSerial.out, jobParallel.out);
+        QVERIFY(jobSerial.out.find("straggler") != std::string::npos);
+    }
+
+    // A value that is not a thread count: one line naming it, exit 2, nothing printed.
+    void aBadThreadCountIsOneLine()
+    {
+        const std::string trace = sharedTrace("hta/sampled_rank0.json.gz").string();
+        for (const char* bad : {"-1", "two", "1.5", "", "4x", "1025", "99999999999"}) {
+            const Run run = runCli({"summary", trace, "--threads", bad});
+            QCOMPARE(run.code, 2);
+            QVERIFY(run.out.empty());
+            QCOMPARE(std::count(run.err.begin(), run.err.end(), '\n'), 1L);
+            QVERIFY2(run.err.starts_with("kinetoscope summary: --threads takes 0 (every core) or a number of threads"),
+                     run.err.c_str());
+            QVERIFY2(run.err.find(std::string("'") + bad + "'") != std::string::npos, run.err.c_str());
+        }
+        const Run missing = runCli({"summary", trace, "--threads"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.out.empty());
+        QCOMPARE(missing.err, std::string("kinetoscope summary: --threads needs a value: 0 (every core) or a number of "
+                                          "threads from 1 to 1024\n"));
     }
 
     void summarisesEveryRealTrace()

@@ -415,6 +415,47 @@ private Q_SLOTS:
         QVERIFY2(verdict.contains(QStringLiteral("The two share only")), qPrintable(verdict));
     }
 
+    // 11. --threads where the binary itself parses it: `report` (drawn with Qt) and the
+    // app's own command line. A good value runs, a bad one is one line and exit 2.
+    void reportAndTheAppTakeThreads()
+    {
+        const QProcessEnvironment env = appEnvironment();
+        const QString sampled = trace("hta/sampled_rank0.json.gz");
+        const QString html = m_dir.path() + QStringLiteral("/threads-report.html");
+        const Ran report = run({QStringLiteral("report"), sampled, QStringLiteral("--threads"), QStringLiteral("1"),
+                                QStringLiteral("--out"), html},
+                               180'000, env);
+        QVERIFY2(report.code == 0, qPrintable(report.err));
+        QVERIFY(QFileInfo(html).size() > 1000);
+        for (const QStringList& bad : {QStringList{QStringLiteral("report"), sampled, QStringLiteral("--out"), html,
+                                                   QStringLiteral("--threads"), QStringLiteral("lots")},
+                                       QStringList{QStringLiteral("report"), sampled, QStringLiteral("--out"), html,
+                                                   QStringLiteral("--threads")}}) {
+            const Ran refused = run(bad, 30'000, env);
+            QCOMPARE(refused.code, 2);
+            QVERIFY2(refused.err.startsWith(QStringLiteral("kinetoscope report: --threads ")) && refused.err.count('\n') == 1,
+                     qPrintable(refused.err));
+        }
+        // The app: this launch's threads, over the setting; a bad value never opens a window.
+        const Ran opened = run({sampled, QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--print-latency")},
+                               120'000, env);
+        QVERIFY2(opened.code == 0, qPrintable(opened.err));
+        for (const char* bad : {"-1", "half", "2000"}) {
+            const Ran refused = run({sampled, QStringLiteral("--threads"), QLatin1String(bad)}, 30'000, env);
+            QCOMPARE(refused.code, 2);
+            QVERIFY2(refused.err.startsWith(QStringLiteral("kinetoscope: --threads takes 0 (every core)")) &&
+                         refused.err.count('\n') == 1,
+                     qPrintable(refused.err));
+        }
+        // `run` has its own options (the engine's): --threads is not one of them.
+        const Ran lab = run({QStringLiteral("run"), QStringLiteral("--threads"), QStringLiteral("2"), QStringLiteral("--out"),
+                             m_dir.path() + QStringLiteral("/runs/threads")},
+                            30'000, env);
+        QCOMPARE(lab.code, 2);
+        QVERIFY(lab.err.contains(QStringLiteral("--threads")));
+        QVERIFY(!QFileInfo::exists(m_dir.path() + QStringLiteral("/runs/threads")));
+    }
+
     // 10. Small things, seen by a new user.
     void theSmallThings()
     {

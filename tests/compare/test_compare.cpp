@@ -167,6 +167,36 @@ private Q_SLOTS:
         QVERIFY(markdown.find("Predicted and measured: `dataloader-bound`") != std::string::npos);
     }
 
+    // The two sides share the threads: half each when both are read, all of them for the one
+    // side read when the other is already open (the app's tab), one each with a budget of 1
+    // (then read one after the other). The comparison is the same.
+    void theSidesShareTheThreads()
+    {
+        const std::string before = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const std::string after = sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+        std::string error;
+        kinetoscope::document::OpenOptions options;
+        options.threads = 1;
+        const CompareInput serial = openBoth(before, after, options, error);
+        QVERIFY2(serial.before, error.c_str());
+        QCOMPARE(serial.before->threads, 1u);
+        QCOMPARE(serial.after->threads, 1u);
+        options.threads = 4;
+        const CompareInput shared = openBoth(before, after, options, error);
+        QVERIFY2(shared.before, error.c_str());
+        QCOMPARE(shared.before->threads, 2u);
+        QCOMPARE(shared.after->threads, 2u);
+        const CompareInput oneRead = openBoth(before, after, options, error, {serial.before, nullptr});
+        QVERIFY2(oneRead.before, error.c_str());
+        QVERIFY(oneRead.before == serial.before);  // not read again
+        QCOMPARE(oneRead.after->threads, 4u);
+        const Comparison a = compareDocuments(*serial.before, *serial.after);
+        const Comparison b = compareDocuments(*shared.before, *shared.after);
+        QCOMPARE(a.verdictLine, b.verdictLine);
+        QCOMPARE(a.changeLine, b.changeLine);
+        QCOMPARE(a.step.relative, b.step.relative);
+    }
+
     // The HTA TraceDiff pair: its two files name different GPUs (an A100 and a V100).
     void theHtaPairIsReportedAsDifferentHardware()
     {

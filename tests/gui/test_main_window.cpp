@@ -2,6 +2,7 @@
 // and leaves the open documents alone; closing a document returns to the start page.
 #include "app/gui/lab_run.h"
 #include "app/gui/main_window.h"
+#include "app/gui/preferences_dialog.h"
 #include "app/gui/single_instance.h"
 #include "app/gui/start_page.h"
 #include "core/session/session.h"
@@ -10,13 +11,17 @@
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
+#include "widgets/job_view.h"
 #include "widgets/live_run_view.h"
 #include "widgets/overview_view.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/table_view.h"
 
+#include <QLabel>
+#include <QMenuBar>
 #include <QScreen>
+#include <QSpinBox>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
@@ -274,6 +279,71 @@ private Q_SLOTS:
         QVERIFY(window.problems().front().contains(QStringLiteral("not ranks of one job")));
         QCOMPARE(window.documentCount(), 2);
         QVERIFY(window.document(0) && window.document(1));
+    }
+
+    // Edit > Preferences: the threads for loading and analysis, saved in QSettings
+    // (performance/threads, 0 = every core by default) and used by every open after it: a
+    // trace's, a job's ranks (sharing it) and, over it, this launch's --threads.
+    void theThreadsPreferenceIsSavedAndReachesEveryOpen()
+    {
+        qRegisterMetaType<widgets::JobView*>("widgets::JobView*");
+        QSettings().remove(QLatin1String(gui::kThreadsSettingKey));
+        gui::MainWindow window;
+        QCOMPARE(window.threads(), 0u);
+        QCOMPARE(window.openOptions().threads, 0u);
+        QMenu* edit = nullptr;
+        for (QAction* menu : window.menuBar()->actions())
+            if (menu->text() == QStringLiteral("&Edit"))
+                edit = menu->menu();
+        QVERIFY(edit);
+        const QList<QAction*> editActions = edit->actions();
+        QVERIFY(std::any_of(editActions.begin(), editActions.end(), [](const QAction* a) {
+            return a->text() == QStringLiteral("&Preferences…") && a->menuRole() == QAction::PreferencesRole;
+        }));
+        {
+            gui::PreferencesDialog dialog;
+            QCOMPARE(dialog.threadsBox()->value(), 0);
+            QVERIFY(dialog.threadsBox()->text().startsWith(QStringLiteral("All cores")));  // what 0 means
+            const QList<QLabel*> labels = dialog.findChildren<QLabel*>();
+            QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+                return l->text().startsWith(QStringLiteral("Threads for loading and analysis (0 = "));
+            }));
+            QVERIFY(!dialog.findChild<QLabel*>(QStringLiteral("launchThreads")));
+            dialog.threadsBox()->setValue(1);
+            dialog.accept();
+        }
+        QCOMPARE(QSettings().value(QLatin1String(gui::kThreadsSettingKey)).toInt(), 1);
+        QCOMPARE(window.threads(), 1u);
+        QCOMPARE(window.openOptions().threads, 1u);
+        QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
+        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QCOMPARE(window.document(0)->trace().threads, 1u);  // the serial path
+
+        // 8 threads for a job of 4 ranks: 4 open at once, 2 threads each.
+        gui::PreferencesDialog again;
+        QCOMPARE(again.threadsBox()->value(), 1);  // as saved
+        again.threadsBox()->setValue(8);
+        again.accept();
+        QSignalSpy jobs(&window, &gui::MainWindow::jobOpened);
+        window.openJob({QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks")});
+        QTRY_COMPARE_WITH_TIMEOUT(jobs.count(), 1, 120'000);
+        const auto* job = jobs.at(0).at(0).value<widgets::JobView*>();
+        QCOMPARE(job->job().ranks.size(), size_t(4));
+        for (const job::Rank& rank : job->job().ranks)
+            QCOMPARE(rank.doc->threads, 2u);
+
+        // --threads on the command line wins for the launch; the dialog says so.
+        window.setLaunchThreads(3);
+        QCOMPARE(window.threads(), 3u);
+        QCOMPARE(window.openOptions().threads, 3u);
+        gui::PreferencesDialog launched(3u);
+        QVERIFY(launched.findChild<QLabel*>(QStringLiteral("launchThreads")));
+        QCOMPARE(launched.threadsBox()->value(), 8);  // the setting, kept for later launches
+        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank1.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
+        QCOMPARE(window.document(window.documentCount() - 1)->trace().threads, 3u);
+        QSettings().remove(QLatin1String(gui::kThreadsSettingKey));
     }
 
     // A geometry saved on a larger screen, or the default size on a smaller one, never puts

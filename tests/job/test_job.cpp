@@ -216,6 +216,34 @@ private Q_SLOTS:
         QCOMPARE(findings.front().id, std::string("straggler-rank"));
     }
 
+    // The job's threads are one budget: min(threads, ranks) ranks open at once, each with
+    // its share; 1 opens them one after another on one thread. The job reads the same.
+    void theRanksShareTheThreads()
+    {
+        std::string error;
+        const auto files = job::jobFiles({KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks"}, error);
+        QCOMPARE(files.size(), size_t{4});
+        std::optional<job::Job> serial, shared, wide;
+        for (auto [threads, into] : {std::pair{1u, &serial}, std::pair{2u, &shared}, std::pair{8u, &wide}}) {
+            document::OpenOptions options;
+            options.threads = threads;
+            *into = job::openJob(files, options, error);
+            QVERIFY2(*into, error.c_str());
+        }
+        for (const job::Rank& r : serial->ranks)
+            QCOMPARE(r.doc->threads, 1u);
+        for (const job::Rank& r : shared->ranks)
+            QCOMPARE(r.doc->threads, 1u);  // two ranks at once, one thread each
+        for (const job::Rank& r : wide->ranks)
+            QCOMPARE(r.doc->threads, 2u);  // four at once, two each
+        for (const std::optional<job::Job>* other : {&shared, &wide}) {
+            QCOMPARE((*other)->straggler, serial->straggler);
+            QCOMPARE((*other)->collectives.matched.size(), serial->collectives.matched.size());
+            QCOMPARE((*other)->commonSteps, serial->commonSteps);
+            QCOMPARE(job::stragglerLine(**other), job::stragglerLine(*serial));
+        }
+    }
+
     // Two runs of one program (num_workers 0, then 4), written a day apart: not two ranks
     // (issue 29: a 2-rank job with a 69,765 s clock skew and a straggler).
     void twoRunsAreNotAJob()

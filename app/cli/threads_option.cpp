@@ -1,0 +1,38 @@
+#include "app/cli/threads_option.h"
+
+#include <charconv>
+
+namespace kinetoscope::cli {
+
+std::optional<unsigned> parseThreads(std::string_view text)
+{
+    unsigned threads = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, threads);
+    if (text.empty() || error != std::errc() || stop != end || threads > kMaxThreads)
+        return std::nullopt;
+    return threads;
+}
+
+std::string threadsProblem(const std::string* value)
+{
+    const std::string wanted = "0 (every core) or a number of threads from 1 to " + std::to_string(kMaxThreads);
+    if (!value)
+        return "--threads needs a value: " + wanted;
+    return "--threads takes " + wanted + ", not '" + *value + "'";
+}
+
+std::optional<unsigned> threadsValue(const std::vector<std::string>& args, size_t& i, std::string& error)
+{
+    if (i + 1 >= args.size()) {
+        error = threadsProblem(nullptr);
+        return std::nullopt;
+    }
+    const std::string& value = args[++i];
+    const std::optional<unsigned> threads = parseThreads(value);
+    if (!threads)
+        error = threadsProblem(&value);
+    return threads;
+}
+
+}  // namespace kinetoscope::cli
