@@ -423,15 +423,27 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
     m_model.m_copies = std::move(m_copies);
     m_model.m_inputShapes = std::move(m_inputShapes);
     computeNesting(threads);
-    linkLaunches(m_correlation);
-    linkOps(m_externalId);
+    // Three jobs that share no output: the launch and op links (in that order: a device
+    // activity takes the op of its launch), the flows, and the memory samples' order.
+    // They read the events' times and parents and write other fields.
+    parallel::parallelFor(3, threads, [&](size_t job) {
+        if (job == 0) {
+            linkLaunches(m_correlation);
+            linkOps(m_externalId);
+        } else if (job == 1) {
+            resolveFlows(threads > 2 ? threads - 2 : 1);
+        } else {
+            const auto byTime = [](const MemorySample& a, const MemorySample& b) {
+                return a.timeNs < b.timeNs;
+            };
+            auto& memory = m_model.m_memory;
+            if (!std::is_sorted(memory.begin(), memory.end(), byTime))
+                std::stable_sort(memory.begin(), memory.end(), byTime);
+        }
+    });
     m_correlation = {};
     m_externalId = {};
-    resolveFlows(threads);
     applyTrackNames();
-    std::stable_sort(
-        m_model.m_memory.begin(), m_model.m_memory.end(),
-        [](const MemorySample& a, const MemorySample& b) { return a.timeNs < b.timeNs; });
     computeSpan();
     stats.mendedStrings = m_model.m_strings.mendedCount();
     const auto finished = std::chrono::steady_clock::now();
