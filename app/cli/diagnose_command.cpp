@@ -112,13 +112,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         } else if (arg == "--step-marker" && hasValue) {
             options.summary.steps.marker = args[++i];
         } else if (arg == kThreadsOption) {
-            std::string error;
-            const std::optional<unsigned> threads = threadsValue(args, i, error);
-            if (!threads) {
-                err << "kinetoscope diagnose: " << error << '\n';
+            if (!readThreadsOption(args, i, "diagnose", err, options.threads))
                 return kExitBadInput;
-            }
-            options.threads = *threads;
         } else if (arg == "--link-gbps" && hasValue) {
             try {
                 jobRules.linkBytesPerS = std::stod(args[++i]) * 1e9;

@@ -48,13 +48,8 @@ int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         } else if (arg == "--step-marker" && hasValue) {
             options.summary.steps.marker = args[++i];
         } else if (arg == kThreadsOption) {
-            std::string error;
-            const std::optional<unsigned> threads = threadsValue(args, i, error);
-            if (!threads) {
-                err << "kinetoscope diff: " << error << '\n';
+            if (!readThreadsOption(args, i, "diff", err, options.threads))
                 return kExitBadInput;
-            }
-            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope diff: unknown option or missing value: '" << arg << "'\n";
             return kExitBadInput;

@@ -23,13 +23,8 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (arg == "--json") {
             asJson = true;
         } else if (arg == kThreadsOption) {
-            std::string error;
-            const std::optional<unsigned> threads = threadsValue(args, i, error);
-            if (!threads) {
-                err << "kinetoscope info: " << error << '\n';
+            if (!readThreadsOption(args, i, "info", err, options.threads))
                 return kExitBadInput;
-            }
-            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope info: unknown option '" << arg << "'\n";
             return kExitBadInput;

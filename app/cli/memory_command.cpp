@@ -28,13 +28,8 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
             }
             tracePath = args[++i];
         } else if (arg == kThreadsOption) {
-            std::string error;
-            const std::optional<unsigned> value = threadsValue(args, i, error);
-            if (!value) {
-                err << "kinetoscope memory: " << error << '\n';
+            if (!readThreadsOption(args, i, "memory", err, threads))
                 return kExitBadInput;
-            }
-            threads = *value;
         } else if (arg == "--json") {
             asJson = true;
         } else if (arg == "--markdown") {

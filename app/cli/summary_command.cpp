@@ -53,13 +53,8 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
             options.summary.steps.marker = args[++i];
         } else if (arg == kThreadsOption) {
-            std::string error;
-            const std::optional<unsigned> threads = threadsValue(args, i, error);
-            if (!threads) {
-                err << "kinetoscope summary: " << error << '\n';
+            if (!readThreadsOption(args, i, "summary", err, options.threads))
                 return kExitBadInput;
-            }
-            options.threads = *threads;
         } else if (arg.starts_with("-")) {
             err << "kinetoscope summary: unknown option '" << arg << "'\n";
             return kExitBadInput;

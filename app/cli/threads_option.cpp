@@ -1,6 +1,7 @@
 #include "app/cli/threads_option.h"
 
 #include <charconv>
+#include <ostream>
 
 namespace kinetoscope::cli {
 
@@ -22,17 +23,17 @@ std::string threadsProblem(const std::string* value)
     return "--threads takes " + wanted + ", not '" + *value + "'";
 }
 
-std::optional<unsigned> threadsValue(const std::vector<std::string>& args, size_t& i, std::string& error)
+bool readThreadsOption(const std::vector<std::string>& args, size_t& i, std::string_view command,
+                       std::ostream& err, unsigned& threads)
 {
-    if (i + 1 >= args.size()) {
-        error = threadsProblem(nullptr);
-        return std::nullopt;
+    const std::string* value = i + 1 < args.size() ? &args[++i] : nullptr;
+    const std::optional<unsigned> parsed = value ? parseThreads(*value) : std::nullopt;
+    if (!parsed) {
+        err << "kinetoscope " << command << ": " << threadsProblem(value) << '\n';
+        return false;
     }
-    const std::string& value = args[++i];
-    const std::optional<unsigned> threads = parseThreads(value);
-    if (!threads)
-        error = threadsProblem(&value);
-    return threads;
+    threads = *parsed;
+    return true;
 }
 
 }  // namespace kinetoscope::cli

@@ -4,6 +4,7 @@
 // command line. 0 = every core (the default), 1 = the serial path (no thread started),
 // anything else up to kMaxThreads as given (core/parallel/thread_count.h). The output is the
 // same whatever the number; only the time it takes changes.
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +22,10 @@ std::optional<unsigned> parseThreads(std::string_view text);
 // The one line (no prefix, no newline) for a value that is not a thread count; `value`
 // is null when none was given.
 std::string threadsProblem(const std::string* value);
-// The value after `--threads` at args[i] (i moves onto it), or nullopt with `error` set to
-// threadsProblem's line.
-std::optional<unsigned> threadsValue(const std::vector<std::string>& args, size_t& i, std::string& error);
+// Reads the value after `--threads` at args[i] (i moves onto it) into `threads`. A bad or
+// missing value writes "kinetoscope COMMAND: " and threadsProblem's line to `err` and
+// returns false (the command then exits with kExitBadInput).
+bool readThreadsOption(const std::vector<std::string>& args, size_t& i, std::string_view command,
+                       std::ostream& err, unsigned& threads);
 
 }  // namespace kinetoscope::cli
