@@ -198,8 +198,10 @@ std::unique_ptr<Block> BlockPipeline::cutBlock()
                                ? std::string_view::npos
                                : json_scan::lastElementEnd(text, firstBrace, m_input.lookBackBytes);
         if (end != std::string_view::npos) {
-            m_carry.reserve(m_input.blockBytes + 1 + kPaddingBytes);
-            m_carry.size = bytes.size - (end - 1);
+            // The carry can outgrow a block (a block grown for a long event): sized to it.
+            const size_t carried = bytes.size - (end - 1);
+            m_carry.reserve(std::max(m_input.blockBytes, carried) + 1 + kPaddingBytes);
+            m_carry.size = carried;
             std::memcpy(m_carry.data.get(), bytes.data.get() + end - 1, m_carry.size);
             m_carryOffset = block->offset + end - 1;
             bytes.size = end;
