@@ -48,7 +48,6 @@ trace::LoadOptions optionsFor(std::string_view bytes)
     trace::LoadOptions options;
     options.limits.windowBytes = size_t(64) << (h % 9);                // 64 B .. 16 KiB
     options.limits.batchLookBackBytes = size_t(32) << ((h >> 8) % 9);  // 32 B .. 8 KiB
-    options.limits.batchSplitBytes = size_t(32) << ((h >> 16) % 9);
     options.parser =
         (h >> 24) & 1 ? trace::ParserBackendChoice::Avx2 : trace::ParserBackendChoice::Generic;
     options.threads = 1 + static_cast<unsigned>((h >> 25) % 3);                 // 1 .. 3

@@ -14,8 +14,6 @@
 #include <chrono>
 #include <cstring>
 #include <new>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 namespace kinetoscope::trace {
@@ -60,8 +58,7 @@ public:
     StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes,
                     uint64_t* entriesSeen)
         : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen),
-          m_threads(parallel::resolveThreads(options.threads)), m_parser(options.parser),
-          m_secondParser(options.parser)
+          m_threads(parallel::resolveThreads(options.threads)), m_parser(options.parser)
     {
         // A window no larger than the data (when its size is known): a small trace does
         // not pay for zero-filling megabytes it never uses.
@@ -121,9 +118,6 @@ private:
     EventParser m_parser;
     ParsedEvent m_event;
     std::vector<BatchEvent> m_batch;
-    EventParser m_secondParser;  // for the half of a batch parsed on a second thread
-    std::vector<BatchEvent> m_secondBatch;
-    std::string m_secondText;
     uint64_t m_slowUntil = 0;  // absolute offset up to which batches are not tried
     TraceBuilder m_builder;
     uint64_t m_malformedEvents = 0;
@@ -248,67 +242,26 @@ bool StreamingReader::readEventBatch()
 {
     // Many events in one simdjson document: the byte before the first event (a '[' or
     // ',' or whitespace) becomes '[' and the byte after the last becomes ']' for the
-    // duration of the parse. A large batch is cut in two at an event boundary and the
-    // second half, copied out, is parsed on a second thread.
+    // duration of the parse. (Several threads read blocks instead: readEventsOnThreads.)
     if (m_pos == 0 || absolute(m_pos) < m_slowUntil || m_buffer[m_pos] != '{')
         return false;
     const size_t end = findBatchEnd(m_pos, m_end);
     if (end == std::string_view::npos)
         return false;
-    size_t split = end;
-    if (m_threads > 1 && end - m_pos > m_options.limits.batchSplitBytes) {
-        const size_t middle = findBatchEnd(m_pos, m_pos + (end - m_pos) / 2);
-        if (middle != std::string_view::npos)
-            split = middle;
-    }
     char* const p = m_buffer.data();
-    size_t secondStart = 0;  // window index of the second half's first event
-    bool secondParsed = true;
-    bool secondOutOfMemory = false;
-    size_t secondLength = 0;
-    auto parseSecond = [this, &secondLength, &secondParsed, &secondOutOfMemory] {
-        try {
-            secondParsed = m_secondParser.parseArray(
-                std::string_view(m_secondText.data(), secondLength), kPaddingBytes, m_secondBatch);
-        } catch (const std::bad_alloc&) {
-            secondOutOfMemory = true;  // rethrown on the loading thread after the join
-        }
-    };
-    std::jthread second;  // joins on the way out too, should the first half throw
-    if (split != end) {
-        secondStart = split;
-        while (p[secondStart] != '{')
-            ++secondStart;
-        m_secondText.assign(1, '[');
-        m_secondText.append(p + secondStart, end - secondStart);
-        m_secondText.push_back(']');
-        secondLength = m_secondText.size();
-        m_secondText.append(kPaddingBytes, ' ');
-        try {
-            second = std::jthread(parseSecond);
-        } catch (const std::system_error&) {
-            parseSecond();  // no thread to be had (memory or thread limits): parse it here
-        }
-    }
     const char before = p[m_pos - 1];
-    const char after = p[split];
+    const char after = p[end];
     p[m_pos - 1] = '[';
-    p[split] = ']';
-    const std::string_view text(p + m_pos - 1, split - m_pos + 2);
-    const bool firstParsed = m_parser.parseArray(text, m_buffer.size() - (split + 1), m_batch);
+    p[end] = ']';
+    const std::string_view text(p + m_pos - 1, end - m_pos + 2);
+    const bool parsed = m_parser.parseArray(text, m_buffer.size() - (end + 1), m_batch);
     p[m_pos - 1] = before;
-    p[split] = after;
-    if (second.joinable())
-        second.join();
-    if (secondOutOfMemory)
-        throw std::bad_alloc();
-    if (!firstParsed || !secondParsed) {
+    p[end] = after;
+    if (!parsed) {
         m_slowUntil = absolute(end);
         return false;
     }
     m_builder.addBatch(m_batch, absolute(m_pos - 1));
-    if (split != end)
-        m_builder.addBatch(m_secondBatch, absolute(secondStart) - 1);  // the copy starts with '['
     m_pos = end;
     return true;
 }

@@ -28,12 +28,11 @@ std::string_view loadStatusName(LoadStatus status);
 
 // The streaming reader's sizes. The defaults suit traces of any size; tests and the
 // fuzzer shrink them so that inputs of a few kilobytes cross window refills, batch
-// look-backs, the split onto the second parsing thread and the blocks read in parallel.
+// look-backs and the blocks read in parallel.
 struct ReaderLimits
 {
     size_t windowBytes = size_t(8) << 20;         // read granularity (grows for one larger value)
     size_t batchLookBackBytes = size_t(1) << 20;  // how far back a batch's last event is searched
-    size_t batchSplitBytes = size_t(1) << 20;     // a larger batch is halved onto a second thread
     size_t parallelBlockBytes = size_t(4) << 20;  // the unit of work when several threads read
 };
 

@@ -35,7 +35,6 @@ ReaderLimits smallLimits()
     ReaderLimits limits;
     limits.windowBytes = 16 * 1024;
     limits.batchLookBackBytes = 2 * 1024;
-    limits.batchSplitBytes = 1024;
     limits.parallelBlockBytes = 4 * 1024;
     return limits;
 }
