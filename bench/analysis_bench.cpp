@@ -16,8 +16,6 @@
 #include "core/parallel/thread_count.h"
 #include "core/trace/trace_loader.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
@@ -49,7 +48,8 @@ double median(std::vector<double> values)
 // computed what the serial one did (tests/analysis compares whole summaries).
 bool sameCausal(const analysis::CausalModel& a, const analysis::CausalModel& b)
 {
-    return a.stepsModelled == b.stepsModelled && std::memcmp(&a.stepNs, &b.stepNs, sizeof a.stepNs) == 0 &&
+    return a.stepsModelled == b.stepsModelled &&
+           std::memcmp(&a.stepNs, &b.stepNs, sizeof a.stepNs) == 0 &&
            std::memcmp(a.gainNs.data(), b.gainNs.data(), sizeof a.gainNs) == 0 &&
            std::memcmp(a.soloGainNs.data(), b.soloGainNs.data(), sizeof a.soloGainNs) == 0 &&
            std::memcmp(a.deviceNs.data(), b.deviceNs.data(), sizeof a.deviceNs) == 0;
@@ -137,12 +137,13 @@ int main(int argc, char** argv)
         char item[160];
         std::snprintf(item, sizeof item, "%s\"%u\": %.3f", i ? ", " : "", threads[i], medians[i]);
         byThreads += item;
-        std::snprintf(item, sizeof item, "%s\"%u\": %.2f", i ? ", " : "", threads[i], serial / medians[i]);
+        std::snprintf(item, sizeof item, "%s\"%u\": %.2f", i ? ", " : "", threads[i],
+                      serial / medians[i]);
         speedups += item;
         const unsigned count = kinetoscope::parallel::resolveThreads(threads[i]);
         std::snprintf(item, sizeof item, "%s%s%u thread%s %.3f s (%.2fx)", i ? " | " : "",
-                      threads[i] == 0 ? "every core: " : "", count, count == 1 ? "" : "s", medians[i],
-                      serial / medians[i]);
+                      threads[i] == 0 ? "every core: " : "", count, count == 1 ? "" : "s",
+                      medians[i], serial / medians[i]);
         forPeople += item;
     }
 
@@ -159,8 +160,10 @@ int main(int argc, char** argv)
     identical = identical && sameCausal(causal, causalParallel);
     const auto modules = analysis::computeModuleTree(model);
     const auto calls = analysis::computeCallTree(model);
-    const auto byOp = analysis::computeKernelTable(model, nullptr, analysis::KernelGrouping::NameAndOp);
-    const auto byLaunch = analysis::computeKernelTable(model, nullptr, analysis::KernelGrouping::LaunchConfig);
+    const auto byOp =
+        analysis::computeKernelTable(model, nullptr, analysis::KernelGrouping::NameAndOp);
+    const auto byLaunch =
+        analysis::computeKernelTable(model, nullptr, analysis::KernelGrouping::LaunchConfig);
     const auto t7 = Clock::now();
     const auto roofline = kinetoscope::roofline::computeRoofline(model);
     const auto t8 = Clock::now();
@@ -168,24 +171,29 @@ int main(int argc, char** argv)
     getrusage(RUSAGE_SELF, &resources);
     const double ingest = secondsBetween(t0, t1);
     const unsigned coreCount = kinetoscope::parallel::availableCores();
-    std::printf("{\"entries\": %llu, \"steps\": %zu, \"findings\": %zu, \"ingest_seconds\": %.3f, \"runs\": %d, "
-                "\"cores\": %u, \"analysis_seconds_serial\": %.3f, \"analysis_seconds_cores\": %.3f, "
-                "\"analysis_seconds_2_threads\": %.3f, \"speedup_cores\": %.2f, \"speedup_2_threads\": %.2f, "
-                "\"analysis_seconds_by_threads\": {%s}, \"speedup_by_threads\": {%s}, "
-                "\"parallel_identical\": %s, \"window_seconds\": %.3f, \"steady_steps\": %zu, "
-                "\"causal_model_seconds_serial\": %.3f, \"causal_model_seconds_cores\": %.3f, "
-                "\"steps_modelled\": %zu, \"diagnosis_seconds\": %.3f, \"analysis_over_ingest_serial\": %.2f, "
-                "\"analysis_over_ingest_cores\": %.2f, \"view_tables_seconds\": %.3f, "
-                "\"view_tables_over_analysis\": %.2f, \"module_nodes\": %zu, \"call_nodes\": %zu, "
-                "\"kernel_rows_by_op\": %zu, \"kernel_rows_by_launch\": %zu, \"roofline_seconds\": %.3f, "
-                "\"roofline_op_groups\": %zu, \"peak_rss_bytes\": %lld}\n",
-                static_cast<unsigned long long>(model.stats().entries), summary->steps.steps.size(), findings.size(),
-                ingest, runs, coreCount, serial, cores, two, serial / cores, serial / two, byThreads.c_str(),
-                speedups.c_str(), identical ? "true" : "false", secondsBetween(t3, t4), window.steadyCount(),
-                secondsBetween(t4, t5), secondsBetween(t5, t6), causal.stepsModelled, secondsBetween(t2, t3),
-                serial / ingest, cores / ingest, secondsBetween(t6, t7), secondsBetween(t6, t7) / serial,
-                modules.nodes.size(), calls.nodes.size(), byOp.size(), byLaunch.size(), secondsBetween(t7, t8),
-                roofline.ops.size(), static_cast<long long>(resources.ru_maxrss) * 1024);
+    std::printf(
+        "{\"entries\": %llu, \"steps\": %zu, \"findings\": %zu, \"ingest_seconds\": %.3f, "
+        "\"runs\": %d, "
+        "\"cores\": %u, \"analysis_seconds_serial\": %.3f, \"analysis_seconds_cores\": %.3f, "
+        "\"analysis_seconds_2_threads\": %.3f, \"speedup_cores\": %.2f, \"speedup_2_threads\": "
+        "%.2f, "
+        "\"analysis_seconds_by_threads\": {%s}, \"speedup_by_threads\": {%s}, "
+        "\"parallel_identical\": %s, \"window_seconds\": %.3f, \"steady_steps\": %zu, "
+        "\"causal_model_seconds_serial\": %.3f, \"causal_model_seconds_cores\": %.3f, "
+        "\"steps_modelled\": %zu, \"diagnosis_seconds\": %.3f, \"analysis_over_ingest_serial\": "
+        "%.2f, "
+        "\"analysis_over_ingest_cores\": %.2f, \"view_tables_seconds\": %.3f, "
+        "\"view_tables_over_analysis\": %.2f, \"module_nodes\": %zu, \"call_nodes\": %zu, "
+        "\"kernel_rows_by_op\": %zu, \"kernel_rows_by_launch\": %zu, \"roofline_seconds\": %.3f, "
+        "\"roofline_op_groups\": %zu, \"peak_rss_bytes\": %lld}\n",
+        static_cast<unsigned long long>(model.stats().entries), summary->steps.steps.size(),
+        findings.size(), ingest, runs, coreCount, serial, cores, two, serial / cores, serial / two,
+        byThreads.c_str(), speedups.c_str(), identical ? "true" : "false", secondsBetween(t3, t4),
+        window.steadyCount(), secondsBetween(t4, t5), secondsBetween(t5, t6), causal.stepsModelled,
+        secondsBetween(t2, t3), serial / ingest, cores / ingest, secondsBetween(t6, t7),
+        secondsBetween(t6, t7) / serial, modules.nodes.size(), calls.nodes.size(), byOp.size(),
+        byLaunch.size(), secondsBetween(t7, t8), roofline.ops.size(),
+        static_cast<long long>(resources.ru_maxrss) * 1024);
     std::fprintf(stderr, "analysis, median of %d: %s%s\n", runs, forPeople.c_str(),
                  identical ? "" : " | RESULTS DIFFER");
     return identical ? 0 : 1;

@@ -7,11 +7,10 @@
 // slower load; with fewer it approaches their sum.
 #include "core/compare/comparison.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <sys/resource.h>
 #include <thread>
 
 int main(int argc, char** argv)
@@ -21,7 +20,9 @@ int main(int argc, char** argv)
         return 2;
     }
     using Clock = std::chrono::steady_clock;
-    const auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+    };
     namespace document = kinetoscope::document;
     namespace compare = kinetoscope::compare;
 
@@ -43,12 +44,15 @@ int main(int argc, char** argv)
     getrusage(RUSAGE_SELF, &usage);
     const double loadBefore = seconds(t0, t1), loadAfter = seconds(t1, t2);
     const double diff = seconds(t2, t4);
-    std::printf("{\"cores\": %u, \"steps\": [%zu, %zu], \"load_before_seconds\": %.3f, \"load_after_seconds\": %.3f, "
-                "\"parallel_open_seconds\": %.3f, \"compare_seconds\": %.3f, \"diff_seconds\": %.3f, "
-                "\"diff_over_slower_load\": %.2f, \"diff_over_both_loads\": %.2f, \"peak_rss_bytes\": %lld}\n",
-                std::thread::hardware_concurrency(), comparison.before.steps.valuesNs.size(),
-                comparison.after.steps.valuesNs.size(), loadBefore, loadAfter, seconds(t2, t3), seconds(t3, t4), diff,
-                diff / std::max(loadBefore, loadAfter), diff / (loadBefore + loadAfter),
-                static_cast<long long>(usage.ru_maxrss) * 1024);
+    std::printf(
+        "{\"cores\": %u, \"steps\": [%zu, %zu], \"load_before_seconds\": %.3f, "
+        "\"load_after_seconds\": %.3f, "
+        "\"parallel_open_seconds\": %.3f, \"compare_seconds\": %.3f, \"diff_seconds\": %.3f, "
+        "\"diff_over_slower_load\": %.2f, \"diff_over_both_loads\": %.2f, \"peak_rss_bytes\": "
+        "%lld}\n",
+        std::thread::hardware_concurrency(), comparison.before.steps.valuesNs.size(),
+        comparison.after.steps.valuesNs.size(), loadBefore, loadAfter, seconds(t2, t3),
+        seconds(t3, t4), diff, diff / std::max(loadBefore, loadAfter),
+        diff / (loadBefore + loadAfter), static_cast<long long>(usage.ru_maxrss) * 1024);
     return 0;
 }

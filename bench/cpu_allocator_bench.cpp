@@ -42,7 +42,8 @@ int main(int argc, char** argv)
     int rounds = 5;
     bool control = false;
     std::string error;
-    if (!bench::parseEngineBenchArgs(argc, argv, config, rounds, {{"--control", &control}}, error)) {
+    if (!bench::parseEngineBenchArgs(argc, argv, config, rounds, {{"--control", &control}},
+                                     error)) {
         std::fprintf(stderr, "bench_cpu_allocator: %s\n", error.c_str());
         return 2;
     }
@@ -54,7 +55,8 @@ int main(int argc, char** argv)
         const char* second = control ? "default allocator again" : "counting allocator";
         const double counted = median(measure(config, rounds, second));
         std::printf("%s on the CPU, batch %lld, %lld steps x %d rounds\n", config.model.c_str(),
-                    static_cast<long long>(config.batchSize), static_cast<long long>(config.steps), rounds);
+                    static_cast<long long>(config.batchSize), static_cast<long long>(config.steps),
+                    rounds);
         std::printf("median, default allocator:  %10.1f samples/s\n", plain);
         std::printf("median, %s: %10.1f samples/s\n", second, counted);
         std::printf("second / first phase:       %10.4f  (cost %+.2f %%)\n", counted / plain,

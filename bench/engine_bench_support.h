@@ -20,12 +20,14 @@ inline double median(std::vector<double> values)
 // Fills `rounds`, sets each of `flags` found (name -> present) and parses the rest into
 // `config`; false with the reason in `error`.
 inline bool parseEngineBenchArgs(int argc, char** argv, lab::RunConfig& config, int& rounds,
-                                 std::vector<std::pair<std::string, bool*>> flags, std::string& error)
+                                 std::vector<std::pair<std::string, bool*>> flags,
+                                 std::string& error)
 {
     std::vector<std::string> options;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        const auto flag = std::find_if(flags.begin(), flags.end(), [&](const auto& f) { return f.first == arg; });
+        const auto flag =
+            std::find_if(flags.begin(), flags.end(), [&](const auto& f) { return f.first == arg; });
         if (flag != flags.end())
             *flag->second = true;
         else if (arg == "--rounds" && i + 1 < argc)

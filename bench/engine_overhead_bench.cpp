@@ -48,16 +48,18 @@ int main(int argc, char** argv)
             instrumented.push_back(r.session.lab.at(0).samplesPerSecond);
             if (round % 2 == 1)
                 bare.push_back(engine::runBareLoop(config));
-            std::printf("round %d: bare %.1f samples/s, instrumented %.1f samples/s (%zu live samples)\n", round + 1,
-                        bare.back(), instrumented.back(), r.session.samples.size());
+            std::printf(
+                "round %d: bare %.1f samples/s, instrumented %.1f samples/s (%zu live samples)\n",
+                round + 1, bare.back(), instrumented.back(), r.session.samples.size());
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_engine_overhead: %s\n", e.what());
         return 2;
     }
     const double b = median(bare), k = median(instrumented);
-    std::printf("%s on %s, batch %lld, %lld steps x %d rounds\n", config.model.c_str(), config.device.c_str(),
-                static_cast<long long>(config.batchSize), static_cast<long long>(config.steps), rounds);
+    std::printf("%s on %s, batch %lld, %lld steps x %d rounds\n", config.model.c_str(),
+                config.device.c_str(), static_cast<long long>(config.batchSize),
+                static_cast<long long>(config.steps), rounds);
     std::printf("median bare loop:    %10.1f samples/s\n", b);
     std::printf("median instrumented: %10.1f samples/s\n", k);
     std::printf("instrumented / bare: %10.4f  (overhead %+.2f %%)\n", k / b, (1.0 - k / b) * 100.0);

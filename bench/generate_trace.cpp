@@ -34,13 +34,15 @@ int main(int argc, char** argv)
     static char buffer[1 << 20];
     std::setvbuf(out, buffer, _IOFBF, sizeof buffer);
     const uint64_t seed = argc == 4 ? std::strtoull(argv[3], nullptr, 10) : 1;
-    const auto stats = kinetoscope::bench::writeSyntheticTrace(out, static_cast<uint64_t>(size), seed);
+    const auto stats =
+        kinetoscope::bench::writeSyntheticTrace(out, static_cast<uint64_t>(size), seed);
     if (std::fclose(out) != 0) {
         std::perror(argv[2]);
         return 2;
     }
     std::printf("{\"bytes\": %llu, \"events\": %llu, \"steps\": %llu, \"bytes_per_event\": %.1f}\n",
-                static_cast<unsigned long long>(stats.bytes), static_cast<unsigned long long>(stats.events),
+                static_cast<unsigned long long>(stats.bytes),
+                static_cast<unsigned long long>(stats.events),
                 static_cast<unsigned long long>(stats.steps),
                 static_cast<double>(stats.bytes) / static_cast<double>(stats.events));
     return 0;

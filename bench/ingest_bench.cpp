@@ -4,12 +4,11 @@
 // bench/run_ingest_bench.sh, which compares thread counts and Python's json.load.
 #include "core/trace/trace_loader.h"
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sys/resource.h>
 
 int main(int argc, char** argv)
 {
@@ -40,11 +39,13 @@ int main(int argc, char** argv)
                 "\"mb_per_s\": %.1f, \"peak_rss_bytes\": %lld, \"model_bytes\": %zu, "
                 "\"string_bytes\": %zu, \"model_bytes_per_event_excluding_strings\": %.1f, "
                 "\"model_bytes_per_event\": %.1f, \"status\": \"%s\"}\n",
-                options.threads, static_cast<unsigned long long>(s.blocksOnThreads), s.finishSeconds,
-                static_cast<unsigned long long>(s.fileBytes), static_cast<unsigned long long>(s.bytesRead),
+                options.threads, static_cast<unsigned long long>(s.blocksOnThreads),
+                s.finishSeconds, static_cast<unsigned long long>(s.fileBytes),
+                static_cast<unsigned long long>(s.bytesRead),
                 static_cast<unsigned long long>(s.entries), seconds,
-                static_cast<double>(s.bytesRead) / 1e6 / seconds, static_cast<long long>(usage.ru_maxrss) * 1024,
-                modelBytes, stringBytes, static_cast<double>(modelBytes - stringBytes) / entries,
+                static_cast<double>(s.bytesRead) / 1e6 / seconds,
+                static_cast<long long>(usage.ru_maxrss) * 1024, modelBytes, stringBytes,
+                static_cast<double>(modelBytes - stringBytes) / entries,
                 static_cast<double>(modelBytes) / entries,
                 std::string(kinetoscope::trace::loadStatusName(result.status)).c_str());
     return 0;

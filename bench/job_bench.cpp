@@ -7,12 +7,11 @@
 #include "core/job/job.h"
 #include "core/job/job_rules.h"
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <sys/resource.h>
 #include <thread>
 #include <vector>
 
@@ -56,10 +55,13 @@ int main(int argc, char** argv)
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     const long long peak = static_cast<long long>(usage.ru_maxrss) * 1024;
-    std::printf("{\"mode\": \"%s\", \"cores\": %u, \"ranks\": %zu, \"seconds\": %.3f, \"files_bytes\": %llu, "
-                "\"peak_rss_bytes\": %lld, \"peak_rss_over_files\": %.2f, \"collectives_matched\": %zu, "
-                "\"job_findings\": %zu}\n",
-                mode.c_str(), std::thread::hardware_concurrency(), ranks, seconds,
-                static_cast<unsigned long long>(totalBytes), peak, double(peak) / double(totalBytes), matched, findings);
+    std::printf(
+        "{\"mode\": \"%s\", \"cores\": %u, \"ranks\": %zu, \"seconds\": %.3f, \"files_bytes\": "
+        "%llu, "
+        "\"peak_rss_bytes\": %lld, \"peak_rss_over_files\": %.2f, \"collectives_matched\": %zu, "
+        "\"job_findings\": %zu}\n",
+        mode.c_str(), std::thread::hardware_concurrency(), ranks, seconds,
+        static_cast<unsigned long long>(totalBytes), peak, double(peak) / double(totalBytes),
+        matched, findings);
     return 0;
 }

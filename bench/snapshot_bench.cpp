@@ -6,13 +6,12 @@
 #include "core/snapshot/snapshot_summary.h"
 #include "core/snapshot/snapshot_timeline.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace {
 
@@ -50,7 +49,8 @@ int main(int argc, char** argv)
     }
     const long long afterRead = residentBytes();
     const auto building = Clock::now();
-    const std::vector<DeviceTimeline> timelines = timelinesOf(*loaded.model, hasTimes(*loaded.model));
+    const std::vector<DeviceTimeline> timelines =
+        timelinesOf(*loaded.model, hasTimes(*loaded.model));
     const double timelineSeconds = since(building);
     const auto summarising = Clock::now();
     const SnapshotSummary summary = summarize(*loaded.model, timelines);
@@ -58,13 +58,16 @@ int main(int argc, char** argv)
     const long long afterAll = residentBytes();
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    std::printf("{\"seconds\": %.3f, \"read_seconds\": %.3f, \"summary_seconds\": %.3f, \"timeline_seconds\": %.3f, "
-                "\"entries\": %zu, \"frames\": %zu, \"stacks\": %zu, \"peak_allocated_bytes\": %lld, "
-                "\"file_bytes\": %llu, \"base_rss_bytes\": %lld, \"rss_after_read_bytes\": %lld, "
-                "\"rss_after_all_bytes\": %lld, \"peak_rss_bytes\": %lld}\n",
-                since(started), readSeconds, summarySeconds, timelineSeconds, loaded.model->entries.size(),
-                loaded.model->frames.size(), loaded.model->stacks.size(), (long long)summary.peakAllocatedBytes,
-                (unsigned long long)std::filesystem::file_size(argv[1]), base, afterRead, afterAll,
-                (long long)usage.ru_maxrss * 1024);
+    std::printf(
+        "{\"seconds\": %.3f, \"read_seconds\": %.3f, \"summary_seconds\": %.3f, "
+        "\"timeline_seconds\": %.3f, "
+        "\"entries\": %zu, \"frames\": %zu, \"stacks\": %zu, \"peak_allocated_bytes\": %lld, "
+        "\"file_bytes\": %llu, \"base_rss_bytes\": %lld, \"rss_after_read_bytes\": %lld, "
+        "\"rss_after_all_bytes\": %lld, \"peak_rss_bytes\": %lld}\n",
+        since(started), readSeconds, summarySeconds, timelineSeconds, loaded.model->entries.size(),
+        loaded.model->frames.size(), loaded.model->stacks.size(),
+        (long long)summary.peakAllocatedBytes,
+        (unsigned long long)std::filesystem::file_size(argv[1]), base, afterRead, afterAll,
+        (long long)usage.ru_maxrss * 1024);
     return 0;
 }

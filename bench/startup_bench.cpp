@@ -6,24 +6,23 @@
 // linked torch. --before runs the same commands with another kinetoscope (an older build)
 // in the same run, for a side-by-side ratio. The binaries are found beside this one;
 // the traces default to the bundled sample and ../shared/traces' largest (54 MB).
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fcntl.h>
 #include <filesystem>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace {
 
 struct Measured
 {
-    double seconds = 0;       // median wall time
-    long peakKilobytes = 0;   // largest peak resident set over the runs
+    double seconds = 0;      // median wall time
+    long peakKilobytes = 0;  // largest peak resident set over the runs
     bool ok = true;
 };
 
@@ -93,13 +92,16 @@ int main(int argc, char** argv)
         else
             traces.push_back(arg);
     }
-    const std::filesystem::path here = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    const std::string kinetoscope = (here / "kinetoscope").string(), engine = (here / "kinetoscope-engine").string();
+    const std::filesystem::path here =
+        std::filesystem::read_symlink("/proc/self/exe").parent_path();
+    const std::string kinetoscope = (here / "kinetoscope").string(),
+                      engine = (here / "kinetoscope-engine").string();
     if (traces.empty())
         traces = {KINETOSCOPE_SOURCE_DIR "/resources/sample.pt.trace.json.gz",
                   KINETOSCOPE_SOURCE_DIR "/../shared/traces/hta/allreduce_memory_rank1.json.gz"};
     if (traces.size() != 2) {
-        std::fprintf(stderr, "usage: bench_startup [--runs N] [--before OLD_KINETOSCOPE] [SMALL_TRACE LARGE_TRACE]\n");
+        std::fprintf(stderr, "usage: bench_startup [--runs N] [--before OLD_KINETOSCOPE] "
+                             "[SMALL_TRACE LARGE_TRACE]\n");
         return 2;
     }
     std::printf("median of %d runs, wall clock from fork to exit; peak resident set\n", runs);

@@ -60,11 +60,13 @@ int main(int argc, char** argv)
     std::printf("loaded %zu events in %.0f ms\n", model.events().size(), msSince(t));
     t = Clock::now();
     const timeline::TimelineIndex index(model);
-    std::printf("index: %zu lanes, built in %.0f ms, %.2f bytes per event\n", index.lanes().size(), msSince(t),
-                double(index.memoryBytes()) / double(model.events().size()));
+    std::printf("index: %zu lanes, built in %.0f ms, %.2f bytes per event\n", index.lanes().size(),
+                msSince(t), double(index.memoryBytes()) / double(model.events().size()));
     const int width = 1600;
-    const Figures whole = measure(index, timeline::Viewport::fit(model.beginNs(), model.endNs(), width));
-    std::printf("whole trace: draw list %.3f ms (median of 21), %zu items\n", whole.medianMs, whole.items);
+    const Figures whole =
+        measure(index, timeline::Viewport::fit(model.beginNs(), model.endNs(), width));
+    std::printf("whole trace: draw list %.3f ms (median of 21), %zu items\n", whole.medianMs,
+                whole.items);
     std::vector<double> windowMs;
     size_t windowItems = 0;
     for (int k = 1; k <= 9; ++k) {  // 1 ms windows spread over the trace
@@ -74,7 +76,7 @@ int main(int argc, char** argv)
         windowItems = std::max(windowItems, f.items);
     }
     std::sort(windowMs.begin(), windowMs.end());
-    std::printf("1 ms windows: draw list %.3f ms median (worst %.3f ms), up to %zu items\n", windowMs[windowMs.size() / 2],
-                windowMs.back(), windowItems);
+    std::printf("1 ms windows: draw list %.3f ms median (worst %.3f ms), up to %zu items\n",
+                windowMs[windowMs.size() / 2], windowMs.back(), windowItems);
     return 0;
 }

@@ -14,7 +14,6 @@
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -105,8 +104,9 @@ int main(int argc, char** argv)
     const timeline::TimelineIndex index(model);
     const auto counters = timeline::countersFromSummary(summary, model.endNs());
     const timeline::TrackLayout layout(index, counters);
-    std::printf("summary, index, counters and layout in %.0f ms: %zu lanes, %zu counter tracks, %zu steps\n", msSince(t),
-                index.lanes().size(), counters.size(), summary.steps.steps.size());
+    std::printf("summary, index, counters and layout in %.0f ms: %zu lanes, %zu counter tracks, "
+                "%zu steps\n",
+                msSince(t), index.lanes().size(), counters.size(), summary.steps.steps.size());
     // Level-of-detail bytes: the lanes plus the counters' min/max pyramids.
     size_t pyramidBytes = 0, samples = 0;
     for (const timeline::CounterTrack& track : counters)
@@ -115,14 +115,16 @@ int main(int argc, char** argv)
             for (const auto& level : series.pyramid)
                 pyramidBytes += level.capacity() * sizeof(level[0]);
         }
-    std::printf("level of detail: %.2f bytes per event (lanes %zu B, counter pyramids %zu B over %zu samples)\n",
-                double(index.memoryBytes() + pyramidBytes) / double(model.events().size()), index.memoryBytes(),
-                pyramidBytes, samples);
+    std::printf("level of detail: %.2f bytes per event (lanes %zu B, counter pyramids %zu B over "
+                "%zu samples)\n",
+                double(index.memoryBytes() + pyramidBytes) / double(model.events().size()),
+                index.memoryBytes(), pyramidBytes, samples);
     const Scene scene{index, layout, counters, summary.steps.steps};
     const int timeWidth = kWidth - kLabelWidth;
-    const Figures whole = measure(scene, timeline::Viewport::fit(model.beginNs(), model.endNs(), timeWidth));
-    std::printf("whole trace: frame %.3f ms, paint %.3f ms (medians of 21), %zu items\n", whole.buildMs, whole.paintMs,
-                whole.items);
+    const Figures whole =
+        measure(scene, timeline::Viewport::fit(model.beginNs(), model.endNs(), timeWidth));
+    std::printf("whole trace: frame %.3f ms, paint %.3f ms (medians of 21), %zu items\n",
+                whole.buildMs, whole.paintMs, whole.items);
     std::vector<double> build, paint;
     size_t items = 0;
     for (int k = 1; k <= 9; ++k) {
@@ -132,7 +134,8 @@ int main(int argc, char** argv)
         paint.push_back(f.paintMs);
         items = std::max(items, f.items);
     }
-    std::printf("1 ms windows: frame %.3f ms, paint %.3f ms (median over 9 windows; worst %.3f / %.3f ms), up to %zu items\n",
+    std::printf("1 ms windows: frame %.3f ms, paint %.3f ms (median over 9 windows; worst %.3f / "
+                "%.3f ms), up to %zu items\n",
                 median(build), median(paint), *std::max_element(build.begin(), build.end()),
                 *std::max_element(paint.begin(), paint.end()), items);
     return 0;

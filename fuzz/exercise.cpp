@@ -9,13 +9,13 @@
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/summary.h"
 #include "core/document/document.h"
-#include "core/trace/event_args.h"
 #include "core/session/lab_reading.h"
 #include "core/session/session.h"
 #include "core/timeline/counter_track.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/timeline_index.h"
 #include "core/timeline/track_layout.h"
+#include "core/trace/event_args.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -50,7 +50,7 @@ trace::LoadOptions optionsFor(std::string_view bytes)
     options.limits.batchLookBackBytes = size_t(32) << ((h >> 8) % 9);  // 32 B .. 8 KiB
     options.parser =
         (h >> 24) & 1 ? trace::ParserBackendChoice::Avx2 : trace::ParserBackendChoice::Generic;
-    options.threads = 1 + static_cast<unsigned>((h >> 25) % 3);                 // 1 .. 3
+    options.threads = 1 + static_cast<unsigned>((h >> 25) % 3);         // 1 .. 3
     options.limits.parallelBlockBytes = size_t(64) << ((h >> 28) % 9);  // 64 B .. 16 KiB
     return options;
 }

@@ -6,6 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    kinetoscope::fuzz::exerciseSnapshot(std::string_view(reinterpret_cast<const char*>(data), size));
+    kinetoscope::fuzz::exerciseSnapshot(
+        std::string_view(reinterpret_cast<const char*>(data), size));
     return 0;
 }

@@ -13,11 +13,13 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QCustomPlot(parent)
     setMinimumHeight(220);
     yAxis->setLabel(QStringLiteral("time per step (ms)"));
     showLegendBeside(*this);
-    setToolTip(QStringLiteral("Each step's wall time, each instant counted once in the order "
-                              "kernel > memcpy > memset > communication > runtime > DataLoader > CPU exec > other."));
+    setToolTip(QStringLiteral(
+        "Each step's wall time, each instant counted once in the order "
+        "kernel > memcpy > memset > communication > runtime > DataLoader > CPU exec > other."));
 }
 
-void BreakdownChart::setBreakdown(const analysis::StepDetection& steps, const analysis::Breakdown& breakdown)
+void BreakdownChart::setBreakdown(const analysis::StepDetection& steps,
+                                  const analysis::Breakdown& breakdown)
 {
     clearPlottables();
     const size_t n = breakdown.perStep.size();

@@ -9,14 +9,22 @@ using analysis::TimeCategory;
 QColor categoryColor(TimeCategory category)
 {
     switch (category) {
-    case TimeCategory::Kernel: return QColor(0x2e, 0x7d, 0x32);         // green: the GPU computes
-    case TimeCategory::Memcpy: return QColor(0x15, 0x65, 0xc0);
-    case TimeCategory::Memset: return QColor(0x64, 0xb5, 0xf6);
-    case TimeCategory::Communication: return QColor(0x8e, 0x24, 0xaa);
-    case TimeCategory::Runtime: return QColor(0xff, 0xa0, 0x00);
-    case TimeCategory::DataLoader: return QColor(0xd3, 0x2f, 0x2f);     // red: waiting for data
-    case TimeCategory::CpuExec: return QColor(0x79, 0x55, 0x48);
-    case TimeCategory::Other: return QColor(0x9e, 0x9e, 0x9e);
+    case TimeCategory::Kernel:
+        return QColor(0x2e, 0x7d, 0x32);  // green: the GPU computes
+    case TimeCategory::Memcpy:
+        return QColor(0x15, 0x65, 0xc0);
+    case TimeCategory::Memset:
+        return QColor(0x64, 0xb5, 0xf6);
+    case TimeCategory::Communication:
+        return QColor(0x8e, 0x24, 0xaa);
+    case TimeCategory::Runtime:
+        return QColor(0xff, 0xa0, 0x00);
+    case TimeCategory::DataLoader:
+        return QColor(0xd3, 0x2f, 0x2f);  // red: waiting for data
+    case TimeCategory::CpuExec:
+        return QColor(0x79, 0x55, 0x48);
+    case TimeCategory::Other:
+        return QColor(0x9e, 0x9e, 0x9e);
     }
     return Qt::gray;
 }
@@ -24,14 +32,22 @@ QColor categoryColor(TimeCategory category)
 QString categoryLabel(TimeCategory category)
 {
     switch (category) {
-    case TimeCategory::Kernel: return QStringLiteral("Kernel");
-    case TimeCategory::Memcpy: return QStringLiteral("Memcpy");
-    case TimeCategory::Memset: return QStringLiteral("Memset");
-    case TimeCategory::Communication: return QStringLiteral("Communication");
-    case TimeCategory::Runtime: return QStringLiteral("Runtime");
-    case TimeCategory::DataLoader: return QStringLiteral("DataLoader");
-    case TimeCategory::CpuExec: return QStringLiteral("CPU exec");
-    case TimeCategory::Other: return QStringLiteral("Other");
+    case TimeCategory::Kernel:
+        return QStringLiteral("Kernel");
+    case TimeCategory::Memcpy:
+        return QStringLiteral("Memcpy");
+    case TimeCategory::Memset:
+        return QStringLiteral("Memset");
+    case TimeCategory::Communication:
+        return QStringLiteral("Communication");
+    case TimeCategory::Runtime:
+        return QStringLiteral("Runtime");
+    case TimeCategory::DataLoader:
+        return QStringLiteral("DataLoader");
+    case TimeCategory::CpuExec:
+        return QStringLiteral("CPU exec");
+    case TimeCategory::Other:
+        return QStringLiteral("Other");
     }
     return {};
 }
@@ -39,14 +55,22 @@ QString categoryLabel(TimeCategory category)
 QString categoryTooltip(TimeCategory category)
 {
     switch (category) {
-    case TimeCategory::Kernel: return QStringLiteral("Time a GPU kernel was running.");
-    case TimeCategory::Memcpy: return QStringLiteral("Time a device copy ran while no kernel did.");
-    case TimeCategory::Memset: return QStringLiteral("Time a device memset ran while no kernel or copy did.");
-    case TimeCategory::Communication: return QStringLiteral("Collective communication not hidden behind compute.");
-    case TimeCategory::Runtime: return QStringLiteral("CUDA runtime calls (launches, syncs) with the GPU idle.");
-    case TimeCategory::DataLoader: return QStringLiteral("Waiting for the next batch with the GPU idle.");
-    case TimeCategory::CpuExec: return QStringLiteral("CPU operators running with the GPU idle.");
-    case TimeCategory::Other: return QStringLiteral("Nothing profiled was running: Python, gaps.");
+    case TimeCategory::Kernel:
+        return QStringLiteral("Time a GPU kernel was running.");
+    case TimeCategory::Memcpy:
+        return QStringLiteral("Time a device copy ran while no kernel did.");
+    case TimeCategory::Memset:
+        return QStringLiteral("Time a device memset ran while no kernel or copy did.");
+    case TimeCategory::Communication:
+        return QStringLiteral("Collective communication not hidden behind compute.");
+    case TimeCategory::Runtime:
+        return QStringLiteral("CUDA runtime calls (launches, syncs) with the GPU idle.");
+    case TimeCategory::DataLoader:
+        return QStringLiteral("Waiting for the next batch with the GPU idle.");
+    case TimeCategory::CpuExec:
+        return QStringLiteral("CPU operators running with the GPU idle.");
+    case TimeCategory::Other:
+        return QStringLiteral("Nothing profiled was running: Python, gaps.");
     }
     return {};
 }
@@ -93,9 +117,11 @@ bool turnLabelsInside(QCustomPlot& plot)
         auto* text = qobject_cast<QCPItemText*>(plot.item(i));
         if (!text || !text->visible() || text->text().isEmpty())
             continue;
-        const QRectF bound = text->clipToAxisRect() && text->clipAxisRect() ? QRectF(text->clipAxisRect()->rect())
-                                                                           : QRectF(plot.rect());
-        const QRectF drawn = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+        const QRectF bound = text->clipToAxisRect() && text->clipAxisRect()
+                                 ? QRectF(text->clipAxisRect()->rect())
+                                 : QRectF(plot.rect());
+        const QRectF drawn =
+            QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
         Qt::Alignment horizontal = text->positionAlignment() & Qt::AlignHorizontal_Mask;
         Qt::Alignment vertical = text->positionAlignment() & Qt::AlignVertical_Mask;
         if (drawn.right() > bound.right() + 0.5 && horizontal != Qt::AlignRight)

@@ -20,7 +20,6 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-
 #include <qcustomplot.h>
 
 namespace kinetoscope::widgets {
@@ -46,22 +45,27 @@ QString sidesHtml(const compare::Comparison& c)
     auto steps = [](const compare::Side& s) {
         QString t = QString::number(s.steps.valuesNs.size());
         if (s.warmUpSteps || s.outlierSteps)
-            t += QStringLiteral(" (%1 warm-up, %2 outlier set apart)").arg(s.warmUpSteps).arg(s.outlierSteps);
+            t += QStringLiteral(" (%1 warm-up, %2 outlier set apart)")
+                     .arg(s.warmUpSteps)
+                     .arg(s.outlierSteps);
         return t;
     };
     auto d = [](double ns) { return text(format::duration(ns)); };
-    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"4\" border=\"0\">"
-                                  "<tr><th></th><th align=\"left\">before</th><th align=\"left\">after</th></tr>");
-    html += row(QStringLiteral("file"), fileName(c.before.path).toHtmlEscaped(), fileName(c.after.path).toHtmlEscaped());
+    QString html = QStringLiteral(
+        "<table cellspacing=\"0\" cellpadding=\"4\" border=\"0\">"
+        "<tr><th></th><th align=\"left\">before</th><th align=\"left\">after</th></tr>");
+    html += row(QStringLiteral("file"), fileName(c.before.path).toHtmlEscaped(),
+                fileName(c.after.path).toHtmlEscaped());
     html += row(QStringLiteral("hardware"), text(c.before.hardware.text()).toHtmlEscaped(),
                 text(c.after.hardware.text()).toHtmlEscaped());
-    html += row(QStringLiteral("run"), text(c.before.window).toHtmlEscaped(), text(c.after.window).toHtmlEscaped());
+    html += row(QStringLiteral("run"), text(c.before.window).toHtmlEscaped(),
+                text(c.after.window).toHtmlEscaped());
     html += row(QStringLiteral("steady steps compared"), steps(c.before), steps(c.after));
     html += row(QStringLiteral("step: mean · median · p95"),
-                d(c.before.steps.meanNs) + QStringLiteral(" · ") + d(c.before.steps.medianNs) + QStringLiteral(" · ") +
-                    d(c.before.steps.p95Ns),
-                d(c.after.steps.meanNs) + QStringLiteral(" · ") + d(c.after.steps.medianNs) + QStringLiteral(" · ") +
-                    d(c.after.steps.p95Ns));
+                d(c.before.steps.meanNs) + QStringLiteral(" · ") + d(c.before.steps.medianNs) +
+                    QStringLiteral(" · ") + d(c.before.steps.p95Ns),
+                d(c.after.steps.meanNs) + QStringLiteral(" · ") + d(c.after.steps.medianNs) +
+                    QStringLiteral(" · ") + d(c.after.steps.p95Ns));
     if (c.batch)
         html += row(QStringLiteral("batch (from input shapes)"), QString::number(c.batch->before),
                     QString::number(c.batch->after));
@@ -84,23 +88,29 @@ TableView* deltaPage(std::vector<compare::Delta> rows, const QString& name, cons
 }  // namespace
 
 CompareView::CompareView(std::shared_ptr<const document::Document> before,
-                         std::shared_ptr<const document::Document> after, compare::Comparison comparison, QWidget* parent)
-    : QTabWidget(parent), m_before(std::move(before)), m_after(std::move(after)), m_comparison(std::move(comparison))
+                         std::shared_ptr<const document::Document> after,
+                         compare::Comparison comparison, QWidget* parent)
+    : QTabWidget(parent), m_before(std::move(before)), m_after(std::move(after)),
+      m_comparison(std::move(comparison))
 {
     setDocumentMode(true);
     // Exported tables: "resnet50_v100_workers0_2021-vs-resnet50_v100_workers4_2021-changes.csv".
-    setExportDocumentName(this, exportBaseName(text(m_comparison.before.path)) + QStringLiteral("-vs-") +
+    setExportDocumentName(this, exportBaseName(text(m_comparison.before.path)) +
+                                    QStringLiteral("-vs-") +
                                     exportBaseName(text(m_comparison.after.path)));
     addTab(overviewPage(), QStringLiteral("Overview"));
-    addTab(deltaPage(DeltaTableModel::causeRows(m_comparison.causes), QStringLiteral("What changed"),
-                     QStringLiteral("Kind"), QStringLiteral("changes"), this),
+    addTab(deltaPage(DeltaTableModel::causeRows(m_comparison.causes),
+                     QStringLiteral("What changed"), QStringLiteral("Kind"),
+                     QStringLiteral("changes"), this),
            QStringLiteral("Changes"));
-    m_kernels = deltaPage(m_comparison.kernels, QStringLiteral("Kernel"), QString(), QStringLiteral("kernels"), this);
+    m_kernels = deltaPage(m_comparison.kernels, QStringLiteral("Kernel"), QString(),
+                          QStringLiteral("kernels"), this);
     addTab(m_kernels, QStringLiteral("Kernels"));
     addTab(deltaPage(m_comparison.ops, QStringLiteral("Operator"), QStringLiteral("Input shapes"),
                      QStringLiteral("operators"), this),
            QStringLiteral("Operators"));
-    addTab(deltaPage(m_comparison.copies, QStringLiteral("Copy or memset"), QString(), QStringLiteral("copies"), this),
+    addTab(deltaPage(m_comparison.copies, QStringLiteral("Copy or memset"), QString(),
+                     QStringLiteral("copies"), this),
            QStringLiteral("Copies"));
     addTab(memoryPage(), QStringLiteral("Memory"));
     addTab(findingsPage(), QStringLiteral("Findings"));
@@ -115,7 +125,8 @@ QString CompareView::title() const
 {
     QString before = fileName(m_comparison.before.path), after = fileName(m_comparison.after.path);
     if (before == after) {  // two runs' session.kinetoscope.json: their folders tell them apart
-        before = QFileInfo(text(m_comparison.before.path)).dir().dirName() + QLatin1Char('/') + before;
+        before =
+            QFileInfo(text(m_comparison.before.path)).dir().dirName() + QLatin1Char('/') + before;
         after = QFileInfo(text(m_comparison.after.path)).dir().dirName() + QLatin1Char('/') + after;
     }
     return before + QStringLiteral(" ↔ ") + after;
@@ -135,9 +146,10 @@ QWidget* CompareView::overviewPage()
                            : v == compare::Verdict::Faster ? QStringLiteral("#2e7d32")
                            : v == compare::Verdict::Slower ? QStringLiteral("#c62828")
                                                            : QStringLiteral("#555555");
-    m_verdict->setText(QStringLiteral("<p style=\"font-size:13pt; color:%1\"><b>%2</b></p><p>%3</p>")
-                           .arg(colour, text(m_comparison.verdictLine).toHtmlEscaped(),
-                                text(m_comparison.changeLine).toHtmlEscaped()));
+    m_verdict->setText(
+        QStringLiteral("<p style=\"font-size:13pt; color:%1\"><b>%2</b></p><p>%3</p>")
+            .arg(colour, text(m_comparison.verdictLine).toHtmlEscaped(),
+                 text(m_comparison.changeLine).toHtmlEscaped()));
     layout->addWidget(m_verdict);
     auto* sides = new QLabel(sidesHtml(m_comparison), page);
     sides->setWordWrap(true);
@@ -156,8 +168,9 @@ QWidget* CompareView::overviewPage()
     }
     m_waterfall = new WaterfallChart(page);
     m_waterfall->setComparison(m_comparison);
-    m_waterfall->setToolTip(QStringLiteral("The mean steady step before, each breakdown category's change, the step "
-                                           "after. Categories within 0.5 % of the step are left out."));
+    m_waterfall->setToolTip(
+        QStringLiteral("The mean steady step before, each breakdown category's change, the step "
+                       "after. Categories within 0.5 % of the step are left out."));
     layout->addWidget(m_waterfall, 1);
     return page;
 }
@@ -187,8 +200,8 @@ QWidget* CompareView::memoryPage()
                 right = std::max(right, keys.back());
             }
             QCPGraph* graph = plot->addGraph();
-            graph->setName(QStringLiteral("%1 %2").arg(side == 0 ? QStringLiteral("before") : QStringLiteral("after"),
-                                                       text(device)));
+            graph->setName(QStringLiteral("%1 %2").arg(
+                side == 0 ? QStringLiteral("before") : QStringLiteral("after"), text(device)));
             graph->setPen(QPen(colours[side], 1.6, side == 0 ? Qt::SolidLine : Qt::DashLine));
             graph->setLineStyle(QCPGraph::lsStepLeft);
             graph->setData(keys, values, true);
@@ -198,8 +211,9 @@ QWidget* CompareView::memoryPage()
     plot->xAxis->setRange(0, std::max(right, 1e-3));
     plot->yAxis->setRange(0, top * 1.1 + 1e-9);
     if (plot->graphCount() == 0) {
-        auto* none = new QLabel(QStringLiteral("No memory samples on either side (profile with profile_memory=True)."),
-                                this);
+        auto* none = new QLabel(
+            QStringLiteral("No memory samples on either side (profile with profile_memory=True)."),
+            this);
         none->setAlignment(Qt::AlignCenter);
         delete plot;
         return none;
@@ -211,8 +225,9 @@ QWidget* CompareView::memoryPage()
 QWidget* CompareView::findingsPage()
 {
     m_findings = new QTableWidget(int(m_comparison.findings.size()), 4, this);
-    m_findings->setHorizontalHeaderLabels(
-        {QStringLiteral("Finding"), QStringLiteral("Status"), QStringLiteral("Gain before"), QStringLiteral("Gain after")});
+    m_findings->setHorizontalHeaderLabels({QStringLiteral("Finding"), QStringLiteral("Status"),
+                                           QStringLiteral("Gain before"),
+                                           QStringLiteral("Gain after")});
     m_findings->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_findings->verticalHeader()->hide();
     for (int i = 0; i < int(m_comparison.findings.size()); ++i) {
@@ -220,14 +235,17 @@ QWidget* CompareView::findingsPage()
         auto* title = new QTableWidgetItem(text(f.title));
         title->setToolTip(text(f.id));
         m_findings->setItem(i, 0, title);
-        m_findings->setItem(i, 1, new QTableWidgetItem(QString::fromLatin1(compare::findingStatusName(f.status))));
+        m_findings->setItem(
+            i, 1, new QTableWidgetItem(QString::fromLatin1(compare::findingStatusName(f.status))));
         const bool hasBefore = f.status != compare::FindingChange::Status::New;
         const bool hasAfter = f.status != compare::FindingChange::Status::Resolved;
         // The raw gains (ns per step) for the CSV export; none where the side lacks it.
-        auto* before = new QTableWidgetItem(hasBefore ? text(format::duration(f.beforeGainNs)) : QString());
+        auto* before =
+            new QTableWidgetItem(hasBefore ? text(format::duration(f.beforeGainNs)) : QString());
         if (hasBefore)
             before->setData(RawValueRole, f.beforeGainNs);
-        auto* after = new QTableWidgetItem(hasAfter ? text(format::duration(f.afterGainNs)) : QString());
+        auto* after =
+            new QTableWidgetItem(hasAfter ? text(format::duration(f.afterGainNs)) : QString());
         if (hasAfter)
             after->setData(RawValueRole, f.afterGainNs);
         m_findings->setItem(i, 2, before);
@@ -248,7 +266,8 @@ QWidget* CompareView::timelinesPlaceholder()
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Align on steady step:"), m_timelines));
     m_step = new QComboBox(m_timelines);
-    const size_t steps = std::max(m_comparison.before.steps.valuesNs.size(), m_comparison.after.steps.valuesNs.size());
+    const size_t steps = std::max(m_comparison.before.steps.valuesNs.size(),
+                                  m_comparison.after.steps.valuesNs.size());
     for (size_t i = 0; i < steps; ++i)
         m_step->addItem(QString::number(i + 1));
     bar->addWidget(m_step);
@@ -285,7 +304,8 @@ void CompareView::alignOnStep(int index)
 {
     buildTimelines();
     index = std::max(index, 0);
-    for (auto [page, doc] : {std::pair{m_beforeTimeline, m_before.get()}, std::pair{m_afterTimeline, m_after.get()}}) {
+    for (auto [page, doc] :
+         {std::pair{m_beforeTimeline, m_before.get()}, std::pair{m_afterTimeline, m_after.get()}}) {
         const auto& steps = doc->summary.steps.steps;
         if (steps.empty())
             continue;

@@ -8,7 +8,6 @@
 #include "core/document/document.h"
 
 #include <QTabWidget>
-
 #include <memory>
 
 class QAbstractItemView;
@@ -26,9 +25,20 @@ class CompareView : public QTabWidget
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Changes, Kernels, Operators, Copies, Memory, Findings, Timelines };
-    CompareView(std::shared_ptr<const document::Document> before, std::shared_ptr<const document::Document> after,
-                compare::Comparison comparison, QWidget* parent = nullptr);
+    enum Page
+    {
+        Overview,
+        Changes,
+        Kernels,
+        Operators,
+        Copies,
+        Memory,
+        Findings,
+        Timelines
+    };
+    CompareView(std::shared_ptr<const document::Document> before,
+                std::shared_ptr<const document::Document> after, compare::Comparison comparison,
+                QWidget* parent = nullptr);
 
     const compare::Comparison& comparison() const { return m_comparison; }
     QLabel* verdictLabel() const { return m_verdict; }

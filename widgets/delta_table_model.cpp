@@ -17,8 +17,8 @@ QString ms(double ns)
 
 }  // namespace
 
-DeltaTableModel::DeltaTableModel(std::vector<compare::Delta> rows, QString nameHeader, QString detailHeader,
-                                 QObject* parent)
+DeltaTableModel::DeltaTableModel(std::vector<compare::Delta> rows, QString nameHeader,
+                                 QString detailHeader, QObject* parent)
     : QAbstractTableModel(parent), m_rows(std::move(rows)), m_nameHeader(std::move(nameHeader)),
       m_detailHeader(std::move(detailHeader))
 {
@@ -35,7 +35,7 @@ std::vector<compare::Delta> DeltaTableModel::causeRows(const std::vector<compare
         d.afterNs = c.afterNs;
         d.beforeCalls = c.beforeCount.value_or(0.0);
         d.afterCalls = c.afterCount.value_or(0.0);
-        d.status = c.beforeNs == 0 ? compare::Delta::Status::New
+        d.status = c.beforeNs == 0  ? compare::Delta::Status::New
                    : c.afterNs == 0 ? compare::Delta::Status::Gone
                                     : compare::Delta::Status::Changed;
         rows.push_back(std::move(d));
@@ -60,36 +60,50 @@ QVariant DeltaTableModel::data(const QModelIndex& index, int role) const
     const compare::Delta& d = m_rows[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Before ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    if (role == Qt::ForegroundRole && index.column() == Change && d.status != compare::Delta::Status::Same)
+    if (role == Qt::ForegroundRole && index.column() == Change &&
+        d.status != compare::Delta::Status::Same)
         return QBrush(d.deltaNs() > 0 ? QColor(0xc6, 0x28, 0x28) : QColor(0x2e, 0x7d, 0x32));
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(d.name);
     if (role == ExportRole) {
         // The status by name and the change with its sign (sorting takes its size).
         switch (index.column()) {
-        case Status: return QString::fromLatin1(compare::statusName(d.status));
-        case Change: return d.deltaNs();
-        default: return {};
+        case Status:
+            return QString::fromLatin1(compare::statusName(d.status));
+        case Change:
+            return d.deltaNs();
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
-    case Name: return QString::fromStdString(d.name);
-    case Detail: return QString::fromStdString(d.detail);
+    case Name:
+        return QString::fromStdString(d.name);
+    case Detail:
+        return QString::fromStdString(d.detail);
     case Status:
         // Sorted: what moved first.
         return raw ? QVariant(int(d.status == compare::Delta::Status::Same ? 0 : 1))
                    : QVariant(QString::fromLatin1(compare::statusName(d.status)));
-    case Before: return raw ? QVariant(d.beforeNs) : QVariant(ms(d.beforeNs));
-    case After: return raw ? QVariant(d.afterNs) : QVariant(ms(d.afterNs));
+    case Before:
+        return raw ? QVariant(d.beforeNs) : QVariant(ms(d.beforeNs));
+    case After:
+        return raw ? QVariant(d.afterNs) : QVariant(ms(d.afterNs));
     case Change:
         // Sorted by size, either way.
-        return raw ? QVariant(std::abs(d.deltaNs())) : QVariant(QString::fromStdString(format::durationChange(d.deltaNs())));
-    case CallsBefore: return raw ? QVariant(d.beforeCalls) : QVariant(QString::fromStdString(format::count(d.beforeCalls)));
-    case CallsAfter: return raw ? QVariant(d.afterCalls) : QVariant(QString::fromStdString(format::count(d.afterCalls)));
-    default: return {};
+        return raw ? QVariant(std::abs(d.deltaNs()))
+                   : QVariant(QString::fromStdString(format::durationChange(d.deltaNs())));
+    case CallsBefore:
+        return raw ? QVariant(d.beforeCalls)
+                   : QVariant(QString::fromStdString(format::count(d.beforeCalls)));
+    case CallsAfter:
+        return raw ? QVariant(d.afterCalls)
+                   : QVariant(QString::fromStdString(format::count(d.afterCalls)));
+    default:
+        return {};
     }
 }
 
@@ -99,27 +113,41 @@ QVariant DeltaTableModel::headerData(int section, Qt::Orientation orientation, i
         return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case Name: return m_nameHeader;
-        case Detail: return m_detailHeader;
-        case Status: return QStringLiteral("Status");
-        case Before: return QStringLiteral("Before (ms/step)");
-        case After: return QStringLiteral("After (ms/step)");
-        case Change: return QStringLiteral("Change");
-        case CallsBefore: return QStringLiteral("Calls/step before");
-        case CallsAfter: return QStringLiteral("Calls/step after");
-        default: return {};
+        case Name:
+            return m_nameHeader;
+        case Detail:
+            return m_detailHeader;
+        case Status:
+            return QStringLiteral("Status");
+        case Before:
+            return QStringLiteral("Before (ms/step)");
+        case After:
+            return QStringLiteral("After (ms/step)");
+        case Change:
+            return QStringLiteral("Change");
+        case CallsBefore:
+            return QStringLiteral("Calls/step before");
+        case CallsAfter:
+            return QStringLiteral("Calls/step after");
+        default:
+            return {};
         }
     }
     if (role == ColumnNameRole || role == UnitRole) {
-        static const char* const names[] = {"", "", "Status", "Before", "After", "Change", "Calls before", "Calls after"};
-        static const char* const units[] = {"", "", "", "ns/step", "ns/step", "ns/step", "calls/step", "calls/step"};
+        static const char* const names[] = {"",      "",       "Status",       "Before",
+                                            "After", "Change", "Calls before", "Calls after"};
+        static const char* const units[] = {"",        "",        "",           "ns/step",
+                                            "ns/step", "ns/step", "calls/step", "calls/step"};
         if (role == UnitRole)
             return *units[section] ? QVariant(QString::fromLatin1(units[section])) : QVariant();
-        return section == Name ? m_nameHeader : section == Detail ? m_detailHeader : QString::fromLatin1(names[section]);
+        return section == Name     ? m_nameHeader
+               : section == Detail ? m_detailHeader
+                                   : QString::fromLatin1(names[section]);
     }
     if (role == Qt::ToolTipRole && section == Status)
-        return QStringLiteral("changed: moved by 0.5 % of the step or more (or its calls by 5 %); new / gone: on one "
-                              "side only; same: within that.");
+        return QStringLiteral(
+            "changed: moved by 0.5 % of the step or more (or its calls by 5 %); new / gone: on one "
+            "side only; same: within that.");
     return {};
 }
 

@@ -4,7 +4,6 @@
 #include "core/compare/comparison.h"
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 namespace kinetoscope::widgets {
@@ -13,7 +12,18 @@ class DeltaTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Detail, Status, Before, After, Change, CallsBefore, CallsAfter, ColumnCount };
+    enum Column
+    {
+        Name,
+        Detail,
+        Status,
+        Before,
+        After,
+        Change,
+        CallsBefore,
+        CallsAfter,
+        ColumnCount
+    };
     // `detailHeader`: "Input shapes" for ops, "Kind" for causes; empty hides nothing but
     // leaves the column blank.
     DeltaTableModel(std::vector<compare::Delta> rows, QString nameHeader, QString detailHeader,

@@ -14,8 +14,8 @@
 #include "widgets/utilization_chart.h"
 
 #include <QComboBox>
-#include <QSortFilterProxyModel>
 #include <QListWidget>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -26,8 +26,9 @@ namespace kinetoscope::widgets {
 
 DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent)
     : QTabWidget(parent), m_trace(std::move(trace)), m_overview(new OverviewView(this)),
-      m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)), m_kernelModel(new KernelTableModel(this)),
-      m_operators(nullptr), m_kernels(nullptr), m_memory(nullptr), m_modules(new ModuleView(this)),
+      m_findings(new FindingsView(this)), m_opModel(new OpTableModel(this)),
+      m_kernelModel(new KernelTableModel(this)), m_operators(nullptr), m_kernels(nullptr),
+      m_memory(nullptr), m_modules(new ModuleView(this)),
       m_timeline(new TimelinePage(m_trace, this))
 {
     const document::Document& t = *m_trace;
@@ -57,16 +58,20 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
         connect(m_opGroups, &QComboBox::currentIndexChanged, this, [this, groupings](int index) {
             const OpTableModel::Grouping grouping = groupings.at(size_t(std::max(0, index)));
             m_opModel->setGrouping(grouping);
-            m_operators->table()->setColumnHidden(OpTableModel::Shapes, grouping != OpTableModel::Grouping::InputShapes);
-            m_operators->table()->setColumnHidden(OpTableModel::Source, grouping != OpTableModel::Grouping::Stack);
+            m_operators->table()->setColumnHidden(OpTableModel::Shapes,
+                                                  grouping != OpTableModel::Grouping::InputShapes);
+            m_operators->table()->setColumnHidden(OpTableModel::Source,
+                                                  grouping != OpTableModel::Grouping::Stack);
         });
     }
     m_kernels = new TableView(m_kernelModel, KernelTableModel::Total, this);
-    m_kernelGroups =
-        m_kernels->addGroupChoice({tr("kernel"), tr("kernel and op"), tr("kernel and launch configuration")});
+    m_kernelGroups = m_kernels->addGroupChoice(
+        {tr("kernel"), tr("kernel and op"), tr("kernel and launch configuration")});
     connect(m_kernelGroups, &QComboBox::currentIndexChanged, this, [this](int index) {
         const analysis::TraceSummary& s = m_trace->summary;
-        m_kernelModel->setKernels(index == 1 ? s.kernelsByOp : index == 2 ? s.kernelsByLaunch : s.kernels);
+        m_kernelModel->setKernels(index == 1   ? s.kernelsByOp
+                                  : index == 2 ? s.kernelsByLaunch
+                                               : s.kernels);
     });
 
     m_memoryPage = new MemoryPage(t.summary, this);
@@ -74,7 +79,8 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     // Exported tables are named after the document and the table:
     // "resnet50_v100_workers0_2021-operators.csv".
     setExportDocumentName(this, exportBaseName(QString::fromStdString(t.path)));
-    m_findings->setTraceFigures(t.summary.breakdown.all.averageTotalNs, t.model ? t.model->beginNs() : 0);
+    m_findings->setTraceFigures(t.summary.breakdown.all.averageTotalNs,
+                                t.model ? t.model->beginNs() : 0);
     m_operators->setExportName(QStringLiteral("operators"));
     m_kernels->setExportName(QStringLiteral("kernels"));
     m_memoryPage->table()->setExportName(QStringLiteral("memory-by-op"));
@@ -94,7 +100,8 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     addTab(m_kernels, tr("&Kernels"));
     addTab(m_memoryPage, tr("&Memory"));
     // Built on the loading worker when the app opened it; here for a document opened without.
-    m_modules->setTrees(t.summary.modules, t.callTree ? *t.callTree : analysis::computeCallTree(*t.model));
+    m_modules->setTrees(t.summary.modules,
+                        t.callTree ? *t.callTree : analysis::computeCallTree(*t.model));
     addTab(m_modules, tr("Mod&ules"));
     setTabToolTip(Modules, tr("The nn.Module hierarchy and the call tree as a flame graph"));
     addTab(m_timeline, tr("&Timeline"));
@@ -105,25 +112,31 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
         m_lab = new LiveRunView(LiveRunView::titleOf(*t.session), this);
         m_lab->showSession(*t.session);
         addTab(m_lab, tr("&Lab"));
-        setTabToolTip(Lab, tr("What the lab measured: arms, phases, live samples, sweeps and memory"));
+        setTabToolTip(Lab,
+                      tr("What the lab measured: arms, phases, live samples, sweeps and memory"));
     }
     setTabToolTip(Overview, tr("Key figures, the step-time breakdown and utilisation over time"));
     setTabToolTip(Diagnosis, tr("Ranked findings with evidence and the fix"));
     connect(m_findings, &FindingsView::evidenceRequested, this, &DocumentView::showEvidence);
-    connect(m_findings, &FindingsView::timelineRequested, this, &DocumentView::showEvidenceInTimeline);
+    connect(m_findings, &FindingsView::timelineRequested, this,
+            &DocumentView::showEvidenceInTimeline);
     // Double-clicking an op or kernel row shows its longest instance on the timeline.
     auto jumpFrom = [this](TableView* table, bool gpuActivity) {
         table->table()->setToolTip(tr("Double-click a row to show it on the timeline"));
-        connect(table->table(), &QTableView::doubleClicked, this, [this, table, gpuActivity](const QModelIndex& index) {
-            showInTimeline(table->proxy()->index(index.row(), 0).data(Qt::DisplayRole).toString(), gpuActivity);
-        });
+        connect(table->table(), &QTableView::doubleClicked, this,
+                [this, table, gpuActivity](const QModelIndex& index) {
+                    showInTimeline(
+                        table->proxy()->index(index.row(), 0).data(Qt::DisplayRole).toString(),
+                        gpuActivity);
+                });
     };
     jumpFrom(m_operators, false);
     jumpFrom(m_kernels, true);
     // Selecting a finding marks its time range in the utilisation plot right away.
     connect(m_findings, &FindingsView::findingSelected, this, [this](const analysis::Finding& f) {
         if (!f.evidence.ranges.empty())
-            m_overview->utilizationChart()->highlight(f.evidence.ranges.front().begin, f.evidence.ranges.front().end);
+            m_overview->utilizationChart()->highlight(f.evidence.ranges.front().begin,
+                                                      f.evidence.ranges.front().end);
         else
             m_overview->utilizationChart()->highlight(0, 0);
     });
@@ -134,13 +147,20 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
 QAbstractItemView* DocumentView::currentTable() const
 {
     switch (currentIndex()) {
-    case Diagnosis: return m_findings->list();
-    case Operators: return m_operators->table();
-    case Kernels: return m_kernels->table();
-    case Memory: return m_trace->summary.memory.empty() ? nullptr : m_memoryPage->table()->table();
-    case Modules: return m_modules->tree()->topLevelItemCount() > 0 ? m_modules->tree() : nullptr;
-    case Lab: return m_lab ? m_lab->labTable() : nullptr;  // its arms; the memory triage from its menu
-    default: return nullptr;
+    case Diagnosis:
+        return m_findings->list();
+    case Operators:
+        return m_operators->table();
+    case Kernels:
+        return m_kernels->table();
+    case Memory:
+        return m_trace->summary.memory.empty() ? nullptr : m_memoryPage->table()->table();
+    case Modules:
+        return m_modules->tree()->topLevelItemCount() > 0 ? m_modules->tree() : nullptr;
+    case Lab:
+        return m_lab ? m_lab->labTable() : nullptr;  // its arms; the memory triage from its menu
+    default:
+        return nullptr;
     }
 }
 
@@ -162,23 +182,27 @@ void DocumentView::showEvidence(const analysis::Finding& finding)
     // A target with an event is an op or kernel of this trace (a note has none).
     if (!finding.evidence.kernels.empty()) {
         setCurrentIndex(Kernels);
-        m_kernels->setFilter(QString::fromStdString(finding.evidence.kernels.front().name).left(40));
+        m_kernels->setFilter(
+            QString::fromStdString(finding.evidence.kernels.front().name).left(40));
     } else if (!finding.evidence.ops.empty() && finding.evidence.ops.front().event.valid()) {
         setCurrentIndex(Operators);
         m_operators->setFilter(QString::fromStdString(finding.evidence.ops.front().name));
     } else if (!finding.evidence.ranges.empty()) {
         setCurrentIndex(Overview);
-        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin,
+                                                  finding.evidence.ranges.front().end);
     }
     if (!finding.evidence.ranges.empty())
-        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+        m_overview->utilizationChart()->highlight(finding.evidence.ranges.front().begin,
+                                                  finding.evidence.ranges.front().end);
 }
 
 void DocumentView::showEvidenceInTimeline(const analysis::Finding& finding)
 {
     if (!finding.evidence.ranges.empty()) {
         setCurrentIndex(Timeline);
-        m_timeline->revealRange(finding.evidence.ranges.front().begin, finding.evidence.ranges.front().end);
+        m_timeline->revealRange(finding.evidence.ranges.front().begin,
+                                finding.evidence.ranges.front().end);
         return;
     }
     // The first op or kernel that is an event of this trace: the event itself.
@@ -208,7 +232,8 @@ bool DocumentView::selectOpGroup(size_t opIndex)
     for (int row = 0; row < proxy->rowCount(); ++row) {
         if (proxy->index(row, OpTableModel::Name).data().toString().toStdString() != op.name)
             continue;
-        if (byShapes && proxy->index(row, OpTableModel::Shapes).data().toString().toStdString() != op.inputShapes)
+        if (byShapes && proxy->index(row, OpTableModel::Shapes).data().toString().toStdString() !=
+                            op.inputShapes)
             continue;
         m_operators->table()->selectRow(row);
         m_operators->table()->scrollTo(proxy->index(row, 0));

@@ -1,6 +1,6 @@
 #pragma once
-// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory, Modules and Timeline over one
-// AnalysedTrace. Views only draw; all numbers come from core/analysis.
+// One opened trace: tabs for Overview, Diagnosis, Operators, Kernels, Memory, Modules and Timeline
+// over one AnalysedTrace. Views only draw; all numbers come from core/analysis.
 #include "core/document/document.h"
 
 #include <QTabWidget>
@@ -30,8 +30,19 @@ class DocumentView : public QTabWidget
 public:
     // Lab: a profiled lab session's measurements as its live view showed them (a trace
     // opened alone has no such page).
-    enum Page { Overview, Diagnosis, Operators, Kernels, Memory, Modules, Timeline, Lab };
-    explicit DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
+    enum Page
+    {
+        Overview,
+        Diagnosis,
+        Operators,
+        Kernels,
+        Memory,
+        Modules,
+        Timeline,
+        Lab
+    };
+    explicit DocumentView(std::shared_ptr<const document::Document> trace,
+                          QWidget* parent = nullptr);
 
     const document::Document& trace() const { return *m_trace; }
     std::shared_ptr<const document::Document> sharedTrace() const { return m_trace; }

@@ -13,7 +13,6 @@
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-
 #include <iterator>
 
 namespace kinetoscope::widgets {
@@ -23,9 +22,12 @@ namespace {
 QColor severityColor(analysis::Severity s)
 {
     switch (s) {
-    case analysis::Severity::High: return QColor(0xc6, 0x28, 0x28);
-    case analysis::Severity::Medium: return QColor(0xef, 0x6c, 0x00);
-    case analysis::Severity::Low: break;
+    case analysis::Severity::High:
+        return QColor(0xc6, 0x28, 0x28);
+    case analysis::Severity::Medium:
+        return QColor(0xef, 0x6c, 0x00);
+    case analysis::Severity::Low:
+        break;
     }
     return QColor(0x61, 0x61, 0x61);
 }
@@ -42,13 +44,33 @@ QString joined(const std::vector<analysis::EvidenceTarget>& targets)
 class FindingsTable : public QAbstractTableModel
 {
 public:
-    enum Column {
-        Rank, Severity, Rule, Title, Gain, GainShare, GainKind, GainPer, GainMethod, RangeBegin, RangeEnd, Ranges,
-        Steps, Ops, Kernels, Figures, Explanation, Fix, Snippet, ColumnCount
+    enum Column
+    {
+        Rank,
+        Severity,
+        Rule,
+        Title,
+        Gain,
+        GainShare,
+        GainKind,
+        GainPer,
+        GainMethod,
+        RangeBegin,
+        RangeEnd,
+        Ranges,
+        Steps,
+        Ops,
+        Kernels,
+        Figures,
+        Explanation,
+        Fix,
+        Snippet,
+        ColumnCount
     };
     using QAbstractTableModel::QAbstractTableModel;
 
-    void setFindings(const std::vector<analysis::Finding>* findings, double stepNs, int64_t originNs)
+    void setFindings(const std::vector<analysis::Finding>* findings, double stepNs,
+                     int64_t originNs)
     {
         beginResetModel();
         m_findings = findings;
@@ -60,41 +82,60 @@ public:
     {
         return parent.isValid() || !m_findings ? 0 : int(m_findings->size());
     }
-    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : ColumnCount; }
+    int columnCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() ? 0 : ColumnCount;
+    }
 
     QVariant data(const QModelIndex& index, int role) const override
     {
-        if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::UserRole))
+        if (!index.isValid() || index.row() >= rowCount() ||
+            (role != Qt::DisplayRole && role != Qt::UserRole))
             return {};
         const analysis::Finding& f = (*m_findings)[size_t(index.row())];
         const auto text = [](const std::string& s) { return QVariant(QString::fromStdString(s)); };
         const bool hasRange = !f.evidence.ranges.empty();
         switch (index.column()) {
-        case Rank: return index.row() + 1;
-        case Severity: return QString::fromLatin1(analysis::severityName(f.severity));
-        case Rule: return text(f.id);
-        case Title: return text(f.title);
-        case Gain: return f.estimatedGainNs;
+        case Rank:
+            return index.row() + 1;
+        case Severity:
+            return QString::fromLatin1(analysis::severityName(f.severity));
+        case Rule:
+            return text(f.id);
+        case Title:
+            return text(f.title);
+        case Gain:
+            return f.estimatedGainNs;
         case GainShare:
             // Of the step the diagnosis graded it on; the lab's measured gains are graded
             // on the lab's own step.
-            return m_stepNs > 0 && !f.measured && !f.perBatch ? QVariant(f.estimatedGainNs / m_stepNs) : QVariant(QString());
-        case GainKind: return f.measured ? QStringLiteral("measured") : QStringLiteral("estimated");
-        case GainPer: return f.perBatch ? QStringLiteral("batch") : QStringLiteral("step");
-        case GainMethod: return text(f.gainMethod);
+            return m_stepNs > 0 && !f.measured && !f.perBatch
+                       ? QVariant(f.estimatedGainNs / m_stepNs)
+                       : QVariant(QString());
+        case GainKind:
+            return f.measured ? QStringLiteral("measured") : QStringLiteral("estimated");
+        case GainPer:
+            return f.perBatch ? QStringLiteral("batch") : QStringLiteral("step");
+        case GainMethod:
+            return text(f.gainMethod);
         case RangeBegin:
-            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().begin - m_originNs)) : QVariant(QString());
+            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().begin - m_originNs))
+                            : QVariant(QString());
         case RangeEnd:
-            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().end - m_originNs)) : QVariant(QString());
-        case Ranges: return qlonglong(f.evidence.ranges.size());
+            return hasRange ? QVariant(qlonglong(f.evidence.ranges.front().end - m_originNs))
+                            : QVariant(QString());
+        case Ranges:
+            return qlonglong(f.evidence.ranges.size());
         case Steps: {
             QStringList steps;
             for (const std::string& step : f.evidence.steps)
                 steps << QString::fromStdString(step);
             return steps.join(QStringLiteral("; "));
         }
-        case Ops: return joined(f.evidence.ops);
-        case Kernels: return joined(f.evidence.kernels);
+        case Ops:
+            return joined(f.evidence.ops);
+        case Kernels:
+            return joined(f.evidence.kernels);
         case Figures: {
             // name=value unit, the value raw: "dataloader_share=0.33 fraction".
             QStringList figures;
@@ -105,10 +146,14 @@ public:
                                     QString::fromLatin1(analysis::unitKey(figure.unit)));
             return figures.join(QStringLiteral("; "));
         }
-        case Explanation: return text(f.explanation);
-        case Fix: return text(f.fix);
-        case Snippet: return text(f.snippet);
-        default: return {};
+        case Explanation:
+            return text(f.explanation);
+        case Fix:
+            return text(f.fix);
+        case Snippet:
+            return text(f.snippet);
+        default:
+            return {};
         }
     }
 
@@ -116,12 +161,28 @@ public:
     {
         if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
             return {};
-        static const char* const names[] = {
-            "Rank", "Severity", "Rule", "Title", "Gain", "Gain share of step", "Gain kind", "Gain per",
-            "Gain method", "First range begin after the first event", "First range end after the first event", "Ranges", "Steps", "Ops", "Kernels",
-            "Figures", "Explanation", "Fix", "Snippet"};
-        static const char* const units[] = {"", "", "", "", "ns", "fraction", "", "", "", "ns", "ns", "count",
-                                            "", "", "", "", "", "", ""};
+        static const char* const names[] = {"Rank",
+                                            "Severity",
+                                            "Rule",
+                                            "Title",
+                                            "Gain",
+                                            "Gain share of step",
+                                            "Gain kind",
+                                            "Gain per",
+                                            "Gain method",
+                                            "First range begin after the first event",
+                                            "First range end after the first event",
+                                            "Ranges",
+                                            "Steps",
+                                            "Ops",
+                                            "Kernels",
+                                            "Figures",
+                                            "Explanation",
+                                            "Fix",
+                                            "Snippet"};
+        static const char* const units[] = {"", "", "",   "",   "ns",    "fraction", "",
+                                            "", "", "ns", "ns", "count", "",         "",
+                                            "", "", "",   "",   ""};
         static_assert(std::size(names) == ColumnCount && std::size(units) == ColumnCount);
         if (role == Qt::DisplayRole || role == ColumnNameRole)
             return QString::fromLatin1(names[section]);
@@ -140,15 +201,19 @@ private:
 
 QString findingHtml(const analysis::Finding& f, int rank)
 {
-    QString html = QStringLiteral("<h3 style=\"margin-bottom:2px\">%1. %2</h3>").arg(rank).arg(QString::fromStdString(f.title).toHtmlEscaped());
-    html += QStringLiteral("<p style=\"margin-top:0\"><code>%1</code> · <b style=\"color:%2\">%3</b> · %4 "
-                           "<b>%5</b> <span style=\"color:#616161\">(%6)</span></p>")
+    QString html = QStringLiteral("<h3 style=\"margin-bottom:2px\">%1. %2</h3>")
+                       .arg(rank)
+                       .arg(QString::fromStdString(f.title).toHtmlEscaped());
+    html += QStringLiteral(
+                "<p style=\"margin-top:0\"><code>%1</code> · <b style=\"color:%2\">%3</b> · %4 "
+                "<b>%5</b> <span style=\"color:#616161\">(%6)</span></p>")
                 .arg(QString::fromStdString(f.id), severityColor(f.severity).name(),
                      QString::fromLatin1(analysis::severityName(f.severity)),
                      QString::fromLatin1(analysis::gainKind(f)),
                      QString::fromStdString(analysis::gainText(f)),
                      QString::fromStdString(f.gainMethod).toHtmlEscaped());
-    html += QStringLiteral("<p>%1</p><p><b>Evidence</b></p><ul>").arg(QString::fromStdString(f.explanation).toHtmlEscaped());
+    html += QStringLiteral("<p>%1</p><p><b>Evidence</b></p><ul>")
+                .arg(QString::fromStdString(f.explanation).toHtmlEscaped());
     for (const auto& fig : f.evidence.figures)
         html += QStringLiteral("<li>%1: <b>%2</b></li>")
                     .arg(QString::fromStdString(analysis::figureLabel(fig)).toHtmlEscaped(),
@@ -157,13 +222,17 @@ QString findingHtml(const analysis::Finding& f, int rank)
         QStringList steps;
         for (const auto& s : f.evidence.steps)
             steps << QString::fromStdString(s);
-        html += QStringLiteral("<li>steps: %1</li>").arg(steps.join(QStringLiteral(", ")).toHtmlEscaped());
+        html += QStringLiteral("<li>steps: %1</li>")
+                    .arg(steps.join(QStringLiteral(", ")).toHtmlEscaped());
     }
     for (const auto& op : f.evidence.ops)
-        html += QStringLiteral("<li>op: <code>%1</code></li>").arg(QString::fromStdString(analysis::targetText(op)).toHtmlEscaped());
+        html += QStringLiteral("<li>op: <code>%1</code></li>")
+                    .arg(QString::fromStdString(analysis::targetText(op)).toHtmlEscaped());
     for (const auto& k : f.evidence.kernels)
-        html += QStringLiteral("<li>kernel: <code>%1</code></li>").arg(QString::fromStdString(analysis::targetText(k)).toHtmlEscaped());
-    html += QStringLiteral("</ul><p><b>Fix.</b> %1</p>").arg(QString::fromStdString(f.fix).toHtmlEscaped());
+        html += QStringLiteral("<li>kernel: <code>%1</code></li>")
+                    .arg(QString::fromStdString(analysis::targetText(k)).toHtmlEscaped());
+    html += QStringLiteral("</ul><p><b>Fix.</b> %1</p>")
+                .arg(QString::fromStdString(f.fix).toHtmlEscaped());
     if (!f.snippet.empty())
         html += QStringLiteral("<pre style=\"background:#f5f5f5;padding:6px\">%1</pre>")
                     .arg(QString::fromStdString(f.snippet).toHtmlEscaped());
@@ -172,7 +241,8 @@ QString findingHtml(const analysis::Finding& f, int rank)
 
 FindingsView::FindingsView(QWidget* parent)
     : QWidget(parent), m_list(new QListWidget(this)), m_details(new QTextBrowser(this)),
-      m_copy(new QPushButton(tr("Copy snippet"), this)), m_evidence(new QPushButton(tr("Show evidence"), this)),
+      m_copy(new QPushButton(tr("Copy snippet"), this)),
+      m_evidence(new QPushButton(tr("Show evidence"), this)),
       m_timeline(new QPushButton(tr("Show in timeline"), this))
 {
     m_table = new FindingsTable(this);
@@ -198,7 +268,8 @@ FindingsView::FindingsView(QWidget* parent)
     m_details->setOpenExternalLinks(false);
     m_copy->setToolTip(tr("Copy the fix's Python snippet to the clipboard"));
     m_evidence->setToolTip(tr("Show the ops, kernels or time range behind this finding"));
-    m_timeline->setToolTip(tr("Show the time range (or the kernel or op) behind this finding on the timeline"));
+    m_timeline->setToolTip(
+        tr("Show the time range (or the kernel or op) behind this finding on the timeline"));
     connect(m_list, &QListWidget::currentRowChanged, this, &FindingsView::showDetails);
     connect(m_timeline, &QPushButton::clicked, this, [this] {
         const int row = m_list->currentRow();
@@ -208,7 +279,8 @@ FindingsView::FindingsView(QWidget* parent)
     connect(m_copy, &QPushButton::clicked, this, [this] {
         const int row = m_list->currentRow();
         if (row >= 0)
-            QApplication::clipboard()->setText(QString::fromStdString(m_findings[size_t(row)].snippet));
+            QApplication::clipboard()->setText(
+                QString::fromStdString(m_findings[size_t(row)].snippet));
     });
     connect(m_evidence, &QPushButton::clicked, this, [this] {
         const int row = m_list->currentRow();
@@ -223,13 +295,15 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
     static_cast<FindingsTable*>(m_table)->setFindings(&m_findings, m_stepNs, m_originNs);
     m_list->clear();
     for (size_t i = 0; i < findings.size(); ++i) {
-        auto* item = new QListWidgetItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
+        auto* item = new QListWidgetItem(
+            QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
         item->setForeground(severityColor(findings[i].severity));
         item->setToolTip(QString::fromStdString(findings[i].id));
         m_list->addItem(item);
     }
     if (findings.empty())
-        m_details->setHtml(tr("<p>No finding: nothing in this trace crosses a rule's threshold.</p>"));
+        m_details->setHtml(
+            tr("<p>No finding: nothing in this trace crosses a rule's threshold.</p>"));
     else
         m_list->setCurrentRow(0);
     m_copy->setEnabled(!findings.empty());

@@ -8,7 +8,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
-
 #include <functional>
 
 namespace kinetoscope::widgets {
@@ -116,22 +115,25 @@ void FlameGraph::paintEvent(QPaintEvent*)
     if (m_frames.empty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter,
-                         m_width == Width::Device ? tr("No device time was launched from the host threads.")
-                                                  : tr("No host frames in this trace."));
+                         m_width == Width::Device
+                             ? tr("No device time was launched from the host threads.")
+                             : tr("No host frames in this trace."));
         return;
     }
     const QFontMetrics metrics = painter.fontMetrics();
     for (const Frame& f : m_frames) {
         const analysis::CallNode& n = m_tree.nodes[size_t(f.node)];
         // One colour per name, as on the timeline, so a frame looks the same wherever it is.
-        const QColor fill = n.category == trace::Category::Other
-                                ? QColor(200, 200, 205)
-                                : sliceColor(n.category, uint32_t(std::hash<std::string>{}(n.name)));
+        const QColor fill =
+            n.category == trace::Category::Other
+                ? QColor(200, 200, 205)
+                : sliceColor(n.category, uint32_t(std::hash<std::string>{}(n.name)));
         painter.fillRect(f.rect, fill);
         if (f.rect.width() < 3 * metrics.averageCharWidth())
             continue;
         painter.setPen(Qt::black);
-        const QString text = metrics.elidedText(QString::fromStdString(n.name), Qt::ElideRight, int(f.rect.width()) - 6);
+        const QString text = metrics.elidedText(QString::fromStdString(n.name), Qt::ElideRight,
+                                                int(f.rect.width()) - 6);
         painter.drawText(f.rect.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
     }
 }
@@ -168,7 +170,8 @@ bool FlameGraph::event(QEvent* event)
     }
     const analysis::CallNode& n = m_tree.nodes[size_t(node)];
     const double share = value(m_focus) > 0 ? double(value(node)) / double(value(m_focus)) : 0.0;
-    QString text = QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(n.name).toHtmlEscaped());
+    QString text =
+        QStringLiteral("<b>%1</b><br>").arg(QString::fromStdString(n.name).toHtmlEscaped());
     if (n.calls > 0)
         text += tr("%1 calls<br>").arg(QString::fromStdString(format::count(uint64_t(n.calls))));
     text += tr("device %1 (self %2)<br>host %3<br>%4 of the frame on top")

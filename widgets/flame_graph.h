@@ -12,7 +12,11 @@ class FlameGraph : public QWidget
 {
     Q_OBJECT
 public:
-    enum class Width { Device, Host };
+    enum class Width
+    {
+        Device,
+        Host
+    };
     explicit FlameGraph(QWidget* parent = nullptr);
     void setTree(analysis::CallTree tree);
     void setWidthBy(Width width);

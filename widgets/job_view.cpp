@@ -10,17 +10,15 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QRegularExpression>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <qcustomplot.h>
-
 #include <algorithm>
+#include <qcustomplot.h>
 
 namespace kinetoscope::widgets {
 
@@ -41,10 +39,14 @@ double metricNs(const job::Rank& rank, int64_t number, JobView::Metric metric)
 {
     const job::RankStep& s = rank.steps.at(number);
     switch (metric) {
-    case JobView::Metric::StepTime: return double(s.durationNs);
-    case JobView::Metric::OwnWork: return double(s.ownNs());
-    case JobView::Metric::ExposedCommunication: return double(s.communicationNs);
-    case JobView::Metric::HiddenCommunication: return double(s.hiddenNs());
+    case JobView::Metric::StepTime:
+        return double(s.durationNs);
+    case JobView::Metric::OwnWork:
+        return double(s.ownNs());
+    case JobView::Metric::ExposedCommunication:
+        return double(s.communicationNs);
+    case JobView::Metric::HiddenCommunication:
+        return double(s.hiddenNs());
     }
     return 0.0;
 }
@@ -52,15 +54,20 @@ double metricNs(const job::Rank& rank, int64_t number, JobView::Metric metric)
 QString metricName(JobView::Metric metric)
 {
     switch (metric) {
-    case JobView::Metric::StepTime: return QStringLiteral("Step time");
-    case JobView::Metric::OwnWork: return QStringLiteral("Own work (compute, data, host)");
-    case JobView::Metric::ExposedCommunication: return QStringLiteral("Exposed communication (waiting)");
-    case JobView::Metric::HiddenCommunication: return QStringLiteral("Communication hidden behind compute");
+    case JobView::Metric::StepTime:
+        return QStringLiteral("Step time");
+    case JobView::Metric::OwnWork:
+        return QStringLiteral("Own work (compute, data, host)");
+    case JobView::Metric::ExposedCommunication:
+        return QStringLiteral("Exposed communication (waiting)");
+    case JobView::Metric::HiddenCommunication:
+        return QStringLiteral("Communication hidden behind compute");
     }
     return {};
 }
 
-QTableWidgetItem* cell(const QString& value, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
+QTableWidgetItem* cell(const QString& value,
+                       Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
 {
     auto* item = new QTableWidgetItem(value);
     item->setTextAlignment(align);
@@ -97,7 +104,8 @@ JobView::JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget*
     : QTabWidget(parent), m_job(std::move(job)), m_findings(std::move(findings))
 {
     setDocumentMode(true);
-    setExportDocumentName(this, exportBaseName(text(job::jobName(m_job))));  // "dlrm_8_ranks-ranks.csv"
+    setExportDocumentName(this,
+                          exportBaseName(text(job::jobName(m_job))));  // "dlrm_8_ranks-ranks.csv"
     addTab(overviewPage(), QStringLiteral("Overview"));
     addTab(heatmapPage(), QStringLiteral("Heatmap"));
     addTab(collectivesPage(), QStringLiteral("Collectives"));
@@ -110,15 +118,20 @@ JobView::JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget*
 
 QString JobView::title() const
 {
-    return QStringLiteral("job: %1 (%2 ranks)").arg(text(job::jobName(m_job))).arg(m_job.ranks.size());
+    return QStringLiteral("job: %1 (%2 ranks)")
+        .arg(text(job::jobName(m_job)))
+        .arg(m_job.ranks.size());
 }
 
 QAbstractItemView* JobView::currentTable() const
 {
     switch (currentIndex()) {
-    case Overview: return m_ranks;
-    case Collectives: return m_collectives;
-    default: return nullptr;
+    case Overview:
+        return m_ranks;
+    case Collectives:
+        return m_collectives;
+    default:
+        return nullptr;
     }
 }
 
@@ -135,19 +148,24 @@ QWidget* JobView::overviewPage()
     html += QStringLiteral("<p>%1 ranks").arg(m_job.ranks.size());
     if (m_job.worldSize > 0)
         html += QStringLiteral(" (world size %1)").arg(m_job.worldSize);
-    html += QStringLiteral(", %1 common steady steps; %2 collectives matched on every rank; clocks up to %3 apart "
-                           "(aligned on the collectives' ends).</p>")
-                .arg(m_job.commonSteps.size())
-                .arg(m_job.collectives.matched.size())
-                .arg(duration(m_job.collectives.clockSpreadNs));
+    html +=
+        QStringLiteral(
+            ", %1 common steady steps; %2 collectives matched on every rank; clocks up to %3 apart "
+            "(aligned on the collectives' ends).</p>")
+            .arg(m_job.commonSteps.size())
+            .arg(m_job.collectives.matched.size())
+            .arg(duration(m_job.collectives.clockSpreadNs));
     if (m_findings.empty()) {
         html += QStringLiteral("<p>%1</p>").arg(QLatin1String(job::kNoJobFinding));
     } else {
         html += QStringLiteral("<ol>");
         for (const analysis::Finding& f : m_findings)
-            html += QStringLiteral("<li><b>%1</b> <span style=\"color:#666\">(%2, %3, gain %4)</span><br>%5</li>")
-                        .arg(text(f.title).toHtmlEscaped(), text(f.id), QString::fromLatin1(analysis::severityName(f.severity)),
-                             text(analysis::gainText(f)).toHtmlEscaped(), text(f.fix).toHtmlEscaped());
+            html +=
+                QStringLiteral(
+                    "<li><b>%1</b> <span style=\"color:#666\">(%2, %3, gain %4)</span><br>%5</li>")
+                    .arg(text(f.title).toHtmlEscaped(), text(f.id),
+                         QString::fromLatin1(analysis::severityName(f.severity)),
+                         text(analysis::gainText(f)).toHtmlEscaped(), text(f.fix).toHtmlEscaped());
         html += QStringLiteral("</ol>");
     }
     m_headline = new QLabel(html, page);
@@ -155,10 +173,11 @@ QWidget* JobView::overviewPage()
     m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_headline);
 
-    const QStringList headers{QStringLiteral("Rank"),        QStringLiteral("From"),
-                              QStringLiteral("Mean step"),   QStringLiteral("Own work"),
-                              QStringLiteral("Exposed comm"), QStringLiteral("Hidden comm"),
-                              QStringLiteral("Last to arrive"), QStringLiteral("Its first finding")};
+    const QStringList headers{
+        QStringLiteral("Rank"),           QStringLiteral("From"),
+        QStringLiteral("Mean step"),      QStringLiteral("Own work"),
+        QStringLiteral("Exposed comm"),   QStringLiteral("Hidden comm"),
+        QStringLiteral("Last to arrive"), QStringLiteral("Its first finding")};
     m_ranks = new QTableWidget(int(m_job.ranks.size()), int(headers.size()), page);
     m_ranks->setHorizontalHeaderLabels(headers);
     m_ranks->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -176,7 +195,8 @@ QWidget* JobView::overviewPage()
             rank->setText(QStringLiteral("%1  ◀ straggler").arg(r.rank));
         rank->setToolTip(text(r.doc->path));
         m_ranks->setItem(i, 0, rank);
-        m_ranks->setItem(i, 1, cell(QString::fromLatin1(r.rankSource), Qt::AlignLeft | Qt::AlignVCenter));
+        m_ranks->setItem(i, 1,
+                         cell(QString::fromLatin1(r.rankSource), Qt::AlignLeft | Qt::AlignVCenter));
         const auto mean = [&](const std::map<int, double>& means) {
             return has ? cell(duration(means.at(r.rank)), means.at(r.rank)) : none();
         };
@@ -185,12 +205,17 @@ QWidget* JobView::overviewPage()
         m_ranks->setItem(i, 4, mean(m_job.meanCommunicationNs));
         m_ranks->setItem(i, 5, has ? cell(duration(hidden), hidden) : none());
         const auto& last = m_job.collectives.lastToArriveCount;
-        m_ranks->setItem(i, 6, size_t(i) < last.size() && !m_job.collectives.matched.empty()
-                                   ? cell(QStringLiteral("%1 of %2").arg(last[size_t(i)]).arg(m_job.collectives.matched.size()),
-                                          last[size_t(i)])
-                                   : none());
+        m_ranks->setItem(i, 6,
+                         size_t(i) < last.size() && !m_job.collectives.matched.empty()
+                             ? cell(QStringLiteral("%1 of %2")
+                                        .arg(last[size_t(i)])
+                                        .arg(m_job.collectives.matched.size()),
+                                    last[size_t(i)])
+                             : none());
         const analysis::Finding* first = job::firstOwnFinding(r);
-        m_ranks->setItem(i, 7, cell(first ? text(first->title) : QStringLiteral("none"), Qt::AlignLeft | Qt::AlignVCenter));
+        m_ranks->setItem(i, 7,
+                         cell(first ? text(first->title) : QStringLiteral("none"),
+                              Qt::AlignLeft | Qt::AlignVCenter));
         if (!first)
             m_ranks->item(i, 7)->setData(ExportRole, QString());
         if (m_job.straggler == r.rank)
@@ -230,7 +255,8 @@ QWidget* JobView::heatmapPage()
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Colour:"), page));
     auto* chooser = new QComboBox(page);
-    for (Metric m : {Metric::StepTime, Metric::OwnWork, Metric::ExposedCommunication, Metric::HiddenCommunication})
+    for (Metric m : {Metric::StepTime, Metric::OwnWork, Metric::ExposedCommunication,
+                     Metric::HiddenCommunication})
         chooser->addItem(metricName(m), int(m));
     bar->addWidget(chooser);
     bar->addStretch(1);
@@ -275,7 +301,8 @@ void JobView::showMetric(Metric metric)
     m_map->data()->setRange(centres(steps), centres(ranks));
     for (int s = 0; s < steps; ++s)
         for (int r = 0; r < ranks; ++r) {
-            const double ns = metricNs(m_job.ranks[size_t(r)], m_job.commonSteps[size_t(s)], metric);
+            const double ns =
+                metricNs(m_job.ranks[size_t(r)], m_job.commonSteps[size_t(s)], metric);
             m_map->data()->setCell(s, r, ns / 1e6);  // ms
             if (steps * ranks <= 400) {  // the value in each cell while they stay readable
                 auto* label = new QCPItemText(m_plot);
@@ -300,11 +327,13 @@ QWidget* JobView::collectivesPage()
     const auto longest = [](const job::MatchedCollective& m) {
         return m.waitNs.empty() ? int64_t{0} : *std::max_element(m.waitNs.begin(), m.waitNs.end());
     };
-    std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) { return longest(*a) > longest(*b); });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const auto* a, const auto* b) { return longest(*a) > longest(*b); });
 
-    QStringList headers{QStringLiteral("Collective"), QStringLiteral("Step"),         QStringLiteral("Size"),
-                        QStringLiteral("Transfer"),   QStringLiteral("Longest wait"), QStringLiteral("Waiting rank"),
-                        QStringLiteral("Last in"),    QStringLiteral("Bus bandwidth")};
+    QStringList headers{QStringLiteral("Collective"),   QStringLiteral("Step"),
+                        QStringLiteral("Size"),         QStringLiteral("Transfer"),
+                        QStringLiteral("Longest wait"), QStringLiteral("Waiting rank"),
+                        QStringLiteral("Last in"),      QStringLiteral("Bus bandwidth")};
     for (const job::Rank& r : m_job.ranks)
         headers << QStringLiteral("Rank %1").arg(r.rank);
     m_collectives = new QTableWidget(int(rows.size()), int(headers.size()), this);
@@ -313,47 +342,61 @@ QWidget* JobView::collectivesPage()
     m_collectives->verticalHeader()->hide();
     for (int i = 0; i < int(rows.size()); ++i) {
         const job::MatchedCollective& m = *rows[size_t(i)];
-        const auto waiter = size_t(std::max_element(m.waitNs.begin(), m.waitNs.end()) - m.waitNs.begin());
-        QString name = QStringLiteral("%1 #%2").arg(QString::fromLatin1(job::collectiveKindName(m.kind))).arg(m.ordinal);
+        const auto waiter =
+            size_t(std::max_element(m.waitNs.begin(), m.waitNs.end()) - m.waitNs.begin());
+        QString name = QStringLiteral("%1 #%2")
+                           .arg(QString::fromLatin1(job::collectiveKindName(m.kind)))
+                           .arg(m.ordinal);
         if (!m.group.empty())
             name += QStringLiteral(" (group %1)").arg(text(m.group));
         auto* first = cell(name, Qt::AlignLeft | Qt::AlignVCenter);
         if (!m.sizesAgree)
             first->setToolTip(QStringLiteral("The ranks gave different sizes for this collective"));
         m_collectives->setItem(i, 0, first);
-        m_collectives->setItem(i, 1, m.step ? cell(QString::number(*m.step), qlonglong(*m.step)) : none());
-        m_collectives->setItem(i, 2, m.bytes >= 0 ? cell(text(format::bytes(double(m.bytes))), qlonglong(m.bytes)) : none());
+        m_collectives->setItem(
+            i, 1, m.step ? cell(QString::number(*m.step), qlonglong(*m.step)) : none());
+        m_collectives->setItem(
+            i, 2,
+            m.bytes >= 0 ? cell(text(format::bytes(double(m.bytes))), qlonglong(m.bytes)) : none());
         m_collectives->setItem(i, 3, cell(duration(double(m.transferNs)), qlonglong(m.transferNs)));
         m_collectives->setItem(i, 4, cell(duration(double(longest(m))), qlonglong(longest(m))));
-        m_collectives->setItem(i, 5, cell(QString::number(m_job.ranks[waiter].rank), m_job.ranks[waiter].rank));
+        m_collectives->setItem(
+            i, 5, cell(QString::number(m_job.ranks[waiter].rank), m_job.ranks[waiter].rank));
         const int lastIn = m_job.ranks[size_t(m.lastToArrive)].rank;
         m_collectives->setItem(i, 6, cell(QString::number(lastIn), lastIn));
-        m_collectives->setItem(i, 7, m.busBytesPerS > 0 ? cell(text(format::byteRate(m.busBytesPerS)), m.busBytesPerS) : none());
+        m_collectives->setItem(i, 7,
+                               m.busBytesPerS > 0
+                                   ? cell(text(format::byteRate(m.busBytesPerS)), m.busBytesPerS)
+                                   : none());
         for (size_t r = 0; r < m.ranks.size(); ++r) {
-            auto* item = cell(duration(double(m.ranks[r].durationNs)), qlonglong(m.ranks[r].durationNs));
+            auto* item =
+                cell(duration(double(m.ranks[r].durationNs)), qlonglong(m.ranks[r].durationNs));
             item->setToolTip(QStringLiteral("waited %1").arg(duration(double(m.waitNs[r]))));
             if (int(r) == m.lastToArrive)
                 item->setBackground(QColor(0xfd, 0xe0, 0xdc));
             m_collectives->setItem(i, 8 + int(r), item);
         }
     }
-    std::vector<std::pair<QString, QString>> exported{{QStringLiteral("Collective"), {}},
-                                                      {QStringLiteral("Step"), {}},
-                                                      {QStringLiteral("Size"), QStringLiteral("bytes")},
-                                                      {QStringLiteral("Transfer"), QStringLiteral("ns")},
-                                                      {QStringLiteral("Longest wait"), QStringLiteral("ns")},
-                                                      {QStringLiteral("Waiting rank"), {}},
-                                                      {QStringLiteral("Last in"), {}},
-                                                      {QStringLiteral("Bus bandwidth"), QStringLiteral("bytes/s")}};
+    std::vector<std::pair<QString, QString>> exported{
+        {QStringLiteral("Collective"), {}},
+        {QStringLiteral("Step"), {}},
+        {QStringLiteral("Size"), QStringLiteral("bytes")},
+        {QStringLiteral("Transfer"), QStringLiteral("ns")},
+        {QStringLiteral("Longest wait"), QStringLiteral("ns")},
+        {QStringLiteral("Waiting rank"), {}},
+        {QStringLiteral("Last in"), {}},
+        {QStringLiteral("Bus bandwidth"), QStringLiteral("bytes/s")}};
     for (const job::Rank& r : m_job.ranks)
         exported.emplace_back(QStringLiteral("Rank %1").arg(r.rank), QStringLiteral("ns"));
     setExportColumns(*m_collectives, exported);
     m_collectives->setSelectionBehavior(QAbstractItemView::SelectRows);
     installTableExport(m_collectives, QStringLiteral("collectives"));
     m_collectives->resizeColumnsToContents();
-    m_collectives->setToolTip(QStringLiteral(
-        "Transfer: the shortest duration across ranks (the data movement once all have arrived). Wait: a rank's "
-        "duration beyond it. Last in: the rank the others waited for (arrivals on clocks aligned by the collectives)."));
+    m_collectives->setToolTip(
+        QStringLiteral("Transfer: the shortest duration across ranks (the data movement once all "
+                       "have arrived). Wait: a rank's "
+                       "duration beyond it. Last in: the rank the others waited for (arrivals on "
+                       "clocks aligned by the collectives)."));
     return m_collectives;
 }
 
@@ -367,9 +410,10 @@ QWidget* JobView::timelinesPlaceholder()
     for (int64_t n : m_job.commonSteps)
         m_step->addItem(QStringLiteral("#%1").arg(n));
     bar->addWidget(m_step);
-    bar->addWidget(new QLabel(QStringLiteral("every rank on rank %1's clock, shifted by the offsets the collectives give")
-                                  .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
-                              m_timelinePage));
+    bar->addWidget(new QLabel(
+        QStringLiteral("every rank on rank %1's clock, shifted by the offsets the collectives give")
+            .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
+        m_timelinePage));
     bar->addStretch(1);
     layout->addLayout(bar);
     connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);
@@ -396,7 +440,8 @@ void JobView::alignOnStep(int index)
     buildTimelines();
     if (m_job.commonSteps.empty() || m_timelines.empty())
         return;
-    const int64_t number = m_job.commonSteps[size_t(std::clamp<int>(index, 0, int(m_job.commonSteps.size()) - 1))];
+    const int64_t number =
+        m_job.commonSteps[size_t(std::clamp<int>(index, 0, int(m_job.commonSteps.size()) - 1))];
     // Rank 0's step, shown on each rank at the same aligned moment; without matched
     // collectives each rank shows its own step.
     const job::Rank& first = m_job.ranks.front();

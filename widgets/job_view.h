@@ -10,7 +10,6 @@
 
 #include <QImage>
 #include <QTabWidget>
-
 #include <memory>
 #include <vector>
 
@@ -29,9 +28,21 @@ class JobView : public QTabWidget
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Heatmap, Collectives, Timelines };
+    enum Page
+    {
+        Overview,
+        Heatmap,
+        Collectives,
+        Timelines
+    };
     // What the heatmap colours, per rank and step.
-    enum class Metric { StepTime, OwnWork, ExposedCommunication, HiddenCommunication };
+    enum class Metric
+    {
+        StepTime,
+        OwnWork,
+        ExposedCommunication,
+        HiddenCommunication
+    };
 
     JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget* parent = nullptr);
 

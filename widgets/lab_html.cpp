@@ -35,7 +35,8 @@ QString table(const QStringList& header, const std::vector<QStringList>& rows)
     for (const QStringList& row : rows) {
         html += QStringLiteral("<tr>");
         for (qsizetype i = 0; i < row.size(); ++i)
-            html += QStringLiteral("<td align=\"%1\">%2</td>").arg(i == 0 ? QStringLiteral("left") : QStringLiteral("right"), row[i]);
+            html += QStringLiteral("<td align=\"%1\">%2</td>")
+                        .arg(i == 0 ? QStringLiteral("left") : QStringLiteral("right"), row[i]);
         html += QStringLiteral("</tr>");
     }
     return html + QStringLiteral("</table>");
@@ -48,13 +49,16 @@ QString armsHtml(const session::Session& s)
     std::vector<QStringList> rows;
     for (const session::LabArm& arm : s.lab) {
         if (!arm.ran) {
-            rows.push_back({QString::fromLatin1(arm.name()), QStringLiteral("not run: %1").arg(text(arm.skippedReason))});
+            rows.push_back({QString::fromLatin1(arm.name()),
+                            QStringLiteral("not run: %1").arg(text(arm.skippedReason))});
             continue;
         }
-        QStringList row{QString::fromLatin1(arm.name()), text(format::rate(arm.samplesPerSecond, "samples")),
+        QStringList row{QString::fromLatin1(arm.name()),
+                        text(format::rate(arm.samplesPerSecond, "samples")),
                         latency ? ms(arm.latency.meanMs) : ms(arm.meanStepMs)};
         if (latency)
-            row << QStringLiteral("p50 %1, p95 %2, p99 %3").arg(ms(arm.latency.medianMs), ms(arm.latency.p95Ms), ms(arm.latency.p99Ms));
+            row << QStringLiteral("p50 %1, p95 %2, p99 %3")
+                       .arg(ms(arm.latency.medianMs), ms(arm.latency.p95Ms), ms(arm.latency.p99Ms));
         row << bytes(arm.peakAllocatedBytes);
         rows.push_back(row);
     }
@@ -74,10 +78,11 @@ QString phasesHtml(const session::Session& s)
         return {};
     std::vector<QStringList> rows;
     for (const session::PhaseTiming& p : s.phases)
-        rows.push_back({text(p.phase), ms(p.meanMs), ms(p.stdMs), ms(p.medianMs), ms(p.p95Ms), ms(p.p99Ms)});
+        rows.push_back(
+            {text(p.phase), ms(p.meanMs), ms(p.stdMs), ms(p.medianMs), ms(p.p95Ms), ms(p.p99Ms)});
     return QStringLiteral("<h3>Phases of the fp32 arm</h3>") +
-           table({QStringLiteral("phase"), QStringLiteral("mean"), QStringLiteral("std"), QStringLiteral("median"),
-                  QStringLiteral("p95"), QStringLiteral("p99")},
+           table({QStringLiteral("phase"), QStringLiteral("mean"), QStringLiteral("std"),
+                  QStringLiteral("median"), QStringLiteral("p95"), QStringLiteral("p99")},
                  rows);
 }
 
@@ -90,8 +95,10 @@ QString memoryHtml(const session::MemoryTriage& m)
     std::vector<QStringList> rows;
     for (const auto* phases : {&m.firstStep, &m.steadyStep})
         for (const session::PhaseMemory& r : *phases) {
-            QStringList row{(phases == &m.firstStep ? QStringLiteral("step 0: ") : QStringLiteral("steady: ")) + text(r.phase),
-                            bytes(r.allocatedBytes)};
+            QStringList row{
+                (phases == &m.firstStep ? QStringLiteral("step 0: ") : QStringLiteral("steady: ")) +
+                    text(r.phase),
+                bytes(r.allocatedBytes)};
             if (anyReserved)
                 row << bytes(r.reservedBytes);
             row << bytes(r.peakAllocatedBytes);
@@ -107,9 +114,11 @@ QString memoryHtml(const session::MemoryTriage& m)
     if (!rows.empty())
         html += table(header, rows);
     const session::MemorySplit& split = m.split;
-    html += QStringLiteral("<p>Parameters %1 (%2), gradients %3, optimizer state %4, activations %5.</p>")
-                .arg(bytes(split.parameterBytes), text(format::count(split.parameterCount)), bytes(split.gradientBytes),
-                     bytes(split.optimizerStateBytes), bytes(split.activationBytes));
+    html += QStringLiteral(
+                "<p>Parameters %1 (%2), gradients %3, optimizer state %4, activations %5.</p>")
+                .arg(bytes(split.parameterBytes), text(format::count(split.parameterCount)),
+                     bytes(split.gradientBytes), bytes(split.optimizerStateBytes),
+                     bytes(split.activationBytes));
     return html;
 }
 
@@ -119,18 +128,22 @@ QString sweepHtml(const session::Session& s)
         return {};
     std::vector<QStringList> rows;
     for (const session::SweepPoint& p : s.sweep) {
-        const QString knob = text(p.knob) + QStringLiteral(" = ") + QString::number(p.value) +
-                             (p.checkpointEvery > 0 ? QStringLiteral(" (%1)").arg(text(session::checkpointingName(p.checkpointEvery)))
-                                                    : QString());
+        const QString knob =
+            text(p.knob) + QStringLiteral(" = ") + QString::number(p.value) +
+            (p.checkpointEvery > 0
+                 ? QStringLiteral(" (%1)").arg(text(session::checkpointingName(p.checkpointEvery)))
+                 : QString());
         if (!p.error.empty())
             rows.push_back({knob, text(p.error)});
         else
             rows.push_back({knob, text(format::rate(p.samplesPerSecond, "samples")),
-                            p.latency.phase.empty() ? ms(p.meanStepMs) : ms(p.latency.medianMs), bytes(p.peakAllocatedBytes)});
+                            p.latency.phase.empty() ? ms(p.meanStepMs) : ms(p.latency.medianMs),
+                            bytes(p.peakAllocatedBytes)});
     }
     return QStringLiteral("<h3>Sweep</h3>") +
            table({QStringLiteral("point"), QStringLiteral("throughput"),
-                  s.inference() ? QStringLiteral("latency p50") : QStringLiteral("step"), QStringLiteral("peak")},
+                  s.inference() ? QStringLiteral("latency p50") : QStringLiteral("step"),
+                  QStringLiteral("peak")},
                  rows);
 }
 

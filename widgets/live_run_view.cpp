@@ -33,8 +33,8 @@ const PhaseStyle kPhases[] = {{"data wait", QColor(0xd3, 0x2f, 0x2f)},
                               {"optimizer", QColor(0xff, 0xa0, 0x00)}};
 
 // legendColumns > 0: the legend under the plot, that many entries wide; else beside it.
-QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLabel, const QString& tooltip,
-                      int legendColumns = 0)
+QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLabel,
+                      const QString& tooltip, int legendColumns = 0)
 {
     auto* plot = new QCustomPlot(parent);
     applyChartStyle(*plot);
@@ -49,7 +49,8 @@ QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLa
     return plot;
 }
 
-QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, bool fill, bool dashed = false)
+QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, bool fill,
+                   bool dashed = false)
 {
     QCPGraph* graph = plot->addGraph();
     graph->setName(name);
@@ -64,9 +65,8 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
 LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     : QWidget(parent), m_status(new QLabel(title, this)), m_progress(new QProgressBar(this)),
       m_cancel(new QPushButton(tr("Cancel"), this)), m_labTable(new QTableWidget(0, 5, this)),
-      m_memoryTable(new QTableWidget(0, 4, this)), m_memoryNote(new QLabel(this)), m_latency(new QLabel(this)),
-      m_reading(new QLabel(this)),
-      m_replot(new QTimer(this))
+      m_memoryTable(new QTableWidget(0, 4, this)), m_memoryNote(new QLabel(this)),
+      m_latency(new QLabel(this)), m_reading(new QLabel(this)), m_replot(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
@@ -82,14 +82,16 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
         Q_EMIT cancelRequested();
     });
 
-    m_utilisation = makePlot(this, tr("time since the run started (s)"), tr("busy (%)"),
-                             tr("CPU: busy share of all cores (/proc/stat). GPU: NVML utilisation of the run's GPU "
-                                "(not available without the NVIDIA driver)."));
+    m_utilisation = makePlot(
+        this, tr("time since the run started (s)"), tr("busy (%)"),
+        tr("CPU: busy share of all cores (/proc/stat). GPU: NVML utilisation of the run's GPU "
+           "(not available without the NVIDIA driver)."));
     m_utilisation->yAxis->setRange(0, 105);
     m_cpu = addCurve(m_utilisation, tr("CPU"), QColor(0x75, 0x75, 0x75), false);
     m_gpu = addCurve(m_utilisation, tr("GPU"), QColor(0x2e, 0x7d, 0x32), true);
 
-    m_phases = makePlot(this, tr("step"), tr("ms"), tr("Each measured step of the fp32 arm, split into its phases."));
+    m_phases = makePlot(this, tr("step"), tr("ms"),
+                        tr("Each measured step of the fp32 arm, split into its phases."));
     QCPBars* below = nullptr;
     for (const PhaseStyle& phase : kPhases) {
         auto* bars = new QCPBars(m_phases->xAxis, m_phases->yAxis);
@@ -103,23 +105,27 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
         m_phaseBars.push_back(bars);
     }
 
-    m_memory = makePlot(this, tr("time since the run started (s)"), tr("GiB"),
-                        tr("CUDA caching allocator: allocated (live tensors) vs reserved (held from the driver); "
-                           "GPU memory used by every process (NVML); this process's resident host memory."));
+    m_memory = makePlot(
+        this, tr("time since the run started (s)"), tr("GiB"),
+        tr("CUDA caching allocator: allocated (live tensors) vs reserved (held from the driver); "
+           "GPU memory used by every process (NVML); this process's resident host memory."));
     m_allocated = addCurve(m_memory, tr("allocated"), QColor(0x15, 0x65, 0xc0), true);
     m_reserved = addCurve(m_memory, tr("reserved"), QColor(0x8e, 0x24, 0xaa), false);
     m_gpuUsed = addCurve(m_memory, tr("GPU used (NVML)"), QColor(0x00, 0x83, 0x8f), false, true);
     m_resident = addCurve(m_memory, tr("host resident"), QColor(0x79, 0x55, 0x48), false);
 
-    m_sweep = makePlot(this, tr("loader workers"), tr("samples/s"), tr("Samples per second against the loader's workers."));
+    m_sweep = makePlot(this, tr("loader workers"), tr("samples/s"),
+                       tr("Samples per second against the loader's workers."));
     m_sweepWorkers = addCurve(m_sweep, tr("workers"), QColor(0x15, 0x65, 0xc0), false);
-    m_batch = makePlot(this, tr("batch size"), tr("samples/s"),
-                       tr("The batch-size sweep: samples per second (left) and the step's peak allocated memory "
-                          "(right: the CUDA caching allocator's, or on the CPU the engine's counting allocator's) "
-                          "against the batch size; the first size that ran out of memory is marked and the larger "
-                          "ones are not run. With activation checkpointing (ckpt), its series is dotted beside the "
-                          "plain one: the memory it saves and the time it costs."),
-                       /*legendColumns=*/3);
+    m_batch = makePlot(
+        this, tr("batch size"), tr("samples/s"),
+        tr("The batch-size sweep: samples per second (left) and the step's peak allocated memory "
+           "(right: the CUDA caching allocator's, or on the CPU the engine's counting allocator's) "
+           "against the batch size; the first size that ran out of memory is marked and the larger "
+           "ones are not run. With activation checkpointing (ckpt), its series is dotted beside "
+           "the "
+           "plain one: the memory it saves and the time it costs."),
+        /*legendColumns=*/3);
     m_batch->setMinimumHeight(200);  // the legend takes a row under it
     m_batch->yAxis2->setVisible(true);
     m_batch->yAxis2->setLabel(tr("peak MiB"));
@@ -136,7 +142,8 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_batchOutOfMemory = m_batch->addGraph();
     m_batchOutOfMemory->setName(tr("OOM"));
     m_batchOutOfMemory->setLineStyle(QCPGraph::lsNone);
-    m_batchOutOfMemory->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(0xc6, 0x28, 0x28), 2.5), Qt::NoBrush, 12));
+    m_batchOutOfMemory->setScatterStyle(QCPScatterStyle(
+        QCPScatterStyle::ssCross, QPen(QColor(0xc6, 0x28, 0x28), 2.5), Qt::NoBrush, 12));
     for (QCPGraph* g : {m_sweepWorkers, m_sweepBatch, m_batchPeak})
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
     for (QCPGraph* g : {m_checkpointedBatch, m_checkpointedPeak}) {
@@ -147,7 +154,8 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_batch->xAxis->setScaleType(QCPAxis::stLogarithmic);
     m_batch->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
 
-    m_memoryTable->setHorizontalHeaderLabels({tr("After"), tr("allocated"), tr("reserved"), tr("peak allocated")});
+    m_memoryTable->setHorizontalHeaderLabels(
+        {tr("After"), tr("allocated"), tr("reserved"), tr("peak allocated")});
     setExportColumns(*m_memoryTable, {{tr("After"), {}},
                                       {tr("allocated"), QStringLiteral("bytes")},
                                       {tr("reserved"), QStringLiteral("bytes")},
@@ -158,23 +166,26 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_memoryTable->setMinimumWidth(200);
     m_memoryTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_memoryTable->setToolTip(tr("The seeds' memory triage: the allocator after each phase of the first step (the "
-                                 "optimizer's state is created) and of a steady step, then where the memory goes. "
-                                 "On a GPU the CUDA caching allocator; on the CPU the engine's counting allocator, "
-                                 "which holds nothing in reserve (no reserved column). The phase that sets the peak "
-                                 "is in bold."));
+    m_memoryTable->setToolTip(
+        tr("The seeds' memory triage: the allocator after each phase of the first step (the "
+           "optimizer's state is created) and of a steady step, then where the memory goes. "
+           "On a GPU the CUDA caching allocator; on the CPU the engine's counting allocator, "
+           "which holds nothing in reserve (no reserved column). The phase that sets the peak "
+           "is in bold."));
     m_latency->setVisible(false);
 
-    m_labTable->setHorizontalHeaderLabels({tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
+    m_labTable->setHorizontalHeaderLabels(
+        {tr("Arm"), tr("throughput"), tr("step"), tr("peak allocated"), tr("status")});
     setLabExportColumns();
     m_labTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     installTableExport(m_labTable, QStringLiteral("lab-arms"));
     m_labTable->verticalHeader()->hide();
     m_labTable->horizontalHeader()->setStretchLastSection(true);
     m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_labTable->setToolTip(tr("The three-run lab: same seed, same data slice. The third arm is bf16 with the whole "
-                              "step captured as one CUDA graph, the C++ counterpart of "
-                              "torch.compile(mode=\"reduce-overhead\"), which has no C++ API."));
+    m_labTable->setToolTip(
+        tr("The three-run lab: same seed, same data slice. The third arm is bf16 with the whole "
+           "step captured as one CUDA graph, the C++ counterpart of "
+           "torch.compile(mode=\"reduce-overhead\"), which has no C++ API."));
     m_labTable->setMaximumHeight(130);
     m_reading->setWordWrap(true);
     m_reading->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -226,7 +237,8 @@ void LiveRunView::setProgress(const QString& stage, double fraction)
 
 void LiveRunView::addStep(const session::StepTiming& step)
 {
-    const double values[] = {step.dataMs, step.h2dMs, step.forwardMs, step.backwardMs, step.optimizerMs};
+    const double values[] = {step.dataMs, step.h2dMs, step.forwardMs, step.backwardMs,
+                             step.optimizerMs};
     double total = 0;
     for (size_t p = 0; p < m_phaseBars.size(); ++p) {
         m_phaseBars[p]->addData(double(step.step), values[p]);
@@ -236,10 +248,13 @@ void LiveRunView::addStep(const session::StepTiming& step)
     if (m_inference) {
         m_latenciesMs.push_back(step.forwardMs);
         const session::PhaseTiming t = session::timingStats("latency", m_latenciesMs);
-        auto ms = [](double value) { return QString::fromStdString(format::duration(value * 1e6)); };
-        m_latency->setText(tr("Latency per batch (fp32, %1 batches): mean %2 · std %3 · p50 %4 · p95 %5 · p99 %6")
-                               .arg(m_latenciesMs.size())
-                               .arg(ms(t.meanMs), ms(t.stdMs), ms(t.medianMs), ms(t.p95Ms), ms(t.p99Ms)));
+        auto ms = [](double value) {
+            return QString::fromStdString(format::duration(value * 1e6));
+        };
+        m_latency->setText(
+            tr("Latency per batch (fp32, %1 batches): mean %2 · std %3 · p50 %4 · p95 %5 · p99 %6")
+                .arg(m_latenciesMs.size())
+                .arg(ms(t.meanMs), ms(t.stdMs), ms(t.medianMs), ms(t.p95Ms), ms(t.p99Ms)));
     }
     m_maxStepMs = std::max(m_maxStepMs, total);
     m_phases->yAxis->setRange(0, m_maxStepMs * 1.1);
@@ -291,12 +306,14 @@ void LiveRunView::setArm(const session::LabArm& arm)
     if (arm.ran) {
         set(1, text(format::rate(arm.samplesPerSecond, "samples")), arm.samplesPerSecond);
         set(2, text(format::duration(arm.meanStepMs * 1e6)), arm.meanStepMs * 1e6);
-        set(3, text(format::bytes(double(arm.peakAllocatedBytes))), qlonglong(arm.peakAllocatedBytes));
+        set(3, text(format::bytes(double(arm.peakAllocatedBytes))),
+            qlonglong(arm.peakAllocatedBytes));
     } else {
         for (int column : {1, 2, 3})
             set(column, QStringLiteral("—"));
     }
-    set(4, arm.ran ? tr("measured") : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
+    set(4, arm.ran ? tr("measured")
+                   : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
     m_labTable->resizeColumnsToContents();
 }
 
@@ -345,7 +362,8 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
         m_maxBatch = std::max(m_maxBatch, double(p.value));
         m_minBatch = m_minBatch > 0 ? std::min(m_minBatch, double(p.value)) : double(p.value);
         m_batch->xAxis->setRange(m_minBatch / 2, m_maxBatch * 2);
-        m_batch->yAxis->setRange(0, std::max(m_batch->yAxis->range().upper, p.samplesPerSecond * 1.15));
+        m_batch->yAxis->setRange(
+            0, std::max(m_batch->yAxis->range().upper, p.samplesPerSecond * 1.15));
         m_batch->yAxis2->setRange(0, std::max(1.0, m_maxBatchPeakMib * 1.15));
         if (m_batchPeak->data()->isEmpty() && m_checkpointedPeak->data()->isEmpty())
             m_batchPeak->setName(tr("peak: not measured"));
@@ -369,7 +387,8 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     // Shown formatted; exported raw (bytes), a figure not measured ("—") blank.
     auto cell = [](int64_t bytes) {
         return std::pair<QString, int64_t>{
-            bytes < 0 ? QStringLiteral("—") : QString::fromStdString(format::bytes(double(bytes))), bytes};
+            bytes < 0 ? QStringLiteral("—") : QString::fromStdString(format::bytes(double(bytes))),
+            bytes};
     };
     using Cells = std::vector<std::pair<QString, int64_t>>;
     // A column nothing measured (reserved, on the CPU) is hidden; the table's note says why.
@@ -385,7 +404,9 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
         m_memoryTable->insertRow(row);
         for (int column = 0; column < 4; ++column) {
             const bool has = column > 0 && size_t(column - 1) < values.size();
-            auto* item = new QTableWidgetItem(column == 0 ? label : has ? values[size_t(column - 1)].first : QString());
+            auto* item = new QTableWidgetItem(column == 0 ? label
+                                              : has       ? values[size_t(column - 1)].first
+                                                          : QString());
             if (column > 0)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (has && values[size_t(column - 1)].second >= 0)
@@ -402,8 +423,10 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
         const bool first = rows == &m.firstStep;
         for (const session::PhaseMemory& r : *rows) {
             const bool setsPeak = peak && peak->firstStep == first && peak->phase == r.phase;
-            addRow((first ? tr("step 0: %1") : tr("steady: %1")).arg(QString::fromStdString(r.phase)),
-                   {cell(r.allocatedBytes), cell(r.reservedBytes), cell(r.peakAllocatedBytes)}, setsPeak);
+            addRow(
+                (first ? tr("step 0: %1") : tr("steady: %1")).arg(QString::fromStdString(r.phase)),
+                {cell(r.allocatedBytes), cell(r.reservedBytes), cell(r.peakAllocatedBytes)},
+                setsPeak);
         }
     }
     const session::MemorySplit& split = m.split;
@@ -430,11 +453,13 @@ void LiveRunView::setInference(bool inference)
     m_latency->setVisible(inference);
     m_latency->setText(tr("Latency per batch: waiting for the first measured batch…"));
     m_phases->yAxis->setLabel(inference ? tr("ms per batch") : tr("ms"));
-    m_labTable->setHorizontalHeaderItem(2, new QTableWidgetItem(inference ? tr("latency") : tr("step")));
+    m_labTable->setHorizontalHeaderItem(
+        2, new QTableWidgetItem(inference ? tr("latency") : tr("step")));
     setLabExportColumns();
-    m_phases->setToolTip(inference ? tr("Each measured batch of the fp32 arm: the wait for data, the copy to the "
-                                        "device, and the forward (the latency).")
-                                   : tr("Each measured step of the fp32 arm, split into its phases."));
+    m_phases->setToolTip(
+        inference ? tr("Each measured batch of the fp32 arm: the wait for data, the copy to the "
+                       "device, and the forward (the latency).")
+                  : tr("Each measured step of the fp32 arm, split into its phases."));
     markDirty();
 }
 
@@ -500,7 +525,8 @@ int LiveRunView::sampleCount() const
 
 int LiveRunView::sweepPoints() const
 {
-    return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size() + m_checkpointedBatch->data()->size();
+    return m_sweepWorkers->data()->size() + m_sweepBatch->data()->size() +
+           m_checkpointedBatch->data()->size();
 }
 
 int LiveRunView::checkpointedSweepPoints() const

@@ -73,7 +73,8 @@ private:
     QCustomPlot* m_batch;
     QTableWidget* m_labTable;
     QTableWidget* m_memoryTable;
-    QLabel* m_memoryNote;  // what the table's figures leave out ("reserved: the CPU has no caching allocator")
+    QLabel* m_memoryNote;  // what the table's figures leave out ("reserved: the CPU has no caching
+                           // allocator")
     QLabel* m_latency;
     QLabel* m_reading;
     std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)
@@ -92,7 +93,7 @@ private:
     QCPGraph* m_checkpointedPeak = nullptr;
     QCPGraph* m_batchOutOfMemory = nullptr;  // a cross on the axis at each batch that ran out
     bool m_inference = false;
-    std::vector<double> m_latenciesMs;       // an inference run's measured batches
+    std::vector<double> m_latenciesMs;  // an inference run's measured batches
     QTimer* m_replot;
     bool m_dirty = false;
     bool m_running = true;

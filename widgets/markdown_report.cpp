@@ -53,8 +53,8 @@ void appendImages(QTextDocument& doc, const std::vector<ReportImage>& images)
 
 }  // namespace
 
-bool writeMarkdownReport(const std::string& markdown, const std::vector<ReportImage>& images, const QString& path,
-                         QString* error)
+bool writeMarkdownReport(const std::string& markdown, const std::vector<ReportImage>& images,
+                         const QString& path, QString* error)
 {
     auto fail = [&](const QString& message) {
         if (error)
@@ -62,9 +62,10 @@ bool writeMarkdownReport(const std::string& markdown, const std::vector<ReportIm
         return false;
     };
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix != QLatin1String("pdf") && suffix != QLatin1String("png") && suffix != QLatin1String("html") &&
-        suffix != QLatin1String("md"))
-        return fail(QStringLiteral("unknown report format '.%1' (use .pdf, .png, .html or .md)").arg(suffix));
+    if (suffix != QLatin1String("pdf") && suffix != QLatin1String("png") &&
+        suffix != QLatin1String("html") && suffix != QLatin1String("md"))
+        return fail(QStringLiteral("unknown report format '.%1' (use .pdf, .png, .html or .md)")
+                        .arg(suffix));
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));

@@ -5,7 +5,6 @@
 // each under its own heading (not in the .md, which stays the CLI's text).
 #include <QImage>
 #include <QString>
-
 #include <string>
 #include <vector>
 
@@ -19,7 +18,7 @@ struct ReportImage
 
 // The format comes from the extension of `path` (.pdf, .png, .html, .md). Written
 // atomically: an existing file is replaced only once the new one is complete.
-bool writeMarkdownReport(const std::string& markdown, const std::vector<ReportImage>& images, const QString& path,
-                         QString* error = nullptr);
+bool writeMarkdownReport(const std::string& markdown, const std::vector<ReportImage>& images,
+                         const QString& path, QString* error = nullptr);
 
 }  // namespace kinetoscope::widgets

@@ -8,10 +8,11 @@ namespace kinetoscope::widgets {
 namespace {
 
 // About two points per pixel are plenty: the lowest and highest point of each bucket.
-void reduce(const std::vector<analysis::MemoryPoint>& curve, bool reserved, int64_t originNs, int buckets,
-            QVector<double>& keys, QVector<double>& values)
+void reduce(const std::vector<analysis::MemoryPoint>& curve, bool reserved, int64_t originNs,
+            int buckets, QVector<double>& keys, QVector<double>& values)
 {
-    for (const analysis::MemoryPoint& p : analysis::reduceCurve(curve, size_t(2 * buckets), reserved)) {
+    for (const analysis::MemoryPoint& p :
+         analysis::reduceCurve(curve, size_t(2 * buckets), reserved)) {
         keys << double(p.timeNs - originNs) / 1e6;
         values << double(reserved ? p.reservedBytes : p.allocatedBytes) / format::kGiB;
     }
@@ -30,10 +31,12 @@ MemoryChart::MemoryChart(QWidget* parent) : QCustomPlot(parent)
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeDrag(Qt::Horizontal);
     setMouseTracking(true);
-    connect(this, &QCustomPlot::mouseMove, this,
-            [this](QMouseEvent* event) { showReadoutAt(xAxis->pixelToCoord(event->position().x())); });
-    setToolTip(QStringLiteral("Allocated: memory held by live tensors. Reserved: memory the caching allocator "
-                              "holds from the driver."));
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        showReadoutAt(xAxis->pixelToCoord(event->position().x()));
+    });
+    setToolTip(QStringLiteral(
+        "Allocated: memory held by live tensors. Reserved: memory the caching allocator "
+        "holds from the driver."));
 }
 
 void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>& memory,
@@ -48,8 +51,8 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
     int64_t maxPeak = 0;
     for (const auto& [device, d] : memory)
         maxPeak = std::max(maxPeak, d.peakAllocatedBytes);
-    static const QColor colours[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32), QColor(0x8e, 0x24, 0xaa),
-                                     QColor(0xef, 0x6c, 0x00)};
+    static const QColor colours[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32),
+                                     QColor(0x8e, 0x24, 0xaa), QColor(0xef, 0x6c, 0x00)};
     for (const auto& [device, d] : memory) {
         const QColor c = colours[colour++ % 4];
         for (bool reserved : {false, true}) {
@@ -58,9 +61,10 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
             QVector<double> keys, values;
             reduce(d.curve, reserved, originNs, 1500, keys, values);
             QCPGraph* graph = addGraph();
-            graph->setName(QStringLiteral("%1 %2%3").arg(QString::fromStdString(device),
-                                                         reserved ? QStringLiteral("reserved") : QStringLiteral("allocated"),
-                                                         d.totalsRecorded || reserved ? QString() : QStringLiteral(" (rebuilt)")));
+            graph->setName(QStringLiteral("%1 %2%3").arg(
+                QString::fromStdString(device),
+                reserved ? QStringLiteral("reserved") : QStringLiteral("allocated"),
+                d.totalsRecorded || reserved ? QString() : QStringLiteral(" (rebuilt)")));
             graph->setPen(QPen(c, reserved ? 1.0 : 1.6, reserved ? Qt::DashLine : Qt::SolidLine));
             graph->setLineStyle(QCPGraph::lsStepLeft);
             graph->setAdaptiveSampling(false);
@@ -71,14 +75,17 @@ void MemoryChart::setMemory(const std::map<std::string, analysis::DeviceMemory>&
                 right = std::max(right, keys.back());
         }
         // The allocated peak, marked.
-        auto peak = std::max_element(d.curve.begin(), d.curve.end(), [](const auto& a, const auto& b) {
-            return a.allocatedBytes < b.allocatedBytes;
-        });
+        auto peak =
+            std::max_element(d.curve.begin(), d.curve.end(), [](const auto& a, const auto& b) {
+                return a.allocatedBytes < b.allocatedBytes;
+            });
         if (peak != d.curve.end() && double(peak->allocatedBytes) >= 0.05 * double(maxPeak)) {
             auto* label = new QCPItemText(this);
-            label->position->setCoords(double(peak->timeNs - originNs) / 1e6, double(peak->allocatedBytes) / format::kGiB);
+            label->position->setCoords(double(peak->timeNs - originNs) / 1e6,
+                                       double(peak->allocatedBytes) / format::kGiB);
             label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-            label->setText(QStringLiteral("peak %1").arg(QString::fromStdString(format::bytes(double(peak->allocatedBytes)))));
+            label->setText(QStringLiteral("peak %1").arg(
+                QString::fromStdString(format::bytes(double(peak->allocatedBytes)))));
             label->setColor(c);
         }
     }
@@ -121,13 +128,15 @@ void MemoryChart::showReadoutAt(double key)
 {
     if (!m_readout || graphCount() == 0)
         return;
-    QStringList lines{QStringLiteral("t = %1").arg(QString::fromStdString(format::duration(key * 1e6)))};
+    QStringList lines{
+        QStringLiteral("t = %1").arg(QString::fromStdString(format::duration(key * 1e6)))};
     for (int i = 0; i < graphCount(); ++i) {
         const auto points = graph(i)->data();
         auto it = points->findBegin(key, false);
         if (it == points->constEnd())
             continue;
-        lines << QStringLiteral("%1: %2").arg(graph(i)->name(), QString::fromStdString(format::bytes(it->value * format::kGiB)));
+        lines << QStringLiteral("%1: %2").arg(
+            graph(i)->name(), QString::fromStdString(format::bytes(it->value * format::kGiB)));
     }
     m_readout->setText(lines.join(QLatin1Char('\n')));
     m_readout->setVisible(true);

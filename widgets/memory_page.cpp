@@ -17,7 +17,8 @@
 namespace kinetoscope::widgets {
 
 MemoryPage::MemoryPage(const analysis::TraceSummary& summary, QWidget* parent)
-    : QWidget(parent), m_memory(summary.memory), m_originNs(summary.utilization.beginNs), m_chart(new MemoryChart(this)), m_model(new MemoryTableModel(this)),
+    : QWidget(parent), m_memory(summary.memory), m_originNs(summary.utilization.beginNs),
+      m_chart(new MemoryChart(this)), m_model(new MemoryTableModel(this)),
       m_table(new TableView(m_model, MemoryTableModel::Bytes, this)), m_device(new QComboBox(this)),
       m_peak(new QLabel(this))
 {
@@ -25,7 +26,8 @@ MemoryPage::MemoryPage(const analysis::TraceSummary& summary, QWidget* parent)
     installPlotExportMenu(*m_chart);
     auto* layout = new QVBoxLayout(this);
     if (m_memory.empty()) {
-        layout->addWidget(new QLabel(tr("This trace has no memory samples (profile with profile_memory=True)."), this));
+        layout->addWidget(new QLabel(
+            tr("This trace has no memory samples (profile with profile_memory=True)."), this));
         layout->addWidget(m_chart, 1);
         m_table->hide();
         m_device->hide();
@@ -77,17 +79,20 @@ void MemoryPage::showDevice(const QString& device)
         m_peak->clear();
         return;
     }
-    QString text = tr("<b>At the peak</b> (%1 allocated, %2 after the first event), alive by the ops that "
-                      "allocated it:<br>")
-                       .arg(QString::fromStdString(format::bytes(double(d.peakAllocatedBytes))),
-                            QString::fromStdString(format::duration(double(*d.peakTimeNs - m_originNs))));
+    QString text =
+        tr("<b>At the peak</b> (%1 allocated, %2 after the first event), alive by the ops that "
+           "allocated it:<br>")
+            .arg(QString::fromStdString(format::bytes(double(d.peakAllocatedBytes))),
+                 QString::fromStdString(format::duration(double(*d.peakTimeNs - m_originNs))));
     text += QStringLiteral("<table cellspacing=2>");
     for (size_t i = 0; i < std::min<size_t>(8, d.liveAtPeak.size()); ++i) {
         const analysis::LiveAtPeak& live = d.liveAtPeak[i];
-        text += QStringLiteral("<tr><td align=right>%1</td><td align=right>%2×</td><td>%3</td></tr>")
-                    .arg(QString::fromStdString(format::bytes(double(live.bytes))),
-                         QString::fromStdString(format::count(uint64_t(live.allocations))),
-                         live.stack.empty() ? tr("(outside any op)") : QString::fromStdString(live.stack).toHtmlEscaped());
+        text +=
+            QStringLiteral("<tr><td align=right>%1</td><td align=right>%2×</td><td>%3</td></tr>")
+                .arg(QString::fromStdString(format::bytes(double(live.bytes))),
+                     QString::fromStdString(format::count(uint64_t(live.allocations))),
+                     live.stack.empty() ? tr("(outside any op)")
+                                        : QString::fromStdString(live.stack).toHtmlEscaped());
     }
     text += QStringLiteral("</table>");
     if (d.peakUntrackedBytes > 0)

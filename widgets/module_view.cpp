@@ -21,7 +21,8 @@ constexpr int kNodeRole = Qt::UserRole + 1;  // the item's index in ModuleTree::
 
 QString ms(int64_t ns)
 {
-    return QString::fromStdString(format::durationIn(double(ns), format::TimeUnit::Milliseconds, 3));
+    return QString::fromStdString(
+        format::durationIn(double(ns), format::TimeUnit::Milliseconds, 3));
 }
 
 // Kernel names run to hundreds of characters: the start says what it is.
@@ -41,24 +42,28 @@ public:
         const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
         if (column == ModuleView::Name)
             return text(column) < other.text(column);
-        return data(column, Qt::UserRole).toLongLong() < other.data(column, Qt::UserRole).toLongLong();
+        return data(column, Qt::UserRole).toLongLong() <
+               other.data(column, Qt::UserRole).toLongLong();
     }
 };
 
 }  // namespace
 
 ModuleView::ModuleView(QWidget* parent)
-    : QWidget(parent), m_notice(new QLabel(this)), m_tree(new QTreeWidget(this)), m_details(new QLabel(this)),
-      m_widthBy(new QComboBox(this)), m_flame(new FlameGraph(this))
+    : QWidget(parent), m_notice(new QLabel(this)), m_tree(new QTreeWidget(this)),
+      m_details(new QLabel(this)), m_widthBy(new QComboBox(this)), m_flame(new FlameGraph(this))
 {
     m_notice->setWordWrap(true);
     m_tree->setColumnCount(ColumnCount);
     m_tree->setHeaderLabels({tr("Module"), tr("Calls"), tr("Host total (ms)"), tr("Host self (ms)"),
                              tr("Device total (ms)"), tr("Device self (ms)")});
-    m_tree->headerItem()->setToolTip(HostSelf, tr("The module's spans less its child modules' spans"));
-    m_tree->headerItem()->setToolTip(DeviceTotal, tr("Kernels, copies and memsets launched inside the module's spans "
-                                                     "(its forward pass; backward runs outside module spans)"));
-    m_tree->headerItem()->setToolTip(DeviceSelf, tr("Device time launched in the module but in none of its children"));
+    m_tree->headerItem()->setToolTip(HostSelf,
+                                     tr("The module's spans less its child modules' spans"));
+    m_tree->headerItem()->setToolTip(
+        DeviceTotal, tr("Kernels, copies and memsets launched inside the module's spans "
+                        "(its forward pass; backward runs outside module spans)"));
+    m_tree->headerItem()->setToolTip(
+        DeviceSelf, tr("Device time launched in the module but in none of its children"));
     // Exported as CSV with raw numbers: each column's name without the display's unit, and
     // the unit of its raw values; rows flattened with their depth and path.
     const std::pair<QString, QString> exported[] = {{tr("Module"), QString()},
@@ -83,7 +88,8 @@ ModuleView::ModuleView(QWidget* parent)
     m_details->setTextFormat(Qt::RichText);
     m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { showDetails(item); });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem* item) { showDetails(item); });
 
     m_widthBy->addItem(tr("Width: device time"));
     m_widthBy->addItem(tr("Width: host time"));
@@ -104,10 +110,12 @@ ModuleView::ModuleView(QWidget* parent)
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Call tree of the host threads (Python frames, ops, ranges). Click a frame to "
-                                 "zoom in, its top row or Esc to zoom out."),
-                              lower),
-                   1);
+    bar->addWidget(
+        new QLabel(
+            tr("Call tree of the host threads (Python frames, ops, ranges). Click a frame to "
+               "zoom in, its top row or Esc to zoom out."),
+            lower),
+        1);
     bar->addWidget(m_widthBy);
     lowerLayout->addLayout(bar);
     auto* flameScroll = new QScrollArea(lower);
@@ -137,16 +145,21 @@ void ModuleView::setTrees(const analysis::ModuleTree& modules, const analysis::C
     m_tree->sortByColumn(DeviceTotal, Qt::DescendingOrder);
     m_tree->setVisible(!m_modules.empty());
     if (m_modules.empty()) {
-        m_notice->setText(tr("This trace has no nn.Module spans, so there is no module hierarchy: record with "
-                             "with_stack=True to see it. The call tree below shows the frames the trace has."));
+        m_notice->setText(
+            tr("This trace has no nn.Module spans, so there is no module hierarchy: record with "
+               "with_stack=True to see it. The call tree below shows the frames the trace has."));
     } else {
-        const double share = m_modules.deviceNs > 0 ? double(m_modules.deviceInModulesNs) / double(m_modules.deviceNs) : 0.0;
-        m_notice->setText(tr("%1 module spans. %2 of the trace's %3 of device time was launched inside them (%4): "
-                             "the forward pass; backward kernels run outside module spans.")
-                              .arg(QString::fromStdString(format::count(uint64_t(m_modules.moduleSpans))),
-                                   QString::fromStdString(format::duration(double(m_modules.deviceInModulesNs))),
-                                   QString::fromStdString(format::duration(double(m_modules.deviceNs))),
-                                   QString::fromStdString(format::percent(share))));
+        const double share = m_modules.deviceNs > 0
+                                 ? double(m_modules.deviceInModulesNs) / double(m_modules.deviceNs)
+                                 : 0.0;
+        m_notice->setText(
+            tr("%1 module spans. %2 of the trace's %3 of device time was launched inside them "
+               "(%4): "
+               "the forward pass; backward kernels run outside module spans.")
+                .arg(QString::fromStdString(format::count(uint64_t(m_modules.moduleSpans))),
+                     QString::fromStdString(format::duration(double(m_modules.deviceInModulesNs))),
+                     QString::fromStdString(format::duration(double(m_modules.deviceNs))),
+                     QString::fromStdString(format::percent(share))));
         if (m_tree->topLevelItemCount() > 0) {
             m_tree->topLevelItem(0)->setExpanded(true);
             m_tree->setCurrentItem(m_tree->topLevelItem(0));
@@ -154,8 +167,9 @@ void ModuleView::setTrees(const analysis::ModuleTree& modules, const analysis::C
     }
     m_details->setVisible(!m_modules.empty());
     m_flame->setTree(calls);
-    m_flame->setWidthBy(calls.nodes.empty() || calls.nodes[0].deviceNs > 0 ? FlameGraph::Width::Device
-                                                                            : FlameGraph::Width::Host);
+    m_flame->setWidthBy(calls.nodes.empty() || calls.nodes[0].deviceNs > 0
+                            ? FlameGraph::Width::Device
+                            : FlameGraph::Width::Host);
     m_widthBy->setCurrentIndex(calls.nodes.empty() || calls.nodes[0].deviceNs > 0 ? 0 : 1);
 }
 
@@ -171,11 +185,15 @@ void ModuleView::addNode(const analysis::ModuleTree& modules, int32_t root, QTre
         item->setText(Name, QString::fromStdString(m.name));
         item->setToolTip(Name, QString::fromStdString(m.path));
         item->setData(Name, kNodeRole, index);
-        const std::pair<Column, int64_t> numbers[] = {{Calls, m.calls},         {HostTotal, m.hostTotalNs},
-                                                      {HostSelf, m.hostSelfNs}, {DeviceTotal, m.deviceTotalNs},
+        const std::pair<Column, int64_t> numbers[] = {{Calls, m.calls},
+                                                      {HostTotal, m.hostTotalNs},
+                                                      {HostSelf, m.hostSelfNs},
+                                                      {DeviceTotal, m.deviceTotalNs},
                                                       {DeviceSelf, m.deviceSelfNs}};
         for (const auto& [column, value] : numbers) {
-            item->setText(column, column == Calls ? QString::fromStdString(format::count(uint64_t(value))) : ms(value));
+            item->setText(column, column == Calls
+                                      ? QString::fromStdString(format::count(uint64_t(value)))
+                                      : ms(value));
             item->setData(column, Qt::UserRole, qlonglong(value));
             item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
         }
@@ -195,13 +213,16 @@ void ModuleView::showDetails(QTreeWidgetItem* item)
         QString html = QStringLiteral("<table cellspacing=2>");
         for (size_t i = 0; i < std::min<size_t>(8, list.size()); ++i) {
             const analysis::NamedTime& r = list[i];
-            html += QStringLiteral("<tr><td>%1</td><td align=right>%2×</td><td align=right>%3</td>%4</tr>")
-                        .arg(elided(QString::fromStdString(r.name)).toHtmlEscaped(),
-                             QString::fromStdString(format::count(uint64_t(r.calls))),
-                             QString::fromStdString(format::duration(double(r.deviceNs))),
-                             withHost ? QStringLiteral("<td align=right>host %1</td>")
-                                            .arg(QString::fromStdString(format::duration(double(r.hostNs))))
-                                      : QString());
+            html +=
+                QStringLiteral(
+                    "<tr><td>%1</td><td align=right>%2×</td><td align=right>%3</td>%4</tr>")
+                    .arg(elided(QString::fromStdString(r.name)).toHtmlEscaped(),
+                         QString::fromStdString(format::count(uint64_t(r.calls))),
+                         QString::fromStdString(format::duration(double(r.deviceNs))),
+                         withHost
+                             ? QStringLiteral("<td align=right>host %1</td>")
+                                   .arg(QString::fromStdString(format::duration(double(r.hostNs))))
+                             : QString());
         }
         if (list.empty())
             html += QStringLiteral("<tr><td><i>none</i></td></tr>");
@@ -209,7 +230,8 @@ void ModuleView::showDetails(QTreeWidgetItem* item)
     };
     m_details->setText(tr("<b>%1</b><br>Ops directly in it (device time launched under each):%2"
                           "Device activities launched directly in it:%3")
-                           .arg(QString::fromStdString(m.path).toHtmlEscaped(), rows(m.ops, true), rows(m.kernels, false)));
+                           .arg(QString::fromStdString(m.path).toHtmlEscaped(), rows(m.ops, true),
+                                rows(m.kernels, false)));
 }
 
 }  // namespace kinetoscope::widgets

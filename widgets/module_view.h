@@ -21,7 +21,16 @@ class ModuleView : public QWidget
 {
     Q_OBJECT
 public:
-    enum Column { Name, Calls, HostTotal, HostSelf, DeviceTotal, DeviceSelf, ColumnCount };
+    enum Column
+    {
+        Name,
+        Calls,
+        HostTotal,
+        HostSelf,
+        DeviceTotal,
+        DeviceSelf,
+        ColumnCount
+    };
     explicit ModuleView(QWidget* parent = nullptr);
     void setTrees(const analysis::ModuleTree& modules, const analysis::CallTree& calls);
 

@@ -8,7 +8,6 @@
 
 #include <QLabel>
 #include <QVBoxLayout>
-
 #include <algorithm>
 
 namespace kinetoscope::widgets {
@@ -18,24 +17,30 @@ QString keyFiguresHtml(const document::Document& trace)
     const analysis::TraceSummary& s = trace.summary;
     QStringList cells;
     auto cell = [&](const QString& label, const QString& value, const QString& tip) {
-        cells << QStringLiteral("<td title=\"%3\" style=\"padding:4px 18px 4px 0\"><span style=\"color:#616161\">%1</span>"
+        cells << QStringLiteral("<td title=\"%3\" style=\"padding:4px 18px 4px 0\"><span "
+                                "style=\"color:#616161\">%1</span>"
                                 "<br><span style=\"font-size:15pt;font-weight:600\">%2</span></td>")
                      .arg(label, value, tip);
     };
-    cell(QStringLiteral("Step time"), QString::fromStdString(format::duration(s.breakdown.all.averageTotalNs)),
-         QStringLiteral("Average wall time of a step, extended to the end of the GPU work it launched."));
+    cell(QStringLiteral("Step time"),
+         QString::fromStdString(format::duration(s.breakdown.all.averageTotalNs)),
+         QStringLiteral(
+             "Average wall time of a step, extended to the end of the GPU work it launched."));
     cell(QStringLiteral("Steady steps"),
          QString::fromStdString(format::count(uint64_t(s.steps.steps.size()))) +
-             (s.steps.source == analysis::StepSource::Window ? QStringLiteral(" (window)") : QString()),
-         QStringLiteral("Steps judged: ProfilerStep#N spans, or iterations found from DataLoader calls or "
-                        "Optimizer.step; warm-up and the loop's tail are left out."));
+             (s.steps.source == analysis::StepSource::Window ? QStringLiteral(" (window)")
+                                                             : QString()),
+         QStringLiteral(
+             "Steps judged: ProfilerStep#N spans, or iterations found from DataLoader calls or "
+             "Optimizer.step; warm-up and the loop's tail are left out."));
     QString utilization = QStringLiteral("n/a");
     if (!s.gpu.empty() && s.gpu.begin()->second.utilization)
         utilization = QString::fromStdString(format::percent(*s.gpu.begin()->second.utilization));
     cell(QStringLiteral("GPU utilisation"), utilization,
          QStringLiteral("Share of the steps' span in which a kernel ran (first device)."));
     const double kernel = s.breakdown.all.averageTotalNs > 0
-                              ? s.breakdown.all.average(analysis::TimeCategory::Kernel) / s.breakdown.all.averageTotalNs
+                              ? s.breakdown.all.average(analysis::TimeCategory::Kernel) /
+                                    s.breakdown.all.averageTotalNs
                               : 0.0;
     cell(QStringLiteral("Kernel share"), QString::fromStdString(format::percent(kernel)),
          QStringLiteral("Share of the step in which a kernel ran."));
@@ -50,14 +55,18 @@ QString keyFiguresHtml(const document::Document& trace)
     // A file read only in part (or with events skipped) says so before anything read from it.
     QString partly;
     if (trace.model && !trace.model->stats().partlyRead.empty())
-        partly = QStringLiteral("<p style=\"margin:2px 0;color:#b71c1c\"><b>Partly read:</b> %1. Every figure below "
+        partly = QStringLiteral("<p style=\"margin:2px 0;color:#b71c1c\"><b>Partly read:</b> %1. "
+                                "Every figure below "
                                 "covers only the events before that point.</p>")
                      .arg(QString::fromStdString(trace.loadMessage).toHtmlEscaped());
     else if (!trace.ok())
-        partly = QStringLiteral("<p style=\"margin:2px 0;color:#b71c1c\"><b>Read with problems:</b> %1.</p>")
+        partly = QStringLiteral(
+                     "<p style=\"margin:2px 0;color:#b71c1c\"><b>Read with problems:</b> %1.</p>")
                      .arg(QString::fromStdString(trace.loadMessage).toHtmlEscaped());
-    return partly + windowHtml(s) + QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString())) +
-           QStringLiteral("<p style=\"margin:2px 0\" title=\"The finding whose fix saves the most time per step\">"
+    return partly + windowHtml(s) +
+           QStringLiteral("<table><tr>%1</tr></table>").arg(cells.join(QString())) +
+           QStringLiteral("<p style=\"margin:2px 0\" title=\"The finding whose fix saves the most "
+                          "time per step\">"
                           "<b>Top finding:</b> %1</p>")
                .arg(top);
 }
@@ -80,13 +89,17 @@ QString windowHtml(const analysis::TraceSummary& s)
                 states.emplace_back(m.idleByHostState[i], i);
         std::sort(states.rbegin(), states.rend());
         for (const auto& [ns, i] : states)
-            parts << QStringLiteral("%1 %2").arg(QString::fromLatin1(analysis::hostStateName(analysis::HostState(i))),
-                                                 QString::fromStdString(format::duration(ns)));
-        html += QStringLiteral("<p style=\"margin:2px 0\" title=\"What the host was doing while no kernel, copy or "
-                               "memset ran (per steady step)\"><b>GPU idle %1 per step, while the host was in:</b> "
+            parts << QStringLiteral("%1 %2").arg(
+                QString::fromLatin1(analysis::hostStateName(analysis::HostState(i))),
+                QString::fromStdString(format::duration(ns)));
+        html += QStringLiteral("<p style=\"margin:2px 0\" title=\"What the host was doing while no "
+                               "kernel, copy or "
+                               "memset ran (per steady step)\"><b>GPU idle %1 per step, while the "
+                               "host was in:</b> "
                                "%2</p>")
                     .arg(QString::fromStdString(format::duration(m.deviceIdleNs)),
-                         parts.isEmpty() ? QStringLiteral("nothing recorded") : parts.join(QStringLiteral(", ")));
+                         parts.isEmpty() ? QStringLiteral("nothing recorded")
+                                         : parts.join(QStringLiteral(", ")));
     }
     return html;
 }
@@ -98,10 +111,13 @@ OverviewView::OverviewView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     m_figures->setTextFormat(Qt::RichText);
     layout->addWidget(m_figures);
-    auto* barsTitle = new QLabel(tr("<b>Step-time breakdown</b> — where each step's wall time went"), this);
+    auto* barsTitle =
+        new QLabel(tr("<b>Step-time breakdown</b> — where each step's wall time went"), this);
     layout->addWidget(barsTitle);
     layout->addWidget(m_breakdown, 3);
-    auto* sawTitle = new QLabel(tr("<b>Utilisation over time</b> — GPU kernels and CPU ops; dashed lines mark steps"), this);
+    auto* sawTitle = new QLabel(
+        tr("<b>Utilisation over time</b> — GPU kernels and CPU ops; dashed lines mark steps"),
+        this);
     layout->addWidget(sawTitle);
     layout->addWidget(m_utilization, 2);
     installPlotExportMenu(*m_breakdown);

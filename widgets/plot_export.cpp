@@ -1,13 +1,12 @@
 #include "widgets/plot_export.h"
 
-#include <qcustomplot.h>
-
 #include <QApplication>
 #include <QClipboard>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QMenu>
 #include <QSvgGenerator>
+#include <qcustomplot.h>
 
 namespace kinetoscope::widgets {
 
@@ -34,7 +33,8 @@ bool savePlot(QCustomPlot& plot, const QString& path, int width, int height, QSt
         }
     } else {
         if (error)
-            *error = QStringLiteral("unknown image format '%1' (use .png, .svg or .pdf)").arg(suffix);
+            *error =
+                QStringLiteral("unknown image format '%1' (use .png, .svg or .pdf)").arg(suffix);
         return false;
     }
     if (!ok && error)
@@ -50,26 +50,30 @@ void copyPlotToClipboard(QCustomPlot& plot)
 void installPlotExportMenu(QCustomPlot& plot)
 {
     plot.setContextMenuPolicy(Qt::CustomContextMenu);
-    QObject::connect(&plot, &QWidget::customContextMenuRequested, &plot, [&plot](const QPoint& pos) {
-        QMenu menu(&plot);
-        menu.addAction(QObject::tr("Copy image"), &plot, [&plot] { copyPlotToClipboard(plot); });
-        menu.addAction(QObject::tr("Save as..."), &plot, [&plot] {
-            const QString path = QFileDialog::getSaveFileName(&plot, QObject::tr("Save plot"), QStringLiteral("plot.png"),
-                                                              QObject::tr("Images (*.png *.svg *.pdf)"));
-            if (path.isEmpty())
-                return;
-            bool ok = false;
-            const QString size = QInputDialog::getText(&plot, QObject::tr("Size"), QObject::tr("Width x height (pixels):"),
-                                                       QLineEdit::Normal,
-                                                       QStringLiteral("%1x%2").arg(plot.width()).arg(plot.height()), &ok);
-            if (!ok)
-                return;
-            const QStringList parts = size.split(QLatin1Char('x'));
-            const int w = parts.value(0).toInt(), h = parts.value(1).toInt();
-            savePlot(plot, path, w, h);
-        });
-        menu.exec(plot.mapToGlobal(pos));
-    });
+    QObject::connect(&plot, &QWidget::customContextMenuRequested, &plot,
+                     [&plot](const QPoint& pos) {
+                         QMenu menu(&plot);
+                         menu.addAction(QObject::tr("Copy image"), &plot,
+                                        [&plot] { copyPlotToClipboard(plot); });
+                         menu.addAction(QObject::tr("Save as..."), &plot, [&plot] {
+                             const QString path = QFileDialog::getSaveFileName(
+                                 &plot, QObject::tr("Save plot"), QStringLiteral("plot.png"),
+                                 QObject::tr("Images (*.png *.svg *.pdf)"));
+                             if (path.isEmpty())
+                                 return;
+                             bool ok = false;
+                             const QString size = QInputDialog::getText(
+                                 &plot, QObject::tr("Size"),
+                                 QObject::tr("Width x height (pixels):"), QLineEdit::Normal,
+                                 QStringLiteral("%1x%2").arg(plot.width()).arg(plot.height()), &ok);
+                             if (!ok)
+                                 return;
+                             const QStringList parts = size.split(QLatin1Char('x'));
+                             const int w = parts.value(0).toInt(), h = parts.value(1).toInt();
+                             savePlot(plot, path, w, h);
+                         });
+                         menu.exec(plot.mapToGlobal(pos));
+                     });
 }
 
 }  // namespace kinetoscope::widgets

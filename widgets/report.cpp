@@ -44,7 +44,8 @@ Images renderCharts(const document::Document& trace)
     if (!trace.summary.memory.empty()) {
         MemoryChart memory;
         memory.resize(kChartWidth, 280);
-        memory.setMemory(trace.summary.memory, trace.summary.steps, trace.summary.utilization.beginNs);
+        memory.setMemory(trace.summary.memory, trace.summary.steps,
+                         trace.summary.utilization.beginNs);
         images.memory = memory.toPixmap(kChartWidth, 280, 2.0).toImage();
     }
     return images;
@@ -55,23 +56,28 @@ template <typename Src>
 QString reportHtml(const document::Document& trace, const Images& images, Src src)
 {
     const QString file = QFileInfo(QString::fromStdString(trace.path)).fileName().toHtmlEscaped();
-    QString html = QStringLiteral("<html><head><meta charset=\"utf-8\"><title>Kinetoscope: %1</title></head>"
-                                  "<body style=\"font-family:sans-serif\">").arg(file);
+    QString html =
+        QStringLiteral("<html><head><meta charset=\"utf-8\"><title>Kinetoscope: %1</title></head>"
+                       "<body style=\"font-family:sans-serif\">")
+            .arg(file);
     html += QStringLiteral("<h1>Why is this run slow? — %1</h1>").arg(file);
-    const QString read = trace.hasTrace()
-                             ? QStringLiteral("%1 · loaded in %2, analysed in %3")
-                                   .arg(QString::fromStdString(format::counted(trace.summary.steps.steps.size(), "step")),
-                                        QString::fromStdString(format::seconds(trace.loadSeconds)),
-                                        QString::fromStdString(format::seconds(trace.analysisSeconds)))
-                             : QStringLiteral("a lab session without a trace");
+    const QString read =
+        trace.hasTrace() ? QStringLiteral("%1 · loaded in %2, analysed in %3")
+                               .arg(QString::fromStdString(
+                                        format::counted(trace.summary.steps.steps.size(), "step")),
+                                    QString::fromStdString(format::seconds(trace.loadSeconds)),
+                                    QString::fromStdString(format::seconds(trace.analysisSeconds)))
+                         : QStringLiteral("a lab session without a trace");
     html += QStringLiteral("<p style=\"color:#616161\">Kinetoscope %1 · %2 · %3</p>")
-                .arg(QStringLiteral(KINETOSCOPE_VERSION), QDateTime::currentDateTime().toString(Qt::ISODate), read);
+                .arg(QStringLiteral(KINETOSCOPE_VERSION),
+                     QDateTime::currentDateTime().toString(Qt::ISODate), read);
     if (trace.hasTrace())
         html += keyFiguresHtml(trace);
     else
-        html += QStringLiteral("<p><b>What this is:</b> a lab session recorded without a trace: the figures and "
-                               "findings below are what the lab measured. The trace's breakdown, utilisation and "
-                               "findings need a run with <code>--profile</code>.</p>");
+        html += QStringLiteral(
+            "<p><b>What this is:</b> a lab session recorded without a trace: the figures and "
+            "findings below are what the lab measured. The trace's breakdown, utilisation and "
+            "findings need a run with <code>--profile</code>.</p>");
     if (trace.session)
         html += QStringLiteral("<h2>What the lab measured</h2>") + labHtml(*trace.session);
     // Both dimensions given: QTextDocument lays an image out at its own size otherwise.
@@ -81,15 +87,20 @@ QString reportHtml(const document::Document& trace, const Images& images, Src sr
             return;
         const int height = img.width() > 0 ? width * img.height() / img.width() : 0;
         html += QStringLiteral("<h2>%1</h2><p><img src=\"%2\" width=\"%3\" height=\"%4\"></p>")
-                    .arg(QLatin1String(title), src(name), QString::number(width), QString::number(height));
+                    .arg(QLatin1String(title), src(name), QString::number(width),
+                         QString::number(height));
     };
     image("Step-time breakdown", "breakdown", images.breakdown);
     image("Utilisation over time", "utilization", images.utilization);
     image("Memory", "memory", images.memory);
     html += QStringLiteral("<h2>Findings</h2>");
     if (trace.findings.empty())
-        html += trace.hasTrace() ? QStringLiteral("<p>No finding: nothing in this trace crosses a rule's threshold.</p>")
-                                 : QStringLiteral("<p>No finding: nothing the lab measured crosses a rule's threshold.</p>");
+        html +=
+            trace.hasTrace()
+                ? QStringLiteral(
+                      "<p>No finding: nothing in this trace crosses a rule's threshold.</p>")
+                : QStringLiteral(
+                      "<p>No finding: nothing the lab measured crosses a rule's threshold.</p>");
     for (size_t i = 0; i < trace.findings.size(); ++i)
         html += findingHtml(trace.findings[i], int(i) + 1);
     html += QStringLiteral("</body></html>");
@@ -108,11 +119,14 @@ QByteArray pngBytes(const QImage& image)
 void addImages(QTextDocument& doc, const Images& images)
 {
     if (!images.breakdown.isNull())
-        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("breakdown")), images.breakdown);
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("breakdown")),
+                        images.breakdown);
     if (!images.utilization.isNull())
-        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("utilization")), images.utilization);
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("utilization")),
+                        images.utilization);
     if (!images.memory.isNull())
-        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("memory")), images.memory);
+        doc.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("memory")),
+                        images.memory);
 }
 
 }  // namespace
@@ -153,8 +167,10 @@ bool writeReport(const document::Document& trace, const QString& path, QString* 
     if (!trace.model && !trace.session)
         return fail(QStringLiteral("no trace to report on"));
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix != QLatin1String("pdf") && suffix != QLatin1String("png") && suffix != QLatin1String("html"))
-        return fail(QStringLiteral("unknown report format '.%1' (use .pdf, .png or .html)").arg(suffix));
+    if (suffix != QLatin1String("pdf") && suffix != QLatin1String("png") &&
+        suffix != QLatin1String("html"))
+        return fail(
+            QStringLiteral("unknown report format '.%1' (use .pdf, .png or .html)").arg(suffix));
     const Images images = renderCharts(trace);
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
@@ -162,16 +178,19 @@ bool writeReport(const document::Document& trace, const QString& path, QString* 
 
     if (suffix == QLatin1String("html")) {
         const QString html = reportHtml(trace, images, [&](const char* name) {
-            const QImage& image = QLatin1String(name) == QLatin1String("breakdown") ? images.breakdown
-                                  : QLatin1String(name) == QLatin1String("utilization") ? images.utilization
-                                                                                        : images.memory;
-            return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(pngBytes(image).toBase64());
+            const QImage& image =
+                QLatin1String(name) == QLatin1String("breakdown")     ? images.breakdown
+                : QLatin1String(name) == QLatin1String("utilization") ? images.utilization
+                                                                      : images.memory;
+            return QStringLiteral("data:image/png;base64,") +
+                   QString::fromLatin1(pngBytes(image).toBase64());
         });
         out.write(html.toUtf8());
     } else {
         QTextDocument doc;
         addImages(doc, images);
-        doc.setHtml(reportHtml(trace, images, [](const char* name) { return QString::fromLatin1(name); }));
+        doc.setHtml(
+            reportHtml(trace, images, [](const char* name) { return QString::fromLatin1(name); }));
         if (!printDocument(doc, suffix, out, error))
             return false;
     }

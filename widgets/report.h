@@ -14,7 +14,8 @@ namespace kinetoscope::widgets {
 // The format comes from the extension of `path` (.pdf, .png, .html). Written atomically:
 // an existing file is replaced only once the new one is complete.
 // Writes a laid-out document as PDF (A4) or PNG ("pdf" or "png"), for every report.
-bool printDocument(QTextDocument& doc, const QString& suffix, QIODevice& out, QString* error = nullptr);
+bool printDocument(QTextDocument& doc, const QString& suffix, QIODevice& out,
+                   QString* error = nullptr);
 
 bool writeReport(const document::Document& trace, const QString& path, QString* error = nullptr);
 

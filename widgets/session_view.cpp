@@ -7,14 +7,15 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
-#include <QTableWidget>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
 
 SessionView::SessionView(std::shared_ptr<const document::Document> session, QWidget* parent)
-    : QWidget(parent), m_document(std::move(session)), m_pages(new QTabWidget(this)), m_findings(new FindingsView(this))
+    : QWidget(parent), m_document(std::move(session)), m_pages(new QTabWidget(this)),
+      m_findings(new FindingsView(this))
 {
     const session::Session& s = *m_document->session;
     m_lab = new LiveRunView(LiveRunView::titleOf(s), this);
@@ -23,9 +24,10 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     m_findings->setTraceActions(false);
     setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
 
-    auto* note = new QLabel(tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
-                               "it supports. The trace's pages need a run with --profile."),
-                            this);
+    auto* note = new QLabel(
+        tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
+           "it supports. The trace's pages need a run with --profile."),
+        this);
     note->setWordWrap(true);
     note->setTextFormat(Qt::RichText);
     auto* layout = new QVBoxLayout(this);
@@ -37,7 +39,9 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
 
 QAbstractItemView* SessionView::currentTable() const
 {
-    return m_pages->currentIndex() == Diagnosis ? static_cast<QAbstractItemView*>(m_findings->list()) : m_lab->labTable();
+    return m_pages->currentIndex() == Diagnosis
+               ? static_cast<QAbstractItemView*>(m_findings->list())
+               : m_lab->labTable();
 }
 
 void SessionView::setCurrentPage(Page page)

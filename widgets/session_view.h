@@ -6,7 +6,6 @@
 #include "core/document/document.h"
 
 #include <QWidget>
-
 #include <memory>
 
 class QAbstractItemView;
@@ -21,11 +20,16 @@ class SessionView : public QWidget
 {
     Q_OBJECT
 public:
-    explicit SessionView(std::shared_ptr<const document::Document> session, QWidget* parent = nullptr);
+    explicit SessionView(std::shared_ptr<const document::Document> session,
+                         QWidget* parent = nullptr);
     const document::Document& document() const { return *m_document; }
     FindingsView* findings() const { return m_findings; }
     LiveRunView* lab() const { return m_lab; }
-    enum Page { Diagnosis, Lab };
+    enum Page
+    {
+        Diagnosis,
+        Lab
+    };
     void setCurrentPage(Page page);
     // The findings on the Diagnosis page, the lab's arms on the Lab page.
     QAbstractItemView* currentTable() const;

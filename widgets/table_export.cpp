@@ -20,7 +20,6 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTreeView>
-
 #include <string>
 #include <vector>
 
@@ -48,7 +47,8 @@ protected:
     // the override keeps a window's shortcut from taking the key while the table has focus.
     bool eventFilter(QObject* watched, QEvent* event) override
     {
-        if (watched == m_view && (event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress) &&
+        if (watched == m_view &&
+            (event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress) &&
             static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
             if (event->type() == QEvent::KeyPress)
                 copySelection(*m_view);
@@ -82,8 +82,10 @@ bool isNumber(const QVariant& value)
     case QMetaType::Short:
     case QMetaType::UShort:
     case QMetaType::Double:
-    case QMetaType::Float: return true;
-    default: return false;
+    case QMetaType::Float:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -115,7 +117,8 @@ format::CsvCell headerOf(const QAbstractItemModel& model, int section)
     if (name.isEmpty())
         name = model.headerData(section, Qt::Horizontal, Qt::DisplayRole).toString();
     const QString unit = model.headerData(section, Qt::Horizontal, UnitRole).toString();
-    return format::CsvCell(std::in_place_type<std::string>, format::csvHeader(name.toStdString(), unit.toStdString()));
+    return format::CsvCell(std::in_place_type<std::string>,
+                           format::csvHeader(name.toStdString(), unit.toStdString()));
 }
 
 // The columns the view shows, in the order it shows them.
@@ -129,7 +132,8 @@ std::vector<int> shownColumns(const QAbstractItemView& view, const QAbstractItem
     std::vector<int> columns;
     const int count = model.columnCount();
     for (int visual = 0; visual < count; ++visual) {
-        const int logical = header && header->count() == count ? header->logicalIndex(visual) : visual;
+        const int logical =
+            header && header->count() == count ? header->logicalIndex(visual) : visual;
         if (logical < 0 || (header && header->isSectionHidden(logical)))
             continue;
         columns.push_back(logical);
@@ -174,7 +178,8 @@ std::vector<Row> rowsOf(const QAbstractItemModel& model, bool tree)
         const bool descend = tree && model.hasChildren(row.index);
         rows.push_back(row);
         if (descend)
-            stack.push_back(Level{row.index, 0, row.depth + 1, row.path});  // `level` is not used after this
+            stack.push_back(
+                Level{row.index, 0, row.depth + 1, row.path});  // `level` is not used after this
     }
     return rows;
 }
@@ -264,12 +269,15 @@ void installTableExport(QAbstractItemView* view, const QString& table, QAbstract
             switch (exportTableWithDialog(*view, view, &path, &error)) {
             case ExportOutcome::Written:
                 if (auto* window = qobject_cast<QMainWindow*>(view->window()))
-                    window->statusBar()->showMessage(QObject::tr("Table written to %1").arg(path), 5000);
+                    window->statusBar()->showMessage(QObject::tr("Table written to %1").arg(path),
+                                                     5000);
                 break;
             case ExportOutcome::Failed:
-                QMessageBox::warning(view, QObject::tr("Export table"), QObject::tr("Export failed: %1").arg(error));
+                QMessageBox::warning(view, QObject::tr("Export table"),
+                                     QObject::tr("Export failed: %1").arg(error));
                 break;
-            case ExportOutcome::Cancelled: break;
+            case ExportOutcome::Cancelled:
+                break;
             }
         }
     });
@@ -282,7 +290,9 @@ void setExportColumns(QTableWidget& table, const std::vector<std::pair<QString, 
         if (!header)
             continue;
         header->setData(ColumnNameRole, columns[size_t(c)].first);
-        header->setData(UnitRole, columns[size_t(c)].second.isEmpty() ? QVariant() : QVariant(columns[size_t(c)].second));
+        header->setData(UnitRole, columns[size_t(c)].second.isEmpty()
+                                      ? QVariant()
+                                      : QVariant(columns[size_t(c)].second));
     }
 }
 
@@ -295,7 +305,8 @@ QString exportBaseName(const QString& path)
 {
     const QFileInfo info(path);
     QString name = info.fileName();
-    static const char* const extensions[] = {".gz", ".json", ".trace", ".pt", ".pickle", ".pkl", ".kinetoscope"};
+    static const char* const extensions[] = {".gz",     ".json", ".trace",      ".pt",
+                                             ".pickle", ".pkl",  ".kinetoscope"};
     for (bool stripped = true; stripped;) {
         stripped = false;
         for (const char* extension : extensions) {
@@ -307,11 +318,12 @@ QString exportBaseName(const QString& path)
         }
     }
     // Every lab run writes session.kinetoscope.json: its folder tells them apart.
-    if (name.compare(QLatin1String("session"), Qt::CaseInsensitive) == 0 && !info.dir().dirName().isEmpty())
+    if (name.compare(QLatin1String("session"), Qt::CaseInsensitive) == 0 &&
+        !info.dir().dirName().isEmpty())
         name = info.dir().dirName();
     for (QChar& c : name)
-        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('.') && c != QLatin1Char('_') &&
-            c != QLatin1Char('-'))
+        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('.') &&
+            c != QLatin1Char('_') && c != QLatin1Char('-'))
             c = QLatin1Char('_');
     return name;
 }
@@ -363,13 +375,16 @@ QString suggestedCsvName(const QAbstractItemView& view)
         document = w->property(kDocumentProperty).toString();
     const ExportHook* hook = hookOf(view);
     const QString table = hook && !hook->table.isEmpty() ? hook->table : QStringLiteral("table");
-    return (document.isEmpty() ? table : document + QLatin1Char('-') + table) + QStringLiteral(".csv");
+    return (document.isEmpty() ? table : document + QLatin1Char('-') + table) +
+           QStringLiteral(".csv");
 }
 
-ExportOutcome exportTableWithDialog(QAbstractItemView& view, QWidget* parent, QString* path, QString* error)
+ExportOutcome exportTableWithDialog(QAbstractItemView& view, QWidget* parent, QString* path,
+                                    QString* error)
 {
-    QString chosen = QFileDialog::getSaveFileName(parent, QObject::tr("Export table as CSV"), suggestedCsvName(view),
-                                                  QObject::tr("CSV (*.csv)"));
+    QString chosen =
+        QFileDialog::getSaveFileName(parent, QObject::tr("Export table as CSV"),
+                                     suggestedCsvName(view), QObject::tr("CSV (*.csv)"));
     if (chosen.isEmpty())
         return ExportOutcome::Cancelled;
     if (QFileInfo(chosen).suffix().isEmpty())

@@ -23,7 +23,6 @@
 //                                    display header when absent
 #include <QString>
 #include <QtCore/qnamespace.h>
-
 #include <utility>
 #include <vector>
 
@@ -44,7 +43,8 @@ inline constexpr int ExportRole = Qt::UserRole + 3;
 // suggested file name ("operators"). `rows`, when given, is the model exported in place
 // of the view's own: one row per row of the view, in the same order (the findings list
 // exports the findings, not the list's text). Calling it again renames the table.
-void installTableExport(QAbstractItemView* view, const QString& table, QAbstractItemModel* rows = nullptr);
+void installTableExport(QAbstractItemView* view, const QString& table,
+                        QAbstractItemModel* rows = nullptr);
 // A QTableWidget's columns for the export: (name, unit) per column from the first, set on
 // its header items (a unit left empty: a text column). Its items carry their raw values
 // themselves (setData(RawValueRole, ...), ExportRole for a blank).
@@ -71,7 +71,13 @@ QString suggestedCsvName(const QAbstractItemView& view);
 
 // Asks where to save (suggestedCsvName), then writes. Returns Cancelled, Written (with
 // `path`) or Failed (with `error`).
-enum class ExportOutcome { Cancelled, Written, Failed };
-ExportOutcome exportTableWithDialog(QAbstractItemView& view, QWidget* parent, QString* path, QString* error);
+enum class ExportOutcome
+{
+    Cancelled,
+    Written,
+    Failed
+};
+ExportOutcome exportTableWithDialog(QAbstractItemView& view, QWidget* parent, QString* path,
+                                    QString* error);
 
 }  // namespace kinetoscope::widgets

@@ -28,7 +28,8 @@ QString count(int64_t n)
 
 QString triple(const int32_t (&v)[3])
 {
-    return v[0] < 0 ? QStringLiteral("n/a") : QStringLiteral("%1×%2×%3").arg(v[0]).arg(v[1]).arg(v[2]);
+    return v[0] < 0 ? QStringLiteral("n/a")
+                    : QStringLiteral("%1×%2×%3").arg(v[0]).arg(v[1]).arg(v[2]);
 }
 
 // A blank cell in an exported table (the raw value is only a sort key).
@@ -50,25 +51,34 @@ struct ColumnHeader
 QVariant header(const ColumnHeader& h, int role)
 {
     switch (role) {
-    case Qt::DisplayRole: return QString::fromUtf8(h.display);
-    case Qt::ToolTipRole: return QString::fromUtf8(h.tip);
-    case ColumnNameRole: return QString::fromUtf8(h.name);
-    case UnitRole: return *h.unit ? QVariant(QString::fromLatin1(h.unit)) : QVariant();
-    default: return {};
+    case Qt::DisplayRole:
+        return QString::fromUtf8(h.display);
+    case Qt::ToolTipRole:
+        return QString::fromUtf8(h.tip);
+    case ColumnNameRole:
+        return QString::fromUtf8(h.name);
+    case UnitRole:
+        return *h.unit ? QVariant(QString::fromLatin1(h.unit)) : QVariant();
+    default:
+        return {};
     }
 }
 
 QVariant rooflineHeaderData(RooflineColumn column, int role)
 {
     switch (role) {
-    case Qt::DisplayRole: return rooflineHeader(column);
-    case Qt::ToolTipRole: return rooflineHeaderTip(column);
-    case ColumnNameRole: return rooflineColumnName(column);
+    case Qt::DisplayRole:
+        return rooflineHeader(column);
+    case Qt::ToolTipRole:
+        return rooflineHeaderTip(column);
+    case ColumnNameRole:
+        return rooflineColumnName(column);
     case UnitRole: {
         const QString unit = rooflineUnit(column);
         return unit.isEmpty() ? QVariant() : QVariant(unit);
     }
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -112,9 +122,12 @@ bool OpTableModel::canGroupBy(Grouping grouping) const
 const std::vector<analysis::OpStats>& OpTableModel::rows() const
 {
     switch (m_grouping) {
-    case Grouping::InputShapes: return m_tables.byNameAndShapes;
-    case Grouping::Stack: return m_tables.byNameAndStack;
-    case Grouping::Name: break;
+    case Grouping::InputShapes:
+        return m_tables.byNameAndShapes;
+    case Grouping::Stack:
+        return m_tables.byNameAndStack;
+    case Grouping::Name:
+        break;
     }
     return m_tables.byName;
 }
@@ -137,8 +150,9 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     if (index.column() >= Tflops) {
-        const RooflineFigures* figures =
-            m_grouping == Grouping::InputShapes ? m_roofline.op(o.name, o.inputShapes) : m_roofline.opName(o.name);
+        const RooflineFigures* figures = m_grouping == Grouping::InputShapes
+                                             ? m_roofline.op(o.name, o.inputShapes)
+                                             : m_roofline.opName(o.name);
         return rooflineCell(figures, RooflineColumn(index.column() - Tflops), role);
     }
     if (role == Qt::ToolTipRole && index.column() == Source && !o.stack.empty()) {
@@ -150,35 +164,51 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
     }
     if (role == ExportRole) {
         switch (index.column()) {
-        case TensorCoreEligible: return o.tensorCoreEligible ? QStringLiteral("yes") : QStringLiteral("no");
-        case TensorCoreShare: return o.deviceTotalNs > 0 ? QVariant() : blank();
-        default: return {};
+        case TensorCoreEligible:
+            return o.tensorCoreEligible ? QStringLiteral("yes") : QStringLiteral("no");
+        case TensorCoreShare:
+            return o.deviceTotalNs > 0 ? QVariant() : blank();
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
-    case Name: return QString::fromStdString(o.name);
-    case Shapes: return QString::fromStdString(o.inputShapes);
-    case Source: return QString::fromStdString(o.sourceLine);
-    case Calls: return raw ? QVariant(qlonglong(o.calls)) : QVariant(count(o.calls));
-    case SelfCpu: return raw ? QVariant(qlonglong(o.selfCpuNs)) : QVariant(ms(double(o.selfCpuNs)));
-    case CpuTotal: return raw ? QVariant(qlonglong(o.cpuTotalNs)) : QVariant(ms(double(o.cpuTotalNs)));
-    case SelfDevice: return raw ? QVariant(qlonglong(o.selfDeviceNs)) : QVariant(ms(double(o.selfDeviceNs)));
-    case DeviceTotal: return raw ? QVariant(qlonglong(o.deviceTotalNs)) : QVariant(ms(double(o.deviceTotalNs)));
-    case MeanCpu: return raw ? QVariant(o.meanCpuNs()) : QVariant(ms(o.meanCpuNs()));
-    case MeanDevice: return raw ? QVariant(o.meanDeviceNs()) : QVariant(ms(o.meanDeviceNs()));
+    case Name:
+        return QString::fromStdString(o.name);
+    case Shapes:
+        return QString::fromStdString(o.inputShapes);
+    case Source:
+        return QString::fromStdString(o.sourceLine);
+    case Calls:
+        return raw ? QVariant(qlonglong(o.calls)) : QVariant(count(o.calls));
+    case SelfCpu:
+        return raw ? QVariant(qlonglong(o.selfCpuNs)) : QVariant(ms(double(o.selfCpuNs)));
+    case CpuTotal:
+        return raw ? QVariant(qlonglong(o.cpuTotalNs)) : QVariant(ms(double(o.cpuTotalNs)));
+    case SelfDevice:
+        return raw ? QVariant(qlonglong(o.selfDeviceNs)) : QVariant(ms(double(o.selfDeviceNs)));
+    case DeviceTotal:
+        return raw ? QVariant(qlonglong(o.deviceTotalNs)) : QVariant(ms(double(o.deviceTotalNs)));
+    case MeanCpu:
+        return raw ? QVariant(o.meanCpuNs()) : QVariant(ms(o.meanCpuNs()));
+    case MeanDevice:
+        return raw ? QVariant(o.meanDeviceNs()) : QVariant(ms(o.meanDeviceNs()));
     case TensorCoreEligible:
-        return raw ? QVariant(int(o.tensorCoreEligible)) : QVariant(o.tensorCoreEligible ? QStringLiteral("yes") : QString());
+        return raw ? QVariant(int(o.tensorCoreEligible))
+                   : QVariant(o.tensorCoreEligible ? QStringLiteral("yes") : QString());
     case TensorCoreShare: {
         // Of its device time, on Tensor Core kernels; blank for ops that launch nothing.
-        const double share = o.deviceTotalNs > 0 ? double(o.tensorCoreNs) / double(o.deviceTotalNs) : -1.0;
+        const double share =
+            o.deviceTotalNs > 0 ? double(o.tensorCoreNs) / double(o.deviceTotalNs) : -1.0;
         if (raw)
             return share;
         return share < 0 ? QString() : QString::fromStdString(format::percent(share));
     }
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -188,20 +218,27 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
         return {};
     static const ColumnHeader headers[] = {
         {"Operator", "Operator", "", "The operator's name."},
-        {"Input shapes", "Input shapes", "", "The shapes of its inputs (recorded with record_shapes=True)."},
+        {"Input shapes", "Input shapes", "",
+         "The shapes of its inputs (recorded with record_shapes=True)."},
         {"Source line", "Source line", "",
-         "The innermost line of your code around the op (recorded with with_stack=True); the tooltip "
+         "The innermost line of your code around the op (recorded with with_stack=True); the "
+         "tooltip "
          "shows the Python frames the row groups on."},
         {"Calls", "Calls", "count", "How many times it ran."},
-        {"Self CPU (ms)", "Self CPU", "ns", "CPU time in the op itself, without the ops it called."},
+        {"Self CPU (ms)", "Self CPU", "ns",
+         "CPU time in the op itself, without the ops it called."},
         {"CPU total (ms)", "CPU total", "ns", "CPU time including the ops it called."},
-        {"Self device (ms)", "Self device", "ns", "GPU time of the kernels and copies the op itself launched."},
-        {"Device total (ms)", "Device total", "ns", "GPU time of everything launched by the op and the ops it called."},
+        {"Self device (ms)", "Self device", "ns",
+         "GPU time of the kernels and copies the op itself launched."},
+        {"Device total (ms)", "Device total", "ns",
+         "GPU time of everything launched by the op and the ops it called."},
         {"Mean CPU (ms)", "Mean CPU", "ns", "CPU total divided by calls."},
         {"Mean device (ms)", "Mean device", "ns", "Device total divided by calls."},
         {"TC eligible", "TC eligible", "",
-         "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused attention)."},
-        {"On Tensor Cores", "On Tensor Cores", "fraction", "The share of its device total spent in Tensor Core kernels."}};
+         "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused "
+         "attention)."},
+        {"On Tensor Cores", "On Tensor Cores", "fraction",
+         "The share of its device total spent in Tensor Core kernels."}};
     static_assert(std::size(headers) == Tflops);
     if (section >= Tflops)
         return rooflineHeaderData(RooflineColumn(section - Tflops), role);
@@ -240,59 +277,92 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
         return {};
     const analysis::KernelStats& k = m_kernels[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
-        return index.column() != Name && index.column() != Op ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() != Name && index.column() != Op
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
     if (index.column() >= Tflops)
-        return rooflineCell(m_roofline.kernel(k.name), RooflineColumn(index.column() - Tflops), role);
+        return rooflineCell(m_roofline.kernel(k.name), RooflineColumn(index.column() - Tflops),
+                            role);
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(k.name);
     if (role == ExportRole) {
         // The launch configuration as it is, not the product sorting uses; "n/a" as blank.
-        const auto dims = [](const int32_t (&v)[3]) {
-            return v[0] < 0 ? blank() : QVariant(QStringLiteral("%1x%2x%3").arg(v[0]).arg(v[1]).arg(v[2]));
+        const auto dims = [](const int32_t(&v)[3]) {
+            return v[0] < 0 ? blank()
+                            : QVariant(QStringLiteral("%1x%2x%3").arg(v[0]).arg(v[1]).arg(v[2]));
         };
         switch (index.column()) {
-        case Grid: return dims(k.grid);
-        case Block: return dims(k.block);
-        case Registers: return k.registersPerThread < 0 ? blank() : QVariant();
-        case SharedMemory: return k.sharedMemoryBytes < 0 ? blank() : QVariant();
-        case BlocksPerSm: return k.meanBlocksPerSm ? QVariant() : blank();
-        case Occupancy: return k.meanOccupancyPercent ? QVariant() : blank();
-        case TensorCore: return data(index, Qt::DisplayRole);
-        default: return {};
+        case Grid:
+            return dims(k.grid);
+        case Block:
+            return dims(k.block);
+        case Registers:
+            return k.registersPerThread < 0 ? blank() : QVariant();
+        case SharedMemory:
+            return k.sharedMemoryBytes < 0 ? blank() : QVariant();
+        case BlocksPerSm:
+            return k.meanBlocksPerSm ? QVariant() : blank();
+        case Occupancy:
+            return k.meanOccupancyPercent ? QVariant() : blank();
+        case TensorCore:
+            return data(index, Qt::DisplayRole);
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
     switch (index.column()) {
-    case Name: return QString::fromStdString(k.name);
-    case Calls: return raw ? QVariant(qlonglong(k.calls)) : QVariant(count(k.calls));
-    case Total: return raw ? QVariant(qlonglong(k.totalNs)) : QVariant(ms(double(k.totalNs)));
-    case Mean: return raw ? QVariant(k.meanNs()) : QVariant(us(k.meanNs()));
-    case Min: return raw ? QVariant(qlonglong(k.minNs)) : QVariant(us(double(k.minNs)));
-    case Max: return raw ? QVariant(qlonglong(k.maxNs)) : QVariant(us(double(k.maxNs)));
-    case Grid: return raw ? QVariant(qlonglong(k.grid[0]) * std::max(1, k.grid[1]) * std::max(1, k.grid[2])) : QVariant(triple(k.grid));
-    case Block: return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) * std::max(1, k.block[2])) : QVariant(triple(k.block));
-    case Registers: return raw ? QVariant(k.registersPerThread) : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a") : QString::number(k.registersPerThread));
+    case Name:
+        return QString::fromStdString(k.name);
+    case Calls:
+        return raw ? QVariant(qlonglong(k.calls)) : QVariant(count(k.calls));
+    case Total:
+        return raw ? QVariant(qlonglong(k.totalNs)) : QVariant(ms(double(k.totalNs)));
+    case Mean:
+        return raw ? QVariant(k.meanNs()) : QVariant(us(k.meanNs()));
+    case Min:
+        return raw ? QVariant(qlonglong(k.minNs)) : QVariant(us(double(k.minNs)));
+    case Max:
+        return raw ? QVariant(qlonglong(k.maxNs)) : QVariant(us(double(k.maxNs)));
+    case Grid:
+        return raw ? QVariant(qlonglong(k.grid[0]) * std::max(1, k.grid[1]) *
+                              std::max(1, k.grid[2]))
+                   : QVariant(triple(k.grid));
+    case Block:
+        return raw ? QVariant(qlonglong(k.block[0]) * std::max(1, k.block[1]) *
+                              std::max(1, k.block[2]))
+                   : QVariant(triple(k.block));
+    case Registers:
+        return raw ? QVariant(k.registersPerThread)
+                   : QVariant(k.registersPerThread < 0 ? QStringLiteral("n/a")
+                                                       : QString::number(k.registersPerThread));
     case SharedMemory:
         return raw ? QVariant(k.sharedMemoryBytes)
                    : QVariant(k.sharedMemoryBytes < 0 ? QStringLiteral("n/a")
-                                                      : QString::fromStdString(format::bytes(double(k.sharedMemoryBytes))));
+                                                      : QString::fromStdString(format::bytes(
+                                                            double(k.sharedMemoryBytes))));
     case BlocksPerSm:
         return raw ? QVariant(k.meanBlocksPerSm.value_or(-1.0))
-                   : QVariant(k.meanBlocksPerSm ? QString::number(*k.meanBlocksPerSm, 'f', 2) : QStringLiteral("n/a"));
+                   : QVariant(k.meanBlocksPerSm ? QString::number(*k.meanBlocksPerSm, 'f', 2)
+                                                : QStringLiteral("n/a"));
     case Occupancy:
         return raw ? QVariant(k.meanOccupancyPercent.value_or(-1.0))
-                   : QVariant(k.meanOccupancyPercent ? QString::fromStdString(format::percent(*k.meanOccupancyPercent / 100.0))
+                   : QVariant(k.meanOccupancyPercent ? QString::fromStdString(format::percent(
+                                                           *k.meanOccupancyPercent / 100.0))
                                                      : QStringLiteral("n/a"));
     case TensorCore:
         if (raw)
-            return int(k.unit == analysis::MatrixUnit::TensorCore) - int(k.unit == analysis::MatrixUnit::Simt);
+            return int(k.unit == analysis::MatrixUnit::TensorCore) -
+                   int(k.unit == analysis::MatrixUnit::Simt);
         return k.unit == analysis::MatrixUnit::TensorCore ? QStringLiteral("Tensor Core")
                : k.unit == analysis::MatrixUnit::Simt     ? QStringLiteral("SIMT")
                                                           : QString();
-    case Op: return QString::fromStdString(k.topOp);
-    default: return {};
+    case Op:
+        return QString::fromStdString(k.topOp);
+    default:
+        return {};
     }
 }
 
@@ -308,16 +378,20 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         {"Min (µs)", "Min", "ns", "Shortest run."},
         {"Max (µs)", "Max", "ns", "Longest run."},
         {"Grid", "Grid", "", "Grid (of its longest run, unless grouped by launch configuration)."},
-        {"Block", "Block", "", "Block (of its longest run, unless grouped by launch configuration)."},
+        {"Block", "Block", "",
+         "Block (of its longest run, unless grouped by launch configuration)."},
         {"Registers", "Registers per thread", "count", "Registers per thread."},
         {"Shared mem", "Shared memory per block", "bytes", "Static shared memory per block."},
-        {"Blocks/SM", "Blocks per SM", "count", "Blocks per SM, mean weighted by duration (recorded by CUPTI)."},
+        {"Blocks/SM", "Blocks per SM", "count",
+         "Blocks per SM, mean weighted by duration (recorded by CUPTI)."},
         {"Occupancy", "Occupancy", "%",
          "Estimated achieved occupancy, mean weighted by duration (recorded by CUPTI)."},
         {"Unit", "Unit", "",
-         "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; blank when the name "
+         "Tensor Core (or AMD matrix core) or SIMT, as the diagnosis reads the kernel's name; "
+         "blank when the name "
          "does not tell."},
-        {"Launched by", "Launched by", "", "The op that launched most of its time (grouped by op: the op)."}};
+        {"Launched by", "Launched by", "",
+         "The op that launched most of its time (grouped by op: the op)."}};
     static_assert(std::size(headers) == Tflops);
     if (section >= Tflops)
         return rooflineHeaderData(RooflineColumn(section - Tflops), role);
@@ -354,7 +428,12 @@ QVariant MemoryTableModel::data(const QModelIndex& index, int role) const
         return {};
     if (index.column() == Name)
         return o.op.empty() ? QStringLiteral("(outside any op)") : QString::fromStdString(o.op);
-    const int64_t values[] = {0, o.allocations, o.totalAllocations, o.bytes, o.totalBytes, o.selfIncreaseBytes,
+    const int64_t values[] = {0,
+                              o.allocations,
+                              o.totalAllocations,
+                              o.bytes,
+                              o.totalBytes,
+                              o.selfIncreaseBytes,
                               o.totalIncreaseBytes};
     const int64_t v = values[index.column()];
     if (role == Qt::UserRole)
@@ -371,11 +450,16 @@ QVariant MemoryTableModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     static const ColumnHeader headers[] = {
         {"Operator", "Operator", "", "The innermost op around the memory events."},
-        {"Allocations (self)", "Self allocations", "count", "Allocations made in the op itself, not in an op nested in it."},
-        {"Allocations (total)", "Total allocations", "count", "Allocations made in the op or any op nested in it."},
-        {"Allocated (self)", "Self allocated", "bytes", "Bytes allocated in the op itself (frees not subtracted)."},
-        {"Allocated (total)", "Total allocated", "bytes", "Bytes allocated in the op or any op nested in it."},
-        {"Size increase (self)", "Self size increase", "bytes", "Bytes allocated less bytes freed, in the op itself."},
+        {"Allocations (self)", "Self allocations", "count",
+         "Allocations made in the op itself, not in an op nested in it."},
+        {"Allocations (total)", "Total allocations", "count",
+         "Allocations made in the op or any op nested in it."},
+        {"Allocated (self)", "Self allocated", "bytes",
+         "Bytes allocated in the op itself (frees not subtracted)."},
+        {"Allocated (total)", "Total allocated", "bytes",
+         "Bytes allocated in the op or any op nested in it."},
+        {"Size increase (self)", "Self size increase", "bytes",
+         "Bytes allocated less bytes freed, in the op itself."},
         {"Size increase (total)", "Total size increase", "bytes",
          "Bytes allocated less bytes freed, in the op or any op nested in it."}};
     static_assert(std::size(headers) == ColumnCount);

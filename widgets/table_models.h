@@ -15,11 +15,33 @@ class OpTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column {
-        Name, Shapes, Source, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, MeanCpu, MeanDevice,
-        TensorCoreEligible, TensorCoreShare, Tflops, Gbps, Intensity, Bound, OfRoof, ColumnCount
+    enum Column
+    {
+        Name,
+        Shapes,
+        Source,
+        Calls,
+        SelfCpu,
+        CpuTotal,
+        SelfDevice,
+        DeviceTotal,
+        MeanCpu,
+        MeanDevice,
+        TensorCoreEligible,
+        TensorCoreShare,
+        Tflops,
+        Gbps,
+        Intensity,
+        Bound,
+        OfRoof,
+        ColumnCount
     };
-    enum class Grouping { Name, InputShapes, Stack };
+    enum class Grouping
+    {
+        Name,
+        InputShapes,
+        Stack
+    };
     explicit OpTableModel(QObject* parent = nullptr);
     void setTables(const analysis::OpTables& tables);
     // The roofline's figures per row: by name and shapes when grouped so, else by name.
@@ -47,9 +69,28 @@ class KernelTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column {
-        Name, Calls, Total, Mean, Min, Max, Grid, Block, Registers, SharedMemory, BlocksPerSm, Occupancy,
-        TensorCore, Op, Tflops, Gbps, Intensity, Bound, OfRoof, ColumnCount
+    enum Column
+    {
+        Name,
+        Calls,
+        Total,
+        Mean,
+        Min,
+        Max,
+        Grid,
+        Block,
+        Registers,
+        SharedMemory,
+        BlocksPerSm,
+        Occupancy,
+        TensorCore,
+        Op,
+        Tflops,
+        Gbps,
+        Intensity,
+        Bound,
+        OfRoof,
+        ColumnCount
     };
     explicit KernelTableModel(QObject* parent = nullptr);
     void setKernels(std::vector<analysis::KernelStats> kernels);
@@ -71,8 +112,16 @@ class MemoryTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column {
-        Name, Allocations, TotalAllocations, Bytes, TotalBytes, SelfIncrease, TotalIncrease, ColumnCount
+    enum Column
+    {
+        Name,
+        Allocations,
+        TotalAllocations,
+        Bytes,
+        TotalBytes,
+        SelfIncrease,
+        TotalIncrease,
+        ColumnCount
     };
     explicit MemoryTableModel(QObject* parent = nullptr);
     void setRows(std::vector<analysis::OpAllocation> rows);

@@ -14,8 +14,9 @@
 namespace kinetoscope::widgets {
 
 TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget* parent)
-    : QWidget(parent), m_model(model), m_proxy(new QSortFilterProxyModel(this)), m_filter(new QLineEdit(this)),
-      m_table(new QTableView(this)), m_details(new QLabel(this)), m_bar(new QHBoxLayout)
+    : QWidget(parent), m_model(model), m_proxy(new QSortFilterProxyModel(this)),
+      m_filter(new QLineEdit(this)), m_table(new QTableView(this)), m_details(new QLabel(this)),
+      m_bar(new QHBoxLayout)
 {
     m_proxy->setSourceModel(model);
     m_proxy->setSortRole(Qt::UserRole);
@@ -23,7 +24,8 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     m_proxy->setFilterKeyColumn(0);
     m_filter->setPlaceholderText(tr("Filter by name (Ctrl+F)"));
     m_filter->setClearButtonEnabled(true);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy,
+            &QSortFilterProxyModel::setFilterFixedString);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(defaultSortColumn, Qt::DescendingOrder);
@@ -43,7 +45,8 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &TableView::showDetails);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &TableView::showDetails);
     installTableExport(m_table, QStringLiteral("table"));
     m_bar->addWidget(m_filter, 1);
     auto* layout = new QVBoxLayout(this);
@@ -93,7 +96,9 @@ void TableView::showDetails()
     for (int c = 0; c < m_proxy->columnCount(); ++c) {
         const QString value = m_proxy->index(current.row(), c).data(Qt::DisplayRole).toString();
         if (!value.isEmpty())
-            parts << QStringLiteral("<b>%1</b>: %2").arg(m_proxy->headerData(c, Qt::Horizontal).toString(), value.toHtmlEscaped());
+            parts << QStringLiteral("<b>%1</b>: %2")
+                         .arg(m_proxy->headerData(c, Qt::Horizontal).toString(),
+                              value.toHtmlEscaped());
     }
     m_details->setText(parts.join(QStringLiteral(" · ")));
 }

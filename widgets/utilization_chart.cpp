@@ -5,8 +5,8 @@
 namespace kinetoscope::widgets {
 
 namespace {
-const QColor kGpuColors[] = {QColor(0x2e, 0x7d, 0x32), QColor(0x00, 0x83, 0x8f), QColor(0x55, 0x8b, 0x2f),
-                             QColor(0x00, 0x69, 0x5c)};
+const QColor kGpuColors[] = {QColor(0x2e, 0x7d, 0x32), QColor(0x00, 0x83, 0x8f),
+                             QColor(0x55, 0x8b, 0x2f), QColor(0x00, 0x69, 0x5c)};
 }
 
 UtilizationChart::UtilizationChart(QWidget* parent) : QCustomPlot(parent)
@@ -20,17 +20,20 @@ UtilizationChart::UtilizationChart(QWidget* parent) : QCustomPlot(parent)
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeDrag(Qt::Horizontal);
-    setToolTip(QStringLiteral("Share of each time bucket in which a GPU kernel ran (green) and a CPU op ran "
-                              "(grey); dashed lines are step boundaries."));
+    setToolTip(QStringLiteral(
+        "Share of each time bucket in which a GPU kernel ran (green) and a CPU op ran "
+        "(grey); dashed lines are step boundaries."));
 }
 
-void UtilizationChart::setSeries(const analysis::UtilizationSeries& series, const analysis::StepDetection& steps)
+void UtilizationChart::setSeries(const analysis::UtilizationSeries& series,
+                                 const analysis::StepDetection& steps)
 {
     clearGraphs();
     clearItems();
     m_highlight = nullptr;
     m_originNs = series.beginNs;
-    auto addCurve = [&](const std::vector<float>& values, const QString& name, const QColor& color, bool fill) {
+    auto addCurve = [&](const std::vector<float>& values, const QString& name, const QColor& color,
+                        bool fill) {
         QCPGraph* graph = addGraph();
         graph->setName(name);
         graph->setLineStyle(QCPGraph::lsStepLeft);
@@ -49,7 +52,8 @@ void UtilizationChart::setSeries(const analysis::UtilizationSeries& series, cons
     addCurve(series.cpuBusy, QStringLiteral("CPU ops"), QColor(0x75, 0x75, 0x75), false);
     int index = 0;
     for (const auto& [device, values] : series.gpuBusy)
-        addCurve(values, QStringLiteral("GPU %1 kernels").arg(device), kGpuColors[index++ % 4], true);
+        addCurve(values, QStringLiteral("GPU %1 kernels").arg(device), kGpuColors[index++ % 4],
+                 true);
     m_stepMarkers = 0;
     for (const analysis::Step& step : steps.steps) {
         if (!steps.fromMarkers)
@@ -79,7 +83,8 @@ void UtilizationChart::highlight(int64_t beginNs, int64_t endNs)
         m_highlight->setPen(QPen(QColor(0xd3, 0x2f, 0x2f), 1));
         m_highlight->setBrush(QColor(0xd3, 0x2f, 0x2f, 50));
         const double width = double(endNs - beginNs) / 1e6;
-        xAxis->setRange(double(beginNs - m_originNs) / 1e6 - 4 * width, double(endNs - m_originNs) / 1e6 + 4 * width);
+        xAxis->setRange(double(beginNs - m_originNs) / 1e6 - 4 * width,
+                        double(endNs - m_originNs) / 1e6 + 4 * width);
     }
     replot();
 }

@@ -53,8 +53,9 @@ void WaterfallChart::setComparison(const compare::Comparison& c)
         value->position->setCoords(double(i) + 1, std::max(b.from, b.to));
         value->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         const double shown = i == 0 || i + 1 == bars.size() ? b.to : b.to - b.from;
-        value->setText(QString::fromStdString(i == 0 || i + 1 == bars.size() ? format::duration(shown * 1e6)
-                                                                            : format::durationChange(shown * 1e6)));
+        value->setText(QString::fromStdString(i == 0 || i + 1 == bars.size()
+                                                  ? format::duration(shown * 1e6)
+                                                  : format::durationChange(shown * 1e6)));
         value->setColor(yAxis->labelColor());
         top = std::max({top, b.from, b.to});
     }

@@ -5,8 +5,8 @@
 #include "app/cli/diff_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/memory_command.h"
-#include "app/cli/summary_command.h"
 #include "app/cli/run_command.h"
+#include "app/cli/summary_command.h"
 
 #include <algorithm>
 #include <iostream>
@@ -43,8 +43,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
 
 // `help`, `help COMMAND`, `COMMAND --help` (wherever the flag stands), `version`: printed,
 // nothing run. nullopt when the arguments ask for none of them.
-std::optional<int> answerHelp(const std::string& command, const std::vector<std::string>& rest, std::ostream& out,
-                              std::ostream& err)
+std::optional<int> answerHelp(const std::string& command, const std::vector<std::string>& rest,
+                              std::ostream& out, std::ostream& err)
 {
     if (command == "version" || command == "--version") {
         out << versionText();
@@ -57,13 +57,15 @@ std::optional<int> answerHelp(const std::string& command, const std::vector<std:
         }
         const std::string help = commandHelp(rest[0]);
         if (help.empty()) {
-            err << "kinetoscope help: no command named '" << rest[0] << "' (try 'kinetoscope help')\n";
+            err << "kinetoscope help: no command named '" << rest[0]
+                << "' (try 'kinetoscope help')\n";
             return kExitBadInput;
         }
         out << help;
         return kExitOk;
     }
-    if (std::any_of(rest.begin(), rest.end(), [](const std::string& arg) { return isHelpFlag(arg); }))
+    if (std::any_of(rest.begin(), rest.end(),
+                    [](const std::string& arg) { return isHelpFlag(arg); }))
         if (const std::string help = commandHelp(command); !help.empty()) {
             out << help;
             return kExitOk;
@@ -94,8 +96,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
 bool isCommand(std::string_view name)
 {
-    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" || name == "run" || name == "memory" ||
-           name == "report" || name == "help" || isHelpFlag(name) || name == "version" || name == "--version";
+    return name == "info" || name == "summary" || name == "diagnose" || name == "diff" ||
+           name == "run" || name == "memory" || name == "report" || name == "help" ||
+           isHelpFlag(name) || name == "version" || name == "--version";
 }
 
 bool asksForHelp(int argc, char** argv)

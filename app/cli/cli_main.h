@@ -10,7 +10,13 @@
 namespace kinetoscope::cli {
 
 // 130: stopped by Ctrl-C (128 + SIGINT, as a shell reports it), what was measured kept.
-enum ExitCode : int { kExitOk = 0, kExitFindings = 1, kExitBadInput = 2, kExitInterrupted = 130 };
+enum ExitCode : int
+{
+    kExitOk = 0,
+    kExitFindings = 1,
+    kExitBadInput = 2,
+    kExitInterrupted = 130
+};
 
 int run(int argc, char** argv);
 // Whether `name` is one of the command-line tools (info, summary, ..., help, version).

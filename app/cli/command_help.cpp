@@ -49,11 +49,13 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "options:\n"
      "  --json                the summary as one JSON object\n"
      "  --csv TABLE           one table as CSV (RFC 4180): a header row with each column's unit,\n"
-     "                        raw numbers (ns, bytes, counts), times after the trace's first event\n"
+     "                        raw numbers (ns, bytes, counts), times after the trace's first "
+     "event\n"
      "  --series              with --json: the utilisation and memory series too\n"
      "  --memory-points N     with --series: at most N points per memory curve (at least 2)\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
-     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 "
+     "one\n"
      "                        thread (the serial path); a job's ranks share them. The summary is\n"
      "                        the same whatever N\n"
      "Files that are not ranks of one job (no shared distributedInfo, no collective that\n"
@@ -73,8 +75,10 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "  --threshold NAME=VALUE  change one rule's threshold (the names: docs/diagnosis.md)\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
      "  --link-gbps N         a job: the interconnect's bandwidth in GB/s, for slow collectives\n"
-     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
-     "                        thread (the serial path); a job's ranks share them. The findings are\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 "
+     "one\n"
+     "                        thread (the serial path); a job's ranks share them. The findings "
+     "are\n"
      "                        the same whatever N\n"
      "A lab session recorded without --profile is diagnosed from what it measured (the lab's\n"
      "arms, split, memory); the trace's findings need a run with --profile.\n"
@@ -83,14 +87,16 @@ constexpr std::array<CommandHelp, 7> kCommands{{
     {"diff",
      "  diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME]\n"
      "                        the verdict on step time (with a 95 % interval) and where the\n"
-     "                        change came from: breakdown, causes, kernels, ops, memory, findings\n",
+     "                        change came from: breakdown, causes, kernels, ops, memory, "
+     "findings\n",
      "BEFORE and AFTER are traces or lab sessions. Runs on different hardware or models are\n"
      "compared too, and the verdict says so first.\n"
      "options:\n"
      "  --json | --markdown   the comparison as JSON, or as Markdown for a report\n"
      "  --fail-on-regression PCT  exit 1 when AFTER's step is slower by more than PCT %\n"
      "  --step-marker NAME    steps are the events named NAME* (default ProfilerStep#)\n"
-     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 "
+     "one\n"
      "                        thread (the serial path); the two sides, read at once, share them\n"
      "example:\n"
      "  kinetoscope diff before.pt.trace.json.gz after.pt.trace.json.gz --fail-on-regression 5\n"},
@@ -110,7 +116,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "options:\n"
      "  --out FILE            the document to write; its extension picks the format. It is\n"
      "                        written whole or not at all (a temporary file, then renamed)\n"
-     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
+     "  --threads N           threads for reading and analysing: 0 every core (the default), 1 "
+     "one\n"
      "                        thread (the serial path); a job's ranks share them\n"
      "Needs no display: the page is drawn offscreen.\n"
      "example:\n"
@@ -136,7 +143,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
 }};
 
 constexpr const char* kAppHelp =
-    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions, memory snapshots);\n"
+    "kinetoscope [FILE...]   the desktop app, opening the files given (traces, sessions, memory "
+    "snapshots);\n"
     "                        with the app already running, they open there as new tabs\n"
     "  --new-window              a window of its own, apart from a running app\n"
     "  --compare BEFORE AFTER    open a comparison of two runs\n"
@@ -147,7 +155,8 @@ constexpr const char* kAppHelp =
     "                            save the window once the first file is open, and exit\n"
     "  --print-latency           print the event loop's longest delay while loading, and exit\n"
     "  --threads N               threads for reading and analysing, for this launch only (over\n"
-    "                            Edit > Preferences; 0 every core); its files open in this window\n";
+    "                            Edit > Preferences; 0 every core); its files open in this "
+    "window\n";
 
 }  // namespace
 
@@ -156,15 +165,18 @@ std::string usageText()
     std::string text = "usage: kinetoscope <command> [options]\n\ncommands:\n";
     for (const CommandHelp& c : kCommands)
         text += c.overview;
-    text += "  help [COMMAND]        this text, or one command's options (also COMMAND --help)\n"
-            "  version               the version (also --version)\n"
-            "\n"
-            "every command that reads traces (info, summary, diagnose, diff, report, memory --trace):\n"
-            "  --threads N           threads for reading and analysing: 0 every core (the default), 1 one\n"
-            "                        thread (the serial path); the output is the same whatever N\n"
-            "\n";
+    text +=
+        "  help [COMMAND]        this text, or one command's options (also COMMAND --help)\n"
+        "  version               the version (also --version)\n"
+        "\n"
+        "every command that reads traces (info, summary, diagnose, diff, report, memory --trace):\n"
+        "  --threads N           threads for reading and analysing: 0 every core (the default), 1 "
+        "one\n"
+        "                        thread (the serial path); the output is the same whatever N\n"
+        "\n";
     text += kAppHelp;
-    text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond PCT), "
+    text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond "
+            "PCT), "
             "2 bad input (one line on stderr), 130 interrupted (Ctrl-C)\n";
     return text;
 }
@@ -174,13 +186,15 @@ std::string commandHelp(std::string_view command)
     if (command == "run")
         return "usage: kinetoscope run [options] --out DIR\n\n"
                "Runs the method on a model through LibTorch, in the engine process, and writes a\n"
-               "session (DIR/session.kinetoscope.json) and, with --profile, its trace. Every option\n"
+               "session (DIR/session.kinetoscope.json) and, with --profile, its trace. Every "
+               "option\n"
                "is checked before anything is written: a run that does not start leaves DIR as it\n"
                "was.\n\n" +
                std::string(lab::kRunOptionsHelp);
     for (const CommandHelp& c : kCommands)
         if (command == c.name)
-            return std::string("usage: kinetoscope ") + c.name + " ...\n" + c.overview + "\n" + c.details;
+            return std::string("usage: kinetoscope ") + c.name + " ...\n" + c.overview + "\n" +
+                   c.details;
     return {};
 }
 
@@ -196,7 +210,8 @@ size_t editDistance(std::string_view a, std::string_view b)
         d[0][j] = j;
     for (size_t i = 1; i <= a.size(); ++i)
         for (size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
                 d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
@@ -228,7 +243,8 @@ std::string unknownCommandText(std::string_view word)
 std::string versionText()
 {
     return std::string("kinetoscope ") + KINETOSCOPE_VERSION + " (engine protocol " +
-           std::to_string(lab::kProtocolVersion) + ", C++" + std::to_string(__cplusplus / 100 % 100) + ")\n";
+           std::to_string(lab::kProtocolVersion) + ", C++" +
+           std::to_string(__cplusplus / 100 % 100) + ")\n";
 }
 
 }  // namespace kinetoscope::cli

@@ -18,7 +18,8 @@ bool isTraceCsvTable(const std::string& table);
 bool isJobCsvTable(const std::string& table);
 
 // The table's CSV; `originNs` is the trace's first event (times count from it).
-std::string traceCsv(const std::string& table, const analysis::TraceSummary& summary, int64_t originNs);
+std::string traceCsv(const std::string& table, const analysis::TraceSummary& summary,
+                     int64_t originNs);
 std::string jobCsv(const std::string& table, const job::Job& job);
 
 }  // namespace kinetoscope::cli

@@ -1,15 +1,14 @@
 #include "app/cli/diagnose_command.h"
 
 #include "app/cli/cli_main.h"
-#include "app/cli/json_output.h"
 #include "app/cli/diagnose_report.h"
 #include "app/cli/job_report.h"
+#include "app/cli/json_output.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
 #include "core/job/job_rules.h"
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <ostream>
 
@@ -17,12 +16,17 @@ namespace kinetoscope::cli {
 
 namespace {
 
-enum class Format { Text, Json, Markdown };
+enum class Format
+{
+    Text,
+    Json,
+    Markdown
+};
 
 // Several traces, or a folder of them: one job, diagnosed as a whole.
 int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptions& options,
-                const job::JobRuleOptions& rules, Format format, std::optional<analysis::Severity> failOn,
-                std::ostream& out, std::ostream& err)
+                const job::JobRuleOptions& rules, Format format,
+                std::optional<analysis::Severity> failOn, std::ostream& out, std::ostream& err)
 {
     std::string error;
     const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
@@ -39,9 +43,15 @@ int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptio
         for (const job::Rank& r : job->ranks) {
             const document::Document& d = *r.doc;
             switch (format) {
-            case Format::Json: traces.push_back(diagnosisJson(d.path, d.findings, &d.summary)); break;
-            case Format::Markdown: out << diagnosisMarkdown(d.path, d.findings, &d.summary) << "\n"; break;
-            case Format::Text: out << diagnosisText(d.path, d.findings, &d.summary) << "\n"; break;
+            case Format::Json:
+                traces.push_back(diagnosisJson(d.path, d.findings, &d.summary));
+                break;
+            case Format::Markdown:
+                out << diagnosisMarkdown(d.path, d.findings, &d.summary) << "\n";
+                break;
+            case Format::Text:
+                out << diagnosisText(d.path, d.findings, &d.summary) << "\n";
+                break;
             }
             for (const analysis::Finding& f : d.findings)
                 failed |= failOn && f.severity >= *failOn;
@@ -52,9 +62,15 @@ int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptio
     }
     const std::vector<analysis::Finding> findings = job::diagnoseJob(*job, rules);
     switch (format) {
-    case Format::Json: out << jsonOutput(jobDiagnosisJson(*job, findings)) << '\n'; break;
-    case Format::Markdown: out << jobDiagnosisMarkdown(*job, findings); break;
-    case Format::Text: out << jobDiagnosisText(*job, findings); break;
+    case Format::Json:
+        out << jsonOutput(jobDiagnosisJson(*job, findings)) << '\n';
+        break;
+    case Format::Markdown:
+        out << jobDiagnosisMarkdown(*job, findings);
+        break;
+    case Format::Text:
+        out << jobDiagnosisText(*job, findings);
+        break;
     }
     if (failOn)
         for (const analysis::Finding& f : findings)
@@ -84,7 +100,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         } else if (arg == "--fail-on" && hasValue) {
             analysis::Severity severity;
             if (!analysis::parseSeverity(args[++i], severity)) {
-                err << "kinetoscope diagnose: --fail-on takes low, medium or high, not '" << args[i] << "'\n";
+                err << "kinetoscope diagnose: --fail-on takes low, medium or high, not '" << args[i]
+                    << "'\n";
                 return kExitBadInput;
             }
             failOn = severity;
@@ -97,16 +114,19 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
                     throw std::invalid_argument("no '='");
                 value = std::stod(setting.substr(eq + 1));
             } catch (const std::exception&) {
-                err << "kinetoscope diagnose: --threshold takes NAME=NUMBER, not '" << setting << "'\n";
+                err << "kinetoscope diagnose: --threshold takes NAME=NUMBER, not '" << setting
+                    << "'\n";
                 return kExitBadInput;
             }
             if (!thresholds.set(setting.substr(0, eq), value)) {
                 const std::string name = setting.substr(0, eq);
                 if (name.ends_with("_high"))  // retired: a finding's severity follows its gain
-                    err << "kinetoscope diagnose: the threshold '" << name << "' is gone: a time finding's severity "
+                    err << "kinetoscope diagnose: the threshold '" << name
+                        << "' is gone: a time finding's severity "
                         << "comes from its gain's share of the step (docs/diagnosis.md)\n";
                 else
-                    err << "kinetoscope diagnose: no threshold named '" << name << "' (see docs/diagnosis.md)\n";
+                    err << "kinetoscope diagnose: no threshold named '" << name
+                        << "' (see docs/diagnosis.md)\n";
                 return kExitBadInput;
             }
         } else if (arg == "--step-marker" && hasValue) {
@@ -121,7 +141,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
                 jobRules.linkBytesPerS = -1;
             }
             if (!(jobRules.linkBytesPerS > 0)) {
-                err << "kinetoscope diagnose: --link-gbps takes a positive number of GB/s, not '" << args[i] << "'\n";
+                err << "kinetoscope diagnose: --link-gbps takes a positive number of GB/s, not '"
+                    << args[i] << "'\n";
                 return kExitBadInput;
             }
         } else if (arg.starts_with("-")) {
@@ -136,8 +157,10 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     if (job::isJob(paths))
         return diagnoseJob(paths, options, jobRules, format, failOn, out, err);
     if (path.empty()) {
-        err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION [--json|--markdown] "
-               "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME] [--threads N]\n";
+        err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION "
+               "[--json|--markdown] "
+               "[--fail-on low|medium|high] [--threshold NAME=VALUE] [--step-marker NAME] "
+               "[--threads N]\n";
         return kExitBadInput;
     }
     const auto analysed = document::open(path, options);
@@ -149,9 +172,15 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     const analysis::TraceSummary* summary = analysed->hasTrace() ? &analysed->summary : nullptr;
     const std::vector<analysis::Finding>& findings = analysed->findings;
     switch (format) {
-    case Format::Json: out << jsonOutput(diagnosisJson(path, findings, summary)) << '\n'; break;
-    case Format::Markdown: out << diagnosisMarkdown(path, findings, summary); break;
-    case Format::Text: out << diagnosisText(path, findings, summary); break;
+    case Format::Json:
+        out << jsonOutput(diagnosisJson(path, findings, summary)) << '\n';
+        break;
+    case Format::Markdown:
+        out << diagnosisMarkdown(path, findings, summary);
+        break;
+    case Format::Text:
+        out << diagnosisText(path, findings, summary);
+        break;
     }
     if (analysed->loadStatus != trace::LoadStatus::Ok) {
         err << "kinetoscope: " << path << ": " << analysed->loadMessage << '\n';

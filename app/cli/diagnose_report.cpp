@@ -4,7 +4,6 @@
 #include "core/format/format.h"
 
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -19,7 +18,8 @@ namespace {
 std::string stepLine(const TraceSummary* s)
 {
     if (!s)
-        return "What this is: a lab session recorded without a trace: the findings are what the lab measured; the "
+        return "What this is: a lab session recorded without a trace: the findings are what the "
+               "lab measured; the "
                "trace's findings need a run with --profile";
     std::string line = "What this trace is: " + s->window.headline();
     if (!s->window.diagnosable())
@@ -56,34 +56,41 @@ json findingsJson(const std::vector<Finding>& findings)
         json ranges = json::array();
         for (const TimeRange& r : f.evidence.ranges)
             ranges.push_back({double(r.begin) / 1e3, double(r.end) / 1e3});
-        list.push_back({{"id", f.id},
-                        {"severity", severityName(f.severity)},
-                        {"severity_from", f.measured                                 ? "measured gain"
-                                          : f.basis == SeverityBasis::Own            ? "rule"
-                                          : f.basis == SeverityBasis::DeviceGain     ? "gain, device side"
-                                                                                     : "gain"},
-                        {"title", f.title},
-                        {"explanation", f.explanation},
-                        {"evidence",
-                         {{"figures", figures}, {"units", units}, {"steps", f.evidence.steps},
-                          {"ranges_us", ranges}, {"ops", names(f.evidence.ops)}, {"kernels", names(f.evidence.kernels)}}},
-                        {"estimated_gain_us", f.estimatedGainNs / 1e3},
-                        {"gain_per", f.perBatch ? "batch" : "step"},
-                        {"measured", f.measured},
-                        {"about_window", f.aboutWindow},
-                        {"gain_method", f.gainMethod},
-                        {"fix", f.fix},
-                        {"snippet", f.snippet}});
+        list.push_back(
+            {{"id", f.id},
+             {"severity", severityName(f.severity)},
+             {"severity_from", f.measured                             ? "measured gain"
+                               : f.basis == SeverityBasis::Own        ? "rule"
+                               : f.basis == SeverityBasis::DeviceGain ? "gain, device side"
+                                                                      : "gain"},
+             {"title", f.title},
+             {"explanation", f.explanation},
+             {"evidence",
+              {{"figures", figures},
+               {"units", units},
+               {"steps", f.evidence.steps},
+               {"ranges_us", ranges},
+               {"ops", names(f.evidence.ops)},
+               {"kernels", names(f.evidence.kernels)}}},
+             {"estimated_gain_us", f.estimatedGainNs / 1e3},
+             {"gain_per", f.perBatch ? "batch" : "step"},
+             {"measured", f.measured},
+             {"about_window", f.aboutWindow},
+             {"gain_method", f.gainMethod},
+             {"fix", f.fix},
+             {"snippet", f.snippet}});
     }
     return list;
 }
 
-json diagnosisJson(const std::string& source, const std::vector<Finding>& findings, const TraceSummary* summary)
+json diagnosisJson(const std::string& source, const std::vector<Finding>& findings,
+                   const TraceSummary* summary)
 {
     const json list = findingsJson(findings);
     if (!summary)  // a lab session without a trace: its measured findings only
-        return {{"source", source}, {"trace", false}, {"window", nullptr}, {"run_kind", nullptr},
-                {"diagnosable", false}, {"steps", nullptr}, {"step_time_us", nullptr}, {"findings", list}};
+        return {{"source", source},        {"trace", false},       {"window", nullptr},
+                {"run_kind", nullptr},     {"diagnosable", false}, {"steps", nullptr},
+                {"step_time_us", nullptr}, {"findings", list}};
     return {{"source", source},
             {"trace", true},
             {"window", summary->window.headline()},
@@ -99,12 +106,14 @@ std::string findingsMarkdown(const std::vector<Finding>& findings)
     std::ostringstream out;
     out << "| # | Severity | Finding | Estimated gain |\n|---|---|---|---|\n";
     for (size_t i = 0; i < findings.size(); ++i)
-        out << "| " << i + 1 << " | " << severityName(findings[i].severity) << " | " << findings[i].title << " (`"
-            << findings[i].id << "`) | " << gainText(findings[i]) << " |\n";
+        out << "| " << i + 1 << " | " << severityName(findings[i].severity) << " | "
+            << findings[i].title << " (`" << findings[i].id << "`) | " << gainText(findings[i])
+            << " |\n";
     for (size_t i = 0; i < findings.size(); ++i) {
         const Finding& f = findings[i];
         out << "\n## " << i + 1 << ". " << f.title << "\n\n`" << f.id << "` · severity **"
-            << severityName(f.severity) << "** · " << gainLabel(f) << " (" << f.gainMethod << ")\n\n"
+            << severityName(f.severity) << "** · " << gainLabel(f) << " (" << f.gainMethod
+            << ")\n\n"
             << f.explanation << "\n\n**Evidence**\n\n";
         for (const Evidence::Figure& fig : f.evidence.figures)
             out << "- " << figureLabel(fig) << ": " << figureValue(fig) << "\n";
@@ -120,7 +129,8 @@ std::string findingsMarkdown(const std::vector<Finding>& findings)
             out << "- kernel: `" << targetText(k) << "`\n";
         out << "\n**Fix.** " << f.fix << "\n";
         if (!f.snippet.empty())
-            out << "\n```python\n" << f.snippet << (f.snippet.ends_with('\n') ? "" : "\n") << "```\n";
+            out << "\n```python\n"
+                << f.snippet << (f.snippet.ends_with('\n') ? "" : "\n") << "```\n";
     }
     return out.str();
 }
@@ -153,7 +163,8 @@ std::string findingsText(const std::vector<Finding>& findings)
             out << " " << figureLabel(fig) << " " << figureValue(fig) << ";";
         out << "\n";
         if (!f.evidence.ops.empty())
-            out << "   ops: " << targetText(f.evidence.ops.front()) << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
+            out << "   ops: " << targetText(f.evidence.ops.front())
+                << (f.evidence.ops.size() > 1 ? ", ..." : "") << "\n";
         out << "   " << gainLabel(f) << " (" << f.gainMethod << ")\n   fix: " << f.fix << "\n";
         std::istringstream snippet(f.snippet);
         for (std::string line; std::getline(snippet, line);)
@@ -163,7 +174,8 @@ std::string findingsText(const std::vector<Finding>& findings)
     return out.str();
 }
 
-std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings, const TraceSummary* summary)
+std::string diagnosisText(const std::string& source, const std::vector<Finding>& findings,
+                          const TraceSummary* summary)
 {
     std::ostringstream out;
     out << source << "\n" << stepLine(summary) << "\n\n";

@@ -15,9 +15,11 @@ std::string findingsText(const std::vector<analysis::Finding>& findings);
 
 // `summary` is the trace's; null for a lab session recorded without a trace (its findings
 // are what the lab measured).
-nlohmann::json diagnosisJson(const std::string& source, const std::vector<analysis::Finding>& findings,
+nlohmann::json diagnosisJson(const std::string& source,
+                             const std::vector<analysis::Finding>& findings,
                              const analysis::TraceSummary* summary);
-std::string diagnosisMarkdown(const std::string& source, const std::vector<analysis::Finding>& findings,
+std::string diagnosisMarkdown(const std::string& source,
+                              const std::vector<analysis::Finding>& findings,
                               const analysis::TraceSummary* summary);
 std::string diagnosisText(const std::string& source, const std::vector<analysis::Finding>& findings,
                           const analysis::TraceSummary* summary);

@@ -13,9 +13,9 @@ namespace kinetoscope::cli {
 
 namespace {
 
-constexpr const char* kDiffUsage =
-    "usage: kinetoscope diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT] [--step-marker NAME] "
-    "[--threads N]";
+constexpr const char* kDiffUsage = "usage: kinetoscope diff BEFORE AFTER [--json|--markdown] "
+                                   "[--fail-on-regression PCT] [--step-marker NAME] "
+                                   "[--threads N]";
 
 bool parsePercent(const std::string& text, double& value)
 {
@@ -27,7 +27,12 @@ bool parsePercent(const std::string& text, double& value)
 
 int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    enum class Format { Text, Json, Markdown } format = Format::Text;
+    enum class Format
+    {
+        Text,
+        Json,
+        Markdown
+    } format = Format::Text;
     std::vector<std::string> paths;
     std::optional<double> failOnPercent;
     document::OpenOptions options;
@@ -41,7 +46,8 @@ int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         } else if (arg == "--fail-on-regression" && hasValue) {
             double percent = 0;
             if (!parsePercent(args[++i], percent)) {
-                err << "kinetoscope diff: --fail-on-regression takes a percentage (e.g. 5), not '" << args[i] << "'\n";
+                err << "kinetoscope diff: --fail-on-regression takes a percentage (e.g. 5), not '"
+                    << args[i] << "'\n";
                 return kExitBadInput;
             }
             failOnPercent = percent;
@@ -58,8 +64,9 @@ int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
     }
     if (paths.size() != 2) {
-        err << "kinetoscope diff: " << (paths.size() < 2 ? "two files are needed. " : "two files, not more. ")
-            << kDiffUsage << "\n";
+        err << "kinetoscope diff: "
+            << (paths.size() < 2 ? "two files are needed. " : "two files, not more. ") << kDiffUsage
+            << "\n";
         return kExitBadInput;
     }
     std::string error;
@@ -70,9 +77,15 @@ int runDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     const compare::Comparison comparison = compare::compareDocuments(*input.before, *input.after);
     switch (format) {
-    case Format::Json: out << jsonOutput(comparisonJson(comparison)) << '\n'; break;
-    case Format::Markdown: out << compare::comparisonMarkdown(comparison); break;
-    case Format::Text: out << comparisonText(comparison); break;
+    case Format::Json:
+        out << jsonOutput(comparisonJson(comparison)) << '\n';
+        break;
+    case Format::Markdown:
+        out << compare::comparisonMarkdown(comparison);
+        break;
+    case Format::Text:
+        out << comparisonText(comparison);
+        break;
     }
     if (failOnPercent && comparison.slowerBeyond(*failOnPercent / 100.0))
         return kExitFindings;

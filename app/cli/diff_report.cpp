@@ -23,7 +23,9 @@ json changeJson(const StepChange& change)
               {"delta_us", us(change.deltaNs)},
               {"relative", change.relative},
               {"method", change.method}};
-    j["interval_us"] = change.lowNs && change.highNs ? json::array({us(*change.lowNs), us(*change.highNs)}) : json();
+    j["interval_us"] = change.lowNs && change.highNs
+                           ? json::array({us(*change.lowNs), us(*change.highNs)})
+                           : json();
     return j;
 }
 
@@ -80,7 +82,9 @@ json efficiencyJson(const std::vector<EfficiencyDelta>& rows)
 {
     json out = json::array();
     for (const EfficiencyDelta& d : rows)
-        out.push_back({{"name", d.name}, {"input_shapes", d.inputShapes}, {"before", readingJson(d.before)},
+        out.push_back({{"name", d.name},
+                       {"input_shapes", d.inputShapes},
+                       {"before", readingJson(d.before)},
                        {"after", readingJson(d.after)}});
     return out;
 }
@@ -106,10 +110,11 @@ json labJson(const LabComparison& lab)
               {"split_ms", figuresJson(lab.splitMs)}};
     j["steps"] = lab.steps ? changeJson(*lab.steps) : json();
     if (lab.sweep)
-        j["sweep_prediction"] = {{"knob", lab.sweep->knob},
-                                 {"value", lab.sweep->value},
-                                 {"predicted_samples_per_second", lab.sweep->predictedSamplesPerSecond},
-                                 {"measured_samples_per_second", lab.sweep->measuredSamplesPerSecond}};
+        j["sweep_prediction"] = {
+            {"knob", lab.sweep->knob},
+            {"value", lab.sweep->value},
+            {"predicted_samples_per_second", lab.sweep->predictedSamplesPerSecond},
+            {"measured_samples_per_second", lab.sweep->measuredSamplesPerSecond}};
     return j;
 }
 
@@ -129,7 +134,9 @@ json comparisonJson(const Comparison& c)
     j["same_workload"] = c.sameWorkload;
     j["shared_op_time"] = c.sharedOpTime ? json(*c.sharedOpTime) : json(nullptr);
     if (c.batch)
-        j["batch"] = {{"before", c.batch->before}, {"after", c.batch->after}, {"ops_agreeing", c.batch->opsAgreeing}};
+        j["batch"] = {{"before", c.batch->before},
+                      {"after", c.batch->after},
+                      {"ops_agreeing", c.batch->opsAgreeing}};
     j["per_sample"] = c.perSample ? changeJson(*c.perSample) : json();
     json breakdown = json::array();
     for (const Delta& d : c.breakdown)
@@ -180,24 +187,30 @@ json comparisonJson(const Comparison& c)
 std::string comparisonText(const Comparison& c)
 {
     std::ostringstream out;
-    out << c.before.path << " → " << c.after.path << "\n" << c.verdictLine << "\n" << c.changeLine << "\n\n";
-    if (!c.traced) {  // two lab sessions without traces: the verdict and the lab's figures say it all
+    out << c.before.path << " → " << c.after.path << "\n"
+        << c.verdictLine << "\n"
+        << c.changeLine << "\n\n";
+    if (!c.traced) {  // two lab sessions without traces: the verdict and the lab's figures say it
+                      // all
         out << c.verdict().method << "\n";
         return out.str();
     }
-    out << "steady steps: " << c.before.steps.valuesNs.size() << " → " << c.after.steps.valuesNs.size()
-        << "; median " << format::duration(c.before.steps.medianNs) << " → " << format::duration(c.after.steps.medianNs)
-        << ", p95 " << format::duration(c.before.steps.p95Ns) << " → " << format::duration(c.after.steps.p95Ns)
-        << "\n" << c.verdict().method << "\n";
+    out << "steady steps: " << c.before.steps.valuesNs.size() << " → "
+        << c.after.steps.valuesNs.size() << "; median " << format::duration(c.before.steps.medianNs)
+        << " → " << format::duration(c.after.steps.medianNs) << ", p95 "
+        << format::duration(c.before.steps.p95Ns) << " → " << format::duration(c.after.steps.p95Ns)
+        << "\n"
+        << c.verdict().method << "\n";
     if (!c.causes.empty()) {
         out << "\nwhat changed (per step):\n";
         for (size_t i = 0; i < c.causes.size() && i < 8; ++i)
-            out << "  " << format::durationChange(c.causes[i].deltaNs()) << "  " << c.causes[i].label << "\n";
+            out << "  " << format::durationChange(c.causes[i].deltaNs()) << "  "
+                << c.causes[i].label << "\n";
     }
     out << "\nbreakdown per step (before → after):\n";
     for (const Delta& d : c.breakdown)
-        out << "  " << d.name << ": " << format::duration(d.beforeNs) << " → " << format::duration(d.afterNs) << " ("
-            << format::durationChange(d.deltaNs()) << ")\n";
+        out << "  " << d.name << ": " << format::duration(d.beforeNs) << " → "
+            << format::duration(d.afterNs) << " (" << format::durationChange(d.deltaNs()) << ")\n";
     if (!c.efficiency.empty()) {
         out << "\nkernel efficiency (before → after):\n";
         for (const EfficiencyDelta& d : c.efficiency) {
@@ -205,10 +218,11 @@ std::string comparisonText(const Comparison& c)
                 if (!r)
                     return std::string("not run");
                 return r->dtype + " " + format::flopRate(r->achievedTflops * 1e12) +
-                       (r->shareOfRoof ? " (" + format::percent(*r->shareOfRoof) + " of roof)" : std::string());
+                       (r->shareOfRoof ? " (" + format::percent(*r->shareOfRoof) + " of roof)"
+                                       : std::string());
             };
-            out << "  " << format::clip(d.name + " " + d.inputShapes, 60) << ": " << side(d.before) << " → "
-                << side(d.after) << "\n";
+            out << "  " << format::clip(d.name + " " + d.inputShapes, 60) << ": " << side(d.before)
+                << " → " << side(d.after) << "\n";
         }
     }
     if (!c.findings.empty()) {

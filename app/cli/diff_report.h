@@ -4,7 +4,6 @@
 #include "core/compare/comparison.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace kinetoscope::cli {

@@ -1,13 +1,12 @@
 #include "app/cli/info_command.h"
 
 #include "app/cli/cli_main.h"
-#include "app/cli/json_output.h"
 #include "app/cli/info_report.h"
+#include "app/cli/json_output.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
 #include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace kinetoscope::cli {
@@ -36,16 +35,21 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         }
     }
     if (path.empty()) {
-        err << "kinetoscope info: which trace? usage: kinetoscope info TRACE [--json] [--threads N]\n";
+        err << "kinetoscope info: which trace? usage: kinetoscope info TRACE [--json] [--threads "
+               "N]\n";
         return kExitBadInput;
     }
 
     const auto opened = document::open(path, options);
     if (opened->ok() && !opened->hasTrace()) {  // a lab session recorded without a trace
-        const std::string what = "a lab session recorded without a trace (run with --profile); its measurements: "
-                                 "kinetoscope summary " + path;
+        const std::string what =
+            "a lab session recorded without a trace (run with --profile); its measurements: "
+            "kinetoscope summary " +
+            path;
         if (asJson)
-            out << jsonOutput({{"source", path}, {"session", true}, {"trace", false}, {"note", what}}) << '\n';
+            out << jsonOutput(
+                       {{"source", path}, {"session", true}, {"trace", false}, {"note", what}})
+                << '\n';
         else
             out << path << ": " << what << "\n";
         return kExitOk;

@@ -3,9 +3,8 @@
 #include "core/format/format.h"
 #include "core/trace/format_description.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -29,9 +28,15 @@ TrackCounts countTracks(const TraceModel& model)
         if (t.eventCount == 0)
             continue;
         switch (t.kind) {
-        case TrackKind::CpuThread: ++counts.cpuThreads; break;
-        case TrackKind::GpuStream: ++counts.gpuStreams; break;
-        case TrackKind::Other: ++counts.other; break;
+        case TrackKind::CpuThread:
+            ++counts.cpuThreads;
+            break;
+        case TrackKind::GpuStream:
+            ++counts.gpuStreams;
+            break;
+        case TrackKind::Other:
+            ++counts.other;
+            break;
         }
     }
     return counts;
@@ -39,8 +44,8 @@ TrackCounts countTracks(const TraceModel& model)
 
 struct LinkCounts
 {
-    uint64_t activities = 0;         // kernels, memcpys, memsets
-    uint64_t activitiesLinked = 0;   // with their launch call
+    uint64_t activities = 0;        // kernels, memcpys, memsets
+    uint64_t activitiesLinked = 0;  // with their launch call
     uint64_t launchesWithOp = 0;
     uint64_t launches = 0;
 };
@@ -68,8 +73,9 @@ double throughputMBps(const IngestStats& s)
 
 std::string computeCapability(const DeviceInfo& d)
 {
-    return d.computeMajor >= 0 ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)
-                               : std::string();
+    return d.computeMajor >= 0
+               ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)
+               : std::string();
 }
 
 }  // namespace
@@ -153,7 +159,8 @@ json infoJson(const std::string& path, const LoadResult& result)
         {"file_bytes", s.fileBytes},
         {"megabytes_per_second", throughputMBps(s)},
         {"model_bytes", modelBytes},
-        {"model_bytes_per_event", s.entries ? static_cast<double>(modelBytes) / static_cast<double>(s.entries) : 0.0},
+        {"model_bytes_per_event",
+         s.entries ? static_cast<double>(modelBytes) / static_cast<double>(s.entries) : 0.0},
     };
     if (!result.ok())
         info["problem"] = {{"message", result.message}, {"byte_offset", result.errorOffset}};
@@ -167,12 +174,14 @@ std::string infoText(const std::string& path, const LoadResult& result)
     const TraceMetadata& m = model.metadata();
     std::ostringstream out;
     auto row = [&out](const char* label, const std::string& value) {
-        out << "  " << label << std::string(13 - std::min<size_t>(12, std::char_traits<char>::length(label)), ' ')
+        out << "  " << label
+            << std::string(13 - std::min<size_t>(12, std::char_traits<char>::length(label)), ' ')
             << value << '\n';
     };
 
     out << path << '\n';
-    row("format", describeFormat(model) + ", " + std::string(gpuVendorName(detectGpuVendor(model))));
+    row("format",
+        describeFormat(model) + ", " + std::string(gpuVendorName(detectGpuVendor(model))));
     if (m.devices.empty()) {
         row("devices", "none listed");
     } else {
@@ -188,9 +197,10 @@ std::string infoText(const std::string& path, const LoadResult& result)
         }
     }
     if (m.distributed)
-        row("ranks", "rank " + std::to_string(m.distributed->rank) + " of " +
-                         std::to_string(m.distributed->worldSize) +
-                         (m.distributed->backend.empty() ? "" : " (" + m.distributed->backend + ")"));
+        row("ranks",
+            "rank " + std::to_string(m.distributed->rank) + " of " +
+                std::to_string(m.distributed->worldSize) +
+                (m.distributed->backend.empty() ? "" : " (" + m.distributed->backend + ")"));
     else
         row("ranks", "single process (no distributedInfo)");
     row("time span", format::duration(model.endNs() - model.beginNs()));
@@ -199,20 +209,22 @@ std::string infoText(const std::string& path, const LoadResult& result)
                        : "no ProfilerStep markers (analysed as one window)");
     const TrackCounts tracks = countTracks(model);
     using format::counted;
-    row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " + counted(tracks.gpuStreams, "GPU stream") +
+    row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " +
+                      counted(tracks.gpuStreams, "GPU stream") +
                       (tracks.other ? ", " + format::count(tracks.other) + " other" : ""));
     row("events", format::count(s.entries) + " entries: " + format::count(s.completeEvents) +
                       " complete, " + format::count(s.instantEvents) + " instant, " +
                       format::count(s.memorySamples) + " memory samples, " +
                       format::count(s.flowEvents) + " flow, " + format::count(s.metadataEvents) +
                       " metadata");
-    std::vector<std::pair<std::string, uint64_t>> categories(s.byRawCategory.begin(), s.byRawCategory.end());
+    std::vector<std::pair<std::string, uint64_t>> categories(s.byRawCategory.begin(),
+                                                             s.byRawCategory.end());
     std::sort(categories.begin(), categories.end(),
               [](const auto& a, const auto& b) { return a.second > b.second; });
     bool firstCategory = true;
     for (const auto& [cat, count] : categories) {
-        row(firstCategory ? "by category" : "", (cat.empty() ? std::string("(no cat)") : cat) + "  " +
-                                                      format::count(count));
+        row(firstCategory ? "by category" : "",
+            (cat.empty() ? std::string("(no cat)") : cat) + "  " + format::count(count));
         firstCategory = false;
     }
     if (s.skipped.empty()) {
@@ -225,24 +237,31 @@ std::string infoText(const std::string& path, const LoadResult& result)
         }
     }
     if (s.repairedEvents)
-        row("repaired", format::count(s.repairedEvents) + " events with bad characters in strings (control characters, bad escapes, bytes not UTF-8)");
+        row("repaired", format::count(s.repairedEvents) +
+                            " events with bad characters in strings (control "
+                            "characters, bad escapes, bytes not UTF-8)");
     if (s.mendedStrings)
-        row("mended", format::count(s.mendedStrings) + " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
+        row("mended", format::count(s.mendedStrings) +
+                          " names that were not valid UTF-8 (bytes replaced by U+FFFD)");
     if (s.valuesOutOfRange)
         row("unset", counted(s.valuesOutOfRange, "device activity", "device activities") +
                          " with an arg beyond what its field holds (left unset)");
     if (s.clampedTimes)
-        row("clamped", format::count(s.clampedTimes) + " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
+        row("clamped", format::count(s.clampedTimes) +
+                           " times that baseTimeNanoseconds moved beyond 2116 or before 1934");
     const LinkCounts links = countLinks(model);
     row("links", format::count(links.activitiesLinked) + " of " +
-                     counted(links.activities, "device activity", "device activities") + " joined to their launch; " +
-                     format::count(links.launchesWithOp) + " of " + counted(links.launches, "launch call") +
-                     " to their op; " + counted(model.flows().size(), "flow"));
-    row("load", format::seconds(s.loadSeconds) + ", " +
-                    format::byteRate(s.loadSeconds > 0 ? double(s.bytesRead) / s.loadSeconds : 0.0) + " of " +
-                    format::bytes(double(s.bytesRead)) + " JSON; model " + format::bytes(double(model.memoryBytes())) +
-                    " (" + format::bytes(s.entries ? double(model.memoryBytes()) / double(s.entries) : 0.0) +
-                    " per entry)");
+                     counted(links.activities, "device activity", "device activities") +
+                     " joined to their launch; " + format::count(links.launchesWithOp) + " of " +
+                     counted(links.launches, "launch call") + " to their op; " +
+                     counted(model.flows().size(), "flow"));
+    row("load",
+        format::seconds(s.loadSeconds) + ", " +
+            format::byteRate(s.loadSeconds > 0 ? double(s.bytesRead) / s.loadSeconds : 0.0) +
+            " of " + format::bytes(double(s.bytesRead)) + " JSON; model " +
+            format::bytes(double(model.memoryBytes())) + " (" +
+            format::bytes(s.entries ? double(model.memoryBytes()) / double(s.entries) : 0.0) +
+            " per entry)");
     if (!result.ok())
         row("problem", result.message);
     return out.str();

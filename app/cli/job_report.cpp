@@ -52,7 +52,8 @@ std::string kindsLine(const job::CollectiveMatch& match)
     std::vector<std::pair<size_t, std::string>> byCount;
     for (const auto& [name, count] : kinds)
         byCount.emplace_back(count, name);
-    std::stable_sort(byCount.begin(), byCount.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(byCount.begin(), byCount.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string line;
     for (const auto& [count, name] : byCount)
         line += (line.empty() ? "" : ", ") + name + " " + std::to_string(count);
@@ -90,14 +91,10 @@ json collectivesJson(const job::Job& job)
         counts.push_back(match.countPerRank[r]);
         last.push_back(match.lastToArriveCount[r]);
     }
-    return {{"matched", match.matched.size()},
-            {"per_rank", counts},
-            {"unmatched", match.unmatched},
-            {"size_mismatches", match.sizeMismatches},
-            {"clock_offset_us", offsets},
-            {"clock_spread_us", us(match.clockSpreadNs)},
-            {"last_to_arrive", last},
-            {"list", list}};
+    return {{"matched", match.matched.size()}, {"per_rank", counts},
+            {"unmatched", match.unmatched},    {"size_mismatches", match.sizeMismatches},
+            {"clock_offset_us", offsets},      {"clock_spread_us", us(match.clockSpreadNs)},
+            {"last_to_arrive", last},          {"list", list}};
 }
 
 // The matched collectives, longest wait first: where the ranks waited for each other.
@@ -106,14 +103,17 @@ std::vector<const job::MatchedCollective*> byLongestWait(const job::CollectiveMa
     std::vector<const job::MatchedCollective*> order;
     for (const job::MatchedCollective& m : match.matched)
         order.push_back(&m);
-    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return longestWait(*a) > longestWait(*b); });
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+        return longestWait(*a) > longestWait(*b);
+    });
     return order;
 }
 
 // "8 matched on every rank (all_to_all 5, all_reduce 3), ..." and the clocks' spread.
 std::string collectivesLine(const job::CollectiveMatch& match)
 {
-    std::string line = std::to_string(match.matched.size()) + " matched on every rank (" + kindsLine(match) + ")";
+    std::string line =
+        std::to_string(match.matched.size()) + " matched on every rank (" + kindsLine(match) + ")";
     if (match.unmatched)
         line += ", " + std::to_string(match.unmatched) + " seen on some ranks only";
     if (match.sizeMismatches)
@@ -138,7 +138,8 @@ void collectivesText(const job::Job& job, std::ostream& out)
     }
     out << "\ncollectives: " << collectivesLine(match) << "\n" << clocksLine(match) << "\n";
     const auto byWait = byLongestWait(match);
-    out << "\ncollective                  step   size        transfer   longest wait       last in   bus bandwidth\n";
+    out << "\ncollective                  step   size        transfer   longest wait       last in "
+           "  bus bandwidth\n";
     for (size_t i = 0; i < byWait.size() && i < kCollectivesListed; ++i) {
         const job::MatchedCollective& m = *byWait[i];
         size_t waiter = 0;
@@ -165,21 +166,24 @@ void collectivesMarkdown(const job::Job& job, std::ostream& out)
         return;
     }
     out << "Collectives: " << collectivesLine(match) << "; " << clocksLine(match) << ".\n\n"
-        << "| Collective | Step | Size | Transfer | Longest wait | Waiting | Last in | Bus bandwidth |\n"
+        << "| Collective | Step | Size | Transfer | Longest wait | Waiting | Last in | Bus "
+           "bandwidth |\n"
         << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
     const auto byWait = byLongestWait(match);
     for (size_t i = 0; i < byWait.size() && i < kCollectivesListed; ++i) {
         const job::MatchedCollective& m = *byWait[i];
         size_t waiter = 0;
         const int64_t wait = longestWait(m, &waiter);
-        out << "| " << collectiveName(m) << " | " << (m.step ? std::to_string(*m.step) : "-") << " | "
-            << (m.bytes >= 0 ? format::bytes(double(m.bytes)) : "-") << " | " << format::duration(double(m.transferNs))
-            << " | " << format::duration(double(wait)) << " | rank " << job.ranks[waiter].rank << " | rank "
+        out << "| " << collectiveName(m) << " | " << (m.step ? std::to_string(*m.step) : "-")
+            << " | " << (m.bytes >= 0 ? format::bytes(double(m.bytes)) : "-") << " | "
+            << format::duration(double(m.transferNs)) << " | " << format::duration(double(wait))
+            << " | rank " << job.ranks[waiter].rank << " | rank "
             << job.ranks[size_t(m.lastToArrive)].rank << " | "
             << (m.busBytesPerS > 0 ? format::byteRate(m.busBytesPerS) : "-") << " |\n";
     }
     if (byWait.size() > kCollectivesListed)
-        out << "\n" << byWait.size() - kCollectivesListed << " more in `kinetoscope summary --json`.\n";
+        out << "\n"
+            << byWait.size() - kCollectivesListed << " more in `kinetoscope summary --json`.\n";
 }
 
 std::string jobHeader(const job::Job& job)
@@ -207,8 +211,9 @@ std::string findingsSections(const job::Job& job, const std::vector<analysis::Fi
     out << "\n## Each rank's first finding\n\n| Rank | Finding | Estimated gain |\n|---|---|---|\n";
     for (const job::Rank& r : job.ranks) {
         const analysis::Finding* first = job::firstOwnFinding(r);
-        out << "| " << r.rank << " | " << (first ? first->title + " (`" + first->id + "`)" : std::string("none"))
-            << " | " << (first ? analysis::gainText(*first) : std::string("-")) << " |\n";
+        out << "| " << r.rank << " | "
+            << (first ? first->title + " (`" + first->id + "`)" : std::string("none")) << " | "
+            << (first ? analysis::gainText(*first) : std::string("-")) << " |\n";
     }
     if (const std::string note = job::rankFindingsNote(job); !note.empty())
         out << "\n" << note << "\n";
@@ -221,7 +226,10 @@ json jobJson(const job::Job& job)
 {
     json ranks = json::array();
     for (const job::Rank& r : job.ranks) {
-        json row = {{"rank", r.rank}, {"rank_from", r.rankSource}, {"path", r.doc->path}, {"steps", r.steps.size()}};
+        json row = {{"rank", r.rank},
+                    {"rank_from", r.rankSource},
+                    {"path", r.doc->path},
+                    {"steps", r.steps.size()}};
         if (job.meanStepNs.count(r.rank)) {
             row["mean_step_us"] = us(job.meanStepNs.at(r.rank));
             row["mean_own_work_us"] = us(job.meanOwnNs.at(r.rank));
@@ -261,11 +269,16 @@ std::string jobText(const job::Job& job)
     out << "\nrank  from             mean step   own work   exposed comm  hidden comm  file\n";
     for (const job::Rank& r : job.ranks) {
         const bool has = job.meanStepNs.count(r.rank) > 0;
-        auto time = [&](double ns, size_t width) { return format::padLeft(has ? format::duration(ns) : "-", width); };
-        out << format::padLeft(std::to_string(r.rank), 4) << "  " << format::padRight(r.rankSource, 15) << "  "
-            << time(has ? job.meanStepNs.at(r.rank) : 0, 10) << "  " << time(has ? job.meanOwnNs.at(r.rank) : 0, 9)
-            << "  " << time(has ? job.meanCommunicationNs.at(r.rank) : 0, 12) << "  "
-            << time(has ? meanHiddenNs(job, r) : 0, 11) << "  " << r.doc->path << (job.straggler == r.rank ? "  <- straggler" : "") << "\n";
+        auto time = [&](double ns, size_t width) {
+            return format::padLeft(has ? format::duration(ns) : "-", width);
+        };
+        out << format::padLeft(std::to_string(r.rank), 4) << "  "
+            << format::padRight(r.rankSource, 15) << "  "
+            << time(has ? job.meanStepNs.at(r.rank) : 0, 10) << "  "
+            << time(has ? job.meanOwnNs.at(r.rank) : 0, 9) << "  "
+            << time(has ? job.meanCommunicationNs.at(r.rank) : 0, 12) << "  "
+            << time(has ? meanHiddenNs(job, r) : 0, 11) << "  " << r.doc->path
+            << (job.straggler == r.rank ? "  <- straggler" : "") << "\n";
     }
     collectivesText(job, out);
     return out.str();
@@ -275,13 +288,15 @@ json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>&
 {
     json ranks = json::array();
     for (const job::Rank& r : job.ranks)
-        ranks.push_back({{"rank", r.rank}, {"path", r.doc->path}, {"findings", findingsJson(r.doc->findings)}});
-    return {{"job", {{"ranks", job.ranks.size()},
-                     {"world_size", job.worldSize},
-                     {"common_steps", job.commonSteps},
-                     {"straggler_line", job::stragglerLine(job)},
-                     {"findings", findingsJson(findings)},
-                     {"per_rank", ranks}}}};
+        ranks.push_back(
+            {{"rank", r.rank}, {"path", r.doc->path}, {"findings", findingsJson(r.doc->findings)}});
+    return {{"job",
+             {{"ranks", job.ranks.size()},
+              {"world_size", job.worldSize},
+              {"common_steps", job.commonSteps},
+              {"straggler_line", job::stragglerLine(job)},
+              {"findings", findingsJson(findings)},
+              {"per_rank", ranks}}}};
 }
 
 std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Finding>& findings)
@@ -296,7 +311,8 @@ std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Fi
     for (const job::Rank& r : job.ranks) {
         const analysis::Finding* first = job::firstOwnFinding(r);
         out << "  rank " << r.rank << ": "
-            << (first ? first->title + " (" + first->id + ", " + analysis::gainText(*first) + ")" : std::string("no finding"))
+            << (first ? first->title + " (" + first->id + ", " + analysis::gainText(*first) + ")"
+                      : std::string("no finding"))
             << "\n";
     }
     if (const std::string note = job::rankFindingsNote(job); !note.empty())
@@ -304,12 +320,15 @@ std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Fi
     return out.str();
 }
 
-std::string jobDiagnosisMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings)
+std::string jobDiagnosisMarkdown(const job::Job& job,
+                                 const std::vector<analysis::Finding>& findings)
 {
-    return "# Diagnosis of a job of " + format::counted(job.ranks.size(), "rank") + "\n\n" + findingsSections(job, findings);
+    return "# Diagnosis of a job of " + format::counted(job.ranks.size(), "rank") + "\n\n" +
+           findingsSections(job, findings);
 }
 
-std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings, const std::string& name)
+std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings,
+                              const std::string& name)
 {
     std::ostringstream out;
     out << "# Why is this job slow? — " << name << "\n\n"
@@ -320,13 +339,17 @@ std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::F
     if (!job.commonSteps.empty())
         out << " (#" << job.commonSteps.front() << "–#" << job.commonSteps.back() << ")";
     out << ".\n\n" << findingsSections(job, findings);
-    out << "\n## Ranks\n\n| Rank | From | Mean step | Own work | Exposed comm | Hidden comm | File |\n"
+    out << "\n## Ranks\n\n| Rank | From | Mean step | Own work | Exposed comm | Hidden comm | File "
+           "|\n"
            "|---:|---|---:|---:|---:|---:|---|\n";
     for (const job::Rank& r : job.ranks) {
         const bool has = job.meanStepNs.count(r.rank) > 0;
-        auto cell = [&](const std::map<int, double>& means) { return has ? format::duration(means.at(r.rank)) : "-"; };
-        out << "| " << r.rank << (job.straggler == r.rank ? " (straggler)" : "") << " | " << r.rankSource << " | "
-            << cell(job.meanStepNs) << " | " << cell(job.meanOwnNs) << " | " << cell(job.meanCommunicationNs) << " | "
+        auto cell = [&](const std::map<int, double>& means) {
+            return has ? format::duration(means.at(r.rank)) : "-";
+        };
+        out << "| " << r.rank << (job.straggler == r.rank ? " (straggler)" : "") << " | "
+            << r.rankSource << " | " << cell(job.meanStepNs) << " | " << cell(job.meanOwnNs)
+            << " | " << cell(job.meanCommunicationNs) << " | "
             << (has ? format::duration(meanHiddenNs(job, r)) : "-") << " | `"
             << std::filesystem::path(r.doc->path).filename().string() << "` |\n";
     }

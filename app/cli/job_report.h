@@ -6,7 +6,6 @@
 #include "core/job/job.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace kinetoscope::cli {
@@ -15,9 +14,11 @@ nlohmann::json jobJson(const job::Job& job);
 std::string jobText(const job::Job& job);
 
 // `kinetoscope diagnose DIR|FILES...`: the job's findings, then each rank's first finding.
-nlohmann::json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>& findings);
+nlohmann::json jobDiagnosisJson(const job::Job& job,
+                                const std::vector<analysis::Finding>& findings);
 std::string jobDiagnosisText(const job::Job& job, const std::vector<analysis::Finding>& findings);
-std::string jobDiagnosisMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings);
+std::string jobDiagnosisMarkdown(const job::Job& job,
+                                 const std::vector<analysis::Finding>& findings);
 // `kinetoscope report DIR|FILES...` and the Job tab's export: the diagnosis, then the ranks
 // table and the collectives that were waited on longest. `name` titles it (the folder).
 std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::Finding>& findings,

@@ -4,7 +4,6 @@
 // ingest mends names as it reads them; the fuzzers dump strictly to prove it): this is
 // the last guard, not the fix.
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace kinetoscope::cli {

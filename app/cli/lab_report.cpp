@@ -5,7 +5,6 @@
 #include "core/session/memory_reading.h"
 
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -38,25 +37,30 @@ void printMemory(const session::MemoryTriage& m, std::ostream& out)
             anyReserved |= row.reservedBytes >= 0;
         }
     if (anyAllocated) {
-        out << "\nmemory after each phase" << (m.unavailable.empty() ? "" : " (" + m.unavailable + ")") << "\n"
-            << padRight("phase", 18) << padLeft("allocated", 11) << (anyReserved ? padLeft("reserved", 13) : "")
-            << padLeft("peak allocated", 16) << "\n";
+        out << "\nmemory after each phase"
+            << (m.unavailable.empty() ? "" : " (" + m.unavailable + ")") << "\n"
+            << padRight("phase", 18) << padLeft("allocated", 11)
+            << (anyReserved ? padLeft("reserved", 13) : "") << padLeft("peak allocated", 16)
+            << "\n";
         for (const auto* rows : {&m.firstStep, &m.steadyStep}) {
             out << (rows == &m.firstStep ? "first step\n" : "steady step\n");
             for (const session::PhaseMemory& row : *rows)
-                out << "  " << padRight(row.phase, 16) << padLeft(bytesOrDash(row.allocatedBytes), 11)
+                out << "  " << padRight(row.phase, 16)
+                    << padLeft(bytesOrDash(row.allocatedBytes), 11)
                     << (anyReserved ? padLeft(bytesOrDash(row.reservedBytes), 13) : "")
                     << padLeft(bytesOrDash(row.peakAllocatedBytes), 16) << "\n";
         }
     } else {
-        out << "\nmemory after each phase: " << (m.unavailable.empty() ? "not measured" : m.unavailable) << "\n";
+        out << "\nmemory after each phase: "
+            << (m.unavailable.empty() ? "not measured" : m.unavailable) << "\n";
     }
     const session::MemorySplit& split = m.split;
-    out << "parameters " << format::bytes(double(split.parameterBytes)) << " (" << format::count(split.parameterCount)
-        << " in " << format::counted(uint64_t(split.parameterTensors), "tensor") << "), gradients "
+    out << "parameters " << format::bytes(double(split.parameterBytes)) << " ("
+        << format::count(split.parameterCount) << " in "
+        << format::counted(uint64_t(split.parameterTensors), "tensor") << "), gradients "
         << format::bytes(double(split.gradientBytes)) << ", optimizer state "
-        << format::bytes(double(split.optimizerStateBytes)) << ", activations " << bytesOrDash(split.activationBytes)
-        << "\n";
+        << format::bytes(double(split.optimizerStateBytes)) << ", activations "
+        << bytesOrDash(split.activationBytes) << "\n";
 }
 
 void printArms(const session::Session& s, std::ostream& out)
@@ -65,11 +69,13 @@ void printArms(const session::Session& s, std::ostream& out)
         out << padRight(arm.name(), 18) << " ";
         if (arm.ran && !arm.latency.phase.empty())
             out << padLeft(format::rate(arm.samplesPerSecond, "samples"), 18) << "  latency mean "
-                << ms(arm.latency.meanMs) << "  std " << ms(arm.latency.stdMs) << "  p50 " << ms(arm.latency.medianMs)
-                << "  p95 " << ms(arm.latency.p95Ms) << "  p99 " << ms(arm.latency.p99Ms) << "\n";
+                << ms(arm.latency.meanMs) << "  std " << ms(arm.latency.stdMs) << "  p50 "
+                << ms(arm.latency.medianMs) << "  p95 " << ms(arm.latency.p95Ms) << "  p99 "
+                << ms(arm.latency.p99Ms) << "\n";
         else if (arm.ran)
             out << padLeft(format::rate(arm.samplesPerSecond, "samples"), 18) << "  "
-                << padLeft(ms(arm.meanStepMs), 10) << "/step  peak " << bytesOrDash(arm.peakAllocatedBytes) << "\n";
+                << padLeft(ms(arm.meanStepMs), 10) << "/step  peak "
+                << bytesOrDash(arm.peakAllocatedBytes) << "\n";
         else
             out << "not run: " << arm.skippedReason << "\n";
     }
@@ -80,13 +86,15 @@ void printPhases(const session::Session& s, std::ostream& out)
     if (s.phases.empty())
         return;
     auto cell = [](double milliseconds, size_t width) {
-        return padLeft(format::durationIn(milliseconds * 1e6, format::TimeUnit::Milliseconds, 3), width);
+        return padLeft(format::durationIn(milliseconds * 1e6, format::TimeUnit::Milliseconds, 3),
+                       width);
     };
-    out << "\n" << padRight("phase (fp32)", 12) << padLeft("mean ms", 9) << padLeft("std", 8) << padLeft("median", 9)
-        << padLeft("p95", 7) << padLeft("p99", 7) << "\n";
+    out << "\n"
+        << padRight("phase (fp32)", 12) << padLeft("mean ms", 9) << padLeft("std", 8)
+        << padLeft("median", 9) << padLeft("p95", 7) << padLeft("p99", 7) << "\n";
     for (const session::PhaseTiming& p : s.phases)
-        out << padRight(p.phase, 12) << cell(p.meanMs, 9) << cell(p.stdMs, 8) << cell(p.medianMs, 9) << cell(p.p95Ms, 7)
-            << cell(p.p99Ms, 7) << "\n";
+        out << padRight(p.phase, 12) << cell(p.meanMs, 9) << cell(p.stdMs, 8) << cell(p.medianMs, 9)
+            << cell(p.p95Ms, 7) << cell(p.p99Ms, 7) << "\n";
 }
 
 void printSweep(const session::Session& s, std::ostream& out)
@@ -97,12 +105,13 @@ void printSweep(const session::Session& s, std::ostream& out)
     for (const session::SweepPoint& p : s.sweep) {
         out << padRight(p.knob, 10) << " = " << padRight(std::to_string(p.value), 6) << " ";
         if (p.error.empty() && !p.latency.phase.empty())
-            out << padLeft(format::rate(p.samplesPerSecond, "samples"), 18) << "  latency p50 " << ms(p.latency.medianMs)
-                << "  p95 " << ms(p.latency.p95Ms) << "  p99 " << ms(p.latency.p99Ms) << "  peak "
-                << bytesOrDash(p.peakAllocatedBytes);
+            out << padLeft(format::rate(p.samplesPerSecond, "samples"), 18) << "  latency p50 "
+                << ms(p.latency.medianMs) << "  p95 " << ms(p.latency.p95Ms) << "  p99 "
+                << ms(p.latency.p99Ms) << "  peak " << bytesOrDash(p.peakAllocatedBytes);
         else if (p.error.empty())
-            out << padLeft(format::rate(p.samplesPerSecond, "samples"), 18) << "  " << padLeft(ms(p.meanStepMs), 10)
-                << "/step  data wait " << ms(p.dataWaitMs) << "  peak " << bytesOrDash(p.peakAllocatedBytes);
+            out << padLeft(format::rate(p.samplesPerSecond, "samples"), 18) << "  "
+                << padLeft(ms(p.meanStepMs), 10) << "/step  data wait " << ms(p.dataWaitMs)
+                << "  peak " << bytesOrDash(p.peakAllocatedBytes);
         else
             out << p.error;
         // Points of the series that checkpoints activations say so.
@@ -116,7 +125,9 @@ void printSweep(const session::Session& s, std::ostream& out)
 
 nlohmann::json labSessionJson(const std::string& source, const session::Session& session)
 {
-    return {{"source", source}, {"trace", false}, {"session", nlohmann::json::parse(session::sessionJson(session))}};
+    return {{"source", source},
+            {"trace", false},
+            {"session", nlohmann::json::parse(session::sessionJson(session))}};
 }
 
 std::string labText(const session::Session& s)

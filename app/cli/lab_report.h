@@ -5,7 +5,6 @@
 #include "core/session/session.h"
 
 #include <nlohmann/json_fwd.hpp>
-
 #include <string>
 
 namespace kinetoscope::cli {

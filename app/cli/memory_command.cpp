@@ -6,9 +6,8 @@
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 
@@ -18,7 +17,8 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
 {
     std::string path, tracePath;
     bool asJson = false, asMarkdown = false;
-    unsigned threads = 0;  // --threads: for reading and analysing --trace (the snapshot's reader is serial)
+    unsigned threads =
+        0;  // --threads: for reading and analysing --trace (the snapshot's reader is serial)
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "--trace") {
@@ -45,7 +45,8 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
     }
     if (path.empty() || (asJson && asMarkdown)) {
-        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--trace TRACE] [--json|--markdown] "
+        err << "kinetoscope memory: usage: kinetoscope memory SNAPSHOT [--trace TRACE] "
+               "[--json|--markdown] "
                "[--threads N]\n";
         return kExitBadInput;
     }
@@ -69,9 +70,11 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (!tracePath.empty()) {
         document::OpenOptions traceOptions;
         traceOptions.threads = threads;
-        const std::shared_ptr<const document::Document> trace = document::open(tracePath, traceOptions);
+        const std::shared_ptr<const document::Document> trace =
+            document::open(tracePath, traceOptions);
         if (!trace->hasTrace()) {
-            err << "kinetoscope memory: --trace " << tracePath << ": " << trace->loadMessage << '\n';
+            err << "kinetoscope memory: --trace " << tracePath << ": " << trace->loadMessage
+                << '\n';
             return kExitBadInput;
         }
         placed = snapshot::placePeak(snap.summary, *trace->model, trace->summary);

@@ -3,9 +3,8 @@
 #include "app/cli/diagnose_report.h"
 #include "core/format/format.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 namespace kinetoscope::cli {
 
@@ -36,7 +35,9 @@ json stacksJson(const SnapshotModel& model, const std::vector<StackBytes>& group
         json frames = json::array();
         for (uint32_t id : model.stacks[g.stack]) {
             const snapshot::Frame& f = model.frames[id];
-            frames.push_back({{"name", model.text(f.name)}, {"filename", model.text(f.filename)}, {"line", f.line}});
+            frames.push_back({{"name", model.text(f.name)},
+                              {"filename", model.text(f.filename)},
+                              {"line", f.line}});
             if (frames.size() == 8)
                 break;
         }
@@ -107,9 +108,9 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
                {"fragmented", s.outOfMemory->fragmented()}};
     json placed;
     if (inTrace)
-        placed = {{"in_window", inTrace->inWindow},    {"step", inTrace->step},
-                  {"phase", inTrace->phase},           {"op", inTrace->op},
-                  {"module", inTrace->module},         {"sentence", inTrace->sentence}};
+        placed = {{"in_window", inTrace->inWindow}, {"step", inTrace->step},
+                  {"phase", inTrace->phase},        {"op", inTrace->op},
+                  {"module", inTrace->module},      {"sentence", inTrace->sentence}};
     return {{"source", source},
             {"peak_in_trace", placed},
             {"form", model.bareList ? "segments list" : "snapshot dict"},
@@ -141,27 +142,34 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
             {"findings", findingsJson(s.findings)}};
 }
 
-std::string memoryText(const std::string& source, const SnapshotModel& model, const SnapshotSummary& s, bool markdown,
+std::string memoryText(const std::string& source, const SnapshotModel& model,
+                       const SnapshotSummary& s, bool markdown,
                        const snapshot::PeakInTrace* inTrace)
 {
     const std::string h = markdown ? "## " : "";
     std::string t = (markdown ? "# " : "") + source + ": a CUDA memory snapshot (" +
-                    (model.bareList ? "a list of segments" : "torch.cuda.memory._dump_snapshot") + ")\n\n";
-    t += "At the dump: " + bytes(s.reservedBytes) + " reserved in " + format::counted(s.segments, "segment") + ", " +
-         bytes(s.allocatedBytes) + " allocated, " + bytes(s.inactiveBytes) +
-         " cached in free blocks (the largest " + bytes(s.largestFreeBlockBytes) + ").\n";
+                    (model.bareList ? "a list of segments" : "torch.cuda.memory._dump_snapshot") +
+                    ")\n\n";
+    t += "At the dump: " + bytes(s.reservedBytes) + " reserved in " +
+         format::counted(s.segments, "segment") + ", " + bytes(s.allocatedBytes) + " allocated, " +
+         bytes(s.inactiveBytes) + " cached in free blocks (the largest " +
+         bytes(s.largestFreeBlockBytes) + ").\n";
     if (s.traceEntries <= 1) {
-        t += "No allocation history was recorded (torch.cuda.memory._record_memory_history was off): the state "
+        t += "No allocation history was recorded (torch.cuda.memory._record_memory_history was "
+             "off): the state "
              "at the dump is all there is.\n";
     } else {
         t += "History: " + format::count(int64_t(s.traceEntries)) + " entries";
         if (s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs)
             t += " over " + format::duration(double(s.lastTimeUs - s.firstTimeUs) * 1e3);
         if (s.iterations > 0)
-            t += ", " + format::counted(s.iterations, "iteration") + " (by " + s.iterationsFoundBy + ")";
-        t += "; peak allocated " + bytes(s.peakAllocatedBytes) + " on cuda:" + std::to_string(s.peakDevice);
+            t += ", " + format::counted(s.iterations, "iteration") + " (by " + s.iterationsFoundBy +
+                 ")";
+        t += "; peak allocated " + bytes(s.peakAllocatedBytes) +
+             " on cuda:" + std::to_string(s.peakDevice);
         if (s.peakTimeUs >= 0 && s.firstTimeUs >= 0)
-            t += ", " + format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3) + " into the history";
+            t += ", " + format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3) +
+                 " into the history";
         t += ".\n";
         if (inTrace && !inTrace->sentence.empty()) {
             std::string sentence = inTrace->sentence;
@@ -173,7 +181,9 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
             for (size_t i = 0; i < groups.size() && i < listed; ++i) {
                 const StackBytes& g = groups[i];
                 t += (markdown ? "- " : "  ") + bytes(g.bytes) + "  " +
-                     format::percent(s.peakAllocatedBytes > 0 ? double(g.bytes) / double(s.peakAllocatedBytes) : 0.0) +
+                     format::percent(s.peakAllocatedBytes > 0
+                                         ? double(g.bytes) / double(s.peakAllocatedBytes)
+                                         : 0.0) +
                      "  " + format::counted(uint64_t(g.allocations), "allocation") + "  " +
                      (modules ? model.moduleCall(g.stack) : placeOf(model, g.stack)) + "\n";
             }
@@ -183,11 +193,14 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
             t += (markdown ? "- " : "  ") + bytes(s.beforeHistoryAtPeakBytes) +
                  "  allocated before the history started\n";
         if (!s.topModulesAtPeak.empty()) {
-            t += "\n" + h + "Alive at the peak, by the nn.Module call it was made under (the calling line)\n";
+            t += "\n" + h +
+                 "Alive at the peak, by the nn.Module call it was made under (the calling line)\n";
             list(s.topModulesAtPeak, 5, true);
         }
         if (!s.leaks.empty()) {
-            t += "\n" + h + "Leaking: alive at the dump, allocated in several iterations after the first third of the history (" +
+            t += "\n" + h +
+                 "Leaking: alive at the dump, allocated in several iterations after the first "
+                 "third of the history (" +
                  bytes(s.leakedBytes) + ")\n";
             list(s.leaks, kListed, false);
         }
@@ -197,27 +210,35 @@ std::string memoryText(const std::string& source, const SnapshotModel& model, co
         for (size_t i = 0; i < s.segmentUse.size() && i < 5 && s.segmentUse[i].split(); ++i) {
             const snapshot::SegmentUse& use = s.segmentUse[i];
             const snapshot::Segment& seg = model.segments[use.segment];
-            t += (markdown ? "- " : "  ") + bytes(use.inactiveBytes) + " free in " + format::counted(use.inactiveBlocks, "block") +
-                 " (the largest " + bytes(use.largestFreeBlockBytes) + ") beside " + bytes(use.allocatedBytes) +
-                 " allocated, in a " + bytes(seg.totalSize) + " " + (seg.large ? "large" : "small") +
-                 "-pool segment on cuda:" + std::to_string(seg.device) + ", stream " + std::to_string(seg.stream) + "\n";
+            t += (markdown ? "- " : "  ") + bytes(use.inactiveBytes) + " free in " +
+                 format::counted(use.inactiveBlocks, "block") + " (the largest " +
+                 bytes(use.largestFreeBlockBytes) + ") beside " + bytes(use.allocatedBytes) +
+                 " allocated, in a " + bytes(seg.totalSize) + " " +
+                 (seg.large ? "large" : "small") +
+                 "-pool segment on cuda:" + std::to_string(seg.device) + ", stream " +
+                 std::to_string(seg.stream) + "\n";
         }
     }
     if (s.freeSegments > 0)
-        t += (markdown ? "\n" : "") + std::string(markdown ? "" : "  ") + format::counted(s.freeSegments, "segment") +
-             (s.freeSegments == 1 ? " holds" : " hold") + " no tensor (" + bytes(s.freeSegmentBytes) +
+        t += (markdown ? "\n" : "") + std::string(markdown ? "" : "  ") +
+             format::counted(s.freeSegments, "segment") +
+             (s.freeSegments == 1 ? " holds" : " hold") + " no tensor (" +
+             bytes(s.freeSegmentBytes) +
              " cached whole: torch.cuda.empty_cache() would return them)\n";
     if (s.outOfMemory) {
         const snapshot::OutOfMemory& oom = *s.outOfMemory;
-        t += "\nOut of memory: a request of " + bytes(oom.requestedBytes) + " on cuda:" + std::to_string(oom.device) +
-             (oom.deviceFreeBytes >= 0 ? " with " + bytes(oom.deviceFreeBytes) + " free on the device" : std::string()) +
-             "; the allocator held " + bytes(oom.reservedUnallocatedBytes) + " in no tensor, the largest free block " +
-             bytes(oom.largestFreeBlockBytes) + (oom.fragmented() ? " (fragmentation)" : "") + ".\n";
+        t += "\nOut of memory: a request of " + bytes(oom.requestedBytes) +
+             " on cuda:" + std::to_string(oom.device) +
+             (oom.deviceFreeBytes >= 0
+                  ? " with " + bytes(oom.deviceFreeBytes) + " free on the device"
+                  : std::string()) +
+             "; the allocator held " + bytes(oom.reservedUnallocatedBytes) +
+             " in no tensor, the largest free block " + bytes(oom.largestFreeBlockBytes) +
+             (oom.fragmented() ? " (fragmentation)" : "") + ".\n";
     }
     t += "\n";
     t += markdown ? findingsMarkdown(s.findings) : findingsText(s.findings);
     return t;
 }
-
 
 }  // namespace kinetoscope::cli

@@ -11,7 +11,8 @@ namespace kinetoscope::cli {
 
 // `inTrace`: the peak placed in a trace of the same run (--trace), or null.
 nlohmann::json memoryJson(const std::string& source, const snapshot::SnapshotModel& model,
-                          const snapshot::SnapshotSummary& summary, const snapshot::PeakInTrace* inTrace = nullptr);
+                          const snapshot::SnapshotSummary& summary,
+                          const snapshot::PeakInTrace* inTrace = nullptr);
 std::string memoryText(const std::string& source, const snapshot::SnapshotModel& model,
                        const snapshot::SnapshotSummary& summary, bool markdown,
                        const snapshot::PeakInTrace* inTrace = nullptr);

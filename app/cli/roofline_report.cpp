@@ -2,9 +2,8 @@
 
 #include "core/format/format.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -61,7 +60,8 @@ json rooflineJson(const Roofline& roofline, size_t rows)
                     {"bytes_per_call", o.modelled() ? json(o.bytesPerCall) : json(nullptr)},
                     {"device_time_us", double(o.deviceNs) / 1e3},
                     {"steady_device_time_us", double(o.windowDeviceNs) / 1e3},
-                    {"matrix_unit_share", o.deviceNs > 0 ? double(o.matrixUnitNs) / double(o.deviceNs) : 0.0}};
+                    {"matrix_unit_share",
+                     o.deviceNs > 0 ? double(o.matrixUnitNs) / double(o.deviceNs) : 0.0}};
         addRating(row, o.rating, o.modelled());
         row["unmodelled"] = o.unmodelled.empty() ? json(nullptr) : json(o.unmodelled);
         row["note"] = o.note.empty() ? json(nullptr) : json(o.note);
@@ -102,15 +102,19 @@ std::string rooflineText(const Roofline& roofline, size_t rows)
     std::ostringstream out;
     out << "\nKernel efficiency (roofline)\n";
     if (roofline.empty()) {
-        out << "  no kernel ran under an op with a work model (record_shapes=True records what it needs)\n";
+        out << "  no kernel ran under an op with a work model (record_shapes=True records what it "
+               "needs)\n";
         return out.str();
     }
     if (roofline.peaks) {
         const DevicePeaks& p = *roofline.peaks;
-        out << "  device: " << (roofline.device.empty() ? std::string("(unnamed)") : roofline.device) << " as "
-            << p.model << (p.estimated ? " (peaks estimated)" : "") << "; fp32 " << format::flopRate(p.fp32Tflops * 1e12)
-            << ", tf32 " << format::flopRate(p.tf32Tflops * 1e12) << ", fp16/bf16 "
-            << format::flopRate(p.fp16Tflops * 1e12) << ", memory " << format::bandwidth(p.memoryGBps * 1e9) << "\n";
+        out << "  device: "
+            << (roofline.device.empty() ? std::string("(unnamed)") : roofline.device) << " as "
+            << p.model << (p.estimated ? " (peaks estimated)" : "") << "; fp32 "
+            << format::flopRate(p.fp32Tflops * 1e12) << ", tf32 "
+            << format::flopRate(p.tf32Tflops * 1e12) << ", fp16/bf16 "
+            << format::flopRate(p.fp16Tflops * 1e12) << ", memory "
+            << format::bandwidth(p.memoryGBps * 1e9) << "\n";
     } else {
         out << "  device: not described by the trace: achieved rates only\n";
     }
@@ -125,10 +129,11 @@ std::string rooflineText(const Roofline& roofline, size_t rows)
             continue;
         }
         const Rating& r = o.rating;
-        out << precisionName(o.precision) << " " << format::flopRate(r.achievedTflops * 1e12) << ", "
-            << format::bandwidth(r.achievedGbps * 1e9);
+        out << precisionName(o.precision) << " " << format::flopRate(r.achievedTflops * 1e12)
+            << ", " << format::bandwidth(r.achievedGbps * 1e9);
         if (r.attainableTflops > 0)
-            out << ", " << boundName(r.bound) << "-bound at " << format::percent(r.shareOfRoof) << " of its roof";
+            out << ", " << boundName(r.bound) << "-bound at " << format::percent(r.shareOfRoof)
+                << " of its roof";
         if (r.abovePeak)
             out << " (" << o.note << ")";
         out << "\n";

@@ -31,7 +31,9 @@ class InterruptCancels
 public:
     InterruptCancels()
     {
-        struct sigaction action{};
+        struct sigaction action
+        {
+        };
         action.sa_handler = onInterrupt;
         ::sigemptyset(&action.sa_mask);
         ::sigaction(SIGINT, &action, &m_previous);
@@ -41,7 +43,9 @@ public:
     InterruptCancels& operator=(const InterruptCancels&) = delete;
 
 private:
-    struct sigaction m_previous{};
+    struct sigaction m_previous
+    {
+    };
 };
 
 }  // namespace
@@ -69,8 +73,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         callbacks.progress = [&err, &estimate](const lab::RunProgress& progress) {
             estimate.update(progress);
             const int width = 30, done = int(progress.fraction * width);
-            err << "\r[" << std::string(size_t(done), '#') << std::string(size_t(width - done), ' ') << "] "
-                << int(progress.fraction * 100) << "% " << estimate.line() << "\x1b[K" << std::flush;
+            err << "\r[" << std::string(size_t(done), '#') << std::string(size_t(width - done), ' ')
+                << "] " << int(progress.fraction * 100) << "% " << estimate.line() << "\x1b[K"
+                << std::flush;
         };
     else
         callbacks.progress = [&err, &estimate, &estimateSaid](const lab::RunProgress& progress) {
@@ -104,7 +109,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (!result.sessionPath.empty())
         out << "\nsession: " << result.sessionPath << "\n";
     if (!result.sessionPath.empty() && !result.session.snapshotPath.empty())
-        out << "memory snapshot: " << session::snapshotOf(result.session, result.sessionPath).string()
+        out << "memory snapshot: "
+            << session::snapshotOf(result.session, result.sessionPath).string()
             << " (kinetoscope memory reads it)\n";
     if (!result.ok) {
         err << "kinetoscope run: " << result.error << '\n';
@@ -112,7 +118,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     if (!result.session.tracePath.empty()) {
         out << "\n";
-        return run({"diagnose", result.sessionPath}, out, err) == kExitBadInput ? kExitBadInput : kExitOk;
+        return run({"diagnose", result.sessionPath}, out, err) == kExitBadInput ? kExitBadInput
+                                                                                : kExitOk;
     }
     return kExitOk;
 }

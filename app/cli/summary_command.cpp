@@ -9,9 +9,8 @@
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
 
-#include <nlohmann/json.hpp>
-
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace kinetoscope::cli {
@@ -31,8 +30,8 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         } else if (arg == "--csv") {
             csvTable = i + 1 < args.size() ? args[++i] : std::string();
             if (!isTraceCsvTable(csvTable) && !isJobCsvTable(csvTable)) {
-                err << "kinetoscope summary: --csv needs a table: " << kTraceCsvTables << " (a trace), or "
-                    << kJobCsvTables << " (a job)\n";
+                err << "kinetoscope summary: --csv needs a table: " << kTraceCsvTables
+                    << " (a trace), or " << kJobCsvTables << " (a job)\n";
                 return kExitBadInput;
             }
         } else if (arg == "--series") {
@@ -40,9 +39,11 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         } else if (arg == "--memory-points") {
             const std::string value = i + 1 < args.size() ? args[++i] : std::string();
             size_t points = 0;
-            const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), points);
+            const auto [end, error] =
+                std::from_chars(value.data(), value.data() + value.size(), points);
             if (error != std::errc() || end != value.data() + value.size() || points < 2) {
-                err << "kinetoscope summary: --memory-points needs a number of points, at least 2\n";
+                err << "kinetoscope summary: --memory-points needs a number of points, at least "
+                       "2\n";
                 return kExitBadInput;
             }
             report.memoryPoints = points;
@@ -66,7 +67,8 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     // The series are JSON arrays for plotting: the text has the figures they make.
     if (report.includeSeries && !asJson)
-        err << "kinetoscope summary: --series adds the utilisation and memory series to --json output; "
+        err << "kinetoscope summary: --series adds the utilisation and memory series to --json "
+               "output; "
                "without --json it changes nothing\n";
     if (!csvTable.empty() && asJson) {
         err << "kinetoscope summary: --csv and --json each choose the output: give one\n";
@@ -74,8 +76,9 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     const bool isJob = job::isJob(paths);
     if (!csvTable.empty() && isJob != isJobCsvTable(csvTable)) {
-        err << "kinetoscope summary: the " << csvTable << " table is " << (isJob ? "a trace's" : "a job's")
-            << "; " << (isJob ? "a job has " : "a trace has ") << (isJob ? kJobCsvTables : kTraceCsvTables) << "\n";
+        err << "kinetoscope summary: the " << csvTable << " table is "
+            << (isJob ? "a trace's" : "a job's") << "; " << (isJob ? "a job has " : "a trace has ")
+            << (isJob ? kJobCsvTables : kTraceCsvTables) << "\n";
         return kExitBadInput;
     }
     if (isJob) {
@@ -85,21 +88,25 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
             err << "kinetoscope: " << error << '\n';
             return kExitBadInput;
         }
-        if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job); notOneJob && !csvTable.empty()) {
-            err << "kinetoscope summary: these " << job->ranks.size() << " traces are " << *notOneJob
-                << ": no " << csvTable << " table of one job (summarise each trace on its own)\n";
+        if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job);
+            notOneJob && !csvTable.empty()) {
+            err << "kinetoscope summary: these " << job->ranks.size() << " traces are "
+                << *notOneJob << ": no " << csvTable
+                << " table of one job (summarise each trace on its own)\n";
             return kExitBadInput;
         }
         if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job)) {
             // Separate runs: each summarised on its own, never merged into a job.
-            err << "kinetoscope summary: these " << job->ranks.size() << " traces are " << *notOneJob
-                << ": each is summarised on its own\n";
+            err << "kinetoscope summary: these " << job->ranks.size() << " traces are "
+                << *notOneJob << ": each is summarised on its own\n";
             nlohmann::json traces = nlohmann::json::array();
             for (const job::Rank& r : job->ranks) {
                 if (asJson)
-                    traces.push_back(summaryJson(r.doc->path, r.doc->loadResult(), r.doc->summary, r.doc->analysisSeconds, report));
+                    traces.push_back(summaryJson(r.doc->path, r.doc->loadResult(), r.doc->summary,
+                                                 r.doc->analysisSeconds, report));
                 else
-                    out << summaryText(r.doc->path, r.doc->loadResult(), r.doc->summary, r.doc->analysisSeconds, report)
+                    out << summaryText(r.doc->path, r.doc->loadResult(), r.doc->summary,
+                                       r.doc->analysisSeconds, report)
                         << "\n";
             }
             if (asJson)
@@ -123,16 +130,17 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     if (!opened->hasTrace() && !csvTable.empty()) {
-        err << "kinetoscope summary: " << path << " is a lab session recorded without a trace: no " << csvTable
-            << " table (run with --profile for one)\n";
+        err << "kinetoscope summary: " << path << " is a lab session recorded without a trace: no "
+            << csvTable << " table (run with --profile for one)\n";
         return kExitBadInput;
     }
     if (!opened->hasTrace()) {  // a lab session recorded without a trace: what it measured
         if (asJson)
             out << jsonOutput(labSessionJson(path, *opened->session)) << '\n';
         else
-            out << path << "\nA lab session recorded without a trace (run with --profile for the trace's "
-                           "figures):\n\n"
+            out << path
+                << "\nA lab session recorded without a trace (run with --profile for the trace's "
+                   "figures):\n\n"
                 << labText(*opened->session);
         return kExitOk;
     }
@@ -140,8 +148,8 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     const analysis::TraceSummary& summary = opened->summary;
     const double seconds = opened->analysisSeconds;
     if (options.summary.steps.marker != "ProfilerStep#" && !summary.steps.fromMarkers) {
-        err << "kinetoscope summary: no event named '" << options.summary.steps.marker
-            << "*' in " << path << "\n";
+        err << "kinetoscope summary: no event named '" << options.summary.steps.marker << "*' in "
+            << path << "\n";
         return kExitBadInput;
     }
     if (!csvTable.empty())

@@ -1,12 +1,10 @@
 #include "app/cli/summary_report.h"
 
 #include "app/cli/roofline_report.h"
-
 #include "core/format/format.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace kinetoscope::cli {
@@ -53,8 +51,9 @@ json distributionJson(const Distribution& d)
 {
     if (d.count == 0)
         return nullptr;
-    return {{"count", d.count}, {"mean", toUs(d.mean)}, {"stddev", toUs(d.stddev)},
-            {"min", toUs(double(d.min))}, {"p50", toUs(double(d.p50))}, {"p95", toUs(double(d.p95))},
+    return {{"count", d.count},           {"mean", toUs(d.mean)},
+            {"stddev", toUs(d.stddev)},   {"min", toUs(double(d.min))},
+            {"p50", toUs(double(d.p50))}, {"p95", toUs(double(d.p95))},
             {"p99", toUs(double(d.p99))}, {"max", toUs(double(d.max))}};
 }
 
@@ -67,7 +66,9 @@ json windowJson(const WindowClass& w)
                          {"role", stepRoleName(w.roles[i])}});
     json oneOffs = json::array();
     for (const OneOffCost& o : w.oneOffs)
-        oneOffs.push_back({{"what", o.what}, {"call", o.call}, {"begin_us", toUs(double(o.beginNs))},
+        oneOffs.push_back({{"what", o.what},
+                           {"call", o.call},
+                           {"begin_us", toUs(double(o.beginNs))},
                            {"duration_us", toUs(double(o.lengthNs()))}});
     json quality = json::array();
     for (const QualityIssue& q : w.quality)
@@ -115,8 +116,8 @@ json hostProfileJson(const HostProfile& h)
 
 json causalJson(const CausalModel& m)
 {
-    json idle = json::object(), host = json::object(), gains = json::object(), solo = json::object(),
-         after = json::object();
+    json idle = json::object(), host = json::object(), gains = json::object(),
+         solo = json::object(), after = json::object();
     for (size_t i = 0; i < kHostStateCount; ++i) {
         idle[hostStateName(HostState(i))] = toUs(m.idleByHostState[i]);
         host[hostStateName(HostState(i))] = toUs(m.hostByState[i]);
@@ -138,12 +139,13 @@ json causalJson(const CausalModel& m)
             {"gain_after_others_us", after}};
 }
 
-
 json namedTimesJson(const std::vector<NamedTime>& rows, size_t count, bool withHost)
 {
     json list = json::array();
     for (size_t i = 0; i < std::min(count, rows.size()); ++i) {
-        json row = {{"name", rows[i].name}, {"calls", rows[i].calls}, {"device_us", toUs(double(rows[i].deviceNs))}};
+        json row = {{"name", rows[i].name},
+                    {"calls", rows[i].calls},
+                    {"device_us", toUs(double(rows[i].deviceNs))}};
         if (withHost)
             row["host_us"] = toUs(double(rows[i].hostNs));
         list.push_back(std::move(row));
@@ -163,8 +165,12 @@ json modulesJson(const ModuleTree& tree)
         const auto [index, depth] = stack.back();
         stack.pop_back();
         const ModuleNode& m = tree.nodes[index];
-        nodes.push_back({{"path", m.path}, {"name", m.name}, {"depth", depth}, {"calls", m.calls},
-                         {"host_total_us", toUs(double(m.hostTotalNs))}, {"host_self_us", toUs(double(m.hostSelfNs))},
+        nodes.push_back({{"path", m.path},
+                         {"name", m.name},
+                         {"depth", depth},
+                         {"calls", m.calls},
+                         {"host_total_us", toUs(double(m.hostTotalNs))},
+                         {"host_self_us", toUs(double(m.hostSelfNs))},
                          {"device_total_us", toUs(double(m.deviceTotalNs))},
                          {"device_self_us", toUs(double(m.deviceSelfNs))},
                          {"top_ops", namedTimesJson(m.ops, 5, true)},
@@ -214,12 +220,18 @@ json tripleJson(const int32_t (&v)[3])
 
 json kernelJson(const KernelStats& k)
 {
-    return {{"name", k.name}, {"calls", k.calls}, {"total_us", toUs(double(k.totalNs))},
-            {"mean_us", toUs(k.meanNs())}, {"min_us", toUs(double(k.minNs))},
-            {"max_us", toUs(double(k.maxNs))}, {"grid", tripleJson(k.grid)},
+    return {{"name", k.name},
+            {"calls", k.calls},
+            {"total_us", toUs(double(k.totalNs))},
+            {"mean_us", toUs(k.meanNs())},
+            {"min_us", toUs(double(k.minNs))},
+            {"max_us", toUs(double(k.maxNs))},
+            {"grid", tripleJson(k.grid)},
             {"block", tripleJson(k.block)},
-            {"registers_per_thread", k.registersPerThread >= 0 ? json(k.registersPerThread) : json(nullptr)},
-            {"shared_memory_bytes", k.sharedMemoryBytes >= 0 ? json(k.sharedMemoryBytes) : json(nullptr)},
+            {"registers_per_thread",
+             k.registersPerThread >= 0 ? json(k.registersPerThread) : json(nullptr)},
+            {"shared_memory_bytes",
+             k.sharedMemoryBytes >= 0 ? json(k.sharedMemoryBytes) : json(nullptr)},
             {"mean_blocks_per_sm", optionalNumber(k.meanBlocksPerSm)},
             {"mean_occupancy_percent", optionalNumber(k.meanOccupancyPercent)},
             {"tensor_core", k.tensorCore},
@@ -274,8 +286,11 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
                                        {"kernel_time_us", toUs(double(m.kernelTimeNs))}};
     json largest = json::array();
     for (const IdleGap& g : s.idleGaps.largest)
-        largest.push_back({{"device", g.device}, {"stream", g.stream}, {"start_us", toUs(double(g.beginNs))},
-                           {"duration_us", toUs(double(g.lengthNs()))}, {"kind", gapKindKey(g.kind)}});
+        largest.push_back({{"device", g.device},
+                           {"stream", g.stream},
+                           {"start_us", toUs(double(g.beginNs))},
+                           {"duration_us", toUs(double(g.lengthNs()))},
+                           {"kind", gapKindKey(g.kind)}});
     json idle = gapTotalsJson(s.idleGaps.total);
     idle["largest"] = largest;
     json perStream = json::array();
@@ -297,13 +312,20 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
     const json tensorCores = {
         {"kernel_us", toUs(double(ops.kernelNs))},
         {"eligible_kernel_us", toUs(double(ops.eligibleKernelNs))},
-        {"eligible_share", ops.kernelNs > 0 ? json(double(ops.eligibleKernelNs) / double(ops.kernelNs)) : json(nullptr)},
+        {"eligible_share", ops.kernelNs > 0
+                               ? json(double(ops.eligibleKernelNs) / double(ops.kernelNs))
+                               : json(nullptr)},
         {"tensor_core_share_of_eligible",
-         ops.eligibleKernelNs > 0 ? json(double(ops.eligibleTensorCoreNs) / double(ops.eligibleKernelNs)) : json(nullptr)}};
+         ops.eligibleKernelNs > 0
+             ? json(double(ops.eligibleTensorCoreNs) / double(ops.eligibleKernelNs))
+             : json(nullptr)}};
     json memcpy = json::array();
     for (const MemcpyStats& m : s.memcpy)
-        memcpy.push_back({{"kind", m.kind}, {"direction", m.direction}, {"memory", m.memoryKind},
-                          {"calls", m.calls}, {"total_us", toUs(double(m.totalNs))},
+        memcpy.push_back({{"kind", m.kind},
+                          {"direction", m.direction},
+                          {"memory", m.memoryKind},
+                          {"calls", m.calls},
+                          {"total_us", toUs(double(m.totalNs))},
                           {"bytes", m.totalBytes >= 0 ? json(m.totalBytes) : json(nullptr)},
                           {"bandwidth_gb_per_s", optionalNumber(m.bandwidthGBps)}});
     json memory = json::object();
@@ -314,29 +336,36 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         json topOps = json::array();
         for (size_t i = 0; i < std::min<size_t>(10, d.byOp.size()); ++i) {
             const OpAllocation& o = d.byOp[i];
-            topOps.push_back({{"op", o.op}, {"allocations", o.allocations}, {"bytes", o.bytes},
-                              {"self_increase_bytes", o.selfIncreaseBytes}, {"total_allocations", o.totalAllocations},
-                              {"total_bytes", o.totalBytes}, {"total_increase_bytes", o.totalIncreaseBytes}});
+            topOps.push_back({{"op", o.op},
+                              {"allocations", o.allocations},
+                              {"bytes", o.bytes},
+                              {"self_increase_bytes", o.selfIncreaseBytes},
+                              {"total_allocations", o.totalAllocations},
+                              {"total_bytes", o.totalBytes},
+                              {"total_increase_bytes", o.totalIncreaseBytes}});
         }
         json live = json::array();
         for (size_t i = 0; i < std::min<size_t>(10, d.liveAtPeak.size()); ++i)
-            live.push_back({{"stack", d.liveAtPeak[i].stack}, {"allocations", d.liveAtPeak[i].allocations},
+            live.push_back({{"stack", d.liveAtPeak[i].stack},
+                            {"allocations", d.liveAtPeak[i].allocations},
                             {"bytes", d.liveAtPeak[i].bytes}});
         int64_t neverFreed = 0;
         for (const Allocation& a : d.allocations)
             neverFreed += a.freeNs < 0;
-        memory[device] = {{"peak_allocated_bytes", d.peakAllocatedBytes},
-                          {"peak_reserved_bytes", d.peakReservedBytes ? json(*d.peakReservedBytes) : json(nullptr)},
-                          {"totals_recorded", d.totalsRecorded},
-                          {"samples", d.curve.size()},
-                          {"allocated_at_step_start_bytes", atStart},
-                          {"allocations", d.allocations.size()},
-                          {"allocations_never_freed", neverFreed},
-                          {"unpaired_frees", d.unpairedFrees},
-                          {"top_ops", topOps},
-                          {"peak_time_us", d.peakTimeNs ? json(toUs(double(*d.peakTimeNs))) : json(nullptr)},
-                          {"live_at_peak", live},
-                          {"peak_untracked_bytes", d.peakUntrackedBytes}};
+        memory[device] = {
+            {"peak_allocated_bytes", d.peakAllocatedBytes},
+            {"peak_reserved_bytes",
+             d.peakReservedBytes ? json(*d.peakReservedBytes) : json(nullptr)},
+            {"totals_recorded", d.totalsRecorded},
+            {"samples", d.curve.size()},
+            {"allocated_at_step_start_bytes", atStart},
+            {"allocations", d.allocations.size()},
+            {"allocations_never_freed", neverFreed},
+            {"unpaired_frees", d.unpairedFrees},
+            {"top_ops", topOps},
+            {"peak_time_us", d.peakTimeNs ? json(toUs(double(*d.peakTimeNs))) : json(nullptr)},
+            {"live_at_peak", live},
+            {"peak_untracked_bytes", d.peakUntrackedBytes}};
         if (options.memoryPoints > 0) {
             json curve = json::array();
             for (const MemoryPoint& p : reduceCurve(d.curve, options.memoryPoints))
@@ -394,8 +423,9 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
     return result;
 }
 
-std::string summaryText(const std::string& path, const trace::LoadResult& loaded, const TraceSummary& s,
-                        double analysisSeconds, const SummaryReportOptions& options)
+std::string summaryText(const std::string& path, const trace::LoadResult& loaded,
+                        const TraceSummary& s, double analysisSeconds,
+                        const SummaryReportOptions& options)
 {
     std::ostringstream out;
     const Breakdown& all = s.breakdown.all;
@@ -403,38 +433,44 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     out << "What this trace is: " << s.window.headline() << "\n";
     for (const QualityIssue& q : s.window.quality)
         out << "  trace quality: " << q.message << "\n";
-    out << "\n" << format::count(s.steps.steps.size()) << (s.steps.source == StepSource::Window ? " window" : " steady steps")
-        << ", average " << format::duration(all.averageTotalNs) << " per step";
+    out << "\n"
+        << format::count(s.steps.steps.size())
+        << (s.steps.source == StepSource::Window ? " window" : " steady steps") << ", average "
+        << format::duration(all.averageTotalNs) << " per step";
     if (s.steps.droppedIncompleteSteps)
-        out << "; " << format::count(s.steps.droppedIncompleteSteps) << " incomplete trailing step(s) left out";
+        out << "; " << format::count(s.steps.droppedIncompleteSteps)
+            << " incomplete trailing step(s) left out";
     const CausalModel& model = s.causal;
     if (model.stepsModelled > 0 && s.window.deviceActivities > 0) {
-        out << "\n\nWhere the device idles (per step: busy " << format::duration(model.deviceBusyNs) << ", idle " << format::duration(model.deviceIdleNs)
+        out << "\n\nWhere the device idles (per step: busy " << format::duration(model.deviceBusyNs)
+            << ", idle " << format::duration(model.deviceIdleNs)
             << "), by what the host was doing\n";
         for (size_t i = 0; i < kHostStateCount; ++i) {
             if (model.idleByHostState[i] <= 0)
                 continue;
             out << "  " << format::padRight(hostStateName(HostState(i)), 14) << " "
-                << format::padLeft(format::duration(model.idleByHostState[i]), 12) << " idle   (host "
-                << format::duration(model.hostByState[i]) << ")\n";
+                << format::padLeft(format::duration(model.idleByHostState[i]), 12)
+                << " idle   (host " << format::duration(model.hostByState[i]) << ")\n";
         }
-        out << "Causal gains (the step replayed without each cause; credited once, never above its gain alone)\n";
+        out << "Causal gains (the step replayed without each cause; credited once, never above its "
+               "gain alone)\n";
         for (size_t i = 0; i < kCauseCount; ++i) {
             if (model.gainNs[i] <= 0 && model.soloGainNs[i] <= 0)
                 continue;
-            out << "  " << format::padRight(causeName(Cause(i)), 16) << " " << format::padLeft(format::duration(model.gainNs[i]), 12)
-                << "  (alone " << format::duration(model.soloGainNs[i]) << ", after the others "
+            out << "  " << format::padRight(causeName(Cause(i)), 16) << " "
+                << format::padLeft(format::duration(model.gainNs[i]), 12) << "  (alone "
+                << format::duration(model.soloGainNs[i]) << ", after the others "
                 << format::duration(model.afterOthersNs[i]) << ")\n";
         }
-        out << "  model check: replayed step " << format::duration(model.replayedStepNs) << " vs measured "
-            << format::duration(model.stepNs) << "\n";
+        out << "  model check: replayed step " << format::duration(model.replayedStepNs)
+            << " vs measured " << format::duration(model.stepNs) << "\n";
     }
     out << "\n\nStep-time breakdown (average per step)\n";
     for (size_t c = 0; c < kTimeCategoryCount; ++c) {
         const double share = all.averageTotalNs > 0 ? all.averageNs[c] / all.averageTotalNs : 0.0;
         out << "  " << format::padRight(timeCategoryKey(TimeCategory(c)), 14) << " "
-            << format::padLeft(format::duration(all.averageNs[c]), 12) << "  " << format::padLeft(format::percent(share), 7)
-            << "\n";
+            << format::padLeft(format::duration(all.averageNs[c]), 12) << "  "
+            << format::padLeft(format::percent(share), 7) << "\n";
     }
     out << "\nGPU\n";
     if (s.gpu.empty())
@@ -445,28 +481,34 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             continue;
         }
         // Occupancy is given in percent (0-100), the other shares as fractions.
-        const std::string occupancy =
-            m.achievedOccupancy ? format::percent(*m.achievedOccupancy / 100.0) : std::string("not available");
-        out << "  device " << device << ": utilisation " << percentOr(m.utilization) << ", SM efficiency "
-            << percentOr(m.smEfficiency) << ", achieved occupancy " << occupancy << ", Tensor Core kernels "
-            << percentOr(m.tensorCoreShare) << " of kernel time\n";
+        const std::string occupancy = m.achievedOccupancy
+                                          ? format::percent(*m.achievedOccupancy / 100.0)
+                                          : std::string("not available");
+        out << "  device " << device << ": utilisation " << percentOr(m.utilization)
+            << ", SM efficiency " << percentOr(m.smEfficiency) << ", achieved occupancy "
+            << occupancy << ", Tensor Core kernels " << percentOr(m.tensorCoreShare)
+            << " of kernel time\n";
     }
     if (s.ops.kernelNs > 0) {
         const double eligible = double(s.ops.eligibleKernelNs) / double(s.ops.kernelNs);
-        out << "  Tensor Core eligible ops (GEMM, convolution, attention): " << format::percent(eligible)
-            << " of kernel time";
+        out << "  Tensor Core eligible ops (GEMM, convolution, attention): "
+            << format::percent(eligible) << " of kernel time";
         if (s.ops.eligibleKernelNs > 0)
-            out << ", " << format::percent(double(s.ops.eligibleTensorCoreNs) / double(s.ops.eligibleKernelNs))
+            out << ", "
+                << format::percent(double(s.ops.eligibleTensorCoreNs) /
+                                   double(s.ops.eligibleKernelNs))
                 << " of that on Tensor Cores";
         out << "\n";
     }
     const GapTotals& g = s.idleGaps.total;
     if (!s.gpu.empty())
-        out << "  idle between device work inside steps: " << format::duration(double(g.totalNs())) << " (host wait "
-            << format::duration(double(g.hostWaitNs)) << ", short gaps " << format::duration(double(g.shortNs)) << ", other "
+        out << "  idle between device work inside steps: " << format::duration(double(g.totalNs()))
+            << " (host wait " << format::duration(double(g.hostWaitNs)) << ", short gaps "
+            << format::duration(double(g.shortNs)) << ", other "
             << format::duration(double(g.otherNs)) << ")\n";
     if (s.launches.launchDelay.count > 0) {
-        out << "  launches: " << percentOr(s.launches.shortKernelShare) << " kernels under 10 µs; launch delay p50 "
+        out << "  launches: " << percentOr(s.launches.shortKernelShare)
+            << " kernels under 10 µs; launch delay p50 "
             << format::duration(double(s.launches.launchDelay.p50)) << ", p95 "
             << format::duration(double(s.launches.launchDelay.p95)) << "; launch call mean "
             << format::duration(s.launches.launchCallDuration.mean) << "\n";
@@ -479,7 +521,8 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     out << (anyDevice ? "\nTop operators by device time\n" : "\nTop operators by CPU time\n");
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, ops.size()); ++i) {
         const OpStats& o = ops[i];
-        out << "  " << format::padRight(format::clip(o.name, 40), 40) << " " << callsColumn(o.calls, 8) << "  device "
+        out << "  " << format::padRight(format::clip(o.name, 40), 40) << " "
+            << callsColumn(o.calls, 8) << "  device "
             << format::padLeft(format::duration(double(o.deviceTotalNs)), 10) << "  CPU "
             << format::padLeft(format::duration(double(o.cpuTotalNs)), 10) << "  self CPU "
             << format::padLeft(format::duration(double(o.selfCpuNs)), 10) << "\n";
@@ -487,28 +530,36 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     out << "\nTop kernels\n";
     for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, s.kernels.size()); ++i) {
         const KernelStats& k = s.kernels[i];
-        out << "  " << format::padRight(format::clip(k.name, 56), 56) << " " << callsColumn(k.calls, 7) << " "
+        out << "  " << format::padRight(format::clip(k.name, 56), 56) << " "
+            << callsColumn(k.calls, 7) << " "
             << format::padLeft(format::duration(double(k.totalNs)), 10) << "  mean "
             << format::padLeft(format::duration(k.meanNs()), 10)
-            << (k.unit == MatrixUnit::TensorCore ? "  TC" : k.unit == MatrixUnit::Simt ? "  SIMT" : "") << "\n";
+            << (k.unit == MatrixUnit::TensorCore ? "  TC"
+                : k.unit == MatrixUnit::Simt     ? "  SIMT"
+                                                 : "")
+            << "\n";
     }
     if (!s.roofline.empty() || s.roofline.peaks)
         out << rooflineText(s.roofline, options.topRows / 2);
     if (!s.memory.empty()) {
         out << "\nMemory\n";
         for (const auto& [device, d] : s.memory) {
-            out << "  " << device << ": peak allocated " << format::bytes(double(std::max<int64_t>(0, d.peakAllocatedBytes)));
+            out << "  " << device << ": peak allocated "
+                << format::bytes(double(std::max<int64_t>(0, d.peakAllocatedBytes)));
             if (d.peakTimeNs)  // one origin for every time shown: the trace's first event
-                out << " at " << format::duration(double(*d.peakTimeNs - s.utilization.beginNs)) << " after the first event";
+                out << " at " << format::duration(double(*d.peakTimeNs - s.utilization.beginNs))
+                    << " after the first event";
             out << (d.totalsRecorded ? "" : " (rebuilt from allocation sizes)");
             out << ", peak reserved "
-                << (d.peakReservedBytes ? format::bytes(double(*d.peakReservedBytes)) : std::string("not available"))
+                << (d.peakReservedBytes ? format::bytes(double(*d.peakReservedBytes))
+                                        : std::string("not available"))
                 << ", " << format::count(uint64_t(d.allocations.size())) << " allocations\n";
         }
     }
     out << "\nModules\n";
     if (s.modules.empty()) {
-        out << "  no nn.Module spans in this trace (record with with_stack=True to see the module hierarchy)\n";
+        out << "  no nn.Module spans in this trace (record with with_stack=True to see the module "
+               "hierarchy)\n";
     } else {
         out << "  " << format::count(uint64_t(s.modules.moduleSpans)) << " module spans; "
             << format::duration(double(s.modules.deviceInModulesNs)) << " of "
@@ -518,13 +569,17 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
         for (const ModuleNode& m : s.modules.nodes)
             bySelf.push_back(&m);
         std::stable_sort(bySelf.begin(), bySelf.end(),
-                         [](const ModuleNode* a, const ModuleNode* b) { return a->deviceSelfNs > b->deviceSelfNs; });
+                         [](const ModuleNode* a, const ModuleNode* b) {
+                             return a->deviceSelfNs > b->deviceSelfNs;
+                         });
         for (size_t i = 0; i < std::min<size_t>(options.topRows / 2, bySelf.size()); ++i) {
             const ModuleNode& m = *bySelf[i];
             // The path's innermost modules tell most: cut from the left.
-            const std::string shownPath = m.path.size() <= 60 ? m.path : "..." + m.path.substr(m.path.size() - 57);
-            out << "  " << format::padRight(format::clip(shownPath, 60), 60) << " " << callsColumn(m.calls, 6)
-                << "  device self " << format::padLeft(format::duration(double(m.deviceSelfNs)), 10) << "  total "
+            const std::string shownPath =
+                m.path.size() <= 60 ? m.path : "..." + m.path.substr(m.path.size() - 57);
+            out << "  " << format::padRight(format::clip(shownPath, 60), 60) << " "
+                << callsColumn(m.calls, 6) << "  device self "
+                << format::padLeft(format::duration(double(m.deviceSelfNs)), 10) << "  total "
                 << format::padLeft(format::duration(double(m.deviceTotalNs)), 10) << "  host "
                 << format::padLeft(format::duration(double(m.hostTotalNs)), 10) << "\n";
         }

@@ -13,7 +13,7 @@ struct SummaryReportOptions
 {
     bool includeSeries = false;  // the utilisation time series (1000 values per device)
     size_t topRows = 20;         // rows of the op and kernel tables
-    size_t memoryPoints = 0;     // > 0: each device's memory curve, reduced to about this many points
+    size_t memoryPoints = 0;  // > 0: each device's memory curve, reduced to about this many points
 };
 
 nlohmann::json summaryJson(const std::string& path, const trace::LoadResult& loaded,

@@ -17,7 +17,8 @@ std::optional<unsigned> parseThreads(std::string_view text)
 
 std::string threadsProblem(const std::string* value)
 {
-    const std::string wanted = "0 (every core) or a number of threads from 1 to " + std::to_string(kMaxThreads);
+    const std::string wanted =
+        "0 (every core) or a number of threads from 1 to " + std::to_string(kMaxThreads);
     if (!value)
         return "--threads needs a value: " + wanted;
     return "--threads takes " + wanted + ", not '" + *value + "'";

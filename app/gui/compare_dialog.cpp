@@ -24,8 +24,9 @@ QWidget* chooser(QComboBox*& combo, const QStringList& choices, int current, QWi
     auto* browse = new QPushButton(QObject::tr("Browse…"), row);
     QComboBox* target = combo;
     QObject::connect(browse, &QPushButton::clicked, row, [target, row] {
-        const QString path = QFileDialog::getOpenFileName(row, QObject::tr("Choose a trace or session"), QString(),
-                                                          QObject::tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            row, QObject::tr("Choose a trace or session"), QString(),
+            QObject::tr("Traces and sessions (*.json *.json.gz *.gz);;All files (*)"));
         if (!path.isEmpty())
             target->setCurrentText(path);
     });
@@ -36,14 +37,16 @@ QWidget* chooser(QComboBox*& combo, const QStringList& choices, int current, QWi
 
 }  // namespace
 
-CompareDialog::CompareDialog(const QStringList& open, const QStringList& recent, QWidget* parent) : QDialog(parent)
+CompareDialog::CompareDialog(const QStringList& open, const QStringList& recent, QWidget* parent)
+    : QDialog(parent)
 {
     setWindowTitle(tr("Compare two runs"));
     QStringList choices = open;
     for (const QString& path : recent)
         if (!choices.contains(path))
             choices << path;
-    // The current document is the "after" (the change just made); the one opened before it, the "before".
+    // The current document is the "after" (the change just made); the one opened before it, the
+    // "before".
     const int after = open.isEmpty() ? -1 : int(open.size()) - 1;
     const int before = open.size() >= 2 ? int(open.size()) - 2 : (choices.size() > 1 ? 1 : -1);
     auto* form = new QFormLayout(this);

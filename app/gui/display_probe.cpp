@@ -1,15 +1,14 @@
 #include "app/gui/display_probe.h"
 
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstddef>
-#include <cstring>
-#include <fcntl.h>
 
 namespace kinetoscope::gui {
 
@@ -28,8 +27,8 @@ bool answers(int family, const sockaddr* address, socklen_t length)
         pollfd p{fd, POLLOUT, 0};
         int error = 0;
         socklen_t size = sizeof error;
-        ok = ::poll(&p, 1, kConnectTimeoutMs) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
-             error == 0;
+        ok = ::poll(&p, 1, kConnectTimeoutMs) == 1 &&
+             ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0;
     }
     ::close(fd);
     return ok;
@@ -43,7 +42,8 @@ bool unixAnswers(const std::string& path, bool abstract)
     if (path.size() + offset >= sizeof address.sun_path)
         return true;
     std::memcpy(address.sun_path + offset, path.data(), path.size());
-    const auto length = socklen_t(offsetof(sockaddr_un, sun_path) + offset + path.size() + (abstract ? 0 : 1));
+    const auto length =
+        socklen_t(offsetof(sockaddr_un, sun_path) + offset + path.size() + (abstract ? 0 : 1));
     return answers(AF_UNIX, reinterpret_cast<const sockaddr*>(&address), length);
 }
 
@@ -69,7 +69,8 @@ std::string unreachableDisplay(const std::string& display)
         return "nothing listens on " + path;
     }
     if (host[0] == '/')  // a socket path of its own
-        return unixAnswers(display.substr(0, colon), false) ? std::string() : "nothing listens on " + host;
+        return unixAnswers(display.substr(0, colon), false) ? std::string()
+                                                            : "nothing listens on " + host;
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;

@@ -1,24 +1,23 @@
 #include "app/gui/gui_main.h"
 
+#include "app/cli/threads_option.h"
 #include "app/gui/display_probe.h"
 #include "app/gui/job_export.h"
-#include "app/gui/single_instance.h"
 #include "app/gui/main_window.h"
-#include "app/cli/threads_option.h"
+#include "app/gui/single_instance.h"
+#include "core/document/document.h"
+#include "core/format/format.h"
 #include "core/job/job_rules.h"
+#include "core/lab/run_options.h"
+#include "core/session/session.h"
 #include "widgets/compare_view.h"
-#include "widgets/job_view.h"
 #include "widgets/document_view.h"
+#include "widgets/job_view.h"
 #include "widgets/report.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
-#include "core/document/document.h"
-#include "core/format/format.h"
-#include "core/session/session.h"
-
-#include "core/lab/run_options.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -26,7 +25,6 @@
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTimer>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,12 +49,14 @@ QtMessageHandler g_previousHandler = nullptr;
 
 void dropRuntimeDirWarning()
 {
-    g_previousHandler = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& text) {
-        if (type == QtWarningMsg && text.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
-            return;
-        if (g_previousHandler)
-            g_previousHandler(type, context, text);
-    });
+    g_previousHandler = qInstallMessageHandler(
+        [](QtMsgType type, const QMessageLogContext& context, const QString& text) {
+            if (type == QtWarningMsg &&
+                text.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+                return;
+            if (g_previousHandler)
+                g_previousHandler(type, context, text);
+        });
 }
 
 void setIdentity()
@@ -82,7 +82,8 @@ int runGui(int argc, char** argv)
     // A DISPLAY that nothing answers on (a lost ssh X forward) would abort inside Qt just
     // the same: it is asked first.
     std::string noDisplay;
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
         const std::string display = qEnvironmentVariable("DISPLAY").toStdString();
         if (display.empty())
             noDisplay = "DISPLAY and WAYLAND_DISPLAY are unset";
@@ -92,10 +93,12 @@ int runGui(int argc, char** argv)
     if (!noDisplay.empty()) {
         bool headlessOption = false;
         for (int i = 1; i < argc; ++i)
-            headlessOption |= std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--print-latency") == 0;
+            headlessOption |= std::strcmp(argv[i], "--screenshot") == 0 ||
+                              std::strcmp(argv[i], "--print-latency") == 0;
         if (!headlessOption) {
             std::fprintf(stderr,
-                         "kinetoscope: no display to open the app on (%s); without one use info, summary, diagnose, "
+                         "kinetoscope: no display to open the app on (%s); without one use info, "
+                         "summary, diagnose, "
                          "diff, report, run or memory (kinetoscope help)\n",
                          noDisplay.c_str());
             return 2;
@@ -107,8 +110,8 @@ int runGui(int argc, char** argv)
     setIdentity();
     QStringList files;
     QString screenshot, view = QStringLiteral("overview");
-    QString find;        // timeline: search for this and select the first match
-    double zoom = 1.0;   // timeline: then zoom out (> 1) or in around the centre
+    QString find;       // timeline: search for this and select the first match
+    double zoom = 1.0;  // timeline: then zoom out (> 1) or in around the centre
     bool printLatency = false;
     bool newWindow = false;  // --new-window: not handed to (nor answering for) a running app
     bool lab = false;
@@ -119,14 +122,16 @@ int runGui(int argc, char** argv)
     // The value after an option that takes one, or a one-line complaint.
     auto value = [&](int& i, QString& into) {
         if (i + 1 >= args.size() || args[i + 1].startsWith(QLatin1String("--"))) {
-            std::fprintf(stderr, "kinetoscope %s: a value is needed (try 'kinetoscope help')\n", qPrintable(args[i]));
+            std::fprintf(stderr, "kinetoscope %s: a value is needed (try 'kinetoscope help')\n",
+                         qPrintable(args[i]));
             return false;
         }
         into = args[++i];
         return true;
     };
     QString zoomText;
-    std::optional<unsigned> launchThreads;  // --threads N: this launch's, over the Preferences setting
+    std::optional<unsigned>
+        launchThreads;  // --threads N: this launch's, over the Preferences setting
     // The options that take a value, and where it goes.
     const std::map<QString, QString*> valued{{QStringLiteral("--screenshot"), &screenshot},
                                              {QStringLiteral("--view"), &view},
@@ -141,12 +146,15 @@ int runGui(int argc, char** argv)
             while (i + 1 < args.size() && !args[i + 1].startsWith(QLatin1String("--")))
                 job << args[++i];
             if (job.isEmpty()) {
-                std::fprintf(stderr, "kinetoscope --job: a folder (or the traces of the ranks) is needed\n");
+                std::fprintf(
+                    stderr, "kinetoscope --job: a folder (or the traces of the ranks) is needed\n");
                 return 2;
             }
         } else if (args[i] == QLatin1String("--compare")) {
             if (i + 2 >= args.size()) {
-                std::fprintf(stderr, "kinetoscope --compare: two files are needed: --compare BEFORE AFTER\n");
+                std::fprintf(
+                    stderr,
+                    "kinetoscope --compare: two files are needed: --compare BEFORE AFTER\n");
                 return 2;
             }
             compare = {args[i + 1], args[i + 2]};
@@ -169,7 +177,8 @@ int runGui(int argc, char** argv)
         else if (args[i] == QLatin1String("--new-window"))
             newWindow = true;
         else if (args[i].startsWith(QLatin1String("--"))) {
-            std::fprintf(stderr, "kinetoscope: unknown option '%s' (try 'kinetoscope help')\n", qPrintable(args[i]));
+            std::fprintf(stderr, "kinetoscope: unknown option '%s' (try 'kinetoscope help')\n",
+                         qPrintable(args[i]));
             return 2;
         } else
             files << args[i];
@@ -188,8 +197,8 @@ int runGui(int argc, char** argv)
     // Files opened from the file manager reach the app already running, as new tabs. A
     // screenshot, a latency probe, a comparison, a job or a lab is this process's own, and
     // so are files given --threads (the running app would open them with its own).
-    const bool plainOpen = screenshot.isEmpty() && !printLatency && compare.isEmpty() && job.isEmpty() && !lab &&
-                           !newWindow && !launchThreads;
+    const bool plainOpen = screenshot.isEmpty() && !printLatency && compare.isEmpty() &&
+                           job.isEmpty() && !lab && !newWindow && !launchThreads;
     if (plainOpen && !files.isEmpty() && handToRunningApp(files))
         return 0;
     MainWindow window;
@@ -205,7 +214,9 @@ int runGui(int argc, char** argv)
         if (screenshot.isEmpty() || shot)
             return;
         shot = true;
-        QTimer::singleShot(400, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) && !failed ? 0 : 2); });
+        QTimer::singleShot(400, &window, [&] {
+            QCoreApplication::exit(window.grab().save(screenshot) && !failed ? 0 : 2);
+        });
     };
     auto printLatencyNow = [&] {
         if (printLatency)
@@ -213,46 +224,53 @@ int runGui(int argc, char** argv)
                          format::duration(window.lastLoadMaxLatencyMs() * 1e6).c_str());
     };
     if ((!screenshot.isEmpty() && !lab) || printLatency) {
-        static const QStringList views{QStringLiteral("overview"), QStringLiteral("diagnosis"), QStringLiteral("operators"),
-                                       QStringLiteral("kernels"), QStringLiteral("memory"),
-                                       QStringLiteral("modules"), QStringLiteral("timeline"), QStringLiteral("lab")};
-        QObject::connect(&window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
-            printLatencyNow();
-            if (screenshot.isEmpty() || shot)
-                return;
-            doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));
-            if (!find.isEmpty()) {
-                doc->setCurrentIndex(widgets::DocumentView::Timeline);
-                doc->timeline()->searchField()->setText(find);
-                doc->timeline()->search(find);
-                doc->timeline()->nextMatch(true);
-            }
-            if (zoom > 0 && zoom != 1.0) {
-                widgets::TimelineView* timeline = doc->timeline()->view();
-                timeline->zoomAroundX(timeline->timeAreaWidth() / 2.0, zoom);
-            }
-            screenshotSoon();
-        });
+        static const QStringList views{QStringLiteral("overview"),  QStringLiteral("diagnosis"),
+                                       QStringLiteral("operators"), QStringLiteral("kernels"),
+                                       QStringLiteral("memory"),    QStringLiteral("modules"),
+                                       QStringLiteral("timeline"),  QStringLiteral("lab")};
+        QObject::connect(
+            &window, &MainWindow::documentOpened, &window, [&](widgets::DocumentView* doc) {
+                printLatencyNow();
+                if (screenshot.isEmpty() || shot)
+                    return;
+                doc->setCurrentIndex(std::max<qsizetype>(0, views.indexOf(view.toLower())));
+                if (!find.isEmpty()) {
+                    doc->setCurrentIndex(widgets::DocumentView::Timeline);
+                    doc->timeline()->searchField()->setText(find);
+                    doc->timeline()->search(find);
+                    doc->timeline()->nextMatch(true);
+                }
+                if (zoom > 0 && zoom != 1.0) {
+                    widgets::TimelineView* timeline = doc->timeline()->view();
+                    timeline->zoomAroundX(timeline->timeAreaWidth() / 2.0, zoom);
+                }
+                screenshotSoon();
+            });
         // A lab session recorded without a trace opens as its measurements: the same picture.
-        QObject::connect(&window, &MainWindow::sessionOpened, &window, [&](widgets::SessionView* session) {
-            printLatencyNow();
-            if (view.toLower() == QLatin1String("lab"))
-                session->setCurrentPage(widgets::SessionView::Lab);
-            screenshotSoon();
-        });
+        QObject::connect(&window, &MainWindow::sessionOpened, &window,
+                         [&](widgets::SessionView* session) {
+                             printLatencyNow();
+                             if (view.toLower() == QLatin1String("lab"))
+                                 session->setCurrentPage(widgets::SessionView::Lab);
+                             screenshotSoon();
+                         });
         // A memory snapshot: its pages by name (--view timeline|peak|leaks|segments|diagnosis).
-        QObject::connect(&window, &MainWindow::snapshotOpened, &window, [&](widgets::SnapshotView* snapshot) {
-            printLatencyNow();
-            static const QStringList pages{QStringLiteral("timeline"), QStringLiteral("peak"), QStringLiteral("leaks"),
-                                           QStringLiteral("segments"), QStringLiteral("diagnosis")};
-            snapshot->setCurrentPage(widgets::SnapshotView::Page(std::max<qsizetype>(0, pages.indexOf(view.toLower()))));
-            screenshotSoon();
-        });
+        QObject::connect(
+            &window, &MainWindow::snapshotOpened, &window, [&](widgets::SnapshotView* snapshot) {
+                printLatencyNow();
+                static const QStringList pages{QStringLiteral("timeline"), QStringLiteral("peak"),
+                                               QStringLiteral("leaks"), QStringLiteral("segments"),
+                                               QStringLiteral("diagnosis")};
+                snapshot->setCurrentPage(widgets::SnapshotView::Page(
+                    std::max<qsizetype>(0, pages.indexOf(view.toLower()))));
+                screenshotSoon();
+            });
         // The window says what failed (on standard error too, and kept in sight).
         QObject::connect(&window, &MainWindow::loadFailed, &window, [&] {
             failed = true;
             if (!screenshot.isEmpty() && files.isEmpty())
-                QCoreApplication::exit(2);  // the comparison or job it was to show could not be made
+                QCoreApplication::exit(
+                    2);  // the comparison or job it was to show could not be made
         });
         // Every file tried: the latency probe is done; a screenshot of nothing is a failure.
         QObject::connect(&window, &MainWindow::idle, &window, [&] {
@@ -266,29 +284,39 @@ int runGui(int argc, char** argv)
         window.openFiles(files);
     if (!compare.isEmpty()) {
         if (!screenshot.isEmpty())
-            QObject::connect(&window, &MainWindow::comparisonOpened, &window, [&](widgets::CompareView* comparison) {
-                static const QStringList pages{QStringLiteral("overview"), QStringLiteral("changes"),
-                                               QStringLiteral("kernels"),  QStringLiteral("operators"),
-                                               QStringLiteral("copies"),   QStringLiteral("memory"),
-                                               QStringLiteral("findings"), QStringLiteral("timelines")};
-                comparison->setCurrentIndex(std::max<qsizetype>(0, pages.indexOf(view.toLower())));
-                QTimer::singleShot(600, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
-            });
+            QObject::connect(&window, &MainWindow::comparisonOpened, &window,
+                             [&](widgets::CompareView* comparison) {
+                                 static const QStringList pages{
+                                     QStringLiteral("overview"), QStringLiteral("changes"),
+                                     QStringLiteral("kernels"),  QStringLiteral("operators"),
+                                     QStringLiteral("copies"),   QStringLiteral("memory"),
+                                     QStringLiteral("findings"), QStringLiteral("timelines")};
+                                 comparison->setCurrentIndex(
+                                     std::max<qsizetype>(0, pages.indexOf(view.toLower())));
+                                 QTimer::singleShot(600, &window, [&] {
+                                     QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2);
+                                 });
+                             });
         window.compareFiles(compare[0], compare[1]);
     }
     if (!job.isEmpty()) {
         if (!screenshot.isEmpty())
-            QObject::connect(&window, &MainWindow::jobOpened, &window, [&](widgets::JobView* opened) {
-                static const QStringList pages{QStringLiteral("overview"), QStringLiteral("heatmap"),
-                                               QStringLiteral("collectives"), QStringLiteral("timelines")};
-                opened->setCurrentIndex(std::max<qsizetype>(0, pages.indexOf(view.toLower())));
-                QTimer::singleShot(800, &window, [&] { QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2); });
-            });
+            QObject::connect(
+                &window, &MainWindow::jobOpened, &window, [&](widgets::JobView* opened) {
+                    static const QStringList pages{
+                        QStringLiteral("overview"), QStringLiteral("heatmap"),
+                        QStringLiteral("collectives"), QStringLiteral("timelines")};
+                    opened->setCurrentIndex(std::max<qsizetype>(0, pages.indexOf(view.toLower())));
+                    QTimer::singleShot(800, &window, [&] {
+                        QCoreApplication::exit(window.grab().save(screenshot) ? 0 : 2);
+                    });
+                });
         window.openJob(job);
     }
     if (lab) {
         lab::RunConfig config;
-        config.outDir = (QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/runs/") +
+        config.outDir = (QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) +
+                         QStringLiteral("/runs/") +
                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
                             .toStdString();
         std::string error;
@@ -299,7 +327,9 @@ int runGui(int argc, char** argv)
         window.startLab(config);
         if (!screenshot.isEmpty())  // the live view as the run ends; a run that failed exits 2
             QObject::connect(&window, &MainWindow::labFinished, &window, [&](bool ok) {
-                QTimer::singleShot(400, &window, [&, ok] { QCoreApplication::exit(window.grab().save(screenshot) && ok ? 0 : 2); });
+                QTimer::singleShot(400, &window, [&, ok] {
+                    QCoreApplication::exit(window.grab().save(screenshot) && ok ? 0 : 2);
+                });
             });
     }
     return app.exec();
@@ -323,19 +353,22 @@ int runReport(int argc, char** argv)
             const std::string value = given ? args[++i].toStdString() : std::string();
             const std::optional<unsigned> threads = cli::parseThreads(value);
             if (!threads) {
-                std::fprintf(stderr, "kinetoscope report: %s\n", cli::threadsProblem(given ? &value : nullptr).c_str());
+                std::fprintf(stderr, "kinetoscope report: %s\n",
+                             cli::threadsProblem(given ? &value : nullptr).c_str());
                 return 2;
             }
             options.threads = *threads;
         } else if (!args[i].startsWith(QLatin1Char('-')))
             inputs.push_back(args[i].toStdString());
         else {
-            std::fprintf(stderr, "kinetoscope report: unexpected argument '%s'\n", qPrintable(args[i]));
+            std::fprintf(stderr, "kinetoscope report: unexpected argument '%s'\n",
+                         qPrintable(args[i]));
             return 2;
         }
     }
     if (inputs.empty() || out.isEmpty()) {
-        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out FILE.{pdf,png,html}, "
+        std::fprintf(stderr, "kinetoscope report: usage: kinetoscope report TRACE|SESSION --out "
+                             "FILE.{pdf,png,html}, "
                              "or DIR|TRACE TRACE... --out FILE.{pdf,png,html,md} for a job\n");
         return 2;
     }
@@ -348,7 +381,8 @@ int runReport(int argc, char** argv)
             return 2;
         }
         if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*opened)) {
-            std::fprintf(stderr, "kinetoscope report: these %zu traces are %s: report them one at a time\n",
+            std::fprintf(stderr,
+                         "kinetoscope report: these %zu traces are %s: report them one at a time\n",
                          opened->ranks.size(), notOneJob->c_str());
             return 2;
         }
@@ -363,7 +397,8 @@ int runReport(int argc, char** argv)
     const QString trace = QString::fromStdString(inputs.front());
     const auto analysed = document::open(inputs.front(), options);
     if (!analysed->model && !analysed->ok()) {
-        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
+        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace),
+                     analysed->loadMessage.c_str());
         return 2;
     }
     if (!widgets::writeReport(*analysed, out, &error)) {
@@ -371,7 +406,8 @@ int runReport(int argc, char** argv)
         return 2;
     }
     if (analysed->loadStatus != trace::LoadStatus::Ok) {
-        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace), analysed->loadMessage.c_str());
+        std::fprintf(stderr, "kinetoscope: %s: %s\n", qPrintable(trace),
+                     analysed->loadMessage.c_str());
         return 2;
     }
     return 0;

@@ -15,7 +15,8 @@ bool writeJobReport(const widgets::JobView& view, const QString& path, QString* 
     // Rows of about 28 pixels above the step axis; the colour scale names the measure shown.
     const int height = 110 + 28 * int(std::min<size_t>(job.ranks.size(), 32));
     return widgets::writeMarkdownReport(
-        markdown, {{QStringLiteral("Rank × step heatmap"), view.heatmapImage(1000, height)}}, path, error);
+        markdown, {{QStringLiteral("Rank × step heatmap"), view.heatmapImage(1000, height)}}, path,
+        error);
 }
 
 }  // namespace kinetoscope::gui

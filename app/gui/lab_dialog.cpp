@@ -16,7 +16,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
-
 #include <algorithm>
 #include <functional>
 
@@ -56,8 +55,11 @@ QWidget* withBrowse(QLineEdit* edit, QWidget* parent, std::function<bool()> fold
     auto* browse = new QPushButton(QObject::tr("Browse…"), row);
     layout->addWidget(browse);
     QObject::connect(browse, &QPushButton::clicked, edit, [edit, folder, parent] {
-        const QString path = folder() ? QFileDialog::getExistingDirectory(parent, QObject::tr("Choose a folder"), edit->text())
-                                    : QFileDialog::getOpenFileName(parent, QObject::tr("Choose a file"), edit->text());
+        const QString path =
+            folder()
+                ? QFileDialog::getExistingDirectory(parent, QObject::tr("Choose a folder"),
+                                                    edit->text())
+                : QFileDialog::getOpenFileName(parent, QObject::tr("Choose a file"), edit->text());
         if (!path.isEmpty())
             edit->setText(path);
     });
@@ -67,30 +69,40 @@ QWidget* withBrowse(QLineEdit* edit, QWidget* parent, std::function<bool()> fold
 }  // namespace
 
 LabDialog::LabDialog(QWidget* parent)
-    : QDialog(parent), m_model(new QComboBox(this)), m_modelFile(new QLineEdit(this)), m_dataset(new QComboBox(this)),
-      m_dataPath(new QLineEdit(this)), m_device(new QComboBox(this)), m_mode(new QComboBox(this)), m_pin(new QCheckBox(tr("pinned memory"), this)),
-      m_nonBlocking(new QCheckBox(tr("non-blocking copies"), this)), m_shuffle(new QCheckBox(tr("shuffle"), this)),
-      m_dropLast(new QCheckBox(tr("drop last"), this)), m_lab(new QCheckBox(tr("three-run lab"), this)),
-      m_split(new QCheckBox(tr("DataLoader vs compute"), this)), m_profile(new QCheckBox(tr("profiler window"), this)),
-      m_sweepWorkers(new QLineEdit(this)), m_sweepBatch(new QLineEdit(this)), m_outDir(new QLineEdit(this)),
-      m_error(new QLabel(this))
+    : QDialog(parent), m_model(new QComboBox(this)), m_modelFile(new QLineEdit(this)),
+      m_dataset(new QComboBox(this)), m_dataPath(new QLineEdit(this)),
+      m_device(new QComboBox(this)), m_mode(new QComboBox(this)),
+      m_pin(new QCheckBox(tr("pinned memory"), this)),
+      m_nonBlocking(new QCheckBox(tr("non-blocking copies"), this)),
+      m_shuffle(new QCheckBox(tr("shuffle"), this)),
+      m_dropLast(new QCheckBox(tr("drop last"), this)),
+      m_lab(new QCheckBox(tr("three-run lab"), this)),
+      m_split(new QCheckBox(tr("DataLoader vs compute"), this)),
+      m_profile(new QCheckBox(tr("profiler window"), this)), m_sweepWorkers(new QLineEdit(this)),
+      m_sweepBatch(new QLineEdit(this)), m_outDir(new QLineEdit(this)), m_error(new QLabel(this))
 {
     setWindowTitle(tr("Run a lab"));
-    m_model->addItems({QStringLiteral("mlp"), QStringLiteral("cnn"), QStringLiteral("transformer"), tr("TorchScript file")});
+    m_model->addItems({QStringLiteral("mlp"), QStringLiteral("cnn"), QStringLiteral("transformer"),
+                       tr("TorchScript file")});
     m_modelFile->setPlaceholderText(tr("a file written by torch.jit.save"));
-    m_dataset->addItems({QStringLiteral("synthetic"), QStringLiteral("mnist"), QStringLiteral("cifar10"), QStringLiteral("tensors")});
-    m_dataset->setToolTip(tr("mnist and cifar10 read the original binary files from a folder; tensors reads a "
-                             "torch.save file of (inputs, targets)"));
+    m_dataset->addItems({QStringLiteral("synthetic"), QStringLiteral("mnist"),
+                         QStringLiteral("cifar10"), QStringLiteral("tensors")});
+    m_dataset->setToolTip(
+        tr("mnist and cifar10 read the original binary files from a folder; tensors reads a "
+           "torch.save file of (inputs, targets)"));
     m_dataPath->setPlaceholderText(tr("folder (mnist, cifar10) or file (tensors)"));
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
     m_mode->addItems({QStringLiteral("train"), QStringLiteral("inference")});
-    m_mode->setToolTip(tr("inference: eval mode without autograd, each batch's forward timed (CUDA events on a GPU); "
-                          "mean, std, p50, p95 and p99 per arm and per batch size"));
-    m_memoryLimitMb = spin(this, 0, 1 << 24, 0, tr("Allocations past this many MiB fail as out of memory (0: no "
-                                                  "limit); the batch-size sweep stops at the first that does"));
-    m_checkpointEvery = spin(this, 0, 1024, 0, tr("Activation checkpointing of every N-th block of a built-in model "
-                                                  "while training (0: off); the batch-size sweep runs each size "
-                                                  "without and with it"));
+    m_mode->setToolTip(tr(
+        "inference: eval mode without autograd, each batch's forward timed (CUDA events on a GPU); "
+        "mean, std, p50, p95 and p99 per arm and per batch size"));
+    m_memoryLimitMb = spin(this, 0, 1 << 24, 0,
+                           tr("Allocations past this many MiB fail as out of memory (0: no "
+                              "limit); the batch-size sweep stops at the first that does"));
+    m_checkpointEvery = spin(this, 0, 1024, 0,
+                             tr("Activation checkpointing of every N-th block of a built-in model "
+                                "while training (0: off); the batch-size sweep runs each size "
+                                "without and with it"));
     m_batch = spin(this, 1, 1 << 20, 64, tr("Samples per step"));
     m_steps = spin(this, 1, 100000, 20, tr("Measured steps per arm"));
     m_warmup = spin(this, 0, 10000, 3, tr("Steps run before measuring, always"));
@@ -109,15 +121,19 @@ LabDialog::LabDialog(QWidget* parent)
     m_profile->setChecked(true);
     m_sweepWorkers->setPlaceholderText(tr("e.g. 0,2,4,8 (empty: no sweep)"));
     m_sweepBatch->setPlaceholderText(tr("e.g. 32,64,128 (empty: no sweep)"));
-    const QString runs = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/runs/");
-    m_outDir->setText(runs + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    const QString runs = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) +
+                         QStringLiteral("/runs/");
+    m_outDir->setText(runs +
+                      QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
 
     auto* what = new QGroupBox(tr("Model and data"), this);
     auto* whatForm = new QFormLayout(what);
     whatForm->addRow(tr("Model"), m_model);
     whatForm->addRow(tr("TorchScript file"), withBrowse(m_modelFile, this, [] { return false; }));
     whatForm->addRow(tr("Dataset"), m_dataset);
-    whatForm->addRow(tr("Data"), withBrowse(m_dataPath, this, [this] { return m_dataset->currentText() != QLatin1String("tensors"); }));
+    whatForm->addRow(tr("Data"), withBrowse(m_dataPath, this, [this] {
+                         return m_dataset->currentText() != QLatin1String("tensors");
+                     }));
     whatForm->addRow(tr("Hidden width"), m_hidden);
     whatForm->addRow(tr("Layers"), m_layers);
     whatForm->addRow(tr("Image size"), m_imageSize);
@@ -145,10 +161,11 @@ LabDialog::LabDialog(QWidget* parent)
     for (QCheckBox* box : {m_lab, m_split, m_profile})
         checks->addWidget(box);
     measureForm->addRow(checks);
-    auto* graphNote = new QLabel(tr("The lab's third arm is bf16 with the whole step captured as one CUDA graph: the "
-                                    "C++ counterpart of torch.compile(mode=\"reduce-overhead\"), which has no C++ "
-                                    "API. Without a CUDA device it reports \"needs a GPU\"."),
-                                 this);
+    auto* graphNote = new QLabel(
+        tr("The lab's third arm is bf16 with the whole step captured as one CUDA graph: the "
+           "C++ counterpart of torch.compile(mode=\"reduce-overhead\"), which has no C++ "
+           "API. Without a CUDA device it reports \"needs a GPU\"."),
+        this);
     graphNote->setWordWrap(true);
     measureForm->addRow(graphNote);
     measureForm->addRow(tr("Sweep workers"), m_sweepWorkers);
@@ -191,13 +208,15 @@ void LabDialog::updateEnabled()
     m_dataPath->parentWidget()->setEnabled(m_dataset->currentText() != QLatin1String("synthetic"));
     m_imageSize->setEnabled(m_model->currentText() == QLatin1String("cnn"));
     // Checkpointing needs a built-in model's blocks and a backward pass.
-    m_checkpointEvery->setEnabled(m_model->currentIndex() != 3 && m_mode->currentText() == QLatin1String("train"));
+    m_checkpointEvery->setEnabled(m_model->currentIndex() != 3 &&
+                                  m_mode->currentText() == QLatin1String("train"));
 }
 
 bool LabDialog::config(lab::RunConfig& c, QString& error) const
 {
     c = lab::RunConfig{};
-    c.model = m_model->currentIndex() == 3 ? m_modelFile->text().trimmed().toStdString() : m_model->currentText().toStdString();
+    c.model = m_model->currentIndex() == 3 ? m_modelFile->text().trimmed().toStdString()
+                                           : m_model->currentText().toStdString();
     if (c.model.empty()) {
         error = tr("Choose the TorchScript file to train.");
         return false;
@@ -232,7 +251,8 @@ bool LabDialog::config(lab::RunConfig& c, QString& error) const
     c.lab = m_lab->isChecked();
     c.split = m_split->isChecked();
     c.profile = m_profile->isChecked();
-    if (!parseList(m_sweepWorkers->text(), c.sweepWorkers) || !parseList(m_sweepBatch->text(), c.sweepBatchSizes)) {
+    if (!parseList(m_sweepWorkers->text(), c.sweepWorkers) ||
+        !parseList(m_sweepBatch->text(), c.sweepBatchSizes)) {
         error = tr("A sweep takes whole numbers separated by commas, like 0,2,4,8.");
         return false;
     }

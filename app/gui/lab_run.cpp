@@ -26,7 +26,9 @@ void LabRun::start()
 {
     // Every callback runs on an engine thread: it only posts to this object, which lives
     // on the GUI thread (posts still queued when it is deleted are dropped).
-    auto post = [this](auto function) { QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection); };
+    auto post = [this](auto function) {
+        QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection);
+    };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &m_cancel;
     callbacks.abandon = &m_abandon;
@@ -35,10 +37,11 @@ void LabRun::start()
     auto estimate = std::make_shared<lab::StageEstimate>();
     callbacks.progress = [this, post, estimate](const lab::RunProgress& progress) {
         estimate->update(progress);
-        post([this, stage = QString::fromStdString(estimate->line()), fraction = progress.fraction] {
-            if (m_view)
-                m_view->setProgress(stage, fraction);
-        });
+        post(
+            [this, stage = QString::fromStdString(estimate->line()), fraction = progress.fraction] {
+                if (m_view)
+                    m_view->setProgress(stage, fraction);
+            });
     };
     callbacks.step = [this, post](const session::StepTiming& step) {
         post([this, step] {
@@ -78,7 +81,8 @@ void LabRun::start()
         for (const std::string& line : session::readLab(result.session).lines)
             reading << QString::fromStdString(line);
         const bool ok = result.ok, hasTrace = !result.session.tracePath.empty();
-        const QString error = QString::fromStdString(result.error), path = QString::fromStdString(result.sessionPath);
+        const QString error = QString::fromStdString(result.error),
+                      path = QString::fromStdString(result.sessionPath);
         post([this, ok, hasTrace, error, path, reading] {
             if (m_thread.joinable())
                 m_thread.join();

@@ -56,8 +56,8 @@ constexpr int kLatencyTickMs = 10;
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_stack(new QStackedWidget(this)), m_start(new StartPage(this)),
       m_documents(new QTabWidget(this)), m_progress(new QProgressBar(this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)), m_problems(new ProblemsBar(this)),
-      m_latencyTimer(new QTimer(this))
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)),
+      m_problems(new ProblemsBar(this)), m_latencyTimer(new QTimer(this))
 {
     setWindowTitle(QStringLiteral("Kinetoscope"));
     setAcceptDrops(true);
@@ -85,18 +85,21 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_documents, &QTabWidget::tabCloseRequested, this, &MainWindow::closeDocument);
     connect(m_start, &StartPage::openRequested, this, [this] {
-        openFiles(QFileDialog::getOpenFileNames(
-            this, tr("Open trace"), QString(),
-            tr("Traces, sessions and memory snapshots (*.json *.json.gz *.gz *.pickle *.pkl);;All files (*)")));
+        openFiles(
+            QFileDialog::getOpenFileNames(this, tr("Open trace"), QString(),
+                                          tr("Traces, sessions and memory snapshots (*.json "
+                                             "*.json.gz *.gz *.pickle *.pkl);;All files (*)")));
     });
     connect(m_start, &StartPage::openFileRequested, this,
             [this](const QString& path) { openFiles({path}); });
     connect(m_start, &StartPage::labRequested, this, &MainWindow::showLabDialog);
     m_start->setLabAvailable(labAvailable());
-    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const document::Document>>::finished,
-            this, &MainWindow::finishLoad);
-    connect(&m_compareWatcher, &QFutureWatcher<CompareResult>::finished, this, &MainWindow::finishCompare);
-    connect(&m_jobWatcher, &QFutureWatcher<std::shared_ptr<JobResult>>::finished, this, &MainWindow::finishJob);
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const document::Document>>::finished, this,
+            &MainWindow::finishLoad);
+    connect(&m_compareWatcher, &QFutureWatcher<CompareResult>::finished, this,
+            &MainWindow::finishCompare);
+    connect(&m_jobWatcher, &QFutureWatcher<std::shared_ptr<JobResult>>::finished, this,
+            &MainWindow::finishJob);
     // Responsiveness probe: a timer that should fire every 10 ms; how late it fires is
     // how long the event loop was blocked.
     m_latencyTimer->setInterval(kLatencyTickMs);
@@ -136,7 +139,8 @@ void MainWindow::createActions()
     lab->setEnabled(labAvailable());
     QAction* compareAction = file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog);
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    compareAction->setToolTip(tr("Before and after: the verdict on step time and where the change came from"));
+    compareAction->setToolTip(
+        tr("Before and after: the verdict on step time and where the change came from"));
     QAction* jobAction = file->addAction(tr("Open &job folder…"), this, &MainWindow::showJobDialog);
     jobAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
     jobAction->setToolTip(tr("One trace per rank: the straggler, collectives and communication"));
@@ -144,10 +148,13 @@ void MainWindow::createActions()
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     QAction* tableAction = file->addAction(tr("Export &table…"), this, &MainWindow::exportTable);
     tableAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-    tableAction->setToolTip(tr("The current page's table as CSV: raw numbers, units in the headers"));
+    tableAction->setToolTip(
+        tr("The current page's table as CSV: raw numbers, units in the headers"));
     // Greyed in the menu on a page without a table; its shortcut there says so in the status bar.
-    connect(file, &QMenu::aboutToShow, this, [this, tableAction] { tableAction->setEnabled(currentTable() != nullptr); });
-    connect(file, &QMenu::aboutToHide, tableAction, [tableAction] { tableAction->setEnabled(true); });
+    connect(file, &QMenu::aboutToShow, this,
+            [this, tableAction] { tableAction->setEnabled(currentTable() != nullptr); });
+    connect(file, &QMenu::aboutToHide, tableAction,
+            [tableAction] { tableAction->setEnabled(true); });
     QAction* close = file->addAction(tr("&Close"), this, [this] {
         if (m_documents->count() > 0)
             closeDocument(m_documents->currentIndex());
@@ -170,8 +177,8 @@ void MainWindow::createActions()
     preferences->setToolTip(tr("Threads for loading and analysis"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"),
-                            tr("Kernels"),  tr("Memory"),    tr("Modules"), tr("Timeline")};
+    const QStringList pages{tr("Overview"), tr("Diagnosis"), tr("Operators"), tr("Kernels"),
+                            tr("Memory"),   tr("Modules"),   tr("Timeline")};
     for (int i = 0; i < pages.size(); ++i) {
         QAction* page = view->addAction(pages[i], this, [this, i] { showPage(i); });
         page->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
@@ -188,8 +195,10 @@ void MainWindow::fitOnScreen()
     if (!screen || isMaximized() || isFullScreen())
         return;
     const QRect available = screen->availableGeometry();
-    const QSize frame = frameGeometry().size() - geometry().size();  // the window manager's decorations
-    resize(std::min(width(), available.width() - frame.width()), std::min(height(), available.height() - frame.height()));
+    const QSize frame =
+        frameGeometry().size() - geometry().size();  // the window manager's decorations
+    resize(std::min(width(), available.width() - frame.width()),
+           std::min(height(), available.height() - frame.height()));
     if (!available.contains(frameGeometry().topLeft()))
         move(available.topLeft());
 }
@@ -293,8 +302,11 @@ void MainWindow::finishLoad()
         showTab(view, name, m_loadingPath);
         addRecentFile(m_loadingPath);
         m_status->setText(tr("%1: a CUDA memory snapshot, %2 allocation entries, read in %3")
-                              .arg(name, QString::fromStdString(format::count(int64_t(trace->snapshot->summary.traceEntries))),
-                                   QString::fromStdString(format::seconds(trace->loadSeconds + trace->analysisSeconds))));
+                              .arg(name,
+                                   QString::fromStdString(format::count(
+                                       int64_t(trace->snapshot->summary.traceEntries))),
+                                   QString::fromStdString(format::seconds(
+                                       trace->loadSeconds + trace->analysisSeconds))));
         Q_EMIT snapshotOpened(view);
     } else if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
         // A lab recorded without a trace: its measurements and their findings.
@@ -317,15 +329,20 @@ void MainWindow::finishLoad()
         addRecentFile(m_loadingPath);
         if (m_labSessions.removeAll(m_loadingPath) > 0)
             doc->setCurrentIndex(1);  // a lab just finished: its diagnosis first
-        QString status = tr("%1: %2 events, %3 steps, loaded in %4")
-                             .arg(name, QString::fromStdString(format::count(trace->model->stats().entries)),
-                                  QString::fromStdString(format::count(uint64_t(trace->summary.steps.steps.size()))),
-                                  QString::fromStdString(format::seconds(trace->loadSeconds)));
+        QString status =
+            tr("%1: %2 events, %3 steps, loaded in %4")
+                .arg(name, QString::fromStdString(format::count(trace->model->stats().entries)),
+                     QString::fromStdString(
+                         format::count(uint64_t(trace->summary.steps.steps.size()))),
+                     QString::fromStdString(format::seconds(trace->loadSeconds)));
         if (trace->loadStatus != trace::LoadStatus::Ok) {
             // Its Overview says so on its first line; the terminal hears it too.
-            const char* how = trace->model->stats().partlyRead.empty() ? "read with problems" : "partly read";
-            status = tr("%1 — %2: %3").arg(name, QLatin1String(how), QString::fromStdString(trace->loadMessage));
-            std::fprintf(stderr, "kinetoscope: %s: %s: %s\n", qPrintable(m_loadingPath), how, trace->loadMessage.c_str());
+            const char* how =
+                trace->model->stats().partlyRead.empty() ? "read with problems" : "partly read";
+            status = tr("%1 — %2: %3")
+                         .arg(name, QLatin1String(how), QString::fromStdString(trace->loadMessage));
+            std::fprintf(stderr, "kinetoscope: %s: %s: %s\n", qPrintable(m_loadingPath), how,
+                         trace->loadMessage.c_str());
         }
         m_status->setText(status);
         queueSessionSnapshot(*trace);
@@ -339,7 +356,8 @@ std::shared_ptr<const document::Document> MainWindow::openDocument(const QString
     const QString absolute = QFileInfo(path).absoluteFilePath();
     for (int i = 0; i < m_documents->count(); ++i)
         if (const auto* doc = document(i);
-            doc && QFileInfo(QString::fromStdString(doc->trace().path)).absoluteFilePath() == absolute)
+            doc &&
+            QFileInfo(QString::fromStdString(doc->trace().path)).absoluteFilePath() == absolute)
             return doc->sharedTrace();
     return nullptr;
 }
@@ -368,7 +386,8 @@ void MainWindow::compareFiles(const QString& beforePath, const QString& afterPat
         m_status->setText(tr("A comparison is already being made"));
         return;
     }
-    m_status->setText(tr("Comparing %1 and %2…").arg(QFileInfo(beforePath).fileName(), QFileInfo(afterPath).fileName()));
+    m_status->setText(tr("Comparing %1 and %2…")
+                          .arg(QFileInfo(beforePath).fileName(), QFileInfo(afterPath).fileName()));
     m_progress->setRange(0, 0);  // busy: the two sides load at once
     m_progress->show();
     auto before = openDocument(beforePath), after = openDocument(afterPath);
@@ -378,7 +397,8 @@ void MainWindow::compareFiles(const QString& beforePath, const QString& afterPat
     m_compareWatcher.setFuture(QtConcurrent::run([a, b, before, after, options] {
         CompareResult result;
         // A side open as a tab is not read again; the threads are shared by the sides read.
-        const compare::CompareInput input = compare::openBoth(a, b, options, result.error, {before, after});
+        const compare::CompareInput input =
+            compare::openBoth(a, b, options, result.error, {before, after});
         if (!input.before)
             return result;
         result.before = input.before;
@@ -386,8 +406,10 @@ void MainWindow::compareFiles(const QString& beforePath, const QString& afterPat
         // The Compare tab lays two traces side by side; sessions without one compare in the CLI.
         for (const auto* doc : {&result.before, &result.after})
             if (!(*doc)->hasTrace()) {
-                result.error = (*doc)->path + ": a lab session recorded without a trace: the app compares traces "
-                                              "(kinetoscope diff compares two such sessions on their measured steps)";
+                result.error =
+                    (*doc)->path +
+                    ": a lab session recorded without a trace: the app compares traces "
+                    "(kinetoscope diff compares two such sessions on their measured steps)";
                 return result;
             }
         result.comparison = compare::compareDocuments(*result.before, *result.after);
@@ -404,10 +426,12 @@ void MainWindow::finishCompare()
         reportProblem(tr("Compare: %1").arg(QString::fromStdString(result.error)));
         return;
     }
-    auto* view = new widgets::CompareView(result.before, result.after, std::move(*result.comparison), m_documents);
+    auto* view = new widgets::CompareView(result.before, result.after,
+                                          std::move(*result.comparison), m_documents);
     const int index = m_documents->addTab(view, view->title());
-    m_documents->setTabToolTip(index, QStringLiteral("%1\n→ %2").arg(QString::fromStdString(result.before->path),
-                                                                      QString::fromStdString(result.after->path)));
+    m_documents->setTabToolTip(index, QStringLiteral("%1\n→ %2")
+                                          .arg(QString::fromStdString(result.before->path),
+                                               QString::fromStdString(result.after->path)));
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
     m_status->setText(QString::fromStdString(view->comparison().verdictLine));
@@ -423,7 +447,8 @@ struct MainWindow::JobResult
 
 void MainWindow::showJobDialog()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a job: the folder of its ranks' traces"));
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Open a job: the folder of its ranks' traces"));
     if (!folder.isEmpty())
         openJob({folder});
 }
@@ -471,20 +496,23 @@ void MainWindow::finishJob()
         }
         return;
     }
-    auto* view = new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
+    auto* view =
+        new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
     connect(view, &widgets::JobView::rankRequested, this, &MainWindow::addDocumentTab);
     const int index = m_documents->addTab(view, view->title());
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);
-    m_status->setText(view->findings().empty() ? tr("Job: no finding")
-                                               : QString::fromStdString(view->findings().front().title));
+    m_status->setText(view->findings().empty()
+                          ? tr("Job: no finding")
+                          : QString::fromStdString(view->findings().front().title));
     Q_EMIT jobOpened(view);
 }
 
 void MainWindow::addDocumentTab(std::shared_ptr<const document::Document> doc)
 {
     const QString path = QString::fromStdString(doc->path);
-    showTab(new widgets::DocumentView(std::move(doc), m_documents), QFileInfo(path).fileName(), path);
+    showTab(new widgets::DocumentView(std::move(doc), m_documents), QFileInfo(path).fileName(),
+            path);
 }
 
 void MainWindow::showTab(QWidget* view, const QString& title, const QString& toolTip)
@@ -502,7 +530,8 @@ void MainWindow::queueSessionSnapshot(const document::Document& opened)
     // its peak is placed in the session's trace.
     if (!opened.session || opened.session->snapshotPath.empty())
         return;
-    const QString path = QString::fromStdString(session::snapshotOf(*opened.session, opened.sessionPath).string());
+    const QString path =
+        QString::fromStdString(session::snapshotOf(*opened.session, opened.sessionPath).string());
     if (QFileInfo::exists(path) && !m_queue.contains(path))
         m_queue.prepend(path);
 }
@@ -518,8 +547,8 @@ void MainWindow::placeSnapshotPeaks()
             const auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->widget(t));
             if (!doc || !doc->trace().hasTrace())
                 continue;
-            const snapshot::PeakInTrace placed = snapshot::placePeak(snapshot->document().snapshot->summary,
-                                                                     *doc->trace().model, doc->trace().summary);
+            const snapshot::PeakInTrace placed = snapshot::placePeak(
+                snapshot->document().snapshot->summary, *doc->trace().model, doc->trace().summary);
             if (placed.inWindow) {
                 snapshot->setPeakInTrace(m_documents->tabText(t), placed);
                 break;
@@ -540,7 +569,8 @@ void MainWindow::showLabDialog()
         return;
     lab::RunConfig config;
     QString error;
-    if (dialog.config(config, error))  // checked again: a file may have gone since the dialog closed
+    if (dialog.config(config,
+                      error))  // checked again: a file may have gone since the dialog closed
         startLab(config);
     else
         tell(tr("Lab: %1").arg(error));
@@ -591,7 +621,8 @@ void MainWindow::exportReport()
         if (path.isEmpty())
             return;
         QString error;
-        if (widgets::writeMarkdownReport(compare::comparisonMarkdown(comparison->comparison()), {}, path, &error))
+        if (widgets::writeMarkdownReport(compare::comparisonMarkdown(comparison->comparison()), {},
+                                         path, &error))
             m_status->setText(tr("Comparison written to %1").arg(path));
         else
             tell(tr("Export failed: %1").arg(error));
@@ -599,7 +630,8 @@ void MainWindow::exportReport()
     }
     if (auto* job = qobject_cast<widgets::JobView*>(m_documents->currentWidget())) {
         const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export job report"), QString::fromStdString(job::jobName(job->job())) + QStringLiteral("-report.pdf"),
+            this, tr("Export job report"),
+            QString::fromStdString(job::jobName(job->job())) + QStringLiteral("-report.pdf"),
             tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html);;Markdown (*.md)"));
         if (path.isEmpty())
             return;
@@ -614,7 +646,8 @@ void MainWindow::exportReport()
     const document::Document* opened = nullptr;
     if (const auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
         opened = &doc->trace();
-    else if (const auto* session = qobject_cast<widgets::SessionView*>(m_documents->currentWidget()))
+    else if (const auto* session =
+                 qobject_cast<widgets::SessionView*>(m_documents->currentWidget()))
         opened = &session->document();
     if (!opened && qobject_cast<widgets::SnapshotView*>(m_documents->currentWidget())) {
         m_status->setText(tr("A snapshot's report: kinetoscope memory SNAPSHOT --markdown"));
@@ -624,8 +657,8 @@ void MainWindow::exportReport()
         m_status->setText(tr("Open a trace first"));
         return;
     }
-    const QString suggested =
-        QFileInfo(QString::fromStdString(opened->path)).completeBaseName() + QStringLiteral("-report.pdf");
+    const QString suggested = QFileInfo(QString::fromStdString(opened->path)).completeBaseName() +
+                              QStringLiteral("-report.pdf");
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export report"), suggested, tr("PDF (*.pdf);;PNG image (*.png);;HTML (*.html)"));
     if (path.isEmpty())
@@ -650,7 +683,8 @@ QAbstractItemView* MainWindow::currentTable() const
         return comparison->currentTable();
     if (const auto* job = qobject_cast<widgets::JobView*>(tab))
         return job->currentTable();
-    if (const auto* lab = qobject_cast<widgets::LiveRunView*>(tab))  // a lab running: its arms so far
+    if (const auto* lab =
+            qobject_cast<widgets::LiveRunView*>(tab))  // a lab running: its arms so far
         return lab->labTable();
     return nullptr;
 }
@@ -675,9 +709,14 @@ void MainWindow::exportTable()
     }
     QString path, error;
     switch (widgets::exportTableWithDialog(*table, this, &path, &error)) {
-    case widgets::ExportOutcome::Written: m_status->setText(tr("Table written to %1").arg(path)); break;
-    case widgets::ExportOutcome::Failed: tell(tr("Export failed: %1").arg(error)); break;
-    case widgets::ExportOutcome::Cancelled: break;
+    case widgets::ExportOutcome::Written:
+        m_status->setText(tr("Table written to %1").arg(path));
+        break;
+    case widgets::ExportOutcome::Failed:
+        tell(tr("Export failed: %1").arg(error));
+        break;
+    case widgets::ExportOutcome::Cancelled:
+        break;
     }
 }
 
@@ -699,12 +738,16 @@ void MainWindow::showPreferences()
     if (dialog.exec() != QDialog::Accepted)
         return;
     const unsigned saved = threadsSetting();
-    const QString threads = saved == 0 ? tr("every core") : saved == 1 ? tr("1 thread") : tr("%1 threads").arg(saved);
-    m_status->setText(m_launchThreads ? tr("Saved: %1 for loading and analysis from the next launch (this one was "
-                                           "started with --threads %2)")
-                                            .arg(threads)
-                                            .arg(*m_launchThreads)
-                                      : tr("Saved: %1 for loading and analysis, from the next file opened").arg(threads));
+    const QString threads = saved == 0   ? tr("every core")
+                            : saved == 1 ? tr("1 thread")
+                                         : tr("%1 threads").arg(saved);
+    m_status->setText(
+        m_launchThreads
+            ? tr("Saved: %1 for loading and analysis from the next launch (this one was "
+                 "started with --threads %2)")
+                  .arg(threads)
+                  .arg(*m_launchThreads)
+            : tr("Saved: %1 for loading and analysis, from the next file opened").arg(threads));
 }
 
 void MainWindow::showAbout()

@@ -10,7 +10,6 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <QStringList>
-
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -30,7 +29,7 @@ class JobView;
 class LiveRunView;
 class SessionView;
 class SnapshotView;
-}
+}  // namespace kinetoscope::widgets
 
 namespace kinetoscope::gui {
 
@@ -55,7 +54,8 @@ public:
     QStringList problems() const;
     static bool labAvailable();  // kinetoscope-engine is installed (core/lab/engine_process.h)
     // Runs a lab in a new tab with live views; when it wrote a trace, its session then
-    // opens as a document (diagnosis first). Returns the live view (the run reports a missing engine itself).
+    // opens as a document (diagnosis first). Returns the live view (the run reports a missing
+    // engine itself).
     widgets::LiveRunView* startLab(const lab::RunConfig& config);
     void showLabDialog();
     // Opens both sides on a worker (a side already open as a tab is not read again) and
@@ -86,7 +86,7 @@ public:
 
 Q_SIGNALS:
     void documentOpened(widgets::DocumentView* document);
-    void sessionOpened(widgets::SessionView* session);  // a lab session recorded without a trace
+    void sessionOpened(widgets::SessionView* session);     // a lab session recorded without a trace
     void snapshotOpened(widgets::SnapshotView* snapshot);  // a CUDA memory snapshot
     void comparisonOpened(widgets::CompareView* comparison);
     void jobOpened(widgets::JobView* job);
@@ -144,7 +144,8 @@ private:
     struct JobResult;
     void finishJob();
     void addDocumentTab(std::shared_ptr<const document::Document> doc);
-    void showTab(QWidget* view, const QString& title, const QString& toolTip);  // a new tab, made current
+    void showTab(QWidget* view, const QString& title,
+                 const QString& toolTip);  // a new tab, made current
     void placeSnapshotPeaks();
     void queueSessionSnapshot(const document::Document& opened);
     QFutureWatcher<std::shared_ptr<JobResult>> m_jobWatcher;
@@ -154,7 +155,8 @@ private:
     double m_maxLatencyMs = 0;
     double m_lastLatencyMs = 0;
     bool m_fitted = false;  // fitted on its screen once, when first shown
-    std::optional<unsigned> m_launchThreads;  // --threads on the command line: wins over the setting
+    std::optional<unsigned>
+        m_launchThreads;  // --threads on the command line: wins over the setting
 };
 
 }  // namespace kinetoscope::gui

@@ -32,10 +32,13 @@ PreferencesDialog::PreferencesDialog(std::optional<unsigned> launchThreads, QWid
     setWindowTitle(tr("Preferences"));
     const unsigned cores = parallel::availableCores();
     m_threads->setRange(0, int(cli::kMaxThreads));
-    m_threads->setSpecialValueText(tr("All cores (%1)").arg(cores));  // what 0 means on this machine
+    m_threads->setSpecialValueText(
+        tr("All cores (%1)").arg(cores));  // what 0 means on this machine
     m_threads->setValue(int(threadsSetting()));
-    m_threads->setMinimumWidth(m_threads->fontMetrics().horizontalAdvance(QStringLiteral("All cores (000)")) + 40);
-    m_threads->setToolTip(tr("0 uses every core of this machine; 1 reads and analyses on one thread"));
+    m_threads->setMinimumWidth(
+        m_threads->fontMetrics().horizontalAdvance(QStringLiteral("All cores (000)")) + 40);
+    m_threads->setToolTip(
+        tr("0 uses every core of this machine; 1 reads and analyses on one thread"));
 
     auto* performance = new QGroupBox(tr("Performance"), this);
     auto* form = new QFormLayout(performance);
@@ -43,24 +46,25 @@ PreferencesDialog::PreferencesDialog(std::optional<unsigned> launchThreads, QWid
     auto* label = new QLabel(tr("Threads for loading and analysis (%1):").arg(zero), performance);
     label->setBuddy(m_threads);
     form->addRow(label, m_threads);
-    auto* note = new QLabel(tr("Used for every trace, job and comparison opened from now on; the tabs already open "
-                               "keep theirs. The ranks of a job and the two sides of a comparison share them. "
-                               "The results are the same whatever the number."),
-                            performance);
+    auto* note = new QLabel(
+        tr("Used for every trace, job and comparison opened from now on; the tabs already open "
+           "keep theirs. The ranks of a job and the two sides of a comparison share them. "
+           "The results are the same whatever the number."),
+        performance);
     note->setWordWrap(true);
     form->addRow(note);
     if (launchThreads) {
-        auto* launch = new QLabel(tr("This window was started with --threads %1, which it uses until it closes.")
-                                      .arg(*launchThreads),
-                                  performance);
+        auto* launch = new QLabel(
+            tr("This window was started with --threads %1, which it uses until it closes.")
+                .arg(*launchThreads),
+            performance);
         launch->setWordWrap(true);
         launch->setObjectName(QStringLiteral("launchThreads"));
         form->addRow(launch);
     }
 
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel |
-                                             QDialogButtonBox::RestoreDefaults,
-                                         this);
+    auto* buttons = new QDialogButtonBox(
+        QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, m_threads,

@@ -5,7 +5,6 @@
 // the tabs already open keep what they were opened with. A `--threads N` on the app's
 // command line wins over it for that launch.
 #include <QDialog>
-
 #include <optional>
 
 class QSpinBox;
@@ -24,7 +23,8 @@ class PreferencesDialog : public QDialog
 public:
     // `launchThreads`: this launch's --threads, when it was given (the dialog says it wins
     // until the app closes).
-    explicit PreferencesDialog(std::optional<unsigned> launchThreads = std::nullopt, QWidget* parent = nullptr);
+    explicit PreferencesDialog(std::optional<unsigned> launchThreads = std::nullopt,
+                               QWidget* parent = nullptr);
     QSpinBox* threadsBox() const { return m_threads; }
     void accept() override;  // saves, then closes
 

@@ -14,8 +14,9 @@ constexpr int kMaxLines = 8;
 ProblemsBar::ProblemsBar(QWidget* parent) : QFrame(parent), m_text(new QLabel(this))
 {
     setObjectName(QStringLiteral("problemsBar"));
-    setStyleSheet(QStringLiteral("#problemsBar { background: #fdecea; border-bottom: 1px solid #f5c2c0; }"
-                                 "#problemsBar QLabel { color: #b71c1c; }"));
+    setStyleSheet(
+        QStringLiteral("#problemsBar { background: #fdecea; border-bottom: 1px solid #f5c2c0; }"
+                       "#problemsBar QLabel { color: #b71c1c; }"));
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_text->setTextFormat(Qt::PlainText);

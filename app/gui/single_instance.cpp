@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QLocalServer>
 #include <QLocalSocket>
-
 #include <unistd.h>
 
 namespace kinetoscope::gui {
@@ -18,7 +17,8 @@ QString instanceName()
         return QString::fromLocal8Bit(given);
     // One per display: an app on a remote X display is not the one on this screen.
     const QByteArray display = qgetenv("WAYLAND_DISPLAY") + '|' + qgetenv("DISPLAY");
-    const QByteArray tag = QCryptographicHash::hash(display, QCryptographicHash::Sha1).toHex().left(8);
+    const QByteArray tag =
+        QCryptographicHash::hash(display, QCryptographicHash::Sha1).toHex().left(8);
     return QStringLiteral("kinetoscope-%1-%2").arg(::getuid()).arg(QString::fromLatin1(tag));
 }
 
@@ -84,11 +84,12 @@ void InstanceServer::accept()
 
 void openHandedFiles(InstanceServer& server, MainWindow& window)
 {
-    QObject::connect(&server, &InstanceServer::filesReceived, &window, [&window](const QStringList& paths) {
-        window.openFiles(paths);
-        window.raise();
-        window.activateWindow();
-    });
+    QObject::connect(&server, &InstanceServer::filesReceived, &window,
+                     [&window](const QStringList& paths) {
+                         window.openFiles(paths);
+                         window.raise();
+                         window.activateWindow();
+                     });
 }
 
 }  // namespace kinetoscope::gui

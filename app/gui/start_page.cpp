@@ -13,10 +13,12 @@ StartPage::StartPage(QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(48, 36, 48, 36);
-    auto* title = new QLabel(tr("<h1>Kinetoscope</h1><p>Why is this PyTorch training run slow? Open a trace that "
-                                "<code>torch.profiler</code> wrote (<code>.json</code> or <code>.json.gz</code>), "
-                                "or a lab session (<code>.kinetoscope.json</code>), or drop one or several on this window.</p>"),
-                             this);
+    auto* title = new QLabel(
+        tr("<h1>Kinetoscope</h1><p>Why is this PyTorch training run slow? Open a trace that "
+           "<code>torch.profiler</code> wrote (<code>.json</code> or <code>.json.gz</code>), "
+           "or a lab session (<code>.kinetoscope.json</code>), or drop one or several on this "
+           "window.</p>"),
+        this);
     title->setWordWrap(true);
     layout->addWidget(title);
     auto* open = new QPushButton(tr("Open trace…"), this);
@@ -31,8 +33,9 @@ StartPage::StartPage(QWidget* parent)
     layout->addWidget(m_recent, 1);
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(m_lab, &QPushButton::clicked, this, &StartPage::labRequested);
-    connect(m_recent, &QListWidget::itemActivated, this,
-            [this](QListWidgetItem* item) { Q_EMIT openFileRequested(item->data(Qt::UserRole).toString()); });
+    connect(m_recent, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        Q_EMIT openFileRequested(item->data(Qt::UserRole).toString());
+    });
 }
 
 void StartPage::setRecentFiles(const QStringList& files)
@@ -47,9 +50,12 @@ void StartPage::setRecentFiles(const QStringList& files)
 void StartPage::setLabAvailable(bool available)
 {
     m_lab->setEnabled(available);
-    m_lab->setToolTip(available ? tr("Run the profiling method on a model and dataset through LibTorch: the three-run "
-                                     "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live (Ctrl+L)")
-                                : tr("The engine (kinetoscope-engine) is not installed beside kinetoscope"));
+    m_lab->setToolTip(
+        available
+            ? tr("Run the profiling method on a model and dataset through LibTorch: the three-run "
+                 "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live "
+                 "(Ctrl+L)")
+            : tr("The engine (kinetoscope-engine) is not installed beside kinetoscope"));
 }
 
 }  // namespace kinetoscope::gui

@@ -12,7 +12,8 @@ using namespace kinetoscope::trace;
 std::string_view timeCategoryKey(TimeCategory category)
 {
     static constexpr std::array<std::string_view, kTimeCategoryCount> keys = {
-        "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"};
+        "kernel",  "memcpy",     "memset",   "communication",
+        "runtime", "dataloader", "cpu_exec", "other"};
     return keys[static_cast<size_t>(category)];
 }
 
@@ -24,14 +25,16 @@ bool isDataLoaderOp(std::string_view name)
 
 bool isTrainingOp(std::string_view name)
 {
-    return containsNoCase(name, "backward") || name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#") ||
-           name.starts_with("autograd::engine::evaluate_function") || name == "torch::autograd::AccumulateGrad";
+    return containsNoCase(name, "backward") || name.starts_with("Optimizer.step#") ||
+           name.starts_with("Optimizer.zero_grad#") ||
+           name.starts_with("autograd::engine::evaluate_function") ||
+           name == "torch::autograd::AccumulateGrad";
 }
 
 bool isCommunicationOp(std::string_view name)
 {
-    return name.starts_with("nccl:") || name.starts_with("gloo:") ||
-           name.starts_with("c10d::") || name.starts_with("record_param_comms");
+    return name.starts_with("nccl:") || name.starts_with("gloo:") || name.starts_with("c10d::") ||
+           name.starts_with("record_param_comms");
 }
 
 bool isCommunicationKernel(std::string_view name)
@@ -75,12 +78,14 @@ RoleRanges roleRanges(const TraceModel& model, const std::string& marker, int64_
         const bool gpuTrack = track.kind == TrackKind::GpuStream;
         if (gpuTrack && device >= 0 && track.pid != device)
             continue;
-        for (const Event& e : model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
+        for (const Event& e :
+             model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
             const std::string_view name = model.text(e.name);
             switch (e.category) {
             case Category::Kernel: {
-                const bool comm = isCommunicationKernel(name) ||
-                                  (e.op.valid() && isCommunicationOp(model.text(model.event(e.op).name)));
+                const bool comm =
+                    isCommunicationKernel(name) ||
+                    (e.op.valid() && isCommunicationOp(model.text(model.event(e.op).name)));
                 add(roles, comm ? TimeCategory::Communication : TimeCategory::Kernel, e);
                 break;
             }
@@ -97,7 +102,8 @@ RoleRanges roleRanges(const TraceModel& model, const std::string& marker, int64_
             case Category::CpuOp:
             case Category::UserAnnotation:
             case Category::PythonFunction:
-                if ((!marker.empty() && name.starts_with(marker)) || name.starts_with("PyTorch Profiler"))
+                if ((!marker.empty() && name.starts_with(marker)) ||
+                    name.starts_with("PyTorch Profiler"))
                     break;  // the step markers and the profiler's span say nothing of the CPU
                 if (isDataLoaderOp(name))
                     add(roles, TimeCategory::DataLoader, e);
@@ -120,7 +126,8 @@ Breakdown breakdownFor(const TraceModel& model, const StepDetection& detection, 
     Breakdown result;
     if (steps.empty())
         return result;
-    RoleRanges roles = roleRanges(model, detection.fromMarkers ? detection.marker : std::string(), device);
+    RoleRanges roles =
+        roleRanges(model, detection.fromMarkers ? detection.marker : std::string(), device);
 
     std::vector<TimeRange> stepRanges;
     for (const Step& s : steps)

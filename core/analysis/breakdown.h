@@ -12,7 +12,8 @@
 
 namespace kinetoscope::analysis {
 
-enum class TimeCategory : uint8_t {
+enum class TimeCategory : uint8_t
+{
     Kernel,
     Memcpy,
     Memset,
@@ -42,16 +43,16 @@ struct Breakdown
 
 struct BreakdownResult
 {
-    Breakdown all;                    // device work of every GPU together (the plugin's view)
+    Breakdown all;  // device work of every GPU together (the plugin's view)
     std::map<int64_t, Breakdown> perDevice;  // only where the trace has several devices
 };
 
 // Which events fall in which category (shared with the rest of the analysis).
 bool isDataLoaderOp(std::string_view name);
-bool isCommunicationOp(std::string_view name);     // nccl:*, gloo:*, c10d collectives
+bool isCommunicationOp(std::string_view name);      // nccl:*, gloo:*, c10d collectives
 bool isCommunicationKernel(std::string_view name);  // NCCL/RCCL device kernels
-bool isScalarReadOp(std::string_view name);        // aten::item, aten::_local_scalar_dense
-bool isCopyOp(std::string_view name);              // aten::copy_, aten::to, aten::_to_copy
+bool isScalarReadOp(std::string_view name);         // aten::item, aten::_local_scalar_dense
+bool isCopyOp(std::string_view name);               // aten::copy_, aten::to, aten::_to_copy
 // A backward or optimizer op: *backward* (any case), Optimizer.step#, Optimizer.zero_grad#,
 // autograd::engine::evaluate_function, AccumulateGrad.
 bool isTrainingOp(std::string_view name);

@@ -20,11 +20,11 @@ bool isFrame(Category c)
     return c == Category::PythonFunction || c == Category::CpuOp || c == Category::UserAnnotation;
 }
 
-
 std::string threadName(const TraceModel& model, const Track& track)
 {
     const std::string_view name = track.name.valid() ? model.text(track.name) : std::string_view();
-    const std::string tid = track.tidLabel.valid() ? std::string(model.text(track.tidLabel)) : std::to_string(track.tid);
+    const std::string tid = track.tidLabel.valid() ? std::string(model.text(track.tidLabel))
+                                                   : std::to_string(track.tid);
     return name.empty() ? "thread " + tid : std::string(name) + " (" + tid + ")";
 }
 
@@ -37,7 +37,8 @@ CallTree computeCallTree(const TraceModel& model)
     tree.nodes[0].name = "all threads";
     std::vector<std::unordered_map<uint32_t, int32_t>> childByName(1);
     auto childOf = [&](int32_t parent, uint32_t key, std::string_view name, Category category) {
-        const auto [it, added] = childByName[parent].try_emplace(key, static_cast<int32_t>(tree.nodes.size()));
+        const auto [it, added] =
+            childByName[parent].try_emplace(key, static_cast<int32_t>(tree.nodes.size()));
         const int32_t index = it->second;  // read before childByName grows
         if (added) {
             CallNode node;
@@ -65,17 +66,19 @@ CallTree computeCallTree(const TraceModel& model)
             if (!isFrame(e.category) && thread < 0)
                 continue;  // a thread with only runtime calls gets a node at its first frame
             if (thread < 0)
-                thread = childOf(0, std::numeric_limits<uint32_t>::max() - 1 - static_cast<uint32_t>(t),
-                                 threadName(model, track), Category::Other);
-            const int32_t above = e.parent.valid() && nodeOf[e.parent.value] >= 0 ? nodeOf[e.parent.value] : thread;
+                thread =
+                    childOf(0, std::numeric_limits<uint32_t>::max() - 1 - static_cast<uint32_t>(t),
+                            threadName(model, track), Category::Other);
+            const int32_t above =
+                e.parent.valid() && nodeOf[e.parent.value] >= 0 ? nodeOf[e.parent.value] : thread;
             if (!isFrame(e.category)) {
                 nodeOf[i] = above;
                 continue;
             }
             const std::string_view name = model.text(e.name);
             const bool step = name.starts_with("ProfilerStep#");
-            const int32_t node = childOf(above, step ? kFoldedStep : e.name.value, step ? "ProfilerStep#*" : name,
-                                         e.category);
+            const int32_t node = childOf(above, step ? kFoldedStep : e.name.value,
+                                         step ? "ProfilerStep#*" : name, e.category);
             nodeOf[i] = node;
             ++tree.nodes[node].calls;
             tree.nodes[node].hostNs += e.durationNs;

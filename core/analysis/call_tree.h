@@ -25,7 +25,8 @@ struct CallNode
 
 struct CallTree
 {
-    std::vector<CallNode> nodes;  // nodes[0] is the root (all threads); a parent before its children
+    std::vector<CallNode>
+        nodes;  // nodes[0] is the root (all threads); a parent before its children
     bool hasPythonFrames = false;
 };
 

@@ -2,7 +2,6 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/name_cache.h"
-
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
 
@@ -15,15 +14,17 @@ using namespace kinetoscope::trace;
 const char* gapKindKey(GapKind kind)
 {
     switch (kind) {
-    case GapKind::HostWait: return "host_wait";
-    case GapKind::Short: return "short";
-    case GapKind::Other: break;
+    case GapKind::HostWait:
+        return "host_wait";
+    case GapKind::Short:
+        return "short";
+    case GapKind::Other:
+        break;
     }
     return "other";
 }
 
 namespace {
-
 
 // The step whose span contains `t`, or steps.size().
 size_t stepAt(const std::vector<Step>& steps, int64_t t)
@@ -38,7 +39,9 @@ size_t stepAt(const std::vector<Step>& steps, int64_t t)
 
 void addGap(GapTotals& totals, GapKind kind, int64_t ns)
 {
-    (kind == GapKind::HostWait ? totals.hostWaitNs : kind == GapKind::Short ? totals.shortNs : totals.otherNs) += ns;
+    (kind == GapKind::HostWait ? totals.hostWaitNs
+     : kind == GapKind::Short  ? totals.shortNs
+                               : totals.otherNs) += ns;
 }
 
 }  // namespace
@@ -54,23 +57,25 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
         if (track.kind != TrackKind::GpuStream)
             continue;
         const Event* previous = nullptr;
-        for (const Event& e : model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
+        for (const Event& e :
+             model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
             if (!isDeviceWork(e.category))
                 continue;
             busy.push_back({e.startNs, e.endNs()});
             if (previous && e.startNs > previous->endNs()) {
                 IdleGap gap{track.pid, track.tid, previous->endNs(), e.startNs, GapKind::Other};
-                const bool launchedLate = e.correlated.valid() && model.event(e.correlated).endNs() >= previous->endNs();
+                const bool launchedLate =
+                    e.correlated.valid() && model.event(e.correlated).endNs() >= previous->endNs();
                 if (launchedLate) {
                     gap.kind = GapKind::HostWait;
                     hostWaits.push_back({gap.beginNs, gap.endNs});
-                }
-                else if (gap.lengthNs() <= kShortGapNs)
+                } else if (gap.lengthNs() <= kShortGapNs)
                     gap.kind = GapKind::Short;
                 // Count the part of the gap inside each step it overlaps (steps are
                 // time-ordered and disjoint: start from the first that ends after it).
-                auto first = std::upper_bound(steps.begin(), steps.end(), gap.beginNs,
-                                              [](int64_t t, const Step& st) { return t < st.endNs; });
+                auto first =
+                    std::upper_bound(steps.begin(), steps.end(), gap.beginNs,
+                                     [](int64_t t, const Step& st) { return t < st.endNs; });
                 for (size_t s = static_cast<size_t>(first - steps.begin());
                      s < steps.size() && steps[s].beginNs < gap.endNs; ++s) {
                     const int64_t b = std::max(gap.beginNs, steps[s].beginNs);
@@ -81,7 +86,8 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
                         addGap(result.perStream[{track.pid, track.tid}], gap.kind, t - b);
                     }
                 }
-                if (stepAt(steps, gap.beginNs) < steps.size() || stepAt(steps, gap.endNs - 1) < steps.size())
+                if (stepAt(steps, gap.beginNs) < steps.size() ||
+                    stepAt(steps, gap.endNs - 1) < steps.size())
                     all.push_back(gap);
             }
             if (!previous || e.endNs() > previous->endNs())
@@ -93,8 +99,9 @@ IdleGaps computeIdleGaps(const TraceModel& model, const StepDetection& detection
         result.hostWaitIdleNsPerStep.push_back(lengthWithin(hostIdle, step.beginNs, step.endNs));
 
     constexpr size_t kLargest = 10;
-    std::partial_sort(all.begin(), all.begin() + std::min(kLargest, all.size()), all.end(),
-                      [](const IdleGap& a, const IdleGap& b) { return a.lengthNs() > b.lengthNs(); });
+    std::partial_sort(
+        all.begin(), all.begin() + std::min(kLargest, all.size()), all.end(),
+        [](const IdleGap& a, const IdleGap& b) { return a.lengthNs() > b.lengthNs(); });
     all.resize(std::min(kLargest, all.size()));
     result.largest = std::move(all);
     return result;
@@ -139,7 +146,8 @@ SyncStats computeSyncStats(const TraceModel& model, const StepDetection& detecti
     stats.syncCallsPerStep.assign(steps.size(), 0);
     stats.scalarReadNsPerStep.assign(steps.size(), 0);
     stats.scalarReadsPerStep.assign(steps.size(), 0);
-    auto mayBlock = perName<bool>(model, [](std::string_view n) { return mayBlockHost(classifyRuntimeCall(n)); });
+    auto mayBlock = perName<bool>(
+        model, [](std::string_view n) { return mayBlockHost(classifyRuntimeCall(n)); });
     for (const Event& e : model.events()) {
         const bool call = isLaunchCall(e.category);
         if (!call && e.category != Category::CpuOp)
@@ -185,10 +193,12 @@ UtilizationSeries computeUtilizationSeries(const TraceModel& model, int buckets)
         for (const TimeRange& r : busy) {
             for (int64_t t = r.begin; t < r.end;) {
                 const auto b = static_cast<size_t>((t - series.beginNs) / series.bucketNs);
-                const int64_t bucketEnd = series.beginNs + static_cast<int64_t>(b + 1) * series.bucketNs;
+                const int64_t bucketEnd =
+                    series.beginNs + static_cast<int64_t>(b + 1) * series.bucketNs;
                 const int64_t until = std::min(r.end, bucketEnd);
                 if (b < bucketCount)
-                    out[b] += static_cast<float>(static_cast<double>(until - t) / static_cast<double>(series.bucketNs));
+                    out[b] += static_cast<float>(static_cast<double>(until - t) /
+                                                 static_cast<double>(series.bucketNs));
                 t = until;
             }
         }
@@ -207,7 +217,8 @@ UtilizationSeries computeUtilizationSeries(const TraceModel& model, int buckets)
             if (e.category != Category::CpuOp || isStepMarker(model, e))
                 continue;
             EventId p = e.parent;
-            while (p.valid() && (model.event(p).category != Category::CpuOp || isStepMarker(model, model.event(p))))
+            while (p.valid() && (model.event(p).category != Category::CpuOp ||
+                                 isStepMarker(model, model.event(p))))
                 p = model.event(p).parent;
             if (!p.valid())
                 cpu.push_back({e.startNs, e.endNs()});

@@ -11,13 +11,14 @@
 
 namespace kinetoscope::analysis {
 
-enum class GapKind : uint8_t {
+enum class GapKind : uint8_t
+{
     HostWait,  // the next launch was issued after the GPU went idle: the CPU was late
     Short,     // back-to-back kernels with a gap of at most kShortGapNs
     Other,     // queued work that still left the stream idle (syncs, dependencies)
 };
 inline constexpr int64_t kShortGapNs = 10'000;  // 10 us
-const char* gapKindKey(GapKind kind);            // "host_wait", "short", "other"
+const char* gapKindKey(GapKind kind);           // "host_wait", "short", "other"
 
 struct IdleGap
 {
@@ -39,24 +40,25 @@ struct GapTotals
 
 struct IdleGaps
 {
-    std::vector<GapTotals> perStep;   // gaps between device activities inside each step
-                                      // (summed over streams: may exceed the step)
+    std::vector<GapTotals> perStep;  // gaps between device activities inside each step
+                                     // (summed over streams: may exceed the step)
     // Per step: time in which some stream waited on the host and no stream of any device
     // was busy (the union, so at most the step length).
     std::vector<int64_t> hostWaitIdleNsPerStep;
-    GapTotals total;                  // inside all steps
-    std::map<std::pair<int64_t, int64_t>, GapTotals> perStream;  // (device, stream), inside all steps
-    std::vector<IdleGap> largest;     // the longest ones (up to 10), longest first
+    GapTotals total;  // inside all steps
+    std::map<std::pair<int64_t, int64_t>, GapTotals>
+        perStream;                 // (device, stream), inside all steps
+    std::vector<IdleGap> largest;  // the longest ones (up to 10), longest first
 };
 
 struct LaunchStats
 {
-    std::vector<int64_t> kernelsPerStep;  // kernels starting inside each step
+    std::vector<int64_t> kernelsPerStep;     // kernels starting inside each step
     std::optional<double> shortKernelShare;  // kernels under 10 us / all kernels
-    Distribution launchDelay;    // kernel start - end of its launch call, floored at 0 (a
-                                 // short kernel may start before its call returns)
-    int64_t clockSkewed = 0;     // kernels starting before their call even began: host and
-                                 // device clocks disagree; left out of launchDelay
+    Distribution launchDelay;         // kernel start - end of its launch call, floored at 0 (a
+                                      // short kernel may start before its call returns)
+    int64_t clockSkewed = 0;          // kernels starting before their call even began: host and
+                                      // device clocks disagree; left out of launchDelay
     Distribution launchCallDuration;  // duration of the calls that launched kernels
 };
 

@@ -1,7 +1,6 @@
 #include "core/analysis/gpu_metrics.h"
 
 #include "core/analysis/name_cache.h"
-
 #include "core/analysis/tensor_cores.h"
 #include "core/analysis/time_ranges.h"
 
@@ -52,7 +51,8 @@ double sweepCapped(std::vector<std::pair<TimeRange, double>> items, int64_t begi
 
 }  // namespace
 
-std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model, const StepDetection& detection)
+std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model,
+                                                const StepDetection& detection)
 {
     std::map<int64_t, GpuMetrics> result;
     if (detection.steps.empty())
@@ -95,14 +95,16 @@ std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model, const S
         m.kernelCount = d.kernelCount;
         m.kernelTimeNs = d.kernelNs;
         if (span > 0) {
-            m.utilization = static_cast<double>(lengthWithin(unionOf(std::move(d.ranges)), begin, end)) / span;
+            m.utilization =
+                static_cast<double>(lengthWithin(unionOf(std::move(d.ranges)), begin, end)) / span;
             if (!d.blocksPerSm.empty())
                 m.smEfficiency = sweepCapped(std::move(d.blocksPerSm), begin, end) / span;
         }
         if (d.occupancyTimeNs > 0)
             m.achievedOccupancy = d.occupancyWeighted / static_cast<double>(d.occupancyTimeNs);
         if (d.kernelNs > 0)
-            m.tensorCoreShare = static_cast<double>(d.tensorCoreNs) / static_cast<double>(d.kernelNs);
+            m.tensorCoreShare =
+                static_cast<double>(d.tensorCoreNs) / static_cast<double>(d.kernelNs);
         result[device] = m;
     }
     return result;

@@ -16,7 +16,7 @@ struct GpuMetrics
 {
     int64_t device = 0;
     int64_t kernelCount = 0;
-    int64_t kernelTimeNs = 0;  // sum of kernel durations inside the span
+    int64_t kernelTimeNs = 0;                 // sum of kernel durations inside the span
     std::optional<double> utilization;        // 0..1
     std::optional<double> smEfficiency;       // 0..1
     std::optional<double> achievedOccupancy;  // percent, 0..100
@@ -24,6 +24,7 @@ struct GpuMetrics
 };
 
 // Metrics for every device that ran kernels, by device id.
-std::map<int64_t, GpuMetrics> computeGpuMetrics(const trace::TraceModel& model, const StepDetection& steps);
+std::map<int64_t, GpuMetrics> computeGpuMetrics(const trace::TraceModel& model,
+                                                const StepDetection& steps);
 
 }  // namespace kinetoscope::analysis

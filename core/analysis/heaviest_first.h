@@ -9,8 +9,8 @@ namespace kinetoscope::analysis {
 // Sorts node indices by device time, then host time, both descending, then by index
 // (creation order), given the members that hold the two times.
 template <typename Node>
-void sortHeaviestFirst(std::vector<int32_t>& indices, const std::vector<Node>& nodes, int64_t Node::*device,
-                       int64_t Node::*host)
+void sortHeaviestFirst(std::vector<int32_t>& indices, const std::vector<Node>& nodes,
+                       int64_t Node::*device, int64_t Node::*host)
 {
     std::sort(indices.begin(), indices.end(), [&](int32_t a, int32_t b) {
         const Node &x = nodes[size_t(a)], &y = nodes[size_t(b)];

@@ -20,10 +20,12 @@ TrackId loopThread(const TraceModel& model, const StepDetection& steps)
 {
     std::map<uint32_t, int64_t> anchors;
     auto isAnchor = perName<bool>(model, [&](std::string_view n) {
-        return (steps.fromMarkers && !steps.marker.empty() && n.starts_with(steps.marker)) || isDataLoaderOp(n);
+        return (steps.fromMarkers && !steps.marker.empty() && n.starts_with(steps.marker)) ||
+               isDataLoaderOp(n);
     });
     for (const Event& e : model.events())
-        if ((e.category == Category::CpuOp || e.category == Category::UserAnnotation) && isAnchor(e.name))
+        if ((e.category == Category::CpuOp || e.category == Category::UserAnnotation) &&
+            isAnchor(e.name))
             ++anchors[e.track.value];
     TrackId best;
     int64_t most = 0;
@@ -33,7 +35,8 @@ TrackId loopThread(const TraceModel& model, const StepDetection& steps)
     return best.valid() ? best : busiestHostThread(model);
 }
 
-enum Role : uint8_t {
+enum Role : uint8_t
+{
     kNone = 0,
     kMarker = 1,      // a step marker or the profiler's span: says nothing of the work
     kDataLoader = 2,  // a DataLoader __next__
@@ -46,10 +49,10 @@ enum Role : uint8_t {
 bool isRandomDataOp(std::string_view name)
 {
     static constexpr std::string_view kOps[] = {
-        "aten::randn",     "aten::rand",     "aten::randint",     "aten::randn_like", "aten::rand_like",
-        "aten::randint_like", "aten::randperm", "aten::normal",   "aten::normal_",    "aten::uniform_",
-        "aten::bernoulli", "aten::bernoulli_", "aten::multinomial", "aten::exponential_", "aten::random_",
-        "aten::poisson",
+        "aten::randn",       "aten::rand",         "aten::randint",   "aten::randn_like",
+        "aten::rand_like",   "aten::randint_like", "aten::randperm",  "aten::normal",
+        "aten::normal_",     "aten::uniform_",     "aten::bernoulli", "aten::bernoulli_",
+        "aten::multinomial", "aten::exponential_", "aten::random_",   "aten::poisson",
     };
     return std::find(std::begin(kOps), std::end(kOps), name) != std::end(kOps);
 }
@@ -63,9 +66,11 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     if (!p.thread.valid())
         return p;
     auto role = perName<uint8_t>(model, [&](std::string_view n) -> uint8_t {
-        const bool marker = (!steady.marker.empty() && n.starts_with(steady.marker)) || n.starts_with("PyTorch Profiler");
+        const bool marker = (!steady.marker.empty() && n.starts_with(steady.marker)) ||
+                            n.starts_with("PyTorch Profiler");
         return static_cast<uint8_t>((marker ? kMarker : 0) | (isDataLoaderOp(n) ? kDataLoader : 0) |
-                                    (isRandomDataOp(n) ? kRandom : 0) | (n.starts_with("nn.Module:") ? kModule : 0));
+                                    (isRandomDataOp(n) ? kRandom : 0) |
+                                    (n.starts_with("nn.Module:") ? kModule : 0));
     });
     // A random op drawn by the loop itself: no op, module or DataLoader above it (the step
     // marker may be an op: older exports file ProfilerStep#N as an Operator).
@@ -83,7 +88,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     // That wait is theirs, not Python's.
     std::vector<TimeRange> elsewhere;
     for (const Event& e : model.events()) {
-        if (e.track == p.thread || model.track(e.track).kind == TrackKind::GpuStream || (role(e.name) & kMarker))
+        if (e.track == p.thread || model.track(e.track).kind == TrackKind::GpuStream ||
+            (role(e.name) & kMarker))
             continue;
         if (e.category == Category::CpuOp || isLaunchCall(e.category) ||
             (e.category == Category::UserAnnotation && isCommunicationOp(model.text(e.name))))
@@ -134,7 +140,7 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
         all.insert(all.end(), loaderSet.begin(), loaderSet.end());
         // The other threads' work in this step only (the set is sorted and disjoint).
         for (auto r = std::upper_bound(otherThreads.begin(), otherThreads.end(), begin,
-                                       [](int64_t t, const TimeRange& x) { return t < x.end; });
+                                       [](int64_t t, const TimeRange&x) { return t < x.end; });
              r != otherThreads.end() && r->begin < end; ++r)
             all.push_back(*r);
         const RangeSet busy = unionOf(std::move(all));
@@ -146,7 +152,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     for (double* v : {&p.stepNs, &p.dataLoaderNs, &p.randomDataNs, &p.outsideOpsNs})
         *v /= n;
     for (const auto& [name, value] : self)
-        p.bySelfTime.push_back({std::string(model.text(StringId{name})), std::max(0.0, value.first) / n, value.second / n});
+        p.bySelfTime.push_back({std::string(model.text(StringId{name})),
+                                std::max(0.0, value.first) / n, value.second / n});
     std::sort(p.bySelfTime.begin(), p.bySelfTime.end(),
               [](const HostOpTime& a, const HostOpTime& b) { return a.selfNs > b.selfNs; });
     if (p.bySelfTime.size() > 8)

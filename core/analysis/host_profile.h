@@ -21,15 +21,16 @@ struct HostOpTime
 
 struct HostProfile
 {
-    trace::TrackId thread;  // the loop's thread: the step markers', the DataLoader's, or the busiest
-    size_t steps = 0;       // steady steps read
-    double stepNs = 0;      // mean host span of a step
-    double dataLoaderNs = 0;  // inside DataLoader __next__
-    double randomDataNs = 0;  // random tensors the loop draws itself (not in an op, the
-                              // model or the DataLoader): torch.randn(...) in the loop
+    trace::TrackId
+        thread;         // the loop's thread: the step markers', the DataLoader's, or the busiest
+    size_t steps = 0;   // steady steps read
+    double stepNs = 0;  // mean host span of a step
+    double dataLoaderNs = 0;             // inside DataLoader __next__
+    double randomDataNs = 0;             // random tensors the loop draws itself (not in an op, the
+                                         // model or the DataLoader): torch.randn(...) in the loop
     std::vector<std::string> randomOps;  // those calls, the most time first
-    double outsideOpsNs = 0;  // in no op on any host thread: Python (frames or nothing
-                              // recorded), sleeps
+    double outsideOpsNs = 0;             // in no op on any host thread: Python (frames or nothing
+                                         // recorded), sleeps
     std::vector<HostOpTime> bySelfTime;  // the ops with the most self time, most first (<= 8)
 };
 

@@ -19,18 +19,20 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
     for (size_t i = 0; i < c.nameFlags.size(); ++i) {
         const std::string_view name = model.text(StringId{static_cast<uint32_t>(i)});
         const CallKind kind = classifyRuntimeCall(name);
-        c.nameFlags[i] = static_cast<uint8_t>((isDataLoaderOp(name) ? kDataLoaderName : 0) |
-                                              (isScalarReadOp(name) ? kScalarReadName : 0) |
-                                              (c.marker.size() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
-                                              (name.starts_with("PyTorch Profiler") ? kProfilerSpanName : 0) |
-                                              (mayBlockHost(kind) ? kMayBlockName : 0) |
-                                              (kind == CallKind::Allocation ? kAllocationName : 0));
+        c.nameFlags[i] = static_cast<uint8_t>(
+            (isDataLoaderOp(name) ? kDataLoaderName : 0) |
+            (isScalarReadOp(name) ? kScalarReadName : 0) |
+            (c.marker.size() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
+            (name.starts_with("PyTorch Profiler") ? kProfilerSpanName : 0) |
+            (mayBlockHost(kind) ? kMayBlockName : 0) |
+            (kind == CallKind::Allocation ? kAllocationName : 0));
     }
     std::map<uint32_t, int64_t> launches, anchors;
     for (const Event& e : model.events()) {
         if (isLaunchCall(e.category)) {
             ++launches[e.track.value];
-            for (EventId p = model.idOf(e); p.valid() && !c.leadsToLaunch[p.value]; p = model.event(p).parent)
+            for (EventId p = model.idOf(e); p.valid() && !c.leadsToLaunch[p.value];
+                 p = model.event(p).parent)
                 c.leadsToLaunch[p.value] = true;
         }
         if (c.flags(e.name) & (kStepMarkerName | kDataLoaderName))
@@ -38,9 +40,11 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
         if (e.category == Category::Memcpy) {
             const CopyKind kind = classifyCopy(model.text(e.name));
             const CopyInfo* info = model.copyInfo(model.idOf(e));
-            if (kind.direction == CopyDirection::HostToDevice && kind.hostMemory == HostMemory::Pinned && info &&
-                info->bytes > (1 << 20) && e.durationNs > 0)
-                c.pinnedBandwidth = std::max(c.pinnedBandwidth, double(info->bytes) / double(e.durationNs));
+            if (kind.direction == CopyDirection::HostToDevice &&
+                kind.hostMemory == HostMemory::Pinned && info && info->bytes > (1 << 20) &&
+                e.durationNs > 0)
+                c.pinnedBandwidth =
+                    std::max(c.pinnedBandwidth, double(info->bytes) / double(e.durationNs));
         }
     }
     if (c.pinnedBandwidth <= 0) {
@@ -76,12 +80,18 @@ namespace {
 int priority(HostState s)
 {
     switch (s) {
-    case HostState::Launching: return 5;
-    case HostState::CpuCompute: return 4;
-    case HostState::Blocked: return 3;
-    case HostState::DataLoader: return 2;
-    case HostState::Python: return 1;
-    case HostState::Idle: break;
+    case HostState::Launching:
+        return 5;
+    case HostState::CpuCompute:
+        return 4;
+    case HostState::Blocked:
+        return 3;
+    case HostState::DataLoader:
+        return 2;
+    case HostState::Python:
+        return 1;
+    case HostState::Idle:
+        break;
     }
     return 0;
 }
@@ -103,9 +113,10 @@ OpenEvent open(const TraceModel& model, const HostContext& c, EventId id, const 
     OpenEvent o{id, e.endNs(), HostState::Idle, EventId{}, parent && parent->inDataLoader};
     o.inDataLoader = o.inDataLoader || (flags & kDataLoaderName);
     if (e.category == Category::CpuOp)
-        o.outerOp = parent && parent->outerOp.valid() && model.event(parent->id).category == Category::CpuOp
-                        ? parent->outerOp
-                        : id;
+        o.outerOp =
+            parent && parent->outerOp.valid() && model.event(parent->id).category == Category::CpuOp
+                ? parent->outerOp
+                : id;
     // Time in no recorded event (or only in the step marker) is not attributed: without
     // Python frames (with_stack) the profiler cannot say what the host did.
     if (o.inDataLoader) {
@@ -115,11 +126,13 @@ OpenEvent open(const TraceModel& model, const HostContext& c, EventId id, const 
     switch (e.category) {
     case Category::Runtime:
     case Category::Driver:
-        o.state = (flags & kMayBlockName) && blocksHost(model, e) ? HostState::Blocked : HostState::Launching;
+        o.state = (flags & kMayBlockName) && blocksHost(model, e) ? HostState::Blocked
+                                                                  : HostState::Launching;
         break;
     case Category::CpuOp:
-        o.state = (flags & kScalarReadName) || c.leadsToLaunch[o.outerOp.value] ? HostState::Launching
-                                                                                : HostState::CpuCompute;
+        o.state = (flags & kScalarReadName) || c.leadsToLaunch[o.outerOp.value]
+                      ? HostState::Launching
+                      : HostState::CpuCompute;
         break;
     case Category::PythonFunction:
         o.state = HostState::Python;
@@ -136,8 +149,8 @@ OpenEvent open(const TraceModel& model, const HostContext& c, EventId id, const 
 
 // One thread's time inside [begin, end), by the innermost event at each instant: one
 // sweep over the thread's events with a stack of the open ones.
-std::vector<Segment> threadSegments(const TraceModel& model, const HostContext& c, TrackId track, int64_t begin,
-                                    int64_t end)
+std::vector<Segment> threadSegments(const TraceModel& model, const HostContext& c, TrackId track,
+                                    int64_t begin, int64_t end)
 {
     std::vector<OpenEvent> stack;
     std::vector<EventId> chain;  // the events open at `begin`, innermost first
@@ -178,7 +191,8 @@ std::vector<Segment> threadSegments(const TraceModel& model, const HostContext& 
 
 }  // namespace
 
-std::vector<Segment> mergedHostTimeline(const TraceModel& model, const HostContext& c, int64_t begin, int64_t end)
+std::vector<Segment> mergedHostTimeline(const TraceModel& model, const HostContext& c,
+                                        int64_t begin, int64_t end)
 {
     std::vector<std::vector<Segment>> perThread;
     std::vector<int64_t> cuts = {begin, end};
@@ -197,7 +211,8 @@ std::vector<Segment> mergedHostTimeline(const TraceModel& model, const HostConte
             const auto& segs = perThread[t];
             while (cursor[t] < segs.size() && segs[cursor[t]].end <= cuts[i])
                 ++cursor[t];
-            if (cursor[t] < segs.size() && segs[cursor[t]].begin <= cuts[i] && priority(segs[cursor[t]].state) > priority(best))
+            if (cursor[t] < segs.size() && segs[cursor[t]].begin <= cuts[i] &&
+                priority(segs[cursor[t]].state) > priority(best))
                 best = segs[cursor[t]].state;
         }
         if (!merged.empty() && merged.back().state == best)
@@ -208,10 +223,13 @@ std::vector<Segment> mergedHostTimeline(const TraceModel& model, const HostConte
     // A short stretch of Python or of unrecorded time between ops is part of the work
     // around it (per-op overhead between launches, the loop between CPU ops): it takes its
     // neighbour's state.
-    auto absorbs = [](HostState s) { return s == HostState::Launching || s == HostState::CpuCompute; };
+    auto absorbs = [](HostState s) {
+        return s == HostState::Launching || s == HostState::CpuCompute;
+    };
     for (size_t i = 0; i < merged.size(); ++i) {
         Segment& s = merged[i];
-        if ((s.state != HostState::Python && s.state != HostState::Idle) || s.end - s.begin >= kPythonRunNs)
+        if ((s.state != HostState::Python && s.state != HostState::Idle) ||
+            s.end - s.begin >= kPythonRunNs)
             continue;
         if (i > 0 && absorbs(merged[i - 1].state))
             s.state = merged[i - 1].state;

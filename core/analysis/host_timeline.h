@@ -24,7 +24,8 @@ struct Segment
 };
 
 // What the host timeline knows of a name.
-enum NameFlag : uint8_t {
+enum NameFlag : uint8_t
+{
     kDataLoaderName = 1,    // a DataLoader __next__
     kScalarReadName = 2,    // aten::item, aten::_local_scalar_dense
     kStepMarkerName = 4,    // a step marker: it says nothing of what the host does
@@ -35,22 +36,25 @@ enum NameFlag : uint8_t {
 
 struct HostContext
 {
-    std::set<uint32_t> threads;       // tracks that launch device work
+    std::set<uint32_t> threads;  // tracks that launch device work
     uint32_t mainThread = trace::TrackId::kInvalid;
     std::vector<bool> leadsToLaunch;  // per event: the event or a descendant is a launch call
     std::vector<uint8_t> nameFlags;   // per interned name: kDataLoaderName | ...
     std::string marker;
-    uint8_t flags(trace::StringId name) const { return name.value < nameFlags.size() ? nameFlags[name.value] : 0; }
-    double pinnedBandwidth = 0;       // bytes per ns of the fastest pinned host-to-device copy
+    uint8_t flags(trace::StringId name) const
+    {
+        return name.value < nameFlags.size() ? nameFlags[name.value] : 0;
+    }
+    double pinnedBandwidth = 0;           // bytes per ns of the fastest pinned host-to-device copy
     std::vector<KernelRole> kernelRoles;  // per event: what a kernel does (kernel_role.h)
-    const RoofTargets* roof = nullptr;  // the kernels the roofline would shorten, or null
+    const RoofTargets* roof = nullptr;    // the kernels the roofline would shorten, or null
 };
 
 HostContext hostContext(const trace::TraceModel& model, const StepDetection& steps);
 
 // Every launching thread's time inside [begin, end), merged into one timeline, the busiest
 // state winning; short Python or unrecorded stretches take their neighbours' state.
-std::vector<Segment> mergedHostTimeline(const trace::TraceModel& model, const HostContext& c, int64_t begin,
-                                        int64_t end);
+std::vector<Segment> mergedHostTimeline(const trace::TraceModel& model, const HostContext& c,
+                                        int64_t begin, int64_t end);
 
 }  // namespace kinetoscope::analysis::detail

@@ -66,9 +66,11 @@ Level childrenOf(const TraceModel& model, TrackId track, EventId parent)
         const Event& e = *it;
         if (!isHostCall(e.category) || model.idOf(e) == parent)
             continue;
-        const bool direct = parent.valid() ? e.parent == parent
-                                           : e.depth == 0 || (e.parent.valid() && std::count(transparent.begin(),
-                                                                                             transparent.end(), e.parent));
+        const bool direct =
+            parent.valid()
+                ? e.parent == parent
+                : e.depth == 0 || (e.parent.valid() &&
+                                   std::count(transparent.begin(), transparent.end(), e.parent));
         if (!direct)
             continue;
         if (isProfilerSpan(model.text(e.name))) {
@@ -120,8 +122,8 @@ struct Anchor
     uint32_t name = 0;
     std::vector<size_t> positions;  // in the level
     size_t agreeing = 0;
-    size_t modalLength = 0;  // calls in the modal segment
-    int64_t coveredNs = 0;   // time the agreeing segments span
+    size_t modalLength = 0;     // calls in the modal segment
+    int64_t coveredNs = 0;      // time the agreeing segments span
     size_t firstIteration = 0;  // index in positions of the first iteration (what comes
                                 // before it is set-up that calls the anchor too)
     size_t firstAgreeing = 0;   // level index where the first agreeing segment starts
@@ -140,7 +142,10 @@ struct PrefixHash
             power.push_back(power.back() * kBase);
         }
     }
-    uint64_t of(size_t begin, size_t end) const { return prefix[end] - prefix[begin] * power[end - begin]; }
+    uint64_t of(size_t begin, size_t end) const
+    {
+        return prefix[end] - prefix[begin] * power[end - begin];
+    }
 };
 
 // What marks a segment as a whole iteration rather than a layer of a model or one element
@@ -186,7 +191,8 @@ IterationMarks iterationMarks(const TraceModel& model, TrackId thread)
     return marks;
 }
 
-std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks, const std::vector<bool>& trainingName)
+std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks,
+                                 const std::vector<bool>& trainingName)
 {
     if (level.size() < kMinIterations)
         return std::nullopt;
@@ -214,7 +220,8 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
                 modalCount = c, modal = key;
         }
         const size_t segments = where.size() - 1;
-        if (modalCount + 1 < kMinIterations || double(modalCount) < kAgreeingShare * double(segments))
+        if (modalCount + 1 < kMinIterations ||
+            double(modalCount) < kAgreeingShare * double(segments))
             continue;
         Anchor a;
         a.name = name;
@@ -233,9 +240,11 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
         }
         // A segment of backward calls alone is a layer's backward, not an iteration.
         bool beyondBackward = false;
-        for (size_t i = a.firstAgreeing; i < a.firstAgreeing + a.modalLength && !beyondBackward; ++i)
+        for (size_t i = a.firstAgreeing; i < a.firstAgreeing + a.modalLength && !beyondBackward;
+             ++i)
             beyondBackward = !trainingName[level[i]->name.value];
-        if (double(a.coveredNs) < kCoveredShare * double(span) || (!training && !modelCall) || !beyondBackward)
+        if (double(a.coveredNs) < kCoveredShare * double(span) || (!training && !modelCall) ||
+            !beyondBackward)
             continue;
         // The iterations start at the first segment that is the loop's own (agreeing, or a
         // first iteration that differs but trains or calls the model); earlier calls of the
@@ -253,13 +262,15 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
     }
     if (anchors.empty())
         return std::nullopt;
-    const Anchor* best = &*std::max_element(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
-        return a.coveredNs < b.coveredNs;
-    });
+    const Anchor* best =
+        &*std::max_element(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
+            return a.coveredNs < b.coveredNs;
+        });
     // The same loop cut at another of its calls: start at the first of them in the loop.
     const Anchor* first = best;
     for (const Anchor& a : anchors)
-        if (a.modalLength == best->modalLength && double(a.coveredNs) >= kSameLoopShare * double(best->coveredNs) &&
+        if (a.modalLength == best->modalLength &&
+            double(a.coveredNs) >= kSameLoopShare * double(best->coveredNs) &&
             a.firstAgreeing < first->firstAgreeing)
             first = &a;
     return *first;
@@ -289,7 +300,8 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
                 if (k + 1 < at.size()) {
                     end = level[at[k + 1]]->startNs;
                 } else {  // the last: as many calls as an iteration holds
-                    for (size_t i = at[k]; i < std::min(level.size(), at[k] + anchor->modalLength); ++i)
+                    for (size_t i = at[k]; i < std::min(level.size(), at[k] + anchor->modalLength);
+                         ++i)
                         end = std::max(end, level[i]->endNs());
                 }
                 Step step;
@@ -304,15 +316,17 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
             return result;
         }
         // No repetition here: look inside the event that spans the level, if one does.
-        const Event* widest = *std::max_element(level.begin(), level.end(), [](const Event* a, const Event* b) {
-            return a->durationNs < b->durationNs;
-        });
+        const Event* widest =
+            *std::max_element(level.begin(), level.end(), [](const Event* a, const Event* b) {
+                return a->durationNs < b->durationNs;
+            });
         int64_t levelEnd = 0;
         for (const Event* e : level)
             levelEnd = std::max(levelEnd, e->endNs());
         const int64_t span = levelEnd - level.front()->startNs;
         // Inside a model's call the repeats are its layers, not iterations.
-        if (double(widest->durationNs) < kSpanningShare * double(span) || isModuleSpan(model.text(widest->name)))
+        if (double(widest->durationNs) < kSpanningShare * double(span) ||
+            isModuleSpan(model.text(widest->name)))
             return std::nullopt;
         result.inside.emplace_back(model.text(widest->name));
         level = childrenOf(model, thread, model.idOf(*widest));

@@ -28,12 +28,12 @@ namespace kinetoscope::analysis {
 
 struct RepeatedIterations
 {
-    std::vector<Step> steps;  // "Iteration#N", time-ordered, host spans only
-    std::string anchor;       // the call each iteration starts with, e.g. "aten::randn"
+    std::vector<Step> steps;          // "Iteration#N", time-ordered, host spans only
+    std::string anchor;               // the call each iteration starts with, e.g. "aten::randn"
     std::vector<std::string> inside;  // the events the loop runs inside, outermost first
                                       // (empty at the top level): "<module>", "main", "train"
-    size_t agreeing = 0;      // segments that are the modal sequence
-    size_t callsPerIteration = 0;  // events in the modal segment
+    size_t agreeing = 0;              // segments that are the modal sequence
+    size_t callsPerIteration = 0;     // events in the modal segment
 };
 
 // The thread whose top-level host calls take the most time (a thread that runs only the

@@ -37,16 +37,19 @@ bool isFusibleOp(std::string_view op)
     // Pointwise arithmetic and activations, norms, softmax and reductions: what Inductor
     // fuses into one generated kernel per chain.
     static constexpr std::string_view ops[] = {
-        "add",       "sub",        "mul",         "div",        "neg",          "abs",         "exp",
-        "log",       "sqrt",       "rsqrt",       "pow",        "reciprocal",   "square",      "sign",
-        "relu",      "gelu",       "silu",        "sigmoid",    "tanh",         "hardtanh",    "leaky_relu",
-        "elu",       "softplus",   "mish",        "threshold",  "hardswish",    "hardsigmoid", "erf",
-        "clamp",     "clamp_min",  "clamp_max",   "where",      "masked_fill",  "dropout",     "fused_dropout",
-        "addcmul",   "addcdiv",    "lerp",        "maximum",    "minimum",      "eq",          "ne",
-        "lt",        "gt",         "le",          "ge",         "logical_not",  "mean",        "sum",
-        "var",       "std",        "var_mean",    "amax",       "amin",         "norm",        "layer_norm",
-        "batch_norm", "group_norm", "rms_norm",   "instance_norm", "softmax",   "log_softmax", "cos",
-        "sin",       "batch_norm_elemt",
+        "add",        "sub",         "mul",         "div",      "neg",
+        "abs",        "exp",         "log",         "sqrt",     "rsqrt",
+        "pow",        "reciprocal",  "square",      "sign",     "relu",
+        "gelu",       "silu",        "sigmoid",     "tanh",     "hardtanh",
+        "leaky_relu", "elu",         "softplus",    "mish",     "threshold",
+        "hardswish",  "hardsigmoid", "erf",         "clamp",    "clamp_min",
+        "clamp_max",  "where",       "masked_fill", "dropout",  "fused_dropout",
+        "addcmul",    "addcdiv",     "lerp",        "maximum",  "minimum",
+        "eq",         "ne",          "lt",          "gt",       "le",
+        "ge",         "logical_not", "mean",        "sum",      "var",
+        "std",        "var_mean",    "amax",        "amin",     "norm",
+        "layer_norm", "batch_norm",  "group_norm",  "rms_norm", "instance_norm",
+        "softmax",    "log_softmax", "cos",         "sin",      "batch_norm_elemt",
     };
     return !op.empty() && std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
 }
@@ -55,11 +58,21 @@ bool isFusibleOp(std::string_view op)
 bool namesFusibleKernel(std::string_view name)
 {
     static constexpr std::string_view words[] = {
-        "elementwise_kernel", "vectorized_elementwise", "unrolled_elementwise", "reduce_kernel",
-        "softmax_warp", "cunn_softmax", "layer_norm", "layernorm", "batch_norm", "batchnorm",
-        "rmsnorm", "rms_norm",
+        "elementwise_kernel",
+        "vectorized_elementwise",
+        "unrolled_elementwise",
+        "reduce_kernel",
+        "softmax_warp",
+        "cunn_softmax",
+        "layer_norm",
+        "layernorm",
+        "batch_norm",
+        "batchnorm",
+        "rmsnorm",
+        "rms_norm",
     };
-    return std::any_of(std::begin(words), std::end(words), [&](std::string_view w) { return containsNoCase(name, w); });
+    return std::any_of(std::begin(words), std::end(words),
+                       [&](std::string_view w) { return containsNoCase(name, w); });
 }
 
 bool namesComputeKernel(std::string_view name)
@@ -69,10 +82,11 @@ bool namesComputeKernel(std::string_view name)
     if (containsNoCase(name, "convert"))  // dtype conversions, not convolutions
         return false;
     static constexpr std::string_view words[] = {
-        "gemm", "cutlass", "nvjet", "xmma", "cijk_", "conv", "winograd", "implicit_", "fmha", "flash",
-        "attn", "attention", "matmul",
+        "gemm",      "cutlass", "nvjet", "xmma", "cijk_",     "conv",   "winograd",
+        "implicit_", "fmha",    "flash", "attn", "attention", "matmul",
     };
-    return std::any_of(std::begin(words), std::end(words), [&](std::string_view w) { return containsNoCase(name, w); });
+    return std::any_of(std::begin(words), std::end(words),
+                       [&](std::string_view w) { return containsNoCase(name, w); });
 }
 
 }  // namespace
@@ -80,22 +94,31 @@ bool namesComputeKernel(std::string_view name)
 const char* kernelRoleName(KernelRole role)
 {
     switch (role) {
-    case KernelRole::Compute: return "compute";
-    case KernelRole::Fusible: return "fusible";
-    case KernelRole::Copy: return "copy";
-    case KernelRole::Update: return "update";
-    case KernelRole::Fused: return "fused";
-    case KernelRole::Communication: return "communication";
-    case KernelRole::Other: break;
+    case KernelRole::Compute:
+        return "compute";
+    case KernelRole::Fusible:
+        return "fusible";
+    case KernelRole::Copy:
+        return "copy";
+    case KernelRole::Update:
+        return "update";
+    case KernelRole::Fused:
+        return "fused";
+    case KernelRole::Communication:
+        return "communication";
+    case KernelRole::Other:
+        break;
     }
     return "other";
 }
 
-KernelRoles::KernelRoles(const trace::TraceModel& model) : m_model(model), m_updateScope(model.strings().size(), false)
+KernelRoles::KernelRoles(const trace::TraceModel& model)
+    : m_model(model), m_updateScope(model.strings().size(), false)
 {
     for (size_t i = 0; i < m_updateScope.size(); ++i) {
         const std::string_view name = model.text(trace::StringId{static_cast<uint32_t>(i)});
-        m_updateScope[i] = name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#") ||
+        m_updateScope[i] = name.starts_with("Optimizer.step#") ||
+                           name.starts_with("Optimizer.zero_grad#") ||
                            name == "torch::autograd::AccumulateGrad";
     }
 }
@@ -103,10 +126,12 @@ KernelRoles::KernelRoles(const trace::TraceModel& model) : m_model(model), m_upd
 KernelRole KernelRoles::of(const trace::Event& kernel)
 {
     const uint32_t op = kernel.op.valid() ? m_model.event(kernel.op).name.value : UINT32_MAX;
-    auto [it, fresh] = m_known.try_emplace((uint64_t(kernel.name.value) << 32) | op, KernelRole::Other);
+    auto [it, fresh] =
+        m_known.try_emplace((uint64_t(kernel.name.value) << 32) | op, KernelRole::Other);
     if (fresh)
         it->second = kernelRole(m_model.text(kernel.name),
-                                kernel.op.valid() ? m_model.text(m_model.event(kernel.op).name) : std::string_view());
+                                kernel.op.valid() ? m_model.text(m_model.event(kernel.op).name)
+                                                  : std::string_view());
     // A parameter update's kernels each touch a tensor of their own (one per parameter):
     // torch.compile of the model does not fuse them; the fused optimizer does.
     if (it->second == KernelRole::Fusible)
@@ -130,7 +155,8 @@ KernelRole kernelRole(std::string_view kernelName, std::string_view opName)
         return namesComputeKernel(kernelName) ? KernelRole::Compute : KernelRole::Fusible;
     if (namesComputeKernel(kernelName))
         return KernelRole::Compute;
-    if (opName.empty() && (containsNoCase(kernelName, "copy") || containsNoCase(kernelName, "cast")))
+    if (opName.empty() &&
+        (containsNoCase(kernelName, "copy") || containsNoCase(kernelName, "cast")))
         return KernelRole::Copy;  // PyTorch's copies run as elementwise kernels too
     if (namesFusibleKernel(kernelName))
         return KernelRole::Fusible;

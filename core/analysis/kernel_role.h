@@ -16,7 +16,8 @@
 
 namespace kinetoscope::analysis {
 
-enum class KernelRole : uint8_t {
+enum class KernelRole : uint8_t
+{
     Compute,        // GEMM, convolution, attention
     Fusible,        // memory-bound pointwise / norm / softmax / reduction
     Copy,           // aten::copy_ / to: copies and casts (copy-heavy's, not fusion's)
@@ -44,7 +45,8 @@ public:
 private:
     const trace::TraceModel& m_model;
     std::unordered_map<uint64_t, KernelRole> m_known;
-    std::vector<bool> m_updateScope;  // per interned name: Optimizer.step#..., zero_grad, AccumulateGrad
+    std::vector<bool>
+        m_updateScope;  // per interned name: Optimizer.step#..., zero_grad, AccumulateGrad
 };
 
 }  // namespace kinetoscope::analysis

@@ -24,7 +24,8 @@ struct KernelAccumulator
 // A row's key: the name, then the op (by op) or the launch configuration (by config).
 using GroupKey = std::array<int64_t, 10>;
 
-GroupKey groupKey(const Event& e, const TraceModel& model, const KernelInfo* info, KernelGrouping grouping)
+GroupKey groupKey(const Event& e, const TraceModel& model, const KernelInfo* info,
+                  KernelGrouping grouping)
 {
     GroupKey key{};
     key.fill(-1);
@@ -47,14 +48,18 @@ GroupKey groupKey(const Event& e, const TraceModel& model, const KernelInfo* inf
 std::string_view matrixUnitName(MatrixUnit unit)
 {
     switch (unit) {
-    case MatrixUnit::TensorCore: return "tensor_core";
-    case MatrixUnit::Simt: return "simt";
-    case MatrixUnit::Unknown: break;
+    case MatrixUnit::TensorCore:
+        return "tensor_core";
+    case MatrixUnit::Simt:
+        return "simt";
+    case MatrixUnit::Unknown:
+        break;
     }
     return "unknown";
 }
 
-std::vector<KernelStats> computeKernelTable(const TraceModel& model, const RangeSet* within, KernelGrouping grouping)
+std::vector<KernelStats> computeKernelTable(const TraceModel& model, const RangeSet* within,
+                                            KernelGrouping grouping)
 {
     std::map<GroupKey, KernelAccumulator> groups;
     for (const Event& e : model.events()) {
@@ -103,8 +108,9 @@ std::vector<KernelStats> computeKernelTable(const TraceModel& model, const Range
             s.meanBlocksPerSm = acc.blocksWeighted / acc.blocksTime;
         if (acc.occupancyTime > 0)
             s.meanOccupancyPercent = acc.occupancyWeighted / acc.occupancyTime;
-        const auto top = std::max_element(acc.timeByOp.begin(), acc.timeByOp.end(),
-                                          [](const auto& a, const auto& b) { return a.second < b.second; });
+        const auto top =
+            std::max_element(acc.timeByOp.begin(), acc.timeByOp.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
         if (top != acc.timeByOp.end())
             s.topOp = std::string(model.text(StringId{top->first}));
         table.push_back(std::move(s));

@@ -24,15 +24,16 @@ struct KernelStats
     int32_t block[3] = {-1, -1, -1};
     int32_t registersPerThread = -1;
     int32_t sharedMemoryBytes = -1;
-    std::optional<double> meanBlocksPerSm;     // duration-weighted
+    std::optional<double> meanBlocksPerSm;       // duration-weighted
     std::optional<double> meanOccupancyPercent;  // duration-weighted
-    MatrixUnit unit = MatrixUnit::Unknown;  // as the diagnosis classifies the name
-    bool tensorCore = false;                // unit == TensorCore
+    MatrixUnit unit = MatrixUnit::Unknown;       // as the diagnosis classifies the name
+    bool tensorCore = false;                     // unit == TensorCore
     std::string topOp;  // the op that launched most of its time (grouped by op: that op);
                         // "" when unknown
 };
 
-enum class KernelGrouping {
+enum class KernelGrouping
+{
     Name,          // one row per kernel name
     NameAndOp,     // ... and per op that launched it (the plugin's "kernel + op")
     LaunchConfig,  // ... and per grid, block, registers per thread and shared memory
@@ -40,21 +41,23 @@ enum class KernelGrouping {
 
 struct MemcpyStats
 {
-    std::string kind;  // the activity name, e.g. "Memcpy HtoD (Pageable -> Device)"
+    std::string kind;        // the activity name, e.g. "Memcpy HtoD (Pageable -> Device)"
     std::string direction;   // "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" or "" (memset)
     std::string memoryKind;  // "Pageable -> Device", "Pinned -> Device", "Device", ...
     bool isMemset = false;
     int64_t calls = 0;
     int64_t totalNs = 0;
-    int64_t totalBytes = -1;  // -1 when no call recorded its size
+    int64_t totalBytes = -1;              // -1 when no call recorded its size
     std::optional<double> bandwidthGBps;  // totalBytes / totalNs
 };
 
 // By total time. `within`: only the activities that start inside these ranges (the steady
 // steps, for a per-step table); null for the whole trace.
-std::vector<KernelStats> computeKernelTable(const trace::TraceModel& model, const RangeSet* within = nullptr,
-                                           KernelGrouping grouping = KernelGrouping::Name);
+std::vector<KernelStats> computeKernelTable(const trace::TraceModel& model,
+                                            const RangeSet* within = nullptr,
+                                            KernelGrouping grouping = KernelGrouping::Name);
 std::string_view matrixUnitName(MatrixUnit unit);  // "tensor_core", "simt", "unknown"
-std::vector<MemcpyStats> computeMemcpyTable(const trace::TraceModel& model, const RangeSet* within = nullptr);
+std::vector<MemcpyStats> computeMemcpyTable(const trace::TraceModel& model,
+                                            const RangeSet* within = nullptr);
 
 }  // namespace kinetoscope::analysis

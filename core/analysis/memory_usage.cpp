@@ -67,20 +67,25 @@ void findLiveAtPeak(const TraceModel& model, DeviceMemory& d, IsOp& isOp)
     for (auto& [stack, entry] : byStack)
         d.liveAtPeak.push_back(std::move(entry));
     std::sort(d.liveAtPeak.begin(), d.liveAtPeak.end(),
-              [](const LiveAtPeak& a, const LiveAtPeak& b) { return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack; });
+              [](const LiveAtPeak& a, const LiveAtPeak& b) {
+                  return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack;
+              });
     d.peakUntrackedBytes = std::max<int64_t>(0, d.peakAllocatedBytes - tracked);
 }
 
 }  // namespace
 
-std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints, bool reserved)
+std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints,
+                                     bool reserved)
 {
     if (curve.size() <= std::max<size_t>(maxPoints, 2))
         return curve;
     const size_t buckets = std::max<size_t>(1, maxPoints / 2);
     const int64_t begin = curve.front().timeNs;
     const double width = std::max(1.0, double(curve.back().timeNs - begin) / double(buckets));
-    auto value = [reserved](const MemoryPoint& p) { return reserved ? p.reservedBytes : p.allocatedBytes; };
+    auto value = [reserved](const MemoryPoint& p) {
+        return reserved ? p.reservedBytes : p.allocatedBytes;
+    };
     // The last point ends the last bucket rather than opening one of its own.
     auto bucketOf = [&](const MemoryPoint& p) {
         return std::min(int64_t(double(p.timeNs - begin) / width), int64_t(buckets) - 1);
@@ -103,7 +108,8 @@ std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size
     return out;
 }
 
-std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, const StepDetection& steps)
+std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model,
+                                                       const StepDetection& steps)
 {
     // An operator: not a step or data-fetch marker span that a trace labels cpu_op.
     auto marker = perName<bool>(model, isMarkerSpan);
@@ -182,10 +188,12 @@ std::map<std::string, DeviceMemory> computeMemoryUsage(const TraceModel& model, 
         findLiveAtPeak(model, d, isOp);
         for (const Step& step : steps.steps) {
             // The last sample at or before the step's start.
-            const auto it = std::upper_bound(d.curve.begin(), d.curve.end(), step.beginNs,
-                                             [](int64_t t, const MemoryPoint& p) { return t < p.timeNs; });
-            d.allocatedAtStepStart.push_back(it == d.curve.begin() ? std::nullopt
-                                                                   : std::optional(std::prev(it)->allocatedBytes));
+            const auto it =
+                std::upper_bound(d.curve.begin(), d.curve.end(), step.beginNs,
+                                 [](int64_t t, const MemoryPoint& p) { return t < p.timeNs; });
+            d.allocatedAtStepStart.push_back(it == d.curve.begin()
+                                                 ? std::nullopt
+                                                 : std::optional(std::prev(it)->allocatedBytes));
         }
     }
     return result;

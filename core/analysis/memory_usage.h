@@ -27,7 +27,7 @@ struct MemoryPoint
 // Size increase is bytes allocated less bytes freed.
 struct OpAllocation
 {
-    std::string op;  // innermost CPU op around the event ("" outside any op)
+    std::string op;                 // innermost CPU op around the event ("" outside any op)
     int64_t allocations = 0;        // self
     int64_t bytes = 0;              // self: allocated (frees not subtracted)
     int64_t selfIncreaseBytes = 0;  // self: allocated less freed
@@ -42,7 +42,7 @@ struct Allocation
     int64_t freeNs = -1;  // -1: never freed inside the trace
     int64_t bytes = 0;
     uint64_t address = 0;
-    trace::EventId op;    // the innermost CPU op that allocated it; invalid outside any op
+    trace::EventId op;  // the innermost CPU op that allocated it; invalid outside any op
     // Its allocation's and its free's positions in the device's curve (samples at one
     // timestamp keep their order there); freeSample -1 when never freed.
     int64_t allocSample = 0;
@@ -59,12 +59,13 @@ struct LiveAtPeak
 
 struct DeviceMemory
 {
-    std::string device;        // "cuda:0", "cpu"
-    bool totalsRecorded = false;  // false: allocated rebuilt from Bytes, reserved n/a
+    std::string device;              // "cuda:0", "cpu"
+    bool totalsRecorded = false;     // false: allocated rebuilt from Bytes, reserved n/a
     std::vector<MemoryPoint> curve;  // one point per sample, time-ordered
     int64_t peakAllocatedBytes = 0;
     std::optional<int64_t> peakReservedBytes;
-    std::vector<std::optional<int64_t>> allocatedAtStepStart;  // per step; none before the first sample
+    std::vector<std::optional<int64_t>>
+        allocatedAtStepStart;             // per step; none before the first sample
     std::vector<Allocation> allocations;  // paired by address, in allocation order
     int64_t unpairedFrees = 0;            // frees whose allocation precedes the trace
     std::vector<OpAllocation> byOp;       // by self bytes, descending
@@ -76,9 +77,11 @@ struct DeviceMemory
 // At most about `maxPoints` points of a curve for plotting: the lowest and highest point of
 // each of maxPoints / 2 equal time buckets, in time order, so the peak is kept exactly.
 // Chosen by allocated bytes, or by reserved bytes with `reserved`.
-std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints, bool reserved = false);
+std::vector<MemoryPoint> reduceCurve(const std::vector<MemoryPoint>& curve, size_t maxPoints,
+                                     bool reserved = false);
 
 // Keyed by device name ("cuda:0", ..., "cpu").
-std::map<std::string, DeviceMemory> computeMemoryUsage(const trace::TraceModel& model, const StepDetection& steps);
+std::map<std::string, DeviceMemory> computeMemoryUsage(const trace::TraceModel& model,
+                                                       const StepDetection& steps);
 
 }  // namespace kinetoscope::analysis

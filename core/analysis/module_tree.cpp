@@ -15,7 +15,6 @@ namespace {
 constexpr std::string_view kModulePrefix = "nn.Module: ";
 constexpr size_t kMaxPathChars = 1024;
 
-
 // A node while the tree is built: its children by module name, the per-name tallies.
 struct Building
 {
@@ -27,7 +26,8 @@ struct Building
     std::unordered_map<uint32_t, NamedTime> kernels;  // by activity name
 };
 
-std::vector<NamedTime> sortedByTime(std::unordered_map<uint32_t, NamedTime>& byName, const TraceModel& model)
+std::vector<NamedTime> sortedByTime(std::unordered_map<uint32_t, NamedTime>& byName,
+                                    const TraceModel& model)
 {
     std::vector<NamedTime> rows;
     rows.reserve(byName.size());
@@ -74,7 +74,8 @@ ModuleTree computeModuleTree(const TraceModel& model)
         if (!module) {
             moduleOf[i] = parent >= 0 ? moduleOf[parent] : -1;
             const int32_t above = parent >= 0 ? topOpOf[parent] : -1;
-            topOpOf[i] = above >= 0 ? above : (e.category == Category::CpuOp ? static_cast<int32_t>(i) : -1);
+            topOpOf[i] =
+                above >= 0 ? above : (e.category == Category::CpuOp ? static_cast<int32_t>(i) : -1);
             continue;
         }
         ++tree.moduleSpans;
@@ -82,7 +83,8 @@ ModuleTree computeModuleTree(const TraceModel& model)
         const int32_t outer = parent >= 0 ? moduleOf[parent] : -1;
         const int32_t parentNode = outer >= 0 ? nodeOf[outer] : -1;
         auto& siblings = parentNode >= 0 ? nodes[parentNode].childByName : rootByName;
-        const auto [it, added] = siblings.try_emplace(e.name.value, static_cast<int32_t>(nodes.size()));
+        const auto [it, added] =
+            siblings.try_emplace(e.name.value, static_cast<int32_t>(nodes.size()));
         const int32_t node = it->second;  // read before `nodes`, which may own `siblings`, grows
         if (added) {
             nodes.emplace_back();
@@ -141,7 +143,9 @@ ModuleTree computeModuleTree(const TraceModel& model)
         m.name = std::string(model.text(StringId{b.name}).substr(kModulePrefix.size()));
         // A path stays readable and bounded however deep a (malformed) nesting goes.
         const std::string& above = b.parent >= 0 ? tree.nodes[b.parent].path : std::string();
-        m.path = above.empty() ? m.name : above.size() < kMaxPathChars ? above + "/" + m.name : ".../" + m.name;
+        m.path = above.empty()                  ? m.name
+                 : above.size() < kMaxPathChars ? above + "/" + m.name
+                                                : ".../" + m.name;
         m.parent = b.parent;
         m.calls = b.calls;
         m.hostTotalNs = b.hostTotalNs;
@@ -150,11 +154,13 @@ ModuleTree computeModuleTree(const TraceModel& model)
         m.deviceTotalNs = deviceTotal[k];
         m.ops = sortedByTime(b.ops, model);
         m.kernels = sortedByTime(b.kernels, model);
-        (b.parent >= 0 ? tree.nodes[b.parent].children : tree.roots).push_back(static_cast<int32_t>(k));
+        (b.parent >= 0 ? tree.nodes[b.parent].children : tree.roots)
+            .push_back(static_cast<int32_t>(k));
     }
     sortHeaviestFirst(tree.roots, tree.nodes, &ModuleNode::deviceTotalNs, &ModuleNode::hostTotalNs);
     for (ModuleNode& m : tree.nodes)
-        sortHeaviestFirst(m.children, tree.nodes, &ModuleNode::deviceTotalNs, &ModuleNode::hostTotalNs);
+        sortHeaviestFirst(m.children, tree.nodes, &ModuleNode::deviceTotalNs,
+                          &ModuleNode::hostTotalNs);
     return tree;
 }
 

@@ -28,15 +28,15 @@ struct NamedTime
 
 struct ModuleNode
 {
-    std::string name;         // "ResNet_0": the class and torch's instance index
-    std::string path;         // "DistributedDataParallel_0/ResNet_0"
-    int32_t parent = -1;      // index into ModuleTree::nodes; -1 for a top-level module
+    std::string name;               // "ResNet_0": the class and torch's instance index
+    std::string path;               // "DistributedDataParallel_0/ResNet_0"
+    int32_t parent = -1;            // index into ModuleTree::nodes; -1 for a top-level module
     std::vector<int32_t> children;  // by device total, then host total, descending
     int64_t calls = 0;
     int64_t hostTotalNs = 0;
-    int64_t hostSelfNs = 0;      // less the spans of its direct child modules
+    int64_t hostSelfNs = 0;  // less the spans of its direct child modules
     int64_t deviceTotalNs = 0;
-    int64_t deviceSelfNs = 0;    // launched in it but in none of its child modules
+    int64_t deviceSelfNs = 0;        // launched in it but in none of its child modules
     std::vector<NamedTime> ops;      // the outermost ops directly in it, by device then host time
     std::vector<NamedTime> kernels;  // device activities launched directly in it, by time
 };

@@ -13,15 +13,14 @@ using namespace kinetoscope::trace;
 
 namespace {
 
-
 // What an op's self CPU time leaves out when it runs inside the op on its thread: nested
 // ops, record_function ranges and the runtime and driver calls the op made (launches,
 // copies, allocations), as torch's self_cpu_time_total and the TensorBoard plugin count.
 bool takesFromSelfCpu(Category c)
 {
-    return c == Category::CpuOp || c == Category::UserAnnotation || c == Category::Runtime || c == Category::Driver;
+    return c == Category::CpuOp || c == Category::UserAnnotation || c == Category::Runtime ||
+           c == Category::Driver;
 }
-
 
 struct Key
 {
@@ -79,19 +78,22 @@ bool isUserFrame(std::string_view frame)
                 return true;
         return false;
     };
-    for (std::string_view library : {"torch/", "site-packages/", "dist-packages/", "multiprocessing/", "concurrent/",
-                                     "asyncio/", "importlib/", "collections/", "json/"})
+    for (std::string_view library :
+         {"torch/", "site-packages/", "dist-packages/", "multiprocessing/", "concurrent/",
+          "asyncio/", "importlib/", "collections/", "json/"})
         if (directory(library))
             return false;
     if (p.find("/lib/python3") != std::string_view::npos || p.starts_with("<frozen"))
         return false;
     static constexpr std::string_view kStandardModules[] = {
-        "threading", "runpy", "contextlib", "functools", "abc", "typing", "queue", "selectors", "socket",
-        "copy", "weakref", "enum", "dataclasses", "pickle", "copyreg", "warnings", "inspect", "traceback"};
-    const std::string_view file = p.substr(p.rfind('/') == std::string_view::npos ? 0 : p.rfind('/') + 1);
+        "threading",   "runpy",     "contextlib", "functools", "abc",     "typing",
+        "queue",       "selectors", "socket",     "copy",      "weakref", "enum",
+        "dataclasses", "pickle",    "copyreg",    "warnings",  "inspect", "traceback"};
+    const std::string_view file =
+        p.substr(p.rfind('/') == std::string_view::npos ? 0 : p.rfind('/') + 1);
     const bool topLevel = p.find('/') == std::string_view::npos;
-    return !(topLevel && std::find(std::begin(kStandardModules), std::end(kStandardModules), file) !=
-                             std::end(kStandardModules));
+    return !(topLevel && std::find(std::begin(kStandardModules), std::end(kStandardModules),
+                                   file) != std::end(kStandardModules));
 }
 
 bool isMarkerSpan(std::string_view name)
@@ -105,13 +107,20 @@ void sortOps(std::vector<OpStats>& ops, OpColumn column)
 {
     auto value = [column](const OpStats& s) -> int64_t {
         switch (column) {
-        case OpColumn::Calls: return s.calls;
-        case OpColumn::SelfCpu: return s.selfCpuNs;
-        case OpColumn::CpuTotal: return s.cpuTotalNs;
-        case OpColumn::SelfDevice: return s.selfDeviceNs;
-        case OpColumn::DeviceTotal: return s.deviceTotalNs;
-        case OpColumn::TensorCore: return s.tensorCoreNs;
-        case OpColumn::Name: break;
+        case OpColumn::Calls:
+            return s.calls;
+        case OpColumn::SelfCpu:
+            return s.selfCpuNs;
+        case OpColumn::CpuTotal:
+            return s.cpuTotalNs;
+        case OpColumn::SelfDevice:
+            return s.selfDeviceNs;
+        case OpColumn::DeviceTotal:
+            return s.deviceTotalNs;
+        case OpColumn::TensorCore:
+            return s.tensorCoreNs;
+        case OpColumn::Name:
+            break;
         }
         return 0;
     };
@@ -136,7 +145,8 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
 
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (takesFromSelfCpu(e.category) && e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
+        if (takesFromSelfCpu(e.category) && e.parent.valid() &&
+            model.event(e.parent).category == Category::CpuOp)
             childCpu[e.parent.value] += e.durationNs;
         if (e.category == Category::Kernel && (!within || contains(*within, e.startNs)))
             tables.kernelNs += e.durationNs;
@@ -153,7 +163,8 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
                 tensorCore[a.value] += tc ? e.durationNs : 0;
                 inEligible = inEligible || eligible(op.name);
             }
-            if (inEligible && e.category == Category::Kernel && (!within || contains(*within, e.startNs))) {
+            if (inEligible && e.category == Category::Kernel &&
+                (!within || contains(*within, e.startNs))) {
                 tables.eligibleKernelNs += e.durationNs;
                 tables.eligibleTensorCoreNs += tc ? e.durationNs : 0;
             }
@@ -167,7 +178,8 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
     bool anyShapes = false, anyFrames = false;
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) || marker(e.name))
+        if (e.category != Category::CpuOp || (within && !contains(*within, e.startNs)) ||
+            marker(e.name))
             continue;
         const StringId shapes = model.inputShapes(EventId{static_cast<uint32_t>(i)});
         anyShapes |= shapes.valid();
@@ -186,7 +198,8 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
         size_t frames = 0;
         uint32_t sourceLine = 0;
         int walked = 0;
-        for (EventId a = e.parent; a.valid() && walked < kMaxFrameWalk && (frames < kStackFrames || !sourceLine);
+        for (EventId a = e.parent;
+             a.valid() && walked < kMaxFrameWalk && (frames < kStackFrames || !sourceLine);
              a = model.event(a).parent, ++walked) {
             const Event& frame = model.event(a);
             if (frame.category != Category::PythonFunction)

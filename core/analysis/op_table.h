@@ -22,17 +22,26 @@ struct OpStats
     std::vector<std::string> stack;
     std::string sourceLine;
     int64_t calls = 0;
-    int64_t selfCpuNs = 0;       // duration less nested ops, ranges and runtime calls
-    int64_t cpuTotalNs = 0;      // duration
-    int64_t selfDeviceNs = 0;    // kernels, memcpys, memsets launched by the op itself
-    int64_t deviceTotalNs = 0;   // ... by the op or any op nested in it
+    int64_t selfCpuNs = 0;            // duration less nested ops, ranges and runtime calls
+    int64_t cpuTotalNs = 0;           // duration
+    int64_t selfDeviceNs = 0;         // kernels, memcpys, memsets launched by the op itself
+    int64_t deviceTotalNs = 0;        // ... by the op or any op nested in it
     bool tensorCoreEligible = false;  // GEMM, convolution, their backward, fused attention
-    int64_t tensorCoreNs = 0;    // the part of deviceTotalNs on Tensor Core kernels
+    int64_t tensorCoreNs = 0;         // the part of deviceTotalNs on Tensor Core kernels
     double meanCpuNs() const { return calls ? double(cpuTotalNs) / double(calls) : 0.0; }
     double meanDeviceNs() const { return calls ? double(deviceTotalNs) / double(calls) : 0.0; }
 };
 
-enum class OpColumn { Name, Calls, SelfCpu, CpuTotal, SelfDevice, DeviceTotal, TensorCore };
+enum class OpColumn
+{
+    Name,
+    Calls,
+    SelfCpu,
+    CpuTotal,
+    SelfDevice,
+    DeviceTotal,
+    TensorCore
+};
 
 struct OpTables
 {

@@ -25,7 +25,8 @@ int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to)
 // The GEMM a convolution runs as (implicit GEMM): M output positions by N output channels.
 // Forward: N and the reduction K from the weight, M from the FLOPs; backward: both from the
 // output gradient. False when the shapes do not say.
-bool convolutionGemm(const OpRoofline& row, const std::vector<OpInput>& inputs, double& m, double& n)
+bool convolutionGemm(const OpRoofline& row, const std::vector<OpInput>& inputs, double& m,
+                     double& n)
 {
     if (row.name.find("backward") != std::string::npos) {
         if (inputs.empty() || inputs[0].dims.size() < 3)
@@ -56,7 +57,8 @@ bool gemmOutput(const OpRoofline& row, double& m, double& n, double& batch)
     for (const OpInput& in : inputs)
         if (in.dims.size() >= 2)
             matrices.push_back(&in.dims);
-    const bool withBias = row.name == "aten::addmm" || row.name == "aten::baddbmm" || row.name == "aten::addbmm";
+    const bool withBias =
+        row.name == "aten::addmm" || row.name == "aten::baddbmm" || row.name == "aten::addbmm";
     if (withBias && inputs.size() >= 3 && inputs[0].dims.size() >= 2 && !matrices.empty())
         matrices.erase(matrices.begin());  // a 2-D bias [M, N] comes first
     if (matrices.size() < 2)
@@ -113,15 +115,17 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
 {
     RoofVerdict v;
     const Rating& r = row.rating;
-    if (!row.modelled() || !isMatrixKind(row.kind) || r.attainableTflops <= 0 || r.abovePeak || row.calls <= 0 ||
-        row.deviceNs <= 0)
+    if (!row.modelled() || !isMatrixKind(row.kind) || r.attainableTflops <= 0 || r.abovePeak ||
+        row.calls <= 0 || row.deviceNs <= 0)
         return v;
-    const bool matrixUnits = roofline.peaks && (roofline.peaks->fp16Tflops > 0 || roofline.peaks->tf32Tflops > 0);
+    const bool matrixUnits =
+        roofline.peaks && (roofline.peaks->fp16Tflops > 0 || roofline.peaks->tf32Tflops > 0);
     if (matrixUnits && row.precision == Precision::Fp32 && 2 * row.matrixUnitNs < row.deviceNs)
         return v;  // fp32 off the matrix units: no-tensor-cores
     const bool sixteenBit = row.precision == Precision::Fp16 || row.precision == Precision::Bf16 ||
                             row.precision == Precision::Fp8;
-    if (sixteenBit && row.kind != OpKind::Attention && misalignedForTensorCores(row.name, row.inputShapes))
+    if (sixteenBit && row.kind != OpKind::Attention &&
+        misalignedForTensorCores(row.name, row.inputShapes))
         return v;  // tensor-core-misaligned
     const bool attention = row.kind == OpKind::Attention;
     const bool fused = std::any_of(row.kernels.begin(), row.kernels.end(),
@@ -129,7 +133,8 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
     if (attention)
         v.targetShare = kAttentionTargetShare;
     else if (r.bound == Bound::Memory)
-        v.targetShare = row.kind == OpKind::Convolution ? kMemoryConvolutionTargetShare : kMemoryTargetShare;
+        v.targetShare =
+            row.kind == OpKind::Convolution ? kMemoryConvolutionTargetShare : kMemoryTargetShare;
     else
         v.targetShare = kComputeTargetShare;
     if (row.kind == OpKind::Matmul || row.kind == OpKind::Convolution)
@@ -139,7 +144,8 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
     if (unfused ? r.shareOfRoof >= v.targetShare : r.shareOfRoof >= 0.5 * v.targetShare)
         return v;
     const double meanNs = double(row.deviceNs) / double(row.calls);
-    const double targetNs = std::max(meanNs * r.shareOfRoof / v.targetShare, std::min(meanNs, kShortestKernelNs));
+    const double targetNs =
+        std::max(meanNs * r.shareOfRoof / v.targetShare, std::min(meanNs, kShortestKernelNs));
     v.factor = targetNs / meanNs;
     if (v.factor > 0.9)
         return v;
@@ -157,7 +163,8 @@ RoofGaps roofGaps(const Roofline& roofline, const trace::TraceModel& model)
     return gaps;
 }
 
-RoofTargets roofTargets(const trace::TraceModel& model, const Roofline& roofline, const RoofGaps& gaps)
+RoofTargets roofTargets(const trace::TraceModel& model, const Roofline& roofline,
+                        const RoofGaps& gaps)
 {
     RoofTargets targets;
     if (roofline.empty())
@@ -186,8 +193,9 @@ RoofTargets roofTargets(const trace::TraceModel& model, const Roofline& roofline
         auto [it, fresh] = calls.try_emplace(owner.value);
         if (fresh) {
             const trace::StringId shapes = model.inputShapes(owner);
-            const std::pair<std::string, std::string> key{std::string(model.text(model.event(owner).name)),
-                                                          shapes.valid() ? std::string(model.text(shapes)) : std::string()};
+            const std::pair<std::string, std::string> key{
+                std::string(model.text(model.event(owner).name)),
+                shapes.valid() ? std::string(model.text(shapes)) : std::string()};
             const auto row = rows.find(key);
             it->second.row = row == rows.end() ? nullptr : row->second;
             const auto gap = gaps.find(key);
@@ -202,10 +210,11 @@ RoofTargets roofTargets(const trace::TraceModel& model, const Roofline& roofline
             continue;
         }
         const OpRoofline* row = call.row;
-        if (!row || !row->modelled() || isMatrixKind(row->kind) || call.kernels.size() != 1 || gbps <= 0 ||
-            row->rating.abovePeak)
+        if (!row || !row->modelled() || isMatrixKind(row->kind) || call.kernels.size() != 1 ||
+            gbps <= 0 || row->rating.abovePeak)
             continue;
-        const double atBandwidthNs = std::max(kShortestKernelNs, row->bytesPerCall / (kStreamingTargetShare * gbps));
+        const double atBandwidthNs =
+            std::max(kShortestKernelNs, row->bytesPerCall / (kStreamingTargetShare * gbps));
         const int64_t measured = events[call.kernels.front()].durationNs;
         if (atBandwidthNs < double(measured))
             targets.streamingNs[call.kernels.front()] = static_cast<int64_t>(atBandwidthNs);

@@ -14,7 +14,8 @@
 
 namespace kinetoscope::analysis {
 
-enum class RoofGap : uint8_t {
+enum class RoofGap : uint8_t
+{
     None,
     BelowRoof,         // a GEMM or convolution well under what its roof allows for its shape
     UnfusedAttention,  // attention on separate GEMM and softmax kernels (the math path)
@@ -53,7 +54,8 @@ bool isFusedAttentionKernel(std::string_view kernelName);
 // The verdict on one op group; `numSms` the device's (<= 0 when unknown: fill 1).
 // fp32 GEMMs off the matrix units and shapes misaligned for them are not judged here:
 // no-tensor-cores and tensor-core-misaligned own them.
-RoofVerdict judgeRoof(const roofline::OpRoofline& row, const roofline::Roofline& roofline, int numSms);
+RoofVerdict judgeRoof(const roofline::OpRoofline& row, const roofline::Roofline& roofline,
+                      int numSms);
 
 // The groups with a gap, by (op name, input shapes).
 using RoofGaps = std::map<std::pair<std::string, std::string>, RoofVerdict>;
@@ -71,6 +73,7 @@ struct RoofTargets
     // chain's kernel costs (the Fusion cause).
     std::unordered_map<uint32_t, int64_t> streamingNs;
 };
-RoofTargets roofTargets(const trace::TraceModel& model, const roofline::Roofline& roofline, const RoofGaps& gaps);
+RoofTargets roofTargets(const trace::TraceModel& model, const roofline::Roofline& roofline,
+                        const RoofGaps& gaps);
 
 }  // namespace kinetoscope::analysis

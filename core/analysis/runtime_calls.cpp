@@ -12,7 +12,8 @@ using namespace kinetoscope::trace;
 namespace {
 
 // When a call returns to the host.
-enum class Blocking : uint8_t {
+enum class Blocking : uint8_t
+{
     Never,
     Always,            // synchronisations, HIP's synchronous copies
     UnlessDeviceOnly,  // CUDA's synchronous copies: a device-to-device one does not wait
@@ -167,7 +168,8 @@ CallClass classify(std::string_view rawName)
     const std::string_view name = baseName(rawName);
     if (const auto it = exact.find(name); it != exact.end())
         return it->second;
-    if (name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy") || name.starts_with("hipMemcpy"))
+    if (name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy") ||
+        name.starts_with("hipMemcpy"))
         return copyClass(name);
     for (const NamedClass& entry : kPrefixes)
         if (name.starts_with(entry.name))
@@ -200,16 +202,26 @@ CopyDirection directionOf(std::string_view code)
 const char* callKindName(CallKind kind)
 {
     switch (kind) {
-    case CallKind::KernelLaunch: return "kernel_launch";
-    case CallKind::GraphLaunch: return "graph_launch";
-    case CallKind::GraphCapture: return "graph_capture";
-    case CallKind::Copy: return "copy";
-    case CallKind::Memset: return "memset";
-    case CallKind::Synchronize: return "synchronize";
-    case CallKind::StreamWait: return "stream_wait";
-    case CallKind::Allocation: return "allocation";
-    case CallKind::ModuleLoad: return "module_load";
-    case CallKind::Other: break;
+    case CallKind::KernelLaunch:
+        return "kernel_launch";
+    case CallKind::GraphLaunch:
+        return "graph_launch";
+    case CallKind::GraphCapture:
+        return "graph_capture";
+    case CallKind::Copy:
+        return "copy";
+    case CallKind::Memset:
+        return "memset";
+    case CallKind::Synchronize:
+        return "synchronize";
+    case CallKind::StreamWait:
+        return "stream_wait";
+    case CallKind::Allocation:
+        return "allocation";
+    case CallKind::ModuleLoad:
+        return "module_load";
+    case CallKind::Other:
+        break;
     }
     return "other";
 }
@@ -265,10 +277,12 @@ bool isSynchronousLaunch(const TraceModel& model, const Event& call)
     int64_t ran = 0, end = std::numeric_limits<int64_t>::min();
     for (EventId id : model.activitiesLaunchedBy(model.idOf(call))) {
         const Event& activity = model.event(id);
-        ran += std::max<int64_t>(0, std::min(activity.endNs(), call.endNs()) - std::max(activity.startNs, call.startNs));
+        ran += std::max<int64_t>(0, std::min(activity.endNs(), call.endNs()) -
+                                        std::max(activity.startNs, call.startNs));
         end = std::max(end, activity.endNs());
     }
-    return end != std::numeric_limits<int64_t>::min() && end <= call.endNs() + kToleranceNs && 2 * ran >= call.durationNs;
+    return end != std::numeric_limits<int64_t>::min() && end <= call.endNs() + kToleranceNs &&
+           2 * ran >= call.durationNs;
 }
 
 bool blocksHost(const TraceModel& model, const Event& call)
@@ -277,8 +291,10 @@ bool blocksHost(const TraceModel& model, const Event& call)
         return false;
     const CallClass c = classify(model.text(call.name));
     switch (c.blocking) {
-    case Blocking::Never: return c.kind == CallKind::KernelLaunch && isSynchronousLaunch(model, call);
-    case Blocking::Always: return true;
+    case Blocking::Never:
+        return c.kind == CallKind::KernelLaunch && isSynchronousLaunch(model, call);
+    case Blocking::Always:
+        return true;
     case Blocking::UnlessDeviceOnly: {
         bool copies = false;
         for (EventId id : model.activitiesLaunchedBy(model.idOf(call))) {

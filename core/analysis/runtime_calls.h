@@ -9,17 +9,19 @@
 
 namespace kinetoscope::analysis {
 
-enum class CallKind : uint8_t {
-    KernelLaunch,   // cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, hipExtModuleLaunchKernel, ...
-    GraphLaunch,    // cudaGraphLaunch, hipGraphLaunch: one call, many kernels
-    GraphCapture,   // cudaStreamBeginCapture / EndCapture, cudaGraphInstantiate, hip equivalents
-    Copy,           // cudaMemcpy*, hipMemcpy*: blocking or not depends on the call and the memory
-    Memset,         // cudaMemset*, hipMemset*
-    Synchronize,    // cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, hip*
-    StreamWait,     // cudaStreamWaitEvent, hipStreamWaitEvent: orders streams, never blocks the host
-    Allocation,     // cudaMalloc, cudaFree, cudaHostAlloc, cudaMallocHost, hipMalloc, hipFree, ...
-    ModuleLoad,     // cuModuleLoad*, cuLibraryLoad*, hipModuleLoad*: lazy loading of kernels
-    Other,          // queries, event records, stream creation, ...
+enum class CallKind : uint8_t
+{
+    KernelLaunch,  // cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, hipExtModuleLaunchKernel,
+                   // ...
+    GraphLaunch,   // cudaGraphLaunch, hipGraphLaunch: one call, many kernels
+    GraphCapture,  // cudaStreamBeginCapture / EndCapture, cudaGraphInstantiate, hip equivalents
+    Copy,          // cudaMemcpy*, hipMemcpy*: blocking or not depends on the call and the memory
+    Memset,        // cudaMemset*, hipMemset*
+    Synchronize,   // cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, hip*
+    StreamWait,    // cudaStreamWaitEvent, hipStreamWaitEvent: orders streams, never blocks the host
+    Allocation,    // cudaMalloc, cudaFree, cudaHostAlloc, cudaMallocHost, hipMalloc, hipFree, ...
+    ModuleLoad,    // cuModuleLoad*, cuLibraryLoad*, hipModuleLoad*: lazy loading of kernels
+    Other,         // queries, event records, stream creation, ...
 };
 const char* callKindName(CallKind kind);  // "kernel_launch", ...
 
@@ -30,8 +32,21 @@ inline bool mayBlockHost(CallKind kind)
     return kind == CallKind::Synchronize || kind == CallKind::Copy;
 }
 
-enum class CopyDirection : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice, HostToHost, PeerToPeer, Unknown };
-enum class HostMemory : uint8_t { Pageable, Pinned, Unknown };  // the host side of a copy
+enum class CopyDirection : uint8_t
+{
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    HostToHost,
+    PeerToPeer,
+    Unknown
+};
+enum class HostMemory : uint8_t
+{
+    Pageable,
+    Pinned,
+    Unknown
+};  // the host side of a copy
 
 struct CopyKind
 {

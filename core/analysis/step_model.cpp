@@ -20,28 +20,28 @@ constexpr size_t kMaxModelledSteps = 32;
 // model's own conversions are fixes of their own; then Python and CPU-only ops; then the
 // launch overhead every fix above also shrinks), and the device's own work last, judged
 // once the host keeps up.
-constexpr Cause kCreditOrder[] = {Cause::HostSync,      Cause::PageableCopy, Cause::DataLoader,
-                                  Cause::OptimizerHost, Cause::Allocation,   Cause::DeviceCopies,
-                                  Cause::Python,        Cause::CpuCompute,   Cause::LaunchOverhead,
-                                  Cause::Communication, Cause::Fp32Matmul,   Cause::BelowRoof,
-                                  Cause::UnfusedAttention, Cause::Fusion};
+constexpr Cause kCreditOrder[] = {
+    Cause::HostSync,         Cause::PageableCopy,  Cause::DataLoader, Cause::OptimizerHost,
+    Cause::Allocation,       Cause::DeviceCopies,  Cause::Python,     Cause::CpuCompute,
+    Cause::LaunchOverhead,   Cause::Communication, Cause::Fp32Matmul, Cause::BelowRoof,
+    Cause::UnfusedAttention, Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
 }  // namespace
 
 const char* hostStateName(HostState state)
 {
-    static constexpr const char* names[] = {"idle", "python", "dataloader", "blocked", "cpu_compute", "launching"};
+    static constexpr const char* names[] = {"idle",    "python",      "dataloader",
+                                            "blocked", "cpu_compute", "launching"};
     return names[static_cast<size_t>(state)];
 }
 
 const char* causeName(Cause cause)
 {
-    static constexpr const char* names[] = {"dataloader",    "python",       "launch_overhead",
-                                            "host_sync",     "pageable_copy", "device_copies",
-                                            "fp32_matmul",   "communication", "optimizer_host",
-                                            "cpu_compute",   "fusion",        "allocation",
-                                            "below_roofline", "unfused_attention"};
+    static constexpr const char* names[] = {
+        "dataloader",    "python",      "launch_overhead", "host_sync",        "pageable_copy",
+        "device_copies", "fp32_matmul", "communication",   "optimizer_host",   "cpu_compute",
+        "fusion",        "allocation",  "below_roofline",  "unfused_attention"};
     return names[static_cast<size_t>(cause)];
 }
 
@@ -62,7 +62,7 @@ struct StepTerms
     int64_t stepNs = 0;
     int64_t replayedNs = 0;
     std::array<int64_t, kCauseCount> soloNs{};
-    std::array<double, kCauseCount> gainNs{};        // already scaled to the measured step
+    std::array<double, kCauseCount> gainNs{};         // already scaled to the measured step
     std::array<double, kCauseCount> afterOthersNs{};  // likewise
     std::array<int64_t, kCauseCount> deviceNs{};
 };
@@ -70,7 +70,8 @@ struct StepTerms
 StepTerms modelStep(const TraceModel& model, const HostContext& context, const Step& step)
 {
     StepTerms t;
-    const std::vector<Segment> host = mergedHostTimeline(model, context, hostFrom(step), step.endNs);
+    const std::vector<Segment> host =
+        mergedHostTimeline(model, context, hostFrom(step), step.endNs);
     StepInputs in = stepInputs(model, context, step, host, t.deviceNs);
     t.blockingCalls = static_cast<int64_t>(in.calls.size());
 
@@ -99,7 +100,8 @@ StepTerms modelStep(const TraceModel& model, const HostContext& context, const S
     uint16_t mask = 0;
     int64_t previous = base;
     // Credited gains are scaled to the measured step when the replay overshoots it.
-    const double scale = base > step.durationNs() && base > 0 ? double(step.durationNs()) / double(base) : 1.0;
+    const double scale =
+        base > step.durationNs() && base > 0 ? double(step.durationNs()) / double(base) : 1.0;
     for (Cause cause : kCreditOrder) {
         const size_t k = static_cast<size_t>(cause);
         mask |= causeBit(cause);
@@ -131,8 +133,8 @@ void addTerms(std::array<double, N>& sums, const std::array<double, N>& terms)
 
 }  // namespace
 
-CausalModel buildCausalModel(const TraceModel& model, const StepDetection& steady, const RoofTargets* roof,
-                             unsigned threads)
+CausalModel buildCausalModel(const TraceModel& model, const StepDetection& steady,
+                             const RoofTargets* roof, unsigned threads)
 {
     CausalModel result;
     const std::vector<Step>& all = steady.steps;
@@ -165,12 +167,14 @@ CausalModel buildCausalModel(const TraceModel& model, const StepDetection& stead
     }
     const double n = static_cast<double>(picked.size());
     result.stepsModelled = picked.size();
-    for (double* v : {&result.stepNs, &result.replayedStepNs, &result.deviceBusyNs, &result.deviceIdleNs})
+    for (double* v :
+         {&result.stepNs, &result.replayedStepNs, &result.deviceBusyNs, &result.deviceIdleNs})
         *v /= n;
     for (auto* array : {&result.idleByHostState, &result.hostByState})
         for (double& v : *array)
             v /= n;
-    for (auto* array : {&result.soloGainNs, &result.gainNs, &result.afterOthersNs, &result.deviceNs})
+    for (auto* array :
+         {&result.soloGainNs, &result.gainNs, &result.afterOthersNs, &result.deviceNs})
         for (double& v : *array)
             v /= n;
     return result;

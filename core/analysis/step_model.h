@@ -33,7 +33,8 @@
 namespace kinetoscope::analysis {
 
 // What the host was doing, merged over the threads that launch device work.
-enum class HostState : uint8_t {
+enum class HostState : uint8_t
+{
     Idle,        // nothing recorded on any launching thread: not attributed
     Python,      // Python frames (with_stack) and record_function annotations
     DataLoader,  // inside a DataLoader __next__
@@ -44,7 +45,8 @@ enum class HostState : uint8_t {
 inline constexpr size_t kHostStateCount = 6;
 const char* hostStateName(HostState state);  // "idle", "python", "dataloader", ...
 
-enum class Cause : uint8_t {
+enum class Cause : uint8_t
+{
     DataLoader,      // the host waits for the next batch
     Python,          // long stretches of Python (or unrecorded host code) between launches
     LaunchOverhead,  // op dispatch and launch calls: what CUDA graphs / torch.compile remove
@@ -69,18 +71,18 @@ const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel
 {
-    size_t stepsModelled = 0;  // steady steps replayed (an even sample of at most 32)
-    double stepNs = 0;         // mean measured step
-    double replayedStepNs = 0; // mean replayed step with nothing removed (the model's check)
-    double deviceBusyNs = 0;   // union of kernels, copies and memsets over all devices
-    double deviceIdleNs = 0;   // step - busy
+    size_t stepsModelled = 0;   // steady steps replayed (an even sample of at most 32)
+    double stepNs = 0;          // mean measured step
+    double replayedStepNs = 0;  // mean replayed step with nothing removed (the model's check)
+    double deviceBusyNs = 0;    // union of kernels, copies and memsets over all devices
+    double deviceIdleNs = 0;    // step - busy
     std::array<double, kHostStateCount> idleByHostState{};  // the device's idle time, by host state
     std::array<double, kHostStateCount> hostByState{};      // host time, by state
-    std::array<double, kCauseCount> soloGainNs{};  // step saved removing the cause alone
-    std::array<double, kCauseCount> gainNs{};      // credited gain: sums to <= stepNs
-    std::array<double, kCauseCount> afterOthersNs{};  // what removing it adds once the causes
-                                                      // before it (credit order) are gone
-    std::array<double, kCauseCount> deviceNs{};    // device time of the activities a cause shortens
+    std::array<double, kCauseCount> soloGainNs{};           // step saved removing the cause alone
+    std::array<double, kCauseCount> gainNs{};               // credited gain: sums to <= stepNs
+    std::array<double, kCauseCount> afterOthersNs{};        // what removing it adds once the causes
+                                                            // before it (credit order) are gone
+    std::array<double, kCauseCount> deviceNs{};  // device time of the activities a cause shortens
     int64_t blockingCalls = 0;  // per all modelled steps: calls that wait for the device
 
     double gain(Cause c) const { return gainNs[static_cast<size_t>(c)]; }

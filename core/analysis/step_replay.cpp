@@ -16,13 +16,12 @@ namespace {
 
 // An activity that started this long after both its launch and its stream allowed, and
 // within the slack of the end of an activity on another stream, waited for that one.
-constexpr int64_t kDependencyWaitNs = 20'000;  // 20 us
+constexpr int64_t kDependencyWaitNs = 20'000;   // 20 us
 constexpr int64_t kDependencySlackNs = 10'000;  // 10 us
 // What a blocking call still costs when it no longer waits.
 constexpr int64_t kCallFloorNs = 5'000;  // 5 us
 // Fp32 SIMT GEMM/conv time over the same work on 16-bit Tensor Cores (conservative).
 constexpr double kTensorCoreSpeedup = 2.0;
-
 
 // Host time taken out of the step: a sorted set of ranges with prefix sums, so that the
 // removed time before any instant is a binary search.
@@ -37,8 +36,9 @@ public:
     }
     int64_t before(int64_t t) const
     {
-        const auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), t,
-                                         [](int64_t time, const TimeRange& r) { return time < r.begin; });
+        const auto it =
+            std::upper_bound(m_ranges.begin(), m_ranges.end(), t,
+                             [](int64_t time, const TimeRange& r) { return time < r.begin; });
         const size_t i = static_cast<size_t>(it - m_ranges.begin());
         if (i == 0)
             return 0;
@@ -78,29 +78,33 @@ const std::pair<RoofGap, float>* roofGapOf(const HostContext& c, EventId kernel)
 // order) fuse into one kernel that costs about what the costliest of them costs: the
 // others are the Fusion cause's. Copies are copy-heavy's and neither join nor break a
 // chain; any other activity (a GEMM, a collective, a copy engine transfer) ends it.
-void markFusibleChains(const TraceModel& model, const HostContext& c, const std::vector<const Event*>& sources,
-                       std::vector<Activity>& activities, size_t first)
+void markFusibleChains(const TraceModel& model, const HostContext& c,
+                       const std::vector<const Event*>& sources, std::vector<Activity>& activities,
+                       size_t first)
 {
     std::vector<size_t> chain;
     auto close = [&] {
         if (chain.size() >= 2) {
-            const size_t kept = *std::max_element(chain.begin(), chain.end(), [&](size_t x, size_t y) {
-                return activities[x].durationNs < activities[y].durationNs;
-            });
+            const size_t kept =
+                *std::max_element(chain.begin(), chain.end(), [&](size_t x, size_t y) {
+                    return activities[x].durationNs < activities[y].durationNs;
+                });
             for (size_t i : chain)
                 if (i != kept)
                     activities[i].causes |= causeBit(Cause::Fusion);
             // The fused kernel moves about what the costliest member moves: at a realistic
             // share of the bandwidth where the roofline knows its bytes.
             if (c.roof)
-                if (const auto t = c.roof->streamingNs.find(model.idOf(*sources[kept]).value); t != c.roof->streamingNs.end())
+                if (const auto t = c.roof->streamingNs.find(model.idOf(*sources[kept]).value);
+                    t != c.roof->streamingNs.end())
                     activities[kept].fusedNs = t->second;
         }
         chain.clear();
     };
     for (size_t i = first; i < activities.size(); ++i) {
         const Event& e = *sources[i];
-        const KernelRole role = e.category == Category::Kernel ? c.kernelRoles[model.idOf(e).value] : KernelRole::Other;
+        const KernelRole role =
+            e.category == Category::Kernel ? c.kernelRoles[model.idOf(e).value] : KernelRole::Other;
         if (role == KernelRole::Copy)
             continue;
         if (role == KernelRole::Fusible)
@@ -128,7 +132,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     in.hostExcessNs = std::max<int64_t>(0, (in.hostEndNs - in.hostBeginNs) - step.durationNs());
     for (const Segment& s : host)
         if (s.state == HostState::Blocked)
-            in.hostBlockedNs += std::max<int64_t>(0, std::min(s.end, in.hostEndNs) - std::max(s.begin, in.hostBeginNs));
+            in.hostBlockedNs += std::max<int64_t>(0, std::min(s.end, in.hostEndNs) -
+                                                         std::max(s.begin, in.hostBeginNs));
     // Host removals by state.
     std::array<std::vector<TimeRange>, kCauseCount> removed;
     for (const Segment& s : host) {
@@ -154,7 +159,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
             if (isLaunchCall(it->category) && (c.flags(it->name) & kAllocationName))
                 removed[size_t(Cause::Allocation)].push_back({it->startNs, it->endNs()});
             if (isLaunchCall(it->category) && blocksHost(model, *it)) {
-                BlockingCall call{model.idOf(*it), it->startNs, it->endNs(), 0, false, Cause::HostSync};
+                BlockingCall call{model.idOf(*it), it->startNs,    it->endNs(), 0,
+                                  false,           Cause::HostSync};
                 call.removable = !isSynchronousLaunch(model, *it);
                 for (EventId a : model.activitiesLaunchedBy(model.idOf(*it)))
                     if (isBulkPageableCopy(model, model.event(a)))
@@ -167,18 +173,21 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 // fix, its op dispatch with its wait.
                 if (call.cause == Cause::HostSync && call.removable) {
                     EventId outer;
-                    for (EventId p = it->parent; p.valid() && model.event(p).category == Category::CpuOp &&
-                                                 (isScalarReadOp(model.text(model.event(p).name)) ||
-                                                  isCopyOp(model.text(model.event(p).name)));
+                    for (EventId p = it->parent;
+                         p.valid() && model.event(p).category == Category::CpuOp &&
+                         (isScalarReadOp(model.text(model.event(p).name)) ||
+                          isCopyOp(model.text(model.event(p).name)));
                          p = model.event(p).parent)
                         outer = p;
                     if (outer.valid())
-                        removed[size_t(Cause::HostSync)].push_back({model.event(outer).startNs, model.event(outer).endNs()});
+                        removed[size_t(Cause::HostSync)].push_back(
+                            {model.event(outer).startNs, model.event(outer).endNs()});
                 }
             }
         }
     }
-    removed[size_t(Cause::OptimizerHost)] = intersect(unionOf(removed[size_t(Cause::LaunchOverhead)]), unionOf(optimizer));
+    removed[size_t(Cause::OptimizerHost)] =
+        intersect(unionOf(removed[size_t(Cause::LaunchOverhead)]), unionOf(optimizer));
     for (size_t i = 0; i < kCauseCount; ++i)
         in.removedHost[i] = unionOf(std::move(removed[i]));
     std::sort(in.calls.begin(), in.calls.end(),
@@ -233,7 +242,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
             previousStart = e->startNs;
             previousEnd = std::max(previousEnd, e->endNs());
             const std::string_view name = model.text(e->name);
-            const std::string_view opName = e->op.valid() ? model.text(model.event(e->op).name) : std::string_view();
+            const std::string_view opName =
+                e->op.valid() ? model.text(model.event(e->op).name) : std::string_view();
             if (e->category == Category::Kernel) {
                 if (isCommunicationKernel(name) || isCommunicationOp(opName))
                     a.causes |= causeBit(Cause::Communication);
@@ -242,8 +252,9 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 else if (isCopyOp(opName))
                     a.causes |= causeBit(Cause::DeviceCopies);
                 else if (const auto* gap = roofGapOf(c, model.idOf(*e))) {
-                    a.causes |= causeBit(gap->first == RoofGap::UnfusedAttention ? Cause::UnfusedAttention
-                                                                                : Cause::BelowRoof);
+                    a.causes |=
+                        causeBit(gap->first == RoofGap::UnfusedAttention ? Cause::UnfusedAttention
+                                                                         : Cause::BelowRoof);
                     a.roofFactor = gap->second;
                 }
             } else if (e->category == Category::Memcpy) {
@@ -251,8 +262,11 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 if (kind.direction == CopyDirection::DeviceToDevice && isCopyOp(opName))
                     a.causes |= causeBit(Cause::DeviceCopies);
                 const CopyInfo* info = model.copyInfo(model.idOf(*e));
-                if (isBulkPageableCopy(model, *e) && info && info->bytes > 0 && c.pinnedBandwidth > 0)
-                    a.pinnedNs = std::min<int64_t>(e->durationNs, static_cast<int64_t>(double(info->bytes) / c.pinnedBandwidth));
+                if (isBulkPageableCopy(model, *e) && info && info->bytes > 0 &&
+                    c.pinnedBandwidth > 0)
+                    a.pinnedNs =
+                        std::min<int64_t>(e->durationNs, static_cast<int64_t>(double(info->bytes) /
+                                                                              c.pinnedBandwidth));
             }
             in.activities.push_back(a);
             sources.push_back(e);
@@ -270,7 +284,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
         // goes with its device work.
         if (a.causes & causeBit(Cause::DeviceCopies)) {
             EventId outer = sources[i]->op;
-            while (model.event(outer).parent.valid() && isCopyOp(model.text(model.event(model.event(outer).parent).name)))
+            while (model.event(outer).parent.valid() &&
+                   isCopyOp(model.text(model.event(model.event(outer).parent).name)))
                 outer = model.event(outer).parent;
             copyOps.push_back({model.event(outer).startNs, model.event(outer).endNs()});
         }
@@ -287,7 +302,8 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     // an activity on another stream ended, waited for it (an event wait between streams).
     std::vector<std::pair<int64_t, uint32_t>> ends;  // (end, index), by end
     for (size_t i = 0; i < in.activities.size(); ++i)
-        ends.emplace_back(in.activities[i].startNs + in.activities[i].durationNs, static_cast<uint32_t>(i));
+        ends.emplace_back(in.activities[i].startNs + in.activities[i].durationNs,
+                          static_cast<uint32_t>(i));
     std::sort(ends.begin(), ends.end());
     for (Activity& a : in.activities) {
         if (a.latencyNs <= kDependencyWaitNs)
@@ -342,7 +358,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     auto warp = [&](int64_t t) { return t - removed.before(t) - saved; };
     std::map<uint32_t, int64_t> streamFree = in.streamFree;
     std::map<uint32_t, int64_t> streamLastStart;
-    int64_t deviceEnd = std::numeric_limits<int64_t>::min(), completed = std::numeric_limits<int64_t>::min();
+    int64_t deviceEnd = std::numeric_limits<int64_t>::min(),
+            completed = std::numeric_limits<int64_t>::min();
     constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
     std::vector<int64_t> replayedEnd(in.activities.size(), kUnset);
     int64_t shortened = 0;  // device time the removed causes took out
@@ -362,16 +379,19 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
             duration = std::min(duration, a.fusedNs);
         shortened += a.durationNs - duration;
         auto [it, fresh] = streamFree.try_emplace(a.stream, std::numeric_limits<int64_t>::min());
-        int64_t& lastStart = streamLastStart.try_emplace(a.stream, std::numeric_limits<int64_t>::min()).first->second;
+        int64_t& lastStart =
+            streamLastStart.try_emplace(a.stream, std::numeric_limits<int64_t>::min())
+                .first->second;
         const int64_t streamAllows = a.overlapNs >= 0 ? lastStart + a.overlapNs : it->second;
         int64_t start = std::max(launch + a.latencyNs, streamAllows);
         start = std::max(start, afterCollective);
         if (a.dependsOn != UINT32_MAX) {
             // It still waits for the activity on the other stream: as replayed, or as
             // measured if that one is launched later (not replayed yet).
-            const int64_t awaitedEnd = replayedEnd[a.dependsOn] != kUnset
-                                           ? replayedEnd[a.dependsOn]
-                                           : in.activities[a.dependsOn].startNs + in.activities[a.dependsOn].durationNs;
+            const int64_t awaitedEnd =
+                replayedEnd[a.dependsOn] != kUnset
+                    ? replayedEnd[a.dependsOn]
+                    : in.activities[a.dependsOn].startNs + in.activities[a.dependsOn].durationNs;
             start = std::max(start, awaitedEnd);
         }
         it->second = std::max(it->second, start + duration);
@@ -382,7 +402,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     };
     size_t next = 0;
     for (size_t k = 0; k <= in.calls.size(); ++k) {
-        const int64_t until = k < in.calls.size() ? in.calls[k].beginNs : std::numeric_limits<int64_t>::max();
+        const int64_t until =
+            k < in.calls.size() ? in.calls[k].beginNs : std::numeric_limits<int64_t>::max();
         for (; next < in.activities.size() && in.activities[next].launchNs <= until; ++next) {
             const Activity& a = in.activities[next];
             if (a.syncItem == UINT32_MAX)
@@ -399,7 +420,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
         if (!call.waits)
             continue;  // a fixed host cost: it shifts with the host like any other
         const bool freed = call.removable && (removedMask & causeBit(call.cause));
-        if (freed && call.awaitedCollective != UINT32_MAX && replayedEnd[call.awaitedCollective] != kUnset)
+        if (freed && call.awaitedCollective != UINT32_MAX &&
+            replayedEnd[call.awaitedCollective] != kUnset)
             afterCollective = std::max(afterCollective, replayedEnd[call.awaitedCollective]);
         const int64_t leave = freed ? arrive + std::min(call.residualNs, kCallFloorNs)
                                     : std::max(arrive, awaited) + call.residualNs;
@@ -409,8 +431,10 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     // shorter than the time the device was busy in it.
     // The loop runs no faster than its host: a step is no shorter than the host's own work
     // in its span (what is left of it; its waits for the device are the device's pace).
-    const int64_t hostPeriod = warp(in.hostEndNs) - warp(in.hostBeginNs) - in.hostExcessNs - in.hostBlockedNs;
-    return std::max({std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs, in.deviceBusyNs - shortened, hostPeriod});
+    const int64_t hostPeriod =
+        warp(in.hostEndNs) - warp(in.hostBeginNs) - in.hostExcessNs - in.hostBlockedNs;
+    return std::max({std::max(warp(in.hostEndNs), deviceEnd) - in.beginNs,
+                     in.deviceBusyNs - shortened, hostPeriod});
 }
 
 }  // namespace kinetoscope::analysis::detail

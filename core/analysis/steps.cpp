@@ -16,7 +16,6 @@ namespace {
 
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 
-
 struct DeviceSpan
 {
     int64_t begin = kNone;
@@ -66,8 +65,8 @@ void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
     const std::vector<DeviceSpan> spans = deviceSpans(model, steps, matched);
     for (size_t i = 0; i < steps.size(); ++i)
         steps[i].deviceActivities = spans[i].count;
-    const bool anyDeviceWork = std::any_of(spans.begin(), spans.end(),
-                                           [](const DeviceSpan& d) { return d.count > 0; });
+    const bool anyDeviceWork =
+        std::any_of(spans.begin(), spans.end(), [](const DeviceSpan& d) { return d.count > 0; });
     if (!anyDeviceWork)
         return;
 
@@ -113,11 +112,16 @@ void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
 const char* stepSourceName(StepSource source)
 {
     switch (source) {
-    case StepSource::Markers: return "markers";
-    case StepSource::DataLoaderCalls: return "dataloader";
-    case StepSource::OptimizerSteps: return "optimizer";
-    case StepSource::RepeatedCalls: return "repeated-calls";
-    case StepSource::Window: break;
+    case StepSource::Markers:
+        return "markers";
+    case StepSource::DataLoaderCalls:
+        return "dataloader";
+    case StepSource::OptimizerSteps:
+        return "optimizer";
+    case StepSource::RepeatedCalls:
+        return "repeated-calls";
+    case StepSource::Window:
+        break;
     }
     return "window";
 }
@@ -134,7 +138,8 @@ bool isHostWork(Category c)
 // where the work is.
 bool isProfilerSpan(const TraceModel& model, const Event& e)
 {
-    return e.category == Category::ProfilerSpan || model.text(e.name).starts_with("PyTorch Profiler");
+    return e.category == Category::ProfilerSpan ||
+           model.text(e.name).starts_with("PyTorch Profiler");
 }
 
 // Host activity [begin, end) of the trace, the profiler's span left out; the whole trace
@@ -160,7 +165,8 @@ std::vector<const Event*> repeatedSpans(const TraceModel& model, Match match)
 {
     std::map<uint32_t, std::vector<const Event*>> byTrack;
     for (const Event& e : model.events()) {
-        if ((e.category != Category::CpuOp && e.category != Category::UserAnnotation) || !match(model.text(e.name)))
+        if ((e.category != Category::CpuOp && e.category != Category::UserAnnotation) ||
+            !match(model.text(e.name)))
             continue;
         bool nested = false;
         for (EventId p = e.parent; p.valid() && !nested; p = model.event(p).parent)
@@ -172,7 +178,8 @@ std::vector<const Event*> repeatedSpans(const TraceModel& model, Match match)
     for (auto& [track, spans] : byTrack)
         if (spans.size() > best.size())
             best = std::move(spans);
-    std::sort(best.begin(), best.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+    std::sort(best.begin(), best.end(),
+              [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
     return best;
 }
 
@@ -202,7 +209,8 @@ std::vector<Step> inferIterations(const TraceModel& model, StepSource& source, s
         }
         return steps;
     }
-    const auto updates = repeatedSpans(model, [](std::string_view n) { return n.starts_with("Optimizer.step#"); });
+    const auto updates =
+        repeatedSpans(model, [](std::string_view n) { return n.starts_with("Optimizer.step#"); });
     if (updates.size() >= 2) {
         source = StepSource::OptimizerSteps;
         int64_t begin = hostBegin;
@@ -218,7 +226,9 @@ std::vector<Step> inferIterations(const TraceModel& model, StepSource& source, s
         foundBy = "each starts at " + std::string(utf8Prefix(repeated->anchor, 60));
         if (!repeated->inside.empty())
             foundBy += ", inside " + std::string(utf8Prefix(repeated->inside.back(), 60)) +
-                       (repeated->inside.size() > 1 ? " (" + std::to_string(repeated->inside.size()) + " levels down)" : "");
+                       (repeated->inside.size() > 1
+                            ? " (" + std::to_string(repeated->inside.size()) + " levels down)"
+                            : "");
         return repeated->steps;
     }
     return steps;

@@ -13,8 +13,8 @@ namespace kinetoscope::analysis {
 
 struct Step
 {
-    std::string name;       // the marker's name, e.g. "ProfilerStep#5"; "" for a window
-    int64_t beginNs = 0;    // after the device extension
+    std::string name;     // the marker's name, e.g. "ProfilerStep#5"; "" for a window
+    int64_t beginNs = 0;  // after the device extension
     int64_t endNs = 0;
     int64_t hostBeginNs = 0;  // the marker span itself
     int64_t hostEndNs = 0;
@@ -27,23 +27,24 @@ struct StepOptions
     std::string marker = "ProfilerStep#";  // name prefix of the step spans
 };
 
-enum class StepSource : uint8_t {
-    Markers,            // ProfilerStep#N (or the marker the user named)
-    DataLoaderCalls,    // no markers: an iteration starts at each DataLoader __next__
-    OptimizerSteps,     // no markers: an iteration ends with each Optimizer.step
-    RepeatedCalls,      // none of those: the sequence of calls the loop repeats (iterations.h)
-    Window,             // one window over the host activity
+enum class StepSource : uint8_t
+{
+    Markers,          // ProfilerStep#N (or the marker the user named)
+    DataLoaderCalls,  // no markers: an iteration starts at each DataLoader __next__
+    OptimizerSteps,   // no markers: an iteration ends with each Optimizer.step
+    RepeatedCalls,    // none of those: the sequence of calls the loop repeats (iterations.h)
+    Window,           // one window over the host activity
 };
 // "markers", "dataloader", "optimizer", "repeated-calls", "window"
 const char* stepSourceName(StepSource source);
 
 struct StepDetection
 {
-    std::vector<Step> steps;       // time-ordered, non-overlapping
-    bool fromMarkers = false;      // false: iterations found otherwise, or one window
+    std::vector<Step> steps;   // time-ordered, non-overlapping
+    bool fromMarkers = false;  // false: iterations found otherwise, or one window
     StepSource source = StepSource::Window;
     std::string marker;
-    std::string foundBy;  // RepeatedCalls: "each starts at aten::randn[, inside train]"
+    std::string foundBy;             // RepeatedCalls: "each starts at aten::randn[, inside train]"
     int droppedIncompleteSteps = 0;  // trailing steps whose device work was not captured
 };
 

@@ -30,43 +30,53 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
     const unsigned threads = parallel::resolveThreads(options.threads);
     TraceSummary summary;
     runPasses(threads, {
-        [&] {
-            const StepDetection all = detectSteps(model, options.steps);
-            summary.window = classifyWindow(model, all);
-            summary.window.stepMarker = options.steps.marker;
-            summary.steps = steadyState(model, all, summary.window);
-        },
-        [&] { summary.ops = computeOpTables(model); },
-        [&] { summary.modules = computeModuleTree(model); },
-        [&] { summary.kernels = computeKernelTable(model); },
-        [&] { summary.kernelsByOp = computeKernelTable(model, nullptr, KernelGrouping::NameAndOp); },
-        [&] { summary.utilization = computeUtilizationSeries(model, options.utilizationBuckets); },
-        [&] { summary.memcpy = computeMemcpyTable(model); },
-    });
+                           [&] {
+                               const StepDetection all = detectSteps(model, options.steps);
+                               summary.window = classifyWindow(model, all);
+                               summary.window.stepMarker = options.steps.marker;
+                               summary.steps = steadyState(model, all, summary.window);
+                           },
+                           [&] { summary.ops = computeOpTables(model); },
+                           [&] { summary.modules = computeModuleTree(model); },
+                           [&] { summary.kernels = computeKernelTable(model); },
+                           [&] {
+                               summary.kernelsByOp =
+                                   computeKernelTable(model, nullptr, KernelGrouping::NameAndOp);
+                           },
+                           [&] {
+                               summary.utilization =
+                                   computeUtilizationSeries(model, options.utilizationBuckets);
+                           },
+                           [&] { summary.memcpy = computeMemcpyTable(model); },
+                       });
 
     RoofTargets roof;
     runPasses(threads, {
-        [&] {
-            roofline::RooflineOptions rooflineOptions;
-            for (const Step& step : summary.steps.steps)
-                rooflineOptions.window.emplace_back(step.beginNs, step.endNs);
-            rooflineOptions.onMatrixUnits = isTensorCoreKernel;
-            summary.roofline = roofline::computeRoofline(model, rooflineOptions);
-            summary.roofGaps = roofGaps(summary.roofline, model);
-            roof = roofTargets(model, summary.roofline, summary.roofGaps);
-        },
-        [&] { summary.kernelsByLaunch = computeKernelTable(model, nullptr, KernelGrouping::LaunchConfig); },
-        [&] { summary.breakdown = computeBreakdown(model, summary.steps); },
-        [&] { summary.memory = computeMemoryUsage(model, summary.steps); },
-        [&] { summary.gpu = computeGpuMetrics(model, summary.steps); },
-        [&] { summary.idleGaps = computeIdleGaps(model, summary.steps); },
-        [&] { summary.launches = computeLaunchStats(model, summary.steps); },
-        [&] { summary.sync = computeSyncStats(model, summary.steps); },
-        [&] {
-            if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
-                summary.host = profileHost(model, summary.steps);  // what such a window has to tell
-        },
-    });
+                           [&] {
+                               roofline::RooflineOptions rooflineOptions;
+                               for (const Step& step : summary.steps.steps)
+                                   rooflineOptions.window.emplace_back(step.beginNs, step.endNs);
+                               rooflineOptions.onMatrixUnits = isTensorCoreKernel;
+                               summary.roofline = roofline::computeRoofline(model, rooflineOptions);
+                               summary.roofGaps = roofGaps(summary.roofline, model);
+                               roof = roofTargets(model, summary.roofline, summary.roofGaps);
+                           },
+                           [&] {
+                               summary.kernelsByLaunch =
+                                   computeKernelTable(model, nullptr, KernelGrouping::LaunchConfig);
+                           },
+                           [&] { summary.breakdown = computeBreakdown(model, summary.steps); },
+                           [&] { summary.memory = computeMemoryUsage(model, summary.steps); },
+                           [&] { summary.gpu = computeGpuMetrics(model, summary.steps); },
+                           [&] { summary.idleGaps = computeIdleGaps(model, summary.steps); },
+                           [&] { summary.launches = computeLaunchStats(model, summary.steps); },
+                           [&] { summary.sync = computeSyncStats(model, summary.steps); },
+                           [&] {
+                               if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
+                                   summary.host = profileHost(
+                                       model, summary.steps);  // what such a window has to tell
+                           },
+                       });
 
     summary.causal = buildCausalModel(model, summary.steps, &roof, threads);
     return summary;

@@ -28,8 +28,8 @@ struct SummaryOptions
 
 struct TraceSummary
 {
-    WindowClass window;    // what the trace is: read first, by the reports and the rules
-    StepDetection steps;   // the steady steps every figure below is computed over
+    WindowClass window;   // what the trace is: read first, by the reports and the rules
+    StepDetection steps;  // the steady steps every figure below is computed over
     BreakdownResult breakdown;
     std::map<int64_t, GpuMetrics> gpu;
     IdleGaps idleGaps;
@@ -37,18 +37,18 @@ struct TraceSummary
     SyncStats sync;
     UtilizationSeries utilization;
     OpTables ops;
-    std::vector<KernelStats> kernels;           // one row per kernel name
-    std::vector<KernelStats> kernelsByOp;       // per kernel name and launching op
-    std::vector<KernelStats> kernelsByLaunch;   // per kernel name and launch configuration
+    std::vector<KernelStats> kernels;          // one row per kernel name
+    std::vector<KernelStats> kernelsByOp;      // per kernel name and launching op
+    std::vector<KernelStats> kernelsByLaunch;  // per kernel name and launch configuration
     std::vector<MemcpyStats> memcpy;
     std::map<std::string, DeviceMemory> memory;
-    ModuleTree modules;    // empty when the trace has no nn.Module spans
+    ModuleTree modules;           // empty when the trace has no nn.Module spans
     roofline::Roofline roofline;  // each catalogued op's and kernel's work against the
                                   // device's roofs; its window figures are the steady steps'
-    RoofGaps roofGaps;     // the op groups the roofline finds below their roof
-    CausalModel causal;    // the steady step's causal model: idle attribution and gains
-    HostProfile host;      // where the loop thread's time goes per step: computed for a
-                           // window without device activity (what it has to tell), else empty
+    RoofGaps roofGaps;            // the op groups the roofline finds below their roof
+    CausalModel causal;           // the steady step's causal model: idle attribution and gains
+    HostProfile host;             // where the loop thread's time goes per step: computed for a
+                       // window without device activity (what it has to tell), else empty
 };
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});

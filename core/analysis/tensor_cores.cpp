@@ -20,7 +20,8 @@ bool contains(std::string_view s, std::string_view part)
 
 bool containsAny(std::string_view s, std::span<const std::string_view> parts)
 {
-    return std::any_of(parts.begin(), parts.end(), [&](std::string_view p) { return contains(s, p); });
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](std::string_view p) { return contains(s, p); });
 }
 
 bool isDigit(char c)
@@ -30,17 +31,17 @@ bool isDigit(char c)
 
 // An explicit SIMT GEMM or convolution: fp32 (or fp16 HFMA2) on the CUDA cores.
 constexpr std::array<std::string_view, 13> kSimt = {
-    "sgemm",             // volta_/ampere_/maxwell_sgemm_*, magma_sgemmEx, implicit_convolve_sgemm
-    "simt",              // CUTLASS: cutlass_80_simt_sgemm_*, cutlass3x_sm100_simt_sgemm_*
-    "_ffma",             // cuBLAS xmma kernels built on FFMA
-    "_f32f32_f32f32",    // xmma type tag: fp32 inputs, fp32 math (tf32 reads "tf32f32")
-    "scudnn",            // cuDNN fp32 convolutions: volta_scudnn_*, cudnn_ampere_scudnn_*
-    "hcudnn",            // cuDNN fp16 HFMA2 convolutions
-    "hgemm",             // cuBLAS fp16 HFMA2 GEMMs (not h884gemm / h1688gemm)
-    "gemmSN_",           // cuBLAS small-N GEMM
-    "gemmk1_kernel",     // cuBLAS k = 1 GEMM
-    "gemv",              // cuBLAS gemv2N, gemv2T, gemvNSP, gemvx
-    "dgrad_engine",      // cuDNN fp32 convolution engines (cudnn::detail::dgrad_engine<float>)
+    "sgemm",           // volta_/ampere_/maxwell_sgemm_*, magma_sgemmEx, implicit_convolve_sgemm
+    "simt",            // CUTLASS: cutlass_80_simt_sgemm_*, cutlass3x_sm100_simt_sgemm_*
+    "_ffma",           // cuBLAS xmma kernels built on FFMA
+    "_f32f32_f32f32",  // xmma type tag: fp32 inputs, fp32 math (tf32 reads "tf32f32")
+    "scudnn",          // cuDNN fp32 convolutions: volta_scudnn_*, cudnn_ampere_scudnn_*
+    "hcudnn",          // cuDNN fp16 HFMA2 convolutions
+    "hgemm",           // cuBLAS fp16 HFMA2 GEMMs (not h884gemm / h1688gemm)
+    "gemmSN_",         // cuBLAS small-N GEMM
+    "gemmk1_kernel",   // cuBLAS k = 1 GEMM
+    "gemv",            // cuBLAS gemv2N, gemv2T, gemvNSP, gemvx
+    "dgrad_engine",    // cuDNN fp32 convolution engines (cudnn::detail::dgrad_engine<float>)
     "wgrad_alg0_engine",
     "wgrad_alg1_engine",
 };
@@ -48,21 +49,33 @@ constexpr std::array<std::string_view, 13> kSimt = {
 // Names that say a matrix-unit instruction or a library family that only uses them.
 constexpr std::array<std::string_view, 27> kMatrix = {
     // Volta / Turing / Ampere MMA shapes, with the precision letter cuBLAS and cuDNN put first
-    "h884", "s884", "h1688", "s1688", "c1688", "i8816", "h16816", "s16816", "i16832",
-    "hmma", "wmma",
-    "tensor16x8",        // xmma: tensor16x8x8 (tf32), tensor16x8x16 (f16, bf16)
-    "_tensorop_",        // CUTLASS 2 kernel names: cutlass_80_tensorop_s1688gemm_*
-    "MmaTensorOp",       // CUTLASS templates in mangled names (cuDNN's ImplicitGemmConvolution)
+    "h884",
+    "s884",
+    "h1688",
+    "s1688",
+    "c1688",
+    "i8816",
+    "h16816",
+    "s16816",
+    "i16832",
+    "hmma",
+    "wmma",
+    "tensor16x8",   // xmma: tensor16x8x8 (tf32), tensor16x8x16 (f16, bf16)
+    "_tensorop_",   // CUTLASS 2 kernel names: cutlass_80_tensorop_s1688gemm_*
+    "MmaTensorOp",  // CUTLASS templates in mangled names (cuDNN's ImplicitGemmConvolution)
     "OpClassTensorOp",
-    "wgmma", "gmma_", "tcgen05",  // Hopper warpgroup MMA, Blackwell tensor memory MMA
-    "nvjet",             // cuBLASLt on Hopper and Blackwell: Tensor Core GEMMs only
-    "mfma",              // AMD: v_mfma, paged_attention_ll4mi_QKV_mfma16_kernel
-    "_gtcx",             // MIOpen igemm_{fwd,bwd,wrw}_gtcx*: its xdlops implicit GEMMs
-    "kernel_moe_gemm",   // composable kernel's MoE GEMM (GridwiseMoeGemm, xdl)
+    "wgmma",
+    "gmma_",
+    "tcgen05",          // Hopper warpgroup MMA, Blackwell tensor memory MMA
+    "nvjet",            // cuBLASLt on Hopper and Blackwell: Tensor Core GEMMs only
+    "mfma",             // AMD: v_mfma, paged_attention_ll4mi_QKV_mfma16_kernel
+    "_gtcx",            // MIOpen igemm_{fwd,bwd,wrw}_gtcx*: its xdlops implicit GEMMs
+    "kernel_moe_gemm",  // composable kernel's MoE GEMM (GridwiseMoeGemm, xdl)
     "GridwiseMoeGemm",
-    "_matmul_ogs_",      // triton_kernels' GEMM (tl.dot on bf16/fp8/mxfp4: MMA or MFMA)
-    "PrefillWith",       // FlashInfer and CK prefill attention (MMA), not their decode kernels
-    "attn_fwd", "attn_bwd",  // Triton flash attention (AMD, tutorials)
+    "_matmul_ogs_",  // triton_kernels' GEMM (tl.dot on bf16/fp8/mxfp4: MMA or MFMA)
+    "PrefillWith",   // FlashInfer and CK prefill attention (MMA), not their decode kernels
+    "attn_fwd",
+    "attn_bwd",  // Triton flash attention (AMD, tutorials)
 };
 
 // Attention kernels that run on matrix units for fp16/bf16, which is what they are built
@@ -70,14 +83,14 @@ constexpr std::array<std::string_view, 27> kMatrix = {
 // CK fmha)...
 bool isAttention(std::string_view name)
 {
-    return contains(name, "flash_fwd") || contains(name, "flash_bwd") || contains(name, "FlashAttn") ||
-           containsNoCase(name, "fmha");
+    return contains(name, "flash_fwd") || contains(name, "flash_bwd") ||
+           contains(name, "FlashAttn") || containsNoCase(name, "fmha");
 }
 // ...except their helpers, which only reduce or convert.
 bool isAttentionHelper(std::string_view name)
 {
     static constexpr std::array<std::string_view, 6> helpers = {
-        "flash_bwd_dot_do_o", "flash_bwd_convert", "flash_bwd_clear",
+        "flash_bwd_dot_do_o",     "flash_bwd_convert",       "flash_bwd_clear",
         "FlashAttnBwdPreprocess", "FlashAttnBwdPostprocess", "prepare_varlen"};
     return containsAny(name, helpers) || containsNoCase(name, "combine");
 }
@@ -101,10 +114,10 @@ bool hasTensileMatrixInstruction(std::string_view name)
 bool isGenericMatrixFamily(std::string_view name)
 {
     static constexpr std::array<std::string_view, 11> families = {
-        "xmma", "cutlass3x", "sm80_", "sm86_", "sm89_", "sm90",
-        "sm100", "sm103", "sm110", "sm120", "sm121"};
-    static constexpr std::array<std::string_view, 6> gemmWords = {
-        "gemm", "bmm", "conv", "fprop", "dgrad", "wgrad"};
+        "xmma",  "cutlass3x", "sm80_", "sm86_", "sm89_", "sm90",
+        "sm100", "sm103",     "sm110", "sm120", "sm121"};
+    static constexpr std::array<std::string_view, 6> gemmWords = {"gemm",  "bmm",   "conv",
+                                                                  "fprop", "dgrad", "wgrad"};
     return containsAny(name, families) &&
            std::any_of(gemmWords.begin(), gemmWords.end(),
                        [&](std::string_view word) { return containsNoCase(name, word); });
@@ -127,7 +140,8 @@ MatrixUnit matrixUnitOf(std::string_view name)
             return MatrixUnit::Simt;
         return MatrixUnit::TensorCore;
     }
-    if (containsAny(name, kMatrix) || containsNoCase(name, "xdl") || hasTensileMatrixInstruction(name))
+    if (containsAny(name, kMatrix) || containsNoCase(name, "xdl") ||
+        hasTensileMatrixInstruction(name))
         return MatrixUnit::TensorCore;
     if (name.starts_with("Cijk_"))
         return MatrixUnit::Simt;
@@ -147,12 +161,26 @@ MatrixUnit matrixUnitOf(std::string_view name)
 bool isTensorCoreEligibleOp(std::string_view opName)
 {
     static constexpr std::array<std::string_view, 20> ops = {
-        "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::matmul",
-        "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::convolution",
-        "aten::_convolution", "aten::cudnn_convolution", "aten::convolution_backward",
-        "aten::cudnn_convolution_backward", "aten::cudnn_convolution_backward_input",
-        "aten::cudnn_convolution_backward_weight", "aten::conv_transpose2d",
-        "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_flash_attention",
+        "aten::mm",
+        "aten::addmm",
+        "aten::bmm",
+        "aten::baddbmm",
+        "aten::addbmm",
+        "aten::matmul",
+        "aten::linear",
+        "aten::conv1d",
+        "aten::conv2d",
+        "aten::conv3d",
+        "aten::convolution",
+        "aten::_convolution",
+        "aten::cudnn_convolution",
+        "aten::convolution_backward",
+        "aten::cudnn_convolution_backward",
+        "aten::cudnn_convolution_backward_input",
+        "aten::cudnn_convolution_backward_weight",
+        "aten::conv_transpose2d",
+        "aten::_scaled_dot_product_efficient_attention",
+        "aten::_scaled_dot_product_flash_attention",
     };
     return std::find(ops.begin(), ops.end(), opName) != ops.end();
 }
@@ -163,8 +191,8 @@ namespace {
 // `nvjet_sm103`, `…_sm100f`, `fmhaSm100f`; or cuBLAS/cuDNN's `volta_`, `turing_`, `ampere_`.
 bool namesTensorCoreArchitecture(std::string_view name)
 {
-    static constexpr std::array<std::string_view, 5> families = {
-        "volta_", "turing_", "ampere_", "hopper_", "nvjet"};
+    static constexpr std::array<std::string_view, 5> families = {"volta_", "turing_", "ampere_",
+                                                                 "hopper_", "nvjet"};
     if (containsAny(name, families))
         return true;
     for (size_t at = 0; at + 4 <= name.size(); ++at) {
@@ -204,7 +232,8 @@ bool hasMatrixUnits(const TraceMetadata& metadata, GpuVendor vendor,
         return std::any_of(kernelNames.begin(), kernelNames.end(), predicate);
     };
     auto ranMatrixKernels = [&] {
-        return anyKernel([](std::string_view k) { return matrixUnitOf(k) == MatrixUnit::TensorCore; });
+        return anyKernel(
+            [](std::string_view k) { return matrixUnitOf(k) == MatrixUnit::TensorCore; });
     };
     switch (vendor) {
     case GpuVendor::Nvidia: {
@@ -223,7 +252,8 @@ bool hasMatrixUnits(const TraceMetadata& metadata, GpuVendor vendor,
         return std::any_of(metadata.devices.begin(), metadata.devices.end(), isCdnaDevice) ||
                ranMatrixKernels();
     case GpuVendor::Mtia:
-    case GpuVendor::None: break;
+    case GpuVendor::None:
+        break;
     }
     return false;
 }

@@ -11,7 +11,8 @@
 
 namespace kinetoscope::analysis {
 
-enum class MatrixUnit : uint8_t {
+enum class MatrixUnit : uint8_t
+{
     TensorCore,  // the name says a Tensor Core / matrix-core instruction family
     Simt,        // the name says a SIMT GEMM/convolution (fp32 FFMA)
     Unknown,     // not a GEMM-like name, or nothing in it tells

@@ -70,7 +70,8 @@ int64_t lengthWithin(const RangeSet& set, int64_t begin, int64_t end)
 
 bool contains(const RangeSet& set, int64_t t)
 {
-    auto it = std::lower_bound(set.begin(), set.end(), t, [](const TimeRange& r, int64_t v) { return r.end <= v; });
+    auto it = std::lower_bound(set.begin(), set.end(), t,
+                               [](const TimeRange& r, int64_t v) { return r.end <= v; });
     return it != set.end() && it->begin <= t;
 }
 

@@ -45,8 +45,8 @@ constexpr double kSampledShare = 0.10;
 
 bool isTrainingKernel(std::string_view name)
 {
-    return containsNoCase(name, "backward") || containsNoCase(name, "_bwd") || containsNoCase(name, "wgrad") ||
-           containsNoCase(name, "dgrad");
+    return containsNoCase(name, "backward") || containsNoCase(name, "_bwd") ||
+           containsNoCase(name, "wgrad") || containsNoCase(name, "dgrad");
 }
 
 std::string describeOneOff(CallKind kind, std::string_view call)
@@ -59,7 +59,8 @@ std::string describeOneOff(CallKind kind, std::string_view call)
     case CallKind::ModuleLoad:
         return "module loading in " + name;
     case CallKind::Allocation:
-        if (call.find("Free") != std::string_view::npos || call.find("free") != std::string_view::npos)
+        if (call.find("Free") != std::string_view::npos ||
+            call.find("free") != std::string_view::npos)
             return "library initialisation (cuBLAS/cuDNN workspaces) in " + name;
         if (call.find("Host") != std::string_view::npos)
             return "pinned host memory allocation in " + name;
@@ -105,14 +106,17 @@ void keepOnlyFirstOfRecurring(const WindowClass& w, std::vector<OneOffCost>& can
         if (steps.size() < std::max<size_t>(2, (w.allSteps.size() + 1) / 2))
             continue;
         std::vector<size_t> byTime = indices;
-        std::sort(byTime.begin(), byTime.end(),
-                  [&](size_t a, size_t b) { return candidates[a].beginNs < candidates[b].beginNs; });
+        std::sort(byTime.begin(), byTime.end(), [&](size_t a, size_t b) {
+            return candidates[a].beginNs < candidates[b].beginNs;
+        });
         std::vector<int64_t> rest;
         for (size_t k = 1; k < byTime.size(); ++k)
             rest.push_back(candidates[byTime[k]].lengthNs());
-        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
-        const bool firstIsWarmUp = !rest.empty() && static_cast<double>(candidates[byTime[0]].lengthNs()) >=
-                                                        kWarmUpStepRatio * static_cast<double>(rest[rest.size() / 2]);
+        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2),
+                         rest.end());
+        const bool firstIsWarmUp =
+            !rest.empty() && static_cast<double>(candidates[byTime[0]].lengthNs()) >=
+                                 kWarmUpStepRatio * static_cast<double>(rest[rest.size() / 2]);
         for (size_t k = firstIsWarmUp ? 1 : 0; k < byTime.size(); ++k)
             drop[byTime[k]] = true;
     }
@@ -137,7 +141,8 @@ void findFirstCallCosts(const TraceModel& model, std::vector<OneOffCost>& out)
     for (auto& [key, list] : calls) {
         if (list.size() < 3)
             continue;
-        std::sort(list.begin(), list.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+        std::sort(list.begin(), list.end(),
+                  [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
         const Event* first = list.front();
         if (first->durationNs < kOneOffCallNs)
             continue;
@@ -171,7 +176,8 @@ void findOneOffs(const TraceModel& model, WindowClass& w)
     // recorded to wait for.
     std::vector<TimeRange> busy;
     for (const Event& e : model.events())
-        if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset)
+        if (e.category == Category::Kernel || e.category == Category::Memcpy ||
+            e.category == Category::Memset)
             busy.push_back({e.startNs, e.endNs()});
     const RangeSet busySet = unionOf(std::move(busy));
     for (const Event& e : model.events()) {
@@ -187,14 +193,16 @@ void findOneOffs(const TraceModel& model, WindowClass& w)
             // launched before the profiler started, and is no cost of this window.
             if (10 * lengthWithin(busySet, e.startNs, e.endNs()) >= e.durationNs)
                 continue;
-            w.oneOffs.push_back({"a blocking " + std::string(name) +
-                                     " waiting for device work launched before the profiler started",
-                                 std::string(name), true, e.startNs, e.endNs()});
+            w.oneOffs.push_back(
+                {"a blocking " + std::string(name) +
+                     " waiting for device work launched before the profiler started",
+                 std::string(name), true, e.startNs, e.endNs()});
             continue;
         }
         if (isSynchronousLaunch(model, e))
             continue;  // it waited for the work it launched: the device's time, every step
-        w.oneOffs.push_back({describeOneOff(kind, name), std::string(name), false, e.startNs, e.endNs()});
+        w.oneOffs.push_back(
+            {describeOneOff(kind, name), std::string(name), false, e.startNs, e.endNs()});
     }
     if (w.deviceActivities == 0 && w.kernelLaunchCalls + w.graphLaunches == 0)
         findFirstCallCosts(model, w.oneOffs);  // no runtime call shows one-time work here
@@ -225,7 +233,8 @@ void assignRoles(WindowClass& w)
     w.roles.assign(steps.size(), StepRole::Steady);
     for (size_t i = 0; i < steps.size(); ++i) {
         const double length = static_cast<double>(std::max<int64_t>(1, steps[i].durationNs()));
-        if (static_cast<double>(oneOffNsWithin(w, steps[i].beginNs, steps[i].endNs)) >= kOneOffStepShare * length)
+        if (static_cast<double>(oneOffNsWithin(w, steps[i].beginNs, steps[i].endNs)) >=
+            kOneOffStepShare * length)
             w.roles[i] = i == 0 ? StepRole::WarmUp : StepRole::Outlier;
     }
     if (steps.size() < 3)
@@ -235,10 +244,12 @@ void assignRoles(WindowClass& w)
         for (size_t i = 0; i < steps.size(); ++i)
             if (i != skip)
                 rest.push_back(steps[i].durationNs());
-        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2),
+                         rest.end());
         return static_cast<double>(rest[rest.size() / 2]);
     };
-    if (w.roles[0] == StepRole::Steady && static_cast<double>(steps[0].durationNs()) >= kWarmUpStepRatio * medianOfOthers(0))
+    if (w.roles[0] == StepRole::Steady &&
+        static_cast<double>(steps[0].durationNs()) >= kWarmUpStepRatio * medianOfOthers(0))
         w.roles[0] = StepRole::WarmUp;
     // An iteration found without markers ends where the next begins; the last one runs
     // to the end of the host activity, whatever follows the loop: a tail, not a step.
@@ -252,7 +263,8 @@ void countActivity(const TraceModel& model, WindowClass& w)
 {
     auto callKind = perName<CallKind>(model, classifyRuntimeCall);
     for (const Event& e : model.events()) {
-        if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset) {
+        if (e.category == Category::Kernel || e.category == Category::Memcpy ||
+            e.category == Category::Memset) {
             ++w.deviceActivities;
             continue;
         }
@@ -284,7 +296,8 @@ double keptShareOfOps(const TraceModel& model)
     constexpr size_t kSamples = 12;
     if (ops.size() < 4 * kSamples)
         return -1;
-    std::sort(ops.begin(), ops.end(), [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+    std::sort(ops.begin(), ops.end(),
+              [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
     std::vector<std::pair<size_t, int64_t>> ids;  // (rank among ops, External id)
     for (size_t i = 0; i < kSamples; ++i) {
         const size_t rank = i * (ops.size() - 1) / (kSamples - 1);
@@ -310,12 +323,15 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
         if (track.kind != TrackKind::GpuStream)
             continue;
         int64_t previousEnd = std::numeric_limits<int64_t>::min();
-        for (const Event& e : model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
-            if (e.category != Category::Kernel && e.category != Category::Memcpy && e.category != Category::Memset)
+        for (const Event& e :
+             model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
+            if (e.category != Category::Kernel && e.category != Category::Memcpy &&
+                e.category != Category::Memset)
                 continue;
             overlapping += e.startNs + kOverlapToleranceNs < previousEnd;
             previousEnd = std::max(previousEnd, e.endNs());
-            if (e.correlated.valid() && e.startNs + kOverlapToleranceNs < model.event(e.correlated).startNs)
+            if (e.correlated.valid() &&
+                e.startNs + kOverlapToleranceNs < model.event(e.correlated).startNs)
                 ++skewed;
         }
     }
@@ -327,11 +343,14 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     if (w.graphReplay)
         overlapping = 0;
     add("overlapping-on-stream", overlapping,
-        format::counted(uint64_t(overlapping), "device activity overlaps", "device activities overlap") +
-            " the one before on the same stream (a stream runs one at a time): their timestamps are unreliable");
+        format::counted(uint64_t(overlapping), "device activity overlaps",
+                        "device activities overlap") +
+            " the one before on the same stream (a stream runs one at a time): their timestamps "
+            "are unreliable");
     add("clock-skew", skewed,
         format::counted(uint64_t(skewed), "device activity starts", "device activities start") +
-            " before the call that launched it: host and device clocks disagree, so launch delays leave them out");
+            " before the call that launched it: host and device clocks disagree, so launch delays "
+            "leave them out");
     if (!w.captureWindow && !w.deviceActivityMissing && w.kernelLaunchCalls > 0 &&
         w.launchesWithoutActivity * 20 > w.kernelLaunchCalls)
         add("launches-without-kernels", w.launchesWithoutActivity,
@@ -340,20 +359,27 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     if (const double kept = keptShareOfOps(model); kept >= 0 && kept < kSampledShare) {
         w.sampled = true;
         add("sampled-trace", 1,
-            "only about " + format::percent(kept) + " of the host ops were kept (their op ids are sparse): busy and idle times cannot be trusted");
+            "only about " + format::percent(kept) +
+                " of the host ops were kept (their op ids are sparse): busy and idle times cannot "
+                "be trusted");
     }
     const IngestStats& stats = model.stats();
     if (!stats.partlyRead.empty())
         add("partly-read", 1,
-            stats.partlyRead + ": every figure covers only the events before it, and what the profiler wrote after "
-            "it is missing (device activity is often written last)");
+            stats.partlyRead + ": every figure covers only the events before it, and what the "
+                               "profiler wrote after "
+                               "it is missing (device activity is often written last)");
     add("skipped-events", static_cast<int64_t>(stats.skippedTotal()),
         format::count(stats.skippedTotal()) + " events could not be used (see `kinetoscope info`)");
     // The profiler's own span should cover the events: far longer, it is not the window;
     // events outside it were recorded outside the profiled window.
-    auto profilerSpanName = perName<bool>(model, [](std::string_view n) { return n.starts_with("PyTorch Profiler"); });
-    auto isSpan = [&](const Event& e) { return e.category == Category::ProfilerSpan || profilerSpanName(e.name); };
-    int64_t hostBegin = std::numeric_limits<int64_t>::max(), hostEnd = std::numeric_limits<int64_t>::min();
+    auto profilerSpanName =
+        perName<bool>(model, [](std::string_view n) { return n.starts_with("PyTorch Profiler"); });
+    auto isSpan = [&](const Event& e) {
+        return e.category == Category::ProfilerSpan || profilerSpanName(e.name);
+    };
+    int64_t hostBegin = std::numeric_limits<int64_t>::max(),
+            hostEnd = std::numeric_limits<int64_t>::min();
     const Event* span = nullptr;
     for (const Event& e : model.events()) {
         if (isSpan(e)) {
@@ -366,17 +392,21 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
     }
     if (!span || hostEnd <= hostBegin)
         return;
-    if (span->durationNs / 10 > hostEnd - hostBegin && span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
+    if (span->durationNs / 10 > hostEnd - hostBegin &&
+        span->durationNs - (hostEnd - hostBegin) > 1'000'000'000)
         add("profiler-span", 1,
-            "the profiler's own span lasts " + format::duration(span->durationNs) + " but the recorded events only " +
-                format::duration(hostEnd - hostBegin) + ": the span is not used as the window");
+            "the profiler's own span lasts " + format::duration(span->durationNs) +
+                " but the recorded events only " + format::duration(hostEnd - hostBegin) +
+                ": the span is not used as the window");
     int64_t outside = 0;
     for (const Event& e : model.events())
         outside += !isSpan(e) && e.category != Category::Instant &&
-                   (e.startNs + kOutsideToleranceNs < span->startNs || e.endNs() > span->endNs() + kOutsideToleranceNs);
+                   (e.startNs + kOutsideToleranceNs < span->startNs ||
+                    e.endNs() > span->endNs() + kOutsideToleranceNs);
     add("events-outside-window", outside,
-        format::count(outside) + " events lie outside the profiler's window (started before it or ended after "
-        "it): they were recorded by other means, or the clocks disagree");
+        format::count(outside) +
+            " events lie outside the profiler's window (started before it or ended after "
+            "it): they were recorded by other means, or the clocks disagree");
 }
 
 }  // namespace
@@ -384,9 +414,12 @@ void findQualityIssues(const TraceModel& model, WindowClass& w)
 const char* runKindName(RunKind kind)
 {
     switch (kind) {
-    case RunKind::Training: return "training";
-    case RunKind::Inference: return "inference";
-    case RunKind::Unknown: break;
+    case RunKind::Training:
+        return "training";
+    case RunKind::Inference:
+        return "inference";
+    case RunKind::Unknown:
+        break;
     }
     return "unknown";
 }
@@ -394,16 +427,20 @@ const char* runKindName(RunKind kind)
 const char* stepRoleName(StepRole role)
 {
     switch (role) {
-    case StepRole::Steady: return "steady";
-    case StepRole::WarmUp: return "warm-up";
-    case StepRole::Outlier: return "outlier";
+    case StepRole::Steady:
+        return "steady";
+    case StepRole::WarmUp:
+        return "warm-up";
+    case StepRole::Outlier:
+        return "outlier";
     }
     return "steady";
 }
 
 bool WindowClass::partlyRead() const
 {
-    return std::any_of(quality.begin(), quality.end(), [](const QualityIssue& q) { return q.code == "partly-read"; });
+    return std::any_of(quality.begin(), quality.end(),
+                       [](const QualityIssue& q) { return q.code == "partly-read"; });
 }
 
 size_t WindowClass::steadyCount() const
@@ -421,24 +458,30 @@ std::string WindowClass::headline() const
     if (cpuOnly)
         text += ", CPU only";
     const size_t steady = steadyCount();
-    const std::string markers = stepMarker == "ProfilerStep#" ? "ProfilerStep markers" : "'" + stepMarker + "' markers";
-    const std::string source = stepSource == StepSource::Markers            ? markers
-                               : stepSource == StepSource::DataLoaderCalls  ? "found from DataLoader calls"
-                               : stepSource == StepSource::OptimizerSteps   ? "found from Optimizer.step"
-                               : stepSource == StepSource::RepeatedCalls    ? "found from the repeating calls: " + foundBy
-                                                                            : "";
+    const std::string markers =
+        stepMarker == "ProfilerStep#" ? "ProfilerStep markers" : "'" + stepMarker + "' markers";
+    const std::string source =
+        stepSource == StepSource::Markers           ? markers
+        : stepSource == StepSource::DataLoaderCalls ? "found from DataLoader calls"
+        : stepSource == StepSource::OptimizerSteps  ? "found from Optimizer.step"
+        : stepSource == StepSource::RepeatedCalls   ? "found from the repeating calls: " + foundBy
+                                                    : "";
     if (stepSource == StepSource::Window)
         text += ", one window of " + format::duration(windowNs) + " (no iterations found)";
     else if (steady == 0)
-        text += ", " + format::counted(uint64_t(allSteps.size()), "step", "steps") + " (" + source + "), " +
-                (allSteps.size() == 1 ? "not steady" : "none steady") + ": judged as recorded";
+        text += ", " + format::counted(uint64_t(allSteps.size()), "step", "steps") + " (" + source +
+                "), " + (allSteps.size() == 1 ? "not steady" : "none steady") +
+                ": judged as recorded";
     else
-        text += ", " + format::count(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" + source + ")";
+        text += ", " + format::count(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" +
+                source + ")";
     if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
-        text += ", " + format::count(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") + " left out";
+        text += ", " + format::count(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") +
+                " left out";
     for (const OneOffCost& o : oneOffs) {
         if (o.beforeWindow) {
-            text += ", starts inside earlier work (" + o.what + ", " + format::duration(o.lengthNs()) + ")";
+            text += ", starts inside earlier work (" + o.what + ", " +
+                    format::duration(o.lengthNs()) + ")";
             break;
         }
     }
@@ -459,7 +502,10 @@ std::string WindowClass::headline() const
     if (nearlyEmpty)
         text += ", nearly empty";
     if (sparse)
-        text += ", few events (" + format::counted(uint64_t(deviceActivities), "device activity", "device activities") + ")";
+        text +=
+            ", few events (" +
+            format::counted(uint64_t(deviceActivities), "device activity", "device activities") +
+            ")";
     if (sampled)
         text += ", sampled (most host events dropped)";
     return text;
@@ -479,9 +525,8 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     std::string evidence;
     auto trainingOpName = perName<bool>(model, isTrainingOp);
     auto trainingKernelName = perName<bool>(model, isTrainingKernel);
-    auto collectiveName = perName<bool>(model, [](std::string_view n) {
-        return n.starts_with("nccl:") || n.starts_with("rccl:");
-    });
+    auto collectiveName = perName<bool>(
+        model, [](std::string_view n) { return n.starts_with("nccl:") || n.starts_with("rccl:"); });
     for (const Event& e : model.events()) {
         if (e.category == Category::CpuOp || e.category == Category::UserAnnotation) {
             anyOp |= e.category == Category::CpuOp;
@@ -490,9 +535,11 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
             if (!trainingOp && trainingOpName(e.name)) {
                 const std::string_view name = model.text(e.name);
                 trainingOp = true;
-                evidence = "backward or optimizer ops (" + std::string(trace::utf8Prefix(name, 60)) + ")";
+                evidence =
+                    "backward or optimizer ops (" + std::string(trace::utf8Prefix(name, 60)) + ")";
             }
-        } else if (e.category == Category::Kernel && !trainingKernel && trainingKernelName(e.name)) {
+        } else if (e.category == Category::Kernel && !trainingKernel &&
+                   trainingKernelName(e.name)) {
             const std::string_view name = model.text(e.name);
             trainingKernel = true;
             if (evidence.empty())
@@ -500,7 +547,9 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
         }
     }
     w.hostOpsRecorded = hostOps > 0;
-    w.kind = trainingOp || trainingKernel ? RunKind::Training : anyOp ? RunKind::Inference : RunKind::Unknown;
+    w.kind = trainingOp || trainingKernel ? RunKind::Training
+             : anyOp                      ? RunKind::Inference
+                                          : RunKind::Unknown;
     w.kindEvidence = w.kind == RunKind::Inference ? "no backward or optimizer op" : evidence;
     if (w.kind == RunKind::Unknown)
         w.kindEvidence = "no CPU ops recorded";
@@ -508,7 +557,8 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     countActivity(model, w);
     findOneOffs(model, w);
     assignRoles(w);
-    w.captureWindow = w.graphCaptureCalls > 0 && w.launchesWithoutActivity * 2 >= w.kernelLaunchCalls &&
+    w.captureWindow = w.graphCaptureCalls > 0 &&
+                      w.launchesWithoutActivity * 2 >= w.kernelLaunchCalls &&
                       w.kernelLaunchCalls > 0;
     // Launches without any activity, or NCCL collectives (a GPU job) without any device
     // work: the device side was not recorded.
@@ -520,13 +570,15 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
     w.cpuOnly = !w.countersOnly && !w.deviceActivityMissing && w.deviceActivities == 0 &&
                 w.kernelLaunchCalls + w.graphLaunches == 0;
     w.nearlyEmpty = w.windowNs < kNearlyEmptyWindowNs;
-    w.sparse = !w.nearlyEmpty && w.deviceActivities > 0 && w.deviceActivities < kFewActivities && hostOps < kFewHostOps;
+    w.sparse = !w.nearlyEmpty && w.deviceActivities > 0 && w.deviceActivities < kFewActivities &&
+               hostOps < kFewHostOps;
     w.warmUpDominated = w.windowNs > 0 && 2 * w.oneOffNs >= w.windowNs;
     findQualityIssues(model, w);
     return w;
 }
 
-StepDetection steadyState(const TraceModel& model, const StepDetection& steps, const WindowClass& window)
+StepDetection steadyState(const TraceModel& model, const StepDetection& steps,
+                          const WindowClass& window)
 {
     StepDetection steady = steps;
     if (window.steadyCount() > 0 && window.steadyCount() < steps.steps.size()) {
@@ -547,7 +599,8 @@ StepDetection steadyState(const TraceModel& model, const StepDetection& steps, c
             after = std::max(after, o.endNs);
     int64_t deviceAfter = 0;
     for (const Event& e : model.events())
-        if ((e.category == Category::Kernel || e.category == Category::Memcpy) && e.startNs >= after)
+        if ((e.category == Category::Kernel || e.category == Category::Memcpy) &&
+            e.startNs >= after)
             ++deviceAfter;
     if (after > only.beginNs && deviceAfter > 0) {
         only.beginNs = after;

@@ -12,10 +12,16 @@
 
 namespace kinetoscope::analysis {
 
-enum class RunKind : uint8_t { Training, Inference, Unknown };
+enum class RunKind : uint8_t
+{
+    Training,
+    Inference,
+    Unknown
+};
 const char* runKindName(RunKind kind);  // "training", "inference", "unknown"
 
-enum class StepRole : uint8_t {
+enum class StepRole : uint8_t
+{
     Steady,
     WarmUp,   // a first step slowed by one-off costs (or far slower than the rest)
     Outlier,  // a later step holding a one-off cost
@@ -26,8 +32,8 @@ const char* stepRoleName(StepRole role);  // "steady", "warm-up", "outlier"
 // steady loop because it loaded kernels, created the context or grew the allocator.
 struct OneOffCost
 {
-    std::string what;  // "module loading in the first cudaLaunchKernel", ...
-    std::string call;  // the call's name
+    std::string what;           // "module loading in the first cudaLaunchKernel", ...
+    std::string call;           // the call's name
     bool beforeWindow = false;  // a blocking call that waited for device work launched
                                 // before the profiler started (not warm-up)
     int64_t beginNs = 0;
@@ -49,31 +55,32 @@ inline constexpr int64_t kNearlyEmptyWindowNs = 100'000;
 struct WindowClass
 {
     RunKind kind = RunKind::Unknown;
-    std::string kindEvidence;  // why: "backward ops and Optimizer.step", "no backward or optimizer op"
+    std::string
+        kindEvidence;  // why: "backward ops and Optimizer.step", "no backward or optimizer op"
     StepSource stepSource = StepSource::Window;
     std::string foundBy;  // how repeated-call iterations were cut (StepDetection::foundBy)
     std::string stepMarker = "ProfilerStep#";  // the name prefix steps were looked for by
-    std::vector<Step> allSteps;   // every step found, warm-up included
-    std::vector<StepRole> roles;  // one per step of allSteps
-    std::vector<OneOffCost> oneOffs;  // longest first
-    int64_t oneOffNs = 0;             // the union of the warm-up ones (not beforeWindow)
-    int64_t windowNs = 0;             // first step's begin to last step's end, all steps
-    int64_t deviceActivities = 0;     // kernels, copies and memsets in the trace
+    std::vector<Step> allSteps;                // every step found, warm-up included
+    std::vector<StepRole> roles;               // one per step of allSteps
+    std::vector<OneOffCost> oneOffs;           // longest first
+    int64_t oneOffNs = 0;                      // the union of the warm-up ones (not beforeWindow)
+    int64_t windowNs = 0;                      // first step's begin to last step's end, all steps
+    int64_t deviceActivities = 0;              // kernels, copies and memsets in the trace
     int64_t kernelLaunchCalls = 0;
     int64_t launchesWithoutActivity = 0;  // kernel launch calls with no device activity
     int64_t graphLaunches = 0;            // cudaGraphLaunch / hipGraphLaunch calls
     int64_t graphCaptureCalls = 0;        // Begin/EndCapture, instantiation
-    bool captureWindow = false;       // a graph was captured here: nothing ran by design
-    bool graphReplay = false;         // kernels ran from graph launches
-    bool deviceActivityMissing = false;  // launches, but no device activity recorded
-    bool countersOnly = false;        // CUPTI range-profiler records instead of activities
-    bool cpuOnly = false;             // no launch and no device activity at all
-    bool nearlyEmpty = false;         // too short to judge (under kNearlyEmptyWindowNs)
-    bool sparse = false;              // few events: judged only where one cost dominates its
-                                      // steps (diagnosis.cpp), with a small-sample caveat
-    bool warmUpDominated = false;     // one-off costs are most of the window
-    bool sampled = false;             // most host events were dropped (a sampled trace)
-    bool hostOpsRecorded = true;      // CPU ops are in the trace (a GPU-only trace has none)
+    bool captureWindow = false;           // a graph was captured here: nothing ran by design
+    bool graphReplay = false;             // kernels ran from graph launches
+    bool deviceActivityMissing = false;   // launches, but no device activity recorded
+    bool countersOnly = false;            // CUPTI range-profiler records instead of activities
+    bool cpuOnly = false;                 // no launch and no device activity at all
+    bool nearlyEmpty = false;             // too short to judge (under kNearlyEmptyWindowNs)
+    bool sparse = false;                  // few events: judged only where one cost dominates its
+                                          // steps (diagnosis.cpp), with a small-sample caveat
+    bool warmUpDominated = false;         // one-off costs are most of the window
+    bool sampled = false;                 // most host events were dropped (a sampled trace)
+    bool hostOpsRecorded = true;          // CPU ops are in the trace (a GPU-only trace has none)
     std::vector<QualityIssue> quality;
 
     size_t steadyCount() const;
@@ -83,8 +90,8 @@ struct WindowClass
     // Can per-step rules judge this window at all?
     bool diagnosable() const
     {
-        return !captureWindow && !deviceActivityMissing && !countersOnly && !nearlyEmpty && !cpuOnly && !sampled &&
-               !warmUpDominated;
+        return !captureWindow && !deviceActivityMissing && !countersOnly && !nearlyEmpty &&
+               !cpuOnly && !sampled && !warmUpDominated;
     }
     // One line: "training, 6 steady steps (ProfilerStep markers), 1 warm-up step; ..."
     std::string headline() const;
@@ -96,6 +103,7 @@ WindowClass classifyWindow(const trace::TraceModel& model, const StepDetection& 
 // The steps the rules judge: the steady ones, or all of them when none is steady. For a
 // single window that holds one-off costs, the window starts after the last of them when
 // device work remains there.
-StepDetection steadyState(const trace::TraceModel& model, const StepDetection& steps, const WindowClass& window);
+StepDetection steadyState(const trace::TraceModel& model, const StepDetection& steps,
+                          const WindowClass& window);
 
 }  // namespace kinetoscope::analysis

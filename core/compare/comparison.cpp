@@ -20,10 +20,14 @@ using analysis::TimeCategory;
 const char* statusName(Delta::Status status)
 {
     switch (status) {
-    case Delta::Status::Changed: return "changed";
-    case Delta::Status::New: return "new";
-    case Delta::Status::Gone: return "gone";
-    case Delta::Status::Same: break;
+    case Delta::Status::Changed:
+        return "changed";
+    case Delta::Status::New:
+        return "new";
+    case Delta::Status::Gone:
+        return "gone";
+    case Delta::Status::Same:
+        break;
     }
     return "same";
 }
@@ -31,13 +35,20 @@ const char* statusName(Delta::Status status)
 const char* causeKindKey(Cause::Kind kind)
 {
     switch (kind) {
-    case Cause::Kind::DataLoader: return "dataloader";
-    case Cause::Kind::Kernel: return "kernel";
-    case Cause::Kind::Copy: return "copy";
-    case Cause::Kind::Sync: return "sync";
-    case Cause::Kind::Launches: return "launches";
-    case Cause::Kind::Op: return "op";
-    case Cause::Kind::Communication: break;
+    case Cause::Kind::DataLoader:
+        return "dataloader";
+    case Cause::Kind::Kernel:
+        return "kernel";
+    case Cause::Kind::Copy:
+        return "copy";
+    case Cause::Kind::Sync:
+        return "sync";
+    case Cause::Kind::Launches:
+        return "launches";
+    case Cause::Kind::Op:
+        return "op";
+    case Cause::Kind::Communication:
+        break;
     }
     return "communication";
 }
@@ -45,9 +56,12 @@ const char* causeKindKey(Cause::Kind kind)
 const char* findingStatusName(FindingChange::Status status)
 {
     switch (status) {
-    case FindingChange::Status::Resolved: return "resolved";
-    case FindingChange::Status::New: return "new";
-    case FindingChange::Status::Persisting: break;
+    case FindingChange::Status::Resolved:
+        return "resolved";
+    case FindingChange::Status::New:
+        return "new";
+    case FindingChange::Status::Persisting:
+        break;
     }
     return "persisting";
 }
@@ -71,7 +85,8 @@ struct SideData
 double meanOf(const std::vector<int64_t>& values)
 {
     return values.empty() ? 0.0
-                          : double(std::accumulate(values.begin(), values.end(), int64_t{0})) / double(values.size());
+                          : double(std::accumulate(values.begin(), values.end(), int64_t{0})) /
+                                double(values.size());
 }
 
 SideData readSide(const document::Document& doc, const char* label)
@@ -112,8 +127,8 @@ SideData readSide(const document::Document& doc, const char* label)
     data.ops = analysis::computeOpTables(*doc.model, &steady);
     std::unordered_set<uint32_t> calls;
     for (const trace::Event& e : doc.model->events())
-        if (e.category == trace::Category::Kernel && e.correlated.valid() && analysis::contains(steady, e.startNs) &&
-            calls.insert(e.correlated.value).second) {
+        if (e.category == trace::Category::Kernel && e.correlated.valid() &&
+            analysis::contains(steady, e.startNs) && calls.insert(e.correlated.value).second) {
             data.launchCalls += 1.0;
             data.launchCallNs += double(doc.model->event(e.correlated).durationNs);
         }
@@ -127,8 +142,8 @@ struct RowValues
 };
 using RowKey = std::pair<std::string, std::string>;
 
-std::vector<Delta> diffRows(const std::map<RowKey, RowValues>& before, const std::map<RowKey, RowValues>& after,
-                            double thresholdNs)
+std::vector<Delta> diffRows(const std::map<RowKey, RowValues>& before,
+                            const std::map<RowKey, RowValues>& after, double thresholdNs)
 {
     std::map<RowKey, Delta> rows;
     for (const auto& [key, v] : before) {
@@ -151,12 +166,14 @@ std::vector<Delta> diffRows(const std::map<RowKey, RowValues>& before, const std
             d.status = Delta::Status::New;
         else if (d.afterCalls == 0 && d.beforeCalls > 0)
             d.status = Delta::Status::Gone;
-        else if (std::fabs(d.deltaNs()) >= thresholdNs || callChange >= std::max(1.0, 0.05 * d.beforeCalls))
+        else if (std::fabs(d.deltaNs()) >= thresholdNs ||
+                 callChange >= std::max(1.0, 0.05 * d.beforeCalls))
             d.status = Delta::Status::Changed;
         out.push_back(std::move(d));
     }
     std::stable_sort(out.begin(), out.end(), [](const Delta& a, const Delta& b) {
-        const bool movedA = a.status != Delta::Status::Same, movedB = b.status != Delta::Status::Same;
+        const bool movedA = a.status != Delta::Status::Same,
+                   movedB = b.status != Delta::Status::Same;
         if (movedA != movedB)
             return movedA;
         const double ka = movedA ? std::fabs(a.deltaNs()) : a.beforeNs;
@@ -288,41 +305,50 @@ std::vector<Cause> rankCauses(const SideData& a, const SideData& b, const Compar
     std::vector<Cause> causes;
     const auto& sa = a.doc->summary;
     const auto& sb = b.doc->summary;
-    Cause loader{Cause::Kind::DataLoader, "", "DataLoader wait", sa.breakdown.all.average(TimeCategory::DataLoader),
-                 sb.breakdown.all.average(TimeCategory::DataLoader), std::nullopt, std::nullopt};
+    Cause loader{Cause::Kind::DataLoader,
+                 "",
+                 "DataLoader wait",
+                 sa.breakdown.all.average(TimeCategory::DataLoader),
+                 sb.breakdown.all.average(TimeCategory::DataLoader),
+                 std::nullopt,
+                 std::nullopt};
     causes.push_back(loader);
     causes.push_back({Cause::Kind::Sync, "", "host blocked in synchronising calls",
                       meanOf(sa.sync.syncCallNsPerStep), meanOf(sb.sync.syncCallNsPerStep),
                       meanOf(sa.sync.syncCallsPerStep), meanOf(sb.sync.syncCallsPerStep)});
     const double na = double(a.steadySteps), nb = double(b.steadySteps);
-    causes.push_back({Cause::Kind::Launches, "", "kernel launch calls", a.launchCallNs / na, b.launchCallNs / nb,
-                      a.launchCalls / na, b.launchCalls / nb});
+    causes.push_back({Cause::Kind::Launches, "", "kernel launch calls", a.launchCallNs / na,
+                      b.launchCallNs / nb, a.launchCalls / na, b.launchCalls / nb});
     for (const Delta& k : c.kernels) {
         if (k.status == Delta::Status::Same)
             continue;
         const bool communication = analysis::isCommunicationKernel(k.name);
-        causes.push_back({communication ? Cause::Kind::Communication : Cause::Kind::Kernel, k.name,
-                          std::string(communication ? "communication kernel " : "kernel ") + shortName(k.name), k.beforeNs,
-                          k.afterNs, k.beforeCalls, k.afterCalls});
+        causes.push_back(
+            {communication ? Cause::Kind::Communication : Cause::Kind::Kernel, k.name,
+             std::string(communication ? "communication kernel " : "kernel ") + shortName(k.name),
+             k.beforeNs, k.afterNs, k.beforeCalls, k.afterCalls});
     }
     for (const Delta& copy : c.copies)
         if (copy.status != Delta::Status::Same)
-            causes.push_back({Cause::Kind::Copy, copy.name, copy.name, copy.beforeNs, copy.afterNs, copy.beforeCalls,
-                              copy.afterCalls});
+            causes.push_back({Cause::Kind::Copy, copy.name, copy.name, copy.beforeNs, copy.afterNs,
+                              copy.beforeCalls, copy.afterCalls});
     // Ops by name (their shapes are in the table), host time; the DataLoader's own
     // spans are the DataLoader wait above.
     std::map<RowKey, RowValues> opsA = opRows(a, false), opsB = opRows(b, false);
     for (const Delta& op : diffRows(opsA, opsB, 0.0)) {
         if (op.status == Delta::Status::Same || analysis::isDataLoaderOp(op.name))
             continue;
-        causes.push_back({Cause::Kind::Op, op.name, "host time in " + shortName(op.name), op.beforeNs, op.afterNs, op.beforeCalls,
-                          op.afterCalls});
+        causes.push_back({Cause::Kind::Op, op.name, "host time in " + shortName(op.name),
+                          op.beforeNs, op.afterNs, op.beforeCalls, op.afterCalls});
     }
-    std::stable_sort(causes.begin(), causes.end(),
-                     [](const Cause& x, const Cause& y) { return std::fabs(x.deltaNs()) > std::fabs(y.deltaNs()); });
+    std::stable_sort(causes.begin(), causes.end(), [](const Cause& x, const Cause& y) {
+        return std::fabs(x.deltaNs()) > std::fabs(y.deltaNs());
+    });
     // Keep what moved by at least the unchanged threshold; at most 20.
     const double threshold = kUnchangedShareOfStep * a.side.steps.meanNs;
-    std::erase_if(causes, [&](const Cause& x) { return std::fabs(x.deltaNs()) < threshold || x.deltaNs() == 0; });
+    std::erase_if(causes, [&](const Cause& x) {
+        return std::fabs(x.deltaNs()) < threshold || x.deltaNs() == 0;
+    });
     if (causes.size() > 20)
         causes.resize(20);
     return causes;
@@ -330,7 +356,8 @@ std::vector<Cause> rankCauses(const SideData& a, const SideData& b, const Compar
 
 std::string changeText(const StepChange& change)
 {
-    std::string text = format::durationChange(change.deltaNs) + ", " + format::percentChange(change.relative);
+    std::string text =
+        format::durationChange(change.deltaNs) + ", " + format::percentChange(change.relative);
     if (change.lowNs && change.highNs)
         text += "; 95 % interval " + format::durationChange(*change.lowNs) + " to " +
                 format::durationChange(*change.highNs);
@@ -350,7 +377,8 @@ std::string verdictLine(const Comparison& c)
     std::string line;
     std::vector<std::string> differences;
     if (!c.sameHardware)
-        differences.push_back("different hardware (" + c.before.hardware.text() + " → " + c.after.hardware.text() + ")");
+        differences.push_back("different hardware (" + c.before.hardware.text() + " → " +
+                              c.after.hardware.text() + ")");
     if (!c.sameWorkload)
         differences.push_back("different models (" + c.modelBefore + " → " + c.modelAfter + ")");
     if (!differences.empty()) {
@@ -358,34 +386,40 @@ std::string verdictLine(const Comparison& c)
         for (size_t i = 1; i < differences.size(); ++i)
             line += " and " + differences[i];
         line = capitalised(line) + ": a comparison of " +
-               (c.sameWorkload ? "machines, not of a change to the code. " : "two runs, not of one change. ");
+               (c.sameWorkload ? "machines, not of a change to the code. "
+                               : "two runs, not of one change. ");
     }
     // Little op time in common hints at two programs, but a compiled or fused run shares
     // little with its eager self too: a caution, after the verdict, never a verdict.
     std::string caution;
     if (c.sameWorkload && c.sharedOpTime && *c.sharedOpTime < kSameWorkloadShare)
         caution = " The two share only " + format::percent(*c.sharedOpTime) +
-                  " of their op time: check that both run the same model (a compiled or fused run also shares little "
+                  " of their op time: check that both run the same model (a compiled or fused run "
+                  "also shares little "
                   "with an eager one).";
     const StepChange& step = c.step;
-    const std::string stepPart = format::duration(c.before.steps.meanNs) + " → " + format::duration(c.after.steps.meanNs) +
-                                 " per step (" + changeText(step) + ")";
+    const std::string stepPart = format::duration(c.before.steps.meanNs) + " → " +
+                                 format::duration(c.after.steps.meanNs) + " per step (" +
+                                 changeText(step) + ")";
     if (c.labSteps()) {
         const LabComparison& lab = *c.lab;
         line += capitalised(verdictName(lab.steps->verdict)) + " (the lab's measured steps, " +
                 format::count(lab.stepsBefore->valuesNs.size()) + " and " +
-                format::count(lab.stepsAfter->valuesNs.size()) + "): " + format::duration(lab.stepsBefore->meanNs) +
-                " → " + format::duration(lab.stepsAfter->meanNs) + " per step (" + changeText(*lab.steps) + ")" +
-                (c.traced ? "; the profiled window: " + stepPart : std::string()) + "." + caution;
+                format::count(lab.stepsAfter->valuesNs.size()) +
+                "): " + format::duration(lab.stepsBefore->meanNs) + " → " +
+                format::duration(lab.stepsAfter->meanNs) + " per step (" + changeText(*lab.steps) +
+                ")" + (c.traced ? "; the profiled window: " + stepPart : std::string()) + "." +
+                caution;
         return line;
     }
     if (c.perSample && c.batch) {
         const double perBefore = c.before.steps.meanNs / double(c.batch->before);
         const double perAfter = c.after.steps.meanNs / double(c.batch->after);
-        line += capitalised(verdictName(c.perSample->verdict)) + " per sample: batch " + format::count(c.batch->before) +
-                " → " + format::count(c.batch->after) + " (read from the input shapes of " +
-                format::count(c.batch->opsAgreeing) + " ops), " + format::duration(perBefore) + " → " +
-                format::duration(perAfter) + " per sample (" + changeText(*c.perSample) + "); " + stepPart + "." + caution;
+        line += capitalised(verdictName(c.perSample->verdict)) + " per sample: batch " +
+                format::count(c.batch->before) + " → " + format::count(c.batch->after) +
+                " (read from the input shapes of " + format::count(c.batch->opsAgreeing) +
+                " ops), " + format::duration(perBefore) + " → " + format::duration(perAfter) +
+                " per sample (" + changeText(*c.perSample) + "); " + stepPart + "." + caution;
         return line;
     }
     return line + capitalised(verdictName(step.verdict)) + ": " + stepPart + "." + caution;
@@ -398,8 +432,10 @@ std::string causeText(const Cause& cause)
         text += " (" + format::percentChange(cause.deltaNs() / cause.beforeNs) + ")";
     else
         text += cause.beforeNs > 0 ? " (gone)" : " (new)";
-    if (cause.beforeCount && cause.afterCount && std::fabs(*cause.afterCount - *cause.beforeCount) >= 1.0)
-        text += ", calls " + format::count(*cause.beforeCount) + " → " + format::count(*cause.afterCount) + " per step";
+    if (cause.beforeCount && cause.afterCount &&
+        std::fabs(*cause.afterCount - *cause.beforeCount) >= 1.0)
+        text += ", calls " + format::count(*cause.beforeCount) + " → " +
+                format::count(*cause.afterCount) + " per step";
     return text;
 }
 
@@ -407,7 +443,8 @@ std::string kernelTotalText(const Comparison& c)
 {
     const double delta = c.kernelAfterNs - c.kernelBeforeNs;
     return "kernels " + format::durationChange(delta) + " per step" +
-           (c.kernelBeforeNs > 0 ? " (" + format::percentChange(delta / c.kernelBeforeNs) + ")" : std::string());
+           (c.kernelBeforeNs > 0 ? " (" + format::percentChange(delta / c.kernelBeforeNs) + ")"
+                                 : std::string());
 }
 
 // The breakdown's "CPU exec" or "other" row when it moved more than `thanNs`: host time
@@ -427,7 +464,8 @@ const Delta* unattributedMove(const Comparison& c, double thanNs)
 
 std::string unattributedText(const Delta& d)
 {
-    return "in the breakdown, " + std::string(d.name == "other" ? "untraced host time (\"other\")" : "CPU exec") + " " +
+    return "in the breakdown, " +
+           std::string(d.name == "other" ? "untraced host time (\"other\")" : "CPU exec") + " " +
            format::durationChange(d.deltaNs()) + " per step";
 }
 
@@ -436,23 +474,28 @@ std::string changeLine(const Comparison& c)
     // Across hardware the kernels are what differ first; the causes after them.
     if (!c.sameHardware)
         return capitalised(kernelTotalText(c)) +
-               (c.causes.empty() ? std::string(".") : "; the largest single change: " + causeText(c.causes[0]) + ".");
+               (c.causes.empty() ? std::string(".")
+                                 : "; the largest single change: " + causeText(c.causes[0]) + ".");
     if (c.causes.empty()) {
         if (const Delta* host = unattributedMove(c, 0.0))
             return "No cause moved by 0.5 % of the step or more; " + unattributedText(*host) + ".";
-        return "Nothing moved by 0.5 % of the step or more: the DataLoader wait, synchronisation, launches, every "
+        return "Nothing moved by 0.5 % of the step or more: the DataLoader wait, synchronisation, "
+               "launches, every "
                "kernel, copy and op are as they were.";
     }
     std::string line = capitalised(causeText(c.causes[0]));
-    if (c.causes.size() > 1 && std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()))
+    if (c.causes.size() > 1 &&
+        std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()))
         line += "; " + causeText(c.causes[1]);
-    const bool kernelNamed = c.causes[0].kind == Cause::Kind::Kernel ||
-                             (c.causes.size() > 1 && c.causes[1].kind == Cause::Kind::Kernel &&
-                              std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()));
+    const bool kernelNamed =
+        c.causes[0].kind == Cause::Kind::Kernel ||
+        (c.causes.size() > 1 && c.causes[1].kind == Cause::Kind::Kernel &&
+         std::fabs(c.causes[1].deltaNs()) >= 0.5 * std::fabs(c.causes[0].deltaNs()));
     if (!kernelNamed) {
         const double kernelDelta = c.kernelAfterNs - c.kernelBeforeNs;
-        const bool unchanged = std::fabs(kernelDelta) <= std::max(0.02 * c.kernelBeforeNs,
-                                                                 kUnchangedShareOfStep * c.before.steps.meanNs);
+        const bool unchanged =
+            std::fabs(kernelDelta) <=
+            std::max(0.02 * c.kernelBeforeNs, kUnchangedShareOfStep * c.before.steps.meanNs);
         line += unchanged ? "; kernels unchanged" : "; " + kernelTotalText(c);
     }
     if (const Delta* host = unattributedMove(c, std::fabs(c.causes[0].deltaNs())))
@@ -462,7 +505,8 @@ std::string changeLine(const Comparison& c)
 
 // Each op's share of its side's self time, the smaller of the two sides', summed over the
 // ops both ran; nullopt where a side has no op time.
-std::optional<double> sharedOpTime(const std::vector<analysis::OpStats>& a, const std::vector<analysis::OpStats>& b)
+std::optional<double> sharedOpTime(const std::vector<analysis::OpStats>& a,
+                                   const std::vector<analysis::OpStats>& b)
 {
     auto shares = [](const std::vector<analysis::OpStats>& ops) {
         std::map<std::string, double> byName;
@@ -492,13 +536,15 @@ std::string labChangeLine(const LabComparison& lab)
     for (const LabComparison::Figure& f : lab.armSamplesPerSecond)
         if (f.before && f.after && *f.before > 0)
             parts.push_back(f.name + " arm " + format::rate(*f.before, "samples") + " → " +
-                            format::rate(*f.after, "samples") + " (" + format::percentChange(*f.after / *f.before - 1) + ")");
+                            format::rate(*f.after, "samples") + " (" +
+                            format::percentChange(*f.after / *f.before - 1) + ")");
     for (const LabComparison::Figure& f : lab.splitMs)
         if (f.before && f.after)
-            parts.push_back(f.name + " " + format::duration(*f.before * 1e6) + " → " + format::duration(*f.after * 1e6) +
-                            " per step");
+            parts.push_back(f.name + " " + format::duration(*f.before * 1e6) + " → " +
+                            format::duration(*f.after * 1e6) + " per step");
     if (parts.empty())
-        return "Neither side recorded a trace: the lab's measured steps are all there is to compare.";
+        return "Neither side recorded a trace: the lab's measured steps are all there is to "
+               "compare.";
     std::string line = "Neither side recorded a trace; ";
     for (size_t i = 0; i < parts.size(); ++i)
         line += (i ? "; " : "") + parts[i];
@@ -542,7 +588,8 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
                 v /= double(batch);
             return stepSample(std::move(values));
         };
-        c.perSample = estimateChange(perSample(c.before.steps, c.batch->before), perSample(c.after.steps, c.batch->after));
+        c.perSample = estimateChange(perSample(c.before.steps, c.batch->before),
+                                     perSample(c.after.steps, c.batch->after));
     }
 
     if (!c.traced) {  // two lab sessions without traces: their lab figures only
@@ -555,11 +602,12 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     const double threshold = kUnchangedShareOfStep * c.before.steps.meanNs;
     c.breakdown = breakdownRows(a, b);
     for (Delta& d : c.breakdown)
-        d.status = std::fabs(d.deltaNs()) >= threshold ? Delta::Status::Changed : Delta::Status::Same;
+        d.status =
+            std::fabs(d.deltaNs()) >= threshold ? Delta::Status::Changed : Delta::Status::Same;
     c.kernels = diffRows(kernelRows(a), kernelRows(b), threshold);
     c.copies = diffRows(copyRows(a), copyRows(b), threshold);
-    c.efficiency = compareEfficiency(a.doc->summary.roofline, double(a.steadySteps), b.doc->summary.roofline,
-                                     double(b.steadySteps));
+    c.efficiency = compareEfficiency(a.doc->summary.roofline, double(a.steadySteps),
+                                     b.doc->summary.roofline, double(b.steadySteps));
     c.ops = diffRows(opRows(a, shapesOnBothSides), opRows(b, shapesOnBothSides), threshold);
     c.opsByShapes = shapesOnBothSides;
     c.memory = memoryRows(a, b);
@@ -587,8 +635,8 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
 bool Comparison::slowerBeyond(double fraction) const
 {
     const double beforeNs = perSample && batch ? before.steps.meanNs / double(batch->before)
-                            : labSteps()        ? lab->stepsBefore->meanNs
-                                                : before.steps.meanNs;
+                            : labSteps()       ? lab->stepsBefore->meanNs
+                                               : before.steps.meanNs;
     return verdict().slowerBeyond(fraction, beforeNs);
 }
 
@@ -617,7 +665,8 @@ CompareInput openBoth(const std::string& beforePath, const std::string& afterPat
     return input;
 }
 
-std::optional<std::string> whyNotComparable(const document::Document& before, const document::Document& after)
+std::optional<std::string> whyNotComparable(const document::Document& before,
+                                            const document::Document& after)
 {
     for (const document::Document* doc : {&before, &after})
         if (!doc->ok())  // unreadable, or read only in part: never compared
@@ -626,7 +675,8 @@ std::optional<std::string> whyNotComparable(const document::Document& before, co
     // what it can be compared with.
     if ((!before.hasTrace() || !after.hasTrace()) && !(before.session && after.session))
         return (before.hasTrace() ? after : before).path +
-               ": a lab session recorded without a trace compares only with another lab session (their measured "
+               ": a lab session recorded without a trace compares only with another lab session "
+               "(their measured "
                "steps); run it again with --profile to compare it with a trace";
     return std::nullopt;
 }

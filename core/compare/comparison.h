@@ -24,11 +24,11 @@ namespace kinetoscope::compare {
 struct Side
 {
     std::string path;
-    std::string label;      // "before" / "after"
+    std::string label;  // "before" / "after"
     Hardware hardware;
-    std::string runKind;    // "training", "inference", "unknown"
-    std::string window;     // the window's headline
-    StepSample steps;       // steady step durations
+    std::string runKind;     // "training", "inference", "unknown"
+    std::string window;      // the window's headline
+    StepSample steps;        // steady step durations
     size_t warmUpSteps = 0;  // set apart
     size_t outlierSteps = 0;
 };
@@ -37,9 +37,15 @@ struct Side
 // kind, a category or a cause.
 struct Delta
 {
-    enum class Status : uint8_t { Same, Changed, New, Gone };
+    enum class Status : uint8_t
+    {
+        Same,
+        Changed,
+        New,
+        Gone
+    };
     std::string name;
-    std::string detail;  // input shapes of an op, "" otherwise
+    std::string detail;     // input shapes of an op, "" otherwise
     double beforeNs = 0.0;  // per steady step
     double afterNs = 0.0;
     double beforeCalls = 0.0;  // per steady step
@@ -53,15 +59,25 @@ const char* statusName(Delta::Status status);  // "same", "changed", "new", "gon
 // Something that moved, in the words a reader would use, ranked by |deltaNs|.
 struct Cause
 {
-    enum class Kind : uint8_t { DataLoader, Kernel, Copy, Sync, Launches, Op, Communication };
+    enum class Kind : uint8_t
+    {
+        DataLoader,
+        Kernel,
+        Copy,
+        Sync,
+        Launches,
+        Op,
+        Communication
+    };
     Kind kind = Kind::Kernel;
-    std::string name;    // the kernel, copy kind or op; "" for the others
-    std::string label;   // "DataLoader wait", "kernel ampere_sgemm_128x64_tn", ...
-    double beforeNs = 0.0, afterNs = 0.0;  // per steady step
+    std::string name;   // the kernel, copy kind or op; "" for the others
+    std::string label;  // "DataLoader wait", "kernel ampere_sgemm_128x64_tn", ...
+    double beforeNs = 0.0, afterNs = 0.0;           // per steady step
     std::optional<double> beforeCount, afterCount;  // calls per step, where counting says more
     double deltaNs() const { return afterNs - beforeNs; }
 };
-const char* causeKindKey(Cause::Kind kind);  // "dataloader", "kernel", "copy", "sync", "launches", "op", "communication"
+const char* causeKindKey(
+    Cause::Kind kind);  // "dataloader", "kernel", "copy", "sync", "launches", "op", "communication"
 
 struct MemoryDelta
 {
@@ -72,7 +88,12 @@ struct MemoryDelta
 
 struct FindingChange
 {
-    enum class Status : uint8_t { Resolved, New, Persisting };
+    enum class Status : uint8_t
+    {
+        Resolved,
+        New,
+        Persisting
+    };
     std::string id;
     std::string title;  // the after side's, or the before side's when resolved
     Status status = Status::Persisting;
@@ -84,7 +105,7 @@ const char* findingStatusName(FindingChange::Status status);  // "resolved", "ne
 struct Comparison
 {
     Side before, after;
-    StepChange step;                    // per step as measured
+    StepChange step;  // per step as measured
     bool sameHardware = true;
     // The share of op time the two runs spend in the same ops (each op's share of its
     // side's self time, the smaller of the two, summed over the ops both ran): near 1 for
@@ -99,7 +120,7 @@ struct Comparison
     // Both sides have a trace. Two lab sessions recorded without one compare their lab
     // figures alone: no steps, breakdown, tables or causes.
     bool traced = true;
-    std::optional<BatchChange> batch;   // when the batch size changed
+    std::optional<BatchChange> batch;     // when the batch size changed
     std::optional<StepChange> perSample;  // the verdict per sample, when it did
     // The verdict that counts: per sample when the batch changed; else, for two lab
     // sessions, over the lab's own measured steps (many more than the profiled window);
@@ -121,9 +142,9 @@ struct Comparison
     std::vector<Delta> copies;     // memcpy and memset kinds
     std::vector<EfficiencyDelta> efficiency;  // the costliest op groups' roofline readings
     std::vector<MemoryDelta> memory;
-    std::vector<FindingChange> findings;  // resolved, new, persisting; each by gain
+    std::vector<FindingChange> findings;               // resolved, new, persisting; each by gain
     double kernelBeforeNs = 0.0, kernelAfterNs = 0.0;  // summed kernel time per step
-    std::optional<LabComparison> lab;  // when both sides are lab sessions
+    std::optional<LabComparison> lab;                  // when both sides are lab sessions
 
     // One sentence on the step ("Faster: step 175 ms → 123 ms (−51.5 ms, −29.5 %, 95 %
     // interval ...)") and one on what changed ("DataLoader wait −68.0 ms per step
@@ -150,10 +171,12 @@ struct CompareInput
     std::shared_ptr<const document::Document> before, after;
 };
 CompareInput openBoth(const std::string& beforePath, const std::string& afterPath,
-                      const document::OpenOptions& options, std::string& error, CompareInput opened = {});
+                      const document::OpenOptions& options, std::string& error,
+                      CompareInput opened = {});
 // Why two opened documents cannot be compared, in one line naming the file (unreadable or
 // read only in part; a session without a trace against anything but another session);
 // nullopt when they can.
-std::optional<std::string> whyNotComparable(const document::Document& before, const document::Document& after);
+std::optional<std::string> whyNotComparable(const document::Document& before,
+                                            const document::Document& after);
 
 }  // namespace kinetoscope::compare

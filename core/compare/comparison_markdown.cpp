@@ -52,7 +52,8 @@ std::string setApart(const Side& side)
     if (side.warmUpSteps)
         text += " " + format::count(side.warmUpSteps) + " warm-up";
     if (side.outlierSteps)
-        text += std::string(side.warmUpSteps ? "," : "") + " " + format::count(side.outlierSteps) + " outlier";
+        text += std::string(side.warmUpSteps ? "," : "") + " " + format::count(side.outlierSteps) +
+                " outlier";
     return text + ")";
 }
 
@@ -81,12 +82,14 @@ void sides(std::ostringstream& out, const Comparison& c)
         << "| file | `" << cell(a.path) << "` | `" << cell(b.path) << "` |\n"
         << "| hardware | " << cell(a.hardware.text()) << " | " << cell(b.hardware.text()) << " |\n"
         << "| run | " << cell(a.window) << " | " << cell(b.window) << " |\n"
-        << "| steady steps compared | " << a.steps.valuesNs.size() << setApart(a) << " | " << b.steps.valuesNs.size()
-        << setApart(b) << " |\n"
-        << "| step, mean | " << format::duration(a.steps.meanNs) << " | " << format::duration(b.steps.meanNs) << " |\n"
-        << "| step, median | " << format::duration(a.steps.medianNs) << " | " << format::duration(b.steps.medianNs)
-        << " |\n"
-        << "| step, p95 | " << format::duration(a.steps.p95Ns) << " | " << format::duration(b.steps.p95Ns) << " |\n"
+        << "| steady steps compared | " << a.steps.valuesNs.size() << setApart(a) << " | "
+        << b.steps.valuesNs.size() << setApart(b) << " |\n"
+        << "| step, mean | " << format::duration(a.steps.meanNs) << " | "
+        << format::duration(b.steps.meanNs) << " |\n"
+        << "| step, median | " << format::duration(a.steps.medianNs) << " | "
+        << format::duration(b.steps.medianNs) << " |\n"
+        << "| step, p95 | " << format::duration(a.steps.p95Ns) << " | "
+        << format::duration(b.steps.p95Ns) << " |\n"
         << "| each step | " << stepValues(a.steps) << " | " << stepValues(b.steps) << " |\n";
     if (c.batch)
         out << "| batch (from input shapes) | " << format::count(c.batch->before) << " | "
@@ -97,25 +100,31 @@ void sides(std::ostringstream& out, const Comparison& c)
 void waterfall(std::ostringstream& out, const Comparison& c)
 {
     out << "\n## Breakdown per step, before → after\n\n"
-        << "Each instant of a step counted once, in the priority kernel > memcpy > memset > communication > "
-           "runtime > DataLoader > CPU exec > other; read down, the changes take the step from before to after.\n\n"
+        << "Each instant of a step counted once, in the priority kernel > memcpy > memset > "
+           "communication > "
+           "runtime > DataLoader > CPU exec > other; read down, the changes take the step from "
+           "before to after.\n\n"
         << "| | before | after | change |\n|---|---|---|---|\n"
         << "| **step (before)** | " << format::duration(c.before.steps.meanNs) << " | | |\n";
     double total = 0.0;
     for (const Delta& d : c.breakdown) {
         total += d.deltaNs();
-        out << "| " << d.name << " | " << format::duration(d.beforeNs) << " | " << format::duration(d.afterNs) << " | "
-            << (d.status == Delta::Status::Same ? "unchanged" : change(d.beforeNs, d.afterNs)) << " |\n";
+        out << "| " << d.name << " | " << format::duration(d.beforeNs) << " | "
+            << format::duration(d.afterNs) << " | "
+            << (d.status == Delta::Status::Same ? "unchanged" : change(d.beforeNs, d.afterNs))
+            << " |\n";
     }
-    out << "| **step (after)** | | " << format::duration(c.after.steps.meanNs) << " | " << format::durationChange(total)
-        << " |\n";
+    out << "| **step (after)** | | " << format::duration(c.after.steps.meanNs) << " | "
+        << format::durationChange(total) << " |\n";
 }
 
 void causes(std::ostringstream& out, const Comparison& c)
 {
     out << "\n## What changed, largest first\n\n"
-        << "Each cause per steady step. They overlap (an op's host time includes the runtime calls it makes, a "
-           "blocking copy is both a copy and a synchronising call): they do not add up to the step; the breakdown "
+        << "Each cause per steady step. They overlap (an op's host time includes the runtime calls "
+           "it makes, a "
+           "blocking copy is both a copy and a synchronising call): they do not add up to the "
+           "step; the breakdown "
            "below does.\n\n";
     if (c.causes.empty()) {
         out << "Nothing moved by 0.5 % of the step or more.\n";
@@ -124,15 +133,17 @@ void causes(std::ostringstream& out, const Comparison& c)
     for (size_t i = 0; i < c.causes.size(); ++i) {
         const Cause& x = c.causes[i];
         out << i + 1 << ". " << cell(x.label) << ": " << format::duration(x.beforeNs) << " → "
-            << format::duration(x.afterNs) << " per step (" << format::durationChange(x.deltaNs()) << ")";
+            << format::duration(x.afterNs) << " per step (" << format::durationChange(x.deltaNs())
+            << ")";
         if (x.beforeCount && x.afterCount)
-            out << "; " << format::count(*x.beforeCount) << " → " << format::count(*x.afterCount) << " calls per step";
+            out << "; " << format::count(*x.beforeCount) << " → " << format::count(*x.afterCount)
+                << " calls per step";
         out << "\n";
     }
 }
 
-void table(std::ostringstream& out, const char* title, const char* column, const std::vector<Delta>& rows,
-           bool withDetail)
+void table(std::ostringstream& out, const char* title, const char* column,
+           const std::vector<Delta>& rows, bool withDetail)
 {
     out << "\n## " << title << "\n\n";
     if (rows.empty()) {
@@ -140,8 +151,8 @@ void table(std::ostringstream& out, const char* title, const char* column, const
         return;
     }
     out << "| " << column << (withDetail ? " | input shapes" : "")
-        << " | status | before | after | change | calls per step |\n|---|" << (withDetail ? "---|" : "")
-        << "---|---|---|---|---|\n";
+        << " | status | before | after | change | calls per step |\n|---|"
+        << (withDetail ? "---|" : "") << "---|---|---|---|---|\n";
     size_t moved = 0, shown = 0;
     for (const Delta& d : rows) {
         if (d.status == Delta::Status::Same)
@@ -151,11 +162,12 @@ void table(std::ostringstream& out, const char* title, const char* column, const
             continue;
         ++shown;
         out << "| `" << cell(d.name) << "`" << (withDetail ? " | " + cell(d.detail) : "") << " | "
-            << statusName(d.status) << " | " << format::duration(d.beforeNs) << " | " << format::duration(d.afterNs)
-            << " | " << format::durationChange(d.deltaNs()) << " | " << format::count(d.beforeCalls) << " → "
-            << format::count(d.afterCalls) << " |\n";
+            << statusName(d.status) << " | " << format::duration(d.beforeNs) << " | "
+            << format::duration(d.afterNs) << " | " << format::durationChange(d.deltaNs()) << " | "
+            << format::count(d.beforeCalls) << " → " << format::count(d.afterCalls) << " |\n";
     }
-    out << "\n" << format::count(moved) << " of " << format::count(rows.size()) << " changed, new or gone";
+    out << "\n"
+        << format::count(moved) << " of " << format::count(rows.size()) << " changed, new or gone";
     if (moved > shown)
         out << " (the " << shown << " that moved most shown)";
     out << "; the rest are within 0.5 % of the step.\n";
@@ -176,7 +188,8 @@ void efficiency(std::ostringstream& out, const Comparison& c)
 {
     out << "\n## Kernel efficiency of the costliest op groups\n\n";
     if (c.efficiency.empty()) {
-        out << "No op group with a work model on either side (record_shapes=True records what it needs).\n";
+        out << "No op group with a work model on either side (record_shapes=True records what it "
+               "needs).\n";
         return;
     }
     out << "| op | input shapes | before | after | share of roof |\n|---|---|---|---|---|\n";
@@ -185,9 +198,11 @@ void efficiency(std::ostringstream& out, const Comparison& c)
         if (d.before && d.after && d.before->shareOfRoof && d.after->shareOfRoof)
             moved = std::fabs(*d.after->shareOfRoof - *d.before->shareOfRoof) < kEfficiencyUnchanged
                         ? "unchanged"
-                        : format::percent(*d.before->shareOfRoof) + " → " + format::percent(*d.after->shareOfRoof);
+                        : format::percent(*d.before->shareOfRoof) + " → " +
+                              format::percent(*d.after->shareOfRoof);
         out << "| `" << cell(d.name) << "` | " << cell(format::clip(d.inputShapes, 60)) << " | "
-            << cell(readingCell(d.before)) << " | " << cell(readingCell(d.after)) << " | " << moved << " |\n";
+            << cell(readingCell(d.before)) << " | " << cell(readingCell(d.after)) << " | " << moved
+            << " |\n";
     }
 }
 
@@ -201,11 +216,12 @@ void memory(std::ostringstream& out, const Comparison& c)
     out << "| device | allocated before | after | change | reserved before | after | change |\n"
            "|---|---|---|---|---|---|---|\n";
     for (const MemoryDelta& m : c.memory)
-        out << "| " << cell(m.device) << " | " << format::bytes(double(m.beforePeakAllocated)) << " | "
-            << format::bytes(double(m.afterPeakAllocated)) << " | "
+        out << "| " << cell(m.device) << " | " << format::bytes(double(m.beforePeakAllocated))
+            << " | " << format::bytes(double(m.afterPeakAllocated)) << " | "
             << bytesChange(m.beforePeakAllocated, m.afterPeakAllocated) << " | "
-            << format::bytes(double(m.beforePeakReserved)) << " | " << format::bytes(double(m.afterPeakReserved))
-            << " | " << bytesChange(m.beforePeakReserved, m.afterPeakReserved) << " |\n";
+            << format::bytes(double(m.beforePeakReserved)) << " | "
+            << format::bytes(double(m.afterPeakReserved)) << " | "
+            << bytesChange(m.beforePeakReserved, m.afterPeakReserved) << " |\n";
 }
 
 void findings(std::ostringstream& out, const Comparison& c)
@@ -217,9 +233,12 @@ void findings(std::ostringstream& out, const Comparison& c)
     }
     out << "| finding | status | estimated gain before | after |\n|---|---|---|---|\n";
     for (const FindingChange& f : c.findings)
-        out << "| " << cell(f.title) << " (`" << f.id << "`) | " << findingStatusName(f.status) << " | "
-            << (f.status == FindingChange::Status::New ? "" : format::duration(f.beforeGainNs)) << " | "
-            << (f.status == FindingChange::Status::Resolved ? "" : format::duration(f.afterGainNs)) << " |\n";
+        out << "| " << cell(f.title) << " (`" << f.id << "`) | " << findingStatusName(f.status)
+            << " | "
+            << (f.status == FindingChange::Status::New ? "" : format::duration(f.beforeGainNs))
+            << " | "
+            << (f.status == FindingChange::Status::Resolved ? "" : format::duration(f.afterGainNs))
+            << " |\n";
     bool predicted = false;
     for (const FindingChange& f : c.findings) {
         if (f.status != FindingChange::Status::Resolved || f.beforeGainNs <= 0)
@@ -242,15 +261,15 @@ std::string optionalFigure(const std::optional<double>& value, bool milliseconds
     return milliseconds ? format::duration(*value * 1e6) : format::count(*value);
 }
 
-void labFigures(std::ostringstream& out, const char* title, const std::vector<LabComparison::Figure>& figures,
-                bool milliseconds)
+void labFigures(std::ostringstream& out, const char* title,
+                const std::vector<LabComparison::Figure>& figures, bool milliseconds)
 {
     if (figures.empty())
         return;
     out << "\n| " << title << " | before | after | change |\n|---|---|---|---|\n";
     for (const LabComparison::Figure& f : figures) {
-        out << "| " << cell(f.name) << " | " << optionalFigure(f.before, milliseconds) << " | " << optionalFigure(f.after, milliseconds)
-            << " | ";
+        out << "| " << cell(f.name) << " | " << optionalFigure(f.before, milliseconds) << " | "
+            << optionalFigure(f.after, milliseconds) << " | ";
         if (f.before && f.after && *f.before > 0)
             out << format::percentChange((*f.after - *f.before) / *f.before);
         out << " |\n";
@@ -268,21 +287,27 @@ void lab(std::ostringstream& out, const Comparison& c)
     } else {
         out << "What the configuration changed:";
         for (size_t i = 0; i < lab.config.size(); ++i)
-            out << (i ? "," : "") << " " << lab.config[i].key << " " << (lab.config[i].before.empty() ? "(unset)" : lab.config[i].before)
-                << " → " << (lab.config[i].after.empty() ? "(unset)" : lab.config[i].after);
+            out << (i ? "," : "") << " " << lab.config[i].key << " "
+                << (lab.config[i].before.empty() ? "(unset)" : lab.config[i].before) << " → "
+                << (lab.config[i].after.empty() ? "(unset)" : lab.config[i].after);
         out << ".\n";
     }
     if (lab.steps)
-        out << "\nThe lab's measured steps (fp32 arm, " << lab.stepsBefore->valuesNs.size() << " and "
-            << lab.stepsAfter->valuesNs.size() << "): " << format::duration(lab.stepsBefore->meanNs) << " → "
-            << format::duration(lab.stepsAfter->meanNs) << " (" << format::durationChange(lab.steps->deltaNs) << ", "
-            << format::percentChange(lab.steps->relative) << "), " << verdictName(lab.steps->verdict) << ".\n";
+        out << "\nThe lab's measured steps (fp32 arm, " << lab.stepsBefore->valuesNs.size()
+            << " and " << lab.stepsAfter->valuesNs.size()
+            << "): " << format::duration(lab.stepsBefore->meanNs) << " → "
+            << format::duration(lab.stepsAfter->meanNs) << " ("
+            << format::durationChange(lab.steps->deltaNs) << ", "
+            << format::percentChange(lab.steps->relative) << "), "
+            << verdictName(lab.steps->verdict) << ".\n";
     if (lab.sweep) {
         const auto& s = *lab.sweep;
-        out << "\nPredicted and measured: the before run's sweep gave " << format::rate(s.predictedSamplesPerSecond, "samples")
-            << " at " << s.knob << " = " << s.value << "; the after run measured "
+        out << "\nPredicted and measured: the before run's sweep gave "
+            << format::rate(s.predictedSamplesPerSecond, "samples") << " at " << s.knob << " = "
+            << s.value << "; the after run measured "
             << format::rate(s.measuredSamplesPerSecond, "samples") << " ("
-            << format::percentChange((s.measuredSamplesPerSecond - s.predictedSamplesPerSecond) / s.predictedSamplesPerSecond)
+            << format::percentChange((s.measuredSamplesPerSecond - s.predictedSamplesPerSecond) /
+                                     s.predictedSamplesPerSecond)
             << " against the prediction).\n";
     }
     labFigures(out, "arm (samples/s)", lab.armSamplesPerSecond, false);
@@ -312,7 +337,9 @@ std::string comparisonMarkdown(const Comparison& c)
     causes(out, c);
     waterfall(out, c);
     table(out, "Kernels per step", "kernel", c.kernels, false);
-    table(out, c.opsByShapes ? "Ops per step (host time, by name and input shapes)" : "Ops per step (host time)",
+    table(out,
+          c.opsByShapes ? "Ops per step (host time, by name and input shapes)"
+                        : "Ops per step (host time)",
           "op", c.ops, true);
     table(out, "Copies and memsets per step", "kind", c.copies, false);
     efficiency(out, c);

@@ -17,12 +17,12 @@ struct EfficiencyDelta
     // Per side; nullopt where the side did not run it (or did not rate it).
     struct Reading
     {
-        std::string dtype;        // "bf16", ...
+        std::string dtype;  // "bf16", ...
         double deviceNsPerStep = 0;
         double achievedTflops = 0;
         double achievedGbps = 0;
         std::optional<double> shareOfRoof;  // nullopt without the device's peaks
-        std::string bound;        // "compute", "memory", "unknown"
+        std::string bound;                  // "compute", "memory", "unknown"
     };
     std::optional<Reading> before, after;
 };

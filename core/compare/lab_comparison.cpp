@@ -10,7 +10,8 @@ namespace {
 using Figure = LabComparison::Figure;
 
 template <class T, class Name, class Value>
-std::vector<Figure> figures(const std::vector<T>& before, const std::vector<T>& after, Name name, Value value)
+std::vector<Figure> figures(const std::vector<T>& before, const std::vector<T>& after, Name name,
+                            Value value)
 {
     std::vector<Figure> out;
     auto at = [&](const std::string& key) -> Figure& {
@@ -72,7 +73,9 @@ LabComparison compareSessions(const session::Session& before, const session::Ses
     }
     c.armSamplesPerSecond = figures(
         before.lab, after.lab, [](const session::LabArm& a) { return std::string(a.name()); },
-        [](const session::LabArm& a) { return a.ran ? std::optional(a.samplesPerSecond) : std::nullopt; });
+        [](const session::LabArm& a) {
+            return a.ran ? std::optional(a.samplesPerSecond) : std::nullopt;
+        });
     c.phaseMs = figures(
         before.phases, after.phases, [](const session::PhaseTiming& p) { return p.phase; },
         [](const session::PhaseTiming& p) { return std::optional(p.meanMs); });
@@ -89,7 +92,8 @@ LabComparison compareSessions(const session::Session& before, const session::Ses
     const auto measured = fp32SamplesPerSecond(after);
     for (const session::SweepPoint& p : before.sweep) {
         const auto setting = after.config.find(configKeyOf(p.knob));
-        if (!measured || setting == after.config.end() || p.samplesPerSecond <= 0 || setting->second != std::to_string(p.value))
+        if (!measured || setting == after.config.end() || p.samplesPerSecond <= 0 ||
+            setting->second != std::to_string(p.value))
             continue;
         // Only when this knob is all that changed: with anything else changed too, the
         // sweep did not predict this run.

@@ -35,10 +35,17 @@ Hardware hardwareOf(const trace::TraceModel& model, bool cpuOnly)
 {
     Hardware hardware;
     switch (trace::detectGpuVendor(model)) {
-    case trace::GpuVendor::Nvidia: hardware.vendor = "NVIDIA"; break;
-    case trace::GpuVendor::Amd: hardware.vendor = "AMD"; break;
-    case trace::GpuVendor::Mtia: hardware.vendor = "MTIA"; break;
-    case trace::GpuVendor::None: break;
+    case trace::GpuVendor::Nvidia:
+        hardware.vendor = "NVIDIA";
+        break;
+    case trace::GpuVendor::Amd:
+        hardware.vendor = "AMD";
+        break;
+    case trace::GpuVendor::Mtia:
+        hardware.vendor = "MTIA";
+        break;
+    case trace::GpuVendor::None:
+        break;
     }
     std::set<std::string> seen;
     for (const trace::DeviceInfo& device : model.metadata().devices) {
@@ -86,7 +93,8 @@ std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
             ++i;
         } else if (depth == 2 && (c == '-' || (c >= '0' && c <= '9'))) {
             int64_t value = 0;
-            const auto [end, error] = std::from_chars(text.data() + i, text.data() + text.size(), value);
+            const auto [end, error] =
+                std::from_chars(text.data() + i, text.data() + text.size(), value);
             if (error != std::errc())
                 entryValid = false;
             current.push_back(value);
@@ -101,7 +109,8 @@ std::vector<std::vector<int64_t>> parseShapes(std::string_view text)
 namespace {
 
 // An op's most frequent shapes (by calls), by name.
-std::map<std::string, std::vector<std::vector<int64_t>>> commonShapes(const std::vector<analysis::OpStats>& ops)
+std::map<std::string, std::vector<std::vector<int64_t>>>
+commonShapes(const std::vector<analysis::OpStats>& ops)
 {
     std::map<std::string, std::pair<int64_t, std::string>> best;  // name -> (calls, shapes)
     for (const analysis::OpStats& op : ops) {
@@ -152,8 +161,9 @@ std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats
     }
     if (changes.empty())
         return std::nullopt;
-    const auto top = std::max_element(changes.begin(), changes.end(),
-                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+    const auto top =
+        std::max_element(changes.begin(), changes.end(),
+                         [](const auto& x, const auto& y) { return x.second < y.second; });
     // The batch changed when at least three shared ops show this one change and more ops
     // show it than show any other change of shape (ops on weights keep their shapes: they
     // argue for nothing).

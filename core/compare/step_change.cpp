@@ -11,7 +11,9 @@ namespace {
 
 double meanOf(const std::vector<double>& values)
 {
-    return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+    return values.empty()
+               ? 0.0
+               : std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
 }
 
 // Nearest rank of a sorted sample: the smallest value with at least `q` of the sample at
@@ -49,9 +51,12 @@ double resampledMean(const std::vector<double>& values, std::mt19937_64& random)
 const char* verdictName(Verdict verdict)
 {
     switch (verdict) {
-    case Verdict::Faster: return "faster";
-    case Verdict::Slower: return "slower";
-    case Verdict::NoSignificantChange: break;
+    case Verdict::Faster:
+        return "faster";
+    case Verdict::Slower:
+        return "slower";
+    case Verdict::NoSignificantChange:
+        break;
     }
     return "no significant change";
 }
@@ -96,7 +101,8 @@ StepChange estimateChange(const StepSample& before, const StepSample& after)
     }
     if (before.valuesNs.size() < 2 || after.valuesNs.size() < 2) {
         change.verdict = called(std::fabs(change.relative) >= kCalledWithoutInterval);
-        change.method = "one step on a side: no confidence interval; a change of 5 % or more of the step is called";
+        change.method = "one step on a side: no confidence interval; a change of 5 % or more of "
+                        "the step is called";
         return change;
     }
     const size_t fewest = std::min(before.valuesNs.size(), after.valuesNs.size());
@@ -104,7 +110,8 @@ StepChange estimateChange(const StepSample& before, const StepSample& after)
     if (normal) {
         // Many steps: the means are normal to within what matters, and 10,000 resamples
         // of thousands of steps would cost seconds.
-        const double halfWidth = 1.96 * std::sqrt(varianceOfMean(before.valuesNs) + varianceOfMean(after.valuesNs));
+        const double halfWidth =
+            1.96 * std::sqrt(varianceOfMean(before.valuesNs) + varianceOfMean(after.valuesNs));
         change.lowNs = change.deltaNs - halfWidth;
         change.highNs = change.deltaNs + halfWidth;
     } else {
@@ -119,14 +126,18 @@ StepChange estimateChange(const StepSample& before, const StepSample& after)
     const bool excludesZero = *change.lowNs > 0 || *change.highNs < 0;
     const bool few = fewest < kStepsForInterval;
     change.verdict =
-        called(excludesZero && std::fabs(change.relative) >= (few ? kCalledWithoutInterval : kSignificantRelative));
+        called(excludesZero &&
+               std::fabs(change.relative) >= (few ? kCalledWithoutInterval : kSignificantRelative));
     const std::string counts = std::to_string(before.valuesNs.size()) + " and " +
                                std::to_string(after.valuesNs.size()) + " steady steps";
-    change.method = std::string("95 % interval: ") +
-                    (normal ? "the difference in means ± 1.96 standard errors (Welch; " + counts + ")"
-                            : "percentile bootstrap of the difference in means (10,000 resamples of " + counts + ")") +
-                    "; significant when it excludes zero and the change is " +
-                    (few ? "5 % of the step or more (fewer than 5 steps on a side)" : "1 % of the step or more");
+    change.method =
+        std::string("95 % interval: ") +
+        (normal ? "the difference in means ± 1.96 standard errors (Welch; " + counts + ")"
+                : "percentile bootstrap of the difference in means (10,000 resamples of " + counts +
+                      ")") +
+        "; significant when it excludes zero and the change is " +
+        (few ? "5 % of the step or more (fewer than 5 steps on a side)"
+             : "1 % of the step or more");
     return change;
 }
 

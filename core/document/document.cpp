@@ -33,7 +33,8 @@ bool read(Document& doc, const OpenOptions& options, const OpenProgress& progres
         // Reading is ~80 % of the work; a gzip file decompresses to several times its
         // size, so the fraction is capped until the end.
         if (progress.progress && fileBytes > 0)
-            progress.progress(std::min(0.75, 0.8 * static_cast<double>(bytesRead) / (fileBytes * 4.0)));
+            progress.progress(
+                std::min(0.75, 0.8 * static_cast<double>(bytesRead) / (fileBytes * 4.0)));
         return !(progress.cancel && progress.cancel->load());
     };
     const auto started = Clock::now();
@@ -77,12 +78,14 @@ void analyse(Document& doc, const OpenOptions& options)
     analysis::SummaryOptions summary = options.summary;
     summary.threads = options.threads;
     doc.summary = analysis::summarize(*doc.model, summary);
-    doc.findings = analysis::diagnose({*doc.model, doc.summary, options.thresholds, doc.lab ? &*doc.lab : nullptr});
+    doc.findings = analysis::diagnose(
+        {*doc.model, doc.summary, options.thresholds, doc.lab ? &*doc.lab : nullptr});
     if (options.timelineIndex)
         doc.timeline = std::make_shared<const timeline::TimelineIndex>(
             *doc.model, timeline::leadThreadOf(*doc.model, doc.summary.window.stepMarker));
     if (options.callTree)
-        doc.callTree = std::make_shared<const analysis::CallTree>(analysis::computeCallTree(*doc.model));
+        doc.callTree =
+            std::make_shared<const analysis::CallTree>(analysis::computeCallTree(*doc.model));
     doc.analysisSeconds = secondsSince(started);
 }
 
@@ -105,7 +108,8 @@ trace::LoadResult Document::loadResult() const
     return r;
 }
 
-std::shared_ptr<const Document> open(const std::string& path, const OpenOptions& options, const OpenProgress& progress)
+std::shared_ptr<const Document> open(const std::string& path, const OpenOptions& options,
+                                     const OpenProgress& progress)
 {
     Document doc;
     doc.path = path;
@@ -131,9 +135,10 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
         }
         if (snapshot::isSnapshotFile(doc.tracePath)) {
             if (!options.snapshots || doc.session)
-                return failed(std::move(doc), trace::LoadStatus::NotATrace,
-                              "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " + doc.tracePath +
-                                  "' reads it");
+                return failed(
+                    std::move(doc), trace::LoadStatus::NotATrace,
+                    "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " +
+                        doc.tracePath + "' reads it");
             readSnapshot(doc, options);
             if (progress.progress)
                 progress.progress(1.0);
@@ -157,7 +162,8 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
         doc.summary = {};
         doc.findings.clear();
         return failed(std::move(doc), trace::LoadStatus::OutOfMemory,
-                      "out of memory while opening it: free memory, or close other traces, and open it again");
+                      "out of memory while opening it: free memory, or close other traces, and "
+                      "open it again");
     }
     if (progress.progress)
         progress.progress(1.0);
@@ -166,11 +172,16 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
 
 analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
 {
-    static_assert(analysis::kSmallLabJump == session::kSmallLabJump, "one threshold for the reading and the rules");
-    static_assert(analysis::kLabSlowdown == session::kLabSlowdown, "one threshold for the reading and the rules");
-    static_assert(analysis::kLabReservedOverPeak == session::kReservedOverPeak, "one threshold for both");
+    static_assert(analysis::kSmallLabJump == session::kSmallLabJump,
+                  "one threshold for the reading and the rules");
+    static_assert(analysis::kLabSlowdown == session::kLabSlowdown,
+                  "one threshold for the reading and the rules");
+    static_assert(analysis::kLabReservedOverPeak == session::kReservedOverPeak,
+                  "one threshold for both");
     // A measured figure: finite and positive, or nothing.
-    auto positive = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
+    auto positive = [](double v) {
+        return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
+    };
     analysis::LabMeasurements lab;
     lab.inference = session.inference();
     if (const auto every = session.config.find("checkpoint_every"); every != session.config.end())
@@ -181,16 +192,18 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
               (environment != session.environment.end() && environment->second == "CPU");
     if (const auto units = session.environment.find("cpu_bf16"); units != session.environment.end())
         lab.cpuBf16Units = units->second;
-    if (const auto total = session.environment.find("device_memory_bytes"); total != session.environment.end())
+    if (const auto total = session.environment.find("device_memory_bytes");
+        total != session.environment.end())
         lab.memoryAvailableBytes = positive(std::atof(total->second.c_str()));
     if (const auto limit = session.config.find("memory_limit_mb"); limit != session.config.end())
-        if (const std::optional<double> bytes = positive(std::atof(limit->second.c_str()) * 1024 * 1024))
+        if (const std::optional<double> bytes =
+                positive(std::atof(limit->second.c_str()) * 1024 * 1024))
             lab.memoryAvailableBytes = std::min(*bytes, lab.memoryAvailableBytes.value_or(*bytes));
     for (const session::LabArm& arm : session.lab) {
         if (!arm.ran)
             continue;
-        auto fill = [&](std::optional<double>& step, std::optional<double>& samples, std::optional<double>& peak,
-                        std::optional<double>& latency) {
+        auto fill = [&](std::optional<double>& step, std::optional<double>& samples,
+                        std::optional<double>& peak, std::optional<double>& latency) {
             step = positive(arm.meanStepMs * 1e6);
             samples = positive(arm.samplesPerSecond);
             if (arm.peakAllocatedBytes >= 0)
@@ -206,7 +219,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
             fill(lab.bf16StepNs, lab.bf16SamplesPerSecond, lab.bf16PeakBytes, lab.bf16LatencyNs);
             break;
         case session::ArmKind::Bf16CudaGraph:
-            fill(lab.graphedStepNs, lab.graphedSamplesPerSecond, lab.graphedPeakBytes, lab.graphedLatencyNs);
+            fill(lab.graphedStepNs, lab.graphedSamplesPerSecond, lab.graphedPeakBytes,
+                 lab.graphedLatencyNs);
             break;
         }
     }
@@ -219,17 +233,28 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
         if (const std::optional<session::PeakReading> peak = session::readPeak(memory)) {
             analysis::LabPeakCause cause = analysis::LabPeakCause::Other;
             switch (peak->cause) {
-            case session::PeakCause::Activations: cause = analysis::LabPeakCause::Activations; break;
-            case session::PeakCause::Gradients: cause = analysis::LabPeakCause::Gradients; break;
-            case session::PeakCause::OptimizerState: cause = analysis::LabPeakCause::OptimizerState; break;
-            case session::PeakCause::Other: break;
+            case session::PeakCause::Activations:
+                cause = analysis::LabPeakCause::Activations;
+                break;
+            case session::PeakCause::Gradients:
+                cause = analysis::LabPeakCause::Gradients;
+                break;
+            case session::PeakCause::OptimizerState:
+                cause = analysis::LabPeakCause::OptimizerState;
+                break;
+            case session::PeakCause::Other:
+                break;
             }
-            lab.peak = analysis::LabMeasurements::Peak{peak->phase, cause, double(peak->peakBytes), peak->firstStep};
+            lab.peak = analysis::LabMeasurements::Peak{peak->phase, cause, double(peak->peakBytes),
+                                                       peak->firstStep};
         }
-        if (const std::optional<session::MemoryGrowth> growth = session::readGrowth(memory.peakPerStep))
+        if (const std::optional<session::MemoryGrowth> growth =
+                session::readGrowth(memory.peakPerStep))
             if (std::isfinite(growth->bytesPerStep) && growth->bytesPerStep > 0)
-                lab.growth = analysis::LabMeasurements::Growth{growth->fromStep, growth->bytesPerStep};
-        if (const std::optional<double> held = session::reservedOverPeak(memory); held && std::isfinite(*held))
+                lab.growth =
+                    analysis::LabMeasurements::Growth{growth->fromStep, growth->bytesPerStep};
+        if (const std::optional<double> held = session::reservedOverPeak(memory);
+            held && std::isfinite(*held))
             lab.reservedOverPeak = *held;
         if (memory.split.activationBytes >= 0)
             lab.activationBytes = double(memory.split.activationBytes);

@@ -1,12 +1,13 @@
 #pragma once
 // The one way to open anything: a trace file, a lab session (with its trace, or with
-// its measurements alone when it was recorded without one), or a CUDA memory snapshot. Every CLI command and the
-// GUI call open(); it reads the file (progress, cancel), analyses and diagnoses it once,
-// and for the GUI builds the timeline's level-of-detail index on the same worker. A Document is immutable once built. (A job of several ranks, and a
-// comparison of two documents, will be documents too.)
+// its measurements alone when it was recorded without one), or a CUDA memory snapshot. Every CLI
+// command and the GUI call open(); it reads the file (progress, cancel), analyses and diagnoses it
+// once, and for the GUI builds the timeline's level-of-detail index on the same worker. A Document
+// is immutable once built. (A job of several ranks, and a comparison of two documents, will be
+// documents too.)
+#include "core/analysis/call_tree.h"
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/session/session.h"
-#include "core/analysis/call_tree.h"
 #include "core/snapshot/snapshot_summary.h"
 #include "core/snapshot/snapshot_timeline.h"
 #include "core/timeline/timeline_index.h"
@@ -55,7 +56,10 @@ struct SnapshotDocument
     snapshot::SnapshotModel model;
     snapshot::SnapshotSummary summary;
     std::vector<snapshot::DeviceTimeline> timelines;  // Depth::Analysed
-    bool timed() const { return summary.firstTimeUs >= 0 && summary.lastTimeUs > summary.firstTimeUs; }
+    bool timed() const
+    {
+        return summary.firstTimeUs >= 0 && summary.lastTimeUs > summary.firstTimeUs;
+    }
 };
 
 struct OpenProgress
@@ -70,16 +74,17 @@ struct Document
     std::string sessionPath;  // the session file, when one was opened
     std::string tracePath;    // the trace read (a session's own trace)
     trace::LoadStatus loadStatus = trace::LoadStatus::Ok;
-    std::string loadMessage;    // one line when loadStatus is not Ok
-    uint64_t errorOffset = 0;   // byte offset the message refers to (decompressed)
-    std::shared_ptr<const trace::TraceModel> model;  // null when nothing could be read, or no trace was recorded
-    std::optional<session::Session> session;         // when a session was opened
-    std::optional<analysis::LabMeasurements> lab;    // the session's, for the lab rules
-    analysis::TraceSummary summary;                  // Depth::Analysed
-    std::vector<analysis::Finding> findings;         // Depth::Analysed, ranked
+    std::string loadMessage;   // one line when loadStatus is not Ok
+    uint64_t errorOffset = 0;  // byte offset the message refers to (decompressed)
+    std::shared_ptr<const trace::TraceModel>
+        model;  // null when nothing could be read, or no trace was recorded
+    std::optional<session::Session> session;                  // when a session was opened
+    std::optional<analysis::LabMeasurements> lab;             // the session's, for the lab rules
+    analysis::TraceSummary summary;                           // Depth::Analysed
+    std::vector<analysis::Finding> findings;                  // Depth::Analysed, ranked
     std::shared_ptr<const timeline::TimelineIndex> timeline;  // when asked for
-    std::shared_ptr<const analysis::CallTree> callTree;        // when asked for
-    std::shared_ptr<const SnapshotDocument> snapshot;          // a memory snapshot (OpenOptions::snapshots)
+    std::shared_ptr<const analysis::CallTree> callTree;       // when asked for
+    std::shared_ptr<const SnapshotDocument> snapshot;  // a memory snapshot (OpenOptions::snapshots)
     double loadSeconds = 0.0;
     double analysisSeconds = 0.0;
     unsigned threads = 1;  // the threads it was opened with: OpenOptions::threads resolved, never 0

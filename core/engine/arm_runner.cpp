@@ -8,13 +8,12 @@
 #include "core/session/timing_stats.h"
 
 #include <ATen/record_function.h>
-#include <torch/csrc/autograd/profiler_kineto.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <thread>
+#include <torch/csrc/autograd/profiler_kineto.h>
 
 namespace kinetoscope::engine::detail {
 
@@ -80,7 +79,8 @@ void sleepPlanted(const RunConfig& config, int64_t measuredStep)
 {
     if (config.plantedLatencyUs.empty())
         return;
-    const int64_t us = config.plantedLatencyUs[size_t(measuredStep) % config.plantedLatencyUs.size()];
+    const int64_t us =
+        config.plantedLatencyUs[size_t(measuredStep) % config.plantedLatencyUs.size()];
     std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
@@ -157,7 +157,8 @@ double ArmResult::meanMs(const std::string& phase) const
     return 0.0;
 }
 
-ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m_callbacks(callbacks)
+ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks)
+    : m_callbacks(callbacks)
 {
     // What can be told without torch (names, counts, files), as `kinetoscope run` checked
     // before it started this process; then what only torch can tell.
@@ -166,8 +167,9 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
     const bool cudaHere = torch::cuda::is_available();
     if (config.device == "cuda" && !cudaHere)
         throw UserError("--device cuda: no CUDA device is available on this machine");
-    m_device = (config.device == "cuda" || (config.device == "auto" && cudaHere)) ? torch::Device(torch::kCUDA)
-                                                                                   : torch::Device(torch::kCPU);
+    m_device = (config.device == "cuda" || (config.device == "auto" && cudaHere))
+                   ? torch::Device(torch::kCUDA)
+                   : torch::Device(torch::kCPU);
     m_dataset = openDataset(config);
     // A CPU step's peak comes from the counting allocator; installed after the dataset is
     // read, so that an in-memory dataset counts neither in the peaks nor against a limit.
@@ -177,7 +179,8 @@ ArmRunner::ArmRunner(const RunConfig& config, const RunCallbacks& callbacks) : m
     buildModel(config, m_dataset->spec());
 }
 
-ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
+ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                         double progressTo)
 {
     // Each arm's reserved peak is its own: blocks an earlier arm left cached go back first.
     if (cuda())
@@ -186,7 +189,8 @@ ArmResult ArmRunner::run(const ArmOptions& arm, const RunConfig& config, double 
                                       : train(arm, config, progressFrom, progressTo);
 }
 
-ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
+ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                           double progressTo)
 {
     torch::manual_seed(config.seed);
     std::unique_ptr<Model> model = buildModel(config, m_dataset->spec());
@@ -235,7 +239,8 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     session::MemoryTriage memory;
     if (!cuda())
         memory.unavailable = config.workers > 0
-                                 ? "reserved: the CPU has no caching allocator; with loader workers the figures include "
+                                 ? "reserved: the CPU has no caching allocator; with loader "
+                                   "workers the figures include "
                                    "the batches they prefetch, and activations cannot be told apart"
                                  : "reserved: the CPU has no caching allocator";
     const std::vector<torch::Tensor> parameters = model->parameters();
@@ -256,7 +261,8 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
             synchronize();
             measureEnd = Clock::now();
         }
-        beginStep(arm, config, step, total, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+        beginStep(arm, config, step, total,
+                  progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         resetStepPeak(cuda());
@@ -317,11 +323,13 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
         if (step == config.poisonLossAtStep && arm.recordSteps)
             value = std::nanf("");
         if (!std::isfinite(value))
-            throw UserError("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at step " +
+            throw UserError("the loss became " +
+                            std::string(std::isnan(value) ? "NaN" : "infinite") + " at step " +
                             std::to_string(step) + " of the " + arm.name + " run");
         if (step < config.warmup || step >= measuredEnd)
             continue;
-        session::StepTiming t{step, dataMs, clock.ms(0, 1), clock.ms(1, 2), clock.ms(2, 3), clock.ms(3, 4), value};
+        session::StepTiming t{step,           dataMs,         clock.ms(0, 1), clock.ms(1, 2),
+                              clock.ms(2, 3), clock.ms(3, 4), value};
         const double values[] = {t.dataMs, t.h2dMs, t.forwardMs, t.backwardMs, t.optimizerMs};
         for (size_t p = 0; p < std::size(kPhases); ++p)
             phaseMs[p].push_back(values[p]);
@@ -354,14 +362,17 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
             return -1;
         };
         // (On the CPU, loader workers allocate their batches in between: not told apart.)
-        if (allocatedAfter("loss") >= 0 && allocatedAfter("batch to device") >= 0 && (cuda() || config.workers == 0))
-            memory.split.activationBytes = std::max<int64_t>(0, allocatedAfter("loss") - allocatedAfter("batch to device"));
+        if (allocatedAfter("loss") >= 0 && allocatedAfter("batch to device") >= 0 &&
+            (cuda() || config.workers == 0))
+            memory.split.activationBytes =
+                std::max<int64_t>(0, allocatedAfter("loss") - allocatedAfter("batch to device"));
         result.memory = std::move(memory);
     }
     return result;
 }
 
-ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo)
+ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                           double progressTo)
 {
     torch::manual_seed(config.seed);
     std::unique_ptr<Model> model = buildModel(config, m_dataset->spec());
@@ -388,7 +399,8 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     ArmResult result;
     StepClock clock(cuda());
     for (int64_t step = 0; step < total; ++step) {
-        beginStep(arm, config, step, total, progressFrom + (progressTo - progressFrom) * double(step) / double(total),
+        beginStep(arm, config, step, total,
+                  progressFrom + (progressTo - progressFrom) * double(step) / double(total),
                   profileStart);
         RECORD_USER_SCOPE(("ProfilerStep#" + std::to_string(step)).c_str());
         resetStepPeak(cuda());
@@ -405,7 +417,8 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
         if (arm.graph) {
             if (!graphed) {
                 staticInputs = x.clone();
-                graphed = std::make_unique<cuda::GraphedStep>([&] { return forward(staticInputs); }, /*warmupCalls=*/3);
+                graphed = std::make_unique<cuda::GraphedStep>([&] { return forward(staticInputs); },
+                                                              /*warmupCalls=*/3);
             } else {
                 staticInputs.copy_(x, /*non_blocking=*/true);
             }
@@ -443,15 +456,16 @@ ArmResult ArmRunner::infer(const ArmOptions& arm, const RunConfig& config, doubl
     return result;
 }
 
-void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, int64_t steps,
-                          double fraction, int64_t profileStart)
+void ArmRunner::beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step,
+                          int64_t steps, double fraction, int64_t profileStart)
 {
     if (m_callbacks.cancel && m_callbacks.cancel->load())
         throw Cancelled{};
     if (m_callbacks.progress)
         m_callbacks.progress({arm.name, fraction, step, steps});
     if (step == config.warmup && config.outOfMemoryInArm == arm.name)
-        TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name, " arm");
+        TORCH_CHECK_WITH(OutOfMemoryError, false, "injected out-of-memory in the ", arm.name,
+                         " arm");
     if (arm.profile && step == profileStart - 1)
         startProfiler(/*prepareOnly=*/true);
     if (arm.profile && step == profileStart)
@@ -479,7 +493,8 @@ void ArmRunner::startProfiler(bool prepareOnly)
 {
     namespace impl = torch::profiler::impl;
     const impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/true,
-                                      /*profile_memory=*/true, /*with_stack=*/false, /*with_flops=*/true);
+                                      /*profile_memory=*/true, /*with_stack=*/false,
+                                      /*with_flops=*/true);
     std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
     if (cuda())
         activities.insert(impl::ActivityType::CUDA);

@@ -43,13 +43,16 @@ public:
     ArmRunner(const RunConfig& config, const RunCallbacks& callbacks);
     // Trains (or, in inference mode, times the forward of) a fresh model. Throws
     // Cancelled, UserError (NaN loss, bad model), c10::Error (out of memory...).
-    ArmResult run(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
+    ArmResult run(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                  double progressTo);
     bool cuda() const { return m_device.is_cuda(); }
     const std::string& tracePath() const { return m_tracePath; }
 
 private:
-    ArmResult train(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
-    ArmResult infer(const ArmOptions& arm, const RunConfig& config, double progressFrom, double progressTo);
+    ArmResult train(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                    double progressTo);
+    ArmResult infer(const ArmOptions& arm, const RunConfig& config, double progressFrom,
+                    double progressTo);
     // A failure inside the profiler window must not leave the profiler on for the next run.
     struct ProfilerOff
     {
@@ -57,8 +60,8 @@ private:
         ~ProfilerOff();
     };
     // The start of every step: cancel, progress, the injected fault, the profiler window.
-    void beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, int64_t steps, double fraction,
-                   int64_t profileStart);
+    void beginStep(const ArmOptions& arm, const RunConfig& config, int64_t step, int64_t steps,
+                   double fraction, int64_t profileStart);
     // The next batch, inside the DataLoader annotation; `waitMs` is how long it took.
     static Batch nextBatch(Loader& loader, double& waitMs);
     void startProfiler(bool prepareOnly);
@@ -70,6 +73,5 @@ private:
     std::string m_tracePath;
     bool m_profiling = false;  // the profiler is enabled on this thread
 };
-
 
 }  // namespace kinetoscope::engine::detail

@@ -11,7 +11,8 @@ namespace kinetoscope::engine {
 double runBareLoop(const RunConfig& config)
 {
     using namespace detail;
-    const bool cuda = config.device == "cuda" || (config.device == "auto" && torch::cuda::is_available());
+    const bool cuda =
+        config.device == "cuda" || (config.device == "auto" && torch::cuda::is_available());
     const torch::Device device = cuda ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
     std::unique_ptr<Dataset> dataset = openDataset(config);
     torch::manual_seed(config.seed);
@@ -38,7 +39,8 @@ double runBareLoop(const RunConfig& config)
     }
     if (cuda)
         torch::cuda::synchronize();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return double(config.steps * config.batchSize) / seconds;
 }
 

@@ -23,7 +23,8 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction>
         // Autograd is off here: nothing inside the block is kept.
         const c10::DeviceType type = x.device().type();
         ctx->saved_data["autocast"] = at::autocast::is_autocast_enabled(type);
-        ctx->saved_data["block"] = c10::IValue::make_capsule(c10::make_intrusive<SavedBlock>(block));
+        ctx->saved_data["block"] =
+            c10::IValue::make_capsule(c10::make_intrusive<SavedBlock>(block));
         ctx->save_for_backward({x});
         return block.forward(x);
     }
@@ -31,7 +32,8 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction>
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list outputGrads)
     {
-        auto saved = c10::static_intrusive_pointer_cast<SavedBlock>(ctx->saved_data["block"].toCapsule());
+        auto saved =
+            c10::static_intrusive_pointer_cast<SavedBlock>(ctx->saved_data["block"].toCapsule());
         // The first block's input (the batch) needs no gradient: none is computed for it.
         const bool inputGrad = ctx->needs_input_grad(0);
         const torch::Tensor x = ctx->get_saved_variables().at(0).detach().requires_grad_(inputGrad);
@@ -46,9 +48,9 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction>
         if (inputGrad)
             inputs.push_back(x);
         inputs.insert(inputs.end(), parameters.begin(), parameters.end());
-        torch::autograd::variable_list grads =
-            torch::autograd::grad({y}, inputs, {outputGrads.at(0)}, /*retain_graph=*/false, /*create_graph=*/false,
-                                  /*allow_unused=*/true);
+        torch::autograd::variable_list grads = torch::autograd::grad(
+            {y}, inputs, {outputGrads.at(0)}, /*retain_graph=*/false, /*create_graph=*/false,
+            /*allow_unused=*/true);
         if (!inputGrad)
             grads.insert(grads.begin(), torch::Tensor());
         grads.emplace_back();  // the block

@@ -1,10 +1,9 @@
 #include "core/engine/cpu_allocator.h"
 
-#include <c10/core/CPUAllocator.h>
-#include <c10/util/Exception.h>
-
 #include <array>
 #include <atomic>
+#include <c10/core/CPUAllocator.h>
+#include <c10/util/Exception.h>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -22,8 +21,9 @@ public:
     {
         const int64_t limit = m_limit.load();
         if (limit > 0 && m_live.load() + int64_t(n) > limit)
-            TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU memory limit: ", n, " bytes more would pass the run's limit of ",
-                             limit, " bytes (", m_live.load(), " in use)");
+            TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU memory limit: ", n,
+                             " bytes more would pass the run's limit of ", limit, " bytes (",
+                             m_live.load(), " in use)");
         c10::DataPtr inner = c10::GetDefaultCPUAllocator()->allocate(n);
         void* data = inner.get();
         if (!data)
@@ -86,7 +86,10 @@ private:
         std::unordered_map<void*, size_t> sizes;
     };
     static constexpr size_t kShards = 16;
-    Shard& shardOf(const void* data) { return m_shards[(reinterpret_cast<uintptr_t>(data) >> 6) % kShards]; }
+    Shard& shardOf(const void* data)
+    {
+        return m_shards[(reinterpret_cast<uintptr_t>(data) >> 6) % kShards];
+    }
     std::array<Shard, kShards> m_shards;
 };
 

@@ -8,11 +8,11 @@
 
 namespace kinetoscope::engine::detail::cpu {
 
-void countAllocations();      // installs the counter (idempotent)
+void countAllocations();  // installs the counter (idempotent)
 // Allocations that would take the live bytes past `bytes` fail as c10::OutOfMemoryError
 // (0: no limit). Installs the counter.
 void limitMemory(int64_t bytes);
-void resetPeakAllocated();    // the peak restarts from the bytes live now
+void resetPeakAllocated();     // the peak restarts from the bytes live now
 int64_t peakAllocatedBytes();  // the most bytes live at once since the reset; -1 when not counting
 int64_t allocatedBytes();      // the bytes live now; -1 when not counting
 

@@ -176,7 +176,8 @@ struct GraphedStep::Impl
     torch::Tensor loss;
 };
 
-GraphedStep::GraphedStep(const std::function<torch::Tensor()>& step, int warmupCalls) : m_impl(std::make_unique<Impl>())
+GraphedStep::GraphedStep(const std::function<torch::Tensor()>& step, int warmupCalls)
+    : m_impl(std::make_unique<Impl>())
 {
     const bool cache = at::autocast::is_autocast_cache_enabled();
     at::autocast::set_autocast_cache_enabled(false);

@@ -3,21 +3,20 @@
 // allocator's figures, and a whole training step captured as one CUDA graph (the C++
 // counterpart of torch.compile(mode="reduce-overhead"), which has no C++ API). In a
 // build whose torch has no CUDA libraries these report "not available".
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <torch/torch.h>
 
 namespace kinetoscope::engine::detail::cuda {
 
-bool built();               // this build links torch's CUDA libraries
-std::string deviceName();   // of the current device; empty without CUDA
-std::string pciBusId();     // "0000:17:00.0", to find the same GPU in NVML
+bool built();                // this build links torch's CUDA libraries
+std::string deviceName();    // of the current device; empty without CUDA
+std::string pciBusId();      // "0000:17:00.0", to find the same GPU in NVML
 int64_t totalMemoryBytes();  // of the current device; -1 without CUDA
 void resetPeakAllocated();
-void releaseCachedMemory();  // after an out-of-memory: give cached blocks back to the driver
+void releaseCachedMemory();    // after an out-of-memory: give cached blocks back to the driver
 int64_t peakAllocatedBytes();  // since resetPeakAllocated; -1 without CUDA
 // The most the caching allocator held from the driver since resetPeakAllocated (it resets
 // both peaks): blocks cached before the reset count too; -1 without CUDA.

@@ -3,7 +3,6 @@
 #include "core/engine/engine_internal.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -51,8 +50,9 @@ public:
         std::vector<int64_t> shape{count};
         shape.insert(shape.end(), m_spec.shape.begin(), m_spec.shape.end());
         Batch batch;
-        batch.inputs = m_spec.dtype == torch::kLong ? torch::randint(0, m_spec.vocabulary, shape, generator, torch::kLong)
-                                                    : torch::randn(shape, generator, torch::kFloat32);
+        batch.inputs = m_spec.dtype == torch::kLong
+                           ? torch::randint(0, m_spec.vocabulary, shape, generator, torch::kLong)
+                           : torch::randn(shape, generator, torch::kFloat32);
         batch.targets = torch::randint(0, m_spec.classes, {count}, generator, torch::kLong);
         return batch;
     }
@@ -66,7 +66,8 @@ private:
 class ImageDataset final : public Dataset
 {
 public:
-    ImageDataset(torch::Tensor images, torch::Tensor labels, std::vector<double> mean, std::vector<double> std)
+    ImageDataset(torch::Tensor images, torch::Tensor labels, std::vector<double> mean,
+                 std::vector<double> std)
         : m_images(std::move(images)), m_labels(std::move(labels))
     {
         const int64_t channels = m_images.size(1);
@@ -85,7 +86,8 @@ public:
     {
         const torch::Tensor at = torch::tensor(indices, torch::kLong);
         Batch batch;
-        batch.inputs = (m_images.index_select(0, at).to(torch::kFloat32).div_(255.0) - m_mean) / m_std;
+        batch.inputs =
+            (m_images.index_select(0, at).to(torch::kFloat32).div_(255.0) - m_mean) / m_std;
         batch.targets = m_labels.index_select(0, at);
         return batch;
     }
@@ -123,23 +125,33 @@ fs::path firstExisting(const fs::path& dir, std::initializer_list<const char*> n
 std::unique_ptr<Dataset> openMnist(const fs::path& dir)
 {
     const std::string what = "mnist";
-    const fs::path imagesPath = firstExisting(dir, {"train-images-idx3-ubyte", "train-images.idx3-ubyte", "t10k-images-idx3-ubyte"});
-    const fs::path labelsPath = firstExisting(dir, {"train-labels-idx1-ubyte", "train-labels.idx1-ubyte", "t10k-labels-idx1-ubyte"});
+    const fs::path imagesPath = firstExisting(
+        dir, {"train-images-idx3-ubyte", "train-images.idx3-ubyte", "t10k-images-idx3-ubyte"});
+    const fs::path labelsPath = firstExisting(
+        dir, {"train-labels-idx1-ubyte", "train-labels.idx1-ubyte", "t10k-labels-idx1-ubyte"});
     if (imagesPath.empty() || labelsPath.empty())
-        throw UserError("mnist: " + dir.string() + " has no train-images-idx3-ubyte / train-labels-idx1-ubyte");
-    const std::vector<char> images = readFile(imagesPath, what), labels = readFile(labelsPath, what);
+        throw UserError("mnist: " + dir.string() +
+                        " has no train-images-idx3-ubyte / train-labels-idx1-ubyte");
+    const std::vector<char> images = readFile(imagesPath, what),
+                            labels = readFile(labelsPath, what);
     if (images.size() < 16 || bigEndian32(images, 0) != 0x803)
         throw UserError("mnist: " + imagesPath.string() + " is not an IDX image file");
     if (labels.size() < 8 || bigEndian32(labels, 0) != 0x801)
         throw UserError("mnist: " + labelsPath.string() + " is not an IDX label file");
-    const int64_t count = bigEndian32(images, 4), rows = bigEndian32(images, 8), cols = bigEndian32(images, 12);
+    const int64_t count = bigEndian32(images, 4), rows = bigEndian32(images, 8),
+                  cols = bigEndian32(images, 12);
     if (int64_t(bigEndian32(labels, 4)) != count)
         throw UserError("mnist: the image and label files hold different counts");
-    if (count == 0 || int64_t(images.size()) < 16 + count * rows * cols || int64_t(labels.size()) < 8 + count)
+    if (count == 0 || int64_t(images.size()) < 16 + count * rows * cols ||
+        int64_t(labels.size()) < 8 + count)
         throw UserError("mnist: " + imagesPath.string() + " is truncated or empty");
-    auto pixels = torch::from_blob(const_cast<char*>(images.data()) + 16, {count, 1, rows, cols}, torch::kUInt8).clone();
-    auto classes = torch::from_blob(const_cast<char*>(labels.data()) + 8, {count}, torch::kUInt8).to(torch::kLong);
-    return std::make_unique<ImageDataset>(pixels, classes, std::vector<double>{0.1307}, std::vector<double>{0.3081});
+    auto pixels = torch::from_blob(const_cast<char*>(images.data()) + 16, {count, 1, rows, cols},
+                                   torch::kUInt8)
+                      .clone();
+    auto classes = torch::from_blob(const_cast<char*>(labels.data()) + 8, {count}, torch::kUInt8)
+                       .to(torch::kLong);
+    return std::make_unique<ImageDataset>(pixels, classes, std::vector<double>{0.1307},
+                                          std::vector<double>{0.3081});
 }
 
 // The CIFAR-10 binary version: records of 1 label byte + 3072 pixel bytes (1024 red,
@@ -156,19 +168,23 @@ std::unique_ptr<Dataset> openCifar10(fs::path dir)
             continue;
         const std::vector<char> bytes = readFile(file, "cifar10");
         if (bytes.empty() || bytes.size() % kRecord != 0)
-            throw UserError("cifar10: " + file.string() + " is truncated (not a whole number of 3073-byte records)");
-        parts.push_back(torch::from_blob(const_cast<char*>(bytes.data()), {int64_t(bytes.size()) / kRecord, kRecord},
-                                         torch::kUInt8)
+            throw UserError("cifar10: " + file.string() +
+                            " is truncated (not a whole number of 3073-byte records)");
+        parts.push_back(torch::from_blob(const_cast<char*>(bytes.data()),
+                                         {int64_t(bytes.size()) / kRecord, kRecord}, torch::kUInt8)
                             .clone());
     }
     if (parts.empty())
-        throw UserError("cifar10: " + dir.string() + " has no data_batch_N.bin files (the CIFAR-10 binary version)");
+        throw UserError("cifar10: " + dir.string() +
+                        " has no data_batch_N.bin files (the CIFAR-10 binary version)");
     const torch::Tensor records = torch::cat(parts);
     const torch::Tensor labels = records.select(1, 0).to(torch::kLong);
     if (labels.max().item<int64_t>() > 9)
         throw UserError("cifar10: a label is above 9; is this the CIFAR-10 binary version?");
-    const torch::Tensor images = records.slice(1, 1).reshape({records.size(0), 3, 32, 32}).contiguous();
-    return std::make_unique<ImageDataset>(images, labels, std::vector<double>{0.4914, 0.4822, 0.4465},
+    const torch::Tensor images =
+        records.slice(1, 1).reshape({records.size(0), 3, 32, 32}).contiguous();
+    return std::make_unique<ImageDataset>(images, labels,
+                                          std::vector<double>{0.4914, 0.4822, 0.4465},
                                           std::vector<double>{0.2470, 0.2435, 0.2616});
 }
 
@@ -176,7 +192,8 @@ std::unique_ptr<Dataset> openCifar10(fs::path dir)
 class TensorFileDataset final : public Dataset
 {
 public:
-    TensorFileDataset(torch::Tensor inputs, torch::Tensor targets) : m_inputs(std::move(inputs)), m_targets(std::move(targets))
+    TensorFileDataset(torch::Tensor inputs, torch::Tensor targets)
+        : m_inputs(std::move(inputs)), m_targets(std::move(targets))
     {
     }
     SampleSpec spec() const override
@@ -238,8 +255,10 @@ std::unique_ptr<Dataset> openTensorFile(const fs::path& path)
         }
     }
     if (!inputs.defined() || !targets.defined())
-        throw UserError("tensors: " + path.string() + " must hold (inputs, targets) or {'inputs': ..., 'targets': ...}");
-    if (inputs.dim() < 2 || targets.dim() != 1 || inputs.size(0) != targets.size(0) || inputs.size(0) == 0)
+        throw UserError("tensors: " + path.string() +
+                        " must hold (inputs, targets) or {'inputs': ..., 'targets': ...}");
+    if (inputs.dim() < 2 || targets.dim() != 1 || inputs.size(0) != targets.size(0) ||
+        inputs.size(0) == 0)
         throw UserError("tensors: inputs must be [N, ...] and targets [N] with the same N > 0");
     if (targets.is_floating_point() || targets.min().item<int64_t>() < 0)
         throw UserError("tensors: targets must be class indices (non-negative integers)");
@@ -252,9 +271,11 @@ std::unique_ptr<Dataset> openDataset(const RunConfig& config)
 {
     if (config.dataset == "synthetic")
         return std::make_unique<SyntheticDataset>(syntheticSpecFor(config), config.seed);
-    const bool known = config.dataset == "mnist" || config.dataset == "cifar10" || config.dataset == "tensors";
+    const bool known =
+        config.dataset == "mnist" || config.dataset == "cifar10" || config.dataset == "tensors";
     if (!known)
-        throw UserError("unknown dataset '" + config.dataset + "' (synthetic, mnist, cifar10, tensors)");
+        throw UserError("unknown dataset '" + config.dataset +
+                        "' (synthetic, mnist, cifar10, tensors)");
     if (config.dataPath.empty())
         throw UserError("the " + config.dataset + " dataset needs --data PATH");
     std::error_code ec;

@@ -3,8 +3,6 @@
 // datasets and the loader that feeds batches to the training thread.
 #include "core/engine/lab_runner.h"
 
-#include <torch/torch.h>
-
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -12,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <torch/torch.h>
 
 namespace kinetoscope::engine::detail {
 
@@ -30,7 +29,7 @@ struct SampleSpec
     std::vector<int64_t> shape;
     torch::ScalarType dtype = torch::kFloat32;  // kLong for token ids
     int64_t classes = 10;
-    int64_t vocabulary = 0;                     // token ids lie in [0, vocabulary)
+    int64_t vocabulary = 0;  // token ids lie in [0, vocabulary)
 };
 
 struct Batch

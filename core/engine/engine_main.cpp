@@ -2,20 +2,21 @@
 // process. The run's options come on the command line (core/lab/run_options.h); what it
 // measures goes out on standard output as the line protocol of core/lab/engine_protocol.h;
 // a "cancel" line on standard input stops it after the step in flight (if the app dies,
-// the kernel sends the engine SIGTERM: the app sets PR_SET_PDEATHSIG). Anything else that writes to standard output (torch, Kineto) is sent to
-// standard error instead, so the protocol stream holds messages only.
+// the kernel sends the engine SIGTERM: the app sets PR_SET_PDEATHSIG). Anything else that writes to
+// standard output (torch, Kineto) is sent to standard error instead, so the protocol stream holds
+// messages only.
 #include "core/engine/lab_runner.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <iostream>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <cerrno>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace {
@@ -38,7 +39,8 @@ public:
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
-                m_open = false;  // the app is gone (it stops the engine itself): never half a line more
+                m_open =
+                    false;  // the app is gone (it stops the engine itself): never half a line more
             else
                 done += size_t(n);
         }
@@ -64,14 +66,16 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     for (const std::string& arg : args)
         if (arg == "--help" || arg == "-h") {
-            std::cout << "usage: kinetoscope-engine [options] --out DIR\n"
-                         "One lab run; its measurements as newline-delimited JSON on standard output\n"
-                         "(docs/engine.md). Started by kinetoscope; run it by hand to see the stream.\n\n"
-                      << lab::kRunOptionsHelp;
+            std::cout
+                << "usage: kinetoscope-engine [options] --out DIR\n"
+                   "One lab run; its measurements as newline-delimited JSON on standard output\n"
+                   "(docs/engine.md). Started by kinetoscope; run it by hand to see the stream.\n\n"
+                << lab::kRunOptionsHelp;
             return 0;
         }
     // The protocol keeps the real standard output; file descriptor 1 becomes standard error.
-    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);  // not inherited by anything it starts
+    const int protocolFd =
+        ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);  // not inherited by anything it starts
     if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         std::perror("kinetoscope-engine");
         return 2;

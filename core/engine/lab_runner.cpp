@@ -11,8 +11,6 @@
 #include "core/engine/memory_limit.h"
 #include "core/lab/run_options.h"
 
-#include <torch/version.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +19,7 @@
 #include <new>
 #include <optional>
 #include <thread>
+#include <torch/version.h>
 
 namespace kinetoscope::engine {
 
@@ -48,7 +47,8 @@ std::string outOfMemoryAt(int64_t batchSize)
 // One arm's run. An out-of-memory, torch's or the C++ runtime's, gives nullopt and its
 // reason in `outOfMemory` ("out of memory at batch size N", the cached blocks released);
 // any other error propagates.
-std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner, const detail::ArmOptions& arm,
+std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner,
+                                                      const detail::ArmOptions& arm,
                                                       const RunConfig& config, double progressFrom,
                                                       double progressTo, std::string& outOfMemory)
 {
@@ -216,9 +216,9 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         size_t unit = 0;
         for (const ArmKind kind : arms) {
             // The fp32 arm carries the profiler window and reports each step.
-            const detail::ArmOptions options{session::armName(kind), kind != ArmKind::Fp32,
-                                             kind == ArmKind::Bf16CudaGraph, kind == ArmKind::Fp32 && config.profile,
-                                             kind == ArmKind::Fp32};
+            const detail::ArmOptions options{
+                session::armName(kind), kind != ArmKind::Fp32, kind == ArmKind::Bf16CudaGraph,
+                kind == ArmKind::Fp32 && config.profile, kind == ArmKind::Fp32};
             session::LabArm arm;
             arm.kind = kind;
             if (options.graph && !runner.cuda()) {
@@ -243,7 +243,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                             s.dataLoaderMs = measured->meanMs("data");
                             s.computeMs = config.mode == "inference"
                                               ? measured->meanMs("latency")
-                                              : measured->meanMs("forward") + measured->meanMs("backward") +
+                                              : measured->meanMs("forward") +
+                                                    measured->meanMs("backward") +
                                                     measured->meanMs("optimizer");
                         }
                         s.memory = measured->memory;
@@ -268,9 +269,9 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             if (p.checkpointEvery > 0)
                 name += " checkpoint_every=" + std::to_string(p.checkpointEvery);
             try {
-                const std::optional<detail::ArmResult> measured =
-                    runUnlessOutOfMemory(runner, {name, false, false, false, false}, point, double(unit) / double(units),
-                                         double(unit + 1) / double(units), p.error);
+                const std::optional<detail::ArmResult> measured = runUnlessOutOfMemory(
+                    runner, {name, false, false, false, false}, point, double(unit) / double(units),
+                    double(unit + 1) / double(units), p.error);
                 if (!measured)
                     return;
                 markStarted();
@@ -281,10 +282,12 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                 p.peakReservedBytes = measured->peakReservedBytes;
                 p.latency = measured->latency;
             } catch (const UserError& e) {
-                p.error = e.what();  // a batch larger than the dataset, say: the other points still run
+                p.error =
+                    e.what();  // a batch larger than the dataset, say: the other points still run
             }
         };
-        auto sweep = [&](const char* knob, const std::vector<int64_t>& values, const std::vector<int64_t>& series) {
+        auto sweep = [&](const char* knob, const std::vector<int64_t>& values,
+                         const std::vector<int64_t>& series) {
             std::map<int64_t, int64_t> outOfMemoryAtBatch;  // per series (checkpoint_every)
             for (int64_t value : values) {
                 for (int64_t checkpointEvery : series) {
@@ -297,7 +300,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                     (p.knob == "workers" ? point.workers : point.batchSize) = value;
                     const auto oom = outOfMemoryAtBatch.find(checkpointEvery);
                     if (oom != outOfMemoryAtBatch.end() && value >= oom->second)
-                        p.error = "not run: batch size " + std::to_string(oom->second) + " ran out of memory";
+                        p.error = "not run: batch size " + std::to_string(oom->second) +
+                                  " ran out of memory";
                     else
                         measurePoint(p, point);
                     if (p.knob == "batch_size" && p.error.starts_with("out of memory"))
@@ -318,12 +322,15 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         if (!runner.tracePath().empty())
             s.tracePath = std::filesystem::path(runner.tracePath()).filename().string();
         if (config.memorySnapshot) {
-            const std::filesystem::path snapshot = std::filesystem::path(config.outDir) / kMemorySnapshotFile;
+            const std::filesystem::path snapshot =
+                std::filesystem::path(config.outDir) / kMemorySnapshotFile;
             std::string error;
             if (detail::cuda::writeMemorySnapshot(snapshot.string(), error))
                 s.snapshotPath = kMemorySnapshotFile;
             else  // what was measured stays; the snapshot alone is missing
-                std::fprintf(stderr, "kinetoscope-engine: the memory snapshot was not written: %s\n", error.c_str());
+                std::fprintf(stderr,
+                             "kinetoscope-engine: the memory snapshot was not written: %s\n",
+                             error.c_str());
         }
         result.ok = started;
         if (!started) {  // every arm and point ran out of memory (or needs a GPU): nothing measured
@@ -340,8 +347,9 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     } catch (const UserError& e) {
         result.error = e.what();
     } catch (const c10::Error& e) {
-        result.error = detail::isOutOfMemory(e) ? outOfMemoryAt(config.batchSize)
-                                                : std::string("torch: ") + e.what_without_backtrace();
+        result.error = detail::isOutOfMemory(e)
+                           ? outOfMemoryAt(config.batchSize)
+                           : std::string("torch: ") + e.what_without_backtrace();
     } catch (const std::exception& e) {
         result.error = e.what();
     }

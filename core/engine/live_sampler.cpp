@@ -33,7 +33,7 @@ struct Nvml::Api
     int (*name)(void*, char*, unsigned int) = nullptr;
     int (*driverVersion)(char*, unsigned int) = nullptr;
 
-    template<typename F>
+    template <typename F>
     bool bind(F& function, const char* symbol)
     {
         function = reinterpret_cast<F>(dlsym(library, symbol));
@@ -47,10 +47,12 @@ Nvml::Nvml(const std::string& pciBusId) : m_api(std::make_unique<Api>())
     api.library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!api.library)
         return;
-    const bool bound = api.bind(api.init, "nvmlInit_v2") && api.bind(api.shutdown, "nvmlShutdown") &&
+    const bool bound = api.bind(api.init, "nvmlInit_v2") &&
+                       api.bind(api.shutdown, "nvmlShutdown") &&
                        api.bind(api.byIndex, "nvmlDeviceGetHandleByIndex_v2") &&
                        api.bind(api.utilization, "nvmlDeviceGetUtilizationRates") &&
-                       api.bind(api.memory, "nvmlDeviceGetMemoryInfo") && api.bind(api.name, "nvmlDeviceGetName") &&
+                       api.bind(api.memory, "nvmlDeviceGetMemoryInfo") &&
+                       api.bind(api.name, "nvmlDeviceGetName") &&
                        api.bind(api.driverVersion, "nvmlSystemGetDriverVersion");
     api.bind(api.byPciBusId, "nvmlDeviceGetHandleByPciBusId_v2");
     if (!bound || api.init() != 0) {
@@ -76,13 +78,15 @@ Nvml::~Nvml()
 std::string Nvml::driverVersion() const
 {
     char text[96] = {};
-    return available() && m_api->driverVersion(text, sizeof text) == 0 ? std::string(text) : std::string();
+    return available() && m_api->driverVersion(text, sizeof text) == 0 ? std::string(text)
+                                                                       : std::string();
 }
 
 std::string Nvml::deviceName() const
 {
     char text[96] = {};
-    return available() && m_api->name(m_device, text, sizeof text) == 0 ? std::string(text) : std::string();
+    return available() && m_api->name(m_device, text, sizeof text) == 0 ? std::string(text)
+                                                                        : std::string();
 }
 
 bool Nvml::read(double& utilisationPercent, int64_t& memoryUsedBytes) const
@@ -145,9 +149,10 @@ int64_t residentBytes()
     return int64_t(pagesResident) * int64_t(sysconf(_SC_PAGESIZE));
 }
 
-LiveSampler::LiveSampler(int hz, Sink sink, AllocatorReading allocator, const std::string& gpuPciBusId)
-    : m_periodMs(1000 / std::clamp(hz, 10, 20)), m_sink(std::move(sink)), m_allocator(std::move(allocator)),
-      m_nvml(gpuPciBusId)
+LiveSampler::LiveSampler(int hz, Sink sink, AllocatorReading allocator,
+                         const std::string& gpuPciBusId)
+    : m_periodMs(1000 / std::clamp(hz, 10, 20)), m_sink(std::move(sink)),
+      m_allocator(std::move(allocator)), m_nvml(gpuPciBusId)
 {
     m_thread = std::thread([this] { loop(); });
 }
@@ -169,7 +174,8 @@ void LiveSampler::loop()
         // Sleep in short slices so that the destructor never waits a whole period; when
         // stopped, one last sample closes the series (a short run still has one).
         while (!m_stop.load() && Clock::now() < next)
-            std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(5)));
+            std::this_thread::sleep_for(
+                std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(5)));
         last = m_stop.load();
         session::LiveSample s;
         s.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -12,9 +12,11 @@ Loader::Loader(const RunConfig& config, const Dataset& dataset)
     : m_config(config), m_dataset(dataset), m_size(dataset.size())
 {
     if (m_size > 0) {
-        m_batchesPerEpoch = config.dropLast ? m_size / config.batchSize : (m_size + config.batchSize - 1) / config.batchSize;
+        m_batchesPerEpoch = config.dropLast ? m_size / config.batchSize
+                                            : (m_size + config.batchSize - 1) / config.batchSize;
         if (m_batchesPerEpoch == 0)
-            throw UserError("the dataset has " + std::to_string(m_size) + " samples, fewer than one batch of " +
+            throw UserError("the dataset has " + std::to_string(m_size) +
+                            " samples, fewer than one batch of " +
                             std::to_string(config.batchSize) + " (lower --batch-size)");
     }
     for (int64_t i = 0; i < config.workers; ++i)
@@ -57,7 +59,8 @@ Batch Loader::make(int64_t batchIndex) const
 {
     using Clock = std::chrono::steady_clock;
     // Unbounded datasets take a range: no index list for a batch of any size.
-    const std::vector<int64_t> indices = m_size > 0 ? indicesOf(batchIndex) : std::vector<int64_t>{};
+    const std::vector<int64_t> indices =
+        m_size > 0 ? indicesOf(batchIndex) : std::vector<int64_t>{};
     const int64_t samples = m_size > 0 ? int64_t(indices.size()) : m_config.batchSize;
     // Per-sample cost: busy CPU work (a heavy transform), then waiting (slow storage).
     const auto costUntil = Clock::now() + std::chrono::microseconds(m_config.sampleCpuUs * samples);
@@ -67,7 +70,8 @@ Batch Loader::make(int64_t batchIndex) const
             sink = sink + 1e-9 * k;
     if (m_config.sampleIoUs > 0)
         std::this_thread::sleep_for(std::chrono::microseconds(m_config.sampleIoUs * samples));
-    Batch batch = m_size > 0 ? m_dataset.get(indices) : m_dataset.getRange(batchIndex * samples, samples);
+    Batch batch =
+        m_size > 0 ? m_dataset.get(indices) : m_dataset.getRange(batchIndex * samples, samples);
     if (m_config.pinMemory && torch::cuda::is_available()) {
         batch.inputs = batch.inputs.pin_memory();
         batch.targets = batch.targets.pin_memory();
@@ -83,7 +87,8 @@ void Loader::work()
         {
             std::unique_lock lock(m_mutex);
             // Batches being made count against the queue's capacity too.
-            m_space.wait(lock, [&] { return m_stop || m_nextToMake - m_nextToHand < int64_t(capacity); });
+            m_space.wait(lock,
+                         [&] { return m_stop || m_nextToMake - m_nextToHand < int64_t(capacity); });
             if (m_stop)
                 return;
             index = m_nextToMake++;

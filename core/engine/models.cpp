@@ -19,7 +19,7 @@ int64_t product(const std::vector<int64_t>& shape)
 }
 
 // Any torch::nn module whose forward takes and returns one tensor.
-template<typename Net>
+template <typename Net>
 class NnModel final : public Model
 {
 public:
@@ -38,15 +38,19 @@ private:
 void checkCheckpointEvery(const RunConfig& c, size_t blocks)
 {
     if (c.checkpointEvery > int64_t(blocks))
-        throw UserError("--checkpoint-every " + std::to_string(c.checkpointEvery) + ": the " + c.model + " has " +
-                        std::to_string(blocks) + " blocks (--layers sets them)");
+        throw UserError("--checkpoint-every " + std::to_string(c.checkpointEvery) + ": the " +
+                        c.model + " has " + std::to_string(blocks) +
+                        " blocks (--layers sets them)");
 }
 
 // One block of layers run in order. (A Sequential's forward is a template, which the
 // blocks' AnyModule cannot hold.)
 struct BlockImpl : nn::Module
 {
-    explicit BlockImpl(nn::Sequential layerList) : layers(register_module("layers", std::move(layerList))) {}
+    explicit BlockImpl(nn::Sequential layerList)
+        : layers(register_module("layers", std::move(layerList)))
+    {
+    }
     torch::Tensor forward(const torch::Tensor& x) { return layers->forward(x); }
     nn::Sequential layers;
 };
@@ -55,11 +59,11 @@ TORCH_MODULE(Block);
 // A stem, the blocks (every N-th one checkpointed while training), a head.
 struct BlockNetImpl : nn::Module
 {
-    BlockNetImpl(nn::Sequential stemLayers, nn::Sequential blockList, nn::Sequential headLayers, int64_t every)
+    BlockNetImpl(nn::Sequential stemLayers, nn::Sequential blockList, nn::Sequential headLayers,
+                 int64_t every)
         : stem(register_module("stem", std::move(stemLayers))),
           blocks(register_module("blocks", std::move(blockList))),
-          head(register_module("head", std::move(headLayers))),
-          checkpointEvery(every)
+          head(register_module("head", std::move(headLayers))), checkpointEvery(every)
     {
     }
 
@@ -84,8 +88,8 @@ BlockNet mlp(const RunConfig& c, const SampleSpec& data)
         width = c.hidden;
     }
     checkCheckpointEvery(c, blocks->size());
-    return BlockNet(nn::Sequential(nn::Flatten()), blocks, nn::Sequential(nn::Linear(width, data.classes)),
-                    c.checkpointEvery);
+    return BlockNet(nn::Sequential(nn::Flatten()), blocks,
+                    nn::Sequential(nn::Linear(width, data.classes)), c.checkpointEvery);
 }
 
 // Conv-BN-ReLU blocks halving the resolution after the first, then global pooling.
@@ -97,15 +101,17 @@ BlockNet cnn(const RunConfig& c, const SampleSpec& data)
     int64_t channels = data.shape[0], out = 32;
     for (int64_t i = 0; i < std::max<int64_t>(2, c.layers); ++i) {
         blocks->push_back(Block(nn::Sequential(
-            nn::Conv2d(nn::Conv2dOptions(channels, out, 3).stride(i == 0 ? 1 : 2).padding(1).bias(false)),
+            nn::Conv2d(
+                nn::Conv2dOptions(channels, out, 3).stride(i == 0 ? 1 : 2).padding(1).bias(false)),
             nn::BatchNorm2d(out), nn::ReLU())));
         channels = out;
         out = std::min<int64_t>(out * 2, 512);
     }
     checkCheckpointEvery(c, blocks->size());
-    return BlockNet(nn::Sequential(), blocks,
-                    nn::Sequential(nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(channels, data.classes)),
-                    c.checkpointEvery);
+    return BlockNet(
+        nn::Sequential(), blocks,
+        nn::Sequential(nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(channels, data.classes)),
+        c.checkpointEvery);
 }
 
 // Pre-norm encoder block: x + attention(norm(x)), then x + mlp(norm(x)).
@@ -126,7 +132,10 @@ struct EncoderBlockImpl : nn::Module
     {
         const int64_t batch = x.size(0), tokens = x.size(1), width = x.size(2);
         // [batch, tokens, 3, heads, head width] -> three [batch, heads, tokens, head width]
-        auto parts = qkv(norm1(x)).view({batch, tokens, 3, heads, width / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
+        auto parts = qkv(norm1(x))
+                         .view({batch, tokens, 3, heads, width / heads})
+                         .permute({2, 0, 3, 1, 4})
+                         .unbind(0);
         auto attended = at::scaled_dot_product_attention(parts[0], parts[1], parts[2]);
         x = x + project(attended.transpose(1, 2).reshape({batch, tokens, width}));
         return x + down(torch::gelu(up(norm2(x))));
@@ -150,7 +159,8 @@ struct TransformerImpl : nn::Module
     {
         if (c.hidden % c.heads != 0)
             throw UserError("transformer: --hidden must be a multiple of --heads");
-        const int64_t tokens = tokensAreIds ? data.shape.at(0) : product(data.shape) / data.shape.back();
+        const int64_t tokens =
+            tokensAreIds ? data.shape.at(0) : product(data.shape) / data.shape.back();
         if (tokensAreIds)
             embed = register_module("embed", nn::Embedding(data.vocabulary, c.hidden));
         else
@@ -166,7 +176,9 @@ struct TransformerImpl : nn::Module
 
     torch::Tensor forward(const torch::Tensor& inputs)
     {
-        torch::Tensor x = tokensAreIds ? embed(inputs) : projectIn(inputs.reshape({inputs.size(0), -1, inputs.size(-1)}));
+        torch::Tensor x = tokensAreIds
+                              ? embed(inputs)
+                              : projectIn(inputs.reshape({inputs.size(0), -1, inputs.size(-1)}));
         x = x + positions;
         x = forwardBlocks(blocks, x, checkpointEvery);
         return head(norm(x).mean(1));
@@ -212,7 +224,8 @@ std::unique_ptr<Model> buildModel(const RunConfig& c, const SampleSpec& data)
         return std::make_unique<NnModel<Transformer>>(Transformer(c, data));
     if (isScriptModelPath(c.model))
         return loadScriptModel(c.model);
-    throw UserError("unknown model '" + c.model + "' (built-in: mlp, cnn, transformer; or a TorchScript file)");
+    throw UserError("unknown model '" + c.model +
+                    "' (built-in: mlp, cnn, transformer; or a TorchScript file)");
 }
 
 }  // namespace kinetoscope::engine::detail

@@ -32,12 +32,14 @@ void ClippedAdam::step()
         return;
     // Global-norm clipping without a host read-back: scale = min(1, max / (norm + 1e-6)).
     const std::vector<torch::Tensor> norms = at::_foreach_norm(grads, 2);
-    const torch::Tensor total = torch::linalg_vector_norm(torch::stack(norms).to(torch::kFloat32), 2);
+    const torch::Tensor total =
+        torch::linalg_vector_norm(torch::stack(norms).to(torch::kFloat32), 2);
     const torch::Tensor scale = torch::clamp_max(m_maxGradNorm / (total + 1e-6), 1.0);
     at::_foreach_mul_(grads, scale);
     at::_foreach_add_(steps, 1);
-    at::_fused_adam_(params, grads, expAvg, expAvgSq, /*max_exp_avg_sqs=*/{}, steps, m_lr, /*beta1=*/0.9,
-                     /*beta2=*/0.999, /*weight_decay=*/0.0, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
+    at::_fused_adam_(
+        params, grads, expAvg, expAvgSq, /*max_exp_avg_sqs=*/{}, steps, m_lr, /*beta1=*/0.9,
+        /*beta2=*/0.999, /*weight_decay=*/0.0, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
 }
 
 int64_t ClippedAdam::stateBytes() const

@@ -11,7 +11,8 @@ namespace kinetoscope::engine::detail {
 class ClippedAdam
 {
 public:
-    explicit ClippedAdam(std::vector<torch::Tensor> parameters, double lr = 1e-4, double maxGradNorm = 1.0);
+    explicit ClippedAdam(std::vector<torch::Tensor> parameters, double lr = 1e-4,
+                         double maxGradNorm = 1.0);
     void step();
     void zeroGrad();  // set_to_none, as the seed's zero_grad(set_to_none=True)
     // Bytes of the optimizer's state (two moments per parameter, a float32 step count per

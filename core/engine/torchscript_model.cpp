@@ -3,9 +3,8 @@
 // unit: torch/script.h is heavy to compile.
 #include "core/engine/engine_internal.h"
 
-#include <torch/script.h>
-
 #include <filesystem>
+#include <torch/script.h>
 
 namespace kinetoscope::engine::detail {
 
@@ -22,7 +21,8 @@ public:
         if (out.isTensor())
             return out.toTensor();
         // A model returning (logits, ...) is common; train on its first tensor.
-        if (out.isTuple() && !out.toTupleRef().elements().empty() && out.toTupleRef().elements()[0].isTensor())
+        if (out.isTuple() && !out.toTupleRef().elements().empty() &&
+            out.toTupleRef().elements()[0].isTensor())
             return out.toTupleRef().elements()[0].toTensor();
         throw UserError("the TorchScript model's forward must return a tensor of logits");
     }
@@ -56,8 +56,9 @@ std::string firstLine(std::string text)
 bool isScriptModelPath(const std::string& model)
 {
     std::error_code ec;
-    return model.find('/') != std::string::npos || model.ends_with(".pt") || model.ends_with(".pth") ||
-           model.ends_with(".ts") || std::filesystem::is_regular_file(model, ec);
+    return model.find('/') != std::string::npos || model.ends_with(".pt") ||
+           model.ends_with(".pth") || model.ends_with(".ts") ||
+           std::filesystem::is_regular_file(model, ec);
 }
 
 std::unique_ptr<Model> loadScriptModel(const std::string& path)
@@ -72,8 +73,9 @@ std::unique_ptr<Model> loadScriptModel(const std::string& path)
             throw UserError("the TorchScript model '" + path + "' has no trainable parameters");
         return model;
     } catch (const c10::Error& e) {
-        throw UserError("cannot load the TorchScript model '" + path +
-                        "' (is it a torch.jit.save file?): " + firstLine(e.what_without_backtrace()));
+        throw UserError(
+            "cannot load the TorchScript model '" + path +
+            "' (is it a torch.jit.save file?): " + firstLine(e.what_without_backtrace()));
     }
 }
 

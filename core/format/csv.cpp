@@ -26,7 +26,8 @@ std::string csvNumber(double value)
     char buffer[32];
     // Integers within double's exact range: no point, no exponent.
     if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15) {
-        const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, static_cast<long long>(value));
+        const auto [end, error] =
+            std::to_chars(buffer, buffer + sizeof buffer, static_cast<long long>(value));
         return error == std::errc() ? std::string(buffer, end) : std::string();
     }
     const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);

@@ -57,7 +57,7 @@ struct Scale
 
 // `value` (in the base unit of `scales`, smallest first) in the largest scale that keeps
 // it at 1 or more after rounding, three significant digits; the last scale takes the rest.
-template<size_t N>
+template <size_t N>
 std::string scaled(double value, const std::array<Scale, N>& scales, int smallestDecimals)
 {
     if (!std::isfinite(value))
@@ -157,7 +157,8 @@ std::string decimalRate(double perSecond, std::string_view unit)
 {
     if (!std::isfinite(perSecond) || perSecond < 0)
         return kNotAvailable;
-    static constexpr std::pair<double, const char*> kPrefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    static constexpr std::pair<double, const char*> kPrefixes[] = {
+        {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
     for (const auto& [scale, prefix] : kPrefixes)
         if (perSecond >= scale * 0.9995)
             return number(perSecond / scale) + " " + prefix + std::string(unit) + "/s";
@@ -231,13 +232,16 @@ std::string counted(uint64_t value, std::string_view singular, std::string_view 
 {
     if (value == 1)
         return "1 " + std::string(singular);
-    return count(value) + " " + (plural.empty() ? std::string(singular) + "s" : std::string(plural));
+    return count(value) + " " +
+           (plural.empty() ? std::string(singular) + "s" : std::string(plural));
 }
 
 size_t displayWidth(std::string_view utf8)
 {
     // Every byte but a continuation byte (10xxxxxx) starts a character.
-    return size_t(std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return size_t(std::count_if(utf8.begin(), utf8.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
 }
 
 std::string padLeft(std::string_view utf8, size_t width)

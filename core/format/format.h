@@ -11,9 +11,9 @@
 // "n/a".
 #include <concepts>
 #include <cstdint>
-#include <type_traits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace kinetoscope::format {
 
@@ -60,8 +60,8 @@ std::string count(uint64_t value);
 std::string count(int64_t value);
 // Any other integer type, by its sign.
 template <std::integral T>
-    requires(!std::same_as<T, uint64_t> && !std::same_as<T, int64_t> && !std::same_as<T, bool>)
-std::string count(T value)
+requires(!std::same_as<T, uint64_t> && !std::same_as<T, int64_t> &&
+         !std::same_as<T, bool>) std::string count(T value)
 {
     if constexpr (std::is_signed_v<T>)
         return count(static_cast<int64_t>(value));

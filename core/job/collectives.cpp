@@ -1,7 +1,7 @@
 #include "core/job/collectives.h"
-#include "core/job/median.h"
 
 #include "core/analysis/breakdown.h"
+#include "core/job/median.h"
 #include "core/trace/event_args.h"
 
 #include <algorithm>
@@ -49,7 +49,8 @@ int64_t firstTensorBytes(std::span<const trace::Arg> args)
 {
     const trace::ArgValue* dims = trace::findArg(args, "Input Dims");
     const trace::ArgValue* types = trace::findArg(args, "Input type");
-    if (!dims || !types || !dims->array() || !types->array() || dims->array()->empty() || types->array()->empty())
+    if (!dims || !types || !dims->array() || !types->array() || dims->array()->empty() ||
+        types->array()->empty())
         return -1;
     const trace::ArgValue& shape = dims->array()->front();
     const std::string* type = types->array()->front().string();
@@ -91,7 +92,8 @@ void readCollectiveArgs(const trace::TraceModel& model, RankCollective& c)
             c.group = argString(*args, "Process Group Name");
             c.groupSize = int(std::clamp<int64_t>(argInteger(*args, "Group size"), -1, 1 << 20));
             const int size = dtypeBytes(argString(*args, "dtype"));
-            const int64_t in = argInteger(*args, "In msg nelems"), out = argInteger(*args, "Out msg nelems");
+            const int64_t in = argInteger(*args, "In msg nelems"),
+                          out = argInteger(*args, "Out msg nelems");
             if (size > 0 && in >= 0 && in < (int64_t(1) << 50))
                 inBytes = in * size;
             if (size > 0 && out >= 0 && out < (int64_t(1) << 50))
@@ -118,15 +120,24 @@ trace::EventId enclosingAnnotation(const trace::TraceModel& model, trace::EventI
 const char* collectiveKindName(CollectiveKind kind)
 {
     switch (kind) {
-    case CollectiveKind::AllReduce: return "all_reduce";
-    case CollectiveKind::AllGather: return "all_gather";
-    case CollectiveKind::ReduceScatter: return "reduce_scatter";
-    case CollectiveKind::AllToAll: return "all_to_all";
-    case CollectiveKind::Broadcast: return "broadcast";
-    case CollectiveKind::Reduce: return "reduce";
-    case CollectiveKind::SendRecv: return "send_recv";
-    case CollectiveKind::Barrier: return "barrier";
-    case CollectiveKind::Other: break;
+    case CollectiveKind::AllReduce:
+        return "all_reduce";
+    case CollectiveKind::AllGather:
+        return "all_gather";
+    case CollectiveKind::ReduceScatter:
+        return "reduce_scatter";
+    case CollectiveKind::AllToAll:
+        return "all_to_all";
+    case CollectiveKind::Broadcast:
+        return "broadcast";
+    case CollectiveKind::Reduce:
+        return "reduce";
+    case CollectiveKind::SendRecv:
+        return "send_recv";
+    case CollectiveKind::Barrier:
+        return "barrier";
+    case CollectiveKind::Other:
+        break;
     }
     return "other";
 }
@@ -135,7 +146,8 @@ CollectiveKind collectiveKindOf(std::string_view name)
 {
     const std::string n = lowered(name);
     // Most specific first: "reduce_scatter" holds "reduce", "allgather" is not "all_to_all".
-    if (n.find("reduce_scatter") != std::string::npos || n.find("reducescatter") != std::string::npos)
+    if (n.find("reduce_scatter") != std::string::npos ||
+        n.find("reducescatter") != std::string::npos)
         return CollectiveKind::ReduceScatter;
     if (n.find("allreduce") != std::string::npos || n.find("all_reduce") != std::string::npos)
         return CollectiveKind::AllReduce;
@@ -160,15 +172,19 @@ double busBandwidthFactor(CollectiveKind kind, int groupSize)
 {
     const double n = std::max(groupSize, 1);
     switch (kind) {
-    case CollectiveKind::AllReduce: return 2.0 * (n - 1.0) / n;
+    case CollectiveKind::AllReduce:
+        return 2.0 * (n - 1.0) / n;
     case CollectiveKind::AllGather:
     case CollectiveKind::ReduceScatter:
-    case CollectiveKind::AllToAll: return (n - 1.0) / n;
+    case CollectiveKind::AllToAll:
+        return (n - 1.0) / n;
     case CollectiveKind::Broadcast:
     case CollectiveKind::Reduce:
-    case CollectiveKind::SendRecv: return 1.0;
+    case CollectiveKind::SendRecv:
+        return 1.0;
     case CollectiveKind::Barrier:
-    case CollectiveKind::Other: break;
+    case CollectiveKind::Other:
+        break;
     }
     return 0.0;
 }
@@ -178,14 +194,17 @@ int dtypeBytes(std::string_view dtype)
     std::string t = lowered(dtype);
     if (t.starts_with("c10::"))
         t = t.substr(5);
-    if (t == "float" || t == "float32" || t == "int" || t == "int32" || t == "unsigned int" || t == "uint32")
+    if (t == "float" || t == "float32" || t == "int" || t == "int32" || t == "unsigned int" ||
+        t == "uint32")
         return 4;
-    if (t == "double" || t == "float64" || t == "long" || t == "int64" || t == "long int" || t == "uint64")
+    if (t == "double" || t == "float64" || t == "long" || t == "int64" || t == "long int" ||
+        t == "uint64")
         return 8;
-    if (t == "half" || t == "float16" || t == "bfloat16" || t == "short" || t == "int16" || t == "uint16")
+    if (t == "half" || t == "float16" || t == "bfloat16" || t == "short" || t == "int16" ||
+        t == "uint16")
         return 2;
-    if (t == "signed char" || t == "unsigned char" || t == "char" || t == "bool" || t == "byte" || t == "int8" ||
-        t == "uint8" || t.starts_with("float8"))
+    if (t == "signed char" || t == "unsigned char" || t == "char" || t == "bool" || t == "byte" ||
+        t == "int8" || t == "uint8" || t.starts_with("float8"))
         return 1;
     return 0;
 }
@@ -201,9 +220,11 @@ std::vector<RankCollective> rankCollectives(const trace::TraceModel& model)
         if (tracks[t].kind != trace::TrackKind::GpuStream)
             continue;
         for (const trace::Event& e : model.events(trace::TrackId{t})) {
-            if (e.category != trace::Category::Kernel || !analysis::isCommunicationKernel(model.text(e.name)))
+            if (e.category != trace::Category::Kernel ||
+                !analysis::isCommunicationKernel(model.text(e.name)))
                 continue;
-            const trace::EventId launch = e.correlated.valid() ? enclosingAnnotation(model, e.correlated) : trace::EventId{};
+            const trace::EventId launch =
+                e.correlated.valid() ? enclosingAnnotation(model, e.correlated) : trace::EventId{};
             if (launch.valid()) {
                 const auto [at, fresh] = byAnnotation.try_emplace(launch.value, out.size());
                 if (!fresh) {
@@ -217,13 +238,15 @@ std::vector<RankCollective> rankCollectives(const trace::TraceModel& model)
             RankCollective c;
             c.event = model.idOf(e);
             c.launch = launch;
-            c.kind = collectiveKindOf(launch.valid() ? model.text(model.event(launch).name) : model.text(e.name));
+            c.kind = collectiveKindOf(launch.valid() ? model.text(model.event(launch).name)
+                                                     : model.text(e.name));
             if (c.kind == CollectiveKind::Other)
                 c.kind = collectiveKindOf(model.text(e.name));
             c.startNs = e.startNs;
             c.durationNs = e.durationNs;
-            c.hostNs = launch.valid() ? model.event(launch).startNs
-                                      : (e.correlated.valid() ? model.event(e.correlated).startNs : e.startNs);
+            c.hostNs = launch.valid()
+                           ? model.event(launch).startNs
+                           : (e.correlated.valid() ? model.event(e.correlated).startNs : e.startNs);
             out.push_back(std::move(c));
         }
     }
@@ -294,16 +317,17 @@ CollectiveMatch matchCollectives(const std::vector<std::span<const RankCollectiv
                 if (c.bytes >= 0 && m.bytes >= 0 && c.bytes != m.bytes)
                     m.sizesAgree = false;
             m.groupSize = m.ranks[0].groupSize > 0 ? m.ranks[0].groupSize
-                                                    : (worldSize > 0 ? worldSize : int(ranks));
+                                                   : (worldSize > 0 ? worldSize : int(ranks));
             match.matched.push_back(std::move(m));
         }
     }
     for (size_t r = 0; r < ranks; ++r)
         match.unmatched += collectives[r].size();
     match.unmatched -= match.matched.size() * ranks;
-    std::sort(match.matched.begin(), match.matched.end(), [](const MatchedCollective& a, const MatchedCollective& b) {
-        return a.ranks[0].hostNs < b.ranks[0].hostNs;
-    });
+    std::sort(match.matched.begin(), match.matched.end(),
+              [](const MatchedCollective& a, const MatchedCollective& b) {
+                  return a.ranks[0].hostNs < b.ranks[0].hostNs;
+              });
 
     // Clock offsets: every rank leaves a collective at about the same moment.
     for (size_t r = 1; r < ranks; ++r) {
@@ -313,7 +337,8 @@ CollectiveMatch matchCollectives(const std::vector<std::span<const RankCollectiv
                                   double(m.ranks[0].startNs + m.ranks[0].durationNs));
         match.clockOffsetNs[r] = median(std::move(differences));
     }
-    const auto [low, high] = std::minmax_element(match.clockOffsetNs.begin(), match.clockOffsetNs.end());
+    const auto [low, high] =
+        std::minmax_element(match.clockOffsetNs.begin(), match.clockOffsetNs.end());
     match.clockSpreadNs = *high - *low;
 
     for (MatchedCollective& m : match.matched) {

@@ -27,7 +27,8 @@
 
 namespace kinetoscope::job {
 
-enum class CollectiveKind : uint8_t {
+enum class CollectiveKind : uint8_t
+{
     AllReduce,
     AllGather,
     ReduceScatter,
@@ -50,15 +51,15 @@ int dtypeBytes(std::string_view dtype);
 // One collective as one rank saw it.
 struct RankCollective
 {
-    trace::EventId event;     // the kernel, or the gloo span on a CPU-only job
-    trace::EventId launch;    // the annotation that launched it (invalid when none)
+    trace::EventId event;   // the kernel, or the gloo span on a CPU-only job
+    trace::EventId launch;  // the annotation that launched it (invalid when none)
     CollectiveKind kind = CollectiveKind::Other;
-    std::string group;        // process group name; "" when the trace names none
-    int groupSize = -1;       // from the trace, else -1
+    std::string group;   // process group name; "" when the trace names none
+    int groupSize = -1;  // from the trace, else -1
     int64_t startNs = 0, durationNs = 0;
-    int64_t hostNs = 0;       // when the host issued it (the step it belongs to)
-    int64_t bytes = -1;       // message size as nccl-tests counts it; -1 when unknown
-    bool onDevice = true;     // a kernel (NCCL/RCCL), not a host span (gloo)
+    int64_t hostNs = 0;    // when the host issued it (the step it belongs to)
+    int64_t bytes = -1;    // message size as nccl-tests counts it; -1 when unknown
+    bool onDevice = true;  // a kernel (NCCL/RCCL), not a host span (gloo)
 };
 
 // Every collective of one trace, in time order.
@@ -68,14 +69,14 @@ struct MatchedCollective
 {
     CollectiveKind kind = CollectiveKind::Other;
     std::string group;
-    int ordinal = 0;          // the n-th of its (group, kind), from 0
+    int ordinal = 0;  // the n-th of its (group, kind), from 0
     int groupSize = 0;
-    int64_t bytes = -1;       // rank 0's message size
-    bool sizesAgree = true;   // every rank gave the same size (or none)
-    std::vector<RankCollective> ranks;  // each rank's side, by rank index in the job
-    int64_t transferNs = 0;   // the shortest duration across ranks
-    std::vector<int64_t> waitNs;  // per rank: duration - transfer
-    int lastToArrive = -1;    // rank index whose aligned start is latest
+    int64_t bytes = -1;                               // rank 0's message size
+    bool sizesAgree = true;                           // every rank gave the same size (or none)
+    std::vector<RankCollective> ranks;                // each rank's side, by rank index in the job
+    int64_t transferNs = 0;                           // the shortest duration across ranks
+    std::vector<int64_t> waitNs;                      // per rank: duration - transfer
+    int lastToArrive = -1;                            // rank index whose aligned start is latest
     double algorithmBytesPerS = 0, busBytesPerS = 0;  // 0 when the size is unknown
     std::optional<int64_t> step;  // rank 0's step number at issue, when it has one
 };

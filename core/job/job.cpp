@@ -42,11 +42,13 @@ std::optional<int64_t> stepNumber(const std::string& name)
 // The union of the collectives' spans inside [begin, end): time in communication, hidden
 // behind compute or not. `collectives` is in issue order, which on one stream (NCCL) or one
 // thread (gloo) is nearly start order; overlaps are merged all the same.
-int64_t collectiveTimeWithin(const std::vector<RankCollective>& collectives, int64_t begin, int64_t end)
+int64_t collectiveTimeWithin(const std::vector<RankCollective>& collectives, int64_t begin,
+                             int64_t end)
 {
     std::vector<std::pair<int64_t, int64_t>> spans;
     for (const RankCollective& c : collectives) {
-        const int64_t from = std::max(begin, c.startNs), to = std::min(end, c.startNs + c.durationNs);
+        const int64_t from = std::max(begin, c.startNs),
+                      to = std::min(end, c.startNs + c.durationNs);
         if (from < to)
             spans.emplace_back(from, to);
     }
@@ -61,13 +63,15 @@ int64_t collectiveTimeWithin(const std::vector<RankCollective>& collectives, int
     return total;
 }
 
-Rank readRank(std::shared_ptr<const document::Document> doc, std::vector<RankCollective> collectives)
+Rank readRank(std::shared_ptr<const document::Document> doc,
+              std::vector<RankCollective> collectives)
 {
     Rank rank;
     rank.doc = std::move(doc);
     rank.collectives = std::move(collectives);
     const analysis::TraceSummary& summary = rank.doc->summary;
-    for (size_t i = 0; i < summary.steps.steps.size() && i < summary.breakdown.all.perStep.size(); ++i) {
+    for (size_t i = 0; i < summary.steps.steps.size() && i < summary.breakdown.all.perStep.size();
+         ++i) {
         const auto number = stepNumber(summary.steps.steps[i].name);
         if (!number)
             continue;
@@ -119,12 +123,14 @@ void nameCause(Job& job)
 int rankFromFileName(std::string_view name)
 {
     for (std::string_view prefix : {"worker", "rank"}) {
-        for (size_t at = name.find(prefix); at != std::string_view::npos; at = name.find(prefix, at + 1)) {
+        for (size_t at = name.find(prefix); at != std::string_view::npos;
+             at = name.find(prefix, at + 1)) {
             size_t i = at + prefix.size();
             while (i < name.size() && (name[i] == '-' || name[i] == '_'))
                 ++i;
             int rank = -1;
-            const auto [end, error] = std::from_chars(name.data() + i, name.data() + name.size(), rank);
+            const auto [end, error] =
+                std::from_chars(name.data() + i, name.data() + name.size(), rank);
             if (error == std::errc() && end != name.data() + i && rank >= 0)
                 return rank;
         }
@@ -158,8 +164,8 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
     return files;
 }
 
-std::optional<Job> openJob(const std::vector<std::string>& files, const document::OpenOptions& options,
-                           std::string& error)
+std::optional<Job> openJob(const std::vector<std::string>& files,
+                           const document::OpenOptions& options, std::string& error)
 {
     std::vector<std::shared_ptr<const document::Document>> docs(files.size());
     std::vector<std::vector<RankCollective>> collectives(files.size());
@@ -192,16 +198,19 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
     for (size_t i = 0; i < docs.size(); ++i) {
         if (!docs[i]->ok() || !docs[i]->model) {
             error = files[i] + ": " +
-                    (docs[i]->model || !docs[i]->ok() ? docs[i]->loadMessage
-                                                      : "a lab session recorded without a trace is not a rank's trace");
+                    (docs[i]->model || !docs[i]->ok()
+                         ? docs[i]->loadMessage
+                         : "a lab session recorded without a trace is not a rank's trace");
             return std::nullopt;
         }
         Rank rank = readRank(docs[i], std::move(collectives[i]));
-        if (const auto& distributed = rank.doc->model->metadata().distributed; distributed && distributed->rank >= 0) {
+        if (const auto& distributed = rank.doc->model->metadata().distributed;
+            distributed && distributed->rank >= 0) {
             rank.rank = distributed->rank;
             rank.rankSource = "distributedInfo";
             job.worldSize = std::max(job.worldSize, distributed->worldSize);
-        } else if (const int fromName = rankFromFileName(fs::path(files[i]).filename().string()); fromName >= 0) {
+        } else if (const int fromName = rankFromFileName(fs::path(files[i]).filename().string());
+                   fromName >= 0) {
             rank.rank = fromName;
             rank.rankSource = "file name";
         }
@@ -229,7 +238,8 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
             ++free;
         r.rank = free++;
     }
-    std::stable_sort(job.ranks.begin(), job.ranks.end(), [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
+    std::stable_sort(job.ranks.begin(), job.ranks.end(),
+                     [](const Rank& a, const Rank& b) { return a.rank < b.rank; });
 
     std::vector<std::span<const RankCollective>> byRank;
     std::vector<RankSteps> stepsByRank;
@@ -242,7 +252,8 @@ std::optional<Job> openJob(const std::vector<std::string>& files, const document
     // The steps every rank has.
     for (const auto& entry : job.ranks.front().steps) {
         const int64_t number = entry.first;
-        if (std::all_of(job.ranks.begin(), job.ranks.end(), [&](const Rank& r) { return r.steps.count(number) > 0; }))
+        if (std::all_of(job.ranks.begin(), job.ranks.end(),
+                        [&](const Rank& r) { return r.steps.count(number) > 0; }))
             job.commonSteps.push_back(number);
     }
     if (job.commonSteps.empty())
@@ -301,7 +312,8 @@ std::optional<std::string> whyNotOneJob(const Job& job)
     bool everyRankNamed = true;
     for (const Rank& r : job.ranks) {
         const auto& distributed = r.doc->model->metadata().distributed;
-        if (!distributed || distributed->rank < 0 || (worldSize >= 0 && distributed->worldSize != worldSize)) {
+        if (!distributed || distributed->rank < 0 ||
+            (worldSize >= 0 && distributed->worldSize != worldSize)) {
             everyRankNamed = false;
             break;
         }
@@ -320,12 +332,14 @@ std::optional<std::string> whyNotOneJob(const Job& job)
     }
     // Files named as ranks ("rank3", "worker3"), each a different one, profiled together:
     // a job that recorded no collective (CPU activities only, say).
-    const bool namedAsRanks = std::all_of(job.ranks.begin(), job.ranks.end(),
-                                          [](const Rank& r) { return std::string_view(r.rankSource) == "file name"; });
+    const bool namedAsRanks = std::all_of(job.ranks.begin(), job.ranks.end(), [](const Rank& r) {
+        return std::string_view(r.rankSource) == "file name";
+    });
     if (namedAsRanks && latest - earliest < kSameJobClockSpreadNs)
         return std::nullopt;
     std::string reason = "not ranks of one job: ";
-    reason += everyRankNamed ? "distributedInfo names the same rank twice" : "no distributedInfo names them ranks of one world";
+    reason += everyRankNamed ? "distributedInfo names the same rank twice"
+                             : "no distributedInfo names them ranks of one world";
     reason += match.matched.empty() ? ", no collective matches across them"
                                     : ", their collectives match only on clocks " +
                                           format::duration(match.clockSpreadNs) + " apart";
@@ -340,8 +354,8 @@ bool isJob(const std::vector<std::string>& paths)
     return paths.size() > 1 || (paths.size() == 1 && fs::is_directory(paths[0], ec));
 }
 
-std::optional<Job> openJobPaths(const std::vector<std::string>& paths, const document::OpenOptions& options,
-                                std::string& error)
+std::optional<Job> openJobPaths(const std::vector<std::string>& paths,
+                                const document::OpenOptions& options, std::string& error)
 {
     const std::vector<std::string> files = jobFiles(paths, error);
     return files.empty() ? std::nullopt : openJob(files, options, error);

@@ -43,19 +43,19 @@ struct Rank
     int rank = -1;
     const char* rankSource = "order";  // "distributedInfo", "file name" or "order"
     std::shared_ptr<const document::Document> doc;
-    std::map<int64_t, RankStep> steps;  // by step number: the steady steps with a number
+    std::map<int64_t, RankStep> steps;        // by step number: the steady steps with a number
     std::vector<RankCollective> collectives;  // every collective of the trace, in issue order
     RankSteps stepRanges;                     // the host range of each numbered step
 };
 
 struct Job
 {
-    std::vector<Rank> ranks;  // by rank
+    std::vector<Rank> ranks;           // by rank
     std::vector<int64_t> commonSteps;  // step numbers every rank has
-    int worldSize = -1;  // from distributedInfo, when recorded
+    int worldSize = -1;                // from distributedInfo, when recorded
     // Over the common steps: each rank's mean step, own work and exposed communication.
     std::map<int, double> meanStepNs, meanOwnNs, meanCommunicationNs;
-    std::vector<int> byOwnWork;    // ranks, longest own work first
+    std::vector<int> byOwnWork;  // ranks, longest own work first
     double medianOwnNs = 0;
     // The rank with the longest own work, when it stands out: beyond the median rank's by
     // kStragglerShare of the median step, and from the next slowest by half of that excess.
@@ -65,8 +65,8 @@ struct Job
     // the other ranks' median: its cause ("dataloader", "kernel", "cpu_exec", ...).
     std::string stragglerCause;
     double stragglerCauseExcessNs = 0;
-    double startSpreadNs = 0;      // the first common step's start, latest minus earliest
-    CollectiveMatch collectives;   // matched across ranks (index = position in `ranks`)
+    double startSpreadNs = 0;     // the first common step's start, latest minus earliest
+    CollectiveMatch collectives;  // matched across ranks (index = position in `ranks`)
 };
 
 // The spread of own work that makes a straggler: its own work exceeds the median rank's
@@ -77,8 +77,8 @@ inline constexpr double kStragglerShare = 0.05;
 // core): min(threads, files) ranks at once, each given parallel::shareOf(threads, that
 // many); 1 opens them one after another, each serially. A file that cannot be read fails
 // the job: nullopt, with `error` naming it in one line.
-std::optional<Job> openJob(const std::vector<std::string>& files, const document::OpenOptions& options,
-                           std::string& error);
+std::optional<Job> openJob(const std::vector<std::string>& files,
+                           const document::OpenOptions& options, std::string& error);
 
 // Whether the paths a command was given make a job: several, or one folder.
 bool isJob(const std::vector<std::string>& paths);
@@ -88,11 +88,12 @@ bool isJob(const std::vector<std::string>& paths);
 // start within that time of each other. Otherwise they are separate runs (two experiments, one
 // trace before and one after a change): nullopt when they are one job, else the reason in
 // one line, to say before each is read on its own.
-inline constexpr double kSameJobClockSpreadNs = 3600e9;  // an hour: hosts of one job agree far better
+inline constexpr double kSameJobClockSpreadNs =
+    3600e9;  // an hour: hosts of one job agree far better
 std::optional<std::string> whyNotOneJob(const Job& job);
 // jobFiles, then openJob: the one way the CLI and the app open a job.
-std::optional<Job> openJobPaths(const std::vector<std::string>& paths, const document::OpenOptions& options,
-                                std::string& error);
+std::optional<Job> openJobPaths(const std::vector<std::string>& paths,
+                                const document::OpenOptions& options, std::string& error);
 // What a job is called in titles: the folder of its first rank's trace ("dlrm_8_ranks").
 std::string jobName(const Job& job);
 

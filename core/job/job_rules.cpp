@@ -1,7 +1,7 @@
 #include "core/job/job_rules.h"
-#include "core/job/median.h"
 
 #include "core/format/format.h"
+#include "core/job/median.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +65,8 @@ std::vector<std::string> stepsWhereAhead(const Job& job, int rank, size_t count)
         for (const Rank& r : job.ranks)
             if (r.rank != rank)
                 others.push_back(double(r.steps.at(n).ownNs()));
-        excess.emplace_back(double(rankOf(job, rank).steps.at(n).ownNs()) - median(std::move(others)), n);
+        excess.emplace_back(
+            double(rankOf(job, rank).steps.at(n).ownNs()) - median(std::move(others)), n);
     }
     std::sort(excess.begin(), excess.end(), std::greater<>());
     std::vector<std::string> names;
@@ -133,23 +134,29 @@ void addStraggler(const Job& job, double stepNs, std::vector<Finding>& out)
     Finding f;
     f.id = "straggler-rank";
     f.severity = severityFor(gain, stepNs);
-    f.title = rankName(s) + " holds the job back: its own work is " + format::duration(job.stragglerExcessNs) +
-              " longer per step than the median rank's, most of it " + causeWords(job.stragglerCause);
-    f.explanation = "Every rank waits for " + rankName(s) + " in the collectives: the others spend " +
-                    format::duration(othersWait) + " more per step in exposed communication than it does. Its own work " +
+    f.title = rankName(s) + " holds the job back: its own work is " +
+              format::duration(job.stragglerExcessNs) +
+              " longer per step than the median rank's, most of it " +
+              causeWords(job.stragglerCause);
+    f.explanation = "Every rank waits for " + rankName(s) +
+                    " in the collectives: the others spend " + format::duration(othersWait) +
+                    " more per step in exposed communication than it does. Its own work " +
                     "(compute, data, host) is " + format::duration(own) + " per step against " +
-                    format::duration(job.medianOwnNs) + " for the median rank; " + causeWords(job.stragglerCause) +
-                    " accounts for " + format::duration(job.stragglerCauseExcessNs) + " of the difference.";
-    f.evidence.figures = {{"straggler_rank", double(s), Unit::Count},
-                          {"own_work_us", own / kNsPerUs, Unit::Microseconds},
-                          {"median_own_work_us", job.medianOwnNs / kNsPerUs, Unit::Microseconds},
-                          {"cause_excess_us", job.stragglerCauseExcessNs / kNsPerUs, Unit::Microseconds},
-                          {"others_wait_us", othersWait / kNsPerUs, Unit::Microseconds}};
+                    format::duration(job.medianOwnNs) + " for the median rank; " +
+                    causeWords(job.stragglerCause) + " accounts for " +
+                    format::duration(job.stragglerCauseExcessNs) + " of the difference.";
+    f.evidence.figures = {
+        {"straggler_rank", double(s), Unit::Count},
+        {"own_work_us", own / kNsPerUs, Unit::Microseconds},
+        {"median_own_work_us", job.medianOwnNs / kNsPerUs, Unit::Microseconds},
+        {"cause_excess_us", job.stragglerCauseExcessNs / kNsPerUs, Unit::Microseconds},
+        {"others_wait_us", othersWait / kNsPerUs, Unit::Microseconds}};
     const auto& last = job.collectives.lastToArriveCount;
     const size_t index = size_t(&rankOf(job, s) - job.ranks.data());
     if (!job.collectives.matched.empty() && index < last.size())
         f.evidence.figures.push_back({"last_to_arrive_share",
-                                      double(last[index]) / double(job.collectives.matched.size()), Unit::Fraction});
+                                      double(last[index]) / double(job.collectives.matched.size()),
+                                      Unit::Fraction});
     f.evidence.steps = stepsWhereAhead(job, s, 3);
     f.estimatedGainNs = gain;
     f.gainMethod = "The job's step is set by the slowest rank's own work: bringing " + rankName(s) +
@@ -198,11 +205,14 @@ void addImbalance(const Job& job, double stepNs, std::vector<Finding>& out)
               format::duration(slowest - job.medianOwnNs) + " more per step than the median rank";
     if (above.size() == 1)
         f.title = "Work is uneven across ranks: " + rankName(above[0]) + " does " +
-                  format::duration(slowest - job.medianOwnNs) + " more per step than the median rank, " +
-                  rankName(job.byOwnWork[1]) + " close behind";
+                  format::duration(slowest - job.medianOwnNs) +
+                  " more per step than the median rank, " + rankName(job.byOwnWork[1]) +
+                  " close behind";
     f.explanation = "Own work (compute, data, host) ranges from " +
-                    format::duration(job.meanOwnNs.at(job.byOwnWork.back())) + " to " + format::duration(slowest) +
-                    " per step across the ranks, with no single rank to blame; the faster ranks wait for the slower "
+                    format::duration(job.meanOwnNs.at(job.byOwnWork.back())) + " to " +
+                    format::duration(slowest) +
+                    " per step across the ranks, with no single rank to blame; the faster ranks "
+                    "wait for the slower "
                     "in every collective.";
     f.evidence.figures = {{"slowest_own_work_us", slowest / kNsPerUs, Unit::Microseconds},
                           {"median_own_work_us", job.medianOwnNs / kNsPerUs, Unit::Microseconds},
@@ -210,10 +220,13 @@ void addImbalance(const Job& job, double stepNs, std::vector<Finding>& out)
                           {"ranks_above_median", double(above.size()), Unit::Count}};
     f.evidence.steps = stepsWhereAhead(job, job.byOwnWork.front(), 3);
     f.estimatedGainNs = gain;
-    f.gainMethod = "The step is set by the slowest rank's own work; spread evenly, every rank does the mean (" +
+    f.gainMethod = "The step is set by the slowest rank's own work; spread evenly, every rank does "
+                   "the mean (" +
                    format::duration(mean) + "), at most what the waiting ranks now wait.";
-    f.fix = "Balance the work: equal-sized batches on every rank (bucket by sequence length, pad or pack), "
-            "embedding tables sharded by their cost rather than their count, the same data pipeline and "
+    f.fix = "Balance the work: equal-sized batches on every rank (bucket by sequence length, pad "
+            "or pack), "
+            "embedding tables sharded by their cost rather than their count, the same data "
+            "pipeline and "
             "hardware on every host.";
     out.push_back(std::move(f));
 }
@@ -245,7 +258,8 @@ void addExposedCommunication(const Job& job, double stepNs, std::vector<Finding>
         std::vector<double> hiddenShares;
         for (const Rank& r : job.ranks) {
             const RankStep& step = r.steps.at(n);
-            hiddenShares.push_back(step.collectiveNs > 0 ? double(step.hiddenNs()) / double(step.collectiveNs) : 0.0);
+            hiddenShares.push_back(
+                step.collectiveNs > 0 ? double(step.hiddenNs()) / double(step.collectiveNs) : 0.0);
         }
         transfer += covered;
         exposed += covered * (1.0 - median(std::move(hiddenShares)));
@@ -268,33 +282,43 @@ void addExposedCommunication(const Job& job, double stepNs, std::vector<Finding>
     Finding f;
     f.id = "exposed-communication";
     f.severity = severityFor(gain, stepNs);
-    f.title = "Communication no compute hides: the collectives' transfers take " + format::duration(exposed) +
-              " per step (" + format::percent(exposed / stepNs) + " of the step) in the open";
-    f.explanation = "Once every rank has arrived, the collectives still need " + format::duration(transfer) +
-                    " per step to move their data, and compute hides " + format::duration(transfer - exposed) +
-                    " of it. Waiting for slower ranks comes on top (" + format::duration(meanWait) +
-                    " per step on the mean rank) and is not counted here.";
+    f.title = "Communication no compute hides: the collectives' transfers take " +
+              format::duration(exposed) + " per step (" + format::percent(exposed / stepNs) +
+              " of the step) in the open";
+    f.explanation =
+        "Once every rank has arrived, the collectives still need " + format::duration(transfer) +
+        " per step to move their data, and compute hides " + format::duration(transfer - exposed) +
+        " of it. Waiting for slower ranks comes on top (" + format::duration(meanWait) +
+        " per step on the mean rank) and is not counted here.";
     if (job.worldSize > int(job.ranks.size()))
-        f.explanation += " Only " + std::to_string(job.ranks.size()) + " of the job's " + std::to_string(job.worldSize) +
-                         " ranks are here: the shortest duration among them still includes waiting for ranks not "
+        f.explanation += " Only " + std::to_string(job.ranks.size()) + " of the job's " +
+                         std::to_string(job.worldSize) +
+                         " ranks are here: the shortest duration among them still includes waiting "
+                         "for ranks not "
                          "given, so the transfer is an upper bound.";
     f.evidence.figures = {{"exposed_transfer_us", exposed / kNsPerUs, Unit::Microseconds},
                           {"exposed_share", exposed / stepNs, Unit::Fraction},
                           {"transfer_us", transfer / kNsPerUs, Unit::Microseconds},
                           {"waiting_us", meanWait / kNsPerUs, Unit::Microseconds}};
     f.estimatedGainNs = gain;
-    f.gainMethod = "Hidden behind compute, the exposed transfer would leave the step; at most the least own work "
+    f.gainMethod = "Hidden behind compute, the exposed transfer would leave the step; at most the "
+                   "least own work "
                    "of any rank, the compute there is to hide it behind.";
-    f.fix = "Overlap communication with compute: with DDP smaller gradient buckets (bucket_cap_mb) start "
-            "all-reduces during the backward pass and no_sync() skips them in accumulation steps; with FSDP "
-            "backward_prefetch=BACKWARD_PRE and forward_prefetch=True; with DeepSpeed ZeRO overlap_comm=True.";
-    f.snippet = "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank],\n"
-                "                                                  bucket_cap_mb=25,\n"
-                "                                                  gradient_as_bucket_view=True)";
+    f.fix = "Overlap communication with compute: with DDP smaller gradient buckets (bucket_cap_mb) "
+            "start "
+            "all-reduces during the backward pass and no_sync() skips them in accumulation steps; "
+            "with FSDP "
+            "backward_prefetch=BACKWARD_PRE and forward_prefetch=True; with DeepSpeed ZeRO "
+            "overlap_comm=True.";
+    f.snippet =
+        "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank],\n"
+        "                                                  bucket_cap_mb=25,\n"
+        "                                                  gradient_as_bucket_view=True)";
     out.push_back(std::move(f));
 }
 
-void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& options, std::vector<Finding>& out)
+void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& options,
+                       std::vector<Finding>& out)
 {
     double peak = options.linkBytesPerS;
     std::string peakSource = "given";
@@ -325,8 +349,9 @@ void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& opti
         ++count;
         if (m.busBytesPerS / peak < worstShare) {
             worstShare = m.busBytesPerS / peak;
-            worst = std::string(collectiveKindName(m.kind)) + " #" + std::to_string(m.ordinal) + " (" +
-                    format::bytes(double(m.bytes)) + ", " + format::byteRate(m.busBytesPerS) + " bus)";
+            worst = std::string(collectiveKindName(m.kind)) + " #" + std::to_string(m.ordinal) +
+                    " (" + format::bytes(double(m.bytes)) + ", " +
+                    format::byteRate(m.busBytesPerS) + " bus)";
         }
     }
     if (count == 0)
@@ -346,23 +371,29 @@ void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& opti
     Finding f;
     f.id = "slow-collective";
     f.severity = severityFor(gain, stepNs);
-    f.title = std::to_string(count) + " large collectives reach under " + format::percent(kSlowBusShare) +
-              " of the link's bus bandwidth (" + format::byteRate(peak) + ")";
-    f.explanation = "Messages of 16 MiB and more are bandwidth-bound, yet these move at " +
-                    format::percent(worstShare) + " of the link's peak at worst (" + worst +
-                    "). Slow links between hosts, a ring across the network instead of NVLink, or SMs taken by "
-                    "concurrent kernels slow them.";
-    f.evidence.figures = {{"slow_collectives", double(count), Unit::Count},
-                          {"link_peak", peak / 1e9, Unit::GigabytesPerSecond},
-                          {"worst_bus_share", worstShare, Unit::Fraction},
-                          {"slow_transfer_us", slowTransferNs / steps / kNsPerUs, Unit::Microseconds}};
+    f.title = std::to_string(count) + " large collectives reach under " +
+              format::percent(kSlowBusShare) + " of the link's bus bandwidth (" +
+              format::byteRate(peak) + ")";
+    f.explanation =
+        "Messages of 16 MiB and more are bandwidth-bound, yet these move at " +
+        format::percent(worstShare) + " of the link's peak at worst (" + worst +
+        "). Slow links between hosts, a ring across the network instead of NVLink, or SMs taken by "
+        "concurrent kernels slow them.";
+    f.evidence.figures = {
+        {"slow_collectives", double(count), Unit::Count},
+        {"link_peak", peak / 1e9, Unit::GigabytesPerSecond},
+        {"worst_bus_share", worstShare, Unit::Fraction},
+        {"slow_transfer_us", slowTransferNs / steps / kNsPerUs, Unit::Microseconds}};
     f.evidence.ops = {worst};
     f.estimatedGainNs = gain;
-    f.gainMethod = "At " + format::percent(kAchievableBusShare) + " of the link's peak (" + peakSource +
-                   ") these transfers would take less; of that, the share of communication not hidden.";
-    f.fix = "Check the path NCCL takes (NCCL_DEBUG=INFO: NVLink/NVSwitch or the network, the number of "
-            "channels), that no other kernel competes for SMs during collectives, and that messages are "
-            "not split into many small ones (bucket sizes).";
+    f.gainMethod =
+        "At " + format::percent(kAchievableBusShare) + " of the link's peak (" + peakSource +
+        ") these transfers would take less; of that, the share of communication not hidden.";
+    f.fix =
+        "Check the path NCCL takes (NCCL_DEBUG=INFO: NVLink/NVSwitch or the network, the number of "
+        "channels), that no other kernel competes for SMs during collectives, and that messages "
+        "are "
+        "not split into many small ones (bucket sizes).";
     out.push_back(std::move(f));
 }
 
@@ -372,7 +403,9 @@ double nvlinkBytesPerS(std::string_view gpu, int ranks)
 {
     if (ranks < 2 || ranks > 8)
         return 0.0;
-    const auto has = [&](std::string_view part) { return gpu.find(part) != std::string_view::npos; };
+    const auto has = [&](std::string_view part) {
+        return gpu.find(part) != std::string_view::npos;
+    };
     // Per direction, per GPU: NVLink 2 (V100 SXM2) 150 GB/s, 3 (A100 SXM) 300 GB/s,
     // 4 (H100/H200 SXM) 450 GB/s, 5 (B200) 900 GB/s. PCIe parts have no NVLink mesh.
     if (has("PCIe") || has("PCIE"))
@@ -400,8 +433,9 @@ std::vector<Finding> diagnoseJob(const Job& job, const JobRuleOptions& options)
     addImbalance(job, stepNs, out);
     addExposedCommunication(job, stepNs, out);
     addSlowCollective(job, stepNs, options, out);
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Finding& a, const Finding& b) { return a.estimatedGainNs > b.estimatedGainNs; });
+    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        return a.estimatedGainNs > b.estimatedGainNs;
+    });
     return out;
 }
 

@@ -13,17 +13,19 @@ std::string stragglerLine(const Job& job)
         if (job.byOwnWork.size() < 2)
             return "One rank: no straggler to find.";
         return "No single straggler: the longest own work (compute, data, host) is rank " +
-               std::to_string(job.byOwnWork[0]) + "'s (" + own(job.byOwnWork[0]) + " per step), then rank " +
-               std::to_string(job.byOwnWork[1]) + "'s (" + own(job.byOwnWork[1]) + "), against a median of " +
+               std::to_string(job.byOwnWork[0]) + "'s (" + own(job.byOwnWork[0]) +
+               " per step), then rank " + std::to_string(job.byOwnWork[1]) + "'s (" +
+               own(job.byOwnWork[1]) + "), against a median of " +
                format::duration(job.medianOwnNs) + ".";
     }
     const int r = *job.straggler;
-    return "Straggler: rank " + std::to_string(r) + ", its own work (compute, data, host) " + own(r) +
-           " per step, " + format::duration(job.stragglerExcessNs) + " longer than the median rank's (" +
-           format::duration(job.medianOwnNs) + ")" +
-           (job.stragglerCause.empty() ? std::string()
-                                       : ", most of it " + job.stragglerCause + " (" +
-                                             format::durationChange(job.stragglerCauseExcessNs) + " against the others)") +
+    return "Straggler: rank " + std::to_string(r) + ", its own work (compute, data, host) " +
+           own(r) + " per step, " + format::duration(job.stragglerExcessNs) +
+           " longer than the median rank's (" + format::duration(job.medianOwnNs) + ")" +
+           (job.stragglerCause.empty()
+                ? std::string()
+                : ", most of it " + job.stragglerCause + " (" +
+                      format::durationChange(job.stragglerCauseExcessNs) + " against the others)") +
            "; the others wait for it in collectives.";
 }
 

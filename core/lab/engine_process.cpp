@@ -41,7 +41,8 @@ constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
 bool isExecutableFile(const std::string& path)
 {
     std::error_code ec;
-    return !path.empty() && std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+    return !path.empty() && std::filesystem::is_regular_file(path, ec) &&
+           ::access(path.c_str(), X_OK) == 0;
 }
 
 // What the app heard from the engine: enough to say what it was doing when it stopped,
@@ -53,10 +54,10 @@ struct Transcript
     bool started = false;
     session::Session header;  // config and environment
     std::string sessionPath;
-    std::string savedPath;    // the last complete save
-    std::string stage;        // of the last progress message, until its arm or point ends
+    std::string savedPath;      // the last complete save
+    std::string stage;          // of the last progress message, until its arm or point ends
     std::string finishedStage;  // the last arm or sweep point that ended
-    int64_t stepsInStage = 0; // progress messages of that stage (one as each step starts)
+    int64_t stepsInStage = 0;   // progress messages of that stage (one as each step starts)
     // Since the last save (the saved file holds everything before).
     std::vector<session::StepTiming> steps;
     std::vector<session::LabArm> arms;
@@ -71,7 +72,8 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
     if (!t.protocolError.empty())
         return;  // an engine that does not speak this protocol is stopped, not listened to
     if (!t.hello && m.type != MessageType::Hello) {
-        t.protocolError = "the engine did not introduce itself (no \"hello\" first): is it kinetoscope-engine?";
+        t.protocolError =
+            "the engine did not introduce itself (no \"hello\" first): is it kinetoscope-engine?";
         return;
     }
     switch (m.type) {
@@ -163,17 +165,21 @@ std::string howItStopped(int status, const Transcript& t, const std::string& err
         else if (signal == SIGABRT)
             what = "the engine aborted (SIGABRT)";
         else
-            what = "the engine crashed (" + signalName(signal) + (description ? std::string(", ") + description : "") + ")";
+            what = "the engine crashed (" + signalName(signal) +
+                   (description ? std::string(", ") + description : "") + ")";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello &&
                errorTail.find("error while loading shared libraries") != std::string::npos) {
         // The loader's own words: "...: libtorch_cpu.so: cannot open shared object file".
         const size_t at = errorTail.find("libraries: ");
-        const std::string library = errorTail.substr(at + 11, errorTail.find(':', at + 11) - (at + 11));
-        return "the engine cannot start: " + library + " was not found (LibTorch): " + kLibTorchHint;
+        const std::string library =
+            errorTail.substr(at + 11, errorTail.find(':', at + 11) - (at + 11));
+        return "the engine cannot start: " + library +
+               " was not found (LibTorch): " + kLibTorchHint;
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !t.hello) {
         what = "the engine could not be started (not a program this machine runs?)";
     } else if (WIFEXITED(status)) {
-        what = "the engine exited with status " + std::to_string(WEXITSTATUS(status)) + " without finishing";
+        what = "the engine exited with status " + std::to_string(WEXITSTATUS(status)) +
+               " without finishing";
     } else {
         what = "the engine stopped";
     }
@@ -183,14 +189,16 @@ std::string howItStopped(int status, const Transcript& t, const std::string& err
     else if (!t.hello)
         what += " before it started";
     else if (!t.stage.empty())
-        what += " in the " + t.stage + " arm at step " + std::to_string(t.stepsInStage - 1);  // 0-based, as ProfilerStep#N
+        what += " in the " + t.stage + " arm at step " +
+                std::to_string(t.stepsInStage - 1);  // 0-based, as ProfilerStep#N
     else if (!t.finishedStage.empty())
         what += " after the " + t.finishedStage + " arm";
     else
         what += " while it prepared the run";
     // An abort or an exit usually says why on its last line ("terminate called after ...",
     // "CUDA error: ..."); a signal from outside has nothing to add.
-    const bool fromOutside = WIFSIGNALED(status) && (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGTERM);
+    const bool fromOutside =
+        WIFSIGNALED(status) && (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGTERM);
     if (!fromOutside) {
         std::string_view tail(errorTail);
         while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' '))
@@ -220,7 +228,8 @@ session::Session recovered(const Transcript& t)
         if (s.samples.empty() || sample.seconds > s.samples.back().seconds)
             s.samples.push_back(sample);
     for (const session::LabArm& arm : t.arms)
-        if (std::none_of(s.lab.begin(), s.lab.end(), [&](const session::LabArm& a) { return a.kind == arm.kind; }))
+        if (std::none_of(s.lab.begin(), s.lab.end(),
+                         [&](const session::LabArm& a) { return a.kind == arm.kind; }))
             s.lab.push_back(arm);
     if (t.memory && !s.memory)
         s.memory = t.memory;
@@ -254,7 +263,8 @@ public:
     }
 
     // False + errno's text when the pipes or the process could not be made.
-    bool spawn(const std::string& executable, const std::vector<std::string>& args, std::string& error)
+    bool spawn(const std::string& executable, const std::vector<std::string>& args,
+               std::string& error)
     {
         // Each end is owned by this object as soon as it exists (the destructor closes it).
         int control[2], out[2], err[2];
@@ -311,7 +321,8 @@ public:
             ::_exit(127);
         }
         m_pid = pid;
-        ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before a signal
+        ::setpgid(
+            pid, pid);  // as the child does: whichever runs first, the group exists before a signal
         closeChildEnds();
         return true;
     }
@@ -337,7 +348,7 @@ public:
 
     // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
     // the engine's standard error to its log. False once both outputs are closed.
-    template<typename OnLine>
+    template <typename OnLine>
     bool pump(std::chrono::milliseconds timeout, OnLine&& onLine)
     {
         pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
@@ -351,7 +362,8 @@ public:
             if (n > 0) {
                 m_line.append(buffer, size_t(n));
                 size_t begin = 0;
-                for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos; begin = end + 1)
+                for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos;
+                     begin = end + 1)
                     onLine(std::string_view(m_line).substr(begin, end - begin));
                 m_line.erase(0, begin);
                 if (m_line.size() > kMaxLineBytes) {
@@ -369,7 +381,8 @@ public:
                 if (m_logKept)
                     writeLog(buffer, size_t(n));
                 else if (m_earlyLog.size() < kEarlyLogBytes)
-                    m_earlyLog.append(buffer, std::min(size_t(n), kEarlyLogBytes - m_earlyLog.size()));
+                    m_earlyLog.append(buffer,
+                                      std::min(size_t(n), kEarlyLogBytes - m_earlyLog.size()));
                 m_errorTail.append(buffer, size_t(n));
                 if (m_errorTail.size() > kErrorTailBytes)
                     m_errorTail.erase(0, m_errorTail.size() - kErrorTailBytes);
@@ -438,8 +451,8 @@ private:
     int m_status = 0;
     std::string m_line;
     std::string m_errorTail;
-    bool m_logKept = false;   // keepLogAt has run: the log has its place
-    std::string m_earlyLog;   // what the engine wrote before that, up to kEarlyLogBytes
+    bool m_logKept = false;  // keepLogAt has run: the log has its place
+    std::string m_earlyLog;  // what the engine wrote before that, up to kEarlyLogBytes
 };
 
 }  // namespace
@@ -467,7 +480,8 @@ std::vector<std::string> engineEnvironment()
         for (const char* runtime : {"/../../nvidia/cu13/lib", "/../../nvidia/cuda_runtime/lib"}) {
             std::error_code ec;
             if (std::filesystem::is_directory(libtorch + runtime, ec))
-                libtorch += ":" + std::filesystem::path(libtorch + runtime).lexically_normal().string();
+                libtorch +=
+                    ":" + std::filesystem::path(libtorch + runtime).lexically_normal().string();
         }
     const bool prepend = !libtorch.empty();
     bool placed = false;
@@ -490,13 +504,15 @@ std::string engineLogPath(const RunConfig& config)
     return (std::filesystem::path(config.outDir) / "engine.log").string();
 }
 
-RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, const EngineOptions& options)
+RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
+                    const EngineOptions& options)
 {
     RunResult result;
     const std::string executable = options.executable.empty() ? findEngine() : options.executable;
     if (!isExecutableFile(executable)) {
-        result.error = "the engine (kinetoscope-engine) is not installed beside kinetoscope: build with "
-                       "-DKINETOSCOPE_ENGINE=ON, or name it in KINETOSCOPE_ENGINE";
+        result.error =
+            "the engine (kinetoscope-engine) is not installed beside kinetoscope: build with "
+            "-DKINETOSCOPE_ENGINE=ON, or name it in KINETOSCOPE_ENGINE";
         return result;
     }
     EngineChild child;
@@ -532,7 +548,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
             child.signal(SIGKILL);  // the caller is going away: no grace
             continue;
         }
-        const bool stop = (callbacks.cancel && callbacks.cancel->load()) || !t.protocolError.empty();
+        const bool stop =
+            (callbacks.cancel && callbacks.cancel->load()) || !t.protocolError.empty();
         if (stop && !cancelSent) {
             EngineMessage cancel;
             cancel.type = MessageType::Cancel;
@@ -540,7 +557,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
             cancelSent = Clock::now();
         }
         if (!t.protocolError.empty())
-            child.signal(SIGKILL);  // an engine that does not speak our protocol: nothing to wait for
+            child.signal(
+                SIGKILL);  // an engine that does not speak our protocol: nothing to wait for
         if (cancelSent && !terminated && Clock::now() - *cancelSent > options.cancelGrace) {
             child.signal(SIGTERM);
             terminated = Clock::now();
@@ -557,7 +575,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
         result.sessionPath = t.done->sessionPath;
         if (!result.sessionPath.empty()) {
             std::string error;
-            if (std::optional<session::Session> saved = session::loadSession(result.sessionPath, error))
+            if (std::optional<session::Session> saved =
+                    session::loadSession(result.sessionPath, error))
                 result.session = std::move(*saved);
             else if (result.ok) {
                 result.ok = false;
@@ -568,7 +587,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
     }
 
     // The engine stopped without its last message: say how, keep what it measured.
-    result.error = t.protocolError.empty() ? howItStopped(child.status(), t, child.errorTail()) : t.protocolError;
+    result.error = t.protocolError.empty() ? howItStopped(child.status(), t, child.errorTail())
+                                           : t.protocolError;
     if (cancelSent && t.protocolError.empty())
         result.error = "cancelled; " + result.error;
     if (!t.started)
@@ -580,11 +600,12 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, cons
     std::filesystem::create_directories(std::filesystem::path(t.sessionPath).parent_path(), ec);
     if (session::saveSession(result.session, t.sessionPath, error)) {
         result.sessionPath = t.sessionPath;
-        result.error += "; kept: " + plural(result.session.steps.size(), "step") + ", " +
-                        plural(size_t(std::count_if(result.session.lab.begin(), result.session.lab.end(),
-                                                    [](const session::LabArm& a) { return a.ran; })),
-                               "arm") +
-                        " in " + t.sessionPath;
+        result.error +=
+            "; kept: " + plural(result.session.steps.size(), "step") + ", " +
+            plural(size_t(std::count_if(result.session.lab.begin(), result.session.lab.end(),
+                                        [](const session::LabArm& a) { return a.ran; })),
+                   "arm") +
+            " in " + t.sessionPath;
     } else {
         result.error += "; " + error;
     }

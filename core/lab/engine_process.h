@@ -30,7 +30,8 @@ std::string findEngine();
 // searched first when the engine starts, else where the build or the package put it
 // (/usr/lib/kinetoscope/torch/lib for the package). What a failed start says.
 inline constexpr const char* kLibTorchHint =
-    "set KINETOSCOPE_LIBTORCH to the folder holding libtorch_cpu.so (the torch 2.11 wheel's torch/lib), or link "
+    "set KINETOSCOPE_LIBTORCH to the folder holding libtorch_cpu.so (the torch 2.11 wheel's "
+    "torch/lib), or link "
     "the wheel's torch folder to /usr/lib/kinetoscope/torch; every view works without the engine";
 
 // The environment the engine starts with: this process's, with KINETOSCOPE_LIBTORCH (when
@@ -43,6 +44,7 @@ std::vector<std::string> engineEnvironment();
 std::string engineLogPath(const RunConfig& config);
 
 // Blocks until the engine has stopped. Never throws.
-RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks, const EngineOptions& options = {});
+RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
+                    const EngineOptions& options = {});
 
 }  // namespace kinetoscope::lab

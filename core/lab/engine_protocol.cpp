@@ -100,8 +100,9 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
         error = "not a message: " + trace::printableExcerpt(line);
         return std::nullopt;
     }
-    const auto type = j.contains("type") && j["type"].is_string() ? typeNamed(j["type"].get<std::string>())
-                                                                   : std::nullopt;
+    const auto type = j.contains("type") && j["type"].is_string()
+                          ? typeNamed(j["type"].get<std::string>())
+                          : std::nullopt;
     if (!type) {
         error = "a message of no known type: " + trace::printableExcerpt(line);
         return std::nullopt;
@@ -152,7 +153,8 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
             break;
         }
     } catch (const std::exception& e) {  // json::exception or integerOf's invalid_argument
-        error = std::string("a malformed \"") + nameOf(m.type) + "\" message: " + trace::printableExcerpt(e.what(), 120);
+        error = std::string("a malformed \"") + nameOf(m.type) +
+                "\" message: " + trace::printableExcerpt(e.what(), 120);
         return std::nullopt;
     }
     return m;

@@ -13,7 +13,8 @@
 namespace kinetoscope::lab {
 
 // Bumped when a message changes shape; the app refuses an engine that speaks another.
-inline constexpr int kProtocolVersion = 3;  // 2: "memory", latency in arms and sweep points; 3: a stage's step of steps
+inline constexpr int kProtocolVersion =
+    3;  // 2: "memory", latency in arms and sweep points; 3: a stage's step of steps
 
 enum class MessageType
 {

@@ -13,31 +13,31 @@ struct RunConfig
     std::string model = "mlp";
     // synthetic | mnist | cifar10 | tensors; the last three read `dataPath`.
     std::string dataset = "synthetic";
-    std::string dataPath;                // mnist/cifar10: a folder; tensors: a torch.save file
-    std::string device = "auto";         // auto | cpu | cuda
+    std::string dataPath;         // mnist/cifar10: a folder; tensors: a torch.save file
+    std::string device = "auto";  // auto | cpu | cuda
     // train, or inference: eval mode without autograd, each batch's forward timed
     // (CUDA events on a GPU, the steady clock on the CPU).
     std::string mode = "train";
     int64_t batchSize = 64;
-    int64_t steps = 20;                  // measured steps per arm
-    int64_t warmup = 3;                  // steps before measuring, always
+    int64_t steps = 20;  // measured steps per arm
+    int64_t warmup = 3;  // steps before measuring, always
     // Loader knobs, as torch.utils.data.DataLoader's.
-    int64_t workers = 0;                 // loader threads; 0 = load in the training thread
-    int64_t prefetch = 2;                // batches queued per worker
+    int64_t workers = 0;   // loader threads; 0 = load in the training thread
+    int64_t prefetch = 2;  // batches queued per worker
     bool pinMemory = false;
     bool nonBlocking = false;
-    bool shuffle = true;                 // a new permutation per epoch (finite datasets)
-    bool dropLast = true;                // drop an epoch's last, partial batch
+    bool shuffle = true;   // a new permutation per epoch (finite datasets)
+    bool dropLast = true;  // drop an epoch's last, partial batch
     uint64_t seed = 0;
     // Model size knobs.
-    int64_t inputFeatures = 256;         // mlp on synthetic data
-    int64_t hidden = 512;                // mlp width, transformer model width
-    int64_t layers = 4;                  // mlp/transformer layers, cnn blocks
-    int64_t heads = 4;                   // transformer attention heads
-    int64_t sequenceLength = 128;        // transformer on synthetic tokens
-    int64_t vocabulary = 1000;           // transformer on synthetic tokens
+    int64_t inputFeatures = 256;   // mlp on synthetic data
+    int64_t hidden = 512;          // mlp width, transformer model width
+    int64_t layers = 4;            // mlp/transformer layers, cnn blocks
+    int64_t heads = 4;             // transformer attention heads
+    int64_t sequenceLength = 128;  // transformer on synthetic tokens
+    int64_t vocabulary = 1000;     // transformer on synthetic tokens
     int64_t classes = 10;
-    int64_t imageSize = 32;              // cnn on synthetic images: 32 or 224
+    int64_t imageSize = 32;  // cnn on synthetic images: 32 or 224
     // Activation checkpointing of the built-in models while training: every N-th block
     // keeps only its input and is run again in backward (0: off). The batch-size sweep
     // then runs each size without and with it.
@@ -60,8 +60,8 @@ struct RunConfig
     // Allocations past this many MiB fail as out of memory (0: no limit): counted by the
     // engine's CPU allocator, or the CUDA caching allocator's share of the device.
     int64_t memoryLimitMb = 0;
-    bool liveSamples = true;               // CPU/GPU/memory samples while it runs
-    int samplesPerSecond = 20;             // sampler rate (10-20 Hz)
+    bool liveSamples = true;    // CPU/GPU/memory samples while it runs
+    int samplesPerSecond = 20;  // sampler rate (10-20 Hz)
     std::string outDir = "kinetoscope-run";
     // Fault injection for tests: the loss becomes NaN at this step of the first arm (-1: never),
     // and the named arm fails as out of memory does (c10::OutOfMemoryError, empty: never).

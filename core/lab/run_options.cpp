@@ -7,7 +7,8 @@
 namespace kinetoscope::lab {
 
 const char* const kMemorySnapshotNeedsGpu =
-    "--memory-snapshot records the CUDA caching allocator's history: it needs a GPU run (a CPU run has no such "
+    "--memory-snapshot records the CUDA caching allocator's history: it needs a GPU run (a CPU run "
+    "has no such "
     "allocator)";
 
 const char* const kRunOptionsHelp =
@@ -81,14 +82,22 @@ using FlagField = bool RunConfig::*;
 using TextField = std::string RunConfig::*;
 
 const std::map<std::string, IntegerField> kIntegers{
-    {"--batch-size", &RunConfig::batchSize},  {"--steps", &RunConfig::steps},
-    {"--warmup", &RunConfig::warmup},         {"--workers", &RunConfig::workers},
-    {"--prefetch", &RunConfig::prefetch},     {"--hidden", &RunConfig::hidden},
-    {"--layers", &RunConfig::layers},         {"--heads", &RunConfig::heads},
-    {"--seq-len", &RunConfig::sequenceLength}, {"--vocab", &RunConfig::vocabulary},
-    {"--classes", &RunConfig::classes},       {"--image-size", &RunConfig::imageSize},
-    {"--input-features", &RunConfig::inputFeatures}, {"--sample-cpu-us", &RunConfig::sampleCpuUs},
-    {"--sample-io-us", &RunConfig::sampleIoUs}, {"--memory-limit-mb", &RunConfig::memoryLimitMb},
+    {"--batch-size", &RunConfig::batchSize},
+    {"--steps", &RunConfig::steps},
+    {"--warmup", &RunConfig::warmup},
+    {"--workers", &RunConfig::workers},
+    {"--prefetch", &RunConfig::prefetch},
+    {"--hidden", &RunConfig::hidden},
+    {"--layers", &RunConfig::layers},
+    {"--heads", &RunConfig::heads},
+    {"--seq-len", &RunConfig::sequenceLength},
+    {"--vocab", &RunConfig::vocabulary},
+    {"--classes", &RunConfig::classes},
+    {"--image-size", &RunConfig::imageSize},
+    {"--input-features", &RunConfig::inputFeatures},
+    {"--sample-cpu-us", &RunConfig::sampleCpuUs},
+    {"--sample-io-us", &RunConfig::sampleIoUs},
+    {"--memory-limit-mb", &RunConfig::memoryLimitMb},
     {"--checkpoint-every", &RunConfig::checkpointEvery},
     // Test-only fault injection; not in the help.
     {"--poison-loss-at-step", &RunConfig::poisonLossAtStep}};
@@ -103,14 +112,15 @@ const std::map<std::string, FlagField> kFlags{{"--lab", &RunConfig::lab},
 const std::map<std::string, FlagField> kNegatedFlags{{"--no-shuffle", &RunConfig::shuffle},
                                                      {"--keep-last", &RunConfig::dropLast},
                                                      {"--no-samples", &RunConfig::liveSamples}};
-const std::map<std::string, TextField> kTexts{{"--model", &RunConfig::model},
-                                              {"--dataset", &RunConfig::dataset},
-                                              {"--data", &RunConfig::dataPath},
-                                              {"--device", &RunConfig::device},
-                                              {"--mode", &RunConfig::mode},
-                                              {"--out", &RunConfig::outDir},
-                                              // Test-only fault injection; not in the help.
-                                              {"--out-of-memory-in-arm", &RunConfig::outOfMemoryInArm}};
+const std::map<std::string, TextField> kTexts{
+    {"--model", &RunConfig::model},
+    {"--dataset", &RunConfig::dataset},
+    {"--data", &RunConfig::dataPath},
+    {"--device", &RunConfig::device},
+    {"--mode", &RunConfig::mode},
+    {"--out", &RunConfig::outDir},
+    // Test-only fault injection; not in the help.
+    {"--out-of-memory-in-arm", &RunConfig::outOfMemoryInArm}};
 
 std::string joined(const std::vector<int64_t>& values, char separator)
 {
@@ -140,7 +150,8 @@ std::vector<std::string> runOptionArgs(const RunConfig& c)
             args.push_back(name);
     for (const auto& [name, field] : kTexts)
         args.insert(args.end(), {name, c.*field});
-    args.insert(args.end(), {"--seed", std::to_string(c.seed), "--sample-rate", std::to_string(c.samplesPerSecond)});
+    args.insert(args.end(), {"--seed", std::to_string(c.seed), "--sample-rate",
+                             std::to_string(c.samplesPerSecond)});
     if (!c.inputShape.empty())
         args.insert(args.end(), {"--input-shape", joined(c.inputShape, 'x')});
     if (!c.plantedLatencyUs.empty())
@@ -227,31 +238,37 @@ bool validateRunConfig(const RunConfig& c, std::string& error)
 {
     std::error_code ec;
     if (!isBuiltInModel(c.model) && !std::filesystem::is_regular_file(c.model, ec)) {
-        error = "--model takes mlp, cnn, transformer or a TorchScript file (torch.jit.save); '" + c.model + "' is " +
+        error = "--model takes mlp, cnn, transformer or a TorchScript file (torch.jit.save); '" +
+                c.model + "' is " +
                 (std::filesystem::exists(c.model, ec) ? "not a file" : "neither (no such file)");
         return false;
     }
-    if (c.dataset != "synthetic" && c.dataset != "mnist" && c.dataset != "cifar10" && c.dataset != "tensors") {
+    if (c.dataset != "synthetic" && c.dataset != "mnist" && c.dataset != "cifar10" &&
+        c.dataset != "tensors") {
         error = "--dataset takes synthetic, mnist, cifar10 or tensors, not '" + c.dataset + "'";
         return false;
     }
     if (c.dataset == "synthetic" && !c.dataPath.empty()) {
         // Read by nothing: the run would silently measure random data instead of the files.
-        error = "--data " + c.dataPath + " is read by --dataset mnist, cifar10 or tensors; the synthetic dataset "
+        error = "--data " + c.dataPath +
+                " is read by --dataset mnist, cifar10 or tensors; the synthetic dataset "
                 "(the default) takes none";
         return false;
     }
     if (c.dataset != "synthetic") {
-        const bool folder = c.dataset != "tensors";  // mnist and cifar10: the folder of the original files
+        const bool folder =
+            c.dataset != "tensors";  // mnist and cifar10: the folder of the original files
         if (c.dataPath.empty()) {
-            error = "the " + c.dataset + " dataset needs --data " + (folder ? "DIR (the folder of its files)" : "FILE");
+            error = "the " + c.dataset + " dataset needs --data " +
+                    (folder ? "DIR (the folder of its files)" : "FILE");
             return false;
         }
-        if (folder ? !std::filesystem::is_directory(c.dataPath, ec) : !std::filesystem::is_regular_file(c.dataPath, ec)) {
+        if (folder ? !std::filesystem::is_directory(c.dataPath, ec)
+                   : !std::filesystem::is_regular_file(c.dataPath, ec)) {
             error = "--data " + c.dataPath + ": " +
                     (!std::filesystem::exists(c.dataPath, ec) ? "no such file or folder"
-                     : folder                                   ? "not a folder (" + c.dataset + " reads a folder of files)"
-                                                                : "not a file (tensors reads one torch.save file)");
+                     : folder ? "not a folder (" + c.dataset + " reads a folder of files)"
+                              : "not a file (tensors reads one torch.save file)");
             return false;
         }
     }
@@ -263,24 +280,32 @@ bool validateRunConfig(const RunConfig& c, std::string& error)
         error = "--mode takes train or inference, not '" + c.mode + "'";
         return false;
     }
-    if (std::find(c.sweepBatchSizes.begin(), c.sweepBatchSizes.end(), 0) != c.sweepBatchSizes.end()) {
+    if (std::find(c.sweepBatchSizes.begin(), c.sweepBatchSizes.end(), 0) !=
+        c.sweepBatchSizes.end()) {
         error = "--sweep batch= takes batch sizes of 1 or more";
         return false;
     }
     // Counts that must be at least 1, and at least 0.
-    const std::pair<const char*, int64_t> atLeastOne[] = {
-        {"--steps", c.steps},     {"--batch-size", c.batchSize}, {"--prefetch", c.prefetch},
-        {"--hidden", c.hidden},   {"--layers", c.layers},        {"--heads", c.heads},
-        {"--seq-len", c.sequenceLength}, {"--vocab", c.vocabulary}, {"--classes", c.classes},
-        {"--image-size", c.imageSize}, {"--input-features", c.inputFeatures}};
+    const std::pair<const char*, int64_t> atLeastOne[] = {{"--steps", c.steps},
+                                                          {"--batch-size", c.batchSize},
+                                                          {"--prefetch", c.prefetch},
+                                                          {"--hidden", c.hidden},
+                                                          {"--layers", c.layers},
+                                                          {"--heads", c.heads},
+                                                          {"--seq-len", c.sequenceLength},
+                                                          {"--vocab", c.vocabulary},
+                                                          {"--classes", c.classes},
+                                                          {"--image-size", c.imageSize},
+                                                          {"--input-features", c.inputFeatures}};
     for (const auto& [name, value] : atLeastOne)
         if (value < 1) {
             error = std::string(name) + " needs 1 or more, not " + std::to_string(value);
             return false;
         }
-    const std::pair<const char*, int64_t> atLeastZero[] = {
-        {"--warmup", c.warmup}, {"--workers", c.workers}, {"--sample-cpu-us", c.sampleCpuUs},
-        {"--sample-io-us", c.sampleIoUs}};
+    const std::pair<const char*, int64_t> atLeastZero[] = {{"--warmup", c.warmup},
+                                                           {"--workers", c.workers},
+                                                           {"--sample-cpu-us", c.sampleCpuUs},
+                                                           {"--sample-io-us", c.sampleIoUs}};
     for (const auto& [name, value] : atLeastZero)
         if (value < 0) {
             error = std::string(name) + " needs 0 or more, not " + std::to_string(value);
@@ -299,11 +324,13 @@ bool validateRunConfig(const RunConfig& c, std::string& error)
         return false;
     }
     if (c.checkpointEvery > 0 && c.mode == "inference") {
-        error = "--checkpoint-every applies to training: inference keeps no activations for backward";
+        error =
+            "--checkpoint-every applies to training: inference keeps no activations for backward";
         return false;
     }
     if (c.checkpointEvery > 0 && !isBuiltInModel(c.model)) {
-        error = "--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript model's blocks are "
+        error = "--checkpoint-every needs a built-in model (mlp, cnn, transformer): a TorchScript "
+                "model's blocks are "
                 "not known";
         return false;
     }

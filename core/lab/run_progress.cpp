@@ -22,10 +22,12 @@ std::optional<double> StageEstimate::secondsLeft(Clock::time_point now) const
     const int64_t timed = m_progress.step - 1;
     if (!m_secondStep || timed < 1 || m_progress.steps <= 0)
         return std::nullopt;
-    const double perStep = std::chrono::duration<double>(m_last - *m_secondStep).count() / double(timed);
+    const double perStep =
+        std::chrono::duration<double>(m_last - *m_secondStep).count() / double(timed);
     // The step in flight has run for a while already.
     const double inFlight = std::chrono::duration<double>(now - m_last).count();
-    const double left = perStep * double(m_progress.steps - m_progress.step) - std::min(inFlight, perStep);
+    const double left =
+        perStep * double(m_progress.steps - m_progress.step) - std::min(inFlight, perStep);
     return std::max(0.0, left);
 }
 
@@ -33,11 +35,13 @@ std::string StageEstimate::line(Clock::time_point now) const
 {
     std::string text = m_progress.stage;
     if (m_progress.steps > 0)
-        text += ": step " + std::to_string(m_progress.step + 1) + " of " + std::to_string(m_progress.steps);
+        text += ": step " + std::to_string(m_progress.step + 1) + " of " +
+                std::to_string(m_progress.steps);
     // The time left is this stage's: an arm, or a point of a sweep.
     const std::string stage = m_progress.stage.starts_with("sweep ") ? "this point" : "this arm";
     if (const std::optional<double> left = secondsLeft(now))
-        text += (*left < 1 ? std::string(", under a second left") : ", about " + format::seconds(*left) + " left") +
+        text += (*left < 1 ? std::string(", under a second left")
+                           : ", about " + format::seconds(*left) + " left") +
                 " in " + stage;
     return text;
 }

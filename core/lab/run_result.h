@@ -16,7 +16,8 @@ namespace kinetoscope::lab {
 // GUI forwards them to its own thread.
 struct RunCallbacks
 {
-    std::function<void(const RunProgress&)> progress;  // as each step of an arm or sweep point starts
+    std::function<void(const RunProgress&)>
+        progress;  // as each step of an arm or sweep point starts
     std::function<void(const session::StepTiming&)> step;  // each measured step of the fp32 arm
     std::function<void(const session::LabArm&)> arm;       // each arm, run or skipped
     std::function<void(const session::SweepPoint&)> sweepPoint;

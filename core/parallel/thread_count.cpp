@@ -1,8 +1,7 @@
 #include "core/parallel/thread_count.h"
 
-#include <sched.h>
-
 #include <algorithm>
+#include <sched.h>
 #include <thread>
 
 namespace kinetoscope::parallel {

@@ -47,8 +47,7 @@ struct Spec
 // two GCDs that ROCm shows as two devices: their entries are one GCD, half the datasheet.
 constexpr std::array kSpecs = {
     // NVIDIA Pascal: no tensor cores.
-    Spec{"P100 SXM2", 5.3, 10.6, 0, 0, 0, 732, 6, 0, 56,
-         "NVIDIA Tesla P100 datasheet (SXM2)"},
+    Spec{"P100 SXM2", 5.3, 10.6, 0, 0, 0, 732, 6, 0, 56, "NVIDIA Tesla P100 datasheet (SXM2)"},
     Spec{"P100 PCIe 16GB", 4.7, 9.3, 0, 0, 0, 732, 6, 0, 56,
          "NVIDIA Tesla P100 datasheet (PCIe, 16 GB)"},
     Spec{"P100 PCIe 12GB", 4.7, 9.3, 0, 0, 0, 549, 6, 0, 56,
@@ -58,10 +57,8 @@ constexpr std::array kSpecs = {
     // NVIDIA Volta: tensor cores for fp16 only (no TF32, no bf16).
     Spec{"V100 SXM2", 7.8, 15.7, 0, 125, 0, 900, 7, 0, 80,
          "NVIDIA Tesla V100 datasheet (SXM2, 16 and 32 GB)"},
-    Spec{"V100 PCIe", 7.0, 14.0, 0, 112, 0, 900, 7, 0, 80,
-         "NVIDIA Tesla V100 datasheet (PCIe)"},
-    Spec{"V100S PCIe", 8.2, 16.4, 0, 130, 0, 1134, 7, 0, 80,
-         "NVIDIA V100S datasheet (PCIe)"},
+    Spec{"V100 PCIe", 7.0, 14.0, 0, 112, 0, 900, 7, 0, 80, "NVIDIA Tesla V100 datasheet (PCIe)"},
+    Spec{"V100S PCIe", 8.2, 16.4, 0, 130, 0, 1134, 7, 0, 80, "NVIDIA V100S datasheet (PCIe)"},
     Spec{"V100 DGXS", 7.8, 15.7, 0, 125, 0, 900, 7, 0, 80,
          "NVIDIA DGX Station datasheet (Tesla V100 DGXS, per GPU: the V100 SXM2 rates)"},
     // NVIDIA Turing: tensor cores for fp16 (no TF32, no bf16).
@@ -105,23 +102,19 @@ constexpr std::array kSpecs = {
          "NVIDIA Ada whitepaper (RTX 4090; fp16 and fp8: fp32 accumulate, half the "
          "fp16-accumulate rates)"},
     // NVIDIA Hopper.
-    Spec{"H100 PCIe", 51, 51, 378, 756.5, 1513, 2000, 9, 0, 114,
-         "NVIDIA H100 datasheet (PCIe)"},
+    Spec{"H100 PCIe", 51, 51, 378, 756.5, 1513, 2000, 9, 0, 114, "NVIDIA H100 datasheet (PCIe)"},
     Spec{"H100 SXM5", 67, 67, 494.7, 989.4, 1978.9, 3350, 9, 0, 132,
          "NVIDIA H100 datasheet (SXM5)"},
     Spec{"H100 NVL", 60, 60, 417.5, 835.5, 1670.5, 3900, 9, 0, 132,
          "NVIDIA H100 datasheet (NVL, per GPU)"},
-    Spec{"H200 SXM", 67, 67, 494.7, 989.4, 1978.9, 4800, 9, 0, 132,
-         "NVIDIA H200 datasheet (SXM)"},
-    Spec{"H200 NVL", 60, 60, 417.5, 835.5, 1670.5, 4800, 9, 0, 132,
-         "NVIDIA H200 datasheet (NVL)"},
+    Spec{"H200 SXM", 67, 67, 494.7, 989.4, 1978.9, 4800, 9, 0, 132, "NVIDIA H200 datasheet (SXM)"},
+    Spec{"H200 NVL", 60, 60, 417.5, 835.5, 1670.5, 4800, 9, 0, 132, "NVIDIA H200 datasheet (NVL)"},
     Spec{"GH200 96GB", 67, 67, 494.7, 989.4, 1978.9, 4000, 9, 0, 132,
          "NVIDIA GH200 datasheet (96 GB HBM3)"},
     Spec{"GH200 144GB", 67, 67, 494.7, 989.4, 1978.9, 4900, 9, 0, 132,
          "NVIDIA GH200 datasheet (144 GB HBM3e)"},
     // NVIDIA Blackwell.
-    Spec{"B200", 37, 75, 1100, 2250, 4500, 7700, 10, 0, 148,
-         "NVIDIA HGX B200 datasheet (per GPU)"},
+    Spec{"B200", 37, 75, 1100, 2250, 4500, 7700, 10, 0, 148, "NVIDIA HGX B200 datasheet (per GPU)"},
     Spec{"GB200", 40, 80, 1250, 2500, 5000, 8000, 10, 0, 0,
          "NVIDIA GB200 NVL72 datasheet (per GPU)"},
     Spec{"B300", 1.25, 75, 1100, 2250, 4500, 8000, 10, 3, 148,
@@ -146,8 +139,8 @@ constexpr std::array kSpecs = {
 constexpr bool everySpecIsOrdered()
 {
     for (const Spec& spec : kSpecs) {
-        const bool ordered = spec.fp16 >= spec.tf32 && spec.tf32 >= 0 &&
-                             (spec.fp8 == 0 || spec.fp8 >= spec.fp16);
+        const bool ordered =
+            spec.fp16 >= spec.tf32 && spec.tf32 >= 0 && (spec.fp8 == 0 || spec.fp8 >= spec.fp16);
         if (!ordered || spec.memoryGBps <= 0 || spec.fp32 <= 0 || spec.fp64 <= 0 ||
             spec.source.empty())
             return false;
@@ -166,11 +159,11 @@ static_assert(everySpecIsOrdered(), "an entry is out of order or lacks a figure"
 // general.
 struct Rule
 {
-    std::string_view all;   // space-separated tokens, every one of them in the name
-    std::string_view none;  // space-separated tokens, none of them in the name
-    double minGiB = 0;      // device memory at least this (GiB); 0: no condition. Unknown: no fit
-    double maxGiB = 0;      // device memory at most this (GiB); 0: no condition. Unknown: no fit
-    std::string_view model; // the Spec it names
+    std::string_view all;    // space-separated tokens, every one of them in the name
+    std::string_view none;   // space-separated tokens, none of them in the name
+    double minGiB = 0;       // device memory at least this (GiB); 0: no condition. Unknown: no fit
+    double maxGiB = 0;       // device memory at most this (GiB); 0: no condition. Unknown: no fit
+    std::string_view model;  // the Spec it names
 };
 
 constexpr Rule when(std::string_view all, std::string_view model)
@@ -373,14 +366,14 @@ struct Arch
     int major = 0;
     int minor = -1;
     std::string_view name;
-    double fp64 = 0;         // FLOP / SM / clock (matrix units where the architecture has them)
-    double fp32 = 0;         // FLOP / SM / clock on the SIMT / vector units
-    double tf32 = 0;         // FLOP / SM / clock, fp32 inputs on the matrix units
-    double fp16 = 0;         // FLOP / SM / clock, fp16 / bf16 on the matrix units, fp32 accumulate
-    double fp8 = 0;          // FLOP / SM / clock, fp8 on the matrix units
+    double fp64 = 0;  // FLOP / SM / clock (matrix units where the architecture has them)
+    double fp32 = 0;  // FLOP / SM / clock on the SIMT / vector units
+    double tf32 = 0;  // FLOP / SM / clock, fp32 inputs on the matrix units
+    double fp16 = 0;  // FLOP / SM / clock, fp16 / bf16 on the matrix units, fp32 accumulate
+    double fp8 = 0;   // FLOP / SM / clock, fp8 on the matrix units
     bool geforceHalves = false;  // GeForce parts: fp32-accumulate matrix rates at half
-    double ghz = 0;          // typical boost clock, GHz
-    double memoryGBps = 0;   // typical for the class; 0: the class spreads too far to guess
+    double ghz = 0;              // typical boost clock, GHz
+    double memoryGBps = 0;       // typical for the class; 0: the class spreads too far to guess
 };
 
 constexpr std::array kArchs = {
@@ -477,9 +470,9 @@ std::optional<DevicePeaks> estimate(const trace::DeviceInfo& device)
     peaks.estimated = true;
 
     std::string source = "estimated from " + std::to_string(device.numSms) + " " + unit +
-                         " of compute capability " + capability + " at ~" +
-                         shortNumber(arch->ghz) + " GHz (" + std::string(arch->name) +
-                         " per-" + (amd ? "CU" : "SM") + " rates)";
+                         " of compute capability " + capability + " at ~" + shortNumber(arch->ghz) +
+                         " GHz (" + std::string(arch->name) + " per-" + (amd ? "CU" : "SM") +
+                         " rates)";
     if (amd && arch->minor < 0)
         source += "; CDNA2 assumed: gfx9 minor 0 also covers MI50 and MI100, which it overstates";
     if (halved)

@@ -15,15 +15,15 @@ namespace kinetoscope::roofline {
 // fp8, no TF32): a matrix op of that precision runs on the next unit down.
 struct DevicePeaks
 {
-    std::string model;        // the table's entry, e.g. "H100 SXM5", "MI300X"
-    double fp64Tflops = 0;    // fp64 (matrix units where the device has them for fp64)
-    double fp32Tflops = 0;    // fp32 on the SIMT / vector units (FFMA)
-    double tf32Tflops = 0;    // fp32 inputs on matrix units (TF32; AMD XF32 where it exists)
-    double fp16Tflops = 0;    // fp16 and bf16 on matrix units (fp32 accumulate)
-    double fp8Tflops = 0;     // fp8 on matrix units
-    double memoryGBps = 0;    // device memory (HBM / GDDR)
-    bool estimated = false;   // not matched in the table: from the SM count and architecture
-    std::string source;       // the datasheet the figures come from, or how they were estimated
+    std::string model;       // the table's entry, e.g. "H100 SXM5", "MI300X"
+    double fp64Tflops = 0;   // fp64 (matrix units where the device has them for fp64)
+    double fp32Tflops = 0;   // fp32 on the SIMT / vector units (FFMA)
+    double tf32Tflops = 0;   // fp32 inputs on matrix units (TF32; AMD XF32 where it exists)
+    double fp16Tflops = 0;   // fp16 and bf16 on matrix units (fp32 accumulate)
+    double fp8Tflops = 0;    // fp8 on matrix units
+    double memoryGBps = 0;   // device memory (HBM / GDDR)
+    bool estimated = false;  // not matched in the table: from the SM count and architecture
+    std::string source;      // the datasheet the figures come from, or how they were estimated
 };
 
 // The peaks of the device a trace describes (its deviceProperties entry): matched by name

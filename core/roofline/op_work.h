@@ -16,8 +16,19 @@
 namespace kinetoscope::roofline {
 
 // The precision a call computes in, which picks its roof.
-enum class Precision : uint8_t { Unknown, Fp64, Fp32, Fp16, Bf16, Fp8, Int8, Int };
-const char* precisionName(Precision precision);  // "fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int", "unknown"
+enum class Precision : uint8_t
+{
+    Unknown,
+    Fp64,
+    Fp32,
+    Fp16,
+    Bf16,
+    Fp8,
+    Int8,
+    Int
+};
+const char* precisionName(
+    Precision precision);  // "fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int", "unknown"
 
 // A dtype as torch writes it in "Input type" ("float", "c10::BFloat16", "c10::Half",
 // "c10::Float8_e4m3fn", "long int", "unsigned char", "bool", ...): its precision and its
@@ -32,10 +43,10 @@ DType dtypeOf(std::string_view inputType);
 // One argument of a call, as recorded.
 struct OpInput
 {
-    std::vector<int64_t> dims;               // a tensor's sizes ([] for a 0-dim tensor or a non-tensor)
+    std::vector<int64_t> dims;  // a tensor's sizes ([] for a 0-dim tensor or a non-tensor)
     std::vector<std::vector<int64_t>> list;  // a TensorList's tensors' sizes
     std::string type;                        // "Input type" entry, as written
-    std::string concrete;                    // "Concrete Inputs" entry ("[2, 2]", "True", "0.1", ""), as written
+    std::string concrete;  // "Concrete Inputs" entry ("[2, 2]", "True", "0.1", ""), as written
 };
 
 // The inputs of a call from its args ("Input Dims", "Input type", "Concrete Inputs"); empty
@@ -45,7 +56,17 @@ std::vector<OpInput> opInputs(std::span<const trace::Arg> args);
 // concrete inputs left empty.
 std::vector<OpInput> opInputsFromDims(std::string_view inputDims);
 
-enum class OpKind : uint8_t { Matmul, Convolution, Attention, Elementwise, Normalization, Softmax, Reduction, Copy };
+enum class OpKind : uint8_t
+{
+    Matmul,
+    Convolution,
+    Attention,
+    Elementwise,
+    Normalization,
+    Softmax,
+    Reduction,
+    Copy
+};
 const char* opKindName(OpKind kind);  // "matmul", "convolution", "attention", "elementwise", ...
 // Matmul, convolution and attention are the matrix-unit kinds: their roof is the matrix
 // units' for their precision; the rest are costed as streaming (bytes) ops.
@@ -54,9 +75,10 @@ bool isMatrixKind(OpKind kind);
 struct OpWork
 {
     OpKind kind = OpKind::Elementwise;
-    double flops = 0;   // per call (a multiply-add is 2 FLOPs)
-    double bytes = 0;   // per call, at the least: inputs read once, outputs written once
-    Precision precision = Precision::Unknown;  // matrix kinds: the operands'; others: the widest tensor's
+    double flops = 0;  // per call (a multiply-add is 2 FLOPs)
+    double bytes = 0;  // per call, at the least: inputs read once, outputs written once
+    Precision precision =
+        Precision::Unknown;  // matrix kinds: the operands'; others: the widest tensor's
     // Why the call has no figures (the op is in the catalogue but its recorded arguments
     // do not determine them), e.g. "stride not recorded (no Concrete Inputs)"; empty when
     // flops and bytes hold.

@@ -30,7 +30,8 @@ namespace {
 // Two 2-D matrices at arguments `first` and `first` + 1: 2·M·K·N. `reads`: the tensor
 // arguments read (a bias, scales); the output is written at `out`, or at the first matrix's
 // dtype when `out` is no dtype (0 bytes).
-OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_t> reads, DType out = {})
+OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_t> reads,
+                     DType out = {})
 {
     const auto a = call.tensor(first);
     const auto b = call.tensor(first + 1);
@@ -39,8 +40,8 @@ OpWork matrixProduct(const Call& call, size_t first, std::initializer_list<size_
     if (a->rank() != 2 || b->rank() != 2 || a->size(1) != b->size(0))
         return unmodelled(kMatmul, "the matrices' shapes do not multiply");
     const int64_t m = a->size(0), k = a->size(1), n = b->size(1);
-    return gemm(call, real(m) * real(k) * real(n), reads, real(m) * real(n), out.bytes > 0 ? out : a->dtype,
-                a->dtype.precision);
+    return gemm(call, real(m) * real(k) * real(n), reads, real(m) * real(n),
+                out.bytes > 0 ? out : a->dtype, a->dtype.precision);
 }
 
 }  // namespace

@@ -20,8 +20,9 @@ namespace {
 
 bool inWindow(const std::vector<std::pair<int64_t, int64_t>>& window, int64_t t)
 {
-    const auto it = std::upper_bound(window.begin(), window.end(), t,
-                                     [](int64_t time, const auto& range) { return time < range.first; });
+    const auto it =
+        std::upper_bound(window.begin(), window.end(), t,
+                         [](int64_t time, const auto& range) { return time < range.first; });
     return it != window.begin() && t < std::prev(it)->second;
 }
 
@@ -30,7 +31,8 @@ class NameFlags
 {
 public:
     template <typename Predicate>
-    NameFlags(const TraceModel& model, Predicate predicate) : m_model(model), m_flags(model.strings().size(), kUnknown)
+    NameFlags(const TraceModel& model, Predicate predicate)
+        : m_model(model), m_flags(model.strings().size(), kUnknown)
     {
         m_predicate = [predicate](std::string_view name) { return predicate(name); };
     }
@@ -103,9 +105,11 @@ std::string aboveNote(const Rating& r)
     if (!r.abovePeak)
         return {};
     if (r.roofs.tflops > 0 && r.achievedTflops > r.roofs.tflops)
-        return "above the compute roof: the FLOP model counts more work than the kernels did, or the "
+        return "above the compute roof: the FLOP model counts more work than the kernels did, or "
+               "the "
                "device's peak is too low";
-    return "above the memory roof: part of the data came from cache (L2) rather than device memory, or "
+    return "above the memory roof: part of the data came from cache (L2) rather than device "
+           "memory, or "
            "the byte model counts more traffic than there was";
 }
 
@@ -114,9 +118,12 @@ std::string aboveNote(const Rating& r)
 const char* boundName(Bound bound)
 {
     switch (bound) {
-    case Bound::Compute: return "compute";
-    case Bound::Memory: return "memory";
-    case Bound::Unknown: break;
+    case Bound::Compute:
+        return "compute";
+    case Bound::Memory:
+        return "memory";
+    case Bound::Unknown:
+        break;
     }
     return "unknown";
 }
@@ -132,24 +139,34 @@ Roofs roofsFor(const DevicePeaks& peaks, OpKind kind, Precision precision, bool 
     // A unit the device lacks (0) leaves the op on the next one down.
     switch (precision) {
     case Precision::Fp8:
-        roofs.tflops = peaks.fp8Tflops > 0 ? peaks.fp8Tflops : peaks.fp16Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops;
+        roofs.tflops = peaks.fp8Tflops > 0    ? peaks.fp8Tflops
+                       : peaks.fp16Tflops > 0 ? peaks.fp16Tflops
+                                              : peaks.fp32Tflops;
         break;
-    case Precision::Fp16: roofs.tflops = peaks.fp16Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops; break;
+    case Precision::Fp16:
+        roofs.tflops = peaks.fp16Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops;
+        break;
     case Precision::Bf16:
         // bf16 matrix units came with TF32 (Ampere, CDNA2): Volta's and Turing's Tensor
         // Cores take fp16 only, and a bf16 GEMM there runs at about the fp32 rate.
-        roofs.tflops = peaks.fp16Tflops > 0 && peaks.tf32Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops;
+        roofs.tflops =
+            peaks.fp16Tflops > 0 && peaks.tf32Tflops > 0 ? peaks.fp16Tflops : peaks.fp32Tflops;
         break;
     case Precision::Fp32:
         // No fused attention kernel takes fp32 on the matrix units (FlashAttention refuses
         // fp32; the memory-efficient kernels run it on SIMT): its roof is the vector one.
-        roofs.tflops = onMatrixUnits && peaks.tf32Tflops > 0 && kind != OpKind::Attention ? peaks.tf32Tflops
-                                                                                           : peaks.fp32Tflops;
+        roofs.tflops = onMatrixUnits && peaks.tf32Tflops > 0 && kind != OpKind::Attention
+                           ? peaks.tf32Tflops
+                           : peaks.fp32Tflops;
         break;
-    case Precision::Fp64: roofs.tflops = peaks.fp64Tflops; break;
+    case Precision::Fp64:
+        roofs.tflops = peaks.fp64Tflops;
+        break;
     case Precision::Int8:
     case Precision::Int:
-    case Precision::Unknown: roofs.tflops = 0; break;
+    case Precision::Unknown:
+        roofs.tflops = 0;
+        break;
     }
     return roofs;
 }
@@ -176,11 +193,15 @@ Rating rate(double flops, double bytes, int64_t deviceNs, const Roofs& roofs)
         r.attainableTflops = roofs.tflops;
         r.shareOfRoof = r.achievedTflops / roofs.tflops;
     }
-    r.abovePeak = (roofs.tflops > 0 && r.achievedTflops > roofs.tflops) || (roofs.gbps > 0 && r.achievedGbps > roofs.gbps);
+    r.abovePeak = (roofs.tflops > 0 && r.achievedTflops > roofs.tflops) ||
+                  (roofs.gbps > 0 && r.achievedGbps > roofs.gbps);
     return r;
 }
 
-CatalogueOwners::CatalogueOwners(const TraceModel& model) : m_model(model), m_catalogued(model.strings().size(), -1) {}
+CatalogueOwners::CatalogueOwners(const TraceModel& model)
+    : m_model(model), m_catalogued(model.strings().size(), -1)
+{
+}
 
 EventId CatalogueOwners::ownerOf(EventId kernel)
 {
@@ -317,8 +338,10 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
         }
         if (row.modelled()) {
             const bool onMatrix = 2 * g.matrixNs > g.ns;
-            const Roofs roofs = result.peaks ? roofsFor(*result.peaks, row.kind, row.precision, onMatrix) : Roofs{};
-            row.rating = rate(row.flopsPerCall * double(row.calls), row.bytesPerCall * double(row.calls), row.deviceNs, roofs);
+            const Roofs roofs =
+                result.peaks ? roofsFor(*result.peaks, row.kind, row.precision, onMatrix) : Roofs{};
+            row.rating = rate(row.flopsPerCall * double(row.calls),
+                              row.bytesPerCall * double(row.calls), row.deviceNs, roofs);
             row.note = aboveNote(row.rating);
             result.ratedNs += row.deviceNs;
         }
@@ -363,14 +386,16 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
         row.ratedNs = k.ns;
         row.flops = k.flops;
         row.bytes = k.bytes;
-        const auto top = std::max_element(k.nsByRow.begin(), k.nsByRow.end(),
-                                          [](const auto& x, const auto& y) { return x.second < y.second; });
+        const auto top =
+            std::max_element(k.nsByRow.begin(), k.nsByRow.end(),
+                             [](const auto& x, const auto& y) { return x.second < y.second; });
         const OpRoofline& op = result.ops[top->first];
         row.op = op.name;
         row.kind = op.kind;
         row.precision = op.precision;
         const Roofs roofs =
-            result.peaks ? roofsFor(*result.peaks, row.kind, row.precision, 2 * k.matrixNs > k.ns) : Roofs{};
+            result.peaks ? roofsFor(*result.peaks, row.kind, row.precision, 2 * k.matrixNs > k.ns)
+                         : Roofs{};
         row.rating = rate(row.flops, row.bytes, row.ratedNs, roofs);
         result.kernels.push_back(std::move(row));
     }
@@ -380,13 +405,15 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
             return x.deviceNs > y.deviceNs;
         return std::tie(x.name, x.inputShapes) < std::tie(y.name, y.inputShapes);
     });
-    std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelRoofline& x, const KernelRoofline& y) {
-        return x.ratedNs != y.ratedNs ? x.ratedNs > y.ratedNs : x.name < y.name;
-    });
+    std::sort(result.kernels.begin(), result.kernels.end(),
+              [](const KernelRoofline& x, const KernelRoofline& y) {
+                  return x.ratedNs != y.ratedNs ? x.ratedNs > y.ratedNs : x.name < y.name;
+              });
     return result;
 }
 
-const OpRoofline* findOp(const Roofline& roofline, std::string_view name, std::string_view inputShapes)
+const OpRoofline* findOp(const Roofline& roofline, std::string_view name,
+                         std::string_view inputShapes)
 {
     for (const OpRoofline& op : roofline.ops)
         if (op.name == name && op.inputShapes == inputShapes)

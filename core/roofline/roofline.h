@@ -31,7 +31,12 @@ struct RooflineOptions
     bool (*onMatrixUnits)(std::string_view kernelName) = nullptr;
 };
 
-enum class Bound : uint8_t { Compute, Memory, Unknown };
+enum class Bound : uint8_t
+{
+    Compute,
+    Memory,
+    Unknown
+};
 const char* boundName(Bound bound);  // "compute", "memory", "unknown"
 
 // The two roofs one row is judged against, for its kind and precision.
@@ -47,7 +52,7 @@ struct Rating
 {
     double achievedTflops = 0;
     double achievedGbps = 0;
-    double intensity = 0;        // FLOPs per byte moved
+    double intensity = 0;  // FLOPs per byte moved
     Roofs roofs;
     Bound bound = Bound::Unknown;  // which roof caps it at its intensity (unknown without peaks)
     double attainableTflops = 0;   // min(compute roof, intensity x bandwidth)
@@ -70,9 +75,9 @@ struct OpRoofline
     int64_t windowCalls = 0;     // calls starting in the steady steps
     int64_t windowDeviceNs = 0;  // their kernels' time
     Rating rating;
-    std::string unmodelled;      // why there are no figures (op_work.h); "" when rated
-    std::string note;            // what a reader must know (above a roof, estimated peaks)
-    trace::EventId longest;      // the call with the most device time
+    std::string unmodelled;  // why there are no figures (op_work.h); "" when rated
+    std::string note;        // what a reader must know (above a roof, estimated peaks)
+    trace::EventId longest;  // the call with the most device time
     std::vector<std::pair<std::string, int64_t>> kernels;  // by time, at most 5
     bool modelled() const { return unmodelled.empty(); }
 };
@@ -80,28 +85,28 @@ struct OpRoofline
 struct KernelRoofline
 {
     std::string name;
-    int64_t calls = 0;        // every call
-    int64_t deviceNs = 0;     // every call
-    int64_t ratedCalls = 0;   // calls that were their op call's only kernel: those carry
-    int64_t ratedNs = 0;      // the op call's whole work, and so are rated
-    double flops = 0;         // over the rated calls
+    int64_t calls = 0;       // every call
+    int64_t deviceNs = 0;    // every call
+    int64_t ratedCalls = 0;  // calls that were their op call's only kernel: those carry
+    int64_t ratedNs = 0;     // the op call's whole work, and so are rated
+    double flops = 0;        // over the rated calls
     double bytes = 0;
     OpKind kind = OpKind::Elementwise;
     Precision precision = Precision::Unknown;
-    std::string op;           // the catalogued op of most of its rated time
+    std::string op;  // the catalogued op of most of its rated time
     Rating rating;
 };
 
 struct Roofline
 {
-    std::string device;                 // the trace's name for it ("NVIDIA H100")
+    std::string device;  // the trace's name for it ("NVIDIA H100")
     int deviceIndex = -1;
-    std::optional<DevicePeaks> peaks;   // nullopt: no device described
-    std::vector<OpRoofline> ops;        // catalogued op groups with device time, by it
+    std::optional<DevicePeaks> peaks;     // nullopt: no device described
+    std::vector<OpRoofline> ops;          // catalogued op groups with device time, by it
     std::vector<KernelRoofline> kernels;  // kernels with rated calls, by rated time
-    int64_t kernelNs = 0;               // all kernel time
-    int64_t chargedNs = 0;              // kernel time under a catalogued op
-    int64_t ratedNs = 0;                // ... under a modelled call
+    int64_t kernelNs = 0;                 // all kernel time
+    int64_t chargedNs = 0;                // kernel time under a catalogued op
+    int64_t ratedNs = 0;                  // ... under a modelled call
     bool empty() const { return ops.empty(); }
 };
 
@@ -122,6 +127,7 @@ private:
 Roofline computeRoofline(const trace::TraceModel& model, const RooflineOptions& options = {});
 
 // The row for an op group, or null.
-const OpRoofline* findOp(const Roofline& roofline, std::string_view name, std::string_view inputShapes);
+const OpRoofline* findOp(const Roofline& roofline, std::string_view name,
+                         std::string_view inputShapes);
 
 }  // namespace kinetoscope::roofline

@@ -1,15 +1,15 @@
 #include "core/session/atomic_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace kinetoscope::session {
 
-bool writeFileAtomically(const std::filesystem::path& path, std::string_view bytes, std::string& error)
+bool writeFileAtomically(const std::filesystem::path& path, std::string_view bytes,
+                         std::string& error)
 {
     const std::filesystem::path temporary = path.string() + ".tmp";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -7,6 +7,7 @@
 
 namespace kinetoscope::session {
 
-bool writeFileAtomically(const std::filesystem::path& path, std::string_view bytes, std::string& error);
+bool writeFileAtomically(const std::filesystem::path& path, std::string_view bytes,
+                         std::string& error);
 
 }  // namespace kinetoscope::session

@@ -24,16 +24,21 @@ std::string bf16SlowdownCause(const Session& s)
     const auto device = s.environment.find("device");
     const bool cpu = device != s.environment.end() && device->second == "CPU";
     if (!cpu)
-        return "bf16 autocast costs more than it saves here (casts around small kernels, or a GPU without bf16 "
+        return "bf16 autocast costs more than it saves here (casts around small kernels, or a GPU "
+               "without bf16 "
                "Tensor Cores, before Ampere)";
     const auto units = s.environment.find("cpu_bf16");
     if (units != s.environment.end() && units->second == "none")
-        return "this CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags), so every bf16 matmul "
+        return "this CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags), so "
+               "every bf16 matmul "
                "is converted and computed the slow way";
-    if (units != s.environment.end() && (units->second == "amx_bf16" || units->second == "avx512_bf16"))
+    if (units != s.environment.end() &&
+        (units->second == "amx_bf16" || units->second == "avx512_bf16"))
         return "this CPU has bf16 matrix units (" + units->second +
-               "), yet the casts around small matmuls, or ops without a bf16 kernel, outweigh the faster arithmetic";
-    return "on a CPU, bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 matmul "
+               "), yet the casts around small matmuls, or ops without a bf16 kernel, outweigh the "
+               "faster arithmetic";
+    return "on a CPU, bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them "
+           "every bf16 matmul "
            "is converted and computed the slow way";
 }
 
@@ -44,27 +49,34 @@ LabReading readLab(const Session& s)
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
     if (fp32 && bf16) {
-        const double ratio = r.bf16OverFp32.emplace(bf16->samplesPerSecond / fp32->samplesPerSecond);
+        const double ratio =
+            r.bf16OverFp32.emplace(bf16->samplesPerSecond / fp32->samplesPerSecond);
         if (ratio < kLabSlowdown)
-            r.lines.push_back("fp32 -> bf16 is a slowdown (" + format::ratio(ratio) + ": each " +
-                              (s.inference() ? "batch" : "step") + " takes " + format::ratio(1.0 / ratio) +
-                              " as long in bf16): " + bf16SlowdownCause(s) + "; keep fp32 on this device.");
+            r.lines.push_back(
+                "fp32 -> bf16 is a slowdown (" + format::ratio(ratio) + ": each " +
+                (s.inference() ? "batch" : "step") + " takes " + format::ratio(1.0 / ratio) +
+                " as long in bf16): " + bf16SlowdownCause(s) + "; keep fp32 on this device.");
         else if (ratio < kSmallLabJump)
-            r.lines.push_back("fp32 -> bf16 is a small jump (" + format::ratio(ratio) +
-                              "): precision is not the bottleneck; the step waits on something else, usually "
-                              "the DataLoader.");
+            r.lines.push_back(
+                "fp32 -> bf16 is a small jump (" + format::ratio(ratio) +
+                "): precision is not the bottleneck; the step waits on something else, usually "
+                "the DataLoader.");
         else
             r.lines.push_back("fp32 -> bf16 is a large jump (" + format::ratio(ratio) +
-                              (s.inference() ? "): the model was bound by fp32 arithmetic; serve it in bf16."
-                                             : "): the step was bound by fp32 arithmetic; train in bf16."));
+                              (s.inference()
+                                   ? "): the model was bound by fp32 arithmetic; serve it in bf16."
+                                   : "): the step was bound by fp32 arithmetic; train in bf16."));
     }
     if (bf16 && graph) {
-        const double ratio = r.graphOverBf16.emplace(graph->samplesPerSecond / bf16->samplesPerSecond);
+        const double ratio =
+            r.graphOverBf16.emplace(graph->samplesPerSecond / bf16->samplesPerSecond);
         if (ratio < kLabSlowdown)
-            r.lines.push_back("bf16 -> CUDA graph is a slowdown (" + format::ratio(ratio) +
-                              "): replaying the step as a graph costs more than the launches it saves (copies into "
-                              "the graph's static inputs, or a step too large for launches to matter); do not "
-                              "capture it.");
+            r.lines.push_back(
+                "bf16 -> CUDA graph is a slowdown (" + format::ratio(ratio) +
+                "): replaying the step as a graph costs more than the launches it saves (copies "
+                "into "
+                "the graph's static inputs, or a step too large for launches to matter); do not "
+                "capture it.");
         else if (ratio < kSmallLabJump)
             r.lines.push_back("bf16 -> CUDA graph is a small jump (" + format::ratio(ratio) +
                               "): the kernels are already well fused for this model shape.");
@@ -73,35 +85,45 @@ LabReading readLab(const Session& s)
                               "): launch overhead costs real time; capture the step (in Python: "
                               "torch.compile(mode=\"reduce-overhead\")).");
     }
-    if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump && *r.graphOverBf16 >= kSmallLabJump)
-        r.lines.push_back("Both transitions are large: there was room in precision and in launches; take both.");
+    if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump &&
+        *r.graphOverBf16 >= kSmallLabJump)
+        r.lines.push_back(
+            "Both transitions are large: there was room in precision and in launches; take both.");
     if (s.dataLoaderMs && s.computeMs) {
         r.dataBound = *s.dataLoaderMs > *s.computeMs;
-        r.lines.push_back("DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " + format::duration(*s.computeMs * 1e6) +
-                          " per step: " +
-                          (*r.dataBound ? "data-bound, the loader sets the pace (more workers, pinned memory, "
-                                          "cheaper transforms)."
-                                        : "compute-bound, the loader keeps up."));
+        r.lines.push_back(
+            "DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " +
+            format::duration(*s.computeMs * 1e6) + " per step: " +
+            (*r.dataBound ? "data-bound, the loader sets the pace (more workers, pinned memory, "
+                            "cheaper transforms)."
+                          : "compute-bound, the loader keeps up."));
     }
     if (s.memory) {
         const MemorySplit& m = s.memory->split;
-        std::string split = "Memory of the model: parameters " + format::bytes(double(m.parameterBytes)) +
-                            " (" + format::count(double(m.parameterCount)) + "), gradients " +
+        std::string split = "Memory of the model: parameters " +
+                            format::bytes(double(m.parameterBytes)) + " (" +
+                            format::count(double(m.parameterCount)) + "), gradients " +
                             format::bytes(double(m.gradientBytes)) + ", optimizer state " +
                             format::bytes(double(m.optimizerStateBytes));
-        split += m.activationBytes >= 0 ? ", activations " + format::bytes(double(m.activationBytes)) + "."
-                                        : "; activations and the phase table need a GPU (the CUDA caching allocator).";
+        split += m.activationBytes >= 0
+                     ? ", activations " + format::bytes(double(m.activationBytes)) + "."
+                     : "; activations and the phase table need a GPU (the CUDA caching allocator).";
         r.lines.push_back(split);
         if (const std::optional<PeakReading> peak = readPeak(*s.memory))
-            r.lines.push_back("The peak (" + format::bytes(double(peak->peakBytes)) + ") is set after " + peak->phase +
-                              (peak->firstStep ? " of the first step" : "") + ": " + peakCauseName(peak->cause) + ".");
+            r.lines.push_back("The peak (" + format::bytes(double(peak->peakBytes)) +
+                              ") is set after " + peak->phase +
+                              (peak->firstStep ? " of the first step" : "") + ": " +
+                              peakCauseName(peak->cause) + ".");
         if (const std::optional<MemoryGrowth> growth = readGrowth(s.memory->peakPerStep))
-            r.lines.push_back("The peak grows " + format::bytes(growth->bytesPerStep) + " per step from step " +
-                              std::to_string(growth->fromStep) +
-                              ": something keeps each step's graph alive (a loss summed without .item()).");
-        if (const std::optional<double> held = reservedOverPeak(*s.memory); held && *held > kReservedOverPeak)
+            r.lines.push_back(
+                "The peak grows " + format::bytes(growth->bytesPerStep) + " per step from step " +
+                std::to_string(growth->fromStep) +
+                ": something keeps each step's graph alive (a loss summed without .item()).");
+        if (const std::optional<double> held = reservedOverPeak(*s.memory);
+            held && *held > kReservedOverPeak)
             r.lines.push_back("The caching allocator holds " + format::ratio(*held) +
-                              " the step's peak: freed blocks are kept; empty_cache() between phases of different "
+                              " the step's peak: freed blocks are kept; empty_cache() between "
+                              "phases of different "
                               "footprint, never inside the loop.");
     }
     // The batch-size series: without checkpointing, and with it (if the sweep ran one).
@@ -113,20 +135,24 @@ LabReading readLab(const Session& s)
     for (const int64_t every : series) {
         const BatchFit fit = readBatchFit(s, every);
         if (fit.largestFits && fit.fastest)
-            r.lines.push_back((every > 0 ? "Batch size with " + checkpointingName(every) : std::string("Batch size")) +
+            r.lines.push_back((every > 0 ? "Batch size with " + checkpointingName(every)
+                                         : std::string("Batch size")) +
                               ": the largest that fits is " + std::to_string(*fit.largestFits) +
-                              (fit.firstOutOfMemory ? " (" + std::to_string(*fit.firstOutOfMemory) + " ran out of memory)"
+                              (fit.firstOutOfMemory ? " (" + std::to_string(*fit.firstOutOfMemory) +
+                                                          " ran out of memory)"
                                                     : std::string(" (none ran out of memory)")) +
                               ", the fastest is " + std::to_string(*fit.fastest) + ".");
     }
     if (const std::optional<CheckpointTrade> trade = readCheckpointTrade(s)) {
-        std::string line = "At batch size " + std::to_string(trade->batchSize) + ", " + checkpointingName(trade->every);
+        std::string line = "At batch size " + std::to_string(trade->batchSize) + ", " +
+                           checkpointingName(trade->every);
         if (trade->peakWithoutBytes >= 0 && trade->peakWithBytes >= 0)
-            line += " takes the peak from " + format::bytes(double(trade->peakWithoutBytes)) + " to " +
-                    format::bytes(double(trade->peakWithBytes)) + " (" + format::percentChange(-trade->memorySaved()) +
-                    ") and";
+            line += " takes the peak from " + format::bytes(double(trade->peakWithoutBytes)) +
+                    " to " + format::bytes(double(trade->peakWithBytes)) + " (" +
+                    format::percentChange(-trade->memorySaved()) + ") and";
         line += " the step from " + format::duration(trade->stepWithoutMs * 1e6) + " to " +
-                format::duration(trade->stepWithMs * 1e6) + " (" + format::percentChange(trade->timeCost()) + ").";
+                format::duration(trade->stepWithMs * 1e6) + " (" +
+                format::percentChange(trade->timeCost()) + ").";
         r.lines.push_back(line);
     }
     for (const LabArm& arm : s.lab)
@@ -140,11 +166,13 @@ LabReading readLab(const Session& s)
     for (const char* knob : {"workers", "batch_size"}) {
         const SweepPoint* best = nullptr;
         for (const SweepPoint& p : s.sweep)
-            if (p.knob == knob && p.error.empty() && (!best || p.samplesPerSecond > best->samplesPerSecond))
+            if (p.knob == knob && p.error.empty() &&
+                (!best || p.samplesPerSecond > best->samplesPerSecond))
                 best = &p;
         if (best)
-            r.lines.push_back(std::string("Sweep of ") + knob + ": best at " + knob + " = " + std::to_string(best->value) +
-                              " (" + format::rate(best->samplesPerSecond, "samples") + ").");
+            r.lines.push_back(std::string("Sweep of ") + knob + ": best at " + knob + " = " +
+                              std::to_string(best->value) + " (" +
+                              format::rate(best->samplesPerSecond, "samples") + ").");
     }
     return r;
 }

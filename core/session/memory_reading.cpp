@@ -12,7 +12,8 @@ const PhaseMemory* peakRow(const std::vector<PhaseMemory>& rows)
 {
     const PhaseMemory* best = nullptr;
     for (const PhaseMemory& row : rows)
-        if (row.peakAllocatedBytes >= 0 && (!best || row.peakAllocatedBytes > best->peakAllocatedBytes))
+        if (row.peakAllocatedBytes >= 0 &&
+            (!best || row.peakAllocatedBytes > best->peakAllocatedBytes))
             best = &row;
     return best;
 }
@@ -33,10 +34,14 @@ PeakCause causeOf(const std::string& phase)
 const char* peakCauseName(PeakCause cause)
 {
     switch (cause) {
-    case PeakCause::Activations: return "activations";
-    case PeakCause::Gradients: return "gradients";
-    case PeakCause::OptimizerState: return "optimizer state";
-    case PeakCause::Other: return "other";
+    case PeakCause::Activations:
+        return "activations";
+    case PeakCause::Gradients:
+        return "gradients";
+    case PeakCause::OptimizerState:
+        return "optimizer state";
+    case PeakCause::Other:
+        return "other";
     }
     return "other";
 }
@@ -45,7 +50,8 @@ std::optional<PeakReading> readPeak(const MemoryTriage& memory)
 {
     const PhaseMemory* steady = peakRow(memory.steadyStep);
     const PhaseMemory* first = peakRow(memory.firstStep);
-    const bool firstLarger = first && (!steady || first->peakAllocatedBytes > steady->peakAllocatedBytes);
+    const bool firstLarger =
+        first && (!steady || first->peakAllocatedBytes > steady->peakAllocatedBytes);
     const PhaseMemory* row = firstLarger ? first : steady;
     if (!row)
         return std::nullopt;
@@ -57,7 +63,8 @@ std::optional<PeakReading> readPeak(const MemoryTriage& memory)
         const std::vector<PhaseMemory>& rows = firstLarger ? memory.firstStep : memory.steadyStep;
         for (const PhaseMemory& r : rows)
             if ((r.phase == "forward" || r.phase == "loss") &&
-                double(r.peakAllocatedBytes) > kActivationsDominate * double(row->peakAllocatedBytes))
+                double(r.peakAllocatedBytes) >
+                    kActivationsDominate * double(row->peakAllocatedBytes))
                 cause = PeakCause::Activations;
     }
     return PeakReading{row->phase, cause, row->peakAllocatedBytes, firstLarger};
@@ -126,21 +133,28 @@ std::string checkpointingName(int64_t every)
     if (every <= 1)
         return "checkpointing every block";
     const int64_t lastTwo = every % 100, last = every % 10;
-    const char* suffix = (lastTwo >= 11 && lastTwo <= 13) ? "th" : last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th";
+    const char* suffix = (lastTwo >= 11 && lastTwo <= 13) ? "th"
+                         : last == 1                      ? "st"
+                         : last == 2                      ? "nd"
+                         : last == 3                      ? "rd"
+                                                          : "th";
     return "checkpointing every " + std::to_string(every) + suffix + " block";
 }
 
 std::optional<CheckpointTrade> readCheckpointTrade(const Session& session)
 {
-    auto ran = [](const SweepPoint& p) { return p.knob == "batch_size" && p.error.empty() && p.meanStepMs > 0; };
+    auto ran = [](const SweepPoint& p) {
+        return p.knob == "batch_size" && p.error.empty() && p.meanStepMs > 0;
+    };
     std::optional<CheckpointTrade> trade;
     for (const SweepPoint& with : session.sweep) {
         if (with.checkpointEvery <= 0 || !ran(with) || (trade && with.value <= trade->batchSize))
             continue;
         for (const SweepPoint& without : session.sweep)
             if (without.checkpointEvery == 0 && without.value == with.value && ran(without))
-                trade = CheckpointTrade{with.checkpointEvery, with.value,   without.peakAllocatedBytes,
-                                        with.peakAllocatedBytes, without.meanStepMs, with.meanStepMs};
+                trade = CheckpointTrade{with.checkpointEvery,       with.value,
+                                        without.peakAllocatedBytes, with.peakAllocatedBytes,
+                                        without.meanStepMs,         with.meanStepMs};
     }
     return trade;
 }

@@ -20,14 +20,15 @@ enum class PeakCause : uint8_t
     OptimizerState,  // the optimizer step (its state is created on the first step)
     Other,           // the batch itself, or zero_grad
 };
-const char* peakCauseName(PeakCause cause);  // "activations", "gradients", "optimizer state", "other"
+const char*
+peakCauseName(PeakCause cause);  // "activations", "gradients", "optimizer state", "other"
 
 struct PeakReading
 {
-    std::string phase;        // as PhaseMemory::phase
+    std::string phase;  // as PhaseMemory::phase
     PeakCause cause = PeakCause::Other;
     int64_t peakBytes = 0;
-    bool firstStep = false;   // the first step's peak is the larger one (optimizer state created)
+    bool firstStep = false;  // the first step's peak is the larger one (optimizer state created)
 };
 // Nullopt when the allocator figures were not measured (the CPU).
 std::optional<PeakReading> readPeak(const MemoryTriage& memory);

@@ -2,12 +2,10 @@
 
 #include "core/session/atomic_file.h"
 #include "core/session/session_json.h"
-
 #include "core/trace/printable.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace kinetoscope::session {
@@ -50,7 +48,8 @@ json toJson(const Session& s)
               // Rows: step, data, h2d, forward, backward, optimizer (ms), loss.
               {"steps", steps},
               {"sweep", sweep},
-              // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes; -1 n/a).
+              // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes;
+              // -1 n/a).
               {"samples", samples},
               {"trace", s.tracePath},
               {"memory_snapshot", s.snapshotPath},
@@ -100,9 +99,12 @@ Session fromJson(const json& j)
 const char* armName(ArmKind kind)
 {
     switch (kind) {
-    case ArmKind::Fp32: return "fp32";
-    case ArmKind::Bf16: return "bf16";
-    case ArmKind::Bf16CudaGraph: return "bf16+cuda-graph";
+    case ArmKind::Fp32:
+        return "fp32";
+    case ArmKind::Bf16:
+        return "bf16";
+    case ArmKind::Bf16CudaGraph:
+        return "bf16+cuda-graph";
     }
     return "fp32";
 }
@@ -136,7 +138,8 @@ bool saveSession(const Session& session, const std::filesystem::path& path, std:
     return writeFileAtomically(path, sessionJson(session), error);
 }
 
-std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error)
+std::optional<Session> parseSession(std::string_view text, const std::string& origin,
+                                    std::string& error)
 {
     const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
@@ -148,12 +151,15 @@ std::optional<Session> parseSession(std::string_view text, const std::string& or
         return std::nullopt;
     }
     const json& format = j["kinetoscope_session"];
-    const bool newer = !format.is_number_integer() ||
-                       (format.is_number_unsigned() ? format.get<uint64_t>() > uint64_t(kSessionFormat)
-                                                    : format.get<int64_t>() > kSessionFormat);
+    const bool newer =
+        !format.is_number_integer() ||
+        (format.is_number_unsigned() ? format.get<uint64_t>() > uint64_t(kSessionFormat)
+                                     : format.get<int64_t>() > kSessionFormat);
     if (newer) {
-        error = "session format " + trace::printableExcerpt(format.dump(-1, ' ', false, json::error_handler_t::replace)) +
-                " is newer than this Kinetoscope reads";
+        error =
+            "session format " +
+            trace::printableExcerpt(format.dump(-1, ' ', false, json::error_handler_t::replace)) +
+            " is newer than this Kinetoscope reads";
         return std::nullopt;
     }
     try {

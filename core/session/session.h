@@ -25,7 +25,8 @@ enum class ArmKind : uint8_t
     Bf16,
     Bf16CudaGraph,
 };
-const char* armName(ArmKind kind);  // "fp32", "bf16", "bf16+cuda-graph": the session file, CLI and GUI
+const char*
+armName(ArmKind kind);  // "fp32", "bf16", "bf16+cuda-graph": the session file, CLI and GUI
 std::optional<ArmKind> parseArmKind(std::string_view name);
 
 // Mean, std, median, p95 and p99 of one phase's per-step times (milliseconds).
@@ -67,20 +68,21 @@ struct SweepPoint
     double samplesPerSecond = 0;  // 0 when it failed
     double dataWaitMs = 0;        // mean wait for the next batch per step
     std::string error;            // "out of memory at batch size 4096", or empty
-    double meanStepMs = 0;              // training: a step; inference: a batch's latency
+    double meanStepMs = 0;        // training: a step; inference: a batch's latency
     // The most tensor bytes live at once in a step: the CUDA caching allocator's, or on
     // the CPU the engine's counting allocator's; -1 when not measured.
     int64_t peakAllocatedBytes = -1;
-    int64_t peakReservedBytes = -1;     // the CUDA caching allocator's largest hold; -1 on the CPU
-    PhaseTiming latency{};              // inference runs only (empty phase otherwise)
-    int64_t checkpointEvery = 0;        // activation checkpointing of every N-th block (0: off)
+    int64_t peakReservedBytes = -1;  // the CUDA caching allocator's largest hold; -1 on the CPU
+    PhaseTiming latency{};           // inference runs only (empty phase otherwise)
+    int64_t checkpointEvery = 0;     // activation checkpointing of every N-th block (0: off)
 };
 
 // Memory after one phase of a step, as the seeds' memory triage prints it (bytes; -1
 // where not measured: the CPU has no caching allocator to read).
 struct PhaseMemory
 {
-    std::string phase;  // "start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"
+    std::string phase;  // "start", "batch to device", "forward", "loss", "backward", "optimizer
+                        // step", "zero_grad"
     int64_t allocatedBytes = -1;      // live tensors after the phase
     int64_t reservedBytes = -1;       // held by the caching allocator after the phase
     int64_t peakAllocatedBytes = -1;  // the most allocated at once since the step began
@@ -91,12 +93,13 @@ struct PhaseMemory
 // (the CUDA caching allocator, or the engine's counting CPU allocator; -1 without them).
 struct MemorySplit
 {
-    int64_t parameterCount = 0;       // elements
+    int64_t parameterCount = 0;  // elements
     int64_t parameterTensors = 0;
     int64_t parameterBytes = 0;
-    int64_t gradientBytes = 0;        // after backward, before zero_grad (set to none)
-    int64_t optimizerStateBytes = 0;  // Adam: two moments per parameter and a float32 step per tensor
-    int64_t activationBytes = -1;     // allocated after forward + loss minus after the batch arrived
+    int64_t gradientBytes = 0;  // after backward, before zero_grad (set to none)
+    int64_t optimizerStateBytes =
+        0;                         // Adam: two moments per parameter and a float32 step per tensor
+    int64_t activationBytes = -1;  // allocated after forward + loss minus after the batch arrived
 };
 
 struct MemoryTriage
@@ -133,7 +136,7 @@ struct Session
     std::vector<PhaseTiming> phases;
     std::optional<double> dataLoaderMs;  // mean wait for the next batch per step
     std::optional<double> computeMs;     // mean forward + backward + optimizer per step
-    std::vector<StepTiming> steps;        // the fp32 arm's measured steps
+    std::vector<StepTiming> steps;       // the fp32 arm's measured steps
     std::vector<SweepPoint> sweep;
     std::vector<LiveSample> samples;
     std::optional<MemoryTriage> memory;  // the fp32 arm's, when it ran (training only)
@@ -156,7 +159,8 @@ std::string sessionJson(const Session& session);
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error);
 std::optional<Session> loadSession(const std::filesystem::path& path, std::string& error);
 // The same over a session's JSON text; `origin` names it in the error line.
-std::optional<Session> parseSession(std::string_view text, const std::string& origin, std::string& error);
+std::optional<Session> parseSession(std::string_view text, const std::string& origin,
+                                    std::string& error);
 // The trace path resolved against the session file's folder; its ".gz" when only that exists.
 std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath);
 // The session's memory snapshot (--memory-snapshot), resolved like its trace; empty if none.

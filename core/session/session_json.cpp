@@ -20,7 +20,8 @@ int64_t integerOr(const json& object, const char* key, int64_t fallback)
 const json& rowOf(const json& row, size_t size, const char* what)
 {
     if (!row.is_array() || row.size() != size)
-        throw std::invalid_argument(std::string(what) + " is not a row of " + std::to_string(size) + " values");
+        throw std::invalid_argument(std::string(what) + " is not a row of " + std::to_string(size) +
+                                    " values");
     return row;
 }
 
@@ -35,7 +36,7 @@ int64_t integerOf(const json& value, const char* field)
 
 json toJson(const PhaseTiming& p)
 {
-    return {{"phase", p.phase},         {"mean_ms", p.meanMs}, {"std_ms", p.stdMs},
+    return {{"phase", p.phase},        {"mean_ms", p.meanMs}, {"std_ms", p.stdMs},
             {"median_ms", p.medianMs}, {"p95_ms", p.p95Ms},   {"p99_ms", p.p99Ms}};
 }
 
@@ -67,7 +68,8 @@ LabArm labArmFrom(const json& a)
     const std::string name = a.value("name", "");
     const std::optional<ArmKind> kind = parseArmKind(name);
     if (!kind)
-        throw std::invalid_argument("lab arm \"" + trace::printableExcerpt(name) + "\" is not fp32, bf16 or bf16+cuda-graph");
+        throw std::invalid_argument("lab arm \"" + trace::printableExcerpt(name) +
+                                    "\" is not fp32, bf16 or bf16+cuda-graph");
     arm.kind = *kind;
     arm.ran = a.value("ran", false);
     arm.skippedReason = a.value("skipped_reason", "");
@@ -89,7 +91,7 @@ StepTiming stepTimingFrom(const json& row)
 {
     const json& t = rowOf(row, 7, "a step");
     return {integerOf(t[0], "step"), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
-            t[4].get<double>(), t[5].get<double>(), t[6].get<double>()};
+            t[4].get<double>(),      t[5].get<double>(), t[6].get<double>()};
 }
 
 json toJson(const SweepPoint& p)
@@ -143,8 +145,8 @@ std::vector<PhaseMemory> phaseRowsFrom(const json& rows)
         throw std::invalid_argument("memory phases are not an array");
     for (const json& row : rows) {
         const json& r = rowOf(row, 4, "a memory phase");
-        phases.push_back({r[0].get<std::string>(), integerOf(r[1], "allocated"), integerOf(r[2], "reserved"),
-                          integerOf(r[3], "peak")});
+        phases.push_back({r[0].get<std::string>(), integerOf(r[1], "allocated"),
+                          integerOf(r[2], "reserved"), integerOf(r[3], "peak")});
     }
     return phases;
 }
@@ -191,14 +193,14 @@ MemoryTriage memoryTriageFrom(const json& j)
 
 json toJson(const LiveSample& l)
 {
-    return {l.seconds, l.cpuPercent, l.gpuPercent, l.gpuMemoryUsedBytes, l.allocatedBytes, l.reservedBytes,
-            l.residentBytes};
+    return {l.seconds,        l.cpuPercent,    l.gpuPercent,   l.gpuMemoryUsedBytes,
+            l.allocatedBytes, l.reservedBytes, l.residentBytes};
 }
 
 LiveSample liveSampleFrom(const json& row)
 {
     const json& l = rowOf(row, 7, "a sample");
-    return {l[0].get<double>(),           l[1].get<double>(),           l[2].get<double>(),
+    return {l[0].get<double>(),         l[1].get<double>(),         l[2].get<double>(),
             integerOf(l[3], "samples"), integerOf(l[4], "samples"), integerOf(l[5], "samples"),
             integerOf(l[6], "samples")};
 }

@@ -15,17 +15,20 @@ bool contains(std::string_view text, std::string_view part)
 }
 
 // What a host thread was inside at one moment: innermost first.
-std::vector<const trace::Event*> chainAt(const trace::TraceModel& trace, trace::TrackId track, int64_t ns)
+std::vector<const trace::Event*> chainAt(const trace::TraceModel& trace, trace::TrackId track,
+                                         int64_t ns)
 {
     std::vector<const trace::Event*> chain;
-    for (trace::EventId id = trace.innermostEventAt(track, ns); id.valid(); id = trace.event(id).parent)
+    for (trace::EventId id = trace.innermostEventAt(track, ns); id.valid();
+         id = trace.event(id).parent)
         chain.push_back(&trace.event(id));
     return chain;
 }
 
 // The phase of a training step the host threads were in (every thread: backward runs on
 // autograd's own thread while the main one waits in a frame named backward).
-std::string phaseOf(const trace::TraceModel& trace, const std::vector<std::vector<const trace::Event*>>& chains)
+std::string phaseOf(const trace::TraceModel& trace,
+                    const std::vector<std::vector<const trace::Event*>>& chains)
 {
     bool backward = false, optimizer = false, data = false;
     for (const auto& chain : chains)
@@ -35,7 +38,10 @@ std::string phaseOf(const trace::TraceModel& trace, const std::vector<std::vecto
             backward |= contains(name, "backward") || contains(name, "Backward");
             data |= contains(name, "DataLoader") || contains(name, "__next__");
         }
-    return optimizer ? "the optimizer step" : backward ? "backward" : data ? "data loading" : "forward";
+    return optimizer  ? "the optimizer step"
+           : backward ? "backward"
+           : data     ? "data loading"
+                      : "forward";
 }
 
 }  // namespace
@@ -67,7 +73,8 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
     for (size_t t = 0; t < trace.tracks().size(); ++t) {
         if (trace.tracks()[t].kind != trace::TrackKind::CpuThread)
             continue;
-        std::vector<const trace::Event*> chain = chainAt(trace, trace::TrackId{uint32_t(t)}, p.peakNs);
+        std::vector<const trace::Event*> chain =
+            chainAt(trace, trace::TrackId{uint32_t(t)}, p.peakNs);
         if (chain.empty())
             continue;
         chains.push_back(std::move(chain));

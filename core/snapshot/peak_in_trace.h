@@ -16,9 +16,9 @@ struct PeakInTrace
     bool inWindow = false;  // the peak falls inside the trace's window
     int64_t peakNs = 0;     // on the trace's clock
     std::string step;       // "ProfilerStep#12", "" outside every step
-    std::string phase;      // "forward", "backward", "the optimizer step", "data loading"; "" unknown
-    std::string op;         // the innermost operator running on the host then, e.g. "aten::mm"
-    std::string module;     // the module or Python function around it, e.g. "Block.forward"
+    std::string phase;   // "forward", "backward", "the optimizer step", "data loading"; "" unknown
+    std::string op;      // the innermost operator running on the host then, e.g. "aten::mm"
+    std::string module;  // the module or Python function around it, e.g. "Block.forward"
     // "the peak is in ProfilerStep#12's backward, in aten::mm under Block.forward", or why
     // it cannot be placed.
     std::string sentence;

@@ -15,20 +15,34 @@ namespace {
 const char* codeOpcodeName(uint8_t op)
 {
     switch (op) {
-    case 'c': return "GLOBAL";
-    case 0x93: return "STACK_GLOBAL";
-    case 'R': return "REDUCE";
-    case 'b': return "BUILD";
-    case 'i': return "INST";
-    case 'o': return "OBJ";
-    case 0x81: return "NEWOBJ";
-    case 0x92: return "NEWOBJ_EX";
-    case 'P': return "PERSID";
-    case 'Q': return "BINPERSID";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    default: return nullptr;
+    case 'c':
+        return "GLOBAL";
+    case 0x93:
+        return "STACK_GLOBAL";
+    case 'R':
+        return "REDUCE";
+    case 'b':
+        return "BUILD";
+    case 'i':
+        return "INST";
+    case 'o':
+        return "OBJ";
+    case 0x81:
+        return "NEWOBJ";
+    case 0x92:
+        return "NEWOBJ_EX";
+    case 'P':
+        return "PERSID";
+    case 'Q':
+        return "BINPERSID";
+    case 0x82:
+        return "EXT1";
+    case 0x83:
+        return "EXT2";
+    case 0x84:
+        return "EXT4";
+    default:
+        return nullptr;
     }
 }
 
@@ -132,29 +146,69 @@ FirstPass firstPass(std::string_view bytes, const std::function<void(size_t)>& p
         const uint8_t op = uint8_t(bytes[pos++]);
         size_t fixed = 0;
         switch (op) {
-        case '.': return result;
-        case '}': case 'd': ++result.dicts; continue;
-        case ']': case ')': case '(': case 'N': case 0x88: case 0x89: case '0': case '2': case '1':
-        case 0x85: case 0x86: case 0x87: case 't': case 'l': case 'a': case 'e': case 's': case 'u':
+        case '.':
+            return result;
+        case '}':
+        case 'd':
+            ++result.dicts;
             continue;
-        case 0x94: ++memoSeen; continue;  // MEMOIZE
-        case 0x80: case 'K': fixed = 1; break;
-        case 'M': fixed = 2; break;
-        case 'J': fixed = 4; break;
-        case 0x95: case 'G': fixed = 8; break;
-        case 0x8a: case 0x8c: case 'U': case 'C':
+        case ']':
+        case ')':
+        case '(':
+        case 'N':
+        case 0x88:
+        case 0x89:
+        case '0':
+        case '2':
+        case '1':
+        case 0x85:
+        case 0x86:
+        case 0x87:
+        case 't':
+        case 'l':
+        case 'a':
+        case 'e':
+        case 's':
+        case 'u':
+            continue;
+        case 0x94:
+            ++memoSeen;
+            continue;  // MEMOIZE
+        case 0x80:
+        case 'K':
+            fixed = 1;
+            break;
+        case 'M':
+            fixed = 2;
+            break;
+        case 'J':
+            fixed = 4;
+            break;
+        case 0x95:
+        case 'G':
+            fixed = 8;
+            break;
+        case 0x8a:
+        case 0x8c:
+        case 'U':
+        case 'C':
             if (!skipSized(1))
                 return result;
             continue;
-        case 0x8b: case 'X': case 'T': case 'B':
+        case 0x8b:
+        case 'X':
+        case 'T':
+        case 'B':
             if (!skipSized(4))
                 return result;
             continue;
-        case 0x8d: case 0x8e:
+        case 0x8d:
+        case 0x8e:
             if (!skipSized(8))
                 return result;
             continue;
-        case 'q': case 'r': {  // BINPUT, LONG_BINPUT
+        case 'q':
+        case 'r': {  // BINPUT, LONG_BINPUT
             const size_t n = op == 'q' ? 1 : 4;
             if (!has(n))
                 return result;
@@ -166,14 +220,16 @@ FirstPass firstPass(std::string_view bytes, const std::function<void(size_t)>& p
             memoSeen = std::max<size_t>(memoSeen, size_t(id) + 1);
             continue;
         }
-        case 'h': case 'j': {  // BINGET, LONG_BINGET
+        case 'h':
+        case 'j': {  // BINGET, LONG_BINGET
             const size_t n = op == 'h' ? 1 : 4;
             if (!has(n))
                 return result;
             fetch(little(n));
             continue;
         }
-        default: return result;  // the second pass says what is wrong
+        default:
+            return result;  // the second pass says what is wrong
         }
         if (!has(fixed))
             return result;
@@ -185,8 +241,10 @@ FirstPass firstPass(std::string_view bytes, const std::function<void(size_t)>& p
 class Reader
 {
 public:
-    Reader(std::string_view bytes, PickleResult& out, const PickleReadOptions& options, MemoPlan plan)
-        : m_bytes(bytes), m_out(out), m_options(options), m_plan(std::move(plan)), m_memo(m_plan.fetchedCount())
+    Reader(std::string_view bytes, PickleResult& out, const PickleReadOptions& options,
+           MemoPlan plan)
+        : m_bytes(bytes), m_out(out), m_options(options), m_plan(std::move(plan)),
+          m_memo(m_plan.fetchedCount())
     {
     }
 
@@ -221,7 +279,10 @@ private:
         if (m_error.empty())
             m_error = why;
     }
-    void failAt(size_t at, const std::string& why) { fail(why + " (at byte " + std::to_string(at) + ")"); }
+    void failAt(size_t at, const std::string& why)
+    {
+        fail(why + " (at byte " + std::to_string(at) + ")");
+    }
 
     bool need(size_t n)
     {
@@ -308,10 +369,14 @@ private:
     {
         PickleArena& a = m_out.arena;
         switch (v.kind) {
-        case PickleValue::Kind::String: return &a.stringRefs[v.index];
-        case PickleValue::Kind::List: return &a.listRefs[v.index];
-        case PickleValue::Kind::Dict: return &a.dictRefs[v.index];
-        default: return nullptr;
+        case PickleValue::Kind::String:
+            return &a.stringRefs[v.index];
+        case PickleValue::Kind::List:
+            return &a.listRefs[v.index];
+        case PickleValue::Kind::Dict:
+            return &a.dictRefs[v.index];
+        default:
+            return nullptr;
         }
     }
     // Drops the reference the sink took; a value left without any is released for reuse,
@@ -428,7 +493,8 @@ private:
             const PickleValue& v = m_stack.back();
             m_memo[m_plan.slot(index)] = v;
             if (uint8_t* refs = refsOf(v))
-                *refs = uint8_t(std::min<unsigned>(PickleArena::kManyRefs, *refs + m_plan.fetches(index)));
+                *refs = uint8_t(
+                    std::min<unsigned>(PickleArena::kManyRefs, *refs + m_plan.fetches(index)));
         }
     }
     void memoGet(uint64_t index, size_t at)
@@ -443,7 +509,8 @@ private:
     // The slot of the list at stack position `position` (1-based), or none.
     std::optional<uint32_t> listAt(size_t position, size_t at)
     {
-        if (position == 0 || position > m_stack.size() || m_stack[position - 1].kind != PickleValue::Kind::List) {
+        if (position == 0 || position > m_stack.size() ||
+            m_stack[position - 1].kind != PickleValue::Kind::List) {
             failAt(at, "APPEND onto something that is not a list");
             return std::nullopt;
         }
@@ -451,7 +518,8 @@ private:
     }
     std::vector<std::pair<PickleValue, PickleValue>>* dictAt(size_t position, size_t at)
     {
-        if (position == 0 || position > m_stack.size() || m_stack[position - 1].kind != PickleValue::Kind::Dict) {
+        if (position == 0 || position > m_stack.size() ||
+            m_stack[position - 1].kind != PickleValue::Kind::Dict) {
             failAt(at, "SETITEM onto something that is not a dict");
             return nullptr;
         }
@@ -462,7 +530,8 @@ private:
     {
         if (const char* code = codeOpcodeName(op)) {
             failAt(at, std::string("opcode ") + code +
-                           " names or calls Python code; a memory snapshot holds only data, so it is refused");
+                           " names or calls Python code; a memory snapshot holds only data, so it "
+                           "is refused");
             return;
         }
         PickleValue a, b;
@@ -475,11 +544,21 @@ private:
             if (need(8))
                 m_pos += 8;
             return;
-        case '}': push(newDict()); return;
-        case ']': push(newList()); return;
-        case ')': push(newList()); return;  // EMPTY_TUPLE
-        case '(': m_marks.push_back(m_stack.size()); return;
-        case 'N': push(PickleValue()); return;
+        case '}':
+            push(newDict());
+            return;
+        case ']':
+            push(newList());
+            return;
+        case ')':
+            push(newList());
+            return;  // EMPTY_TUPLE
+        case '(':
+            m_marks.push_back(m_stack.size());
+            return;
+        case 'N':
+            push(PickleValue());
+            return;
         case 0x88:
         case 0x89: {  // NEWTRUE, NEWFALSE
             PickleValue v;
@@ -500,9 +579,13 @@ private:
             if (need(2))
                 push(integer(int64_t(little(2))));
             return;
-        case 0x8a: readLong(1, at); return;  // LONG1
-        case 0x8b: readLong(4, at); return;  // LONG4
-        case 'G': {                          // BINFLOAT, big-endian
+        case 0x8a:
+            readLong(1, at);
+            return;  // LONG1
+        case 0x8b:
+            readLong(4, at);
+            return;  // LONG4
+        case 'G': {  // BINFLOAT, big-endian
             if (!need(8))
                 return;
             uint64_t bits = 0;
@@ -515,15 +598,31 @@ private:
             push(v);
             return;
         }
-        case 0x8c: readString(1, at); return;   // SHORT_BINUNICODE
-        case 'X': readString(4, at); return;    // BINUNICODE
-        case 0x8d: readString(8, at); return;   // BINUNICODE8
-        case 'U': readString(1, at); return;   // SHORT_BINSTRING
-        case 'T': readString(4, at); return;   // BINSTRING
-        case 'C': readString(1, at); return;   // SHORT_BINBYTES
-        case 'B': readString(4, at); return;   // BINBYTES
-        case 0x8e: readString(8, at); return;  // BINBYTES8
-        case 0x94:                                    // MEMOIZE
+        case 0x8c:
+            readString(1, at);
+            return;  // SHORT_BINUNICODE
+        case 'X':
+            readString(4, at);
+            return;  // BINUNICODE
+        case 0x8d:
+            readString(8, at);
+            return;  // BINUNICODE8
+        case 'U':
+            readString(1, at);
+            return;  // SHORT_BINSTRING
+        case 'T':
+            readString(4, at);
+            return;  // BINSTRING
+        case 'C':
+            readString(1, at);
+            return;  // SHORT_BINBYTES
+        case 'B':
+            readString(4, at);
+            return;  // BINBYTES
+        case 0x8e:
+            readString(8, at);
+            return;  // BINBYTES8
+        case 0x94:   // MEMOIZE
             memoPut(m_memoCount, at);
             return;
         case 'q':
@@ -542,8 +641,10 @@ private:
             if (need(4))
                 memoGet(little(4), at);
             return;
-        case '0': pop(a, at); return;  // POP
-        case '2':                      // DUP
+        case '0':
+            pop(a, at);
+            return;  // POP
+        case '2':    // DUP
             if (m_stack.size() > floor())
                 push(m_stack.back());
             else
@@ -658,16 +759,21 @@ private:
 uint8_t PickleArena::refs(const PickleValue& v) const
 {
     switch (v.kind) {
-    case PickleValue::Kind::String: return stringRefs[v.index];
-    case PickleValue::Kind::List: return listRefs[v.index];
-    case PickleValue::Kind::Dict: return dictRefs[v.index];
-    default: return 0;
+    case PickleValue::Kind::String:
+        return stringRefs[v.index];
+    case PickleValue::Kind::List:
+        return listRefs[v.index];
+    case PickleValue::Kind::Dict:
+        return dictRefs[v.index];
+    default:
+        return 0;
     }
 }
 
 std::string_view PickleArena::text(const PickleValue& v) const
 {
-    return v.kind == PickleValue::Kind::String ? std::string_view(strings[v.index]) : std::string_view();
+    return v.kind == PickleValue::Kind::String ? std::string_view(strings[v.index])
+                                               : std::string_view();
 }
 
 const std::vector<PickleValue>* PickleArena::list(const PickleValue& v) const
@@ -675,7 +781,8 @@ const std::vector<PickleValue>* PickleArena::list(const PickleValue& v) const
     return v.kind == PickleValue::Kind::List ? &lists[v.index] : nullptr;
 }
 
-const std::vector<std::pair<PickleValue, PickleValue>>* PickleArena::dict(const PickleValue& v) const
+const std::vector<std::pair<PickleValue, PickleValue>>*
+PickleArena::dict(const PickleValue& v) const
 {
     return v.kind == PickleValue::Kind::Dict ? &dicts[v.index] : nullptr;
 }
@@ -691,14 +798,16 @@ const PickleValue* PickleArena::get(const PickleValue& v, std::string_view key) 
 
 bool looksLikePickle(std::string_view bytes)
 {
-    return bytes.size() >= 2 && uint8_t(bytes[0]) == 0x80 && uint8_t(bytes[1]) >= 2 && uint8_t(bytes[1]) <= 5;
+    return bytes.size() >= 2 && uint8_t(bytes[0]) == 0x80 && uint8_t(bytes[1]) >= 2 &&
+           uint8_t(bytes[1]) <= 5;
 }
 
 PickleResult readPickle(std::string_view bytes, const PickleReadOptions& options)
 {
     PickleResult result;
     if (!looksLikePickle(bytes)) {
-        result.error = "not a pickle of protocol 2 or later (it does not start with the PROTO opcode)";
+        result.error =
+            "not a pickle of protocol 2 or later (it does not start with the PROTO opcode)";
         return result;
     }
     FirstPass first = firstPass(bytes, options.progress);

@@ -25,7 +25,16 @@ namespace kinetoscope::snapshot {
 
 struct PickleValue
 {
-    enum class Kind : uint8_t { None, Bool, Int, Float, String, List, Dict };
+    enum class Kind : uint8_t
+    {
+        None,
+        Bool,
+        Int,
+        Float,
+        String,
+        List,
+        Dict
+    };
     Kind kind = Kind::None;
     union {
         bool boolean;
@@ -51,8 +60,10 @@ struct PickleArena
     bool shared(const PickleValue& v) const { return refs(v) > 1; }
 
     std::string_view text(const PickleValue& v) const;  // "" unless a string
-    const std::vector<PickleValue>* list(const PickleValue& v) const;  // null unless a list or tuple
-    const std::vector<std::pair<PickleValue, PickleValue>>* dict(const PickleValue& v) const;  // null unless a dict
+    const std::vector<PickleValue>*
+    list(const PickleValue& v) const;  // null unless a list or tuple
+    const std::vector<std::pair<PickleValue, PickleValue>>*
+    dict(const PickleValue& v) const;  // null unless a dict
     // The value under a string key of a dict; null when absent or `v` is no dict.
     const PickleValue* get(const PickleValue& v, std::string_view key) const;
 };

@@ -55,7 +55,10 @@ Iterations fromRepeatingAllocations(const SnapshotModel& model, const DeviceTime
     };
     struct Hash
     {
-        size_t operator()(const Signature& s) const noexcept { return size_t(s.stack) * 1000003u ^ size_t(s.size); }
+        size_t operator()(const Signature& s) const noexcept
+        {
+            return size_t(s.stack) * 1000003u ^ size_t(s.size);
+        }
     };
     std::unordered_map<Signature, std::vector<uint32_t>, Hash> occurrences;
     for (uint32_t i = 0; i < t.size(); ++i) {

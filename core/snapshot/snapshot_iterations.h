@@ -18,7 +18,8 @@ namespace kinetoscope::snapshot {
 struct Iterations
 {
     std::vector<int64_t> starts;  // in the timeline's `when` units, increasing
-    std::string foundBy;          // "annotation ProfilerStep#", "a repeating allocation at train.py:12 step"
+    std::string
+        foundBy;  // "annotation ProfilerStep#", "a repeating allocation at train.py:12 step"
 };
 
 inline constexpr size_t kMinIterations = 3;

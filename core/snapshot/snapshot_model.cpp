@@ -118,7 +118,8 @@ public:
     // Names and file names are kept as valid UTF-8 (a pickle's bytes are untrusted).
     uint32_t intern(std::string_view s)
     {
-        const auto [it, added] = m_strings.try_emplace(std::string(s), uint32_t(m_model.strings.size()));
+        const auto [it, added] =
+            m_strings.try_emplace(std::string(s), uint32_t(m_model.strings.size()));
         if (added)
             m_model.strings.push_back(valid(s));
         return it->second;
@@ -175,7 +176,8 @@ public:
             seg.large = text(s, "segment_type") == "large";
             seg.expandable = integer(s, "is_expandable") != 0;
             seg.firstBlock = uint32_t(m_model.blocks.size());
-            int64_t offset = seg.address;  // older snapshots give blocks no address: they tile the segment
+            int64_t offset =
+                seg.address;  // older snapshots give blocks no address: they tile the segment
             if (const PickleValue* blocks = m_arena->get(s, "blocks"))
                 if (const std::vector<PickleValue>* rows = m_arena->list(*blocks))
                     for (const PickleValue& b : *rows) {
@@ -185,7 +187,9 @@ public:
                         block.requestedSize = bytes(b, "requested_size", block.size);
                         block.state = stateOf(text(b, "state"));
                         block.stack = stack(b);
-                        offset = block.address > INT64_MAX - block.size ? block.address : block.address + block.size;
+                        offset = block.address > INT64_MAX - block.size
+                                     ? block.address
+                                     : block.address + block.size;
                         m_model.blocks.push_back(block);
                     }
             seg.blockCount = uint32_t(m_model.blocks.size()) - seg.firstBlock;
@@ -219,7 +223,8 @@ public:
         }
         entry.address = entry.action == Action::Oom ? deviceFree : address;
         entry.stack = frames ? stackOf(*frames) : 0;
-        const auto [it, added] = m_streamIndex.try_emplace(stream, uint32_t(m_model.streams.size()));
+        const auto [it, added] =
+            m_streamIndex.try_emplace(stream, uint32_t(m_model.streams.size()));
         if (added)
             m_model.streams.push_back(stream);
         entry.stream = it->second;
@@ -253,7 +258,9 @@ public:
         }
         std::erase_if(m_model.entries, [](const TraceEntry& e) { return e.device < 0; });
         // The lists come in device order, so this is already true but for crafted files.
-        auto byDevice = [](const TraceEntry& a, const TraceEntry& b) { return a.device < b.device; };
+        auto byDevice = [](const TraceEntry& a, const TraceEntry& b) {
+            return a.device < b.device;
+        };
         if (!std::is_sorted(m_model.entries.begin(), m_model.entries.end(), byDevice))
             std::stable_sort(m_model.entries.begin(), m_model.entries.end(), byDevice);
         std::vector<uint32_t>().swap(m_listOfEntry);
@@ -263,8 +270,9 @@ public:
     {
         if (const std::vector<PickleValue>* rows = m_arena->list(list))
             for (const PickleValue& a : *rows)
-                m_model.annotations.push_back({int32_t(integer(a, "device")), valid(text(a, "name")),
-                                               valid(text(a, "stage")), integer(a, "time_us", -1)});
+                m_model.annotations.push_back({int32_t(integer(a, "device")),
+                                               valid(text(a, "name")), valid(text(a, "stage")),
+                                               integer(a, "time_us", -1)});
     }
 
     void settings(const PickleValue& dict)
@@ -273,11 +281,21 @@ public:
             for (const auto& [k, v] : *entries) {
                 std::string value;
                 switch (v.kind) {
-                case PickleValue::Kind::Bool: value = v.boolean ? "true" : "false"; break;
-                case PickleValue::Kind::Int: value = std::to_string(v.integer); break;
-                case PickleValue::Kind::Float: value = std::to_string(v.real); break;
-                case PickleValue::Kind::String: value = valid(m_arena->text(v)); break;
-                default: value = "..."; break;
+                case PickleValue::Kind::Bool:
+                    value = v.boolean ? "true" : "false";
+                    break;
+                case PickleValue::Kind::Int:
+                    value = std::to_string(v.integer);
+                    break;
+                case PickleValue::Kind::Float:
+                    value = std::to_string(v.real);
+                    break;
+                case PickleValue::Kind::String:
+                    value = valid(m_arena->text(v));
+                    break;
+                default:
+                    value = "...";
+                    break;
                 }
                 m_model.allocatorSettings.emplace_back(valid(m_arena->text(k)), std::move(value));
             }
@@ -293,7 +311,8 @@ private:
             if (const auto it = m_frameOfDict.find(f.index); it != m_frameOfDict.end())
                 return it->second;
         const Frame fr{intern(text(f, "name")), intern(text(f, "filename")), integer(f, "line")};
-        const auto [it, added] = m_frameOf.try_emplace({fr.name, fr.filename, fr.line}, uint32_t(m_model.frames.size()));
+        const auto [it, added] =
+            m_frameOf.try_emplace({fr.name, fr.filename, fr.line}, uint32_t(m_model.frames.size()));
         if (added)
             m_model.frames.push_back(fr);
         if (shared)
@@ -305,7 +324,8 @@ private:
     {
         size_t operator()(const std::tuple<uint32_t, uint32_t, int64_t>& k) const noexcept
         {
-            return (size_t(std::get<0>(k)) * 1000003u ^ std::get<1>(k)) * 1000003u ^ size_t(std::get<2>(k));
+            return (size_t(std::get<0>(k)) * 1000003u ^ std::get<1>(k)) * 1000003u ^
+                   size_t(std::get<2>(k));
         }
     };
 
@@ -326,8 +346,8 @@ private:
     std::unordered_map<int64_t, uint32_t> m_streamIndex{{0, 0}};
     std::unordered_map<std::string, uint32_t> m_strings;
     std::unordered_map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t, FrameKeyHash> m_frameOf;
-    std::unordered_map<uint32_t, uint32_t> m_frameOfDict;   // shared pickle dict -> frame
-    std::unordered_map<uint32_t, StackId> m_stackOfList;    // shared pickle list -> stack
+    std::unordered_map<uint32_t, uint32_t> m_frameOfDict;  // shared pickle dict -> frame
+    std::unordered_map<uint32_t, StackId> m_stackOfList;   // shared pickle list -> stack
     std::unordered_map<std::vector<uint32_t>, StackId, IdsHash> m_stackOfFrames;
 };
 
@@ -345,7 +365,8 @@ bool inTorchOrPackages(std::string_view file)
 
 bool isModuleCall(std::string_view file)
 {
-    return file.ends_with("torch/nn/modules/module.py") || file.ends_with("torch\\nn\\modules\\module.py");
+    return file.ends_with("torch/nn/modules/module.py") ||
+           file.ends_with("torch\\nn\\modules\\module.py");
 }
 
 std::string frameText(const SnapshotModel& model, const Frame& f)
@@ -406,7 +427,8 @@ std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pyth
             continue;
         }
         if (lines.size() < pythonFrames)
-            lines.push_back(std::string(text(f.filename)) + ":" + std::to_string(f.line) + " " + std::string(text(f.name)));
+            lines.push_back(std::string(text(f.filename)) + ":" + std::to_string(f.line) + " " +
+                            std::string(text(f.name)));
     }
     if (lines.empty()) {  // no Python frame: the innermost native ones say where
         for (uint32_t id : stacks[stack]) {
@@ -451,7 +473,8 @@ LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(siz
         if (const PickleValue* settings = pickle.arena.get(root, "allocator_settings"))
             build.settings(*settings);
     } else {
-        loaded.error = "a pickle, but not a memory snapshot: no 'segments' and not a list of segments";
+        loaded.error =
+            "a pickle, but not a memory snapshot: no 'segments' and not a list of segments";
         return loaded;
     }
     loaded.model = std::move(model);
@@ -473,7 +496,9 @@ LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
 #if defined(__unix__) || defined(__APPLE__)
     // Mapped, and let go of behind the reader: the file's pages never all stay resident.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat status {};
+    struct stat status
+    {
+    };
     if (fd >= 0 && ::fstat(fd, &status) == 0 && status.st_size > 0) {
         const size_t size = size_t(status.st_size);
         void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

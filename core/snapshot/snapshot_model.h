@@ -18,13 +18,20 @@ using StackId = uint32_t;  // 0: no frames recorded
 
 struct Frame
 {
-    uint32_t name = 0;      // into SnapshotModel::strings
+    uint32_t name = 0;  // into SnapshotModel::strings
     uint32_t filename = 0;
     int64_t line = 0;
 };
 
-enum class BlockState : uint8_t { ActiveAllocated, ActivePending, Inactive, Other };
-enum class Action : uint8_t {
+enum class BlockState : uint8_t
+{
+    ActiveAllocated,
+    ActivePending,
+    Inactive,
+    Other
+};
+enum class Action : uint8_t
+{
     Alloc,
     FreeRequested,
     FreeCompleted,  // also older snapshots' "free"
@@ -123,7 +130,8 @@ struct LoadedSnapshot
 
 // `bytes` is the whole file; nothing in it is executed (core/snapshot/pickle_reader.h).
 // `progress` hears the bytes read so far, as PickleReadOptions::progress does.
-LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(size_t)>& progress = {});
+LoadedSnapshot readSnapshot(std::string_view bytes,
+                            const std::function<void(size_t)>& progress = {});
 LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path);
 // Whether a file starts as a pickle (a snapshot whatever its name says).
 bool isSnapshotFile(const std::filesystem::path& path);

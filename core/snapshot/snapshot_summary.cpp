@@ -1,11 +1,10 @@
 #include "core/snapshot/snapshot_summary.h"
 
-#include "core/snapshot/snapshot_iterations.h"
-#include "core/snapshot/snapshot_timeline.h"
-
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/format/format.h"
+#include "core/snapshot/snapshot_iterations.h"
+#include "core/snapshot/snapshot_timeline.h"
 
 #include <algorithm>
 #include <limits>
@@ -73,11 +72,13 @@ std::vector<StackBytes> byKey(const std::vector<Live>& live, int64_t since, bool
     std::vector<StackBytes> out;
     for (const auto& [place, group] : groups)
         out.push_back(group.first);
-    std::stable_sort(out.begin(), out.end(), [](const StackBytes& a, const StackBytes& b) { return a.bytes > b.bytes; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const StackBytes& a, const StackBytes& b) { return a.bytes > b.bytes; });
     return out;
 }
 
-std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Live>& live, int64_t since)
+std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Live>& live,
+                                int64_t since)
 {
     return byKey(live, since, true, [&](StackId stack) { return model.place(stack); });
 }
@@ -86,8 +87,8 @@ std::vector<StackBytes> byPlace(const SnapshotModel& model, const std::vector<Li
 // the first third of the history, the places that allocated in at least kLeakIterations
 // different iterations. Without iteration marks no place is called a leak (weights moved
 // to the device late in a short history are alive at the end too).
-std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Live>& live, int64_t since,
-                                const std::vector<int64_t>& iterations)
+std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Live>& live,
+                                int64_t since, const std::vector<int64_t>& iterations)
 {
     if (iterations.empty())
         return {};
@@ -95,8 +96,9 @@ std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Li
     std::vector<Live> late;
     for (const Live& l : live)
         if (l.when >= since) {
-            const size_t iteration = size_t(std::upper_bound(iterations.begin(), iterations.end(), l.when) -
-                                            iterations.begin());
+            const size_t iteration =
+                size_t(std::upper_bound(iterations.begin(), iterations.end(), l.when) -
+                       iterations.begin());
             seen[model.place(l.stack)].insert(iteration);
             late.push_back(l);
         }
@@ -116,25 +118,31 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
         Finding f;
         f.id = "snapshot-out-of-memory";
         f.severity = Severity::High;
-        f.title = "An allocation of " + format::bytes(double(oom.requestedBytes)) + " ran out of memory on cuda:" +
-                  std::to_string(oom.device);
-        f.explanation = "The allocator asked the driver for more memory and got none" +
-                        (oom.deviceFreeBytes >= 0 ? ": " + format::bytes(double(oom.deviceFreeBytes)) +
-                                                        " was free on the device"
-                                                  : std::string()) +
-                        ". The allocator held " + cached + " in no tensor, the largest free block " +
-                        format::bytes(double(oom.largestFreeBlockBytes)) +
-                        (oom.fragmented() ? ": enough in total, in pieces too small for the request (fragmentation)."
-                                          : ": the run needed more than the device has, not a fragmented cache.");
-        f.evidence.figures = {{"requested_bytes", double(oom.requestedBytes), Unit::Bytes},
-                              {"reserved_unallocated_bytes", double(oom.reservedUnallocatedBytes), Unit::Bytes},
-                              {"largest_free_block_bytes", double(oom.largestFreeBlockBytes), Unit::Bytes}};
+        f.title = "An allocation of " + format::bytes(double(oom.requestedBytes)) +
+                  " ran out of memory on cuda:" + std::to_string(oom.device);
+        f.explanation =
+            "The allocator asked the driver for more memory and got none" +
+            (oom.deviceFreeBytes >= 0
+                 ? ": " + format::bytes(double(oom.deviceFreeBytes)) + " was free on the device"
+                 : std::string()) +
+            ". The allocator held " + cached + " in no tensor, the largest free block " +
+            format::bytes(double(oom.largestFreeBlockBytes)) +
+            (oom.fragmented()
+                 ? ": enough in total, in pieces too small for the request (fragmentation)."
+                 : ": the run needed more than the device has, not a fragmented cache.");
+        f.evidence.figures = {
+            {"requested_bytes", double(oom.requestedBytes), Unit::Bytes},
+            {"reserved_unallocated_bytes", double(oom.reservedUnallocatedBytes), Unit::Bytes},
+            {"largest_free_block_bytes", double(oom.largestFreeBlockBytes), Unit::Bytes}};
         if (oom.deviceFreeBytes >= 0)
-            f.evidence.figures.push_back({"device_free_bytes", double(oom.deviceFreeBytes), Unit::Bytes});
+            f.evidence.figures.push_back(
+                {"device_free_bytes", double(oom.deviceFreeBytes), Unit::Bytes});
         f.gainMethod = "memory, not time";
-        f.fix = oom.fragmented() ? "The cache held enough in pieces: let segments grow instead of splitting "
-                                   "(expandable_segments), or keep tensor shapes stable."
-                                 : "Lower the peak: a smaller batch, activation checkpointing, or bf16 activations.";
+        f.fix =
+            oom.fragmented()
+                ? "The cache held enough in pieces: let segments grow instead of splitting "
+                  "(expandable_segments), or keep tensor shapes stable."
+                : "Lower the peak: a smaller batch, activation checkpointing, or bf16 activations.";
         if (oom.fragmented())
             f.snippet = analysis::rules::kExpandableSegmentsSnippet;
         s.findings.push_back(std::move(f));
@@ -145,20 +153,27 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
             Finding f;
             f.id = "snapshot-leak";
             f.severity = double(s.leakedBytes) >= 0.3 * peak ? Severity::Medium : Severity::Low;
-            f.title = format::bytes(double(s.leakedBytes)) + " allocated late in the history is still alive at the dump, " +
+            f.title = format::bytes(double(s.leakedBytes)) +
+                      " allocated late in the history is still alive at the dump, " +
                       format::bytes(double(top.bytes)) + " of it from " + model.place(top.stack);
-            f.explanation = "Allocations made after the first third of the recorded history, in several iterations, "
-                            "and never freed: memory that outlives the iteration that made it (a tensor kept in a "
-                            "list, a loss accumulated with its graph, a cache) grows every iteration until it runs "
+            f.explanation = "Allocations made after the first third of the recorded history, in "
+                            "several iterations, "
+                            "and never freed: memory that outlives the iteration that made it (a "
+                            "tensor kept in a "
+                            "list, a loss accumulated with its graph, a cache) grows every "
+                            "iteration until it runs "
                             "out.";
-            f.evidence.figures = {{"leaked_bytes", double(s.leakedBytes), Unit::Bytes},
-                                  {"leaked_share_of_peak", double(s.leakedBytes) / peak, Unit::Fraction},
-                                  {"top_stack_allocations", double(top.allocations), Unit::Count}};
+            f.evidence.figures = {
+                {"leaked_bytes", double(s.leakedBytes), Unit::Bytes},
+                {"leaked_share_of_peak", double(s.leakedBytes) / peak, Unit::Fraction},
+                {"top_stack_allocations", double(top.allocations), Unit::Count}};
             f.evidence.ops.push_back(model.place(top.stack));
             f.gainMethod = "memory, not time";
-            f.fix = "Find what keeps these tensors: detach values you keep (loss.item() or loss.detach()), clear "
+            f.fix = "Find what keeps these tensors: detach values you keep (loss.item() or "
+                    "loss.detach()), clear "
                     "lists and caches each iteration.";
-            f.snippet = "history.append(loss.detach())  # not loss: it keeps the whole graph alive\n";
+            f.snippet =
+                "history.append(loss.detach())  # not loss: it keeps the whole graph alive\n";
             s.findings.push_back(std::move(f));
         }
     }
@@ -166,44 +181,56 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
     // its backward needed, and checkpointing is the fix. A forward-only history's
     // temporaries are whatever that code makes (a zeroth-order method's perturbations, a
     // model copy): no one fix fits, and the groups at the peak already name them.
-    if (s.backward && peak >= double(kActivationsMinPeak) && double(s.transientAtPeakBytes) >= kActivationsDominate * peak) {
+    if (s.backward && peak >= double(kActivationsMinPeak) &&
+        double(s.transientAtPeakBytes) >= kActivationsDominate * peak) {
         const double share = double(s.transientAtPeakBytes) / peak;
         Finding f;
         f.id = "snapshot-activations-dominate";
         f.severity = Severity::Medium;
         f.title = "Activations and temporaries are " + format::percent(share) + " of the peak (" +
-                  format::bytes(double(s.transientAtPeakBytes)) + " of " + format::bytes(peak) + ")";
+                  format::bytes(double(s.transientAtPeakBytes)) + " of " + format::bytes(peak) +
+                  ")";
         f.explanation = "At the peak, " + format::bytes(double(s.transientAtPeakBytes)) +
-                        " is in tensors the history frees before the dump: what a step allocates and lets go of, not "
-                        "weights, optimizer state or caches. The stacks pass through backward: a training step keeps "
+                        " is in tensors the history frees before the dump: what a step allocates "
+                        "and lets go of, not "
+                        "weights, optimizer state or caches. The stacks pass through backward: a "
+                        "training step keeps "
                         "its forward's activations until backward has used them.";
-        f.evidence.figures = {{"transient_at_peak_bytes", double(s.transientAtPeakBytes), Unit::Bytes},
-                              {"transient_share_of_peak", share, Unit::Fraction},
-                              {"persistent_at_peak_bytes", peak - double(s.transientAtPeakBytes), Unit::Bytes}};
+        f.evidence.figures = {
+            {"transient_at_peak_bytes", double(s.transientAtPeakBytes), Unit::Bytes},
+            {"transient_share_of_peak", share, Unit::Fraction},
+            {"persistent_at_peak_bytes", peak - double(s.transientAtPeakBytes), Unit::Bytes}};
         for (size_t i = 0; i < s.transientAtPeak.size() && i < 3; ++i)
             f.evidence.ops.push_back(model.place(s.transientAtPeak[i].stack));
         f.gainMethod = "memory, not time";
-        f.fix = "Checkpoint the blocks whose activations are largest (they are recomputed in backward instead of "
-                "kept), or train in bf16 autocast, or halve the micro-batch and accumulate gradients.";
+        f.fix =
+            "Checkpoint the blocks whose activations are largest (they are recomputed in backward "
+            "instead of "
+            "kept), or train in bf16 autocast, or halve the micro-batch and accumulate gradients.";
         f.snippet = analysis::rules::kCheckpointSnippet;
         s.findings.push_back(std::move(f));
     }
-    const DeviceMemory& d = s.perDevice[size_t(s.peakDevice)];  // summarize keeps one device at least
-    if (peak > 0 && double(d.reservedBytes) > kReservedOverPeak * peak && d.reservedBytes - s.peakAllocatedBytes >= 256 * kMiB) {
+    const DeviceMemory& d =
+        s.perDevice[size_t(s.peakDevice)];  // summarize keeps one device at least
+    if (peak > 0 && double(d.reservedBytes) > kReservedOverPeak * peak &&
+        d.reservedBytes - s.peakAllocatedBytes >= 256 * kMiB) {
         Finding f;
         f.id = "snapshot-reserved-over-peak";
         f.severity = Severity::Low;
         f.title = "The caching allocator holds " + format::ratio(double(d.reservedBytes) / peak) +
                   " the peak in use on cuda:" + std::to_string(d.device);
-        f.explanation = "At the dump the allocator's segments hold " + format::bytes(double(d.reservedBytes)) +
-                        "; at its peak the run had " + format::bytes(peak) +
-                        " in tensors. The rest is cached in blocks of sizes the run no longer asks for; other "
-                        "processes cannot use it, and a request larger than every free block still fails.";
-        f.evidence.figures = {{"reserved_bytes", double(d.reservedBytes), Unit::Bytes},
-                              {"peak_allocated_bytes", peak, Unit::Bytes},
-                              {"largest_free_block_bytes", double(s.largestFreeBlockBytes), Unit::Bytes}};
+        f.explanation =
+            "At the dump the allocator's segments hold " + format::bytes(double(d.reservedBytes)) +
+            "; at its peak the run had " + format::bytes(peak) +
+            " in tensors. The rest is cached in blocks of sizes the run no longer asks for; other "
+            "processes cannot use it, and a request larger than every free block still fails.";
+        f.evidence.figures = {
+            {"reserved_bytes", double(d.reservedBytes), Unit::Bytes},
+            {"peak_allocated_bytes", peak, Unit::Bytes},
+            {"largest_free_block_bytes", double(s.largestFreeBlockBytes), Unit::Bytes}};
         f.gainMethod = "memory, not time";
-        f.fix = "Let segments grow instead of caching many sizes (expandable_segments), and keep shapes stable.";
+        f.fix = "Let segments grow instead of caching many sizes (expandable_segments), and keep "
+                "shapes stable.";
         f.snippet = analysis::rules::kExpandableSegmentsSnippet;
         s.findings.push_back(std::move(f));
     }
@@ -251,9 +278,10 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.largestFreeBlockBytes = std::max(s.largestFreeBlockBytes, use.largestFreeBlockBytes);
         s.segmentUse.push_back(use);
     }
-    std::stable_sort(s.segmentUse.begin(), s.segmentUse.end(), [](const SegmentUse& a, const SegmentUse& b) {
-        return a.split() != b.split() ? a.split() : a.inactiveBytes > b.inactiveBytes;
-    });
+    std::stable_sort(
+        s.segmentUse.begin(), s.segmentUse.end(), [](const SegmentUse& a, const SegmentUse& b) {
+            return a.split() != b.split() ? a.split() : a.inactiveBytes > b.inactiveBytes;
+        });
     for (const SegmentUse& use : s.segmentUse)
         if (use.allocatedBytes == 0) {
             ++s.freeSegments;
@@ -264,7 +292,8 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
             s.firstTimeUs = s.firstTimeUs < 0 ? e.timeUs : std::min(s.firstTimeUs, e.timeUs);
             s.lastTimeUs = std::max(s.lastTimeUs, e.timeUs);
         }
-    const int64_t lateFrom = s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3;  // read where timed
+    const int64_t lateFrom =
+        s.firstTimeUs + (s.lastTimeUs - s.firstTimeUs) / 3;  // read where timed
 
     s.perDevice.resize(std::max(s.perDevice.size(), timelines.size()));
     std::vector<Live> liveAtPeak;
@@ -316,14 +345,19 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.leakedBytes += g.bytes;
     for (const TraceEntry& e : model.entries)
         if (e.action == Action::Oom) {
-            OutOfMemory oom{.device = e.device, .requestedBytes = e.size, .deviceFreeBytes = e.deviceFree(), .timeUs = e.timeUs};
+            OutOfMemory oom{.device = e.device,
+                            .requestedBytes = e.size,
+                            .deviceFreeBytes = e.deviceFree(),
+                            .timeUs = e.timeUs};
             if (e.device >= 0 && size_t(e.device) < s.perDevice.size()) {
                 const DeviceMemory& d = s.perDevice[size_t(e.device)];
-                oom.reservedUnallocatedBytes = std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);
+                oom.reservedUnallocatedBytes =
+                    std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);
             }
             for (const SegmentUse& use : s.segmentUse)
                 if (model.segments[use.segment].device == e.device)
-                    oom.largestFreeBlockBytes = std::max(oom.largestFreeBlockBytes, use.largestFreeBlockBytes);
+                    oom.largestFreeBlockBytes =
+                        std::max(oom.largestFreeBlockBytes, use.largestFreeBlockBytes);
             s.outOfMemory = oom;
             break;
         }

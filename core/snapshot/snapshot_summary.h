@@ -46,7 +46,10 @@ struct OutOfMemory
     int64_t reservedUnallocatedBytes = 0;  // the device's segments less its allocated blocks
     int64_t largestFreeBlockBytes = 0;     // the device's largest inactive block
     // The cache held enough in total but in no one piece: fragmentation failed it.
-    bool fragmented() const { return reservedUnallocatedBytes >= requestedBytes && largestFreeBlockBytes < requestedBytes; }
+    bool fragmented() const
+    {
+        return reservedUnallocatedBytes >= requestedBytes && largestFreeBlockBytes < requestedBytes;
+    }
 };
 
 // One segment's use at the dump: what its split blocks hold and what they cache.
@@ -54,7 +57,7 @@ struct SegmentUse
 {
     uint32_t segment = 0;  // into SnapshotModel::segments
     int64_t allocatedBytes = 0;
-    int64_t inactiveBytes = 0;         // in blocks cached for reuse, in no tensor
+    int64_t inactiveBytes = 0;  // in blocks cached for reuse, in no tensor
     int64_t largestFreeBlockBytes = 0;
     uint32_t inactiveBlocks = 0;
     // Split: a tensor holds part of it and free blocks the rest, which only requests that
@@ -102,7 +105,7 @@ struct SnapshotSummary
     // Every segment's use: split segments first, those caching the most in free blocks
     // first among them, then the rest likewise.
     std::vector<SegmentUse> segmentUse;
-    size_t freeSegments = 0;      // segments with no live tensor at the dump
+    size_t freeSegments = 0;  // segments with no live tensor at the dump
     int64_t freeSegmentBytes = 0;
     std::vector<analysis::Finding> findings;
 };

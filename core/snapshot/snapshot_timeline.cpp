@@ -76,7 +76,8 @@ void buildBands(const SnapshotModel& model, DeviceTimeline& t)
     for (const Segment& seg : model.segments)
         if (int(seg.device) == t.device)
             for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b)
-                if (model.blocks[b].state == BlockState::ActiveAllocated && !open.contains(model.blocks[b].address))
+                if (model.blocks[b].state == BlockState::ActiveAllocated &&
+                    !open.contains(model.blocks[b].address))
                     unaccounted += model.blocks[b].size;
     t.startAllocatedBytes = unaccounted;
     for (const Band& b : before)
@@ -121,8 +122,9 @@ void buildReserved(const SnapshotModel& model, DeviceTimeline& t)
 
 int64_t DeviceTimeline::reservedAfter(size_t applied) const
 {
-    const auto after = std::upper_bound(reservedSteps.begin(), reservedSteps.end(), applied,
-                                        [](size_t a, const ReservedStep& step) { return a < step.applied; });
+    const auto after =
+        std::upper_bound(reservedSteps.begin(), reservedSteps.end(), applied,
+                         [](size_t a, const ReservedStep& step) { return a < step.applied; });
     return after == reservedSteps.begin() ? 0 : std::prev(after)->bytes;
 }
 
@@ -172,8 +174,9 @@ std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed)
     return out;
 }
 
-void forEachColumn(const DeviceTimeline& t, const std::vector<size_t>& appliedPerColumn,
-                   const std::function<void(size_t column, const std::vector<uint32_t>& live)>& visit)
+void forEachColumn(
+    const DeviceTimeline& t, const std::vector<size_t>& appliedPerColumn,
+    const std::function<void(size_t column, const std::vector<uint32_t>& live)>& visit)
 {
     // Bands open in index order as entries are applied (those from before the history
     // first, then each alloc's after every band opened before it), so the live list stays
@@ -182,7 +185,9 @@ void forEachColumn(const DeviceTimeline& t, const std::vector<size_t>& appliedPe
     uint32_t next = 0;  // the first band not yet opened
     for (size_t c = 0; c < appliedPerColumn.size(); ++c) {
         const size_t applied = std::min(appliedPerColumn[c], t.size());
-        for (; next < t.bands.size() && (t.bands[next].beforeHistory || t.bands[next].from < applied); ++next)
+        for (;
+             next < t.bands.size() && (t.bands[next].beforeHistory || t.bands[next].from < applied);
+             ++next)
             live.push_back(next);
         std::erase_if(live, [&](uint32_t b) { return !t.aliveAfter(t.bands[b], applied); });
         visit(c, live);

@@ -16,9 +16,9 @@ namespace kinetoscope::snapshot {
 struct Band
 {
     int64_t size = 0;
-    StackId stack = 0;    // the allocating stack; 0 before the history
-    uint32_t from = 0;    // the entry that allocated it (0 for what predates the history)
-    uint32_t to = 0;      // the entry that freed it; the entry count while alive at the end
+    StackId stack = 0;  // the allocating stack; 0 before the history
+    uint32_t from = 0;  // the entry that allocated it (0 for what predates the history)
+    uint32_t to = 0;    // the entry that freed it; the entry count while alive at the end
     bool beforeHistory = false;
 };
 
@@ -49,9 +49,15 @@ struct DeviceTimeline
     const TraceEntry& entry(size_t i) const { return first[i]; }
     // The x of an entry: its time_us, or its index where the snapshot has no times.
     int64_t when(size_t i) const { return timed ? first[i].timeUs : int64_t(i); }
-    int64_t allocatedAfter(size_t applied) const { return applied == 0 ? startAllocatedBytes : allocated[applied - 1]; }
+    int64_t allocatedAfter(size_t applied) const
+    {
+        return applied == 0 ? startAllocatedBytes : allocated[applied - 1];
+    }
     int64_t reservedAfter(size_t applied) const;
-    int64_t startReservedBytes() const { return reservedSteps.empty() ? 0 : reservedSteps.front().bytes; }
+    int64_t startReservedBytes() const
+    {
+        return reservedSteps.empty() ? 0 : reservedSteps.front().bytes;
+    }
     bool aliveAfter(const Band& b, size_t applied) const
     {
         return (b.beforeHistory || b.from < applied) && b.to >= applied;
@@ -69,8 +75,9 @@ std::vector<DeviceTimeline> timelinesOf(const SnapshotModel& model, bool timed);
 
 // Calls `visit(column, live)` for each of `appliedPerColumn` (non-decreasing entry counts)
 // with the bands alive then, in stacking order; one pass over the history.
-void forEachColumn(const DeviceTimeline& t, const std::vector<size_t>& appliedPerColumn,
-                   const std::function<void(size_t column, const std::vector<uint32_t>& live)>& visit);
+void forEachColumn(
+    const DeviceTimeline& t, const std::vector<size_t>& appliedPerColumn,
+    const std::function<void(size_t column, const std::vector<uint32_t>& live)>& visit);
 
 // Per column of [from, to) split evenly (in `when` units), the entry count at which the
 // allocated bytes are highest within it (a column without entries: the state it starts

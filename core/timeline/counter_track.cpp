@@ -42,7 +42,8 @@ std::pair<double, double> rangeMinMax(const CounterSeries& series, size_t lo, si
 
 // Per column: the samples that touch it are those starting inside it, plus the one in
 // force at its left edge if it lasts past that edge (the same rule as the linear pass).
-void columnsFromPyramid(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out)
+void columnsFromPyramid(const CounterSeries& series, const Viewport& view,
+                        std::vector<CounterColumn>& out)
 {
     const auto& times = series.timesNs;
     const size_t n = times.size();
@@ -51,9 +52,12 @@ void columnsFromPyramid(const CounterSeries& series, const Viewport& view, std::
         auto before = [&](double edge) {
             return [&view, edge](int64_t t) { return view.xOf(t) < edge; };
         };
-        a = size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(), before(double(c))) - times.begin());
-        const size_t b =
-            size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(), before(double(c + 1))) - times.begin());
+        a = size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(),
+                                        before(double(c))) -
+                   times.begin());
+        const size_t b = size_t(std::partition_point(times.begin() + std::ptrdiff_t(a), times.end(),
+                                                     before(double(c + 1))) -
+                                times.begin());
         size_t first = a;
         if (a > 0 && view.xOf(a < n ? times[a] : series.endNs) > double(c))
             first = a - 1;
@@ -74,17 +78,20 @@ void buildPyramid(CounterSeries& series)
     for (size_t level = 0; length > kBlock; ++level) {
         std::vector<std::pair<double, double>> blocks((length + kBlock - 1) / kBlock);
         for (size_t i = 0; i < length; ++i) {
-            const auto [low, high] = level == 0 ? std::pair(series.values[i], series.values[i]) : series.pyramid[level - 1][i];
+            const auto [low, high] = level == 0 ? std::pair(series.values[i], series.values[i])
+                                                : series.pyramid[level - 1][i];
             auto& block = blocks[i / kBlock];
-            block = i % kBlock == 0 ? std::pair(low, high)
-                                    : std::pair(std::min(block.first, low), std::max(block.second, high));
+            block = i % kBlock == 0
+                        ? std::pair(low, high)
+                        : std::pair(std::min(block.first, low), std::max(block.second, high));
         }
         length = blocks.size();
         series.pyramid.push_back(std::move(blocks));
     }
 }
 
-void buildCounterColumns(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out)
+void buildCounterColumns(const CounterSeries& series, const Viewport& view,
+                         std::vector<CounterColumn>& out)
 {
     out.assign(size_t(std::max(0, view.widthPx)), CounterColumn{});
     const auto& times = series.timesNs;
@@ -112,7 +119,8 @@ void buildCounterColumns(const CounterSeries& series, const Viewport& view, std:
         const int64_t until = i + 1 < times.size() ? times[i + 1] : series.endNs;
         const int startColumn = clampedColumn(std::floor(view.xOf(times[i])));
         const int first = std::max(0, startColumn);
-        const int last = std::min(width - 1, std::max(startColumn, clampedColumn(std::ceil(view.xOf(until))) - 1));
+        const int last = std::min(
+            width - 1, std::max(startColumn, clampedColumn(std::ceil(view.xOf(until))) - 1));
         for (int c = first; c <= last; ++c) {
             CounterColumn& column = out[size_t(c)];
             const double v = series.values[i];
@@ -128,8 +136,8 @@ void buildCounterColumns(const CounterSeries& series, const Viewport& view, std:
 
 namespace {
 
-CounterSeries bucketSeries(const std::string& name, const std::vector<float>& buckets, int64_t beginNs, int64_t bucketNs,
-                           int64_t endNs)
+CounterSeries bucketSeries(const std::string& name, const std::vector<float>& buckets,
+                           int64_t beginNs, int64_t bucketNs, int64_t endNs)
 {
     CounterSeries s;
     s.name = name;
@@ -143,7 +151,8 @@ CounterSeries bucketSeries(const std::string& name, const std::vector<float>& bu
 
 }  // namespace
 
-std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summary, int64_t traceEndNs)
+std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summary,
+                                              int64_t traceEndNs)
 {
     std::vector<CounterTrack> tracks;
     for (const auto& [device, memory] : summary.memory) {
@@ -182,7 +191,8 @@ std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summ
             track.groupKey = "gpu:" + std::to_string(device);
             track.unit = CounterUnit::Fraction;
             track.maxValue = 1.0;
-            track.series.push_back(bucketSeries("busy", buckets, u.beginNs, u.bucketNs, traceEndNs));
+            track.series.push_back(
+                bucketSeries("busy", buckets, u.beginNs, u.bucketNs, traceEndNs));
             tracks.push_back(std::move(track));
         }
         if (!u.cpuBusy.empty()) {
@@ -191,7 +201,8 @@ std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summ
             track.groupKey = "cpu";
             track.unit = CounterUnit::Fraction;
             track.maxValue = 1.0;
-            track.series.push_back(bucketSeries("busy", u.cpuBusy, u.beginNs, u.bucketNs, traceEndNs));
+            track.series.push_back(
+                bucketSeries("busy", u.cpuBusy, u.beginNs, u.bucketNs, traceEndNs));
             tracks.push_back(std::move(track));
         }
     }

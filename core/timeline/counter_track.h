@@ -26,7 +26,11 @@ struct CounterSeries
 
 void buildPyramid(CounterSeries& series);
 
-enum class CounterUnit { Bytes, Fraction };
+enum class CounterUnit
+{
+    Bytes,
+    Fraction
+};
 
 // One drawn counter track: one or two series sharing an axis from 0 to `maxValue`
 // (reserved drawn behind allocated).
@@ -48,9 +52,11 @@ struct CounterColumn
 
 // Columns 0 .. view.widthPx - 1. Cost: O(log n + samples in view + width), or with a
 // pyramid and many samples per column O(width x (log n + 16 x levels)).
-void buildCounterColumns(const CounterSeries& series, const Viewport& view, std::vector<CounterColumn>& out);
+void buildCounterColumns(const CounterSeries& series, const Viewport& view,
+                         std::vector<CounterColumn>& out);
 
 // Memory per device and GPU/CPU utilisation from an analysed trace.
-std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summary, int64_t traceEndNs);
+std::vector<CounterTrack> countersFromSummary(const analysis::TraceSummary& summary,
+                                              int64_t traceEndNs);
 
 }  // namespace kinetoscope::timeline

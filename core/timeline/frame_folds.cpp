@@ -16,9 +16,11 @@ trace::EventId foldableFrame(const TimelineIndex& index, uint32_t lane, int64_t 
     const auto& lanes = index.lanes();
     const Lane& l = lanes[lane];
     const trace::TraceModel& model = index.model();
-    if (l.depth == 0 || l.overlapRow > 0 || l.events.empty() || model.track(l.track).kind != trace::TrackKind::CpuThread)
+    if (l.depth == 0 || l.overlapRow > 0 || l.events.empty() ||
+        model.track(l.track).kind != trace::TrackKind::CpuThread)
         return {};
-    if (lane + 1 < lanes.size() && lanes[lane + 1].track == l.track && lanes[lane + 1].depth == l.depth)
+    if (lane + 1 < lanes.size() && lanes[lane + 1].track == l.track &&
+        lanes[lane + 1].depth == l.depth)
         return {};  // the depth has extra rows: its events overlap, nothing to fold
     trace::EventId longest;
     for (trace::EventId id : l.events) {
@@ -31,7 +33,8 @@ trace::EventId foldableFrame(const TimelineIndex& index, uint32_t lane, int64_t 
     return model.event(longest).durationNs >= minSpanNs ? longest : trace::EventId{};
 }
 
-FrameFold makeFold(const TimelineIndex& index, uint32_t first, const std::vector<trace::EventId>& frames)
+FrameFold makeFold(const TimelineIndex& index, uint32_t first,
+                   const std::vector<trace::EventId>& frames)
 {
     const trace::TraceModel& model = index.model();
     FrameFold fold;
@@ -65,7 +68,8 @@ int64_t foldSpanNs(const trace::TraceModel& model, const std::vector<analysis::S
     lengths.reserve(steps.size());
     for (const analysis::Step& s : steps)
         lengths.push_back(s.durationNs());
-    std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2), lengths.end());
+    std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2),
+                     lengths.end());
     return std::max<int64_t>(1, lengths[lengths.size() / 2] * 9 / 10);
 }
 

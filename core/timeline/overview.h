@@ -11,10 +11,10 @@ namespace kinetoscope::timeline {
 
 struct BusyProfile
 {
-    std::string label;           // "GPU busy", "CPU busy"
-    int64_t beginNs = 0;         // the first bucket's start
-    int64_t bucketNs = 0;        // each bucket's length
-    std::vector<float> values;   // busy fraction 0..1 per bucket
+    std::string label;          // "GPU busy", "CPU busy"
+    int64_t beginNs = 0;        // the first bucket's start
+    int64_t bucketNs = 0;       // each bucket's length
+    std::vector<float> values;  // busy fraction 0..1 per bucket
     int64_t endNs() const { return beginNs + bucketNs * int64_t(values.size()); }
 };
 
@@ -25,8 +25,14 @@ struct OverviewScale
 {
     int64_t beginNs = 0, endNs = 1;
     double widthPx = 1;
-    double xOf(int64_t timeNs) const { return double(timeNs - beginNs) / double(endNs - beginNs) * widthPx; }
-    int64_t timeAt(double x) const { return beginNs + int64_t(x / widthPx * double(endNs - beginNs)); }
+    double xOf(int64_t timeNs) const
+    {
+        return double(timeNs - beginNs) / double(endNs - beginNs) * widthPx;
+    }
+    int64_t timeAt(double x) const
+    {
+        return beginNs + int64_t(x / widthPx * double(endNs - beginNs));
+    }
 };
 
 }  // namespace kinetoscope::timeline

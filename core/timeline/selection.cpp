@@ -35,8 +35,8 @@ std::vector<FlowLink> linksOf(const trace::TraceModel& model, EventId event, siz
     return links;
 }
 
-RangeTotals totalsInRange(const TimelineIndex& index, int64_t beginNs, int64_t endNs, uint32_t firstLane,
-                          uint32_t lastLane)
+RangeTotals totalsInRange(const TimelineIndex& index, int64_t beginNs, int64_t endNs,
+                          uint32_t firstLane, uint32_t lastLane)
 {
     RangeTotals totals;
     totals.beginNs = beginNs;
@@ -49,7 +49,8 @@ RangeTotals totalsInRange(const TimelineIndex& index, int64_t beginNs, int64_t e
         const Lane& lane = index.lanes()[l];
         // Same window search as the draw list: first event ending after beginNs, up to the
         // last starting before endNs.
-        size_t i = size_t(std::upper_bound(lane.maxEndNs.begin(), lane.maxEndNs.end(), beginNs) - lane.maxEndNs.begin());
+        size_t i = size_t(std::upper_bound(lane.maxEndNs.begin(), lane.maxEndNs.end(), beginNs) -
+                          lane.maxEndNs.begin());
         for (; i < lane.events.size(); ++i) {
             const trace::Event& e = events[lane.events[i].value];
             if (e.startNs >= endNs)
@@ -67,8 +68,9 @@ RangeTotals totalsInRange(const TimelineIndex& index, int64_t beginNs, int64_t e
             totals.totalNs += std::max<int64_t>(0, clipped);
         }
     }
-    std::stable_sort(totals.byName.begin(), totals.byName.end(),
-                     [](const RangeTotalsRow& a, const RangeTotalsRow& b) { return a.totalNs > b.totalNs; });
+    std::stable_sort(
+        totals.byName.begin(), totals.byName.end(),
+        [](const RangeTotalsRow& a, const RangeTotalsRow& b) { return a.totalNs > b.totalNs; });
     return totals;
 }
 

@@ -53,10 +53,12 @@ std::string fixed(int64_t ns, int64_t unitNs, int decimals)
     }
     char buffer[64];
     if (decimals > 0)
-        std::snprintf(buffer, sizeof buffer, "%s%llu.%0*llu", negative ? "-" : "", static_cast<unsigned long long>(whole),
-                      decimals, static_cast<unsigned long long>(fraction));
+        std::snprintf(buffer, sizeof buffer, "%s%llu.%0*llu", negative ? "-" : "",
+                      static_cast<unsigned long long>(whole), decimals,
+                      static_cast<unsigned long long>(fraction));
     else
-        std::snprintf(buffer, sizeof buffer, "%s%llu", negative ? "-" : "", static_cast<unsigned long long>(whole));
+        std::snprintf(buffer, sizeof buffer, "%s%llu", negative ? "-" : "",
+                      static_cast<unsigned long long>(whole));
     return buffer;
 }
 
@@ -108,7 +110,8 @@ std::vector<RulerTick> rulerTicks(const Viewport& view, int64_t originNs, double
 std::string formatTime(int64_t ns, int64_t resolutionNs)
 {
     const Unit unit = unitFor(std::llabs(ns));
-    return fixed(ns, unit.ns, decimalsFor(std::max<int64_t>(1, resolutionNs), unit.ns)) + " " + unit.name;
+    return fixed(ns, unit.ns, decimalsFor(std::max<int64_t>(1, resolutionNs), unit.ns)) + " " +
+           unit.name;
 }
 
 }  // namespace kinetoscope::timeline

@@ -14,14 +14,15 @@ struct RulerTick
     int64_t timeNs = 0;  // absolute
     double x = 0;        // pixels
     bool labelled = false;
-    std::string label;   // time since `originNs`, only on labelled ticks
+    std::string label;  // time since `originNs`, only on labelled ticks
 };
 
 // The tick spacing in ns: the smallest 1, 2 or 5 x 10^k (k >= 0) spanning at least
 // `minSpacingPx` pixels.
 int64_t rulerStepNs(double nsPerPixel, double minSpacingPx);
 // Minor ticks every step/5 (or /2 for 2 x 10^k steps); every major tick labelled.
-std::vector<RulerTick> rulerTicks(const Viewport& view, int64_t originNs, double minLabelSpacingPx = 90.0);
+std::vector<RulerTick> rulerTicks(const Viewport& view, int64_t originNs,
+                                  double minLabelSpacingPx = 90.0);
 // `ns` in a unit chosen by its magnitude, with enough decimals to show `resolutionNs`.
 std::string formatTime(int64_t ns, int64_t resolutionNs);
 

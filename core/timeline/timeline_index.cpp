@@ -19,9 +19,12 @@ namespace {
 int groupOf(trace::TrackKind kind)
 {
     switch (kind) {
-    case trace::TrackKind::GpuStream: return 0;
-    case trace::TrackKind::CpuThread: return 1;
-    case trace::TrackKind::Other: return 2;
+    case trace::TrackKind::GpuStream:
+        return 0;
+    case trace::TrackKind::CpuThread:
+        return 1;
+    case trace::TrackKind::Other:
+        return 2;
     }
     return 2;
 }
@@ -59,7 +62,8 @@ std::vector<uint16_t> overlapRowsOf(const trace::TraceModel& model, const trace:
 
 }  // namespace
 
-TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread) : m_model(model), m_leadThread(leadThread)
+TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread)
+    : m_model(model), m_leadThread(leadThread)
 {
     const auto tracks = model.tracks();
     const bool lead = leadThread.valid() && leadThread.value < tracks.size();
@@ -73,7 +77,8 @@ TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread)
         const int leadTrack = lead && t == leadThread.value ? 0 : 1;
         return std::tuple(groupOf(x.kind), leadProcess, x.pid, leadTrack, x.sortIndex, x.tid);
     };
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
     m_firstDepthOfTrack.assign(tracks.size(), 0);
     std::vector<uint16_t> rowsPerDepth;
     std::vector<uint32_t> firstLaneOfDepth;
@@ -91,10 +96,12 @@ TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread)
         for (uint32_t i = 0; i < track.eventCount; ++i) {
             const uint32_t e = track.firstEvent + i;
             const trace::Event& event = model.events()[e];
-            const uint32_t laneIndex = firstLaneOfDepth[std::min<uint16_t>(event.depth, track.maxDepth)] + rows[i];
+            const uint32_t laneIndex =
+                firstLaneOfDepth[std::min<uint16_t>(event.depth, track.maxDepth)] + rows[i];
             Lane& lane = m_lanes[laneIndex];
             const int64_t end = event.endNs();
-            lane.maxEndNs.push_back(lane.maxEndNs.empty() ? end : std::max(lane.maxEndNs.back(), end));
+            lane.maxEndNs.push_back(lane.maxEndNs.empty() ? end
+                                                          : std::max(lane.maxEndNs.back(), end));
             lane.events.push_back(EventId{e});
             if (rows[i] > 0)
                 m_extraRowLane.emplace(e, laneIndex);
@@ -112,12 +119,13 @@ size_t TimelineIndex::memoryBytes() const
                    (m_depthLanes.capacity() + m_firstDepthOfTrack.capacity()) * sizeof(uint32_t) +
                    m_extraRowLane.size() * (2 * sizeof(uint32_t) + 2 * sizeof(void*));
     for (const Lane& lane : m_lanes)
-        bytes += lane.events.capacity() * sizeof(EventId) + lane.maxEndNs.capacity() * sizeof(int64_t);
+        bytes +=
+            lane.events.capacity() * sizeof(EventId) + lane.maxEndNs.capacity() * sizeof(int64_t);
     return bytes;
 }
 
-void TimelineIndex::buildDrawList(const Viewport& view, float minPx, std::vector<DrawItem>& out, uint32_t firstLane,
-                                  uint32_t lastLane) const
+void TimelineIndex::buildDrawList(const Viewport& view, float minPx, std::vector<DrawItem>& out,
+                                  uint32_t firstLane, uint32_t lastLane) const
 {
     const auto events = m_model.events();
     const int64_t windowBegin = view.beginNs, windowEnd = view.endNs();
@@ -129,10 +137,13 @@ void TimelineIndex::buildDrawList(const Viewport& view, float minPx, std::vector
         const Lane& lane = m_lanes[l];
         // The first event ending after windowBegin: every event before it ends at or
         // before the window's left edge (maxEndNs is a running maximum).
-        size_t i = size_t(std::upper_bound(lane.maxEndNs.begin(), lane.maxEndNs.end(), windowBegin) - lane.maxEndNs.begin());
+        size_t i =
+            size_t(std::upper_bound(lane.maxEndNs.begin(), lane.maxEndNs.end(), windowBegin) -
+                   lane.maxEndNs.begin());
         // One past the last event starting at or before the window's right edge.
-        const auto stopIt = std::upper_bound(lane.events.begin(), lane.events.end(), windowEnd,
-                                             [&](int64_t t, EventId id) { return t < events[id.value].startNs; });
+        const auto stopIt =
+            std::upper_bound(lane.events.begin(), lane.events.end(), windowEnd,
+                             [&](int64_t t, EventId id) { return t < events[id.value].startNs; });
         const size_t stop = size_t(stopIt - lane.events.begin());
         while (i < stop) {
             const trace::Event& e = events[lane.events[i].value];
@@ -147,22 +158,26 @@ void TimelineIndex::buildDrawList(const Viewport& view, float minPx, std::vector
             // starts within minPx), and is drawn on its own, with its name. A lane's slices
             // do not overlap, so their running maximum end finds it by binary search.
             const int64_t foldUntil = e.startNs + int64_t(std::ceil(minNs));
-            size_t j = size_t(std::lower_bound(lane.events.begin() + std::ptrdiff_t(i) + 1, stopIt, foldUntil,
-                                               [&](EventId id, int64_t t) { return events[id.value].startNs < t; }) -
-                              lane.events.begin());
+            size_t j =
+                size_t(std::lower_bound(
+                           lane.events.begin() + std::ptrdiff_t(i) + 1, stopIt, foldUntil,
+                           [&](EventId id, int64_t t) { return events[id.value].startNs < t; }) -
+                       lane.events.begin());
             const int64_t wideFrom = e.startNs + int64_t(std::ceil(2 * minNs));
             if (lane.maxEndNs[j - 1] > wideFrom)
                 j = size_t(std::upper_bound(lane.maxEndNs.begin() + std::ptrdiff_t(i) + 1,
                                             lane.maxEndNs.begin() + std::ptrdiff_t(j), wideFrom) -
                            lane.maxEndNs.begin());
             const double runEnd = view.xOf(lane.maxEndNs[j - 1]);
-            out.push_back({clip(x0), clip(std::max(runEnd, x0 + minPx)), l, lane.events[i], uint32_t(j - i)});
+            out.push_back(
+                {clip(x0), clip(std::max(runEnd, x0 + minPx)), l, lane.events[i], uint32_t(j - i)});
             i = j;
         }
     }
 }
 
-EventId TimelineIndex::hitTest(uint32_t laneIndex, const Viewport& view, double x, double tolerancePx) const
+EventId TimelineIndex::hitTest(uint32_t laneIndex, const Viewport& view, double x,
+                               double tolerancePx) const
 {
     if (laneIndex >= m_lanes.size())
         return {};
@@ -172,8 +187,9 @@ EventId TimelineIndex::hitTest(uint32_t laneIndex, const Viewport& view, double 
     // [start, end) however far the zoom goes, at any distance from the epoch.
     const double at = x * view.nsPerPixel, slack = tolerancePx * view.nsPerPixel;
     const int64_t latestStart = view.beginNs + int64_t(std::floor(at + slack));
-    auto last = std::upper_bound(lane.events.begin(), lane.events.end(), latestStart,
-                                 [&](int64_t time, EventId id) { return time < events[id.value].startNs; });
+    auto last =
+        std::upper_bound(lane.events.begin(), lane.events.end(), latestStart,
+                         [&](int64_t time, EventId id) { return time < events[id.value].startNs; });
     EventId best;
     double bestDistance = slack;
     for (auto it = last; it != lane.events.begin();) {
@@ -181,7 +197,8 @@ EventId TimelineIndex::hitTest(uint32_t laneIndex, const Viewport& view, double 
         if (double(lane.maxEndNs[size_t(it - lane.events.begin())] - view.beginNs) < at - slack)
             break;  // nothing at or before here reaches the cursor
         const trace::Event& e = events[it->value];
-        const double start = double(e.startNs - view.beginNs), end = double(e.endNs() - view.beginNs);
+        const double start = double(e.startNs - view.beginNs),
+                     end = double(e.endNs() - view.beginNs);
         const double distance = at < start ? start - at : (at >= end ? at - end : 0.0);
         if (distance <= bestDistance && (!best || distance < bestDistance)) {
             best = *it;
@@ -198,7 +215,8 @@ uint32_t TimelineIndex::laneOf(EventId event) const
     if (const auto extra = m_extraRowLane.find(event.value); extra != m_extraRowLane.end())
         return extra->second;
     const trace::Event& e = m_model.event(event);
-    return m_depthLanes.at(m_firstDepthOfTrack.at(e.track.value) + std::min<uint16_t>(e.depth, m_model.track(e.track).maxDepth));
+    return m_depthLanes.at(m_firstDepthOfTrack.at(e.track.value) +
+                           std::min<uint16_t>(e.depth, m_model.track(e.track).maxDepth));
 }
 
 EventId TimelineIndex::overlappedBy(EventId event) const
@@ -210,8 +228,9 @@ EventId TimelineIndex::overlappedBy(EventId event) const
     // The depth's earlier rows are the lanes just before this one.
     for (uint32_t l = laneIndex - own.overlapRow; l < laneIndex; ++l) {
         const Lane& lane = m_lanes[l];
-        auto it = std::lower_bound(lane.events.begin(), lane.events.end(), e.endNs(),
-                                   [&](EventId id, int64_t t) { return events[id.value].startNs < t; });
+        auto it =
+            std::lower_bound(lane.events.begin(), lane.events.end(), e.endNs(),
+                             [&](EventId id, int64_t t) { return events[id.value].startNs < t; });
         while (it != lane.events.begin()) {
             --it;
             if (lane.maxEndNs[size_t(it - lane.events.begin())] <= e.startNs)
@@ -239,7 +258,10 @@ TrackId leadThreadOf(const trace::TraceModel& model, std::string_view stepMarker
         int8_t& known = landmark[e.name.value];
         if (known < 0) {
             const std::string_view name = model.text(e.name);
-            known = (!stepMarker.empty() && name.starts_with(stepMarker)) || analysis::isDataLoaderOp(name) ? 1 : 0;
+            known = (!stepMarker.empty() && name.starts_with(stepMarker)) ||
+                            analysis::isDataLoaderOp(name)
+                        ? 1
+                        : 0;
         }
         c[0] += uint64_t(known);
     }
@@ -274,19 +296,22 @@ std::vector<EventId> searchByName(const trace::TraceModel& model, std::string_vi
         if (nameMatches[name] == 1)
             matches.push_back(EventId{i});
     }
-    std::stable_sort(matches.begin(), matches.end(),
-                     [&](EventId a, EventId b) { return events[a.value].startNs < events[b.value].startNs; });
+    std::stable_sort(matches.begin(), matches.end(), [&](EventId a, EventId b) {
+        return events[a.value].startNs < events[b.value].startNs;
+    });
     return matches;
 }
 
-EventId nextMatch(const trace::TraceModel& model, const std::vector<EventId>& matches, int64_t timeNs, bool forward)
+EventId nextMatch(const trace::TraceModel& model, const std::vector<EventId>& matches,
+                  int64_t timeNs, bool forward)
 {
     if (matches.empty())
         return {};
     const auto events = model.events();
     if (forward) {
-        auto it = std::upper_bound(matches.begin(), matches.end(), timeNs,
-                                   [&](int64_t t, EventId id) { return t < events[id.value].startNs; });
+        auto it =
+            std::upper_bound(matches.begin(), matches.end(), timeNs,
+                             [&](int64_t t, EventId id) { return t < events[id.value].startNs; });
         return it == matches.end() ? matches.front() : *it;
     }
     auto it = std::lower_bound(matches.begin(), matches.end(), timeNs,

@@ -54,10 +54,11 @@ public:
     size_t memoryBytes() const;
 
     // Appends to `out` the items of lanes [firstLane, lastLane) visible in `view`.
-    void buildDrawList(const Viewport& view, float minPx, std::vector<DrawItem>& out, uint32_t firstLane = 0,
-                       uint32_t lastLane = UINT32_MAX) const;
+    void buildDrawList(const Viewport& view, float minPx, std::vector<DrawItem>& out,
+                       uint32_t firstLane = 0, uint32_t lastLane = UINT32_MAX) const;
     // The slice of `lane` under x (the nearest within `tolerancePx`), or invalid.
-    trace::EventId hitTest(uint32_t lane, const Viewport& view, double x, double tolerancePx = 2.0) const;
+    trace::EventId hitTest(uint32_t lane, const Viewport& view, double x,
+                           double tolerancePx = 2.0) const;
     // The lane showing `event` (for jumping to a kernel or op row).
     uint32_t laneOf(trace::EventId event) const;
     // For an event on an extra row: one event on its depth's earlier rows that it
@@ -70,7 +71,7 @@ private:
     std::vector<Lane> m_lanes;
     // The lane of (track, depth)'s own row is m_depthLanes[m_firstDepthOfTrack[track] + depth].
     std::vector<uint32_t> m_depthLanes;
-    std::vector<uint32_t> m_firstDepthOfTrack;               // by track id
+    std::vector<uint32_t> m_firstDepthOfTrack;              // by track id
     std::unordered_map<uint32_t, uint32_t> m_extraRowLane;  // event -> lane, extra rows only
 };
 
@@ -82,7 +83,7 @@ trace::TrackId leadThreadOf(const trace::TraceModel& model, std::string_view ste
 // Events whose name contains `query` (ASCII case-insensitive), by start time.
 std::vector<trace::EventId> searchByName(const trace::TraceModel& model, std::string_view query);
 // The match after (or before) `timeNs`, wrapping around; invalid when there is none.
-trace::EventId nextMatch(const trace::TraceModel& model, const std::vector<trace::EventId>& matches, int64_t timeNs,
-                         bool forward);
+trace::EventId nextMatch(const trace::TraceModel& model, const std::vector<trace::EventId>& matches,
+                         int64_t timeNs, bool forward);
 
 }  // namespace kinetoscope::timeline

@@ -9,16 +9,20 @@ namespace {
 std::string groupKeyOf(const trace::Track& t)
 {
     switch (t.kind) {
-    case trace::TrackKind::CpuThread: return "cpu:" + std::to_string(t.pid);
-    case trace::TrackKind::GpuStream: return "gpu:" + std::to_string(t.pid);
-    case trace::TrackKind::Other: return "other:" + std::to_string(t.pid);
+    case trace::TrackKind::CpuThread:
+        return "cpu:" + std::to_string(t.pid);
+    case trace::TrackKind::GpuStream:
+        return "gpu:" + std::to_string(t.pid);
+    case trace::TrackKind::Other:
+        return "other:" + std::to_string(t.pid);
     }
     return {};
 }
 
 std::string groupLabelOf(const trace::TraceModel& model, const trace::Track& t)
 {
-    const std::string pid = t.pidLabel.valid() ? std::string(model.text(t.pidLabel)) : std::to_string(t.pid);
+    const std::string pid =
+        t.pidLabel.valid() ? std::string(model.text(t.pidLabel)) : std::to_string(t.pid);
     if (t.kind == trace::TrackKind::GpuStream)
         return t.processLabel.valid() ? std::string(model.text(t.processLabel)) : "GPU " + pid;
     std::string label = t.pidLabel.valid() ? pid : "Process " + pid;
@@ -30,10 +34,13 @@ std::string groupLabelOf(const trace::TraceModel& model, const trace::Track& t)
 GroupRole roleOf(const trace::TraceModel& model, const trace::Track& t, trace::TrackId lead)
 {
     switch (t.kind) {
-    case trace::TrackKind::GpuStream: return GroupRole::Device;
+    case trace::TrackKind::GpuStream:
+        return GroupRole::Device;
     case trace::TrackKind::CpuThread:
-        return lead.valid() && model.track(lead).pid == t.pid ? GroupRole::LeadProcess : GroupRole::Process;
-    case trace::TrackKind::Other: return GroupRole::Other;
+        return lead.valid() && model.track(lead).pid == t.pid ? GroupRole::LeadProcess
+                                                              : GroupRole::Process;
+    case trace::TrackKind::Other:
+        return GroupRole::Other;
     }
     return GroupRole::Other;
 }
@@ -43,15 +50,20 @@ GroupRole roleOf(const trace::TraceModel& model, const trace::Track& t, trace::T
 const char* groupRoleName(GroupRole role)
 {
     switch (role) {
-    case GroupRole::Device: return "device";
-    case GroupRole::LeadProcess: return "lead-process";
-    case GroupRole::Process: return "process";
-    case GroupRole::Other: return "other";
+    case GroupRole::Device:
+        return "device";
+    case GroupRole::LeadProcess:
+        return "lead-process";
+    case GroupRole::Process:
+        return "process";
+    case GroupRole::Other:
+        return "other";
     }
     return "other";
 }
 
-TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTrack>& counters, std::vector<FrameFold> folds)
+TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTrack>& counters,
+                         std::vector<FrameFold> folds)
     : m_index(index)
 {
     const trace::TraceModel& model = index.model();
@@ -61,7 +73,13 @@ TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTr
         const trace::Track& track = model.track(lanes[l].track);
         const std::string key = groupKeyOf(track);
         if (m_groups.empty() || m_groups.back().key != key)
-            m_groups.push_back({key, groupLabelOf(model, track), l, l, {}, false, roleOf(model, track, index.leadThread())});
+            m_groups.push_back({key,
+                                groupLabelOf(model, track),
+                                l,
+                                l,
+                                {},
+                                false,
+                                roleOf(model, track, index.leadThread())});
         m_groups.back().lastLane = l + 1;
     }
     m_foldStartingAt.assign(lanes.size(), -1);
@@ -79,7 +97,12 @@ TrackLayout::TrackLayout(const TimelineIndex& index, const std::vector<CounterTr
         if (it == m_groups.end()) {
             const uint32_t end = uint32_t(lanes.size());
             const bool host = key == "cpu";
-            m_groups.push_back({key, host ? "Host" : "GPU " + key.substr(key.find(':') + 1), end, end, {}, false,
+            m_groups.push_back({key,
+                                host ? "Host" : "GPU " + key.substr(key.find(':') + 1),
+                                end,
+                                end,
+                                {},
+                                false,
                                 host ? GroupRole::Other : GroupRole::Device});
             it = m_groups.end() - 1;
         }
@@ -151,7 +174,8 @@ void TrackLayout::relayout()
 
 const LayoutRow* TrackLayout::rowAt(int y) const
 {
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y, [](int v, const LayoutRow& r) { return v < r.y; });
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
+                               [](int v, const LayoutRow& r) { return v < r.y; });
     if (it == m_rows.begin())
         return nullptr;
     --it;
@@ -161,7 +185,8 @@ const LayoutRow* TrackLayout::rowAt(int y) const
 std::pair<uint32_t, uint32_t> TrackLayout::lanesIn(int y0, int y1) const
 {
     uint32_t first = UINT32_MAX, last = 0;
-    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y0, [](int v, const LayoutRow& r) { return v < r.y; });
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y0,
+                               [](int v, const LayoutRow& r) { return v < r.y; });
     if (it != m_rows.begin())
         --it;
     for (; it != m_rows.end() && it->y < y1; ++it) {
@@ -183,7 +208,8 @@ std::string TrackLayout::laneLabel(uint32_t lane) const
         return {};
     const trace::TraceModel& model = m_index.model();
     const trace::Track& t = model.track(l.track);
-    const std::string tid = t.tidLabel.valid() ? std::string(model.text(t.tidLabel)) : std::to_string(t.tid);
+    const std::string tid =
+        t.tidLabel.valid() ? std::string(model.text(t.tidLabel)) : std::to_string(t.tid);
     if (t.kind == trace::TrackKind::GpuStream)
         return t.tidLabel.valid() ? tid : "Stream " + tid;
     // Kineto's thread names already say the id ("thread 25738 (python)").

@@ -14,7 +14,13 @@
 
 namespace kinetoscope::timeline {
 
-enum class RowKind : uint8_t { Group, Lane, Counter, Fold };
+enum class RowKind : uint8_t
+{
+    Group,
+    Lane,
+    Counter,
+    Fold
+};
 
 struct LayoutRow
 {
@@ -25,7 +31,8 @@ struct LayoutRow
 };
 
 // What a group holds, for remembering a layout across traces of one kind.
-enum class GroupRole : uint8_t {
+enum class GroupRole : uint8_t
+{
     Device,       // a GPU's streams (and its counters)
     LeadProcess,  // the process of the lead thread (TimelineIndex::leadThread)
     Process,      // any other process
@@ -40,8 +47,8 @@ struct LayoutFold : FrameFold
 
 struct TrackGroup
 {
-    std::string key;    // "cpu:<pid>", "gpu:<device>", "other:<pid>"
-    std::string label;  // "Process 1234 (python)", "GPU 0"
+    std::string key;                       // "cpu:<pid>", "gpu:<device>", "other:<pid>"
+    std::string label;                     // "Process 1234 (python)", "GPU 0"
     uint32_t firstLane = 0, lastLane = 0;  // the group's lanes are [firstLane, lastLane)
     std::vector<uint32_t> counters;        // indices into the counter tracks
     bool collapsed = false;

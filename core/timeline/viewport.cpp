@@ -46,7 +46,8 @@ void Viewport::pan(double pixels)
 void Viewport::showRange(int64_t begin, int64_t end)
 {
     beginNs = begin;
-    nsPerPixel = std::clamp(double(std::max<int64_t>(1, end - begin)) / double(widthPx), kMinNsPerPixel, kMaxNsPerPixel);
+    nsPerPixel = std::clamp(double(std::max<int64_t>(1, end - begin)) / double(widthPx),
+                            kMinNsPerPixel, kMaxNsPerPixel);
 }
 
 }  // namespace kinetoscope::timeline

@@ -14,7 +14,13 @@ namespace kinetoscope::trace {
 class ByteSource
 {
 public:
-    enum class Status { Ok, EndOfData, Truncated, Error };
+    enum class Status
+    {
+        Ok,
+        EndOfData,
+        Truncated,
+        Error
+    };
 
     virtual ~ByteSource() = default;
     // Reads up to `capacity` bytes; returns the count. At the end of the data a call

@@ -8,8 +8,8 @@ namespace kinetoscope::trace {
 std::string_view categoryName(Category category)
 {
     static constexpr std::array<std::string_view, kCategoryCount> names = {
-        "cpu_op",  "user_annotation", "python_function", "runtime",  "driver",
-        "kernel",  "memcpy",          "memset",          "sync",     "gpu_user_annotation",
+        "cpu_op",  "user_annotation", "python_function", "runtime", "driver",
+        "kernel",  "memcpy",          "memset",          "sync",    "gpu_user_annotation",
         "instant", "overhead",        "profiler_span",   "other",
     };
     return names[static_cast<size_t>(category)];
@@ -70,7 +70,8 @@ Category refineDeviceActivity(Category category, std::string_view name)
         return true;
     };
     if (startsNoCase("dma") || startsNoCase("memcpy"))
-        return name.find("memset") != std::string_view::npos || name.find("Memset") != std::string_view::npos
+        return name.find("memset") != std::string_view::npos ||
+                       name.find("Memset") != std::string_view::npos
                    ? Category::Memset
                    : Category::Memcpy;
     if (startsNoCase("memset"))

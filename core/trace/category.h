@@ -8,7 +8,8 @@
 
 namespace kinetoscope::trace {
 
-enum class Category : uint8_t {
+enum class Category : uint8_t
+{
     CpuOp,              // aten and other operators (`cpu_op`, `Operator`)
     UserAnnotation,     // record_function ranges, ProfilerStep#N (`user_annotation`)
     PythonFunction,     // with_stack Python frames (`python_function`)
@@ -57,7 +58,8 @@ Category classifyCategory(std::string_view cat, bool hasCat, std::string_view pi
 // `category` unchanged.
 Category refineDeviceActivity(Category category, std::string_view name);
 
-enum class FlowKind : uint8_t {
+enum class FlowKind : uint8_t
+{
     LaunchToDevice,   // `ac2g`, `async_cpu_to_gpu`, `async_gpu`, `async`/`launch` (2021)
     ForwardBackward,  // `fwdbwd`
     Other,

@@ -3,13 +3,12 @@
 #include "core/trace/byte_source.h"
 #include "core/trace/json_scan.h"
 
-#include <simdjson.h>
-
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <simdjson.h>
 
 namespace kinetoscope::trace {
 
@@ -250,7 +249,8 @@ std::optional<std::vector<Arg>> readArgs(const TraceModel& model, EventId id)
     return argsOfObject(*object);
 }
 
-std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model, std::span<const EventId> ids)
+std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
+                                                        std::span<const EventId> ids)
 {
     std::vector<std::optional<std::vector<Arg>>> out(ids.size());
     const TraceSource& source = model.source();
@@ -262,8 +262,9 @@ std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
     std::vector<size_t> order(ids.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return model.sourceOffset(ids[a]) < model.sourceOffset(ids[b]); });
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return model.sourceOffset(ids[a]) < model.sourceOffset(ids[b]);
+    });
     // One reader walks forward through the (decompressed) file: `buffer` holds the bytes
     // read from `bufferStart` on and not consumed yet. A gap wider than an access point's
     // spacing reopens the reader there rather than inflating what lies between.
@@ -274,7 +275,8 @@ std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
     for (size_t index : order) {
         const uint64_t offset = model.sourceOffset(ids[index]);
         const uint64_t bufferEnd = bufferStart + buffer.size();
-        if (!reader || offset < bufferStart || (offset > bufferEnd && offset - bufferEnd > GzipIndex::kSpacingBytes)) {
+        if (!reader || offset < bufferStart ||
+            (offset > bufferEnd && offset - bufferEnd > GzipIndex::kSpacingBytes)) {
             std::string error;
             reader = openFileSourceAt(source.path, offset, source.gzipIndex.get(), error);
             if (!reader)
@@ -285,7 +287,8 @@ std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
         } else {
             std::string skipped(kStep, '\0');
             for (uint64_t left = offset - bufferEnd; left > 0;) {
-                const size_t got = reader->read(skipped.data(), static_cast<size_t>(std::min<uint64_t>(left, kStep)));
+                const size_t got = reader->read(
+                    skipped.data(), static_cast<size_t>(std::min<uint64_t>(left, kStep)));
                 if (got == 0)
                     break;
                 left -= got;
@@ -301,7 +304,9 @@ std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
             }
             const size_t old = buffer.size();
             buffer.resize(old + kStep);
-            const size_t got = scan.status == json_scan::Scan::Invalid ? 0 : reader->read(buffer.data() + old, kStep);
+            const size_t got = scan.status == json_scan::Scan::Invalid
+                                   ? 0
+                                   : reader->read(buffer.data() + old, kStep);
             buffer.resize(old + got);
             if (got == 0)
                 break;

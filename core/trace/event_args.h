@@ -42,7 +42,8 @@ std::optional<std::vector<Arg>> readArgs(const TraceModel& model, EventId id);
 
 // The args of many events (out[i] for ids[i]), read in file order with one reader, so that
 // a gzip file is inflated at most once over rather than once per event.
-std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model, std::span<const EventId> ids);
+std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
+                                                        std::span<const EventId> ids);
 
 // The first arg named `key`, or null.
 const ArgValue* findArg(std::span<const Arg> args, std::string_view key);

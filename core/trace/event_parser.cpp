@@ -28,7 +28,8 @@ bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds)
     size_t digits = 0;
     bool overflow = false;
     for (; i < token.size() && token[i] >= '0' && token[i] <= '9'; ++i, ++digits)
-        overflow |= __builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, token[i] - '0', &value);
+        overflow |= __builtin_mul_overflow(value, 10, &value) ||
+                    __builtin_add_overflow(value, token[i] - '0', &value);
     if (digits == 0)
         return false;
     overflow |= __builtin_mul_overflow(value, 1000, &value);
@@ -55,7 +56,8 @@ bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds)
         char* end = nullptr;
         const std::string copy(token);
         const double micros = std::strtod(copy.c_str(), &end);
-        if (end != copy.c_str() + copy.size() || !std::isfinite(micros) || std::fabs(micros) > 9.2e15)
+        if (end != copy.c_str() + copy.size() || !std::isfinite(micros) ||
+            std::fabs(micros) > 9.2e15)
             return false;
         nanoseconds = std::llround(micros * 1000.0);
         return true;

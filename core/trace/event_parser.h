@@ -45,8 +45,8 @@ struct ParsedEvent
     int64_t correlation = -1;
     int64_t externalId = -1;
     std::string_view inputDims;  // args["Input Dims"] (or "Input dims") as raw JSON text
-    KernelInfo kernel;  // launch configuration, for kernels
-    CopyInfo copy;      // `bytes` and bandwidth, for memcpy/memset
+    KernelInfo kernel;           // launch configuration, for kernels
+    CopyInfo copy;               // `bytes` and bandwidth, for memcpy/memset
     // `[memory]` instants
     int64_t memBytes = 0;
     bool hasMemBytes = false;
@@ -72,7 +72,12 @@ bool isNumberToken(std::string_view token);
 
 // Which simdjson kernels parse: the fastest this CPU runs, or one named (tests and the
 // fuzzer run both; Avx2 falls back to Generic on a CPU without AVX2).
-enum class ParserBackendChoice { Fastest, Generic, Avx2 };
+enum class ParserBackendChoice
+{
+    Fastest,
+    Generic,
+    Avx2
+};
 
 class EventParser
 {
@@ -82,7 +87,12 @@ public:
     EventParser(const EventParser&) = delete;
     EventParser& operator=(const EventParser&) = delete;
 
-    enum class Result { Ok, Repaired, Malformed };
+    enum class Result
+    {
+        Ok,
+        Repaired,
+        Malformed
+    };
 
     // `text` is one JSON object; `readableAfter` bytes after text.end() may be read
     // (simdjson needs padding). A failure is retried once on a repaired copy.
@@ -90,7 +100,8 @@ public:
     // Parses `text`, a JSON array of event objects, into `out` (valid until the next
     // call). Returns false, with `out` unspecified, if any of it is not valid JSON: the
     // caller then falls back to one event at a time to find and skip the bad one.
-    bool parseArray(std::string_view text, size_t readableAfter, std::vector<struct BatchEvent>& out);
+    bool parseArray(std::string_view text, size_t readableAfter,
+                    std::vector<struct BatchEvent>& out);
     // The reason of the last Malformed result.
     const std::string& lastError() const { return m_lastError; }
     // The simdjson kernels in use ("haswell", "fallback", ...).

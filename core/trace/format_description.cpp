@@ -28,9 +28,9 @@ std::string describeFormat(const TraceModel& model)
         return "Kineto, PyTorch 1.11-1.13";
     if (hasRawCategory(model, "ac2g"))
         return "Kineto, PyTorch 2.0-2.3";
-    return m.schemaVersion ? "Kineto (traceEvents object, schema " +
-                                 std::to_string(*m.schemaVersion) + ")"
-                           : "Chrome trace object (no schemaVersion)";
+    return m.schemaVersion
+               ? "Kineto (traceEvents object, schema " + std::to_string(*m.schemaVersion) + ")"
+               : "Chrome trace object (no schemaVersion)";
 }
 
 GpuVendor detectGpuVendor(const TraceModel& model)
@@ -63,10 +63,14 @@ GpuVendor detectGpuVendor(const TraceModel& model)
 std::string_view gpuVendorName(GpuVendor vendor)
 {
     switch (vendor) {
-    case GpuVendor::None: return "none";
-    case GpuVendor::Nvidia: return "CUDA";
-    case GpuVendor::Amd: return "ROCm";
-    case GpuVendor::Mtia: return "MTIA";
+    case GpuVendor::None:
+        return "none";
+    case GpuVendor::Nvidia:
+        return "CUDA";
+    case GpuVendor::Amd:
+        return "ROCm";
+    case GpuVendor::Mtia:
+        return "MTIA";
     }
     return "unknown";
 }

@@ -15,6 +15,7 @@ std::string_view gpuVendorName(GpuVendor vendor);
 
 // Events whose name starts with `prefix` (by default the `ProfilerStep#N` markers that
 // torch.profiler's schedule writes, one per step).
-size_t countEventsWithNamePrefix(const TraceModel& model, std::string_view prefix = "ProfilerStep#");
+size_t countEventsWithNamePrefix(const TraceModel& model,
+                                 std::string_view prefix = "ProfilerStep#");
 
 }  // namespace kinetoscope::trace

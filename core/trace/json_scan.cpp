@@ -38,8 +38,8 @@ size_t skipString(std::string_view text, size_t open)
 
 bool isScalarByte(char c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' ||
-           c == 'E' || (c >= 'a' && c <= 'z');
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' ||
+           (c >= 'a' && c <= 'z');
 }
 
 }  // namespace

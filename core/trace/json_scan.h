@@ -8,7 +8,12 @@
 
 namespace kinetoscope::trace::json_scan {
 
-enum class Scan { Complete, NeedMore, Invalid };
+enum class Scan
+{
+    Complete,
+    NeedMore,
+    Invalid
+};
 
 struct ScanResult
 {

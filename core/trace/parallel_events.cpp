@@ -51,10 +51,16 @@ struct Bytes
 
 struct Block
 {
-    enum class State { Queued, Parsing, Parsed, Failed };
+    enum class State
+    {
+        Queued,
+        Parsing,
+        Parsed,
+        Failed
+    };
 
-    uint64_t offset = 0;  // of bytes.data[0] in the decompressed data
-    Bytes bytes;          // [0, size) as read, then ']' and the parser's padding
+    uint64_t offset = 0;    // of bytes.data[0] in the decompressed data
+    Bytes bytes;            // [0, size) as read, then ']' and the parser's padding
     size_t arrayStart = 0;  // the byte that stands in for '[' while the block is parsed
     State state = State::Queued;
     bool outOfMemory = false;

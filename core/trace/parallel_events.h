@@ -31,7 +31,7 @@ struct ParallelEventsInput
     std::function<size_t(char* into, size_t capacity)> read;
     // After each read, with the offset just past the bytes read; false cancels.
     std::function<bool(uint64_t bytesRead)> progress;
-    unsigned threads = 2;           // the calling thread counts as one
+    unsigned threads = 2;  // the calling thread counts as one
     size_t blockBytes = size_t(4) << 20;
     size_t lookBackBytes = size_t(1) << 20;  // how far back a block's last boundary is looked for
     ParserBackendChoice parser = ParserBackendChoice::Fastest;
@@ -44,7 +44,7 @@ struct ParallelEventsOutcome
     // The bytes read but not appended, starting one byte before where the serial reader
     // resumes (the '}' of the last event appended, or the byte before the first '{').
     std::vector<char> rest;
-    uint64_t restOffset = 0;  // offset of rest[0]
+    uint64_t restOffset = 0;      // offset of rest[0]
     uint64_t failedBlockEnd = 0;  // where the block that did not parse ends; 0 if none failed
 };
 

@@ -12,7 +12,7 @@ namespace {
 // large one makes few allocations.
 constexpr size_t kFirstBlockBytes = 4 * 1024;
 constexpr size_t kLargestBlockBytes = 256 * 1024;
-}
+}  // namespace
 
 StringTable::StringTable()
 {
@@ -25,7 +25,8 @@ std::string_view StringTable::store(std::string_view text)
     if (text.empty())
         return {};
     if (m_blocks.empty() || m_blockSize - m_blockUsed < text.size()) {
-        const size_t next = m_blocks.empty() ? kFirstBlockBytes : std::min(m_blockSize * 2, kLargestBlockBytes);
+        const size_t next =
+            m_blocks.empty() ? kFirstBlockBytes : std::min(m_blockSize * 2, kLargestBlockBytes);
         const size_t size = std::max(next, text.size());
         m_blocks.push_back(std::make_unique_for_overwrite<char[]>(size));
         m_blockSize = size;
@@ -70,8 +71,7 @@ size_t StringTable::memoryBytes() const
     // Hash nodes: key view + value + next pointer + cached hash, plus the bucket array.
     const size_t indexBytes = m_index.size() * (sizeof(std::string_view) + 3 * sizeof(void*)) +
                               m_index.bucket_count() * sizeof(void*);
-    return m_allocatedBytes + m_views.capacity() * sizeof(std::string_view) +
-           indexBytes;
+    return m_allocatedBytes + m_views.capacity() * sizeof(std::string_view) + indexBytes;
 }
 
 }  // namespace kinetoscope::trace

@@ -1,7 +1,7 @@
 #include "core/trace/trace_builder.h"
 
-#include "core/trace/event_parser_backend.h"
 #include "core/parallel/parallel_for.h"
+#include "core/trace/event_parser_backend.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -197,7 +197,8 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
             event.category = Category::Instant;
         ++stats.instantEvents;
     } else {
-        event.category = refineDeviceActivity(classifyCategory(e.cat, e.hasCat, e.pid.label), e.name);
+        event.category =
+            refineDeviceActivity(classifyCategory(e.cat, e.hasCat, e.pid.label), e.name);
         ++stats.completeEvents;
     }
 
@@ -280,7 +281,8 @@ void TraceBuilder::append(TraceBuilder&& chunk)
         m_events.push_back(event);
     }
     m_offsets.insert(m_offsets.end(), chunk.m_offsets.begin(), chunk.m_offsets.end());
-    m_correlation.insert(m_correlation.end(), chunk.m_correlation.begin(), chunk.m_correlation.end());
+    m_correlation.insert(m_correlation.end(), chunk.m_correlation.begin(),
+                         chunk.m_correlation.end());
     m_externalId.insert(m_externalId.end(), chunk.m_externalId.begin(), chunk.m_externalId.end());
     for (const auto& [id, kernel] : chunk.m_kernels)
         m_kernels.emplace_back(EventId{base + id.value}, kernel);
@@ -754,35 +756,36 @@ void TraceBuilder::resolveFlows(unsigned threads)
     const size_t groups = groupStart.size() - 1;
     std::vector<Resolved> resolved(groups);
     constexpr size_t kGroupsPerTask = 4096;
-    parallel::parallelFor((groups + kGroupsPerTask - 1) / kGroupsPerTask, threads, [&](size_t task) {
-        const size_t last = std::min(groups, (task + 1) * kGroupsPerTask);
-        for (size_t g = task * kGroupsPerTask; g < last; ++g) {
-            Resolved& out = resolved[g];
-            const auto resolve = [&](const FlowPoint& point) {
-                EventId id = m_model.innermostEventAt(point.track, point.timeNs);
-                if (!id.valid() && !point.bindEnclosing)
-                    id = m_model.firstEventAtOrAfter(point.track, point.timeNs);
-                out.unresolved += !id.valid();
-                return id;
-            };
-            const FlowPoint* start = nullptr;
-            const FlowPoint* end = nullptr;
-            for (size_t k = groupStart[g]; k < groupStart[g + 1]; ++k) {
-                if (m_flowPoints[k].phase == 's' && !start)
-                    start = &m_flowPoints[k];
-                else if (m_flowPoints[k].phase == 'f' && !end)
-                    end = &m_flowPoints[k];
+    parallel::parallelFor(
+        (groups + kGroupsPerTask - 1) / kGroupsPerTask, threads, [&](size_t task) {
+            const size_t last = std::min(groups, (task + 1) * kGroupsPerTask);
+            for (size_t g = task * kGroupsPerTask; g < last; ++g) {
+                Resolved& out = resolved[g];
+                const auto resolve = [&](const FlowPoint& point) {
+                    EventId id = m_model.innermostEventAt(point.track, point.timeNs);
+                    if (!id.valid() && !point.bindEnclosing)
+                        id = m_model.firstEventAtOrAfter(point.track, point.timeNs);
+                    out.unresolved += !id.valid();
+                    return id;
+                };
+                const FlowPoint* start = nullptr;
+                const FlowPoint* end = nullptr;
+                for (size_t k = groupStart[g]; k < groupStart[g + 1]; ++k) {
+                    if (m_flowPoints[k].phase == 's' && !start)
+                        start = &m_flowPoints[k];
+                    else if (m_flowPoints[k].phase == 'f' && !end)
+                        end = &m_flowPoints[k];
+                }
+                out.flow.id = m_flowPoints[groupStart[g]].id;
+                out.flow.kind = m_flowPoints[groupStart[g]].kind;
+                if (start)
+                    out.flow.from = resolve(*start);
+                if (end)
+                    out.flow.to = resolve(*end);
+                out.halfOpen = !start || !end;
+                out.any = start || end;
             }
-            out.flow.id = m_flowPoints[groupStart[g]].id;
-            out.flow.kind = m_flowPoints[groupStart[g]].kind;
-            if (start)
-                out.flow.from = resolve(*start);
-            if (end)
-                out.flow.to = resolve(*end);
-            out.halfOpen = !start || !end;
-            out.any = start || end;
-        }
-    });
+        });
     IngestStats& stats = m_model.m_stats;
     for (const Resolved& r : resolved) {
         stats.unresolvedFlowEnds += r.unresolved;
@@ -820,7 +823,8 @@ void TraceBuilder::applyTrackNames()
     for (size_t t = 0; t < m_model.m_tracks.size(); ++t) {
         Track& track = m_model.m_tracks[t];
         const TrackKey& key = m_trackKeys[t];
-        if (auto it = processNames.find(ProcessKey{key.pid, key.pidLabel}); it != processNames.end()) {
+        if (auto it = processNames.find(ProcessKey{key.pid, key.pidLabel});
+            it != processNames.end()) {
             track.processName = it->second.name;
             track.processLabel = it->second.label;
             track.sortIndex = it->second.sortIndex;

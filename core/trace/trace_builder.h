@@ -16,7 +16,11 @@ public:
     // the event array on a worker thread, with its own string and track tables; append()
     // then adds it to the Whole one as if its events had been added there, in order (the
     // ids of strings and tracks come out as a serial read gives them).
-    enum class Part { Whole, Chunk };
+    enum class Part
+    {
+        Whole,
+        Chunk
+    };
     explicit TraceBuilder(Part part = Part::Whole);
 
     // One element of the event array, starting at `sourceOffset` in the decompressed file.
@@ -64,7 +68,14 @@ private:
     // are named (the last row of a kind wins).
     struct MetadataRow
     {
-        enum Field : uint8_t { ProcessName, ProcessLabels, ProcessSortIndex, ThreadName, ThreadSortIndex };
+        enum Field : uint8_t
+        {
+            ProcessName,
+            ProcessLabels,
+            ProcessSortIndex,
+            ThreadName,
+            ThreadSortIndex
+        };
         Field field;
         TrackKey key;  // the process's rows use pid and pidLabel only
         StringId text;

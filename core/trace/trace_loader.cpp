@@ -1,9 +1,9 @@
 #include "core/trace/trace_loader.h"
 
+#include "core/parallel/thread_count.h"
 #include "core/trace/byte_source.h"
 #include "core/trace/event_parser.h"
 #include "core/trace/event_parser_backend.h"
-#include "core/parallel/thread_count.h"
 #include "core/trace/json_scan.h"
 #include "core/trace/metadata_reader.h"
 #include "core/trace/parallel_events.h"
@@ -387,7 +387,8 @@ StreamingReader::Stop StreamingReader::readTopObject()
             if (scan == Scan::NeedMore)
                 return stopAtEnd("inside the top-level object");
             if (scan == Scan::Invalid)
-                return malformed("unexpected character in the value of \"" + printableExcerpt(key) + "\"",
+                return malformed("unexpected character in the value of \"" + printableExcerpt(key) +
+                                     "\"",
                                  m_pos + length);
             if (!readTopLevelValue(key, std::string_view(m_buffer.data() + m_pos, length),
                                    m_builder.metadata()))
@@ -482,9 +483,8 @@ LoadResult StreamingReader::run(TraceSource traceSource)
     if (structural)
         stats.partlyRead = stop.message;
     if (keepModel)
-        result.model =
-            std::make_shared<const TraceModel>(
-                m_builder.finish(std::move(traceSource), started, m_threads));
+        result.model = std::make_shared<const TraceModel>(
+            m_builder.finish(std::move(traceSource), started, m_threads));
     result.status = stop.status;
     result.message = std::move(stop.message);
     result.errorOffset = stop.offset;

@@ -13,7 +13,8 @@
 
 namespace kinetoscope::trace {
 
-enum class LoadStatus {
+enum class LoadStatus
+{
     Ok,
     Truncated,  // the data ends inside the event array: the events before the cut are kept
     Malformed,  // invalid JSON: events before it are kept, or malformed events were skipped

@@ -34,12 +34,19 @@ struct DistributedInfo
     int worldSize = -1;
 };
 
-enum class TraceContainer : uint8_t {
+enum class TraceContainer : uint8_t
+{
     BareArray,    // legacy profiler and Kineto up to PyTorch 1.8: `[ ...events ]`
     EventsObject  // `{ "schemaVersion": ..., "traceEvents": [ ... ], ... }`
 };
 
-enum class GpuVendor : uint8_t { None, Nvidia, Amd, Mtia };
+enum class GpuVendor : uint8_t
+{
+    None,
+    Nvidia,
+    Amd,
+    Mtia
+};
 
 struct TraceMetadata
 {

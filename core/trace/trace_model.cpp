@@ -36,7 +36,8 @@ EventId TraceModel::innermostEventAt(TrackId id, int64_t timeNs) const
 namespace {
 // Looks `key` up in a compressed sparse row index: sorted keys, offsets (one more than
 // keys) into a flat list of values.
-std::span<const EventId> csrLookup(const std::vector<EventId>& keys, const std::vector<uint32_t>& offsets,
+std::span<const EventId> csrLookup(const std::vector<EventId>& keys,
+                                   const std::vector<uint32_t>& offsets,
                                    const std::vector<EventId>& values, EventId key)
 {
     const auto it = std::lower_bound(keys.begin(), keys.end(), key);
@@ -62,8 +63,9 @@ namespace {
 template <typename Info>
 const Info* findSide(const std::vector<std::pair<EventId, Info>>& side, EventId id)
 {
-    const auto it = std::lower_bound(side.begin(), side.end(), id,
-                                     [](const auto& entry, EventId key) { return entry.first < key; });
+    const auto it =
+        std::lower_bound(side.begin(), side.end(), id,
+                         [](const auto& entry, EventId key) { return entry.first < key; });
     return it != side.end() && it->first == id ? &it->second : nullptr;
 }
 
@@ -96,8 +98,9 @@ size_t TraceModel::memoryBytes() const
     return m_strings.memoryBytes() + bytesOf(m_tracks) + bytesOf(m_events) +
            bytesOf(m_sourceOffsets) + bytesOf(m_launchTargets) + bytesOf(m_launchOffsets) +
            bytesOf(m_launchCalls) + bytesOf(m_opsWithLaunches) + bytesOf(m_opLaunchOffsets) +
-           bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_inputShapes) + bytesOf(m_flows) +
-           bytesOf(m_memory) + (m_source.gzipIndex ? m_source.gzipIndex->memoryBytes() : 0);
+           bytesOf(m_opLaunches) + bytesOf(m_kernels) + bytesOf(m_copies) + bytesOf(m_inputShapes) +
+           bytesOf(m_flows) + bytesOf(m_memory) +
+           (m_source.gzipIndex ? m_source.gzipIndex->memoryBytes() : 0);
 }
 
 }  // namespace kinetoscope::trace

@@ -26,10 +26,13 @@ namespace kinetoscope::trace {
 // point) within [kMinTimeNs, kMaxTimeNs], every duration within [0, kMaxDurationNs]. So
 // ends, spans and the difference of any two times stay inside int64 (2^62 + 2^60 < 2^63);
 // the ingest skips or clamps what lies outside, and counts it.
-inline constexpr int64_t kMinTimeNs = -(int64_t(1) << 60);    // about 36 years before 1970
-inline constexpr int64_t kMaxTimeNs = int64_t(1) << 62;       // about the year 2116
+inline constexpr int64_t kMinTimeNs = -(int64_t(1) << 60);   // about 36 years before 1970
+inline constexpr int64_t kMaxTimeNs = int64_t(1) << 62;      // about the year 2116
 inline constexpr int64_t kMaxDurationNs = int64_t(1) << 60;  // about 36 years
-constexpr bool isHeldTime(int64_t ns) { return ns >= kMinTimeNs && ns <= kMaxTimeNs; }
+constexpr bool isHeldTime(int64_t ns)
+{
+    return ns >= kMinTimeNs && ns <= kMaxTimeNs;
+}
 
 // The hot struct: one per complete (`X`) or instant event. Its size is the model's cost
 // per event, hence the static_assert. Rare fields live in side tables; `args` are read
@@ -52,18 +55,23 @@ struct Event
 };
 static_assert(sizeof(Event) == 40, "Event is the per-event memory cost: keep it at 40 bytes");
 
-enum class TrackKind : uint8_t { CpuThread, GpuStream, Other };
+enum class TrackKind : uint8_t
+{
+    CpuThread,
+    GpuStream,
+    Other
+};
 
 struct Track
 {
     TrackKind kind = TrackKind::Other;
-    int64_t pid = 0;       // process id; for GPU tracks the device index
-    int64_t tid = 0;       // thread id; for GPU tracks the stream
-    StringId pidLabel;     // pid as written when it was not a number ("Spans", "Traces")
-    StringId tidLabel;     // tid as written when it was not a number
-    StringId name;         // thread_name metadata, if any
-    StringId processName;  // process_name metadata, if any
-    StringId processLabel; // process_labels metadata ("CPU", "GPU 0"), if any
+    int64_t pid = 0;        // process id; for GPU tracks the device index
+    int64_t tid = 0;        // thread id; for GPU tracks the stream
+    StringId pidLabel;      // pid as written when it was not a number ("Spans", "Traces")
+    StringId tidLabel;      // tid as written when it was not a number
+    StringId name;          // thread_name metadata, if any
+    StringId processName;   // process_name metadata, if any
+    StringId processLabel;  // process_labels metadata ("CPU", "GPU 0"), if any
     int64_t sortIndex = 0;
     uint32_t firstEvent = 0;  // the track's events are [firstEvent, firstEvent + eventCount)
     uint32_t eventCount = 0;
@@ -87,7 +95,7 @@ struct MemorySample
     int64_t totalAllocated = -1;
     int64_t totalReserved = -1;
     uint64_t address = 0;
-    TrackId track;     // the CPU thread that allocated
+    TrackId track;          // the CPU thread that allocated
     int16_t deviceId = -1;  // -1 for host memory
     int8_t deviceType = 0;  // 0 CPU, 1 CUDA (c10::DeviceType)
 };
@@ -95,8 +103,8 @@ struct MemorySample
 // Where a model's events came from, so that their `args` can be read back on demand.
 struct TraceSource
 {
-    std::filesystem::path path;              // a file (plain or gzip), or
-    std::shared_ptr<const std::string> text;  // the JSON text itself
+    std::filesystem::path path;                  // a file (plain or gzip), or
+    std::shared_ptr<const std::string> text;     // the JSON text itself
     std::shared_ptr<const GzipIndex> gzipIndex;  // a gzip file's access points, or null
 };
 
@@ -166,15 +174,15 @@ private:
     std::vector<Event> m_events;
     std::vector<uint64_t> m_sourceOffsets;  // per event: byte offset of its JSON object in
                                             // the (decompressed) file, for readArgs()
-    std::vector<EventId> m_launchTargets;                 // activities, grouped by launch
-    std::vector<uint32_t> m_launchOffsets;                // into m_launchTargets
-    std::vector<EventId> m_launchCalls;                   // launch calls with activities
+    std::vector<EventId> m_launchTargets;   // activities, grouped by launch
+    std::vector<uint32_t> m_launchOffsets;  // into m_launchTargets
+    std::vector<EventId> m_launchCalls;     // launch calls with activities
     // The same shape for op -> launch calls: ops with launches, offsets, launch calls.
     std::vector<EventId> m_opsWithLaunches;
     std::vector<uint32_t> m_opLaunchOffsets;
     std::vector<EventId> m_opLaunches;
-    std::vector<std::pair<EventId, KernelInfo>> m_kernels;  // sorted by event
-    std::vector<std::pair<EventId, CopyInfo>> m_copies;     // sorted by event
+    std::vector<std::pair<EventId, KernelInfo>> m_kernels;    // sorted by event
+    std::vector<std::pair<EventId, CopyInfo>> m_copies;       // sorted by event
     std::vector<std::pair<EventId, StringId>> m_inputShapes;  // sorted by event
     std::vector<Flow> m_flows;
     std::vector<MemorySample> m_memory;

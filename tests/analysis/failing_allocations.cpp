@@ -8,11 +8,13 @@
 // The sanitizers that replace operator new themselves (GCC says so with __SANITIZE_*__,
 // clang with __has_feature).
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
 #define KINETOSCOPE_SANITIZED_ALLOCATOR 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(KINETOSCOPE_SANITIZED_ALLOCATOR)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) ||                               \
+    defined(KINETOSCOPE_SANITIZED_ALLOCATOR)
 #define KINETOSCOPE_FAILING_ALLOCATIONS 0
 #else
 #define KINETOSCOPE_FAILING_ALLOCATIONS 1
@@ -25,14 +27,15 @@ std::atomic<bool> g_failing{false};  // ... and it fails allocations past its al
 std::atomic<int64_t> g_left{0};      // allocations still allowed
 std::atomic<int64_t> g_seen{0};
 std::atomic<bool> g_failedElsewhere{false};
-std::thread::id g_owner;             // the thread that made the FailingAllocations
+std::thread::id g_owner;  // the thread that made the FailingAllocations
 
 #if KINETOSCOPE_FAILING_ALLOCATIONS
 void* allocate(std::size_t size)
 {
     if (g_active.load(std::memory_order_acquire)) {
         g_seen.fetch_add(1, std::memory_order_relaxed);
-        if (g_failing.load(std::memory_order_relaxed) && g_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
+        if (g_failing.load(std::memory_order_relaxed) &&
+            g_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
             if (std::this_thread::get_id() != g_owner)
                 g_failedElsewhere.store(true, std::memory_order_relaxed);
             throw std::bad_alloc();

@@ -19,7 +19,7 @@ public:
     FailingAllocations& operator=(const FailingAllocations&) = delete;
 
     static bool supported();
-    int64_t allocations() const;     // asked for so far (failed ones included)
+    int64_t allocations() const;       // asked for so far (failed ones included)
     bool failedOnOtherThread() const;  // an allocation failed on a thread other than this one
 };
 

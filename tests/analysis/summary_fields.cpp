@@ -613,7 +613,8 @@ std::vector<std::string> summaryFields(const TraceSummary& s)
     return out;
 }
 
-std::string firstDifference(const std::vector<std::string>& expected, const std::vector<std::string>& actual)
+std::string firstDifference(const std::vector<std::string>& expected,
+                            const std::vector<std::string>& actual)
 {
     const size_t common = std::min(expected.size(), actual.size());
     size_t i = 0;
@@ -624,7 +625,8 @@ std::string firstDifference(const std::vector<std::string>& expected, const std:
     auto at = [](const std::vector<std::string>& lines, size_t k) {
         return k < lines.size() ? lines[k] : std::string("(no more fields)");
     };
-    std::string text = "field " + std::to_string(i) + ":\n  expected " + at(expected, i) + "\n  actual   " + at(actual, i);
+    std::string text = "field " + std::to_string(i) + ":\n  expected " + at(expected, i) +
+                       "\n  actual   " + at(actual, i);
     if (i > 0)
         text += "\n  after    " + expected[i - 1];
     return text;

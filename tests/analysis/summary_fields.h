@@ -13,6 +13,7 @@ namespace kinetoscope::test {
 std::vector<std::string> summaryFields(const analysis::TraceSummary& summary);
 
 // The first line where two field lists differ, with its neighbours, or "" when they are the same.
-std::string firstDifference(const std::vector<std::string>& expected, const std::vector<std::string>& actual);
+std::string firstDifference(const std::vector<std::string>& expected,
+                            const std::vector<std::string>& actual);
 
 }  // namespace kinetoscope::test

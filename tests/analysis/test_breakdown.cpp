@@ -97,7 +97,7 @@ private Q_SLOTS:
         QCOMPARE(us(s1[TimeCategory::Memcpy]), int64_t(10));      // [70, 80)
         QCOMPARE(us(s1[TimeCategory::Runtime]), int64_t(8));      // [20, 25) + [65, 68)
         QCOMPARE(us(s1[TimeCategory::DataLoader]), int64_t(10));  // [85, 95)
-        QCOMPARE(us(s1[TimeCategory::CpuExec]), int64_t(15));     // aten::add less kernel and launch
+        QCOMPARE(us(s1[TimeCategory::CpuExec]), int64_t(15));  // aten::add less kernel and launch
         QCOMPARE(us(s1[TimeCategory::Other]), int64_t(27));
         int64_t sum = 0;
         for (int64_t v : s1.ns)
@@ -169,16 +169,19 @@ private Q_SLOTS:
         int correlation = 1;
         for (int step = 1; step <= 3; ++step) {
             const int t0 = step * 100;
-            json += R"j({"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#)j" + std::to_string(step) +
-                    R"j(", "pid": 1, "tid": 1, "ts": )j" + std::to_string(t0) + R"j(, "dur": 90},)j";
+            json += R"j({"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#)j" +
+                    std::to_string(step) + R"j(", "pid": 1, "tid": 1, "ts": )j" +
+                    std::to_string(t0) + R"j(, "dur": 90},)j";
             const int kernels = step == 3 ? 1 : 2;
             for (int k = 0; k < kernels; ++k, ++correlation) {
-                json += R"j({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )j" +
-                        std::to_string(t0 + 10 + k * 10) + R"j(, "dur": 2, "args": {"correlation": )j" +
-                        std::to_string(correlation) + "}},";
-                json += R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )j" +
-                        std::to_string(t0 + 20 + k * 10) + R"j(, "dur": 5, "args": {"correlation": )j" +
-                        std::to_string(correlation) + "}},";
+                json +=
+                    R"j({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )j" +
+                    std::to_string(t0 + 10 + k * 10) + R"j(, "dur": 2, "args": {"correlation": )j" +
+                    std::to_string(correlation) + "}},";
+                json +=
+                    R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )j" +
+                    std::to_string(t0 + 20 + k * 10) + R"j(, "dur": 5, "args": {"correlation": )j" +
+                    std::to_string(correlation) + "}},";
             }
         }
         json.back() = ']';
@@ -196,13 +199,14 @@ private Q_SLOTS:
         // marker itself is not.
         auto event = [](const char* cat, const char* name, int ts, int dur) {
             return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" + name +
-                   "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": " +
-                   std::to_string(dur) + "}";
+                   "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(ts) +
+                   ", \"dur\": " + std::to_string(dur) + "}";
         };
-        const auto model = load("{\"traceEvents\": [" + event("user_annotation", "ProfilerStep#1", 0, 100) + ", " +
-                                event("python_function", "train.py: preprocess", 10, 30) + ", " +
-                                event("user_annotation", "compute_metrics", 50, 20) + ", " +
-                                event("cpu_op", "aten::sum", 55, 10) + "]}");
+        const auto model =
+            load("{\"traceEvents\": [" + event("user_annotation", "ProfilerStep#1", 0, 100) + ", " +
+                 event("python_function", "train.py: preprocess", 10, 30) + ", " +
+                 event("user_annotation", "compute_metrics", 50, 20) + ", " +
+                 event("cpu_op", "aten::sum", 55, 10) + "]}");
         QVERIFY(model);
         const StepDetection steps = detectSteps(*model);
         QVERIFY(steps.fromMarkers);
@@ -251,23 +255,23 @@ private Q_SLOTS:
         QTest::addColumn<double>("utilization");
         QTest::addColumn<double>("smEfficiency");
         QTest::addColumn<double>("occupancy");
-        QTest::newRow("workers0") << QString("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")
-            << QList<QList<qint64>>{
-                   {98598, 1941, 90, 0, 2796, 69317, 14091, 1115, 187948},
-                   {98570, 1947, 89, 0, 2762, 57669, 12968, 1148, 175153},
-                   {98596, 1931, 91, 0, 2877, 61257, 13768, 1213, 179733},
-                   {98623, 1938, 89, 0, 2841, 56453, 13420, 1200, 174564},
-                   {98504, 1937, 87, 0, 2788, 62690, 15025, 1141, 182172},
-                   {98641, 1798, 88, 0, 3381, 48185, 12773, 1117, 165983}}
+        QTest::newRow("workers0")
+            << QString("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")
+            << QList<QList<qint64>>{{98598, 1941, 90, 0, 2796, 69317, 14091, 1115, 187948},
+                                    {98570, 1947, 89, 0, 2762, 57669, 12968, 1148, 175153},
+                                    {98596, 1931, 91, 0, 2877, 61257, 13768, 1213, 179733},
+                                    {98623, 1938, 89, 0, 2841, 56453, 13420, 1200, 174564},
+                                    {98504, 1937, 87, 0, 2788, 62690, 15025, 1141, 182172},
+                                    {98641, 1798, 88, 0, 3381, 48185, 12773, 1117, 165983}}
             << 0.5551408517455255 << 0.546790410706937 << 49.128004909286396;
-        QTest::newRow("workers4") << QString("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")
-            << QList<QList<qint64>>{
-                   {99778, 3606, 98, 0, 41028, 4341, 27460, 5995, 182306},
-                   {99208, 2948, 98, 0, 3406, 0, 16404, 4119, 126183},
-                   {99114, 2949, 98, 0, 3417, 6, 19521, 2076, 127181},
-                   {99021, 2975, 97, 0, 3544, 0, 15464, 1978, 123079},
-                   {98791, 3596, 97, 0, 8275, 1370, 43905, 7427, 163461},
-                   {98956, 2885, 98, 0, 3714, 1400, 13235, 3910, 124198}}
+        QTest::newRow("workers4")
+            << QString("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")
+            << QList<QList<qint64>>{{99778, 3606, 98, 0, 41028, 4341, 27460, 5995, 182306},
+                                    {99208, 2948, 98, 0, 3406, 0, 16404, 4119, 126183},
+                                    {99114, 2949, 98, 0, 3417, 6, 19521, 2076, 127181},
+                                    {99021, 2975, 97, 0, 3544, 0, 15464, 1978, 123079},
+                                    {98791, 3596, 97, 0, 8275, 1370, 43905, 7427, 163461},
+                                    {98956, 2885, 98, 0, 3714, 1400, 13235, 3910, 124198}}
             << 0.7027034689359772 << 0.6922497791013418 << 48.90989093378699;
     }
     void matchesTheTensorBoardPlugin()
@@ -285,10 +289,13 @@ private Q_SLOTS:
         for (qsizetype s = 0; s < steps.size(); ++s) {
             const CategoryTimes& ours = result.all.perStep[size_t(s)];
             for (size_t c = 0; c < kTimeCategoryCount; ++c)
-                QVERIFY2(std::llabs(us(ours.ns[c]) - steps[s][qsizetype(c)]) <= 1,
-                         qPrintable(QString("step %1 %2: %3 vs plugin %4").arg(s).arg(
-                             QString::fromUtf8(timeCategoryKey(TimeCategory(c)).data()))
-                             .arg(us(ours.ns[c])).arg(steps[s][qsizetype(c)])));
+                QVERIFY2(
+                    std::llabs(us(ours.ns[c]) - steps[s][qsizetype(c)]) <= 1,
+                    qPrintable(QString("step %1 %2: %3 vs plugin %4")
+                                   .arg(s)
+                                   .arg(QString::fromUtf8(timeCategoryKey(TimeCategory(c)).data()))
+                                   .arg(us(ours.ns[c]))
+                                   .arg(steps[s][qsizetype(c)])));
             QVERIFY(std::llabs(us(ours.totalNs) - steps[s][8]) <= 1);
         }
         const auto metrics = computeGpuMetrics(*loaded.model, detection);

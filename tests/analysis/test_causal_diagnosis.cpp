@@ -9,7 +9,6 @@
 #endif
 
 #include <QtTest>
-
 #include <algorithm>
 
 using namespace kinetoscope::analysis;
@@ -90,7 +89,9 @@ private Q_SLOTS:
         QVERIFY(f);
         const double planted = kinetoscope::test::plantedGainUs(p) * 1e3;
         QVERIFY2(std::abs(f->estimatedGainNs - planted) <= 0.10 * planted,
-                 qPrintable(QString("gain %1 us, planted %2 us").arg(f->estimatedGainNs / 1e3).arg(planted / 1e3)));
+                 qPrintable(QString("gain %1 us, planted %2 us")
+                                .arg(f->estimatedGainNs / 1e3)
+                                .arg(planted / 1e3)));
     }
 
     void gainsNeverClaimTheSameTime()
@@ -105,7 +106,8 @@ private Q_SLOTS:
                 QVERIFY(f.estimatedGainNs >= 0);
                 total += f.estimatedGainNs;
             }
-            QVERIFY2(total <= d.summary.breakdown.all.averageTotalNs + 1, kinetoscope::test::pathologyName(p));
+            QVERIFY2(total <= d.summary.breakdown.all.averageTotalNs + 1,
+                     kinetoscope::test::pathologyName(p));
             // The model replays the measured step before it removes anything.
             const CausalModel& m = d.summary.causal;
             QVERIFY(std::abs(m.replayedStepNs - m.stepNs) <= 0.01 * m.stepNs);
@@ -150,8 +152,10 @@ private Q_SLOTS:
         QVERIFY(!d.findings.empty());
         for (const Finding& f : d.findings) {
             const std::string text = f.title + f.explanation + f.fix + f.snippet;
-            for (const char* training : {"optimizer", "Optimizer", "lr", "learning rate", "num_workers", "backward"})
-                QVERIFY2(text.find(training) == std::string::npos, (f.id + ": " + training).c_str());
+            for (const char* training :
+                 {"optimizer", "Optimizer", "lr", "learning rate", "num_workers", "backward"})
+                QVERIFY2(text.find(training) == std::string::npos,
+                         (f.id + ": " + training).c_str());
         }
         QVERIFY(d.findings.front().snippet.find("reduce-overhead") != std::string::npos);
         // The training loop is recognised as training.
@@ -163,7 +167,8 @@ private Q_SLOTS:
         const Diagnosed d = diagnoseCase(Pathology::BlockingD2HCopy);
         QCOMPARE(QString::fromStdString(d.findings.front().id), QString("host-sync"));
         QVERIFY(!find(d.findings, "copy-heavy"));
-        QVERIFY(!find(d.findings, "python-bound"));  // the CPU work after the wait is the sync's gain
+        QVERIFY(
+            !find(d.findings, "python-bound"));  // the CPU work after the wait is the sync's gain
     }
 
     // Both ways a value is read back count as reads: the pageable copy that blocks itself,
@@ -205,8 +210,10 @@ private Q_SLOTS:
         auto withTypes = [&](const std::string& type) {
             std::string text = trace;
             const std::string key = "\"Input Dims\":";
-            const std::string types = "\"Input type\": [\"" + type + "\", \"" + type + "\", \"" + type + "\"], ";
-            for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + types.size() + key.size()))
+            const std::string types =
+                "\"Input type\": [\"" + type + "\", \"" + type + "\", \"" + type + "\"], ";
+            for (size_t at = text.find(key); at != std::string::npos;
+                 at = text.find(key, at + types.size() + key.size()))
                 text.insert(at, types);
             return kinetoscope::test::diagnoseText(text);
         };
@@ -226,7 +233,8 @@ private Q_SLOTS:
                 QVERIFY2(t.event.valid(), t.name.c_str());
                 const kinetoscope::trace::Event& e = fp32.model->event(t.event);
                 QCOMPARE(std::string(fp32.model->text(e.name)), t.name);
-                QCOMPARE(kinetoscope::trace::isGpuActivity(e.category), targets == &confirmed->evidence.kernels);
+                QCOMPARE(kinetoscope::trace::isGpuActivity(e.category),
+                         targets == &confirmed->evidence.kernels);
                 for (const kinetoscope::trace::Event& other : fp32.model->events())
                     if (other.name == e.name && kinetoscope::trace::isGpuActivity(other.category) ==
                                                     kinetoscope::trace::isGpuActivity(e.category))

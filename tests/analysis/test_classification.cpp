@@ -13,7 +13,6 @@
 #endif
 
 #include <QtTest>
-
 #include <map>
 #include <set>
 
@@ -103,8 +102,7 @@ private Q_SLOTS:
         QTest::addColumn<MatrixUnit>("expected");
         // TensorCore
         // pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz
-        row("nvjet sm103 (cuBLASLt, B300)",
-            "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT",
+        row("nvjet sm103 (cuBLASLt, B300)", "nvjet_sm103_tst_64x16_64x16_4x1_v_bz_TNT",
             MatrixUnit::TensorCore);
         row("bmm _sm100f (TensorRT-LLM, B300)",
             "bmm_Bfloat16_Bfloat16Bfloat16_Fp32_t128x8x128u2_s5_et128x8_m128x8x16_c1x1x1_16dp256b"
@@ -278,8 +276,7 @@ private Q_SLOTS:
         // tracelens/torch_compile_triton.json.gz
         row("Triton attn_fwd (MI300X)", "attn_fwd", MatrixUnit::TensorCore);
         // tracelens/mi300x_vllm_piecewise_graph_replay.json.gz
-        row("triton_kernels matmul_ogs",
-            "_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1",
+        row("triton_kernels matmul_ogs", "_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1",
             MatrixUnit::TensorCore);
         // Simt
         // hta/diff_control.json.gz
@@ -300,13 +297,11 @@ private Q_SLOTS:
             "nonfused::WinogradDataParams<float, float>)",
             MatrixUnit::Simt);
         // hta/a100_simple_add_first_call_24s.json.gz
-        row("cudnn_ampere_scudnn",
-            "cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1",
+        row("cudnn_ampere_scudnn", "cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1",
             MatrixUnit::Simt);
         row("FFT complex gemm", "ampere_gcgemm_64x64_nt", MatrixUnit::Simt);
         // param/resnet_rtx2080ti_no_steps.json.gz
-        row("scudnn winograd",
-            "cudnn_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+        row("scudnn winograd", "cudnn_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
             MatrixUnit::Simt);
         row("cuDNN dgrad engine",
             "void cudnn::detail::dgrad_engine<float, 128, 6, 7, 3, 3, 5, false>(int, int, int, fl"
@@ -412,8 +407,7 @@ private Q_SLOTS:
             "S4_S4_S4_diiiiiiib",
             MatrixUnit::Unknown);
         // tracelens/mi300x_vllm_piecewise_graph_replay.json.gz
-        row("triton_kernels finalize scatter",
-            "_finalize_matmul_scatter_bf16",
+        row("triton_kernels finalize scatter", "_finalize_matmul_scatter_bf16",
             MatrixUnit::Unknown);
         row("vLLM unified attention", "kernel_unified_attention_2d", MatrixUnit::Unknown);
         // kineto/resnet50_bare_array_2020.pt.trace.json.gz
@@ -436,14 +430,16 @@ private Q_SLOTS:
             MatrixUnit::Simt);
         row("public volta_gcgemm", "volta_gcgemm_32x32_nt", MatrixUnit::Simt);
         row("public mem-efficient attention fp32 sm80",
-            "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, "
+            "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float,"
+            " "
             "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
             MatrixUnit::TensorCore);
         row("public mem-efficient attention fp32 sm75", "fmha_cutlassF_f32_aligned_64x64_rf_sm75",
             MatrixUnit::Simt);
-        row("public flash attention 2 forward", "pytorch_flash::flash_fwd_kernel", MatrixUnit::TensorCore);
-        row("public flash attention 2 dot(dO, O)", "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, ...>",
-            MatrixUnit::Unknown);
+        row("public flash attention 2 forward", "pytorch_flash::flash_fwd_kernel",
+            MatrixUnit::TensorCore);
+        row("public flash attention 2 dot(dO, O)",
+            "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, ...>", MatrixUnit::Unknown);
     }
     void classifiesKernelNames()
     {
@@ -489,18 +485,40 @@ private Q_SLOTS:
         call("cudaFree", CallKind::Allocation);
         call("cudaHostAlloc", CallKind::Allocation);
         call("hipMalloc", CallKind::Allocation);
-        for (const char* other :
-             {"INVALID", "cudaDeviceGetAttribute", "cudaDeviceGetStreamPriorityRange", "cudaDriverGetVersion",
-              "cudaEventElapsedTime", "cudaEventQuery", "cudaEventRecord", "cudaEventRecordWithFlags",
-              "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaGetDeviceCount", "cudaGetDeviceProperties",
-              "cudaGetSymbolAddress", "cudaHostGetDevicePointer", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaPeekAtLastError",
-              "cudaPointerGetAttributes", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
-              "cudaStreamGetCaptureInfo", "cudaStreamGetCaptureInfo_v2", "cudaStreamGetPriority",
-              "cudaStreamIsCapturing", "hipCtxGetCurrent", "hipDeviceGetAttribute", "hipDriverGetVersion",
-              "hipEventDestroy", "hipGetDevicePropertiesR0600", "hipPointerGetAttribute",
-              "hipStreamGetCaptureInfo", "hipStreamGetCaptureInfo_v2", "hipStreamGetDevice",
-              "hipStreamIsCapturing"})
+        for (const char* other : {"INVALID",
+                                  "cudaDeviceGetAttribute",
+                                  "cudaDeviceGetStreamPriorityRange",
+                                  "cudaDriverGetVersion",
+                                  "cudaEventElapsedTime",
+                                  "cudaEventQuery",
+                                  "cudaEventRecord",
+                                  "cudaEventRecordWithFlags",
+                                  "cudaFuncGetAttributes",
+                                  "cudaFuncSetAttribute",
+                                  "cudaGetDeviceCount",
+                                  "cudaGetDeviceProperties",
+                                  "cudaGetSymbolAddress",
+                                  "cudaHostGetDevicePointer",
+                                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                                  "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+                                  "cudaPeekAtLastError",
+                                  "cudaPointerGetAttributes",
+                                  "cudaStreamCreateWithFlags",
+                                  "cudaStreamCreateWithPriority",
+                                  "cudaStreamGetCaptureInfo",
+                                  "cudaStreamGetCaptureInfo_v2",
+                                  "cudaStreamGetPriority",
+                                  "cudaStreamIsCapturing",
+                                  "hipCtxGetCurrent",
+                                  "hipDeviceGetAttribute",
+                                  "hipDriverGetVersion",
+                                  "hipEventDestroy",
+                                  "hipGetDevicePropertiesR0600",
+                                  "hipPointerGetAttribute",
+                                  "hipStreamGetCaptureInfo",
+                                  "hipStreamGetCaptureInfo_v2",
+                                  "hipStreamGetDevice",
+                                  "hipStreamIsCapturing"})
             call(other, CallKind::Other);
         // From the CUDA and HIP APIs: the kinds and spellings the traces lack.
         call("cudaLaunchCooperativeKernel", CallKind::KernelLaunch);
@@ -564,14 +582,14 @@ private Q_SLOTS:
             if (isLaunchCall(e.category))
                 byName.emplace_back(std::string(model->text(e.name)), blocksHost(*model, e));
         const std::vector<std::pair<std::string, bool>> expected = {
-            {"cudaMemcpy", true},            // HtoD
-            {"cudaMemcpy", false},           // DtoD: "no host-side synchronization"
-            {"cudaMemcpy2D", true},          // no copy recorded: the name says synchronous
+            {"cudaMemcpy", true},    // HtoD
+            {"cudaMemcpy", false},   // DtoD: "no host-side synchronization"
+            {"cudaMemcpy2D", true},  // no copy recorded: the name says synchronous
             {"cuMemcpyDtoD_v2", false},
             {"cuMemcpyDtoH_v2", true},
-            {"hipMemcpy", true},             // DtoD, still synchronous in HIP
+            {"hipMemcpy", true},  // DtoD, still synchronous in HIP
             {"hipMemcpyDtoH", true},
-            {"cudaMemcpyAsync", false},      // pinned
+            {"cudaMemcpyAsync", false},  // pinned
             {"cudaStreamWaitEvent", false},
             {"cudaStreamSynchronize", true},
         };
@@ -584,27 +602,31 @@ private Q_SLOTS:
         QTest::addColumn<CopyDirection>("direction");
         QTest::addColumn<HostMemory>("memory");
         // Every memcpy name in the shared traces (gpu_memcpy and Memcpy)...
-        QTest::newRow("HtoD pageable") << QString("Memcpy HtoD (Pageable -> Device)") << CopyDirection::HostToDevice
-                                       << HostMemory::Pageable;
-        QTest::newRow("HtoD pinned") << QString("Memcpy HtoD (Pinned -> Device)") << CopyDirection::HostToDevice
-                                     << HostMemory::Pinned;
-        QTest::newRow("DtoH pageable") << QString("Memcpy DtoH (Device -> Pageable)") << CopyDirection::DeviceToHost
-                                       << HostMemory::Pageable;
-        QTest::newRow("DtoH pinned") << QString("Memcpy DtoH (Device -> Pinned)") << CopyDirection::DeviceToHost
-                                     << HostMemory::Pinned;
-        QTest::newRow("DtoD") << QString("Memcpy DtoD (Device -> Device)") << CopyDirection::DeviceToDevice
-                              << HostMemory::Unknown;
-        QTest::newRow("ROCm HtoD") << QString("Memcpy HtoD (Host -> Device)") << CopyDirection::HostToDevice
-                                   << HostMemory::Unknown;
+        QTest::newRow("HtoD pageable") << QString("Memcpy HtoD (Pageable -> Device)")
+                                       << CopyDirection::HostToDevice << HostMemory::Pageable;
+        QTest::newRow("HtoD pinned") << QString("Memcpy HtoD (Pinned -> Device)")
+                                     << CopyDirection::HostToDevice << HostMemory::Pinned;
+        QTest::newRow("DtoH pageable") << QString("Memcpy DtoH (Device -> Pageable)")
+                                       << CopyDirection::DeviceToHost << HostMemory::Pageable;
+        QTest::newRow("DtoH pinned") << QString("Memcpy DtoH (Device -> Pinned)")
+                                     << CopyDirection::DeviceToHost << HostMemory::Pinned;
+        QTest::newRow("DtoD") << QString("Memcpy DtoD (Device -> Device)")
+                              << CopyDirection::DeviceToDevice << HostMemory::Unknown;
+        QTest::newRow("ROCm HtoD") << QString("Memcpy HtoD (Host -> Device)")
+                                   << CopyDirection::HostToDevice << HostMemory::Unknown;
         // ...and those of CUPTI's other kinds and of roctracer's older activity names.
-        QTest::newRow("PtoP") << QString("Memcpy PtoP (Device -> Device)") << CopyDirection::PeerToPeer << HostMemory::Unknown;
-        QTest::newRow("HtoH") << QString("Memcpy HtoH (Pinned -> Pageable)") << CopyDirection::HostToHost
-                              << HostMemory::Pageable;
-        QTest::newRow("roctracer HtoD") << QString("CopyHostToDevice") << CopyDirection::HostToDevice << HostMemory::Unknown;
-        QTest::newRow("roctracer DtoH") << QString("CopyDeviceToHost") << CopyDirection::DeviceToHost << HostMemory::Unknown;
-        QTest::newRow("roctracer DtoD") << QString("CopyDeviceToDevice") << CopyDirection::DeviceToDevice
-                                        << HostMemory::Unknown;
-        QTest::newRow("a memset") << QString("Memset (Device)") << CopyDirection::Unknown << HostMemory::Unknown;
+        QTest::newRow("PtoP") << QString("Memcpy PtoP (Device -> Device)")
+                              << CopyDirection::PeerToPeer << HostMemory::Unknown;
+        QTest::newRow("HtoH") << QString("Memcpy HtoH (Pinned -> Pageable)")
+                              << CopyDirection::HostToHost << HostMemory::Pageable;
+        QTest::newRow("roctracer HtoD")
+            << QString("CopyHostToDevice") << CopyDirection::HostToDevice << HostMemory::Unknown;
+        QTest::newRow("roctracer DtoH")
+            << QString("CopyDeviceToHost") << CopyDirection::DeviceToHost << HostMemory::Unknown;
+        QTest::newRow("roctracer DtoD") << QString("CopyDeviceToDevice")
+                                        << CopyDirection::DeviceToDevice << HostMemory::Unknown;
+        QTest::newRow("a memset") << QString("Memset (Device)") << CopyDirection::Unknown
+                                  << HostMemory::Unknown;
     }
     void classifiesCopies()
     {
@@ -622,9 +644,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("blockingDtoH");
-        QTest::newRow("pageable") << QString("pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz")
+        QTest::newRow("pageable") << QString(
+                                         "pairs/streams_pageable_vs_pinned/"
+                                         "gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz")
                                   << 100;
-        QTest::newRow("pinned") << QString("pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz")
+        QTest::newRow("pinned") << QString("pairs/streams_pageable_vs_pinned/"
+                                           "gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz")
                                 << 0;
     }
     void blocksOnPageableAsyncCopies()
@@ -673,9 +698,11 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::newRow("A100, cuda_sync") << QString("hta/a100_simple_add_first_call_24s.json.gz");
-        QTest::newRow("B300, CUDA graphs") << QString("tracelens/b300_sglang_deepseek_r1_decode.json.gz");
+        QTest::newRow("B300, CUDA graphs")
+            << QString("tracelens/b300_sglang_deepseek_r1_decode.json.gz");
         QTest::newRow("MI300X, HIP graphs")
-            << QString("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz");
+            << QString("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/"
+                       "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz");
     }
     void blocksOnlyWhereTheKindSays()
     {
@@ -733,15 +760,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<GpuVendor>("vendor");
         QTest::addColumn<bool>("expected");
-        QTest::newRow("V100") << QString("param/dlrm_8_ranks/worker0_step_12.1694128201545.pt.trace.json.gz")
+        QTest::newRow("V100")
+            << QString("param/dlrm_8_ranks/worker0_step_12.1694128201545.pt.trace.json.gz")
+            << GpuVendor::Nvidia << true;
+        QTest::newRow("GP100") << QString("gpupuzzlers/gp100_first_launch_1580ms.json.gz")
+                               << GpuVendor::Nvidia << false;
+        QTest::newRow("B300") << QString("tracelens/b300_sglang_deepseek_r1_decode.json.gz")
                               << GpuVendor::Nvidia << true;
-        QTest::newRow("GP100") << QString("gpupuzzlers/gp100_first_launch_1580ms.json.gz") << GpuVendor::Nvidia << false;
-        QTest::newRow("B300") << QString("tracelens/b300_sglang_deepseek_r1_decode.json.gz") << GpuVendor::Nvidia << true;
         // "AMD Radeon Graphics", 9.0: the Tensile MFMA kernels tell.
-        QTest::newRow("MI250") << QString("hta/rocm_mi250_minitoy_train.json.gz") << GpuVendor::Amd << true;
+        QTest::newRow("MI250") << QString("hta/rocm_mi250_minitoy_train.json.gz") << GpuVendor::Amd
+                               << true;
         // Blank device names, 9.4 (gfx942).
-        QTest::newRow("MI300X unnamed") << QString("tracelens/mi300x_vllm_piecewise_graph_replay.json.gz")
-                                        << GpuVendor::Amd << true;
+        QTest::newRow("MI300X unnamed")
+            << QString("tracelens/mi300x_vllm_piecewise_graph_replay.json.gz") << GpuVendor::Amd
+            << true;
     }
     void knowsWhichDevicesHaveMatrixUnitsInRealTraces()
     {
@@ -771,28 +803,35 @@ private Q_SLOTS:
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("role");
         auto row = [](const char* kernel, const char* op, const char* role) {
-            QTest::newRow((std::string(kernel).substr(0, 40) + " / " + op).c_str()) << kernel << op << role;
+            QTest::newRow((std::string(kernel).substr(0, 40) + " / " + op).c_str())
+                << kernel << op << role;
         };
-        row("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>", "aten::add_",
-            "fusible");
+        row("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+            "aten::add_", "fusible");
         row("void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl>",
             "aten::threshold_backward", "fusible");
-        row("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>", "aten::cudnn_batch_norm",
-            "fusible");
-        row("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", "aten::_softmax", "fusible");
-        row("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<copy>>", "aten::copy_", "copy");
+        row("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>",
+            "aten::cudnn_batch_norm", "fusible");
+        row("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>",
+            "aten::_softmax", "fusible");
+        row("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<copy>>",
+            "aten::copy_", "copy");
         row("ampere_sgemm_128x64_nn", "aten::mm", "compute");
-        row("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>", "aten::addmm", "compute");
+        row("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>",
+            "aten::addmm", "compute");
         row("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>",
             "aten::_scaled_dot_product_flash_attention", "compute");
         row("triton_poi_fused_add_relu_0", "", "fused");
-        row("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "", "communication");
-        row("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps>>", "",
-            "fusible");
+        row("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "",
+            "communication");
+        row("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+            "at::native::MeanOps>>",
+            "", "fusible");
         row("void batch_norm_backward_kernel<c10::BFloat16, float>", "", "fusible");
-        row("void at::native::indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>", "aten::index_select",
+        row("void at::native::indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>",
+            "aten::index_select", "other");
+        row("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long>>", "",
             "other");
-        row("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long>>", "", "other");
         row("void convert_fp32_to_bf16_kernel(float const*, __nv_bfloat16*, int)", "", "other");
     }
     void tellsWhatAKernelDoesForFusion()

@@ -12,7 +12,6 @@
 #endif
 
 #include <QtTest>
-
 #include <cmath>
 #include <limits>
 #include <map>
@@ -22,8 +21,8 @@ using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
 using kinetoscope::test::Pathology;
 
-using kinetoscope::test::diagnoseText;
 using kinetoscope::test::Diagnosed;
+using kinetoscope::test::diagnoseText;
 
 namespace {
 
@@ -37,34 +36,38 @@ const Finding* find(const std::vector<Finding>& findings, const std::string& id)
     return kinetoscope::test::findFinding(findings, id);
 }
 
-
 // A small hand-written Kineto trace, for shapes no shared trace has: host events on one
 // thread (pid 1, tid 1), device activities on one stream (pid 0, tid 7). Times in us.
 class HandTrace
 {
 public:
-    void host(const char* cat, const std::string& name, int64_t ts, int64_t dur, const std::string& args = "")
+    void host(const char* cat, const std::string& name, int64_t ts, int64_t dur,
+              const std::string& args = "")
     {
         add(cat, name, 1, 1, ts, dur, args);
     }
     // A runtime call and the activity it started (correlated).
-    void launch(const char* cat, const std::string& call, int64_t ts, int64_t dur, const char* activityCat,
-                const std::string& activity, int64_t start, int64_t length)
+    void launch(const char* cat, const std::string& call, int64_t ts, int64_t dur,
+                const char* activityCat, const std::string& activity, int64_t start, int64_t length)
     {
         const std::string correlation = "\"correlation\": " + std::to_string(m_next++);
         add(cat, call, 1, 1, ts, dur, correlation);
-        add(activityCat, activity, 0, 7, start, length, correlation + ", \"stream\": 7, \"device\": 0");
+        add(activityCat, activity, 0, 7, start, length,
+            correlation + ", \"stream\": 7, \"device\": 0");
     }
-    std::string json() const { return "{\"schemaVersion\": 1, \"traceEvents\": [" + m_events + "]}"; }
+    std::string json() const
+    {
+        return "{\"schemaVersion\": 1, \"traceEvents\": [" + m_events + "]}";
+    }
 
 private:
     void add(const char* cat, const std::string& name, int pid, int tid, int64_t ts, int64_t dur,
              const std::string& args)
     {
-        m_events += std::string(m_events.empty() ? "" : ",\n") + "{\"ph\": \"X\", \"cat\": \"" + cat +
-                    "\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " +
-                    std::to_string(tid) + ", \"ts\": " + std::to_string(ts) + ", \"dur\": " + std::to_string(dur) +
-                    ", \"args\": {" + args + "}}";
+        m_events += std::string(m_events.empty() ? "" : ",\n") + "{\"ph\": \"X\", \"cat\": \"" +
+                    cat + "\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) +
+                    ", \"tid\": " + std::to_string(tid) + ", \"ts\": " + std::to_string(ts) +
+                    ", \"dur\": " + std::to_string(dur) + ", \"args\": {" + args + "}}";
     }
     std::string m_events;
     int m_next = 1;
@@ -83,12 +86,12 @@ std::string mtiaLoop(int64_t firstLaunchUs)
         const int64_t length = launch + 3000;
         t.host("user_annotation", "ProfilerStep#" + std::to_string(step), at, length);
         t.host("cpu_op", "aten::mtia_copy", at + 100, 600);
-        t.launch("mtia_runtime", "runFunction - job_prep_and_submit_for_execution", at + 200, 400, "mtia_ccp_events",
-                 "dma_request", at + 250, 300);
+        t.launch("mtia_runtime", "runFunction - job_prep_and_submit_for_execution", at + 200, 400,
+                 "mtia_ccp_events", "dma_request", at + 250, 300);
         t.host("cpu_op", "aten::linear", at + 1000, launch + 200);
         t.host("cpu_op", "aten::linear_backward", at + launch + 1300, 300);
-        t.launch("mtia_runtime", "runFunction - job_prep_and_submit_for_execution", at + 1100, launch, "mtia_ccp_events",
-                 "fused_gemm_kernel", at + 1200, 6800);
+        t.launch("mtia_runtime", "runFunction - job_prep_and_submit_for_execution", at + 1100,
+                 launch, "mtia_ccp_events", "fused_gemm_kernel", at + 1200, 6800);
         at += length;
     }
     return t.json();
@@ -103,10 +106,13 @@ std::string reallocatingLoop()
     for (int step = 0; step < 5; ++step) {
         t.host("user_annotation", "ProfilerStep#" + std::to_string(step), at, 12000);
         t.host("cpu_op", "aten::empty", at + 100, 8000);
-        t.host("cuda_runtime", "cudaFree", at + 200, 6000, "\"correlation\": " + std::to_string(1000 + step));
-        t.host("cuda_runtime", "cudaMalloc", at + 6300, 1500, "\"correlation\": " + std::to_string(2000 + step));
+        t.host("cuda_runtime", "cudaFree", at + 200, 6000,
+               "\"correlation\": " + std::to_string(1000 + step));
+        t.host("cuda_runtime", "cudaMalloc", at + 6300, 1500,
+               "\"correlation\": " + std::to_string(2000 + step));
         t.host("cpu_op", "aten::mm", at + 8300, 200);
-        t.launch("cuda_runtime", "cudaLaunchKernel", at + 8320, 20, "kernel", "ampere_sgemm_128x64_nn", at + 8350, 3000);
+        t.launch("cuda_runtime", "cudaLaunchKernel", at + 8320, 20, "kernel",
+                 "ampere_sgemm_128x64_nn", at + 8350, 3000);
         at += 12000;
     }
     return t.json();
@@ -122,8 +128,8 @@ std::string tinyMarkedWindow(int64_t cpuOpUs)
         t.host("user_annotation", "ProfilerStep#" + std::to_string(step), at, 14000);
         t.host("cpu_op", "aten::randn", at + 100, cpuOpUs);
         t.host("cpu_op", "aten::mm", at + cpuOpUs + 200, 100);
-        t.launch("cuda_runtime", "cudaLaunchKernel", at + cpuOpUs + 220, 20, "kernel", "ampere_sgemm_128x64_nn",
-                 at + cpuOpUs + 250, 2000);
+        t.launch("cuda_runtime", "cudaLaunchKernel", at + cpuOpUs + 220, 20, "kernel",
+                 "ampere_sgemm_128x64_nn", at + cpuOpUs + 250, 2000);
         at += 14000;
     }
     return t.json();
@@ -138,7 +144,9 @@ private Q_SLOTS:
     // One renderer of a finding's figures for the CLI, the findings page and the report.
     void figuresReadInOneConvention()
     {
-                const auto value = [](double v, Unit unit) { return figureValue(Evidence::Figure{"x", v, unit}); };
+        const auto value = [](double v, Unit unit) {
+            return figureValue(Evidence::Figure{"x", v, unit});
+        };
         QCOMPARE(value(59261, Unit::Microseconds), std::string("59.3 ms"));
         QCOMPARE(value(812, Unit::Microseconds), std::string("812 µs"));
         QCOMPARE(value(0.334, Unit::Fraction), std::string("33.4 %"));
@@ -147,8 +155,10 @@ private Q_SLOTS:
         QCOMPARE(value(1234, Unit::Count), std::string("1,234"));
         QCOMPARE(value(2.31, Unit::Ratio), std::string("2.31×"));
         QCOMPARE(value(12.3, Unit::GigabytesPerSecond), std::string("11.5 GiB/s"));  // bytes per ns
-        QCOMPARE(figureLabel({"dataloader_wait_us", 1, Unit::Microseconds}), std::string("dataloader wait"));
-        QCOMPARE(figureLabel({"bandwidth_gb_per_s", 1, Unit::GigabytesPerSecond}), std::string("bandwidth"));
+        QCOMPARE(figureLabel({"dataloader_wait_us", 1, Unit::Microseconds}),
+                 std::string("dataloader wait"));
+        QCOMPARE(figureLabel({"bandwidth_gb_per_s", 1, Unit::GigabytesPerSecond}),
+                 std::string("bandwidth"));
         Finding f;
         QCOMPARE(gainText(f), std::string("none per step"));
         f.estimatedGainNs = 12.34e6;
@@ -186,7 +196,8 @@ private Q_SLOTS:
         const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(p));
         QVERIFY(d.model);
         QVERIFY2(!d.findings.empty(), "nothing found");
-        QCOMPARE(QString::fromStdString(d.findings.front().id), QString(kinetoscope::test::pathologyName(p)));
+        QCOMPARE(QString::fromStdString(d.findings.front().id),
+                 QString(kinetoscope::test::pathologyName(p)));
         const Finding& f = d.findings.front();
         // Every finding carries numbers, a gain method and a fix with a snippet.
         QVERIFY(!f.evidence.figures.empty());
@@ -223,7 +234,8 @@ private Q_SLOTS:
             const int tp = truePositives[rule], fp = falsePositives[rule];
             const double precision = tp + fp ? double(tp) / double(tp + fp) : 0.0;
             const double recall = double(tp) / double(count);
-            qInfo("| %s | %d | %d | %d | %.2f | %.2f |", rule.c_str(), count, tp, fp, precision, recall);
+            qInfo("| %s | %d | %d | %d | %.2f | %.2f |", rule.c_str(), count, tp, fp, precision,
+                  recall);
             QCOMPARE(recall, 1.0);
             QCOMPARE(precision, 1.0);
         }
@@ -240,7 +252,8 @@ private Q_SLOTS:
         QCOMPARE(d.findings.front().severity, Severity::High);
         QVERIFY(std::abs(d.findings.front().evidence.figures[1].value - 0.334) < 0.001);
         QVERIFY(find(d.findings, "no-tensor-cores"));
-        QVERIFY(std::abs(find(d.findings, "no-tensor-cores")->evidence.figures[1].value - 0.68) < 0.01);
+        QVERIFY(std::abs(find(d.findings, "no-tensor-cores")->evidence.figures[1].value - 0.68) <
+                0.01);
     }
 
     void resnetWithWorkersIsNotDataLoaderBound()
@@ -259,7 +272,8 @@ private Q_SLOTS:
         QCOMPARE(t.dataloaderShare, 0.5);
         QVERIFY(!t.set("no_such_threshold", 1.0));
         QVERIFY(t.describe().size() >= 20);
-        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::DataLoader), t);
+        const Diagnosed d =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::DataLoader), t);
         QVERIFY(!find(d.findings, "dataloader-bound"));  // 33 % < 50 %
     }
 
@@ -272,7 +286,8 @@ private Q_SLOTS:
         lab.graphedStepNs = 94e6;  // CUDA graph gains 1 %: already fused
         lab.dataLoaderNs = 8e6;    // 80 % of the step waiting for data
         lab.computeNs = 2e6;
-        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Diagnosed d =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         QVERIFY(find(d.findings, "not-precision-bound"));
         QVERIFY(find(d.findings, "already-fused"));
         // The split is the lab's measured finding; the trace, whose steps do not wait for
@@ -304,7 +319,8 @@ private Q_SLOTS:
         QVERIFY(first.estimatedGainNs == 56.3e6);  // exactly the measured difference
         QCOMPARE(first.severity, Severity::High);  // 56 % of the fp32 step
         QVERIFY(first.gainMethod.starts_with("measured in the lab"));
-        QVERIFY(first.snippet.find("torch.autocast(\"cuda\", dtype=torch.bfloat16)") != std::string::npos);
+        QVERIFY(first.snippet.find("torch.autocast(\"cuda\", dtype=torch.bfloat16)") !=
+                std::string::npos);
         QVERIFY(first.title.find("2.29") != std::string::npos);
         QVERIFY(!find(d.findings, "not-precision-bound"));
         // The trace's own findings and their accounting are untouched by a measured gain.
@@ -368,7 +384,8 @@ private Q_SLOTS:
         QVERIFY(slow->measured);
         QCOMPARE(slow->severity, Severity::Medium);
         QCOMPARE(slow->estimatedGainNs, 0.0);
-        QVERIFY2(slow->title.starts_with("bf16 autocast makes each step 4.03× slower: 1.12 s in fp32, 4.51 s in bf16"),
+        QVERIFY2(slow->title.starts_with(
+                     "bf16 autocast makes each step 4.03× slower: 1.12 s in fp32, 4.51 s in bf16"),
                  slow->title.c_str());
         QVERIFY(slow->explanation.find("no bf16 matrix units") != std::string::npos);
         QVERIFY(slow->fix.starts_with("Keep fp32 on this CPU"));
@@ -380,26 +397,33 @@ private Q_SLOTS:
         const std::vector<Finding> noise = diagnoseLab(lab, {});
         const Finding* note = find(noise, "not-precision-bound");
         QVERIFY(note);
-        QVERIFY2(note->title.starts_with("bf16 autocast does not speed the step up"), note->title.c_str());
+        QVERIFY2(note->title.starts_with("bf16 autocast does not speed the step up"),
+                 note->title.c_str());
     }
 
     // The fix names the run's own optimizer (issue 29: AdamW was suggested to an SGD run).
     void theOptimizerSnippetIsTheRunsOwn()
     {
         auto snippetFor = [](const char* optimizer) {
-            const LoadResult loaded = loadTraceText(
-                std::string("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#") +
-                optimizer + ".step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
+            const LoadResult loaded =
+                loadTraceText(std::string("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_"
+                                          "annotation\",\"name\":\"Optimizer.step#") +
+                              optimizer + ".step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
             return rules::fusedOptimizerSnippet(*loaded.model);
         };
-        QCOMPARE(snippetFor("SGD"), std::string("optimizer = torch.optim.SGD(model.parameters(), lr=lr, fused=True)  # as "
-                                                "this run's SGD\n"));
-        QVERIFY(snippetFor("RMSprop").find("torch.optim.RMSprop(model.parameters(), lr=lr, foreach=True)") != std::string::npos);
+        QCOMPARE(
+            snippetFor("SGD"),
+            std::string("optimizer = torch.optim.SGD(model.parameters(), lr=lr, fused=True)  # as "
+                        "this run's SGD\n"));
+        QVERIFY(snippetFor("RMSprop").find(
+                    "torch.optim.RMSprop(model.parameters(), lr=lr, foreach=True)") !=
+                std::string::npos);
         QVERIFY(snippetFor("FusedAdam").find("not one of torch.optim's") != std::string::npos);
         QVERIFY(snippetFor("FusedAdam").find("torch.optim.FusedAdam") == std::string::npos);
-        const LoadResult none =
-            loadTraceText("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
-        QVERIFY(rules::fusedOptimizerSnippet(*none.model).find("torch.optim.AdamW") != std::string::npos);
+        const LoadResult none = loadTraceText("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"aten::"
+                                              "mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}");
+        QVERIFY(rules::fusedOptimizerSnippet(*none.model).find("torch.optim.AdamW") !=
+                std::string::npos);
     }
 
     // A file cut in the middle: the partly-read finding leads, and no other window finding
@@ -407,8 +431,10 @@ private Q_SLOTS:
     void aCutTraceSaysSoBeforeAnything()
     {
         QTemporaryDir dir;
-        const std::string whole = kinetoscope::test::readDecompressed(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
-        const std::filesystem::path cut = std::filesystem::path(dir.path().toStdString()) / "cut.json";
+        const std::string whole = kinetoscope::test::readDecompressed(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const std::filesystem::path cut =
+            std::filesystem::path(dir.path().toStdString()) / "cut.json";
         kinetoscope::test::writeFile(cut, whole.substr(0, whole.size() / 4));
         const Diagnosed d = kinetoscope::test::diagnoseFile(cut);
         QVERIFY(d.model);
@@ -422,7 +448,8 @@ private Q_SLOTS:
         QVERIFY2(first.title.starts_with("The file was read only in part"), first.title.c_str());
         QVERIFY(!find(d.findings, "no-device-activity"));
         // The whole file has none of it.
-        const Diagnosed whole2 = kinetoscope::test::diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const Diagnosed whole2 = kinetoscope::test::diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         QVERIFY(!whole2.summary.window.partlyRead());
     }
 
@@ -468,7 +495,8 @@ private Q_SLOTS:
         lab.bf16LatencyNs = 4e6;
         lab.fp32SamplesPerSecond = 100;
         lab.bf16SamplesPerSecond = 250;
-        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Diagnosed d =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         const Finding* bf16 = find(d.findings, "bf16-measured");
         QVERIFY(bf16);
         QVERIFY(bf16->estimatedGainNs == 6e6);  // the latencies, not the step times
@@ -489,17 +517,20 @@ private Q_SLOTS:
         lab.bf16PeakBytes = 2 * gib;
         lab.growth = LabMeasurements::Growth{4, 10.0 * 1024 * 1024};
         lab.reservedOverPeak = 2.0;
-        const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Diagnosed d =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
 
         const Finding* activations = find(d.findings, "activation-peak");
         QVERIFY(activations && activations->measured);
         QCOMPARE(activations->severity, Severity::Medium);
         QCOMPARE(activations->estimatedGainNs, 0.0);
         QVERIFY(activations->fix.find("torch.utils.checkpoint") != std::string::npos);
-        QVERIFY2(activations->fix.find("1.00 GiB lower") != std::string::npos, activations->fix.c_str());
+        QVERIFY2(activations->fix.find("1.00 GiB lower") != std::string::npos,
+                 activations->fix.c_str());
         bool saving = false;
         for (const Evidence::Figure& fig : activations->evidence.figures)
-            saving |= fig.name == "bf16_saving_bytes" && fig.value == 1 * gib && fig.unit == Unit::Bytes;
+            saving |=
+                fig.name == "bf16_saving_bytes" && fig.value == 1 * gib && fig.unit == Unit::Bytes;
         QVERIFY(saving);
 
         const Finding* growth = find(d.findings, "memory-growth-measured");
@@ -523,37 +554,47 @@ private Q_SLOTS:
         lab.activationBytes = 1.0 * gib;
         lab.reservedOverPeak = 1.4;
         lab.growth.reset();
-        const Diagnosed other = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Diagnosed other =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         QVERIFY(!find(other.findings, "activation-peak"));
         QVERIFY(!find(other.findings, "allocator-holds-freed"));
         QVERIFY(!find(other.findings, "memory-growth-measured"));
         lab.activationBytes = 2.0 * gib;
-        const Diagnosed half = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        const Diagnosed half =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         QVERIFY(find(half.findings, "activation-peak"));
-        QVERIFY(find(half.findings, "activation-peak")->fix.find("did not measure a bf16 peak") != std::string::npos);
+        QVERIFY(find(half.findings, "activation-peak")->fix.find("did not measure a bf16 peak") !=
+                std::string::npos);
 
         // The sweep measured checkpointing: the finding cites what it saved and cost.
         lab.largestBatchFits = 64;
-        lab.checkpointing = LabMeasurements::Checkpointing{"checkpointing every 2nd block", 64, 3 * gib, 1.5 * gib,
-                                                           100e6, 125e6, 128};
-        const Diagnosed measured = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        lab.checkpointing = LabMeasurements::Checkpointing{
+            "checkpointing every 2nd block", 64, 3 * gib, 1.5 * gib, 100e6, 125e6, 128};
+        const Diagnosed measured =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
         const Finding* cited = find(measured.findings, "activation-peak");
         QVERIFY(cited);
-        QVERIFY2(cited->fix.find("The lab measured it at batch size 64: checkpointing every 2nd block took the peak "
-                                 "from 3.00 GiB to 1.50 GiB and the step from 100 ms to 125 ms; the largest batch "
-                                 "that fits went from 64 to 128.") != std::string::npos,
-                 cited->fix.c_str());
+        QVERIFY2(
+            cited->fix.find(
+                "The lab measured it at batch size 64: checkpointing every 2nd block took the peak "
+                "from 3.00 GiB to 1.50 GiB and the step from 100 ms to 125 ms; the largest batch "
+                "that fits went from 64 to 128.") != std::string::npos,
+            cited->fix.c_str());
         QVERIFY(cited->fix.starts_with("Checkpoint activations: wrap every N-th block"));
         // Arms that already checkpoint are asked for more of it, not for it.
         lab.armsCheckpointing = "checkpointing every 2nd block";
-        const Diagnosed already = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
-        QVERIFY(find(already.findings, "activation-peak")
-                    ->fix.starts_with("The run's arms already used checkpointing every 2nd block: checkpoint more"));
+        const Diagnosed already =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(
+            find(already.findings, "activation-peak")
+                ->fix.starts_with(
+                    "The run's arms already used checkpointing every 2nd block: checkpoint more"));
     }
 
     void nonsenseMeasurementsGiveNoNonsenseFindings()
     {
-        const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+        const double nan = std::numeric_limits<double>::quiet_NaN(),
+                     inf = std::numeric_limits<double>::infinity();
         for (double bad : {nan, inf, -inf, 0.0, -5e6}) {
             LabMeasurements lab;
             lab.fp32StepNs = bad;
@@ -569,7 +610,8 @@ private Q_SLOTS:
             lab.bf16PeakBytes = 1;
             lab.growth = LabMeasurements::Growth{-3, bad};
             lab.reservedOverPeak = bad;
-            const Diagnosed d = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+            const Diagnosed d =
+                diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
             for (const Finding& f : d.findings) {
                 QVERIFY2(std::isfinite(f.estimatedGainNs) && f.estimatedGainNs >= 0, f.id.c_str());
                 for (const Evidence::Figure& fig : f.evidence.figures)
@@ -599,7 +641,8 @@ private Q_SLOTS:
         QCOMPARE(churn.summary.window.steadyCount(), size_t(5));
         const Finding* allocator = find(churn.findings, "allocator-churn");
         QVERIFY(allocator);
-        QVERIFY(std::abs(allocator->estimatedGainNs - 7.5e6) < 0.1e6);  // cudaFree 6 ms + cudaMalloc 1.5 ms
+        QVERIFY(std::abs(allocator->estimatedGainNs - 7.5e6) <
+                0.1e6);  // cudaFree 6 ms + cudaMalloc 1.5 ms
         QVERIFY(allocator->title.find("cudaFree") != std::string::npos);
         // A first launch far longer than the rest is still warm-up.
         const Diagnosed first = diagnoseText(mtiaLoop(40000));
@@ -623,7 +666,8 @@ private Q_SLOTS:
         for (const KernelStats& k : d.summary.kernels)
             QVERIFY(k.name != "dma_request");
         QCOMPARE(refineDeviceActivity(Category::Kernel, "dma_request"), Category::Memcpy);
-        QCOMPARE(refineDeviceActivity(Category::Kernel, "ampere_sgemm_128x64_nn"), Category::Kernel);
+        QCOMPARE(refineDeviceActivity(Category::Kernel, "ampere_sgemm_128x64_nn"),
+                 Category::Kernel);
     }
 
     // Class 5: a small window where one cost dominates is judged, with a caveat; where
@@ -650,14 +694,17 @@ private Q_SLOTS:
     void everyRealTraceDiagnoses()
     {
         int files = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
-            if (!entry.is_regular_file() || entry.path().string().find(".json") == std::string::npos)
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
+            if (!entry.is_regular_file() ||
+                entry.path().string().find(".json") == std::string::npos)
                 continue;
             ++files;
             const LoadResult loaded = loadTraceFile(entry.path());
             QVERIFY(loaded.model);
             const TraceSummary s = summarize(*loaded.model);
-            const std::vector<Finding> findings = diagnose({*loaded.model, s, Thresholds{}, nullptr});
+            const std::vector<Finding> findings =
+                diagnose({*loaded.model, s, Thresholds{}, nullptr});
             for (size_t i = 1; i < findings.size(); ++i)
                 QVERIFY(findings[i - 1].estimatedGainNs >= findings[i].estimatedGainNs);
             for (const Finding& f : findings) {

@@ -193,7 +193,8 @@ private slots:
     // its own (1,281.5 us).
     void realResNetModules()
     {
-        LoadResult loaded = loadTraceFile(kinetoscope::test::sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz"));
+        LoadResult loaded = loadTraceFile(
+            kinetoscope::test::sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz"));
         QVERIFY2(loaded.ok(), loaded.message.c_str());
         const ModuleTree tree = computeModuleTree(*loaded.model);
         auto us = [](int64_t ns) { return double(ns) / 1000.0; };
@@ -218,7 +219,9 @@ private slots:
         const ModuleNode& recomputed = tree.nodes[size_t(tree.roots[1])];
         QCOMPARE(recomputed.path, std::string("Sequential_0"));
         QVERIFY(std::abs(us(recomputed.deviceTotalNs) - 1281.5) < 0.2);
-        const ModuleNode* block = findPath(tree, "DistributedDataParallel_0/ResNet_0/CheckpointWrapper_0/Sequential_0/BasicBlock_1");
+        const ModuleNode* block = findPath(
+            tree,
+            "DistributedDataParallel_0/ResNet_0/CheckpointWrapper_0/Sequential_0/BasicBlock_1");
         QVERIFY(block);
         QVERIFY(std::abs(us(block->deviceTotalNs) - 736.6) < 0.2);
         QVERIFY(std::abs(us(block->deviceSelfNs) - 20.0) < 0.2);

@@ -11,15 +11,14 @@
 #endif
 
 #include <QtTest>
-
 #include <algorithm>
 #include <filesystem>
 
 using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
 
-using kinetoscope::test::diagnoseFile;
 using kinetoscope::test::Diagnosed;
+using kinetoscope::test::diagnoseFile;
 
 namespace {
 
@@ -28,11 +27,13 @@ namespace {
 std::vector<std::filesystem::path> everyRealTrace()
 {
     std::vector<std::filesystem::path> paths;
-    for (const auto& folder : {kinetoscope::test::sharedTracesDir(),
-                               std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces"),
-                               std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs")})
+    for (const auto& folder :
+         {kinetoscope::test::sharedTracesDir(),
+          std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces"),
+          std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs")})
         for (const auto& entry : std::filesystem::recursive_directory_iterator(folder))
-            if (entry.is_regular_file() && entry.path().string().find(".json") != std::string::npos &&
+            if (entry.is_regular_file() &&
+                entry.path().string().find(".json") != std::string::npos &&
                 entry.path().filename() != "session.kinetoscope.json")
                 paths.push_back(entry.path());
     std::sort(paths.begin(), paths.end());
@@ -41,7 +42,8 @@ std::vector<std::filesystem::path> everyRealTrace()
 
 std::filesystem::path cpuTrace(const QString& name)
 {
-    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces") / name.toStdString();
+    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces") /
+           name.toStdString();
 }
 
 double figure(const Finding& f, const std::string& name)
@@ -96,10 +98,18 @@ private Q_SLOTS:
         row("misc/zoology_no_gpu_activity.json.gz", "no-device-activity");
         row("pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz", "host-sync");
         row("pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz", "python-bound");
-        row("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz", "launch-bound");
-        row("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz", "python-bound");
-        row("pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz", "pageable-memcpy");
-        row("pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz", "pageable-memcpy");
+        row("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/"
+            "tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz",
+            "launch-bound");
+        row("pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/"
+            "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz",
+            "python-bound");
+        row("pairs/streams_pageable_vs_pinned/"
+            "gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz",
+            "pageable-memcpy");
+        row("pairs/streams_pageable_vs_pinned/"
+            "gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz",
+            "pageable-memcpy");
         row("param/dlrm_8_ranks/worker0_step_12.1694128201545.pt.trace.json.gz", "launch-bound");
         row("param/dlrm_8_ranks/worker1_step_12.1694128201556.pt.trace.json.gz", "host-sync");
         row("param/dlrm_8_ranks/worker2_step_12.1694128201554.pt.trace.json.gz", "launch-bound");
@@ -122,7 +132,8 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace(trace.toStdString()));
         QVERIFY(d.model);
-        const QString top = d.findings.empty() ? QString() : QString::fromStdString(d.findings.front().id);
+        const QString top =
+            d.findings.empty() ? QString() : QString::fromStdString(d.findings.front().id);
         QCOMPARE(top, expected);
     }
 
@@ -131,7 +142,8 @@ private Q_SLOTS:
         int files = 0;
         for (const std::filesystem::path& path : everyRealTrace()) {
             ++files;
-            const std::string name = path.parent_path().filename().string() + "/" + path.filename().string();
+            const std::string name =
+                path.parent_path().filename().string() + "/" + path.filename().string();
             const Diagnosed d = diagnoseFile(path);
             QVERIFY2(d.model, name.c_str());
             const TraceSummary& s = d.summary;
@@ -139,31 +151,35 @@ private Q_SLOTS:
             double gains = 0;
             for (size_t i = 0; i < d.findings.size(); ++i) {
                 const Finding& f = d.findings[i];
-                QVERIFY2(std::isfinite(f.estimatedGainNs) && f.estimatedGainNs >= 0, (name + " " + f.id).c_str());
+                QVERIFY2(std::isfinite(f.estimatedGainNs) && f.estimatedGainNs >= 0,
+                         (name + " " + f.id).c_str());
                 gains += f.estimatedGainNs;
                 if (f.id == "communication-heavy")
                     QVERIFY2(figure(f, "exposed_communication_per_step_us") <=
                                  figure(f, "communication_per_step_us") + 1e-6,
                              name.c_str());
                 if (f.id == "low-gpu-utilization")
-                    QVERIFY2(figure(f, "longest_idle_stretch_us") * 1e3 <= s.window.windowNs + 1, name.c_str());
+                    QVERIFY2(figure(f, "longest_idle_stretch_us") * 1e3 <= s.window.windowNs + 1,
+                             name.c_str());
                 // No HIGH finding with nothing measured behind it ("0.00 ms per step").
                 if (f.severity == Severity::High && !f.aboutWindow)
-                    QVERIFY2(f.estimatedGainNs > 0 || f.id == "dataparallel" || f.id == "near-oom" ||
-                                 f.id == "memory-growth",
+                    QVERIFY2(f.estimatedGainNs > 0 || f.id == "dataparallel" ||
+                                 f.id == "near-oom" || f.id == "memory-growth",
                              (name + " " + f.id).c_str());
             }
             QVERIFY2(gains <= step + 1, name.c_str());
             // The causal model: idle within the step, credited gains within the step, and
             // its replay of the measured step exact to 1 %.
             const CausalModel& m = s.causal;
-            QVERIFY2(m.deviceIdleNs <= m.stepNs + 1 && m.deviceBusyNs <= m.stepNs + 1, name.c_str());
+            QVERIFY2(m.deviceIdleNs <= m.stepNs + 1 && m.deviceBusyNs <= m.stepNs + 1,
+                     name.c_str());
             double credited = 0;
             for (double g : m.gainNs)
                 credited += g;
             QVERIFY2(credited <= m.stepNs + 1, name.c_str());
             if (m.stepsModelled > 0)
-                QVERIFY2(std::abs(m.replayedStepNs - m.stepNs) <= 0.01 * m.stepNs + 1, name.c_str());
+                QVERIFY2(std::abs(m.replayedStepNs - m.stepNs) <= 0.01 * m.stepNs + 1,
+                         name.c_str());
             // Launch delays are never negative: clock skew is counted apart.
             if (s.launches.launchDelay.count > 0)
                 QVERIFY2(s.launches.launchDelay.min >= 0, name.c_str());
@@ -178,7 +194,8 @@ private Q_SLOTS:
     {
         // The B200 trace has kernels that start before their launch call: reported as a
         // count and as a quality issue, never as a negative launch delay.
-        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"));
+        const Diagnosed d = diagnoseFile(
+            kinetoscope::test::sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"));
         QVERIFY(d.summary.launches.clockSkewed > 0);
         QVERIFY(d.summary.launches.launchDelay.min >= 0);
         bool reported = false;
@@ -190,12 +207,14 @@ private Q_SLOTS:
     void eventsOutsideTheProfiledWindowAreReported()
     {
         // A ProfilerStep of 13.3 s on another process, outside the profiler's own span.
-        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("hta/triton_example.json.gz"));
+        const Diagnosed d =
+            diagnoseFile(kinetoscope::test::sharedTrace("hta/triton_example.json.gz"));
         bool reported = false;
         for (const QualityIssue& q : d.summary.window.quality)
             reported |= q.code == "events-outside-window" && q.count >= 1;
         QVERIFY(reported);
-        const Diagnosed clean = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const Diagnosed clean = diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         for (const QualityIssue& q : clean.summary.window.quality)
             QVERIFY(q.code != "events-outside-window");
     }
@@ -205,14 +224,17 @@ private Q_SLOTS:
         // torch-tb-profiler 0.4.3 recommends more workers (33.4 % in the DataLoader) and
         // AMP (68 % of kernel time in Tensor Core eligible ops) for workers0, AMP only for
         // workers4; the seeds say the same (data first, then precision).
-        const Diagnosed w0 = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const Diagnosed w0 = diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         QCOMPARE(QString::fromStdString(w0.findings.front().id), QString("dataloader-bound"));
         QVERIFY(std::abs(figure(w0.findings.front(), "dataloader_share_of_step") - 0.334) < 0.001);
         bool amp = false;
         for (const Finding& f : w0.findings)
-            amp |= f.id == "no-tensor-cores" && std::abs(figure(f, "gemm_conv_share_of_kernel_time") - 0.68) < 0.01;
+            amp |= f.id == "no-tensor-cores" &&
+                   std::abs(figure(f, "gemm_conv_share_of_kernel_time") - 0.68) < 0.01;
         QVERIFY(amp);
-        const Diagnosed w4 = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
+        const Diagnosed w4 = diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
         bool amp4 = false, dataBound = false;
         for (const Finding& f : w4.findings) {
             amp4 |= f.id == "no-tensor-cores";
@@ -246,7 +268,8 @@ private Q_SLOTS:
                 Severity expected = severityForGain(step > 0 ? f.estimatedGainNs / step : 0.0);
                 if (f.basis == SeverityBasis::DeviceGain && hostSetsThePace) {
                     expected = Severity::Low;
-                    QVERIFY2(f.explanation.find("does not set the pace") != std::string::npos, what.c_str());
+                    QVERIFY2(f.explanation.find("does not set the pace") != std::string::npos,
+                             what.c_str());
                 }
                 QVERIFY2(f.severity == expected, what.c_str());
             }
@@ -258,7 +281,8 @@ private Q_SLOTS:
     {
         // A B200 step where the GPU is busy 6 % of the time: padding the GEMMs' shapes saves
         // microseconds of a 14 ms step. It was HIGH (from its share of kernel time).
-        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"));
+        const Diagnosed d = diagnoseFile(
+            kinetoscope::test::sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"));
         const Finding* f = kinetoscope::test::findFinding(d.findings, "tensor-core-misaligned");
         QVERIFY(f);
         QCOMPARE(f->severity, Severity::Low);
@@ -276,7 +300,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("iterations");  // as many as the script ran under the profiler
         QTest::addColumn<QString>("anchor");
         QTest::newRow("hand loop") << "hand_loop_no_markers.json.gz" << 24 << "aten::randn";
-        QTest::newRow("with_stack frames") << "hand_loop_with_stack.json.gz" << 16 << "module_iteration";
+        QTest::newRow("with_stack frames")
+            << "hand_loop_with_stack.json.gz" << 16 << "module_iteration";
         QTest::newRow("legacy export") << "legacy_autograd_export.json" << 8 << "aten::randn";
     }
     void aLoopWithoutMarkersIsCutIntoItsIterations()
@@ -293,18 +318,24 @@ private Q_SLOTS:
         QVERIFY(w.headline().find("found from the repeating calls") != std::string::npos);
         // Per-iteration figures: the mean step is the window over the iterations, not the window.
         const double perIteration = double(w.windowNs) / iterations;
-        QVERIFY(std::abs(d.summary.breakdown.all.averageTotalNs - perIteration) < 0.15 * perIteration);
+        QVERIFY(std::abs(d.summary.breakdown.all.averageTotalNs - perIteration) <
+                0.15 * perIteration);
     }
 
     void oneForwardPassIsNotCutIntoLayers_data()
     {
         QTest::addColumn<QString>("trace");
         QTest::newRow("FFT conv model, one forward") << "misc/zoology_no_gpu_activity.json.gz";
-        QTest::newRow(".cpu() per element") << "pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz";
-        QTest::newRow("a Python loop over elements") << "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz";
-        QTest::newRow("copies in a stream demo") << "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz";
+        QTest::newRow(".cpu() per element")
+            << "pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz";
+        QTest::newRow("a Python loop over elements")
+            << "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz";
+        QTest::newRow("copies in a stream demo")
+            << "pairs/streams_pageable_vs_pinned/"
+               "gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz";
         QTest::newRow("60 small GEMMs") << "gpupuzzlers/a100_cudafree_6s_small_gemms.json.gz";
-        QTest::newRow("piecewise graphs of one step") << "tracelens/mi300x_vllm_piecewise_graph_replay.json.gz";
+        QTest::newRow("piecewise graphs of one step")
+            << "tracelens/mi300x_vllm_piecewise_graph_replay.json.gz";
         QTest::newRow("PARAM forward ops") << "hta/alexnet_critical_path.json.gz";
     }
     void oneForwardPassIsNotCutIntoLayers()
@@ -339,10 +370,13 @@ private Q_SLOTS:
         QVERIFY(note);
         QVERIFY(note->snippet.find("ProfilerActivity.CUDA") != std::string::npos);
 
-        const Diagnosed inference = diagnoseFile(kinetoscope::test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz"));
-        const Finding* conv = kinetoscope::test::findFinding(inference.findings, "host-compute-bound");
+        const Diagnosed inference =
+            diagnoseFile(kinetoscope::test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz"));
+        const Finding* conv =
+            kinetoscope::test::findFinding(inference.findings, "host-compute-bound");
         QVERIFY(conv);
-        QCOMPARE(QString::fromStdString(conv->evidence.ops.front().name), QString("aten::mkldnn_convolution"));
+        QCOMPARE(QString::fromStdString(conv->evidence.ops.front().name),
+                 QString("aten::mkldnn_convolution"));
         QVERIFY(conv->explanation.find("backward") == std::string::npos);  // an inference run
     }
 
@@ -361,7 +395,8 @@ private Q_SLOTS:
 
     void aGpuRunWithoutItsDeviceSideClaimsNoGain()
     {
-        for (const char* trace : {"misc/zoology_no_gpu_activity.json.gz", "hta/cpu_side_comms_only.json.gz"}) {
+        for (const char* trace :
+             {"misc/zoology_no_gpu_activity.json.gz", "hta/cpu_side_comms_only.json.gz"}) {
             const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace(trace));
             QCOMPARE(QString::fromStdString(d.findings.front().id), QString("no-device-activity"));
             for (const Finding& f : d.findings)
@@ -375,7 +410,8 @@ private Q_SLOTS:
     // iteration (cuDNN's initialisation, the first batch) and the loop's tail are left out.
     void aBlockingCallOfEveryIterationIsNotWarmUp()
     {
-        const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace("param/resnet_rtx2080ti_no_steps.json.gz"));
+        const Diagnosed d =
+            diagnoseFile(kinetoscope::test::sharedTrace("param/resnet_rtx2080ti_no_steps.json.gz"));
         QVERIFY(d.model);
         int longCopies = 0;
         for (const Event& e : d.model->events())
@@ -411,7 +447,8 @@ private Q_SLOTS:
                 } else if (name.starts_with("Memset ")) {
                     ++memsets;
                     QVERIFY2(e.category == Category::Memset, what.c_str());
-                } else if (name.find("memset") != std::string_view::npos || name.find("_copy") != std::string_view::npos) {
+                } else if (name.find("memset") != std::string_view::npos ||
+                           name.find("_copy") != std::string_view::npos) {
                     ++kernelsNamedLikeCopies;
                     QVERIFY2(e.category == Category::Kernel, what.c_str());
                 }
@@ -433,21 +470,28 @@ private Q_SLOTS:
                 continue;
             const std::string what = path.filename().string();
             for (const EvidenceTarget& op : f->evidence.ops)
-                QVERIFY2(op.name != "aten::copy_" && op.name != "aten::to" && op.name != "aten::_to_copy", what.c_str());
-            QVERIFY2(f->estimatedGainNs <= figure(*f, "chained_time_per_step_us") * 1e3 + 1, what.c_str());
+                QVERIFY2(op.name != "aten::copy_" && op.name != "aten::to" &&
+                             op.name != "aten::_to_copy",
+                         what.c_str());
+            QVERIFY2(f->estimatedGainNs <= figure(*f, "chained_time_per_step_us") * 1e3 + 1,
+                     what.c_str());
             QVERIFY2(figure(*f, "fusible_share_of_kernel_time") >= 0.25, what.c_str());
-            for (const EvidenceTarget& op : f->evidence.ops)  // a parameter update is the optimizer's
-                QVERIFY2(op.name.find("Optimizer") == std::string::npos && op.name != "aten::fill_", what.c_str());
+            for (const EvidenceTarget& op :
+                 f->evidence.ops)  // a parameter update is the optimizer's
+                QVERIFY2(op.name.find("Optimizer") == std::string::npos && op.name != "aten::fill_",
+                         what.c_str());
         }
         // ResNet-50 training: batch norm and ReLU between the convolutions, the SGD update's
         // per-parameter kernels left to optimizer-unfused.
-        const Diagnosed w4 = diagnoseFile(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
+        const Diagnosed w4 = diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
         const Finding* resnet = kinetoscope::test::findFinding(w4.findings, "unfused-elementwise");
         QVERIFY(resnet);
         QVERIFY(std::abs(figure(*resnet, "fusible_share_of_kernel_time") - 0.29) < 0.02);
         QCOMPARE(resnet->evidence.ops.front().name, std::string("aten::cudnn_batch_norm_backward"));
         // An MI210 training step recorded without CPU ops: the kernels' own names tell.
-        const Diagnosed mi210 = diagnoseFile(kinetoscope::test::sharedTrace("tracelens/rocm_mi210_gpu_only.json.gz"));
+        const Diagnosed mi210 =
+            diagnoseFile(kinetoscope::test::sharedTrace("tracelens/rocm_mi210_gpu_only.json.gz"));
         QCOMPARE(QString::fromStdString(mi210.findings.front().id), QString("unfused-elementwise"));
     }
 };

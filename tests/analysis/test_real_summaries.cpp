@@ -14,7 +14,6 @@
 #endif
 
 #include <QtTest>
-
 #include <filesystem>
 
 using namespace kinetoscope::analysis;
@@ -41,9 +40,12 @@ void compareSerialWithParallel(const TraceModel& model)
     const std::vector<std::string> serial = kinetoscope::test::summaryFields(summarizeOn(model, 1));
     QVERIFY(serial.size() > 100);
     for (unsigned threads : {2u, 3u}) {
-        const std::string difference =
-            kinetoscope::test::firstDifference(serial, kinetoscope::test::summaryFields(summarizeOn(model, threads)));
-        QVERIFY2(difference.empty(), qPrintable(QString("%1 threads, %2").arg(threads).arg(QString::fromStdString(difference))));
+        const std::string difference = kinetoscope::test::firstDifference(
+            serial, kinetoscope::test::summaryFields(summarizeOn(model, threads)));
+        QVERIFY2(
+            difference.empty(),
+            qPrintable(
+                QString("%1 threads, %2").arg(threads).arg(QString::fromStdString(difference))));
     }
 }
 }  // namespace
@@ -73,7 +75,8 @@ private Q_SLOTS:
                  QString("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
         QCOMPARE(s.kernels.front().calls, int64_t(2020));
         QCOMPARE(s.kernels.front().totalNs, int64_t(357343) * 1000);
-        QVERIFY(s.breakdown.all.average(TimeCategory::Communication) > 0.2 * s.breakdown.all.averageTotalNs);
+        QVERIFY(s.breakdown.all.average(TimeCategory::Communication) >
+                0.2 * s.breakdown.all.averageTotalNs);
         QVERIFY(s.gpu.contains(1));
     }
 
@@ -99,7 +102,7 @@ private Q_SLOTS:
         QCOMPARE(s.steps.steps.size(), size_t(3));
         QVERIFY(s.gpu.contains(2));
         QVERIFY(!s.gpu.at(2).achievedOccupancy.has_value());  // ROCm writes no occupancy
-        QVERIFY(*s.gpu.at(2).tensorCoreShare > 0.0);           // composable-kernel xdlops GEMMs
+        QVERIFY(*s.gpu.at(2).tensorCoreShare > 0.0);          // composable-kernel xdlops GEMMs
         QVERIFY(s.breakdown.all.average(TimeCategory::Communication) > 0.0);  // RCCL kernels
         QVERIFY(!s.ops.byNameAndShapes.empty());  // recorded with record_shapes
         QVERIFY(s.ops.byNameAndShapes.size() > s.ops.byName.size());
@@ -129,10 +132,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         int files = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
-            if (!entry.is_regular_file() || entry.path().string().find(".json") == std::string::npos)
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
+            if (!entry.is_regular_file() ||
+                entry.path().string().find(".json") == std::string::npos)
                 continue;
-            const std::string relative = entry.path().lexically_relative(kinetoscope::test::sharedTracesDir()).string();
+            const std::string relative =
+                entry.path().lexically_relative(kinetoscope::test::sharedTracesDir()).string();
             QTest::newRow(relative.c_str()) << QString::fromStdString(entry.path().string());
             ++files;
         }
@@ -179,7 +185,10 @@ private Q_SLOTS:
                     }
                     onOtherThread = onOtherThread || failing.failedOnOtherThread();
                 }
-                QVERIFY2(threw, qPrintable(QString("%1 threads, after %2 of %3 allocations").arg(threads).arg(needed * tenth / 10).arg(needed)));
+                QVERIFY2(threw, qPrintable(QString("%1 threads, after %2 of %3 allocations")
+                                               .arg(threads)
+                                               .arg(needed * tenth / 10)
+                                               .arg(needed)));
             }
         }
         QVERIFY(onOtherThread);
@@ -199,14 +208,15 @@ private Q_SLOTS:
             cases.push_back(p);
         cases.push_back(Pathology::None);
         for (Pathology p : cases)  // the names repeat (two cases expect one finding): numbered
-            QTest::addRow("%d %s", static_cast<int>(p), kinetoscope::test::pathologyName(p)) << static_cast<int>(p);
+            QTest::addRow("%d %s", static_cast<int>(p), kinetoscope::test::pathologyName(p))
+                << static_cast<int>(p);
     }
 
     void parallelSummaryOfScenarioIsSerialOne()
     {
         QFETCH(int, pathology);
-        const LoadResult loaded =
-            loadTraceText(kinetoscope::test::scenarioTrace(static_cast<kinetoscope::test::Pathology>(pathology)));
+        const LoadResult loaded = loadTraceText(
+            kinetoscope::test::scenarioTrace(static_cast<kinetoscope::test::Pathology>(pathology)));
         QVERIFY(loaded.model);
         compareSerialWithParallel(*loaded.model);
     }

@@ -10,7 +10,6 @@
 #endif
 
 #include <QtTest>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -28,9 +27,9 @@ constexpr int kSteps = 6;
 struct Call
 {
     std::string op;
-    std::string dims;   // "Input Dims"
-    std::string types;  // "Input type"
-    std::string concrete;  // "Concrete Inputs", or ""
+    std::string dims;                                      // "Input Dims"
+    std::string types;                                     // "Input type"
+    std::string concrete;                                  // "Concrete Inputs", or ""
     std::vector<std::pair<std::string, int64_t>> kernels;  // name, duration (us)
 };
 
@@ -47,45 +46,55 @@ std::string loopTrace(const std::vector<Call>& calls)
         const int64_t stepStart = host;
         std::string stepEvents;
         for (int repeat = 0; repeat < kRepeats; ++repeat)
-        for (const Call& c : calls) {
-            const int64_t id = external++;
-            std::string args = "\"External id\": " + std::to_string(id) + ", \"Input Dims\": " + c.dims +
-                               ", \"Input type\": " + c.types;
-            if (!c.concrete.empty())
-                args += ", \"Concrete Inputs\": " + c.concrete;
-            const int64_t opDur = 10 + 12 * int64_t(c.kernels.size());
-            add("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + c.op + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
-                std::to_string(host) + ", \"dur\": " + std::to_string(opDur) + ", \"args\": {" + args + "}}");
-            int64_t t = host + 5;
-            for (const auto& [kernel, dur] : c.kernels) {
-                const int64_t corr = correlation++;
-                add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
-                    "\"ts\": " + std::to_string(t) + ", \"dur\": 8, \"args\": {\"External id\": " + std::to_string(id) +
-                    ", \"correlation\": " + std::to_string(corr) + "}}");
-                device = std::max(device, t + 13);
-                add("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + kernel + "\", \"pid\": 0, \"tid\": 7, \"ts\": " +
-                    std::to_string(device) + ", \"dur\": " + std::to_string(dur) + ", \"args\": {\"correlation\": " +
-                    std::to_string(corr) + ", \"device\": 0, \"stream\": 7}}");
-                device += dur + 2;
-                t += 12;
+            for (const Call& c : calls) {
+                const int64_t id = external++;
+                std::string args = "\"External id\": " + std::to_string(id) +
+                                   ", \"Input Dims\": " + c.dims + ", \"Input type\": " + c.types;
+                if (!c.concrete.empty())
+                    args += ", \"Concrete Inputs\": " + c.concrete;
+                const int64_t opDur = 10 + 12 * int64_t(c.kernels.size());
+                add("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + c.op +
+                    "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(host) +
+                    ", \"dur\": " + std::to_string(opDur) + ", \"args\": {" + args + "}}");
+                int64_t t = host + 5;
+                for (const auto& [kernel, dur] : c.kernels) {
+                    const int64_t corr = correlation++;
+                    add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                        "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                        "\"ts\": " +
+                        std::to_string(t) + ", \"dur\": 8, \"args\": {\"External id\": " +
+                        std::to_string(id) + ", \"correlation\": " + std::to_string(corr) + "}}");
+                    device = std::max(device, t + 13);
+                    add("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + kernel +
+                        "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(device) +
+                        ", \"dur\": " + std::to_string(dur) + ", \"args\": {\"correlation\": " +
+                        std::to_string(corr) + ", \"device\": 0, \"stream\": 7}}");
+                    device += dur + 2;
+                    t += 12;
+                }
+                host += opDur + 2;
             }
-            host += opDur + 2;
-        }
         // The step waits for its work at its end (a loss read): the device sets the pace.
-        add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 1, \"tid\": 1, "
-            "\"ts\": " + std::to_string(host) + ", \"dur\": " + std::to_string(device + 3 - host) + "}");
+        add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", "
+            "\"pid\": 1, \"tid\": 1, "
+            "\"ts\": " +
+            std::to_string(host) + ", \"dur\": " + std::to_string(device + 3 - host) + "}");
         host = device + 3 + 20;
-        add("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + std::to_string(step) +
-            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(stepStart) + ", \"dur\": " +
-            std::to_string(host - stepStart - 1) + "}");
+        add("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" +
+            std::to_string(step) + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+            std::to_string(stepStart) + ", \"dur\": " + std::to_string(host - stepStart - 1) + "}");
     }
-    return "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", "
-           "\"totalGlobalMem\": 85029158912, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
-           "\"traceEvents\": [\n" + events + "\n]}\n";
+    return "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB "
+           "HBM3\", "
+           "\"totalGlobalMem\": 85029158912, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": "
+           "132}],\n"
+           "\"traceEvents\": [\n" +
+           events + "\n]}\n";
 }
 
-const char* kBf16Gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
-                        "segment_k_off_kernel__5x_cublas";
+const char* kBf16Gemm =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
 
 struct Analysed
 {
@@ -149,9 +158,21 @@ private slots:
     void gemmWorkAndRoof()
     {
         const Analysed a = analyse(loopTrace({
-            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 300}}},
-            {"aten::addmm", "[[512], [1024, 2048], [2048, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", "", {{kBf16Gemm, 40}}},
-            {"aten::addmm", "[[1024, 512], [1024, 2048], [2048, 512]]", "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", "", {{kBf16Gemm, 40}}},
+            {"aten::mm",
+             "[[4096, 4096], [4096, 4096]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 300}}},
+            {"aten::addmm",
+             "[[512], [1024, 2048], [2048, 512]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]",
+             "",
+             {{kBf16Gemm, 40}}},
+            {"aten::addmm",
+             "[[1024, 512], [1024, 2048], [2048, 512]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]",
+             "",
+             {{kBf16Gemm, 40}}},
         }));
         QVERIFY(a.model);
         const Roofline& r = a.summary.roofline;
@@ -166,7 +187,8 @@ private slots:
         QCOMPARE(mm->precision, Precision::Bf16);
         QCOMPARE(mm->rating.roofs.tflops, r.peaks->fp16Tflops);
         QCOMPARE(mm->rating.bound, Bound::Compute);
-        QVERIFY(std::fabs(mm->rating.achievedTflops - 2.0 * 4096 * 4096 * 4096 / 300e-6 / 1e12) < 1e-6);
+        QVERIFY(std::fabs(mm->rating.achievedTflops - 2.0 * 4096 * 4096 * 4096 / 300e-6 / 1e12) <
+                1e-6);
         QVERIFY(mm->rating.shareOfRoof > 0.3 && mm->rating.shareOfRoof < 0.6);
         QVERIFY(!mm->rating.abovePeak);
         int addmms = 0;
@@ -187,8 +209,16 @@ private slots:
     void gemmFarBelowItsRoof()
     {
         const Analysed a = analyse(loopTrace({
-            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1000}}},
-            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1000}}},
+            {"aten::mm",
+             "[[4096, 4096], [4096, 4096]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 1000}}},
+            {"aten::mm",
+             "[[4096, 4096], [4096, 4096]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 1000}}},
         }));
         QVERIFY(a.model);
         const Finding* f = findingOf(a, "below-roofline");
@@ -197,16 +227,24 @@ private slots:
         const OpRoofline* mm = rowOf(a.summary.roofline, "aten::mm");
         QVERIFY(mm);
         // Each 1 ms call would take flops / (60 % of the bf16 roof).
-        const double targetUs = mm->flopsPerCall / (kComputeTargetShare * a.summary.roofline.peaks->fp16Tflops * 1e12) * 1e6;
+        const double targetUs =
+            mm->flopsPerCall / (kComputeTargetShare * a.summary.roofline.peaks->fp16Tflops * 1e12) *
+            1e6;
         const double plantedUs = 2 * kRepeats * (1000 - targetUs);
         QVERIFY2(std::fabs(f->estimatedGainNs / 1e3 - plantedUs) < 0.1 * plantedUs,
-                 qPrintable(QStringLiteral("gain %1 us, planted %2 us").arg(f->estimatedGainNs / 1e3).arg(plantedUs)));
+                 qPrintable(QStringLiteral("gain %1 us, planted %2 us")
+                                .arg(f->estimatedGainNs / 1e3)
+                                .arg(plantedUs)));
         QVERIFY(f->evidence.ops.front().event.valid());
         QVERIFY(f->evidence.ops.front().name.starts_with("aten::mm [[4096, 4096]"));
         QCOMPARE(f->evidence.kernels.front().name, std::string(kBf16Gemm));
         // The same GEMM near its roof is not a finding.
         const Analysed good = analyse(loopTrace({
-            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 220}}},
+            {"aten::mm",
+             "[[4096, 4096], [4096, 4096]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 220}}},
         }));
         QVERIFY(!findingOf(good, "below-roofline"));
     }
@@ -220,7 +258,11 @@ private slots:
         const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
         const Analysed a = analyse(loopTrace({
             {"aten::mul", big, types, "", {{"vectorized_elementwise_kernel<4, mul>", 2000}}},
-            {"aten::relu", "[[64, 1024, 1024]]", "[\"c10::BFloat16\"]", "", {{"vectorized_elementwise_kernel<4, relu>", 1500}}},
+            {"aten::relu",
+             "[[64, 1024, 1024]]",
+             "[\"c10::BFloat16\"]",
+             "",
+             {{"vectorized_elementwise_kernel<4, relu>", 1500}}},
         }));
         QVERIFY(a.model);
         const Finding* f = findingOf(a, "unfused-elementwise");
@@ -228,10 +270,13 @@ private slots:
         const OpRoofline* mul = rowOf(a.summary.roofline, "aten::mul");
         QVERIFY(mul);
         QCOMPARE(mul->bytesPerCall, 3.0 * 64 * 1024 * 1024 * 2);
-        const double fusedUs = mul->bytesPerCall / (kStreamingTargetShare * a.summary.roofline.peaks->memoryGBps) / 1e3;
+        const double fusedUs = mul->bytesPerCall /
+                               (kStreamingTargetShare * a.summary.roofline.peaks->memoryGBps) / 1e3;
         const double plantedUs = kRepeats * (1500 + 2000 - fusedUs);
         QVERIFY2(std::fabs(f->estimatedGainNs / 1e3 - plantedUs) < 0.1 * plantedUs,
-                 qPrintable(QStringLiteral("gain %1 us, planted %2 us").arg(f->estimatedGainNs / 1e3).arg(plantedUs)));
+                 qPrintable(QStringLiteral("gain %1 us, planted %2 us")
+                                .arg(f->estimatedGainNs / 1e3)
+                                .arg(plantedUs)));
     }
 
     // A small GEMM cannot fill 132 SMs: it is judged at the share its tiles can fill, and
@@ -240,8 +285,16 @@ private slots:
     {
         // 256 x 256 output: 4 tiles of 128 x 128 for 132 SMs; 2 x 256 x 4096 x 256 FLOPs.
         const Analysed a = analyse(loopTrace({
-            {"aten::mm", "[[256, 4096], [4096, 256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 30}}},
-            {"aten::mm", "[[8192, 8192], [8192, 8192]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", "", {{kBf16Gemm, 1900}}},
+            {"aten::mm",
+             "[[256, 4096], [4096, 256]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 30}}},
+            {"aten::mm",
+             "[[8192, 8192], [8192, 8192]]",
+             "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+             "",
+             {{kBf16Gemm, 1900}}},
         }));
         QVERIFY(a.model);
         const auto gap = a.summary.roofGaps.find({"aten::mm", "[[256, 4096], [4096, 256]]"});
@@ -253,11 +306,17 @@ private slots:
     // fused kernel: only the first is attention-unfused.
     void attentionOffAFusedKernel()
     {
-        const std::string dims = "[[8, 16, 2048, 64], [8, 16, 2048, 64], [8, 16, 2048, 64], [], [], [], [], []]";
-        const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]";
+        const std::string dims =
+            "[[8, 16, 2048, 64], [8, 16, 2048, 64], [8, 16, 2048, 64], [], [], [], [], []]";
+        const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", "
+                                  "\"Scalar\", \"Scalar\", \"\", \"Scalar\"]";
         const std::string concrete = "[\"\", \"\", \"\", \"\", \"0.\", \"False\", \"\", \"False\"]";
-        const Analysed math = analyse(loopTrace({{"aten::scaled_dot_product_attention", dims, types, concrete,
-                                                  {{kBf16Gemm, 700}, {"softmax_warp_forward", 900}, {kBf16Gemm, 700}}}}));
+        const Analysed math = analyse(
+            loopTrace({{"aten::scaled_dot_product_attention",
+                        dims,
+                        types,
+                        concrete,
+                        {{kBf16Gemm, 700}, {"softmax_warp_forward", 900}, {kBf16Gemm, 700}}}}));
         QVERIFY(math.model);
         const OpRoofline* row = rowOf(math.summary.roofline, "aten::scaled_dot_product_attention");
         QVERIFY(row);
@@ -268,7 +327,10 @@ private slots:
         QVERIFY(f->estimatedGainNs > 0);
         QVERIFY(f->snippet.find("sdpa_kernel") != std::string::npos);
         QVERIFY(!findingOf(math, "below-roofline"));  // its time is attention-unfused's alone
-        const Analysed fused = analyse(loopTrace({{"aten::scaled_dot_product_attention", dims, types, concrete,
+        const Analysed fused = analyse(loopTrace({{"aten::scaled_dot_product_attention",
+                                                   dims,
+                                                   types,
+                                                   concrete,
                                                    {{"flash_fwd_kernel", 900}}}}));
         QVERIFY(fused.model);
         QVERIFY(!findingOf(fused, "attention-unfused"));
@@ -279,7 +341,11 @@ private slots:
     void fp32OffTensorCoresIsNotBelowRoofline()
     {
         const Analysed a = analyse(loopTrace({
-            {"aten::mm", "[[4096, 4096], [4096, 4096]]", "[\"float\", \"float\"]", "", {{"ampere_sgemm_128x64_tn", 6000}}},
+            {"aten::mm",
+             "[[4096, 4096], [4096, 4096]]",
+             "[\"float\", \"float\"]",
+             "",
+             {{"ampere_sgemm_128x64_tn", 6000}}},
         }));
         QVERIFY(a.model);
         const OpRoofline* mm = rowOf(a.summary.roofline, "aten::mm");
@@ -305,27 +371,34 @@ private slots:
                 continue;
             const TraceSummary s = summarize(*loaded.model);
             const Roofline& r = s.roofline;
-            QVERIFY2(r.ratedNs <= r.chargedNs && r.chargedNs <= r.kernelNs, qPrintable(QString::fromStdString(path.string())));
+            QVERIFY2(r.ratedNs <= r.chargedNs && r.chargedNs <= r.kernelNs,
+                     qPrintable(QString::fromStdString(path.string())));
             withPeaks += r.peaks.has_value();
             withRatedOps += r.ratedNs > 0;
             for (const OpRoofline& o : r.ops) {
                 if (!o.modelled())
                     continue;
                 QVERIFY(o.flopsPerCall >= 0 && o.bytesPerCall >= 0);
-                const bool above = (o.rating.roofs.tflops > 0 && o.rating.achievedTflops > o.rating.roofs.tflops) ||
-                                   (o.rating.roofs.gbps > 0 && o.rating.achievedGbps > o.rating.roofs.gbps);
+                const bool above =
+                    (o.rating.roofs.tflops > 0 &&
+                     o.rating.achievedTflops > o.rating.roofs.tflops) ||
+                    (o.rating.roofs.gbps > 0 && o.rating.achievedGbps > o.rating.roofs.gbps);
                 QCOMPARE(o.rating.abovePeak, above);
                 QCOMPARE(o.note.empty(), !above);
                 rated += double(o.deviceNs);
                 flagged += above ? double(o.deviceNs) : 0;
                 if (above)
-                    qInfo().noquote() << QString::fromStdString(path.filename().string() + ": " + o.name + " " +
-                                                                o.inputShapes + " -- " + o.note);
+                    qInfo().noquote()
+                        << QString::fromStdString(path.filename().string() + ": " + o.name + " " +
+                                                  o.inputShapes + " -- " + o.note);
             }
         }
         QVERIFY(withPeaks >= 20);
         QVERIFY(withRatedOps >= 10);
-        QVERIFY2(flagged < 0.05 * rated, qPrintable(QStringLiteral("%1 of %2 ms above a roof").arg(flagged / 1e6).arg(rated / 1e6)));
+        QVERIFY2(
+            flagged < 0.05 * rated,
+            qPrintable(
+                QStringLiteral("%1 of %2 ms above a roof").arg(flagged / 1e6).arg(rated / 1e6)));
     }
 };
 

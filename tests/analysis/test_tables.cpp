@@ -106,7 +106,8 @@ const char* kSameMicrosecond = R"j({"traceEvents": [
   {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 50, "args": {"Device Type": 1, "Device Id": 0, "Addr": 64, "Bytes": -10, "Total Allocated": 0, "Total Reserved": 64}}
 ]})j";
 
-const OpStats* findBySource(const std::vector<OpStats>& ops, std::string_view name, std::string_view source)
+const OpStats* findBySource(const std::vector<OpStats>& ops, std::string_view name,
+                            std::string_view source)
 {
     for (const OpStats& o : ops)
         if (o.name == name && o.sourceLine == source)
@@ -114,8 +115,8 @@ const OpStats* findBySource(const std::vector<OpStats>& ops, std::string_view na
     return nullptr;
 }
 
-const KernelStats* findKernel(const std::vector<KernelStats>& rows, std::string_view name, std::string_view op,
-                              int32_t grid = -2)
+const KernelStats* findKernel(const std::vector<KernelStats>& rows, std::string_view name,
+                              std::string_view op, int32_t grid = -2)
 {
     for (const KernelStats& k : rows)
         if (k.name == name && k.topOp == op && (grid == -2 || k.grid[0] == grid))
@@ -129,7 +130,8 @@ std::shared_ptr<const TraceModel> load()
     return result.ok() ? result.model : nullptr;
 }
 
-const OpStats* find(const std::vector<OpStats>& ops, const std::string& name, const std::string& shapes = {})
+const OpStats* find(const std::vector<OpStats>& ops, const std::string& name,
+                    const std::string& shapes = {})
 {
     for (const OpStats& o : ops)
         if (o.name == name && o.inputShapes == shapes)
@@ -157,7 +159,7 @@ private Q_SLOTS:
         QCOMPARE(linear->cpuTotalNs, 70 * kUs);
         QCOMPARE(linear->selfCpuNs, (10 + 4) * kUs);  // less the nested addmm
         QCOMPARE(linear->selfDeviceNs, int64_t(0));
-        QCOMPARE(linear->deviceTotalNs, 25 * kUs);     // the gemms its addmm launched
+        QCOMPARE(linear->deviceTotalNs, 25 * kUs);            // the gemms its addmm launched
         QCOMPARE(addmm->selfCpuNs, (40 - 5 + 16 - 2) * kUs);  // less its cudaLaunchKernel calls
         QCOMPARE(addmm->selfDeviceNs, 25 * kUs);
         QCOMPARE(addmm->deviceTotalNs, 25 * kUs);
@@ -194,7 +196,8 @@ private Q_SLOTS:
         const OpStats* conv = find(tables.byName, "aten::conv2d");
         QVERIFY(conv);
         QCOMPARE(conv->cpuTotalNs, 70 * kUs);
-        QCOMPARE(conv->selfCpuNs, (70 - 20 - 12 - 5 - 4) * kUs);  // the range holds the 10 us launch
+        QCOMPARE(conv->selfCpuNs,
+                 (70 - 20 - 12 - 5 - 4) * kUs);  // the range holds the 10 us launch
         QCOMPARE(find(tables.byName, "aten::empty")->selfCpuNs, 4 * kUs);
         QVERIFY(!find(tables.byName, "cudaLaunchKernel"));  // runtime calls are not ops
     }
@@ -253,14 +256,16 @@ private Q_SLOTS:
         QVERIFY(step);
         QCOMPARE(step->calls, int64_t(1));
         QCOMPARE(step->cpuTotalNs, 20 * kUs);
-        const std::vector<std::string> frames{"torch/nn/modules/module.py(1501): _call_impl", "train.py(42): step",
-                                              "train.py(10): <module>"};
+        const std::vector<std::string> frames{"torch/nn/modules/module.py(1501): _call_impl",
+                                              "train.py(42): step", "train.py(10): <module>"};
         QCOMPARE(step->stack, frames);
-        const OpStats* evaluate = findBySource(ops.byNameAndStack, "aten::mm", "train.py(50): evaluate");
+        const OpStats* evaluate =
+            findBySource(ops.byNameAndStack, "aten::mm", "train.py(50): evaluate");
         QVERIFY(evaluate);
         QCOMPARE(evaluate->cpuTotalNs, 10 * kUs);
         QCOMPARE(evaluate->stack.size(), size_t(2));
-        const OpStats* add = findBySource(ops.byNameAndStack, "aten::add", "train.py(10): <module>");
+        const OpStats* add =
+            findBySource(ops.byNameAndStack, "aten::add", "train.py(10): <module>");
         QVERIFY(add);
         QCOMPARE(add->stack.size(), size_t(1));
         const OpStats* bare = findBySource(ops.byNameAndStack, "aten::mm", "");
@@ -272,13 +277,14 @@ private Q_SLOTS:
         // The user's code, not torch's, a library's or a built-in.
         QVERIFY(isUserFrame("examples/train.py(42): step"));
         QVERIFY(!isUserFrame("torch/nn/modules/module.py(1501): _call_impl"));
-        QVERIFY(!isUserFrame("/usr/lib/python3.10/site-packages/transformers/trainer.py(10): train"));
+        QVERIFY(
+            !isUserFrame("/usr/lib/python3.10/site-packages/transformers/trainer.py(10): train"));
         QVERIFY(!isUserFrame("<built-in method mm of type object at 0x7f>"));
         QVERIFY(!isUserFrame("nn.Module: Linear_0"));
-        QVERIFY(isUserFrame("/home/me/pytorch/train.py(3): main"));      // not torch's own
+        QVERIFY(isUserFrame("/home/me/pytorch/train.py(3): main"));  // not torch's own
         QVERIFY(isUserFrame("my_torch/model.py(8): forward"));
         QVERIFY(!isUserFrame("torch\\nn\\modules\\module.py(1501): _call_impl"));  // Windows
-        QVERIFY(!isUserFrame("threading.py(1016): run"));                  // standard library
+        QVERIFY(!isUserFrame("threading.py(1016): run"));  // standard library
         QVERIFY(!isUserFrame("/usr/lib/python3.11/runpy.py(196): _run_module_as_main"));
         QVERIFY(isUserFrame("/home/u/lib/python_utils/io.py(4): read"));
     }
@@ -305,7 +311,8 @@ private Q_SLOTS:
         QVERIFY(findKernel(byOp, tc, "aten::addmm"));
         QCOMPARE(findKernel(byOp, tc, "aten::addmm")->calls, int64_t(3));
         // By launch configuration: the 8x1x1 calls (34 us) and the 16x1x1 call (20 us).
-        const auto byLaunch = computeKernelTable(*loaded.model, nullptr, KernelGrouping::LaunchConfig);
+        const auto byLaunch =
+            computeKernelTable(*loaded.model, nullptr, KernelGrouping::LaunchConfig);
         QCOMPARE(byLaunch.size(), size_t(4));
         const KernelStats* small = findKernel(byLaunch, tc, "aten::addmm", 8);
         const KernelStats* large = findKernel(byLaunch, tc, "aten::addmm", 16);
@@ -328,7 +335,8 @@ private Q_SLOTS:
         const OpStats* addmm = find(ops.byName, "aten::addmm");
         const OpStats* add = find(ops.byName, "aten::add");
         QVERIFY(linear && addmm && add);
-        QVERIFY(linear->tensorCoreEligible && addmm->tensorCoreEligible && !add->tensorCoreEligible);
+        QVERIFY(linear->tensorCoreEligible && addmm->tensorCoreEligible &&
+                !add->tensorCoreEligible);
         QCOMPARE(addmm->deviceTotalNs, 64 * kUs);
         QCOMPARE(addmm->tensorCoreNs, 54 * kUs);  // all but the 10 us SIMT GEMM
         QCOMPARE(linear->deviceTotalNs, 50 * kUs);
@@ -379,7 +387,8 @@ private Q_SLOTS:
         // which blocks the host while the driver stages the copy.
         QCOMPARE(sync.syncCallNsPerStep, std::vector<int64_t>{31 * kUs});
         QCOMPARE(sync.syncCallsPerStep, std::vector<int64_t>{2});
-        QCOMPARE(sync.scalarReadNsPerStep, std::vector<int64_t>{10 * kUs});  // item only, not its child
+        QCOMPARE(sync.scalarReadNsPerStep,
+                 std::vector<int64_t>{10 * kUs});  // item only, not its child
         QCOMPARE(sync.scalarReadsPerStep, std::vector<int64_t>{1});
     }
 
@@ -421,7 +430,8 @@ private Q_SLOTS:
         // aten::linear; the other 1000 predate the trace.
         QCOMPARE(cuda.peakTimeNs.value_or(-1), 6 * kUs);
         QCOMPARE(cuda.liveAtPeak.size(), size_t(1));
-        QCOMPARE(QString::fromStdString(cuda.liveAtPeak[0].stack), QString("aten::linear > aten::addmm"));
+        QCOMPARE(QString::fromStdString(cuda.liveAtPeak[0].stack),
+                 QString("aten::linear > aten::addmm"));
         QCOMPARE(cuda.liveAtPeak[0].allocations, int64_t(1));
         QCOMPARE(cuda.liveAtPeak[0].bytes, int64_t(100));
         QCOMPARE(cuda.peakUntrackedBytes, int64_t(1000));
@@ -463,10 +473,10 @@ private Q_SLOTS:
         QCOMPARE(series.bucketNs, 50 * kUs);
         const std::vector<float>& gpu = series.gpuBusy.at(0);
         QCOMPARE(gpu.size(), size_t(4));
-        QCOMPARE(gpu[0], 20.0f / 50.0f);            // gemm [20, 40)
-        QCOMPARE(gpu[1], 9.0f / 50.0f);             // gemm [70, 75) + fill [76, 80)
-        QCOMPARE(gpu[2], 0.0f);                     // a copy is not a kernel
-        QCOMPARE(series.cpuBusy[0], 1.0f);          // the step marker covers everything
+        QCOMPARE(gpu[0], 20.0f / 50.0f);    // gemm [20, 40)
+        QCOMPARE(gpu[1], 9.0f / 50.0f);     // gemm [70, 75) + fill [76, 80)
+        QCOMPARE(gpu[2], 0.0f);             // a copy is not a kernel
+        QCOMPARE(series.cpuBusy[0], 1.0f);  // the step marker covers everything
     }
 };
 

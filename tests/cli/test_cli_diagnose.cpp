@@ -5,12 +5,10 @@
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QtTest>
-
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using kinetoscope::test::sharedTrace;
@@ -29,7 +27,9 @@ class TestCliDiagnose : public QObject
 private Q_SLOTS:
     void printsFindingsAsJson()
     {
-        const Run run = runCli({"diagnose", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), "--json"});
+        const Run run =
+            runCli({"diagnose", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                    "--json"});
         QCOMPARE(run.code, 0);
         const json d = json::parse(run.out);
         QVERIFY(d["findings"].size() >= 2);
@@ -52,14 +52,16 @@ private Q_SLOTS:
     {
         const std::filesystem::path runs = KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs";
         auto diagnose = [&](const char* run) {
-            const Run r = runCli({"diagnose", (runs / run / "session.kinetoscope.json").string(), "--json"});
+            const Run r =
+                runCli({"diagnose", (runs / run / "session.kinetoscope.json").string(), "--json"});
             if (r.code != 0)
                 qWarning("%s", r.err.c_str());
             return r.code == 0 ? json::parse(r.out) : json();
         };
         auto loadSession = [&](const char* run) {
             std::string error;
-            const auto s = kinetoscope::session::loadSession(runs / run / "session.kinetoscope.json", error);
+            const auto s =
+                kinetoscope::session::loadSession(runs / run / "session.kinetoscope.json", error);
             if (!s)
                 qWarning("%s", error.c_str());
             return s;
@@ -69,7 +71,8 @@ private Q_SLOTS:
         // trace's idle agrees, and the worker sweep shows the fix.
         const json starved = diagnose("starved");
         QVERIFY(starved["diagnosable"].get<bool>());
-        QCOMPARE(starved["findings"][0]["id"].get<std::string>(), std::string("dataloader-bound-measured"));
+        QCOMPARE(starved["findings"][0]["id"].get<std::string>(),
+                 std::string("dataloader-bound-measured"));
         QCOMPARE(starved["findings"][1]["id"].get<std::string>(), std::string("dataloader-bound"));
         for (int i = 0; i < 2; ++i)
             QCOMPARE(starved["findings"][i]["severity"].get<std::string>(), std::string("high"));
@@ -78,7 +81,8 @@ private Q_SLOTS:
         const kinetoscope::session::SweepPoint& none = starvedSession->sweep.front();
         const kinetoscope::session::SweepPoint& twelve = starvedSession->sweep.back();
         QVERIFY(none.value == 0 && twelve.value == 12);
-        QVERIFY2(twelve.samplesPerSecond > 10 * none.samplesPerSecond, "12 workers feed the GPU 10x faster");
+        QVERIFY2(twelve.samplesPerSecond > 10 * none.samplesPerSecond,
+                 "12 workers feed the GPU 10x faster");
         QVERIFY(twelve.dataWaitMs < none.dataWaitMs / 20);
 
         // The transformer is bound by fp32 arithmetic: bf16's measured saving leads, then
@@ -90,7 +94,8 @@ private Q_SLOTS:
         const double bf16Us = bf16["evidence"]["figures"]["bf16_step_us"].get<double>();
         QVERIFY(std::abs(bf16["estimated_gain_us"].get<double>() - (fp32Us - bf16Us)) < 1.0);
         QVERIFY(fp32Us > 2.5 * bf16Us);
-        QCOMPARE(transformer["findings"][1]["id"].get<std::string>(), std::string("cuda-graph-measured"));
+        QCOMPARE(transformer["findings"][1]["id"].get<std::string>(),
+                 std::string("cuda-graph-measured"));
         bool peakNoted = false;
         for (const json& f : transformer["findings"]) {
             if (f["id"] != "activation-peak")
@@ -118,31 +123,37 @@ private Q_SLOTS:
         QVERIFY(roof["fix"].get<std::string>().find("channels_last") != std::string::npos);
         QVERIFY(roof["explanation"].get<std::string>().find("NHWC") != std::string::npos);
         QVERIFY(roof["evidence"]["figures"]["share_of_roof"].get<double>() < 0.25);
-        QVERIFY(fusion["estimated_gain_us"].get<double>() + roof["estimated_gain_us"].get<double>() <
+        QVERIFY(fusion["estimated_gain_us"].get<double>() +
+                    roof["estimated_gain_us"].get<double>() <
                 cnn224["step_time_us"].get<double>());
 
         // The batch size that fits under 4 GiB, without and with checkpointing every block.
         const auto checkpoint = loadSession("checkpoint");
         QVERIFY(checkpoint);
-        const kinetoscope::session::BatchFit plain = kinetoscope::session::readBatchFit(*checkpoint);
+        const kinetoscope::session::BatchFit plain =
+            kinetoscope::session::readBatchFit(*checkpoint);
         QVERIFY(plain.largestFits && plain.firstOutOfMemory);
         QCOMPARE(*plain.largestFits, int64_t(64));
         QCOMPARE(*plain.firstOutOfMemory, int64_t(128));
-        const kinetoscope::session::BatchFit checkpointed = kinetoscope::session::readBatchFit(*checkpoint, 1);
+        const kinetoscope::session::BatchFit checkpointed =
+            kinetoscope::session::readBatchFit(*checkpoint, 1);
         QVERIFY(checkpointed.largestFits && checkpointed.firstOutOfMemory);
         QCOMPARE(*checkpointed.largestFits, int64_t(128));
         QCOMPARE(*checkpointed.firstOutOfMemory, int64_t(256));
         const auto trade = kinetoscope::session::readCheckpointTrade(*checkpoint);
         QVERIFY(trade && trade->batchSize == 64);
-        QVERIFY(trade->peakWithBytes < trade->peakWithoutBytes / 2 && trade->stepWithMs > trade->stepWithoutMs);
+        QVERIFY(trade->peakWithBytes < trade->peakWithoutBytes / 2 &&
+                trade->stepWithMs > trade->stepWithoutMs);
     }
 
     void failsOnASeverityForCi()
     {
-        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const std::string trace =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
         QCOMPARE(runCli({"diagnose", trace, "--fail-on", "high"}).code, 1);
         const auto healthy = std::filesystem::path(m_dir.path().toStdString()) / "healthy.json";
-        kinetoscope::test::writeFile(healthy, kinetoscope::test::scenarioTrace(kinetoscope::test::Pathology::None));
+        kinetoscope::test::writeFile(
+            healthy, kinetoscope::test::scenarioTrace(kinetoscope::test::Pathology::None));
         const Run ok = runCli({"diagnose", healthy.string(), "--fail-on", "low"});
         QCOMPARE(ok.code, 0);
         QVERIFY(ok.out.find("No finding") != std::string::npos);
@@ -151,7 +162,9 @@ private Q_SLOTS:
 
     void writesMarkdownForReports()
     {
-        const Run run = runCli({"diagnose", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), "--markdown"});
+        const Run run =
+            runCli({"diagnose", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                    "--markdown"});
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.starts_with("# Diagnosis of"));
         QVERIFY(run.out.find("| # | Severity | Finding | Estimated gain |") != std::string::npos);
@@ -163,17 +176,20 @@ private Q_SLOTS:
     // the number, and a bad number is one line, exit 2.
     void theFindingsAreTheSameWhateverTheThreads()
     {
-        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const std::string trace =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
         const Run serial = runCli({"diagnose", trace, "--json", "--threads", "1"});
         const Run parallel = runCli({"diagnose", trace, "--json", "--threads", "2"});
         QCOMPARE(serial.code, 0);
         QCOMPARE(parallel.code, 0);
         QCOMPARE(serial.out, parallel.out);
-        QCOMPARE(json::parse(serial.out)["findings"][0]["id"].get<std::string>(), std::string("dataloader-bound"));
+        QCOMPARE(json::parse(serial.out)["findings"][0]["id"].get<std::string>(),
+                 std::string("dataloader-bound"));
         const Run bad = runCli({"diagnose", trace, "--threads", "many"});
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.out.empty());
-        QCOMPARE(bad.err, std::string("kinetoscope diagnose: --threads takes 0 (every core) or a number of threads from 1 "
+        QCOMPARE(bad.err, std::string("kinetoscope diagnose: --threads takes 0 (every core) or a "
+                                      "number of threads from 1 "
                                       "to 1024, not 'many'\n"));
     }
 
@@ -188,27 +204,34 @@ private Q_SLOTS:
             QVERIFY2(help.out.find("\n  --threads N ") != std::string::npos, command);
             QVERIFY2(help.out.find("0 every core") != std::string::npos, command);
         }
-        // A bad value, on each of them: one line naming the command, exit 2, before any file is read.
+        // A bad value, on each of them: one line naming the command, exit 2, before any file is
+        // read.
         for (const char* command : {"info", "summary", "diagnose", "diff", "memory"}) {
             const Run bad = runCli({command, "/no/such/trace.json", "--threads", "abc"});
             QCOMPARE(bad.code, 2);
             QVERIFY(bad.out.empty());
             QCOMPARE(std::count(bad.err.begin(), bad.err.end(), '\n'), 1L);
-            QVERIFY2(bad.err.starts_with(std::string("kinetoscope ") + command + ": --threads takes "), bad.err.c_str());
+            QVERIFY2(
+                bad.err.starts_with(std::string("kinetoscope ") + command + ": --threads takes "),
+                bad.err.c_str());
         }
         const Run run = runCli({"run", "--help"});
         QCOMPARE(run.code, 0);
         QVERIFY(run.out.find("--threads") == std::string::npos);
         const Run overview = runCli({"help"});
-        QVERIFY(overview.out.find("every command that reads traces (info, summary, diagnose, diff, report, memory "
-                                  "--trace):\n  --threads N ") != std::string::npos);
+        QVERIFY(
+            overview.out.find(
+                "every command that reads traces (info, summary, diagnose, diff, report, memory "
+                "--trace):\n  --threads N ") != std::string::npos);
         QVERIFY(overview.out.find("this launch only") != std::string::npos);  // the app's --threads
     }
 
     void overridesThresholdsAndRejectsBadInput()
     {
-        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
-        const Run raised = runCli({"diagnose", trace, "--json", "--threshold", "dataloader_share=0.5"});
+        const std::string trace =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        const Run raised =
+            runCli({"diagnose", trace, "--json", "--threshold", "dataloader_share=0.5"});
         QCOMPARE(raised.code, 0);
         QVERIFY(raised.out.find("dataloader-bound") == std::string::npos);
         QCOMPARE(runCli({"diagnose", trace, "--threshold", "nonsense=1"}).code, 2);
@@ -226,11 +249,12 @@ private Q_SLOTS:
         using namespace kinetoscope::session;
         const fs::path dir = fs::path(m_dir.path().toStdString()) / "lab";
         fs::create_directories(dir);
-        fs::copy_file(sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), dir / "trace.pt.trace.json.gz",
-                      fs::copy_options::overwrite_existing);
+        fs::copy_file(sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                      dir / "trace.pt.trace.json.gz", fs::copy_options::overwrite_existing);
         const int64_t gib = int64_t(1) << 30, mib = int64_t(1) << 20;
         Session s;
-        s.config = {{"model", "cnn"}, {"dataset", "synthetic"}, {"device", "cuda"}, {"batch_size", "64"}};
+        s.config = {
+            {"model", "cnn"}, {"dataset", "synthetic"}, {"device", "cuda"}, {"batch_size", "64"}};
         s.environment = {{"device", "NVIDIA H100"}};
         auto arm = [](ArmKind kind, double samplesPerSecond, double meanStepMs, int64_t peak) {
             LabArm a;
@@ -241,7 +265,8 @@ private Q_SLOTS:
             a.peakAllocatedBytes = peak;
             return a;
         };
-        s.lab = {arm(ArmKind::Fp32, 640.0, 100.0, 3 * gib), arm(ArmKind::Bf16, 640.0 * 100.0 / 43.7, 43.7, 2 * gib)};
+        s.lab = {arm(ArmKind::Fp32, 640.0, 100.0, 3 * gib),
+                 arm(ArmKind::Bf16, 640.0 * 100.0 / 43.7, 43.7, 2 * gib)};
         MemoryTriage memory;
         memory.steadyStep = {{"start", gib, 5 * gib, gib},
                              {"batch to device", gib + 10 * mib, 5 * gib, gib + 10 * mib},
@@ -250,8 +275,8 @@ private Q_SLOTS:
                              {"backward", 2 * gib, 5 * gib, 3 * gib},
                              {"optimizer step", gib + 500 * mib, 5 * gib, 3 * gib},
                              {"zero_grad", gib, 5 * gib, 3 * gib}};
-        memory.peakPerStep = {3 * gib + 300 * mib, 3 * gib, 3 * gib, 3 * gib + 10 * mib, 3 * gib + 20 * mib,
-                              3 * gib + 30 * mib};
+        memory.peakPerStep = {3 * gib + 300 * mib, 3 * gib,           3 * gib, 3 * gib + 10 * mib,
+                              3 * gib + 20 * mib,  3 * gib + 30 * mib};
         memory.split = {11'000'000, 60, 44 * mib, 44 * mib, 88 * mib, gib + 790 * mib};
         s.memory = memory;
         s.tracePath = "trace.pt.trace.json.gz";  // beside the session
@@ -286,13 +311,16 @@ private Q_SLOTS:
         QVERIFY(activations);
         QCOMPARE((*activations)["measured"].get<bool>(), true);
         QCOMPARE((*activations)["severity"].get<std::string>(), std::string("medium"));
-        QVERIFY((*activations)["fix"].get<std::string>().find("1.00 GiB lower") != std::string::npos);
-        QCOMPARE((*activations)["evidence"]["figures"]["bf16_saving_bytes"].get<double>(), double(gib));
+        QVERIFY((*activations)["fix"].get<std::string>().find("1.00 GiB lower") !=
+                std::string::npos);
+        QCOMPARE((*activations)["evidence"]["figures"]["bf16_saving_bytes"].get<double>(),
+                 double(gib));
         const json* growth = findingOf("memory-growth-measured");
         QVERIFY(growth);
         QCOMPARE((*growth)["severity"].get<std::string>(), std::string("high"));
         QCOMPARE((*growth)["evidence"]["steps"], json::array({"ProfilerStep#2"}));
-        QCOMPARE((*growth)["evidence"]["figures"]["growth_bytes_per_step"].get<double>(), double(10 * mib));
+        QCOMPARE((*growth)["evidence"]["figures"]["growth_bytes_per_step"].get<double>(),
+                 double(10 * mib));
         const json* held = findingOf("allocator-holds-freed");  // 5 GiB reserved over a 3 GiB peak
         QVERIFY(held);
         QVERIFY(!findingOf("not-precision-bound"));
@@ -300,8 +328,10 @@ private Q_SLOTS:
         // The text and Markdown say which gains were measured.
         const Run text = runCli({"diagnose", file.string()});
         QCOMPARE(text.code, 0);
-        QVERIFY2(text.out.find("measured gain 56.3 ms per step") != std::string::npos, text.out.c_str());
-        QVERIFY(text.out.find("estimated gain ~") != std::string::npos);  // the trace's own findings
+        QVERIFY2(text.out.find("measured gain 56.3 ms per step") != std::string::npos,
+                 text.out.c_str());
+        QVERIFY(text.out.find("estimated gain ~") !=
+                std::string::npos);  // the trace's own findings
         const Run markdown = runCli({"diagnose", file.string(), "--markdown"});
         QVERIFY(markdown.out.find("· measured gain 56.3 ms per step") != std::string::npos);
         QCOMPARE(runCli({"diagnose", file.string(), "--fail-on", "high"}).code, 1);

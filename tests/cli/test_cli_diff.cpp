@@ -4,9 +4,8 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 using kinetoscope::test::runCli;
 using kinetoscope::test::sharedTrace;
@@ -16,7 +15,9 @@ namespace {
 
 std::string workers(int n)
 {
-    return sharedTrace("kineto/resnet50_v100_workers" + std::to_string(n) + "_2021.pt.trace.json.gz").string();
+    return sharedTrace("kineto/resnet50_v100_workers" + std::to_string(n) +
+                       "_2021.pt.trace.json.gz")
+        .string();
 }
 
 }  // namespace
@@ -34,10 +35,12 @@ private Q_SLOTS:
         const json d = json::parse(run.out);
         QCOMPARE(d["verdict"].get<std::string>(), std::string("faster"));
         QCOMPARE(d["causes"][0]["kind"].get<std::string>(), std::string("dataloader"));
-        QVERIFY(d["step"]["interval_us"].is_array() && d["step"]["interval_us"][1].get<double>() < 0);
+        QVERIFY(d["step"]["interval_us"].is_array() &&
+                d["step"]["interval_us"][1].get<double>() < 0);
         QCOMPARE(d["before"]["step_us"].size(), size_t{6});
         QCOMPARE(d["breakdown"].size(), size_t{8});
-        for (const char* key : {"kernels", "ops", "copies", "memory", "findings", "verdict_line", "change_line"})
+        for (const char* key :
+             {"kernels", "ops", "copies", "memory", "findings", "verdict_line", "change_line"})
             QVERIFY2(d.contains(key), key);
     }
 
@@ -46,8 +49,8 @@ private Q_SLOTS:
         const auto markdown = runCli({"diff", workers(0), workers(4), "--markdown"});
         QCOMPARE(markdown.code, 0);
         QVERIFY(markdown.out.starts_with("# Comparison\n\n**Faster: "));
-        for (const char* section : {"## What changed, largest first", "## Breakdown per step", "## Kernels per step",
-                                    "## Memory peaks", "## Findings"})
+        for (const char* section : {"## What changed, largest first", "## Breakdown per step",
+                                    "## Kernels per step", "## Memory peaks", "## Findings"})
             QVERIFY2(markdown.out.find(section) != std::string::npos, section);
         const auto text = runCli({"diff", workers(0), workers(4)});
         QCOMPARE(text.code, 0);
@@ -60,8 +63,10 @@ private Q_SLOTS:
     {
         QCOMPARE(runCli({"diff", workers(4), workers(0), "--fail-on-regression", "10"}).code, 1);
         QCOMPARE(runCli({"diff", workers(4), workers(0), "--fail-on-regression", "60"}).code, 0);
-        QCOMPARE(runCli({"diff", workers(0), workers(4), "--fail-on-regression", "0"}).code, 0);  // faster
-        QCOMPARE(runCli({"diff", workers(0), workers(0), "--fail-on-regression", "0"}).code, 0);  // the same
+        QCOMPARE(runCli({"diff", workers(0), workers(4), "--fail-on-regression", "0"}).code,
+                 0);  // faster
+        QCOMPARE(runCli({"diff", workers(0), workers(0), "--fail-on-regression", "0"}).code,
+                 0);  // the same
     }
 
     // "I changed workers from 0 to 2; did it help as predicted?": two real CPU lab runs
@@ -75,11 +80,31 @@ private Q_SLOTS:
             QSKIP("built without the engine");
         qputenv("OMP_NUM_THREADS", "1");  // read by the engine process at start-up
         auto run = [&](const char* workers, const char* out, bool sweep) {
-            std::vector<std::string> args{"run", "--model", "mlp", "--dataset", "synthetic", "--device", "cpu",
-                                          "--steps", "16", "--warmup", "2", "--batch-size", "8",
-                                          "--input-features", "64", "--hidden", "128", "--sample-io-us", "8000",
-                                          "--workers", workers, "--split", "--profile",
-                                          "--out", (m_dir.path() + "/" + out).toStdString()};
+            std::vector<std::string> args{"run",
+                                          "--model",
+                                          "mlp",
+                                          "--dataset",
+                                          "synthetic",
+                                          "--device",
+                                          "cpu",
+                                          "--steps",
+                                          "16",
+                                          "--warmup",
+                                          "2",
+                                          "--batch-size",
+                                          "8",
+                                          "--input-features",
+                                          "64",
+                                          "--hidden",
+                                          "128",
+                                          "--sample-io-us",
+                                          "8000",
+                                          "--workers",
+                                          workers,
+                                          "--split",
+                                          "--profile",
+                                          "--out",
+                                          (m_dir.path() + "/" + out).toStdString()};
             if (sweep)
                 args.insert(args.end(), {"--sweep", "workers=0,2"});
             const auto r = runCli(args);
@@ -87,18 +112,21 @@ private Q_SLOTS:
         };
         run("0", "w0", true);
         run("2", "w2", false);
-        const auto diff = runCli({"diff", (m_dir.path() + "/w0/session.kinetoscope.json").toStdString(),
-                                  (m_dir.path() + "/w2/session.kinetoscope.json").toStdString(), "--json"});
+        const auto diff =
+            runCli({"diff", (m_dir.path() + "/w0/session.kinetoscope.json").toStdString(),
+                    (m_dir.path() + "/w2/session.kinetoscope.json").toStdString(), "--json"});
         QCOMPARE(diff.code, 0);
         const json d = json::parse(diff.out);
         QVERIFY(d["lab"].is_object());
         // Two sessions: the verdict is the lab's own 16 + 16 measured steps, not the window's few.
-        QVERIFY2(d["verdict_line"].get<std::string>().starts_with("Faster (the lab's measured steps, 16 and 16)"),
+        QVERIFY2(d["verdict_line"].get<std::string>().starts_with(
+                     "Faster (the lab's measured steps, 16 and 16)"),
                  d["verdict_line"].get<std::string>().c_str());
         const json& lab = d["lab"];
         bool workersChanged = false;
         for (const json& change : lab["config_changes"])
-            workersChanged |= change["key"] == "workers" && change["before"] == "0" && change["after"] == "2";
+            workersChanged |=
+                change["key"] == "workers" && change["before"] == "0" && change["after"] == "2";
         QVERIFY(workersChanged);
         QCOMPARE(lab["steps"]["verdict"].get<std::string>(), std::string("faster"));
         QCOMPARE(lab["sweep_prediction"]["value"].get<int>(), 2);
@@ -111,10 +139,14 @@ private Q_SLOTS:
                 QVERIFY(phase["after"].get<double>() < phase["before"].get<double>());
             }
         QVERIFY(dataPhase);
-        const auto markdown = runCli({"diff", (m_dir.path() + "/w0/session.kinetoscope.json").toStdString(),
-                                      (m_dir.path() + "/w2/session.kinetoscope.json").toStdString(), "--markdown"});
-        QVERIFY(markdown.out.find("## Lab runs\n\nWhat the configuration changed: workers 0 → 2.") != std::string::npos);
-        QVERIFY(markdown.out.find("Predicted and measured: the before run's sweep gave") != std::string::npos);
+        const auto markdown =
+            runCli({"diff", (m_dir.path() + "/w0/session.kinetoscope.json").toStdString(),
+                    (m_dir.path() + "/w2/session.kinetoscope.json").toStdString(), "--markdown"});
+        QVERIFY(
+            markdown.out.find("## Lab runs\n\nWhat the configuration changed: workers 0 → 2.") !=
+            std::string::npos);
+        QVERIFY(markdown.out.find("Predicted and measured: the before run's sweep gave") !=
+                std::string::npos);
     }
 
     // The two sides share the threads (one each of --threads 2); --threads 1 opens them one
@@ -140,7 +172,8 @@ private Q_SLOTS:
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.err.find("/nonexistent/after.json") != std::string::npos);
         QCOMPARE(std::count(missing.err.begin(), missing.err.end(), '\n'), 1);
-        const std::filesystem::path cut = std::filesystem::path(m_dir.path().toStdString()) / "cut.json";
+        const std::filesystem::path cut =
+            std::filesystem::path(m_dir.path().toStdString()) / "cut.json";
         kinetoscope::test::writeFile(cut, "{\"traceEvents\": [{\"ph\": \"X\", \"na");
         const auto truncated = runCli({"diff", cut.string(), workers(0)});
         QCOMPARE(truncated.code, 2);

@@ -2,10 +2,8 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QtTest>
-
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using kinetoscope::test::sharedTrace;
@@ -47,7 +45,8 @@ private Q_SLOTS:
         QVERIFY(run.out.find("216,092 entries") != std::string::npos);
         QVERIFY(run.out.find("rank 1 of 2 (nccl)") != std::string::npos);
         QVERIFY(run.out.find("5 ProfilerStep markers") != std::string::npos);
-        QVERIFY(run.out.find("MiB/s of 51.2 MiB JSON") != std::string::npos);  // binary units (core/format)
+        QVERIFY(run.out.find("MiB/s of 51.2 MiB JSON") !=
+                std::string::npos);  // binary units (core/format)
     }
 
     void reportsBadInputInOneLineWithExitCode2()
@@ -59,7 +58,8 @@ private Q_SLOTS:
         QVERIFY(missing.err.find("no such file") != std::string::npos);
 
         QTemporaryDir dir;
-        const std::filesystem::path notTrace = std::filesystem::path(dir.path().toStdString()) / "config.json";
+        const std::filesystem::path notTrace =
+            std::filesystem::path(dir.path().toStdString()) / "config.json";
         kinetoscope::test::writeFile(notTrace, R"j({"learning_rate": 0.1})j");
         const Run wrong = runCli({"info", notTrace.string(), "--json"});
         QCOMPARE(wrong.code, 2);
@@ -70,7 +70,8 @@ private Q_SLOTS:
     void stillPrintsWhatATruncatedTraceHeld()
     {
         QTemporaryDir dir;
-        const std::string text = kinetoscope::test::readDecompressed(sharedTrace("hta/sampled_rank0.json.gz"));
+        const std::string text =
+            kinetoscope::test::readDecompressed(sharedTrace("hta/sampled_rank0.json.gz"));
         const auto path = std::filesystem::path(dir.path().toStdString()) / "cut.json";
         kinetoscope::test::writeFile(path, text.substr(0, text.size() / 2));
         const Run run = runCli({"info", path.string(), "--json"});
@@ -88,7 +89,8 @@ private Q_SLOTS:
         const std::string path = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
         auto read = [](const Run& run) {
             nlohmann::json info = nlohmann::json::parse(run.out);
-            for (const char* varies : {"load_seconds", "megabytes_per_second", "model_bytes", "model_bytes_per_event"})
+            for (const char* varies :
+                 {"load_seconds", "megabytes_per_second", "model_bytes", "model_bytes_per_event"})
                 info.erase(varies);
             return info;
         };
@@ -96,10 +98,13 @@ private Q_SLOTS:
         const Run parallel = runCli({"info", "--threads", "2", path, "--json"});
         QCOMPARE(serial.code, 0);
         QCOMPARE(parallel.code, 0);
-        QVERIFY2(read(serial) == read(parallel), "info --json differs between --threads 1 and --threads 2");
+        QVERIFY2(read(serial) == read(parallel),
+                 "info --json differs between --threads 1 and --threads 2");
         QCOMPARE(read(serial)["events"]["total"].get<uint64_t>(), uint64_t(75718));
         // The text too, but for its "load" line (time, rate, model size).
-        auto withoutLoad = [](const std::string& text) { return text.substr(0, text.find("\n  load ")); };
+        auto withoutLoad = [](const std::string& text) {
+            return text.substr(0, text.find("\n  load "));
+        };
         const Run serialText = runCli({"info", path, "--threads", "1"});
         const Run parallelText = runCli({"info", path, "--threads", "2"});
         QCOMPARE(serialText.code, 0);
@@ -111,8 +116,10 @@ private Q_SLOTS:
     {
         const std::string path = sharedTrace("hta/sampled_rank0.json.gz");
         for (const std::vector<std::string>& args :
-             {std::vector<std::string>{"info", path, "--threads", "-2"}, {"info", path, "--threads", "all"},
-              {"info", "--threads", "0x4", path}, {"info", path, "--threads"}}) {
+             {std::vector<std::string>{"info", path, "--threads", "-2"},
+              {"info", path, "--threads", "all"},
+              {"info", "--threads", "0x4", path},
+              {"info", path, "--threads"}}) {
             const Run run = runCli(args);
             QCOMPARE(run.code, 2);
             QVERIFY(run.out.empty());

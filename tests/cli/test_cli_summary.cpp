@@ -3,12 +3,10 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QtTest>
-
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using kinetoscope::test::sharedTrace;
@@ -89,7 +87,9 @@ class TestCliSummary : public QObject
 private Q_SLOTS:
     void printsTheContractedJson()
     {
-        const Run run = runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"), "--json"});
+        const Run run =
+            runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                    "--json"});
         QCOMPARE(run.code, 0);
         const json s = json::parse(run.out);
         QCOMPARE(s["steps"].size(), size_t(6));
@@ -98,8 +98,8 @@ private Q_SLOTS:
         QVERIFY(first.contains("start_us"));
         QCOMPARE(first["duration_us"].get<double>(), 187948.0);
         QCOMPARE(first["breakdown_us"]["dataloader"].get<double>(), 69317.0);
-        for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader",
-                                "cpu_exec", "other", "total"})
+        for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime",
+                                "dataloader", "cpu_exec", "other", "total"})
             QVERIFY2(s["breakdown_us"].contains(key), key);
         QVERIFY(std::abs(s["breakdown_us"]["kernel"].get<double>() - 98588.67) < 0.01);
         const json& gpu = s["gpu"]["0"];
@@ -137,7 +137,8 @@ private Q_SLOTS:
     // for every GEMM row FLOPs per call of 2·M·K·N read from its own input shapes.
     void printsTheRooflineContract()
     {
-        const Run run = runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"), "--json"});
+        const Run run = runCli(
+            {"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz"), "--json"});
         QCOMPARE(run.code, 0);
         const json r = json::parse(run.out)["roofline"];
         QCOMPARE(r["device"].get<std::string>(), std::string("NVIDIA B200"));
@@ -147,9 +148,9 @@ private Q_SLOTS:
         QVERIFY(r["rated_time_us"].get<double>() <= r["kernel_time_us"].get<double>());
         int gemms = 0;
         for (const json& op : r["ops"]) {
-            for (const char* key : {"name", "input_shapes", "dtype", "calls", "flops_per_call", "bytes_per_call",
-                                    "device_time_us", "achieved_tflops", "achieved_gbps", "peak_tflops", "peak_gbps",
-                                    "bound"})
+            for (const char* key : {"name", "input_shapes", "dtype", "calls", "flops_per_call",
+                                    "bytes_per_call", "device_time_us", "achieved_tflops",
+                                    "achieved_gbps", "peak_tflops", "peak_gbps", "bound"})
                 QVERIFY2(op.contains(key), key);
             const std::string name = op["name"];
             if ((name != "aten::mm" && name != "aten::addmm") || op["flops_per_call"].is_null())
@@ -163,7 +164,8 @@ private Q_SLOTS:
             ++gemms;
         }
         QVERIFY(gemms >= 3);
-        const Run text = runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz")});
+        const Run text =
+            runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz")});
         QVERIFY(text.out.find("Kernel efficiency (roofline)") != std::string::npos);
     }
 
@@ -181,11 +183,15 @@ private Q_SLOTS:
         QCOMPARE(top["depth"].get<int>(), 0);
         QVERIFY(std::abs(top["device_total_us"].get<double>() - 6515.6) < 0.2);
         QCOMPARE(top["top_kernels"][0]["calls"].get<int>(), 180);
-        QCOMPARE(modules["tree"][1]["path"].get<std::string>(), std::string("DistributedDataParallel_0/ResNet_0"));
+        QCOMPARE(modules["tree"][1]["path"].get<std::string>(),
+                 std::string("DistributedDataParallel_0/ResNet_0"));
         QCOMPARE(modules["tree"][1]["depth"].get<int>(), 1);
         const Run text = runCli({"summary", file});
-        QVERIFY(text.out.find("450 module spans; 10.7 ms of 100 ms device time launched inside them") != std::string::npos);
-        const Run none = runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")});
+        QVERIFY(
+            text.out.find("450 module spans; 10.7 ms of 100 ms device time launched inside them") !=
+            std::string::npos);
+        const Run none =
+            runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")});
         QVERIFY(none.out.find("no nn.Module spans in this trace") != std::string::npos);
     }
 
@@ -210,9 +216,11 @@ private Q_SLOTS:
         // What was alive at the peak: the loss's log-softmax among the stacks.
         bool logSoftmax = false;
         for (const json& live : gpu["live_at_peak"])
-            logSoftmax |= live["stack"].get<std::string>() == "aten::cross_entropy_loss > aten::log_softmax > aten::_log_softmax";
+            logSoftmax |= live["stack"].get<std::string>() ==
+                          "aten::cross_entropy_loss > aten::log_softmax > aten::_log_softmax";
         QVERIFY(logSoftmax);
-        QVERIFY(!json::parse(runCli({"summary", file, "--json"}).out)["memory"]["cuda:0"].contains("curve"));
+        QVERIFY(!json::parse(runCli({"summary", file, "--json"}).out)["memory"]["cuda:0"].contains(
+            "curve"));
         const Run bad = runCli({"summary", file, "--memory-points", "many"});
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.find("--memory-points needs a number") != std::string::npos);
@@ -226,7 +234,8 @@ private Q_SLOTS:
         QCOMPARE(run.code, 0);
         const nlohmann::json j = nlohmann::json::parse(run.out);
         QCOMPARE(j["job"]["ranks"].size(), size_t{8});
-        QCOMPARE(j["job"]["ranks"][5]["rank_from"].get<std::string>(), std::string("distributedInfo"));
+        QCOMPARE(j["job"]["ranks"][5]["rank_from"].get<std::string>(),
+                 std::string("distributedInfo"));
         QVERIFY(j["job"]["straggler"].is_null());
         const auto text = kinetoscope::test::runCli({"summary", folder});
         QVERIFY(text.out.starts_with("job of 8 ranks (world size 8)"));
@@ -240,13 +249,16 @@ private Q_SLOTS:
     // the analysis's own, times after the trace's first event; a job's tables for a job.
     void writesEachTableAsCsv()
     {
-        const std::string path = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const std::string path =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
         const auto doc = kinetoscope::document::open(path);
         QVERIFY(doc->model);
-        const auto kernels = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "kernels"}).out);
+        const auto kernels =
+            parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "kernels"}).out);
         QCOMPARE(kernels.size(), doc->summary.kernels.size() + 1);
         const auto& header = kernels.front();
-        const size_t total = columnOf(header, "Total (ns)"), calls = columnOf(header, "Calls (count)");
+        const size_t total = columnOf(header, "Total (ns)"),
+                     calls = columnOf(header, "Calls (count)");
         QVERIFY(total < header.size() && calls < header.size());
         for (size_t r = 1; r < kernels.size(); ++r) {
             QCOMPARE(kernels[r].size(), header.size());
@@ -257,38 +269,48 @@ private Q_SLOTS:
         }
         QVERIFY(doc->summary.kernels.front().name.find(',') != std::string::npos);
         // Steps: every one, warm-up included, its begin after the first event in ns.
-        const auto steps = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "steps"}).out);
+        const auto steps =
+            parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "steps"}).out);
         QCOMPARE(steps.size(), doc->summary.window.allSteps.size() + 1);
         const size_t begin = columnOf(steps.front(), "Begin after the first event (ns)");
         QVERIFY(begin < steps.front().size());
-        QCOMPARE(std::stoll(steps[1][begin]), doc->summary.window.allSteps.front().beginNs - doc->model->beginNs());
+        QCOMPARE(std::stoll(steps[1][begin]),
+                 doc->summary.window.allSteps.front().beginNs - doc->model->beginNs());
         QCOMPARE(steps[1][0], std::string("ProfilerStep#5"));
         const auto ops = parseCsv(kinetoscope::test::runCli({"summary", path, "--csv", "ops"}).out);
         QCOMPARE(ops.size(), doc->summary.ops.byName.size() + 1);
-        QCOMPARE(std::stoll(ops[1][columnOf(ops.front(), "Device total (ns)")]), doc->summary.ops.byName.front().deviceTotalNs);
+        QCOMPARE(std::stoll(ops[1][columnOf(ops.front(), "Device total (ns)")]),
+                 doc->summary.ops.byName.front().deviceTotalNs);
         // Memory by op, per device, in bytes.
-        const std::string memoryTrace = sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz").string();
-        const auto memory = parseCsv(kinetoscope::test::runCli({"summary", memoryTrace, "--csv", "memory-by-op"}).out);
+        const std::string memoryTrace =
+            sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz").string();
+        const auto memory = parseCsv(
+            kinetoscope::test::runCli({"summary", memoryTrace, "--csv", "memory-by-op"}).out);
         QVERIFY(memory.size() > 5);
         QVERIFY(columnOf(memory.front(), "Allocated (bytes)") < memory.front().size());
         // A job: one row per rank, one per collective and rank.
         const std::string folder = sharedTrace("param/dlrm_8_ranks").string();
-        const auto ranks = parseCsv(kinetoscope::test::runCli({"summary", folder, "--csv", "ranks"}).out);
+        const auto ranks =
+            parseCsv(kinetoscope::test::runCli({"summary", folder, "--csv", "ranks"}).out);
         QCOMPARE(ranks.size(), size_t(9));
         QCOMPARE(ranks[6][0], std::string("5"));
-        const auto collectives = kinetoscope::test::runCli({"summary", folder, "--csv", "collectives"});
+        const auto collectives =
+            kinetoscope::test::runCli({"summary", folder, "--csv", "collectives"});
         QCOMPARE(collectives.code, 0);
         const auto rows = parseCsv(collectives.out);
         QVERIFY(rows.size() > 8 && (rows.size() - 1) % 8 == 0);
         QVERIFY(columnOf(rows.front(), "Wait (ns)") < rows.front().size());
         // Asked wrongly: one line, exit 2.
         for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-                 {"summary", path, "--csv", "bogus"}, {"summary", path, "--csv", "ranks"},
-                 {"summary", folder, "--csv", "kernels"}, {"summary", path, "--csv"},
+                 {"summary", path, "--csv", "bogus"},
+                 {"summary", path, "--csv", "ranks"},
+                 {"summary", folder, "--csv", "kernels"},
+                 {"summary", path, "--csv"},
                  {"summary", path, "--csv", "ops", "--json"},
                  // two separate runs are no job: they have no ranks table
-                 {"summary", path, sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string(), "--csv",
-                  "ranks"}}) {
+                 {"summary", path,
+                  sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string(),
+                  "--csv", "ranks"}}) {
             const auto bad = kinetoscope::test::runCli(args);
             QCOMPARE(bad.code, 2);
             QVERIFY(bad.out.empty());
@@ -298,7 +320,8 @@ private Q_SLOTS:
 
     void includesTheSeriesOnRequest()
     {
-        const Run run = runCli({"summary", sharedTrace("hta/sampled_rank0.json.gz"), "--json", "--series"});
+        const Run run =
+            runCli({"summary", sharedTrace("hta/sampled_rank0.json.gz"), "--json", "--series"});
         QCOMPARE(run.code, 0);
         const json s = json::parse(run.out);
         QCOMPARE(s["utilization_series"]["gpu"]["0"].size(), size_t(1000));
@@ -321,7 +344,8 @@ private Q_SLOTS:
     // budget); only the time it took may differ.
     void theSummaryIsTheSameWhateverTheThreads()
     {
-        const std::string trace = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const std::string trace =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
         const Run serial = runCli({"summary", trace, "--json", "--threads", "1"});
         const Run parallel = runCli({"summary", "--threads", "2", trace, "--json"});
         QCOMPARE(serial.code, 0);
@@ -355,21 +379,27 @@ private Q_SLOTS:
             QCOMPARE(run.code, 2);
             QVERIFY(run.out.empty());
             QCOMPARE(std::count(run.err.begin(), run.err.end(), '\n'), 1L);
-            QVERIFY2(run.err.starts_with("kinetoscope summary: --threads takes 0 (every core) or a number of threads"),
+            QVERIFY2(
+                run.err.starts_with(
+                    "kinetoscope summary: --threads takes 0 (every core) or a number of threads"),
+                run.err.c_str());
+            QVERIFY2(run.err.find(std::string("'") + bad + "'") != std::string::npos,
                      run.err.c_str());
-            QVERIFY2(run.err.find(std::string("'") + bad + "'") != std::string::npos, run.err.c_str());
         }
         const Run missing = runCli({"summary", trace, "--threads"});
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.out.empty());
-        QCOMPARE(missing.err, std::string("kinetoscope summary: --threads needs a value: 0 (every core) or a number of "
-                                          "threads from 1 to 1024\n"));
+        QCOMPARE(missing.err,
+                 std::string(
+                     "kinetoscope summary: --threads needs a value: 0 (every core) or a number of "
+                     "threads from 1 to 1024\n"));
     }
 
     void summarisesEveryRealTrace()
     {
         int files = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(kinetoscope::test::sharedTracesDir())) {
             const std::string path = entry.path().string();
             if (!entry.is_regular_file() || path.find(".json") == std::string::npos)
                 continue;
@@ -381,8 +411,8 @@ private Q_SLOTS:
             QVERIFY2(allFinite(s), path.c_str());
             QVERIFY(s["breakdown_us"]["total"].get<double>() >= 0.0);
             double sum = 0;
-            for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader",
-                                    "cpu_exec", "other"})
+            for (const char* key : {"kernel", "memcpy", "memset", "communication", "runtime",
+                                    "dataloader", "cpu_exec", "other"})
                 sum += s["breakdown_us"][key].get<double>();
             QVERIFY2(std::abs(sum - s["breakdown_us"]["total"].get<double>()) < 0.01, path.c_str());
             const Run text = runCli({"summary", path});

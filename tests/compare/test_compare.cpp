@@ -12,7 +12,6 @@
 #endif
 
 #include <QtTest>
-
 #include <cmath>
 #include <filesystem>
 
@@ -75,9 +74,11 @@ private Q_SLOTS:
         QCOMPARE(estimateChange(same, same).verdict, Verdict::NoSignificantChange);
         const StepChange faster = estimateChange(same, stepSample({80, 81, 79, 80, 82}));
         QCOMPARE(faster.verdict, Verdict::Faster);
-        QVERIFY(faster.lowNs && faster.highNs && *faster.highNs < 0 && *faster.lowNs <= faster.deltaNs);
+        QVERIFY(faster.lowNs && faster.highNs && *faster.highNs < 0 &&
+                *faster.lowNs <= faster.deltaNs);
         // Overlapping noisy samples: the interval spans zero.
-        const StepChange noisy = estimateChange(stepSample({100, 140, 90, 130}), stepSample({95, 135, 105, 120}));
+        const StepChange noisy =
+            estimateChange(stepSample({100, 140, 90, 130}), stepSample({95, 135, 105, 120}));
         QCOMPARE(noisy.verdict, Verdict::NoSignificantChange);
         QVERIFY(*noisy.lowNs < 0 && *noisy.highNs > 0);
         // One step a side: no interval; 5 % is called, 3 % is not.
@@ -85,7 +86,8 @@ private Q_SLOTS:
         QCOMPARE(single.verdict, Verdict::Slower);
         QVERIFY(!single.lowNs);
         QVERIFY(single.method.find("no confidence interval") != std::string::npos);
-        QCOMPARE(estimateChange(stepSample({100}), stepSample({103})).verdict, Verdict::NoSignificantChange);
+        QCOMPARE(estimateChange(stepSample({100}), stepSample({103})).verdict,
+                 Verdict::NoSignificantChange);
         QVERIFY(single.slowerBeyond(0.05, 100) && !single.slowerBeyond(0.07, 100));
         // Two steps a side: an interval, but too few steps to call 1.4 % on it.
         const StepChange two = estimateChange(stepSample({1000, 1002}), stepSample({1015, 1016}));
@@ -157,12 +159,14 @@ private Q_SLOTS:
         QCOMPARE(c.after.warmUpSteps, size_t{1});  // #5: its first H2D waits 40 ms
         QCOMPARE(c.causes.front().kind, Cause::Kind::DataLoader);
         QVERIFY(c.causes.front().deltaNs() < -50 * kMs && c.causes.front().deltaNs() > -70 * kMs);
-        QVERIFY2(c.changeLine.starts_with("DataLoader wait −") && c.changeLine.find("kernels unchanged") != std::string::npos,
+        QVERIFY2(c.changeLine.starts_with("DataLoader wait −") &&
+                     c.changeLine.find("kernels unchanged") != std::string::npos,
                  c.changeLine.c_str());
         QVERIFY(std::fabs(c.kernelAfterNs - c.kernelBeforeNs) < 0.02 * c.kernelBeforeNs);
         QVERIFY(c.verdictLine.starts_with("Faster: "));
         const FindingChange* loader = findFinding(c, "dataloader-bound");
-        QVERIFY(loader && loader->status == FindingChange::Status::Resolved && loader->beforeGainNs > 50 * kMs);
+        QVERIFY(loader && loader->status == FindingChange::Status::Resolved &&
+                loader->beforeGainNs > 50 * kMs);
         const std::string markdown = comparisonMarkdown(c);
         QVERIFY(markdown.find("Predicted and measured: `dataloader-bound`") != std::string::npos);
     }
@@ -172,8 +176,10 @@ private Q_SLOTS:
     // (then read one after the other). The comparison is the same.
     void theSidesShareTheThreads()
     {
-        const std::string before = sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
-        const std::string after = sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+        const std::string before =
+            sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string();
+        const std::string after =
+            sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
         std::string error;
         kinetoscope::document::OpenOptions options;
         options.threads = 1;
@@ -186,7 +192,8 @@ private Q_SLOTS:
         QVERIFY2(shared.before, error.c_str());
         QCOMPARE(shared.before->threads, 2u);
         QCOMPARE(shared.after->threads, 2u);
-        const CompareInput oneRead = openBoth(before, after, options, error, {serial.before, nullptr});
+        const CompareInput oneRead =
+            openBoth(before, after, options, error, {serial.before, nullptr});
         QVERIFY2(oneRead.before, error.c_str());
         QVERIFY(oneRead.before == serial.before);  // not read again
         QCOMPARE(oneRead.after->threads, 4u);
@@ -212,26 +219,30 @@ private Q_SLOTS:
         // the V100's fp32 peak.
         QVERIFY(c.efficiency.size() >= 5);
         auto cost = [](const EfficiencyDelta& d) {
-            return std::max(d.before ? d.before->deviceNsPerStep : 0.0, d.after ? d.after->deviceNsPerStep : 0.0);
+            return std::max(d.before ? d.before->deviceNsPerStep : 0.0,
+                            d.after ? d.after->deviceNsPerStep : 0.0);
         };
         for (size_t i = 1; i < c.efficiency.size(); ++i)
             QVERIFY(cost(c.efficiency[i - 1]) >= cost(c.efficiency[i]));
-        const auto gemm = std::find_if(c.efficiency.begin(), c.efficiency.end(), [](const EfficiencyDelta& d) {
-            return d.name == "aten::mm" && d.inputShapes == "[[1024, 1024], [1024, 1705]]";
-        });
+        const auto gemm =
+            std::find_if(c.efficiency.begin(), c.efficiency.end(), [](const EfficiencyDelta& d) {
+                return d.name == "aten::mm" && d.inputShapes == "[[1024, 1024], [1024, 1705]]";
+            });
         QVERIFY(gemm != c.efficiency.end() && gemm->before && gemm->after);
         QCOMPARE(gemm->before->dtype, std::string("fp32"));
         QVERIFY(gemm->before->shareOfRoof && gemm->after->shareOfRoof);
         QVERIFY(*gemm->before->shareOfRoof < 0.3 && *gemm->after->shareOfRoof > 0.6);
         QVERIFY(gemm->before->achievedTflops > 2 * gemm->after->achievedTflops);
-        QVERIFY(comparisonMarkdown(c).find("## Kernel efficiency of the costliest op groups") != std::string::npos);
+        QVERIFY(comparisonMarkdown(c).find("## Kernel efficiency of the costliest op groups") !=
+                std::string::npos);
     }
 
     // READINGS.md: 183.5 -> 50.0 ms (-72.8 %); D2H copies 4,096 -> 1, syncs 4,096 -> 1.
     void oneCopyInsteadOfFourThousandRemovesTheSyncs()
     {
-        const Comparison c = compareShared("pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz",
-                                           "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz");
+        const Comparison c =
+            compareShared("pairs/d2h_sync/gpupuzzlers_d2h_item_per_element_before.json.gz",
+                          "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz");
         QCOMPARE(c.verdict().verdict, Verdict::Faster);
         QVERIFY(std::fabs(c.step.relative + 0.728) < 0.01);
         const Cause* sync = findCause(c, Cause::Kind::Sync);
@@ -247,9 +258,11 @@ private Q_SLOTS:
     // cudaMemcpyAsync 189 -> 99.6 ms, D2H now into pinned memory.
     void pinnedCopiesWithoutSyncs()
     {
-        const Comparison c = compareShared(
-            "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz",
-            "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz");
+        const Comparison c =
+            compareShared("pairs/streams_pageable_vs_pinned/"
+                          "gpupuzzlers_a100_dtoh_pageable_blocking_before.json.gz",
+                          "pairs/streams_pageable_vs_pinned/"
+                          "gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz");
         QCOMPARE(c.verdict().verdict, Verdict::Faster);
         QVERIFY(std::fabs(c.step.relative + 0.28) < 0.01);
         QCOMPARE(c.causes.front().kind, Cause::Kind::Sync);
@@ -263,8 +276,9 @@ private Q_SLOTS:
     void theSameDecodeOnTwoVendorsIsAHardwareComparison()
     {
         const std::string dir = "pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/";
-        const Comparison c = compareShared(dir + "tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz",
-                                           dir + "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz");
+        const Comparison c =
+            compareShared(dir + "tracelens_b300_sglang_qwen3_30b_a3b_decode.json.gz",
+                          dir + "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz");
         QVERIFY(!c.sameHardware);
         QCOMPARE(c.before.hardware.vendor, std::string("NVIDIA"));
         QCOMPARE(c.after.hardware.vendor, std::string("AMD"));
@@ -273,12 +287,14 @@ private Q_SLOTS:
                      c.verdictLine.find("MI300X") != std::string::npos,
                  c.verdictLine.c_str());
         // READINGS.md: kernel sum 6.29 -> 10.90 ms.
-        QVERIFY(c.kernelAfterNs / c.kernelBeforeNs > 1.5 && c.kernelAfterNs / c.kernelBeforeNs < 1.9);
+        QVERIFY(c.kernelAfterNs / c.kernelBeforeNs > 1.5 &&
+                c.kernelAfterNs / c.kernelBeforeNs < 1.9);
         QVERIFY(c.changeLine.starts_with("Kernels +"));
         QCOMPARE(c.verdict().verdict, Verdict::Slower);
         // One cudaGraphLaunch starts hundreds of kernels: launch calls are counted as calls.
         const Cause* launches = findCause(c, Cause::Kind::Launches);
-        QVERIFY(!launches || (*launches->beforeCount < 100 && launches->beforeNs < c.before.steps.meanNs));
+        QVERIFY(!launches ||
+                (*launches->beforeCount < 100 && launches->beforeNs < c.before.steps.meanNs));
     }
 
     // A V100 trace against a CPU-only one (a gloo rank that launched nothing): different
@@ -290,7 +306,8 @@ private Q_SLOTS:
         QCOMPARE(c.after.hardware.vendor, std::string("CPU"));
         QCOMPARE(c.after.hardware.text(), std::string("CPU"));
         QVERIFY(!c.sameHardware);
-        QVERIFY2(c.verdictLine.starts_with("Different hardware (Tesla V100-DGXS-32GB → CPU)"), c.verdictLine.c_str());
+        QVERIFY2(c.verdictLine.starts_with("Different hardware (Tesla V100-DGXS-32GB → CPU)"),
+                 c.verdictLine.c_str());
     }
 
     // One program before and after a change shares most of its op time; two programs do
@@ -298,17 +315,20 @@ private Q_SLOTS:
     // makes it "a comparison of two runs": a compiled run shares little with its eager self.
     void twoProgramsAreCautionedAbout()
     {
-        const Comparison same = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
-                                              "kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        const Comparison same =
+            compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                          "kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
         QVERIFY(same.sharedOpTime && *same.sharedOpTime >= kSameWorkloadShare);
         QVERIFY(same.verdictLine.find("share only") == std::string::npos);
-        const Comparison other = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
-                                               "hta/cpu_only_gloo_rank34.pt.trace.json.gz");
+        const Comparison other =
+            compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                          "hta/cpu_only_gloo_rank34.pt.trace.json.gz");
         QVERIFY(other.sharedOpTime && *other.sharedOpTime < kSameWorkloadShare);
         QVERIFY(other.sameWorkload);  // not known to differ
         QVERIFY2(other.verdictLine.find(". The two share only ") != std::string::npos &&
-                     other.verdictLine.ends_with("check that both run the same model (a compiled or fused run also "
-                                                 "shares little with an eager one)."),
+                     other.verdictLine.ends_with(
+                         "check that both run the same model (a compiled or fused run also "
+                         "shares little with an eager one)."),
                  other.verdictLine.c_str());
     }
 
@@ -325,7 +345,8 @@ private Q_SLOTS:
     // Kineto's fixtures: the same 0.3 µs window, only the cuda_sync events' links differ.
     void aFormatChangeIsNoChange()
     {
-        const Comparison c = compareShared("kineto/cuda_sync_before_fix.json", "kineto/cuda_sync_after_fix.json");
+        const Comparison c =
+            compareShared("kineto/cuda_sync_before_fix.json", "kineto/cuda_sync_after_fix.json");
         QCOMPARE(c.verdict().verdict, Verdict::NoSignificantChange);
         QVERIFY(c.causes.empty());
         QCOMPARE(c.step.deltaNs, 0.0);
@@ -334,11 +355,13 @@ private Q_SLOTS:
     void everyTraceAgainstItselfIsUnchanged_data()
     {
         QTest::addColumn<QString>("trace");
-        for (const char* t : {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz", "hta/diff_control.json.gz",
-                              "kineto/cuda_sync_before_fix.json",
+        for (const char* t : {"kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                              "hta/diff_control.json.gz", "kineto/cuda_sync_before_fix.json",
                               "pairs/d2h_sync/gpupuzzlers_d2h_single_copy_after.json.gz",
-                              "pairs/streams_pageable_vs_pinned/gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz",
-                              "pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz"})
+                              "pairs/streams_pageable_vs_pinned/"
+                              "gpupuzzlers_a100_dtoh_pinned_nonblocking_after.json.gz",
+                              "pairs/qwen3_30b_a3b_decode_b300_vs_mi300x/"
+                              "tracelens_mi300x_sglang_qwen3_30b_a3b_decode.json.gz"})
             QTest::newRow(t) << QString(t);
     }
     void everyTraceAgainstItselfIsUnchanged()
@@ -372,27 +395,33 @@ private Q_SLOTS:
     void namesThePlantedChangeFirst()
     {
         QFETCH(int, change);
-        const auto planted = kinetoscope::test::plantedPair(kinetoscope::test::PlantedChange(change));
+        const auto planted =
+            kinetoscope::test::plantedPair(kinetoscope::test::PlantedChange(change));
         const std::filesystem::path dir = m_dir.path().toStdString();
         kinetoscope::test::writeFile(dir / "before.json", planted.before);
         kinetoscope::test::writeFile(dir / "after.json", planted.after);
-        const Comparison c = comparePaths((dir / "before.json").string(), (dir / "after.json").string());
+        const Comparison c =
+            comparePaths((dir / "before.json").string(), (dir / "after.json").string());
         QVERIFY(!c.causes.empty());
         const Cause& first = c.causes.front();
-        QVERIFY2(causeKindKey(first.kind) == planted.causeKind, (std::string(causeKindKey(first.kind)) + " " + first.label).c_str());
+        QVERIFY2(causeKindKey(first.kind) == planted.causeKind,
+                 (std::string(causeKindKey(first.kind)) + " " + first.label).c_str());
         if (!planted.causeName.empty())
             QCOMPARE(first.name, planted.causeName);
         if (planted.plantedLaunches != 0) {
             QVERIFY(first.beforeCount && first.afterCount);
             const double launches = *first.afterCount - *first.beforeCount;
-            QVERIFY2(std::fabs(launches - planted.plantedLaunches) <= 0.05 * std::fabs(planted.plantedLaunches),
+            QVERIFY2(std::fabs(launches - planted.plantedLaunches) <=
+                         0.05 * std::fabs(planted.plantedLaunches),
                      std::to_string(launches).c_str());
         } else {
             const double measuredUs = first.deltaNs() / 1000.0;
-            QVERIFY2(std::fabs(measuredUs - planted.plantedUs) <= 0.05 * planted.plantedUs,
-                     (std::to_string(measuredUs) + " vs " + std::to_string(planted.plantedUs)).c_str());
+            QVERIFY2(
+                std::fabs(measuredUs - planted.plantedUs) <= 0.05 * planted.plantedUs,
+                (std::to_string(measuredUs) + " vs " + std::to_string(planted.plantedUs)).c_str());
         }
-        QVERIFY2(c.changeLine.starts_with(std::string(1, char(std::toupper(first.label[0]))) + first.label.substr(1)),
+        QVERIFY2(c.changeLine.starts_with(std::string(1, char(std::toupper(first.label[0]))) +
+                                          first.label.substr(1)),
                  c.changeLine.c_str());
     }
 };

@@ -45,7 +45,8 @@ std::string syntheticTrace(int count, std::vector<size_t>& eventOffsets)
 // In a child process whose address space may grow by only `headroom` bytes: loads
 // `big` (which needs far more), then `small`. Returns what the child saw, one line per
 // load: "status|message" (the big one), "status|events" (the small one).
-[[maybe_unused]] QStringList loadUnderAMemoryLimit(std::string big, std::string small, uint64_t headroom)
+[[maybe_unused]] QStringList loadUnderAMemoryLimit(std::string big, std::string small,
+                                                   uint64_t headroom)
 {
     int pipeEnds[2];
     if (pipe(pipeEnds) != 0)
@@ -249,7 +250,8 @@ private Q_SLOTS:
         QCOMPARE(result.model->stats().entries, uint64_t(20000));
         const auto args = readArgs(*result.model, EventId{19999});
         QVERIFY(args);
-        QCOMPARE(QString::fromStdString(argsText(*args)), QString("{\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}"));
+        QCOMPARE(QString::fromStdString(argsText(*args)),
+                 QString("{\"groups\": [{\"rank\": 0}, {\"rank\": 1}]}"));
     }
 
     void randomCorruptionOfARealTraceNeverCrashes()

@@ -4,7 +4,6 @@
 #include "core/roofline/device_peaks.h"
 
 #include <QtTest>
-
 #include <set>
 #include <string>
 
@@ -76,25 +75,25 @@ private Q_SLOTS:
                                    << 32 << "A100 SXM4 80GB" << false;
         QTest::newRow("A100 80GB PCIe") << "NVIDIA A100 80GB PCIe" << qint64(84990623744) << 8 << 0
                                         << 108 << 32 << "A100 PCIe 80GB" << false;
-        QTest::newRow("H100, 132 SMs") << "NVIDIA H100" << qint64(102085492736) << 9 << 0 << 132
-                                       << 32 << "H100 SXM5" << false;
+        QTest::newRow("H100, 132 SMs")
+            << "NVIDIA H100" << qint64(102085492736) << 9 << 0 << 132 << 32 << "H100 SXM5" << false;
         QTest::newRow("B200") << "NVIDIA B200" << qint64(191503138816) << 10 << 0 << 148 << 32
                               << "B200" << false;
         QTest::newRow("B300 SXM6 AC") << "NVIDIA B300 SXM6 AC" << qint64(287416123392) << 10 << 3
                                       << 148 << 32 << "B300" << false;
         QTest::newRow("RTX 2080 Ti") << "NVIDIA GeForce RTX 2080 Ti" << qint64(11554586624) << 7
                                      << 5 << 68 << 32 << "RTX 2080 Ti" << false;
-        QTest::newRow("Quadro GP100") << "Quadro GP100" << qint64(17069309952) << 6 << 0 << 56
-                                      << 32 << "Quadro GP100" << false;
+        QTest::newRow("Quadro GP100") << "Quadro GP100" << qint64(17069309952) << 6 << 0 << 56 << 32
+                                      << "Quadro GP100" << false;
         QTest::newRow("MI300X") << "AMD Instinct MI300X" << qint64(206141652992) << 9 << 4 << 304
                                 << 64 << "MI300X" << false;
-        QTest::newRow("MI210") << "AMD Instinct MI210" << qint64(68702699520) << 9 << 0 << 104
-                               << 64 << "MI210" << false;
+        QTest::newRow("MI210") << "AMD Instinct MI210" << qint64(68702699520) << 9 << 0 << 104 << 64
+                               << "MI210" << false;
         QTest::newRow("AMD Radeon Graphics, 104 CUs")
             << "AMD Radeon Graphics" << qint64(68702699520) << 9 << 0 << 104 << 64
             << "CDNA2 (104 CUs)" << true;
-        QTest::newRow("no name, 304 CUs, 9.4") << "" << qint64(206141652992) << 9 << 4 << 304 << 64
-                                                << "CDNA3 (304 CUs)" << true;
+        QTest::newRow("no name, 304 CUs, 9.4")
+            << "" << qint64(206141652992) << 9 << 4 << 304 << 64 << "CDNA3 (304 CUs)" << true;
     }
 
     void realTraceDevicesMapToTheirEntry()
@@ -189,25 +188,24 @@ private Q_SLOTS:
         const qint64 gib = qint64(1) << 30;
         QTest::newRow("H100 with 114 SMs") << "NVIDIA H100" << 80 * gib << 114 << "H100 PCIe";
         QTest::newRow("H100 PCIe") << "NVIDIA H100 PCIe" << 80 * gib << 114 << "H100 PCIe";
-        QTest::newRow("H100 80GB HBM3") << "NVIDIA H100 80GB HBM3" << 80 * gib << 132
-                                        << "H100 SXM5";
+        QTest::newRow("H100 80GB HBM3")
+            << "NVIDIA H100 80GB HBM3" << 80 * gib << 132 << "H100 SXM5";
         QTest::newRow("H100 NVL") << "NVIDIA H100 NVL" << 94 * gib << 132 << "H100 NVL";
         QTest::newRow("lower case") << "nvidia h100 nvl" << qint64(-1) << -1 << "H100 NVL";
         QTest::newRow("H200") << "NVIDIA H200" << 141 * gib << 132 << "H200 SXM";
         QTest::newRow("H200 NVL") << "NVIDIA H200 NVL" << 141 * gib << 132 << "H200 NVL";
-        QTest::newRow("GH200 480GB (96 GB GPU)") << "NVIDIA GH200 480GB" << 95 * gib << 132
-                                                  << "GH200 96GB";
-        QTest::newRow("GH200 144G HBM3e") << "NVIDIA GH200 144G HBM3e" << 143 * gib << 132
-                                          << "GH200 144GB";
-        QTest::newRow("A100 SXM4 80GB") << "NVIDIA A100-SXM4-80GB" << 79 * gib << 108
-                                        << "A100 SXM4 80GB";
-        QTest::newRow("A100 PCIe 40GB") << "NVIDIA A100-PCIE-40GB" << 39 * gib << 108
-                                        << "A100 PCIe 40GB";
-        QTest::newRow("A100, memory tells") << "NVIDIA A100" << 79 * gib << 108
-                                            << "A100 SXM4 80GB";
+        QTest::newRow("GH200 480GB (96 GB GPU)")
+            << "NVIDIA GH200 480GB" << 95 * gib << 132 << "GH200 96GB";
+        QTest::newRow("GH200 144G HBM3e")
+            << "NVIDIA GH200 144G HBM3e" << 143 * gib << 132 << "GH200 144GB";
+        QTest::newRow("A100 SXM4 80GB")
+            << "NVIDIA A100-SXM4-80GB" << 79 * gib << 108 << "A100 SXM4 80GB";
+        QTest::newRow("A100 PCIe 40GB")
+            << "NVIDIA A100-PCIE-40GB" << 39 * gib << 108 << "A100 PCIe 40GB";
+        QTest::newRow("A100, memory tells") << "NVIDIA A100" << 79 * gib << 108 << "A100 SXM4 80GB";
         QTest::newRow("A10 is not A100") << "NVIDIA A10" << 22 * gib << 72 << "A10";
-        QTest::newRow("V100S is not V100") << "Tesla V100S-PCIE-32GB" << 32 * gib << 80
-                                           << "V100S PCIe";
+        QTest::newRow("V100S is not V100")
+            << "Tesla V100S-PCIE-32GB" << 32 * gib << 80 << "V100S PCIe";
         QTest::newRow("V100 PCIe") << "Tesla V100-PCIE-16GB" << 16 * gib << 80 << "V100 PCIe";
         QTest::newRow("L40S is not L40") << "NVIDIA L40S" << 45 * gib << 142 << "L40S";
         QTest::newRow("L4") << "NVIDIA L4" << 22 * gib << 58 << "L4";
@@ -216,10 +214,10 @@ private Q_SLOTS:
         QTest::newRow("RTX 3090") << "NVIDIA GeForce RTX 3090" << 24 * gib << 82 << "RTX 3090";
         QTest::newRow("MI300A") << "AMD Instinct MI300A" << 128 * gib << 228 << "MI300A";
         QTest::newRow("MI325X") << "AMD Instinct MI325X" << 256 * gib << 304 << "MI325X";
-        QTest::newRow("MI250X/MI250 with 110 CUs") << "AMD Instinct MI250X / MI250" << 64 * gib
-                                                   << 110 << "MI250X (one GCD)";
-        QTest::newRow("MI250X/MI250 with 104 CUs") << "AMD Instinct MI250X / MI250" << 64 * gib
-                                                   << 104 << "MI250 (one GCD)";
+        QTest::newRow("MI250X/MI250 with 110 CUs")
+            << "AMD Instinct MI250X / MI250" << 64 * gib << 110 << "MI250X (one GCD)";
+        QTest::newRow("MI250X/MI250 with 104 CUs")
+            << "AMD Instinct MI250X / MI250" << 64 * gib << 104 << "MI250 (one GCD)";
     }
 
     void oneNameSeveralParts()

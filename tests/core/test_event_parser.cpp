@@ -61,7 +61,8 @@ private Q_SLOTS:
             "est. achieved occupancy %": 25}})j";
         QCOMPARE(parse(parser, json, e), EventParser::Result::Ok);
         QCOMPARE(e.phase, 'X');
-        QCOMPARE(QString::fromUtf8(e.name.data(), qsizetype(e.name.size())), QString("volta_sgemm"));
+        QCOMPARE(QString::fromUtf8(e.name.data(), qsizetype(e.name.size())),
+                 QString("volta_sgemm"));
         QVERIFY(e.tid.streamPrefix);
         QCOMPARE(e.tid.number, int64_t(7));
         QCOMPARE(e.tsNs, int64_t(1623142623531639000));
@@ -80,12 +81,18 @@ private Q_SLOTS:
     {
         EventParser parser;
         ParsedEvent e;
-        QCOMPARE(parse(parser, R"j({"ph":"X","pid":"Spans","tid":"PyTorch Profiler","ts":1,"dur":2,"name":"n"})j", e),
-                 EventParser::Result::Ok);
-        QCOMPARE(QString::fromUtf8(e.pid.label.data(), qsizetype(e.pid.label.size())), QString("Spans"));
+        QCOMPARE(
+            parse(
+                parser,
+                R"j({"ph":"X","pid":"Spans","tid":"PyTorch Profiler","ts":1,"dur":2,"name":"n"})j",
+                e),
+            EventParser::Result::Ok);
+        QCOMPARE(QString::fromUtf8(e.pid.label.data(), qsizetype(e.pid.label.size())),
+                 QString("Spans"));
         QVERIFY(!e.hasCat);
-        QCOMPARE(parse(parser, R"j({"ph":"X","pid":25738,"tid":"25738","ts":1,"dur":2,"name":"n"})j", e),
-                 EventParser::Result::Ok);
+        QCOMPARE(
+            parse(parser, R"j({"ph":"X","pid":25738,"tid":"25738","ts":1,"dur":2,"name":"n"})j", e),
+            EventParser::Result::Ok);
         QVERIFY(e.tid.label.empty());
         QCOMPARE(e.tid.number, int64_t(25738));
     }
@@ -94,8 +101,12 @@ private Q_SLOTS:
     {
         EventParser parser;
         ParsedEvent e;
-        QCOMPARE(parse(parser, R"j({"ph":"s","id":10159970886766084423,"pid":1,"tid":1,"ts":5,"cat":"ac2g","name":"ac2g"})j", e),
-                 EventParser::Result::Ok);
+        QCOMPARE(
+            parse(
+                parser,
+                R"j({"ph":"s","id":10159970886766084423,"pid":1,"tid":1,"ts":5,"cat":"ac2g","name":"ac2g"})j",
+                e),
+            EventParser::Result::Ok);
         QVERIFY(e.hasFlowId);
         QCOMPARE(e.flowId, uint64_t(10159970886766084423ULL));
     }
@@ -104,10 +115,14 @@ private Q_SLOTS:
     {
         EventParser parser;
         ParsedEvent e;
-        QCOMPARE(parse(parser, R"j({"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":2,"ts":10,
+        QCOMPARE(
+            parse(
+                parser,
+                R"j({"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":2,"ts":10,
             "args":{"Device Type":1,"Device Id":1,"Addr":139926520725504,"Bytes":-5242880,
-            "Total Allocated":5435638784,"Total Reserved":12782141440}})j", e),
-                 EventParser::Result::Ok);
+            "Total Allocated":5435638784,"Total Reserved":12782141440}})j",
+                e),
+            EventParser::Result::Ok);
         QVERIFY(e.hasMemBytes);
         QCOMPARE(e.memBytes, int64_t(-5242880));
         QCOMPARE(e.totalAllocated, int64_t(5435638784));
@@ -120,7 +135,8 @@ private Q_SLOTS:
     {
         EventParser parser;
         ParsedEvent e;
-        const std::string json = "{\"ph\":\"X\",\"name\":\"bad\tname\x01\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
+        const std::string json =
+            "{\"ph\":\"X\",\"name\":\"bad\tname\x01\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
         QCOMPARE(parse(parser, json, e), EventParser::Result::Repaired);
         QCOMPARE(QString::fromUtf8(e.name.data(), qsizetype(e.name.size())), QString("bad name "));
     }

@@ -5,7 +5,6 @@
 #endif
 
 #include <QtTest>
-
 #include <clocale>
 #include <cmath>
 #include <limits>
@@ -42,8 +41,10 @@ private Q_SLOTS:
         QCOMPARE(format::seconds(0.25), std::string("250 ms"));
         QCOMPARE(format::duration(std::nan("")), std::string("n/a"));
         QCOMPARE(format::durationIn(1.5e6, format::TimeUnit::Milliseconds, 2), std::string("1.50"));
-        QCOMPARE(format::durationIn(2500, format::TimeUnit::Microseconds, 1, true), std::string("2.5 µs"));
-        QCOMPARE(format::durationIn(-0.001, format::TimeUnit::Milliseconds, 2), std::string("0.00"));
+        QCOMPARE(format::durationIn(2500, format::TimeUnit::Microseconds, 1, true),
+                 std::string("2.5 µs"));
+        QCOMPARE(format::durationIn(-0.001, format::TimeUnit::Milliseconds, 2),
+                 std::string("0.00"));
     }
 
     void bytesAreBinary()
@@ -68,7 +69,7 @@ private Q_SLOTS:
         QCOMPARE(format::count(uint64_t(1234567)), std::string("1,234,567"));
         QCOMPARE(format::count(uint64_t(999)), std::string("999"));
         QCOMPARE(format::count(int64_t(-1234)), std::string("-1,234"));
-        QCOMPARE(format::count(12345), std::string("12,345"));          // int
+        QCOMPARE(format::count(12345), std::string("12,345"));  // int
         QCOMPARE(format::count(size_t(1000)), std::string("1,000"));
         QCOMPARE(format::count(4.5), std::string("4.50"));
         QCOMPARE(format::count(12.0), std::string("12"));
@@ -101,8 +102,10 @@ private Q_SLOTS:
         QCOMPARE(format::counted(1, "call"), std::string("1 call"));
         QCOMPARE(format::counted(0, "call"), std::string("0 calls"));
         QCOMPARE(format::counted(1234, "rank"), std::string("1,234 ranks"));
-        QCOMPARE(format::counted(1, "device activity", "device activities"), std::string("1 device activity"));
-        QCOMPARE(format::counted(2, "device activity", "device activities"), std::string("2 device activities"));
+        QCOMPARE(format::counted(1, "device activity", "device activities"),
+                 std::string("1 device activity"));
+        QCOMPARE(format::counted(2, "device activity", "device activities"),
+                 std::string("2 device activities"));
     }
 
     // The GUI runs under the user's locale: a comma locale must not change the text.
@@ -110,7 +113,8 @@ private Q_SLOTS:
     {
         const char* previous = std::setlocale(LC_NUMERIC, nullptr);
         const std::string saved = previous ? previous : "C";
-        if (!std::setlocale(LC_NUMERIC, "de_DE.UTF-8") && !std::setlocale(LC_NUMERIC, "fr_FR.UTF-8"))
+        if (!std::setlocale(LC_NUMERIC, "de_DE.UTF-8") &&
+            !std::setlocale(LC_NUMERIC, "fr_FR.UTF-8"))
             QSKIP("no locale with a decimal comma installed");
         const std::string text = format::duration(1.5e6);
         std::setlocale(LC_NUMERIC, saved.c_str());
@@ -132,9 +136,11 @@ private Q_SLOTS:
         QCOMPARE(format::csvNumber(1.0 / 3.0), std::string("0.3333333333333333"));
         QCOMPARE(format::csvNumber(std::nan("")), std::string());
         std::setlocale(LC_ALL, "de_DE.UTF-8");  // a decimal comma must not leak in
-        QCOMPARE(format::csvRecord({CsvCell{std::string("a,b")}, CsvCell{1.5}, CsvCell{2.0}}), std::string("\"a,b\",1.5,2\r\n"));
+        QCOMPARE(format::csvRecord({CsvCell{std::string("a,b")}, CsvCell{1.5}, CsvCell{2.0}}),
+                 std::string("\"a,b\",1.5,2\r\n"));
         std::setlocale(LC_ALL, "C");
-        QCOMPARE(format::tsvRecord({CsvCell{std::string("a\tb\nc")}, CsvCell{7.0}}), std::string("a b c\t7\n"));
+        QCOMPARE(format::tsvRecord({CsvCell{std::string("a\tb\nc")}, CsvCell{7.0}}),
+                 std::string("a b c\t7\n"));
         QCOMPARE(format::csvHeader("Self CPU", "ns"), std::string("Self CPU (ns)"));
         QCOMPARE(format::csvHeader("Name", ""), std::string("Name"));
     }

@@ -93,18 +93,20 @@ private Q_SLOTS:
             try {
                 fuzz::exerciseSnapshot(readBytes(entry.path()));
             } catch (const std::exception& e) {
-                QFAIL(qPrintable(QString::fromStdString(entry.path().filename().string() + ": " + e.what())));
+                QFAIL(qPrintable(
+                    QString::fromStdString(entry.path().filename().string() + ": " + e.what())));
             }
             ++inputs;
         }
         QVERIFY(inputs >= 4);
-        const snapshot::LoadedSnapshot huge =
-            snapshot::readSnapshot(readBytes(kRegressions / "snapshot" / "huge-and-negative-sizes.pickle"));
+        const snapshot::LoadedSnapshot huge = snapshot::readSnapshot(
+            readBytes(kRegressions / "snapshot" / "huge-and-negative-sizes.pickle"));
         QVERIFY2(huge.model, huge.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*huge.model);
-        QCOMPARE(s.reservedBytes, int64_t(0));                // a negative total_size reads as 0
-        QCOMPARE(s.allocatedBytes, int64_t(1) << 40);         // 2^62 capped at 1 TiB
-        QVERIFY(snapshot::readSnapshot(readBytes(kRegressions / "snapshot" / "memo-index-out-of-order.pickle"))
+        QCOMPARE(s.reservedBytes, int64_t(0));         // a negative total_size reads as 0
+        QCOMPARE(s.allocatedBytes, int64_t(1) << 40);  // 2^62 capped at 1 TiB
+        QVERIFY(snapshot::readSnapshot(
+                    readBytes(kRegressions / "snapshot" / "memo-index-out-of-order.pickle"))
                     .error.find("memo index") != std::string::npos);
     }
 

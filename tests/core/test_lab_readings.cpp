@@ -14,9 +14,11 @@ namespace {
 
 // A steady step whose running peak reaches `peak` after `peakPhase`; allocated and
 // reserved figures as a GPU run reports them.
-std::vector<session::PhaseMemory> stepPeakingAfter(const std::string& peakPhase, int64_t peak, int64_t reserved)
+std::vector<session::PhaseMemory> stepPeakingAfter(const std::string& peakPhase, int64_t peak,
+                                                   int64_t reserved)
 {
-    const char* phases[] = {"start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"};
+    const char* phases[] = {"start",    "batch to device", "forward",  "loss",
+                            "backward", "optimizer step",  "zero_grad"};
     std::vector<session::PhaseMemory> rows;
     int64_t running = 100;
     for (const char* phase : phases) {
@@ -88,7 +90,8 @@ private Q_SLOTS:
 
     void growthIsFoundWithTheStepItStarts()
     {
-        QVERIFY(!session::readGrowth({500, 300, 300, 300, 300, 300}));  // steady after the first step
+        QVERIFY(
+            !session::readGrowth({500, 300, 300, 300, 300, 300}));  // steady after the first step
         const auto growth = session::readGrowth({500, 300, 300, 400, 500, 600, 700});
         QVERIFY(growth);
         QCOMPARE(growth->fromStep, int64_t(2));
@@ -132,21 +135,25 @@ private Q_SLOTS:
         const session::LabReading slow = session::readLab(s);
         QCOMPARE(slow.lines.size(), size_t(1));
         const std::string& line = slow.lines.front();
-        QVERIFY2(line.starts_with("fp32 -> bf16 is a slowdown (0.248×: each step takes 4.03× as long in bf16): this "
-                                  "CPU has no bf16 matrix units"),
-                 line.c_str());
+        QVERIFY2(
+            line.starts_with(
+                "fp32 -> bf16 is a slowdown (0.248×: each step takes 4.03× as long in bf16): this "
+                "CPU has no bf16 matrix units"),
+            line.c_str());
         QVERIFY(line.find("small jump") == std::string::npos);
         QVERIFY(line.ends_with("keep fp32 on this device."));
         // Within the noise it is still the seeds' small jump.
         s.lab = {arm(session::ArmKind::Fp32, 57.2), arm(session::ArmKind::Bf16, 55.0)};
-        QVERIFY(session::readLab(s).lines.front().starts_with("fp32 -> bf16 is a small jump (0.962×)"));
+        QVERIFY(
+            session::readLab(s).lines.front().starts_with("fp32 -> bf16 is a small jump (0.962×)"));
         // A graph slower than bf16 (a GPU run).
         s.environment = {{"device", "NVIDIA H100 80GB HBM3"}};
         s.lab = {arm(session::ArmKind::Fp32, 100), arm(session::ArmKind::Bf16, 250),
                  arm(session::ArmKind::Bf16CudaGraph, 200)};
         const session::LabReading graph = session::readLab(s);
         QVERIFY(graph.lines.at(0).starts_with("fp32 -> bf16 is a large jump"));
-        QVERIFY2(graph.lines.at(1).starts_with("bf16 -> CUDA graph is a slowdown (0.800×)"), graph.lines.at(1).c_str());
+        QVERIFY2(graph.lines.at(1).starts_with("bf16 -> CUDA graph is a slowdown (0.800×)"),
+                 graph.lines.at(1).c_str());
     }
 
     void theBatchThatFitsAndTheFastest()
@@ -164,14 +171,15 @@ private Q_SLOTS:
         QCOMPARE(fit.firstOutOfMemory, std::optional<int64_t>(1024));
         const session::LabReading reading = session::readLab(s);
         QVERIFY(std::find(reading.lines.begin(), reading.lines.end(),
-                          "Batch size: the largest that fits is 256 (1024 ran out of memory), the fastest is 64.") !=
-                reading.lines.end());
+                          "Batch size: the largest that fits is 256 (1024 ran out of memory), the "
+                          "fastest is 64.") != reading.lines.end());
     }
 
     void checkpointingIsReadSideBySide()
     {
         // Two series: without checkpointing 1024 runs out of memory; with it, 1024 fits.
-        auto point = [](int64_t batch, int64_t every, double stepMs, int64_t peak, std::string error = {}) {
+        auto point = [](int64_t batch, int64_t every, double stepMs, int64_t peak,
+                        std::string error = {}) {
             session::SweepPoint p;
             p.knob = "batch_size";
             p.value = batch;
@@ -185,8 +193,7 @@ private Q_SLOTS:
             return p;
         };
         session::Session s;
-        s.sweep = {point(256, 0, 100, 800 << 20),
-                   point(256, 2, 125, 500 << 20),
+        s.sweep = {point(256, 0, 100, 800 << 20), point(256, 2, 125, 500 << 20),
                    point(1024, 0, 0, 0, "out of memory at batch size 1024"),
                    point(1024, 2, 480, 1900 << 20)};
         QCOMPARE(session::readBatchFit(s).largestFits, std::optional<int64_t>(256));
@@ -206,21 +213,27 @@ private Q_SLOTS:
         QCOMPARE(session::checkpointingName(23), std::string("checkpointing every 23rd block"));
         const session::LabReading reading = session::readLab(s);
         auto says = [&](const std::string& line) {
-            return std::find(reading.lines.begin(), reading.lines.end(), line) != reading.lines.end();
+            return std::find(reading.lines.begin(), reading.lines.end(), line) !=
+                   reading.lines.end();
         };
-        QVERIFY(says("Batch size: the largest that fits is 256 (1024 ran out of memory), the fastest is 256."));
-        QVERIFY(says("Batch size with checkpointing every 2nd block: the largest that fits is 1024 (none ran out of "
+        QVERIFY(says("Batch size: the largest that fits is 256 (1024 ran out of memory), the "
+                     "fastest is 256."));
+        QVERIFY(says("Batch size with checkpointing every 2nd block: the largest that fits is 1024 "
+                     "(none ran out of "
                      "memory), the fastest is 1024."));
-        QVERIFY(says("At batch size 256, checkpointing every 2nd block takes the peak from 800 MiB to 500 MiB (\u221237.5 "
+        QVERIFY(says("At batch size 256, checkpointing every 2nd block takes the peak from 800 MiB "
+                     "to 500 MiB (\u221237.5 "
                      "%) and the step from 100 ms to 125 ms (+25.0 %)."));
         // Without the plain series' point there is no trade, but the checkpointed series
         // that fits where the plain one ran out is still read.
         session::Session onlyCheckpointFits;
-        onlyCheckpointFits.sweep = {point(256, 0, 0, 0, "out of memory at batch size 256"), point(256, 2, 125, 500 << 20)};
+        onlyCheckpointFits.sweep = {point(256, 0, 0, 0, "out of memory at batch size 256"),
+                                    point(256, 2, 125, 500 << 20)};
         QVERIFY(!session::readCheckpointTrade(onlyCheckpointFits));
         const session::LabReading fits = session::readLab(onlyCheckpointFits);
         QVERIFY(std::find(fits.lines.begin(), fits.lines.end(),
-                          "Batch size with checkpointing every 2nd block: the largest that fits is 256 (none ran out "
+                          "Batch size with checkpointing every 2nd block: the largest that fits is "
+                          "256 (none ran out "
                           "of memory), the fastest is 256.") != fits.lines.end());
     }
 
@@ -238,7 +251,8 @@ private Q_SLOTS:
         QCOMPARE(back.peakPerStep, m.peakPerStep);
         QCOMPARE(back.split.optimizerStateBytes, int64_t(341104));
         QCOMPARE(back.split.activationBytes, int64_t(4096));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, session::memoryTriageFrom(nlohmann::json::array()));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 session::memoryTriageFrom(nlohmann::json::array()));
     }
 };
 

@@ -322,7 +322,8 @@ private Q_SLOTS:
         const OpWork unknown = work("aten::_scaled_mm", call(dims, types));
         QCOMPARE(unknown.bytes, recorded.bytes);
         // _int_mm: int8 operands, an int32 output.
-        const OpWork integer = work("aten::_int_mm", call("[[16, 32], [32, 64]]", {"signed char", "signed char"}));
+        const OpWork integer =
+            work("aten::_int_mm", call("[[16, 32], [32, 64]]", {"signed char", "signed char"}));
         QCOMPARE(integer.flops, 2.0 * 16 * 32 * 64);
         QCOMPARE(integer.bytes, 16.0 * 32 + 32 * 64 + 16 * 64 * 4);
 

@@ -7,7 +7,6 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
-
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -133,8 +132,8 @@ private Q_SLOTS:
         QFETCH(QString, file);
         const auto path = sharedTrace(file.toStdString());
         // Traces of a few events fit in one block; the others must be cut into several.
-        const bool expectBlocks = readText(path).size() > 0 &&
-                                  std::filesystem::file_size(path) > 64 * 1024;
+        const bool expectBlocks =
+            readText(path).size() > 0 && std::filesystem::file_size(path) > 64 * 1024;
         const QString difference = compareThreadCounts(
             [&](const LoadOptions& options) { return loadTraceFile(path, options); }, expectBlocks);
         QVERIFY2(difference.isEmpty(), qPrintable(difference));
@@ -189,8 +188,9 @@ private Q_SLOTS:
         std::string text = "{\"traceEvents\": [";
         for (int i = 0; i < 400; ++i)
             text += (i ? ", " : "") + std::string("{\"ph\": \"X\", \"name\": \"op") +
-                    std::to_string(i % 7) + "\", \"pid\": 1, \"tid\": 2, \"ts\": " +
-                    std::to_string(i * 10) + ", \"dur\": 5}";
+                    std::to_string(i % 7) +
+                    "\", \"pid\": 1, \"tid\": 2, \"ts\": " + std::to_string(i * 10) +
+                    ", \"dur\": 5}";
         text += "], \"deviceProperties\": [";
         for (int i = 0; i < 60; ++i)
             text += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i) +
@@ -223,7 +223,8 @@ private Q_SLOTS:
             const auto returned = std::chrono::steady_clock::now();
             QCOMPARE(result.status, LoadStatus::Cancelled);
             QVERIFY(!result.model);
-            const double ms = std::chrono::duration<double, std::milli>(returned - cancelledAt).count();
+            const double ms =
+                std::chrono::duration<double, std::milli>(returned - cancelledAt).count();
             qInfo("%u thread(s): returned %.1f ms after the cancel", threads, ms);
             // Generous against a loaded CI machine; a load that ran on would take seconds.
             if (!kSanitized)

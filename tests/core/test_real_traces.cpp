@@ -34,7 +34,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("devices");
         QTest::addColumn<QString>("vendor");
 
-        auto row = [](const char* file, qulonglong entries, int steps, int devices, const char* vendor) {
+        auto row = [](const char* file, qulonglong entries, int steps, int devices,
+                      const char* vendor) {
             QTest::newRow(file) << QString(file) << entries << steps << devices << QString(vendor);
         };
         row("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz", 75718, 6, 4, "CUDA");
@@ -65,7 +66,8 @@ private Q_SLOTS:
                                             "1694128201553", "1694128201553"};
             const std::string file = "param/dlrm_8_ranks/worker" + std::to_string(rank) +
                                      "_step_12." + stamps[rank] + ".pt.trace.json.gz";
-            QTest::newRow(file.c_str()) << QString::fromStdString(file) << counts[rank] << 1 << 8 << QString("CUDA");
+            QTest::newRow(file.c_str())
+                << QString::fromStdString(file) << counts[rank] << 1 << 8 << QString("CUDA");
         }
         row("param/resnet_rtx2080ti_no_steps.json.gz", 111631, 0, 8, "CUDA");
         row("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz", 56451, 3, 8, "ROCm");
@@ -116,12 +118,14 @@ private Q_SLOTS:
     {
         // ResNet-50 on a V100 (2021): every kernel, memcpy and memset has its launch call,
         // and every launch call but the profiler's first is inside an op.
-        const LoadResult result = loadTraceFile(sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const LoadResult result =
+            loadTraceFile(sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         QVERIFY(result.ok());
         const TraceModel& model = *result.model;
         uint64_t activities = 0, linked = 0, withOp = 0;
         for (const Event& e : model.events()) {
-            if (e.category == Category::Kernel || e.category == Category::Memcpy || e.category == Category::Memset) {
+            if (e.category == Category::Kernel || e.category == Category::Memcpy ||
+                e.category == Category::Memset) {
                 ++activities;
                 linked += e.correlated.valid();
                 withOp += e.op.valid();
@@ -169,13 +173,15 @@ private Q_SLOTS:
         QVERIFY(model.metadata().distributed);
         QCOMPARE(model.metadata().distributed->rank, 1);
         QCOMPARE(model.metadata().distributed->worldSize, 2);
-        QVERIFY(std::is_sorted(model.memorySamples().begin(), model.memorySamples().end(),
-                               [](const MemorySample& a, const MemorySample& b) { return a.timeNs < b.timeNs; }));
+        QVERIFY(std::is_sorted(
+            model.memorySamples().begin(), model.memorySamples().end(),
+            [](const MemorySample& a, const MemorySample& b) { return a.timeNs < b.timeNs; }));
     }
 
     void placesRelativeTimestampsOnTheEpoch()
     {
-        const LoadResult result = loadTraceFile(sharedTrace("hta/cpu_only_gloo_rank34.pt.trace.json.gz"));
+        const LoadResult result =
+            loadTraceFile(sharedTrace("hta/cpu_only_gloo_rank34.pt.trace.json.gz"));
         QVERIFY(result.ok());
         // baseTimeNanoseconds 1719853884000000000 (July 2024) + ts of ~1.2e12 us.
         const int64_t begin = result.model->beginNs();

@@ -6,7 +6,6 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
-
 #include <sstream>
 
 using namespace kinetoscope;
@@ -34,7 +33,10 @@ class TestSession : public QObject
 {
     Q_OBJECT
     QTemporaryDir m_dir;
-    fs::path path(const std::string& name) const { return fs::path(m_dir.path().toStdString()) / name; }
+    fs::path path(const std::string& name) const
+    {
+        return fs::path(m_dir.path().toStdString()) / name;
+    }
 
 private Q_SLOTS:
     void savesAtomicallyAndReadsBack()
@@ -77,7 +79,8 @@ private Q_SLOTS:
         test::writeFile(path("future.kinetoscope.json"), "{\"kinetoscope_session\": 99}");
         QVERIFY(!session::loadSession(path("future.kinetoscope.json"), error));
         QVERIFY(error.find("newer") != std::string::npos);
-        test::writeFile(path("typed.kinetoscope.json"), "{\"kinetoscope_session\": 1, \"lab\": [{\"ran\": \"yes\"}]}");
+        test::writeFile(path("typed.kinetoscope.json"),
+                        "{\"kinetoscope_session\": 1, \"lab\": [{\"ran\": \"yes\"}]}");
         QVERIFY(!session::loadSession(path("typed.kinetoscope.json"), error));
         QVERIFY(error.find("malformed") != std::string::npos);
     }

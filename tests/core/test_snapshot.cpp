@@ -10,17 +10,15 @@
 #include "tests/support/pickle_writer.h"
 #include "tests/support/test_support.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QtTest>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace kinetoscope;
 using nlohmann::json;
-using test::PickleWriter;
 using test::entry;
+using test::PickleWriter;
 using test::segment;
 
 namespace {
@@ -54,14 +52,16 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("reserved");
         QTest::addColumn<qint64>("allocated");
         QTest::addColumn<qint64>("entries");
-        QTest::newRow("torch 2.6, Linux") << "cs336_forward_bf16_linux_torch26.pickle" << qint64(43) << qint64(861929472)
-                                          << qint64(525286400) << qint64(2811);
-        QTest::newRow("torch 2.9, Windows") << "cs336_transformer_windows_torch29.pickle" << qint64(216)
-                                            << qint64(14180941824) << qint64(1377753600) << qint64(5163);
-        QTest::newRow("training, annotations") << "decomfl_training_annotations_torch29.pickle" << qint64(61)
-                                               << qint64(1897922560) << qint64(1014430208) << qint64(23105);
-        QTest::newRow("no history") << "sketchkv_segments_only_torch24.pickle" << qint64(259) << qint64(17133731840)
-                                    << qint64(16397578240) << qint64(1);
+        QTest::newRow("torch 2.6, Linux") << "cs336_forward_bf16_linux_torch26.pickle" << qint64(43)
+                                          << qint64(861929472) << qint64(525286400) << qint64(2811);
+        QTest::newRow("torch 2.9, Windows")
+            << "cs336_transformer_windows_torch29.pickle" << qint64(216) << qint64(14180941824)
+            << qint64(1377753600) << qint64(5163);
+        QTest::newRow("training, annotations")
+            << "decomfl_training_annotations_torch29.pickle" << qint64(61) << qint64(1897922560)
+            << qint64(1014430208) << qint64(23105);
+        QTest::newRow("no history") << "sketchkv_segments_only_torch24.pickle" << qint64(259)
+                                    << qint64(17133731840) << qint64(16397578240) << qint64(1);
     }
 
     void readsEveryRealSnapshot()
@@ -79,8 +79,8 @@ private Q_SLOTS:
         QCOMPARE(j["reserved_bytes"].get<qint64>(), reserved);
         QCOMPARE(j["allocated_bytes"].get<qint64>(), allocated);
         QCOMPARE(j["trace_entries"].get<qint64>(), entries);
-        for (const char* key : {"devices", "peak_allocated_bytes", "peak_time_us", "top_stacks_at_peak", "leaks",
-                                "findings"})
+        for (const char* key : {"devices", "peak_allocated_bytes", "peak_time_us",
+                                "top_stacks_at_peak", "leaks", "findings"})
             QVERIFY2(j.contains(key), key);
         // Allocated never exceeds what the allocator held: the replayed peak included.
         QVERIFY(j["allocated_bytes"].get<qint64>() <= reserved);
@@ -93,8 +93,9 @@ private Q_SLOTS:
     // split segment caching the most, and the segments cached whole.
     void splitSegmentsAreReadAsPickleLoadReadsThem()
     {
-        const test::CliRun run =
-            test::runCli({"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(), "--json"});
+        const test::CliRun run = test::runCli(
+            {"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
+             "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json j = json::parse(run.out);
         const json& worst = j["split_segments"].at(0);
@@ -114,7 +115,8 @@ private Q_SLOTS:
         class Counter : public snapshot::PickleSink
         {
         public:
-            bool take(const snapshot::PickleArena& arena, const snapshot::PickleValue& dict, uint32_t) override
+            bool take(const snapshot::PickleArena& arena, const snapshot::PickleValue& dict,
+                      uint32_t) override
             {
                 if (!arena.get(dict, "action"))
                     return false;
@@ -123,7 +125,8 @@ private Q_SLOTS:
             }
             size_t taken = 0;
         };
-        const std::string bytes = bytesOf(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+        const std::string bytes =
+            bytesOf(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
         Counter counter;
         snapshot::PickleReadOptions options;
         options.sink = &counter;
@@ -141,27 +144,33 @@ private Q_SLOTS:
     // device_traces to the peak's time, grouped by the innermost Python frame outside torch.
     void thePeakIsGroupedAsPickleLoadReadsIt()
     {
-        const test::CliRun run =
-            test::runCli({"memory", sharedSnapshot("decomfl_training_annotations_torch29.pickle").string(), "--json"});
+        const test::CliRun run = test::runCli(
+            {"memory", sharedSnapshot("decomfl_training_annotations_torch29.pickle").string(),
+             "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json top = json::parse(run.out)["top_stacks_at_peak"];
-        const std::pair<const char*, qint64> expected[] = {{"adam_forward.py:168 <listcomp>", 500957184},
-                                                           {"client.py:176 reset_model", 500957184},
-                                                           {"adam_forward.py:267 update_K_param_paramwise", 308871168},
-                                                           {"adam_forward.py:185 generate_perturbation_norm_paramwise", 154435584}};
+        const std::pair<const char*, qint64> expected[] = {
+            {"adam_forward.py:168 <listcomp>", 500957184},
+            {"client.py:176 reset_model", 500957184},
+            {"adam_forward.py:267 update_K_param_paramwise", 308871168},
+            {"adam_forward.py:185 generate_perturbation_norm_paramwise", 154435584}};
         for (size_t i = 0; i < std::size(expected); ++i) {
-            QCOMPARE(QString::fromStdString(top.at(i)["place"].get<std::string>()), QString(expected[i].first));
+            QCOMPARE(QString::fromStdString(top.at(i)["place"].get<std::string>()),
+                     QString(expected[i].first));
             QCOMPARE(top.at(i)["bytes"].get<qint64>(), expected[i].second);
         }
         // By module: the line that called the innermost nn.Module each allocation was made
         // under (past torch/nn/modules/module.py's call frames), as Python groups them.
-        const test::CliRun windows =
-            test::runCli({"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(), "--json"});
+        const test::CliRun windows = test::runCli(
+            {"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
+             "--json"});
         const json modules = json::parse(windows.out)["top_modules_at_peak"];
-        const std::pair<const char*, qint64> byModule[] = {
-            {"model.py:386 forward", 4228251648}, {"model.py:382 forward", 3639214080}, {"model.py:399 forward", 2415919104}};
+        const std::pair<const char*, qint64> byModule[] = {{"model.py:386 forward", 4228251648},
+                                                           {"model.py:382 forward", 3639214080},
+                                                           {"model.py:399 forward", 2415919104}};
         for (size_t i = 0; i < std::size(byModule); ++i) {
-            QCOMPARE(QString::fromStdString(modules.at(i)["module_call"].get<std::string>()), QString(byModule[i].first));
+            QCOMPARE(QString::fromStdString(modules.at(i)["module_call"].get<std::string>()),
+                     QString(byModule[i].first));
             QCOMPARE(modules.at(i)["bytes"].get<qint64>(), byModule[i].second);
         }
     }
@@ -169,8 +178,8 @@ private Q_SLOTS:
     // The memo shares frame dicts and frame lists: they are interned once, not copied.
     void framesAndStacksAreInterned()
     {
-        const snapshot::LoadedSnapshot loaded =
-            snapshot::loadSnapshotFile(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+        const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(
+            sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotModel& m = *loaded.model;
         QCOMPARE(m.entries.size(), size_t(23105));
@@ -197,8 +206,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("opcode");
-        QTest::newRow("GLOBAL") << QByteArray("\x80\x02" "cos\nsystem\n" "q\x00.", 16) << "GLOBAL";
-        QTest::newRow("STACK_GLOBAL") << QByteArray("\x80\x04\x8c\x02os\x8c\x06system\x93.", 16) << "STACK_GLOBAL";
+        QTest::newRow("GLOBAL") << QByteArray("\x80\x02"
+                                              "cos\nsystem\n"
+                                              "q\x00.",
+                                              16)
+                                << "GLOBAL";
+        QTest::newRow("STACK_GLOBAL")
+            << QByteArray("\x80\x04\x8c\x02os\x8c\x06system\x93.", 16) << "STACK_GLOBAL";
         QTest::newRow("REDUCE") << QByteArray("\x80\x04]R.", 5) << "REDUCE";
         QTest::newRow("BUILD") << QByteArray("\x80\x04}}b.", 6) << "BUILD";
     }
@@ -207,13 +221,16 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, opcode);
-        const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(std::string_view(bytes.constData(), size_t(bytes.size())));
+        const snapshot::LoadedSnapshot loaded =
+            snapshot::readSnapshot(std::string_view(bytes.constData(), size_t(bytes.size())));
         QVERIFY(!loaded.model);
-        QVERIFY2(loaded.error.find(opcode.toStdString()) != std::string::npos, loaded.error.c_str());
+        QVERIFY2(loaded.error.find(opcode.toStdString()) != std::string::npos,
+                 loaded.error.c_str());
         QVERIFY(loaded.error.find("refused") != std::string::npos);
         QVERIFY(loaded.error.find('\n') == std::string::npos);
         // The command line: one line, exit 2, nothing on standard output.
-        const std::filesystem::path path = std::filesystem::path(m_dir.path().toStdString()) / "evil.pickle";
+        const std::filesystem::path path =
+            std::filesystem::path(m_dir.path().toStdString()) / "evil.pickle";
         std::ofstream(path, std::ios::binary).write(bytes.constData(), bytes.size());
         const test::CliRun run = test::runCli({"memory", path.string()});
         QCOMPARE(run.code, 2);
@@ -223,16 +240,21 @@ private Q_SLOTS:
 
     void aTruncatedOrForeignFileIsOneLine()
     {
-        const std::string whole = bytesOf(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
+        const std::string whole =
+            bytesOf(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
         for (size_t cut : {size_t(1), size_t(2), size_t(100), whole.size() / 2, whole.size() - 1}) {
-            const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(std::string_view(whole).substr(0, cut));
+            const snapshot::LoadedSnapshot loaded =
+                snapshot::readSnapshot(std::string_view(whole).substr(0, cut));
             QVERIFY2(!loaded.model, std::to_string(cut).c_str());
-            QVERIFY2(!loaded.error.empty() && loaded.error.find('\n') == std::string::npos, loaded.error.c_str());
+            QVERIFY2(!loaded.error.empty() && loaded.error.find('\n') == std::string::npos,
+                     loaded.error.c_str());
         }
-        QVERIFY(snapshot::readSnapshot("{\"traceEvents\": []}").error.find("not a pickle") != std::string::npos);
-        QVERIFY(snapshot::readSnapshot(PickleWriter().list().endList().done()).model);  // an empty list of segments
-        QVERIFY(snapshot::readSnapshot(PickleWriter().dict().endDict().done()).error.find("not a memory snapshot") !=
+        QVERIFY(snapshot::readSnapshot("{\"traceEvents\": []}").error.find("not a pickle") !=
                 std::string::npos);
+        QVERIFY(snapshot::readSnapshot(PickleWriter().list().endList().done())
+                    .model);  // an empty list of segments
+        QVERIFY(snapshot::readSnapshot(PickleWriter().dict().endDict().done())
+                    .error.find("not a memory snapshot") != std::string::npos);
         const test::CliRun missing = test::runCli({"memory", "/no/such/snapshot.pickle"});
         QCOMPARE(missing.code, 2);
         QVERIFY(missing.err.find("no such file") != std::string::npos);
@@ -247,7 +269,8 @@ private Q_SLOTS:
         segment(w, 1 << 20, {{4096, "active_allocated"}, {8192, "inactive"}});
         segment(w, 1 << 24, {{1 << 20, "active_allocated"}});
         w.endList();
-        const std::filesystem::path path = std::filesystem::path(m_dir.path().toStdString()) / "state.json";
+        const std::filesystem::path path =
+            std::filesystem::path(m_dir.path().toStdString()) / "state.json";
         std::ofstream(path, std::ios::binary) << w.done();
         const test::CliRun run = test::runCli({"memory", path.string(), "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
@@ -273,14 +296,19 @@ private Q_SLOTS:
         segment(w, 0x100000000, {{64 * MiB, "active_allocated"}, {448 * MiB, "inactive"}});
         w.endList().str("device_traces").list().list();
         entry(w, "segment_alloc", 0x100000000, 512 * MiB, 1000);
-        entry(w, "alloc", 0x100000000, 64 * MiB, 1000, "/home/u/train.py", 10);        // weights: kept
-        entry(w, "alloc", 0x104000000, 300 * MiB, 2000, "/home/u/model.py", 42);       // activations
+        entry(w, "alloc", 0x100000000, 64 * MiB, 1000, "/home/u/train.py", 10);   // weights: kept
+        entry(w, "alloc", 0x104000000, 300 * MiB, 2000, "/home/u/model.py", 42);  // activations
         entry(w, "alloc", 0x116C00000, 100 * MiB, 2500, "/home/u/model.py", 43);
         entry(w, "free_requested", 0x104000000, 300 * MiB, 3000);
         entry(w, "free_completed", 0x104000000, 300 * MiB, 3001);
         entry(w, "free_requested", 0x116C00000, 100 * MiB, 3100);
         entry(w, "free_completed", 0x116C00000, 100 * MiB, 3101);
-        w.dict().key("action", "oom").key("addr", 0).key("size", 600 * MiB).key("device_free", 20 * MiB).key("time_us", 4000);
+        w.dict()
+            .key("action", "oom")
+            .key("addr", 0)
+            .key("size", 600 * MiB)
+            .key("device_free", 20 * MiB)
+            .key("time_us", 4000);
         w.endDict();
         w.endList().endList().endDict();
         const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
@@ -292,7 +320,8 @@ private Q_SLOTS:
         QCOMPARE(s.topStacksAtPeak.size(), size_t(3));
         QCOMPARE(loaded.model->place(s.topStacksAtPeak[0].stack), std::string("model.py:42 step"));
         QCOMPARE(s.topStacksAtPeak[0].bytes, 300 * MiB);
-        QVERIFY(s.outOfMemory && s.outOfMemory->requestedBytes == 600 * MiB && s.outOfMemory->deviceFreeBytes == 20 * MiB);
+        QVERIFY(s.outOfMemory && s.outOfMemory->requestedBytes == 600 * MiB &&
+                s.outOfMemory->deviceFreeBytes == 20 * MiB);
         // 448 MiB cached free in one block: the request needed more than the cache and the
         // device together, not a tidier cache.
         QCOMPARE(s.outOfMemory->reservedUnallocatedBytes, 448 * MiB);
@@ -314,10 +343,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("step");
         QTest::addColumn<QString>("phase");
         QTest::addColumn<QString>("op");
-        QTest::newRow("backward") << qint64(1623212388540300) << "ProfilerStep#5" << "backward"
+        QTest::newRow("backward") << qint64(1623212388540300) << "ProfilerStep#5"
+                                  << "backward"
                                   << "aten::cudnn_convolution_backward_input";
-        QTest::newRow("forward") << qint64(1623212388614894) << "ProfilerStep#6" << "forward" << "aten::cudnn_convolution";
-        QTest::newRow("after the trace") << qint64(1623212390000000) << "" << "" << "";
+        QTest::newRow("forward") << qint64(1623212388614894) << "ProfilerStep#6"
+                                 << "forward"
+                                 << "aten::cudnn_convolution";
+        QTest::newRow("after the trace") << qint64(1623212390000000) << ""
+                                         << ""
+                                         << "";
     }
     void thePeakIsPlacedInATraceOfTheSameRun()
     {
@@ -340,7 +374,8 @@ private Q_SLOTS:
             std::ofstream out(file, std::ios::binary);
             out << w.done();
         }
-        const std::string trace = test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+        const std::string trace =
+            test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
         const test::CliRun run = test::runCli({"memory", file, "--trace", trace, "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json placed = json::parse(run.out)["peak_in_trace"];
@@ -350,7 +385,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(placed["op"].get<std::string>()), op);
         const std::string sentence = placed["sentence"].get<std::string>();
         QVERIFY2(step.isEmpty() ? sentence.find("after the trace ends") != std::string::npos
-                                : sentence.find(step.toStdString() + "'s " + phase.toStdString()) != std::string::npos,
+                                : sentence.find(step.toStdString() + "'s " + phase.toStdString()) !=
+                                      std::string::npos,
                  sentence.c_str());
         const test::CliRun text = test::runCli({"memory", file, "--trace", trace});
         QVERIFY(text.out.find("In the trace: The peak is") != std::string::npos);
@@ -375,8 +411,10 @@ private Q_SLOTS:
         // address is freed later add up to 12,550,078,464 bytes.
         QCOMPARE(s.transientAtPeakBytes, int64_t(12550078464));
         QVERIFY(f->snippet.find("checkpoint(block, x") != std::string::npos);
-        for (const char* forwardOnly : {"cs336_forward_bf16_linux_torch26.pickle", "decomfl_training_annotations_torch29.pickle"}) {
-            const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(sharedSnapshot(forwardOnly));
+        for (const char* forwardOnly : {"cs336_forward_bf16_linux_torch26.pickle",
+                                        "decomfl_training_annotations_torch29.pickle"}) {
+            const snapshot::LoadedSnapshot loaded =
+                snapshot::loadSnapshotFile(sharedSnapshot(forwardOnly));
             const snapshot::SnapshotSummary other = snapshot::summarize(*loaded.model);
             QVERIFY(!other.backward);
             for (const analysis::Finding& g : other.findings)
@@ -403,18 +441,27 @@ private Q_SLOTS:
         const int64_t MiB = 1 << 20;
         PickleWriter w;
         w.dict().str("segments").list();
-        segment(w, 0x100000000, {{100 * MiB, "active_allocated"}, {60 * MiB, "inactive"}, {40 * MiB, "active_allocated"},
-                                 {50 * MiB, "inactive"}});
+        segment(w, 0x100000000,
+                {{100 * MiB, "active_allocated"},
+                 {60 * MiB, "inactive"},
+                 {40 * MiB, "active_allocated"},
+                 {50 * MiB, "inactive"}});
         segment(w, 0x200000000, {{20 * MiB, "active_allocated"}, {2 * MiB, "inactive"}});
         w.endList().str("device_traces").list().list();
-        w.dict().key("action", "oom").key("addr", 0).key("size", 100 * MiB).key("device_free", 0).key("time_us", 10);
+        w.dict()
+            .key("action", "oom")
+            .key("addr", 0)
+            .key("size", 100 * MiB)
+            .key("device_free", 0)
+            .key("time_us", 10);
         w.endDict();
         w.endList().endList().endDict();
         const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
         QCOMPARE(s.segmentUse.size(), size_t(2));
-        const snapshot::SegmentUse& worst = s.segmentUse.front();  // the most cached in free blocks first
+        const snapshot::SegmentUse& worst =
+            s.segmentUse.front();  // the most cached in free blocks first
         QCOMPARE(worst.segment, uint32_t(0));
         QCOMPARE(worst.allocatedBytes, 140 * MiB);
         QCOMPARE(worst.inactiveBytes, 110 * MiB);
@@ -433,21 +480,26 @@ private Q_SLOTS:
     void theBandsStackToTheAllocatedBytes_data()
     {
         QTest::addColumn<QString>("file");
-        for (const char* name : {"cs336_forward_bf16_linux_torch26.pickle", "cs336_transformer_windows_torch29.pickle",
-                                 "decomfl_training_annotations_torch29.pickle", "sketchkv_segments_only_torch24.pickle"})
+        for (const char* name :
+             {"cs336_forward_bf16_linux_torch26.pickle", "cs336_transformer_windows_torch29.pickle",
+              "decomfl_training_annotations_torch29.pickle",
+              "sketchkv_segments_only_torch24.pickle"})
             QTest::newRow(name) << name;
     }
     void theBandsStackToTheAllocatedBytes()
     {
         QFETCH(QString, file);
-        const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(sharedSnapshot(file.toUtf8().constData()));
+        const snapshot::LoadedSnapshot loaded =
+            snapshot::loadSnapshotFile(sharedSnapshot(file.toUtf8().constData()));
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
         const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;
-        const std::vector<snapshot::DeviceTimeline> timelines = snapshot::timelinesOf(*loaded.model, timed);
+        const std::vector<snapshot::DeviceTimeline> timelines =
+            snapshot::timelinesOf(*loaded.model, timed);
         const snapshot::DeviceTimeline& t = timelines[size_t(s.peakDevice)];
         QCOMPARE(t.peakBytes, s.peakAllocatedBytes);
-        const double from = t.size() ? double(t.when(0)) : 0, to = t.size() ? double(t.when(t.size() - 1)) + 1 : 1;
+        const double from = t.size() ? double(t.when(0)) : 0,
+                     to = t.size() ? double(t.when(t.size() - 1)) + 1 : 1;
         const std::vector<size_t> samples = snapshot::columnSamples(t, from, to, 400);
         size_t columns = 0;
         bool peakSeen = false;
@@ -488,25 +540,34 @@ private Q_SLOTS:
         w.dict().str("segments").list();
         segment(w, 0x200000000, blocks);
         w.endList().str("device_traces").list().list();
-        entry(w, "alloc", 0x200000000, 100 * MiB, 0, "/home/u/train.py", 5);  // the weights, at the start
+        entry(w, "alloc", 0x200000000, 100 * MiB, 0, "/home/u/train.py",
+              5);  // the weights, at the start
         int64_t at = 0x200000000 + 100 * MiB;
         for (int i = 0; i < 6; ++i) {
             const int64_t t = 1000 * (i + 1);
-            entry(w, "alloc", 0x300000000, 50 * MiB, t + 10, "/home/u/model.py", 42);  // activations: freed
-            entry(w, "alloc", at, 10 * MiB, t + 20, "/home/u/train.py", 77);           // history.append(loss)
+            entry(w, "alloc", 0x300000000, 50 * MiB, t + 10, "/home/u/model.py",
+                  42);  // activations: freed
+            entry(w, "alloc", at, 10 * MiB, t + 20, "/home/u/train.py",
+                  77);  // history.append(loss)
             entry(w, "free_requested", 0x300000000, 50 * MiB, t + 30);
             at += 10 * MiB;
         }
         w.endList().endList().str("external_annotations").list();
         for (int i = 0; i < 6 && annotated; ++i)
-            w.dict().key("name", "Optimizer.zero_grad#Adam.zero_grad").key("stage", "START").key("device", 0)
-                .key("time_us", 1000 * (i + 1)).endDict();
+            w.dict()
+                .key("name", "Optimizer.zero_grad#Adam.zero_grad")
+                .key("stage", "START")
+                .key("device", 0)
+                .key("time_us", 1000 * (i + 1))
+                .endDict();
         w.endList().endDict();
         const snapshot::LoadedSnapshot loaded = snapshot::readSnapshot(w.done());
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
         QCOMPARE(s.iterations, size_t(6));
-        QVERIFY2(s.iterationsFoundBy.starts_with(annotated ? "annotation Optimizer.zero_grad" : "a repeating allocation at model.py:42"),
+        QVERIFY2(s.iterationsFoundBy.starts_with(annotated
+                                                     ? "annotation Optimizer.zero_grad"
+                                                     : "a repeating allocation at model.py:42"),
                  s.iterationsFoundBy.c_str());
         QCOMPARE(s.leaks.size(), size_t(1));
         QCOMPARE(loaded.model->place(s.leaks[0].stack), std::string("train.py:77 step"));

@@ -1,7 +1,7 @@
 // Every format variation of ANCHORS.md ("Kineto trace format: what varies between
 // versions"), each as a tiny inline trace and the model it must produce.
-#include "core/trace/format_description.h"
 #include "core/trace/event_args.h"
+#include "core/trace/format_description.h"
 #include "core/trace/trace_loader.h"
 
 #include <QtTest>
@@ -138,7 +138,8 @@ private Q_SLOTS:
         QCOMPARE(info->grid[0], 4);
         QCOMPARE(info->block[0], 256);
         QCOMPARE(info->registersPerThread, 64);
-        QCOMPARE(str(model->text(model->inputShapes(model->idOf(*mm)))), QString("[[4, 8], [8, 16]]"));
+        QCOMPARE(str(model->text(model->inputShapes(model->idOf(*mm)))),
+                 QString("[[4, 8], [8, 16]]"));
         QVERIFY(!model->inputShapes(model->idOf(*step)).valid());
         const CopyInfo* bytes = model->copyInfo(model->idOf(*copy));
         QVERIFY(bytes);
@@ -258,7 +259,8 @@ private Q_SLOTS:
         QVERIFY(model->metadata().distributed);
         QCOMPARE(model->metadata().distributed->rank, 3);
         QCOMPARE(model->metadata().distributed->worldSize, 8);
-        QCOMPARE(QString::fromStdString(model->metadata().versions.at(0).first), QString("cupti_version"));
+        QCOMPARE(QString::fromStdString(model->metadata().versions.at(0).first),
+                 QString("cupti_version"));
     }
 
     void readsKernelsWithoutArgsAndIdsAbove2To63()
@@ -303,7 +305,8 @@ private Q_SLOTS:
         QVERIFY(model);
         QCOMPARE(byName(*model, "mtiaLaunch")->category, Category::Runtime);
         QCOMPARE(byName(*model, "mtia_kernel")->category, Category::Kernel);
-        QCOMPARE(byName(*model, "mtia_kernel")->correlated, model->idOf(*byName(*model, "mtiaLaunch")));
+        QCOMPARE(byName(*model, "mtia_kernel")->correlated,
+                 model->idOf(*byName(*model, "mtiaLaunch")));
         QCOMPARE(detectGpuVendor(*model), GpuVendor::Mtia);
     }
 
@@ -375,11 +378,13 @@ private Q_SLOTS:
     void readsUnreadableTraceNameWithoutFailing()
     {
         // Windows paths written without escaping (pytorch/kineto#336).
-        const auto model = load("{\"schemaVersion\": 1, \"traceName\": \"C:\\Users\\me\\trace.json\", "
-                                "\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", "
-                                "\"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 3}]}");
+        const auto model =
+            load("{\"schemaVersion\": 1, \"traceName\": \"C:\\Users\\me\\trace.json\", "
+                 "\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", "
+                 "\"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 3}]}");
         QVERIFY(model);
-        QCOMPARE(QString::fromStdString(model->metadata().traceName), QString("C:\\Users\\me") + "\t" + "race.json");
+        QCOMPARE(QString::fromStdString(model->metadata().traceName),
+                 QString("C:\\Users\\me") + "\t" + "race.json");
     }
 };
 

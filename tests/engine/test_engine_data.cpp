@@ -6,7 +6,6 @@
 #include "tests/support/python_script.h"
 
 #include <QtTest>
-
 #include <fstream>
 #include <random>
 
@@ -88,7 +87,8 @@ class TestEngineData : public QObject
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(r.session.lab.size(), arms);
         for (size_t i = 0; i < std::min<size_t>(arms, 2); ++i)
-            QVERIFY2(r.session.lab[i].ran && r.session.lab[i].samplesPerSecond > 0, r.session.lab[i].name());
+            QVERIFY2(r.session.lab[i].ran && r.session.lab[i].samplesPerSecond > 0,
+                     r.session.lab[i].name());
         QVERIFY(!r.session.steps.empty());
         for (const session::StepTiming& t : r.session.steps)
             QVERIFY(std::isfinite(t.loss) && t.forwardMs > 0 && t.backwardMs > 0);
@@ -120,7 +120,7 @@ private Q_SLOTS:
         verifyRan(engine::runLab(c));
         c.model = "transformer";  // 28 rows of 28 pixels as tokens
         c.outDir += "-transformer";
-        c.dropLast = false;       // the epoch's last batch holds 4 samples
+        c.dropLast = false;  // the epoch's last batch holds 4 samples
         c.steps = 7;
         verifyRan(engine::runLab(c));
     }
@@ -149,26 +149,32 @@ private Q_SLOTS:
     {
         // Written by Python's torch: a TorchScript model (torch.jit.save) and a tensors file.
         const QString model = m_dir.path() + "/scripted.pt", tensors = m_dir.path() + "/tensors.pt";
-        const QString script = QStringLiteral(
-                                   "import torch\n"
-                                   "class Net(torch.nn.Module):\n"
-                                   "    def __init__(self):\n"
-                                   "        super().__init__()\n"
-                                   "        self.body = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(48, 32),\n"
-                                   "                                        torch.nn.ReLU(), torch.nn.Linear(32, 10))\n"
-                                   "    def forward(self, x):\n"
-                                   "        return self.body(x)\n"
-                                   "torch.jit.save(torch.jit.script(Net()), '%1')\n"
-                                   "g = torch.Generator().manual_seed(0)\n"
-                                   "torch.save((torch.randn(64, 3, 4, 4, generator=g), torch.randint(0, 10, (64,), generator=g)), '%2')\n")
-                                   .arg(model, tensors);
+        const QString script =
+            QStringLiteral("import torch\n"
+                           "class Net(torch.nn.Module):\n"
+                           "    def __init__(self):\n"
+                           "        super().__init__()\n"
+                           "        self.body = torch.nn.Sequential(torch.nn.Flatten(), "
+                           "torch.nn.Linear(48, 32),\n"
+                           "                                        torch.nn.ReLU(), "
+                           "torch.nn.Linear(32, 10))\n"
+                           "    def forward(self, x):\n"
+                           "        return self.body(x)\n"
+                           "torch.jit.save(torch.jit.script(Net()), '%1')\n"
+                           "g = torch.Generator().manual_seed(0)\n"
+                           "torch.save((torch.randn(64, 3, 4, 4, generator=g), torch.randint(0, "
+                           "10, (64,), generator=g)), '%2')\n")
+                .arg(model, tensors);
         QTest::addColumn<QString>("modelName");
         QTest::addColumn<QString>("dataset");
         QString error;
-        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script, m_dir.path() + "/make_files.py", error), qPrintable(error));
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script,
+                                       m_dir.path() + "/make_files.py", error),
+                 qPrintable(error));
         QTest::newRow("torchscript on synthetic") << model << "synthetic";
         QTest::newRow("torchscript on tensors") << model << "tensors";
-        QTest::newRow("mlp on tensors") << "mlp" << "tensors";
+        QTest::newRow("mlp on tensors") << "mlp"
+                                        << "tensors";
     }
 
     void pythonFilesTrainInCpp()
@@ -193,12 +199,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("reason");
         const QString garbage = m_dir.path() + "/garbage.pt";
         writeBytes(garbage, {'n', 'o', 't', ' ', 'a', ' ', 'z', 'i', 'p'});
-        QTest::newRow("not TorchScript") << garbage << "synthetic" << "" << "cannot load the TorchScript model";
-        QTest::newRow("missing model") << m_dir.path() + "/none.pt" << "synthetic" << "" << "no such file";
-        QTest::newRow("unknown dataset") << "mlp" << "imagenet" << "" << "not 'imagenet'";
-        QTest::newRow("no data path") << "mlp" << "mnist" << "" << "needs --data";
-        QTest::newRow("empty mnist dir") << "mlp" << "mnist" << m_dir.path() << "no train-images-idx3-ubyte";
-        QTest::newRow("not a torch.save file") << "mlp" << "tensors" << garbage << "not a torch.save file";
+        QTest::newRow("not TorchScript") << garbage << "synthetic"
+                                         << ""
+                                         << "cannot load the TorchScript model";
+        QTest::newRow("missing model") << m_dir.path() + "/none.pt"
+                                       << "synthetic"
+                                       << ""
+                                       << "no such file";
+        QTest::newRow("unknown dataset") << "mlp"
+                                         << "imagenet"
+                                         << ""
+                                         << "not 'imagenet'";
+        QTest::newRow("no data path") << "mlp"
+                                      << "mnist"
+                                      << ""
+                                      << "needs --data";
+        QTest::newRow("empty mnist dir") << "mlp"
+                                         << "mnist" << m_dir.path() << "no train-images-idx3-ubyte";
+        QTest::newRow("not a torch.save file") << "mlp"
+                                               << "tensors" << garbage << "not a torch.save file";
     }
 
     void unreadableModelsAndDatasetsGiveOneLine()

@@ -10,15 +10,13 @@
 #include "tests/support/python_script.h"
 #include "tests/support/small_lab_run.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QtTest>
-
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace kinetoscope;
@@ -56,14 +54,16 @@ QList<qint64> childrenOf(qint64 pid)
 QByteArray startLongCliRun(QProcess& cli, const QString& out)
 {
     cli.start(QStringLiteral(KINETOSCOPE_BINARY),
-              {"run", "--model", "mlp", "--device", "cpu", "--steps", "100000", "--batch-size", "16",
-               "--input-features", "32", "--hidden", "64", "--sample-io-us", "100", "--out", out});
+              {"run", "--model", "mlp", "--device", "cpu", "--steps", "100000", "--batch-size",
+               "16", "--input-features", "32", "--hidden", "64", "--sample-io-us", "100", "--out",
+               out});
     QByteArray stderrText;
     if (!cli.waitForStarted())
         return stderrText;
     QElapsedTimer clock;
     clock.start();
-    while (!(stderrText += cli.readAllStandardError()).contains("kinetoscope run: fp32: step ") && clock.elapsed() < 60'000)
+    while (!(stderrText += cli.readAllStandardError()).contains("kinetoscope run: fp32: step ") &&
+           clock.elapsed() < 60'000)
         cli.waitForReadyRead(100);
     return stderrText;
 }
@@ -85,7 +85,8 @@ private Q_SLOTS:
     void optionsRoundTripThroughTheCommandLine()
     {
         lab::RunConfig c = smallRun(m_dir, "options");
-        const QString scripted = m_dir.path() + "/models/with space.pt";  // a TorchScript file must exist
+        const QString scripted =
+            m_dir.path() + "/models/with space.pt";  // a TorchScript file must exist
         QVERIFY(QDir().mkpath(m_dir.path() + "/models"));
         QFile(scripted).open(QIODevice::WriteOnly);
         c.model = scripted.toStdString();
@@ -122,8 +123,10 @@ private Q_SLOTS:
         training.checkpointEvery = 2;
         QVERIFY2(lab::parseRunOptions(lab::runOptionArgs(training), back, error), error.c_str());
         QCOMPARE(back.checkpointEvery, int64_t(2));
-        QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "2", "--mode", "inference"}, back, error));
-        QCOMPARE(error, std::string("--checkpoint-every applies to training: inference keeps no activations for backward"));
+        QVERIFY(
+            !lab::parseRunOptions({"--checkpoint-every", "2", "--mode", "inference"}, back, error));
+        QCOMPARE(error, std::string("--checkpoint-every applies to training: inference keeps no "
+                                    "activations for backward"));
         QVERIFY(!lab::parseRunOptions({"--checkpoint-every", "-1"}, back, error));
         lab::RunConfig snapshot;
         snapshot.memorySnapshot = true;
@@ -137,16 +140,27 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("model") << QStringList{"--model", "foo"} << "--model takes mlp, cnn, transformer or a TorchScript file";
+        QTest::newRow("model") << QStringList{"--model", "foo"}
+                               << "--model takes mlp, cnn, transformer or a TorchScript file";
         QTest::newRow("steps") << QStringList{"--steps", "0"} << "--steps needs 1 or more, not 0";
-        QTest::newRow("batch") << QStringList{"--batch-size", "0"} << "--batch-size needs 1 or more, not 0";
-        QTest::newRow("workers") << QStringList{"--workers", "-1"} << "--workers needs 0 or more, not -1";
-        QTest::newRow("dataset") << QStringList{"--dataset", "imagenet"} << "--dataset takes synthetic, mnist, cifar10 or tensors, not 'imagenet'";
-        QTest::newRow("no data") << QStringList{"--dataset", "mnist"} << "the mnist dataset needs --data DIR";
-        QTest::newRow("missing data") << QStringList{"--dataset", "cifar10", "--data", "/no/such"} << "--data /no/such: no such file or folder";
-        QTest::newRow("data nothing reads") << QStringList{"--data", "/no/such"} << "--data /no/such is read by --dataset mnist, cifar10 or tensors";
-        QTest::newRow("device") << QStringList{"--device", "tpu"} << "--device takes auto, cpu or cuda, not 'tpu'";
-        QTest::newRow("sweep") << QStringList{"--sweep", "batch=0,8"} << "--sweep batch= takes batch sizes of 1 or more";
+        QTest::newRow("batch") << QStringList{"--batch-size", "0"}
+                               << "--batch-size needs 1 or more, not 0";
+        QTest::newRow("workers") << QStringList{"--workers", "-1"}
+                                 << "--workers needs 0 or more, not -1";
+        QTest::newRow("dataset")
+            << QStringList{"--dataset", "imagenet"}
+            << "--dataset takes synthetic, mnist, cifar10 or tensors, not 'imagenet'";
+        QTest::newRow("no data") << QStringList{"--dataset", "mnist"}
+                                 << "the mnist dataset needs --data DIR";
+        QTest::newRow("missing data") << QStringList{"--dataset", "cifar10", "--data", "/no/such"}
+                                      << "--data /no/such: no such file or folder";
+        QTest::newRow("data nothing reads")
+            << QStringList{"--data", "/no/such"}
+            << "--data /no/such is read by --dataset mnist, cifar10 or tensors";
+        QTest::newRow("device") << QStringList{"--device", "tpu"}
+                                << "--device takes auto, cpu or cuda, not 'tpu'";
+        QTest::newRow("sweep") << QStringList{"--sweep", "batch=0,8"}
+                               << "--sweep batch= takes batch sizes of 1 or more";
         QTest::newRow("memory snapshot on the CPU")
             << QStringList{"--memory-snapshot", "--device", "cpu"}
             << "--memory-snapshot records the CUDA caching allocator's history: it needs a GPU run";
@@ -174,7 +188,8 @@ private Q_SLOTS:
         QVERIFY(lab::parseRunOptions({"--sweep", "batch=64,16,32"}, c, error));
         QCOMPARE(c.batchSize, int64_t(16));
         lab::RunConfig given;
-        QVERIFY(lab::parseRunOptions({"--sweep", "batch=64,16,32", "--batch-size", "128"}, given, error));
+        QVERIFY(lab::parseRunOptions({"--sweep", "batch=64,16,32", "--batch-size", "128"}, given,
+                                     error));
         QCOMPARE(given.batchSize, int64_t(128));
     }
 
@@ -186,7 +201,8 @@ private Q_SLOTS:
         const Clock::time_point t0 = Clock::now();
         estimate.update({"fp32", 0.0, 0, 11}, t0);
         QVERIFY(!estimate.secondsLeft(t0));
-        estimate.update({"fp32", 0.1, 1, 11}, t0 + std::chrono::seconds(5));  // the first step: one-off costs
+        estimate.update({"fp32", 0.1, 1, 11},
+                        t0 + std::chrono::seconds(5));  // the first step: one-off costs
         QVERIFY(!estimate.secondsLeft(t0 + std::chrono::seconds(5)));
         estimate.update({"fp32", 0.2, 2, 11}, t0 + std::chrono::seconds(6));
         estimate.update({"fp32", 0.3, 3, 11}, t0 + std::chrono::seconds(7));
@@ -202,7 +218,8 @@ private Q_SLOTS:
         m.type = lab::MessageType::Progress;
         m.progress = {"sweep batch_size=64", 0.75, 3, 23};
         const std::string line = lab::encodeMessage(m);
-        const auto back = lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error_);
+        const auto back =
+            lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error_);
         QVERIFY(back);
         QCOMPARE(back->progress.stage, std::string("sweep batch_size=64"));
         QCOMPARE(back->progress.step, int64_t(3));
@@ -217,7 +234,8 @@ private Q_SLOTS:
         const std::string line = lab::encodeMessage(m);
         QCOMPARE(std::count(line.begin(), line.end(), '\n'), 1);
         std::string error;
-        const auto back = lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error);
+        const auto back =
+            lab::decodeMessage(std::string_view(line).substr(0, line.size() - 1), error);
         QVERIFY2(back, error.c_str());
         QCOMPARE(back->step.step, int64_t(7));
         QCOMPARE(back->step.forwardMs, 3.0);
@@ -233,7 +251,8 @@ private Q_SLOTS:
         memory.memory.split.optimizerStateBytes = 1234;
         memory.memory.peakPerStep = {7, 8, 9};
         const std::string memoryLine = lab::encodeMessage(memory);
-        const auto memoryBack = lab::decodeMessage(std::string_view(memoryLine).substr(0, memoryLine.size() - 1), error);
+        const auto memoryBack = lab::decodeMessage(
+            std::string_view(memoryLine).substr(0, memoryLine.size() - 1), error);
         QVERIFY2(memoryBack && memoryBack->type == lab::MessageType::Memory, error.c_str());
         QCOMPARE(memoryBack->memory.steadyStep.at(0).peakAllocatedBytes, int64_t(5 << 20));
         QCOMPARE(memoryBack->memory.split.optimizerStateBytes, int64_t(1234));
@@ -294,9 +313,11 @@ private Q_SLOTS:
         const lab::RunResult r = lab::runEngine(c, callbacks);
         QVERIFY(!r.ok);
         QVERIFY2(isOneLine(r.error), r.error.c_str());
-        QVERIFY2(r.error.find("the engine was killed by SIGKILL in the fp32 arm at step") != std::string::npos,
+        QVERIFY2(r.error.find("the engine was killed by SIGKILL in the fp32 arm at step") !=
+                     std::string::npos,
                  r.error.c_str());
-        QVERIFY2(r.error.find("kept: " + std::to_string(steps) + " steps") != std::string::npos, r.error.c_str());
+        QVERIFY2(r.error.find("kept: " + std::to_string(steps) + " steps") != std::string::npos,
+                 r.error.c_str());
         QVERIFY(steps >= 5);
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);
@@ -312,25 +333,27 @@ private Q_SLOTS:
     void aModelThatCrashesTheEngineIsOneLine()
     {
         const QString model = m_dir.path() + "/crash.pt";
-        const QString script = QStringLiteral(
-                                   "import torch\n"
-                                   "class Crash(torch.nn.Module):\n"
-                                   "    calls: int\n"
-                                   "    def __init__(self):\n"
-                                   "        super().__init__()\n"
-                                   "        self.fc = torch.nn.Linear(8, 10)\n"
-                                   "        self.calls = 0\n"
-                                   "    def forward(self, x):\n"
-                                   "        self.calls += 1\n"
-                                   "        y = self.fc(x)\n"
-                                   "        if self.calls > 8:\n"
-                                   "            far = torch.ops.aten._reshape_alias(y.view(-1), [2], [1 << 40])\n"
-                                   "            y = y + far.sum()\n"
-                                   "        return y\n"
-                                   "torch.jit.save(torch.jit.script(Crash()), '%1')\n")
-                                   .arg(model);
+        const QString script =
+            QStringLiteral(
+                "import torch\n"
+                "class Crash(torch.nn.Module):\n"
+                "    calls: int\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.fc = torch.nn.Linear(8, 10)\n"
+                "        self.calls = 0\n"
+                "    def forward(self, x):\n"
+                "        self.calls += 1\n"
+                "        y = self.fc(x)\n"
+                "        if self.calls > 8:\n"
+                "            far = torch.ops.aten._reshape_alias(y.view(-1), [2], [1 << 40])\n"
+                "            y = y + far.sum()\n"
+                "        return y\n"
+                "torch.jit.save(torch.jit.script(Crash()), '%1')\n")
+                .arg(model);
         QString error;
-        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script, m_dir.path() + "/crash.py", error),
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script,
+                                       m_dir.path() + "/crash.py", error),
                  qPrintable(error));
         lab::RunConfig c = smallRun(m_dir, "crash");
         c.model = model.toStdString();
@@ -353,13 +376,16 @@ private Q_SLOTS:
         // The same through `kinetoscope run`: exit 2, the reason as its last line.
         std::ostringstream out, err;
         const std::string dir = (m_dir.path() + "/crash-cli").toStdString();
-        QCOMPARE(cli::run({"run", "--model", model.toStdString(), "--input-shape", "8", "--device", "cpu", "--steps",
-                           "20", "--warmup", "2", "--batch-size", "16", "--out", dir},
-                          out, err),
-                 2);
+        QCOMPARE(
+            cli::run({"run", "--model", model.toStdString(), "--input-shape", "8", "--device",
+                      "cpu", "--steps", "20", "--warmup", "2", "--batch-size", "16", "--out", dir},
+                     out, err),
+            2);
         const QStringList lines = QString::fromStdString(err.str()).trimmed().split('\n');
-        QVERIFY2(lines.last().startsWith("kinetoscope run: the engine crashed (SIGSEGV"), qPrintable(lines.last()));
-        QVERIFY2(lines.last().contains("kept: 6 steps, 0 arms in " + QString::fromStdString(dir)), qPrintable(lines.last()));
+        QVERIFY2(lines.last().startsWith("kinetoscope run: the engine crashed (SIGSEGV"),
+                 qPrintable(lines.last()));
+        QVERIFY2(lines.last().contains("kept: 6 steps, 0 arms in " + QString::fromStdString(dir)),
+                 qPrintable(lines.last()));
     }
 
     // Cancel goes as a message: the engine stops after the step in flight and reports it
@@ -377,7 +403,8 @@ private Q_SLOTS:
                 cancel = true;
         };
         lab::EngineOptions options;
-        options.cancelGrace = std::chrono::milliseconds(60'000);  // a signal would come too late for the test
+        options.cancelGrace =
+            std::chrono::milliseconds(60'000);  // a signal would come too late for the test
         QElapsedTimer clock;
         clock.start();
         const lab::RunResult r = lab::runEngine(c, callbacks, options);
@@ -399,7 +426,8 @@ private Q_SLOTS:
         const lab::RunResult wrong = lab::runEngine(smallRun(m_dir, "echo"), {}, echo);
         QVERIFY(!wrong.ok);
         QVERIFY2(isOneLine(wrong.error), wrong.error.c_str());
-        QVERIFY2(wrong.error.find("the engine wrote not a message: --") != std::string::npos, wrong.error.c_str());
+        QVERIFY2(wrong.error.find("the engine wrote not a message: --") != std::string::npos,
+                 wrong.error.c_str());
     }
 
     // The real engine on a machine without LibTorch where it was built (an installed
@@ -413,7 +441,8 @@ private Q_SLOTS:
         // Its RUNPATH names the torch wheel's lib folder: kept aside, then made a folder
         // that does not exist (same length, so the binary stays valid).
         const QByteArray folder = "/torch/lib";
-        const qsizetype at = bytes.indexOf(folder + ':') >= 0 ? bytes.indexOf(folder + ':') : bytes.indexOf(folder + '\0');
+        const qsizetype at = bytes.indexOf(folder + ':') >= 0 ? bytes.indexOf(folder + ':')
+                                                              : bytes.indexOf(folder + '\0');
         QVERIFY2(at >= 0, "the engine's RUNPATH names no torch/lib folder");
         qsizetype begin = at;
         while (begin > 0 && bytes[begin - 1] != ':' && bytes[begin - 1] != '\0')
@@ -434,14 +463,16 @@ private Q_SLOTS:
         const lab::RunResult r = lab::runEngine(smallRun(m_dir, "no-libtorch"), {}, options);
         QVERIFY(!r.ok);
         QVERIFY2(isOneLine(r.error), r.error.c_str());
-        QVERIFY2(r.error.starts_with("the engine cannot start: lib") && r.error.find("KINETOSCOPE_LIBTORCH") != std::string::npos,
+        QVERIFY2(r.error.starts_with("the engine cannot start: lib") &&
+                     r.error.find("KINETOSCOPE_LIBTORCH") != std::string::npos,
                  r.error.c_str());
         qputenv("KINETOSCOPE_LIBTORCH", libtorch);
         const auto environment = lab::engineEnvironment();
         QVERIFY(std::any_of(environment.begin(), environment.end(), [&](const std::string& e) {
             return e.starts_with("LD_LIBRARY_PATH=" + libtorch.toStdString());
         }));
-        const lab::RunResult started = lab::runEngine(smallRun(m_dir, "with-libtorch"), {}, options);
+        const lab::RunResult started =
+            lab::runEngine(smallRun(m_dir, "with-libtorch"), {}, options);
         qunsetenv("KINETOSCOPE_LIBTORCH");
         QVERIFY2(started.ok, started.error.c_str());
     }
@@ -453,9 +484,11 @@ private Q_SLOTS:
         const QString script = m_dir.path() + "/exits-early.sh";
         QFile file(script);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QStringLiteral("#!/bin/sh\necho '{\"type\":\"hello\",\"protocol\":%1,\"pid\":1}'\nsleep 20 &\nexit 3\n")
-                       .arg(lab::kProtocolVersion)
-                       .toUtf8());
+        file.write(
+            QStringLiteral("#!/bin/sh\necho "
+                           "'{\"type\":\"hello\",\"protocol\":%1,\"pid\":1}'\nsleep 20 &\nexit 3\n")
+                .arg(lab::kProtocolVersion)
+                .toUtf8());
         file.close();
         QVERIFY(file.setPermissions(file.permissions() | QFileDevice::ExeOwner));
         lab::EngineOptions options;
@@ -465,7 +498,9 @@ private Q_SLOTS:
         const lab::RunResult r = lab::runEngine(smallRun(m_dir, "early"), {}, options);
         QVERIFY2(clock.elapsed() < 10'000, qPrintable(QString::number(clock.elapsed())));
         QVERIFY2(isOneLine(r.error), r.error.c_str());
-        QVERIFY2(r.error == "the engine exited with status 3 without finishing while it prepared the run", r.error.c_str());
+        QVERIFY2(r.error ==
+                     "the engine exited with status 3 without finishing while it prepared the run",
+                 r.error.c_str());
         QVERIFY(r.sessionPath.empty());  // nothing was started: nothing to keep
     }
 
@@ -474,23 +509,29 @@ private Q_SLOTS:
     {
         std::ostringstream out, err;
         const std::string dir = (m_dir.path() + QStringLiteral("/cli")).toStdString();
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup", "1", "--out", dir}, out, err), 0);
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "4", "--warmup",
+                           "1", "--out", dir},
+                          out, err),
+                 0);
         QVERIFY(out.str().find("fp32") != std::string::npos);
         QVERIFY(out.str().find("session:") != std::string::npos);
         // The memory triage: the phase table as the CPU measures it (no reserved column:
         // said once), then the split.
-        QVERIFY2(out.str().find("memory after each phase (reserved: the CPU has no caching allocator)\n"
-                                "phase               allocated  peak allocated\n") != std::string::npos,
-                 out.str().c_str());
+        QVERIFY2(
+            out.str().find("memory after each phase (reserved: the CPU has no caching allocator)\n"
+                           "phase               allocated  peak allocated\n") != std::string::npos,
+            out.str().c_str());
         QVERIFY(out.str().find("needs a GPU") == std::string::npos);
         QVERIFY(out.str().find("  optimizer step ") != std::string::npos);
         QVERIFY(out.str().find("optimizer state ") != std::string::npos);
         std::ostringstream outInference, errInference;
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--mode", "inference", "--steps", "20",
-                           "--warmup", "2", "--sweep", "batch=8,16", "--out", dir + "-inference"},
-                          outInference, errInference),
-                 0);
-        QVERIFY2(outInference.str().find("latency mean ") != std::string::npos, outInference.str().c_str());
+        QCOMPARE(
+            cli::run({"run", "--model", "mlp", "--device", "cpu", "--mode", "inference", "--steps",
+                      "20", "--warmup", "2", "--sweep", "batch=8,16", "--out", dir + "-inference"},
+                     outInference, errInference),
+            0);
+        QVERIFY2(outInference.str().find("latency mean ") != std::string::npos,
+                 outInference.str().c_str());
         QVERIFY(outInference.str().find("Latency per batch, fp32: mean ") != std::string::npos);
         QVERIFY(outInference.str().find("batch_size = 16") != std::string::npos);
         QVERIFY(outInference.str().find("memory after each phase") == std::string::npos);
@@ -502,24 +543,31 @@ private Q_SLOTS:
         // --device auto finds no GPU here: the engine says in one line that a snapshot
         // needs the CUDA caching allocator, before measuring anything.
         std::ostringstream outSnapshot, errSnapshot;
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--memory-snapshot", "--steps", "2", "--out", dir + "-snapshot"},
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--memory-snapshot", "--steps", "2", "--out",
+                           dir + "-snapshot"},
                           outSnapshot, errSnapshot),
                  2);
-        QVERIFY2(errSnapshot.str().find("kinetoscope run: --memory-snapshot records the CUDA caching allocator's "
-                                        "history: it needs a GPU run") != std::string::npos,
+        QVERIFY2(errSnapshot.str().find(
+                     "kinetoscope run: --memory-snapshot records the CUDA caching allocator's "
+                     "history: it needs a GPU run") != std::string::npos,
                  errSnapshot.str().c_str());
         std::ostringstream out3, err3;
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1", "--lab",
-                           "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
-                          out3, err3),
-                 0);
-        QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos, out3.str().c_str());  // the seeds' reading
+        QCOMPARE(
+            cli::run({"run", "--model", "mlp", "--device", "cpu", "--steps", "3", "--warmup", "1",
+                      "--lab", "--split", "--sweep", "workers=0,1", "--out", dir + "-lab"},
+                     out3, err3),
+            0);
+        QVERIFY2(out3.str().find("fp32 -> bf16") != std::string::npos,
+                 out3.str().c_str());  // the seeds' reading
         QVERIFY(out3.str().find("Sweep of workers") != std::string::npos);
         // No progress bar when stderr is not a terminal: a line per stage as it starts, and
         // one with its steps and the time they have left once its pace is known.
         const std::string said = err3.str();
-        QVERIFY2(said.find("kinetoscope run: fp32\nkinetoscope run: fp32: step 3 of 4, ") != std::string::npos, said.c_str());
-        QVERIFY2(said.find(" left in this arm\nkinetoscope run: bf16\n") != std::string::npos, said.c_str());
+        QVERIFY2(said.find("kinetoscope run: fp32\nkinetoscope run: fp32: step 3 of 4, ") !=
+                     std::string::npos,
+                 said.c_str());
+        QVERIFY2(said.find(" left in this arm\nkinetoscope run: bf16\n") != std::string::npos,
+                 said.c_str());
         QVERIFY(err3.str().find('\r') == std::string::npos);
     }
 
@@ -530,8 +578,9 @@ private Q_SLOTS:
     {
         const std::string dir = (m_dir.path() + QStringLiteral("/starved")).toStdString();
         std::ostringstream out, err;
-        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--workers", "0", "--sample-io-us", "300",
-                           "--steps", "8", "--warmup", "2", "--profile", "--out", dir},
+        QCOMPARE(cli::run({"run", "--model", "mlp", "--device", "cpu", "--workers", "0",
+                           "--sample-io-us", "300", "--steps", "8", "--warmup", "2", "--profile",
+                           "--out", dir},
                           out, err),
                  0);
         std::ostringstream diagnosis, diagnosisErr;
@@ -556,22 +605,26 @@ private Q_SLOTS:
     {
         const QString out = m_dir.path() + "/cli-auto";
         QProcess cli;
-        cli.start(QStringLiteral(KINETOSCOPE_BINARY), {"run", "--model", "mlp", "--device", "auto", "--steps", "4",
-                                                        "--warmup", "1", "--batch-size", "8", "--profile", "--out", out});
+        cli.start(QStringLiteral(KINETOSCOPE_BINARY),
+                  {"run", "--model", "mlp", "--device", "auto", "--steps", "4", "--warmup", "1",
+                   "--batch-size", "8", "--profile", "--out", out});
         QVERIFY(cli.waitForFinished(120'000));
         const QString err = QString::fromUtf8(cli.readAllStandardError());
         QVERIFY2(cli.exitCode() == 0, qPrintable(err));
         std::string error;
-        const auto saved = session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
+        const auto saved =
+            session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
         QVERIFY2(saved, error.c_str());
         if (saved->environment.at("cuda_available") != "no")
             QSKIP("this machine has a CUDA GPU");
         QCOMPARE(err.count(QStringLiteral("no CUDA GPU here, running on the CPU")), 1);
-        QVERIFY2(!err.contains(QStringLiteral("gpuGetDeviceCount")) && !err.contains(QStringLiteral("CPUAllocator")),
+        QVERIFY2(!err.contains(QStringLiteral("gpuGetDeviceCount")) &&
+                     !err.contains(QStringLiteral("CPUAllocator")),
                  qPrintable(err));
         QFile log(out + "/engine.log");
         QVERIFY(log.open(QIODevice::ReadOnly));
-        QVERIFY2(log.readAll().contains("gpuGetDeviceCount"), "Kineto's message is kept in the log");
+        QVERIFY2(log.readAll().contains("gpuGetDeviceCount"),
+                 "Kineto's message is kept in the log");
     }
 
     // Ctrl-C on `kinetoscope run` cancels the run (the engine is in a group of its own,
@@ -587,7 +640,8 @@ private Q_SLOTS:
         QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
         QCOMPARE(cli.exitCode(), 130);  // 128 + SIGINT, as a shell reports an interrupted command
         stderrText += cli.readAllStandardError();
-        QCOMPARE(QString::fromUtf8(stderrText).trimmed().split('\n').last(), QStringLiteral("kinetoscope run: cancelled"));
+        QCOMPARE(QString::fromUtf8(stderrText).trimmed().split('\n').last(),
+                 QStringLiteral("kinetoscope run: cancelled"));
         QVERIFY(QFile::exists(out + "/session.kinetoscope.json"));
     }
 
@@ -608,11 +662,14 @@ private Q_SLOTS:
         stderrText += cli.readAllStandardError();
         const QStringList lines = QString::fromUtf8(stderrText).trimmed().split('\n');
         const QString last = lines.last();
-        QVERIFY2(last.startsWith("kinetoscope run: the engine was killed by SIGKILL in the fp32 arm at step"),
+        QVERIFY2(last.startsWith(
+                     "kinetoscope run: the engine was killed by SIGKILL in the fp32 arm at step"),
                  qPrintable(last));
-        QVERIFY2(last.contains(" steps, 0 arms in " + out + "/session.kinetoscope.json"), qPrintable(last));
+        QVERIFY2(last.contains(" steps, 0 arms in " + out + "/session.kinetoscope.json"),
+                 qPrintable(last));
         std::string error;
-        const auto saved = session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
+        const auto saved =
+            session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
         QVERIFY2(saved, error.c_str());
         QVERIFY(last.contains(QStringLiteral("kept: %1 step").arg(saved->steps.size())));
     }

@@ -4,12 +4,11 @@
 #include "app/cli/cli_main.h"
 #include "core/analysis/summary.h"
 #include "core/engine/lab_runner.h"
-#include "core/trace/trace_loader.h"
 #include "core/session/memory_reading.h"
+#include "core/trace/trace_loader.h"
 #include "tests/support/small_lab_run.h"
 
 #include <QtTest>
-
 #include <cmath>
 #include <sstream>
 
@@ -22,7 +21,8 @@ class TestLabRunner : public QObject
 
     engine::RunConfig small(const char* out) const
     {
-        return test::smallLabRun((m_dir.path() + QLatin1Char('/') + QLatin1String(out)).toStdString(), 8);
+        return test::smallLabRun(
+            (m_dir.path() + QLatin1Char('/') + QLatin1String(out)).toStdString(), 8);
     }
 
 private Q_SLOTS:
@@ -69,7 +69,9 @@ private Q_SLOTS:
         // The window follows the measured steps and a step that prepares the profiler:
         // no measured figure carries the profiler's cost.
         for (const analysis::Step& step : summary.window.allSteps)
-            QVERIFY2(std::stoll(step.name.substr(step.name.find('#') + 1)) > s.steps.back().step + 1, step.name.c_str());
+            QVERIFY2(std::stoll(step.name.substr(step.name.find('#') + 1)) >
+                         s.steps.back().step + 1,
+                     step.name.c_str());
         QVERIFY(summary.breakdown.all.average(analysis::TimeCategory::DataLoader) > 0);
 
         std::ostringstream out, err;
@@ -143,7 +145,8 @@ private Q_SLOTS:
         QCOMPARE(r.session.lab.size(), size_t(3));
         QVERIFY(r.session.lab[0].ran);
         QVERIFY(!r.session.lab[1].ran);
-        QCOMPARE(QString::fromStdString(r.session.lab[1].skippedReason), QString("out of memory at batch size 32"));
+        QCOMPARE(QString::fromStdString(r.session.lab[1].skippedReason),
+                 QString("out of memory at batch size 32"));
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);
         QVERIFY(saved && saved->lab[0].ran && saved->lab[0].samplesPerSecond > 0);
@@ -209,9 +212,10 @@ private Q_SLOTS:
         QCOMPARE(m.split.optimizerStateBytes, 2 * m.split.parameterBytes + 4 * tensors);
         // The phase table is there, from the engine's counting allocator: allocated and
         // the step's peak; nothing reserved on the CPU, and said once (issue 29).
-        QCOMPARE(QString::fromStdString(m.unavailable), QString("reserved: the CPU has no caching allocator"));
-        const std::vector<std::string> phases{"start", "batch to device", "forward", "loss",
-                                              "backward", "optimizer step", "zero_grad"};
+        QCOMPARE(QString::fromStdString(m.unavailable),
+                 QString("reserved: the CPU has no caching allocator"));
+        const std::vector<std::string> phases{"start",    "batch to device", "forward",  "loss",
+                                              "backward", "optimizer step",  "zero_grad"};
         for (const auto* rows : {&m.firstStep, &m.steadyStep}) {
             QCOMPARE(rows->size(), phases.size());
             for (size_t i = 0; i < phases.size(); ++i) {
@@ -223,10 +227,12 @@ private Q_SLOTS:
             }
         }
         // The optimizer's state appears on step 0's optimizer step, and stays.
-        QVERIFY(m.firstStep[5].allocatedBytes - m.firstStep[4].allocatedBytes >= m.split.optimizerStateBytes - 4096);
+        QVERIFY(m.firstStep[5].allocatedBytes - m.firstStep[4].allocatedBytes >=
+                m.split.optimizerStateBytes - 4096);
         // Activations: what forward and the loss kept on top of the batch.
         QVERIFY(m.split.activationBytes > 0);
-        QCOMPARE(int64_t(m.peakPerStep.size()), c.warmup + c.steps);  // no loader worker: every step's peak
+        QCOMPARE(int64_t(m.peakPerStep.size()),
+                 c.warmup + c.steps);  // no loader worker: every step's peak
         QVERIFY(session::readPeak(m));
         // It survives the session file.
         std::string error;
@@ -249,13 +255,17 @@ private Q_SLOTS:
         const std::vector<session::SweepPoint>& sweep = r.session.sweep;
         QCOMPARE(sweep.size(), size_t(5));
         for (size_t i = 0; i < 3; ++i)
-            QVERIFY2(sweep[i].error.empty() && sweep[i].samplesPerSecond > 0 && sweep[i].meanStepMs > 0,
+            QVERIFY2(sweep[i].error.empty() && sweep[i].samplesPerSecond > 0 &&
+                         sweep[i].meanStepMs > 0,
                      sweep[i].error.c_str());
-        QCOMPARE(QString::fromStdString(sweep[3].error), QString("out of memory at batch size 262144"));
-        QCOMPARE(QString::fromStdString(sweep[4].error), QString("not run: batch size 262144 ran out of memory"));
+        QCOMPARE(QString::fromStdString(sweep[3].error),
+                 QString("out of memory at batch size 262144"));
+        QCOMPARE(QString::fromStdString(sweep[4].error),
+                 QString("not run: batch size 262144 ran out of memory"));
         QCOMPARE(sweep[4].samplesPerSecond, 0.0);
         // The counting allocator's step peak grows with the batch.
-        QVERIFY(sweep[0].peakAllocatedBytes > 0 && sweep[2].peakAllocatedBytes > sweep[0].peakAllocatedBytes);
+        QVERIFY(sweep[0].peakAllocatedBytes > 0 &&
+                sweep[2].peakAllocatedBytes > sweep[0].peakAllocatedBytes);
         QCOMPARE(r.session.config.at("memory_limit_mb"), std::string("64"));
         const session::BatchFit fit = session::readBatchFit(r.session);
         QCOMPARE(fit.largestFits, std::optional<int64_t>(256));
@@ -324,7 +334,8 @@ private Q_SLOTS:
                                     .arg(sweep[i].value)
                                     .arg(sweep[i + 1].peakAllocatedBytes)
                                     .arg(sweep[i].peakAllocatedBytes)));
-        const std::optional<session::CheckpointTrade> trade = session::readCheckpointTrade(r.session);
+        const std::optional<session::CheckpointTrade> trade =
+            session::readCheckpointTrade(r.session);
         QVERIFY(trade);
         QCOMPARE(trade->batchSize, int64_t(16));
         QCOMPARE(trade->every, int64_t(1));
@@ -335,8 +346,9 @@ private Q_SLOTS:
         engine::RunConfig tooFew = transformer("checkpoint-too-few", 5);
         const engine::RunResult refused = engine::runLab(tooFew);
         QVERIFY(!refused.ok);
-        QCOMPARE(QString::fromStdString(refused.error),
-                 QString("--checkpoint-every 5: the transformer has 4 blocks (--layers sets them)"));
+        QCOMPARE(
+            QString::fromStdString(refused.error),
+            QString("--checkpoint-every 5: the transformer has 4 blocks (--layers sets them)"));
         // The sweep's point with checkpointing survives the session file.
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);
@@ -366,19 +378,24 @@ private Q_SLOTS:
         QCOMPARE(s.steps.size(), size_t(100));
         for (const session::StepTiming& t : s.steps)
             QVERIFY(t.backwardMs == 0 && t.optimizerMs == 0 && t.forwardMs >= 2.0);
-        QVERIFY(!s.memory);  // no training step to triage
+        QVERIFY(!s.memory);                     // no training step to triage
         for (size_t arm = 0; arm < 2; ++arm) {  // fp32 and bf16; the graph arm needs a GPU
             const session::PhaseTiming& l = s.lab[arm].latency;
             QCOMPARE(QString::fromStdString(l.phase), QString("latency"));
             const QByteArray what = QString("%1: mean %2 median %3 p95 %4 p99 %5")
-                                        .arg(s.lab[arm].name()).arg(l.meanMs).arg(l.medianMs).arg(l.p95Ms).arg(l.p99Ms)
+                                        .arg(s.lab[arm].name())
+                                        .arg(l.meanMs)
+                                        .arg(l.medianMs)
+                                        .arg(l.p95Ms)
+                                        .arg(l.p99Ms)
                                         .toUtf8();
             QVERIFY2(l.medianMs >= 2.0 && l.medianMs < 10.0, what.constData());
             QVERIFY2(l.p95Ms >= 10.0 && l.p95Ms < 40.0, what.constData());
             QVERIFY2(l.p99Ms >= 40.0, what.constData());
             QVERIFY2(l.meanMs >= 3.4 && l.stdMs > 0, what.constData());
             QCOMPARE(s.lab[arm].meanStepMs, l.meanMs);
-            QVERIFY(std::abs(s.lab[arm].samplesPerSecond - double(c.batchSize) * 1e3 / l.meanMs) < 1e-6);
+            QVERIFY(std::abs(s.lab[arm].samplesPerSecond - double(c.batchSize) * 1e3 / l.meanMs) <
+                    1e-6);
         }
         QCOMPARE(QString::fromStdString(s.lab[2].skippedReason), QString("needs a GPU"));
         std::string error;
@@ -407,7 +424,9 @@ private Q_SLOTS:
         // the wait, whereas samples/s of a starved run says nothing about the loader.
         QVERIFY(r.session.sweep[0].dataWaitMs > 5.0);
         QVERIFY2(r.session.sweep[1].dataWaitMs < 0.5 * r.session.sweep[0].dataWaitMs,
-                 qPrintable(QString("%1 ms vs %2 ms").arg(r.session.sweep[1].dataWaitMs).arg(r.session.sweep[0].dataWaitMs)));
+                 qPrintable(QString("%1 ms vs %2 ms")
+                                .arg(r.session.sweep[1].dataWaitMs)
+                                .arg(r.session.sweep[0].dataWaitMs)));
         QVERIFY(r.session.sweep[1].samplesPerSecond > 0);
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);

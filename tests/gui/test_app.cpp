@@ -34,9 +34,13 @@ private Q_SLOTS:
         env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // a real X server this time
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path());
         app.setProcessEnvironment(env);
-        app.start(xvfbRun, {QStringLiteral("-a"), QStringLiteral("-s"), QStringLiteral("-screen 0 1400x1000x24"), binary(),
-                            QString::fromStdString(kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string()),
-                            QStringLiteral("--screenshot"), shot});
+        app.start(xvfbRun,
+                  {QStringLiteral("-a"), QStringLiteral("-s"),
+                   QStringLiteral("-screen 0 1400x1000x24"), binary(),
+                   QString::fromStdString(kinetoscope::test::sharedTrace(
+                                              "kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")
+                                              .string()),
+                   QStringLiteral("--screenshot"), shot});
         QVERIFY(app.waitForFinished(120'000));
         QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
         const QImage image(shot);
@@ -54,9 +58,11 @@ private Q_SLOTS:
             env.remove(QStringLiteral("DISPLAY"));
             env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // it must choose offscreen itself
             report.setProcessEnvironment(env);
-            report.start(binary(), {QStringLiteral("report"),
-                                    QString::fromStdString(kinetoscope::test::sharedTrace("hta/sampled_rank0.json.gz").string()),
-                                    QStringLiteral("--out"), out});
+            report.start(binary(),
+                         {QStringLiteral("report"),
+                          QString::fromStdString(
+                              kinetoscope::test::sharedTrace("hta/sampled_rank0.json.gz").string()),
+                          QStringLiteral("--out"), out});
             QVERIFY(report.waitForFinished(120'000));
             QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
             QVERIFY(QFileInfo(out).size() > 10'000);
@@ -64,7 +70,8 @@ private Q_SLOTS:
         QFile pdf(m_dir.path() + QStringLiteral("/report.pdf"));
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
-        QVERIFY(kinetoscope::test::distinctColours(QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
+        QVERIFY(kinetoscope::test::distinctColours(
+                    QImage(m_dir.path() + QStringLiteral("/report.png"))) > 50);
     }
 
     // A job of four CPU ranks (gloo, rank 2 slowed in its data loading): one report of
@@ -75,8 +82,9 @@ private Q_SLOTS:
         const QString folder = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks");
         for (const char* format : {"md", "html"}) {
             QProcess report;
-            report.start(binary(), {QStringLiteral("report"), folder, QStringLiteral("--out"),
-                                    m_dir.path() + QStringLiteral("/job.") + QLatin1String(format)});
+            report.start(binary(),
+                         {QStringLiteral("report"), folder, QStringLiteral("--out"),
+                          m_dir.path() + QStringLiteral("/job.") + QLatin1String(format)});
             QVERIFY(report.waitForFinished(120'000));
             QVERIFY2(report.exitCode() == 0, report.readAllStandardError().constData());
         }
@@ -97,8 +105,9 @@ private Q_SLOTS:
 
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("no_ranks")));
         QProcess empty;
-        empty.start(binary(), {QStringLiteral("report"), m_dir.path() + QStringLiteral("/no_ranks"), QStringLiteral("--out"),
-                               m_dir.path() + QStringLiteral("/none.pdf")});
+        empty.start(binary(),
+                    {QStringLiteral("report"), m_dir.path() + QStringLiteral("/no_ranks"),
+                     QStringLiteral("--out"), m_dir.path() + QStringLiteral("/none.pdf")});
         QVERIFY(empty.waitForFinished(60'000));
         QCOMPARE(empty.exitCode(), 2);
         const QByteArray err = empty.readAllStandardError();
@@ -118,7 +127,8 @@ private Q_SLOTS:
         session.write(QStringLiteral("{\"kinetoscope_session\": 1, \"trace\": \"%1\", \"lab\": ["
                                      "{\"name\": \"fp32\", \"ran\": true, \"mean_step_ms\": 100},"
                                      "{\"name\": \"bf16\", \"ran\": true, \"mean_step_ms\": 97}]}")
-                          .arg(QString::fromStdString(kinetoscope::test::sharedTrace("hta/sampled_rank1.json.gz").string()))
+                          .arg(QString::fromStdString(
+                              kinetoscope::test::sharedTrace("hta/sampled_rank1.json.gz").string()))
                           .toUtf8());
         session.close();
         QProcess report;
@@ -134,18 +144,20 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.path());
         app.setProcessEnvironment(env);  // offscreen, from the test's environment
-        app.start(binary(), {sessionPath, QStringLiteral("--screenshot"), m_dir.path() + QStringLiteral("/session.png"),
+        app.start(binary(), {sessionPath, QStringLiteral("--screenshot"),
+                             m_dir.path() + QStringLiteral("/session.png"),
                              QStringLiteral("--view"), QStringLiteral("diagnosis")});
         QVERIFY(app.waitForFinished(120'000));
         QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
-        QVERIFY(kinetoscope::test::distinctColours(QImage(m_dir.path() + QStringLiteral("/session.png"))) > 20);
+        QVERIFY(kinetoscope::test::distinctColours(
+                    QImage(m_dir.path() + QStringLiteral("/session.png"))) > 20);
     }
 
     void reportsABadFileInOneLine()
     {
         QProcess report;
-        report.start(binary(), {QStringLiteral("report"), QStringLiteral("/no/such/trace.json"), QStringLiteral("--out"),
-                                m_dir.path() + QStringLiteral("/x.pdf")});
+        report.start(binary(), {QStringLiteral("report"), QStringLiteral("/no/such/trace.json"),
+                                QStringLiteral("--out"), m_dir.path() + QStringLiteral("/x.pdf")});
         QVERIFY(report.waitForFinished(60'000));
         QCOMPARE(report.exitCode(), 2);
         const QByteArray err = report.readAllStandardError();

@@ -7,9 +7,9 @@
 #include "app/gui/start_page.h"
 #include "core/compare/comparison_markdown.h"
 #include "tests/support/test_support.h"
-#include "widgets/markdown_report.h"
 #include "widgets/compare_view.h"
 #include "widgets/document_view.h"
+#include "widgets/markdown_report.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
@@ -30,8 +30,9 @@ namespace {
 
 QString workers(int n)
 {
-    return QString::fromStdString(
-        test::sharedTrace("kineto/resnet50_v100_workers" + std::to_string(n) + "_2021.pt.trace.json.gz").string());
+    return QString::fromStdString(test::sharedTrace("kineto/resnet50_v100_workers" +
+                                                    std::to_string(n) + "_2021.pt.trace.json.gz")
+                                      .string());
 }
 
 }  // namespace
@@ -68,7 +69,8 @@ private Q_SLOTS:
         QVERIFY(view->kernels()->table()->model()->rowCount() > 10);
         bool resolved = false;
         for (int r = 0; r < view->findingsTable()->rowCount(); ++r)
-            resolved |= view->findingsTable()->item(r, 0)->toolTip() == QStringLiteral("dataloader-bound") &&
+            resolved |= view->findingsTable()->item(r, 0)->toolTip() ==
+                            QStringLiteral("dataloader-bound") &&
                         view->findingsTable()->item(r, 1)->text() == QStringLiteral("resolved");
         QVERIFY(resolved);
 
@@ -85,7 +87,8 @@ private Q_SLOTS:
 
         // The export is the CLI's Markdown, laid out.
         QTemporaryDir dir;
-        const QString md = dir.path() + QStringLiteral("/cmp.md"), pdf = dir.path() + QStringLiteral("/cmp.pdf");
+        const QString md = dir.path() + QStringLiteral("/cmp.md"),
+                      pdf = dir.path() + QStringLiteral("/cmp.pdf");
         QVERIFY(widgets::writeMarkdownReport(compare::comparisonMarkdown(c), {}, md));
         QFile mdFile(md);
         QVERIFY(mdFile.open(QIODevice::ReadOnly));
@@ -94,7 +97,8 @@ private Q_SLOTS:
         QFile pdfFile(pdf);
         QVERIFY(pdfFile.open(QIODevice::ReadOnly) && pdfFile.read(5) == "%PDF-");
         QString error;
-        QVERIFY(!widgets::writeMarkdownReport(compare::comparisonMarkdown(c), {}, dir.path() + QStringLiteral("/cmp.docx"), &error));
+        QVERIFY(!widgets::writeMarkdownReport(compare::comparisonMarkdown(c), {},
+                                              dir.path() + QStringLiteral("/cmp.docx"), &error));
         QVERIFY(error.contains(QStringLiteral("unknown report format")));
     }
 
@@ -108,7 +112,8 @@ private Q_SLOTS:
         window.compareFiles(workers(0), QStringLiteral("/no/such/after.json"));
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60'000);
         const QString message = failed.at(0).at(0).toString();
-        QVERIFY(message.contains(QStringLiteral("/no/such/after.json")) && !message.contains(QLatin1Char('\n')));
+        QVERIFY(message.contains(QStringLiteral("/no/such/after.json")) &&
+                !message.contains(QLatin1Char('\n')));
         QCOMPARE(window.documentCount(), 1);
         QVERIFY(window.document(0)->trace().model);
         QVERIFY(!window.isComparing());

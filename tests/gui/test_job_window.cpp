@@ -23,7 +23,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <qcustomplot.h>
 
 using namespace kinetoscope;
@@ -47,7 +46,7 @@ private Q_SLOTS:
         window.openJob({QString::fromStdString(test::sharedTrace("param/dlrm_8_ranks").string())});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 120'000);
         QCOMPARE(window.documentCount(), 1);  // one tab
-        QVERIFY(!window.document(0));       // and not a single trace's document
+        QVERIFY(!window.document(0));         // and not a single trace's document
         auto* view = opened.at(0).at(0).value<widgets::JobView*>();
         QVERIFY(view);
         QCOMPARE(view->job().ranks.size(), size_t{8});
@@ -63,7 +62,8 @@ private Q_SLOTS:
         const double rank5 = view->heatmap()->data()->cell(0, 5);
         QVERIFY(std::fabs(rank5 - view->job().meanStepNs.at(5) / 1e6) < 1e-6);
         view->showMetric(widgets::JobView::Metric::OwnWork);
-        QVERIFY(std::fabs(view->heatmap()->data()->cell(0, 5) - view->job().meanOwnNs.at(5) / 1e6) < 1e-6);
+        QVERIFY(std::fabs(view->heatmap()->data()->cell(0, 5) - view->job().meanOwnNs.at(5) / 1e6) <
+                1e-6);
 
         // Collectives: every one matched across the eight ranks, one column per rank.
         QCOMPARE(view->collectivesTable()->rowCount(), int(view->job().collectives.matched.size()));
@@ -72,11 +72,13 @@ private Q_SLOTS:
 
         // The export: the CLI's job Markdown, with the heatmap as drawn laid out below it.
         QTemporaryDir dir;
-        const QString md = dir.path() + QStringLiteral("/job.md"), png = dir.path() + QStringLiteral("/job.png");
+        const QString md = dir.path() + QStringLiteral("/job.md"),
+                      png = dir.path() + QStringLiteral("/job.png");
         QVERIFY(gui::writeJobReport(*view, md));
         QFile mdFile(md);
         QVERIFY(mdFile.open(QIODevice::ReadOnly));
-        QCOMPARE(mdFile.readAll().toStdString(), cli::jobReportMarkdown(view->job(), view->findings(), "dlrm_8_ranks"));
+        QCOMPARE(mdFile.readAll().toStdString(),
+                 cli::jobReportMarkdown(view->job(), view->findings(), "dlrm_8_ranks"));
         QVERIFY(gui::writeJobReport(*view, png));
         const QImage page(png);
         QVERIFY(page.height() > page.width());  // the text, the tables and the heatmap
@@ -96,7 +98,8 @@ private Q_SLOTS:
         // A rank's own pages: a document tab for its trace, already read.
         QSignalSpy asked(view, &widgets::JobView::rankRequested);
         view->setCurrentIndex(widgets::JobView::Overview);
-        const QPoint row2 = view->ranksTable()->visualItemRect(view->ranksTable()->item(2, 1)).center();
+        const QPoint row2 =
+            view->ranksTable()->visualItemRect(view->ranksTable()->item(2, 1)).center();
         QVERIFY(view->ranksTable()->viewport()->rect().contains(row2));
         QTest::mouseClick(view->ranksTable()->viewport(), Qt::LeftButton, {}, row2);
         QTest::mouseDClick(view->ranksTable()->viewport(), Qt::LeftButton, {}, row2);

@@ -18,18 +18,17 @@
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/table_view.h"
 
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QScreen>
-#include <QSpinBox>
-#include <QFileInfo>
 #include <QProcess>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QtTest>
-
 #include <csignal>
 
 using namespace kinetoscope;
@@ -67,7 +66,8 @@ private Q_SLOTS:
     // the launch becomes the app.
     void aSecondLaunchHandsItsFilesToTheRunningApp()
     {
-        const QString name = QStringLiteral("kinetoscope-test-%1").arg(QCoreApplication::applicationPid());
+        const QString name =
+            QStringLiteral("kinetoscope-test-%1").arg(QCoreApplication::applicationPid());
         qputenv("KINETOSCOPE_INSTANCE", name.toUtf8());
         gui::MainWindow window;
         gui::InstanceServer server;
@@ -78,18 +78,21 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("KINETOSCOPE_INSTANCE"), name);
         launch.setProcessEnvironment(env);
-        const QString trace = QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string());
+        const QString trace =
+            QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string());
         launch.start(QStringLiteral(KINETOSCOPE_BINARY), {trace});
         QTRY_COMPARE_WITH_TIMEOUT(launch.state(), QProcess::NotRunning, 30'000);
         QCOMPARE(launch.exitStatus(), QProcess::NormalExit);
         QCOMPARE(launch.exitCode(), 0);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
         QCOMPARE(window.documentCount(), 1);
-        QCOMPARE(QFileInfo(QString::fromStdString(window.document(0)->trace().path)).canonicalFilePath(),
-                 QFileInfo(trace).canonicalFilePath());
+        QCOMPARE(
+            QFileInfo(QString::fromStdString(window.document(0)->trace().path)).canonicalFilePath(),
+            QFileInfo(trace).canonicalFilePath());
         // A relative path is made absolute by the launch, whatever the app's folder.
         launch.setWorkingDirectory(QString::fromStdString(test::sharedTracesDir().string()));
-        launch.start(QStringLiteral(KINETOSCOPE_BINARY), {QStringLiteral("hta/sampled_rank1.json.gz")});
+        launch.start(QStringLiteral(KINETOSCOPE_BINARY),
+                     {QStringLiteral("hta/sampled_rank1.json.gz")});
         QTRY_COMPARE_WITH_TIMEOUT(launch.state(), QProcess::NotRunning, 30'000);
         QCOMPARE(launch.exitCode(), 0);
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
@@ -97,7 +100,8 @@ private Q_SLOTS:
         gui::InstanceServer second;
         QVERIFY(!second.listen());
         // --new-window keeps a launch apart: it stays up as its own app.
-        launch.start(QStringLiteral(KINETOSCOPE_BINARY), {QStringLiteral("hta/sampled_rank1.json.gz"), QStringLiteral("--new-window")});
+        launch.start(QStringLiteral(KINETOSCOPE_BINARY),
+                     {QStringLiteral("hta/sampled_rank1.json.gz"), QStringLiteral("--new-window")});
         QVERIFY(launch.waitForStarted());
         QTest::qWait(1500);
         QCOMPARE(launch.state(), QProcess::Running);
@@ -118,8 +122,9 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("{\"hello\": \"world\"}");
         file.close();
-        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string()), bad,
-                          QStringLiteral("/no/such/trace.json")});
+        window.openFiles(
+            {QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string()), bad,
+             QStringLiteral("/no/such/trace.json")});
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60'000);
         QCOMPARE(window.documentCount(), 1);
         QCOMPARE(failed.count(), 2);
@@ -140,16 +145,19 @@ private Q_SLOTS:
         gui::MainWindow window;
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
         QTemporaryDir dir;
-        const std::string whole = test::readDecompressed(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        const std::string whole = test::readDecompressed(
+            test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         const QString cut = dir.path() + QStringLiteral("/cut.json");
         test::writeFile(cut.toStdString(), whole.substr(0, whole.size() / 2));
         window.openFiles({cut});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
         const QString figures = window.document(0)->overview()->figuresText();
-        QVERIFY2(figures.startsWith(QStringLiteral("Partly read: truncated trace")), qPrintable(figures.left(200)));
+        QVERIFY2(figures.startsWith(QStringLiteral("Partly read: truncated trace")),
+                 qPrintable(figures.left(200)));
         QVERIFY(figures.contains(QStringLiteral("What this trace is: partly read")));
         // The diagnosis leads with it too.
-        QCOMPARE(QString::fromStdString(window.document(0)->trace().findings.front().id), QStringLiteral("trace-quality"));
+        QCOMPARE(QString::fromStdString(window.document(0)->trace().findings.front().id),
+                 QStringLiteral("trace-quality"));
     }
 
     // A lab session recorded without --profile opens with what it measured: its findings and
@@ -158,7 +166,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         session::Session s;
-        s.config = {{"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "64"}, {"device", "cpu"}};
+        s.config = {
+            {"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "64"}, {"device", "cpu"}};
         s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
         session::LabArm fp32, bf16;
         fp32.kind = session::ArmKind::Fp32;
@@ -185,7 +194,8 @@ private Q_SLOTS:
             out.write(bytes.data(), qint64(bytes.size()));
         }
         s.snapshotPath = "memory_snapshot.pickle";
-        const std::string path = (dir.path() + QStringLiteral("/session.kinetoscope.json")).toStdString();
+        const std::string path =
+            (dir.path() + QStringLiteral("/session.kinetoscope.json")).toStdString();
         std::string error;
         QVERIFY2(session::saveSession(s, path, error), error.c_str());
 
@@ -200,7 +210,8 @@ private Q_SLOTS:
         QVERIFY(window.problems().isEmpty());
         auto* view = opened.at(0).at(0).value<widgets::SessionView*>();
         QVERIFY(view);
-        QVERIFY2(view->findings()->findingTitle(0).startsWith(QStringLiteral("1. bf16 autocast makes each step 4.03× slower")),
+        QVERIFY2(view->findings()->findingTitle(0).startsWith(
+                     QStringLiteral("1. bf16 autocast makes each step 4.03× slower")),
                  qPrintable(view->findings()->findingTitle(0)));
         QCOMPARE(view->lab()->stepBars(), 5);
         QCOMPARE(view->lab()->labTable()->rowCount(), 2);
@@ -213,15 +224,17 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString renamed = dir.path() + QStringLiteral("/snapshot.json");
-        QVERIFY(QFile::copy(QString::fromStdString(
-                                (test::sharedTracesDir().parent_path() / "snapshots" / "cs336_forward_bf16_linux_torch26.pickle")
-                                    .string()),
-                            renamed));
+        QVERIFY(QFile::copy(
+            QString::fromStdString((test::sharedTracesDir().parent_path() / "snapshots" /
+                                    "cs336_forward_bf16_linux_torch26.pickle")
+                                       .string()),
+            renamed));
         gui::MainWindow window;
         QSignalSpy snapshots(&window, &gui::MainWindow::snapshotOpened);
         QSignalSpy traces(&window, &gui::MainWindow::documentOpened);
         QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
-        window.openFiles({renamed, QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        window.openFiles({renamed, QString::fromStdString(
+                                       test::sharedTrace("hta/sampled_rank0.json.gz").string())});
         QTRY_COMPARE_WITH_TIMEOUT(traces.count(), 1, 60'000);
         QCOMPARE(snapshots.count(), 1);
         QCOMPARE(failed.count(), 0);
@@ -229,7 +242,8 @@ private Q_SLOTS:
         QVERIFY(view);
         QVERIFY2(view->headline().contains(QStringLiteral("822 MiB reserved in 43 segments")),
                  qPrintable(view->headline()));
-        QCOMPARE(view->atPeak()->table()->model()->rowCount(), int(view->document().snapshot->summary.topStacksAtPeak.size()));
+        QCOMPARE(view->atPeak()->table()->model()->rowCount(),
+                 int(view->document().snapshot->summary.topStacksAtPeak.size()));
     }
 
     // A snapshot and a trace of the same run, both open: the snapshot's page says where in
@@ -256,11 +270,15 @@ private Q_SLOTS:
         gui::MainWindow window;
         QSignalSpy snapshots(&window, &gui::MainWindow::snapshotOpened);
         QSignalSpy traces(&window, &gui::MainWindow::documentOpened);
-        window.openFiles({snapshotPath, QString::fromStdString(
-                                            test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string())});
+        window.openFiles(
+            {snapshotPath,
+             QString::fromStdString(
+                 test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")
+                     .string())});
         QTRY_COMPARE_WITH_TIMEOUT(traces.count(), 1, 60'000);
         auto* view = snapshots.at(0).at(0).value<widgets::SnapshotView*>();
-        QVERIFY2(view->peakInTraceText().contains(QStringLiteral("ProfilerStep#5's backward, in aten::cudnn_convolution_backward_input")),
+        QVERIFY2(view->peakInTraceText().contains(QStringLiteral(
+                     "ProfilerStep#5's backward, in aten::cudnn_convolution_backward_input")),
                  qPrintable(view->peakInTraceText()));
     }
 
@@ -271,8 +289,12 @@ private Q_SLOTS:
         gui::MainWindow window;
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
         QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
-        window.openJob({QString::fromStdString(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string()),
-                        QString::fromStdString(test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string())});
+        window.openJob(
+            {QString::fromStdString(
+                 test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string()),
+             QString::fromStdString(
+                 test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")
+                     .string())});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 120'000);
         QCOMPARE(failed.count(), 0);  // nothing failed: a note, in sight
         QCOMPARE(window.problems().size(), 1);
@@ -298,15 +320,18 @@ private Q_SLOTS:
         QVERIFY(edit);
         const QList<QAction*> editActions = edit->actions();
         QVERIFY(std::any_of(editActions.begin(), editActions.end(), [](const QAction* a) {
-            return a->text() == QStringLiteral("&Preferences…") && a->menuRole() == QAction::PreferencesRole;
+            return a->text() == QStringLiteral("&Preferences…") &&
+                   a->menuRole() == QAction::PreferencesRole;
         }));
         {
             gui::PreferencesDialog dialog;
             QCOMPARE(dialog.threadsBox()->value(), 0);
-            QVERIFY(dialog.threadsBox()->text().startsWith(QStringLiteral("All cores")));  // what 0 means
+            QVERIFY(dialog.threadsBox()->text().startsWith(
+                QStringLiteral("All cores")));  // what 0 means
             const QList<QLabel*> labels = dialog.findChildren<QLabel*>();
             QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
-                return l->text().startsWith(QStringLiteral("Threads for loading and analysis (0 = "));
+                return l->text().startsWith(
+                    QStringLiteral("Threads for loading and analysis (0 = "));
             }));
             QVERIFY(!dialog.findChild<QLabel*>(QStringLiteral("launchThreads")));
             dialog.threadsBox()->setValue(1);
@@ -316,7 +341,8 @@ private Q_SLOTS:
         QCOMPARE(window.threads(), 1u);
         QCOMPARE(window.openOptions().threads, 1u);
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
-        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        window.openFiles(
+            {QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
         QCOMPARE(window.document(0)->trace().threads, 1u);  // the serial path
 
@@ -340,7 +366,8 @@ private Q_SLOTS:
         gui::PreferencesDialog launched(3u);
         QVERIFY(launched.findChild<QLabel*>(QStringLiteral("launchThreads")));
         QCOMPARE(launched.threadsBox()->value(), 8);  // the setting, kept for later launches
-        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank1.json.gz").string())});
+        window.openFiles(
+            {QString::fromStdString(test::sharedTrace("hta/sampled_rank1.json.gz").string())});
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
         QCOMPARE(window.document(window.documentCount() - 1)->trace().threads, 3u);
         QSettings().remove(QLatin1String(gui::kThreadsSettingKey));
@@ -355,9 +382,13 @@ private Q_SLOTS:
             gui::MainWindow first;  // 1280 x 860 by default; the offscreen screen is smaller
             first.show();
             QVERIFY(QTest::qWaitForWindowExposed(&first));
-            const QSize screen = first.screen()->availableGeometry().size().expandedTo(first.minimumSizeHint());
-            QVERIFY2(first.frameGeometry().width() <= screen.width() && first.frameGeometry().height() <= screen.height(),
-                     qPrintable(QStringLiteral("%1x%2").arg(first.frameGeometry().width()).arg(first.frameGeometry().height())));
+            const QSize screen =
+                first.screen()->availableGeometry().size().expandedTo(first.minimumSizeHint());
+            QVERIFY2(first.frameGeometry().width() <= screen.width() &&
+                         first.frameGeometry().height() <= screen.height(),
+                     qPrintable(QStringLiteral("%1x%2")
+                                    .arg(first.frameGeometry().width())
+                                    .arg(first.frameGeometry().height())));
         }
         {
             gui::MainWindow big;
@@ -370,8 +401,10 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         // No larger than the screen, unless the window cannot be made that small.
-        const QSize screen = window.screen()->availableGeometry().size().expandedTo(window.minimumSizeHint());
-        QVERIFY2(window.frameGeometry().height() <= screen.height() && window.frameGeometry().width() <= screen.width(),
+        const QSize screen =
+            window.screen()->availableGeometry().size().expandedTo(window.minimumSizeHint());
+        QVERIFY2(window.frameGeometry().height() <= screen.height() &&
+                     window.frameGeometry().width() <= screen.width(),
                  qPrintable(QStringLiteral("%1x%2 on %3x%4")
                                 .arg(window.frameGeometry().width())
                                 .arg(window.frameGeometry().height())
@@ -410,7 +443,8 @@ private Q_SLOTS:
         // On the CPU: the counting allocator's figures, and no reserved column (issue 29).
         QVERIFY(live->memoryTable()->item(2, 1)->text().endsWith(QStringLiteral("iB")));
         QVERIFY(live->memoryTable()->isColumnHidden(2));
-        QVERIFY(live->memoryTable()->item(16, 0)->text().startsWith(QStringLiteral("optimizer state")));
+        QVERIFY(
+            live->memoryTable()->item(16, 0)->text().startsWith(QStringLiteral("optimizer state")));
         QVERIFY(live->memoryTable()->item(16, 1)->text().endsWith(QStringLiteral("KiB")));
         QVERIFY(live->sampleCount() > 0);
         QVERIFY(live->readingText().contains(QStringLiteral("fp32 -> bf16")));
@@ -430,7 +464,8 @@ private Q_SLOTS:
     {
         widgets::LiveRunView view(QStringLiteral("test"));
         session::MemoryTriage m;
-        const char* phases[] = {"start", "batch to device", "forward", "loss", "backward", "optimizer step", "zero_grad"};
+        const char* phases[] = {"start",    "batch to device", "forward",  "loss",
+                                "backward", "optimizer step",  "zero_grad"};
         for (const char* phase : phases) {
             const bool peak = std::string(phase) == "forward";
             m.steadyStep.push_back({phase, 1 << 20, 4 << 20, (peak ? 3 : 1) << 20});
@@ -438,10 +473,11 @@ private Q_SLOTS:
         m.split = {1000, 2, 4000, 4000, 8008, 2 << 20};
         view.setMemory(m);
         QCOMPARE(view.memoryTable()->rowCount(), 7 + 4);
-        QVERIFY(view.memoryTable()->item(2, 0)->font().bold());   // steady: forward sets the peak
+        QVERIFY(view.memoryTable()->item(2, 0)->font().bold());  // steady: forward sets the peak
         QVERIFY(!view.memoryTable()->item(3, 0)->font().bold());
         QCOMPARE(view.memoryTable()->item(2, 3)->text(), QStringLiteral("3.00 MiB"));
-        QCOMPARE(view.memoryTable()->item(10, 1)->text(), QStringLiteral("2.00 MiB"));  // activations
+        QCOMPARE(view.memoryTable()->item(10, 1)->text(),
+                 QStringLiteral("2.00 MiB"));  // activations
         view.addSweepPoint({"batch_size", 64, 1000.0, 0, "", 64.0, 100 << 20});
         QVERIFY(!view.outOfMemoryMarked());
         view.addSweepPoint({"batch_size", 128, 0.0, 0, "out of memory at batch size 128"});
@@ -459,8 +495,10 @@ private Q_SLOTS:
         for (int i = 0; i < 100; ++i)
             view.addStep({i, 0.1, 0.05, i < 90 ? 2.0 : i < 98 ? 10.0 : 40.0, 0, 0, 0});
         const QString latency = view.latencyText();
-        QVERIFY2(latency.contains(QStringLiteral("100 batches")) && latency.contains(QStringLiteral("p50 2.00 ms")) &&
-                     latency.contains(QStringLiteral("p95 10.0 ms")) && latency.contains(QStringLiteral("p99 40.0 ms")),
+        QVERIFY2(latency.contains(QStringLiteral("100 batches")) &&
+                     latency.contains(QStringLiteral("p50 2.00 ms")) &&
+                     latency.contains(QStringLiteral("p95 10.0 ms")) &&
+                     latency.contains(QStringLiteral("p99 40.0 ms")),
                  qPrintable(latency));
     }
 
@@ -473,7 +511,8 @@ private Q_SLOTS:
             QSKIP("built without the engine");
         gui::MainWindow window;
         QSignalSpy idle(&window, &gui::MainWindow::idle);
-        window.openFiles({QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        window.openFiles(
+            {QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60'000);
         QCOMPARE(window.documentCount(), 1);
         QTemporaryDir dir;
@@ -487,7 +526,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30'000);
         QVERIFY(!finished.at(0).at(0).toBool());
         const QString error = finished.at(0).at(1).toString();
-        QVERIFY2(error.contains(QStringLiteral("killed by SIGKILL in the fp32 arm at step")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("killed by SIGKILL in the fp32 arm at step")),
+                 qPrintable(error));
         QVERIFY(!error.contains(QLatin1Char('\n')));
         QVERIFY(live->statusText().contains(QStringLiteral("SIGKILL")));
         QVERIFY(!live->isRunning());
@@ -495,7 +535,8 @@ private Q_SLOTS:
         QCOMPARE(window.documentCount(), 2);
         QVERIFY(window.document(0)->trace().model);
         std::string loadError;
-        const auto saved = session::loadSession(finished.at(0).at(2).toString().toStdString(), loadError);
+        const auto saved =
+            session::loadSession(finished.at(0).at(2).toString().toStdString(), loadError);
         QVERIFY2(saved, loadError.c_str());
         QVERIFY(saved->steps.size() >= 3);
         QVERIFY(saved->interrupted.find("SIGKILL") != std::string::npos);

@@ -38,7 +38,6 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
-
 #include <algorithm>
 #include <map>
 
@@ -54,7 +53,10 @@ struct Csv
     QStringList header;
     std::vector<QStringList> rows;
     int column(const QString& name) const { return int(header.indexOf(name)); }
-    double number(size_t row, const QString& name) const { return rows.at(row).at(column(name)).toDouble(); }
+    double number(size_t row, const QString& name) const
+    {
+        return rows.at(row).at(column(name)).toDouble();
+    }
     QString text(size_t row, const QString& name) const { return rows.at(row).at(column(name)); }
 };
 
@@ -156,10 +158,11 @@ private Q_SLOTS:
         QTableView* table = view.kernels()->table();
         const Csv csv = exported(*table);
         checkShape(csv);
-        for (const char* header : {"Kernel", "Calls (count)", "Total (ns)", "Mean (ns)", "Min (ns)", "Max (ns)", "Grid",
-                                   "Registers per thread (count)", "Shared memory per block (bytes)", "Occupancy (%)",
-                                   "Achieved compute (TFLOP/s)", "Achieved bandwidth (GB/s)",
-                                   "Arithmetic intensity (FLOP/byte)", "Bound", "Of roof (fraction)"})
+        for (const char* header :
+             {"Kernel", "Calls (count)", "Total (ns)", "Mean (ns)", "Min (ns)", "Max (ns)", "Grid",
+              "Registers per thread (count)", "Shared memory per block (bytes)", "Occupancy (%)",
+              "Achieved compute (TFLOP/s)", "Achieved bandwidth (GB/s)",
+              "Arithmetic intensity (FLOP/byte)", "Bound", "Of roof (fraction)"})
             QVERIFY2(csv.column(QString::fromUtf8(header)) >= 0, header);
         QCOMPARE(int(csv.rows.size()), view.kernels()->visibleRows());
         QCOMPARE(int(csv.rows.size()), int(trace->summary.kernels.size()));
@@ -168,15 +171,17 @@ private Q_SLOTS:
         for (const analysis::KernelStats& k : trace->summary.kernels)
             longest = std::max(longest, k.totalNs);
         QCOMPARE(csv.number(0, QStringLiteral("Total (ns)")), double(longest));
-        const auto top = std::find_if(trace->summary.kernels.begin(), trace->summary.kernels.end(), [&](const auto& k) {
-            return k.name == csv.text(0, QStringLiteral("Kernel")).toStdString();
-        });
+        const auto top = std::find_if(
+            trace->summary.kernels.begin(), trace->summary.kernels.end(), [&](const auto& k) {
+                return k.name == csv.text(0, QStringLiteral("Kernel")).toStdString();
+            });
         QVERIFY(top != trace->summary.kernels.end());
         QCOMPARE(csv.number(0, QStringLiteral("Total (ns)")), double(top->totalNs));
         QCOMPARE(csv.number(0, QStringLiteral("Calls (count)")), double(top->calls));
         QCOMPARE(csv.number(0, QStringLiteral("Mean (ns)")), top->meanNs());
         for (size_t r = 1; r < csv.rows.size(); ++r)
-            QVERIFY(csv.number(r - 1, QStringLiteral("Total (ns)")) >= csv.number(r, QStringLiteral("Total (ns)")));
+            QVERIFY(csv.number(r - 1, QStringLiteral("Total (ns)")) >=
+                    csv.number(r, QStringLiteral("Total (ns)")));
         // The display's units never reach the file.
         const QString text = widgets::tableCsv(*table);
         QVERIFY(!text.contains(QStringLiteral(" ms")));
@@ -189,9 +194,11 @@ private Q_SLOTS:
             QVERIFY(tflops.isEmpty() || tflops.toDouble() >= 0);
             rated += !tflops.isEmpty();
             const QString shared = csv.text(r, QStringLiteral("Shared memory per block (bytes)"));
-            QVERIFY2(shared.isEmpty() || shared.toDouble() >= 0, qPrintable(shared));  // unknown: blank, not -1
+            QVERIFY2(shared.isEmpty() || shared.toDouble() >= 0,
+                     qPrintable(shared));  // unknown: blank, not -1
             const QString bound = csv.text(r, QStringLiteral("Bound"));
-            QVERIFY(bound.isEmpty() || bound == QStringLiteral("memory") || bound == QStringLiteral("compute"));
+            QVERIFY(bound.isEmpty() || bound == QStringLiteral("memory") ||
+                    bound == QStringLiteral("compute"));
         }
         QCOMPARE(rated, int(trace->summary.roofline.kernels.size()));
         // A filter: only the rows it leaves.
@@ -213,9 +220,9 @@ private Q_SLOTS:
         checkShape(csv);
         // Grouped by name, the shapes and source columns are hidden: not exported.
         QCOMPARE(csv.column(QStringLiteral("Input shapes")), -1);
-        for (const char* header : {"Operator", "Calls (count)", "Self CPU (ns)", "CPU total (ns)", "Self device (ns)",
-                                   "Device total (ns)", "Mean CPU (ns)", "Mean device (ns)", "TC eligible",
-                                   "On Tensor Cores (fraction)"})
+        for (const char* header : {"Operator", "Calls (count)", "Self CPU (ns)", "CPU total (ns)",
+                                   "Self device (ns)", "Device total (ns)", "Mean CPU (ns)",
+                                   "Mean device (ns)", "TC eligible", "On Tensor Cores (fraction)"})
             QVERIFY2(csv.column(QString::fromLatin1(header)) >= 0, header);
         QCOMPARE(int(csv.rows.size()), int(trace->summary.ops.byName.size()));
         int64_t most = 0;
@@ -223,8 +230,11 @@ private Q_SLOTS:
             most = std::max(most, o.deviceTotalNs);
         QCOMPARE(csv.number(0, QStringLiteral("Device total (ns)")), double(most));
         for (size_t r = 0; r < csv.rows.size(); ++r) {
-            const auto o = std::find_if(trace->summary.ops.byName.begin(), trace->summary.ops.byName.end(),
-                                        [&](const auto& op) { return op.name == csv.text(r, QStringLiteral("Operator")).toStdString(); });
+            const auto o = std::find_if(
+                trace->summary.ops.byName.begin(), trace->summary.ops.byName.end(),
+                [&](const auto& op) {
+                    return op.name == csv.text(r, QStringLiteral("Operator")).toStdString();
+                });
             QVERIFY(o != trace->summary.ops.byName.end());
             QCOMPARE(csv.number(r, QStringLiteral("Device total (ns)")), double(o->deviceTotalNs));
             QCOMPARE(csv.number(r, QStringLiteral("Self CPU (ns)")), double(o->selfCpuNs));
@@ -277,8 +287,11 @@ private Q_SLOTS:
         QVERIFY(proxy->rowCount() >= 3);
         QGuiApplication::clipboard()->clear();
         table->setFocus();
-        table->selectionModel()->select(QModelIndex(proxy->index(0, 0)), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        table->selectionModel()->select(QModelIndex(proxy->index(2, 0)), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        table->selectionModel()->select(QModelIndex(proxy->index(0, 0)),
+                                        QItemSelectionModel::ClearAndSelect |
+                                            QItemSelectionModel::Rows);
+        table->selectionModel()->select(QModelIndex(proxy->index(2, 0)),
+                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QTest::keyClick(table, Qt::Key_C, Qt::ControlModifier);
         const QString tsv = QGuiApplication::clipboard()->text();
         QVERIFY(tsv.endsWith(QLatin1Char('\n')));
@@ -286,7 +299,8 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 3);
         const Csv csv = exported(*table);
         QCOMPARE(lines[0].split(QLatin1Char('\t')), csv.header);
-        const QStringList first = lines[1].split(QLatin1Char('\t')), second = lines[2].split(QLatin1Char('\t'));
+        const QStringList first = lines[1].split(QLatin1Char('\t')),
+                          second = lines[2].split(QLatin1Char('\t'));
         QCOMPARE(first.size(), csv.header.size());
         QCOMPARE(first, csv.rows[0]);
         QCOMPARE(second, csv.rows[2]);
@@ -305,12 +319,16 @@ private Q_SLOTS:
         const auto trace = analysed("hta/allreduce_memory_rank1.json.gz");
         widgets::DocumentView view(trace);
         view.setCurrentIndex(widgets::DocumentView::Memory);
-        QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(view.memoryPage()->table()->table()));
+        QCOMPARE(view.currentTable(),
+                 static_cast<QAbstractItemView*>(view.memoryPage()->table()->table()));
         const Csv csv = exported(*view.currentTable());
         checkShape(csv);
-        QCOMPARE(csv.header, QStringList({QStringLiteral("Operator"), QStringLiteral("Self allocations (count)"),
-                                          QStringLiteral("Total allocations (count)"), QStringLiteral("Self allocated (bytes)"),
-                                          QStringLiteral("Total allocated (bytes)"), QStringLiteral("Self size increase (bytes)"),
+        QCOMPARE(csv.header, QStringList({QStringLiteral("Operator"),
+                                          QStringLiteral("Self allocations (count)"),
+                                          QStringLiteral("Total allocations (count)"),
+                                          QStringLiteral("Self allocated (bytes)"),
+                                          QStringLiteral("Total allocated (bytes)"),
+                                          QStringLiteral("Self size increase (bytes)"),
                                           QStringLiteral("Total size increase (bytes)")}));
         const analysis::DeviceMemory& gpu = trace->summary.memory.at("cuda:1");
         QCOMPARE(int(csv.rows.size()), int(gpu.byOp.size()));
@@ -320,8 +338,10 @@ private Q_SLOTS:
         for (size_t r = 0; r < csv.rows.size(); ++r) {
             const auto* o = ops.at(csv.text(r, QStringLiteral("Operator")).toStdString());
             QCOMPARE(csv.number(r, QStringLiteral("Self allocated (bytes)")), double(o->bytes));
-            QCOMPARE(csv.number(r, QStringLiteral("Total size increase (bytes)")), double(o->totalIncreaseBytes));
-            QCOMPARE(csv.number(r, QStringLiteral("Total allocations (count)")), double(o->totalAllocations));
+            QCOMPARE(csv.number(r, QStringLiteral("Total size increase (bytes)")),
+                     double(o->totalIncreaseBytes));
+            QCOMPARE(csv.number(r, QStringLiteral("Total allocations (count)")),
+                     double(o->totalAllocations));
         }
         QVERIFY(!widgets::tableCsv(*view.currentTable()).contains(QStringLiteral("iB")));
     }
@@ -336,10 +356,12 @@ private Q_SLOTS:
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(tree));
         const Csv csv = exported(*tree);
         checkShape(csv);
-        QCOMPARE(csv.header, QStringList({QStringLiteral("Depth"), QStringLiteral("Path"), QStringLiteral("Module"),
-                                          QStringLiteral("Calls (count)"), QStringLiteral("Host total (ns)"),
-                                          QStringLiteral("Host self (ns)"), QStringLiteral("Device total (ns)"),
-                                          QStringLiteral("Device self (ns)")}));
+        QCOMPARE(
+            csv.header,
+            QStringList({QStringLiteral("Depth"), QStringLiteral("Path"), QStringLiteral("Module"),
+                         QStringLiteral("Calls (count)"), QStringLiteral("Host total (ns)"),
+                         QStringLiteral("Host self (ns)"), QStringLiteral("Device total (ns)"),
+                         QStringLiteral("Device self (ns)")}));
         const analysis::ModuleTree& modules = trace->summary.modules;
         QCOMPARE(int(csv.rows.size()), int(modules.nodes.size()));
         std::map<std::string, const analysis::ModuleNode*> byPath;
@@ -347,7 +369,8 @@ private Q_SLOTS:
             byPath[m.path] = &m;
         QCOMPARE(csv.text(0, QStringLiteral("Path")), QStringLiteral("DistributedDataParallel_0"));
         QCOMPARE(csv.number(0, QStringLiteral("Depth")), 0.0);
-        QCOMPARE(csv.text(1, QStringLiteral("Path")), QStringLiteral("DistributedDataParallel_0/ResNet_0"));
+        QCOMPARE(csv.text(1, QStringLiteral("Path")),
+                 QStringLiteral("DistributedDataParallel_0/ResNet_0"));
         QCOMPARE(csv.number(1, QStringLiteral("Depth")), 1.0);
         int deepest = 0;
         for (size_t r = 0; r < csv.rows.size(); ++r) {
@@ -356,7 +379,8 @@ private Q_SLOTS:
             QVERIFY2(it != byPath.end(), path.c_str());
             const analysis::ModuleNode& m = *it->second;
             QCOMPARE(csv.text(r, QStringLiteral("Module")).toStdString(), m.name);
-            QCOMPARE(csv.number(r, QStringLiteral("Depth")), double(std::count(path.begin(), path.end(), '/')));
+            QCOMPARE(csv.number(r, QStringLiteral("Depth")),
+                     double(std::count(path.begin(), path.end(), '/')));
             QCOMPARE(csv.number(r, QStringLiteral("Device total (ns)")), double(m.deviceTotalNs));
             QCOMPARE(csv.number(r, QStringLiteral("Host self (ns)")), double(m.hostSelfNs));
             QCOMPARE(csv.number(r, QStringLiteral("Calls (count)")), double(m.calls));
@@ -368,9 +392,11 @@ private Q_SLOTS:
         tree->topLevelItem(0)->setSelected(true);
         tree->topLevelItem(0)->child(0)->setSelected(true);
         QVERIFY(widgets::copySelection(*tree));
-        const QStringList lines = QGuiApplication::clipboard()->text().trimmed().split(QLatin1Char('\n'));
+        const QStringList lines =
+            QGuiApplication::clipboard()->text().trimmed().split(QLatin1Char('\n'));
         QCOMPARE(lines.size(), 3);
-        QVERIFY(lines[2].startsWith(QStringLiteral("1\tDistributedDataParallel_0/ResNet_0\tResNet_0\t")));
+        QVERIFY(lines[2].startsWith(
+            QStringLiteral("1\tDistributedDataParallel_0/ResNet_0\tResNet_0\t")));
         // A trace without module spans has no modules table to export.
         const auto plain = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
         widgets::DocumentView plainView(plain);
@@ -388,9 +414,11 @@ private Q_SLOTS:
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(list));
         const Csv csv = exported(*list);
         checkShape(csv);
-        for (const char* header : {"Rank", "Severity", "Rule", "Title", "Gain (ns)", "Gain share of step (fraction)",
-                                   "Gain kind", "First range begin after the first event (ns)", "First range end after the first event (ns)", "Ranges (count)",
-                                   "Ops", "Kernels", "Figures", "Fix"})
+        for (const char* header :
+             {"Rank", "Severity", "Rule", "Title", "Gain (ns)", "Gain share of step (fraction)",
+              "Gain kind", "First range begin after the first event (ns)",
+              "First range end after the first event (ns)", "Ranges (count)", "Ops", "Kernels",
+              "Figures", "Fix"})
             QVERIFY2(csv.column(QString::fromLatin1(header)) >= 0, header);
         QCOMPARE(int(csv.rows.size()), int(trace->findings.size()));
         const double step = trace->summary.breakdown.all.averageTotalNs;
@@ -399,15 +427,20 @@ private Q_SLOTS:
             QCOMPARE(csv.number(r, QStringLiteral("Rank")), double(r + 1));
             QCOMPARE(csv.text(r, QStringLiteral("Rule")).toStdString(), f.id);
             QCOMPARE(csv.text(r, QStringLiteral("Title")).toStdString(), f.title);
-            QCOMPARE(csv.text(r, QStringLiteral("Severity")), QString::fromLatin1(analysis::severityName(f.severity)));
+            QCOMPARE(csv.text(r, QStringLiteral("Severity")),
+                     QString::fromLatin1(analysis::severityName(f.severity)));
             QCOMPARE(csv.number(r, QStringLiteral("Gain (ns)")), f.estimatedGainNs);
-            QCOMPARE(csv.number(r, QStringLiteral("Gain share of step (fraction)")), f.estimatedGainNs / step);
-            QCOMPARE(csv.number(r, QStringLiteral("Ranges (count)")), double(f.evidence.ranges.size()));
+            QCOMPARE(csv.number(r, QStringLiteral("Gain share of step (fraction)")),
+                     f.estimatedGainNs / step);
+            QCOMPARE(csv.number(r, QStringLiteral("Ranges (count)")),
+                     double(f.evidence.ranges.size()));
             if (!f.evidence.ranges.empty())
-                QCOMPARE(csv.number(r, QStringLiteral("First range begin after the first event (ns)")),
-                         double(f.evidence.ranges.front().begin - trace->model->beginNs()));
+                QCOMPARE(
+                    csv.number(r, QStringLiteral("First range begin after the first event (ns)")),
+                    double(f.evidence.ranges.front().begin - trace->model->beginNs()));
             else
-                QVERIFY(csv.text(r, QStringLiteral("First range begin after the first event (ns)")).isEmpty());
+                QVERIFY(csv.text(r, QStringLiteral("First range begin after the first event (ns)"))
+                            .isEmpty());
         }
         QCOMPARE(csv.text(0, QStringLiteral("Rule")), QStringLiteral("dataloader-bound"));
         QVERIFY(!trace->findings[0].evidence.ranges.empty());
@@ -426,20 +459,26 @@ private Q_SLOTS:
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(view.ranksTable()));
         Csv csv = exported(*view.ranksTable());
         checkShape(csv);
-        QCOMPARE(csv.header, QStringList({QStringLiteral("Rank"), QStringLiteral("From"), QStringLiteral("Mean step (ns)"),
-                                          QStringLiteral("Own work (ns)"), QStringLiteral("Exposed comm (ns)"),
-                                          QStringLiteral("Hidden comm (ns)"), QStringLiteral("Last to arrive (count)"),
-                                          QStringLiteral("Its first finding")}));
+        QCOMPARE(
+            csv.header,
+            QStringList({QStringLiteral("Rank"), QStringLiteral("From"),
+                         QStringLiteral("Mean step (ns)"), QStringLiteral("Own work (ns)"),
+                         QStringLiteral("Exposed comm (ns)"), QStringLiteral("Hidden comm (ns)"),
+                         QStringLiteral("Last to arrive (count)"),
+                         QStringLiteral("Its first finding")}));
         QCOMPARE(int(csv.rows.size()), 8);
         for (size_t r = 0; r < csv.rows.size(); ++r) {
             const job::Rank& rank = job->ranks[r];
             QCOMPARE(csv.number(r, QStringLiteral("Rank")), double(rank.rank));
-            QCOMPARE(csv.number(r, QStringLiteral("Mean step (ns)")), job->meanStepNs.at(rank.rank));
-            QCOMPARE(csv.number(r, QStringLiteral("Exposed comm (ns)")), job->meanCommunicationNs.at(rank.rank));
+            QCOMPARE(csv.number(r, QStringLiteral("Mean step (ns)")),
+                     job->meanStepNs.at(rank.rank));
+            QCOMPARE(csv.number(r, QStringLiteral("Exposed comm (ns)")),
+                     job->meanCommunicationNs.at(rank.rank));
             QCOMPARE(csv.number(r, QStringLiteral("Last to arrive (count)")),
                      double(job->collectives.lastToArriveCount.at(r)));
         }
-        QCOMPARE(widgets::suggestedCsvName(*view.ranksTable()), QStringLiteral("dlrm_8_ranks-ranks.csv"));
+        QCOMPARE(widgets::suggestedCsvName(*view.ranksTable()),
+                 QStringLiteral("dlrm_8_ranks-ranks.csv"));
 
         view.setCurrentIndex(widgets::JobView::Collectives);
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(view.collectivesTable()));
@@ -447,8 +486,9 @@ private Q_SLOTS:
         checkShape(csv);
         QCOMPARE(int(csv.rows.size()), int(job->collectives.matched.size()));
         QVERIFY(!csv.rows.empty());
-        for (const char* header : {"Collective", "Step", "Size (bytes)", "Transfer (ns)", "Longest wait (ns)",
-                                   "Waiting rank", "Last in", "Bus bandwidth (bytes/s)", "Rank 0 (ns)", "Rank 7 (ns)"})
+        for (const char* header :
+             {"Collective", "Step", "Size (bytes)", "Transfer (ns)", "Longest wait (ns)",
+              "Waiting rank", "Last in", "Bus bandwidth (bytes/s)", "Rank 0 (ns)", "Rank 7 (ns)"})
             QVERIFY2(csv.column(QString::fromLatin1(header)) >= 0, header);
         double transfer = 0, expected = 0, rank3 = 0, expected3 = 0;
         for (size_t r = 0; r < csv.rows.size(); ++r) {
@@ -476,40 +516,48 @@ private Q_SLOTS:
         QVERIFY(changes);
         Csv csv = exported(*changes);
         checkShape(csv);
-        QCOMPARE(csv.header, QStringList({QStringLiteral("What changed"), QStringLiteral("Kind"), QStringLiteral("Status"),
-                                          QStringLiteral("Before (ns/step)"), QStringLiteral("After (ns/step)"),
-                                          QStringLiteral("Change (ns/step)"), QStringLiteral("Calls before (calls/step)"),
-                                          QStringLiteral("Calls after (calls/step)")}));
+        QCOMPARE(csv.header,
+                 QStringList({QStringLiteral("What changed"), QStringLiteral("Kind"),
+                              QStringLiteral("Status"), QStringLiteral("Before (ns/step)"),
+                              QStringLiteral("After (ns/step)"), QStringLiteral("Change (ns/step)"),
+                              QStringLiteral("Calls before (calls/step)"),
+                              QStringLiteral("Calls after (calls/step)")}));
         QCOMPARE(int(csv.rows.size()), int(comparison.causes.size()));
         std::map<std::string, const compare::Cause*> causes;
         for (const compare::Cause& c : comparison.causes)
             causes[c.label] = &c;
         bool negative = false;
         for (size_t r = 0; r < csv.rows.size(); ++r) {
-            const compare::Cause& c = *causes.at(csv.text(r, QStringLiteral("What changed")).toStdString());
+            const compare::Cause& c =
+                *causes.at(csv.text(r, QStringLiteral("What changed")).toStdString());
             QCOMPARE(csv.number(r, QStringLiteral("Before (ns/step)")), c.beforeNs);
             QCOMPARE(csv.number(r, QStringLiteral("Change (ns/step)")), c.deltaNs());
             negative |= c.deltaNs() < 0;
             const QString status = csv.text(r, QStringLiteral("Status"));
-            QVERIFY(QStringList({QStringLiteral("same"), QStringLiteral("changed"), QStringLiteral("new"),
-                                 QStringLiteral("gone")}).contains(status));
+            QVERIFY(QStringList({QStringLiteral("same"), QStringLiteral("changed"),
+                                 QStringLiteral("new"), QStringLiteral("gone")})
+                        .contains(status));
         }
-        QVERIFY(negative);  // more workers: the DataLoader wait falls, and the export keeps its sign
+        QVERIFY(
+            negative);  // more workers: the DataLoader wait falls, and the export keeps its sign
         QCOMPARE(widgets::suggestedCsvName(*changes),
-                 QStringLiteral("resnet50_v100_workers0_2021-vs-resnet50_v100_workers4_2021-changes.csv"));
+                 QStringLiteral(
+                     "resnet50_v100_workers0_2021-vs-resnet50_v100_workers4_2021-changes.csv"));
 
         view.setCurrentIndex(widgets::CompareView::Kernels);
         csv = exported(*view.currentTable());
         checkShape(csv);
         QCOMPARE(int(csv.rows.size()), int(comparison.kernels.size()));
-        QCOMPARE(csv.column(QStringLiteral("Kind")), -1);  // the detail column is hidden for kernels
+        QCOMPARE(csv.column(QStringLiteral("Kind")),
+                 -1);  // the detail column is hidden for kernels
 
         view.setCurrentIndex(widgets::CompareView::Findings);
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(view.findingsTable()));
         csv = exported(*view.findingsTable());
         checkShape(csv);
         QCOMPARE(csv.header, QStringList({QStringLiteral("Finding"), QStringLiteral("Status"),
-                                          QStringLiteral("Gain before (ns/step)"), QStringLiteral("Gain after (ns/step)")}));
+                                          QStringLiteral("Gain before (ns/step)"),
+                                          QStringLiteral("Gain after (ns/step)")}));
         QCOMPARE(int(csv.rows.size()), int(comparison.findings.size()));
         for (size_t r = 0; r < csv.rows.size(); ++r) {
             const compare::FindingChange& f = comparison.findings[r];
@@ -529,17 +577,19 @@ private Q_SLOTS:
     {
         document::OpenOptions options;
         options.snapshots = true;
-        const auto doc = document::open(
-            (test::sharedTracesDir().parent_path() / "snapshots" / "decomfl_training_annotations_torch29.pickle").string(),
-            options);
+        const auto doc = document::open((test::sharedTracesDir().parent_path() / "snapshots" /
+                                         "decomfl_training_annotations_torch29.pickle")
+                                            .string(),
+                                        options);
         QVERIFY2(doc->isSnapshot(), doc->loadMessage.c_str());
         widgets::SnapshotView view(doc);
         view.setCurrentPage(widgets::SnapshotView::AtPeak);
         Csv csv = exported(*view.currentTable());
         checkShape(csv);
-        QCOMPARE(csv.header.mid(0, 4), QStringList({QStringLiteral("Allocated at"), QStringLiteral("Bytes (bytes)"),
-                                                    QStringLiteral("Share of peak (fraction)"),
-                                                    QStringLiteral("Allocations (count)")}));
+        QCOMPARE(csv.header.mid(0, 4),
+                 QStringList({QStringLiteral("Allocated at"), QStringLiteral("Bytes (bytes)"),
+                              QStringLiteral("Share of peak (fraction)"),
+                              QStringLiteral("Allocations (count)")}));
         const snapshot::SnapshotSummary& s = doc->snapshot->summary;
         QCOMPARE(int(csv.rows.size()), int(s.topStacksAtPeak.size()));
         double bytes = 0, expected = 0;
@@ -556,7 +606,8 @@ private Q_SLOTS:
         QCOMPARE(int(csv.rows.size()), int(s.segmentUse.size()));
         QVERIFY(csv.column(QStringLiteral("Reserved (bytes)")) >= 0);
         QVERIFY(csv.text(0, QStringLiteral("Segment")).startsWith(QStringLiteral("0x")));
-        QVERIFY(QStringList({QStringLiteral("split"), QStringLiteral("full"), QStringLiteral("free (cached whole)")})
+        QVERIFY(QStringList({QStringLiteral("split"), QStringLiteral("full"),
+                             QStringLiteral("free (cached whole)")})
                     .contains(csv.text(0, QStringLiteral("State"))));
         view.setCurrentPage(widgets::SnapshotView::Diagnosis);
         QCOMPARE(int(exported(*view.currentTable()).rows.size()), int(doc->findings.size()));
@@ -567,16 +618,18 @@ private Q_SLOTS:
     // A lab session's pages: its arms (throughput, step, peak) and its memory triage, raw.
     void labTablesExportTheirMeasurements()
     {
-        const auto run = document::open(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/starved/session.kinetoscope.json");
+        const auto run = document::open(KINETOSCOPE_SOURCE_DIR
+                                        "/tests/data/h100_runs/starved/session.kinetoscope.json");
         QVERIFY2(run->ok() && run->session, run->loadMessage.c_str());
         widgets::DocumentView view(run);
         view.setCurrentIndex(widgets::DocumentView::Lab);
         QCOMPARE(view.currentTable(), static_cast<QAbstractItemView*>(view.lab()->labTable()));
         Csv csv = exported(*view.currentTable());
         checkShape(csv);
-        QCOMPARE(csv.header, QStringList({QStringLiteral("Arm"), QStringLiteral("throughput (samples/s)"),
-                                          QStringLiteral("step (ns)"), QStringLiteral("peak allocated (bytes)"),
-                                          QStringLiteral("status")}));
+        QCOMPARE(csv.header,
+                 QStringList({QStringLiteral("Arm"), QStringLiteral("throughput (samples/s)"),
+                              QStringLiteral("step (ns)"), QStringLiteral("peak allocated (bytes)"),
+                              QStringLiteral("status")}));
         const session::Session& s = *run->session;
         QCOMPARE(csv.rows.size(), s.lab.size());
         for (size_t r = 0; r < csv.rows.size(); ++r) {
@@ -588,17 +641,20 @@ private Q_SLOTS:
             }
             QCOMPARE(csv.number(r, QStringLiteral("throughput (samples/s)")), arm.samplesPerSecond);
             QCOMPARE(csv.number(r, QStringLiteral("step (ns)")), arm.meanStepMs * 1e6);
-            QCOMPARE(csv.number(r, QStringLiteral("peak allocated (bytes)")), double(arm.peakAllocatedBytes));
+            QCOMPARE(csv.number(r, QStringLiteral("peak allocated (bytes)")),
+                     double(arm.peakAllocatedBytes));
         }
         // The memory triage beside it, from its own menu.
         QVERIFY(s.memory);
         csv = exported(*view.lab()->memoryTable());
         checkShape(csv);
-        QCOMPARE(csv.header.mid(0, 2), QStringList({QStringLiteral("After"), QStringLiteral("allocated (bytes)")}));
+        QCOMPARE(csv.header.mid(0, 2),
+                 QStringList({QStringLiteral("After"), QStringLiteral("allocated (bytes)")}));
         QCOMPARE(csv.rows.size(), s.memory->firstStep.size() + s.memory->steadyStep.size() + 4);
         const size_t gradients = s.memory->firstStep.size() + s.memory->steadyStep.size() + 1;
         QCOMPARE(csv.text(gradients, QStringLiteral("After")), QStringLiteral("gradients"));
-        QCOMPARE(csv.number(gradients, QStringLiteral("allocated (bytes)")), double(s.memory->split.gradientBytes));
+        QCOMPARE(csv.number(gradients, QStringLiteral("allocated (bytes)")),
+                 double(s.memory->split.gradientBytes));
         QVERIFY(!widgets::tableCsv(*view.lab()->memoryTable()).contains(QStringLiteral("—")));
     }
 
@@ -635,7 +691,8 @@ private Q_SLOTS:
         const Csv csv = parseCsv(written);
         checkShape(csv);
         QCOMPARE(int(csv.rows.size()), int(doc->trace().summary.kernels.size()));
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList({QStringLiteral("kernels.csv")}));  // no temporary left
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+                 QStringList({QStringLiteral("kernels.csv")}));  // no temporary left
 
         // Another page, another table, over the same file.
         doc->setCurrentIndex(widgets::DocumentView::Operators);
@@ -652,16 +709,19 @@ private Q_SLOTS:
         QVERIFY(!window.exportCurrentTable(path, &error));
         QVERIFY(error.contains(QStringLiteral("no table")));
         doc->setCurrentIndex(widgets::DocumentView::Diagnosis);
-        QVERIFY(!window.exportCurrentTable(dir.filePath(QStringLiteral("missing/findings.csv")), &error));
+        QVERIFY(!window.exportCurrentTable(dir.filePath(QStringLiteral("missing/findings.csv")),
+                                           &error));
         QVERIFY(error.startsWith(QStringLiteral("cannot write")));
         QVERIFY(!error.contains(QLatin1Char('\n')));
     }
 
     void suggestedNamesDropTheTraceExtensions()
     {
-        QCOMPARE(widgets::exportBaseName(QStringLiteral("/t/resnet50_v100_workers0_2021.pt.trace.json.gz")),
+        QCOMPARE(widgets::exportBaseName(
+                     QStringLiteral("/t/resnet50_v100_workers0_2021.pt.trace.json.gz")),
                  QStringLiteral("resnet50_v100_workers0_2021"));
-        QCOMPARE(widgets::exportBaseName(QStringLiteral("/runs/lab 3/session.kinetoscope.json")), QStringLiteral("lab_3"));
+        QCOMPARE(widgets::exportBaseName(QStringLiteral("/runs/lab 3/session.kinetoscope.json")),
+                 QStringLiteral("lab_3"));
         QCOMPARE(widgets::exportBaseName(QStringLiteral("snap.pickle")), QStringLiteral("snap"));
     }
 };

@@ -18,14 +18,12 @@
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QtTest>
-
-#include <set>
-
 #include <filesystem>
+#include <set>
 
 using namespace kinetoscope;
 using widgets::TimelineView;
@@ -40,18 +38,20 @@ void sendMouse(QWidget* widget, QEvent::Type type, QPointF at, Qt::MouseButtons 
     QCoreApplication::sendEvent(widget, &event);
 }
 
-void drag(QWidget* widget, QPointF from, QPointF to, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+void drag(QWidget* widget, QPointF from, QPointF to,
+          Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
     sendMouse(widget, QEvent::MouseButtonPress, from, Qt::LeftButton, modifiers);
     for (int i = 1; i <= 4; ++i)
-        sendMouse(widget, QEvent::MouseMove, from + (to - from) * (i / 4.0), Qt::LeftButton, modifiers);
+        sendMouse(widget, QEvent::MouseMove, from + (to - from) * (i / 4.0), Qt::LeftButton,
+                  modifiers);
     sendMouse(widget, QEvent::MouseButtonRelease, to, Qt::NoButton, modifiers);
 }
 
 void wheel(QWidget* widget, QPointF at, int notches)
 {
-    QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(widget, &event);
 }
 
@@ -96,7 +96,8 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);  // the remembered layout away from the user's
         QSettings().remove(QStringLiteral("timeline"));
-        m_resnet = document::open(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
+        m_resnet = document::open(
+            test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string());
         QVERIFY(m_resnet->model);
     }
 
@@ -117,11 +118,13 @@ private Q_SLOTS:
         const timeline::TimelineIndex& index = page->index();
         bool sawStream = false;
         for (uint32_t l = 0; l < index.lanes().size(); ++l)
-            if (index.lanes()[l].track == index.leadThread() || m_resnet->model->track(index.lanes()[l].track).kind ==
-                                                                     trace::TrackKind::GpuStream) {
+            if (index.lanes()[l].track == index.leadThread() ||
+                m_resnet->model->track(index.lanes()[l].track).kind ==
+                    trace::TrackKind::GpuStream) {
                 if (index.lanes()[l].depth > 0)
                     continue;
-                sawStream = sawStream || m_resnet->model->track(index.lanes()[l].track).kind == trace::TrackKind::GpuStream;
+                sawStream = sawStream || m_resnet->model->track(index.lanes()[l].track).kind ==
+                                             trace::TrackKind::GpuStream;
                 QVERIFY(view->layout().laneY(l) >= 0);
                 QVERIFY(view->layout().laneY(l) + timeline::TrackLayout::kLaneHeight <= visible);
             }
@@ -135,7 +138,8 @@ private Q_SLOTS:
         QVERIFY(view->waitForFrame());
         const auto frame = view->currentFrame();
         QVERIFY(frame && !frame->items.empty());
-        QVERIFY(std::any_of(frame->items.begin(), frame->items.end(), [](const timeline::DrawItem& d) { return d.count > 1; }));
+        QVERIFY(std::any_of(frame->items.begin(), frame->items.end(),
+                            [](const timeline::DrawItem& d) { return d.count > 1; }));
         // Kernels on the stream lane, in their category's colours, in the picture.
         QSet<QRgb> kernelColours;
         int streamY = -1;
@@ -149,13 +153,16 @@ private Q_SLOTS:
         }
         QVERIFY(streamY >= 0);
         const QImage image = view->viewport()->grab().toImage();
-        const QRect streamRow(TimelineView::kLabelWidth, TimelineView::kRulerHeight + streamY - view->verticalScrollBar()->value(),
-                              image.width() - TimelineView::kLabelWidth, timeline::TrackLayout::kLaneHeight);
+        const QRect streamRow(
+            TimelineView::kLabelWidth,
+            TimelineView::kRulerHeight + streamY - view->verticalScrollBar()->value(),
+            image.width() - TimelineView::kLabelWidth, timeline::TrackLayout::kLaneHeight);
         QVERIFY(countColour(image, streamRow, kernelColours) > 200);
         QVERIFY(test::distinctColours(image) > 20);
         // Counters (memory, utilisation) built for every pixel; step boundaries drawn.
         QCOMPARE(frame->counters.size(), size_t(4));
-        QVERIFY(std::any_of(frame->counters[0][0].begin(), frame->counters[0][0].end(), [](const auto& c) { return c.covered; }));
+        QVERIFY(std::any_of(frame->counters[0][0].begin(), frame->counters[0][0].end(),
+                            [](const auto& c) { return c.covered; }));
         // Each step boundary: a dashed grey line (the step colour over white) down the rows.
         const QColor line = widgets::timeline_colors::kStepLine;
         const double alpha = line.alphaF();
@@ -165,9 +172,12 @@ private Q_SLOTS:
             dashed << qRgb(g, g, g);
         QCOMPARE(m_resnet->summary.steps.steps.size(), size_t(6));
         for (const analysis::Step& step : m_resnet->summary.steps.steps) {
-            const int x = int(std::floor(TimelineView::kLabelWidth + view->timeViewport().xOf(step.beginNs)));
-            const QRect column(x, TimelineView::kRulerHeight, 2, image.height() - TimelineView::kRulerHeight);
-            QVERIFY2(countColour(image, column, dashed) > 20, qPrintable(QString::fromStdString(step.name)));
+            const int x =
+                int(std::floor(TimelineView::kLabelWidth + view->timeViewport().xOf(step.beginNs)));
+            const QRect column(x, TimelineView::kRulerHeight, 2,
+                               image.height() - TimelineView::kRulerHeight);
+            QVERIFY2(countColour(image, column, dashed) > 20,
+                     qPrintable(QString::fromStdString(step.name)));
         }
     }
 
@@ -200,11 +210,13 @@ private Q_SLOTS:
         view->zoomAroundX(500, 0.01);  // somewhere in the middle, 100x in
         const timeline::Viewport before = view->timeViewport();
         drag(view->viewport(), QPointF(700, 300), QPointF(580, 300));  // drag left: later in time
-        QCOMPARE(view->timeViewport().beginNs, before.beginNs + std::llround(120 * before.nsPerPixel));
+        QCOMPARE(view->timeViewport().beginNs,
+                 before.beginNs + std::llround(120 * before.nsPerPixel));
         QCOMPARE(view->timeViewport().nsPerPixel, before.nsPerPixel);
         const timeline::Viewport dragged = view->timeViewport();
         QTest::keyClick(view, Qt::Key_D);
-        QCOMPARE(view->timeViewport().beginNs, dragged.beginNs + std::llround(0.2 * dragged.widthPx * dragged.nsPerPixel));
+        QCOMPARE(view->timeViewport().beginNs,
+                 dragged.beginNs + std::llround(0.2 * dragged.widthPx * dragged.nsPerPixel));
         QTest::keyClick(view, Qt::Key_A);
         QVERIFY(std::llabs(view->timeViewport().beginNs - dragged.beginNs) <= 1);
         QTest::keyClick(view, Qt::Key_W);
@@ -216,7 +228,8 @@ private Q_SLOTS:
         QVERIFY(view->timeViewport().endNs() >= m_resnet->model->endNs());
         QTest::keyClick(view, Qt::Key_Home);
         const analysis::Step& first = m_resnet->summary.steps.steps.front();
-        QVERIFY(view->timeViewport().beginNs <= first.beginNs && view->timeViewport().endNs() >= first.endNs);
+        QVERIFY(view->timeViewport().beginNs <= first.beginNs &&
+                view->timeViewport().endNs() >= first.endNs);
         QVERIFY(view->timeViewport().endNs() < m_resnet->model->endNs());
     }
 
@@ -268,19 +281,23 @@ private Q_SLOTS:
     {
         const auto page = openPage();
         TimelineView* view = page->view();
-        const int streamLane = int(view->layout().groups()[0].firstLane);  // GPU 0 / Stream 7: devices first
-        QCOMPARE(QString::fromStdString(view->layout().laneLabel(uint32_t(streamLane))), QString("Stream 7"));
+        const int streamLane =
+            int(view->layout().groups()[0].firstLane);  // GPU 0 / Stream 7: devices first
+        QCOMPARE(QString::fromStdString(view->layout().laneLabel(uint32_t(streamLane))),
+                 QString("Stream 7"));
         const double y = TimelineView::kRulerHeight + view->layout().laneY(uint32_t(streamLane)) -
                          view->verticalScrollBar()->value() + 5;
         drag(view->viewport(), QPointF(400, y), QPointF(900, y), Qt::ShiftModifier);
         QVERIFY(view->range());
         QCOMPARE(view->rangeLanes(), std::pair(uint32_t(streamLane), uint32_t(streamLane + 1)));
         const timeline::RangeTotals expected =
-            timeline::totalsInRange(page->index(), view->range()->first, view->range()->second, uint32_t(streamLane),
-                                    uint32_t(streamLane + 1));
+            timeline::totalsInRange(page->index(), view->range()->first, view->range()->second,
+                                    uint32_t(streamLane), uint32_t(streamLane + 1));
         QVERIFY(expected.slices > 50);
-        QVERIFY(page->details()->toPlainText().contains(QStringLiteral("%1 slices").arg(expected.slices)));
-        QVERIFY(page->details()->toPlainText().contains(QString::fromStdString(expected.byName[0].name).left(30)));
+        QVERIFY(page->details()->toPlainText().contains(
+            QStringLiteral("%1 slices").arg(expected.slices)));
+        QVERIFY(page->details()->toPlainText().contains(
+            QString::fromStdString(expected.byName[0].name).left(30)));
         // A drag on the ruler selects the range over every lane; a click there clears it.
         drag(view->viewport(), QPointF(400, 10), QPointF(900, 10));
         QCOMPARE(view->rangeLanes(), std::pair(uint32_t(0), UINT32_MAX));
@@ -305,7 +322,8 @@ private Q_SLOTS:
         // Outlined in the search colour on screen.
         QVERIFY(view->waitForFrame());
         const QImage image = view->viewport()->grab().toImage();
-        QVERIFY(countColour(image, image.rect(), {widgets::timeline_colors::kSearchMatch.rgb()}) > 10);
+        QVERIFY(countColour(image, image.rect(), {widgets::timeline_colors::kSearchMatch.rgb()}) >
+                10);
         // Typing and Enter in the field, again and again: the focus stays in the field, so
         // each Enter steps on and Shift+Enter steps back (issue 29: it stepped once).
         page->activateWindow();
@@ -316,8 +334,9 @@ private Q_SLOTS:
         QTest::keyClicks(field, QStringLiteral("aten::addmm"));
         QTest::keyClick(field, Qt::Key_Return);
         QVERIFY(view->selected().valid());
-        QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(view->selected()).name)),
-                 QStringLiteral("aten::addmm"));
+        QCOMPARE(
+            QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(view->selected()).name)),
+            QStringLiteral("aten::addmm"));
         const std::vector<trace::EventId>& addmm = page->matches();
         QVERIFY(addmm.size() >= 4);
         std::vector<trace::EventId> visited{view->selected()};
@@ -355,7 +374,8 @@ private Q_SLOTS:
         for (uint32_t lane = groups[middle].firstLane; lane < groups[middle].lastLane; ++lane)
             collapsedLanes.insert(lane);
         QSet<QRgb> colours;
-        bool asked = false;  // the frame holds slices of the collapsed lanes: the painter must skip them
+        bool asked =
+            false;  // the frame holds slices of the collapsed lanes: the painter must skip them
         for (const timeline::DrawItem& d : frame->items) {
             if (!collapsedLanes.count(d.lane))
                 continue;
@@ -366,8 +386,10 @@ private Q_SLOTS:
         }
         QVERIFY(asked);
         const QImage image = view->viewport()->grab().toImage();
-        const int headerTop = TimelineView::kRulerHeight + view->layout().rows().front().y - view->verticalScrollBar()->value();
-        const QRect header(TimelineView::kLabelWidth, headerTop, image.width() - TimelineView::kLabelWidth,
+        const int headerTop = TimelineView::kRulerHeight + view->layout().rows().front().y -
+                              view->verticalScrollBar()->value();
+        const QRect header(TimelineView::kLabelWidth, headerTop,
+                           image.width() - TimelineView::kLabelWidth,
                            timeline::TrackLayout::kGroupHeight);
         QCOMPARE(countColour(image, header, colours), 0);
     }
@@ -378,7 +400,8 @@ private Q_SLOTS:
         TimelineView* view = page->view();
         const uint32_t lane = view->layout().groups()[2].firstLane;
         QVERIFY(view->layout().laneY(lane) >= 0);
-        const int headerY = TimelineView::kRulerHeight + view->layout().rows().front().y;  // first group, at the top
+        const int headerY = TimelineView::kRulerHeight +
+                            view->layout().rows().front().y;  // first group, at the top
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(60, headerY + 5));
         QVERIFY(view->layout().groups()[0].collapsed);
         QVERIFY(view->layout().laneY(view->layout().groups()[0].firstLane) < 0 ||
@@ -393,7 +416,8 @@ private Q_SLOTS:
     void pythonFramesFoldAndTheLayoutIsRememberedPerKind()
     {
         QSettings().remove(QStringLiteral("timeline"));
-        const auto doc = document::open(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
+        const auto doc = document::open(
+            test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
         QVERIFY(doc->model);
         QCOMPARE(doc->summary.window.kind, analysis::RunKind::Inference);
         auto open = [&] {
@@ -407,10 +431,12 @@ private Q_SLOTS:
         TimelineView* view = page->view();
         const timeline::TrackLayout& layout = view->layout();
         QVERIFY(!layout.folds().empty());
-        const auto foldRow = std::find_if(layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
-            return row.kind == timeline::RowKind::Fold &&
-                   page->index().lanes()[layout.folds()[row.index].firstLane].track == page->index().leadThread();
-        });
+        const auto foldRow = std::find_if(
+            layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
+                return row.kind == timeline::RowKind::Fold &&
+                       page->index().lanes()[layout.folds()[row.index].firstLane].track ==
+                           page->index().leadThread();
+            });
         QVERIFY(foldRow != layout.rows().end());
         const timeline::LayoutFold& fold = layout.folds()[foldRow->index];
         QVERIFY(!fold.expanded);
@@ -418,15 +444,17 @@ private Q_SLOTS:
         // The fold and the row under it (what varies) are on screen at the top of the scroll.
         const int visible = view->viewport()->height() - TimelineView::kRulerHeight;
         QCOMPARE(view->verticalScrollBar()->value(), 0);
-        QVERIFY(layout.laneY(fold.lastLane) >= 0 && layout.laneY(fold.lastLane) + timeline::TrackLayout::kLaneHeight <= visible);
+        QVERIFY(layout.laneY(fold.lastLane) >= 0 &&
+                layout.laneY(fold.lastLane) + timeline::TrackLayout::kLaneHeight <= visible);
         const QPoint label(60, TimelineView::kRulerHeight + foldRow->y + 5);
         const QString tip = view->toolTipAt(label);
         QVERIFY2(tip.contains(QStringLiteral("spawn_main > _main > _bootstrap")), qPrintable(tip));
         // The folded row's slices are the frames': a click there selects the deepest.
         QVERIFY(view->waitForFrame());
-        const trace::EventId hit = view->pointOf(page->index().lanes()[fold.lastLane - 1].events.front())
-                                       ? page->index().lanes()[fold.lastLane - 1].events.front()
-                                       : trace::EventId{};
+        const trace::EventId hit =
+            view->pointOf(page->index().lanes()[fold.lastLane - 1].events.front())
+                ? page->index().lanes()[fold.lastLane - 1].events.front()
+                : trace::EventId{};
         QVERIFY(hit.valid());
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->pointOf(hit)->toPoint());
         QCOMPARE(view->selected(), hit);
@@ -434,14 +462,16 @@ private Q_SLOTS:
         const int folded = layout.height();
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, label);
         QVERIFY(fold.expanded);
-        QCOMPARE(layout.height(), folded + int(fold.lastLane - fold.firstLane) * timeline::TrackLayout::kLaneHeight);
+        QCOMPARE(layout.height(),
+                 folded + int(fold.lastLane - fold.firstLane) * timeline::TrackLayout::kLaneHeight);
         // Collapse the devices too: the next inference trace opens this way...
         view->setGroupCollapsed(0, true);
         QCOMPARE(layout.groups()[0].role, timeline::GroupRole::Device);
         page.reset();
         page = open();
         QVERIFY(page->view()->layout().groups()[0].collapsed);
-        QVERIFY(std::any_of(page->view()->layout().folds().begin(), page->view()->layout().folds().end(),
+        QVERIFY(std::any_of(page->view()->layout().folds().begin(),
+                            page->view()->layout().folds().end(),
                             [](const auto& f) { return f.expanded; }));
         // ...and a training trace as it was.
         const auto training = std::make_unique<widgets::TimelinePage>(m_resnet);
@@ -453,7 +483,8 @@ private Q_SLOTS:
     // tooltip that says so; none is drawn under another.
     void overlappingEventsSitOnAMarkedRowWithATooltip()
     {
-        const auto doc = document::open(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
+        const auto doc = document::open(
+            test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz").string());
         widgets::TimelinePage page(doc);
         page.resize(1280, 800);
         page.show();
@@ -461,7 +492,8 @@ private Q_SLOTS:
         const timeline::TimelineIndex& index = page.index();
         trace::EventId overlapping;
         for (const timeline::Lane& lane : index.lanes())
-            if (lane.overlapRow > 0 && doc->model->track(lane.track).kind == trace::TrackKind::GpuStream) {
+            if (lane.overlapRow > 0 &&
+                doc->model->track(lane.track).kind == trace::TrackKind::GpuStream) {
                 overlapping = lane.events[lane.events.size() / 2];
                 break;
             }
@@ -472,7 +504,9 @@ private Q_SLOTS:
         const auto at = view->pointOf(overlapping);
         QVERIFY(at);
         const QString tip = view->toolTipAt(*at);
-        QVERIFY2(tip.contains(QStringLiteral("Overlaps")) && tip.contains(QStringLiteral("without nesting")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Overlaps")) &&
+                     tip.contains(QStringLiteral("without nesting")),
+                 qPrintable(tip));
         const trace::EventId other = index.overlappedBy(overlapping);
         QVERIFY(tip.contains(QString::fromUtf8(doc->model->text(doc->model->event(other).name))));
         QVERIFY(view->toolTipAt(QPointF(20, at->y())).contains(QStringLiteral("overlap")));
@@ -480,7 +514,9 @@ private Q_SLOTS:
         const QImage image = view->viewport()->grab().toImage();
         const QSet<QRgb> marker{widgets::timeline_colors::kOverlapMarker.rgb()};
         QVERIFY(countColour(image, QRect(0, int(at->y()) - 8, 3, 16), marker) >= 10);
-        QVERIFY(countColour(image, QRect(TimelineView::kLabelWidth, int(at->y()) - 9, image.width(), 4), marker) > 0);
+        QVERIFY(countColour(image,
+                            QRect(TimelineView::kLabelWidth, int(at->y()) - 9, image.width(), 4),
+                            marker) > 0);
     }
 
     // The overview strip: the whole trace with the device's busy sparkline and the view's
@@ -518,12 +554,14 @@ private Q_SLOTS:
         QCOMPARE(v.nsPerPixel, scaleBefore);
         // A drag carries it along.
         QTest::mousePress(overview, Qt::LeftButton, {}, at);
-        QMouseEvent move(QEvent::MouseMove, QPointF(at.x() + 100, at.y()), overview->mapToGlobal(QPointF(at.x() + 100, at.y())),
-                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(at.x() + 100, at.y()),
+                         overview->mapToGlobal(QPointF(at.x() + 100, at.y())), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(overview, &move);
         QTest::mouseRelease(overview, Qt::LeftButton, {}, QPoint(at.x() + 100, at.y()));
         const int64_t moved = view->timeViewport().beginNs + int64_t(v.nsPerPixel * v.widthPx / 2);
-        QVERIFY(std::abs(double(moved - centre) - 100 * nsPerOverviewPixel) <= 2 * nsPerOverviewPixel);
+        QVERIFY(std::abs(double(moved - centre) - 100 * nsPerOverviewPixel) <=
+                2 * nsPerOverviewPixel);
     }
 
     void jumpsFromKernelRowsAndFindings()
@@ -544,7 +582,8 @@ private Q_SLOTS:
         QCOMPARE(doc.currentIndex(), int(widgets::DocumentView::Timeline));
         const trace::EventId selected = doc.timeline()->view()->selected();
         QVERIFY(selected.valid());
-        QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(selected).name)), name);
+        QCOMPARE(QString::fromUtf8(m_resnet->model->text(m_resnet->model->event(selected).name)),
+                 name);
         // The longest instance of that kernel.
         for (const trace::Event& e : m_resnet->model->events())
             if (m_resnet->model->text(e.name) == name.toStdString())
@@ -566,7 +605,8 @@ private Q_SLOTS:
     void opensEveryTraceInTheSharedFolder()
     {
         int opened = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(test::sharedTracesDir())) {
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(test::sharedTracesDir())) {
             const std::string path = entry.path().string();
             if (!entry.is_regular_file() || path.find(".json") == std::string::npos)
                 continue;
@@ -579,32 +619,40 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitForWindowExposed(&page));
             QVERIFY2(page.view()->waitForFrame(), path.c_str());
             const auto frame = page.view()->currentFrame();
-            QVERIFY2(!trace->model->events().empty() == !frame->items.empty() || page.view()->layout().rows().size() > 10,
+            QVERIFY2(!trace->model->events().empty() == !frame->items.empty() ||
+                         page.view()->layout().rows().size() > 10,
                      path.c_str());
             // It opens with the first device stream and the lead thread's first row on
             // screen, without scrolling.
             const timeline::TimelineIndex& index = page.index();
             const int visible = page.view()->viewport()->height() - TimelineView::kRulerHeight;
             for (uint32_t l = 0; l < index.lanes().size(); ++l) {
-                const bool stream = trace->model->track(index.lanes()[l].track).kind == trace::TrackKind::GpuStream;
+                const bool stream =
+                    trace->model->track(index.lanes()[l].track).kind == trace::TrackKind::GpuStream;
                 if (l > 0 && stream && index.lanes()[l - 1].track == index.lanes()[l].track)
                     continue;  // the first row of each stream
                 if (!(stream && l == 0) && index.lanes()[l].track != index.leadThread())
                     continue;
                 const int y = page.view()->layout().laneY(l);
                 QVERIFY2(y >= 0 && y + timeline::TrackLayout::kLaneHeight <= visible,
-                         qPrintable(QString("%1: lane %2 at %3 of %4").arg(path.c_str()).arg(l).arg(y).arg(visible)));
+                         qPrintable(QString("%1: lane %2 at %3 of %4")
+                                        .arg(path.c_str())
+                                        .arg(l)
+                                        .arg(y)
+                                        .arg(visible)));
                 if (!stream)
                     break;  // the lead thread's first row: the rest may scroll
             }
             // Select the first device activity (or any slice) and see its details.
             trace::EventId pick;
             for (const trace::Event& e : trace->model->events())
-                if (!pick || (trace::isGpuActivity(e.category) && !trace::isGpuActivity(trace->model->event(pick).category)))
+                if (!pick || (trace::isGpuActivity(e.category) &&
+                              !trace::isGpuActivity(trace->model->event(pick).category)))
                     pick = trace->model->idOf(e);
             if (pick) {
                 page.revealEvent(pick);
-                QVERIFY2(page.details()->toPlainText().contains(QStringLiteral("Duration")), path.c_str());
+                QVERIFY2(page.details()->toPlainText().contains(QStringLiteral("Duration")),
+                         path.c_str());
                 QVERIFY2(page.view()->waitForFrame(), path.c_str());
             }
             QVERIFY(test::distinctColours(page.view()->viewport()->grab().toImage()) > 3);

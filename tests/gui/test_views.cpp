@@ -1,18 +1,18 @@
 // The views over real traces, offscreen: what is drawn (bars, curve points, rows, the
 // top finding), the table models under QAbstractItemModelTester, and the report.
-#include "core/document/document.h"
-#include "core/job/job.h"
 #include "core/compare/comparison.h"
-#include "widgets/job_view.h"
-#include "widgets/compare_view.h"
+#include "core/document/document.h"
 #include "core/format/format.h"
-#include "tests/support/image_checks.h"
+#include "core/job/job.h"
 #include "tests/support/analysed_document.h"
+#include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
+#include "widgets/compare_view.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
 #include "widgets/flame_graph.h"
+#include "widgets/job_view.h"
 #include "widgets/live_run_view.h"
 #include "widgets/memory_chart.h"
 #include "widgets/memory_page.h"
@@ -34,9 +34,9 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
-#include <QTreeWidget>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace kinetoscope;
@@ -50,7 +50,8 @@ std::shared_ptr<const document::Document> openedSnapshot(const char* name)
 {
     document::OpenOptions options;
     options.snapshots = true;
-    return document::open((test::sharedTracesDir().parent_path() / "snapshots" / name).string(), options);
+    return document::open((test::sharedTracesDir().parent_path() / "snapshots" / name).string(),
+                          options);
 }
 
 // Shows every page of a tabbed view at `size` and checks that no text label of any of its
@@ -82,13 +83,19 @@ void checkLabelsInside(QTabWidget& view, QSize size, int& charts, int& labels)
                 if (clipped && !bound.contains(text->position->pixelPosition()))
                     continue;
                 const QRectF drawn =
-                    QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+                    QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
+                        .normalized();
                 ++labels;
-                QVERIFY2(bound.adjusted(-1, -1, 1, 1).contains(drawn),
-                         qPrintable(QStringLiteral("page %1: \"%2\" drawn at %3,%4 %5x%6 outside %7x%8")
-                                        .arg(view.tabText(page), text->text().left(40))
-                                        .arg(drawn.x()).arg(drawn.y()).arg(drawn.width()).arg(drawn.height())
-                                        .arg(bound.width()).arg(bound.height())));
+                QVERIFY2(
+                    bound.adjusted(-1, -1, 1, 1).contains(drawn),
+                    qPrintable(QStringLiteral("page %1: \"%2\" drawn at %3,%4 %5x%6 outside %7x%8")
+                                   .arg(view.tabText(page), text->text().left(40))
+                                   .arg(drawn.x())
+                                   .arg(drawn.y())
+                                   .arg(drawn.width())
+                                   .arg(drawn.height())
+                                   .arg(bound.width())
+                                   .arg(bound.height())));
             }
             if (plot->legend->visible())
                 QVERIFY2(widget.adjusted(-1, -1, 1, 1).contains(QRectF(plot->legend->outerRect())),
@@ -127,10 +134,12 @@ private Q_SLOTS:
         QCOMPARE(applied, t.peakApplied);
         QVERIFY(band >= 0);
         QVERIFY(t.aliveAfter(t.bands[size_t(band)], t.peakApplied));
-        QCOMPARE(drawn.pixel(atPeak), widgets::AllocationChart::colorOf(t.bands[size_t(band)].stack).rgb());
+        QCOMPARE(drawn.pixel(atPeak),
+                 widgets::AllocationChart::colorOf(t.bands[size_t(band)].stack).rgb());
         QTest::mouseMove(chart, atPeak);
         QTRY_VERIFY(view.readout().contains(
-            QString::fromStdString(doc->snapshot->model.place(t.bands[size_t(band)].stack)).toHtmlEscaped()));
+            QString::fromStdString(doc->snapshot->model.place(t.bands[size_t(band)].stack))
+                .toHtmlEscaped()));
         QVERIFY(view.readout().contains(QStringLiteral("allocated at")));
         // Above the peak nothing is drawn at that column but the reserved line's colour.
         QVERIFY(chart->bandAt(QPoint(atPeak.x(), int(chart->yOf(double(t.peakBytes))) - 3)) < 0);
@@ -138,24 +147,33 @@ private Q_SLOTS:
         const double full = chart->viewTo() - chart->viewFrom();
         chart->zoomAt(atPeak.x(), 0.25);
         QVERIFY(std::abs((chart->viewTo() - chart->viewFrom()) - 0.25 * full) < 1e-6 * full);
-        QVERIFY(chart->viewFrom() <= double(t.when(t.peakApplied - 1)) && double(t.when(t.peakApplied - 1)) <= chart->viewTo());
+        QVERIFY(chart->viewFrom() <= double(t.when(t.peakApplied - 1)) &&
+                double(t.when(t.peakApplied - 1)) <= chart->viewTo());
         QTest::mouseDClick(chart, Qt::LeftButton, {}, atPeak);
         QCOMPARE(chart->viewTo() - chart->viewFrom(), full);
 
-        QCOMPARE(view.atPeak()->table()->model()->rowCount(), int(doc->snapshot->summary.topStacksAtPeak.size()));
+        QCOMPARE(view.atPeak()->table()->model()->rowCount(),
+                 int(doc->snapshot->summary.topStacksAtPeak.size()));
         // Grouped by the nn.Module call instead: the rows are the module groups.
         QVERIFY(view.atPeakGrouping());
         view.atPeakGrouping()->setCurrentIndex(1);
-        QCOMPARE(view.atPeak()->table()->model()->rowCount(), int(doc->snapshot->summary.topModulesAtPeak.size()));
-        QCOMPARE(view.atPeak()->table()->model()->headerData(0, Qt::Horizontal).toString(), QStringLiteral("Module called at"));
+        QCOMPARE(view.atPeak()->table()->model()->rowCount(),
+                 int(doc->snapshot->summary.topModulesAtPeak.size()));
+        QCOMPARE(view.atPeak()->table()->model()->headerData(0, Qt::Horizontal).toString(),
+                 QStringLiteral("Module called at"));
         QCOMPARE(view.segments()->table()->model()->rowCount(), 61);
         // Split segments first, the one caching the most in free blocks at the top.
-        const QModelIndex top = view.segments()->table()->model()->index(0, widgets::SegmentModel::State);
+        const QModelIndex top =
+            view.segments()->table()->model()->index(0, widgets::SegmentModel::State);
         QCOMPARE(top.data().toString(), QStringLiteral("split"));
-        const QModelIndex freeBytes = view.segments()->table()->model()->index(0, widgets::SegmentModel::FreeInBlocks);
-        QCOMPARE(freeBytes.data(Qt::UserRole).toLongLong(), qlonglong(doc->snapshot->summary.segmentUse.front().inactiveBytes));
-        for (QAbstractItemModel* model : {view.atPeak()->table()->model(), view.segments()->table()->model()})
-            QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QModelIndex freeBytes =
+            view.segments()->table()->model()->index(0, widgets::SegmentModel::FreeInBlocks);
+        QCOMPARE(freeBytes.data(Qt::UserRole).toLongLong(),
+                 qlonglong(doc->snapshot->summary.segmentUse.front().inactiveBytes));
+        for (QAbstractItemModel* model :
+             {view.atPeak()->table()->model(), view.segments()->table()->model()})
+            QAbstractItemModelTester tester(model,
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
     }
 
     // A snapshot without history (the bare list of segments) says so, and still lists them.
@@ -168,7 +186,8 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(view.headline().contains(QStringLiteral("No allocation history")));
-        QVERIFY(test::distinctColours(view.chart()->grab().toImage()) >= 2);  // the message is drawn
+        QVERIFY(test::distinctColours(view.chart()->grab().toImage()) >=
+                2);  // the message is drawn
         QCOMPARE(view.segments()->table()->model()->rowCount(), 259);
     }
 
@@ -176,7 +195,8 @@ private Q_SLOTS:
     // with the lab's live view replayed beside it: NVML's samples, the steps, the sweep.
     void aProfiledSessionKeepsItsLiveView()
     {
-        const auto run = document::open(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/starved/session.kinetoscope.json");
+        const auto run = document::open(KINETOSCOPE_SOURCE_DIR
+                                        "/tests/data/h100_runs/starved/session.kinetoscope.json");
         QVERIFY2(run->ok() && run->hasTrace() && run->session, run->loadMessage.c_str());
         widgets::DocumentView view(run);
         view.resize(1400, 900);
@@ -220,10 +240,12 @@ private Q_SLOTS:
         // What the trace is comes first: the kind of run and the steady steps.
         QVERIFY(view.overview()->figuresText().startsWith(
             QStringLiteral("What this trace is: training, 6 steady steps (ProfilerStep markers)")));
-        QVERIFY(view.overview()->figuresText().contains(QStringLiteral("while the host was in: dataloader")));
+        QVERIFY(view.overview()->figuresText().contains(
+            QStringLiteral("while the host was in: dataloader")));
         // Legends sit beside the axes: they never cover a bar, the average or a curve.
-        for (const QCustomPlot* chart : {static_cast<const QCustomPlot*>(view.overview()->breakdownChart()),
-                                         static_cast<const QCustomPlot*>(saw)}) {
+        for (const QCustomPlot* chart :
+             {static_cast<const QCustomPlot*>(view.overview()->breakdownChart()),
+              static_cast<const QCustomPlot*>(saw)}) {
             QVERIFY(chart->legend->visible());
             QVERIFY(chart->legend->outerRect().isValid());
             QVERIFY(!chart->axisRect()->outerRect().intersects(chart->legend->outerRect()));
@@ -259,7 +281,8 @@ private Q_SLOTS:
         const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
         widgets::DocumentView view(trace);
         widgets::OpTableModel* ops = view.opModel();
-        QAbstractItemModelTester opTester(ops, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester opTester(ops,
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(ops->rowCount(), int(trace->summary.ops.byName.size()));
         QVERIFY(ops->hasShapes());
         QVERIFY(ops->hasStacks());
@@ -276,7 +299,8 @@ private Q_SLOTS:
         QVERIFY(view.operators()->table()->isColumnHidden(widgets::OpTableModel::Shapes));
         grouping->setCurrentIndex(0);
         widgets::KernelTableModel* kernels = view.kernelModel();
-        QAbstractItemModelTester kernelTester(kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester kernelTester(
+            kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
         // Group by kernel and launch configuration, then by kernel and op, and back.
         QVERIFY(trace->summary.kernelsByLaunch.size() > trace->summary.kernels.size());
@@ -288,14 +312,18 @@ private Q_SLOTS:
         QCOMPARE(kernels->rowCount(), int(trace->summary.kernels.size()));
         // Sorted by device total, descending, through the raw values.
         QSortFilterProxyModel* proxy = view.operators()->proxy();
-        QAbstractItemModelTester proxyTester(proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const qlonglong first = proxy->index(0, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
-        const qlonglong second = proxy->index(1, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
+        QAbstractItemModelTester proxyTester(
+            proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const qlonglong first =
+            proxy->index(0, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
+        const qlonglong second =
+            proxy->index(1, widgets::OpTableModel::DeviceTotal).data(Qt::UserRole).toLongLong();
         QVERIFY(first >= second);
         view.operators()->setFilter(QStringLiteral("conv"));
         QVERIFY(view.operators()->visibleRows() > 0);
         for (int r = 0; r < proxy->rowCount(); ++r)
-            QVERIFY(proxy->index(r, 0).data().toString().contains(QStringLiteral("conv"), Qt::CaseInsensitive));
+            QVERIFY(proxy->index(r, 0).data().toString().contains(QStringLiteral("conv"),
+                                                                  Qt::CaseInsensitive));
     }
 
     // The Operators page's roofline on a real MI300X run: a dot per rated op group under the
@@ -328,28 +356,46 @@ private Q_SLOTS:
         QTest::mouseClick(plot, Qt::LeftButton, {}, at.toPoint());
         QCOMPARE(view.currentIndex(), int(widgets::DocumentView::Operators));
         QCOMPARE(view.opModel()->grouping(), widgets::OpTableModel::Grouping::InputShapes);
-        const QModelIndexList selected = view.operators()->table()->selectionModel()->selectedRows();
+        const QModelIndexList selected =
+            view.operators()->table()->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QSortFilterProxyModel* proxy = view.operators()->proxy();
-        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Name).data().toString().toStdString(), group.name);
-        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Shapes).data().toString().toStdString(),
+        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Name)
+                     .data()
+                     .toString()
+                     .toStdString(),
+                 group.name);
+        QCOMPARE(proxy->index(selected.front().row(), widgets::OpTableModel::Shapes)
+                     .data()
+                     .toString()
+                     .toStdString(),
                  group.inputShapes);
         // Its figures in the table: the raw TFLOP/s is the roofline's.
-        const double tflops = proxy->index(selected.front().row(), widgets::OpTableModel::Tflops).data(Qt::UserRole).toDouble();
+        const double tflops = proxy->index(selected.front().row(), widgets::OpTableModel::Tflops)
+                                  .data(Qt::UserRole)
+                                  .toDouble();
         QVERIFY(std::fabs(tflops - group.rating.achievedTflops) < 1e-9 * std::max(1.0, tflops));
-        QVERIFY(!proxy->index(selected.front().row(), widgets::OpTableModel::OfRoof).data().toString().isEmpty());
+        QVERIFY(!proxy->index(selected.front().row(), widgets::OpTableModel::OfRoof)
+                     .data()
+                     .toString()
+                     .isEmpty());
         // Under the plot: the group and its kernels.
         QVERIFY(!group.kernels.empty());
-        const QString kernel = QString::fromStdString(group.kernels.front().first).left(40).toHtmlEscaped();
+        const QString kernel =
+            QString::fromStdString(group.kernels.front().first).left(40).toHtmlEscaped();
         QVERIFY2(panel->selection().contains(kernel), qPrintable(panel->selection()));
         // The Kernels page rates the kernels that were their call's only kernel.
         widgets::KernelTableModel* kernels = view.kernelModel();
         int ratedKernels = 0;
         for (int row = 0; row < kernels->rowCount(); ++row)
-            ratedKernels += kernels->index(row, widgets::KernelTableModel::Tflops).data(Qt::UserRole).toDouble() >= 0;
+            ratedKernels += kernels->index(row, widgets::KernelTableModel::Tflops)
+                                .data(Qt::UserRole)
+                                .toDouble() >= 0;
         QCOMPARE(ratedKernels, int(r.kernels.size()));
-        QCOMPARE(kernels->headerData(widgets::KernelTableModel::Bound, Qt::Horizontal, Qt::DisplayRole).toString(),
-                 QStringLiteral("Bound"));
+        QCOMPARE(
+            kernels->headerData(widgets::KernelTableModel::Bound, Qt::Horizontal, Qt::DisplayRole)
+                .toString(),
+            QStringLiteral("Bound"));
     }
 
     void showsTheModuleTreeAndItsFlameGraph()
@@ -378,7 +424,8 @@ private Q_SLOTS:
         const auto& calls = *trace->callTree;
         const int32_t thread = calls.nodes[0].children.at(0);
         const QRectF threadRect = flame->frameRect(thread);
-        const double expected = root.width() * double(calls.nodes[size_t(thread)].deviceNs) / double(calls.nodes[0].deviceNs);
+        const double expected = root.width() * double(calls.nodes[size_t(thread)].deviceNs) /
+                                double(calls.nodes[0].deviceNs);
         QVERIFY(std::abs(threadRect.width() - expected) < 1.0);
         QTest::mouseClick(flame, Qt::LeftButton, {}, threadRect.center().toPoint());
         QCOMPARE(flame->zoomedNode(), thread);
@@ -410,7 +457,8 @@ private Q_SLOTS:
         // cpu (allocated; reserved recorded as well) and cuda:1 allocated + reserved.
         QVERIFY(memory->graphCount() >= 2);
         QVERIFY(memory->curvePointCount() > 100);
-        QVERIFY(memory->curvePointCount() <= 4 * 1500 * memory->graphCount());  // reduced for drawing
+        QVERIFY(memory->curvePointCount() <=
+                4 * 1500 * memory->graphCount());  // reduced for drawing
         memory->showReadoutAt(500.0);
         QVERIFY(memory->readout().contains(QStringLiteral("cuda:1 allocated")));
         // The memory table and the peak are the GPU's: every op row, the live stacks.
@@ -432,7 +480,8 @@ private Q_SLOTS:
         const int64_t afterFirstEvent = peakNs - trace->model->beginNs();
         const QString when = QString::fromStdString(format::duration(double(afterFirstEvent))) +
                              QStringLiteral(" after the first event");
-        QVERIFY2(page->peak()->text().contains(when), qPrintable(page->peak()->text() + " / " + when));
+        QVERIFY2(page->peak()->text().contains(when),
+                 qPrintable(page->peak()->text() + " / " + when));
         QColor gpuColor;
         for (int i = 0; i < memory->graphCount(); ++i)
             if (memory->graph(i)->name() == QStringLiteral("cuda:1 allocated"))
@@ -441,7 +490,8 @@ private Q_SLOTS:
         bool labelled = false;
         for (int i = 0; i < memory->itemCount(); ++i)
             if (auto* text = qobject_cast<QCPItemText*>(memory->item(i));
-                text && text->text().startsWith(QStringLiteral("peak ")) && text->color() == gpuColor) {
+                text && text->text().startsWith(QStringLiteral("peak ")) &&
+                text->color() == gpuColor) {
                 labelled = true;
                 QVERIFY(std::fabs(text->position->key() - double(afterFirstEvent) / 1e6) < 1e-6);
             }
@@ -457,25 +507,33 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("document");
         QTest::addColumn<QSize>("size");
-        const QString session = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/cnn224/session.kinetoscope.json");
-        const QString memory = QString::fromStdString(test::sharedTrace("hta/allreduce_memory_rank1.json.gz").string());
-        const QString roofline = QString::fromStdString(test::sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz").string());
+        const QString session = QStringLiteral(
+            KINETOSCOPE_SOURCE_DIR "/tests/data/h100_runs/cnn224/session.kinetoscope.json");
+        const QString memory = QString::fromStdString(
+            test::sharedTrace("hta/allreduce_memory_rank1.json.gz").string());
+        const QString roofline = QString::fromStdString(
+            test::sharedTrace("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz").string());
         // Memory that peaks at the trace's last event: the peak's label sits on the right edge.
         const QString peakAtEnd = m_dir.filePath(QStringLiteral("peak_at_the_end.json"));
         {
-            std::string events = R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 0, "dur": 1000})";
+            std::string events =
+                R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 0, "dur": 1000})";
             for (int i = 1; i <= 40; ++i)
-                events += ",\n{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
-                          "\"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(i * 25) +
-                          ", \"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Addr\": " + std::to_string(4096 * i) +
-                          ", \"Bytes\": 1048576, \"Total Allocated\": " + std::to_string(1048576 * i) +
+                events += ",\n{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", "
+                          "\"name\": \"[memory]\", "
+                          "\"pid\": 1, \"tid\": 1, \"ts\": " +
+                          std::to_string(i * 25) +
+                          ", \"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Addr\": " +
+                          std::to_string(4096 * i) + ", \"Bytes\": 1048576, \"Total Allocated\": " +
+                          std::to_string(1048576 * i) +
                           ", \"Total Reserved\": " + std::to_string(1048576 * i) + "}}";
             QFile file(peakAtEnd);
             QVERIFY(file.open(QIODevice::WriteOnly));
             file.write(("{\"traceEvents\": [\n" + events + "\n]}\n").c_str());
         }
         for (const QSize size : {QSize(1280, 860), QSize(1024, 768)}) {
-            const QByteArray tag = QByteArray::number(size.width()) + "x" + QByteArray::number(size.height());
+            const QByteArray tag =
+                QByteArray::number(size.width()) + "x" + QByteArray::number(size.height());
             QTest::newRow("peak at the end " + tag) << peakAtEnd << size;
             QTest::newRow("memory " + tag) << memory << size;
             QTest::newRow("session " + tag) << session << size;
@@ -505,12 +563,14 @@ private Q_SLOTS:
         for (const QSize size : {QSize(1280, 860), QSize(1024, 768)}) {
             const auto before = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
             const auto after = analysed("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
-            widgets::CompareView compared(before, after, compare::compareDocuments(*before, *after));
+            widgets::CompareView compared(before, after,
+                                          compare::compareDocuments(*before, *after));
             int charts = 0, labels = 0;
             checkLabelsInside(compared, size, charts, labels);
             QVERIFY(charts >= 1 && labels >= 1);
             std::string error;
-            const auto files = job::jobFiles({test::sharedTrace("param/dlrm_8_ranks").string()}, error);
+            const auto files =
+                job::jobFiles({test::sharedTrace("param/dlrm_8_ranks").string()}, error);
             const auto job = job::openJob(files, {}, error);
             QVERIFY2(job, error.c_str());
             widgets::JobView ranks(*job, {});
@@ -542,10 +602,12 @@ private Q_SLOTS:
         widgets::DocumentView view(trace);
         const QString dir = m_dir.path();
         for (const char* name : {"bars.png", "bars.svg", "bars.pdf"})
-            QVERIFY(widgets::savePlot(*view.overview()->breakdownChart(), dir + QLatin1Char('/') + QLatin1String(name), 800, 400));
+            QVERIFY(widgets::savePlot(*view.overview()->breakdownChart(),
+                                      dir + QLatin1Char('/') + QLatin1String(name), 800, 400));
         QVERIFY(kinetoscope::test::distinctColours(QImage(dir + QStringLiteral("/bars.png"))) > 10);
         QString error;
-        QVERIFY(!widgets::savePlot(*view.overview()->breakdownChart(), dir + QStringLiteral("/bars.bmp"), 10, 10, &error));
+        QVERIFY(!widgets::savePlot(*view.overview()->breakdownChart(),
+                                   dir + QStringLiteral("/bars.bmp"), 10, 10, &error));
         QVERIFY(error.contains(QStringLiteral("png")));
 
         QVERIFY(widgets::writeReport(*trace, dir + QStringLiteral("/report.pdf"), &error));

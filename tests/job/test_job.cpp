@@ -11,7 +11,6 @@
 #endif
 
 #include <QtTest>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -55,7 +54,8 @@ private Q_SLOTS:
     void findsThePlantedStraggler()
     {
         constexpr int64_t kDelayUs = 3000;
-        const std::filesystem::path dir = std::filesystem::path(m_dir.path().toStdString()) / "planted";
+        const std::filesystem::path dir =
+            std::filesystem::path(m_dir.path().toStdString()) / "planted";
         std::filesystem::create_directories(dir);
         const auto traces = test::plantedJob(4, 2, kDelayUs);
         for (size_t r = 0; r < traces.size(); ++r)
@@ -68,7 +68,8 @@ private Q_SLOTS:
         QVERIFY(job->commonSteps.size() >= 6);
         QCOMPARE(job->straggler, std::optional<int>(2));
         const double delayNs = kDelayUs * 1000.0;
-        QVERIFY2(std::fabs(job->stragglerExcessNs - delayNs) <= 0.05 * delayNs, std::to_string(job->stragglerExcessNs).c_str());
+        QVERIFY2(std::fabs(job->stragglerExcessNs - delayNs) <= 0.05 * delayNs,
+                 std::to_string(job->stragglerExcessNs).c_str());
         QCOMPARE(job->stragglerCause, std::string("dataloader"));
         // The others' wait: their exposed communication beyond the straggler's.
         for (int r : {0, 1, 3}) {
@@ -85,14 +86,16 @@ private Q_SLOTS:
         QVERIFY(c.matched.size() >= job->commonSteps.size());
         QCOMPARE(c.unmatched, size_t{0});
         QCOMPARE(c.sizeMismatches, size_t{0});
-        QVERIFY2(std::fabs(c.clockOffsetNs[3] - 2e9) < 1e5, std::to_string(c.clockOffsetNs[3]).c_str());
+        QVERIFY2(std::fabs(c.clockOffsetNs[3] - 2e9) < 1e5,
+                 std::to_string(c.clockOffsetNs[3]).c_str());
         QVERIFY(std::fabs(c.clockOffsetNs[1]) < 1e5);
         QCOMPARE(c.lastToArriveCount[2], int(c.matched.size()));
         for (const job::MatchedCollective& m : c.matched) {
             QCOMPARE(m.kind, job::CollectiveKind::AllReduce);
             QCOMPARE(m.bytes, int64_t{16} << 20);
             QCOMPARE(m.groupSize, 4);
-            QVERIFY2(std::fabs(double(m.transferNs) - 500e3) <= 0.05 * 500e3, std::to_string(m.transferNs).c_str());
+            QVERIFY2(std::fabs(double(m.transferNs) - 500e3) <= 0.05 * 500e3,
+                     std::to_string(m.transferNs).c_str());
             QVERIFY(std::fabs(double(m.waitNs[0]) - delayNs) <= 0.05 * delayNs);
             QCOMPARE(m.waitNs[2], int64_t{0});
             // nccl-tests: 16 MiB over 500 us, times 2 (n - 1) / n for an all-reduce of 4.
@@ -113,27 +116,34 @@ private Q_SLOTS:
                  std::to_string(findings.front().estimatedGainNs).c_str());
         QVERIFY(findings.front().title.find("rank 2") != std::string::npos);
         QVERIFY(findings.front().title.find("data loading") != std::string::npos);
-        const auto exposed = std::find_if(findings.begin(), findings.end(),
-                                          [](const auto& f) { return f.id == "exposed-communication"; });
+        const auto exposed = std::find_if(findings.begin(), findings.end(), [](const auto& f) {
+            return f.id == "exposed-communication";
+        });
         QVERIFY(exposed != findings.end());
-        QVERIFY2(std::fabs(exposed->estimatedGainNs - 500e3) <= 0.1 * 500e3, std::to_string(exposed->estimatedGainNs).c_str());
-        QVERIFY(std::none_of(findings.begin(), findings.end(), [](const auto& f) { return f.id == "load-imbalance"; }));
-        QVERIFY(std::any_of(findings.begin(), findings.end(), [](const auto& f) { return f.id == "slow-collective"; }));
+        QVERIFY2(std::fabs(exposed->estimatedGainNs - 500e3) <= 0.1 * 500e3,
+                 std::to_string(exposed->estimatedGainNs).c_str());
+        QVERIFY(std::none_of(findings.begin(), findings.end(),
+                             [](const auto& f) { return f.id == "load-imbalance"; }));
+        QVERIFY(std::any_of(findings.begin(), findings.end(),
+                            [](const auto& f) { return f.id == "slow-collective"; }));
         // A link this job never reaches past: no slow collective when told it is 40 GB/s.
         job::JobRuleOptions slowLink;
         slowLink.linkBytesPerS = 40e9;
         const auto onSlowLink = job::diagnoseJob(*job, slowLink);
-        QVERIFY(std::none_of(onSlowLink.begin(), onSlowLink.end(), [](const auto& f) { return f.id == "slow-collective"; }));
+        QVERIFY(std::none_of(onSlowLink.begin(), onSlowLink.end(),
+                             [](const auto& f) { return f.id == "slow-collective"; }));
     }
 
     void collectiveNamesAndSizes()
     {
         QCOMPARE(job::collectiveKindOf("nccl:all_reduce"), job::CollectiveKind::AllReduce);
         QCOMPARE(job::collectiveKindOf("nccl:_all_gather_base"), job::CollectiveKind::AllGather);
-        QCOMPARE(job::collectiveKindOf("nccl:_reduce_scatter_base"), job::CollectiveKind::ReduceScatter);
+        QCOMPARE(job::collectiveKindOf("nccl:_reduce_scatter_base"),
+                 job::CollectiveKind::ReduceScatter);
         QCOMPARE(job::collectiveKindOf("gloo:all_reduce"), job::CollectiveKind::AllReduce);
         QCOMPARE(job::collectiveKindOf("nccl:all_to_all"), job::CollectiveKind::AllToAll);
-        QCOMPARE(job::collectiveKindOf("ncclDevKernel_SendRecv(ncclDevComm*)"), job::CollectiveKind::SendRecv);
+        QCOMPARE(job::collectiveKindOf("ncclDevKernel_SendRecv(ncclDevComm*)"),
+                 job::CollectiveKind::SendRecv);
         QCOMPARE(job::collectiveKindOf("nccl:recv 0<-1"), job::CollectiveKind::SendRecv);
         QCOMPARE(job::collectiveKindOf("nccl:broadcast"), job::CollectiveKind::Broadcast);
         QCOMPARE(job::dtypeBytes("c10::BFloat16"), 2);
@@ -173,9 +183,10 @@ private Q_SLOTS:
         QCOMPARE(c.matched.size(), size_t{8});
         QCOMPARE(c.unmatched, size_t{0});
         QCOMPARE(c.sizeMismatches, size_t{0});
-        QCOMPARE(std::count_if(c.matched.begin(), c.matched.end(),
-                               [](const auto& m) { return m.kind == job::CollectiveKind::AllToAll; }),
-                 std::ptrdiff_t{5});
+        QCOMPARE(
+            std::count_if(c.matched.begin(), c.matched.end(),
+                          [](const auto& m) { return m.kind == job::CollectiveKind::AllToAll; }),
+            std::ptrdiff_t{5});
         QVERIFY(c.clockSpreadNs < 10'000);
         QCOMPARE(c.matched.front().bytes, int64_t{6144 * 4});  // Input Dims [[6144]] of float
         // Latency-bound messages (under 2 MiB) and waits that move from rank to rank:
@@ -185,7 +196,8 @@ private Q_SLOTS:
         QCOMPARE(findings.front().id, std::string("load-imbalance"));
         QVERIFY(std::fabs(findings.front().estimatedGainNs - 1.62e6) < 0.05e6);
         for (const auto& f : findings)
-            QVERIFY(f.id != "exposed-communication" && f.id != "slow-collective" && f.id != "straggler-rank");
+            QVERIFY(f.id != "exposed-communication" && f.id != "slow-collective" &&
+                    f.id != "straggler-rank");
     }
 
     // A real DDP job made here (tests/data/make_ddp_job.py): 4 CPU ranks on gloo, rank 2's
@@ -193,7 +205,9 @@ private Q_SLOTS:
     // timings are noisy, the bounds wide; what must hold is who and why.
     void realGlooJob()
     {
-        const auto job = openFolder((std::filesystem::path(KINETOSCOPE_SOURCE_DIR) / "tests/data/ddp_gloo_4ranks").string());
+        const auto job = openFolder(
+            (std::filesystem::path(KINETOSCOPE_SOURCE_DIR) / "tests/data/ddp_gloo_4ranks")
+                .string());
         QVERIFY(job);
         QCOMPARE(job->ranks.size(), size_t{4});
         QCOMPARE(job->commonSteps, (std::vector<int64_t>{2, 3, 4, 5}));
@@ -221,10 +235,12 @@ private Q_SLOTS:
     void theRanksShareTheThreads()
     {
         std::string error;
-        const auto files = job::jobFiles({KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks"}, error);
+        const auto files =
+            job::jobFiles({KINETOSCOPE_SOURCE_DIR "/tests/data/ddp_gloo_4ranks"}, error);
         QCOMPARE(files.size(), size_t{4});
         std::optional<job::Job> serial, shared, wide;
-        for (auto [threads, into] : {std::pair{1u, &serial}, std::pair{2u, &shared}, std::pair{8u, &wide}}) {
+        for (auto [threads, into] :
+             {std::pair{1u, &serial}, std::pair{2u, &shared}, std::pair{8u, &wide}}) {
             document::OpenOptions options;
             options.threads = threads;
             *into = job::openJob(files, options, error);
@@ -249,13 +265,15 @@ private Q_SLOTS:
     void twoRunsAreNotAJob()
     {
         std::string error;
-        const auto job = job::openJob({test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string(),
-                                       test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string()},
-                                      {}, error);
+        const auto job = job::openJob(
+            {test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz").string(),
+             test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string()},
+            {}, error);
         QVERIFY2(job, error.c_str());
         const std::optional<std::string> why = job::whyNotOneJob(*job);
         QVERIFY(why);
-        QVERIFY2(why->starts_with("not ranks of one job: no distributedInfo names them ranks of one world, no collective "
+        QVERIFY2(why->starts_with("not ranks of one job: no distributedInfo names them ranks of "
+                                  "one world, no collective "
                                   "matches across them, and they start "),
                  why->c_str());
         QVERIFY(why->ends_with(" apart"));
@@ -287,7 +305,8 @@ private Q_SLOTS:
         QVERIFY(job->collectives.clockSpreadNs < 1e6);
         QVERIFY(!job::whyNotOneJob(*job));  // distributedInfo and matched collectives: one job
         std::string bad;
-        QVERIFY(!job::openJob({test::sharedTrace("hta/sampled_rank0.json.gz").string(), "/no/such.json"}, {}, bad));
+        QVERIFY(!job::openJob(
+            {test::sharedTrace("hta/sampled_rank0.json.gz").string(), "/no/such.json"}, {}, bad));
         QVERIFY(bad.find("/no/such.json") != std::string::npos);
     }
 };

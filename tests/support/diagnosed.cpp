@@ -34,7 +34,8 @@ Diagnosed diagnoseFile(const std::filesystem::path& path)
     return diagnoseLoaded(trace::loadTraceFile(path), {}, nullptr);
 }
 
-const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings, const std::string& id)
+const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings,
+                                     const std::string& id)
 {
     for (const analysis::Finding& f : findings)
         if (f.id == id)

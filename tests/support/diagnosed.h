@@ -23,6 +23,7 @@ Diagnosed diagnoseText(const std::string& json, const analysis::Thresholds& thre
 Diagnosed diagnoseFile(const std::filesystem::path& path);
 
 // The first finding with this id, or null.
-const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings, const std::string& id);
+const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings,
+                                     const std::string& id);
 
 }  // namespace kinetoscope::test

@@ -21,7 +21,7 @@ public:
             return;
         std::ostringstream line;
         line << what << " differs";
-        if constexpr (requires(std::ostream& o) { o << a; })
+        if constexpr (requires(std::ostream & o) { o << a; })
             line << ": " << a << " vs " << b;
         m_first = line.str();
     }
@@ -36,7 +36,8 @@ bool same(const KernelInfo* a, const KernelInfo* b)
 {
     if (!a || !b)
         return a == b;
-    return std::equal(a->grid, a->grid + 3, b->grid) && std::equal(a->block, a->block + 3, b->block) &&
+    return std::equal(a->grid, a->grid + 3, b->grid) &&
+           std::equal(a->block, a->block + 3, b->block) &&
            a->registersPerThread == b->registersPerThread &&
            a->sharedMemoryBytes == b->sharedMemoryBytes && a->blocksPerSm == b->blocksPerSm &&
            a->warpsPerSm == b->warpsPerSm && a->occupancyPercent == b->occupancyPercent;

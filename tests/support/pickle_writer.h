@@ -47,7 +47,8 @@ private:
 };
 
 // A segment of one device holding `blocks` (size, state) back to back.
-inline void segment(PickleWriter& w, int64_t address, const std::vector<std::pair<int64_t, std::string>>& blocks)
+inline void segment(PickleWriter& w, int64_t address,
+                    const std::vector<std::pair<int64_t, std::string>>& blocks)
 {
     int64_t total = 0;
     for (const auto& [size, state] : blocks)
@@ -62,14 +63,25 @@ inline void segment(PickleWriter& w, int64_t address, const std::vector<std::pai
     w.endList().endDict();
 }
 
-inline void entry(PickleWriter& w, const std::string& action, int64_t address, int64_t size, int64_t timeUs,
-           const std::string& file = "", int64_t line = 0)
+inline void entry(PickleWriter& w, const std::string& action, int64_t address, int64_t size,
+                  int64_t timeUs, const std::string& file = "", int64_t line = 0)
 {
-    w.dict().key("action", action).key("addr", address).key("size", size).key("stream", 0).key("time_us", timeUs);
+    w.dict()
+        .key("action", action)
+        .key("addr", address)
+        .key("size", size)
+        .key("stream", 0)
+        .key("time_us", timeUs);
     if (!file.empty())
-        w.str("frames").list().dict().key("name", "step").key("filename", file).key("line", line).endDict().endList();
+        w.str("frames")
+            .list()
+            .dict()
+            .key("name", "step")
+            .key("filename", file)
+            .key("line", line)
+            .endDict()
+            .endList();
     w.endDict();
 }
-
 
 }  // namespace kinetoscope::test

@@ -7,7 +7,8 @@
 
 namespace kinetoscope::test {
 
-inline bool runPythonScript(const QString& python, const QString& script, const QString& scriptPath, QString& error)
+inline bool runPythonScript(const QString& python, const QString& script, const QString& scriptPath,
+                            QString& error)
 {
     QFile file(scriptPath);
     if (!file.open(QIODevice::WriteOnly) || file.write(script.toUtf8()) < 0) {

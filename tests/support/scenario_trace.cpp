@@ -38,32 +38,38 @@ public:
         std::string text = "{\"schemaVersion\": 1, \"deviceProperties\": [";
         for (int d = 0; d < devices; ++d)
             text += std::string(d ? ", " : "") + "{\"id\": " + std::to_string(d) +
-                    ", \"name\": \"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": " + std::to_string(80 * kGiB) +
+                    ", \"name\": \"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": " +
+                    std::to_string(80 * kGiB) +
                     ", \"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": 108}";
         text += "], ";
         if (m_rank >= 0)
-            text += "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + std::to_string(m_rank) +
-                    ", \"world_size\": " + std::to_string(m_worldSize) + "}, ";
+            text +=
+                "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + std::to_string(m_rank) +
+                ", \"world_size\": " + std::to_string(m_worldSize) + "}, ";
         else if (m_p == Pathology::Communication)
-            text += "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8}, ";
+            text +=
+                "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8}, ";
         text += "\"traceEvents\": [\n";
         for (size_t i = 0; i < m_events.size(); ++i)
             text += m_events[i] + (i + 1 < m_events.size() ? ",\n" : "\n");
         return text + "]}\n";
     }
 
-    void cpu(const char* cat, const std::string& name, int64_t ts, int64_t dur, const std::string& args = "")
+    void cpu(const char* cat, const std::string& name, int64_t ts, int64_t dur,
+             const std::string& args = "")
     {
-        m_events.push_back("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
-                           "\", \"pid\": " + std::to_string(kPid) + ", \"tid\": " + std::to_string(kTid) +
+        m_events.push_back("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" +
+                           name + "\", \"pid\": " + std::to_string(kPid) +
+                           ", \"tid\": " + std::to_string(kTid) +
                            ", \"ts\": " + std::to_string(ts) + ", \"dur\": " + std::to_string(dur) +
                            (args.empty() ? "" : ", \"args\": {" + args + "}") + "}");
     }
 
     // A launch call at `ts` and the device activity it starts on `device`, queued behind
     // the work already there. Returns the activity's end.
-    int64_t launch(const char* call, int64_t ts, int64_t callDur, const char* cat, const std::string& name,
-                   int64_t dur, int64_t externalId, int device = 0, const std::string& extra = "")
+    int64_t launch(const char* call, int64_t ts, int64_t callDur, const char* cat,
+                   const std::string& name, int64_t dur, int64_t externalId, int device = 0,
+                   const std::string& extra = "")
     {
         const int64_t correlation = runtime(call, ts, callDur, externalId);
         return activity(correlation, ts + callDur + kLaunchLatency, cat, name, dur, device, extra);
@@ -76,15 +82,16 @@ public:
     {
         const int64_t correlation = m_correlation++;
         cpu("cuda_runtime", call, ts, dur,
-            (externalId ? ext(externalId) + ", " : std::string()) + "\"correlation\": " + std::to_string(correlation));
+            (externalId ? ext(externalId) + ", " : std::string()) +
+                "\"correlation\": " + std::to_string(correlation));
         return correlation;
     }
 
     // A copy call that blocks the host until its copy has run (cudaMemcpyAsync to
     // pageable host memory): the copy is queued behind the device's work at `ts` and the
     // call returns kReturnLatency after the copy ends. Returns the call's end.
-    int64_t blockingCopy(const char* call, int64_t ts, const std::string& name, int64_t dur, int64_t externalId,
-                         const std::string& extra)
+    int64_t blockingCopy(const char* call, int64_t ts, const std::string& name, int64_t dur,
+                         int64_t externalId, const std::string& extra)
     {
         const int64_t start = std::max(m_gpuFree[0], ts + kLaunchLatency);
         const int64_t callEnd = start + dur + kReturnLatency;
@@ -106,18 +113,22 @@ public:
     void python(const std::string& name, int64_t ts, int64_t dur, int64_t id, int64_t parent)
     {
         cpu("python_function", name, ts, dur,
-            "\"Python id\": " + std::to_string(id) + ", \"Python parent id\": " + std::to_string(parent) +
-                ", \"Python thread\": 0");
+            "\"Python id\": " + std::to_string(id) +
+                ", \"Python parent id\": " + std::to_string(parent) + ", \"Python thread\": 0");
     }
 
     void memory(int64_t ts, int64_t bytes, int64_t allocated, int64_t reserved, uint64_t address)
     {
-        m_events.push_back("{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
-                           "\"pid\": " + std::to_string(kPid) + ", \"tid\": " + std::to_string(kTid) +
-                           ", \"ts\": " + std::to_string(ts) + ", \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
-                           "\"Addr\": " + std::to_string(address) + ", \"Bytes\": " + std::to_string(bytes) +
-                           ", \"Total Allocated\": " + std::to_string(allocated) +
-                           ", \"Total Reserved\": " + std::to_string(reserved) + "}}");
+        m_events.push_back(
+            "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+            "\"pid\": " +
+            std::to_string(kPid) + ", \"tid\": " + std::to_string(kTid) +
+            ", \"ts\": " + std::to_string(ts) +
+            ", \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
+            "\"Addr\": " +
+            std::to_string(address) + ", \"Bytes\": " + std::to_string(bytes) +
+            ", \"Total Allocated\": " + std::to_string(allocated) +
+            ", \"Total Reserved\": " + std::to_string(reserved) + "}}");
     }
 
     void setRank(int rank, int worldSize)
@@ -132,17 +143,18 @@ public:
 private:
     // The device activity of `correlation`, starting at `earliest` or when the stream is
     // free (one stream per device: activities never overlap). Returns its end.
-    int64_t activity(int64_t correlation, int64_t earliest, const char* cat, const std::string& name, int64_t dur,
-                     int device, const std::string& extra)
+    int64_t activity(int64_t correlation, int64_t earliest, const char* cat,
+                     const std::string& name, int64_t dur, int device, const std::string& extra)
     {
         int64_t& free = m_gpuFree[device];
         const int64_t start = std::max(free, earliest);
-        m_events.push_back("{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
-                           "\", \"pid\": " + std::to_string(device) + ", \"tid\": " + std::to_string(kStream) +
-                           ", \"ts\": " + std::to_string(start) + ", \"dur\": " + std::to_string(dur) +
-                           ", \"args\": {\"device\": " + std::to_string(device) + ", \"stream\": " +
-                           std::to_string(kStream) + ", \"correlation\": " + std::to_string(correlation) +
-                           (extra.empty() ? "" : ", " + extra) + "}}");
+        m_events.push_back(
+            "{\"ph\": \"X\", \"cat\": \"" + std::string(cat) + "\", \"name\": \"" + name +
+            "\", \"pid\": " + std::to_string(device) + ", \"tid\": " + std::to_string(kStream) +
+            ", \"ts\": " + std::to_string(start) + ", \"dur\": " + std::to_string(dur) +
+            ", \"args\": {\"device\": " + std::to_string(device) + ", \"stream\": " +
+            std::to_string(kStream) + ", \"correlation\": " + std::to_string(correlation) +
+            (extra.empty() ? "" : ", " + extra) + "}}");
         free = start + dur;
         return free;
     }
@@ -156,8 +168,10 @@ private:
     int64_t m_pythonId = 1;
 };
 
-const char* kTensorCoreGemm = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage3_warpsize2x2x1_tensor16x8x16_kernel";
-const char* kTensorCoreGemmNt = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x32_stage3_warpsize2x2x1_tensor16x8x16_kernel";
+const char* kTensorCoreGemm = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage3_"
+                              "warpsize2x2x1_tensor16x8x16_kernel";
+const char* kTensorCoreGemmNt = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x32_"
+                                "stage3_warpsize2x2x1_tensor16x8x16_kernel";
 const char* kFp32Gemm = "ampere_sgemm_128x64_tn";
 const char* kDataLoader = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
 const char* kDims = "[[256, 1024], [1024, 1024], [1024]]";
@@ -170,8 +184,8 @@ int64_t inputCopy(Writer& w, int64_t cursor)
 {
     const int64_t id = w.nextId();
     w.cpu("cpu_op", "aten::copy_", cursor, 20, ext(id));
-    w.launch("cudaMemcpyAsync", cursor + 5, 8, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 40, id, 0,
-             "\"bytes\": 25165824");
+    w.launch("cudaMemcpyAsync", cursor + 5, 8, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 40,
+             id, 0, "\"bytes\": 25165824");
     return cursor + 30;
 }
 
@@ -181,7 +195,8 @@ int64_t inputCopy(Writer& w, int64_t cursor)
 int64_t backwardLayer(Writer& w, int64_t cursor, int64_t hostUs, int64_t kernelUs)
 {
     const int64_t function = w.nextId(), node = w.nextId(), mm = w.nextId();
-    w.cpu("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", cursor, hostUs - 5, ext(function));
+    w.cpu("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", cursor, hostUs - 5,
+          ext(function));
     w.cpu("cpu_op", "AddmmBackward0", cursor + 1, hostUs - 7, ext(node));
     w.cpu("cpu_op", "aten::mm", cursor + 2, hostUs - 9,
           ext(mm) + ", \"Input Dims\": [[1024, 256], [256, 1024]]");
@@ -227,7 +242,8 @@ std::string trainingLoop(Pathology p)
     // whose idle nothing recorded explains.
     const bool underLoaded = p == Pathology::LowUtilization;
     const int64_t cpuPerLayer = launchBound ? 14 : underLoaded ? 40 : 180;
-    const std::string dims = p == Pathology::Misaligned ? "[[256, 1027], [1027, 1027], [1027]]" : kDims;
+    const std::string dims =
+        p == Pathology::Misaligned ? "[[256, 1027], [1027, 1027], [1027]]" : kDims;
     int64_t base = 20 * kGiB, reserved = 22 * kGiB;
     if (p == Pathology::Fragmentation)
         reserved = 60 * kGiB;
@@ -240,10 +256,12 @@ std::string trainingLoop(Pathology p)
     for (int s = 0; s < kSteps; ++s) {
         const int64_t stepStart = t;
         int64_t cursor = t + 20;
-        const int64_t allocated = base + (p == Pathology::MemoryGrowth ? s * 500LL * 1000 * 1000 : 0);
+        const int64_t allocated =
+            base + (p == Pathology::MemoryGrowth ? s * 500LL * 1000 * 1000 : 0);
         if (p == Pathology::MemoryGrowth)
             reserved = std::max(reserved, allocated + 2 * kGiB);
-        w.memory(cursor, activation, allocated + activation, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, activation, allocated + activation, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         if (p == Pathology::UnstableSteps && s == 4) {
             // Periodic work in the middle of the run (a checkpoint written on the training
             // thread, in host code the profiler did not record), not warm-up: the first
@@ -263,30 +281,34 @@ std::string trainingLoop(Pathology p)
                 const int64_t at = cursor + 1000 * k;
                 const int64_t normalize = w.nextPythonId();
                 w.python("train.py(57): normalize", at + 10, 480, normalize, top);
-                w.python("numpy/core/_methods.py(101): _mean", at + 15, 400, w.nextPythonId(), normalize);
-                w.python("numpy/core/shape_base.py(449): stack", at + 500, 490, w.nextPythonId(), top);
+                w.python("numpy/core/_methods.py(101): _mean", at + 15, 400, w.nextPythonId(),
+                         normalize);
+                w.python("numpy/core/shape_base.py(449): stack", at + 500, 490, w.nextPythonId(),
+                         top);
             }
             cursor += 5000;
         }
         if (p == Pathology::PageableMemcpy) {
             // From pageable memory the call returns only once the staged copy is done.
             const int64_t id = w.nextId();
-            const int64_t returned = w.blockingCopy("cudaMemcpyAsync", cursor + 5, "Memcpy HtoD (Pageable -> Device)",
-                                                    1500, id, "\"bytes\": 25165824");
+            const int64_t returned =
+                w.blockingCopy("cudaMemcpyAsync", cursor + 5, "Memcpy HtoD (Pageable -> Device)",
+                               1500, id, "\"bytes\": 25165824");
             w.cpu("cpu_op", "aten::copy_", cursor, returned + 5 - cursor, ext(id));
             cursor = returned + 15;
         } else {
             const int64_t id = w.nextId();
             w.cpu("cpu_op", "aten::copy_", cursor, 20, ext(id));
-            w.launch("cudaMemcpyAsync", cursor + 5, 8, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 40, id, 0,
-                     "\"bytes\": 25165824");
+            w.launch("cudaMemcpyAsync", cursor + 5, 8, "gpu_memcpy",
+                     "Memcpy HtoD (Pinned -> Device)", 40, id, 0, "\"bytes\": 25165824");
             cursor += 30;
         }
         if (p == Pathology::DataParallel) {
             // Replicating the module: the host copies the weights to the second GPU.
             const int64_t id = w.nextId();
             w.cpu("cpu_op", "Broadcast", cursor, 500, ext(id));
-            w.launch("cudaMemcpyAsync", cursor + 480, 10, "gpu_memcpy", "Memcpy PtoP (Device -> Device)", 20, id, 1);
+            w.launch("cudaMemcpyAsync", cursor + 480, 10, "gpu_memcpy",
+                     "Memcpy PtoP (Device -> Device)", 20, id, 1);
             cursor += 510;
         }
         for (int i = 0; i < layers; ++i) {
@@ -299,15 +321,16 @@ std::string trainingLoop(Pathology p)
             const int64_t launchAt = oneOffs ? cursor + 500024 : cursor + 2;
             const int64_t launchDur = oneOffs ? 1500000 : 5;
             const int64_t extra = oneOffs ? launchAt + launchDur - (cursor + 7) : 0;
-            w.cpu("cpu_op", launchBound ? "aten::add" : "aten::linear", cursor, cpuPerLayer - 5 + extra,
-                  ext(id) + ", \"Input Dims\": " + dims);
+            w.cpu("cpu_op", launchBound ? "aten::add" : "aten::linear", cursor,
+                  cpuPerLayer - 5 + extra, ext(id) + ", \"Input Dims\": " + dims);
             if (oneOffs) {
                 w.runtime("cudaFree", cursor + 2, 300000, id);
                 for (int k = 0; k < 10; ++k)
                     w.runtime("cudaMalloc", cursor + 300004 + 20002 * k, 20000, id);
             }
-            w.launch("cudaLaunchKernel", launchAt, launchDur, "kernel", launchBound ? "elementwise_add_kernel" : kernel,
-                     kernelUs, id, 0, "\"blocks per SM\": 2.0, \"est. achieved occupancy %\": 50");
+            w.launch("cudaLaunchKernel", launchAt, launchDur, "kernel",
+                     launchBound ? "elementwise_add_kernel" : kernel, kernelUs, id, 0,
+                     "\"blocks per SM\": 2.0, \"est. achieved occupancy %\": 50");
             if (p == Pathology::DataParallel)
                 w.launch("cudaLaunchKernel", cursor + 8, 5, "kernel", kernel, kernelUs, id, 1);
             cursor += cpuPerLayer + extra;
@@ -315,8 +338,10 @@ std::string trainingLoop(Pathology p)
         if (p == Pathology::DataParallel) {
             const int64_t id = w.nextId();
             w.cpu("cpu_op", "Gather", cursor, 500, ext(id));
-            w.launch("cudaMemcpyAsync", cursor + 480, 10, "gpu_memcpy", "Memcpy PtoP (Device -> Device)", 20, id, 0);
-            w.cpu("user_annotation", "DataParallel.forward", stepStart + 20, cursor + 500 - stepStart - 20);
+            w.launch("cudaMemcpyAsync", cursor + 480, 10, "gpu_memcpy",
+                     "Memcpy PtoP (Device -> Device)", 20, id, 0);
+            w.cpu("user_annotation", "DataParallel.forward", stepStart + 20,
+                  cursor + 500 - stepStart - 20);
             cursor += 510;
         }
         if (backward)
@@ -327,15 +352,16 @@ std::string trainingLoop(Pathology p)
             w.cpu("cpu_op", "aten::to", cursor, 1600);
             w.cpu("cpu_op", "aten::_to_copy", cursor + 5, 1590);
             w.cpu("cpu_op", "aten::copy_", cursor + 10, 1580, ext(id));
-            w.launch("cudaMemcpyAsync", cursor + 15, 10, "gpu_memcpy", "Memcpy DtoD (Device -> Device)", 1200, id);
+            w.launch("cudaMemcpyAsync", cursor + 15, 10, "gpu_memcpy",
+                     "Memcpy DtoD (Device -> Device)", 1200, id);
             cursor += 1610;
         }
         if (p == Pathology::Communication) {
             const int64_t id = w.nextId();
             w.cpu("cpu_op", "nccl:all_reduce", cursor, 30,
-              ext(id) + ", \"Input Dims\": [[4194304]], \"Input type\": [\"float\"]");
-            w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
-                     3000, id);
+                  ext(id) + ", \"Input Dims\": [[4194304]], \"Input type\": [\"float\"]");
+            w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel",
+                     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 3000, id);
             cursor += 40;
         }
         if (p == Pathology::OptimizerUnfused) {
@@ -344,17 +370,22 @@ std::string trainingLoop(Pathology p)
                 const int64_t id = w.nextId();
                 w.cpu("cpu_op", "aten::add_", cursor, 6, ext(id));
                 w.launch("cudaLaunchKernel", cursor + 1, 3, "kernel",
-                         "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float> >", 4, id);
+                         "void at::native::vectorized_elementwise_kernel<4, "
+                         "at::native::AddFunctor<float> >",
+                         4, id);
                 cursor += 7;
             }
-            w.cpu("user_annotation", "Optimizer.step#AdamW.step", optimizerStart, cursor - optimizerStart);
+            w.cpu("user_annotation", "Optimizer.step#AdamW.step", optimizerStart,
+                  cursor - optimizerStart);
         } else {
             cursor = fusedOptimizer(w, cursor);
         }
-        w.memory(cursor, -activation, allocated, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, -activation, allocated, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         const int64_t stepEnd = cursor + kHostTail;
         if (markers)
-            w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, stepEnd - stepStart);
+            w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart,
+                  stepEnd - stepStart);
         t = stepEnd + 10;
     }
     return w.finish();
@@ -396,7 +427,8 @@ std::string gpuBoundLoop(Pathology p)
         const int64_t stepStart = t;
         int64_t cursor = t + 20;
         const int64_t allocated = 20 * kGiB, reserved = 22 * kGiB;
-        w.memory(cursor, kActivation, allocated + kActivation, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, kActivation, allocated + kActivation, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         w.cpu("user_annotation", kDataLoader, cursor, 100);
         cursor = inputCopy(w, cursor + 110);
         for (int i = 0; i < forwardLayers; ++i) {
@@ -411,14 +443,15 @@ std::string gpuBoundLoop(Pathology p)
             // E + 5, the ops at E + 7 and E + 9; the CPU work runs [E + 10, E + 2,010).
             const int64_t item = w.nextId(), dense = w.nextId();
             const int64_t at = cursor;
-            w.launch("cudaMemcpyAsync", at + 4, 8, "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 2, dense, 0,
-                     "\"bytes\": 4");
+            w.launch("cudaMemcpyAsync", at + 4, 8, "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)",
+                     2, dense, 0, "\"bytes\": 4");
             const int64_t synced = w.synchronize("cudaStreamSynchronize", at + 14, dense);
             w.cpu("cpu_op", "aten::_local_scalar_dense", at + 2, synced + 2 - (at + 2), ext(dense));
             w.cpu("cpu_op", "aten::item", at, synced + 4 - at, ext(item));
             cursor = synced + 5;
-            const char* cpuOps[] = {"aten::eq", "aten::sum", "aten::div", "aten::lt",
-                                    "aten::masked_select", "aten::sort", "aten::cumsum", "aten::index_select"};
+            const char* cpuOps[] = {"aten::eq",     "aten::sum",           "aten::div",
+                                    "aten::lt",     "aten::masked_select", "aten::sort",
+                                    "aten::cumsum", "aten::index_select"};
             for (int k = 0; k < 8; ++k)
                 w.cpu("cpu_op", cpuOps[k], cursor + 250 * k, 245, ext(w.nextId()));
             cursor += 2000;
@@ -429,14 +462,16 @@ std::string gpuBoundLoop(Pathology p)
             // [E + 13, E + 3,013).
             const int64_t to = w.nextId(), toCopy = w.nextId(), copy = w.nextId();
             const int64_t at = cursor;
-            const int64_t returned = w.blockingCopy("cudaMemcpyAsync", at + 6, "Memcpy DtoH (Device -> Pageable)", 3,
-                                                    copy, "\"bytes\": 4");
+            const int64_t returned =
+                w.blockingCopy("cudaMemcpyAsync", at + 6, "Memcpy DtoH (Device -> Pageable)", 3,
+                               copy, "\"bytes\": 4");
             w.cpu("cpu_op", "aten::copy_", at + 4, returned + 2 - (at + 4), ext(copy));
             w.cpu("cpu_op", "aten::_to_copy", at + 2, returned + 4 - (at + 2), ext(toCopy));
             w.cpu("cpu_op", "aten::to", at, returned + 6 - at, ext(to));
             cursor = returned + 7;
             w.cpu("user_annotation", "compute_metrics", cursor, 3000);
-            const char* cpuOps[] = {"aten::eq", "aten::where", "aten::nonzero", "aten::index", "aten::sum", "aten::div"};
+            const char* cpuOps[] = {"aten::eq",    "aten::where", "aten::nonzero",
+                                    "aten::index", "aten::sum",   "aten::div"};
             for (int k = 0; k < 6; ++k)
                 w.cpu("cpu_op", cpuOps[k], cursor + 5 + 498 * k, 490, ext(w.nextId()));
             cursor += 3000;
@@ -446,9 +481,11 @@ std::string gpuBoundLoop(Pathology p)
         cursor = fusedOptimizer(w, cursor);
         if (finalSync)
             cursor = w.synchronize("cudaDeviceSynchronize", cursor, 0);
-        w.memory(cursor, -kActivation, allocated, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, -kActivation, allocated, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         const int64_t stepEnd = cursor + 50;
-        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, stepEnd - stepStart);
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart,
+              stepEnd - stepStart);
         t = stepEnd + 10;
     }
     return w.finish();
@@ -468,7 +505,8 @@ std::string inferenceLoop()
         const int64_t stepStart = t;
         int64_t cursor = t + 20;
         const int64_t allocated = 20 * kGiB, reserved = 22 * kGiB;
-        w.memory(cursor, kActivation, allocated + kActivation, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, kActivation, allocated + kActivation, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         w.cpu("user_annotation", kDataLoader, cursor, 100);
         cursor = inputCopy(w, cursor + 110);
         for (int i = 0; i < 300; ++i) {
@@ -476,11 +514,15 @@ std::string inferenceLoop()
             const bool linear = i % 2 == 0 && i < 299;
             const char* op = i == 299 ? "aten::softmax" : linear ? "aten::linear" : "aten::relu";
             const char* kernel =
-                i == 299 ? "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>"
-                : linear ? kTensorCoreGemm
-                         : "void at::native::vectorized_elementwise_kernel<4, at::native::clamp_min_scalar_kernel_impl, at::detail::Array<char*, 2> >";
+                i == 299 ? "void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, "
+                           "c10::BFloat16, float, 10, false, false>"
+                : linear
+                    ? kTensorCoreGemm
+                    : "void at::native::vectorized_elementwise_kernel<4, "
+                      "at::native::clamp_min_scalar_kernel_impl, at::detail::Array<char*, 2> >";
             w.cpu("cpu_op", op, cursor, 9,
-                  ext(id) + ", \"Input Dims\": " + (linear ? "[[32, 1024], [1024, 1024], [1024]]" : "[[32, 1024]]"));
+                  ext(id) + ", \"Input Dims\": " +
+                      (linear ? "[[32, 1024], [1024, 1024], [1024]]" : "[[32, 1024]]"));
             w.launch("cudaLaunchKernel", cursor + 2, 5, "kernel", kernel, 4, id, 0,
                      "\"blocks per SM\": 0.5, \"est. achieved occupancy %\": 12");
             cursor += 14;
@@ -488,25 +530,28 @@ std::string inferenceLoop()
         {
             const int64_t to = w.nextId(), toCopy = w.nextId(), copy = w.nextId();
             const int64_t at = cursor;
-            const int64_t returned = w.blockingCopy("cudaMemcpyAsync", at + 6, "Memcpy DtoH (Device -> Pageable)", 3,
-                                                    copy, "\"bytes\": 256");
+            const int64_t returned =
+                w.blockingCopy("cudaMemcpyAsync", at + 6, "Memcpy DtoH (Device -> Pageable)", 3,
+                               copy, "\"bytes\": 256");
             w.cpu("cpu_op", "aten::copy_", at + 4, returned + 2 - (at + 4), ext(copy));
             w.cpu("cpu_op", "aten::_to_copy", at + 2, returned + 4 - (at + 2), ext(toCopy));
             w.cpu("cpu_op", "aten::to", at, returned + 6 - at, ext(to));
             cursor = returned + 7;
         }
-        w.memory(cursor, -kActivation, allocated, reserved, kActivationAddress + static_cast<uint64_t>(s) * 4096);
+        w.memory(cursor, -kActivation, allocated, reserved,
+                 kActivationAddress + static_cast<uint64_t>(s) * 4096);
         const int64_t stepEnd = cursor + 200;
-        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, stepEnd - stepStart);
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart,
+              stepEnd - stepStart);
         t = stepEnd + 10;
     }
     return w.finish();
 }
 
 // ---------------------------------------------------------------------------------------
-// A window in which a CUDA graph is captured (one ProfilerStep#0 around it): cudaStreamBeginCapture,
-// 200 ops (host 90 us each) whose cudaLaunchKernel starts nothing (nothing runs during a
-// capture), cudaStreamEndCapture, cudaGraphInstantiate (1.8 ms). 19,950 us; no device
+// A window in which a CUDA graph is captured (one ProfilerStep#0 around it):
+// cudaStreamBeginCapture, 200 ops (host 90 us each) whose cudaLaunchKernel starts nothing (nothing
+// runs during a capture), cudaStreamEndCapture, cudaGraphInstantiate (1.8 ms). 19,950 us; no device
 // activity at all.
 std::string captureWindow()
 {
@@ -536,45 +581,73 @@ std::string captureWindow()
 
 std::vector<Pathology> allPathologies()
 {
-    return {Pathology::DataLoader,     Pathology::LowUtilization, Pathology::LaunchBound,   Pathology::NoTensorCores,
-            Pathology::Misaligned,     Pathology::HostSync,       Pathology::PageableMemcpy, Pathology::CopyHeavy,
-            Pathology::MemoryGrowth,   Pathology::Fragmentation,  Pathology::NearOom,       Pathology::Communication,
+    return {Pathology::DataLoader,     Pathology::LowUtilization,   Pathology::LaunchBound,
+            Pathology::NoTensorCores,  Pathology::Misaligned,       Pathology::HostSync,
+            Pathology::PageableMemcpy, Pathology::CopyHeavy,        Pathology::MemoryGrowth,
+            Pathology::Fragmentation,  Pathology::NearOom,          Pathology::Communication,
             Pathology::DataParallel,   Pathology::OptimizerUnfused, Pathology::UnstableSteps};
 }
 
 std::vector<Pathology> windowAndCausalCases()
 {
-    return {Pathology::WarmUp,           Pathology::WarmUpNoMarkers, Pathology::CaptureWindow,
-            Pathology::Inference,        Pathology::GpuBoundFinalSync, Pathology::BlockingD2HCopy,
+    return {Pathology::WarmUp,
+            Pathology::WarmUpNoMarkers,
+            Pathology::CaptureWindow,
+            Pathology::Inference,
+            Pathology::GpuBoundFinalSync,
+            Pathology::BlockingD2HCopy,
             Pathology::PythonPreprocessing};
 }
 
 const char* pathologyName(Pathology p)
 {
     switch (p) {
-    case Pathology::None: return "healthy";
-    case Pathology::DataLoader: return "dataloader-bound";
-    case Pathology::LowUtilization: return "low-gpu-utilization";
-    case Pathology::LaunchBound: return "launch-bound";
-    case Pathology::NoTensorCores: return "no-tensor-cores";
-    case Pathology::Misaligned: return "tensor-core-misaligned";
-    case Pathology::HostSync: return "host-sync";
-    case Pathology::PageableMemcpy: return "pageable-memcpy";
-    case Pathology::CopyHeavy: return "copy-heavy";
-    case Pathology::MemoryGrowth: return "memory-growth";
-    case Pathology::Fragmentation: return "allocator-fragmentation";
-    case Pathology::NearOom: return "near-oom";
-    case Pathology::Communication: return "communication-heavy";
-    case Pathology::DataParallel: return "dataparallel";
-    case Pathology::OptimizerUnfused: return "optimizer-unfused";
-    case Pathology::UnstableSteps: return "unstable-steps";
-    case Pathology::WarmUp: return "warmup-in-window";
-    case Pathology::WarmUpNoMarkers: return "warmup-in-window";
-    case Pathology::CaptureWindow: return "capture-window";
-    case Pathology::Inference: return "launch-bound";
-    case Pathology::GpuBoundFinalSync: return "gpu-bound";
-    case Pathology::BlockingD2HCopy: return "host-sync";
-    case Pathology::PythonPreprocessing: return "python-bound";
+    case Pathology::None:
+        return "healthy";
+    case Pathology::DataLoader:
+        return "dataloader-bound";
+    case Pathology::LowUtilization:
+        return "low-gpu-utilization";
+    case Pathology::LaunchBound:
+        return "launch-bound";
+    case Pathology::NoTensorCores:
+        return "no-tensor-cores";
+    case Pathology::Misaligned:
+        return "tensor-core-misaligned";
+    case Pathology::HostSync:
+        return "host-sync";
+    case Pathology::PageableMemcpy:
+        return "pageable-memcpy";
+    case Pathology::CopyHeavy:
+        return "copy-heavy";
+    case Pathology::MemoryGrowth:
+        return "memory-growth";
+    case Pathology::Fragmentation:
+        return "allocator-fragmentation";
+    case Pathology::NearOom:
+        return "near-oom";
+    case Pathology::Communication:
+        return "communication-heavy";
+    case Pathology::DataParallel:
+        return "dataparallel";
+    case Pathology::OptimizerUnfused:
+        return "optimizer-unfused";
+    case Pathology::UnstableSteps:
+        return "unstable-steps";
+    case Pathology::WarmUp:
+        return "warmup-in-window";
+    case Pathology::WarmUpNoMarkers:
+        return "warmup-in-window";
+    case Pathology::CaptureWindow:
+        return "capture-window";
+    case Pathology::Inference:
+        return "launch-bound";
+    case Pathology::GpuBoundFinalSync:
+        return "gpu-bound";
+    case Pathology::BlockingD2HCopy:
+        return "host-sync";
+    case Pathology::PythonPreprocessing:
+        return "python-bound";
     }
     return "?";
 }
@@ -584,10 +657,14 @@ std::string scenarioTrace(Pathology p)
     switch (p) {
     case Pathology::HostSync:
     case Pathology::BlockingD2HCopy:
-    case Pathology::GpuBoundFinalSync: return gpuBoundLoop(p);
-    case Pathology::Inference: return inferenceLoop();
-    case Pathology::CaptureWindow: return captureWindow();
-    default: return trainingLoop(p);
+    case Pathology::GpuBoundFinalSync:
+        return gpuBoundLoop(p);
+    case Pathology::Inference:
+        return inferenceLoop();
+    case Pathology::CaptureWindow:
+        return captureWindow();
+    default:
+        return trainingLoop(p);
     }
 }
 
@@ -625,8 +702,10 @@ std::string plantedLoop(const LoopKnobs& k, double* syncWaitUs = nullptr)
             cursor += 180;
         }
         const int64_t softmax = w.nextId();
-        w.cpu("cpu_op", "aten::softmax", cursor, 25, ext(softmax) + ", \"Input Dims\": [[256, 1024], []]");
-        w.launch("cudaLaunchKernel", cursor + 5, 8, "kernel", "softmax_warp_forward", k.softmaxUs, softmax);
+        w.cpu("cpu_op", "aten::softmax", cursor, 25,
+              ext(softmax) + ", \"Input Dims\": [[256, 1024], []]");
+        w.launch("cudaLaunchKernel", cursor + 5, 8, "kernel", "softmax_warp_forward", k.softmaxUs,
+                 softmax);
         cursor += 30;
         if (k.syncAfterForward) {
             // torch.cuda.synchronize() in the loop: no op around it.
@@ -636,7 +715,8 @@ std::string plantedLoop(const LoopKnobs& k, double* syncWaitUs = nullptr)
         }
         cursor = fusedOptimizer(w, cursor);
         const int64_t stepEnd = cursor + kHostTail;
-        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, stepEnd - stepStart);
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart,
+              stepEnd - stepStart);
         t = stepEnd + 10;
     }
     if (syncWaitUs)
@@ -655,10 +735,14 @@ std::vector<PlantedChange> allPlantedChanges()
 const char* plantedChangeName(PlantedChange change)
 {
     switch (change) {
-    case PlantedChange::SlowerKernel: return "slower-kernel";
-    case PlantedChange::NewSync: return "new-sync";
-    case PlantedChange::MoreDataLoader: return "more-dataloader";
-    case PlantedChange::FewerLaunches: return "fewer-launches";
+    case PlantedChange::SlowerKernel:
+        return "slower-kernel";
+    case PlantedChange::NewSync:
+        return "new-sync";
+    case PlantedChange::MoreDataLoader:
+        return "more-dataloader";
+    case PlantedChange::FewerLaunches:
+        return "fewer-launches";
     }
     return "?";
 }
@@ -711,8 +795,8 @@ constexpr int64_t kClockShiftUs = 2'000'000;
 // One rank's trace; `arrival` gets the offset from the step's start at which its GPU
 // reaches the collective (the same every step), `stepUs` is the common step period and
 // `lastArrival` the slowest rank's offset (0 in the dry run that measures `arrival`).
-std::string jobRank(int rank, int ranks, int slowRank, int64_t delayUs, int64_t stepUs, int64_t lastArrival,
-                    int64_t* arrival, int steps)
+std::string jobRank(int rank, int ranks, int slowRank, int64_t delayUs, int64_t stepUs,
+                    int64_t lastArrival, int64_t* arrival, int steps)
 {
     Writer w(Pathology::None);
     w.setRank(rank, ranks);
@@ -736,9 +820,10 @@ std::string jobRank(int rank, int ranks, int slowRank, int64_t delayUs, int64_t 
         if (arrival)
             *arrival = reach - stepStart;
         const int64_t end = stepStart + std::max(lastArrival, reach - stepStart) + kTransferUs;
-        w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)",
-                 end - reach, id);
-        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart, end + kJobTailUs - stepStart);
+        w.launch("cudaLaunchKernel", cursor + 5, 10, "kernel",
+                 "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", end - reach, id);
+        w.cpu("user_annotation", "ProfilerStep#" + std::to_string(s), stepStart,
+              end + kJobTailUs - stepStart);
     }
     return w.finish();
 }
@@ -758,7 +843,8 @@ std::vector<std::string> plantedJob(int ranks, int slowRank, int64_t delayUs)
     const int64_t stepUs = lastArrival + kTransferUs + kJobTailUs + 10;
     std::vector<std::string> traces;
     for (int r = 0; r < ranks; ++r)
-        traces.push_back(jobRank(r, ranks, slowRank, delayUs, stepUs, lastArrival, nullptr, kSteps));
+        traces.push_back(
+            jobRank(r, ranks, slowRank, delayUs, stepUs, lastArrival, nullptr, kSteps));
     return traces;
 }
 
@@ -860,11 +946,11 @@ double plantedGainUs(Pathology p)
         // WarmUpNoMarkers, CaptureWindow): no time cost. LowUtilization: small kernels and
         // 4,000 us per step of host time the profiler did not record (nothing attributes
         // it, so nothing is gained). NoTensorCores, Misaligned: the step is the healthy
-        // 10,000 us (host-bound; what faster kernels would save is not planted). Communication: the 3,000 us all-reduce makes the GPU
-        // do 11,190 us per 10,040 us step with nothing waiting for it, so the device work
-        // drifts later every step (no steady state). DataParallel: the fix (DDP) is not a
-        // removal. UnstableSteps: one slow step in the middle (unrecorded periodic work), not a
-        // per-step cost.
+        // 10,000 us (host-bound; what faster kernels would save is not planted). Communication: the
+        // 3,000 us all-reduce makes the GPU do 11,190 us per 10,040 us step with nothing waiting
+        // for it, so the device work drifts later every step (no steady state). DataParallel: the
+        // fix (DDP) is not a removal. UnstableSteps: one slow step in the middle (unrecorded
+        // periodic work), not a per-step cost.
         return -1;
     }
 }

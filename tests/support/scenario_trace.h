@@ -15,7 +15,8 @@
 
 namespace kinetoscope::test {
 
-enum class Pathology {
+enum class Pathology
+{
     None,
     DataLoader,
     LowUtilization,
@@ -33,17 +34,20 @@ enum class Pathology {
     OptimizerUnfused,
     UnstableSteps,
     // Windows and causal cases (windowAndCausalCases()).
-    WarmUp,               // the healthy loop; ProfilerStep#0 also loads modules, grows the pool, inits cuBLAS
-    WarmUpNoMarkers,      // the same without ProfilerStep#: iterations from the DataLoader; with a backward
-    CaptureWindow,        // a CUDA graph capture: ~200 launches, no kernel runs
-    Inference,            // forward only, launch-bound, 300 kernels of 4 us per step
-    GpuBoundFinalSync,    // GPU-bound; cudaDeviceSynchronize at the end of each step waits for the drain
-    BlockingD2HCopy,      // a blocking 4-byte DtoH copy waits for the forward, then 3 ms of CPU work
+    WarmUp,  // the healthy loop; ProfilerStep#0 also loads modules, grows the pool, inits cuBLAS
+    WarmUpNoMarkers,    // the same without ProfilerStep#: iterations from the DataLoader; with a
+                        // backward
+    CaptureWindow,      // a CUDA graph capture: ~200 launches, no kernel runs
+    Inference,          // forward only, launch-bound, 300 kernels of 4 us per step
+    GpuBoundFinalSync,  // GPU-bound; cudaDeviceSynchronize at the end of each step waits for the
+                        // drain
+    BlockingD2HCopy,    // a blocking 4-byte DtoH copy waits for the forward, then 3 ms of CPU work
     PythonPreprocessing,  // 5 ms of Python preprocessing per step with the GPU idle
 };
 
-std::vector<Pathology> allPathologies();         // the 15 rule cases: every one from DataLoader to UnstableSteps
-std::vector<Pathology> windowAndCausalCases();   // WarmUp .. PythonPreprocessing
+std::vector<Pathology>
+allPathologies();  // the 15 rule cases: every one from DataLoader to UnstableSteps
+std::vector<Pathology> windowAndCausalCases();  // WarmUp .. PythonPreprocessing
 // The finding id expected first ("healthy" for None; "gpu-bound" for GpuBoundFinalSync,
 // where no finding should be High).
 const char* pathologyName(Pathology p);
@@ -59,7 +63,8 @@ double plantedGainUs(Pathology p);
 // one known change. The loop, per step: DataLoader 100 us, the input copy, 40 x
 // aten::linear (host 180 us, a 200 us GEMM), aten::softmax (host 30 us, a 300 us kernel),
 // the fused optimizer, the host tail: host-bound, about 10 ms.
-enum class PlantedChange {
+enum class PlantedChange
+{
     SlowerKernel,    // softmax_warp_forward 300 -> 1,300 us
     NewSync,         // a cudaDeviceSynchronize after the forward, waiting for the GPU
     MoreDataLoader,  // the DataLoader span 100 -> 3,100 us

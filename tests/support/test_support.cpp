@@ -1,9 +1,8 @@
 #include "tests/support/test_support.h"
 
-#include <zlib.h>
-
 #include <fstream>
 #include <stdexcept>
+#include <zlib.h>
 
 namespace kinetoscope::test {
 

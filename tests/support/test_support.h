@@ -3,7 +3,6 @@
 // of them (plain, gzip, cut, corrupted) for the bad-input tests.
 #include <QString>
 #include <QTemporaryDir>
-
 #include <filesystem>
 #include <string>
 

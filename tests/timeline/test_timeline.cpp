@@ -16,7 +16,6 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
-
 #include <random>
 
 using namespace kinetoscope;
@@ -52,12 +51,17 @@ void verifyFolding(const timeline::TimelineIndex& index, const Viewport& view, f
                 const trace::Event& e = events[(first + k)->value];
                 const double x0 = std::clamp(view.xOf(e.startNs), -1.0, view.widthPx + 1.0);
                 const double x1 = std::clamp(view.xOf(e.endNs()), -1.0, view.widthPx + 1.0);
-                QVERIFY2(x0 >= d.x0 - 1e-2 && x1 <= d.x1 + 1e-2, qPrintable(QString("slice %1..%2 outside item %3..%4")
-                                                                              .arg(x0).arg(x1).arg(d.x0).arg(d.x1)));
+                QVERIFY2(x0 >= d.x0 - 1e-2 && x1 <= d.x1 + 1e-2,
+                         qPrintable(QString("slice %1..%2 outside item %3..%4")
+                                        .arg(x0)
+                                        .arg(x1)
+                                        .arg(d.x0)
+                                        .arg(d.x1)));
                 // A run never swallows a wide slice (it would lose its name): each slice
                 // in one ends within 2 minPx of the run's start.
                 if (d.count > 1)
-                    QVERIFY(view.xOf(e.endNs()) - view.xOf(events[first->value].startNs) <= 2.0 * minPx + 0.01);
+                    QVERIFY(view.xOf(e.endNs()) - view.xOf(events[first->value].startNs) <=
+                            2.0 * minPx + 0.01);
             }
             counted += d.count;
         }
@@ -81,7 +85,8 @@ class TestTimeline : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
+        trace::LoadResult r = trace::loadTraceFile(
+            test::sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"));
         QVERIFY2(r.ok(), r.message.c_str());
         m_resnet = std::move(r.model);
     }
@@ -96,11 +101,13 @@ private Q_SLOTS:
         for (const timeline::Lane& lane : index.lanes()) {
             total += lane.events.size();
             for (size_t i = 1; i < lane.events.size(); ++i)
-                QVERIFY(m_resnet->event(lane.events[i - 1]).startNs <= m_resnet->event(lane.events[i]).startNs);
+                QVERIFY(m_resnet->event(lane.events[i - 1]).startNs <=
+                        m_resnet->event(lane.events[i]).startNs);
             for (trace::EventId id : lane.events)
                 QCOMPARE(m_resnet->event(id).depth, lane.depth);
             const bool cpu = m_resnet->track(lane.track).kind == trace::TrackKind::CpuThread;
-            QVERIFY(!(sawCpu && m_resnet->track(lane.track).kind == trace::TrackKind::GpuStream));  // devices first
+            QVERIFY(!(sawCpu && m_resnet->track(lane.track).kind ==
+                                    trace::TrackKind::GpuStream));  // devices first
             sawCpu = sawCpu || cpu;
         }
         QCOMPARE(total, m_resnet->events().size());
@@ -111,13 +118,15 @@ private Q_SLOTS:
         QVERIFY(std::find(lane.events.begin(), lane.events.end(), some) != lane.events.end());
         // The lead thread holds the step markers and comes right after the devices.
         QVERIFY(lead.valid());
-        const auto steps = std::count_if(m_resnet->events().begin(), m_resnet->events().end(), [&](const trace::Event& e) {
-            return e.track == lead && m_resnet->text(e.name).starts_with("ProfilerStep#");
-        });
+        const auto steps = std::count_if(
+            m_resnet->events().begin(), m_resnet->events().end(), [&](const trace::Event& e) {
+                return e.track == lead && m_resnet->text(e.name).starts_with("ProfilerStep#");
+            });
         QVERIFY(steps >= 6);
-        const auto firstCpu = std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
-            return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
-        });
+        const auto firstCpu =
+            std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
+                return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
+            });
         QCOMPARE(firstCpu->track, lead);
     }
 
@@ -125,7 +134,8 @@ private Q_SLOTS:
     // goes on an extra row of its depth, so no lane holds two slices over the same time.
     void overlappingEventsGoOnExtraRowsNeverHidden()
     {
-        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
+        trace::LoadResult r = trace::loadTraceFile(
+            test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
         QVERIFY2(r.ok(), r.message.c_str());
         const trace::TraceModel& model = *r.model;
         const timeline::TimelineIndex index(model);
@@ -168,17 +178,20 @@ private Q_SLOTS:
     // thread's first fold into one row; the frames that vary stay rows of their own.
     void pythonFramesSpanningTheWindowFoldIntoOneRow()
     {
-        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
+        trace::LoadResult r = trace::loadTraceFile(
+            test::sharedTrace("tracelens/b300_sglang_deepseek_r1_decode.json.gz"));
         QVERIFY2(r.ok(), r.message.c_str());
         const trace::TraceModel& model = *r.model;
         const analysis::TraceSummary summary = analysis::summarize(model);
-        const timeline::TimelineIndex index(model, timeline::leadThreadOf(model, summary.window.stepMarker));
+        const timeline::TimelineIndex index(
+            model, timeline::leadThreadOf(model, summary.window.stepMarker));
         const int64_t span = timeline::foldSpanNs(model, summary.steps.steps);
         const auto folds = timeline::findFrameFolds(index, span);
         const auto& lanes = index.lanes();
-        const auto onLead = std::find_if(folds.begin(), folds.end(), [&](const timeline::FrameFold& f) {
-            return lanes[f.firstLane].track == index.leadThread();
-        });
+        const auto onLead =
+            std::find_if(folds.begin(), folds.end(), [&](const timeline::FrameFold& f) {
+                return lanes[f.firstLane].track == index.leadThread();
+            });
         QVERIFY(onLead != folds.end());
         const timeline::FrameFold& fold = *onLead;
         QCOMPARE(lanes[fold.firstLane].depth, uint16_t(1));  // the thread's named first row stays
@@ -200,10 +213,12 @@ private Q_SLOTS:
                 std::any_of(below.events.begin(), below.events.end(), [&](trace::EventId id) {
                     return model.event(id).category != trace::Category::PythonFunction;
                 }));
-        QVERIFY2(QString::fromStdString(fold.label).startsWith(QString("%1 Python frames: spawn_main > \u2026 > ").arg(frames)),
+        QVERIFY2(QString::fromStdString(fold.label)
+                     .startsWith(QString("%1 Python frames: spawn_main > \u2026 > ").arg(frames)),
                  fold.label.c_str());
         QCOMPARE(std::count(fold.chain.begin(), fold.chain.end(), '>'), std::ptrdiff_t(frames - 1));
-        QCOMPARE(std::string(timeline::frameFunction("scheduler.py(1534): run_event_loop")), std::string("run_event_loop"));
+        QCOMPARE(std::string(timeline::frameFunction("scheduler.py(1534): run_event_loop")),
+                 std::string("run_event_loop"));
 
         // Laid out: one row while folded, holding every folded lane; expanded, a header
         // and one row per frame.
@@ -211,12 +226,15 @@ private Q_SLOTS:
         const int folded = layout.height();
         for (uint32_t l = fold.firstLane; l < fold.lastLane; ++l)
             QCOMPARE(layout.laneY(l), layout.laneY(fold.firstLane));
-        const auto foldRow = std::find_if(layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
-            return row.kind == timeline::RowKind::Fold && layout.folds()[row.index].firstLane == fold.firstLane;
-        });
+        const auto foldRow = std::find_if(
+            layout.rows().begin(), layout.rows().end(), [&](const timeline::LayoutRow& row) {
+                return row.kind == timeline::RowKind::Fold &&
+                       layout.folds()[row.index].firstLane == fold.firstLane;
+            });
         QVERIFY(foldRow != layout.rows().end());
         QCOMPARE(layout.lanesOf(*foldRow), std::pair(fold.firstLane, fold.lastLane));
-        QCOMPARE(layout.lanesIn(foldRow->y, foldRow->y + 1), std::pair(fold.firstLane, fold.lastLane));
+        QCOMPARE(layout.lanesIn(foldRow->y, foldRow->y + 1),
+                 std::pair(fold.firstLane, fold.lastLane));
         const uint32_t f = uint32_t(onLead - folds.begin());
         layout.setExpanded(f, true);
         QCOMPARE(layout.height(), folded + int(frames) * timeline::TrackLayout::kLaneHeight);
@@ -235,12 +253,16 @@ private Q_SLOTS:
         QCOMPARE(summary.utilization.gpuBusy.size(), size_t(1));
         QCOMPARE(gpu.values, summary.utilization.gpuBusy.begin()->second);
         QVERIFY(gpu.endNs() >= m_resnet->endNs() - gpu.bucketNs);
-        trace::LoadResult r = trace::loadTraceFile(test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz"));
+        trace::LoadResult r =
+            trace::loadTraceFile(test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz"));
         QVERIFY2(r.ok(), r.message.c_str());
-        const timeline::BusyProfile cpu = timeline::busyProfile(analysis::summarize(*r.model).utilization);
+        const timeline::BusyProfile cpu =
+            timeline::busyProfile(analysis::summarize(*r.model).utilization);
         QCOMPARE(cpu.label, std::string("CPU busy"));
-        QVERIFY(std::any_of(cpu.values.begin(), cpu.values.end(), [](float v) { return v > 0.5f; }));
-        QVERIFY(std::all_of(cpu.values.begin(), cpu.values.end(), [](float v) { return v >= 0.0f && v <= 1.0f; }));
+        QVERIFY(
+            std::any_of(cpu.values.begin(), cpu.values.end(), [](float v) { return v > 0.5f; }));
+        QVERIFY(std::all_of(cpu.values.begin(), cpu.values.end(),
+                            [](float v) { return v >= 0.0f && v <= 1.0f; }));
     }
 
     void foldingKeepsCountsAndTimeCoverage()
@@ -258,7 +280,8 @@ private Q_SLOTS:
         std::vector<DrawItem> whole, narrow;
         index.buildDrawList(Viewport::fit(begin, end, 1600), 3.0f, whole);
         QVERIFY(whole.size() < m_resnet->events().size() / 4);
-        QVERIFY(std::any_of(whole.begin(), whole.end(), [](const DrawItem& d) { return d.count > 1; }));
+        QVERIFY(
+            std::any_of(whole.begin(), whole.end(), [](const DrawItem& d) { return d.count > 1; }));
     }
 
     void viewportArithmeticIsExactAtTheEndOfAnHour()
@@ -307,14 +330,16 @@ private Q_SLOTS:
             const trace::EventId id = index.hitTest(0, view, x, tolerance);
             if (!id)
                 return QString();
-            const std::string_view name = r.model->text(r.model->event(id).name);  // not NUL-terminated
+            const std::string_view name =
+                r.model->text(r.model->event(id).name);  // not NUL-terminated
             return QString::fromUtf8(name.data(), qsizetype(name.size())).left(6);
         };
         QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) + 50, 0), QStringLiteral("tiny a"));
         QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b) + 50, 0), QStringLiteral("tiny b"));
-        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 0), QString());      // past the end
-        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 100), QStringLiteral("tiny b"));  // within 1 ns
-        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) - 350, 0), QString());         // before
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 0), QString());  // past the end
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + b + 1) + 60, 100),
+                 QStringLiteral("tiny b"));                                      // within 1 ns
+        QCOMPARE(nameAt(view.xOf(r.model->beginNs() + a) - 350, 0), QString());  // before
         // The folded whole-trace view still counts all three.
         std::vector<DrawItem> items;
         index.buildDrawList(Viewport::fit(r.model->beginNs(), r.model->endNs(), 800), 3.0f, items);
@@ -326,14 +351,17 @@ private Q_SLOTS:
 
     void searchFindsNamesAndSteps()
     {
-        const std::vector<trace::EventId> matches = timeline::searchByName(*m_resnet, "CONVOLUTION");
+        const std::vector<trace::EventId> matches =
+            timeline::searchByName(*m_resnet, "CONVOLUTION");
         QVERIFY(matches.size() > 100);
         for (size_t i = 0; i < matches.size(); ++i) {
-            QString name = QString::fromUtf8(m_resnet->text(m_resnet->event(matches[i]).name).data(),
-                                             qsizetype(m_resnet->text(m_resnet->event(matches[i]).name).size()));
+            QString name = QString::fromUtf8(
+                m_resnet->text(m_resnet->event(matches[i]).name).data(),
+                qsizetype(m_resnet->text(m_resnet->event(matches[i]).name).size()));
             QVERIFY(name.contains(QStringLiteral("convolution"), Qt::CaseInsensitive));
             if (i > 0)
-                QVERIFY(m_resnet->event(matches[i - 1]).startNs <= m_resnet->event(matches[i]).startNs);
+                QVERIFY(m_resnet->event(matches[i - 1]).startNs <=
+                        m_resnet->event(matches[i]).startNs);
         }
         const int64_t middle = m_resnet->event(matches[matches.size() / 2]).startNs;
         const trace::EventId next = timeline::nextMatch(*m_resnet, matches, middle, true);
@@ -342,7 +370,8 @@ private Q_SLOTS:
         QVERIFY(m_resnet->event(previous).startNs < middle);
         // Wrap-around at both ends; nothing for a name that is not there.
         QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->endNs(), true), matches.front());
-        QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->beginNs(), false), matches.back());
+        QCOMPARE(timeline::nextMatch(*m_resnet, matches, m_resnet->beginNs(), false),
+                 matches.back());
         QVERIFY(timeline::searchByName(*m_resnet, "no such kernel anywhere").empty());
         QVERIFY(!timeline::nextMatch(*m_resnet, {}, 0, true));
     }
@@ -381,7 +410,8 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(format::duration(1'234'567)), QString("1.23 ms"));
         QCOMPARE(QString::fromStdString(format::duration(850)), QString("850 ns"));
         QCOMPARE(QString::fromStdString(format::duration(12'345)), QString("12.3 µs"));
-        QCOMPARE(QString::fromStdString(timeline::formatTime(kHourNs - 1, 1)), QString("3599.999999999 s"));
+        QCOMPARE(QString::fromStdString(timeline::formatTime(kHourNs - 1, 1)),
+                 QString("3599.999999999 s"));
     }
 
     void counterColumnsHoldTheMinAndMaxOfEachPixel()
@@ -402,16 +432,20 @@ private Q_SLOTS:
             if (pyramid)
                 timeline::buildPyramid(series);
             QCOMPARE(series.pyramid.empty(), !pyramid);
-            for (const Viewport& view : {Viewport::fit(0, t + 1'000'000, 500), Viewport::fit(t / 2, t / 2 + 400'000, 20),
-                                         Viewport::fit(t / 2, t / 2 + 40'000, 500), Viewport::fit(t / 3, t / 3 + 300, 500)}) {
+            for (const Viewport& view :
+                 {Viewport::fit(0, t + 1'000'000, 500), Viewport::fit(t / 2, t / 2 + 400'000, 20),
+                  Viewport::fit(t / 2, t / 2 + 40'000, 500),
+                  Viewport::fit(t / 3, t / 3 + 300, 500)}) {
                 std::vector<timeline::CounterColumn> columns;
                 timeline::buildCounterColumns(series, view, columns);
                 QCOMPARE(columns.size(), size_t(view.widthPx));
                 for (int c = 0; c < view.widthPx; ++c) {
-                    // Values whose holding interval [t_i, t_i+1) meets the column [c, c + 1) in pixels.
+                    // Values whose holding interval [t_i, t_i+1) meets the column [c, c + 1) in
+                    // pixels.
                     double lo = 1e300, hi = -1e300;
                     for (size_t i = 0; i < series.timesNs.size(); ++i) {
-                        const int64_t until = i + 1 < series.timesNs.size() ? series.timesNs[i + 1] : series.endNs;
+                        const int64_t until =
+                            i + 1 < series.timesNs.size() ? series.timesNs[i + 1] : series.endNs;
                         const double x0 = view.xOf(series.timesNs[i]), x1 = view.xOf(until);
                         if (std::floor(x0) <= c && (std::ceil(x1) > c || std::floor(x0) == c)) {
                             lo = std::min(lo, series.values[i]);
@@ -434,15 +468,19 @@ private Q_SLOTS:
         const timeline::TimelineIndex index(*m_resnet);
         const int64_t begin = m_resnet->beginNs() + (m_resnet->endNs() - m_resnet->beginNs()) / 3;
         const int64_t end = begin + 20'000'000;
-        const auto cpu = std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
-            return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
-        });
+        const auto cpu =
+            std::find_if(index.lanes().begin(), index.lanes().end(), [&](const timeline::Lane& l) {
+                return m_resnet->track(l.track).kind == trace::TrackKind::CpuThread;
+            });
         const uint32_t firstCpu = uint32_t(cpu - index.lanes().begin());
-        for (auto [first, last] : {std::pair<uint32_t, uint32_t>{0, UINT32_MAX}, {firstCpu + 1, firstCpu + 4}}) {
-            const timeline::RangeTotals totals = timeline::totalsInRange(index, begin, end, first, last);
+        for (auto [first, last] :
+             {std::pair<uint32_t, uint32_t>{0, UINT32_MAX}, {firstCpu + 1, firstCpu + 4}}) {
+            const timeline::RangeTotals totals =
+                timeline::totalsInRange(index, begin, end, first, last);
             uint64_t slices = 0;
             int64_t total = 0;
-            for (uint32_t l = first; l < std::min<uint32_t>(last, uint32_t(index.lanes().size())); ++l)
+            for (uint32_t l = first; l < std::min<uint32_t>(last, uint32_t(index.lanes().size()));
+                 ++l)
                 for (trace::EventId id : index.lanes()[l].events) {
                     const trace::Event& e = m_resnet->event(id);
                     if (e.endNs() > begin && e.startNs < end) {
@@ -476,11 +514,13 @@ private Q_SLOTS:
         QCOMPARE(up[0].to, kernelId);
         QVERIFY(trace::isLaunchCall(m_resnet->event(up[0].from).category));
         const auto down = timeline::linksOf(*m_resnet, up[0].from);
-        QVERIFY(std::any_of(down.begin(), down.end(), [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
+        QVERIFY(std::any_of(down.begin(), down.end(),
+                            [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
         // From the CPU op behind the launch: at least the same kernel.
         if (kernel->op.valid()) {
             const auto fromOp = timeline::linksOf(*m_resnet, kernel->op);
-            QVERIFY(std::any_of(fromOp.begin(), fromOp.end(), [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
+            QVERIFY(std::any_of(fromOp.begin(), fromOp.end(),
+                                [&](const timeline::FlowLink& l) { return l.to == kernelId; }));
         }
         QVERIFY(timeline::linksOf(*m_resnet, {}).empty());
     }
@@ -490,8 +530,10 @@ private Q_SLOTS:
         const timeline::TimelineIndex index(*m_resnet);
         const analysis::TraceSummary summary = analysis::summarize(*m_resnet);
         const auto counters = timeline::countersFromSummary(summary, m_resnet->endNs());
-        QVERIFY(std::any_of(counters.begin(), counters.end(), [](const auto& c) { return c.label == "cuda:0 memory"; }));
-        QVERIFY(std::any_of(counters.begin(), counters.end(), [](const auto& c) { return c.label == "GPU 0 utilisation"; }));
+        QVERIFY(std::any_of(counters.begin(), counters.end(),
+                            [](const auto& c) { return c.label == "cuda:0 memory"; }));
+        QVERIFY(std::any_of(counters.begin(), counters.end(),
+                            [](const auto& c) { return c.label == "GPU 0 utilisation"; }));
         timeline::TrackLayout layout(index, counters);
         // Every lane has exactly one row; every counter one row; rows tile the height.
         size_t lanes = 0, counterRows = 0;
@@ -509,8 +551,9 @@ private Q_SLOTS:
         QCOMPARE(counterRows, counters.size());
         QVERIFY(layout.rowAt(layout.height()) == nullptr);
         // The GPU group holds the GPU memory counter, and collapsing hides its lanes.
-        const auto gpu = std::find_if(layout.groups().begin(), layout.groups().end(),
-                                      [](const timeline::TrackGroup& g) { return g.key == "gpu:0"; });
+        const auto gpu =
+            std::find_if(layout.groups().begin(), layout.groups().end(),
+                         [](const timeline::TrackGroup& g) { return g.key == "gpu:0"; });
         QVERIFY(gpu != layout.groups().end());
         QVERIFY(!gpu->counters.empty());
         const uint32_t g = uint32_t(gpu - layout.groups().begin());
@@ -521,7 +564,8 @@ private Q_SLOTS:
         QCOMPARE(layout.laneY(lane), -1);
         QVERIFY(layout.height() < before);
         for (const timeline::LayoutRow& row : layout.rows())
-            QVERIFY(!(row.kind == timeline::RowKind::Lane && row.index >= gpu->firstLane && row.index < gpu->lastLane));
+            QVERIFY(!(row.kind == timeline::RowKind::Lane && row.index >= gpu->firstLane &&
+                      row.index < gpu->lastLane));
         layout.setCollapsed(g, false);
         QCOMPARE(layout.height(), before);
         QCOMPARE(QString::fromStdString(layout.laneLabel(lane)), QString("Stream 7"));

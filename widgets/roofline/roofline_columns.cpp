@@ -41,7 +41,8 @@ void RooflineLookup::set(const Roofline& roofline)
         m_kernels[k.name] = {k.rating, {}, {}};
 }
 
-const RooflineFigures* RooflineLookup::op(const std::string& name, const std::string& inputShapes) const
+const RooflineFigures* RooflineLookup::op(const std::string& name,
+                                          const std::string& inputShapes) const
 {
     const auto it = m_ops.find({name, inputShapes});
     return it == m_ops.end() ? nullptr : &it->second;
@@ -64,7 +65,8 @@ QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int
     const bool rated = figures && figures->unmodelled.empty() && figures->rating.intensity > 0;
     if (role == Qt::ToolTipRole) {
         if (!figures)
-            return QStringLiteral("Not rated: no work model for this op, or its time is charged to the op around it");
+            return QStringLiteral(
+                "Not rated: no work model for this op, or its time is charged to the op around it");
         if (!figures->unmodelled.empty())
             return QStringLiteral("Not rated: %1").arg(QString::fromStdString(figures->unmodelled));
         if (!figures->note.empty())
@@ -86,11 +88,14 @@ QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int
     const Rating& r = figures->rating;
     switch (column) {
     case RooflineColumn::Tflops:
-        return raw ? QVariant(r.achievedTflops) : QVariant(QString::fromStdString(format::number(r.achievedTflops)));
+        return raw ? QVariant(r.achievedTflops)
+                   : QVariant(QString::fromStdString(format::number(r.achievedTflops)));
     case RooflineColumn::Gbps:
-        return raw ? QVariant(r.achievedGbps) : QVariant(QString::fromStdString(format::number(r.achievedGbps)));
+        return raw ? QVariant(r.achievedGbps)
+                   : QVariant(QString::fromStdString(format::number(r.achievedGbps)));
     case RooflineColumn::Intensity:
-        return raw ? QVariant(r.intensity) : QVariant(QString::fromStdString(format::number(r.intensity)));
+        return raw ? QVariant(r.intensity)
+                   : QVariant(QString::fromStdString(format::number(r.intensity)));
     case RooflineColumn::Bound:
         if (raw)
             return int(r.bound);
@@ -100,7 +105,8 @@ QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int
             return raw ? QVariant(-1.0) : QVariant(QString());
         if (raw)
             return r.shareOfRoof;
-        return QString::fromStdString(format::percent(r.shareOfRoof)) + (r.abovePeak ? QStringLiteral(" ⚠") : QString());
+        return QString::fromStdString(format::percent(r.shareOfRoof)) +
+               (r.abovePeak ? QStringLiteral(" ⚠") : QString());
     }
     return {};
 }
@@ -108,11 +114,16 @@ QVariant rooflineCell(const RooflineFigures* figures, RooflineColumn column, int
 QString rooflineHeader(RooflineColumn column)
 {
     switch (column) {
-    case RooflineColumn::Tflops: return QStringLiteral("TFLOP/s");
-    case RooflineColumn::Gbps: return QStringLiteral("GB/s");
-    case RooflineColumn::Intensity: return QStringLiteral("FLOP/byte");
-    case RooflineColumn::Bound: return QStringLiteral("Bound");
-    case RooflineColumn::OfRoof: return QStringLiteral("Of roof");
+    case RooflineColumn::Tflops:
+        return QStringLiteral("TFLOP/s");
+    case RooflineColumn::Gbps:
+        return QStringLiteral("GB/s");
+    case RooflineColumn::Intensity:
+        return QStringLiteral("FLOP/byte");
+    case RooflineColumn::Bound:
+        return QStringLiteral("Bound");
+    case RooflineColumn::OfRoof:
+        return QStringLiteral("Of roof");
     }
     return {};
 }
@@ -120,11 +131,16 @@ QString rooflineHeader(RooflineColumn column)
 QString rooflineColumnName(RooflineColumn column)
 {
     switch (column) {
-    case RooflineColumn::Tflops: return QStringLiteral("Achieved compute");
-    case RooflineColumn::Gbps: return QStringLiteral("Achieved bandwidth");
-    case RooflineColumn::Intensity: return QStringLiteral("Arithmetic intensity");
-    case RooflineColumn::Bound: return QStringLiteral("Bound");
-    case RooflineColumn::OfRoof: return QStringLiteral("Of roof");
+    case RooflineColumn::Tflops:
+        return QStringLiteral("Achieved compute");
+    case RooflineColumn::Gbps:
+        return QStringLiteral("Achieved bandwidth");
+    case RooflineColumn::Intensity:
+        return QStringLiteral("Arithmetic intensity");
+    case RooflineColumn::Bound:
+        return QStringLiteral("Bound");
+    case RooflineColumn::OfRoof:
+        return QStringLiteral("Of roof");
     }
     return {};
 }
@@ -132,11 +148,16 @@ QString rooflineColumnName(RooflineColumn column)
 QString rooflineUnit(RooflineColumn column)
 {
     switch (column) {
-    case RooflineColumn::Tflops: return QStringLiteral("TFLOP/s");
-    case RooflineColumn::Gbps: return QStringLiteral("GB/s");
-    case RooflineColumn::Intensity: return QStringLiteral("FLOP/byte");
-    case RooflineColumn::Bound: return {};
-    case RooflineColumn::OfRoof: return QStringLiteral("fraction");
+    case RooflineColumn::Tflops:
+        return QStringLiteral("TFLOP/s");
+    case RooflineColumn::Gbps:
+        return QStringLiteral("GB/s");
+    case RooflineColumn::Intensity:
+        return QStringLiteral("FLOP/byte");
+    case RooflineColumn::Bound:
+        return {};
+    case RooflineColumn::OfRoof:
+        return QStringLiteral("fraction");
     }
     return {};
 }
@@ -145,18 +166,22 @@ QString rooflineHeaderTip(RooflineColumn column)
 {
     switch (column) {
     case RooflineColumn::Tflops:
-        return QStringLiteral("Achieved TFLOP/s: the FLOPs its recorded shapes imply over its kernels' time.");
+        return QStringLiteral(
+            "Achieved TFLOP/s: the FLOPs its recorded shapes imply over its kernels' time.");
     case RooflineColumn::Gbps:
-        return QStringLiteral("Achieved GB/s: the least bytes it must move (inputs read once, outputs written "
-                              "once) over its kernels' time.");
+        return QStringLiteral(
+            "Achieved GB/s: the least bytes it must move (inputs read once, outputs written "
+            "once) over its kernels' time.");
     case RooflineColumn::Intensity:
         return QStringLiteral("Arithmetic intensity: FLOPs per byte moved.");
     case RooflineColumn::Bound:
-        return QStringLiteral("Which roof caps it at its intensity: the device's compute peak for its precision, "
-                              "or its memory bandwidth.");
+        return QStringLiteral(
+            "Which roof caps it at its intensity: the device's compute peak for its precision, "
+            "or its memory bandwidth.");
     case RooflineColumn::OfRoof:
-        return QStringLiteral("Achieved over what its roof allows at its intensity. ⚠: above a roof, so the work "
-                              "model or the peak is wrong for it (the tooltip says which).");
+        return QStringLiteral(
+            "Achieved over what its roof allows at its intensity. ⚠: above a roof, so the work "
+            "model or the peak is wrong for it (the tooltip says which).");
     }
     return {};
 }

@@ -5,14 +5,20 @@
 
 #include <QString>
 #include <QVariant>
-
 #include <map>
 #include <string>
 #include <utility>
 
 namespace kinetoscope::widgets {
 
-enum class RooflineColumn { Tflops, Gbps, Intensity, Bound, OfRoof };
+enum class RooflineColumn
+{
+    Tflops,
+    Gbps,
+    Intensity,
+    Bound,
+    OfRoof
+};
 inline constexpr int kRooflineColumnCount = 5;
 
 // One row's figures: a rated op group, a by-name total of them, or a rated kernel.

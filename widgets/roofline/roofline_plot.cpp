@@ -4,7 +4,6 @@
 #include "widgets/chart_style.h"
 
 #include <QToolTip>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,14 +17,19 @@ namespace {
 QColor kindColor(OpKind kind)
 {
     switch (kind) {
-    case OpKind::Matmul: return QColor(31, 119, 180);
-    case OpKind::Convolution: return QColor(44, 160, 44);
-    case OpKind::Attention: return QColor(148, 103, 189);
+    case OpKind::Matmul:
+        return QColor(31, 119, 180);
+    case OpKind::Convolution:
+        return QColor(44, 160, 44);
+    case OpKind::Attention:
+        return QColor(148, 103, 189);
     case OpKind::Normalization:
     case OpKind::Softmax:
-    case OpKind::Reduction: return QColor(214, 39, 40);
+    case OpKind::Reduction:
+        return QColor(214, 39, 40);
     case OpKind::Elementwise:
-    case OpKind::Copy: break;
+    case OpKind::Copy:
+        break;
     }
     return QColor(255, 127, 14);
 }
@@ -86,7 +90,8 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
                           QString::fromStdString(format::duration(double(op.deviceNs))),
                           QString::fromStdString(format::flopRate(r.achievedTflops * 1e12)),
                           QString::fromStdString(format::bandwidth(r.achievedGbps * 1e9)),
-                          QString::fromLatin1(boundName(r.bound)), QString::fromStdString(format::percent(r.shareOfRoof)));
+                          QString::fromLatin1(boundName(r.bound)),
+                          QString::fromStdString(format::percent(r.shareOfRoof)));
         if (!op.note.empty())
             label += QLatin1Char('\n') + QString::fromStdString(op.note);
         m_dots.push_back({r.intensity, r.achievedTflops, i, label, size, fill});
@@ -117,7 +122,8 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
     const double y1 = std::pow(10.0, std::ceil(std::log10(yMax * 1.5)));
     // At most kDecades below the top: groups slower than that (a few-element op) sit on
     // the bottom edge, drawn hollow.
-    const double y0 = std::max(std::pow(10.0, std::floor(std::log10(yMin))), y1 / std::pow(10.0, kDecades));
+    const double y0 =
+        std::max(std::pow(10.0, std::floor(std::log10(yMin))), y1 / std::pow(10.0, kDecades));
     xAxis->setRange(x0, x1);
     yAxis->setRange(y0, y1);
 
@@ -141,7 +147,8 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
         text->position->setType(QCPItemPosition::ptPlotCoords);
         text->setPositionAlignment(Qt::AlignRight | (highest ? Qt::AlignBottom : Qt::AlignTop));
         text->position->setCoords(x1 / 1.15, highest ? tflops * 1.05 : tflops / 1.05);
-        text->setText(QStringLiteral("%1 %2").arg(label, QString::fromStdString(format::flopRate(tflops * 1e12))));
+        text->setText(QStringLiteral("%1 %2").arg(
+            label, QString::fromStdString(format::flopRate(tflops * 1e12))));
         text->setColor(QColor(60, 60, 60));
         ++m_roofs;
     }
@@ -161,8 +168,10 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
         dot->setLineStyle(QCPGraph::lsNone);
         const bool offScale = d.tflops < y0;
         d.tflops = std::max(d.tflops, y0);
-        dot->setScatterStyle(offScale ? QCPScatterStyle(QCPScatterStyle::ssCircle, d.color.darker(130), d.size)
-                                      : QCPScatterStyle(QCPScatterStyle::ssDisc, d.color.darker(130), d.color, d.size));
+        dot->setScatterStyle(
+            offScale
+                ? QCPScatterStyle(QCPScatterStyle::ssCircle, d.color.darker(130), d.size)
+                : QCPScatterStyle(QCPScatterStyle::ssDisc, d.color.darker(130), d.color, d.size));
         dot->addData(d.intensity, d.tflops);
         if (offScale)
             d.label += tr("\n(below the plot's range: drawn on its lower edge)");
@@ -174,7 +183,8 @@ QPointF RooflinePlot::dotPosition(int dot) const
 {
     if (dot < 0 || size_t(dot) >= m_dots.size())
         return {-1, -1};
-    return {xAxis->coordToPixel(m_dots[size_t(dot)].intensity), yAxis->coordToPixel(m_dots[size_t(dot)].tflops)};
+    return {xAxis->coordToPixel(m_dots[size_t(dot)].intensity),
+            yAxis->coordToPixel(m_dots[size_t(dot)].tflops)};
 }
 
 int RooflinePlot::dotAt(const QPointF& pixel) const

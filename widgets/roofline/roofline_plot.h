@@ -6,7 +6,6 @@
 #include "core/roofline/roofline.h"
 
 #include <qcustomplot.h>
-
 #include <vector>
 
 namespace kinetoscope::widgets {

@@ -5,7 +5,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QWheelEvent>
-
 #include <algorithm>
 #include <cmath>
 
@@ -40,7 +39,8 @@ double byteStep(double maxBytes, int parts)
 
 }  // namespace
 
-AllocationChart::AllocationChart(std::shared_ptr<const document::SnapshotDocument> snapshot, QWidget* parent)
+AllocationChart::AllocationChart(std::shared_ptr<const document::SnapshotDocument> snapshot,
+                                 QWidget* parent)
     : QWidget(parent), m_snapshot(std::move(snapshot))
 {
     setMouseTracking(true);
@@ -75,7 +75,9 @@ double AllocationChart::fullTo() const
 {
     const snapshot::DeviceTimeline& t = timeline();
     // One unit past the last entry, so that it has a column of its own.
-    return t.size() ? double(t.when(t.size() - 1)) + std::max(1.0, 0.002 * double(t.when(t.size() - 1) - t.when(0))) : 1.0;
+    return t.size() ? double(t.when(t.size() - 1)) +
+                          std::max(1.0, 0.002 * double(t.when(t.size() - 1) - t.when(0)))
+                    : 1.0;
 }
 
 void AllocationChart::showAll()
@@ -101,13 +103,16 @@ void AllocationChart::setView(double from, double to)
 void AllocationChart::zoomAt(double x, double factor)
 {
     const QRect plot = plotRect();
-    const double at = m_from + (m_to - m_from) * std::clamp((x - plot.left()) / std::max(1, plot.width()), 0.0, 1.0);
+    const double at =
+        m_from +
+        (m_to - m_from) * std::clamp((x - plot.left()) / std::max(1, plot.width()), 0.0, 1.0);
     setView(at - (at - m_from) * factor, at + (m_to - at) * factor);
 }
 
 QRect AllocationChart::plotRect() const
 {
-    return QRect(kLeft, kTop, std::max(1, width() - kLeft - kRight), std::max(1, height() - kTop - kBottom));
+    return QRect(kLeft, kTop, std::max(1, width() - kLeft - kRight),
+                 std::max(1, height() - kTop - kBottom));
 }
 
 double AllocationChart::xOf(double when) const
@@ -185,7 +190,8 @@ QString AllocationChart::xLabel(double when) const
         return QString::fromStdString(format::count(int64_t(when)));
     if (when <= fullFrom())
         return QStringLiteral("0");
-    return QString::fromStdString(format::duration((when - fullFrom()) * 1e3));  // microseconds -> ns
+    return QString::fromStdString(
+        format::duration((when - fullFrom()) * 1e3));  // microseconds -> ns
 }
 
 void AllocationChart::paintEvent(QPaintEvent*)
@@ -196,10 +202,11 @@ void AllocationChart::paintEvent(QPaintEvent*)
     const snapshot::DeviceTimeline& t = timeline();
     if (t.size() == 0) {
         p.setPen(palette().text().color());
-        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
-                   tr("No allocation history on cuda:%1: the snapshot was taken without "
-                      "torch.cuda.memory._record_memory_history, so only the state at the dump is known.")
-                       .arg(m_device));
+        p.drawText(
+            rect(), Qt::AlignCenter | Qt::TextWordWrap,
+            tr("No allocation history on cuda:%1: the snapshot was taken without "
+               "torch.cuda.memory._record_memory_history, so only the state at the dump is known.")
+                .arg(m_device));
         return;
     }
     if (m_dirty || m_bands.size() != plot.size())
@@ -217,29 +224,34 @@ void AllocationChart::paintEvent(QPaintEvent*)
         p.drawLine(plot.left() - 4, y, plot.left(), y);
         p.setPen(palette().text().color());
         const QString label = QString::fromStdString(format::bytes(v));
-        p.drawText(QRect(0, y - fm.height() / 2, kLeft - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter, label);
+        p.drawText(QRect(0, y - fm.height() / 2, kLeft - 8, fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, label);
     }
     const double timeStep = niceStep(m_to - m_from, std::max(2, plot.width() / 110));
-    for (double v = std::ceil((m_from - fullFrom()) / timeStep) * timeStep + fullFrom(); v < m_to; v += timeStep) {
+    for (double v = std::ceil((m_from - fullFrom()) / timeStep) * timeStep + fullFrom(); v < m_to;
+         v += timeStep) {
         const int x = int(xOf(v));
         p.setPen(palette().mid().color());
         p.drawLine(x, plot.bottom(), x, plot.bottom() + 4);
         p.setPen(palette().text().color());
         const QString label = xLabel(v);
         const int w = fm.horizontalAdvance(label);
-        p.drawText(std::clamp(x - w / 2, plot.left(), plot.right() - w), plot.bottom() + 6 + fm.ascent(), label);
+        p.drawText(std::clamp(x - w / 2, plot.left(), plot.right() - w),
+                   plot.bottom() + 6 + fm.ascent(), label);
     }
 
     // Reserved, column by column (the state each column's bands show).
     p.setRenderHint(QPainter::Antialiasing, true);
     QPolygonF reserved;
     for (size_t x = 0; x < m_samples.size(); ++x)
-        reserved << QPointF(plot.left() + double(x) + 0.5, yOf(double(t.reservedAfter(m_samples[x]))));
+        reserved << QPointF(plot.left() + double(x) + 0.5,
+                            yOf(double(t.reservedAfter(m_samples[x]))));
     p.setPen(QPen(kReserved, 1.5));
     p.drawPolyline(reserved);
 
     // The peak: a line where it is reached (when in view) and its figure.
-    const QString peakText = tr("peak %1").arg(QString::fromStdString(format::bytes(double(t.peakBytes))));
+    const QString peakText =
+        tr("peak %1").arg(QString::fromStdString(format::bytes(double(t.peakBytes))));
     if (t.peakApplied > 0) {
         const double peakWhen = double(t.when(t.peakApplied - 1));
         if (peakWhen >= m_from && peakWhen < m_to) {
@@ -301,7 +313,8 @@ void AllocationChart::mousePressEvent(QMouseEvent* event)
 void AllocationChart::mouseMoveEvent(QMouseEvent* event)
 {
     if (m_dragging) {
-        const double shift = double(event->pos().x() - m_dragFrom.x()) / plotRect().width() * (m_dragViewTo - m_dragViewFrom);
+        const double shift = double(event->pos().x() - m_dragFrom.x()) / plotRect().width() *
+                             (m_dragViewTo - m_dragViewFrom);
         setView(m_dragViewFrom - shift, m_dragViewTo - shift);
         return;
     }

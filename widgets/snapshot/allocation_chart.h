@@ -8,7 +8,6 @@
 
 #include <QImage>
 #include <QWidget>
-
 #include <memory>
 
 namespace kinetoscope::widgets {
@@ -17,7 +16,8 @@ class AllocationChart : public QWidget
 {
     Q_OBJECT
 public:
-    AllocationChart(std::shared_ptr<const document::SnapshotDocument> snapshot, QWidget* parent = nullptr);
+    AllocationChart(std::shared_ptr<const document::SnapshotDocument> snapshot,
+                    QWidget* parent = nullptr);
 
     void setDevice(int device);  // an index into the document's timelines
     int device() const { return m_device; }
@@ -63,8 +63,8 @@ private:
     std::shared_ptr<const document::SnapshotDocument> m_snapshot;
     int m_device = 0;
     double m_from = 0, m_to = 1;
-    double m_maxBytes = 1;  // the y axis' top: the device's largest of peak and reserved
-    QImage m_bands;         // the plot's bands at the current view and size
+    double m_maxBytes = 1;          // the y axis' top: the device's largest of peak and reserved
+    QImage m_bands;                 // the plot's bands at the current view and size
     std::vector<size_t> m_samples;  // per pixel column of the plot: the entries applied
     bool m_dirty = true;
     QPoint m_dragFrom;

@@ -16,7 +16,8 @@ QString bytesText(int64_t bytes)
 
 StackGroupModel::StackGroupModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
                                  std::vector<snapshot::StackBytes> groups, QObject* parent, Key key)
-    : QAbstractTableModel(parent), m_snapshot(std::move(snapshot)), m_groups(std::move(groups)), m_key(key)
+    : QAbstractTableModel(parent), m_snapshot(std::move(snapshot)), m_groups(std::move(groups)),
+      m_key(key)
 {
 }
 
@@ -65,13 +66,15 @@ QVariant StackGroupModel::data(const QModelIndex& index, int role) const
     case Place:
         if (!g.stack)
             return tr("(no frames recorded)");
-        return QString::fromStdString(m_key == Key::Place ? model.place(g.stack) : model.moduleCall(g.stack));
+        return QString::fromStdString(m_key == Key::Place ? model.place(g.stack)
+                                                          : model.moduleCall(g.stack));
     case Bytes:
         return raw ? QVariant(qlonglong(g.bytes)) : QVariant(bytesText(g.bytes));
     case ShareOfPeak:
         return raw ? QVariant(share) : QVariant(QString::fromStdString(format::percent(share)));
     case Allocations:
-        return raw ? QVariant(qlonglong(g.allocations)) : QVariant(QString::fromStdString(format::count(g.allocations)));
+        return raw ? QVariant(qlonglong(g.allocations))
+                   : QVariant(QString::fromStdString(format::count(g.allocations)));
     case Stack: {
         QStringList frames;
         for (const std::string& line : model.readableStack(g.stack, 4))
@@ -90,10 +93,11 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Place:
-            return m_key == Key::Place
-                       ? tr("The line that allocated: the innermost Python frame outside torch and installed packages")
-                       : tr("The line that called the nn.Module the allocation was made in (frames name lines, "
-                            "not module classes)");
+            return m_key == Key::Place ? tr("The line that allocated: the innermost Python frame "
+                                            "outside torch and installed packages")
+                                       : tr("The line that called the nn.Module the allocation was "
+                                            "made in (frames name lines, "
+                                            "not module classes)");
         case ShareOfPeak:
             return tr("Of the peak allocated bytes");
         case Stack:
@@ -104,8 +108,9 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
     }
     if (role == UnitRole) {
         static const char* const units[] = {"", "bytes", "fraction", "count", ""};
-        return section >= 0 && section < ColumnCount && *units[section] ? QVariant(QString::fromLatin1(units[section]))
-                                                                         : QVariant();
+        return section >= 0 && section < ColumnCount && *units[section]
+                   ? QVariant(QString::fromLatin1(units[section]))
+                   : QVariant();
     }
     if (role != Qt::DisplayRole)
         return {};
@@ -115,7 +120,8 @@ QVariant StackGroupModel::headerData(int section, Qt::Orientation orientation, i
     return tr(names[section]);
 }
 
-SegmentModel::SegmentModel(std::shared_ptr<const document::SnapshotDocument> snapshot, QObject* parent)
+SegmentModel::SegmentModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
+                           QObject* parent)
     : QAbstractTableModel(parent), m_snapshot(std::move(snapshot))
 {
 }
@@ -136,7 +142,8 @@ QVariant SegmentModel::data(const QModelIndex& index, int role) const
         return {};
     // The segment and its state as text: their raw values are sort keys (an address, a rank).
     if (role == ExportRole)
-        return index.column() == Segment || index.column() == State ? data(index, Qt::DisplayRole) : QVariant();
+        return index.column() == Segment || index.column() == State ? data(index, Qt::DisplayRole)
+                                                                    : QVariant();
     if (role != Qt::DisplayRole && role != Qt::UserRole)
         return {};
     const bool raw = role == Qt::UserRole;
@@ -154,8 +161,14 @@ QVariant SegmentModel::data(const QModelIndex& index, int role) const
             .arg(seg.stream);
     case State:
         if (raw)  // the state's rank, then the bytes cached in free blocks (< 2^48)
-            return (qlonglong(use.split() ? 2 : use.allocatedBytes == 0 ? 1 : 0) << 48) + qlonglong(use.inactiveBytes);
-        return use.split() ? tr("split") : use.allocatedBytes == 0 ? tr("free (cached whole)") : tr("full");
+            return (qlonglong(use.split()               ? 2
+                              : use.allocatedBytes == 0 ? 1
+                                                        : 0)
+                    << 48) +
+                   qlonglong(use.inactiveBytes);
+        return use.split()               ? tr("split")
+               : use.allocatedBytes == 0 ? tr("free (cached whole)")
+                                         : tr("full");
     case Reserved:
         return bytes(seg.totalSize);
     case Allocated:
@@ -178,7 +191,8 @@ QVariant SegmentModel::headerData(int section, Qt::Orientation orientation, int 
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case FreeInBlocks:
-            return tr("Cached in blocks no tensor holds: only requests that fit one of them can use it");
+            return tr(
+                "Cached in blocks no tensor holds: only requests that fit one of them can use it");
         case State:
             return tr("split: live tensors beside free blocks (fragmentation); free: no tensor, "
                       "torch.cuda.empty_cache() would return it");
@@ -188,12 +202,14 @@ QVariant SegmentModel::headerData(int section, Qt::Orientation orientation, int 
     }
     if (role == UnitRole) {
         static const char* const units[] = {"", "", "bytes", "bytes", "bytes", "count", "bytes"};
-        return section >= 0 && section < ColumnCount && *units[section] ? QVariant(QString::fromLatin1(units[section]))
-                                                                         : QVariant();
+        return section >= 0 && section < ColumnCount && *units[section]
+                   ? QVariant(QString::fromLatin1(units[section]))
+                   : QVariant();
     }
     if (role != Qt::DisplayRole)
         return {};
-    static const char* const names[] = {"Segment", "State", "Reserved", "Allocated", "Free in blocks", "Free blocks",
+    static const char* const names[] = {"Segment",           "State",          "Reserved",
+                                        "Allocated",         "Free in blocks", "Free blocks",
                                         "Largest free block"};
     return tr(names[section]);
 }

@@ -6,7 +6,6 @@
 #include "core/document/document.h"
 
 #include <QAbstractTableModel>
-
 #include <memory>
 
 namespace kinetoscope::widgets {
@@ -15,11 +14,24 @@ class StackGroupModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Place, Bytes, ShareOfPeak, Allocations, Stack, ColumnCount };
+    enum Column
+    {
+        Place,
+        Bytes,
+        ShareOfPeak,
+        Allocations,
+        Stack,
+        ColumnCount
+    };
     // Place: the line that allocated; ModuleCall: the line that called the nn.Module.
-    enum class Key { Place, ModuleCall };
+    enum class Key
+    {
+        Place,
+        ModuleCall
+    };
     StackGroupModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
-                    std::vector<snapshot::StackBytes> groups, QObject* parent = nullptr, Key key = Key::Place);
+                    std::vector<snapshot::StackBytes> groups, QObject* parent = nullptr,
+                    Key key = Key::Place);
     // Another grouping of the same allocations (the "Group by" choice).
     void setGroups(std::vector<snapshot::StackBytes> groups, Key key);
     const snapshot::StackBytes& group(int row) const { return m_groups[size_t(row)]; }
@@ -41,8 +53,19 @@ class SegmentModel : public QAbstractTableModel
 public:
     // State sorts split segments above free ones above full ones, each by the bytes it
     // caches in free blocks.
-    enum Column { Segment, State, Reserved, Allocated, FreeInBlocks, FreeBlocks, LargestFreeBlock, ColumnCount };
-    explicit SegmentModel(std::shared_ptr<const document::SnapshotDocument> snapshot, QObject* parent = nullptr);
+    enum Column
+    {
+        Segment,
+        State,
+        Reserved,
+        Allocated,
+        FreeInBlocks,
+        FreeBlocks,
+        LargestFreeBlock,
+        ColumnCount
+    };
+    explicit SegmentModel(std::shared_ptr<const document::SnapshotDocument> snapshot,
+                          QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

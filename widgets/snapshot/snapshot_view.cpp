@@ -28,7 +28,8 @@ QString bytesText(int64_t bytes)
 }  // namespace
 
 SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, QWidget* parent)
-    : QWidget(parent), m_document(std::move(snapshot)), m_pages(new QTabWidget(this)), m_headline(new QLabel(this)), m_inTrace(new QLabel(this)),
+    : QWidget(parent), m_document(std::move(snapshot)), m_pages(new QTabWidget(this)),
+      m_headline(new QLabel(this)), m_inTrace(new QLabel(this)),
       m_chart(new AllocationChart(m_document->snapshot, this)), m_readout(new QLabel(this)),
       m_findings(new FindingsView(this))
 {
@@ -42,12 +43,15 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
     auto* timelinePage = new QWidget(this);
     auto* timelineLayout = new QVBoxLayout(timelinePage);
     auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Wheel: zoom · drag: pan · double-click: the whole history"), timelinePage));
+    bar->addWidget(
+        new QLabel(tr("Wheel: zoom · drag: pan · double-click: the whole history"), timelinePage));
     bar->addStretch(1);
     if (snap->timelines.size() > 1) {
         m_devices = new QComboBox(timelinePage);
         for (const snapshot::DeviceTimeline& t : snap->timelines)
-            m_devices->addItem(tr("cuda:%1 (%2 entries)").arg(t.device).arg(QString::fromStdString(format::count(int64_t(t.size())))));
+            m_devices->addItem(tr("cuda:%1 (%2 entries)")
+                                   .arg(t.device)
+                                   .arg(QString::fromStdString(format::count(int64_t(t.size())))));
         m_devices->setCurrentIndex(m_chart->device());
         connect(m_devices, &QComboBox::currentIndexChanged, m_chart, &AllocationChart::setDevice);
         bar->addWidget(m_devices);
@@ -67,16 +71,19 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
     m_atPeak = new TableView(atPeakModel, StackGroupModel::Bytes, this);
     if (!s.topModulesAtPeak.empty()) {
         // The module grouping, where the stacks pass through nn.Module calls.
-        m_groupBy = m_atPeak->addGroupChoice({tr("the line that allocated"), tr("the nn.Module call")});
+        m_groupBy =
+            m_atPeak->addGroupChoice({tr("the line that allocated"), tr("the nn.Module call")});
         connect(m_groupBy, &QComboBox::currentIndexChanged, this, [snap, atPeakModel](int index) {
             if (index == 1)
-                atPeakModel->setGroups(snap->summary.topModulesAtPeak, StackGroupModel::Key::ModuleCall);
+                atPeakModel->setGroups(snap->summary.topModulesAtPeak,
+                                       StackGroupModel::Key::ModuleCall);
             else
                 atPeakModel->setGroups(snap->summary.topStacksAtPeak, StackGroupModel::Key::Place);
         });
     }
     m_leaks = new TableView(new StackGroupModel(snap, s.leaks, this), StackGroupModel::Bytes, this);
-    m_segments = new TableView(new SegmentModel(snap, this), SegmentModel::State, this);  // split ones first
+    m_segments =
+        new TableView(new SegmentModel(snap, this), SegmentModel::State, this);  // split ones first
     for (TableView* table : {m_atPeak, m_leaks, m_segments})
         table->table()->horizontalHeader()->resizeSection(0, 320);
     setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
@@ -102,15 +109,21 @@ SnapshotView::SnapshotView(std::shared_ptr<const document::Document> snapshot, Q
 QString SnapshotView::headline() const
 {
     const snapshot::SnapshotSummary& s = m_document->snapshot->summary;
-    QString text = tr("<b>A CUDA memory snapshot</b> — at the dump %1 reserved in %2 segments, %3 allocated, %4 cached "
+    QString text = tr("<b>A CUDA memory snapshot</b> — at the dump %1 reserved in %2 segments, %3 "
+                      "allocated, %4 cached "
                       "in free blocks (the largest %5).")
-                       .arg(bytesText(s.reservedBytes), QString::fromStdString(format::count(int64_t(s.segments))),
-                            bytesText(s.allocatedBytes), bytesText(s.inactiveBytes), bytesText(s.largestFreeBlockBytes));
+                       .arg(bytesText(s.reservedBytes),
+                            QString::fromStdString(format::count(int64_t(s.segments))),
+                            bytesText(s.allocatedBytes), bytesText(s.inactiveBytes),
+                            bytesText(s.largestFreeBlockBytes));
     if (s.traceEntries > 1) {
-        text += tr(" Peak allocated <b>%1</b> on cuda:%2").arg(bytesText(s.peakAllocatedBytes)).arg(s.peakDevice);
+        text += tr(" Peak allocated <b>%1</b> on cuda:%2")
+                    .arg(bytesText(s.peakAllocatedBytes))
+                    .arg(s.peakDevice);
         if (s.peakTimeUs >= 0 && s.firstTimeUs >= 0)
             text += tr(", %1 into the history")
-                        .arg(QString::fromStdString(format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3)));
+                        .arg(QString::fromStdString(
+                            format::duration(double(s.peakTimeUs - s.firstTimeUs) * 1e3)));
         text += QLatin1Char('.');
     } else {
         text += tr(" No allocation history was recorded: the state at the dump is all there is.");
@@ -123,9 +136,10 @@ void SnapshotView::showAllocation(int band, size_t applied)
     const document::SnapshotDocument& snap = *m_document->snapshot;
     const snapshot::DeviceTimeline& t = snap.timelines[size_t(m_chart->device())];
     if (band < 0) {
-        m_readout->setText(tr("<i>Point at an allocation for its size, lifetime and stack. Allocated at the peak: "
-                              "%1.</i>")
-                               .arg(bytesText(t.peakBytes)));
+        m_readout->setText(
+            tr("<i>Point at an allocation for its size, lifetime and stack. Allocated at the peak: "
+               "%1.</i>")
+                .arg(bytesText(t.peakBytes)));
         return;
     }
     const snapshot::Band& b = t.bands[size_t(band)];
@@ -147,7 +161,8 @@ void SnapshotView::showAllocation(int band, size_t applied)
         text += tr(", alive at the dump");
     text += tr(" · %1 allocated then").arg(bytesText(t.allocatedAfter(applied)));
     if (!b.beforeHistory && b.stack) {
-        text += QStringLiteral(" · <b>%1</b><br><tt>").arg(QString::fromStdString(snap.model.place(b.stack)).toHtmlEscaped());
+        text += QStringLiteral(" · <b>%1</b><br><tt>")
+                    .arg(QString::fromStdString(snap.model.place(b.stack)).toHtmlEscaped());
         QStringList lines;
         for (const std::string& line : snap.model.readableStack(b.stack, 6))
             lines << QString::fromStdString(line).toHtmlEscaped();
@@ -180,11 +195,16 @@ QString SnapshotView::readout() const
 QAbstractItemView* SnapshotView::currentTable() const
 {
     switch (m_pages->currentIndex()) {
-    case AtPeak: return m_atPeak->table();
-    case Leaks: return m_leaks->table();
-    case Segments: return m_segments->table();
-    case Diagnosis: return m_findings->list();
-    default: return nullptr;
+    case AtPeak:
+        return m_atPeak->table();
+    case Leaks:
+        return m_leaks->table();
+    case Segments:
+        return m_segments->table();
+    case Diagnosis:
+        return m_findings->list();
+    default:
+        return nullptr;
     }
 }
 

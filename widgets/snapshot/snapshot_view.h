@@ -7,7 +7,6 @@
 #include "core/snapshot/peak_in_trace.h"
 
 #include <QWidget>
-
 #include <memory>
 
 class QAbstractItemView;
@@ -25,8 +24,16 @@ class SnapshotView : public QWidget
 {
     Q_OBJECT
 public:
-    enum Page { Timeline, AtPeak, Leaks, Segments, Diagnosis };
-    explicit SnapshotView(std::shared_ptr<const document::Document> snapshot, QWidget* parent = nullptr);
+    enum Page
+    {
+        Timeline,
+        AtPeak,
+        Leaks,
+        Segments,
+        Diagnosis
+    };
+    explicit SnapshotView(std::shared_ptr<const document::Document> snapshot,
+                          QWidget* parent = nullptr);
 
     const document::Document& document() const { return *m_document; }
     AllocationChart* chart() const { return m_chart; }
@@ -35,8 +42,11 @@ public:
     TableView* segments() const { return m_segments; }
     FindingsView* findings() const { return m_findings; }
     QComboBox* devices() const { return m_devices; }  // null with one device
-    QComboBox* atPeakGrouping() const { return m_groupBy; }  // null when no stack shows a module call
-    QString readout() const;                          // the allocation under the pointer, as shown
+    QComboBox* atPeakGrouping() const
+    {
+        return m_groupBy;
+    }                         // null when no stack shows a module call
+    QString readout() const;  // the allocation under the pointer, as shown
     QString headline() const;
     void setCurrentPage(Page page);
     // The current page's table (at the peak, leaks, segments, findings); null on the timeline.

@@ -4,7 +4,8 @@
 
 namespace kinetoscope::widgets {
 
-DrawListBuilder::DrawListBuilder(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
+DrawListBuilder::DrawListBuilder(const timeline::TimelineIndex& index,
+                                 const std::vector<timeline::CounterTrack>& counters,
                                  QObject* parent)
     : QObject(parent), m_index(index), m_counters(counters), m_thread([this] { loop(); })
 {
@@ -38,24 +39,29 @@ std::shared_ptr<const TimelineFrame> DrawListBuilder::latest() const
 bool DrawListBuilder::waitUntilIdle(int timeoutMs) const
 {
     std::unique_lock lock(m_mutex);
-    return m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [this] { return !m_pending && !m_busy; });
+    return m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                              [this] { return !m_pending && !m_busy; });
 }
 
-void DrawListBuilder::build(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
+void DrawListBuilder::build(const timeline::TimelineIndex& index,
+                            const std::vector<timeline::CounterTrack>& counters,
                             const FrameRequest& request, TimelineFrame& frame)
 {
     const auto start = std::chrono::steady_clock::now();
     frame.request = request;
     frame.items.clear();
     if (request.firstLane < request.lastLane)
-        index.buildDrawList(request.view, kFoldPx, frame.items, request.firstLane, request.lastLane);
+        index.buildDrawList(request.view, kFoldPx, frame.items, request.firstLane,
+                            request.lastLane);
     frame.counters.resize(counters.size());
     for (size_t c = 0; c < counters.size(); ++c) {
         frame.counters[c].resize(counters[c].series.size());
         for (size_t s = 0; s < counters[c].series.size(); ++s)
-            timeline::buildCounterColumns(counters[c].series[s], request.view, frame.counters[c][s]);
+            timeline::buildCounterColumns(counters[c].series[s], request.view,
+                                          frame.counters[c][s]);
     }
-    frame.buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    frame.buildMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 void DrawListBuilder::loop()

@@ -6,7 +6,6 @@
 #include "core/timeline/timeline_index.h"
 
 #include <QObject>
-
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -37,8 +36,8 @@ class DrawListBuilder : public QObject
 public:
     static constexpr float kFoldPx = 3.0f;  // slices narrower than this fold into runs
 
-    DrawListBuilder(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
-                    QObject* parent = nullptr);
+    DrawListBuilder(const timeline::TimelineIndex& index,
+                    const std::vector<timeline::CounterTrack>& counters, QObject* parent = nullptr);
     ~DrawListBuilder() override;
 
     void request(const FrameRequest& request);
@@ -46,7 +45,8 @@ public:
     // Blocks until no request is pending or being built (tests, screenshots).
     bool waitUntilIdle(int timeoutMs) const;
     // The work itself, for benchmarks and synchronous callers.
-    static void build(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
+    static void build(const timeline::TimelineIndex& index,
+                      const std::vector<timeline::CounterTrack>& counters,
                       const FrameRequest& request, TimelineFrame& frame);
 
 Q_SIGNALS:

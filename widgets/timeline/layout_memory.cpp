@@ -11,7 +11,8 @@ namespace {
 
 QString keyOf(analysis::RunKind kind, const char* what)
 {
-    return QStringLiteral("timeline/%1/%2").arg(QLatin1String(analysis::runKindName(kind)), QLatin1String(what));
+    return QStringLiteral("timeline/%1/%2")
+        .arg(QLatin1String(analysis::runKindName(kind)), QLatin1String(what));
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ class TimelineDetails : public QTextBrowser
 {
     Q_OBJECT
 public:
-    TimelineDetails(const timeline::TimelineIndex& index, const timeline::TrackLayout& layout, QWidget* parent = nullptr);
+    TimelineDetails(const timeline::TimelineIndex& index, const timeline::TrackLayout& layout,
+                    QWidget* parent = nullptr);
     void showEvent(trace::EventId event);
     void showTotals(const timeline::RangeTotals& totals);
     void showHint();

@@ -6,13 +6,12 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-
 #include <algorithm>
 
 namespace kinetoscope::widgets {
 
-TimelineOverview::TimelineOverview(TimelineView* view, const analysis::WindowClass& window, timeline::BusyProfile busy,
-                                   QWidget* parent)
+TimelineOverview::TimelineOverview(TimelineView* view, const analysis::WindowClass& window,
+                                   timeline::BusyProfile busy, QWidget* parent)
     : QWidget(parent), m_view(view), m_window(window), m_busy(std::move(busy))
 {
     const trace::TraceModel& model = view->index().model();
@@ -21,9 +20,10 @@ TimelineOverview::TimelineOverview(TimelineView* view, const analysis::WindowCla
     setMinimumHeight(kHeight);
     setMaximumHeight(kHeight);
     setCursor(Qt::PointingHandCursor);
-    setToolTip(tr("The whole trace: steps (warm-up ones tinted), %1 and the part the timeline shows. "
-                  "Click or drag to move the timeline there.")
-                   .arg(QString::fromStdString(m_busy.label).toLower()));
+    setToolTip(
+        tr("The whole trace: steps (warm-up ones tinted), %1 and the part the timeline shows. "
+           "Click or drag to move the timeline there.")
+            .arg(QString::fromStdString(m_busy.label).toLower()));
     connect(view, &TimelineView::viewportChanged, this, qOverload<>(&QWidget::update));
 }
 
@@ -59,8 +59,10 @@ void TimelineOverview::paintEvent(QPaintEvent*)
     const auto& steps = m_window.allSteps;
     for (size_t i = 0; i < steps.size(); ++i) {
         const double x0 = left + s.xOf(steps[i].beginNs), x1 = left + s.xOf(steps[i].endNs);
-        const bool warmUp = i < m_window.roles.size() && m_window.roles[i] != analysis::StepRole::Steady;
-        const QColor band = warmUp ? QColor(250, 228, 190) : (i % 2 ? QColor(236, 240, 247) : QColor(246, 248, 252));
+        const bool warmUp =
+            i < m_window.roles.size() && m_window.roles[i] != analysis::StepRole::Steady;
+        const QColor band = warmUp ? QColor(250, 228, 190)
+                                   : (i % 2 ? QColor(236, 240, 247) : QColor(246, 248, 252));
         p.fillRect(QRectF(x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), band);
         p.setPen(timeline_colors::kStepLine);
         p.drawLine(QPointF(x0, plot.top()), QPointF(x0, plot.bottom()));
@@ -70,7 +72,8 @@ void TimelineOverview::paintEvent(QPaintEvent*)
         QPainterPath area(QPointF(left + s.xOf(m_busy.beginNs), plot.bottom()));
         for (size_t i = 0; i < m_busy.values.size(); ++i) {
             const int64_t t = m_busy.beginNs + int64_t(i) * m_busy.bucketNs;
-            const double y = plot.bottom() - double(std::clamp(m_busy.values[i], 0.0f, 1.0f)) * (plot.height() - 2);
+            const double y = plot.bottom() -
+                             double(std::clamp(m_busy.values[i], 0.0f, 1.0f)) * (plot.height() - 2);
             area.lineTo(left + s.xOf(t), y);
             area.lineTo(left + s.xOf(t + m_busy.bucketNs), y);
         }

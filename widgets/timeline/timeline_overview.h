@@ -17,8 +17,8 @@ class TimelineOverview : public QWidget
 public:
     static constexpr int kHeight = 34;
 
-    TimelineOverview(TimelineView* view, const analysis::WindowClass& window, timeline::BusyProfile busy,
-                     QWidget* parent = nullptr);
+    TimelineOverview(TimelineView* view, const analysis::WindowClass& window,
+                     timeline::BusyProfile busy, QWidget* parent = nullptr);
 
     QSize sizeHint() const override;
     // The strip's time scale over its plot (x = 0 at the plot's left edge).

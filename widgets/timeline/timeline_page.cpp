@@ -48,17 +48,20 @@ QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
 }  // namespace
 
 TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWidget* parent)
-    : QWidget(parent), m_trace(std::move(trace)), m_index(m_trace->timeline ? m_trace->timeline
-                                     : std::make_shared<const timeline::TimelineIndex>(
-                                           *m_trace->model,
-                                           timeline::leadThreadOf(*m_trace->model, m_trace->summary.window.stepMarker))),
+    : QWidget(parent), m_trace(std::move(trace)),
+      m_index(m_trace->timeline
+                  ? m_trace->timeline
+                  : std::make_shared<const timeline::TimelineIndex>(
+                        *m_trace->model, timeline::leadThreadOf(
+                                             *m_trace->model, m_trace->summary.window.stepMarker))),
       m_counters(timeline::countersFromSummary(m_trace->summary, m_trace->model->endNs()))
 {
     // Every step is marked (warm-up ones too); the view opens on the first steady one, with
     // the Python frames that span a steady step folded.
     const auto& steady = m_trace->summary.steps.steps;
-    m_view = new TimelineView(*m_index, m_counters, m_trace->summary.window.allSteps,
-                              timeline::findFrameFolds(*m_index, timeline::foldSpanNs(*m_trace->model, steady)), this);
+    m_view = new TimelineView(
+        *m_index, m_counters, m_trace->summary.window.allSteps,
+        timeline::findFrameFolds(*m_index, timeline::foldSpanNs(*m_trace->model, steady)), this);
     if (!steady.empty()) {
         const int64_t pad = steady.front().durationNs() / 50;
         m_view->setHomeRange(steady.front().beginNs - pad, steady.front().endNs + pad);
@@ -103,8 +106,8 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({640, 150});
-    m_overview = new TimelineOverview(m_view, m_trace->summary.window, timeline::busyProfile(m_trace->summary.utilization),
-                                      this);
+    m_overview = new TimelineOverview(m_view, m_trace->summary.window,
+                                      timeline::busyProfile(m_trace->summary.utilization), this);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_overview);
@@ -129,7 +132,8 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     // The layout this kind of run was last left in; what the user changes is remembered.
     const analysis::RunKind kind = m_trace->summary.window.kind;
     restoreTimelineLayout(*m_view, kind);
-    connect(m_view, &TimelineView::layoutChanged, this, [this, kind] { rememberTimelineLayout(*m_view, kind); });
+    connect(m_view, &TimelineView::layoutChanged, this,
+            [this, kind] { rememberTimelineLayout(*m_view, kind); });
 }
 
 bool TimelinePage::eventFilter(QObject* watched, QEvent* event)
@@ -181,7 +185,8 @@ void TimelinePage::nextMatch(bool forward)
     const trace::EventId current = m_view->selected();
     const timeline::Viewport& v = m_view->timeViewport();
     // From the selection, else from the left edge: the first match in view comes first.
-    const int64_t from = current.valid() ? m_trace->model->event(current).startNs : v.beginNs - (forward ? 1 : -1);
+    const int64_t from =
+        current.valid() ? m_trace->model->event(current).startNs : v.beginNs - (forward ? 1 : -1);
     // The focus stays where it is (the search field, for the next Enter).
     selectAndShow(timeline::nextMatch(*m_trace->model, m_matches, from, forward));
 }
@@ -204,7 +209,8 @@ bool TimelinePage::revealName(const std::string& name, bool gpuActivity)
     const auto events = m_trace->model->events();
     for (uint32_t i = 0; i < events.size(); ++i) {
         const trace::Event& e = events[i];
-        if (trace::isGpuActivity(e.category) == gpuActivity && m_trace->model->text(e.name) == name &&
+        if (trace::isGpuActivity(e.category) == gpuActivity &&
+            m_trace->model->text(e.name) == name &&
             (!longest || e.durationNs > events[longest.value].durationNs))
             longest = trace::EventId{i};
     }
@@ -225,7 +231,8 @@ void TimelinePage::updateDetails()
 {
     if (const auto range = m_view->range()) {
         const auto [first, last] = m_view->rangeLanes();
-        m_details->showTotals(timeline::totalsInRange(*m_index, range->first, range->second, first, last));
+        m_details->showTotals(
+            timeline::totalsInRange(*m_index, range->first, range->second, first, last));
     } else {
         m_details->showEvent(m_view->selected());
     }

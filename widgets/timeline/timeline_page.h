@@ -8,7 +8,6 @@
 #include "core/timeline/timeline_index.h"
 
 #include <QWidget>
-
 #include <memory>
 
 class QLabel;
@@ -25,7 +24,8 @@ class TimelinePage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit TimelinePage(std::shared_ptr<const document::Document> trace, QWidget* parent = nullptr);
+    explicit TimelinePage(std::shared_ptr<const document::Document> trace,
+                          QWidget* parent = nullptr);
     ~TimelinePage() override;
 
     TimelineView* view() const { return m_view; }
@@ -34,7 +34,7 @@ public:
     QLineEdit* searchField() const { return m_search; }
     const timeline::TimelineIndex& index() const { return *m_index; }
 
-    void focusSearch();  // Ctrl+F on this page
+    void focusSearch();                // Ctrl+F on this page
     void search(const QString& text);  // runs the search now (the field debounces typing)
     const std::vector<trace::EventId>& matches() const { return m_matches; }
     void nextMatch(bool forward);

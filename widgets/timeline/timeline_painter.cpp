@@ -6,7 +6,6 @@
 
 #include <QPainter>
 #include <QPainterPath>
-
 #include <algorithm>
 #include <cmath>
 
@@ -48,7 +47,8 @@ void paintRows(QPainter& p, const Geometry& g)
             p.fillRect(0, y, g.width, row.height, timeline_colors::kGroupBackground);
             p.setPen(QColor(60, 64, 70));
             p.setFont(bold);
-            const QString arrow = group.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ");
+            const QString arrow =
+                group.collapsed ? QStringLiteral("\u25B8 ") : QStringLiteral("\u25BE ");
             p.drawText(QRect(6, y, g.width - 12, row.height), Qt::AlignVCenter | Qt::AlignLeft,
                        arrow + QString::fromStdString(group.label));
             p.setFont(plain);
@@ -65,9 +65,12 @@ void paintRows(QPainter& p, const Geometry& g)
                     p.setPen(QColor(200, 204, 210));
                     p.drawLine(0, y, g.width, y);  // a new thread or stream starts here
                 }
-                p.setPen(overlapRow ? timeline_colors::kOverlapMarker.darker(130) : QColor(40, 40, 40));
-                p.drawText(QRect(14, y, s.labelWidth - 18, row.height), Qt::AlignVCenter | Qt::AlignLeft,
-                           p.fontMetrics().elidedText(QString::fromStdString(label), Qt::ElideRight, s.labelWidth - 18));
+                p.setPen(overlapRow ? timeline_colors::kOverlapMarker.darker(130)
+                                    : QColor(40, 40, 40));
+                p.drawText(QRect(14, y, s.labelWidth - 18, row.height),
+                           Qt::AlignVCenter | Qt::AlignLeft,
+                           p.fontMetrics().elidedText(QString::fromStdString(label), Qt::ElideRight,
+                                                      s.labelWidth - 18));
             }
             break;
         }
@@ -75,10 +78,12 @@ void paintRows(QPainter& p, const Geometry& g)
             const timeline::LayoutFold& fold = layout.folds()[row.index];
             p.fillRect(0, y, s.labelWidth, row.height, timeline_colors::kFoldBackground);
             if (fold.expanded)  // a header over its rows
-                p.fillRect(s.labelWidth, y, g.width - s.labelWidth, row.height, timeline_colors::kFoldBackground);
+                p.fillRect(s.labelWidth, y, g.width - s.labelWidth, row.height,
+                           timeline_colors::kFoldBackground);
             p.setPen(QColor(70, 90, 60));
-            const QString text = (fold.expanded ? QStringLiteral("\u25BE ") : QStringLiteral("\u25B8 ")) +
-                                 QString::fromStdString(fold.label);
+            const QString text =
+                (fold.expanded ? QStringLiteral("\u25BE ") : QStringLiteral("\u25B8 ")) +
+                QString::fromStdString(fold.label);
             const int width = (fold.expanded ? g.width : s.labelWidth) - 18;
             p.drawText(QRect(14, y, width, row.height), Qt::AlignVCenter | Qt::AlignLeft,
                        p.fontMetrics().elidedText(text, Qt::ElideRight, width));
@@ -90,11 +95,13 @@ void paintRows(QPainter& p, const Geometry& g)
             p.setPen(QColor(200, 204, 210));
             p.drawLine(0, y, g.width, y);
             p.setPen(QColor(40, 40, 40));
-            p.drawText(QRect(14, y + 2, s.labelWidth - 18, row.height / 2), Qt::AlignVCenter | Qt::AlignLeft,
-                       QString::fromStdString(track.label));
+            p.drawText(QRect(14, y + 2, s.labelWidth - 18, row.height / 2),
+                       Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(track.label));
             p.setPen(QColor(110, 110, 110));
-            const QString peak = track.unit == timeline::CounterUnit::Bytes ? QObject::tr("peak %1").arg(QString::fromStdString(format::bytes(track.maxValue)))
-                                                                             : QStringLiteral("0-100 %");
+            const QString peak = track.unit == timeline::CounterUnit::Bytes
+                                     ? QObject::tr("peak %1").arg(
+                                           QString::fromStdString(format::bytes(track.maxValue)))
+                                     : QStringLiteral("0-100 %");
             p.drawText(QRect(14, y + row.height / 2, s.labelWidth - 18, row.height / 2 - 2),
                        Qt::AlignVCenter | Qt::AlignLeft, peak);
             break;
@@ -108,7 +115,8 @@ struct FrameMapping
 {
     double a = 1, b = 0;
     FrameMapping(const timeline::Viewport& built, const timeline::Viewport& now)
-        : a(built.nsPerPixel / now.nsPerPixel), b(double(built.beginNs - now.beginNs) / now.nsPerPixel)
+        : a(built.nsPerPixel / now.nsPerPixel),
+          b(double(built.beginNs - now.beginNs) / now.nsPerPixel)
     {
     }
 };
@@ -131,8 +139,8 @@ void paintCounters(QPainter& p, const Geometry& g)
             // Reserved (first of two) light behind, the last series solid in front.
             const bool front = series + 1 == track.series.size();
             const QColor fill = track.unit == timeline::CounterUnit::Fraction ? QColor(64, 160, 110)
-                                : front                                      ? QColor(86, 132, 196)
-                                                                             : QColor(190, 205, 230);
+                                : front                                       ? QColor(86, 132, 196)
+                                        : QColor(190, 205, 230);
             const QColor spread = fill.darker(140);
             const double w = std::max(1.0, map.a);
             for (size_t i = 0; i < columns.size(); ++i) {
@@ -171,18 +179,22 @@ void paintSlices(QPainter& p, const Geometry& g)
         const QColor color = sliceColor(e.category, e.name.value);
         p.fillRect(rect, item.count > 1 ? color.darker(125) : color);
         if (s.index->lanes()[item.lane].overlapRow > 0)  // overlaps a slice above without nesting
-            p.fillRect(QRectF(rect.left(), rect.top(), rect.width(), 2), timeline_colors::kOverlapMarker);
-        if (s.matchedNames && e.name.value < s.matchedNames->size() && (*s.matchedNames)[e.name.value]) {
+            p.fillRect(QRectF(rect.left(), rect.top(), rect.width(), 2),
+                       timeline_colors::kOverlapMarker);
+        if (s.matchedNames && e.name.value < s.matchedNames->size() &&
+            (*s.matchedNames)[e.name.value]) {
             p.setPen(matchPen);
             p.drawRect(rect.adjusted(1, 1, -1, -1));
         }
         if (item.count == 1 && w >= 36) {
             // Names only where they fit; the text is clipped to the slice's visible part.
-            const double left = std::max(x0, double(g.timeLeft())), right = std::min(x0 + w, double(g.width));
+            const double left = std::max(x0, double(g.timeLeft())),
+                         right = std::min(x0 + w, double(g.width));
             if (right - left >= 30) {
                 p.setPen(color.lightness() > 150 ? Qt::black : Qt::white);
                 const QString name = QString::fromUtf8(s.index->model().text(e.name));
-                p.drawText(QRectF(left + 3, rect.top(), right - left - 6, rect.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                p.drawText(QRectF(left + 3, rect.top(), right - left - 6, rect.height()),
+                           Qt::AlignVCenter | Qt::AlignLeft,
                            metrics.elidedText(name, Qt::ElideRight, int(right - left - 6)));
             }
         }
@@ -221,7 +233,8 @@ void paintSelection(QPainter& p, const Geometry& g)
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
         // The head points along the curve's last tangent (straight into the kernel).
-        const QPointF tip = b, left = b + QPointF(-4.5, -8 * down), right = b + QPointF(4.5, -8 * down);
+        const QPointF tip = b, left = b + QPointF(-4.5, -8 * down),
+                      right = b + QPointF(4.5, -8 * down);
         p.setBrush(timeline_colors::kFlowArrow);
         p.drawPolygon(QPolygonF({tip, left, right}));
         p.setBrush(Qt::NoBrush);
@@ -237,12 +250,15 @@ void paintSelection(QPainter& p, const Geometry& g)
 }
 
 // The steps overlapping the view, found by binary search (steps are time-ordered).
-std::pair<size_t, size_t> visibleSteps(const std::vector<analysis::Step>& steps, const timeline::Viewport& view)
+std::pair<size_t, size_t> visibleSteps(const std::vector<analysis::Step>& steps,
+                                       const timeline::Viewport& view)
 {
-    const auto first = std::partition_point(steps.begin(), steps.end(),
-                                            [&](const analysis::Step& s) { return s.endNs < view.beginNs; });
+    const auto first =
+        std::partition_point(steps.begin(), steps.end(),
+                             [&](const analysis::Step& s) { return s.endNs < view.beginNs; });
     const int64_t end = view.endNs();
-    const auto last = std::partition_point(first, steps.end(), [&](const analysis::Step& s) { return s.beginNs <= end; });
+    const auto last = std::partition_point(
+        first, steps.end(), [&](const analysis::Step& s) { return s.beginNs <= end; });
     return {size_t(first - steps.begin()), size_t(last - steps.begin())};
 }
 
@@ -293,7 +309,8 @@ void paintRange(QPainter& p, const Geometry& g)
         }
     }
     if (top < bottom) {
-        p.fillRect(QRectF(x0, g.yOf(top), std::max(1.0, x1 - x0), bottom - top), timeline_colors::kRangeFill);
+        p.fillRect(QRectF(x0, g.yOf(top), std::max(1.0, x1 - x0), bottom - top),
+                   timeline_colors::kRangeFill);
         p.setPen(QPen(timeline_colors::kRangeEdge, 1.5));
         p.drawRect(QRectF(x0, g.yOf(top), std::max(1.0, x1 - x0), bottom - top));
     }
@@ -310,7 +327,8 @@ void paintRuler(QPainter& p, const Geometry& g)
     for (const timeline::RulerTick& tick : timeline::rulerTicks(s.view, s.originNs)) {
         const double x = g.timeLeft() + tick.x;
         p.setPen(QColor(120, 120, 120));
-        p.drawLine(QPointF(x, s.rulerHeight - (tick.labelled ? 9 : 4)), QPointF(x, s.rulerHeight - 1));
+        p.drawLine(QPointF(x, s.rulerHeight - (tick.labelled ? 9 : 4)),
+                   QPointF(x, s.rulerHeight - 1));
         if (tick.labelled) {
             p.setPen(QColor(40, 40, 40));
             p.drawText(QPointF(x + 3, s.rulerHeight - 10), QString::fromStdString(tick.label));
@@ -328,13 +346,16 @@ void paintRuler(QPainter& p, const Geometry& g)
             if (x1 - x0 < 40 || x1 < g.timeLeft() || x0 > g.width)
                 continue;
             const QString name = QString::fromStdString(step.name);
-            const QString label = name.contains(QLatin1Char('#')) ? name.mid(name.lastIndexOf(QLatin1Char('#'))) : name;
+            const QString label = name.contains(QLatin1Char('#'))
+                                      ? name.mid(name.lastIndexOf(QLatin1Char('#')))
+                                      : name;
             p.drawText(QRectF(x0 + 3, 1, x1 - x0 - 6, 12), Qt::AlignLeft | Qt::AlignTop, label);
         }
     }
     p.restore();
     if (s.range) {
-        const QString width = QString::fromStdString(format::duration(s.range->second - s.range->first));
+        const QString width =
+            QString::fromStdString(format::duration(s.range->second - s.range->first));
         p.setPen(timeline_colors::kRangeEdge);
         p.drawText(QRect(4, 0, s.labelWidth - 8, s.rulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
                    QObject::tr("Range %1").arg(width));

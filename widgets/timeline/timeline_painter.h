@@ -9,7 +9,6 @@
 #include "widgets/timeline/draw_list_builder.h"
 
 #include <QSize>
-
 #include <optional>
 #include <utility>
 
@@ -33,7 +32,7 @@ struct TimelinePaintState
     std::vector<timeline::FlowLink> links;
     std::optional<std::pair<int64_t, int64_t>> range;
     std::pair<uint32_t, uint32_t> rangeLanes{0, UINT32_MAX};  // the box's lanes
-    const std::vector<uint8_t>* matchedNames = nullptr;  // by string id; null: no search
+    const std::vector<uint8_t>* matchedNames = nullptr;       // by string id; null: no search
 };
 
 void paintTimeline(QPainter& painter, QSize size, const TimelinePaintState& state);

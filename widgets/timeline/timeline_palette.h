@@ -23,8 +23,8 @@ inline const QColor kStepLine{90, 90, 90, 140};
 inline const QColor kGroupBackground{232, 235, 240};
 inline const QColor kLabelBackground{246, 247, 249};
 inline const QColor kOverviewBusy{64, 160, 110, 200};  // the overview's busy sparkline
-inline const QColor kFoldBackground{236, 242, 232};  // a fold of Python frames
-inline const QColor kOverlapMarker{214, 120, 0};  // rows of events overlapping without nesting
+inline const QColor kFoldBackground{236, 242, 232};    // a fold of Python frames
+inline const QColor kOverlapMarker{214, 120, 0};       // rows of events overlapping without nesting
 }  // namespace timeline_colors
 
 }  // namespace kinetoscope::widgets

@@ -1,9 +1,8 @@
 #include "widgets/timeline/timeline_view.h"
 
+#include "core/format/format.h"
 #include "widgets/timeline/draw_list_builder.h"
 #include "widgets/timeline/timeline_painter.h"
-
-#include "core/format/format.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -12,7 +11,6 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
-
 #include <algorithm>
 #include <cmath>
 
@@ -27,10 +25,12 @@ constexpr double kKeyPanFraction = 0.2;  // A/D move by a fifth of the view
 constexpr double kClickSlackPx = 3.0;    // a press that moves less is a click
 }  // namespace
 
-TimelineView::TimelineView(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
-                           const std::vector<analysis::Step>& steps, std::vector<timeline::FrameFold> folds,
-                           QWidget* parent)
-    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps), m_layout(index, counters, std::move(folds)),
+TimelineView::TimelineView(const timeline::TimelineIndex& index,
+                           const std::vector<timeline::CounterTrack>& counters,
+                           const std::vector<analysis::Step>& steps,
+                           std::vector<timeline::FrameFold> folds, QWidget* parent)
+    : QAbstractScrollArea(parent), m_index(index), m_counters(counters), m_steps(steps),
+      m_layout(index, counters, std::move(folds)),
       m_builder(std::make_unique<DrawListBuilder>(index, counters))
 {
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -40,8 +40,8 @@ TimelineView::TimelineView(const timeline::TimelineIndex& index, const std::vect
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumSize(400, 200);
     // The worker thread emits; the queued connection repaints on the GUI thread.
-    connect(m_builder.get(), &DrawListBuilder::frameReady, viewport(), qOverload<>(&QWidget::update),
-            Qt::QueuedConnection);
+    connect(m_builder.get(), &DrawListBuilder::frameReady, viewport(),
+            qOverload<>(&QWidget::update), Qt::QueuedConnection);
     m_view = Viewport::fit(index.model().beginNs(), index.model().endNs(), timeAreaWidth());
     updateScrollBar();
     requestFrame();
@@ -58,7 +58,8 @@ void TimelineView::setTimeViewport(const Viewport& view)
 {
     m_view = view;
     m_view.widthPx = timeAreaWidth();
-    m_view.nsPerPixel = std::clamp(m_view.nsPerPixel, Viewport::kMinNsPerPixel, Viewport::kMaxNsPerPixel);
+    m_view.nsPerPixel =
+        std::clamp(m_view.nsPerPixel, Viewport::kMinNsPerPixel, Viewport::kMaxNsPerPixel);
     m_autoFit = false;
     requestFrame();
     Q_EMIT viewportChanged();
@@ -134,14 +135,16 @@ void TimelineView::select(trace::EventId event, bool reveal)
                 m_layout.setCollapsed(g, false);
         updateScrollBar();
         const int y = m_layout.laneY(lane), visible = viewport()->height() - kRulerHeight;
-        if (y < verticalScrollBar()->value() || y + timeline::TrackLayout::kLaneHeight > verticalScrollBar()->value() + visible)
+        if (y < verticalScrollBar()->value() ||
+            y + timeline::TrackLayout::kLaneHeight > verticalScrollBar()->value() + visible)
             verticalScrollBar()->setValue(y - visible / 3);
     }
     requestFrame();
     Q_EMIT selectionChanged(event);
 }
 
-void TimelineView::setRange(std::optional<std::pair<int64_t, int64_t>> range, std::pair<uint32_t, uint32_t> lanes)
+void TimelineView::setRange(std::optional<std::pair<int64_t, int64_t>> range,
+                            std::pair<uint32_t, uint32_t> lanes)
 {
     m_range = range;
     m_rangeLanes = lanes;
@@ -161,8 +164,10 @@ std::optional<QPointF> TimelineView::pointOf(trace::EventId event) const
     if (y < 0)
         return std::nullopt;
     const trace::Event& e = m_index.model().event(event);
-    const double x0 = std::max(0.0, m_view.xOf(e.startNs)), x1 = std::min(double(m_view.widthPx), m_view.xOf(e.endNs()));
-    const double widgetY = kRulerHeight + y - verticalScrollBar()->value() + timeline::TrackLayout::kLaneHeight / 2.0;
+    const double x0 = std::max(0.0, m_view.xOf(e.startNs)),
+                 x1 = std::min(double(m_view.widthPx), m_view.xOf(e.endNs()));
+    const double widgetY =
+        kRulerHeight + y - verticalScrollBar()->value() + timeline::TrackLayout::kLaneHeight / 2.0;
     if (x1 < x0 || widgetY < kRulerHeight || widgetY >= viewport()->height())
         return std::nullopt;
     return QPointF(kLabelWidth + (x0 + x1) / 2.0, widgetY);
@@ -212,7 +217,8 @@ trace::EventId TimelineView::eventAt(QPointF position) const
     // A folded row shows its deepest frames in front: they are hit first.
     const auto [first, last] = m_layout.lanesOf(*row);
     for (uint32_t lane = last; lane > first; --lane)
-        if (const trace::EventId hit = m_index.hitTest(lane - 1, m_view, position.x() - kLabelWidth))
+        if (const trace::EventId hit =
+                m_index.hitTest(lane - 1, m_view, position.x() - kLabelWidth))
             return hit;
     return {};
 }
@@ -221,7 +227,9 @@ double TimelineView::cursorX() const
 {
     const QPointF at = viewport()->mapFromGlobal(QCursor::pos());
     const double x = at.x() - kLabelWidth;
-    return x >= 0 && x <= m_view.widthPx && viewport()->rect().contains(at.toPoint()) ? x : m_view.widthPx / 2.0;
+    return x >= 0 && x <= m_view.widthPx && viewport()->rect().contains(at.toPoint())
+               ? x
+               : m_view.widthPx / 2.0;
 }
 
 QString TimelineView::toolTipAt(QPointF position) const
@@ -248,11 +256,13 @@ QString TimelineView::toolTipAt(QPointF position) const
         return {};
     const trace::TraceModel& model = m_index.model();
     const bool overlapRow = m_index.lanes()[row->index].overlapRow > 0;
-    const QString what = model.track(m_index.lanes()[row->index].track).kind == trace::TrackKind::GpuStream
-                             ? tr("stream")
-                             : tr("thread");
+    const QString what =
+        model.track(m_index.lanes()[row->index].track).kind == trace::TrackKind::GpuStream
+            ? tr("stream")
+            : tr("thread");
     if (position.x() < kLabelWidth)
-        return overlapRow ? tr("Events on this row overlap events on the row above on the same %1 without nesting "
+        return overlapRow ? tr("Events on this row overlap events on the row above on the same %1 "
+                               "without nesting "
                                "in them; they are drawn here so that neither hides the other.")
                                 .arg(what)
                           : QString();
@@ -260,11 +270,13 @@ QString TimelineView::toolTipAt(QPointF position) const
     if (!hit)
         return {};
     const trace::Event& e = model.event(hit);
-    QString text = QStringLiteral("%1\n%2").arg(QString::fromUtf8(model.text(e.name)),
-                                                QString::fromStdString(format::duration(e.durationNs)));
+    QString text =
+        QStringLiteral("%1\n%2").arg(QString::fromUtf8(model.text(e.name)),
+                                     QString::fromStdString(format::duration(e.durationNs)));
     if (const trace::EventId other = overlapRow ? m_index.overlappedBy(hit) : trace::EventId{})
-        text += QLatin1Char('\n') + tr("Overlaps %1 on the same %2 without nesting in it: drawn on its own row.")
-                                        .arg(QString::fromUtf8(model.text(model.event(other).name)), what);
+        text += QLatin1Char('\n') +
+                tr("Overlaps %1 on the same %2 without nesting in it: drawn on its own row.")
+                    .arg(QString::fromUtf8(model.text(model.event(other).name)), what);
     return text;
 }
 
@@ -325,13 +337,15 @@ void TimelineView::wheelEvent(QWheelEvent* event)
 {
     const QPoint delta = event->angleDelta();
     if (event->modifiers() & Qt::ShiftModifier) {
-        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y() / 120 * 3 * timeline::TrackLayout::kLaneHeight);
+        verticalScrollBar()->setValue(verticalScrollBar()->value() -
+                                      delta.y() / 120 * 3 * timeline::TrackLayout::kLaneHeight);
     } else if (std::abs(delta.x()) > std::abs(delta.y())) {
         Viewport view = m_view;
         view.pan(-delta.x() / 120.0 * 0.1 * m_view.widthPx);
         setTimeViewport(view);
     } else if (delta.y() != 0) {
-        const double x = std::clamp(event->position().x() - kLabelWidth, 0.0, double(m_view.widthPx));
+        const double x =
+            std::clamp(event->position().x() - kLabelWidth, 0.0, double(m_view.widthPx));
         zoomAroundX(x, std::pow(kWheelZoomPerNotch, delta.y() / 120.0));
     }
     event->accept();
@@ -345,7 +359,8 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
     m_viewAtPress = m_view;
     m_moved = false;
     const bool inTimeArea = event->position().x() >= kLabelWidth;
-    if (inTimeArea && (event->position().y() < kRulerHeight || (event->modifiers() & Qt::ShiftModifier))) {
+    if (inTimeArea &&
+        (event->position().y() < kRulerHeight || (event->modifiers() & Qt::ShiftModifier))) {
         m_drag = Drag::Range;
         m_rangeAnchorNs = m_view.timeAt(event->position().x() - kLabelWidth);
         m_rangeAnchorY = event->position().y() < kRulerHeight ? -1 : layoutY(event->position().y());
@@ -369,13 +384,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         verticalScrollBar()->setValue(verticalScrollBar()->value() - int(std::lround(delta.y())));
         setTimeViewport(view);
     } else if (m_drag == Drag::Range && m_moved) {
-        const int64_t t = m_view.timeAt(std::clamp(at.x() - kLabelWidth, 0.0, double(m_view.widthPx)));
+        const int64_t t =
+            m_view.timeAt(std::clamp(at.x() - kLabelWidth, 0.0, double(m_view.widthPx)));
         m_range = std::pair(std::min(m_rangeAnchorNs, t), std::max(m_rangeAnchorNs, t));
         if (m_rangeAnchorY < 0) {
             m_rangeLanes = {0, UINT32_MAX};
         } else {  // a box: the lanes between the press and the cursor
             const int y = layoutY(at.y());
-            m_rangeLanes = m_layout.lanesIn(std::min(y, m_rangeAnchorY), std::max(y, m_rangeAnchorY) + 1);
+            m_rangeLanes =
+                m_layout.lanesIn(std::min(y, m_rangeAnchorY), std::max(y, m_rangeAnchorY) + 1);
         }
         viewport()->update();
     }
@@ -398,7 +415,9 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     }
     if (m_moved)
         return;
-    const timeline::LayoutRow* row = event->position().y() >= kRulerHeight ? m_layout.rowAt(layoutY(event->position().y())) : nullptr;
+    const timeline::LayoutRow* row = event->position().y() >= kRulerHeight
+                                         ? m_layout.rowAt(layoutY(event->position().y()))
+                                         : nullptr;
     if (row && row->kind == timeline::RowKind::Group) {
         setGroupCollapsed(row->index, !m_layout.groups()[row->index].collapsed);
         return;
@@ -440,8 +459,12 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
 void TimelineView::keyPressEvent(QKeyEvent* event)
 {
     switch (event->key()) {
-    case Qt::Key_W: zoomAroundX(cursorX(), kKeyZoom); break;
-    case Qt::Key_S: zoomAroundX(cursorX(), 1.0 / kKeyZoom); break;
+    case Qt::Key_W:
+        zoomAroundX(cursorX(), kKeyZoom);
+        break;
+    case Qt::Key_S:
+        zoomAroundX(cursorX(), 1.0 / kKeyZoom);
+        break;
     case Qt::Key_A:
     case Qt::Key_D: {
         Viewport view = m_view;
@@ -449,14 +472,22 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
         setTimeViewport(view);
         break;
     }
-    case Qt::Key_F: zoomToSelection(); break;
-    case Qt::Key_0: fitAll(); break;
-    case Qt::Key_Home: showHome(); break;
+    case Qt::Key_F:
+        zoomToSelection();
+        break;
+    case Qt::Key_0:
+        fitAll();
+        break;
+    case Qt::Key_Home:
+        showHome();
+        break;
     case Qt::Key_Escape:
         select({}, false);
         setRange(std::nullopt);
         break;
-    default: QAbstractScrollArea::keyPressEvent(event); return;
+    default:
+        QAbstractScrollArea::keyPressEvent(event);
+        return;
     }
     event->accept();
 }

@@ -3,13 +3,13 @@
 // boundaries over a time ruler. Mouse wheel zooms around the cursor, dragging pans,
 // Shift+drag (or a drag on the ruler) selects a range, a click selects a slice; keys as in
 // Perfetto: W/S zoom, A/D pan, F zooms to the selection, 0 fits the whole trace, Home
-// returns to the first steady step (what the view opens on), Esc clears. Frames are built off the GUI thread (DrawListBuilder); paintEvent only paints.
+// returns to the first steady step (what the view opens on), Esc clears. Frames are built off the
+// GUI thread (DrawListBuilder); paintEvent only paints.
 #include "core/analysis/steps.h"
 #include "core/timeline/selection.h"
 #include "core/timeline/track_layout.h"
 
 #include <QAbstractScrollArea>
-
 #include <memory>
 #include <optional>
 
@@ -26,9 +26,10 @@ public:
     static constexpr int kRulerHeight = 34;
 
     // `steps` are marked; `folds` (frame_folds.h) start folded.
-    TimelineView(const timeline::TimelineIndex& index, const std::vector<timeline::CounterTrack>& counters,
-                 const std::vector<analysis::Step>& steps, std::vector<timeline::FrameFold> folds = {},
-                 QWidget* parent = nullptr);
+    TimelineView(const timeline::TimelineIndex& index,
+                 const std::vector<timeline::CounterTrack>& counters,
+                 const std::vector<analysis::Step>& steps,
+                 std::vector<timeline::FrameFold> folds = {}, QWidget* parent = nullptr);
     ~TimelineView() override;
 
     const timeline::TimelineIndex& index() const { return m_index; }
@@ -51,7 +52,8 @@ public:
     const std::vector<timeline::FlowLink>& links() const { return m_links; }
     std::optional<std::pair<int64_t, int64_t>> range() const { return m_range; }
     // Selects a time range over the lanes [firstLane, lastLane) (all of them by default).
-    void setRange(std::optional<std::pair<int64_t, int64_t>> range, std::pair<uint32_t, uint32_t> lanes = {0, UINT32_MAX});
+    void setRange(std::optional<std::pair<int64_t, int64_t>> range,
+                  std::pair<uint32_t, uint32_t> lanes = {0, UINT32_MAX});
     std::pair<uint32_t, uint32_t> rangeLanes() const { return m_rangeLanes; }
     // Names to outline (by string id), from a search; empty clears.
     void setMatchedNames(std::vector<uint8_t> matchedNames);
@@ -87,7 +89,12 @@ protected:
     bool viewportEvent(QEvent* event) override;
 
 private:
-    enum class Drag { None, Pan, Range };
+    enum class Drag
+    {
+        None,
+        Pan,
+        Range
+    };
     void requestFrame();
     void updateScrollBar();
     int layoutY(double widgetY) const;  // widget y -> layout y

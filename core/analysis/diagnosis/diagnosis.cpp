@@ -12,9 +12,12 @@ namespace kinetoscope::analysis {
 const char* severityName(Severity severity)
 {
     switch (severity) {
-    case Severity::Low: return "low";
-    case Severity::Medium: return "medium";
-    case Severity::High: return "high";
+    case Severity::Low:
+        return "low";
+    case Severity::Medium:
+        return "medium";
+    case Severity::High:
+        return "high";
     }
     return "low";
 }
@@ -33,12 +36,18 @@ bool parseSeverity(std::string_view text, Severity& severity)
 const char* unitKey(Unit unit)
 {
     switch (unit) {
-    case Unit::Microseconds: return "us";
-    case Unit::Fraction: return "fraction";
-    case Unit::Bytes: return "bytes";
-    case Unit::Count: return "count";
-    case Unit::Ratio: return "ratio";
-    case Unit::GigabytesPerSecond: return "GB/s";
+    case Unit::Microseconds:
+        return "us";
+    case Unit::Fraction:
+        return "fraction";
+    case Unit::Bytes:
+        return "bytes";
+    case Unit::Count:
+        return "count";
+    case Unit::Ratio:
+        return "ratio";
+    case Unit::GigabytesPerSecond:
+        return "GB/s";
     }
     return "";
 }
@@ -118,9 +127,12 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"python-bound (no device activity)", rules::hostOnlyPython},
         {"host-compute-bound", rules::hostComputeBound},
         {"cpu-only-window", rules::cpuOnlyWindow},
-        {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / already-fused", rules::labBaseline, true},
+        {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / "
+         "already-fused",
+         rules::labBaseline, true},
         {"dataloader-bound-measured", rules::labSplit, true},
-        {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory, true},
+        {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory,
+         true},
     };
     return catalogue;
 }
@@ -168,7 +180,8 @@ void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
         if (f.basis == SeverityBasis::DeviceGain && hostSetsThePace) {
             f.severity = Severity::Low;
             f.explanation += " The GPU waits on the host " + format::percent(idleShare) +
-                             " of the step, so its own work does not set the pace: this is LOW until the host-side "
+                             " of the step, so its own work does not set the pace: this is LOW "
+                             "until the host-side "
                              "findings are fixed.";
         }
     }
@@ -184,13 +197,15 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
         return;
     const double step = input.summary.breakdown.all.averageTotalNs;
     const size_t steps = input.summary.steps.steps.size();
-    const bool dominates = steps >= kSparseMinSteps && std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
-        return f.basis != SeverityBasis::Own && !f.measured && step > 0 && f.estimatedGainNs >= kDominantShare * step;
-    });
+    const bool dominates = steps >= kSparseMinSteps &&
+                           std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+                               return f.basis != SeverityBasis::Own && !f.measured && step > 0 &&
+                                      f.estimatedGainNs >= kDominantShare * step;
+                           });
     // Memory risks are read from the allocator's samples, not from the steps: they stand.
     auto perStep = [](const Finding& f) {
-        return !f.aboutWindow && !f.measured && f.id != "memory-growth" && f.id != "allocator-fragmentation" &&
-               f.id != "near-oom";
+        return !f.aboutWindow && !f.measured && f.id != "memory-growth" &&
+               f.id != "allocator-fragmentation" && f.id != "near-oom";
     };
     std::vector<Finding> kept;
     for (Finding& f : findings) {
@@ -201,8 +216,10 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
         if (perStepCost && (!dominates || f.estimatedGainNs < kStandsOnFewEvents * step))
             continue;
         if (perStepCost)
-            f.explanation += " A small window (" + format::counted(uint64_t(steps), "step", "steps") + ", " +
-                             format::counted(uint64_t(w.deviceActivities), "device activity", "device activities") +
+            f.explanation += " A small window (" +
+                             format::counted(uint64_t(steps), "step", "steps") + ", " +
+                             format::counted(uint64_t(w.deviceActivities), "device activity",
+                                             "device activities") +
                              "): the figures rest on few events; profile more steps to confirm.";
         kept.push_back(std::move(f));
     }
@@ -237,7 +254,8 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     // they left unclaimed. A measured gain (the lab's own steps, not the trace's) takes no
     // part in this accounting and is never capped.
     auto outsideModel = [](const Finding& f) {
-        return f.id == "unstable-steps" || f.id == "tensor-core-misaligned" || f.id == "dataparallel";
+        return f.id == "unstable-steps" || f.id == "tensor-core-misaligned" ||
+               f.id == "dataparallel";
     };
     double unclaimed = input.summary.breakdown.all.averageTotalNs;
     for (const Finding& f : findings)

@@ -46,16 +46,17 @@ struct LabMeasurements
     // empty when not recorded.
     std::string cpuBf16Units;
 
-    std::optional<double> fp32StepNs;      // mean step time, fp32
-    std::optional<double> bf16StepNs;      // mean step time, bf16 autocast
-    std::optional<double> graphedStepNs;   // mean step time, bf16 + CUDA graph
+    std::optional<double> fp32StepNs;     // mean step time, fp32
+    std::optional<double> bf16StepNs;     // mean step time, bf16 autocast
+    std::optional<double> graphedStepNs;  // mean step time, bf16 + CUDA graph
     std::optional<double> fp32SamplesPerSecond;
     std::optional<double> bf16SamplesPerSecond;
     std::optional<double> graphedSamplesPerSecond;
-    std::optional<double> fp32PeakBytes;     // peak allocated (the CUDA allocator, or the CPU counting one)
+    std::optional<double>
+        fp32PeakBytes;  // peak allocated (the CUDA allocator, or the CPU counting one)
     std::optional<double> bf16PeakBytes;
     std::optional<double> graphedPeakBytes;
-    std::optional<double> fp32LatencyNs;     // inference: mean latency per batch
+    std::optional<double> fp32LatencyNs;  // inference: mean latency per batch
     std::optional<double> bf16LatencyNs;
     std::optional<double> graphedLatencyNs;
 
@@ -63,8 +64,8 @@ struct LabMeasurements
     // unset where neither was recorded (a CPU run without a limit, an older session).
     std::optional<double> memoryAvailableBytes;
 
-    std::optional<double> dataLoaderNs;    // mean time per step waiting for the next batch
-    std::optional<double> computeNs;       // mean time per step of forward+backward+optimizer
+    std::optional<double> dataLoaderNs;  // mean time per step waiting for the next batch
+    std::optional<double> computeNs;     // mean time per step of forward+backward+optimizer
 
     struct Peak
     {
@@ -73,21 +74,21 @@ struct LabMeasurements
         double bytes = 0;
         bool firstStep = false;  // the first step's peak is the larger (optimizer state created)
     };
-    std::optional<Peak> peak;               // the fp32 arm's memory triage (needs a GPU)
+    std::optional<Peak> peak;  // the fp32 arm's memory triage (needs a GPU)
     struct Growth
     {
         int64_t fromStep = 0;
         double bytesPerStep = 0;
     };
-    std::optional<Growth> growth;           // the peak grows at every step from fromStep on
-    std::optional<double> reservedOverPeak; // reserved after the steady step / its peak
-    std::optional<double> activationBytes;  // the memory split's activations (needs a GPU)
-    std::optional<int64_t> largestBatchFits;   // the batch-size sweep
+    std::optional<Growth> growth;             // the peak grows at every step from fromStep on
+    std::optional<double> reservedOverPeak;   // reserved after the steady step / its peak
+    std::optional<double> activationBytes;    // the memory split's activations (needs a GPU)
+    std::optional<int64_t> largestBatchFits;  // the batch-size sweep
     std::optional<int64_t> fastestBatch;
     std::optional<int64_t> firstBatchOutOfMemory;
     struct Checkpointing  // the batch-size sweep without and with activation checkpointing
     {
-        std::string name;   // "checkpointing every 2nd block"
+        std::string name;  // "checkpointing every 2nd block"
         int64_t batchSize = 0;
         double peakWithoutBytes = -1;  // -1 when not measured
         double peakWithBytes = -1;
@@ -96,7 +97,8 @@ struct LabMeasurements
         std::optional<int64_t> largestBatchFits;  // with checkpointing
     };
     std::optional<Checkpointing> checkpointing;
-    std::string armsCheckpointing;  // the arms ran with it ("checkpointing every 2nd block"), or empty
+    std::string
+        armsCheckpointing;  // the arms ran with it ("checkpointing every 2nd block"), or empty
 };
 
 struct DiagnosisInput

@@ -12,7 +12,12 @@
 
 namespace kinetoscope::analysis {
 
-enum class Severity : uint8_t { Low, Medium, High };
+enum class Severity : uint8_t
+{
+    Low,
+    Medium,
+    High
+};
 const char* severityName(Severity severity);  // "low", "medium", "high"
 bool parseSeverity(std::string_view text, Severity& severity);
 
@@ -24,7 +29,8 @@ inline Severity severityForGain(double fraction)
 }
 
 // Where a finding's severity comes from.
-enum class SeverityBasis : uint8_t {
+enum class SeverityBasis : uint8_t
+{
     Own,         // the rule's own scale: what the window is, memory risks, information, and
                  // the lab's measured findings (graded on the lab's own step)
     Gain,        // a time finding: severityForGain of its credited gain's share of the step,
@@ -37,11 +43,11 @@ enum class SeverityBasis : uint8_t {
 enum class Unit : uint8_t
 {
     Microseconds,
-    Fraction,           // 0-1, a share
+    Fraction,  // 0-1, a share
     Bytes,
-    Count,              // may be a mean (per step)
+    Count,  // may be a mean (per step)
     Ratio,
-    GigabytesPerSecond, // bytes per nanosecond
+    GigabytesPerSecond,  // bytes per nanosecond
 };
 const char* unitKey(Unit unit);  // "us", "fraction", "bytes", "count", "ratio", "GB/s"
 
@@ -76,16 +82,16 @@ struct Evidence
         Unit unit;
     };
     std::vector<Figure> figures;
-    std::vector<std::string> steps;         // step names where it shows most
-    std::vector<TimeRange> ranges;          // time ranges (ns) where it shows
-    std::vector<EvidenceTarget> ops;        // ops involved, most important first
-    std::vector<EvidenceTarget> kernels;    // kernels involved
+    std::vector<std::string> steps;       // step names where it shows most
+    std::vector<TimeRange> ranges;        // time ranges (ns) where it shows
+    std::vector<EvidenceTarget> ops;      // ops involved, most important first
+    std::vector<EvidenceTarget> kernels;  // kernels involved
 };
 
 struct Finding
 {
-    std::string id;       // stable, part of the CLI contract (e.g. "dataloader-bound")
-    std::string title;    // one line with the headline number
+    std::string id;     // stable, part of the CLI contract (e.g. "dataloader-bound")
+    std::string title;  // one line with the headline number
     Severity severity = Severity::Low;
     SeverityBasis basis = SeverityBasis::Own;
     std::string explanation;  // two or three sentences: what the numbers mean

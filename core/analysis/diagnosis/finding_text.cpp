@@ -34,12 +34,18 @@ std::string figureValue(const Evidence::Figure& figure)
 {
     const double v = figure.value;
     switch (figure.unit) {
-    case Unit::Microseconds: return format::duration(v * 1e3);
-    case Unit::Fraction: return format::percent(v);
-    case Unit::Bytes: return format::bytes(v);
-    case Unit::Count: return format::count(v);
-    case Unit::Ratio: return format::ratio(v);
-    case Unit::GigabytesPerSecond: return format::byteRate(v * 1e9);
+    case Unit::Microseconds:
+        return format::duration(v * 1e3);
+    case Unit::Fraction:
+        return format::percent(v);
+    case Unit::Bytes:
+        return format::bytes(v);
+    case Unit::Count:
+        return format::count(v);
+    case Unit::Ratio:
+        return format::ratio(v);
+    case Unit::GigabytesPerSecond:
+        return format::byteRate(v * 1e9);
     }
     return format::number(v);
 }

@@ -72,16 +72,19 @@ inline std::string fusedOptimizerSnippet(const trace::TraceModel& model)
 {
     const std::string name = optimizerClass(model);
     if (name.empty())
-        return "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # your optimizer, fused=True\n"
+        return "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # your "
+               "optimizer, fused=True\n"
                "# or foreach=True where fused is not available\n";
     const bool fused = name == "Adam" || name == "AdamW" || name == "SGD" || name == "Adagrad";
-    const bool foreach = name == "RMSprop" || name == "Adadelta" || name == "Adamax" || name == "NAdam" ||
-                         name == "RAdam" || name == "ASGD" || name == "Rprop";
+    const bool foreach = name == "RMSprop" || name == "Adadelta" || name == "Adamax" ||
+                         name == "NAdam" || name == "RAdam" || name == "ASGD" || name == "Rprop";
     if (!fused && !foreach)  // not torch.optim's (apex's FusedAdam, Shampoo, a wrapper)
-        return "# this run's optimizer is " + name + ", not one of torch.optim's: use its fused or multi-tensor\n"
-               "# implementation where it has one (torch.optim's Adam, AdamW, SGD and Adagrad take fused=True)\n";
-    return "optimizer = torch.optim." + name + "(model.parameters(), lr=lr, " + (fused ? "fused=True" : "foreach=True") +
-           ")  # as this run's " + name + "\n";
+        return "# this run's optimizer is " + name +
+               ", not one of torch.optim's: use its fused or multi-tensor\n"
+               "# implementation where it has one (torch.optim's Adam, AdamW, SGD and Adagrad take "
+               "fused=True)\n";
+    return "optimizer = torch.optim." + name + "(model.parameters(), lr=lr, " +
+           (fused ? "fused=True" : "foreach=True") + ")  # as this run's " + name + "\n";
 }
 
 // The caching allocator growing its segments instead of caching blocks of many sizes:

@@ -49,17 +49,20 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
     const double overlap = total > 0 ? std::max(0.0, 1.0 - exposed / total) : 0.0;
     Finding f;
     f.id = "communication-heavy";
-    const double gain = cpuOnly ? exposed : std::min(causal(in).gain(Cause::Communication), exposed);
+    const double gain =
+        cpuOnly ? exposed : std::min(causal(in).gain(Cause::Communication), exposed);
     f.basis = SeverityBasis::Gain;
-    f.title = "Collective communication is exposed " + format::percent(fraction) + " of the step (" +
-              format::percent(overlap) + " of it overlaps compute)";
-    f.explanation = "Collectives take " + format::duration(total) + " per step, " + format::duration(exposed) +
-                    " of it with no compute kernel running. Overlapping gradient all-reduce with the backward "
-                    "pass (DDP buckets), fewer and larger collectives, and gradient accumulation with no_sync "
-                    "hide or remove most of it.";
+    f.title = "Collective communication is exposed " + format::percent(fraction) +
+              " of the step (" + format::percent(overlap) + " of it overlaps compute)";
+    f.explanation =
+        "Collectives take " + format::duration(total) + " per step, " + format::duration(exposed) +
+        " of it with no compute kernel running. Overlapping gradient all-reduce with the backward "
+        "pass (DDP buckets), fewer and larger collectives, and gradient accumulation with no_sync "
+        "hide or remove most of it.";
     if (gain < 0.1 * exposed)
-        f.explanation += " Here the host sets the pace: hiding the collectives would not shorten the step until "
-                         "the host-side findings are fixed.";
+        f.explanation +=
+            " Here the host sets the pace: hiding the collectives would not shorten the step until "
+            "the host-side findings are fixed.";
     f.evidence.figures = {{"exposed_communication_per_step_us", exposed / 1e3, Unit::Microseconds},
                           {"communication_per_step_us", total / 1e3, Unit::Microseconds},
                           {"overlap_with_compute", overlap, Unit::Fraction}};
@@ -68,12 +71,16 @@ void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
         return in.summary.breakdown.all.perStep[i][TimeCategory::Communication];
     });
     if (const auto* distributed = &in.model.metadata().distributed; distributed->has_value())
-        f.evidence.figures.push_back({"world_size", static_cast<double>((*distributed)->worldSize), Unit::Count});
+        f.evidence.figures.push_back(
+            {"world_size", static_cast<double>((*distributed)->worldSize), Unit::Count});
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with the collective kernels off the critical path (an upper bound: from "
-                   "one rank, waiting for a slower peer cannot be told from transfer time)";
-    f.fix = "Let DDP overlap all-reduce with backward (do not call synchronising ops between backward and "
-            "step), tune bucket_cap_mb, accumulate gradients over several micro-batches under no_sync(), and "
+    f.gainMethod =
+        "the step replayed with the collective kernels off the critical path (an upper bound: from "
+        "one rank, waiting for a slower peer cannot be told from transfer time)";
+    f.fix = "Let DDP overlap all-reduce with backward (do not call synchronising ops between "
+            "backward and "
+            "step), tune bucket_cap_mb, accumulate gradients over several micro-batches under "
+            "no_sync(), and "
             "use NCCL on GPUs.";
     f.snippet = "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
                 "                                                  bucket_cap_mb=50)\n"
@@ -92,10 +99,11 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
             e.category != Category::PythonFunction)
             continue;
         const std::string_view name = in.model.text(e.name);
-        if (name.find("DataParallel.forward") != std::string_view::npos && name.find("Distributed") == std::string_view::npos)
+        if (name.find("DataParallel.forward") != std::string_view::npos &&
+            name.find("Distributed") == std::string_view::npos)
             dataParallelForward = true;
-        if (name == "Broadcast" || name == "Gather" || name == "Scatter" || name == "ReduceAddCoalesced" ||
-            name == "BroadcastBackward" || name == "GatherBackward")
+        if (name == "Broadcast" || name == "Gather" || name == "Scatter" ||
+            name == "ReduceAddCoalesced" || name == "BroadcastBackward" || name == "GatherBackward")
             overheadNs += static_cast<double>(e.durationNs);
     }
     if (!judgeable(in) || !dataParallelForward || in.summary.gpu.size() < 2)
@@ -104,21 +112,26 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "dataparallel";
     f.basis = SeverityBasis::Gain;
-    f.title = "nn.DataParallel drives " + format::count(in.summary.gpu.size()) + " GPUs from one process";
-    f.explanation = "DataParallel replicates the model, scatters inputs and gathers outputs every step from a "
-                    "single Python thread, and its GIL-bound replicas starve the GPUs. "
-                    "DistributedDataParallel runs one process per GPU and overlaps gradient all-reduce with "
-                    "the backward pass.";
-    f.evidence.figures = {{"devices", static_cast<double>(in.summary.gpu.size()), Unit::Count},
-                          {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, Unit::Microseconds}};
+    f.title =
+        "nn.DataParallel drives " + format::count(in.summary.gpu.size()) + " GPUs from one process";
+    f.explanation =
+        "DataParallel replicates the model, scatters inputs and gathers outputs every step from a "
+        "single Python thread, and its GIL-bound replicas starve the GPUs. "
+        "DistributedDataParallel runs one process per GPU and overlaps gradient all-reduce with "
+        "the backward pass.";
+    f.evidence.figures = {
+        {"devices", static_cast<double>(in.summary.gpu.size()), Unit::Count},
+        {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, Unit::Microseconds}};
     f.evidence.ops.push_back("DataParallel.forward");
     f.estimatedGainNs = overheadNs / steps;
-    f.gainMethod = "the replicate/scatter/gather time per step (a lower bound: DDP also removes GIL contention)";
+    f.gainMethod = "the replicate/scatter/gather time per step (a lower bound: DDP also removes "
+                   "GIL contention)";
     f.fix = "Replace nn.DataParallel with DistributedDataParallel, one process per GPU (torchrun).";
-    f.snippet = "# torchrun --nproc_per_node=NUM_GPUS train.py\n"
-                "torch.distributed.init_process_group(\"nccl\")\n"
-                "rank = torch.distributed.get_rank()\n"
-                "model = torch.nn.parallel.DistributedDataParallel(model.to(rank), device_ids=[rank])\n";
+    f.snippet =
+        "# torchrun --nproc_per_node=NUM_GPUS train.py\n"
+        "torch.distributed.init_process_group(\"nccl\")\n"
+        "rank = torch.distributed.get_rank()\n"
+        "model = torch.nn.parallel.DistributedDataParallel(model.to(rank), device_ids=[rank])\n";
     out.push_back(std::move(f));
 }
 

@@ -17,8 +17,9 @@ namespace {
 bool hostOnlyJudgeable(const DiagnosisInput& in)
 {
     const WindowClass& w = in.summary.window;
-    return (w.cpuOnly || w.deviceActivityMissing) && !w.partlyRead() && !w.nearlyEmpty && !w.sampled &&
-           !w.warmUpDominated && w.hostOpsRecorded && in.summary.host.steps > 0 && in.summary.host.stepNs > 0;
+    return (w.cpuOnly || w.deviceActivityMissing) && !w.partlyRead() && !w.nearlyEmpty &&
+           !w.sampled && !w.warmUpDominated && w.hostOpsRecorded && in.summary.host.steps > 0 &&
+           in.summary.host.stepNs > 0;
 }
 
 // What was not recorded, said once in every host-only finding.
@@ -26,7 +27,8 @@ std::string notRecorded(const DiagnosisInput& in)
 {
     return in.summary.window.deviceActivityMissing
                ? " The device side was not recorded: these figures are the host's alone."
-               : " Only the host was recorded (a CPU run, or a GPU run profiled without ProfilerActivity.CUDA).";
+               : " Only the host was recorded (a CPU run, or a GPU run profiled without "
+                 "ProfilerActivity.CUDA).";
 }
 
 // A GPU run whose device side was not recorded: the host's costs are its story, but
@@ -38,7 +40,8 @@ void claimNothingWithoutTheDevice(const DiagnosisInput& in, Finding& f)
     f.estimatedGainNs = 0;
     f.basis = SeverityBasis::Own;
     f.severity = Severity::Low;
-    f.gainMethod = "none claimed: the device side was not recorded, so whether this host time idles the device "
+    f.gainMethod = "none claimed: the device side was not recorded, so whether this host time "
+                   "idles the device "
                    "is unknown";
 }
 
@@ -51,7 +54,8 @@ const char* kDataOnceSnippet =
 
 bool isMatmulOrConv(std::string_view op)
 {
-    for (std::string_view word : {"mm", "matmul", "linear", "conv", "addmm", "bmm", "baddbmm", "einsum"})
+    for (std::string_view word :
+         {"mm", "matmul", "linear", "conv", "addmm", "bmm", "baddbmm", "einsum"})
         if (op.find(word) != std::string_view::npos)
             return true;
     return false;
@@ -72,12 +76,14 @@ void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out)
     f.basis = SeverityBasis::Gain;
     f.title = "The loop waits for data " + format::percent(fraction) + " of each step (" +
               format::duration(h.dataLoaderNs) + ")";
-    f.explanation = "Each step spends " + format::duration(h.dataLoaderNs) +
-                    " in the DataLoader's __next__ on the training thread, loading and collating the next batch "
-                    "while no training work runs: on a CPU, as on a GPU, that wait is the step's waste. Worker "
-                    "processes that load the next batches while the step computes hide it (they need cores of "
-                    "their own: on a machine with few cores they compete with the loop's threads)." +
-                    notRecorded(in);
+    f.explanation =
+        "Each step spends " + format::duration(h.dataLoaderNs) +
+        " in the DataLoader's __next__ on the training thread, loading and collating the next "
+        "batch "
+        "while no training work runs: on a CPU, as on a GPU, that wait is the step's waste. Worker "
+        "processes that load the next batches while the step computes hide it (they need cores of "
+        "their own: on a machine with few cores they compete with the loop's threads)." +
+        notRecorded(in);
     f.evidence.figures = {{"dataloader_wait_per_step_us", h.dataLoaderNs / 1e3, Unit::Microseconds},
                           {"dataloader_share_of_step", fraction, Unit::Fraction},
                           {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
@@ -89,9 +95,11 @@ void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out)
                 f.evidence.ranges.push_back({e.startNs, e.endNs()});
         }
     f.estimatedGainNs = h.dataLoaderNs;
-    f.gainMethod = "the time per step inside the DataLoader's __next__ (an upper bound: batches ready when asked "
+    f.gainMethod = "the time per step inside the DataLoader's __next__ (an upper bound: batches "
+                   "ready when asked "
                    "for, loaded by workers on cores of their own)";
-    f.fix = "Load batches in worker processes (num_workers > 0) and keep them ahead of the loop; make the "
+    f.fix = "Load batches in worker processes (num_workers > 0) and keep them ahead of the loop; "
+            "make the "
             "per-sample work cheaper (decode once, cache) if workers are already many.";
     f.snippet = kDataLoaderSnippet;
     claimNothingWithoutTheDevice(in, f);
@@ -109,22 +117,26 @@ void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "random-data-in-loop";
     f.basis = SeverityBasis::Gain;
-    f.title = "The loop draws random data on the CPU every step: " + format::percent(fraction) + " of it (" +
-              h.randomOps.front() + ", " + format::duration(h.randomDataNs) + ")";
-    f.explanation = "Each step the loop itself calls " + h.randomOps.front() +
-                    " (outside the model and the DataLoader) and waits " + format::duration(h.randomDataNs) +
-                    " for the random generator: synthetic inputs drawn on the host at every iteration. In a "
-                    "benchmark that measures the generator, not the model; in training it is input preparation "
-                    "on the step's critical path." + notRecorded(in);
+    f.title = "The loop draws random data on the CPU every step: " + format::percent(fraction) +
+              " of it (" + h.randomOps.front() + ", " + format::duration(h.randomDataNs) + ")";
+    f.explanation =
+        "Each step the loop itself calls " + h.randomOps.front() +
+        " (outside the model and the DataLoader) and waits " + format::duration(h.randomDataNs) +
+        " for the random generator: synthetic inputs drawn on the host at every iteration. In a "
+        "benchmark that measures the generator, not the model; in training it is input preparation "
+        "on the step's critical path." +
+        notRecorded(in);
     f.evidence.figures = {{"random_data_per_step_us", h.randomDataNs / 1e3, Unit::Microseconds},
                           {"random_data_share_of_step", fraction, Unit::Fraction},
                           {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
     for (const std::string& op : h.randomOps)
         f.evidence.ops.push_back(op);
     f.estimatedGainNs = h.randomDataNs;
-    f.gainMethod = "the time per step the loop spends drawing random tensors itself (it goes when the data is "
-                   "drawn once, ahead, or on the device)";
-    f.fix = "Draw the inputs once before the loop and reuse them (a benchmark), or produce them in DataLoader "
+    f.gainMethod =
+        "the time per step the loop spends drawing random tensors itself (it goes when the data is "
+        "drawn once, ahead, or on the device)";
+    f.fix = "Draw the inputs once before the loop and reuse them (a benchmark), or produce them in "
+            "DataLoader "
             "workers; on a GPU, draw them on the device.";
     f.snippet = kDataOnceSnippet;
     claimNothingWithoutTheDevice(in, f);
@@ -147,16 +159,20 @@ void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out)
     f.basis = SeverityBasis::Gain;
     f.title = "The host runs no op " + format::percent(fraction) + " of each step (" +
               format::duration(h.outsideOpsNs) + "): Python between the ops";
-    f.explanation = "Between the recorded ops the thread runs code the profiler records as no op: the Python "
-                    "interpreter (the loop, bookkeeping, per-element work), or sleeps and waits outside torch. "
-                    "Record with with_stack=True to see which frames; vectorised into tensor ops or compiled, "
-                    "that time goes." + notRecorded(in);
+    f.explanation =
+        "Between the recorded ops the thread runs code the profiler records as no op: the Python "
+        "interpreter (the loop, bookkeeping, per-element work), or sleeps and waits outside torch. "
+        "Record with with_stack=True to see which frames; vectorised into tensor ops or compiled, "
+        "that time goes." +
+        notRecorded(in);
     f.evidence.figures = {{"outside_ops_per_step_us", h.outsideOpsNs / 1e3, Unit::Microseconds},
                           {"outside_ops_share_of_step", fraction, Unit::Fraction},
                           {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
     f.estimatedGainNs = h.outsideOpsNs;
-    f.gainMethod = "the time per step in no recorded op (an upper bound: the Python that drives the ops stays)";
-    f.fix = "Vectorise per-element Python into tensor ops, move bookkeeping out of the step, or compile the "
+    f.gainMethod = "the time per step in no recorded op (an upper bound: the Python that drives "
+                   "the ops stays)";
+    f.fix = "Vectorise per-element Python into tensor ops, move bookkeeping out of the step, or "
+            "compile the "
             "step (torch.compile) so the interpreter runs less per op.";
     f.snippet = "total = values.sum()            # not: for v in values: total += v\n"
                 "step = torch.compile(train_step)  # fewer interpreter round trips per op\n";
@@ -188,12 +204,13 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
     const bool training = in.summary.window.kind == RunKind::Training;
     f.title = top.name + " holds " + format::percent(fraction) + " of each step on the CPU (" +
               format::duration(top.selfNs) + ")";
-    f.explanation = compute ? "The step's time is the model's own compute on the CPU: " + top.name +
-                                  (training ? " (forward and backward)" : "") +
-                                  " takes most of it, and nothing else in the step is waste on that scale. A "
-                                  "faster step needs faster compute, not a fix elsewhere."
-                            : "One op takes most of the step's time on the CPU: " + top.name +
-                                  ". Look at why it runs per step and on what sizes before anything else.";
+    f.explanation =
+        compute ? "The step's time is the model's own compute on the CPU: " + top.name +
+                      (training ? " (forward and backward)" : "") +
+                      " takes most of it, and nothing else in the step is waste on that scale. A "
+                      "faster step needs faster compute, not a fix elsewhere."
+                : "One op takes most of the step's time on the CPU: " + top.name +
+                      ". Look at why it runs per step and on what sizes before anything else.";
     f.explanation += notRecorded(in);
     f.evidence.figures = {{"op_self_time_per_step_us", top.selfNs / 1e3, Unit::Microseconds},
                           {"op_share_of_step", fraction, Unit::Fraction},
@@ -202,17 +219,23 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
     for (auto it = hot; it != h.bySelfTime.end() && f.evidence.ops.size() < 3; ++it)
         f.evidence.ops.push_back(it->name);
     f.gainMethod = "none claimed: it says where the step's time goes";
-    f.fix = compute ? "Run the model on a GPU; on the CPU, use bf16 autocast where the CPU has bf16 matrix "
-                      "units (AMX, AVX512-BF16), give intra-op threads every physical core, or compile the model."
-                    : "Move the op out of the step if it does not need to run every step, or make it cheaper "
-                      "(smaller inputs, a vectorised form).";
-    f.snippet = !compute ? ""
-                : training ? "torch.set_num_threads(os.cpu_count())       # every physical core\n"
-                             "with torch.autocast(\"cpu\", dtype=torch.bfloat16):  # AMX / AVX512-BF16 CPUs\n"
-                             "    loss = loss_fn(model(x), y)\n"
-                           : "torch.set_num_threads(os.cpu_count())  # every physical core\n"
-                             "with torch.inference_mode(), torch.autocast(\"cpu\", dtype=torch.bfloat16):\n"
-                             "    out = model(x)\n";
+    f.fix =
+        compute
+            ? "Run the model on a GPU; on the CPU, use bf16 autocast where the CPU has bf16 matrix "
+              "units (AMX, AVX512-BF16), give intra-op threads every physical core, or compile the "
+              "model."
+            : "Move the op out of the step if it does not need to run every step, or make it "
+              "cheaper "
+              "(smaller inputs, a vectorised form).";
+    f.snippet =
+        !compute ? ""
+        : training
+            ? "torch.set_num_threads(os.cpu_count())       # every physical core\n"
+              "with torch.autocast(\"cpu\", dtype=torch.bfloat16):  # AMX / AVX512-BF16 CPUs\n"
+              "    loss = loss_fn(model(x), y)\n"
+            : "torch.set_num_threads(os.cpu_count())  # every physical core\n"
+              "with torch.inference_mode(), torch.autocast(\"cpu\", dtype=torch.bfloat16):\n"
+              "    out = model(x)\n";
     out.push_back(std::move(f));
 }
 
@@ -227,13 +250,15 @@ void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     f.severity = Severity::Low;
     f.gainMethod = "not a per-step cost: it says what the window is";
     f.title = "Only the host was recorded: no kernel, copy or launch is in the trace";
-    f.explanation = "The findings read the host's time alone. If this run used a GPU, its device side was not "
-                    "recorded: profile with ProfilerActivity.CUDA (or the device's activity) to see it.";
+    f.explanation =
+        "The findings read the host's time alone. If this run used a GPU, its device side was not "
+        "recorded: profile with ProfilerActivity.CUDA (or the device's activity) to see it.";
     f.evidence.figures = {{"device_activities", 0.0, Unit::Count}};
     f.fix = "For a GPU run, record the device too.";
-    f.snippet = "with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
-                "                                        torch.profiler.ProfilerActivity.CUDA]) as prof:\n"
-                "    train_step(batch)\n";
+    f.snippet =
+        "with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
+        "                                        torch.profiler.ProfilerActivity.CUDA]) as prof:\n"
+        "    train_step(batch)\n";
     out.push_back(std::move(f));
 }
 

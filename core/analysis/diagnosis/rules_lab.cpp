@@ -29,13 +29,20 @@ struct Arm
     std::optional<double> samplesPerSecond;
 };
 
-enum class ArmId { Fp32, Bf16, Graphed };
+enum class ArmId
+{
+    Fp32,
+    Bf16,
+    Graphed
+};
 
 // An inference run is judged on its latency per batch when both arms of a pair have one.
 bool perBatch(const LabMeasurements& lab, ArmId a, ArmId b)
 {
     auto latency = [&](ArmId id) {
-        return positive(id == ArmId::Fp32 ? lab.fp32LatencyNs : id == ArmId::Bf16 ? lab.bf16LatencyNs : lab.graphedLatencyNs);
+        return positive(id == ArmId::Fp32   ? lab.fp32LatencyNs
+                        : id == ArmId::Bf16 ? lab.bf16LatencyNs
+                                            : lab.graphedLatencyNs);
     };
     return lab.inference && latency(a) && latency(b);
 }
@@ -43,10 +50,15 @@ bool perBatch(const LabMeasurements& lab, ArmId a, ArmId b)
 Arm arm(const LabMeasurements& lab, ArmId id, bool latency)
 {
     switch (id) {
-    case ArmId::Fp32: return {positive(latency ? lab.fp32LatencyNs : lab.fp32StepNs), positive(lab.fp32SamplesPerSecond)};
-    case ArmId::Bf16: return {positive(latency ? lab.bf16LatencyNs : lab.bf16StepNs), positive(lab.bf16SamplesPerSecond)};
+    case ArmId::Fp32:
+        return {positive(latency ? lab.fp32LatencyNs : lab.fp32StepNs),
+                positive(lab.fp32SamplesPerSecond)};
+    case ArmId::Bf16:
+        return {positive(latency ? lab.bf16LatencyNs : lab.bf16StepNs),
+                positive(lab.bf16SamplesPerSecond)};
     case ArmId::Graphed:
-        return {positive(latency ? lab.graphedLatencyNs : lab.graphedStepNs), positive(lab.graphedSamplesPerSecond)};
+        return {positive(latency ? lab.graphedLatencyNs : lab.graphedStepNs),
+                positive(lab.graphedSamplesPerSecond)};
     }
     return {};
 }
@@ -69,21 +81,27 @@ std::optional<double> jump(const Arm& from, const Arm& to)
 // pair is judged per batch.
 Evidence::Figure armTime(const char* name, double ns, bool batch)
 {
-    return {std::string(name) + (batch ? "_latency_per_batch_us" : "_step_us"), ns / 1e3, Unit::Microseconds};
+    return {std::string(name) + (batch ? "_latency_per_batch_us" : "_step_us"), ns / 1e3,
+            Unit::Microseconds};
 }
 
 // What the faster arm saves, as a share of the slower arm's step (or batch).
 Evidence::Figure savingShare(double gain, double slowerNs, bool batch)
 {
-    return {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, slowerNs), Unit::Fraction};
+    return {batch ? "saving_share_of_batch" : "saving_share_of_step", share(gain, slowerNs),
+            Unit::Fraction};
 }
 
-const char* autocastDevice(const LabMeasurements& lab) { return lab.cpu ? "cpu" : "cuda"; }
+const char* autocastDevice(const LabMeasurements& lab)
+{
+    return lab.cpu ? "cpu" : "cuda";
+}
 
 // bf16 autocast measured slower than fp32: where the device has no fast bf16 arithmetic,
 // the advice to train in bf16 is the wrong way. Saves nothing over the fp32 baseline; it
 // keeps the user from a change that costs time.
-Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf16, double ratio, bool batch)
+Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf16, double ratio,
+                     bool batch)
 {
     const std::string unit = batch ? "batch" : "step";
     Finding f;
@@ -91,36 +109,46 @@ Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf1
     f.measured = true;
     f.severity = Severity::Medium;
     f.title = "bf16 autocast makes each " + unit + " " + format::ratio(1.0 / ratio) + " slower" +
-              (fp32.ns && bf16.ns ? ": " + format::duration(*fp32.ns) + " in fp32, " + format::duration(*bf16.ns) +
-                                        " in bf16"
+              (fp32.ns && bf16.ns ? ": " + format::duration(*fp32.ns) + " in fp32, " +
+                                        format::duration(*bf16.ns) + " in bf16"
                                   : std::string()) +
               " (measured): keep fp32 here";
     std::string cause;
     if (!lab.cpu)
-        cause = "On a GPU this usually means casts around many small kernels cost more than the arithmetic saves, "
+        cause = "On a GPU this usually means casts around many small kernels cost more than the "
+                "arithmetic saves, "
                 "or a GPU without bf16 Tensor Cores (before Ampere).";
     else if (lab.cpuBf16Units == "none")
-        cause = "This CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags): every bf16 matmul "
+        cause = "This CPU has no bf16 matrix units (neither AMX nor AVX-512 BF16 in its flags): "
+                "every bf16 matmul "
                 "is converted and computed the slow way.";
     else if (lab.cpuBf16Units == "amx_bf16" || lab.cpuBf16Units == "avx512_bf16")
         cause = "This CPU has bf16 matrix units (" + lab.cpuBf16Units +
-                "), yet autocast costs more than it saves here: the casts around small matmuls, or ops without a "
+                "), yet autocast costs more than it saves here: the casts around small matmuls, or "
+                "ops without a "
                 "bf16 kernel, outweigh the faster arithmetic.";
     else
-        cause = "On a CPU bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without them every bf16 "
+        cause = "On a CPU bf16 pays only with bf16 matrix units (AMX or AVX-512 BF16); without "
+                "them every bf16 "
                 "matmul is converted and computed the slow way.";
-    f.explanation = "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
-                    format::ratio(ratio) + " the samples per second, a slowdown, not a small gain. " + cause;
+    f.explanation =
+        "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
+        format::ratio(ratio) + " the samples per second, a slowdown, not a small gain. " + cause;
     if (fp32.ns && bf16.ns)
-        f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch),
+        f.evidence.figures = {armTime("fp32", *fp32.ns, batch),
+                              armTime("bf16", *bf16.ns, batch),
                               {"bf16_slowdown", *bf16.ns / *fp32.ns - 1.0, Unit::Fraction}};
     f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", ratio, Unit::Ratio});
     f.perBatch = batch;
-    f.gainMethod = "measured in the lab: a slowdown saves nothing; it says which change not to make";
-    const bool cpuWithoutUnits = lab.cpu && lab.cpuBf16Units != "amx_bf16" && lab.cpuBf16Units != "avx512_bf16";
-    f.fix = cpuWithoutUnits ? "Keep fp32 on this CPU. Measure bf16 again on a GPU (Ampere or later) or a CPU with AMX, "
+    f.gainMethod =
+        "measured in the lab: a slowdown saves nothing; it says which change not to make";
+    const bool cpuWithoutUnits =
+        lab.cpu && lab.cpuBf16Units != "amx_bf16" && lab.cpuBf16Units != "avx512_bf16";
+    f.fix = cpuWithoutUnits ? "Keep fp32 on this CPU. Measure bf16 again on a GPU (Ampere or "
+                              "later) or a CPU with AMX, "
                               "where it pays."
-                            : "Keep fp32 for this model, or profile the bf16 arm to see which casts or kernels cost the "
+                            : "Keep fp32 for this model, or profile the bf16 arm to see which "
+                              "casts or kernels cost the "
                               "time.";
     return f;
 }
@@ -143,61 +171,81 @@ void precision(const LabMeasurements& lab, std::vector<Finding>& out)
         Finding f;
         f.id = "not-precision-bound";
         f.severity = Severity::Low;
-        f.title = speedup > 0 ? "bf16 autocast speeds the step up only " + format::percent(speedup)
-                              : "bf16 autocast does not speed the step up (" + format::percent(-speedup) + " slower, "
-                                "within this run's noise)";
-        f.explanation = "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
-                        "bottleneck. Look at the input pipeline, launches and synchronisation first.";
+        f.title = speedup > 0
+                      ? "bf16 autocast speeds the step up only " + format::percent(speedup)
+                      : "bf16 autocast does not speed the step up (" + format::percent(-speedup) +
+                            " slower, "
+                            "within this run's noise)";
+        f.explanation =
+            "Going from fp32 to bf16 barely changes the step time: arithmetic is not the "
+            "bottleneck. Look at the input pipeline, launches and synchronisation first.";
         if (fp32.ns && bf16.ns)
-            f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch)};
+            f.evidence.figures = {armTime("fp32", *fp32.ns, batch),
+                                  armTime("bf16", *bf16.ns, batch)};
         f.evidence.figures.push_back({"bf16_speedup", speedup, Unit::Fraction});
         f.evidence.figures.push_back({"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio});
         f.measured = true;
         f.gainMethod = "measured in the lab: informational, tells where not to look";
-        f.fix = "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
+        f.fix =
+            "Keep bf16 for its memory savings, but look for the bottleneck outside the kernels.";
         out.push_back(std::move(f));
         return;
     }
     if (!fp32.ns || !bf16.ns || !(*fp32.ns > *bf16.ns))
         return;  // samples/s and times disagree (a different batch): no measured gain to claim
     const double gain = *fp32.ns - *bf16.ns;
-    const std::string times = format::duration(*fp32.ns) + " in fp32, " + format::duration(*bf16.ns) + " in bf16";
+    const std::string times =
+        format::duration(*fp32.ns) + " in fp32, " + format::duration(*bf16.ns) + " in bf16";
     Finding f;
     f.id = "bf16-measured";
     f.measured = true;
     f.severity = severityForGain(share(gain, *fp32.ns));
-    f.title = (lab.inference ? "bf16 autocast serves a batch " : "bf16 autocast runs the step ") + format::ratio(*ratio) +
-              " faster: " + times + " " + per + " (measured)";
-    f.explanation = "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
-                    format::ratio(*ratio) + " the samples per second. " +
-                    (lab.inference ? "The model was bound by fp32 arithmetic; served in bf16, each batch takes "
-                                   : "The step was bound by fp32 arithmetic; trained in bf16, each step takes ") +
-                    format::duration(gain) + " less, as measured.";
-    f.evidence.figures = {armTime("fp32", *fp32.ns, batch), armTime("bf16", *bf16.ns, batch),
-                          {"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio}, savingShare(gain, *fp32.ns, batch)};
-    if (lab.fp32PeakBytes && lab.bf16PeakBytes && std::isfinite(*lab.fp32PeakBytes) && std::isfinite(*lab.bf16PeakBytes)) {
+    f.title = (lab.inference ? "bf16 autocast serves a batch " : "bf16 autocast runs the step ") +
+              format::ratio(*ratio) + " faster: " + times + " " + per + " (measured)";
+    f.explanation =
+        "The lab ran the same model, data and batch in fp32 and in bf16 autocast: bf16 processed " +
+        format::ratio(*ratio) + " the samples per second. " +
+        (lab.inference
+             ? "The model was bound by fp32 arithmetic; served in bf16, each batch takes "
+             : "The step was bound by fp32 arithmetic; trained in bf16, each step takes ") +
+        format::duration(gain) + " less, as measured.";
+    f.evidence.figures = {armTime("fp32", *fp32.ns, batch),
+                          armTime("bf16", *bf16.ns, batch),
+                          {"bf16_over_fp32_samples_per_s", *ratio, Unit::Ratio},
+                          savingShare(gain, *fp32.ns, batch)};
+    if (lab.fp32PeakBytes && lab.bf16PeakBytes && std::isfinite(*lab.fp32PeakBytes) &&
+        std::isfinite(*lab.bf16PeakBytes)) {
         f.evidence.figures.push_back({"fp32_peak_bytes", *lab.fp32PeakBytes, Unit::Bytes});
         f.evidence.figures.push_back({"bf16_peak_bytes", *lab.bf16PeakBytes, Unit::Bytes});
     }
     f.estimatedGainNs = gain;
     f.perBatch = batch;
-    f.gainMethod = batch ? "measured in the lab: the fp32 arm's mean latency per batch minus the bf16 autocast arm's"
-                         : "measured in the lab: the fp32 arm's mean step minus the bf16 autocast arm's (same model, "
+    f.gainMethod = batch ? "measured in the lab: the fp32 arm's mean latency per batch minus the "
+                           "bf16 autocast arm's"
+                         : "measured in the lab: the fp32 arm's mean step minus the bf16 autocast "
+                           "arm's (same model, "
                            "data and batch)";
     const std::string device = autocastDevice(lab);
     if (lab.inference) {
-        f.fix = "Serve in bf16: run the forward under torch.inference_mode() and torch.autocast(dtype=torch.bfloat16), "
+        f.fix = "Serve in bf16: run the forward under torch.inference_mode() and "
+                "torch.autocast(dtype=torch.bfloat16), "
                 "or cast the model to bf16 once its outputs are checked against fp32.";
         f.snippet = "model.eval()\n"
-                    "with torch.inference_mode(), torch.autocast(\"" + device + "\", dtype=torch.bfloat16):\n"
+                    "with torch.inference_mode(), torch.autocast(\"" +
+                    device +
+                    "\", dtype=torch.bfloat16):\n"
                     "    outputs = model(inputs)\n";
     } else {
-        f.fix = "Train in bf16 autocast: the forward pass and the loss under torch.autocast(dtype=torch.bfloat16), "
-                "backward and the optimizer outside it. bf16 keeps fp32's exponent range: no GradScaler. Compare the "
+        f.fix = "Train in bf16 autocast: the forward pass and the loss under "
+                "torch.autocast(dtype=torch.bfloat16), "
+                "backward and the optimizer outside it. bf16 keeps fp32's exponent range: no "
+                "GradScaler. Compare the "
                 "loss curve with an fp32 run once.";
         f.snippet = "for inputs, targets in loader:\n"
                     "    optimizer.zero_grad(set_to_none=True)\n"
-                    "    with torch.autocast(\"" + device + "\", dtype=torch.bfloat16):\n"
+                    "    with torch.autocast(\"" +
+                    device +
+                    "\", dtype=torch.bfloat16):\n"
                     "        loss = loss_fn(model(inputs), targets)\n"
                     "    loss.backward()  # outside autocast; bf16 needs no GradScaler\n"
                     "    optimizer.step()\n";
@@ -214,20 +262,25 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
         return;
     const std::string per = batch ? "per batch" : "per step";
     if (*ratio < kSmallLabJump) {
-        const double speedup = bf16.ns && graphed.ns ? 1.0 - *graphed.ns / *bf16.ns : 1.0 - 1.0 / *ratio;
+        const double speedup =
+            bf16.ns && graphed.ns ? 1.0 - *graphed.ns / *bf16.ns : 1.0 - 1.0 / *ratio;
         Finding f;
         f.id = "already-fused";
         f.severity = Severity::Low;
-        f.title = speedup > 0 ? "Replaying the step as a CUDA graph gains only " + format::percent(speedup)
-                              : "Replaying the step as a CUDA graph makes it " + format::percent(-speedup) + " slower";
+        f.title = speedup > 0
+                      ? "Replaying the step as a CUDA graph gains only " + format::percent(speedup)
+                      : "Replaying the step as a CUDA graph makes it " + format::percent(-speedup) +
+                            " slower";
         if (*ratio < kLabSlowdown) {
             f.severity = Severity::Medium;
             f.title += ": do not capture it";
         }
-        f.explanation = "Launch overhead is not what limits this model: its kernels are already large or "
-                        "fused. torch.compile / CUDA graphs will not help much.";
+        f.explanation =
+            "Launch overhead is not what limits this model: its kernels are already large or "
+            "fused. torch.compile / CUDA graphs will not help much.";
         if (bf16.ns && graphed.ns)
-            f.evidence.figures = {armTime("bf16", *bf16.ns, batch), armTime("graphed", *graphed.ns, batch)};
+            f.evidence.figures = {armTime("bf16", *bf16.ns, batch),
+                                  armTime("graphed", *graphed.ns, batch)};
         f.evidence.figures.push_back({"graph_speedup", speedup, Unit::Fraction});
         f.evidence.figures.push_back({"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio});
         f.measured = true;
@@ -243,26 +296,36 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
     f.id = "cuda-graph-measured";
     f.measured = true;
     f.severity = severityForGain(share(gain, *bf16.ns));
-    f.title = "Replaying the " + std::string(lab.inference ? "forward" : "step") + " as a CUDA graph runs it " +
-              format::ratio(*ratio) + " faster: " + format::duration(*bf16.ns) + " in bf16, " +
+    f.title = "Replaying the " + std::string(lab.inference ? "forward" : "step") +
+              " as a CUDA graph runs it " + format::ratio(*ratio) +
+              " faster: " + format::duration(*bf16.ns) + " in bf16, " +
               format::duration(*graphed.ns) + " graphed " + per + " (measured)";
-    f.explanation = "The lab replayed the whole bf16 " + std::string(lab.inference ? "forward" : "step") +
+    f.explanation = "The lab replayed the whole bf16 " +
+                    std::string(lab.inference ? "forward" : "step") +
                     " as one CUDA graph: " + format::ratio(*ratio) +
-                    " the samples per second. Launch overhead (the host issuing many small kernels one at a time) "
+                    " the samples per second. Launch overhead (the host issuing many small kernels "
+                    "one at a time) "
                     "costs real time here; a graph launches them all at once, " +
                     format::duration(gain) + " less " + per + ", as measured.";
-    f.evidence.figures = {armTime("bf16", *bf16.ns, batch), armTime("graphed", *graphed.ns, batch),
-                          {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio}, savingShare(gain, *bf16.ns, batch)};
+    f.evidence.figures = {armTime("bf16", *bf16.ns, batch),
+                          armTime("graphed", *graphed.ns, batch),
+                          {"graph_over_bf16_samples_per_s", *ratio, Unit::Ratio},
+                          savingShare(gain, *bf16.ns, batch)};
     f.estimatedGainNs = gain;
     f.perBatch = batch;
-    f.gainMethod = std::string("measured in the lab: the bf16 arm's mean ") + (batch ? "latency per batch" : "step") +
+    f.gainMethod = std::string("measured in the lab: the bf16 arm's mean ") +
+                   (batch ? "latency per batch" : "step") +
                    " minus the bf16 + CUDA graph arm's (a whole-step graph, the C++ counterpart of "
                    "torch.compile(mode=\"reduce-overhead\"))";
-    f.fix = "Capture the step: torch.compile(model, mode=\"reduce-overhead\") replays it as CUDA graphs. Keep the "
-            "shapes static (drop_last=True, fixed sequence lengths) so one graph serves every step; or capture by "
+    f.fix = "Capture the step: torch.compile(model, mode=\"reduce-overhead\") replays it as CUDA "
+            "graphs. Keep the "
+            "shapes static (drop_last=True, fixed sequence lengths) so one graph serves every "
+            "step; or capture by "
             "hand with torch.cuda.graph.";
-    f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs under the hood\n"
-                "loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, drop_last=True)  # static shapes\n";
+    f.snippet =
+        "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs under the hood\n"
+        "loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, drop_last=True)  # "
+        "static shapes\n";
     out.push_back(std::move(f));
 }
 
@@ -284,9 +347,10 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     if (!in.lab)
         return;
     const std::optional<double> wait = positive(in.lab->dataLoaderNs);
-    const std::optional<double> compute = in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
-                                              ? in.lab->computeNs
-                                              : std::nullopt;
+    const std::optional<double> compute =
+        in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
+            ? in.lab->computeNs
+            : std::nullopt;
     if (!wait || !compute || !(*wait > *compute))
         return;
     const double step = *wait + *compute;
@@ -294,19 +358,25 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     f.id = "dataloader-bound-measured";
     f.measured = true;
     f.severity = severityForGain(share(*wait, step));
-    f.title = "The loop waits " + format::duration(*wait) + " per step for the next batch, more than its compute (" +
-              format::duration(*compute) + ") (measured)";
-    f.explanation = "The lab timed the loop: " + format::duration(*wait) + " per step waiting for the DataLoader, " +
-                    format::duration(*compute) + " computing. The loader sets the pace; with batches ready when asked "
-                    "for, the step would be its compute alone, " + format::duration(*wait) + " shorter.";
+    f.title = "The loop waits " + format::duration(*wait) +
+              " per step for the next batch, more than its compute (" + format::duration(*compute) +
+              ") (measured)";
+    f.explanation = "The lab timed the loop: " + format::duration(*wait) +
+                    " per step waiting for the DataLoader, " + format::duration(*compute) +
+                    " computing. The loader sets the pace; with batches ready when asked "
+                    "for, the step would be its compute alone, " +
+                    format::duration(*wait) + " shorter.";
     f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
                           {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
                           {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
     f.estimatedGainNs = *wait;
-    f.gainMethod = "measured in the lab: the mean wait for the next batch per step (a loader that keeps up leaves "
+    f.gainMethod = "measured in the lab: the mean wait for the next batch per step (a loader that "
+                   "keeps up leaves "
                    "the step its compute)";
-    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the copy overlaps, "
-            "persistent workers; if workers are already many, make the per-sample work cheaper (decode once, "
+    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the "
+            "copy overlaps, "
+            "persistent workers; if workers are already many, make the per-sample work cheaper "
+            "(decode once, "
             "cache, move augmentation to the GPU).";
     f.snippet = kDataLoaderSnippet;
     out.push_back(std::move(f));
@@ -324,8 +394,9 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
     const double peakBytes = lab.peak ? positive(lab.peak->bytes).value_or(0.0) : 0.0;
     const double activations = positive(lab.activationBytes).value_or(0.0);
 
-    const bool activationsSetIt = lab.peak && peakBytes > 0 &&
-                                  (lab.peak->cause == LabPeakCause::Activations || activations > 0.5 * peakBytes);
+    const bool activationsSetIt =
+        lab.peak && peakBytes > 0 &&
+        (lab.peak->cause == LabPeakCause::Activations || activations > 0.5 * peakBytes);
     // On the CPU the peak is read as well, but a step's few MiB there limit nothing unless
     // the run met a memory limit: only then is it worth a finding.
     const bool peakMatters = !lab.cpu || lab.firstBatchOutOfMemory;
@@ -344,26 +415,32 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
         const bool roomy = available > 0 && peakBytes < kActivationPeakTightShare * available &&
                            !lab.firstBatchOutOfMemory;
         f.severity = roomy ? Severity::Low : Severity::Medium;
-        f.title = "Activations set the step's memory peak: " + format::bytes(peakBytes) + " after " + lab.peak->phase +
-                  (lab.peak->firstStep ? " of the first step" : "") + " (measured)";
-        f.explanation = "The lab read the allocator after every phase of a step: the peak (" + format::bytes(peakBytes) +
-                        ") is reached after " + lab.peak->phase + ", while the activations the forward pass keeps for "
-                        "backward are alive" +
-                        (activations > 0 ? " (" + format::bytes(activations) + ", " +
-                                               format::percent(share(activations, peakBytes)) + " of the peak)"
-                                     : std::string()) +
-                        ". Memory, not time: a lower peak fits a larger batch or a larger model.";
+        f.title = "Activations set the step's memory peak: " + format::bytes(peakBytes) +
+                  " after " + lab.peak->phase + (lab.peak->firstStep ? " of the first step" : "") +
+                  " (measured)";
+        f.explanation =
+            "The lab read the allocator after every phase of a step: the peak (" +
+            format::bytes(peakBytes) + ") is reached after " + lab.peak->phase +
+            ", while the activations the forward pass keeps for "
+            "backward are alive" +
+            (activations > 0 ? " (" + format::bytes(activations) + ", " +
+                                   format::percent(share(activations, peakBytes)) + " of the peak)"
+                             : std::string()) +
+            ". Memory, not time: a lower peak fits a larger batch or a larger model.";
         if (lab.largestBatchFits)
-            f.explanation += " The batch-size sweep fits at most " + std::to_string(*lab.largestBatchFits) +
-                             (lab.firstBatchOutOfMemory
-                                  ? " (" + std::to_string(*lab.firstBatchOutOfMemory) + " ran out of memory)."
-                                  : std::string("."));
+            f.explanation +=
+                " The batch-size sweep fits at most " + std::to_string(*lab.largestBatchFits) +
+                (lab.firstBatchOutOfMemory
+                     ? " (" + std::to_string(*lab.firstBatchOutOfMemory) + " ran out of memory)."
+                     : std::string("."));
         f.evidence.figures = {{"peak_bytes", peakBytes, Unit::Bytes}};
         if (available > 0)
-            f.evidence.figures.push_back({"peak_share_of_available_memory", share(peakBytes, available), Unit::Fraction});
+            f.evidence.figures.push_back(
+                {"peak_share_of_available_memory", share(peakBytes, available), Unit::Fraction});
         if (activations > 0) {
             f.evidence.figures.push_back({"activation_bytes", activations, Unit::Bytes});
-            f.evidence.figures.push_back({"activation_share_of_peak", share(activations, peakBytes), Unit::Fraction});
+            f.evidence.figures.push_back(
+                {"activation_share_of_peak", share(activations, peakBytes), Unit::Fraction});
         }
         if (compared) {
             f.evidence.figures.push_back({"fp32_peak_bytes", fp32Peak, Unit::Bytes});
@@ -371,48 +448,63 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
             f.evidence.figures.push_back({"bf16_saving_bytes", saving, Unit::Bytes});
         }
         if (lab.largestBatchFits)
-            f.evidence.figures.push_back({"largest_batch_that_fits", double(*lab.largestBatchFits), Unit::Count});
-        f.gainMethod = "measured in the lab: memory, not time (the allocator read after each phase of a step)";
+            f.evidence.figures.push_back(
+                {"largest_batch_that_fits", double(*lab.largestBatchFits), Unit::Count});
+        f.gainMethod =
+            "measured in the lab: memory, not time (the allocator read after each phase of a step)";
         const std::optional<LabMeasurements::Checkpointing>& ckpt = lab.checkpointing;
-        const bool checkpointMeasured = ckpt && ckpt->peakWithoutBytes > 0 && ckpt->peakWithBytes >= 0;
+        const bool checkpointMeasured =
+            ckpt && ckpt->peakWithoutBytes > 0 && ckpt->peakWithBytes >= 0;
         if (checkpointMeasured) {
-            f.evidence.figures.push_back({"checkpoint_peak_without_bytes", ckpt->peakWithoutBytes, Unit::Bytes});
-            f.evidence.figures.push_back({"checkpoint_peak_with_bytes", ckpt->peakWithBytes, Unit::Bytes});
-            f.evidence.figures.push_back({"checkpoint_step_without_us", ckpt->stepWithoutNs / 1e3, Unit::Microseconds});
-            f.evidence.figures.push_back({"checkpoint_step_with_us", ckpt->stepWithNs / 1e3, Unit::Microseconds});
+            f.evidence.figures.push_back(
+                {"checkpoint_peak_without_bytes", ckpt->peakWithoutBytes, Unit::Bytes});
+            f.evidence.figures.push_back(
+                {"checkpoint_peak_with_bytes", ckpt->peakWithBytes, Unit::Bytes});
+            f.evidence.figures.push_back(
+                {"checkpoint_step_without_us", ckpt->stepWithoutNs / 1e3, Unit::Microseconds});
+            f.evidence.figures.push_back(
+                {"checkpoint_step_with_us", ckpt->stepWithNs / 1e3, Unit::Microseconds});
         }
         const std::string checkpointSaving =
             checkpointMeasured
                 ? " The lab measured it at batch size " + std::to_string(ckpt->batchSize) + ": " +
-                      ckpt->name + " took the peak from " +
-                      format::bytes(ckpt->peakWithoutBytes) + " to " + format::bytes(ckpt->peakWithBytes) +
-                      " and the step from " + format::duration(ckpt->stepWithoutNs) + " to " +
+                      ckpt->name + " took the peak from " + format::bytes(ckpt->peakWithoutBytes) +
+                      " to " + format::bytes(ckpt->peakWithBytes) + " and the step from " +
+                      format::duration(ckpt->stepWithoutNs) + " to " +
                       format::duration(ckpt->stepWithNs) +
-                      (ckpt->largestBatchFits && lab.largestBatchFits && *ckpt->largestBatchFits != *lab.largestBatchFits
-                           ? "; the largest batch that fits went from " + std::to_string(*lab.largestBatchFits) +
-                                 " to " + std::to_string(*ckpt->largestBatchFits) + "."
+                      (ckpt->largestBatchFits && lab.largestBatchFits &&
+                               *ckpt->largestBatchFits != *lab.largestBatchFits
+                           ? "; the largest batch that fits went from " +
+                                 std::to_string(*lab.largestBatchFits) + " to " +
+                                 std::to_string(*ckpt->largestBatchFits) + "."
                            : std::string("."))
                 : std::string();
         // A peak measured on arms that already checkpoint asks for more of it, not for it.
         const std::string checkpointAdvice =
             lab.armsCheckpointing.empty()
-                ? std::string("Checkpoint activations: wrap every N-th block in torch.utils.checkpoint, so its "
-                              "activations are recomputed in backward instead of kept (about one more forward of "
+                ? std::string("Checkpoint activations: wrap every N-th block in "
+                              "torch.utils.checkpoint, so its "
+                              "activations are recomputed in backward instead of kept (about one "
+                              "more forward of "
                               "those blocks for most of their activation memory).")
                 : "The run's arms already used " + lab.armsCheckpointing +
-                      ": checkpoint more of the blocks (a smaller N) to lower the peak further, at about one more "
+                      ": checkpoint more of the blocks (a smaller N) to lower the peak further, at "
+                      "about one more "
                       "forward of each.";
-        f.fix = checkpointAdvice + checkpointSaving + " Or train in bf16 autocast, which keeps 16-bit activations: " +
-                (compared ? "the lab measured its peak " + format::bytes(saving) + " lower (" + format::bytes(fp32Peak) +
-                                " in fp32, " + format::bytes(bf16Peak) + " in bf16)."
-                        : std::string("the lab did not measure a bf16 peak to compare."));
-        f.snippet = "from torch.utils.checkpoint import checkpoint\n"
-                    "\n"
-                    "def forward(self, x):\n"
-                    "    for i, block in enumerate(self.blocks):\n"
-                    "        # every 2nd block recomputes its activations in backward\n"
-                    "        x = checkpoint(block, x, use_reentrant=False) if i % 2 == 1 else block(x)\n"
-                    "    return x\n";
+        f.fix = checkpointAdvice + checkpointSaving +
+                " Or train in bf16 autocast, which keeps 16-bit activations: " +
+                (compared ? "the lab measured its peak " + format::bytes(saving) + " lower (" +
+                                format::bytes(fp32Peak) + " in fp32, " + format::bytes(bf16Peak) +
+                                " in bf16)."
+                          : std::string("the lab did not measure a bf16 peak to compare."));
+        f.snippet =
+            "from torch.utils.checkpoint import checkpoint\n"
+            "\n"
+            "def forward(self, x):\n"
+            "    for i, block in enumerate(self.blocks):\n"
+            "        # every 2nd block recomputes its activations in backward\n"
+            "        x = checkpoint(block, x, use_reentrant=False) if i % 2 == 1 else block(x)\n"
+            "    return x\n";
         out.push_back(std::move(f));
     }
 
@@ -422,13 +514,15 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
         f.id = "memory-growth-measured";
         f.measured = true;
         f.severity = Severity::High;
-        f.title = "The step's peak memory grows " + format::bytes(lab.growth->bytesPerStep) + " per step from step " +
-                  std::to_string(lab.growth->fromStep) + " (measured)";
+        f.title = "The step's peak memory grows " + format::bytes(lab.growth->bytesPerStep) +
+                  " per step from step " + std::to_string(lab.growth->fromStep) + " (measured)";
         f.explanation = "The lab recorded the peak allocated of every step: from step " +
                         std::to_string(lab.growth->fromStep) + " on it grows at every step, " +
                         format::bytes(lab.growth->bytesPerStep) +
-                        " per step. Something keeps each step's graph alive: usually a loss accumulated without "
-                        ".item() (total += loss keeps every step's autograd graph), or outputs appended to a list. "
+                        " per step. Something keeps each step's graph alive: usually a loss "
+                        "accumulated without "
+                        ".item() (total += loss keeps every step's autograd graph), or outputs "
+                        "appended to a list. "
                         "The run will run out of memory.";
         f.evidence.figures = {{"growth_bytes_per_step", lab.growth->bytesPerStep, Unit::Bytes},
                               {"from_step", double(lab.growth->fromStep), Unit::Count}};
@@ -436,7 +530,8 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
             f.evidence.figures.push_back({"peak_bytes", peakBytes, Unit::Bytes});
         f.evidence.steps = {step};
         f.gainMethod = "measured in the lab: memory, not time (the peak allocated of each step)";
-        f.fix = "Keep nothing of a step past its end: accumulate losses and metrics as Python numbers (loss.item()) "
+        f.fix = "Keep nothing of a step past its end: accumulate losses and metrics as Python "
+                "numbers (loss.item()) "
                 "or detached tensors, and drop references to outputs.";
         f.snippet = "total = 0.0\n"
                     "for inputs, targets in loader:\n"
@@ -444,27 +539,35 @@ void labMemory(const DiagnosisInput& in, std::vector<Finding>& out)
                     "    loss.backward()\n"
                     "    optimizer.step()\n"
                     "    optimizer.zero_grad(set_to_none=True)\n"
-                    "    total += loss.item()  # not `total += loss`: that keeps every step's graph alive\n";
+                    "    total += loss.item()  # not `total += loss`: that keeps every step's "
+                    "graph alive\n";
         out.push_back(std::move(f));
     }
 
-    if (lab.reservedOverPeak && std::isfinite(*lab.reservedOverPeak) && *lab.reservedOverPeak > kLabReservedOverPeak) {
+    if (lab.reservedOverPeak && std::isfinite(*lab.reservedOverPeak) &&
+        *lab.reservedOverPeak > kLabReservedOverPeak) {
         Finding f;
         f.id = "allocator-holds-freed";
         f.measured = true;
         f.severity = Severity::Low;
-        f.title = "The caching allocator holds " + format::ratio(*lab.reservedOverPeak) + " the step's peak (measured)";
+        f.title = "The caching allocator holds " + format::ratio(*lab.reservedOverPeak) +
+                  " the step's peak (measured)";
         f.explanation = "After the steady step, PyTorch's caching allocator keeps " +
                         format::ratio(*lab.reservedOverPeak) +
-                        " the memory the step ever had allocated at once: blocks freed by a phase of a different "
-                        "footprint stay reserved for reuse. Other processes on the GPU cannot use them; the run "
+                        " the memory the step ever had allocated at once: blocks freed by a phase "
+                        "of a different "
+                        "footprint stay reserved for reuse. Other processes on the GPU cannot use "
+                        "them; the run "
                         "itself is not slowed.";
         f.evidence.figures = {{"reserved_over_peak", *lab.reservedOverPeak, Unit::Ratio}};
         if (peakBytes > 0)
             f.evidence.figures.push_back({"peak_bytes", peakBytes, Unit::Bytes});
-        f.gainMethod = "measured in the lab: memory, not time (reserved after the steady step over its peak allocated)";
-        f.fix = "Call torch.cuda.empty_cache() between phases of different footprint (after evaluation, after a large "
-                "first step), never inside the training loop: it synchronizes, and the next allocations go back to "
+        f.gainMethod = "measured in the lab: memory, not time (reserved after the steady step over "
+                       "its peak allocated)";
+        f.fix = "Call torch.cuda.empty_cache() between phases of different footprint (after "
+                "evaluation, after a large "
+                "first step), never inside the training loop: it synchronizes, and the next "
+                "allocations go back to "
                 "cudaMalloc.";
         f.snippet = "evaluate(model, val_loader)\n"
                     "torch.cuda.empty_cache()  # between phases, never inside the training loop\n"

@@ -3,7 +3,6 @@
 // step (step_model.h): the step replayed without the cause.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
-
 #include "core/analysis/host_profile.h"
 
 #include <algorithm>
@@ -17,9 +16,12 @@ namespace {
 void addCausalFigures(Finding& f, const DiagnosisInput& in, Cause cause, HostState state)
 {
     const CausalModel& m = causal(in);
-    f.evidence.figures.push_back({"host_time_per_step_us", m.host(state) / 1e3, Unit::Microseconds});
-    f.evidence.figures.push_back({"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, Unit::Microseconds});
-    f.evidence.figures.push_back({"gain_if_removed_alone_us", m.solo(cause) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back(
+        {"host_time_per_step_us", m.host(state) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back(
+        {"gpu_idle_meanwhile_per_step_us", m.idleWhile(state) / 1e3, Unit::Microseconds});
+    f.evidence.figures.push_back(
+        {"gain_if_removed_alone_us", m.solo(cause) / 1e3, Unit::Microseconds});
 }
 
 // The outermost CPU ops in the judged steps that launch no device work, by time per step,
@@ -30,11 +32,13 @@ std::vector<std::pair<double, std::string>> opsLaunchingNothing(const DiagnosisI
     std::vector<bool> launches(model.events().size(), false);
     for (const Event& e : model.events())
         if (trace::isLaunchCall(e.category))
-            for (trace::EventId p = model.idOf(e); p.valid() && !launches[p.value]; p = model.event(p).parent)
+            for (trace::EventId p = model.idOf(e); p.valid() && !launches[p.value];
+                 p = model.event(p).parent)
                 launches[p.value] = true;
     std::map<std::string, double> byName;
     for (const Event& e : model.events()) {
-        if (e.category != trace::Category::CpuOp || launches[model.idOf(e).value] || !inSteps(in, e.startNs))
+        if (e.category != trace::Category::CpuOp || launches[model.idOf(e).value] ||
+            !inSteps(in, e.startNs))
             continue;
         if (e.parent.valid() && model.event(e.parent).category == trace::Category::CpuOp)
             continue;  // an outer op stands for it
@@ -89,21 +93,25 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "dataloader-bound";
     f.basis = SeverityBasis::Gain;
-    f.title = "The GPU waits for data " + format::percent(fraction) + " of each step (" + format::duration(waiting) + ")";
-    f.explanation = "Each step spends " + format::duration(causal(in).host(HostState::DataLoader)) +
-                    " in the DataLoader's __next__ on the training thread, " + format::duration(waiting) +
-                    " of it with no kernel or copy running: the input pipeline, not the model, sets the pace. "
-                    "Loading batches in worker processes while the GPU computes hides it; the step would be " +
-                    format::duration(gain) + " shorter.";
+    f.title = "The GPU waits for data " + format::percent(fraction) + " of each step (" +
+              format::duration(waiting) + ")";
+    f.explanation =
+        "Each step spends " + format::duration(causal(in).host(HostState::DataLoader)) +
+        " in the DataLoader's __next__ on the training thread, " + format::duration(waiting) +
+        " of it with no kernel or copy running: the input pipeline, not the model, sets the pace. "
+        "Loading batches in worker processes while the GPU computes hides it; the step would be " +
+        format::duration(gain) + " shorter.";
     f.evidence.figures = {{"dataloader_wait_per_step_us", waiting / 1e3, Unit::Microseconds},
                           {"dataloader_share_of_step", fraction, Unit::Fraction},
                           {"step_time_us", step / 1e3, Unit::Microseconds}};
     addCausalFigures(f, in, Cause::DataLoader, HostState::DataLoader);
     if (labFraction > 0)
         f.evidence.figures.push_back({"lab_dataloader_share", labFraction, Unit::Fraction});
-    f.evidence.steps = worstSteps(in, [&](size_t i) { return b.perStep[i][TimeCategory::DataLoader]; });
+    f.evidence.steps =
+        worstSteps(in, [&](size_t i) { return b.perStep[i][TimeCategory::DataLoader]; });
     for (const Event& e : in.model.events()) {
-        if ((e.category == trace::Category::CpuOp || e.category == trace::Category::UserAnnotation) &&
+        if ((e.category == trace::Category::CpuOp ||
+             e.category == trace::Category::UserAnnotation) &&
             isDataLoaderOp(in.model.text(e.name))) {
             if (f.evidence.ops.empty())
                 f.evidence.ops.emplace_back(in.model.text(e.name));
@@ -112,9 +120,12 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
         }
     }
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with the DataLoader's host time removed (batches ready when asked for)";
-    f.fix = "Load batches in parallel worker processes and keep them ahead of the GPU; pin host memory so the "
-            "copy can overlap. If workers are already many, make the per-sample work cheaper (decode once, "
+    f.gainMethod =
+        "the step replayed with the DataLoader's host time removed (batches ready when asked for)";
+    f.fix = "Load batches in parallel worker processes and keep them ahead of the GPU; pin host "
+            "memory so the "
+            "copy can overlap. If workers are already many, make the per-sample work cheaper "
+            "(decode once, "
             "cache, move augmentation to the GPU).";
     f.snippet = kDataLoaderSnippet;
     out.push_back(std::move(f));
@@ -136,45 +147,60 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "python-bound";
     f.basis = SeverityBasis::Gain;
-    f.title = "The GPU waits while the host runs Python or CPU ops: " + format::duration(idleNs) + " idle per step";
-    f.explanation = "Python (or host code the profiler did not record as ops) and CPU ops that launch no device "
-                    "work take " + format::duration(hostNs) + " per step on the training thread (" +
-                    format::duration(m.host(HostState::CpuCompute)) + " of it in CPU ops), and no device work is queued "
-                    "meanwhile. Preprocessing, metrics, bookkeeping or element-wise Python loops between launches "
-                    "serialise with the GPU; moved out of the step, vectorised or put on the GPU, the step would be " +
+    f.title = "The GPU waits while the host runs Python or CPU ops: " + format::duration(idleNs) +
+              " idle per step";
+    f.explanation = "Python (or host code the profiler did not record as ops) and CPU ops that "
+                    "launch no device "
+                    "work take " +
+                    format::duration(hostNs) + " per step on the training thread (" +
+                    format::duration(m.host(HostState::CpuCompute)) +
+                    " of it in CPU ops), and no device work is queued "
+                    "meanwhile. Preprocessing, metrics, bookkeeping or element-wise Python loops "
+                    "between launches "
+                    "serialise with the GPU; moved out of the step, vectorised or put on the GPU, "
+                    "the step would be " +
                     format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"host_time_per_step_us", hostNs / 1e3, Unit::Microseconds},
-                          {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, Unit::Microseconds},
-                          {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, Unit::Microseconds},
-                          {"step_time_us", step / 1e3, Unit::Microseconds}};
+    f.evidence.figures = {
+        {"host_time_per_step_us", hostNs / 1e3, Unit::Microseconds},
+        {"cpu_op_time_per_step_us", m.host(HostState::CpuCompute) / 1e3, Unit::Microseconds},
+        {"gpu_idle_meanwhile_per_step_us", idleNs / 1e3, Unit::Microseconds},
+        {"step_time_us", step / 1e3, Unit::Microseconds}};
     const std::vector<std::pair<double, std::string>> ops = opsLaunchingNothing(in);
     for (size_t i = 0; i < std::min<size_t>(3, ops.size()); ++i)
         f.evidence.ops.push_back(ops[i].second);
-    const bool randomData = !ops.empty() && isRandomDataOp(ops.front().second) && ops.front().first >= 0.5 * hostNs;
+    const bool randomData =
+        !ops.empty() && isRandomDataOp(ops.front().second) && ops.front().first >= 0.5 * hostNs;
     if (!ops.empty())
-        f.evidence.figures.push_back({"top_cpu_op_time_per_step_us", ops.front().first / 1e3, Unit::Microseconds});
+        f.evidence.figures.push_back(
+            {"top_cpu_op_time_per_step_us", ops.front().first / 1e3, Unit::Microseconds});
     if (randomData)
-        f.explanation += " Most of it is " + ops.front().second + " (" + format::duration(ops.front().first) +
+        f.explanation += " Most of it is " + ops.front().second + " (" +
+                         format::duration(ops.front().first) +
                          " per step): random data drawn on the CPU every step.";
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
-                   "launches";
-    f.fix = randomData ? "Draw the random data on the device (torch.randn(..., device=\"cuda\")), or once before the "
+    f.gainMethod =
+        "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
+        "launches";
+    f.fix = randomData ? "Draw the random data on the device (torch.randn(..., device=\"cuda\")), "
+                         "or once before the "
                          "loop; in training, produce the batches in DataLoader workers."
             : isInference(in)
-                ? "Move request preprocessing out of the serving loop (a separate thread or process), vectorise "
+                ? "Move request preprocessing out of the serving loop (a separate thread or "
+                  "process), vectorise "
                   "it with tensor ops, and keep per-token bookkeeping on the GPU."
-                : "Move preprocessing into DataLoader workers (the dataset's __getitem__ or a collate_fn), "
+                : "Move preprocessing into DataLoader workers (the dataset's __getitem__ or a "
+                  "collate_fn), "
                   "vectorise Python loops into tensor ops, and do per-batch work on the GPU.";
-    f.snippet = isInference(in) ? "# preprocessing in a worker thread, overlapped with the model\n"
-                                  "with torch.inference_mode():\n"
-                                  "    batch = preprocess_queue.get()   # prepared while the GPU ran\n"
-                                  "    out = model(batch.to(device, non_blocking=True))\n"
-                                : "class Prepared(torch.utils.data.Dataset):\n"
-                                  "    def __getitem__(self, i):\n"
-                                  "        return preprocess(self.items[i])  # runs in a worker\n"
-                                  "loader = DataLoader(Prepared(items), num_workers=8, pin_memory=True)\n"
-                                  "total = values.sum()  # not: for v in values: total += v\n";
+    f.snippet = isInference(in)
+                    ? "# preprocessing in a worker thread, overlapped with the model\n"
+                      "with torch.inference_mode():\n"
+                      "    batch = preprocess_queue.get()   # prepared while the GPU ran\n"
+                      "    out = model(batch.to(device, non_blocking=True))\n"
+                    : "class Prepared(torch.utils.data.Dataset):\n"
+                      "    def __getitem__(self, i):\n"
+                      "        return preprocess(self.items[i])  # runs in a worker\n"
+                      "loader = DataLoader(Prepared(items), num_workers=8, pin_memory=True)\n"
+                      "total = values.sum()  # not: for v in values: total += v\n";
     out.push_back(std::move(f));
 }
 
@@ -199,17 +225,23 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "launch-bound";
     f.basis = SeverityBasis::Gain;
-    f.title = "The GPU waits on the CPU's launches " + format::percent(share(idleLaunching, step)) + " of the step (" +
-              format::count(static_cast<int64_t>(kernelsPerStep)) + " kernels per step)";
-    f.explanation = "While the host dispatches ops and launches kernels (" +
-                    format::duration(causal(in).host(HostState::Launching)) + " per step), the GPU has nothing queued for " +
-                    format::duration(idleLaunching) + ": " + format::percent(shortShare) +
-                    " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
-                    "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be up "
-                    "to " + format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"kernels_per_step", kernelsPerStep, Unit::Count},
-                          {"short_kernel_share", shortShare, Unit::Fraction},
-                          {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, Unit::Microseconds}};
+    f.title = "The GPU waits on the CPU's launches " + format::percent(share(idleLaunching, step)) +
+              " of the step (" + format::count(static_cast<int64_t>(kernelsPerStep)) +
+              " kernels per step)";
+    f.explanation =
+        "While the host dispatches ops and launches kernels (" +
+        format::duration(causal(in).host(HostState::Launching)) +
+        " per step), the GPU has nothing queued for " + format::duration(idleLaunching) + ": " +
+        format::percent(shortShare) +
+        " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
+        "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be "
+        "up "
+        "to " +
+        format::duration(gain) + " shorter.";
+    f.evidence.figures = {
+        {"kernels_per_step", kernelsPerStep, Unit::Count},
+        {"short_kernel_share", shortShare, Unit::Fraction},
+        {"launch_call_mean_us", s.launches.launchCallDuration.mean / 1e3, Unit::Microseconds}};
     addCausalFigures(f, in, Cause::LaunchOverhead, HostState::Launching);
     for (const IdleGap& g : s.idleGaps.largest)
         if (g.kind == GapKind::HostWait && f.evidence.ranges.size() < 5)
@@ -218,21 +250,27 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
         if (s.kernels[i].meanNs() < 10'000)
             f.evidence.kernels.push_back(s.kernels[i].name);
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with the host's op-dispatch and launch time removed (an upper bound: a "
-                   "CUDA graph still costs one launch)";
+    f.gainMethod =
+        "the step replayed with the host's op-dispatch and launch time removed (an upper bound: a "
+        "CUDA graph still costs one launch)";
     if (isInference(in)) {
-        f.fix = "Capture the forward pass in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
-                "torch.cuda.graphs for static shapes), use fused kernels (scaled_dot_product_attention), and "
+        f.fix = "Capture the forward pass in a CUDA graph (torch.compile with "
+                "mode=\"reduce-overhead\", or "
+                "torch.cuda.graphs for static shapes), use fused kernels "
+                "(scaled_dot_product_attention), and "
                 "batch more requests per forward.";
         f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs\n"
                     "with torch.inference_mode():\n"
                     "    out = model(batch)\n";
     } else {
-        f.fix = "Cut the number of launches: compile the model (fuses elementwise chains), capture the whole "
-                "step in a CUDA graph when shapes are static, use fused optimizers, and avoid Python loops over "
+        f.fix = "Cut the number of launches: compile the model (fuses elementwise chains), capture "
+                "the whole "
+                "step in a CUDA graph when shapes are static, use fused optimizers, and avoid "
+                "Python loops over "
                 "small tensors.";
-        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n" +
-                    fusedOptimizerSnippet(in.model);
+        f.snippet =
+            "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n" +
+            fusedOptimizerSnippet(in.model);
     }
     out.push_back(std::move(f));
 }
@@ -246,47 +284,57 @@ void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
     // The idle time the host-side findings already explain is theirs; this finding is
     // for a GPU that is under-loaded for another reason.
     double explained = 0;
-    for (Cause c : {Cause::DataLoader, Cause::Python, Cause::LaunchOverhead, Cause::HostSync, Cause::PageableCopy,
-                    Cause::CpuCompute})
+    for (Cause c : {Cause::DataLoader, Cause::Python, Cause::LaunchOverhead, Cause::HostSync,
+                    Cause::PageableCopy, Cause::CpuCompute})
         explained += m.gain(c);
     const TimeRange longest = longestDeviceIdle(in);
     for (const auto& [device, g] : in.summary.gpu) {
         if (!g.utilization)
             continue;
         const bool lowOverall = *g.utilization < in.thresholds.lowUtilization;
-        const bool starved = static_cast<double>(longest.length()) / 1e3 > in.thresholds.idleStretchUs;
+        const bool starved =
+            static_cast<double>(longest.length()) / 1e3 > in.thresholds.idleStretchUs;
         const double unexplained = std::max(0.0, m.deviceIdleNs - explained);
         if ((!lowOverall && !starved) || unexplained < 0.5 * m.deviceIdleNs)
             continue;
         Finding f;
         f.id = "low-gpu-utilization";
         f.severity = share(unexplained, step) >= 0.5 ? Severity::Medium : Severity::Low;
-        f.title = "GPU " + std::to_string(device) + " runs kernels " + format::percent(*g.utilization) +
-                  " of the time";
-        f.explanation = "Kernels cover " + format::percent(*g.utilization) + " of the steady steps on this device. " +
-                        format::duration(unexplained) + " of idle per step is not explained by anything the host was seen "
-                        "doing (data, Python, launches, synchronisation): host code the profiler did not record "
-                        "(profile with with_stack=True to see it), other devices or ranks, or simply too little "
-                        "work per step for this GPU. More work per step raises throughput; it does not shorten "
-                        "the step.";
-        f.evidence.figures = {{"utilization", *g.utilization, Unit::Fraction},
-                              {"unexplained_idle_per_step_us", unexplained / 1e3, Unit::Microseconds},
-                              {"longest_idle_stretch_us", static_cast<double>(longest.length()) / 1e3, Unit::Microseconds}};
+        f.title = "GPU " + std::to_string(device) + " runs kernels " +
+                  format::percent(*g.utilization) + " of the time";
+        f.explanation =
+            "Kernels cover " + format::percent(*g.utilization) +
+            " of the steady steps on this device. " + format::duration(unexplained) +
+            " of idle per step is not explained by anything the host was seen "
+            "doing (data, Python, launches, synchronisation): host code the profiler did not "
+            "record "
+            "(profile with with_stack=True to see it), other devices or ranks, or simply too "
+            "little "
+            "work per step for this GPU. More work per step raises throughput; it does not shorten "
+            "the step.";
+        f.evidence.figures = {
+            {"utilization", *g.utilization, Unit::Fraction},
+            {"unexplained_idle_per_step_us", unexplained / 1e3, Unit::Microseconds},
+            {"longest_idle_stretch_us", static_cast<double>(longest.length()) / 1e3,
+             Unit::Microseconds}};
         if (g.smEfficiency)
             f.evidence.figures.push_back({"sm_efficiency", *g.smEfficiency, Unit::Fraction});
         if (longest.length() > 0)
             f.evidence.ranges.push_back(longest);
         f.gainMethod = "none per step: more work per step raises throughput, not step time";
         if (isInference(in)) {
-            f.fix = "Batch more requests (or tokens) per forward, or run several model replicas per GPU.";
+            f.fix = "Batch more requests (or tokens) per forward, or run several model replicas "
+                    "per GPU.";
             f.snippet = "# dynamic batching: gather requests up to a size or a deadline\n"
                         "batch = collate(queue.get_many(max_items=64, timeout_ms=5))\n"
                         "with torch.inference_mode():\n"
                         "    out = model(batch)\n";
         } else {
-            f.fix = "Give the GPU more work per step: a larger batch (scale the learning rate), or several "
+            f.fix = "Give the GPU more work per step: a larger batch (scale the learning rate), or "
+                    "several "
                     "micro-batches per step.";
-            f.snippet = "loader = DataLoader(dataset, batch_size=2 * batch_size, num_workers=8, pin_memory=True)\n"
+            f.snippet = "loader = DataLoader(dataset, batch_size=2 * batch_size, num_workers=8, "
+                        "pin_memory=True)\n"
                         "for group in optimizer.param_groups:\n"
                         "    group[\"lr\"] *= 2  # linear scaling rule\n";
         }
@@ -304,7 +352,9 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     const Breakdown& b = in.summary.breakdown.all;
     std::vector<double> durations;
     for (size_t i = 0; i < steps.size(); ++i) {
-        const double waiting = i < b.perStep.size() ? static_cast<double>(b.perStep[i][TimeCategory::DataLoader]) : 0.0;
+        const double waiting = i < b.perStep.size()
+                                   ? static_cast<double>(b.perStep[i][TimeCategory::DataLoader])
+                                   : 0.0;
         durations.push_back(std::max(0.0, static_cast<double>(steps[i].durationNs()) - waiting));
     }
     std::vector<double> sorted = durations;
@@ -324,10 +374,14 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "unstable-steps";
     f.basis = SeverityBasis::Gain;
-    f.title = "Steady step times vary: the slowest is " + format::ratio(maxOverMedian) + " the median";
-    f.explanation = "Steps take " + format::duration(median) + " at the median but up to " + format::duration(sorted.back()) +
-                    " (warm-up already left out, and the wait for the DataLoader: that is dataloader-bound's). Slow "
-                    "steps in the middle of a run point to periodic work (checkpointing, logging, evaluation), or "
+    f.title =
+        "Steady step times vary: the slowest is " + format::ratio(maxOverMedian) + " the median";
+    f.explanation = "Steps take " + format::duration(median) + " at the median but up to " +
+                    format::duration(sorted.back()) +
+                    " (warm-up already left out, and the wait for the DataLoader: that is "
+                    "dataloader-bound's). Slow "
+                    "steps in the middle of a run point to periodic work (checkpointing, logging, "
+                    "evaluation), or "
                     "host jitter.";
     f.evidence.figures = {{"median_step_us", median / 1e3, Unit::Microseconds},
                           {"slowest_step_us", sorted.back() / 1e3, Unit::Microseconds},
@@ -335,8 +389,9 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.steps = worstSteps(in, [&](size_t i) { return durations[i]; });
     f.estimatedGainNs = std::max(0.0, mean - median);
     f.gainMethod = "mean step time minus median step time (the slow steps' excess, per step)";
-    f.fix = "Move periodic work (logging, checkpoints, evaluation) off the training step or make it "
-            "asynchronous, and keep the input pipeline ahead (more workers, prefetch).";
+    f.fix =
+        "Move periodic work (logging, checkpoints, evaluation) off the training step or make it "
+        "asynchronous, and keep the input pipeline ahead (more workers, prefetch).";
     f.snippet = "if step % log_every == 0:\n"
                 "    log(loss.detach())  # no .item() every step\n"
                 "torch.save(state, path)  # in a background thread, or every N steps\n";

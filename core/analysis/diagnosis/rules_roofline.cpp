@@ -41,8 +41,9 @@ std::vector<GapRow> rowsWith(const DiagnosisInput& in, RoofGap gap)
         if (it != in.summary.roofGaps.end() && it->second.gap == gap && row.windowDeviceNs > 0)
             rows.push_back({&row, it->second});
     }
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const GapRow& a, const GapRow& b) { return a.row->windowDeviceNs > b.row->windowDeviceNs; });
+    std::stable_sort(rows.begin(), rows.end(), [](const GapRow& a, const GapRow& b) {
+        return a.row->windowDeviceNs > b.row->windowDeviceNs;
+    });
     return rows;
 }
 
@@ -65,10 +66,11 @@ std::string rateText(double tflops)
 std::string rowReading(const OpRoofline& row)
 {
     const roofline::Rating& r = row.rating;
-    std::string text = row.name + " " + format::clip(tensorShapes(row.inputShapes), 100) + " reaches " + rateText(r.achievedTflops) +
-                       ", " + format::percent(r.shareOfRoof) + " of what its roof allows (" +
-                       rateText(r.attainableTflops) + " at " + format::number(r.intensity) + " FLOP/byte, " +
-                       roofline::precisionName(row.precision) + ")";
+    std::string text = row.name + " " + format::clip(tensorShapes(row.inputShapes), 100) +
+                       " reaches " + rateText(r.achievedTflops) + ", " +
+                       format::percent(r.shareOfRoof) + " of what its roof allows (" +
+                       rateText(r.attainableTflops) + " at " + format::number(r.intensity) +
+                       " FLOP/byte, " + roofline::precisionName(row.precision) + ")";
     return text;
 }
 
@@ -84,33 +86,37 @@ double meanShare(const std::vector<GapRow>& rows, double& windowNs)
     return windowNs > 0 ? weighted / windowNs : 0;
 }
 
-void addEvidence(const DiagnosisInput& in, const std::vector<GapRow>& rows, Cause cause, double windowNs,
-                 double meanShareOfRoof, Finding& f)
+void addEvidence(const DiagnosisInput& in, const std::vector<GapRow>& rows, Cause cause,
+                 double windowNs, double meanShareOfRoof, Finding& f)
 {
     const double steps = static_cast<double>(in.summary.steps.steps.size());
     double kernels = 0;
     for (const auto& [device, m] : in.summary.gpu)
         kernels += static_cast<double>(m.kernelTimeNs);
-    f.evidence.figures = {{"share_of_kernel_time", share(windowNs, kernels), Unit::Fraction},
-                          {"time_per_step_us", windowNs / steps / 1e3, Unit::Microseconds},
-                          {"share_of_roof", meanShareOfRoof, Unit::Fraction},
-                          {"target_share_of_roof", rows.front().verdict.targetShare, Unit::Fraction},
-                          {"gain_if_removed_alone_us", causal(in).solo(cause) / 1e3, Unit::Microseconds},
-                          {"gain_once_the_host_keeps_up_us", causal(in).afterOthers(cause) / 1e3, Unit::Microseconds}};
+    f.evidence.figures = {
+        {"share_of_kernel_time", share(windowNs, kernels), Unit::Fraction},
+        {"time_per_step_us", windowNs / steps / 1e3, Unit::Microseconds},
+        {"share_of_roof", meanShareOfRoof, Unit::Fraction},
+        {"target_share_of_roof", rows.front().verdict.targetShare, Unit::Fraction},
+        {"gain_if_removed_alone_us", causal(in).solo(cause) / 1e3, Unit::Microseconds},
+        {"gain_once_the_host_keeps_up_us", causal(in).afterOthers(cause) / 1e3,
+         Unit::Microseconds}};
     for (size_t i = 0; i < std::min<size_t>(5, rows.size()); ++i)
-        f.evidence.ops.emplace_back(rows[i].row->name + " " + tensorShapes(rows[i].row->inputShapes),
-                                    rows[i].row->longest);
+        f.evidence.ops.emplace_back(
+            rows[i].row->name + " " + tensorShapes(rows[i].row->inputShapes), rows[i].row->longest);
     for (const GapRow& g : rows)
         for (const auto& [kernel, ns] : g.row->kernels)
             if (f.evidence.kernels.size() < 5 &&
-                std::find(f.evidence.kernels.begin(), f.evidence.kernels.end(), kernel) == f.evidence.kernels.end())
+                std::find(f.evidence.kernels.begin(), f.evidence.kernels.end(), kernel) ==
+                    f.evidence.kernels.end())
                 f.evidence.kernels.emplace_back(kernel);
 }
 
 std::string deviceName(const DiagnosisInput& in)
 {
     const auto& peaks = in.summary.roofline.peaks;
-    return peaks ? peaks->model + (peaks->estimated ? " (peaks estimated)" : "") : std::string("the GPU");
+    return peaks ? peaks->model + (peaks->estimated ? " (peaks estimated)" : "")
+                 : std::string("the GPU");
 }
 
 }  // namespace
@@ -129,80 +135,103 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
     double smallNs = 0, convNs = 0, attentionNs = 0, gemmNs = 0, transposeNs = 0;
     for (const GapRow& g : rows) {
         smallNs += g.verdict.fill < 0.5 ? double(g.row->windowDeviceNs) : 0;
-        attentionNs += g.row->kind == roofline::OpKind::Attention ? double(g.row->windowDeviceNs) : 0;
+        attentionNs +=
+            g.row->kind == roofline::OpKind::Attention ? double(g.row->windowDeviceNs) : 0;
         gemmNs += g.row->kind == roofline::OpKind::Matmul ? double(g.row->windowDeviceNs) : 0;
         if (g.row->kind != roofline::OpKind::Convolution)
             continue;
         convNs += double(g.row->windowDeviceNs);
-        // cuDNN's layout conversions around an NCHW convolution (its Tensor Core kernels work in NHWC).
+        // cuDNN's layout conversions around an NCHW convolution (its Tensor Core kernels work in
+        // NHWC).
         for (const auto& [kernel, ns] : g.row->kernels)
             if (containsNoCase(kernel, "nchwtonhwc") || containsNoCase(kernel, "nhwctonchw"))
-                transposeNs += double(ns) * double(g.row->windowDeviceNs) / double(std::max<int64_t>(1, g.row->deviceNs));
+                transposeNs += double(ns) * double(g.row->windowDeviceNs) /
+                               double(std::max<int64_t>(1, g.row->deviceNs));
     }
     Finding f;
     f.id = "below-roofline";
     f.basis = SeverityBasis::DeviceGain;
     // Named by what they are: "Convolutions", "GEMMs and attention", ...
     std::vector<std::string> kinds;
-    for (const auto& [ns, kind] : {std::pair{gemmNs, "GEMMs"}, {convNs, "convolutions"}, {attentionNs, "attention"}})
+    for (const auto& [ns, kind] :
+         {std::pair{gemmNs, "GEMMs"}, {convNs, "convolutions"}, {attentionNs, "attention"}})
         if (ns > 0)
-            kinds.emplace_back(kinds.empty() ? std::string(1, char(std::toupper(kind[0]))) + (kind + 1) : kind);
+            kinds.emplace_back(
+                kinds.empty() ? std::string(1, char(std::toupper(kind[0]))) + (kind + 1) : kind);
     std::string what = kinds.front();
     for (size_t i = 1; i < kinds.size(); ++i)
         what += (i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
     const bool one = kinds.size() == 1 && attentionNs > 0;
-    f.title = what + (one ? " runs at " : " run at ") + format::percent(meanShareOfRoof) + " of what " + deviceName(in) +
-              " allows for " + (one ? "its shapes (" : "their shapes (") +
+    f.title = what + (one ? " runs at " : " run at ") + format::percent(meanShareOfRoof) +
+              " of what " + deviceName(in) + " allows for " +
+              (one ? "its shapes (" : "their shapes (") +
               format::duration(windowNs / double(in.summary.steps.steps.size())) + " per step)";
     f.explanation = rowReading(*rows.front().row) + ". Well-tuned kernels reach about " +
                     format::percent(rows.front().verdict.targetShare) +
                     " of the roof on such a shape; at that share these ops would make the step " +
                     format::duration(gain) + " shorter.";
     if (smallNs > 0.5 * windowNs)
-        f.explanation += " Most of them are too small to fill the GPU: their outputs split into fewer tiles than it "
-                         "has SMs, so most SMs idle; the target is scaled down to the share they can fill, and "
-                         "more work per GEMM (a larger batch, one GEMM for Q, K and V, grouped GEMMs) is the fix.";
+        f.explanation +=
+            " Most of them are too small to fill the GPU: their outputs split into fewer tiles "
+            "than it "
+            "has SMs, so most SMs idle; the target is scaled down to the share they can fill, and "
+            "more work per GEMM (a larger batch, one GEMM for Q, K and V, grouped GEMMs) is the "
+            "fix.";
     const bool amd = trace::detectGpuVendor(in.model) == trace::GpuVendor::Amd;
     if (transposeNs > 0)
         f.explanation += " Around the convolutions cuDNN converts NCHW to NHWC and back (" +
                          format::duration(transposeNs / double(in.summary.steps.steps.size())) +
                          " per step in its layout kernels): its Tensor Core kernels work in NHWC.";
     if (causal(in).afterOthers(Cause::BelowRoof) > 2 * gain + 1e6)
-        f.explanation += " The host sets the pace today: this saves " + format::duration(gain) + " on its own, up to " +
+        f.explanation += " The host sets the pace today: this saves " + format::duration(gain) +
+                         " on its own, up to " +
                          format::duration(causal(in).afterOthers(Cause::BelowRoof)) +
                          " once the host-side findings are fixed.";
     addEvidence(in, rows, Cause::BelowRoof, windowNs, meanShareOfRoof, f);
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with these ops' kernels at the share of their roof well-tuned kernels reach "
-                   "for their shape (60 % of the compute roof; of the memory roof 70 % for a GEMM, 50 % for a "
-                   "convolution; scaled by the share of SMs a GEMM's output tiles fill; never under 3 µs a kernel)";
+    f.gainMethod =
+        "the step replayed with these ops' kernels at the share of their roof well-tuned kernels "
+        "reach "
+        "for their shape (60 % of the compute roof; of the memory roof 70 % for a GEMM, 50 % for a "
+        "convolution; scaled by the share of SMs a GEMM's output tiles fill; never under 3 µs a "
+        "kernel)";
     if (attentionNs > 0.5 * windowNs) {
-        f.fix = "Attention: run it on the FlashAttention or cuDNN backend (16-bit inputs, a causal flag rather than "
-                "a dense mask, head dimensions a multiple of 8 up to 256); requiring those backends makes PyTorch "
+        f.fix = "Attention: run it on the FlashAttention or cuDNN backend (16-bit inputs, a causal "
+                "flag rather than "
+                "a dense mask, head dimensions a multiple of 8 up to 256); requiring those "
+                "backends makes PyTorch "
                 "say why one is refused.";
         f.snippet = kFusedAttentionSnippet;
     } else if (convNs > 0.5 * windowNs && amd) {
-        f.fix = "Convolutions: let MIOpen search its kernels for these shapes (torch.backends.cudnn.benchmark also "
-                "drives MIOpen's find; MIOPEN_FIND_MODE=NORMAL searches fully), and measure channels_last: MIOpen's "
+        f.fix = "Convolutions: let MIOpen search its kernels for these shapes "
+                "(torch.backends.cudnn.benchmark also "
+                "drives MIOpen's find; MIOPEN_FIND_MODE=NORMAL searches fully), and measure "
+                "channels_last: MIOpen's "
                 "NHWC kernels cover fewer cases than cuDNN's.";
         f.snippet = "torch.backends.cudnn.benchmark = True  # MIOpen's find on ROCm\n"
                     "# export MIOPEN_FIND_MODE=NORMAL before starting Python\n";
     } else if (convNs > 0.5 * windowNs) {
-        f.fix = "Convolutions: use the channels_last memory format (cuDNN's Tensor Core kernels, TF32 and 16-bit, "
-                "work in NHWC; NCHW costs transposes or slower kernels) and let cuDNN pick its fastest algorithm "
+        f.fix = "Convolutions: use the channels_last memory format (cuDNN's Tensor Core kernels, "
+                "TF32 and 16-bit, "
+                "work in NHWC; NCHW costs transposes or slower kernels) and let cuDNN pick its "
+                "fastest algorithm "
                 "for these shapes (cudnn.benchmark).";
         f.snippet = "torch.backends.cudnn.benchmark = True\n"
                     "model = model.to(memory_format=torch.channels_last)\n"
                     "x = x.to(memory_format=torch.channels_last)\n";
     } else if (smallNs > 0.5 * windowNs) {
-        f.fix = "Give each GEMM more work: a larger batch, fused projections (one Linear for Q, K and V), or "
-                "grouped GEMMs for many small experts; torch.compile can also pick better kernels for these shapes.";
+        f.fix = "Give each GEMM more work: a larger batch, fused projections (one Linear for Q, K "
+                "and V), or "
+                "grouped GEMMs for many small experts; torch.compile can also pick better kernels "
+                "for these shapes.";
         f.snippet = "qkv = torch.nn.Linear(d_model, 3 * d_model)  # one GEMM instead of three\n"
                     "q, k, v = qkv(x).chunk(3, dim=-1)\n";
     } else {
-        f.fix = "Make the operands contiguous where a transposed or strided input forces a slower kernel, and let "
+        f.fix = "Make the operands contiguous where a transposed or strided input forces a slower "
+                "kernel, and let "
                 "torch.compile tune GEMM kernels for these shapes (mode=\"max-autotune\").";
-        f.snippet = "model = torch.compile(model, mode=\"max-autotune\")  # autotunes GEMM kernels per shape\n";
+        f.snippet = "model = torch.compile(model, mode=\"max-autotune\")  # autotunes GEMM kernels "
+                    "per shape\n";
     }
     out.push_back(std::move(f));
 }
@@ -218,27 +247,34 @@ void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     double windowNs = 0;
     const double meanShareOfRoof = meanShare(rows, windowNs);
-    const bool fp32 = std::any_of(rows.begin(), rows.end(),
-                                  [](const GapRow& g) { return g.row->precision == roofline::Precision::Fp32; });
+    const bool fp32 = std::any_of(rows.begin(), rows.end(), [](const GapRow& g) {
+        return g.row->precision == roofline::Precision::Fp32;
+    });
     Finding f;
     f.id = "attention-unfused";
     f.basis = SeverityBasis::DeviceGain;
-    f.title = "Attention runs on separate GEMM and softmax kernels, at " + format::percent(meanShareOfRoof) +
-              " of its roof (" + format::duration(windowNs / double(in.summary.steps.steps.size())) + " per step)";
+    f.title = "Attention runs on separate GEMM and softmax kernels, at " +
+              format::percent(meanShareOfRoof) + " of its roof (" +
+              format::duration(windowNs / double(in.summary.steps.steps.size())) + " per step)";
     f.explanation = rowReading(*rows.front().row) +
-                    ", on unfused kernels: the scores matrix goes to memory and back between them. A fused kernel "
+                    ", on unfused kernels: the scores matrix goes to memory and back between them. "
+                    "A fused kernel "
                     "(FlashAttention, cuDNN attention) keeps it on chip and reaches about " +
                     format::percent(kAttentionTargetShare) + " of the roof; the step would be " +
                     format::duration(gain) + " shorter.";
     if (fp32)
-        f.explanation += " Its inputs are fp32, which no fused kernel takes: PyTorch falls back to the math path.";
+        f.explanation += " Its inputs are fp32, which no fused kernel takes: PyTorch falls back to "
+                         "the math path.";
     addEvidence(in, rows, Cause::UnfusedAttention, windowNs, meanShareOfRoof, f);
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with these attention calls' kernels at " + format::percent(kAttentionTargetShare) +
+    f.gainMethod = "the step replayed with these attention calls' kernels at " +
+                   format::percent(kAttentionTargetShare) +
                    " of their roof (what FlashAttention-2 reaches); never under 3 µs a kernel";
     f.fix = std::string(fp32 ? "Run attention in bf16 or fp16 (autocast), " : "Give ") +
-            "scaled_dot_product_attention inputs a fused kernel takes: a causal flag instead of a dense mask, "
-            "head dimensions a multiple of 8 up to 256, contiguous q, k, v. Requiring the fused backends makes "
+            "scaled_dot_product_attention inputs a fused kernel takes: a causal flag instead of a "
+            "dense mask, "
+            "head dimensions a multiple of 8 up to 256, contiguous q, k, v. Requiring the fused "
+            "backends makes "
             "PyTorch say why one is refused.";
     f.snippet = kFusedAttentionSnippet;
     out.push_back(std::move(f));

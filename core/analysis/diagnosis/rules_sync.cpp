@@ -60,7 +60,8 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     const std::vector<Step>& steps = in.summary.steps.steps;
     if (!hostJudgeable(in) || in.summary.window.deviceActivities == 0)
         return;
-    const std::string marker = in.summary.steps.fromMarkers ? in.summary.steps.marker : std::string();
+    const std::string marker =
+        in.summary.steps.fromMarkers ? in.summary.steps.marker : std::string();
     double blocked = 0;
     int64_t calls = 0;
     // A read is counted once however many of its calls wait (a pageable copy, then a sync).
@@ -69,14 +70,15 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     std::vector<TimeRange> ranges;
     const std::unordered_set<trace::EventId> readingOps = opsCopyingToHost(in);
     for (const Event& e : in.model.events()) {
-        if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) || !blocksHost(in.model, e) ||
-            isSynchronousLaunch(in.model, e))
+        if (!trace::isLaunchCall(e.category) || !inSteps(in, e.startNs) ||
+            !blocksHost(in.model, e) || isSynchronousLaunch(in.model, e))
             continue;  // a synchronous launch is the device's way, not a sync to remove
         bool bulk = false, read = e.parent.valid() && readingOps.contains(e.parent);
         for (trace::EventId a : in.model.activitiesLaunchedBy(in.model.idOf(e))) {
             const Event& activity = in.model.event(a);
             bulk |= isBulkPageableCopy(in.model, activity);
-            read |= classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
+            read |=
+                classifyCopy(in.model.text(activity.name)).direction == CopyDirection::DeviceToHost;
         }
         if (bulk)
             continue;  // bulk copies through pageable memory: pageable-memcpy
@@ -96,36 +98,44 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "host-sync";
     f.basis = SeverityBasis::Gain;
-    f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" + format::percent(share(gain, step)) +
-              ")";
-    f.explanation = format::count(calls) + " calls over the steps block the CPU until the GPU catches up (" +
-                    format::duration(blocked / n) + " per step), in which the steps read a value back " +
-                    format::count(int64_t(reads.size())) + " times (.item(), .cpu(), .to(\"cpu\")). The wait itself costs "
-                    "nothing while the GPU is busy; what costs is the host work after it, which could have run "
-                    "while the GPU computed and instead runs with the GPU idle.";
-    f.evidence.figures = {{"gpu_idle_caused_per_step_us", gain / 1e3, Unit::Microseconds},
-                          {"blocked_time_per_step_us", blocked / n / 1e3, Unit::Microseconds},
-                          {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
-                          {"device_to_host_reads_per_step", static_cast<double>(reads.size()) / n, Unit::Count}};
+    f.title = "Blocking calls leave the GPU idle: " + format::duration(gain) + " per step (" +
+              format::percent(share(gain, step)) + ")";
+    f.explanation =
+        format::count(calls) + " calls over the steps block the CPU until the GPU catches up (" +
+        format::duration(blocked / n) + " per step), in which the steps read a value back " +
+        format::count(int64_t(reads.size())) +
+        " times (.item(), .cpu(), .to(\"cpu\")). The wait itself costs "
+        "nothing while the GPU is busy; what costs is the host work after it, which could have run "
+        "while the GPU computed and instead runs with the GPU idle.";
+    f.evidence.figures = {
+        {"gpu_idle_caused_per_step_us", gain / 1e3, Unit::Microseconds},
+        {"blocked_time_per_step_us", blocked / n / 1e3, Unit::Microseconds},
+        {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
+        {"device_to_host_reads_per_step", static_cast<double>(reads.size()) / n, Unit::Count}};
     for (const std::string& where : largestFirst(origins, 5))
         f.evidence.ops.push_back(where);
-    std::sort(ranges.begin(), ranges.end(), [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
+    std::sort(ranges.begin(), ranges.end(),
+              [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
     ranges.resize(std::min<size_t>(5, ranges.size()));
     f.evidence.ranges = ranges;
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with the blocking calls returning at once (the host work after them "
-                   "overlapping the GPU)";
-    f.fix = "Keep values on the GPU and read them rarely: accumulate metrics as tensors, read them every N "
-            "steps, avoid .item(), .cpu(), .numpy(), print(tensor) and data-dependent Python control flow "
+    f.gainMethod =
+        "the step replayed with the blocking calls returning at once (the host work after them "
+        "overlapping the GPU)";
+    f.fix = "Keep values on the GPU and read them rarely: accumulate metrics as tensors, read them "
+            "every N "
+            "steps, avoid .item(), .cpu(), .numpy(), print(tensor) and data-dependent Python "
+            "control flow "
             "inside the step.";
-    f.snippet = isInference(in) ? "# decode loop: check the stop condition every N tokens, on the GPU\n"
-                                  "done = (tokens == eos_id).any(dim=-1)\n"
-                                  "if step % 16 == 0 and done.all().item():\n"
-                                  "    break\n"
-                                : "running_loss += loss.detach()          # stays on the GPU\n"
-                                  "if step % 100 == 0:\n"
-                                  "    print(running_loss.item() / 100)   # one sync every 100 steps\n"
-                                  "    running_loss.zero_()\n";
+    f.snippet = isInference(in)
+                    ? "# decode loop: check the stop condition every N tokens, on the GPU\n"
+                      "done = (tokens == eos_id).any(dim=-1)\n"
+                      "if step % 16 == 0 and done.all().item():\n"
+                      "    break\n"
+                    : "running_loss += loss.detach()          # stays on the GPU\n"
+                      "if step % 100 == 0:\n"
+                      "    print(running_loss.item() / 100)   # one sync every 100 steps\n"
+                      "    running_loss.zero_()\n";
     out.push_back(std::move(f));
 }
 
@@ -144,12 +154,14 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
             continue;
         ++copies;
         copyNs += static_cast<double>(e.durationNs);
-        if (const trace::CopyInfo* info = in.model.copyInfo(in.model.idOf(e)); info && info->bytes > 0)
+        if (const trace::CopyInfo* info = in.model.copyInfo(in.model.idOf(e));
+            info && info->bytes > 0)
             bytes += static_cast<double>(info->bytes);
         if (e.correlated.valid())
             hostNs += static_cast<double>(in.model.event(e.correlated).durationNs);
         if (e.op.valid())
-            ops[std::string(in.model.text(in.model.event(e.op).name))] += static_cast<double>(e.durationNs);
+            ops[std::string(in.model.text(in.model.event(e.op).name))] +=
+                static_cast<double>(e.durationNs);
     }
     const double n = static_cast<double>(steps.size());
     const double step = stepMeanNs(in);
@@ -159,24 +171,34 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "pageable-memcpy";
     f.basis = SeverityBasis::Gain;
-    f.title = "Copies between host and device go through pageable memory: " + format::duration(copyNs / n) + " per step";
-    f.explanation = "Copies to or from pageable host memory are staged through a driver buffer: the CPU waits " +
-                    format::duration(hostNs / n) + " per step in the copy calls and the copy runs below the link's "
-                    "bandwidth. From pinned memory with non_blocking=True the call returns at once and the copy "
-                    "overlaps compute; the step would be " + format::duration(gain) + " shorter.";
-    f.evidence.figures = {{"pageable_copies_per_step", static_cast<double>(copies) / n, Unit::Count},
-                          {"pageable_copy_time_per_step_us", copyNs / n / 1e3, Unit::Microseconds},
-                          {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, Unit::Microseconds},
-                          {"bytes_per_step", bytes / n, Unit::Bytes}};
+    f.title = "Copies between host and device go through pageable memory: " +
+              format::duration(copyNs / n) + " per step";
+    f.explanation = "Copies to or from pageable host memory are staged through a driver buffer: "
+                    "the CPU waits " +
+                    format::duration(hostNs / n) +
+                    " per step in the copy calls and the copy runs below the link's "
+                    "bandwidth. From pinned memory with non_blocking=True the call returns at once "
+                    "and the copy "
+                    "overlaps compute; the step would be " +
+                    format::duration(gain) + " shorter.";
+    f.evidence.figures = {
+        {"pageable_copies_per_step", static_cast<double>(copies) / n, Unit::Count},
+        {"pageable_copy_time_per_step_us", copyNs / n / 1e3, Unit::Microseconds},
+        {"host_blocked_in_copy_calls_per_step_us", hostNs / n / 1e3, Unit::Microseconds},
+        {"bytes_per_step", bytes / n, Unit::Bytes}};
     if (copyNs > 0 && bytes > 0)
-        f.evidence.figures.push_back({"bandwidth_gb_per_s", bytes / copyNs, Unit::GigabytesPerSecond});
+        f.evidence.figures.push_back(
+            {"bandwidth_gb_per_s", bytes / copyNs, Unit::GigabytesPerSecond});
     for (const auto& [name, ns] : ops)
         f.evidence.ops.push_back(name);
     f.estimatedGainNs = gain;
-    f.gainMethod = "the step replayed with the copy calls not blocking and the copies at pinned bandwidth (the "
+    f.gainMethod = "the step replayed with the copy calls not blocking and the copies at pinned "
+                   "bandwidth (the "
                    "fastest pinned upload in the trace, else the GPU generation's PCIe rate)";
-    f.fix = "Pin the host buffers (the DataLoader's pin_memory for batches; pinned tensors allocated once for "
-            "results copied back) and copy with non_blocking=True, synchronising only where the data is used.";
+    f.fix = "Pin the host buffers (the DataLoader's pin_memory for batches; pinned tensors "
+            "allocated once for "
+            "results copied back) and copy with non_blocking=True, synchronising only where the "
+            "data is used.";
     f.snippet = "loader = DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)\n"
                 "for x, y in loader:\n"
                 "    x = x.cuda(non_blocking=True)\n"

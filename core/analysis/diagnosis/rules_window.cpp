@@ -44,38 +44,48 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
             warmUp.push_back(&o);
     if (warmUp.empty() && excluded == 0)
         return;
-    const double windowShare = share(static_cast<double>(w.oneOffNs), static_cast<double>(w.windowNs));
-    Finding f = windowFinding("warmup-in-window",
-                              w.warmUpDominated || windowShare >= 0.25 ? Severity::High
-                              : excluded > 0 || windowShare >= 0.05   ? Severity::Medium
-                                                                      : Severity::Low);
+    const double windowShare =
+        share(static_cast<double>(w.oneOffNs), static_cast<double>(w.windowNs));
+    Finding f =
+        windowFinding("warmup-in-window", w.warmUpDominated || windowShare >= 0.25 ? Severity::High
+                                          : excluded > 0 || windowShare >= 0.05 ? Severity::Medium
+                                                                                : Severity::Low);
     if (!warmUp.empty())
-        f.title = "Warm-up is in the profiled window: one-off costs take " + format::duration(static_cast<double>(w.oneOffNs)) +
-                  " (" + format::percent(windowShare) + " of it)";
+        f.title = "Warm-up is in the profiled window: one-off costs take " +
+                  format::duration(static_cast<double>(w.oneOffNs)) + " (" +
+                  format::percent(windowShare) + " of it)";
     else
-        f.title = "Warm-up is in the profiled window: " + format::count(excluded) + " slow first step" +
-                  (excluded == 1 ? "" : "s") + " left out";
-    f.explanation = "Costs paid once per process — loading kernel modules on first launch, creating the context, "
-                    "cuDNN/cuBLAS initialisation, the caching allocator growing — are not per-step costs, and "
-                    "a window that holds them misleads every average. ";
+        f.title = "Warm-up is in the profiled window: " + format::count(excluded) +
+                  " slow first step" + (excluded == 1 ? "" : "s") + " left out";
+    f.explanation =
+        "Costs paid once per process — loading kernel modules on first launch, creating the "
+        "context, "
+        "cuDNN/cuBLAS initialisation, the caching allocator growing — are not per-step costs, and "
+        "a window that holds them misleads every average. ";
     if (w.warmUpDominated)
-        f.explanation += "Here they are most of the window: what is left is too little to judge the steady state.";
+        f.explanation += "Here they are most of the window: what is left is too little to judge "
+                         "the steady state.";
     else
-        f.explanation += "They are left out of the figures below (" + format::count(w.steadyCount()) +
-                         " steady step" + (w.steadyCount() == 1 ? "" : "s") + " judged).";
-    f.evidence.figures = {{"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, Unit::Microseconds},
-                          {"one_off_share_of_window", windowShare, Unit::Fraction},
-                          {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
-                          {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
+        f.explanation += "They are left out of the figures below (" +
+                         format::count(w.steadyCount()) + " steady step" +
+                         (w.steadyCount() == 1 ? "" : "s") + " judged).";
+    f.evidence.figures = {
+        {"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, Unit::Microseconds},
+        {"one_off_share_of_window", windowShare, Unit::Fraction},
+        {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
+        {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
     for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
-        f.evidence.ops.push_back(warmUp[i]->what + " (" + format::duration(static_cast<double>(warmUp[i]->lengthNs())) + ")");
+        f.evidence.ops.push_back(warmUp[i]->what + " (" +
+                                 format::duration(static_cast<double>(warmUp[i]->lengthNs())) +
+                                 ")");
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
     }
     for (size_t i = 0; i < w.roles.size(); ++i)
         if (w.roles[i] != StepRole::Steady && f.evidence.steps.size() < 3)
             f.evidence.steps.push_back(w.allSteps[i].name.empty() ? "window" : w.allSteps[i].name);
-    f.fix = "Profile after warm-up: let a few iterations run before the active window (the profiler "
-            "schedule's wait and warmup), so the trace shows the steady state.";
+    f.fix =
+        "Profile after warm-up: let a few iterations run before the active window (the profiler "
+        "schedule's wait and warmup), so the trace shows the steady state.";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
 }
@@ -83,21 +93,29 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
 void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
-    const auto first = std::find_if(w.oneOffs.begin(), w.oneOffs.end(), [](const OneOffCost& o) { return o.beforeWindow; });
+    const auto first = std::find_if(w.oneOffs.begin(), w.oneOffs.end(),
+                                    [](const OneOffCost& o) { return o.beforeWindow; });
     if (first == w.oneOffs.end())
         return;
-    const double windowShare = share(static_cast<double>(first->lengthNs()), static_cast<double>(w.windowNs));
-    Finding f = windowFinding("window-starts-mid-work", windowShare >= 0.5 ? Severity::High : Severity::Medium);
+    const double windowShare =
+        share(static_cast<double>(first->lengthNs()), static_cast<double>(w.windowNs));
+    Finding f = windowFinding("window-starts-mid-work",
+                              windowShare >= 0.5 ? Severity::High : Severity::Medium);
     f.title = "The window starts inside earlier work: " + first->call + " waits " +
-              format::duration(static_cast<double>(first->lengthNs())) + " for device work that is not in the trace";
-    f.explanation = "A blocking call waits while the recorded device activity is almost nil: the device was busy "
-                    "with work launched before the profiler started. That wait is not idle time and says nothing "
+              format::duration(static_cast<double>(first->lengthNs())) +
+              " for device work that is not in the trace";
+    f.explanation = "A blocking call waits while the recorded device activity is almost nil: the "
+                    "device was busy "
+                    "with work launched before the profiler started. That wait is not idle time "
+                    "and says nothing "
                     "about this window; it is left out of the figures below.";
-    f.evidence.figures = {{"wait_us", static_cast<double>(first->lengthNs()) / 1e3, Unit::Microseconds},
-                          {"share_of_window", windowShare, Unit::Fraction}};
+    f.evidence.figures = {
+        {"wait_us", static_cast<double>(first->lengthNs()) / 1e3, Unit::Microseconds},
+        {"share_of_window", windowShare, Unit::Fraction}};
     f.evidence.ranges.push_back({first->beginNs, first->endNs});
     f.evidence.ops.push_back(first->what);
-    f.fix = "Start the profiler's active window on a step boundary (the schedule's wait/warmup), so that it "
+    f.fix = "Start the profiler's active window on a step boundary (the schedule's wait/warmup), "
+            "so that it "
             "holds whole steps.";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
@@ -111,12 +129,16 @@ void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f = windowFinding("capture-window", Severity::High);
     f.title = "This window captures a CUDA/HIP graph: " + format::count(w.launchesWithoutActivity) +
               " launches are recorded, nothing runs on the device";
-    f.explanation = "During stream capture kernels are recorded into a graph, not executed, so the device is idle "
-                    "by design and host times include the capture's bookkeeping. Utilisation, idle gaps and "
-                    "launch costs here say nothing about the run; the graph's replays do.";
-    f.evidence.figures = {{"launches_without_kernels", static_cast<double>(w.launchesWithoutActivity), Unit::Count},
-                          {"graph_capture_calls", static_cast<double>(w.graphCaptureCalls), Unit::Count}};
-    f.fix = "Profile the steps that replay the graph (after capture and warm-up), not the capture itself.";
+    f.explanation =
+        "During stream capture kernels are recorded into a graph, not executed, so the device is "
+        "idle "
+        "by design and host times include the capture's bookkeeping. Utilisation, idle gaps and "
+        "launch costs here say nothing about the run; the graph's replays do.";
+    f.evidence.figures = {
+        {"launches_without_kernels", static_cast<double>(w.launchesWithoutActivity), Unit::Count},
+        {"graph_capture_calls", static_cast<double>(w.graphCaptureCalls), Unit::Count}};
+    f.fix = "Profile the steps that replay the graph (after capture and warm-up), not the capture "
+            "itself.";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
 }
@@ -127,10 +149,12 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
     if (w.countersOnly) {
         Finding f = windowFinding("not-a-timing-trace", Severity::High);
         f.title = "Not a timing trace: CUPTI range-profiler records, no device activity";
-        f.explanation = "Counter collection replays each kernel, so host times are inflated and no kernel timeline "
+        f.explanation = "Counter collection replays each kernel, so host times are inflated and no "
+                        "kernel timeline "
                         "exists: no bottleneck can be diagnosed from this trace.";
         f.evidence.figures = {{"device_activities", 0.0, Unit::Count}};
-        f.fix = "Profile again with activity tracing (ProfilerActivity.CUDA) and without counter collection.";
+        f.fix = "Profile again with activity tracing (ProfilerActivity.CUDA) and without counter "
+                "collection.";
         f.snippet = kProfileAfterWarmUp;
         out.push_back(std::move(f));
         return;
@@ -141,15 +165,21 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     Finding f = windowFinding("no-device-activity", Severity::High);
     f.title = w.kernelLaunchCalls + w.graphLaunches > 0
-                  ? "No device activity recorded: " + format::count(w.kernelLaunchCalls + w.graphLaunches) +
+                  ? "No device activity recorded: " +
+                        format::count(w.kernelLaunchCalls + w.graphLaunches) +
                         " launches, 0 kernels"
-                  : "No device activity recorded: NCCL collectives ran, but no kernel or launch is in the trace";
-    f.explanation = "The host launched device work but the trace holds no kernel, copy or memset: CUDA activity "
-                    "was not collected (CUPTI unavailable or busy, or ProfilerActivity.CUDA missing). Only the "
-                    "host side can be read; no GPU bottleneck can be diagnosed.";
-    f.evidence.figures = {{"launch_calls", static_cast<double>(w.kernelLaunchCalls + w.graphLaunches), Unit::Count},
-                          {"device_activities", 0.0, Unit::Count}};
-    f.fix = "Profile with ProfilerActivity.CUDA, check that no other tool holds CUPTI (Nsight, DCGM profiling), "
+                  : "No device activity recorded: NCCL collectives ran, but no kernel or launch is "
+                    "in the trace";
+    f.explanation =
+        "The host launched device work but the trace holds no kernel, copy or memset: CUDA "
+        "activity "
+        "was not collected (CUPTI unavailable or busy, or ProfilerActivity.CUDA missing). Only the "
+        "host side can be read; no GPU bottleneck can be diagnosed.";
+    f.evidence.figures = {
+        {"launch_calls", static_cast<double>(w.kernelLaunchCalls + w.graphLaunches), Unit::Count},
+        {"device_activities", 0.0, Unit::Count}};
+    f.fix = "Profile with ProfilerActivity.CUDA, check that no other tool holds CUPTI (Nsight, "
+            "DCGM profiling), "
             "and that the CUPTI library matches the driver.";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
@@ -158,18 +188,23 @@ void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out)
 void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
-    if ((!w.nearlyEmpty && !w.sparse) || w.deviceActivityMissing || w.captureWindow || w.countersOnly)
+    if ((!w.nearlyEmpty && !w.sparse) || w.deviceActivityMissing || w.captureWindow ||
+        w.countersOnly)
         return;
     Finding f = windowFinding("window-too-short", Severity::Medium);
     // A long window can hold too little as well: it is then sparse, not short.
     const bool shortWindow = w.windowNs < kNearlyEmptyWindowNs;
-    f.title = std::string(shortWindow ? "The window is too short to judge: " : "The window holds too little to judge: ") +
-              format::duration(static_cast<double>(w.windowNs)) + (shortWindow ? ", " : " with only ") +
+    f.title = std::string(shortWindow ? "The window is too short to judge: "
+                                      : "The window holds too little to judge: ") +
+              format::duration(static_cast<double>(w.windowNs)) +
+              (shortWindow ? ", " : " with only ") +
               format::counted(uint64_t(w.deviceActivities), "device activity", "device activities");
-    f.explanation = "There is not enough in this trace to tell a bottleneck from noise, and no cost dominates "
-                    "its steps: the per-step findings are left out.";
-    f.evidence.figures = {{"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
-                          {"device_activities", static_cast<double>(w.deviceActivities), Unit::Count}};
+    f.explanation =
+        "There is not enough in this trace to tell a bottleneck from noise, and no cost dominates "
+        "its steps: the per-step findings are left out.";
+    f.evidence.figures = {
+        {"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
+        {"device_activities", static_cast<double>(w.deviceActivities), Unit::Count}};
     f.fix = "Profile several steady steps (active=3 or more).";
     f.snippet = kProfileAfterWarmUp;
     out.push_back(std::move(f));
@@ -183,7 +218,8 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     const double activities = static_cast<double>(std::max<int64_t>(1, w.deviceActivities));
     bool serious = false;
     for (const QualityIssue& q : w.quality)
-        serious |= (q.code == "overlapping-on-stream" || q.code == "clock-skew") && q.count >= 0.01 * activities;
+        serious |= (q.code == "overlapping-on-stream" || q.code == "clock-skew") &&
+                   q.count >= 0.01 * activities;
     // A file read only in part misleads every other figure (a cut before the device
     // activity reads as a CPU-only run): it leads, whatever else is wrong.
     const bool partlyRead = w.partlyRead();
@@ -195,23 +231,28 @@ void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
     if (w.sampled)
         f.title = "A sampled trace: most host events were dropped, so no bottleneck can be judged";
     if (partlyRead)
-        f.title = "The file was read only in part: the figures miss everything after the point where it stops";
+        f.title = "The file was read only in part: the figures miss everything after the point "
+                  "where it stops";
     f.explanation = "Figures that depend on these timestamps or links are less certain:";
     for (const QualityIssue& q : w.quality) {
         f.explanation += " " + q.message + ".";
         f.evidence.figures.push_back({q.code, static_cast<double>(q.count), Unit::Count});
     }
-    f.fix = "Use a recent PyTorch/Kineto, avoid other CUPTI users during profiling, and keep the profiler's "
+    f.fix = "Use a recent PyTorch/Kineto, avoid other CUPTI users during profiling, and keep the "
+            "profiler's "
             "window short enough that its buffers do not overflow.";
     f.snippet = kProfileAfterWarmUp;
     if (partlyRead && w.deviceActivityMissing)
         f.explanation += " No kernel, copy or memset was read although the host launched " +
                          format::count(w.kernelLaunchCalls + w.graphLaunches) +
-                         " times: the profiler writes device activity after the host events, so it is most likely "
+                         " times: the profiler writes device activity after the host events, so it "
+                         "is most likely "
                          "beyond the cut.";
     if (partlyRead) {
-        f.fix = "Open the whole file: copy it again if the transfer was cut, or let the profiled process end "
-                "normally (a process killed while the profiler writes leaves a cut file). Until then, read the "
+        f.fix = "Open the whole file: copy it again if the transfer was cut, or let the profiled "
+                "process end "
+                "normally (a process killed while the profiler writes leaves a cut file). Until "
+                "then, read the "
                 "figures as a lower bound of a partial window.";
         f.snippet.clear();
     }

@@ -10,10 +10,10 @@ namespace kinetoscope::analysis {
 struct Thresholds
 {
     // dataloader-bound: GPU-idle DataLoader time as a share of the step.
-    double dataloaderShare = 0.05;        // TensorBoard plugin: 5 %
+    double dataloaderShare = 0.05;  // TensorBoard plugin: 5 %
     // low-gpu-utilization: kernel-busy fraction of the steps' span.
-    double lowUtilization = 0.50;         // plugin and Nsight: 50 %
-    double idleStretchUs = 500'000;       // Nsight's GPU starvation: idle > 500 ms
+    double lowUtilization = 0.50;    // plugin and Nsight: 50 %
+    double idleStretchUs = 500'000;  // Nsight's GPU starvation: idle > 500 ms
     // python-bound: step saved without the Python stretches between launches, a share.
     double pythonShare = 0.05;
     // launch-bound: GPU idle while the host dispatches and launches, and the step saved
