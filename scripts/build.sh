@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds Kinetoscope. Usage: scripts/build.sh [BUILD_DIR] [CMAKE_ARGS...]
-# Runs scripts/setup.sh first (a no-op when everything is installed).
+# Runs scripts/setup.sh first (a no-op when everything is installed). KINETOSCOPE_WERROR=ON
+# in the environment (CI sets it) makes every compiler warning an error.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -9,6 +10,7 @@ bash "$root/scripts/setup.sh"
 jobs=$(nproc)
 mkdir -p "$build"
 # torch's CMake package is chatty; its output is kept in the log and shown on failure.
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" > "$build/configure.log" 2>&1 \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DKINETOSCOPE_WERROR="${KINETOSCOPE_WERROR:-OFF}" "$@" > "$build/configure.log" 2>&1 \
     || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --parallel "$jobs"

@@ -11,6 +11,7 @@ bash "$root/scripts/setup.sh"
 bash "$root/scripts/stage-deps.sh" "$build/deps"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINETOSCOPE_GUI=OFF \
     -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_DEPS_DIR="$build/deps" \
+    -DKINETOSCOPE_WERROR="${KINETOSCOPE_WERROR:-OFF}" \
     > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target kinetoscope --parallel "$(nproc)"
 if grep -q -i libQt <<< "$(ldd "$build/bin/kinetoscope")"; then

@@ -16,11 +16,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 bash "$root/scripts/setup.sh"
-if [ ! -f "$build/build.ninja" ]; then
-    mkdir -p "$build"
-    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DKINETOSCOPE_FUZZ=ON > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
-fi
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DKINETOSCOPE_FUZZ=ON -DKINETOSCOPE_WERROR="${KINETOSCOPE_WERROR:-OFF}" \
+    > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target fuzz_ingest fuzz_session fuzz_snapshot --parallel "$(nproc)"
 
 seeds=$build/seeds

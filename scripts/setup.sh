@@ -2,7 +2,8 @@
 # One-time set-up of everything Kinetoscope needs on a Debian 12 machine.
 # Idempotent: every step checks first and skips what is already there.
 #   - Debian packages: compiler, CMake, Ninja, Qt 6, QCustomPlot (Qt 6), nlohmann-json,
-#     simdjson, zlib, Xvfb (GUI tests), clang + compiler-rt (the fuzzers, scripts/fuzz.sh)
+#     simdjson, zlib, Xvfb (GUI tests), clang + compiler-rt (the fuzzers, scripts/fuzz.sh),
+#     clang-format and clang-tidy (scripts/format.sh, scripts/tidy.sh, scripts/check.sh)
 #   - the pinned torch wheel (LibTorch for core/engine), in a virtual environment that
 #     sees the system site-packages, shared by every clone on the machine.
 set -euo pipefail
@@ -14,7 +15,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 packages=(build-essential cmake ninja-build ccache pkg-config python3 python3-venv
           qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
-          xvfb xauth clang libclang-rt-14-dev desktop-file-utils appstream)
+          xvfb xauth clang libclang-rt-14-dev clang-format clang-tidy desktop-file-utils appstream)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

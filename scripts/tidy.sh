@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# clang-tidy (.clang-tidy) over the C++ sources of core/ and app/, from a build's
+# compile_commands.json; any finding fails.
+#   scripts/tidy.sh                     every source file of core/ and app/
+#   scripts/tidy.sh --changed [BASE]    those a change touches: the files that differ from
+#                                       BASE (default: HEAD) plus uncommitted ones; a
+#                                       changed header brings in the sources beside it
+#   scripts/tidy.sh FILE...             the given source files
+# BUILD_DIR (default build/) must have been built once (scripts/build.sh): app/ sources
+# include headers that the build generates. Runs on every core (TIDY_JOBS to change).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${BUILD_DIR:-$root/build}
+jobs=${TIDY_JOBS:-$(nproc)}
+command -v run-clang-tidy > /dev/null || { echo "tidy.sh: run-clang-tidy not found (scripts/setup.sh installs clang-tidy)" >&2; exit 2; }
+[ -f "$build/compile_commands.json" ] || { echo "tidy.sh: no $build/compile_commands.json: build first (scripts/build.sh)" >&2; exit 2; }
+
+in_scope() { grep -E '^(core|app)/.*\.(cpp|h|inc)$' || true; }
+if [ "${1:-}" = "--changed" ]; then
+    base=${2:-HEAD}
+    mapfile -t changed < <({ git diff --name-only --diff-filter=d "$base"; git ls-files --others --exclude-standard; } | in_scope | sort -u)
+    sources=()
+    for file in "${changed[@]}"; do
+        case $file in
+        *.cpp) sources+=("$file") ;;
+        *) for beside in "${file%.*}".cpp "${file%.*}"_*.cpp; do [ -f "$beside" ] && sources+=("$beside"); done ;;
+        esac
+    done
+    if [ ${#sources[@]} -eq 0 ]; then
+        echo "tidy: no source of core/ or app/ changed since $base"
+        exit 0
+    fi
+    mapfile -t sources < <(printf '%s\n' "${sources[@]}" | sort -u)
+elif [ $# -gt 0 ]; then
+    sources=("$@")
+else
+    mapfile -t sources < <(git ls-files 'core/*.cpp' 'app/*.cpp')
+fi
+# Only the files the build compiles (the engine's sources are absent from a build without
+# LibTorch, the GUI's from a CLI-only one).
+mapfile -t compiled < <(python3 - "$build/compile_commands.json" "$root" "${sources[@]}" <<'PY'
+import json, os, sys
+database, root, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+known = {os.path.realpath(entry["file"]) for entry in json.load(open(database))}
+for path in wanted:
+    if os.path.realpath(os.path.join(root, path)) in known:
+        print(os.path.join(root, path))
+PY
+)
+if [ ${#compiled[@]} -eq 0 ]; then
+    echo "tidy: none of the ${#sources[@]} files is compiled in $build"
+    exit 0
+fi
+log=$build/tidy.log  # the whole output, kept
+start=$(date +%s)
+# run-clang-tidy takes regular expressions: each path is matched whole, its dots escaped.
+patterns=()
+for file in "${compiled[@]}"; do patterns+=("^${file//./\\.}\$"); done
+# The findings as file:line:column: message [check], without the terminal's colours.
+status=0
+run-clang-tidy -quiet -p "$build" -j "$jobs" "${patterns[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$log" ||
+    status=$?
+if [ $status = 0 ] && ! grep -q -E '(warning|error): ' "$log"; then
+    echo "tidy: ${#compiled[@]} files clean in $(( $(date +%s) - start )) s"
+    exit 0
+fi
+grep -E '(warning|error): ' "$log" | sort -u || tail -20 "$log"
+echo "tidy: findings above in ${#compiled[@]} files ($(( $(date +%s) - start )) s; the whole output: $log)" >&2
+exit 1
