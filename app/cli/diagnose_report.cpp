@@ -37,6 +37,7 @@ namespace {
 std::vector<std::string> names(const std::vector<EvidenceTarget>& targets)
 {
     std::vector<std::string> out;
+    out.reserve(targets.size());
     for (const EvidenceTarget& t : targets)
         out.push_back(t.name);
     return out;

@@ -50,6 +50,7 @@ std::string kindsLine(const job::CollectiveMatch& match)
     for (const job::MatchedCollective& m : match.matched)
         ++kinds[job::collectiveKindName(m.kind)];
     std::vector<std::pair<size_t, std::string>> byCount;
+    byCount.reserve(kinds.size());
     for (const auto& [name, count] : kinds)
         byCount.emplace_back(count, name);
     std::stable_sort(byCount.begin(), byCount.end(),

@@ -158,9 +158,9 @@ json namedTimesJson(const std::vector<NamedTime>& rows, size_t count, bool withH
 json modulesJson(const ModuleTree& tree)
 {
     json nodes = json::array();
-    std::vector<std::pair<int32_t, int>> stack;  // node, depth
-    for (auto it = tree.roots.rbegin(); it != tree.roots.rend(); ++it)
-        stack.emplace_back(*it, 0);
+    std::vector<std::pair<int32_t, int>> stack;   // node, depth
+    for (size_t i = tree.roots.size(); i-- > 0;)  // the first root on top
+        stack.emplace_back(tree.roots[i], 0);
     while (!stack.empty()) {
         const auto [index, depth] = stack.back();
         stack.pop_back();
@@ -175,8 +175,8 @@ json modulesJson(const ModuleTree& tree)
                          {"device_self_us", toUs(double(m.deviceSelfNs))},
                          {"top_ops", namedTimesJson(m.ops, 5, true)},
                          {"top_kernels", namedTimesJson(m.kernels, 5, false)}});
-        for (auto it = m.children.rbegin(); it != m.children.rend(); ++it)
-            stack.emplace_back(*it, depth + 1);
+        for (size_t i = m.children.size(); i-- > 0;)
+            stack.emplace_back(m.children[i], depth + 1);
     }
     return {{"recorded", !tree.empty()},
             {"module_spans", tree.moduleSpans},

@@ -332,7 +332,7 @@ int runGui(int argc, char** argv)
                 });
             });
     }
-    return app.exec();
+    return QApplication::exec();
 }
 
 int runReport(int argc, char** argv)

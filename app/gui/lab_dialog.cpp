@@ -46,7 +46,7 @@ bool parseList(const QString& text, std::vector<int64_t>& values)
     return true;
 }
 
-QWidget* withBrowse(QLineEdit* edit, QWidget* parent, std::function<bool()> folder)
+QWidget* withBrowse(QLineEdit* edit, QWidget* parent, const std::function<bool()>& folder)
 {
     auto* row = new QWidget(parent);
     auto* layout = new QHBoxLayout(row);

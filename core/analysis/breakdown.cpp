@@ -130,6 +130,7 @@ Breakdown breakdownFor(const TraceModel& model, const StepDetection& detection, 
         roleRanges(model, detection.fromMarkers ? detection.marker : std::string(), device);
 
     std::vector<TimeRange> stepRanges;
+    stepRanges.reserve(steps.size());
     for (const Step& s : steps)
         stepRanges.push_back({s.beginNs, s.endNs});
     RangeSet unclaimed = unionOf(stepRanges);

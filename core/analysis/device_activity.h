@@ -81,9 +81,9 @@ struct UtilizationSeries
     std::vector<float> cpuBusy;  // fraction of the bucket in which any CPU op ran
 };
 
-IdleGaps computeIdleGaps(const trace::TraceModel& model, const StepDetection& steps);
-LaunchStats computeLaunchStats(const trace::TraceModel& model, const StepDetection& steps);
-SyncStats computeSyncStats(const trace::TraceModel& model, const StepDetection& steps);
+IdleGaps computeIdleGaps(const trace::TraceModel& model, const StepDetection& detection);
+LaunchStats computeLaunchStats(const trace::TraceModel& model, const StepDetection& detection);
+SyncStats computeSyncStats(const trace::TraceModel& model, const StepDetection& detection);
 // `buckets` equal buckets across the whole trace.
 UtilizationSeries computeUtilizationSeries(const trace::TraceModel& model, int buckets = 1000);
 

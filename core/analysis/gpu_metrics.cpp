@@ -24,7 +24,8 @@ struct DeviceKernels
 };
 
 // Time-weighted sum over [begin, end) of min(sum of the concurrent values, 1).
-double sweepCapped(std::vector<std::pair<TimeRange, double>> items, int64_t begin, int64_t end)
+double sweepCapped(const std::vector<std::pair<TimeRange, double>>& items, int64_t begin,
+                   int64_t end)
 {
     std::vector<std::pair<int64_t, double>> edges;  // (time, +value / -value)
     edges.reserve(items.size() * 2);
@@ -98,7 +99,7 @@ std::map<int64_t, GpuMetrics> computeGpuMetrics(const TraceModel& model,
             m.utilization =
                 static_cast<double>(lengthWithin(unionOf(std::move(d.ranges)), begin, end)) / span;
             if (!d.blocksPerSm.empty())
-                m.smEfficiency = sweepCapped(std::move(d.blocksPerSm), begin, end) / span;
+                m.smEfficiency = sweepCapped(d.blocksPerSm, begin, end) / span;
         }
         if (d.occupancyTimeNs > 0)
             m.achievedOccupancy = d.occupancyWeighted / static_cast<double>(d.occupancyTimeNs);

@@ -25,6 +25,6 @@ struct GpuMetrics
 
 // Metrics for every device that ran kernels, by device id.
 std::map<int64_t, GpuMetrics> computeGpuMetrics(const trace::TraceModel& model,
-                                                const StepDetection& steps);
+                                                const StepDetection& detection);
 
 }  // namespace kinetoscope::analysis

@@ -159,6 +159,7 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     if (p.bySelfTime.size() > 8)
         p.bySelfTime.resize(8);
     std::vector<std::pair<double, std::string>> byTime;
+    byTime.reserve(random.size());
     for (const auto& [name, ns] : random)
         byTime.emplace_back(ns, std::string(model.text(StringId{name})));
     std::sort(byTime.rbegin(), byTime.rend());

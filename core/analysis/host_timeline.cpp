@@ -22,7 +22,7 @@ HostContext hostContext(const TraceModel& model, const StepDetection& steps)
         c.nameFlags[i] = static_cast<uint8_t>(
             (isDataLoaderOp(name) ? kDataLoaderName : 0) |
             (isScalarReadOp(name) ? kScalarReadName : 0) |
-            (c.marker.size() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
+            (!c.marker.empty() && name.starts_with(c.marker) ? kStepMarkerName : 0) |
             (name.starts_with("PyTorch Profiler") ? kProfilerSpanName : 0) |
             (mayBlockHost(kind) ? kMayBlockName : 0) |
             (kind == CallKind::Allocation ? kAllocationName : 0));
@@ -156,8 +156,8 @@ std::vector<Segment> threadSegments(const TraceModel& model, const HostContext& 
     std::vector<EventId> chain;  // the events open at `begin`, innermost first
     for (EventId p = model.innermostEventAt(track, begin); p.valid(); p = model.event(p).parent)
         chain.push_back(p);
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        stack.push_back(open(model, c, *it, stack.empty() ? nullptr : &stack.back()));
+    for (size_t i = chain.size(); i-- > 0;)  // outermost first
+        stack.push_back(open(model, c, chain[i], stack.empty() ? nullptr : &stack.back()));
     std::vector<Segment> segments;
     int64_t now = begin;
     auto emit = [&](int64_t until) {

@@ -33,9 +33,9 @@ GroupKey groupKey(const Event& e, const TraceModel& model, const KernelInfo* inf
     if (grouping == KernelGrouping::NameAndOp)
         key[1] = e.op.valid() ? int64_t(model.event(e.op).name.value) : -1;
     if (grouping == KernelGrouping::LaunchConfig && info) {
-        for (int i = 0; i < 3; ++i) {
-            key[size_t(1 + i)] = info->grid[i];
-            key[size_t(4 + i)] = info->block[i];
+        for (size_t i = 0; i < 3; ++i) {
+            key[1 + i] = info->grid[i];
+            key[4 + i] = info->block[i];
         }
         key[7] = info->registersPerThread;
         key[8] = info->sharedMemoryBytes;

@@ -31,8 +31,8 @@ std::string opStack(const TraceModel& model, EventId op, IsOp& isOp)
         if (isOp(a))
             names.push_back(model.text(model.event(a).name));
     std::string stack;
-    for (auto it = names.rbegin(); it != names.rend(); ++it)
-        stack += (stack.empty() ? "" : " > ") + std::string(*it);
+    for (size_t i = names.size(); i-- > 0;)  // outermost first
+        stack += (stack.empty() ? "" : " > ") + std::string(names[i]);
     return stack;
 }
 

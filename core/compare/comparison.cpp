@@ -273,6 +273,7 @@ std::vector<FindingChange> findingRows(const SideData& a, const SideData& b)
         c.afterGainNs = f.estimatedGainNs;
     }
     std::vector<FindingChange> out;
+    out.reserve(rows.size());
     for (auto& [id, c] : rows)
         out.push_back(std::move(c));
     std::stable_sort(out.begin(), out.end(), [](const FindingChange& x, const FindingChange& y) {

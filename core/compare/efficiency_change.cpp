@@ -44,6 +44,7 @@ std::vector<EfficiencyDelta> compareEfficiency(const Roofline& before, double be
             (isBefore ? d.before : d.after) = readingOf(row, steps);
         }
     std::vector<EfficiencyDelta> deltas;
+    deltas.reserve(byKey.size());
     for (auto& [key, d] : byKey)
         deltas.push_back(std::move(d));
     auto cost = [](const EfficiencyDelta& d) {

@@ -134,11 +134,14 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
             }
         }
         if (snapshot::isSnapshotFile(doc.tracePath)) {
-            if (!options.snapshots || doc.session)
-                return failed(
-                    std::move(doc), trace::LoadStatus::NotATrace,
+            if (!options.snapshots || doc.session) {
+                // The message first: the order in which arguments are evaluated is
+                // unspecified, and `doc` may be moved from before the message is built.
+                std::string message =
                     "a CUDA memory snapshot (a pickle), not a trace: 'kinetoscope memory " +
-                        doc.tracePath + "' reads it");
+                    doc.tracePath + "' reads it";
+                return failed(std::move(doc), trace::LoadStatus::NotATrace, std::move(message));
+            }
             readSnapshot(doc, options);
             if (progress.progress)
                 progress.progress(1.0);

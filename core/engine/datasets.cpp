@@ -66,8 +66,8 @@ private:
 class ImageDataset final : public Dataset
 {
 public:
-    ImageDataset(torch::Tensor images, torch::Tensor labels, std::vector<double> mean,
-                 std::vector<double> std)
+    ImageDataset(torch::Tensor images, torch::Tensor labels, const std::vector<double>& mean,
+                 const std::vector<double>& std)
         : m_images(std::move(images)), m_labels(std::move(labels))
     {
         const int64_t channels = m_images.size(1);

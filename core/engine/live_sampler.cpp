@@ -60,10 +60,11 @@ Nvml::Nvml(const std::string& pciBusId) : m_api(std::make_unique<Api>())
         api.library = nullptr;
         return;
     }
+    // The device by its PCI bus id when the run names one, else the first.
     void* device = nullptr;
-    if (!pciBusId.empty() && api.byPciBusId && api.byPciBusId(pciBusId.c_str(), &device) == 0)
-        m_device = device;
-    else if (api.byIndex(0, &device) == 0)
+    const bool byBusId =
+        !pciBusId.empty() && api.byPciBusId && api.byPciBusId(pciBusId.c_str(), &device) == 0;
+    if (byBusId || api.byIndex(0, &device) == 0)
         m_device = device;
 }
 

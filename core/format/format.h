@@ -35,7 +35,7 @@ std::string durationIn(double ns, TimeUnit unit, int decimals, bool withUnit = f
 const char* unitName(TimeUnit unit);  // "ns", "µs", "ms", "s"
 
 // Bytes, binary units: "512 B", "812 KiB", "1.23 GiB"; negative: "n/a".
-std::string bytes(double bytes);
+std::string bytes(double value);
 // A rate of bytes: "12.3 GiB/s".
 std::string byteRate(double bytesPerSecond);
 // GiB for axes and columns that pick one unit.

@@ -19,8 +19,6 @@
 #include <unistd.h>
 #include <vector>
 
-extern char** environ;
-
 namespace kinetoscope::lab {
 
 namespace {
@@ -289,6 +287,7 @@ public:
         // Built before the fork: the child may only make async-signal-safe calls.
         std::vector<std::string> environment = engineEnvironment();
         std::vector<char*> envp;
+        envp.reserve(environment.size() + 1);
         for (std::string& entry : environment)
             envp.push_back(entry.data());
         envp.push_back(nullptr);

@@ -207,7 +207,7 @@ bool parseRunOptions(const std::vector<std::string>& args, RunConfig& c, std::st
                 return false;
             }
         } else if (arg == "--sweep" && hasValue) {
-            const std::string spec = args[++i];
+            const std::string& spec = args[++i];
             const size_t eq = spec.find('=');
             const std::string knob = spec.substr(0, eq);
             std::vector<int64_t> values;

@@ -472,10 +472,10 @@ bool negativeSize(std::span<const OpInput> inputs)
 // The kind a resolved op reports when its call cannot be costed at all.
 OpKind kindOf(const Resolved& resolved)
 {
-    if (resolved.elementwise)
-        return resolved.elementwise->kind;
-    // Run the model on no arguments: it says which kind it is while refusing.
-    return (*resolved.exact)(Call({})).kind;
+    // Run an exact model on no arguments: it says which kind it is while refusing.
+    if (resolved.exact)
+        return (*resolved.exact)(Call({})).kind;
+    return resolved.elementwise->kind;  // resolve() sets one of the two
 }
 
 }  // namespace

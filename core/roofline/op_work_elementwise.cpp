@@ -57,6 +57,7 @@ OpWork elementwiseWork(const ElementwiseOp& op, Form form, const Call& call)
         return unmodelled(kind, "where(condition) alone (nonzero) is not modelled");
 
     std::vector<std::span<const int64_t>> shapes;
+    shapes.reserve(tensors.size());
     for (const Tensor& t : tensors)
         shapes.push_back(t.dims);
     const auto outShape = broadcast(shapes);
@@ -138,7 +139,7 @@ OpWork foreachWork(const ElementwiseOp& op, Form form, const Call& call)
         std::vector<std::span<const int64_t>> shapes;
         for (const OpInput* list : lists) {
             tensors.push_back(Tensor{list->list[j], dtypeOf(list->type)});
-            shapes.push_back(list->list[j]);
+            shapes.emplace_back(list->list[j]);
         }
         for (const Tensor& t : scalars)
             shapes.push_back(t.dims);

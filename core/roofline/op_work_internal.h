@@ -344,8 +344,8 @@ struct PoolArgs
 {
     Pool pool;
     bool backward;
-    int8_t spatial;  // 2 or 3
-    int8_t kernel;   // forward argument positions (backward: shifted by one)
+    uint8_t spatial;  // 2 or 3 (a count, never negative)
+    int8_t kernel;    // forward argument positions (backward: shifted by one)
     int8_t stride;
     int8_t padding;
     int8_t dilation;  // -1: none (avg)

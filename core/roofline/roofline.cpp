@@ -305,6 +305,7 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
 
     // Each group's work, from its first call's recorded arguments.
     std::vector<EventId> firsts;
+    firsts.reserve(groups.size());
     for (const auto& [key, g] : groups)
         firsts.push_back(g.first);
     const auto args = trace::readArgsOf(model, firsts);

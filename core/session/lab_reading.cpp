@@ -87,7 +87,7 @@ LabReading readLab(const Session& s)
     }
     if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump &&
         *r.graphOverBf16 >= kSmallLabJump)
-        r.lines.push_back(
+        r.lines.emplace_back(
             "Both transitions are large: there was room in precision and in launches; take both.");
     if (s.dataLoaderMs && s.computeMs) {
         r.dataBound = *s.dataLoaderMs > *s.computeMs;

@@ -41,7 +41,7 @@ struct MemoryGrowth
     int64_t fromStep = 0;
     double bytesPerStep = 0;
 };
-std::optional<MemoryGrowth> readGrowth(const std::vector<int64_t>& peakPerStep);
+std::optional<MemoryGrowth> readGrowth(const std::vector<int64_t>& peaks);
 
 // Reserved at the end of the steady step over its peak allocated; above
 // kReservedOverPeak, the caching allocator holds freed blocks the step never reuses.

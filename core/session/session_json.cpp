@@ -34,18 +34,18 @@ int64_t integerOf(const json& value, const char* field)
     throw std::invalid_argument(std::string(field) + " is not an integer within int64");
 }
 
-json toJson(const PhaseTiming& p)
+json toJson(const PhaseTiming& timing)
 {
-    return {{"phase", p.phase},        {"mean_ms", p.meanMs}, {"std_ms", p.stdMs},
-            {"median_ms", p.medianMs}, {"p95_ms", p.p95Ms},   {"p99_ms", p.p99Ms}};
+    return {{"phase", timing.phase},        {"mean_ms", timing.meanMs}, {"std_ms", timing.stdMs},
+            {"median_ms", timing.medianMs}, {"p95_ms", timing.p95Ms},   {"p99_ms", timing.p99Ms}};
 }
 
-PhaseTiming phaseTimingFrom(const json& p)
+PhaseTiming phaseTimingFrom(const json& value)
 {
-    if (!p.is_object())
+    if (!value.is_object())
         throw std::invalid_argument("a phase timing is not an object");
-    return {p.value("phase", ""),      p.value("mean_ms", 0.0), p.value("std_ms", 0.0),
-            p.value("median_ms", 0.0), p.value("p95_ms", 0.0),  p.value("p99_ms", 0.0)};
+    return {value.value("phase", ""),      value.value("mean_ms", 0.0), value.value("std_ms", 0.0),
+            value.value("median_ms", 0.0), value.value("p95_ms", 0.0),  value.value("p99_ms", 0.0)};
 }
 
 json toJson(const LabArm& a)
@@ -62,29 +62,30 @@ json toJson(const LabArm& a)
     return j;
 }
 
-LabArm labArmFrom(const json& a)
+LabArm labArmFrom(const json& value)
 {
     LabArm arm;
-    const std::string name = a.value("name", "");
+    const std::string name = value.value("name", "");
     const std::optional<ArmKind> kind = parseArmKind(name);
     if (!kind)
         throw std::invalid_argument("lab arm \"" + trace::printableExcerpt(name) +
                                     "\" is not fp32, bf16 or bf16+cuda-graph");
     arm.kind = *kind;
-    arm.ran = a.value("ran", false);
-    arm.skippedReason = a.value("skipped_reason", "");
-    arm.samplesPerSecond = a.value("samples_per_second", 0.0);
-    arm.meanStepMs = a.value("mean_step_ms", 0.0);
-    arm.peakAllocatedBytes = integerOr(a, "peak_allocated_bytes", -1);
-    arm.peakReservedBytes = integerOr(a, "peak_reserved_bytes", -1);
-    if (a.contains("latency"))
-        arm.latency = phaseTimingFrom(a["latency"]);
+    arm.ran = value.value("ran", false);
+    arm.skippedReason = value.value("skipped_reason", "");
+    arm.samplesPerSecond = value.value("samples_per_second", 0.0);
+    arm.meanStepMs = value.value("mean_step_ms", 0.0);
+    arm.peakAllocatedBytes = integerOr(value, "peak_allocated_bytes", -1);
+    arm.peakReservedBytes = integerOr(value, "peak_reserved_bytes", -1);
+    if (value.contains("latency"))
+        arm.latency = phaseTimingFrom(value["latency"]);
     return arm;
 }
 
-json toJson(const StepTiming& t)
+json toJson(const StepTiming& step)
 {
-    return {t.step, t.dataMs, t.h2dMs, t.forwardMs, t.backwardMs, t.optimizerMs, t.loss};
+    return {step.step,       step.dataMs,      step.h2dMs, step.forwardMs,
+            step.backwardMs, step.optimizerMs, step.loss};
 }
 
 StepTiming stepTimingFrom(const json& row)
@@ -111,20 +112,20 @@ json toJson(const SweepPoint& p)
     return j;
 }
 
-SweepPoint sweepPointFrom(const json& p)
+SweepPoint sweepPointFrom(const json& value)
 {
     SweepPoint point;
-    point.knob = p.value("knob", "");
-    point.value = integerOr(p, "value", 0);
-    point.samplesPerSecond = p.value("samples_per_second", 0.0);
-    point.dataWaitMs = p.value("data_wait_ms", 0.0);
-    point.error = p.value("error", "");
-    point.meanStepMs = p.value("mean_step_ms", 0.0);
-    point.peakAllocatedBytes = integerOr(p, "peak_allocated_bytes", -1);
-    point.peakReservedBytes = integerOr(p, "peak_reserved_bytes", -1);
-    if (p.contains("latency"))
-        point.latency = phaseTimingFrom(p["latency"]);
-    point.checkpointEvery = integerOr(p, "checkpoint_every", 0);
+    point.knob = value.value("knob", "");
+    point.value = integerOr(value, "value", 0);
+    point.samplesPerSecond = value.value("samples_per_second", 0.0);
+    point.dataWaitMs = value.value("data_wait_ms", 0.0);
+    point.error = value.value("error", "");
+    point.meanStepMs = value.value("mean_step_ms", 0.0);
+    point.peakAllocatedBytes = integerOr(value, "peak_allocated_bytes", -1);
+    point.peakReservedBytes = integerOr(value, "peak_reserved_bytes", -1);
+    if (value.contains("latency"))
+        point.latency = phaseTimingFrom(value["latency"]);
+    point.checkpointEvery = integerOr(value, "checkpoint_every", 0);
     return point;
 }
 
@@ -169,16 +170,16 @@ json toJson(const MemoryTriage& m)
             {"unavailable", m.unavailable}};
 }
 
-MemoryTriage memoryTriageFrom(const json& j)
+MemoryTriage memoryTriageFrom(const json& value)
 {
-    if (!j.is_object())
+    if (!value.is_object())
         throw std::invalid_argument("memory is not an object");
     MemoryTriage m;
-    m.firstStep = phaseRowsFrom(j.value("first_step", json::array()));
-    m.steadyStep = phaseRowsFrom(j.value("steady_step", json::array()));
-    for (const json& peak : j.value("peak_per_step", json::array()))
+    m.firstStep = phaseRowsFrom(value.value("first_step", json::array()));
+    m.steadyStep = phaseRowsFrom(value.value("steady_step", json::array()));
+    for (const json& peak : value.value("peak_per_step", json::array()))
         m.peakPerStep.push_back(integerOf(peak, "peak_per_step"));
-    const json split = j.value("split", json::object());
+    const json split = value.value("split", json::object());
     if (!split.is_object())
         throw std::invalid_argument("memory split is not an object");
     m.split.parameterCount = integerOr(split, "parameter_count", 0);
@@ -187,14 +188,15 @@ MemoryTriage memoryTriageFrom(const json& j)
     m.split.gradientBytes = integerOr(split, "gradient_bytes", 0);
     m.split.optimizerStateBytes = integerOr(split, "optimizer_state_bytes", 0);
     m.split.activationBytes = integerOr(split, "activation_bytes", -1);
-    m.unavailable = j.value("unavailable", "");
+    m.unavailable = value.value("unavailable", "");
     return m;
 }
 
-json toJson(const LiveSample& l)
+json toJson(const LiveSample& sample)
 {
-    return {l.seconds,        l.cpuPercent,    l.gpuPercent,   l.gpuMemoryUsedBytes,
-            l.allocatedBytes, l.reservedBytes, l.residentBytes};
+    return {
+        sample.seconds,        sample.cpuPercent,    sample.gpuPercent,   sample.gpuMemoryUsedBytes,
+        sample.allocatedBytes, sample.reservedBytes, sample.residentBytes};
 }
 
 LiveSample liveSampleFrom(const json& row)

@@ -547,12 +547,10 @@ private:
         case '}':
             push(newDict());
             return;
-        case ']':
+        case ']':  // EMPTY_LIST
+        case ')':  // EMPTY_TUPLE: read as a list
             push(newList());
             return;
-        case ')':
-            push(newList());
-            return;  // EMPTY_TUPLE
         case '(':
             m_marks.push_back(m_stack.size());
             return;

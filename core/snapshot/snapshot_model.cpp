@@ -434,7 +434,7 @@ std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pyth
         for (uint32_t id : stacks[stack]) {
             if (lines.size() == pythonFrames)
                 break;
-            lines.push_back(std::string(text(frames[id].name)));
+            lines.emplace_back(text(frames[id].name));
             --native;
         }
     }

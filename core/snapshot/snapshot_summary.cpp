@@ -70,6 +70,7 @@ std::vector<StackBytes> byKey(const std::vector<Live>& live, int64_t since, bool
         }
     // Largest first; equal sizes by key (the map's order), whatever the stacks' ids.
     std::vector<StackBytes> out;
+    out.reserve(groups.size());
     for (const auto& [place, group] : groups)
         out.push_back(group.first);
     std::stable_sort(out.begin(), out.end(),
@@ -167,7 +168,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
                 {"leaked_bytes", double(s.leakedBytes), Unit::Bytes},
                 {"leaked_share_of_peak", double(s.leakedBytes) / peak, Unit::Fraction},
                 {"top_stack_allocations", double(top.allocations), Unit::Count}};
-            f.evidence.ops.push_back(model.place(top.stack));
+            f.evidence.ops.emplace_back(model.place(top.stack));
             f.gainMethod = "memory, not time";
             f.fix = "Find what keeps these tensors: detach values you keep (loss.item() or "
                     "loss.detach()), clear "
@@ -201,7 +202,7 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
             {"transient_share_of_peak", share, Unit::Fraction},
             {"persistent_at_peak_bytes", peak - double(s.transientAtPeakBytes), Unit::Bytes}};
         for (size_t i = 0; i < s.transientAtPeak.size() && i < 3; ++i)
-            f.evidence.ops.push_back(model.place(s.transientAtPeak[i].stack));
+            f.evidence.ops.emplace_back(model.place(s.transientAtPeak[i].stack));
         f.gainMethod = "memory, not time";
         f.fix =
             "Checkpoint the blocks whose activations are largest (they are recomputed in backward "

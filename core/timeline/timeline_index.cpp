@@ -102,7 +102,7 @@ TimelineIndex::TimelineIndex(const trace::TraceModel& model, TrackId leadThread)
             const int64_t end = event.endNs();
             lane.maxEndNs.push_back(lane.maxEndNs.empty() ? end
                                                           : std::max(lane.maxEndNs.back(), end));
-            lane.events.push_back(EventId{e});
+            lane.events.emplace_back(e);
             if (rows[i] > 0)
                 m_extraRowLane.emplace(e, laneIndex);
         }
@@ -294,7 +294,7 @@ std::vector<EventId> searchByName(const trace::TraceModel& model, std::string_vi
             nameMatches[name] = text.find(needle) != std::string::npos ? 1 : 0;
         }
         if (nameMatches[name] == 1)
-            matches.push_back(EventId{i});
+            matches.emplace_back(i);
     }
     std::stable_sort(matches.begin(), matches.end(), [&](EventId a, EventId b) {
         return events[a.value].startNs < events[b.value].startNs;

@@ -133,7 +133,7 @@ public:
     // Decompresses and drops `count` bytes; false when the data ends or fails first.
     bool skip(uint64_t count)
     {
-        std::vector<char> scratch(256 * 1024);
+        std::vector<char> scratch(size_t(256) << 10);
         while (count > 0 && m_status == Status::Ok) {
             const size_t got = read(scratch.data(),
                                     static_cast<size_t>(std::min<uint64_t>(count, scratch.size())));

@@ -39,7 +39,7 @@ std::optional<std::string> eventObjectText(const TraceModel& model, EventId id)
     const auto reader = openFileSourceAt(source.path, offset, source.gzipIndex.get(), error);
     if (!reader)
         return std::nullopt;
-    constexpr size_t kStep = 64 * 1024;
+    constexpr size_t kStep = size_t(64) << 10;
     std::string buffer;
     for (;;) {
         const size_t old = buffer.size();
@@ -271,7 +271,7 @@ std::vector<std::optional<std::vector<Arg>>> readArgsOf(const TraceModel& model,
     std::unique_ptr<ByteSource> reader;
     std::string buffer;
     uint64_t bufferStart = 0;
-    constexpr size_t kStep = 64 * 1024;
+    constexpr size_t kStep = size_t(64) << 10;
     for (size_t index : order) {
         const uint64_t offset = model.sourceOffset(ids[index]);
         const uint64_t bufferEnd = bufferStart + buffer.size();

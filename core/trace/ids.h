@@ -20,6 +20,9 @@ struct Id
 
     constexpr bool valid() const { return value != kInvalid; }
     constexpr explicit operator bool() const { return valid(); }
+    // clang-tidy 14 misreads the defaulted <=> (its synthesised comparison with 0) as a
+    // null pointer constant; there is no pointer here.
+    // NOLINTNEXTLINE(modernize-use-nullptr)
     constexpr auto operator<=>(const Id&) const = default;
 };
 

@@ -9,6 +9,6 @@ namespace kinetoscope::trace {
 
 // Reads one top-level `key: value` pair. Returns false (and leaves `metadata` unchanged)
 // when the value is not valid JSON even after mending Windows-path backslashes.
-bool readTopLevelValue(std::string_view key, std::string_view json, TraceMetadata& metadata);
+bool readTopLevelValue(std::string_view key, std::string_view text, TraceMetadata& metadata);
 
 }  // namespace kinetoscope::trace

@@ -10,8 +10,8 @@ namespace kinetoscope::trace {
 namespace {
 // Blocks grow from 4 KiB to 256 KiB: a small trace does not pay for a large block, a
 // large one makes few allocations.
-constexpr size_t kFirstBlockBytes = 4 * 1024;
-constexpr size_t kLargestBlockBytes = 256 * 1024;
+constexpr size_t kFirstBlockBytes = size_t(4) << 10;
+constexpr size_t kLargestBlockBytes = size_t(256) << 10;
 }  // namespace
 
 StringTable::StringTable()

@@ -10,19 +10,19 @@ std::span<const Event> TraceModel::events(TrackId id) const
     return std::span<const Event>(m_events).subspan(t.firstEvent, t.eventCount);
 }
 
-EventId TraceModel::firstEventAtOrAfter(TrackId id, int64_t timeNs) const
+EventId TraceModel::firstEventAtOrAfter(TrackId track, int64_t timeNs) const
 {
-    const auto list = events(id);
+    const auto list = events(track);
     const auto it = std::lower_bound(list.begin(), list.end(), timeNs,
                                      [](const Event& e, int64_t t) { return e.startNs < t; });
     return it == list.end() ? EventId{} : idOf(*it);
 }
 
-EventId TraceModel::innermostEventAt(TrackId id, int64_t timeNs) const
+EventId TraceModel::innermostEventAt(TrackId track, int64_t timeNs) const
 {
     // The last event starting at or before the time is the innermost candidate; if it
     // ended already, one of its ancestors may still contain the time.
-    const auto list = events(id);
+    const auto list = events(track);
     const auto it = std::upper_bound(list.begin(), list.end(), timeNs,
                                      [](int64_t t, const Event& e) { return t < e.startNs; });
     if (it == list.begin())

@@ -119,6 +119,7 @@ template <typename Value>
 std::vector<std::string> largestFirst(const std::map<std::string, Value>& byName, size_t count)
 {
     std::vector<std::pair<Value, std::string>> order;
+    order.reserve(byName.size());
     for (const auto& [name, value] : byName)
         order.emplace_back(value, name);
     std::sort(order.rbegin(), order.rend());

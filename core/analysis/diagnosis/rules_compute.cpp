@@ -119,12 +119,12 @@ void noTensorCores(const DiagnosisInput& in, std::vector<Finding>& out)
         {"gemm_conv_share_of_kernel_time", eligibleShare, Unit::Fraction},
         {"gemm_conv_time_per_step_us", eligible / steps / 1e3, Unit::Microseconds}};
     for (size_t i = 0; i < std::min<size_t>(5, ops.size()); ++i)
-        f.evidence.ops.push_back(ops[i].second);
+        f.evidence.ops.emplace_back(ops[i].second);
     if (fp32)
-        f.evidence.ops.push_back("input dtypes recorded: float (fp32)");
+        f.evidence.ops.emplace_back("input dtypes recorded: float (fp32)");
     for (const KernelStats& k : in.summary.kernels)
-        if (k.topOp.size() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
-            f.evidence.kernels.push_back(k.name);
+        if (!k.topOp.empty() && isTensorCoreEligibleOp(k.topOp) && f.evidence.kernels.size() < 5)
+            f.evidence.kernels.emplace_back(k.name);
     f.evidence.figures.push_back({"simt_gemm_share_of_kernel_time", simtShare, Unit::Fraction});
     f.evidence.figures.push_back(
         {"gain_if_removed_alone_us", causal(in).solo(Cause::Fp32Matmul) / 1e3, Unit::Microseconds});
@@ -215,7 +215,7 @@ void tensorCoreMisaligned(const DiagnosisInput& in, std::vector<Finding>& out)
         {"misaligned_share_of_kernel_time", fraction, Unit::Fraction},
         {"misaligned_time_per_step_us", misaligned / steps / 1e3, Unit::Microseconds}};
     for (size_t i = 0; i < std::min<size_t>(5, offenders.size()); ++i)
-        f.evidence.ops.push_back(offenders[i].second);
+        f.evidence.ops.emplace_back(offenders[i].second);
     // Padding speeds those kernels up by about a quarter (NVIDIA's guidance: 20-50 %); it
     // shortens the step only in the share of it where the GPU sets the pace.
     const double gpuBound = share(causal(in).deviceBusyNs, causal(in).stepNs);
@@ -288,7 +288,7 @@ void optimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
                            spanNs / static_cast<double>(spans.size()) / 1e3, Unit::Microseconds}};
     f.evidence.ops.emplace_back(in.model.text(spans.front()->name));
     for (const std::string& kernel : largestFirst(byKernel, 3))
-        f.evidence.kernels.push_back(kernel);
+        f.evidence.kernels.emplace_back(kernel);
     for (size_t i = 0; i < std::min<size_t>(3, spans.size()); ++i)
         f.evidence.ranges.push_back({spans[i]->startNs, spans[i]->endNs()});
     f.evidence.figures.push_back({"gain_if_removed_alone_us",
@@ -350,9 +350,9 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
         {"copy_device_time_per_step_us", device / 1e3, Unit::Microseconds},
         {"copy_share_of_step", fraction, Unit::Fraction},
         {"gain_if_removed_alone_us", m.solo(Cause::DeviceCopies) / 1e3, Unit::Microseconds}};
-    f.evidence.ops.push_back("aten::copy_");
+    f.evidence.ops.emplace_back("aten::copy_");
     for (const std::string& caller : largestFirst(callers, 3))
-        f.evidence.ops.push_back("called from " + caller);
+        f.evidence.ops.emplace_back("called from " + caller);
     f.estimatedGainNs = gain;
     f.gainMethod =
         "the step replayed without the in-model copy kernels (their device time removed)";
@@ -427,7 +427,7 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
         {"gain_if_removed_alone_us", m.solo(Cause::Fusion) / 1e3, Unit::Microseconds},
         {"gain_once_the_host_keeps_up_us", m.afterOthers(Cause::Fusion) / 1e3, Unit::Microseconds}};
     for (const std::string& op : largestFirst(byOp, 5))
-        f.evidence.ops.push_back(op);
+        f.evidence.ops.emplace_back(op);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with each chain of consecutive memory-bound kernels on a "
                    "stream costing what "

@@ -122,7 +122,7 @@ void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.figures = {
         {"devices", static_cast<double>(in.summary.gpu.size()), Unit::Count},
         {"scatter_gather_time_per_step_us", overheadNs / steps / 1e3, Unit::Microseconds}};
-    f.evidence.ops.push_back("DataParallel.forward");
+    f.evidence.ops.emplace_back("DataParallel.forward");
     f.estimatedGainNs = overheadNs / steps;
     f.gainMethod = "the replicate/scatter/gather time per step (a lower bound: DDP also removes "
                    "GIL contention)";

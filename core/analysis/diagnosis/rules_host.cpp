@@ -130,7 +130,7 @@ void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"random_data_share_of_step", fraction, Unit::Fraction},
                           {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
     for (const std::string& op : h.randomOps)
-        f.evidence.ops.push_back(op);
+        f.evidence.ops.emplace_back(op);
     f.estimatedGainNs = h.randomDataNs;
     f.gainMethod =
         "the time per step the loop spends drawing random tensors itself (it goes when the data is "
@@ -217,7 +217,7 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"op_calls_per_step", top.calls, Unit::Count},
                           {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
     for (auto it = hot; it != h.bySelfTime.end() && f.evidence.ops.size() < 3; ++it)
-        f.evidence.ops.push_back(it->name);
+        f.evidence.ops.emplace_back(it->name);
     f.gainMethod = "none claimed: it says where the step's time goes";
     f.fix =
         compute

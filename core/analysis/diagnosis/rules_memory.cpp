@@ -75,7 +75,7 @@ void memoryGrowth(const DiagnosisInput& in, std::vector<Finding>& out)
         if (stepsLeft >= 0)
             f.evidence.figures.push_back({"steps_until_out_of_memory", stepsLeft, Unit::Count});
         for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
-            f.evidence.ops.push_back(d.byOp[i].op);
+            f.evidence.ops.emplace_back(d.byOp[i].op);
         f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
         f.fix = "Detach what you keep across steps: accumulate loss.detach() (or .item() every N "
                 "steps), "
@@ -149,7 +149,7 @@ void nearOom(const DiagnosisInput& in, std::vector<Finding>& out)
                               {"peak_reserved_share_of_device", reserved, Unit::Fraction},
                               {"device_memory_bytes", static_cast<double>(total), Unit::Bytes}};
         for (size_t i = 0; i < std::min<size_t>(3, d.byOp.size()); ++i)
-            f.evidence.ops.push_back(d.byOp[i].op);
+            f.evidence.ops.emplace_back(d.byOp[i].op);
         f.gainMethod = "no time saved per step; prevents an out-of-memory failure";
         f.fix = "Checkpoint activations of the largest blocks, train in bf16, or reduce the "
                 "micro-batch and "
@@ -219,7 +219,7 @@ void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out)
         {"steps_with_allocation_calls", static_cast<double>(recurring), Unit::Count},
         {"gain_if_removed_alone_us", causal(in).solo(Cause::Allocation) / 1e3, Unit::Microseconds}};
     for (const std::string& call : largestFirst(byCall, 3))
-        f.evidence.ops.push_back(call);
+        f.evidence.ops.emplace_back(call);
     f.estimatedGainNs = gain;
     f.gainMethod =
         "the step replayed without the driver allocation calls (the allocator keeps its blocks); "

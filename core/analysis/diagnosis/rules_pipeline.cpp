@@ -46,6 +46,7 @@ std::vector<std::pair<double, std::string>> opsLaunchingNothing(const DiagnosisI
     }
     const double steps = static_cast<double>(std::max<size_t>(1, in.summary.steps.steps.size()));
     std::vector<std::pair<double, std::string>> ops;
+    ops.reserve(byName.size());
     for (const auto& [name, ns] : byName)
         ops.emplace_back(ns / steps, name);
     std::sort(ops.rbegin(), ops.rend());
@@ -167,7 +168,7 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
         {"step_time_us", step / 1e3, Unit::Microseconds}};
     const std::vector<std::pair<double, std::string>> ops = opsLaunchingNothing(in);
     for (size_t i = 0; i < std::min<size_t>(3, ops.size()); ++i)
-        f.evidence.ops.push_back(ops[i].second);
+        f.evidence.ops.emplace_back(ops[i].second);
     const bool randomData =
         !ops.empty() && isRandomDataOp(ops.front().second) && ops.front().first >= 0.5 * hostNs;
     if (!ops.empty())
@@ -248,7 +249,7 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
             f.evidence.ranges.push_back({g.beginNs, g.endNs});
     for (size_t i = 0; i < s.kernels.size() && f.evidence.kernels.size() < 5; ++i)
         if (s.kernels[i].meanNs() < 10'000)
-            f.evidence.kernels.push_back(s.kernels[i].name);
+            f.evidence.kernels.emplace_back(s.kernels[i].name);
     f.estimatedGainNs = gain;
     f.gainMethod =
         "the step replayed with the host's op-dispatch and launch time removed (an upper bound: a "

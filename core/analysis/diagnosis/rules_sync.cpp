@@ -25,7 +25,7 @@ std::string origin(const trace::TraceModel& model, const Event& e, const std::st
         if (parent.category != Category::CpuOp && parent.category != Category::UserAnnotation &&
             parent.category != Category::PythonFunction)
             continue;
-        if (marker.size() && name.starts_with(marker))
+        if (!marker.empty() && name.starts_with(marker))
             break;
         if (isScalarReadOp(name) || isCopyOp(name)) {
             plumbing = std::string(name);
@@ -113,7 +113,7 @@ void hostSync(const DiagnosisInput& in, std::vector<Finding>& out)
         {"blocking_calls_per_step", static_cast<double>(calls) / n, Unit::Count},
         {"device_to_host_reads_per_step", static_cast<double>(reads.size()) / n, Unit::Count}};
     for (const std::string& where : largestFirst(origins, 5))
-        f.evidence.ops.push_back(where);
+        f.evidence.ops.emplace_back(where);
     std::sort(ranges.begin(), ranges.end(),
               [](const TimeRange& a, const TimeRange& b) { return a.length() > b.length(); });
     ranges.resize(std::min<size_t>(5, ranges.size()));
@@ -190,7 +190,7 @@ void pageableMemcpy(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.figures.push_back(
             {"bandwidth_gb_per_s", bytes / copyNs, Unit::GigabytesPerSecond});
     for (const auto& [name, ns] : ops)
-        f.evidence.ops.push_back(name);
+        f.evidence.ops.emplace_back(name);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with the copy calls not blocking and the copies at pinned "
                    "bandwidth (the "

@@ -75,9 +75,9 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
         {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
     for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
-        f.evidence.ops.push_back(warmUp[i]->what + " (" +
-                                 format::duration(static_cast<double>(warmUp[i]->lengthNs())) +
-                                 ")");
+        f.evidence.ops.emplace_back(warmUp[i]->what + " (" +
+                                    format::duration(static_cast<double>(warmUp[i]->lengthNs())) +
+                                    ")");
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
     }
     for (size_t i = 0; i < w.roles.size(); ++i)
@@ -113,7 +113,7 @@ void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out
         {"wait_us", static_cast<double>(first->lengthNs()) / 1e3, Unit::Microseconds},
         {"share_of_window", windowShare, Unit::Fraction}};
     f.evidence.ranges.push_back({first->beginNs, first->endNs});
-    f.evidence.ops.push_back(first->what);
+    f.evidence.ops.emplace_back(first->what);
     f.fix = "Start the profiler's active window on a step boundary (the schedule's wait/warmup), "
             "so that it "
             "holds whole steps.";
