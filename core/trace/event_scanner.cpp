@@ -80,6 +80,8 @@ private:
     bool literal(std::string_view word);
     bool skipValue(int depth);
     bool skipContainer(char close, int depth);
+    template <typename ReadValue>
+    bool members(ReadValue readValue);
 
     bool integer(int64_t& out, bool& read, int depth);
     template <typename Int>
@@ -216,6 +218,26 @@ bool Scanner::literal(std::string_view word)
     return true;
 }
 
+// An object at m_p: `readValue(key)` reads each member's value, the key as written.
+template <typename ReadValue>
+bool Scanner::members(ReadValue readValue)
+{
+    ++m_p;
+    if (take('}'))
+        return true;
+    for (;;) {
+        std::string_view key;
+        bool escaped = false;
+        if (peek() != '"' || !string(key, escaped) || !take(':'))
+            return false;
+        skipWhitespace();
+        if (!readValue(key))
+            return false;
+        if (!take(','))
+            return take('}');
+    }
+}
+
 bool Scanner::skipValue(int depth)
 {
     switch (peek()) {
@@ -246,20 +268,16 @@ bool Scanner::skipContainer(char close, int depth)
 {
     if (depth >= kMaxScanDepth)
         return false;
+    if (close == '}')
+        return members([&](std::string_view) { return skipValue(depth + 1); });
     ++m_p;
-    if (take(close))
+    if (take(']'))
         return true;
     for (;;) {
-        if (close == '}') {
-            std::string_view key;
-            bool escaped = false;
-            if (peek() != '"' || !string(key, escaped) || !take(':'))
-                return false;
-        }
         if (!skipValue(depth + 1))
             return false;
         if (!take(','))
-            return take(close);
+            return take(']');
     }
 }
 
@@ -391,20 +409,7 @@ bool Scanner::triple(int32_t (&out)[3])
 
 bool Scanner::event(ParsedEvent& out)
 {
-    ++m_p;
-    if (take('}'))
-        return true;
-    for (;;) {
-        std::string_view key;
-        bool escaped = false;
-        if (peek() != '"' || !string(key, escaped) || !take(':'))
-            return false;
-        skipWhitespace();
-        if (!eventField(eventFieldOf(key), out))
-            return false;
-        if (!take(','))
-            return take('}');
-    }
+    return members([&](std::string_view key) { return eventField(eventFieldOf(key), out); });
 }
 
 bool Scanner::eventField(EventField field, ParsedEvent& out)
@@ -460,20 +465,7 @@ bool Scanner::eventField(EventField field, ParsedEvent& out)
 
 bool Scanner::args(ParsedEvent& out)
 {
-    ++m_p;
-    if (take('}'))
-        return true;
-    for (;;) {
-        std::string_view key;
-        bool escaped = false;
-        if (peek() != '"' || !string(key, escaped) || !take(':'))
-            return false;
-        skipWhitespace();
-        if (!argField(argFieldOf(key), out))
-            return false;
-        if (!take(','))
-            return take('}');
-    }
+    return members([&](std::string_view key) { return argField(argFieldOf(key), out); });
 }
 
 bool Scanner::argField(ArgField field, ParsedEvent& out)
