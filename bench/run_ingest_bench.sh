@@ -4,8 +4,6 @@
 # then, alternating the thread counts RUNS times:
 #   bench_ingest TRACE --threads N      the load alone: time, the finish's share, peak RSS
 #   kinetoscope info TRACE --threads N  the whole process a user waits for
-#   bench_ingest TRACE --threads N --simdjson-only   the load without the fast scanner
-#                                       (core/trace/event_scanner.h), for its ratio
 # and Python's json.load once on the same file. Prints each run, then the medians and the
 # ratios: N threads against 1, and whole-process `info` against json.load.
 # Usage: bench/run_ingest_bench.sh [SIZE|FILE] [BUILD_DIR]
@@ -41,8 +39,6 @@ for run in $(seq "$runs"); do
         /usr/bin/time -f "%e %M" -o "$results.time" "$build/bin/kinetoscope" info "$trace" --threads "$n" > /dev/null
         read -r wall rss < "$results.time"
         echo "{\"kind\": \"info\", \"threads\": $n, \"process_seconds\": $wall, \"process_rss_kb\": $rss}" | tee -a "$results"
-        line=$("$build/bin/bench_ingest" "$trace" --threads "$n" --simdjson-only)
-        echo "{\"kind\": \"simdjson-only\", \"threads\": $n, \"bench\": $line}" | tee -a "$results"
     done
 done
 if [ "${JSON_LOAD:-1}" = 1 ]; then
@@ -68,13 +64,11 @@ for n in counts:
     finish = median("load", n, lambda r: r["bench"]["finish_seconds"])
     rss = median("load", n, lambda r: r["process_rss_kb"]) * 1024
     info = median("info", n, lambda r: r["process_seconds"])
-    simdjson_only = median("simdjson-only", n, lambda r: r["bench"]["seconds"])
     line = (f"  {n:>2} threads: load {load:.2f} s ({base_load / load:.2f}x of {counts[0]} thread), "
             f"of it finish {finish:.2f} s; peak RSS {rss / 1e6:.0f} MB = {rss / file_bytes:.2f}x the file; "
             f"whole-process info {info:.2f} s ({base_info / info:.2f}x)")
     if json_load:
         line += f", {json_load / info:.1f}x faster than json.load"
-    line += f"; load without the scanner {simdjson_only:.2f} s (the scanner {simdjson_only / load:.2f}x)"
     print(line)
 if json_load:
     print(f"  json.load: {json_load:.1f} s")

@@ -52,7 +52,6 @@ trace::LoadOptions optionsFor(std::string_view bytes)
         (h >> 24) & 1 ? trace::ParserBackendChoice::Avx2 : trace::ParserBackendChoice::Generic;
     options.threads = 1 + static_cast<unsigned>((h >> 25) % 3);         // 1 .. 3
     options.limits.parallelBlockBytes = size_t(64) << ((h >> 28) % 9);  // 64 B .. 16 KiB
-    options.eventScanner = ((h >> 36) & 1) == 0;  // the fast scanner, or simdjson alone
     return options;
 }
 

@@ -1,10 +1,8 @@
 #include "core/trace/event_parser.h"
 
 #include "core/trace/event_parser_backend.h"
-#include "core/trace/event_scanner.h"
 #include "core/trace/json_scan.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -80,157 +78,6 @@ bool isNumberToken(std::string_view token)
     return end == copy.c_str() + copy.size();
 }
 
-void readTimeToken(std::string_view token, int64_t& out, bool& present, bool& invalid,
-                   bool& outOfRange)
-{
-    present = microsecondsToNanoseconds(token, out);
-    if (!present) {
-        if (isNumberToken(token))
-            outOfRange = true;
-        else
-            invalid = true;
-    }
-}
-
-bool integerFromText(std::string_view text, int64_t& out)
-{
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && ptr == text.data() + text.size();
-}
-
-ProcessOrThread processOrThreadFromText(std::string_view text)
-{
-    ProcessOrThread result;
-    result.present = true;
-    if (!text.empty() && integerFromText(text, result.number))
-        return result;
-    if (text.starts_with("stream ") && text.size() > 7 &&
-        integerFromText(text.substr(7), result.number)) {
-        result.streamPrefix = true;
-        return result;
-    }
-    result.label = text;
-    return result;
-}
-
-EventField eventFieldOf(std::string_view key)
-{
-    switch (key.size()) {
-    case 2:
-        if (key == "ph")
-            return EventField::Phase;
-        if (key == "ts")
-            return EventField::Ts;
-        if (key == "id")
-            return EventField::Id;
-        if (key == "bp")
-            return EventField::Bp;
-        break;
-    case 3:
-        if (key == "cat")
-            return EventField::Cat;
-        if (key == "dur")
-            return EventField::Dur;
-        if (key == "pid")
-            return EventField::Pid;
-        if (key == "tid")
-            return EventField::Tid;
-        break;
-    case 4:
-        if (key == "name")
-            return EventField::Name;
-        if (key == "args")
-            return EventField::Args;
-        break;
-    default:
-        break;
-    }
-    return EventField::Other;
-}
-
-ArgField argFieldOf(std::string_view key)
-{
-    switch (key.size()) {
-    case 3:
-        if (key == "cid")
-            return ArgField::Correlation;
-        break;
-    case 4:
-        if (key == "grid")
-            return ArgField::Grid;
-        if (key == "name")
-            return ArgField::Name;
-        if (key == "Addr")
-            return ArgField::Address;
-        break;
-    case 5:
-        if (key == "block")
-            return ArgField::Block;
-        if (key == "bytes")
-            return ArgField::CopyBytes;
-        if (key == "Bytes")
-            return ArgField::MemBytes;
-        break;
-    case 6:
-        if (key == "device")
-            return ArgField::DeviceId;
-        if (key == "labels")
-            return ArgField::Labels;
-        break;
-    case 9:
-        if (key == "Device Id")
-            return ArgField::DeviceId;
-        break;
-    case 10:
-        if (key == "Input Dims" || key == "Input dims")
-            return ArgField::InputDims;
-        if (key == "sort_index")
-            return ArgField::SortIndex;
-        break;
-    case 11:
-        if (key == "correlation")
-            return ArgField::Correlation;
-        if (key == "External id" || key == "external id")
-            return ArgField::ExternalId;
-        if (key == "Device Type")
-            return ArgField::DeviceType;
-        break;
-    case 12:
-        if (key == "warps per SM")
-            return ArgField::WarpsPerSm;
-        break;
-    case 13:
-        if (key == "shared memory")
-            return ArgField::SharedMemory;
-        if (key == "blocks per SM")
-            return ArgField::BlocksPerSm;
-        break;
-    case 14:
-        if (key == "Total Reserved")
-            return ArgField::TotalReserved;
-        break;
-    case 15:
-        if (key == "Total Allocated")
-            return ArgField::TotalAllocated;
-        break;
-    case 20:
-        if (key == "registers per thread")
-            return ArgField::RegistersPerThread;
-        break;
-    case 23:
-        if (key == "memory bandwidth (GB/s)")
-            return ArgField::Bandwidth;
-        break;
-    case 25:
-        if (key == "est. achieved occupancy %")
-            return ArgField::Occupancy;
-        break;
-    default:
-        break;
-    }
-    return ArgField::Other;
-}
-
 namespace {
 bool cpuHasAvx2()
 {
@@ -255,18 +102,12 @@ std::unique_ptr<EventParserBackend> makeEventParserBackend(ParserBackendChoice c
     return makeGenericEventParserBackend();
 }
 
-EventParser::EventParser(ParserBackendChoice choice, bool scanFirst)
-    : m_backend(makeEventParserBackend(choice)), m_scanFirst(scanFirst)
-{
-}
+EventParser::EventParser(ParserBackendChoice choice) : m_backend(makeEventParserBackend(choice)) {}
 EventParser::~EventParser() = default;
 
 bool EventParser::parseArray(std::string_view text, size_t readableAfter,
                              std::vector<BatchEvent>& out)
 {
-    m_lastArrayScanned = m_scanFirst && scanEventArray(text, readableAfter, out);
-    if (m_lastArrayScanned)
-        return true;
     return m_backend->parseArray(text.data(), text.size(), text.size() + readableAfter, out) == 0;
 }
 

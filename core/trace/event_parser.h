@@ -70,65 +70,6 @@ bool microsecondsToNanoseconds(std::string_view token, int64_t& nanoseconds);
 // too large for int64 nanoseconds from one that is not a number).
 bool isNumberToken(std::string_view token);
 
-// What both readers of an event (the simdjson parser and core/trace/event_scanner.h)
-// decide the same way, kept here once.
-//
-// A time token (a JSON number as written, or a string's text) into `out`: `present` when
-// it reads; otherwise `outOfRange` for a number too large, `invalid` for anything else.
-void readTimeToken(std::string_view token, int64_t& out, bool& present, bool& invalid,
-                   bool& outOfRange);
-// A string value read as an integer: the whole text through std::from_chars. Like
-// from_chars, `out` may be written even when false ("12abc" leaves 12).
-bool integerFromText(std::string_view text, int64_t& out);
-// A pid or tid written as a string: a number, "stream N", or a label.
-ProcessOrThread processOrThreadFromText(std::string_view text);
-
-// The keys of an event object that are read; every other key is skipped. Keys are
-// compared as written (a key with escapes matches none).
-enum class EventField : uint8_t
-{
-    Other,
-    Phase,
-    Name,
-    Cat,
-    Ts,
-    Dur,
-    Pid,
-    Tid,
-    Id,
-    Bp,
-    Args
-};
-EventField eventFieldOf(std::string_view key);
-
-// The keys of `args` that are read, synonyms folded ("cid" and "correlation", ...).
-enum class ArgField : uint8_t
-{
-    Other,
-    Correlation,
-    ExternalId,
-    Grid,
-    Block,
-    Name,
-    Labels,
-    Address,
-    CopyBytes,
-    MemBytes,
-    DeviceId,
-    DeviceType,
-    InputDims,
-    SortIndex,
-    WarpsPerSm,
-    BlocksPerSm,
-    SharedMemory,
-    RegistersPerThread,
-    TotalReserved,
-    TotalAllocated,
-    Bandwidth,
-    Occupancy
-};
-ArgField argFieldOf(std::string_view key);
-
 // Which simdjson kernels parse: the fastest this CPU runs, or one named (tests and the
 // fuzzer run both; Avx2 falls back to Generic on a CPU without AVX2).
 enum class ParserBackendChoice
@@ -141,11 +82,7 @@ enum class ParserBackendChoice
 class EventParser
 {
 public:
-    // `scanFirst`: arrays go to the fast scanner (core/trace/event_scanner.h) first, and
-    // to simdjson only where it gives up; false sends every array to simdjson (tests
-    // compare the two).
-    explicit EventParser(ParserBackendChoice choice = ParserBackendChoice::Fastest,
-                         bool scanFirst = true);
+    explicit EventParser(ParserBackendChoice choice = ParserBackendChoice::Fastest);
     ~EventParser();
     EventParser(const EventParser&) = delete;
     EventParser& operator=(const EventParser&) = delete;
@@ -165,8 +102,6 @@ public:
     // caller then falls back to one event at a time to find and skip the bad one.
     bool parseArray(std::string_view text, size_t readableAfter,
                     std::vector<struct BatchEvent>& out);
-    // Whether the fast scanner read the last array that parsed.
-    bool lastArrayScanned() const { return m_lastArrayScanned; }
     // The reason of the last Malformed result.
     const std::string& lastError() const { return m_lastError; }
     // The simdjson kernels in use ("haswell", "fallback", ...).
@@ -174,8 +109,6 @@ public:
 
 private:
     std::unique_ptr<class EventParserBackend> m_backend;
-    bool m_scanFirst = true;
-    bool m_lastArrayScanned = false;
     std::string m_repaired;
     std::string m_lastError;
 };

@@ -26,7 +26,6 @@ struct IngestStats
     uint64_t partialOverlaps = 0;          // events that overlap a sibling without nesting
     uint64_t activitiesWithoutLaunch = 0;  // device activity whose correlation is unknown
     uint64_t blocksOnThreads = 0;          // blocks of the event array parsed on several threads
-    uint64_t scannedEntries = 0;           // of `entries`, read by core/trace/event_scanner.h
     uint64_t bytesRead = 0;                // decompressed bytes parsed
     uint64_t fileBytes = 0;                // size on disk
     // Why the reader stopped before the end of the data (a cut file, broken JSON, a read

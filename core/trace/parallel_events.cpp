@@ -120,11 +120,8 @@ Block::State BlockPipeline::parse(Block& block, EventParser& parser, std::vector
     bool parsed = false;
     try {
         parsed = parser.parseArray(text, kPaddingBytes, batch);
-        if (parsed) {
+        if (parsed)
             block.chunk.addBatch(batch, block.offset + block.arrayStart);
-            if (parser.lastArrayScanned())
-                block.chunk.stats().scannedEntries += batch.size();
-        }
     } catch (const std::bad_alloc&) {
         block.outOfMemory = true;
         parsed = false;
@@ -138,7 +135,7 @@ void BlockPipeline::work()
     std::unique_ptr<EventParser> parser;
     std::vector<BatchEvent> batch;
     try {
-        parser = std::make_unique<EventParser>(m_input.parser, m_input.eventScanner);
+        parser = std::make_unique<EventParser>(m_input.parser);
     } catch (const std::bad_alloc&) {
         return;  // the other threads do the work
     }

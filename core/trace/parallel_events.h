@@ -35,7 +35,6 @@ struct ParallelEventsInput
     size_t blockBytes = size_t(4) << 20;
     size_t lookBackBytes = size_t(1) << 20;  // how far back a block's last boundary is looked for
     ParserBackendChoice parser = ParserBackendChoice::Fastest;
-    bool eventScanner = true;  // as LoadOptions::eventScanner
 };
 
 struct ParallelEventsOutcome

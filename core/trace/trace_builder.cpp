@@ -319,7 +319,6 @@ void TraceBuilder::append(TraceBuilder&& chunk)
     stats.metadataEvents += counted.metadataEvents;
     stats.repairedEvents += counted.repairedEvents;
     stats.valuesOutOfRange += counted.valuesOutOfRange;
-    stats.scannedEntries += counted.scannedEntries;
     ++stats.blocksOnThreads;
     for (const auto& [reason, count] : counted.skipped)
         stats.skipped[reason] += count;

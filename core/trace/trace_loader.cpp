@@ -58,8 +58,7 @@ public:
     StreamingReader(ByteSource& source, const LoadOptions& options, uint64_t fileBytes,
                     uint64_t* entriesSeen)
         : m_source(source), m_options(options), m_fileBytes(fileBytes), m_entriesSeen(entriesSeen),
-          m_threads(parallel::resolveThreads(options.threads)),
-          m_parser(options.parser, options.eventScanner)
+          m_threads(parallel::resolveThreads(options.threads)), m_parser(options.parser)
     {
         // A window no larger than the data (when its size is known): a small trace does
         // not pay for zero-filling megabytes it never uses.
@@ -263,8 +262,6 @@ bool StreamingReader::readEventBatch()
         return false;
     }
     m_builder.addBatch(m_batch, absolute(m_pos - 1));
-    if (m_parser.lastArrayScanned())
-        m_builder.stats().scannedEntries += m_batch.size();
     m_pos = end;
     return true;
 }
@@ -285,7 +282,6 @@ bool StreamingReader::readEventsOnThreads()
     input.blockBytes = std::max<size_t>(m_options.limits.parallelBlockBytes, 64);
     input.lookBackBytes = m_options.limits.batchLookBackBytes;
     input.parser = m_options.parser;
-    input.eventScanner = m_options.eventScanner;
     ParallelEventsOutcome outcome = readEventsInParallel(input, m_parser, m_builder);
     if (outcome.cancelled) {
         m_cancelled = true;

@@ -44,8 +44,6 @@ struct LoadOptions
     std::function<bool(uint64_t bytesRead)> progress;
     ReaderLimits limits;
     ParserBackendChoice parser = ParserBackendChoice::Fastest;
-    // The fast scanner first (EventParser); false reads every array with simdjson.
-    bool eventScanner = true;
     // Threads that parse and build (core/parallel/thread_count.h): 0 = every core, 1 = one
     // thread only. The model is the same whatever the number.
     unsigned threads = 0;
