@@ -104,6 +104,8 @@ TraceBuilder::TrackKey TraceBuilder::keyOf(const ProcessOrThread& pid, const Pro
 
 TrackId TraceBuilder::trackFor(const TrackKey& key)
 {
+    if (m_lastTrack != UINT32_MAX && key == m_lastTrackKey)
+        return TrackId{m_lastTrack};
     auto [it, inserted] = m_trackIndex.try_emplace(key, static_cast<uint32_t>(m_trackKeys.size()));
     if (inserted) {
         m_trackKeys.push_back(key);
@@ -114,6 +116,8 @@ TrackId TraceBuilder::trackFor(const TrackKey& key)
         track.tidLabel = key.tidLabel ? StringId{key.tidLabel} : StringId{};
         m_model.m_tracks.push_back(track);
     }
+    m_lastTrackKey = key;
+    m_lastTrack = it->second;
     return TrackId{it->second};
 }
 

@@ -121,6 +121,10 @@ private:
     TraceModel m_model;
     std::unordered_map<TrackKey, uint32_t, TrackKeyHash> m_trackIndex;
     std::vector<TrackKey> m_trackKeys;
+    // The track trackFor() found last: runs of events on one thread or stream are the
+    // rule, so most lookups end here.
+    TrackKey m_lastTrackKey{};
+    uint32_t m_lastTrack = UINT32_MAX;
     std::vector<MetadataRow> m_metadataRows;
     std::unordered_map<uint32_t, uint64_t> m_rawCategoryCounts;  // `cat` StringId -> count
 
