@@ -141,6 +141,60 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(e.name.data(), qsizetype(e.name.size())), QString("bad name "));
     }
 
+    void matchesKeysExactly_data()
+    {
+        QTest::addColumn<int>("backend");
+        QTest::newRow("generic") << int(ParserBackendChoice::Generic);
+        QTest::newRow("avx2") << int(ParserBackendChoice::Avx2);
+    }
+
+    void matchesKeysExactly()
+    {
+        // After the real keys, near misses with other values: a prefix, a longer key,
+        // another case, an escaped spelling. Any of them read would overwrite a field.
+        QFETCH(int, backend);
+        EventParser parser(static_cast<ParserBackendChoice>(backend));
+        ParsedEvent e;
+        const std::string json = R"j({"ph": "X", "ts": 1, "name": "n", "args": {"cid": 5},
+            "p": "B", "phase": "B", "Ph": "B", "p\u0068": "B", "t": 9, "tsx": 9,
+            "name2": "m", "a": {"cid": 6}, "args\u0000": {"cid": 7},
+            "args": {"ci": 2, "cidx": 3, "Correlation": 4, "External i": 5, "Input Dim": [1],
+                     "Device": 9, "Bytes ": 7, "c\u0069d": 8, "": 1, "g": [1, 1, 1]},
+            "i": 3})j";
+        QCOMPARE(parse(parser, json, e), EventParser::Result::Ok);
+        QCOMPARE(e.phase, 'X');
+        QCOMPARE(e.tsNs, int64_t(1000));
+        QCOMPARE(QString::fromUtf8(e.name.data(), qsizetype(e.name.size())), QString("n"));
+        QCOMPARE(e.correlation, int64_t(5));  // the first args' value; the second has none
+        QCOMPARE(e.externalId, int64_t(-1));
+        QVERIFY(e.inputDims.empty());
+        QCOMPARE(e.deviceId, int64_t(-1));
+        QVERIFY(!e.hasMemBytes);
+        QVERIFY(!e.hasFlowId);
+        QCOMPARE(e.kernel.grid[0], ParsedEvent{}.kernel.grid[0]);  // unset
+    }
+
+    void readsIntegersWrittenAnyWay()
+    {
+        // A plain integer, a numeric string, a float (rounded), an exponent, one above
+        // INT64_MAX (its bits kept) and one that is not a number (left unset).
+        EventParser parser;
+        ParsedEvent e;
+        QCOMPARE(parse(parser,
+                       R"j({"ph": "X", "ts": 1, "args": {"correlation": 7.6,
+                           "External id": "544", "Device Id": 1e1, "Device Type": true,
+                           "Addr": 18446744073709551615, "Bytes": -3}})j",
+                       e),
+                 EventParser::Result::Ok);
+        QCOMPARE(e.correlation, int64_t(8));
+        QCOMPARE(e.externalId, int64_t(544));
+        QCOMPARE(e.deviceId, int64_t(10));
+        QCOMPARE(e.deviceType, int64_t(0));
+        QCOMPARE(e.address, UINT64_MAX);
+        QVERIFY(e.hasMemBytes);
+        QCOMPARE(e.memBytes, int64_t(-3));
+    }
+
     void reportsMalformedObjects()
     {
         EventParser parser;
