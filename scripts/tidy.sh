@@ -4,7 +4,8 @@
 #   scripts/tidy.sh                     every source file of core/ and app/
 #   scripts/tidy.sh --changed [BASE]    those a change touches: the files that differ from
 #                                       BASE (default: HEAD) plus uncommitted ones; a
-#                                       changed header brings in the sources beside it
+#                                       changed header brings in the sources beside it,
+#                                       a changed .inc the sources that include it
 #   scripts/tidy.sh FILE...             the given source files
 # BUILD_DIR (default build/) must have been built once (scripts/build.sh): app/ sources
 # include headers that the build generates. Runs on every core (TIDY_JOBS to change).
@@ -24,6 +25,7 @@ if [ "${1:-}" = "--changed" ]; then
     for file in "${changed[@]}"; do
         case $file in
         *.cpp) sources+=("$file") ;;
+        *.inc) mapfile -t -O "${#sources[@]}" sources < <(git grep -l -F "\"$file\"" -- 'core/*.cpp' 'app/*.cpp') ;;
         *) for beside in "${file%.*}".cpp "${file%.*}"_*.cpp; do [ -f "$beside" ] && sources+=("$beside"); done ;;
         esac
     done
