@@ -56,6 +56,25 @@ if [ ${#compiled[@]} -eq 0 ]; then
 fi
 log=$build/tidy.log  # the whole output, kept
 start=$(date +%s)
+# Files found clean before, with nothing they are checked from changed since, are not
+# checked again (scripts/tidy_cache.py; TIDY_CACHE=0 checks every file).
+cache=${TIDY_CACHE_DIR:-$HOME/.cache/kinetoscope/tidy}
+keys=$build/tidy.keys
+: > "$keys"
+total=${#compiled[@]}
+if [ "${TIDY_CACHE:-1}" != 0 ]; then
+    if python3 "$root/scripts/tidy_cache.py" pending "$build" "$root" "$cache" \
+        "$(clang-tidy --version)" "$keys" "${compiled[@]}" > "$keys.pending"; then
+        mapfile -t compiled < "$keys.pending"
+    else
+        echo "tidy: the cache could not be read; every file is checked" >&2
+        : > "$keys"
+    fi
+    if [ ${#compiled[@]} -eq 0 ]; then
+        echo "tidy: $total files clean (all unchanged since they were found clean)"
+        exit 0
+    fi
+fi
 # run-clang-tidy takes regular expressions: each path is matched whole, its dots escaped.
 patterns=()
 for file in "${compiled[@]}"; do patterns+=("^${file//./\\.}\$"); done
@@ -64,7 +83,8 @@ status=0
 run-clang-tidy -quiet -p "$build" -j "$jobs" "${patterns[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$log" ||
     status=$?
 if [ $status = 0 ] && ! grep -q -E '(warning|error): ' "$log"; then
-    echo "tidy: ${#compiled[@]} files clean in $(( $(date +%s) - start )) s"
+    python3 "$root/scripts/tidy_cache.py" record "$cache" "$keys"
+    echo "tidy: $total files clean, ${#compiled[@]} of them checked, in $(( $(date +%s) - start )) s"
     exit 0
 fi
 grep -E '(warning|error): ' "$log" | sort -u || tail -20 "$log"
