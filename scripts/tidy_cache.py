@@ -2,11 +2,11 @@
 checked again while nothing it is checked from has changed.
 
 A file's key is a SHA-256 over everything clang-tidy reads for it: clang-tidy's version,
-the .clang-tidy configuration, the file's compile command (its output file dropped, the
-checkout's path written as <root> so that a clone in another folder shares the cache),
-the content of every file of the checkout it includes (the compiler's -M list) and the
-path, size and modification time of every header from outside the checkout. A clean key
-is an empty file named after it in the cache folder.
+every .clang-tidy of the checkout and scripts/tidy.sh, the file's compile command (its
+output file dropped, the checkout's path written as <root> so that a clone in another
+folder shares the cache), the content of every file of the checkout it includes (the
+compiler's -M list) and the path, size and modification time of every header from
+outside the checkout. A clean key is an empty file named after it in the cache folder.
 
   tidy_cache.py pending BUILD ROOT CACHE TIDY_VERSION KEYS FILE...
       prints the FILEs without a clean key (one per line) and writes "key file" lines for
@@ -70,8 +70,14 @@ def key_of(entry, root, fixed):
 def pending(build, root, cache, tidy_version, keys_path, files):
     root = os.path.realpath(root)
     entries = compile_commands(build)
-    with open(os.path.join(root, ".clang-tidy"), "rb") as f:
-        fixed = tidy_version.encode() + b"\0" + f.read() + b"\0"
+    # What applies to every file: clang-tidy, every .clang-tidy of the checkout and the
+    # script that runs it.
+    configs = subprocess.run(["git", "ls-files", "--", ".clang-tidy", "*/.clang-tidy"], cwd=root,
+                             capture_output=True, text=True, check=True).stdout.split()
+    fixed = tidy_version.encode() + b"\0"
+    for name in sorted(configs) + ["scripts/tidy.sh"]:
+        with open(os.path.join(root, name), "rb") as f:
+            fixed += name.encode() + b"\0" + hashlib.sha256(f.read()).digest()
 
     def check(path):
         try:
