@@ -58,7 +58,7 @@ log=$build/tidy.log  # the whole output, kept
 start=$(date +%s)
 # Files found clean before, with nothing they are checked from changed since, are not
 # checked again (scripts/tidy_cache.py; TIDY_CACHE=0 checks every file).
-cache=${TIDY_CACHE_DIR:-$HOME/.cache/kinetoscope/tidy}
+cache=${TIDY_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/kinetoscope/tidy}
 keys=$build/tidy.keys
 : > "$keys"
 total=${#compiled[@]}
@@ -83,7 +83,8 @@ status=0
 run-clang-tidy -quiet -p "$build" -j "$jobs" "${patterns[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$log" ||
     status=$?
 if [ $status = 0 ] && ! grep -q -E '(warning|error): ' "$log"; then
-    python3 "$root/scripts/tidy_cache.py" record "$cache" "$keys"
+    python3 "$root/scripts/tidy_cache.py" record "$cache" "$keys" ||
+        echo "tidy: the clean files could not be recorded in $cache" >&2
     echo "tidy: $total files clean, ${#compiled[@]} of them checked, in $(( $(date +%s) - start )) s"
     exit 0
 fi

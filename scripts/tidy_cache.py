@@ -107,6 +107,9 @@ if __name__ == "__main__":
     if sys.argv[1] == "pending":
         pending(*sys.argv[2:7], sys.argv[7:])
     elif sys.argv[1] == "record":
-        record(*sys.argv[2:4])
+        try:
+            record(*sys.argv[2:4])
+        except OSError as error:
+            sys.exit(f"tidy_cache.py: {error}")
     else:
         sys.exit(f"tidy_cache.py: unknown command {sys.argv[1]}")
