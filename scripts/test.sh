@@ -7,8 +7,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = "--sanitize" ]; then
     build="$root/build-asan"
+    # Debug (assertions on) at -O1, as ASan's authors advise: the suite runs about 4x
+    # faster than at -O0 (183 s against 751 s on 2 cores) for about 5 % more build time,
+    # and the reports keep their line numbers (frame pointers kept: Sanitizers.cmake).
     bash "$root/scripts/build.sh" "$build" -DKINETOSCOPE_SANITIZE=ON -DKINETOSCOPE_ENGINE=OFF \
-        -DKINETOSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+        -DKINETOSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1"
 else
     build="$root/build"
     bash "$root/scripts/build.sh" "$build"
