@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <thread>
 #include <torch/csrc/autograd/profiler_kineto.h>
+#include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
 
 namespace kinetoscope::engine::detail {
 

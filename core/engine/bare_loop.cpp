@@ -5,6 +5,8 @@
 #include "core/engine/optimizer.h"
 
 #include <chrono>
+#include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
 
 namespace kinetoscope::engine {
 

@@ -2,6 +2,9 @@
 
 #include "core/engine/autocast_scope.h"
 
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+
 namespace kinetoscope::engine::detail {
 
 namespace {

@@ -5,7 +5,9 @@
 // parameters. Memory saved: the block's inner activations; time paid: one more forward of
 // the block. As with torch.utils.checkpoint, BatchNorm's running statistics see the batch
 // twice; the built-in models have no dropout, so no RNG state is replayed. Engine-internal.
-#include <torch/torch.h>
+#include <torch/nn/modules/container/any.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/types.h>
 
 namespace kinetoscope::engine::detail {
 

@@ -14,6 +14,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/csrc/cuda/memory_snapshot.h>
+#include <torch/cuda.h>
 #endif
 
 #include <algorithm>

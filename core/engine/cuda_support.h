@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace kinetoscope::engine::detail::cuda {
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 namespace kinetoscope::engine::detail {
 
@@ -227,7 +228,7 @@ std::unique_ptr<Dataset> openTensorFile(const fs::path& path)
     const std::vector<char> bytes = readFile(path, "tensors");
     c10::IValue value;
     try {
-        value = torch::pickle_load(bytes);
+        value = torch::jit::pickle_load(bytes);
     } catch (const c10::Error& e) {
         std::string reason = e.what_without_backtrace();
         reason.resize(std::min(reason.find('\n'), reason.size()));

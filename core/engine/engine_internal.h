@@ -10,7 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace kinetoscope::engine::detail {
 

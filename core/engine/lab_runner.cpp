@@ -19,6 +19,7 @@
 #include <new>
 #include <optional>
 #include <thread>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 namespace kinetoscope::engine {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <numeric>
 #include <random>
+#include <torch/cuda.h>
 
 namespace kinetoscope::engine::detail {
 

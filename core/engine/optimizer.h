@@ -4,7 +4,7 @@
 // reads a value back to the host. That keeps it capturable in a CUDA graph; LibTorch's
 // torch::optim::Adam keeps its step count on the host and its gradient clipping reads the
 // norm back, so neither can be captured.
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace kinetoscope::engine::detail {
 

@@ -1,6 +1,7 @@
 #include "core/engine/torch_runtime.h"
 
-#include <torch/torch.h>
+#include <torch/cuda.h>
+#include <torch/types.h>
 #include <torch/version.h>
 
 namespace kinetoscope::engine {
