@@ -106,8 +106,10 @@ bool recordMemoryHistory(size_t maxEntries)
     if (!allocatorReady())
         return false;
     // Every allocation, free and segment event with its C++ stack: a C++ process has no
-    // Python frames; symbols are resolved once, when the snapshot is written.
-    torch::cuda::_record_memory_history(std::string("all"), std::string("all"), "cpp", maxEntries);
+    // Python frames; symbols are resolved once, when the snapshot is written. The C++ API
+    // takes stacks "python" (Python frames only) or "all" (Python and C++): there is no
+    // "cpp", unlike torch.cuda.memory._record_memory_history (torch 2.11 refuses it).
+    torch::cuda::_record_memory_history(std::string("all"), std::string("all"), "all", maxEntries);
     return true;
 }
 
