@@ -108,9 +108,14 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
                {"fragmented", s.outOfMemory->fragmented()}};
     json placed;
     if (inTrace)
-        placed = {{"in_window", inTrace->inWindow}, {"step", inTrace->step},
-                  {"phase", inTrace->phase},        {"op", inTrace->op},
-                  {"module", inTrace->module},      {"sentence", inTrace->sentence}};
+        placed = {{"in_window", inTrace->inWindow},
+                  {"step", inTrace->step},
+                  {"phase", inTrace->phase},
+                  {"op", inTrace->op},
+                  {"module", inTrace->module},
+                  {"sentence", inTrace->sentence},
+                  {"peak_moments", inTrace->peakMoments},
+                  {"peak_moments_in_window", inTrace->peakMomentsInWindow}};
     return {{"source", source},
             {"peak_in_trace", placed},
             {"form", model.bareList ? "segments list" : "snapshot dict"},

@@ -52,18 +52,33 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
     PeakInTrace p;
     if (snapshot.peakTimeUs < 0)
         return p;
+    // The first moment at the peak inside the window, else the peak itself.
+    const std::vector<int64_t> moments = snapshot.peakMomentsUs.empty()
+                                             ? std::vector<int64_t>{snapshot.peakTimeUs}
+                                             : snapshot.peakMomentsUs;
+    p.peakMoments = moments.size();
     p.peakNs = snapshot.peakTimeUs * 1000;
-    if (p.peakNs < trace.beginNs() || p.peakNs > trace.endNs()) {
+    for (int64_t us : moments)
+        if (trace.beginNs() <= us * 1000 && us * 1000 <= trace.endNs()) {
+            if (p.peakMomentsInWindow++ == 0)
+                p.peakNs = us * 1000;
+        }
+    if (p.peakMomentsInWindow == 0) {
         const bool before = p.peakNs < trace.beginNs();
         const double apart = double(before ? trace.beginNs() - p.peakNs : p.peakNs - trace.endNs());
         constexpr double kDayNs = 86400e9;
-        p.sentence = apart > kDayNs
-                         ? "the peak is " + format::count(int64_t(apart / kDayNs)) + " days " +
-                               (before ? "before the trace begins" : "after the trace ends") +
-                               ": the snapshot and the trace are not of the same run"
-                         : "the peak is " + format::duration(apart) +
-                               (before ? " before the trace begins" : " after the trace ends") +
-                               ": not in its window (profile the steps where memory peaks)";
+        const std::string where = before ? "before the trace begins" : "after the trace ends";
+        if (apart > kDayNs)
+            p.sentence = "the peak is " + format::count(int64_t(apart / kDayNs)) + " days " +
+                         where + ": the snapshot and the trace are not of the same run";
+        else if (p.peakMoments > 1)
+            p.sentence = "the peak is " + format::duration(apart) + " " + where +
+                         ", and none of the " + format::count(int64_t(p.peakMoments)) +
+                         " iterations that come within 1 % of it is in the trace's window "
+                         "(profile the steps where memory peaks)";
+        else
+            p.sentence = "the peak is " + format::duration(apart) + " " + where +
+                         ": not in its window (profile the steps where memory peaks)";
         return p;
     }
     p.inWindow = true;
@@ -108,14 +123,26 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
             p.step = step.name;
             break;
         }
-    p.sentence = "the peak is in " + (p.step.empty() ? std::string("no step") : p.step + "'s") +
-                 (p.phase.empty() ? std::string() : " " + p.phase);
+    // A peak reached again and again: how often, and the first time in the window.
+    p.sentence = p.peakMoments > 1 ? "memory comes within 1 % of its peak in " +
+                                         format::count(int64_t(p.peakMoments)) + " iterations, " +
+                                         format::count(int64_t(p.peakMomentsInWindow)) +
+                                         " of them in the trace's window; the first there is in "
+                                   : "the peak is in ";
+    p.sentence += (p.step.empty() ? std::string("no step") : p.step + "'s") +
+                  (p.phase.empty() ? std::string() : " " + p.phase);
     if (!p.op.empty())
         p.sentence += ", in " + p.op;
     if (!p.module.empty())
         p.sentence += " under " + p.module;
     if (p.step.empty() && p.phase.empty() && p.op.empty())
-        p.sentence = "the peak is in the trace's window, while no host thread was in an op";
+        p.sentence = p.peakMoments > 1
+                         ? "memory comes within 1 % of its peak in " +
+                               format::count(int64_t(p.peakMoments)) + " iterations, " +
+                               format::count(int64_t(p.peakMomentsInWindow)) +
+                               " of them in the trace's window, the first while no host thread "
+                               "was in an op"
+                         : "the peak is in the trace's window, while no host thread was in an op";
     return p;
 }
 

@@ -13,9 +13,13 @@ namespace kinetoscope::snapshot {
 
 struct PeakInTrace
 {
-    bool inWindow = false;  // the peak falls inside the trace's window
-    int64_t peakNs = 0;     // on the trace's clock
-    std::string step;       // "ProfilerStep#12", "" outside every step
+    bool inWindow = false;  // the peak (or a moment level with it) is inside the window
+    // On the trace's clock: the first moment within 1 % of the peak inside the window, else
+    // the peak (SnapshotSummary::peakMomentsUs).
+    int64_t peakNs = 0;
+    size_t peakMoments = 1;          // the iterations that come within 1 % of the peak
+    size_t peakMomentsInWindow = 0;  // of them, inside the trace's window
+    std::string step;                // "ProfilerStep#12", "" outside every step
     std::string phase;   // "forward", "backward", "the optimizer step", "data loading"; "" unknown
     std::string op;      // the innermost operator running on the host then, e.g. "aten::mm"
     std::string module;  // the module or Python function around it, e.g. "Block.forward"

@@ -1,5 +1,6 @@
 #include "core/snapshot/snapshot_model.h"
 
+#include "core/snapshot/native_frames.h"
 #include "core/snapshot/pickle_reader.h"
 #include "core/trace/printable.h"
 
@@ -369,6 +370,18 @@ bool isModuleCall(std::string_view file)
            file.ends_with("torch\\nn\\modules\\module.py");
 }
 
+// Frames every C++ stack has: the recorder's (unwinding, the caching allocator) and the
+// dispatcher's wrappers around each kernel.
+bool isRecorderOrWrapper(std::string_view qualified)
+{
+    for (std::string_view prefix :
+         {"torch::unwind::", "torch::CapturedTraceback::", "torch::cuda::",
+          "c10::cuda::CUDACachingAllocator::", "c10::impl::", "c10::Dispatcher::"})
+        if (qualified.starts_with(prefix))
+            return true;
+    return false;
+}
+
 std::string frameText(const SnapshotModel& model, const Frame& f)
 {
     std::string file(model.text(f.filename));
@@ -398,9 +411,18 @@ std::string SnapshotModel::place(StackId stack) const
             break;
         }
     }
-    if (!chosen)
-        chosen = python ? python : &frames[ids.front()];
-    return frameText(*this, *chosen);
+    if (chosen)
+        return frameText(*this, *chosen);
+    if (python)
+        return frameText(*this, *python);
+    // No Python frame (a C++ program): the operator it called and what called it.
+    std::vector<std::string_view> signatures;
+    signatures.reserve(ids.size());
+    for (uint32_t id : ids)
+        signatures.push_back(text(frames[id].name));
+    if (std::string native = nativePlace(signatures); !native.empty())
+        return native;
+    return frameText(*this, frames[ids.front()]);
 }
 
 std::string SnapshotModel::moduleCall(StackId stack) const
@@ -430,13 +452,16 @@ std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pyth
             lines.push_back(std::string(text(f.filename)) + ":" + std::to_string(f.line) + " " +
                             std::string(text(f.name)));
     }
-    if (lines.empty()) {  // no Python frame: the innermost native ones say where
+    if (lines.empty()) {  // no Python frame: the native ones past the recorder's own
         for (uint32_t id : stacks[stack]) {
             if (lines.size() == pythonFrames)
                 break;
-            lines.emplace_back(text(frames[id].name));
-            --native;
+            const std::string name = qualifiedFunction(text(frames[id].name));
+            if (isRecorderOrWrapper(name))
+                continue;
+            lines.push_back(name);
         }
+        native = stacks[stack].size() - lines.size();
     }
     if (native > 0)
         lines.push_back("+ " + std::to_string(native) + " C++ frame" + (native == 1 ? "" : "s"));

@@ -107,8 +107,10 @@ struct SnapshotModel
 
     std::string_view text(uint32_t id) const { return strings[id]; }
     // "file.py:12 name": the innermost Python frame of a stack outside torch and installed
-    // packages (the user's line), else the innermost Python frame, else the innermost frame; ""
-    // for no frames.
+    // packages (the user's line), else the innermost Python frame; in a stack of C++
+    // frames only, the operator called and its caller ("aten::mm in
+    // torch::nn::LinearImpl::forward", native_frames.h); else the innermost frame; "" for
+    // no frames.
     std::string place(StackId stack) const;
     // "file.py:12 name" of the line that called the innermost nn.Module the stack is in (the
     // first Python frame outside torch past its module.py call frames), e.g. the line
@@ -118,7 +120,8 @@ struct SnapshotModel
     bool isPython(const Frame& frame) const { return text(frame.filename).ends_with(".py"); }
     // A stack as a reader wants it: its Python frames, innermost first, as "path:line
     // name" (at most `pythonFrames`), then one line folding the C++ frames ("+ 14 C++
-    // frames"); the innermost frames themselves when none is Python.
+    // frames"); when none is Python, the C++ functions by name, past the recorder's and
+    // the dispatcher's wrappers.
     std::vector<std::string> readableStack(StackId stack, size_t pythonFrames = 12) const;
 };
 

@@ -237,6 +237,38 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
     }
 }
 
+// The iterations that come within 1 % of the peak: the time of each one's highest point,
+// in order (what comes before the first iteration counts as one). A training loop
+// reaches its peak in every step, so the first such moment is one of many; 1 % keeps steps
+// whose peaks differ by a few blocks alike. Without iterations, the peak alone.
+std::vector<int64_t> peakMoments(const DeviceTimeline& t, const std::vector<int64_t>& starts)
+{
+    if (t.peakApplied == 0)
+        return {};
+    if (starts.size() < kMinIterations)
+        return {t.entry(t.peakApplied - 1).timeUs};
+    std::vector<int64_t> moments;
+    const int64_t near = t.peakBytes - t.peakBytes / 100;
+    int64_t highest = -1, highestUs = -1;  // of the iteration under way
+    size_t next = 0;                       // the next iteration's start
+    for (size_t i = 0; i < t.size(); ++i) {
+        if (next < starts.size() && t.when(i) >= starts[next]) {
+            if (highest >= near)
+                moments.push_back(highestUs);
+            highest = -1;
+            while (next < starts.size() && t.when(i) >= starts[next])
+                ++next;
+        }
+        if (t.allocated[i] > highest) {
+            highest = t.allocated[i];
+            highestUs = t.entry(i).timeUs;
+        }
+    }
+    if (highest >= near)
+        moments.push_back(highestUs);
+    return moments;
+}
+
 }  // namespace
 
 SnapshotSummary summarize(const SnapshotModel& model)
@@ -311,6 +343,7 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.peakDevice = t.device;
         s.peakAllocatedBytes = dm.peakAllocatedBytes;
         s.peakTimeUs = dm.peakTimeUs;
+        s.peakMomentsUs.clear();
         // What was alive at the peak: from before the history, or allocated in it; of the
         // latter, what the history frees before the dump.
         liveAtPeak.clear();
@@ -336,6 +369,7 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
             s.iterations = iterations.starts.size();
             s.iterationsFoundBy = iterations.foundBy;
             s.leaks = leaksOf(model, liveOf(t, t.size()), lateFrom, iterations.starts);
+            s.peakMomentsUs = peakMoments(t, iterations.starts);
         }
     }
     s.topStacksAtPeak = byPlace(model, liveAtPeak, std::numeric_limits<int64_t>::min());

@@ -78,6 +78,11 @@ struct SnapshotSummary
     int peakDevice = 0;  // the device with the largest peak
     int64_t peakAllocatedBytes = 0;
     int64_t peakTimeUs = -1;
+    // The peak device's iterations that come within 1 % of the peak: the time (time_us) of
+    // each one's highest point, in order; the peak alone without iterations; empty without
+    // times. A training loop peaks in every step: one of these, not only the first, may be
+    // in a trace's window.
+    std::vector<int64_t> peakMomentsUs;
     // Alive at the peak, by allocating stack, largest first; what was allocated before
     // the history began is apart (no entry says where).
     std::vector<StackBytes> topStacksAtPeak;

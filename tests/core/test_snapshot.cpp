@@ -2,6 +2,7 @@
 // (their figures checked against Python's pickle.load of the same files), the code
 // opcodes it refuses, truncation, the bare-list form, out-of-memory and leak readings on
 // snapshots written here opcode by opcode, and `kinetoscope memory` as a user runs it.
+#include "core/snapshot/native_frames.h"
 #include "core/snapshot/pickle_reader.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_summary.h"
@@ -390,6 +391,204 @@ private Q_SLOTS:
                  sentence.c_str());
         const test::CliRun text = test::runCli({"memory", file, "--trace", trace});
         QVERIFY(text.out.find("In the trace: The peak is") != std::string::npos);
+    }
+
+    // A training loop peaks in every step: the snapshot's first peak is before a trace
+    // taken later in the run, but a later step reaches the same peak inside its window, and
+    // that one is placed (a run profiled after its measured steps, as the engine does).
+    void aRecurringPeakIsPlacedWhereTheTraceSeesIt()
+    {
+        const int64_t MiB = 1 << 20;
+        const int64_t inside = 1623212388540300;  // ProfilerStep#5's backward (above)
+        const int64_t before = inside - 10'000'000;
+        PickleWriter w;
+        w.dict().str("segments").list();
+        segment(w, 0x100000000, {{512 * MiB, "inactive"}});
+        w.endList().str("device_traces").list().list();
+        entry(w, "alloc", 0x100000000, 64 * MiB, before - 1000, "/home/u/train.py", 10);
+        // Three steps, each to 364 MiB and back to 64: iterations (snapshot_iterations.h).
+        for (int64_t at : {before, before + 1'000'000, inside}) {
+            entry(w, "alloc", 0x104000000, 300 * MiB, at, "/home/u/model.py", 42);
+            entry(w, "free_requested", 0x104000000, 300 * MiB, at + 50);
+        }
+        entry(w, "free_requested", 0x100000000, 64 * MiB, inside + 60);
+        w.endList().endList().endDict();
+        const std::string file = (m_dir.path() + QStringLiteral("/recurring.pickle")).toStdString();
+        test::writeFile(file, w.done());
+        const std::string trace =
+            test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string();
+        const test::CliRun run = test::runCli({"memory", file, "--trace", trace, "--json"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const json out = json::parse(run.out);
+        QCOMPARE(out["peak_time_us"].get<int64_t>(), before);  // the first is the peak
+        const json placed = out["peak_in_trace"];
+        QVERIFY(placed["in_window"].get<bool>());
+        QCOMPARE(placed["step"].get<std::string>(), std::string("ProfilerStep#5"));
+        QCOMPARE(placed["phase"].get<std::string>(), std::string("backward"));
+        QCOMPARE(placed["peak_moments"].get<int>(), 3);
+        QCOMPARE(placed["peak_moments_in_window"].get<int>(), 1);
+        const std::string sentence = placed["sentence"].get<std::string>();
+        QVERIFY2(sentence.find("within 1 % of its peak in 3 iterations, 1 of them in the trace's "
+                               "window") != std::string::npos,
+                 sentence.c_str());
+    }
+
+    // C++ stacks (a LibTorch program, the engine): the operator the program called and
+    // what called it, past the recorder's, the allocator's and the dispatcher's frames.
+    // The frames are an H200 run's (tests/data/h200_runs/snapshot), shortened where their
+    // parameter lists ran on.
+    void aCppStackNamesTheOperatorAndItsCaller_data()
+    {
+        QTest::addColumn<QStringList>("frames");
+        QTest::addColumn<QString>("place");
+        const QStringList recorder = {
+            "torch::unwind::unwind()", "torch::CapturedTraceback::gather(bool, bool, bool)",
+            "torch::cuda::(anonymous namespace)::gather_with_cpp()",
+            "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(unsigned "
+            "long, CUstream_st*)",
+            "at::detail::empty_cuda(c10::ArrayRef<long>, c10::TensorOptions const&)"};
+        const QString wrapper =
+            "c10::impl::wrap_kernel_functor_unboxed_<c10::impl::detail::WrapFunctionIntoFunctor_<"
+            "c10::CompileTimeFunctionPointer<at::Tensor (at::Tensor const&, at::Tensor const&), "
+            "&at::(anonymous namespace)::wrapper_CUDA_mm>>>::call(c10::OperatorKernel*, "
+            "c10::DispatchKeySet, at::Tensor const&, at::Tensor const&)";
+        QTest::newRow("forward in a module")
+            << recorder +
+                   QStringList{"at::_ops::mm::redispatch(c10::DispatchKeySet, at::Tensor const&, "
+                               "at::Tensor const&)",
+                               "torch::autograd::VariableType::(anonymous namespace)::mm("
+                               "c10::DispatchKeySet, at::Tensor const&, at::Tensor const&)",
+                               wrapper,
+                               "at::_ops::mm::call(at::Tensor const&, at::Tensor const&)",
+                               "at::native::matmul(at::Tensor const&, at::Tensor const&)",
+                               "at::_ops::matmul::call(at::Tensor const&, at::Tensor const&)",
+                               "torch::nn::LinearImpl::forward(at::Tensor const&)",
+                               "kinetoscope::engine::TransformerImpl::forward(at::Tensor const&)",
+                               "__libc_start_main"}
+            << "aten::matmul in torch::nn::LinearImpl::forward";
+        QTest::newRow("backward, a derivative formula")
+            << recorder +
+                   QStringList{
+                       "at::_ops::mm::call(at::Tensor const&, at::Tensor const&)",
+                       "torch::autograd::generated::details::mm_mat1_backward(at::Tensor "
+                       "const&, at::Tensor const&)",
+                       "torch::autograd::generated::AddmmBackward0_apply_functional(std::"
+                       "vector<at::Tensor, std::allocator<at::Tensor> >&&, std::array<bool, "
+                       "3ul>)",
+                       "torch::autograd::generated::AddmmBackward0::apply(std::vector<at::"
+                       "Tensor, std::allocator<at::Tensor> >&&)",
+                       "torch::autograd::Engine::thread_main(std::shared_ptr<torch::"
+                       "autograd::GraphTask> const&)",
+                       "__clone"}
+            << "aten::mm in AddmmBackward0";
+        QTest::newRow("backward, the engine itself")
+            << recorder +
+                   QStringList{"void at::native::gpu_reduce_kernel<float, float, 4, 4>(at::"
+                               "TensorIterator&, at::native::ReduceOp<float> const&)",
+                               "at::_ops::sum_dim_IntList::call(at::Tensor const&, "
+                               "c10::OptionalArrayRef<long>, bool, std::optional<c10::ScalarType>)",
+                               "at::Tensor at::_sum_to<c10::SymInt>(at::Tensor, "
+                               "c10::ArrayRef<c10::SymInt>, bool)",
+                               "torch::autograd::InputMetadata::reduce_grad(at::Tensor&) const",
+                               "torch::autograd::Engine::evaluate_function(std::shared_ptr<torch::"
+                               "autograd::GraphTask>&, torch::autograd::Node*)",
+                               "pthread_condattr_setpshared"}
+            << "aten::sum_dim_IntList in autograd's engine (backward)";
+        QTest::newRow("an optimizer's state")
+            << recorder + QStringList{"at::_ops::zeros_like::call(at::Tensor const&, "
+                                      "std::optional<c10::ScalarType>)",
+                                      "torch::optim::Adam::step(std::function<at::Tensor ()>)",
+                                      "main"}
+            << "aten::zeros_like in torch::optim::Adam::step";
+        QTest::newRow("a stripped caller")
+            << recorder + QStringList{"at::_ops::zeros_like::call(at::Tensor const&, "
+                                      "std::optional<c10::ScalarType>)",
+                                      "void std::_Hashtable<std::__cxx11::basic_string<char>, "
+                                      "unsigned long>::_M_assign_elements(std::_Hashtable const&)",
+                                      "??", "__libc_start_main"}
+            << "aten::zeros_like";
+        QTest::newRow("a module in a Sequential")
+            << recorder +
+                   QStringList{"at::_ops::gelu::call(at::Tensor const&, "
+                               "std::basic_string_view<char>)",
+                               "torch::nn::AnyModuleHolder<kinetoscope::engine::detail::("
+                               "anonymous namespace)::EncoderBlockImpl, at::Tensor>::forward("
+                               "std::vector<torch::nn::AnyValue>&&)",
+                               "kinetoscope::engine::detail::forwardBlocks(torch::nn::"
+                               "Sequential&, at::Tensor, long)"}
+            << "aten::gelu in kinetoscope::engine::detail::(anonymous "
+               "namespace)::EncoderBlockImpl::forward";
+        QTest::newRow("the program's own function")
+            << recorder + QStringList{"at::_ops::empty::call(c10::ArrayRef<long>)",
+                                      "auto myapp::(anonymous namespace)::makeBuffer<float>(long)",
+                                      "main"}
+            << "aten::empty in myapp::(anonymous namespace)::makeBuffer";
+    }
+    void aCppStackNamesTheOperatorAndItsCaller()
+    {
+        QFETCH(QStringList, frames);
+        QFETCH(QString, place);
+        std::vector<std::string> owned;
+        for (const QString& f : frames)
+            owned.push_back(f.toStdString());
+        const std::vector<std::string_view> signatures(owned.begin(), owned.end());
+        QCOMPARE(QString::fromStdString(snapshot::nativePlace(signatures)), place);
+    }
+
+    // The engine's own snapshot of a GPU run (`kinetoscope run --memory-snapshot --profile`
+    // on an H200, 2026-11-28: the transformer at hidden 64, 2 layers, batch 8; docs/gpu-run.md)
+    // with the profiler trace of the same run. C++ stacks only: the places name the
+    // operator and its caller. Every step peaks at the same bytes, and the trace, taken
+    // after the measured steps, holds four of them.
+    void anEngineSnapshotOfAGpuRunIsReadAndPlacedInItsTrace()
+    {
+        const std::filesystem::path run = KINETOSCOPE_SOURCE_DIR "/tests/data/h200_runs/snapshot";
+        const std::string file = (m_dir.path() + QStringLiteral("/engine.pickle")).toStdString();
+        test::writeFile(file, test::readDecompressed(run / "memory_snapshot.pickle.gz"));
+        const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(file);
+        QVERIFY2(loaded.model, loaded.error.c_str());
+        const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
+        // Python's pickle.load of the same file: len(segments), the sum of total_size, of the
+        // active_allocated blocks' size, the device_traces entries; its replay's peak
+        // (bench/snapshot_replay.py).
+        QCOMPARE(s.segments, size_t(5));
+        QCOMPARE(s.reservedBytes, int64_t(73400320));
+        QCOMPARE(s.allocatedBytes, int64_t(68157440));
+        QCOMPARE(s.traceEntries, size_t(5186));
+        QCOMPARE(s.peakAllocatedBytes, int64_t(72667232));
+        QCOMPARE(s.iterations, size_t(11));            // Optimizer.step annotations
+        QCOMPARE(s.peakMomentsUs.size(), size_t(10));  // every full step (Python's replay)
+        QVERIFY(!s.topStacksAtPeak.empty());
+        // 32 MiB: the workspace cuBLAS takes for the main thread's handle in the first matmul
+        // (and another for autograd's thread in backward).
+        QCOMPARE(
+            loaded.model->place(s.topStacksAtPeak.front().stack),
+            std::string("cuBLAS workspace for aten::matmul in torch::nn::LinearImpl::forward"));
+        bool optimizerState = false;
+        for (const snapshot::StackBytes& g : s.topStacksAtPeak) {
+            const std::string place = loaded.model->place(g.stack);
+            QVERIFY2(place.starts_with("aten::") ||
+                         place.starts_with("cuBLAS workspace for aten::"),
+                     place.c_str());
+            optimizerState |=
+                place == "aten::zeros_like in kinetoscope::engine::detail::ClippedAdam::step";
+        }
+        QVERIFY(optimizerState);
+        const std::vector<std::string> stack =
+            loaded.model->readableStack(s.topStacksAtPeak.front().stack, 4);
+        QCOMPARE(stack.front(),
+                 std::string("at::cuda::setWorkspaceForHandle"));  // past the recorder
+        QVERIFY(stack.back().starts_with("+ "));
+
+        const test::CliRun placed =
+            test::runCli({"memory", file, "--trace", (run / "trace.json.gz").string(), "--json"});
+        QVERIFY2(placed.code == 0, placed.err.c_str());
+        const json inTrace = json::parse(placed.out)["peak_in_trace"];
+        QVERIFY(inTrace["in_window"].get<bool>());
+        QCOMPARE(inTrace["peak_moments"].get<int>(), 10);
+        QCOMPARE(inTrace["peak_moments_in_window"].get<int>(), 4);
+        QCOMPARE(inTrace["step"].get<std::string>(), std::string("ProfilerStep#7"));
+        QCOMPARE(inTrace["phase"].get<std::string>(), std::string("backward"));
     }
 
     // A training step's activations at the peak: the Windows transformer snapshot passes
