@@ -78,10 +78,10 @@ std::string qualifiedFunction(std::string_view signature)
 bool isMachinery(std::string_view q)
 {
     return q.empty() || q == "??" ||
-           startsWithAny(q, {"at::", "c10::", "std::", "__gnu_cxx::", "torch::unwind::",
-                             "torch::CapturedTraceback::", "torch::cuda::",
-                             "torch::autograd::VariableType", "_", "pthread_", "start_thread",
-                             "clone"});
+           startsWithAny(
+               q, {"at::", "c10::", "std::", "__gnu_cxx::", "torch::unwind::",
+                   "torch::CapturedTraceback::", "torch::cuda::", "torch::autograd::VariableType",
+                   "_", "pthread_", "start_thread", "clone"});
 }
 
 std::string heldModule(std::string_view signature)
@@ -107,8 +107,8 @@ std::string nativePlace(const std::vector<std::string_view>& signatures)
     for (std::string_view signature : signatures) {
         const std::string q = qualifiedFunction(signature);
         const std::string_view name = q;
-        workspace |= name == "at::cuda::setWorkspaceForHandle" ||
-                     name == "at::cuda::getCUDABlasLtWorkspace";
+        workspace |=
+            name == "at::cuda::setWorkspaceForHandle" || name == "at::cuda::getCUDABlasLtWorkspace";
         if (name.starts_with(ops) && name.ends_with(call)) {
             op = name.substr(ops.size(), name.size() - ops.size() - call.size());
             continue;
@@ -119,8 +119,8 @@ std::string nativePlace(const std::vector<std::string_view>& signatures)
         if (!caller.empty())
             break;
     }
-    std::string place = op.empty() ? caller
-                                   : "aten::" + op + (caller.empty() ? std::string() : " in " + caller);
+    std::string place =
+        op.empty() ? caller : "aten::" + op + (caller.empty() ? std::string() : " in " + caller);
     return workspace && !place.empty() ? "cuBLAS workspace for " + place : place;
 }
 
