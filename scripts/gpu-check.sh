@@ -145,17 +145,20 @@ stage_snapshot() {
     local dir=$results/snapshot
     if [[ -f $dir/memory_snapshot.pickle ]]; then
         "$ks" memory "$dir/memory_snapshot.pickle" --trace "$dir/trace.json.gz" > "$dir/memory.txt" 2>&1
-        "$ks" memory "$dir/memory_snapshot.pickle" --trace "$dir/trace.json.gz" --json > "$dir/memory.json" 2>&1
+        "$ks" memory "$dir/memory_snapshot.pickle" --trace "$dir/trace.json.gz" --json > "$dir/memory.json" 2> "$dir/memory.err"
         head -25 "$dir/memory.txt"
         # Python's own pickle.load and an independent replay of the peak (requested bytes;
         # Kinetoscope counts blocks from before the history at their rounded size).
-        "$python" bench/snapshot_replay.py "$dir/memory_snapshot.pickle" > "$dir/replay.json" 2>&1
+        "$python" bench/snapshot_replay.py "$dir/memory_snapshot.pickle" > "$dir/replay.json" 2> "$dir/replay.err"
         "$python" - "$dir/replay.json" "$dir/memory.json" <<'PY'
 import json, sys
 py, ks = (json.load(open(p)) for p in sys.argv[1:3])
+differ = 0
 for key in ("segments", "reserved_bytes", "trace_entries", "peak_allocated_bytes"):
     a, b = py.get(key), ks.get(key)
-    print(f"{key}: python {a}, kinetoscope {b}" + (f" ({b / a:.4f}x)" if a and b else ""))
+    differ += a != b
+    print(f"{key}: python {a}, kinetoscope {b}" + ("" if a == b else "  DIFFERS"))
+print("snapshot check:", "agrees with Python" if differ == 0 else f"{differ} figures differ")
 PY
         gzip -9 "$dir/memory_snapshot.pickle"
     fi

@@ -114,6 +114,7 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
                   {"op", inTrace->op},
                   {"module", inTrace->module},
                   {"sentence", inTrace->sentence},
+                  {"time_us", inTrace->peakNs / 1000},  // the moment placed
                   {"peak_moments", inTrace->peakMoments},
                   {"peak_moments_in_window", inTrace->peakMomentsInWindow}};
     return {{"source", source},

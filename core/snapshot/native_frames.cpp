@@ -1,5 +1,6 @@
 #include "core/snapshot/native_frames.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace kinetoscope::snapshot {
@@ -20,6 +21,8 @@ bool startsWithAny(std::string_view text, std::initializer_list<std::string_view
 // What called the operator, when a frame says so: "" for a frame that does not.
 std::string callerOf(std::string_view q)
 {
+    if (startsWithAny(q, {"torch::nn::AnyModule", "torch::nn::AnyValue"}))
+        return {};  // a Sequential's plumbing: the held module's frame says more (heldModule)
     if (q.starts_with("torch::nn::") || q.starts_with("torch::optim::"))
         return std::string(q);  // a C++ module's forward, a functional, an optimizer's step
     if (constexpr std::string_view generated = "torch::autograd::generated::";
@@ -47,56 +50,78 @@ std::string callerOf(std::string_view q)
 
 std::string qualifiedFunction(std::string_view signature)
 {
-    // The head: up to the parameter list, "(anonymous namespace)" kept as one mark.
+    // The head: up to the parameter list, "(anonymous namespace)" kept as one mark, a
+    // lambda's "{lambda(...)#1}" copied whole, a "decltype (auto)" return type skipped.
     std::string head;
     int angles = 0;
     for (size_t i = 0; i < signature.size(); ++i) {
-        if (angles == 0 && signature.substr(i).starts_with(kAnonymous)) {
+        const std::string_view rest = signature.substr(i);
+        const char c = signature[i];
+        if (angles == 0 && rest.starts_with(kAnonymous)) {
             head += kAnonymousMark;
             i += kAnonymous.size() - 1;
-            continue;
-        }
-        const char c = signature[i];
-        if (c == '(' && angles == 0)
+        } else if (angles == 0 && c == '{') {  // "{lambda()#1}", "{unnamed type#1}"
+            const size_t close = std::min(rest.find('}'), rest.size() - 1);
+            head += rest.substr(0, close + 1);
+            i += close;
+        } else if (angles == 0 && rest.starts_with("decltype (")) {
+            i += std::min(rest.find(')'), rest.size() - 1);
+        } else if (c == '(' && angles == 0) {
             break;
-        if (c == '<')
+        } else if (c == '<') {
             ++angles;
-        else if (c == '>' && angles > 0)
+        } else if (c == '>' && angles > 0) {
             --angles;
-        else if (angles == 0)
+        } else if (angles == 0) {
             head += c;
+        }
     }
-    // The return type ends at the last space outside template arguments (removed above).
-    if (const size_t space = head.find_last_of(' '); space != std::string::npos)
+    // The return type ends at the last space outside template arguments (removed above)
+    // and before an operator's name ("Foo::operator bool", "operator new").
+    const size_t op = head.find("operator");
+    const size_t space = op == std::string::npos ? head.find_last_of(' ')
+                         : op == 0               ? std::string::npos
+                                                 : head.find_last_of(' ', op - 1);
+    if (space != std::string::npos)
         head.erase(0, space + 1);
     std::string name;
-    for (char c : head)
-        name += c == kAnonymousMark ? std::string(kAnonymous) : std::string(1, c);
+    for (char ch : head)
+        name += ch == kAnonymousMark ? std::string(kAnonymous) : std::string(1, ch);
     return name;
 }
 
 bool isMachinery(std::string_view q)
 {
+    // The C library's and the loader's frames by name; "__" names are the implementation's.
+    for (std::string_view exact : {"_start", "clone", "clone3", "start_thread"})
+        if (q == exact)
+            return true;
     return q.empty() || q == "??" ||
-           startsWithAny(
-               q, {"at::", "c10::", "std::", "__gnu_cxx::", "torch::unwind::",
-                   "torch::CapturedTraceback::", "torch::cuda::", "torch::autograd::VariableType",
-                   "_", "pthread_", "start_thread", "clone"});
+           startsWithAny(q, {"at::", "c10::", "std::", "__gnu_cxx::", "torch::unwind::",
+                             "torch::CapturedTraceback::", "torch::cuda::",
+                             "torch::autograd::VariableType", "__", "pthread_"});
 }
 
 std::string heldModule(std::string_view signature)
 {
     constexpr std::string_view holder = "torch::nn::AnyModuleHolder<";
-    if (!signature.starts_with(holder))
+    size_t at = signature.find(holder);
+    if (at == std::string_view::npos || (at > 0 && signature[at - 1] != ' '))
         return {};
+    at += holder.size();
+    std::string_view module;
     int angles = 1;
-    for (size_t i = holder.size(); i < signature.size(); ++i) {
+    size_t i = at;
+    for (; i < signature.size() && angles > 0; ++i) {
         const char c = signature[i];
         angles += c == '<' ? 1 : c == '>' ? -1 : 0;
-        if (angles == 0 || (angles == 1 && c == ','))
-            return std::string(signature.substr(holder.size(), i - holder.size())) + "::forward";
+        if (module.empty() && (angles == 0 || (angles == 1 && c == ',')))
+            module = signature.substr(at, i - at);
     }
-    return {};
+    // The holder's forward itself, not its other members (InvokeForward and the like).
+    if (module.empty() || !signature.substr(i).starts_with("::forward("))
+        return {};
+    return std::string(module) + "::forward";
 }
 
 std::string nativePlace(const std::vector<std::string_view>& signatures)
@@ -121,7 +146,9 @@ std::string nativePlace(const std::vector<std::string_view>& signatures)
     }
     std::string place =
         op.empty() ? caller : "aten::" + op + (caller.empty() ? std::string() : " in " + caller);
-    return workspace && !place.empty() ? "cuBLAS workspace for " + place : place;
+    if (!workspace)
+        return place;
+    return place.empty() ? "cuBLAS workspace" : "cuBLAS workspace for " + place;
 }
 
 }  // namespace kinetoscope::snapshot

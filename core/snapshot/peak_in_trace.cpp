@@ -74,7 +74,8 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
         else if (p.peakMoments > 1)
             p.sentence = "the peak is " + format::duration(apart) + " " + where +
                          ", and none of the " + format::count(int64_t(p.peakMoments)) +
-                         " iterations that come within 1 % of it is in the trace's window "
+                         " times memory comes within 1 % of it (at most once an iteration) is "
+                         "in the trace's window "
                          "(profile the steps where memory peaks)";
         else
             p.sentence = "the peak is " + format::duration(apart) + " " + where +
@@ -124,8 +125,9 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
             break;
         }
     // A peak reached again and again: how often, and the first time in the window.
-    p.sentence = p.peakMoments > 1 ? "memory comes within 1 % of its peak in " +
-                                         format::count(int64_t(p.peakMoments)) + " iterations, " +
+    p.sentence = p.peakMoments > 1 ? "memory comes within 1 % of its peak " +
+                                         format::count(int64_t(p.peakMoments)) +
+                                         " times (at most once an iteration), " +
                                          format::count(int64_t(p.peakMomentsInWindow)) +
                                          " of them in the trace's window; the first there is in "
                                    : "the peak is in ";
@@ -138,7 +140,8 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
     if (p.step.empty() && p.phase.empty() && p.op.empty())
         p.sentence = p.peakMoments > 1
                          ? "memory comes within 1 % of its peak in " +
-                               format::count(int64_t(p.peakMoments)) + " iterations, " +
+                               format::count(int64_t(p.peakMoments)) +
+                               " times (at most once an iteration), " +
                                format::count(int64_t(p.peakMomentsInWindow)) +
                                " of them in the trace's window, the first while no host thread "
                                "was in an op"

@@ -17,7 +17,9 @@ struct PeakInTrace
     // On the trace's clock: the first moment within 1 % of the peak inside the window, else
     // the peak (SnapshotSummary::peakMomentsUs).
     int64_t peakNs = 0;
-    size_t peakMoments = 1;          // the iterations that come within 1 % of the peak
+    // The times memory comes within 1 % of its peak, at most once an iteration (the set-up
+    // before the first counts as one); 0 when there is no timed peak.
+    size_t peakMoments = 0;
     size_t peakMomentsInWindow = 0;  // of them, inside the trace's window
     std::string step;                // "ProfilerStep#12", "" outside every step
     std::string phase;   // "forward", "backward", "the optimizer step", "data loading"; "" unknown

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kinetoscope::snapshot {
@@ -55,9 +56,13 @@ template <typename Key>
 std::vector<StackBytes> byKey(const std::vector<Live>& live, int64_t since, bool keyless, Key&& key)
 {
     std::map<std::string, std::pair<StackBytes, int64_t>> groups;  // key -> (group, largest)
+    std::unordered_map<StackId, std::string> keyOf;                // many blocks share a stack
     for (const Live& l : live)
         if (l.when >= since) {
-            std::string k = key(l.stack);
+            auto [known, fresh] = keyOf.try_emplace(l.stack);
+            if (fresh)
+                known->second = key(l.stack);
+            std::string k = known->second;
             if (k.empty() && !keyless)
                 continue;
             auto& [g, largest] = groups[std::move(k)];
@@ -94,18 +99,25 @@ std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Li
     if (iterations.empty())
         return {};
     std::map<std::string, std::unordered_set<size_t>> seen;  // place -> iterations it allocated in
+    std::unordered_map<StackId, std::string> placeOf;        // many blocks share a stack
+    auto place = [&](StackId stack) -> const std::string& {
+        auto [known, fresh] = placeOf.try_emplace(stack);
+        if (fresh)
+            known->second = model.place(stack);
+        return known->second;
+    };
     std::vector<Live> late;
     for (const Live& l : live)
         if (l.when >= since) {
             const size_t iteration =
                 size_t(std::upper_bound(iterations.begin(), iterations.end(), l.when) -
                        iterations.begin());
-            seen[model.place(l.stack)].insert(iteration);
+            seen[place(l.stack)].insert(iteration);
             late.push_back(l);
         }
     std::vector<StackBytes> out;
-    for (const StackBytes& g : byPlace(model, late, since))
-        if (seen[model.place(g.stack)].size() >= kLeakIterations)
+    for (const StackBytes& g : byKey(late, since, true, place))
+        if (seen[place(g.stack)].size() >= kLeakIterations)
             out.push_back(g);
     return out;
 }
@@ -238,7 +250,8 @@ void findings(const SnapshotModel& model, SnapshotSummary& s)
 }
 
 // The iterations that come within 1 % of the peak: the time of each one's highest point,
-// in order (what comes before the first iteration counts as one). A training loop
+// in order (what comes before the first iteration counts as one more: a set-up that
+// peaks). A training loop
 // reaches its peak in every step, so the first such moment is one of many; 1 % keeps steps
 // whose peaks differ by a few blocks alike. Without iterations, the peak alone.
 std::vector<int64_t> peakMoments(const DeviceTimeline& t, const std::vector<int64_t>& starts)
@@ -259,7 +272,7 @@ std::vector<int64_t> peakMoments(const DeviceTimeline& t, const std::vector<int6
             while (next < starts.size() && t.when(i) >= starts[next])
                 ++next;
         }
-        if (t.allocated[i] > highest) {
+        if (t.allocated[i] > highest && t.entry(i).timeUs >= 0) {
             highest = t.allocated[i];
             highestUs = t.entry(i).timeUs;
         }
