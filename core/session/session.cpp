@@ -185,30 +185,38 @@ std::optional<Session> loadSession(const std::filesystem::path& path, std::strin
     return parseSession(text, path.string(), error);
 }
 
-std::filesystem::path snapshotOf(const Session& session, const std::filesystem::path& sessionPath)
-{
-    std::filesystem::path snapshot(session.snapshotPath);
-    if (!snapshot.empty() && !snapshot.is_absolute())
-        snapshot = sessionPath.parent_path() / snapshot;
-    return snapshot;
-}
+namespace {
 
-std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)
+// A file the session names, beside the session when relative; compressed after the run
+// (gzip trace.json) it is still the session's.
+std::filesystem::path besideSession(const std::string& named,
+                                    const std::filesystem::path& sessionPath)
 {
-    std::filesystem::path trace(session.tracePath);
-    if (trace.empty())
-        return trace;
-    if (!trace.is_absolute())
-        trace = sessionPath.parent_path() / trace;
-    // A trace compressed after the run (gzip trace.json) is still the session's.
+    std::filesystem::path file(named);
+    if (file.empty())
+        return file;
+    if (!file.is_absolute())
+        file = sessionPath.parent_path() / file;
     std::error_code ec;
-    if (!std::filesystem::exists(trace, ec)) {
-        std::filesystem::path gzipped = trace;
+    if (!std::filesystem::exists(file, ec)) {
+        std::filesystem::path gzipped = file;
         gzipped += ".gz";
         if (std::filesystem::exists(gzipped, ec))
             return gzipped;
     }
-    return trace;
+    return file;
+}
+
+}  // namespace
+
+std::filesystem::path snapshotOf(const Session& session, const std::filesystem::path& sessionPath)
+{
+    return besideSession(session.snapshotPath, sessionPath);
+}
+
+std::filesystem::path traceOf(const Session& session, const std::filesystem::path& sessionPath)
+{
+    return besideSession(session.tracePath, sessionPath);
 }
 
 }  // namespace kinetoscope::session

@@ -2,12 +2,14 @@
 
 #include "core/snapshot/native_frames.h"
 #include "core/snapshot/pickle_reader.h"
+#include "core/trace/byte_source.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 
@@ -506,6 +508,42 @@ LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(siz
     return loaded;
 }
 
+namespace {
+
+bool isGzipFile(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    unsigned char head[2] = {};
+    return in.read(reinterpret_cast<char*>(head), 2) && head[0] == 0x1f && head[1] == 0x8b;
+}
+
+// A gzipped snapshot (gzip memory_snapshot.pickle after the run) is inflated whole: the
+// reader needs its bytes in memory, so this one costs the file's inflated size in RSS.
+LoadedSnapshot loadGzipSnapshot(const std::filesystem::path& path)
+{
+    LoadedSnapshot failed;
+    const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, failed.error);
+    if (!source)
+        return failed;
+    std::string bytes;
+    constexpr size_t kChunk = size_t(1) << 22;  // bytes inflated per read
+    for (;;) {
+        const size_t had = bytes.size();
+        bytes.resize(had + kChunk);
+        const size_t got = source->read(bytes.data() + had, kChunk);
+        bytes.resize(had + got);
+        if (got == 0)
+            break;
+    }
+    if (source->status() != trace::ByteSource::Status::EndOfData) {
+        failed.error = path.string() + ": " + source->error();
+        return failed;
+    }
+    return readSnapshot(bytes);
+}
+
+}  // namespace
+
 LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
 {
     LoadedSnapshot failed;
@@ -518,6 +556,8 @@ LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
         failed.error = path.string() + " is a directory, not a snapshot";
         return failed;
     }
+    if (isGzipFile(path))
+        return loadGzipSnapshot(path);
 #if defined(__unix__) || defined(__APPLE__)
     // Mapped, and let go of behind the reader: the file's pages never all stay resident.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -568,8 +608,13 @@ LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
 
 bool isSnapshotFile(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
     char head[2] = {};
+    if (isGzipFile(path)) {  // a snapshot gzipped after the run: its first inflated bytes
+        std::string error;
+        const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, error);
+        return source && source->read(head, 2) == 2 && looksLikePickle(std::string_view(head, 2));
+    }
+    std::ifstream in(path, std::ios::binary);
     return in.read(head, 2) && looksLikePickle(std::string_view(head, 2));
 }
 

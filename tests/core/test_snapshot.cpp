@@ -2,6 +2,7 @@
 // (their figures checked against Python's pickle.load of the same files), the code
 // opcodes it refuses, truncation, the bare-list form, out-of-memory and leak readings on
 // snapshots written here opcode by opcode, and `kinetoscope memory` as a user runs it.
+#include "core/session/session.h"
 #include "core/snapshot/native_frames.h"
 #include "core/snapshot/pickle_reader.h"
 #include "core/snapshot/snapshot_model.h"
@@ -593,8 +594,9 @@ private Q_SLOTS:
     void anEngineSnapshotOfAGpuRunIsReadAndPlacedInItsTrace()
     {
         const std::filesystem::path run = KINETOSCOPE_SOURCE_DIR "/tests/data/h200_runs/snapshot";
-        const std::string file = (m_dir.path() + QStringLiteral("/engine.pickle")).toStdString();
-        test::writeFile(file, test::readDecompressed(run / "memory_snapshot.pickle.gz"));
+        // Gzipped after the run, as gpu-check.sh keeps them: read as it is.
+        const std::string file = (run / "memory_snapshot.pickle.gz").string();
+        QVERIFY(snapshot::isSnapshotFile(file));
         const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(file);
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
@@ -641,6 +643,23 @@ private Q_SLOTS:
         QCOMPARE(inTrace["peak_moments_in_window"].get<int>(), 4);
         QCOMPARE(inTrace["step"].get<std::string>(), std::string("ProfilerStep#7"));
         QCOMPARE(inTrace["phase"].get<std::string>(), std::string("backward"));
+
+        // The session names memory_snapshot.pickle; gzipped, it is still the session's.
+        std::string error;
+        const auto session = session::loadSession(run / "session.kinetoscope.json", error);
+        QVERIFY2(session, error.c_str());
+        QCOMPARE(session::snapshotOf(*session, run / "session.kinetoscope.json"),
+                 run / "memory_snapshot.pickle.gz");
+
+        // Cut short, it says so in one line and reads nothing.
+        const std::string gz = test::readBytes(file);
+        const std::string cut = (m_dir.path() + QStringLiteral("/cut.pickle.gz")).toStdString();
+        test::writeFile(cut, gz.substr(0, gz.size() / 2));
+        const snapshot::LoadedSnapshot truncated = snapshot::loadSnapshotFile(cut);
+        QVERIFY(!truncated.model);
+        QVERIFY2(truncated.error.find("the gzip stream ends early") != std::string::npos,
+                 truncated.error.c_str());
+        QVERIFY(truncated.error.find('\n') == std::string::npos);
     }
 
     // A training step's activations at the peak: the Windows transformer snapshot passes
