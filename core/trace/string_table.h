@@ -32,6 +32,18 @@ public:
 
 private:
     std::string_view store(std::string_view text);
+    StringId internMiss(std::string_view text);
+
+    // The texts met last, by a fingerprint of their size and three of their 8-byte
+    // windows: a hit is confirmed byte for byte and skips hashing the whole text (kernel
+    // names run to hundreds of bytes and repeat in every step).
+    struct Recent
+    {
+        std::string_view text;  // as the index holds it (raw bytes for a mended text)
+        uint32_t id = 0;
+    };
+    static constexpr size_t kRecentSlots = 1024;
+    std::unique_ptr<Recent[]> m_recent;  // made at the first intern (a moved-from table too)
 
     // Characters live in fixed blocks that never move, so the views stay valid.
     std::vector<std::unique_ptr<char[]>> m_blocks;
@@ -41,6 +53,7 @@ private:
     std::vector<std::string_view> m_mendedTexts;
     std::vector<std::string_view> m_views;
     std::unordered_map<std::string_view, uint32_t> m_index;
+    std::string_view m_lastKey;  // the index's key for the text internMiss last resolved
 };
 
 }  // namespace kinetoscope::trace

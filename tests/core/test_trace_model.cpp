@@ -116,6 +116,37 @@ private Q_SLOTS:
         QVERIFY(table.find("aten::add").has_value());
         QVERIFY(!table.find("nope").has_value());
     }
+
+    // The recent-texts cache in front of the index: texts alike in size and in the bytes
+    // its fingerprint reads (first, middle and last 8) still get ids of their own, a text
+    // met again gets its id whichever of them came last, and a text that is not UTF-8
+    // keeps resolving to its mended form.
+    void internsTextsAlikeInTheirFingerprintApart()
+    {
+        StringTable table;
+        std::vector<std::string> alike;
+        for (char c = 'a'; c <= 'z'; ++c) {  // differ only at byte 10 of 40
+            std::string text(40, 'x');
+            text[10] = c;
+            alike.push_back(text);
+        }
+        std::vector<StringId> ids;
+        for (const std::string& text : alike)
+            ids.push_back(table.intern(text));
+        for (int round = 0; round < 3; ++round)
+            for (size_t i = alike.size(); i-- > 0;) {
+                QCOMPARE(table.intern(alike[i]), ids[i]);
+                QCOMPARE(table.view(ids[i]), std::string_view(alike[i]));
+            }
+        QCOMPARE(table.size(), alike.size() + 1);
+        const std::string broken = "kernel\xff name";
+        const StringId mended = table.intern(broken);
+        QCOMPARE(table.intern(broken), mended);
+        QCOMPARE(table.intern(std::string(table.view(mended))), mended);
+        QCOMPARE(table.mendedCount(), size_t(1));
+        StringTable moved = std::move(table);
+        QCOMPARE(moved.intern(alike[3]), ids[3]);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTraceModel)
