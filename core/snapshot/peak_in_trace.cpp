@@ -44,6 +44,15 @@ std::string phaseOf(const trace::TraceModel& trace,
                       : "forward";
 }
 
+// "memory comes within 1 % of its peak 30 times (at most once an iteration), 5 of them
+// in the trace's window"
+std::string recurrence(const PeakInTrace& p)
+{
+    return "memory comes within 1 % of its peak " + format::count(int64_t(p.peakMoments)) +
+           " times (at most once an iteration), " + format::count(int64_t(p.peakMomentsInWindow)) +
+           " of them in the trace's window";
+}
+
 }  // namespace
 
 PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& trace,
@@ -125,12 +134,7 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
             break;
         }
     // A peak reached again and again: how often, and the first time in the window.
-    p.sentence = p.peakMoments > 1 ? "memory comes within 1 % of its peak " +
-                                         format::count(int64_t(p.peakMoments)) +
-                                         " times (at most once an iteration), " +
-                                         format::count(int64_t(p.peakMomentsInWindow)) +
-                                         " of them in the trace's window; the first there is in "
-                                   : "the peak is in ";
+    p.sentence = p.peakMoments > 1 ? recurrence(p) + "; the first there is in " : "the peak is in ";
     p.sentence += (p.step.empty() ? std::string("no step") : p.step + "'s") +
                   (p.phase.empty() ? std::string() : " " + p.phase);
     if (!p.op.empty())
@@ -139,12 +143,7 @@ PeakInTrace placePeak(const SnapshotSummary& snapshot, const trace::TraceModel& 
         p.sentence += " under " + p.module;
     if (p.step.empty() && p.phase.empty() && p.op.empty())
         p.sentence = p.peakMoments > 1
-                         ? "memory comes within 1 % of its peak in " +
-                               format::count(int64_t(p.peakMoments)) +
-                               " times (at most once an iteration), " +
-                               format::count(int64_t(p.peakMomentsInWindow)) +
-                               " of them in the trace's window, the first while no host thread "
-                               "was in an op"
+                         ? recurrence(p) + ", the first while no host thread was in an op"
                          : "the peak is in the trace's window, while no host thread was in an op";
     return p;
 }

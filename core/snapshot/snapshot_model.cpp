@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <tuple>
 #include <unordered_map>
@@ -510,33 +508,24 @@ LoadedSnapshot readSnapshot(std::string_view bytes, const std::function<void(siz
 
 namespace {
 
-bool isGzipFile(const std::filesystem::path& path)
+// Every byte of `source`, decompressed: a gzipped snapshot (gzip memory_snapshot.pickle
+// after the run) is read whole, so it costs its inflated size in RSS, as does a plain
+// file that could not be mapped.
+LoadedSnapshot readWhole(trace::ByteSource& source, const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char head[2] = {};
-    return in.read(reinterpret_cast<char*>(head), 2) && head[0] == 0x1f && head[1] == 0x8b;
-}
-
-// A gzipped snapshot (gzip memory_snapshot.pickle after the run) is inflated whole: the
-// reader needs its bytes in memory, so this one costs the file's inflated size in RSS.
-LoadedSnapshot loadGzipSnapshot(const std::filesystem::path& path)
-{
-    LoadedSnapshot failed;
-    const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, failed.error);
-    if (!source)
-        return failed;
     std::string bytes;
-    constexpr size_t kChunk = size_t(1) << 22;  // bytes inflated per read
+    constexpr size_t kChunk = size_t(1) << 22;  // bytes read per call
     for (;;) {
         const size_t had = bytes.size();
         bytes.resize(had + kChunk);
-        const size_t got = source->read(bytes.data() + had, kChunk);
+        const size_t got = source.read(bytes.data() + had, kChunk);
         bytes.resize(had + got);
         if (got == 0)
             break;
     }
-    if (source->status() != trace::ByteSource::Status::EndOfData) {
-        failed.error = path.string() + ": " + source->error();
+    if (source.status() != trace::ByteSource::Status::EndOfData) {
+        LoadedSnapshot failed;
+        failed.error = path.string() + ": " + source.error();
         return failed;
     }
     return readSnapshot(bytes);
@@ -556,8 +545,12 @@ LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
         failed.error = path.string() + " is a directory, not a snapshot";
         return failed;
     }
-    if (isGzipFile(path))
-        return loadGzipSnapshot(path);
+    // One opening path (gzip told by the bytes); a plain file is mapped where it can be.
+    const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, failed.error);
+    if (!source)
+        return failed;
+    if (source->compressed())
+        return readWhole(*source, path);
 #if defined(__unix__) || defined(__APPLE__)
     // Mapped, and let go of behind the reader: the file's pages never all stay resident.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -593,29 +586,16 @@ LoadedSnapshot loadSnapshotFile(const std::filesystem::path& path)
         ::close(fd);
     }
 #endif
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        failed.error = "cannot read " + path.string();
-        return failed;
-    }
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) {
-        failed.error = "cannot read " + path.string();
-        return failed;
-    }
-    return readSnapshot(bytes);
+    return readWhole(*source, path);
 }
 
 bool isSnapshotFile(const std::filesystem::path& path)
 {
+    // Its first bytes, inflated when the file is gzipped.
+    std::string error;
+    const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, error);
     char head[2] = {};
-    if (isGzipFile(path)) {  // a snapshot gzipped after the run: its first inflated bytes
-        std::string error;
-        const std::unique_ptr<trace::ByteSource> source = trace::openFileSource(path, error);
-        return source && source->read(head, 2) == 2 && looksLikePickle(std::string_view(head, 2));
-    }
-    std::ifstream in(path, std::ios::binary);
-    return in.read(head, 2) && looksLikePickle(std::string_view(head, 2));
+    return source && source->read(head, 2) == 2 && looksLikePickle(std::string_view(head, 2));
 }
 
 }  // namespace kinetoscope::snapshot

@@ -79,33 +79,29 @@ StringId StringTable::intern(std::string_view text)
     if (recent.text.size() == text.size() &&
         std::memcmp(recent.text.data(), text.data(), text.size()) == 0)
         return StringId{recent.id};
-    const StringId id = internMiss(text);
-    recent = {m_lastKey, id.value};
+    const auto [key, id] = internMiss(text);
+    recent = {key, id.value};
     return id;
 }
 
-StringId StringTable::internMiss(std::string_view text)
+std::pair<std::string_view, StringId> StringTable::internMiss(std::string_view text)
 {
-    if (auto it = m_index.find(text); it != m_index.end()) {
-        m_lastKey = it->first;
-        return StringId{it->second};
-    }
+    if (auto it = m_index.find(text); it != m_index.end())
+        return {it->first, StringId{it->second}};
     if (!isValidUtf8(text)) {
         // Kept as its mended form; the raw bytes stay a key of the index (not a string
         // of the table) so that the next occurrence is found at once.
-        const StringId mended = internMiss(toValidUtf8(text));
+        const StringId mended = internMiss(toValidUtf8(text)).second;
         const std::string_view raw = store(text);
         m_mendedTexts.push_back(raw);
         m_index.emplace(raw, mended.value);
-        m_lastKey = raw;
-        return mended;
+        return {raw, mended};
     }
     const auto id = static_cast<uint32_t>(m_views.size());
     const std::string_view stored = store(text);
     m_views.push_back(stored);
     m_index.emplace(stored, id);
-    m_lastKey = stored;
-    return StringId{id};
+    return {stored, StringId{id}};
 }
 
 std::optional<StringId> StringTable::find(std::string_view text) const

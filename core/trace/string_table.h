@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::trace {
@@ -32,7 +33,8 @@ public:
 
 private:
     std::string_view store(std::string_view text);
-    StringId internMiss(std::string_view text);
+    // The index's key for `text` (raw bytes for a mended text) and its id, interned if new.
+    std::pair<std::string_view, StringId> internMiss(std::string_view text);
 
     // The texts met last, by a fingerprint of their size and three of their 8-byte
     // windows: a hit is confirmed byte for byte and skips hashing the whole text (kernel
@@ -53,7 +55,6 @@ private:
     std::vector<std::string_view> m_mendedTexts;
     std::vector<std::string_view> m_views;
     std::unordered_map<std::string_view, uint32_t> m_index;
-    std::string_view m_lastKey;  // the index's key for the text internMiss last resolved
 };
 
 }  // namespace kinetoscope::trace
