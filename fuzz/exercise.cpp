@@ -16,6 +16,9 @@
 #include "core/timeline/timeline_index.h"
 #include "core/timeline/track_layout.h"
 #include "core/trace/event_args.h"
+#include "core/trace/event_array_scan.h"
+#include "core/trace/event_parser_backend.h"
+#include "core/trace/json_scan.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -40,6 +43,37 @@ uint64_t hashOf(std::string_view bytes)
     return h;
 }
 
+// The common-shape scanner reads the input's event array as simdjson does, or declines:
+// it never accepts what simdjson rejects nor reads a field differently.
+void checkCommonShapeAgrees(std::string_view bytes)
+{
+    const size_t key = bytes.find("\"traceEvents\"");
+    const size_t open = key == std::string_view::npos ? key : bytes.find('[', key);
+    if (open == std::string_view::npos)
+        return;
+    std::string_view array = bytes.substr(open);
+    const trace::json_scan::ScanResult scanned = trace::json_scan::scanValue(array);
+    if (scanned.status == trace::json_scan::Scan::Complete)
+        array = array.substr(0, scanned.length);
+    std::string padded(array);
+    padded.append(trace::kPaddingBytes, ' ');
+    const std::string_view text(padded.data(), array.size());
+    std::vector<trace::BatchEvent> scannedEvents;
+    if (!trace::scanCommonEventArray(text, scannedEvents))
+        return;
+    std::vector<trace::BatchEvent> parsedEvents;
+    const auto backend = trace::makeEventParserBackend(trace::ParserBackendChoice::Generic);
+    if (backend->parseArray(text.data(), text.size(), padded.size(), parsedEvents) != 0)
+        throw std::logic_error("the common-shape scanner accepted an array simdjson rejects");
+    if (scannedEvents.size() != parsedEvents.size())
+        throw std::logic_error("the common-shape scanner read another number of events");
+    for (size_t i = 0; i < parsedEvents.size(); ++i)
+        if (!(scannedEvents[i].event == parsedEvents[i].event) ||
+            scannedEvents[i].offset != parsedEvents[i].offset ||
+            scannedEvents[i].isObject != parsedEvents[i].isObject)
+            throw std::logic_error("the common-shape scanner read an event differently");
+}
+
 }  // namespace
 
 trace::LoadOptions optionsFor(std::string_view bytes)
@@ -58,6 +92,7 @@ trace::LoadOptions optionsFor(std::string_view bytes)
 trace::LoadStatus exerciseTrace(std::string_view bytes, const trace::LoadOptions& options)
 {
     const std::string source = "fuzz-input.json";
+    checkCommonShapeAgrees(bytes);
     const trace::LoadResult loaded = trace::loadTraceText(std::string(bytes), options);
     if (!loaded.model)
         return loaded.status;

@@ -15,6 +15,8 @@ struct KernelInfo
     float blocksPerSm = -1.0f;
     float warpsPerSm = -1.0f;
     float occupancyPercent = -1.0f;  // `est. achieved occupancy %`
+
+    bool operator==(const KernelInfo&) const = default;
 };
 
 // Size of a memcpy or memset, from its args. Absent values are -1.
@@ -22,6 +24,8 @@ struct CopyInfo
 {
     int64_t bytes = -1;
     float bandwidthGBps = -1.0f;
+
+    bool operator==(const CopyInfo&) const = default;
 };
 
 }  // namespace kinetoscope::trace

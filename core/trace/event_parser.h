@@ -20,6 +20,8 @@ struct ProcessOrThread
     std::string_view label;  // non-empty when the value was a non-numeric string
     bool present = false;
     bool streamPrefix = false;  // "stream N"
+
+    bool operator==(const ProcessOrThread&) const = default;
 };
 
 // Every view points into the parser's buffers and is valid until the next parse().
@@ -60,6 +62,9 @@ struct ParsedEvent
     std::string_view metaLabels;  // args.labels
     int64_t sortIndex = 0;
     bool hasSortIndex = false;
+
+    // Field by field, views by their text.
+    bool operator==(const ParsedEvent&) const = default;
 };
 
 // Converts a JSON number token in microseconds to integer nanoseconds without going

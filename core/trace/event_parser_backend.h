@@ -5,6 +5,7 @@
 #include "core/trace/event_parser.h"
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace kinetoscope::trace {
@@ -24,6 +25,26 @@ struct BatchEvent
 // AVX2-compiled file could be the copy the linker keeps for the whole program (see
 // core/trace/CMakeLists.txt), and the portable backend would then run AVX2 code.
 BatchEvent& appendBatchEvent(std::vector<BatchEvent>& batch);
+
+// How a value is read when written in a form other than the common one. Shared by the
+// simdjson backends and the common-shape scanner (core/trace/event_array_scan.h), so the
+// two read every value alike.
+//
+// A pid or tid written as a string: a number ("25738"), a GPU stream ("stream 7") or a
+// label. A partly numeric label ("12ab") keeps the number read from its start.
+ProcessOrThread processOrThreadFromText(std::string_view text);
+// An integer written as a string: true when the whole text reads; on false `out` may
+// hold what its start read (std::from_chars).
+bool integerFromText(std::string_view text, int64_t& out);
+// A number written with a fraction or an exponent, rounded to the nearest integer; false
+// (out untouched) when it is not finite or beyond int64.
+bool integerFromDouble(double value, int64_t& out);
+// A finite number within float's range; false (out untouched) otherwise.
+bool floatFromDouble(double value, float& out);
+// A ts or dur: a number token, or a string's contents, in microseconds. Sets `present`
+// when it reads, else `outOfRange` (a number beyond int64 nanoseconds) or `invalid`.
+void readTimeToken(std::string_view token, int64_t& out, bool& present, bool& invalid,
+                   bool& outOfRange);
 
 class EventParserBackend
 {
