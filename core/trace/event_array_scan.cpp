@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <simdjson.h>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -79,6 +80,62 @@ size_t digitRun(const char* p, const char* end)
         }
     }
     return static_cast<size_t>(std::min(p, end) - start);
+}
+
+uint64_t load64(const char* p)
+{
+    uint64_t word = 0;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+}
+
+// A key's name as a template argument, so that its words are constants.
+template <size_t N>
+struct KeyName
+{
+    constexpr KeyName(const char (&name)[N])
+    {
+        std::copy_n(name, N, text);
+    }  // NOLINT: implicit by design
+    char text[N] = {};
+
+    static constexpr size_t size = N - 1;
+    // `count` bytes from `at`, as a little-endian word.
+    constexpr uint64_t word(size_t at, size_t count) const
+    {
+        uint64_t value = 0;
+        for (size_t i = 0; i < count; ++i)
+            value |= uint64_t(static_cast<unsigned char>(text[at + i])) << (8 * i);
+        return value;
+    }
+};
+
+// Whether a key is `target`, compared a word at a time against constants. A key shorter
+// than a word is read a word long: it lies in the text, before its closing quote and the
+// value, with the padding after the text.
+template <KeyName target>
+[[gnu::always_inline]] inline bool keyIs(std::string_view key)
+{
+    constexpr size_t n = target.size;
+    if constexpr (std::endian::native != std::endian::little) {
+        return key == std::string_view(target.text, n);
+    } else if constexpr (n < 8) {
+        constexpr uint64_t mask = (uint64_t(1) << (8 * n)) - 1;
+        constexpr uint64_t word = target.word(0, n);
+        return key.size() == n && (load64(key.data()) & mask) == word;
+    } else {
+        if (key.size() != n)
+            return false;
+        uint64_t differ = 0;
+        // Whole words, then the last 8 bytes (overlapping the one before).
+        [&]<size_t... i>(std::index_sequence<i...>)
+        {
+            ((differ |= load64(key.data() + 8 * i) ^ target.word(8 * i, 8)), ...);
+        }
+        (std::make_index_sequence<(n - 1) / 8>{});
+        constexpr uint64_t last = target.word(n - 8, 8);
+        return (differ | (load64(key.data() + n - 8) ^ last)) == 0;
+    }
 }
 
 // A JSON number as double, correctly rounded like simdjson's; false when out of range.
@@ -189,10 +246,14 @@ bool readProcessOrThread(const Value& value, ProcessOrThread& out)
 class Scanner
 {
 public:
-    explicit Scanner(std::string_view text) : Scanner(text.data(), text.data(), text.data() + text.size())
+    explicit Scanner(std::string_view text)
+        : Scanner(text.data(), text.data(), text.data() + text.size())
     {
     }
-    Scanner(const char* begin, const char* at, const char* end) : m_begin(begin), m_p(at), m_end(end) {}
+    Scanner(const char* begin, const char* at, const char* end)
+        : m_begin(begin), m_p(at), m_end(end)
+    {
+    }
 
     bool eventArray(std::vector<BatchEvent>& out)
     {
@@ -405,7 +466,7 @@ private:
 
     [[gnu::always_inline]] bool eventField(std::string_view key, ParsedEvent& out)
     {
-        if (key == "args") {
+        if (keyIs<"args">(key)) {
             if (peek() == '{')
                 return members(2, [&](std::string_view k) { return argsField(k, out); });
             Value ignored;  // args that are not an object are not read
@@ -418,36 +479,36 @@ private:
             return true;
         switch (key[0]) {
         case 'p':
-            if (key == "ph") {
+            if (keyIs<"ph">(key)) {
                 if (v.kind == Kind::String && !v.text.empty())
                     out.phase = v.text[0];
-            } else if (key == "pid") {
+            } else if (keyIs<"pid">(key)) {
                 return readProcessOrThread(v, out.pid);
             }
             break;
         case 'n':
-            if (key == "name" && v.kind == Kind::String)
+            if (keyIs<"name">(key) && v.kind == Kind::String)
                 out.name = v.text;
             break;
         case 'c':
-            if (key == "cat") {
+            if (keyIs<"cat">(key)) {
                 out.hasCat = v.kind == Kind::String;
                 if (out.hasCat)
                     out.cat = v.text;
             }
             break;
         case 't':
-            if (key == "ts")
+            if (keyIs<"ts">(key))
                 readTime(v, out.tsNs, out.hasTs, out.invalidTime, out.timeOutOfRange);
-            else if (key == "tid")
+            else if (keyIs<"tid">(key))
                 return readProcessOrThread(v, out.tid);
             break;
         case 'd':
-            if (key == "dur")
+            if (keyIs<"dur">(key))
                 readTime(v, out.durNs, out.hasDur, out.invalidTime, out.timeOutOfRange);
             break;
         case 'i':
-            if (key == "id") {
+            if (keyIs<"id">(key)) {
                 int64_t id = 0;
                 if (!readInteger(v, id, out.hasFlowId))
                     return false;
@@ -455,7 +516,7 @@ private:
             }
             break;
         case 'b':
-            if (key == "bp")
+            if (keyIs<"bp">(key))
                 out.bindEnclosing = v.kind == Kind::String && v.text == "e";
             break;
         default:
@@ -476,9 +537,9 @@ private:
 
     [[gnu::always_inline]] bool argsField(std::string_view key, ParsedEvent& out)
     {
-        if ((key == "grid" || key == "block") && peek() == '[')
-            return triple(key == "grid" ? out.kernel.grid : out.kernel.block);
-        if (key == "Input Dims" || key == "Input dims") {
+        if ((keyIs<"grid">(key) || keyIs<"block">(key)) && peek() == '[')
+            return triple(keyIs<"grid">(key) ? out.kernel.grid : out.kernel.block);
+        if (keyIs<"Input Dims">(key) || keyIs<"Input dims">(key)) {
             const char* const start = m_p;
             Value dims;
             if (peek() != '[' || !value(dims, 2))
@@ -495,35 +556,35 @@ private:
         bool read = false;
         switch (key[0]) {
         case 'c':
-            if (key == "cid" || key == "correlation")
+            if (keyIs<"cid">(key) || keyIs<"correlation">(key))
                 return readIntegerAs(v, out.correlation);
             break;
         case 'E':
-            if (key == "External id")
+            if (keyIs<"External id">(key))
                 return readIntegerAs(v, out.externalId);
             break;
         case 'e':
-            if (key == "external id")
+            if (keyIs<"external id">(key))
                 return readIntegerAs(v, out.externalId);
-            if (key == "est. achieved occupancy %")
+            if (keyIs<"est. achieved occupancy %">(key))
                 return readFloat(v, out.kernel.occupancyPercent);
             break;
         case 'b':
-            if (key == "bytes")
+            if (keyIs<"bytes">(key))
                 return readIntegerAs(v, out.copy.bytes);
-            if (key == "blocks per SM")
+            if (keyIs<"blocks per SM">(key))
                 return readFloat(v, out.kernel.blocksPerSm);
             break;
         case 'n':
-            if (key == "name" && v.kind == Kind::String)
+            if (keyIs<"name">(key) && v.kind == Kind::String)
                 out.metaName = v.text;
             break;
         case 'l':
-            if (key == "labels" && v.kind == Kind::String)
+            if (keyIs<"labels">(key) && v.kind == Kind::String)
                 out.metaLabels = v.text;
             break;
         case 'A':
-            if (key == "Addr") {
+            if (keyIs<"Addr">(key)) {
                 int64_t address = 0;
                 if (!readInteger(v, address, read))
                     return false;
@@ -532,41 +593,41 @@ private:
             }
             break;
         case 'B':
-            if (key == "Bytes")
+            if (keyIs<"Bytes">(key))
                 return readInteger(v, out.memBytes, out.hasMemBytes);
             break;
         case 'd':
-            if (key == "device")
+            if (keyIs<"device">(key))
                 return readIntegerAs(v, out.deviceId);
             break;
         case 'D':
-            if (key == "Device Id")
+            if (keyIs<"Device Id">(key))
                 return readIntegerAs(v, out.deviceId);
-            if (key == "Device Type")
+            if (keyIs<"Device Type">(key))
                 return readIntegerAs(v, out.deviceType);
             break;
         case 's':
-            if (key == "sort_index")
+            if (keyIs<"sort_index">(key))
                 return readInteger(v, out.sortIndex, out.hasSortIndex);
-            if (key == "shared memory")
+            if (keyIs<"shared memory">(key))
                 return readIntegerAs(v, out.kernel.sharedMemoryBytes);
             break;
         case 'w':
-            if (key == "warps per SM")
+            if (keyIs<"warps per SM">(key))
                 return readFloat(v, out.kernel.warpsPerSm);
             break;
         case 'T':
-            if (key == "Total Reserved")
+            if (keyIs<"Total Reserved">(key))
                 return readIntegerAs(v, out.totalReserved);
-            if (key == "Total Allocated")
+            if (keyIs<"Total Allocated">(key))
                 return readIntegerAs(v, out.totalAllocated);
             break;
         case 'r':
-            if (key == "registers per thread")
+            if (keyIs<"registers per thread">(key))
                 return readIntegerAs(v, out.kernel.registersPerThread);
             break;
         case 'm':
-            if (key == "memory bandwidth (GB/s)")
+            if (keyIs<"memory bandwidth (GB/s)">(key))
                 return readFloat(v, out.copy.bandwidthGBps);
             break;
         default:
