@@ -88,6 +88,7 @@ public:
 
 private:
     std::unique_ptr<Block> cutBlock();
+
     // Parses the block into its chunk; returns its new state (Parsed or Failed), which the
     // caller stores under the lock.
     static Block::State parse(Block& block, EventParser& parser, std::vector<BatchEvent>& batch);
@@ -279,6 +280,7 @@ ParallelEventsOutcome BlockPipeline::run()
             }
             m_builder.append(std::move(next->chunk));
             outcome.appendedAny = true;
+            m_builder.expectTotal(next->end(), m_input.totalBytes);
             lock.lock();
             continue;
         }

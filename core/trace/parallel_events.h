@@ -27,6 +27,9 @@ struct ParallelEventsInput
     // whitespace), that '{', and whatever follows in the reader's window.
     std::string_view start;
     uint64_t startOffset = 0;  // offset of start[0] in the decompressed data
+    // The decompressed data's size when known (a plain file), else 0: the trace's columns
+    // are sized for the whole once its first blocks are in (TraceBuilder::expectTotal).
+    uint64_t totalBytes = 0;
     // Further bytes in order: copies up to `capacity` bytes, returns how many; 0 at the end.
     std::function<size_t(char* into, size_t capacity)> read;
     // After each read, with the offset just past the bytes read; false cancels.

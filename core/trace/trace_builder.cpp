@@ -250,6 +250,26 @@ bool TraceBuilder::keepWithinCopyBudget(CopyInfo& copy)
     return false;
 }
 
+void TraceBuilder::expectTotal(uint64_t bytesRead, uint64_t totalBytes)
+{
+    constexpr uint64_t kEstimateAfterBytes = uint64_t(16) << 20;
+    if (m_sizedForTotal || bytesRead < kEstimateAfterBytes || totalBytes <= bytesRead)
+        return;
+    m_sizedForTotal = true;
+    const double factor = 1.1 * static_cast<double>(totalBytes) / static_cast<double>(bytesRead);
+    auto room = [factor](auto& column) {
+        column.reserve(static_cast<size_t>(static_cast<double>(column.size()) * factor));
+    };
+    // The columns the finish rebuilds or consumes; the side tables the model keeps as
+    // they are (kernels, copies, shapes, memory samples) grow as before, so that the
+    // model holds no room it does not use.
+    room(m_events);
+    room(m_offsets);
+    room(m_correlation);
+    room(m_externalId);
+    room(m_flowPoints);
+}
+
 void TraceBuilder::append(TraceBuilder&& chunk)
 {
     // Strings in the chunk's id order: the order they were first met, so each new one

@@ -31,6 +31,13 @@ public:
     // Adds a Chunk builder's events, strings, tracks, counts and metadata after those
     // already here. The chunk is left empty.
     void append(TraceBuilder&& chunk);
+    // Told, after events are added, how far into the data (`bytesRead` of `totalBytes`,
+    // 0 when unknown) they reach: once 16 MiB are in, the per-event columns get room for
+    // the whole at the same bytes per event, and 10 % more. A column that grows by
+    // doubling copies itself into pages never touched, each a fault and the kernel's
+    // zeroing. Room left unused costs address space, not memory, and the finish's
+    // permutation sizes the columns it rebuilds to what they hold.
+    void expectTotal(uint64_t bytesRead, uint64_t totalBytes);
     TraceMetadata& metadata() { return m_model.m_metadata; }
     IngestStats& stats() { return m_model.m_stats; }
     uint64_t eventCount() const { return m_events.size(); }
@@ -129,6 +136,7 @@ private:
     std::unordered_map<uint32_t, uint64_t> m_rawCategoryCounts;  // `cat` StringId -> count
 
     // Staging columns, in file order until finish() sorts them.
+    bool m_sizedForTotal = false;  // expectTotal made room for the whole
     std::vector<Event> m_events;
     std::vector<uint64_t> m_offsets;
     std::vector<int64_t> m_correlation;

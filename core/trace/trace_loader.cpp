@@ -71,6 +71,9 @@ public:
     LoadResult run(TraceSource traceSource);
 
 private:
+    // The size of the data read, when known: a plain file's (a gzip file's is not).
+    uint64_t dataBytes() const { return m_source.compressed() ? 0 : m_fileBytes; }
+
     // Outcome of the walk; Ok means the JSON structure was complete.
     struct Stop
     {
@@ -262,6 +265,7 @@ bool StreamingReader::readEventBatch()
         return false;
     }
     m_builder.addBatch(m_batch, absolute(m_pos - 1));
+    m_builder.expectTotal(absolute(end), dataBytes());
     m_pos = end;
     return true;
 }
@@ -272,6 +276,7 @@ bool StreamingReader::readEventsOnThreads()
     ParallelEventsInput input;
     input.start = std::string_view(m_buffer.data() + m_pos - 1, m_end - (m_pos - 1));
     input.startOffset = absolute(m_pos - 1);
+    input.totalBytes = dataBytes();
     input.read = [this](char* into, size_t capacity) { return readBytes(into, capacity); };
     input.progress = [this](uint64_t bytesRead) {
         if (m_entriesSeen)
