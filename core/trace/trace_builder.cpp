@@ -2,6 +2,7 @@
 
 #include "core/parallel/parallel_for.h"
 #include "core/trace/event_parser_backend.h"
+#include "core/trace/id_index.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -656,8 +657,7 @@ void TraceBuilder::computeNesting(unsigned threads)
 void TraceBuilder::linkLaunches(const std::vector<int64_t>& correlation)
 {
     std::vector<Event>& events = m_model.m_events;
-    std::unordered_map<int64_t, uint32_t> launchByCorrelation;
-    launchByCorrelation.reserve(events.size() / 4);
+    IdIndex launchByCorrelation(events.size() / 4);
     for (uint32_t i = 0; i < events.size(); ++i)
         if (isLaunchCall(events[i].category) && correlation[i] >= 0)
             launchByCorrelation.emplace(correlation[i], i);
@@ -667,14 +667,13 @@ void TraceBuilder::linkLaunches(const std::vector<int64_t>& correlation)
         Event& activity = events[i];
         if (!isGpuActivity(activity.category) || activity.category == Category::GpuUserAnnotation)
             continue;
-        const auto it = correlation[i] >= 0 ? launchByCorrelation.find(correlation[i])
-                                            : launchByCorrelation.end();
-        if (it == launchByCorrelation.end()) {
+        const uint32_t* launch = launchByCorrelation.find(correlation[i]);
+        if (launch == nullptr) {
             ++m_model.m_stats.activitiesWithoutLaunch;
             continue;
         }
-        activity.correlated = EventId{it->second};
-        pairs.emplace_back(EventId{it->second}, EventId{i});
+        activity.correlated = EventId{*launch};
+        pairs.emplace_back(EventId{*launch}, EventId{i});
     }
     // A launch points at its earliest activity; all of them are in the CSR lists.
     std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
@@ -700,13 +699,13 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
     // in the trace, to the innermost CPU op that encloses it on its thread (what the
     // TensorBoard plugin did). A device activity inherits the op of its launch call.
     std::vector<Event>& events = m_model.m_events;
-    std::unordered_map<int64_t, uint32_t> opByExternalId;
+    IdIndex opByExternalId(events.size() / 4);
     for (uint32_t i = 0; i < events.size(); ++i) {
         const Category c = events[i].category;
         if ((c == Category::CpuOp || c == Category::UserAnnotation) && externalId[i] > 0) {
-            auto [it, inserted] = opByExternalId.emplace(externalId[i], i);
-            if (!inserted && c == Category::CpuOp && events[it->second].category != Category::CpuOp)
-                it->second = i;  // prefer the operator over an annotation with the same id
+            auto [op, inserted] = opByExternalId.emplace(externalId[i], i);
+            if (!inserted && c == Category::CpuOp && events[*op].category != Category::CpuOp)
+                *op = i;  // prefer the operator over an annotation with the same id
         }
     }
     auto enclosingOp = [&](uint32_t i) {
@@ -719,9 +718,8 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
     for (uint32_t i = 0; i < events.size(); ++i) {
         if (!isLaunchCall(events[i].category))
             continue;
-        const auto it =
-            externalId[i] > 0 ? opByExternalId.find(externalId[i]) : opByExternalId.end();
-        events[i].op = it != opByExternalId.end() ? EventId{it->second} : enclosingOp(i);
+        const uint32_t* op = externalId[i] > 0 ? opByExternalId.find(externalId[i]) : nullptr;
+        events[i].op = op != nullptr ? EventId{*op} : enclosingOp(i);
         if (events[i].op.valid())
             pairs.emplace_back(events[i].op, EventId{i});
     }
@@ -744,9 +742,8 @@ void TraceBuilder::linkOps(const std::vector<int64_t>& externalId)
         if (e.correlated.valid()) {
             e.op = events[e.correlated.value].op;
         } else if (externalId[i] > 0) {
-            const auto it = opByExternalId.find(externalId[i]);
-            if (it != opByExternalId.end())
-                e.op = EventId{it->second};
+            if (const uint32_t* op = opByExternalId.find(externalId[i]))
+                e.op = EventId{*op};
         }
     }
 }

@@ -1,6 +1,7 @@
 // Queries over a TraceModel: binary searches per track, the launch -> activities index,
 // interning.
 #ifndef Q_MOC_RUN  // moc need not (and cannot) parse the C++20 standard headers
+#include "core/trace/id_index.h"
 #include "core/trace/string_table.h"
 #include "core/trace/trace_loader.h"
 #endif
@@ -40,6 +41,31 @@ class TestTraceModel : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // The index the finish links launches and ops with: the first index stored for an id
+    // stays, one can be replaced through the pointer, and growing keeps every entry.
+    void indexesIdsAcrossGrowth()
+    {
+        IdIndex index(4);
+        for (int64_t id = 0; id < 100000; id += 3)
+            QVERIFY(index.emplace(id * 7919, static_cast<uint32_t>(id)).second);
+        QCOMPARE(index.size(), size_t(33334));
+        const auto [again, inserted] = index.emplace(3 * 7919, 42);
+        QVERIFY(!inserted);
+        QCOMPARE(*again, 3u);
+        *again = 42;
+        for (int64_t id = 0; id < 100000; ++id) {
+            const uint32_t* found = index.find(id * 7919);
+            if (id % 3 != 0) {
+                QVERIFY(found == nullptr);
+                continue;
+            }
+            QVERIFY(found != nullptr);
+            QCOMPARE(*found, id == 3 ? 42u : static_cast<uint32_t>(id));
+        }
+        QVERIFY(index.find(-1) == nullptr);
+        QVERIFY(IdIndex().find(0) == nullptr);
+    }
+
     void findsInnermostEventAtATime()
     {
         const auto result = loadTraceText(kGraphTrace);

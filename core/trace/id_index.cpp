@@ -1,0 +1,67 @@
+#include "core/trace/id_index.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace kinetoscope::trace {
+
+namespace {
+size_t capacityFor(size_t entries)
+{
+    return std::bit_ceil(std::max<size_t>(16, entries + entries / 3 + 1));
+}
+}  // namespace
+
+IdIndex::IdIndex(size_t expected) : m_slots(capacityFor(expected)), m_mask(m_slots.size() - 1) {}
+
+size_t IdIndex::slotOf(int64_t id) const
+{
+    // Fibonacci hashing: ids are often consecutive, and the product's high bits spread them.
+    const uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h >> 32) & m_mask;
+}
+
+std::pair<uint32_t*, bool> IdIndex::emplace(int64_t id, uint32_t index)
+{
+    if ((m_size + 1) * 4 > m_slots.size() * 3)
+        grow();
+    for (size_t s = slotOf(id);; s = (s + 1) & m_mask) {
+        Slot& slot = m_slots[s];
+        if (slot.id == id)
+            return {&slot.index, false};
+        if (slot.id < 0) {
+            slot = Slot{id, index};
+            ++m_size;
+            return {&slot.index, true};
+        }
+    }
+}
+
+const uint32_t* IdIndex::find(int64_t id) const
+{
+    if (id < 0)
+        return nullptr;
+    for (size_t s = slotOf(id);; s = (s + 1) & m_mask) {
+        const Slot& slot = m_slots[s];
+        if (slot.id == id)
+            return &slot.index;
+        if (slot.id < 0)
+            return nullptr;
+    }
+}
+
+void IdIndex::grow()
+{
+    std::vector<Slot> old(m_slots.size() * 2);
+    old.swap(m_slots);
+    m_mask = m_slots.size() - 1;
+    for (const Slot& slot : old)
+        if (slot.id >= 0)
+            for (size_t s = slotOf(slot.id);; s = (s + 1) & m_mask)
+                if (m_slots[s].id < 0) {
+                    m_slots[s] = slot;
+                    break;
+                }
+}
+
+}  // namespace kinetoscope::trace
