@@ -126,6 +126,8 @@ void TraceBuilder::addEvent(const ParsedEvent& e, uint64_t sourceOffset)
 {
     IngestStats& stats = m_model.m_stats;
     const StringId catId = e.hasCat ? m_model.m_strings.intern(e.cat) : StringId{0};
+    if (catId.value >= m_rawCategoryCounts.size())
+        m_rawCategoryCounts.resize(catId.value + 1);
     ++m_rawCategoryCounts[catId.value];
 
     switch (e.phase) {
@@ -332,8 +334,14 @@ void TraceBuilder::append(TraceBuilder&& chunk)
             row.text = stringOf[row.text.value];
         m_metadataRows.push_back(row);
     }
-    for (const auto& [category, count] : chunk.m_rawCategoryCounts)
-        m_rawCategoryCounts[stringOf[category].value] += count;
+    for (uint32_t category = 0; category < chunk.m_rawCategoryCounts.size(); ++category) {
+        const uint32_t here = stringOf[category].value;
+        if (chunk.m_rawCategoryCounts[category] == 0)
+            continue;
+        if (here >= m_rawCategoryCounts.size())
+            m_rawCategoryCounts.resize(here + 1);
+        m_rawCategoryCounts[here] += chunk.m_rawCategoryCounts[category];
+    }
 
     const IngestStats& counted = chunk.m_model.m_stats;
     stats.entries += counted.entries;
@@ -404,8 +412,10 @@ TraceModel TraceBuilder::finish(TraceSource source, std::chrono::steady_clock::t
     const auto finishing = std::chrono::steady_clock::now();
     m_model.m_source = std::move(source);
     IngestStats& stats = m_model.m_stats;
-    for (const auto& [catId, count] : m_rawCategoryCounts)
-        stats.byRawCategory[std::string(m_model.m_strings.view(StringId{catId}))] += count;
+    for (uint32_t catId = 0; catId < m_rawCategoryCounts.size(); ++catId)
+        if (m_rawCategoryCounts[catId] > 0)
+            stats.byRawCategory[std::string(m_model.m_strings.view(StringId{catId}))] +=
+                m_rawCategoryCounts[catId];
 
     applyTimeBase();
     keepWithinBounds();

@@ -133,7 +133,7 @@ private:
     TrackKey m_lastTrackKey{};
     uint32_t m_lastTrack = UINT32_MAX;
     std::vector<MetadataRow> m_metadataRows;
-    std::unordered_map<uint32_t, uint64_t> m_rawCategoryCounts;  // `cat` StringId -> count
+    std::vector<uint64_t> m_rawCategoryCounts;  // by the `cat` StringId (0: no `cat`)
 
     // Staging columns, in file order until finish() sorts them.
     bool m_sizedForTotal = false;  // expectTotal made room for the whole
