@@ -138,9 +138,27 @@ template <KeyName target>
     }
 }
 
-// A JSON number as double, correctly rounded like simdjson's; false when out of range.
+// A JSON number with a fraction or an exponent, as double, where simdjson 3.0.1 reads it
+// correctly rounded too. It does not past 19 significant characters (the mantissa's after
+// its leading zeros and point): where an integer is asked for, it reads such a number as
+// 0; as a double, "0." and 20 digits or more wrap its 64-bit mantissa. And it rejects an
+// exponent of 20 digits or more. Those numbers are declined, for simdjson to read its way.
 bool toDouble(std::string_view token, double& out)
 {
+    const size_t sign = token[0] == '-' ? 1 : 0;
+    const size_t exponent = token.find_first_of("eE");
+    const std::string_view mantissa =
+        token.substr(sign, (exponent == std::string_view::npos ? token.size() : exponent) - sign);
+    const size_t leading = mantissa.find_first_not_of("0.");
+    if (leading != std::string_view::npos && mantissa.size() - leading > 19)
+        return false;
+    if (exponent != std::string_view::npos) {
+        size_t digits = token.size() - exponent - 1;
+        if (token[exponent + 1] == '+' || token[exponent + 1] == '-')
+            --digits;
+        if (digits > 19)
+            return false;
+    }
     const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
     return ec == std::errc() && ptr == token.data() + token.size();
 }
@@ -230,7 +248,7 @@ void readTime(const Value& value, int64_t& out, bool& present, bool& invalid, bo
     if (value.kind == Kind::Number || value.kind == Kind::String)
         readTimeToken(value.text, out, present, invalid, outOfRange);
     else if (value.kind != Kind::Null)
-        invalid = true;
+        invalid = true;  // a null is no time, but does not undo another field's verdict
 }
 
 bool readProcessOrThread(const Value& value, ProcessOrThread& out)

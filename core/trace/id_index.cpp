@@ -12,13 +12,18 @@ size_t capacityFor(size_t entries)
 }
 }  // namespace
 
-IdIndex::IdIndex(size_t expected) : m_slots(capacityFor(expected)), m_mask(m_slots.size() - 1) {}
+IdIndex::IdIndex(size_t expected)
+    : m_slots(capacityFor(expected)), m_mask(m_slots.size() - 1),
+      m_shift(64 - std::countr_zero(m_slots.size()))
+{
+}
 
 size_t IdIndex::slotOf(int64_t id) const
 {
-    // Fibonacci hashing: ids are often consecutive, and the product's high bits spread them.
+    // Fibonacci hashing: the product's top bits depend on every bit of the id, so ids
+    // that are consecutive, or that differ only in their high bits, spread alike.
     const uint64_t h = static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h >> 32) & m_mask;
+    return static_cast<size_t>(h >> m_shift);
 }
 
 std::pair<uint32_t*, bool> IdIndex::emplace(int64_t id, uint32_t index)
@@ -55,6 +60,7 @@ void IdIndex::grow()
     std::vector<Slot> old(m_slots.size() * 2);
     old.swap(m_slots);
     m_mask = m_slots.size() - 1;
+    m_shift = 64 - std::countr_zero(m_slots.size());
     for (const Slot& slot : old)
         if (slot.id >= 0)
             for (size_t s = slotOf(slot.id);; s = (s + 1) & m_mask)

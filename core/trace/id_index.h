@@ -34,6 +34,7 @@ private:
 
     std::vector<Slot> m_slots;
     size_t m_mask = 0;
+    int m_shift = 0;  // 64 - log2 of the slot count: a hash's top bits pick the slot
     size_t m_size = 0;
 };
 

@@ -251,6 +251,17 @@ private Q_SLOTS:
         QCOMPARE(e.memBytes, int64_t(-3));
     }
 
+    void keepsATimeInvalidWhateverFollows()
+    {
+        // `ts: true` is not a time; a null `dur` after it must not clear that.
+        EventParser parser;
+        ParsedEvent e;
+        QCOMPARE(parse(parser, R"j({"ph": "X", "ts": true, "dur": null})j", e),
+                 EventParser::Result::Ok);
+        QVERIFY(e.invalidTime);
+        QVERIFY(!e.hasTs);
+    }
+
     void reportsMalformedObjects()
     {
         EventParser parser;
@@ -346,6 +357,19 @@ private Q_SLOTS:
             true, true);
         row("whitespace of every kind", "[ {\t\"ph\" :\r\n\"X\" , \"args\":{ } } , {} ]\n", true,
             true);
+        row("a null time after one that is not a number",
+            R"j([{"ts": true, "dur": null}, {"ts": "abc", "ts": null}, {"dur": [1], "ts": null}])j",
+            true, true);
+        row("fractions within 19 characters", R"j([{"args": {"warps per SM": 0.0798724805981218,
+            "correlation": 1234.5678901234567, "blocks per SM": 1e-0000000000000000001}}])j",
+            true, true);
+        // simdjson 3.0.1 reads these its own way (0, a misread, a rejection): declined.
+        row("a fraction past 19 characters in an integer", R"j([{"id": 7.138234908945344589}])j",
+            false, true);
+        row("a zero point and 20 digits",
+            R"j([{"args": {"warps per SM": 0.079872480598121814309739}}])j", false, true);
+        row("an exponent of 20 digits", R"j([{"args": {"warps per SM": 1e00000000000000000001}}])j",
+            false, true);
         row("an escape", "[{\"name\": \"a\\\"b\"}]", false, true);
         row("an escaped key", R"j([{"p\u0068": "X"}])j", false, true);
         row("a non-object element", R"j([{"ph": "X"}, 1])j", false, true);

@@ -62,6 +62,11 @@ private Q_SLOTS:
             QVERIFY(found != nullptr);
             QCOMPARE(*found, id == 3 ? 42u : static_cast<uint32_t>(id));
         }
+        IdIndex highBits;  // ids that differ only above bit 40 spread too (and are all found)
+        for (int64_t i = 0; i < 4096; ++i)
+            QVERIFY(highBits.emplace(i << 44, static_cast<uint32_t>(i)).second);
+        for (int64_t i = 0; i < 4096; ++i)
+            QCOMPARE(*highBits.find(i << 44), static_cast<uint32_t>(i));
         QVERIFY(index.find(-1) == nullptr);
         QVERIFY(IdIndex().find(0) == nullptr);
     }
