@@ -13,9 +13,13 @@ size_t capacityFor(size_t entries)
 }  // namespace
 
 IdIndex::IdIndex(size_t expected)
-    : m_slots(capacityFor(expected)), m_mask(m_slots.size() - 1),
-      m_shift(64 - std::countr_zero(m_slots.size()))
+    : m_slots(capacityFor(expected)), m_shift(64 - std::countr_zero(m_slots.size()))
 {
+}
+
+size_t IdIndex::next(size_t slot) const
+{
+    return (slot + 1) & (m_slots.size() - 1);  // the slot count is a power of two
 }
 
 size_t IdIndex::slotOf(int64_t id) const
@@ -30,7 +34,7 @@ std::pair<uint32_t*, bool> IdIndex::emplace(int64_t id, uint32_t index)
 {
     if ((m_size + 1) * 4 > m_slots.size() * 3)
         grow();
-    for (size_t s = slotOf(id);; s = (s + 1) & m_mask) {
+    for (size_t s = slotOf(id);; s = next(s)) {
         Slot& slot = m_slots[s];
         if (slot.id == id)
             return {&slot.index, false};
@@ -46,7 +50,7 @@ const uint32_t* IdIndex::find(int64_t id) const
 {
     if (id < 0)
         return nullptr;
-    for (size_t s = slotOf(id);; s = (s + 1) & m_mask) {
+    for (size_t s = slotOf(id);; s = next(s)) {
         const Slot& slot = m_slots[s];
         if (slot.id == id)
             return &slot.index;
@@ -59,11 +63,10 @@ void IdIndex::grow()
 {
     std::vector<Slot> old(m_slots.size() * 2);
     old.swap(m_slots);
-    m_mask = m_slots.size() - 1;
     m_shift = 64 - std::countr_zero(m_slots.size());
     for (const Slot& slot : old)
         if (slot.id >= 0)
-            for (size_t s = slotOf(slot.id);; s = (s + 1) & m_mask)
+            for (size_t s = slotOf(slot.id);; s = next(s))
                 if (m_slots[s].id < 0) {
                     m_slots[s] = slot;
                     break;

@@ -30,10 +30,10 @@ private:
         uint32_t index = 0;
     };
     size_t slotOf(int64_t id) const;
+    size_t next(size_t slot) const;  // the slot probed after `slot`
     void grow();
 
     std::vector<Slot> m_slots;
-    size_t m_mask = 0;
     int m_shift = 0;  // 64 - log2 of the slot count: a hash's top bits pick the slot
     size_t m_size = 0;
 };

@@ -131,21 +131,6 @@ const OpRoofline* rowOf(const Roofline& r, const std::string& name)
     return nullptr;
 }
 
-std::vector<std::filesystem::path> sharedTraces()
-{
-    std::vector<std::filesystem::path> files;
-    const std::filesystem::path root = KINETOSCOPE_SHARED_TRACES;
-    if (!std::filesystem::exists(root))
-        return files;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-        const std::string name = entry.path().filename().string();
-        if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz")))
-            files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-}
-
 }  // namespace
 
 class TestRoofline : public QObject
@@ -360,7 +345,7 @@ private slots:
     // would push whole op kinds over their roofs).
     void realTracesStayUnderTheirRoofs()
     {
-        const auto files = sharedTraces();
+        const auto files = test::sharedTraceFiles();
         if (files.empty())
             QSKIP("no shared traces beside the repository");
         double rated = 0, flagged = 0;

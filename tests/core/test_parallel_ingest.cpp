@@ -115,12 +115,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         const auto root = kinetoscope::test::sharedTracesDir();
         int count = 0;
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-            const std::string name = entry.path().filename().string();
-            if (!entry.is_regular_file() ||
-                !(name.ends_with(".json") || name.ends_with(".json.gz")))
-                continue;
-            const std::string relative = std::filesystem::relative(entry.path(), root).string();
+        for (const auto& path : kinetoscope::test::sharedTraceFiles()) {
+            const std::string relative = std::filesystem::relative(path, root).string();
             QTest::newRow(relative.c_str()) << QString::fromStdString(relative);
             ++count;
         }

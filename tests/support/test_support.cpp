@@ -1,5 +1,6 @@
 #include "tests/support/test_support.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <zlib.h>
@@ -14,6 +15,21 @@ std::filesystem::path sharedTracesDir()
 std::filesystem::path sharedTrace(const std::string& relativePath)
 {
     return sharedTracesDir() / relativePath;
+}
+
+std::vector<std::filesystem::path> sharedTraceFiles()
+{
+    std::vector<std::filesystem::path> files;
+    const std::filesystem::path root = sharedTracesDir();
+    if (!std::filesystem::exists(root))
+        return files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz")))
+            files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
 }
 
 std::string readBytes(const std::filesystem::path& path)

@@ -5,12 +5,16 @@
 #include <QTemporaryDir>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace kinetoscope::test {
 
 // ../shared/traces beside the repository (see tests/CMakeLists.txt).
 std::filesystem::path sharedTracesDir();
 std::filesystem::path sharedTrace(const std::string& relativePath);
+// Every trace file there (.json and .json.gz, in sub-folders too), sorted; none when the
+// folder is missing.
+std::vector<std::filesystem::path> sharedTraceFiles();
 
 // Whole content of a file, as it is on disk.
 std::string readBytes(const std::filesystem::path& path);
