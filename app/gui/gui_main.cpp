@@ -80,15 +80,17 @@ int runGui(int argc, char** argv)
     // Without a display the window cannot open (Qt would abort): a picture or a latency
     // figure is still drawn offscreen; anything else says so in one line.
     // A DISPLAY that nothing answers on (a lost ssh X forward) would abort inside Qt just
-    // the same: it is asked first.
+    // the same: it is asked first, and the connection that asked is held until Qt has its
+    // own (display_probe.h: the server must not reset between the two).
     std::string noDisplay;
+    std::optional<DisplayProbe> probe;
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM") &&
         qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
         const std::string display = qEnvironmentVariable("DISPLAY").toStdString();
         if (display.empty())
             noDisplay = "DISPLAY and WAYLAND_DISPLAY are unset";
-        else if (const std::string why = unreachableDisplay(display); !why.empty())
-            noDisplay = "DISPLAY=" + display + " does not answer: " + why;
+        else if (!probe.emplace(display).unreachable().empty())
+            noDisplay = "DISPLAY=" + display + " does not answer: " + probe->unreachable();
     }
     if (!noDisplay.empty()) {
         bool headlessOption = false;
@@ -107,6 +109,8 @@ int runGui(int argc, char** argv)
     }
     dropRuntimeDirWarning();
     QApplication app(argc, argv);
+    if (probe)  // Qt's connection is made (or the app is offscreen)
+        probe->release();
     setIdentity();
     QStringList files;
     QString screenshot, view = QStringLiteral("overview");
