@@ -67,8 +67,8 @@ QString sidesHtml(const compare::Comparison& c)
                 d(c.after.steps.meanNs) + QStringLiteral(" · ") + d(c.after.steps.medianNs) +
                     QStringLiteral(" · ") + d(c.after.steps.p95Ns));
     if (c.batch)
-        html += row(QStringLiteral("batch (from input shapes)"), QString::number(c.batch->before),
-                    QString::number(c.batch->after));
+        html += row(QStringLiteral("batch (from %1)").arg(text(c.batch->source())),
+                    QString::number(c.batch->before), QString::number(c.batch->after));
     return html + QStringLiteral("</table>");
 }
 

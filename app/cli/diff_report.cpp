@@ -136,8 +136,14 @@ json comparisonJson(const Comparison& c)
     if (c.batch)
         j["batch"] = {{"before", c.batch->before},
                       {"after", c.batch->after},
+                      {"source", c.batch->configured ? "configuration" : "input shapes"},
                       {"ops_agreeing", c.batch->opsAgreeing}};
     j["per_sample"] = c.perSample ? changeJson(*c.perSample) : json();
+    if (c.perSample && c.perSampleBefore && c.perSampleAfter) {
+        j["per_sample"]["before_mean_us"] = us(c.perSampleBefore->meanNs);
+        j["per_sample"]["after_mean_us"] = us(c.perSampleAfter->meanNs);
+        j["per_sample"]["of"] = c.perSampleOfLab ? "lab steps" : "trace steps";
+    }
     json breakdown = json::array();
     for (const Delta& d : c.breakdown)
         breakdown.push_back({{"category", d.name},

@@ -372,6 +372,54 @@ std::string capitalised(std::string text)
     return text;
 }
 
+// The configuration's changes, "batch_size 32 → 64, workers 0 → 2".
+std::string configChanges(const LabComparison& lab)
+{
+    std::string text;
+    for (const LabComparison::ConfigChange& change : lab.config)
+        text += (text.empty() ? "" : ", ") + change.key + " " +
+                (change.before.empty() ? "(unset)" : change.before) + " → " +
+                (change.after.empty() ? "(unset)" : change.after);
+    return text;
+}
+
+// The batch changed: the verdict is on time per sample, said first with where the change
+// was read (the sessions' configuration, with all it changed, or the ops' input shapes),
+// then the step, then, for two profiled sessions, the fp32 arm's throughput.
+std::string perSampleVerdict(const Comparison& c, const std::string& traceStepPart)
+{
+    const BatchChange& batch = *c.batch;
+    std::string line =
+        batch.configured && c.lab
+            ? "The configuration changed " + configChanges(*c.lab) + ": the batch size changed, "
+            : "The batch changed " + format::count(batch.before) + " → " +
+                  format::count(batch.after) + " (read from " + batch.source() + "): ";
+    line += "the verdict is on time per sample. " + capitalised(verdictName(c.perSample->verdict)) +
+            " per sample";
+    if (c.perSampleOfLab)
+        line += " (the lab's measured steps, " + format::count(c.perSampleBefore->valuesNs.size()) +
+                " and " + format::count(c.perSampleAfter->valuesNs.size()) + ")";
+    line += ": " + format::duration(c.perSampleBefore->meanNs) + " → " +
+            format::duration(c.perSampleAfter->meanNs) + " per sample (" +
+            changeText(*c.perSample) + "); ";
+    if (c.perSampleOfLab) {
+        const LabComparison& lab = *c.lab;
+        line += "per step " + format::duration(lab.stepsBefore->meanNs) + " → " +
+                format::duration(lab.stepsAfter->meanNs) + " (" +
+                format::percentChange(lab.steps->relative) + ")";
+    } else {
+        line += traceStepPart;
+    }
+    // Without a trace the change line gives every arm's samples/s; with one, the fp32 arm's
+    // here.
+    if (c.traced && c.lab)
+        for (const LabComparison::Figure& f : c.lab->armSamplesPerSecond)
+            if (f.name == "fp32" && f.before && f.after)
+                line += "; the fp32 arm " + format::rate(*f.before, "samples") + " → " +
+                        format::rate(*f.after, "samples");
+    return line + ".";
+}
+
 std::string verdictLine(const Comparison& c)
 {
     // What must match before a step time compares: said before the verdict, never after.
@@ -413,16 +461,8 @@ std::string verdictLine(const Comparison& c)
                 caution;
         return line;
     }
-    if (c.perSample && c.batch) {
-        const double perBefore = c.before.steps.meanNs / double(c.batch->before);
-        const double perAfter = c.after.steps.meanNs / double(c.batch->after);
-        line += capitalised(verdictName(c.perSample->verdict)) + " per sample: batch " +
-                format::count(c.batch->before) + " → " + format::count(c.batch->after) +
-                " (read from the input shapes of " + format::count(c.batch->opsAgreeing) +
-                " ops), " + format::duration(perBefore) + " → " + format::duration(perAfter) +
-                " per sample (" + changeText(*c.perSample) + "); " + stepPart + "." + caution;
-        return line;
-    }
+    if (c.perSample && c.batch && c.perSampleBefore && c.perSampleAfter)
+        return line + perSampleVerdict(c, stepPart) + caution;
     return line + capitalised(verdictName(step.verdict)) + ": " + stepPart + "." + caution;
 }
 
@@ -579,8 +619,14 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     const Hardware& hb = c.after.hardware;
     c.sameHardware = !((!ha.devices.empty() && !hb.devices.empty() && ha.devices != hb.devices) ||
                        (!ha.vendor.empty() && !hb.vendor.empty() && ha.vendor != hb.vendor));
+    const bool sessions = beforeDoc.session && afterDoc.session;
+    if (sessions)
+        c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
+    // Two sessions say their batch size; traces show it in their ops' input shapes.
     const bool shapesOnBothSides = !a.ops.byNameAndShapes.empty() && !b.ops.byNameAndShapes.empty();
-    if (shapesOnBothSides)
+    if (sessions)
+        c.batch = configuredBatchChange(*beforeDoc.session, *afterDoc.session);
+    else if (shapesOnBothSides)
         c.batch = detectBatchChange(a.ops.byNameAndShapes, b.ops.byNameAndShapes);
     if (c.batch) {
         auto perSample = [](const StepSample& s, int64_t batch) {
@@ -589,12 +635,17 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
                 v /= double(batch);
             return stepSample(std::move(values));
         };
-        c.perSample = estimateChange(perSample(c.before.steps, c.batch->before),
-                                     perSample(c.after.steps, c.batch->after));
+        // The lab's own measured steps where both sessions have them, as for the verdict
+        // per step.
+        c.perSampleOfLab = c.lab && c.lab->steps;
+        c.perSampleBefore =
+            perSample(c.perSampleOfLab ? *c.lab->stepsBefore : c.before.steps, c.batch->before);
+        c.perSampleAfter =
+            perSample(c.perSampleOfLab ? *c.lab->stepsAfter : c.after.steps, c.batch->after);
+        c.perSample = estimateChange(*c.perSampleBefore, *c.perSampleAfter);
     }
 
     if (!c.traced) {  // two lab sessions without traces: their lab figures only
-        c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
         c.findings = findingRows(a, b);
         c.verdictLine = verdictLine(c);
         c.changeLine = labChangeLine(*c.lab);
@@ -616,8 +667,6 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     c.kernelBeforeNs = kernelNsPerStep(a);
     c.kernelAfterNs = kernelNsPerStep(b);
     c.causes = rankCauses(a, b, c);
-    if (beforeDoc.session && afterDoc.session)
-        c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
     c.sharedOpTime = sharedOpTime(a.ops.byName, b.ops.byName);
     if (beforeDoc.session && afterDoc.session) {
         auto modelOf = [](const session::Session& s) {
@@ -635,9 +684,9 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
 
 bool Comparison::slowerBeyond(double fraction) const
 {
-    const double beforeNs = perSample && batch ? before.steps.meanNs / double(batch->before)
-                            : labSteps()       ? lab->stepsBefore->meanNs
-                                               : before.steps.meanNs;
+    const double beforeNs = perSample && perSampleBefore ? perSampleBefore->meanNs
+                            : labSteps()                 ? lab->stepsBefore->meanNs
+                                                         : before.steps.meanNs;
     return verdict().slowerBeyond(fraction, beforeNs);
 }
 

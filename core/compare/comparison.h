@@ -120,8 +120,13 @@ struct Comparison
     // Both sides have a trace. Two lab sessions recorded without one compare their lab
     // figures alone: no steps, breakdown, tables or causes.
     bool traced = true;
-    std::optional<BatchChange> batch;     // when the batch size changed
-    std::optional<StepChange> perSample;  // the verdict per sample, when it did
+    std::optional<BatchChange> batch;  // when the batch size changed
+    // The verdict per sample, when it did, and each side's time per sample: over the lab's
+    // own measured steps for two lab sessions that have them (perSampleOfLab), else over
+    // the traces' steady steps.
+    std::optional<StepChange> perSample;
+    std::optional<StepSample> perSampleBefore, perSampleAfter;
+    bool perSampleOfLab = false;
     // The verdict that counts: per sample when the batch changed; else, for two lab
     // sessions, over the lab's own measured steps (many more than the profiled window);
     // else per step of the traces.

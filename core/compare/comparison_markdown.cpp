@@ -92,8 +92,8 @@ void sides(std::ostringstream& out, const Comparison& c)
         << format::duration(b.steps.p95Ns) << " |\n"
         << "| each step | " << stepValues(a.steps) << " | " << stepValues(b.steps) << " |\n";
     if (c.batch)
-        out << "| batch (from input shapes) | " << format::count(c.batch->before) << " | "
-            << format::count(c.batch->after) << " |\n";
+        out << "| batch (from " << c.batch->source() << ") | " << format::count(c.batch->before)
+            << " | " << format::count(c.batch->after) << " |\n";
     out << "\n" << c.verdict().method << ".\n";
 }
 

@@ -142,6 +142,35 @@ std::optional<std::pair<int64_t, int64_t>> leadingChange(const std::vector<std::
 
 }  // namespace
 
+std::string BatchChange::source() const
+{
+    return configured ? "the configuration"
+                      : "the input shapes of " + std::to_string(opsAgreeing) +
+                            (opsAgreeing == 1 ? " op" : " ops");
+}
+
+std::optional<BatchChange> configuredBatchChange(const session::Session& before,
+                                                 const session::Session& after)
+{
+    auto batchOf = [](const session::Session& s) -> int64_t {
+        const auto it = s.config.find("batch_size");
+        if (it == s.config.end())
+            return 0;
+        int64_t value = 0;
+        const char* end = it->second.data() + it->second.size();
+        const auto [at, error] = std::from_chars(it->second.data(), end, value);
+        return error == std::errc() && at == end && value > 0 ? value : 0;
+    };
+    const int64_t a = batchOf(before), b = batchOf(after);
+    if (a == 0 || b == 0 || a == b)
+        return std::nullopt;
+    BatchChange change;
+    change.before = a;
+    change.after = b;
+    change.configured = true;
+    return change;
+}
+
 std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats>& before,
                                              const std::vector<analysis::OpStats>& after)
 {

@@ -1,9 +1,10 @@
 #pragma once
 // What must match before two runs' step times can be compared as they are: the hardware
-// (the devices the traces name) and the batch size. A batch size is not written in a
-// trace; it is read from the input shapes of the ops both runs share: when the ops'
-// most frequent shapes differ only in their leading dimension, by one factor, the batch
-// changed by that factor (and the comparison moves to time per sample).
+// (the devices the traces name) and the batch size. Two lab sessions name their batch
+// size in their configuration. A trace does not; it is read from the input shapes of the
+// ops both runs share: when the ops' most frequent shapes differ only in their leading
+// dimension, by one factor, the batch changed by that factor. Either way the comparison
+// moves to time per sample.
 #include "core/analysis/op_table.h"
 #include "core/session/session.h"
 #include "core/trace/trace_model.h"
@@ -32,13 +33,22 @@ struct BatchChange
     int64_t before = 0;  // the leading dimension most of the shared ops agree on
     int64_t after = 0;
     int opsAgreeing = 0;  // shared ops whose shapes changed by the same factor, and only there
+    // Two lab sessions: their configurations' batch_size (no shapes read, opsAgreeing 0).
+    bool configured = false;
     double factor() const { return before > 0 ? double(after) / double(before) : 1.0; }
+    // Where it was read: "the configuration" or "the input shapes of 12 ops".
+    std::string source() const;
 };
 
 // A changed batch, when the shared ops show one; nullopt when the batch is the same or no
 // op with shapes is shared. `before`/`after`: the by-name-and-shapes op tables.
 std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats>& before,
                                              const std::vector<analysis::OpStats>& after);
+
+// Two lab sessions whose configurations name different batch sizes (batch_size, a positive
+// integer on both sides); nullopt when they agree or a side does not say.
+std::optional<BatchChange> configuredBatchChange(const session::Session& before,
+                                                 const session::Session& after);
 
 // "[[32, 3, 224, 224], [64, 3, 7, 7]]" -> {{32, 3, 224, 224}, {64, 3, 7, 7}}; an input
 // that is not a list of dimensions (a scalar, "[]") is an empty shape.

@@ -1,6 +1,7 @@
 // `kinetoscope diff BEFORE AFTER [--json|--markdown] [--fail-on-regression PCT]`: the
 // outputs, the exit codes CI relies on, and bad input.
 #include "core/lab/engine_process.h"
+#include "tests/support/batch_sessions.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -67,6 +68,21 @@ private Q_SLOTS:
                  0);  // faster
         QCOMPARE(runCli({"diff", workers(0), workers(0), "--fail-on-regression", "0"}).code,
                  0);  // the same
+    }
+
+    // A change to ten times the before and more reads as a ratio, never "+70547.7 %"
+    // (issue 50): the d2h pair the other way round, 3 syncs per step -> 8,193.
+    void aLargeChangeReadsAsARatio()
+    {
+        const std::string pair = "pairs/d2h_sync/gpupuzzlers_d2h_";
+        const auto text = runCli({"diff", sharedTrace(pair + "single_copy_after.json.gz").string(),
+                                  sharedTrace(pair + "item_per_element_before.json.gz").string()});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.find("Host blocked in synchronising calls +60.7 ms per step (706×)") !=
+                     std::string::npos,
+                 text.out.c_str());
+        QVERIFY2(text.out.find("(+267.3 %)") != std::string::npos, text.out.c_str());
+        QVERIFY2(text.out.find("70547") == std::string::npos, text.out.c_str());
     }
 
     // "I changed workers from 0 to 2; did it help as predicted?": two real CPU lab runs
@@ -147,6 +163,39 @@ private Q_SLOTS:
             std::string::npos);
         QVERIFY(markdown.out.find("Predicted and measured: the before run's sweep gave") !=
                 std::string::npos);
+    }
+
+    // Issue 50 item 6: two lab sessions whose batch went 32 -> 64 (1,441 -> 1,520 samples/s):
+    // every output reads the verdict per sample and names the configuration's change.
+    void aChangedBatchIsJudgedPerSampleInEveryOutput()
+    {
+        std::string before, after, error;
+        QVERIFY2(
+            kinetoscope::test::writeBatchSessions(m_dir.path().toStdString(), before, after, error),
+            error.c_str());
+        const auto text = runCli({"diff", before, after});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.find("\nThe configuration changed batch_size 32 → 64: the batch size "
+                               "changed, the verdict is on time per sample. Faster per sample") !=
+                     std::string::npos,
+                 text.out.c_str());
+        QVERIFY2(text.out.find("Slower") == std::string::npos, text.out.c_str());
+        QVERIFY2(text.out.find("fp32 arm 1,441 samples/s → 1,520 samples/s") != std::string::npos,
+                 text.out.c_str());
+        const auto asJson = runCli({"diff", before, after, "--json"});
+        QCOMPARE(asJson.code, 0);
+        const json d = json::parse(asJson.out);
+        QCOMPARE(d["verdict"].get<std::string>(), std::string("faster"));
+        QCOMPARE(d["batch"]["source"].get<std::string>(), std::string("configuration"));
+        QCOMPARE(d["per_sample"]["verdict"].get<std::string>(), std::string("faster"));
+        QCOMPARE(d["lab"]["steps"]["verdict"].get<std::string>(), std::string("slower"));
+        const auto markdown = runCli({"diff", before, after, "--markdown"});
+        QVERIFY2(markdown.out.starts_with("# Comparison\n\n**The configuration changed batch_size "
+                                          "32 → 64: the batch size changed"),
+                 markdown.out.c_str());
+        // Per sample the after side is faster: no regression for CI; the other way round is.
+        QCOMPARE(runCli({"diff", before, after, "--fail-on-regression", "0"}).code, 0);
+        QCOMPARE(runCli({"diff", after, before, "--fail-on-regression", "3"}).code, 1);
     }
 
     // The two sides share the threads (one each of --threads 2); --threads 1 opens them one

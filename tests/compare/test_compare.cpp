@@ -7,6 +7,7 @@
 #include "core/compare/comparison_markdown.h"
 #include "core/compare/run_identity.h"
 #include "core/compare/step_change.h"
+#include "tests/support/batch_sessions.h"
 #include "tests/support/scenario_trace.h"
 #include "tests/support/test_support.h"
 #endif
@@ -295,6 +296,50 @@ private Q_SLOTS:
         const Cause* launches = findCause(c, Cause::Kind::Launches);
         QVERIFY(!launches ||
                 (*launches->beforeCount < 100 && launches->beforeNs < c.before.steps.meanNs));
+    }
+
+    // Issue 50 item 6: two lab sessions, batch 32 -> 64. Each step takes 1.9x as long, but
+    // the fp32 arm's samples/s rose 1,441 -> 1,520: the verdict is on time per sample, read
+    // from the sessions' configuration, and says so with the configuration's change.
+    void aBatchChangeInTheConfigurationIsJudgedPerSample()
+    {
+        std::string before, after, error;
+        QVERIFY2(
+            kinetoscope::test::writeBatchSessions(m_dir.path().toStdString(), before, after, error),
+            error.c_str());
+        const Comparison c = comparePaths(before, after);
+        QVERIFY(!c.traced);
+        QVERIFY(c.batch && c.batch->configured);
+        QCOMPARE(c.batch->before, int64_t{32});
+        QCOMPARE(c.batch->after, int64_t{64});
+        QCOMPARE(c.lab->steps->verdict, Verdict::Slower);  // per step, as measured
+        QVERIFY(c.perSampleOfLab);
+        QCOMPARE(c.verdict().verdict, Verdict::Faster);  // per sample: what counts
+        QVERIFY(c.perSampleAfter->meanNs < c.perSampleBefore->meanNs);
+        QVERIFY(!c.slowerBeyond(0.0));
+        QVERIFY2(c.verdictLine.starts_with(
+                     "The configuration changed batch_size 32 → 64: the batch size changed, the "
+                     "verdict is on time per sample. Faster per sample (the lab's measured steps, "
+                     "16 and 16): 694 µs → 657 µs per sample ("),
+                 c.verdictLine.c_str());
+        QVERIFY2(c.verdictLine.find("; per step 22.2 ms → 42.1 ms (+89.6 %).") != std::string::npos,
+                 c.verdictLine.c_str());
+        QVERIFY2(c.verdictLine.find("Slower") == std::string::npos, c.verdictLine.c_str());
+        // The same sessions the other way round: slower per sample.
+        const Comparison back = comparePaths(after, before);
+        QCOMPARE(back.verdict().verdict, Verdict::Slower);
+        QVERIFY(back.slowerBeyond(0.03));
+        // Profiled, the same: the configuration still says the batch (the traces here are one
+        // file), and the verdict adds the fp32 arm's throughput.
+        QVERIFY2(kinetoscope::test::writeBatchSessions(
+                     m_dir.path().toStdString(), before, after, error,
+                     sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz").string()),
+                 error.c_str());
+        const Comparison traced = comparePaths(before, after);
+        QVERIFY(traced.traced && traced.batch && traced.batch->configured);
+        QCOMPARE(traced.verdict().verdict, Verdict::Faster);
+        QVERIFY2(traced.verdictLine.ends_with("; the fp32 arm 1,441 samples/s → 1,520 samples/s."),
+                 traced.verdictLine.c_str());
     }
 
     // A V100 trace against a CPU-only one (a gloo rank that launched nothing): different
