@@ -4,6 +4,7 @@
 #include "core/session/memory_reading.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kinetoscope::session {
 
@@ -15,6 +16,76 @@ const LabArm* ranArm(const Session& s, ArmKind kind)
         if (arm.kind == kind && arm.ran && arm.samplesPerSecond > 0)
             return &arm;
     return nullptr;
+}
+
+// What the memory triage left out when it has no activations, and why: with loader
+// workers on the CPU the phase table was measured but the batches they prefetch count in
+// it too; a session without the table says what its triage gives as the reason.
+std::string missingMemoryFigures(const Session& s)
+{
+    const MemoryTriage& m = *s.memory;
+    bool table = false;
+    for (const auto* rows : {&m.firstStep, &m.steadyStep})
+        for (const PhaseMemory& row : *rows)
+            table |= row.allocatedBytes >= 0;
+    const auto workers = s.config.find("workers");
+    const auto device = s.environment.find("device");
+    const bool cpuWithWorkers = device != s.environment.end() && device->second == "CPU" &&
+                                workers != s.config.end() && !workers->second.empty() &&
+                                workers->second != "0";
+    if (table)
+        return cpuWithWorkers ? "activations not told apart: the loader workers' prefetched "
+                                "batches count too (--workers 0 measures them)"
+                              : "activations not measured";
+    return "activations and the phase table not measured" +
+           (m.unavailable.empty() ? std::string() : " (" + m.unavailable + ")");
+}
+
+// The fp32 arm's mean wait for data and its compute per step (ms): the split's figures
+// where it ran (--split), else the phase table's (compute: forward, backward and the
+// optimizer; an inference run's latency). Nullopt when neither was measured.
+struct DataWait
+{
+    double dataMs = 0, computeMs = 0, stepMs = 0;
+};
+std::optional<DataWait> dataWaitOf(const Session& s)
+{
+    if (s.dataLoaderMs && s.computeMs && *s.dataLoaderMs >= 0 && *s.computeMs >= 0)
+        return DataWait{*s.dataLoaderMs, *s.computeMs, *s.dataLoaderMs + *s.computeMs};
+    std::optional<double> data;
+    DataWait w;
+    for (const PhaseTiming& p : s.phases) {
+        if (!(p.meanMs >= 0))
+            continue;
+        if (p.phase == "data")
+            data = p.meanMs;
+        else if (p.phase == "forward" || p.phase == "backward" || p.phase == "optimizer" ||
+                 p.phase == "latency")
+            w.computeMs += p.meanMs;
+        w.stepMs += p.meanMs;
+    }
+    if (!data || !(w.stepMs > 0))
+        return std::nullopt;
+    w.dataMs = *data;
+    return w;
+}
+
+// Where the time goes when precision is not the bottleneck: the DataLoader only when the
+// measured data wait is at least the compute (the seed's own test of a data-bound step).
+std::string notPrecisionClause(const Session& s)
+{
+    const std::optional<DataWait> w = dataWaitOf(s);
+    if (!w)
+        return "the data wait was not measured (--split measures it): the DataLoader is a "
+               "suspect, not a finding.";
+    if (w->dataMs >= w->computeMs)
+        return "the step waits on the DataLoader (" + format::duration(w->dataMs * 1e6) +
+               " of data wait against " + format::duration(w->computeMs * 1e6) +
+               " of compute per step).";
+    return "the data wait is " + format::duration(w->dataMs * 1e6) + " of a " +
+           format::duration(w->stepMs * 1e6) +
+           " step: not the DataLoader; the time is in compute that bf16 does not speed up "
+           "(launches, synchronisation, memory-bound ops, or arithmetic without bf16 units).";
 }
 
 }  // namespace
@@ -42,9 +113,28 @@ std::string bf16SlowdownCause(const Session& s)
            "is converted and computed the slow way";
 }
 
+std::optional<std::string> stoppedEarly(const Session& s)
+{
+    if (s.interrupted.empty())
+        return std::nullopt;
+    const size_t arms = size_t(
+        std::count_if(s.lab.begin(), s.lab.end(), [](const LabArm& arm) { return arm.ran; }));
+    const std::string steps = format::counted(uint64_t(s.steps.size()), "measured step");
+    const std::string what =
+        s.steps.empty() && arms == 0 && s.sweep.empty()
+            ? "Nothing was measured before."
+            : "What it holds was measured before: " + steps + ", " +
+                  (arms == 0 ? std::string("no arm finished")
+                             : format::counted(uint64_t(arms), "arm") + " finished");
+    return "This run did not finish: " + s.interrupted + ". " + what +
+           (what.ends_with('.') ? "" : ".");
+}
+
 LabReading readLab(const Session& s)
 {
     LabReading r;
+    if (const std::optional<std::string> stopped = stoppedEarly(s))
+        r.lines.push_back(*stopped);
     const LabArm* fp32 = ranArm(s, ArmKind::Fp32);
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
@@ -56,11 +146,17 @@ LabReading readLab(const Session& s)
                 "fp32 -> bf16 is a slowdown (" + format::ratio(ratio) + ": each " +
                 (s.inference() ? "batch" : "step") + " takes " + format::ratio(1.0 / ratio) +
                 " as long in bf16): " + bf16SlowdownCause(s) + "; keep fp32 on this device.");
+        else if (ratio < 1.0)  // slower, if within the noise: a slowdown, never a jump
+            r.lines.push_back("fp32 -> bf16 is a slowdown within this run's noise (" +
+                              format::ratio(ratio) + ": each " +
+                              (s.inference() ? "batch" : "step") + " takes " +
+                              format::ratio(1.0 / ratio) +
+                              " as long in bf16): precision is not the bottleneck and bf16 does "
+                              "not pay here; " +
+                              notPrecisionClause(s));
         else if (ratio < kSmallLabJump)
-            r.lines.push_back(
-                "fp32 -> bf16 is a small jump (" + format::ratio(ratio) +
-                "): precision is not the bottleneck; the step waits on something else, usually "
-                "the DataLoader.");
+            r.lines.push_back("fp32 -> bf16 is a small jump (" + format::ratio(ratio) +
+                              "): precision is not the bottleneck; " + notPrecisionClause(s));
         else
             r.lines.push_back("fp32 -> bf16 is a large jump (" + format::ratio(ratio) +
                               (s.inference()
@@ -107,7 +203,7 @@ LabReading readLab(const Session& s)
                             format::bytes(double(m.optimizerStateBytes));
         split += m.activationBytes >= 0
                      ? ", activations " + format::bytes(double(m.activationBytes)) + "."
-                     : "; activations and the phase table need a GPU (the CUDA caching allocator).";
+                     : "; " + missingMemoryFigures(s) + ".";
         r.lines.push_back(split);
         if (const std::optional<PeakReading> peak = readPeak(*s.memory))
             r.lines.push_back("The peak (" + format::bytes(double(peak->peakBytes)) +

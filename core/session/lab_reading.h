@@ -21,6 +21,12 @@ inline constexpr double kLabSlowdown = 0.9;
 // else the usual causes on a CPU or a GPU.
 std::string bf16SlowdownCause(const Session& session);
 
+// A run that stopped before it finished (cancelled, or its engine killed), in a sentence
+// that leads its reading: "This run did not finish: cancelled by Ctrl-C (SIGINT) in the fp32
+// arm after step 7 of 22. What it holds was measured before: 5 measured steps, no arm
+// finished."; nullopt for a run that finished.
+std::optional<std::string> stoppedEarly(const Session& session);
+
 struct LabReading
 {
     std::optional<double> bf16OverFp32;   // samples/s ratio
