@@ -1,6 +1,9 @@
 #include "widgets/chart_style.h"
 
+#include <algorithm>
+#include <array>
 #include <qcustomplot.h>
+#include <utility>
 
 namespace kinetoscope::widgets {
 
@@ -108,11 +111,46 @@ void applyChartStyle(QCustomPlot& plot)
 
 namespace {
 
-// Turns a label that would be drawn past its bound (the axes when it is clipped to them,
-// else the widget) to the side of its anchor that keeps it inside. True when one moved.
-bool turnLabelsInside(QCustomPlot& plot)
+// The span [lo, hi) a label of `size` pixels covers when `alignment` puts it against its
+// anchor at `anchor`: left/top alignment starts it there, right/bottom ends it there.
+std::pair<double, double> spanFor(Qt::Alignment alignment, double anchor, double size)
 {
-    bool moved = false;
+    if (alignment & (Qt::AlignLeft | Qt::AlignTop))
+        return {anchor, anchor + size};
+    if (alignment & (Qt::AlignRight | Qt::AlignBottom))
+        return {anchor - size, anchor};
+    return {anchor - size / 2, anchor + size / 2};
+}
+
+// Of the three alignments along one direction, the one a label keeps: its current one when
+// the label fits the bound that way, else the first that fits, else the one that overflows
+// least. A function of the anchor, the size and the bound alone once the label fits or once
+// none fits, so a second pass never changes what the first chose (no replot loop).
+Qt::Alignment alignmentInside(Qt::Alignment current, const std::array<Qt::Alignment, 3>& options,
+                              double anchor, double size, double lo, double hi)
+{
+    constexpr double kSlack = 0.5;  // pixels: rounding never counts as overflow
+    const auto overflow = [&](Qt::Alignment a) {
+        const auto [from, to] = spanFor(a, anchor, size);
+        return std::max(0.0, lo - from) + std::max(0.0, to - hi);
+    };
+    if (overflow(current) <= kSlack)
+        return current;
+    Qt::Alignment best = options[0];
+    for (Qt::Alignment option : options) {
+        if (overflow(option) <= kSlack)
+            return option;
+        if (overflow(option) < overflow(best))
+            best = option;
+    }
+    return best;
+}
+
+// Turns every label that would be drawn past its bound (the axes when it is clipped to
+// them, else the widget) to the side of its anchor that keeps it inside. Runs after the
+// layout and before drawing, so the labels are drawn where they stay in the same replot.
+void turnLabelsInside(QCustomPlot& plot)
+{
     for (int i = 0; i < plot.itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(plot.item(i));
         if (!text || !text->visible() || text->text().isEmpty())
@@ -122,22 +160,18 @@ bool turnLabelsInside(QCustomPlot& plot)
                                  : QRectF(plot.rect());
         const QRectF drawn =
             QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
-        Qt::Alignment horizontal = text->positionAlignment() & Qt::AlignHorizontal_Mask;
-        Qt::Alignment vertical = text->positionAlignment() & Qt::AlignVertical_Mask;
-        if (drawn.right() > bound.right() + 0.5 && horizontal != Qt::AlignRight)
-            horizontal = Qt::AlignRight;
-        else if (drawn.left() < bound.left() - 0.5 && horizontal != Qt::AlignLeft)
-            horizontal = Qt::AlignLeft;
-        if (drawn.top() < bound.top() - 0.5 && vertical != Qt::AlignTop)
-            vertical = Qt::AlignTop;
-        else if (drawn.bottom() > bound.bottom() + 0.5 && vertical != Qt::AlignBottom)
-            vertical = Qt::AlignBottom;
-        if ((horizontal | vertical) != text->positionAlignment()) {
+        const QPointF anchor = text->position->pixelPosition();
+        const Qt::Alignment horizontal =
+            alignmentInside(text->positionAlignment() & Qt::AlignHorizontal_Mask,
+                            {Qt::AlignLeft, Qt::AlignHCenter, Qt::AlignRight}, anchor.x(),
+                            drawn.width(), bound.left(), bound.right());
+        const Qt::Alignment vertical =
+            alignmentInside(text->positionAlignment() & Qt::AlignVertical_Mask,
+                            {Qt::AlignTop, Qt::AlignVCenter, Qt::AlignBottom}, anchor.y(),
+                            drawn.height(), bound.top(), bound.bottom());
+        if ((horizontal | vertical) != text->positionAlignment())
             text->setPositionAlignment(horizontal | vertical);
-            moved = true;
-        }
     }
-    return moved;
 }
 
 }  // namespace
@@ -148,10 +182,9 @@ void keepLabelsInside(QCustomPlot& plot)
     if (plot.property(kInstalled).toBool())
         return;  // once per plot, however often its style is applied
     plot.setProperty(kInstalled, true);
-    QObject::connect(&plot, &QCustomPlot::afterReplot, &plot, [&plot] {
-        if (turnLabelsInside(plot))
-            plot.replot(QCustomPlot::rpQueuedReplot);
-    });
+    // afterLayout comes inside replot(), once the axes have their pixels and before
+    // anything is drawn: moving a label there costs no second replot.
+    QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [&plot] { turnLabelsInside(plot); });
 }
 
 void showLegendBeside(QCustomPlot& plot)

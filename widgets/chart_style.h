@@ -16,9 +16,9 @@ QString categoryLabel(analysis::TimeCategory category);  // "Kernel", "CPU exec"
 QString categoryTooltip(analysis::TimeCategory category);
 // Light plot background, readable fonts, no adaptive sampling in exports.
 void applyChartStyle(QCustomPlot& plot);
-// Keeps every text label inside its plot: after each replot, a label that would be drawn past
-// the axes (clipped to them) or the widget turns to the side of its anchor that keeps it in.
-// applyChartStyle installs it.
+// Keeps every text label inside its plot: in each replot, once the layout is known and before
+// drawing, a label that would be drawn past the axes (clipped to them) or the widget turns to
+// the side of its anchor that keeps it in. Costs no second replot. applyChartStyle installs it.
 void keepLabelsInside(QCustomPlot& plot);
 // Shows the legend in its own column right of the axes, top-aligned: a legend never
 // covers data (inside the axes it hid the last bars and the average's label).

@@ -30,10 +30,23 @@
 #include <QTableWidget>
 #include <QtTest>
 #include <csignal>
+#include <memory>
+#include <qcustomplot.h>
+#include <sys/resource.h>
+#include <vector>
 
 using namespace kinetoscope;
 
 namespace {
+
+// User and system CPU time this process has used, in seconds.
+double processCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
 
 // A CPU run that would last minutes unless stopped.
 lab::RunConfig longRun(const QTemporaryDir& dir)
@@ -158,6 +171,57 @@ private Q_SLOTS:
         // The diagnosis leads with it too.
         QCOMPARE(QString::fromStdString(window.document(0)->trace().findings.front().id),
                  QStringLiteral("trace-quality"));
+    }
+
+    // Traces open with nothing happening leave the app idle (issue 50: the Memory plot's peak
+    // label queued a replot from every replot, a core at 100 % for as long as the tab was
+    // open): no chart replots by itself, a replot asked for is one replot, and the process
+    // uses next to no CPU.
+    void openTracesLeaveTheAppIdle()
+    {
+        gui::MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy idle(&window, &gui::MainWindow::idle);
+        // Both have memory samples, so both draw a Memory plot with its peak label.
+        window.openFiles(
+            {QStringLiteral(KINETOSCOPE_SOURCE_DIR "/resources/sample.pt.trace.json.gz"),
+             QString::fromStdString(
+                 test::sharedTrace("misc/dtu_mlops_cpu_memory.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60'000);
+        QCOMPARE(window.documentCount(), 2);
+        // Every page of each document shown once, so every chart has been laid out and drawn.
+        for (int d = 0; d < window.documentCount(); ++d) {
+            widgets::DocumentView* view = window.document(d);
+            for (int page = 0; page < view->count(); ++page) {
+                view->setCurrentIndex(page);
+                QTest::qWait(20);
+            }
+        }
+        QTest::qWait(300);
+        const QList<QCustomPlot*> charts = window.findChildren<QCustomPlot*>();
+        QVERIFY(charts.size() >= 2);
+        std::vector<std::unique_ptr<QSignalSpy>> replots;
+        for (QCustomPlot* chart : charts)
+            replots.push_back(std::make_unique<QSignalSpy>(chart, &QCustomPlot::afterReplot));
+        const double cpuBefore = processCpuSeconds();
+        QTest::qWait(2000);
+        const double cpu = processCpuSeconds() - cpuBefore;
+        for (size_t i = 0; i < replots.size(); ++i)
+            QVERIFY2(replots[i]->isEmpty(),
+                     qPrintable(QStringLiteral("%1 replotted %2 times idle")
+                                    .arg(charts[int(i)]->metaObject()->className())
+                                    .arg(replots[i]->count())));
+        QVERIFY2(cpu < 0.2, qPrintable(QStringLiteral("%1 s of CPU in 2 s idle").arg(cpu)));
+        // One replot asked for is one replot, whatever its labels needed.
+        for (size_t i = 0; i < replots.size(); ++i) {
+            replots[i]->clear();
+            charts[int(i)]->replot();
+        }
+        QTest::qWait(200);
+        for (size_t i = 0; i < replots.size(); ++i)
+            QCOMPARE(replots[i]->count(), 1);
     }
 
     // A lab session recorded without --profile opens with what it measured: its findings and
