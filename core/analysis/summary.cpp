@@ -72,7 +72,9 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
                            [&] { summary.launches = computeLaunchStats(model, summary.steps); },
                            [&] { summary.sync = computeSyncStats(model, summary.steps); },
                            [&] {
-                               if (summary.window.cpuOnly || summary.window.deviceActivityMissing)
+                               const WindowClass& w = summary.window;
+                               if (w.cpuOnly || w.deviceActivityMissing ||
+                                   (w.partlyRead() && w.deviceActivities == 0))
                                    summary.host = profileHost(
                                        model, summary.steps);  // what such a window has to tell
                            },

@@ -457,6 +457,8 @@ std::string WindowClass::headline() const
         text = "partly read (the file stops early), " + text;
     if (cpuOnly)
         text += ", CPU only";
+    else if (partlyRead() && deviceActivities == 0)
+        text += ", no device activity before the cut";  // it may lie beyond
     const size_t steady = steadyCount();
     const std::string markers =
         stepMarker == "ProfilerStep#" ? "ProfilerStep markers" : "'" + stepMarker + "' markers";
@@ -495,7 +497,7 @@ std::string WindowClass::headline() const
         text += ", CUDA/HIP graph capture (nothing runs on the device by design)";
     else if (graphReplay)
         text += ", CUDA/HIP graph replay";
-    if (deviceActivityMissing)
+    if (deviceActivityMissing && !partlyRead())
         text += ", no device activity recorded";
     if (countersOnly)
         text += ", counter ranges only (CUPTI range profiler)";
@@ -574,6 +576,19 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
                hostOps < kFewHostOps;
     w.warmUpDominated = w.windowNs > 0 && 2 * w.oneOffNs >= w.windowNs;
     findQualityIssues(model, w);
+    // A file cut short holds only what came before the cut. A claim that rests on something
+    // being absent (no backward or optimizer op: inference; no device activity: CPU only)
+    // could be contradicted by the part not read, so it is
+    // not made: the headline says what was seen before the cut instead.
+    if (w.partlyRead()) {
+        if (w.kind != RunKind::Training) {
+            w.kind = RunKind::Unknown;
+            w.kindEvidence = anyOp ? "no backward or optimizer op before the cut; the part not "
+                                     "read may hold them"
+                                   : "no CPU ops before the cut";
+        }
+        w.cpuOnly = false;
+    }
     return w;
 }
 

@@ -54,7 +54,7 @@ inline constexpr int64_t kNearlyEmptyWindowNs = 100'000;
 
 struct WindowClass
 {
-    RunKind kind = RunKind::Unknown;
+    RunKind kind = RunKind::Unknown;  // a cut file is never called inference: see partlyRead
     std::string
         kindEvidence;  // why: "backward ops and Optimizer.step", "no backward or optimizer op"
     StepSource stepSource = StepSource::Window;

@@ -1,5 +1,6 @@
 #include "core/job/job_rules.h"
 
+#include "core/analysis/diagnosis/diagnosis.h"
 #include "core/format/format.h"
 #include "core/job/median.h"
 
@@ -433,9 +434,7 @@ std::vector<Finding> diagnoseJob(const Job& job, const JobRuleOptions& options)
     addImbalance(job, stepNs, out);
     addExposedCommunication(job, stepNs, out);
     addSlowCollective(job, stepNs, options, out);
-    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-        return a.estimatedGainNs > b.estimatedGainNs;
-    });
+    analysis::rankFindings(out);
     return out;
 }
 

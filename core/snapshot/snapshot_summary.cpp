@@ -414,6 +414,7 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
         s.backward |= name == "backward" || name.find("autograd::Engine") != std::string_view::npos;
     }
     findings(model, s);
+    analysis::rankFindings(s.findings);
     return s;
 }
 

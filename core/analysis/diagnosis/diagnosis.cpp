@@ -139,31 +139,6 @@ const std::vector<RuleInfo>& ruleCatalogue()
 
 namespace {
 
-// A window finding that changes how everything else reads (a capture, missing activity,
-// a window of warm-up) comes first. Then what the lab measured outranks what the trace
-// suggests: the measured findings by their measured gain, then severity (a measured
-// finding that is only information, LOW and saving nothing, such as not-precision-bound,
-// keeps its place among the rest). Then the findings by the time per step a fix would
-// save; findings that save no time (memory risks, information, a minor window note)
-// follow in order of severity.
-void rank(std::vector<Finding>& findings)
-{
-    auto tier = [](const Finding& f) {
-        if (f.aboutWindow && f.severity == Severity::High)
-            return 0;
-        if (f.measured && (f.estimatedGainNs > 0 || f.severity != Severity::Low))
-            return 1;
-        return 2;
-    };
-    std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
-        if (tier(a) != tier(b))
-            return tier(a) < tier(b);
-        if (a.estimatedGainNs != b.estimatedGainNs)
-            return a.estimatedGainNs > b.estimatedGainNs;
-        return a.severity > b.severity;
-    });
-}
-
 // One rule for every time finding: its severity is its credited gain's share of the step.
 // A finding about the device's work, while the device waits on the host most of the step,
 // does not set the pace: at most LOW, and it says why.
@@ -228,6 +203,23 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
 
 }  // namespace
 
+void rankFindings(std::vector<Finding>& findings)
+{
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        if (a.severity != b.severity)
+            return a.severity > b.severity;
+        // What the window is (a capture, missing activity, warm-up, a cut file) changes how
+        // the findings of its severity and below read: it comes first among them.
+        if (a.aboutWindow != b.aboutWindow)
+            return a.aboutWindow;
+        // A gain the lab measured and one estimated from a trace are not the same kind of
+        // figure: at one severity, what was measured comes first (issue 19).
+        if (a.measured != b.measured)
+            return a.measured;
+        return a.estimatedGainNs > b.estimatedGainNs;
+    });
+}
+
 std::vector<Finding> diagnoseLab(const LabMeasurements& lab, const Thresholds& thresholds)
 {
     // The lab rules read only the measurements: an empty trace stands in for the one the
@@ -239,7 +231,7 @@ std::vector<Finding> diagnoseLab(const LabMeasurements& lab, const Thresholds& t
     for (const RuleInfo& rule : ruleCatalogue())
         if (rule.lab)
             rule.rule(input, findings);
-    rank(findings);
+    rankFindings(findings);
     return findings;
 }
 
@@ -269,7 +261,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     }
     gradeByGain(input, findings);
     judgeSparseWindow(input, findings);
-    rank(findings);
+    rankFindings(findings);
     return findings;
 }
 

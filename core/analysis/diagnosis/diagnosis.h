@@ -1,8 +1,8 @@
 #pragma once
 // The diagnosis: every rule run over one trace's summary (and a lab session's
-// measurements), findings ranked: the window findings that change how the rest reads,
-// then what the lab measured, then by the time per step that fixing them would save
-// (then by severity).
+// measurements), findings in the one order of every output (rankFindings): by severity,
+// the window findings first within theirs, then by the time per step that fixing them
+// would save.
 #include "core/analysis/diagnosis/finding.h"
 #include "core/analysis/diagnosis/thresholds.h"
 #include "core/analysis/summary.h"
@@ -99,6 +99,11 @@ struct LabMeasurements
     std::optional<Checkpointing> checkpointing;
     std::string
         armsCheckpointing;  // the arms ran with it ("checkpointing every 2nd block"), or empty
+    // Why the run stopped before it finished ("cancelled by Ctrl-C (SIGINT) in the fp32 arm
+    // after step 7 of 22"), empty when it finished; and what it kept.
+    std::string interrupted;
+    size_t keptSteps = 0;
+    size_t armsFinished = 0;
 };
 
 struct DiagnosisInput
@@ -120,6 +125,13 @@ struct RuleInfo
 };
 // Every rule, in catalogue order (docs/diagnosis.md).
 const std::vector<RuleInfo>& ruleCatalogue();
+
+// The one order of findings, wherever they are shown (a trace's, a lab's, a job's, a
+// snapshot's): by severity; within a severity, a window finding first (it changes how the
+// rest reads), then what the lab measured before what was read from a trace (a measured
+// gain and an estimated one are not the same kind of figure), then by the time per step a
+// fix would save. Stable: findings that tie keep their rules' order.
+void rankFindings(std::vector<Finding>& findings);
 
 std::vector<Finding> diagnose(const DiagnosisInput& input);
 // A lab session recorded without a trace: the lab rules alone, ranked as diagnose ranks.
