@@ -30,7 +30,8 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "                        format, devices, ranks, time span, steps, events per category,\n"
      "                        skipped events with reasons, load time and throughput\n",
      "options:\n"
-     "  --json                the same as one JSON object (docs/summary-schema.md)\n"
+     "  --json                the same as one JSON object (its keys: README.md, section\n"
+     "                        \"kinetoscope info\")\n"
      "  --threads N           threads for reading the trace: 0 every core (the default), 1 one\n"
      "                        thread (the serial path); what is printed is the same whatever N\n"
      "example:\n"
@@ -190,7 +191,11 @@ std::string commandHelp(std::string_view command)
                "option\n"
                "is checked before anything is written: a run that does not start leaves DIR as it\n"
                "was.\n\n" +
-               std::string(lab::kRunOptionsHelp);
+               std::string(lab::kRunOptionsHelp) +
+               "example:\n"
+               "  kinetoscope run --model cnn --device cpu --split --profile --out runs/cnn\n"
+               "  kinetoscope run --model net.pt --input-shape 3x32x32 --classes 10 --out "
+               "runs/net\n";
     for (const CommandHelp& c : kCommands)
         if (command == c.name)
             return std::string("usage: kinetoscope ") + c.name + " ...\n" + c.overview + "\n" +

@@ -6,9 +6,11 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 using kinetoscope::test::sharedTrace;
@@ -224,6 +226,43 @@ private Q_SLOTS:
                 "every command that reads traces (info, summary, diagnose, diff, report, memory "
                 "--trace):\n  --threads N ") != std::string::npos);
         QVERIFY(overview.out.find("this launch only") != std::string::npos);  // the app's --threads
+    }
+
+    // Issue 50: every command the overview lists answers --help with an example of itself,
+    // and every file of the repository its help names (README.md, docs/..., resources/...)
+    // exists.
+    void everyCommandsHelpHasAnExampleAndNamesOnlyFilesThatExist()
+    {
+        const Run overview = runCli({"help"});
+        QCOMPARE(overview.code, 0);
+        // The commands: the overview's lines "  NAME ARGS...", up to its help and version.
+        std::vector<std::string> commands;
+        std::istringstream lines(overview.out);
+        for (std::string line; std::getline(lines, line);) {
+            if (!line.starts_with("  ") || line.size() < 3 || line[2] < 'a' || line[2] > 'z')
+                continue;
+            const std::string name = line.substr(2, line.find(' ', 2) - 2);
+            if (name == "help" || name == "version")
+                break;
+            if (std::find(commands.begin(), commands.end(), name) == commands.end())
+                commands.push_back(name);
+        }
+        QVERIFY2(commands.size() >= 7, overview.out.c_str());
+        const std::regex repositoryFile(
+            R"(\b(?:docs|resources|scripts|tests)/[\w./-]*\w|\bREADME\.md)");
+        for (const std::string& command : commands) {
+            const Run help = runCli({command, "--help"});
+            QCOMPARE(help.code, 0);
+            const size_t example = help.out.find("\nexample:\n  kinetoscope " + command + " ");
+            QVERIFY2(example != std::string::npos, (command + ":\n" + help.out).c_str());
+            for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), repositoryFile);
+                 it != std::sregex_iterator(); ++it) {
+                const std::string named = it->str();
+                QVERIFY2(
+                    std::filesystem::exists(std::filesystem::path(KINETOSCOPE_SOURCE_DIR) / named),
+                    (command + " --help names " + named + ", which does not exist").c_str());
+            }
+        }
     }
 
     void overridesThresholdsAndRejectsBadInput()
