@@ -138,6 +138,51 @@ private:
     std::vector<session::PhaseMemory>* m_rows = nullptr;  // the step being probed, or none
 };
 
+// Training reads the logits as [batch, classes] against class indices below the data's
+// class count: a model with fewer outputs would index past them (torch's "Target 7 is out
+// of bounds" on the CPU, a device-side assert that poisons the context on a GPU), so the
+// one line says what to change instead.
+void checkLogits(const torch::Tensor& logits, const torch::Tensor& targets, const SampleSpec& data,
+                 const RunConfig& config)
+{
+    const int64_t batch = targets.size(0);
+    if (logits.dim() == 2 && logits.size(0) == batch && logits.size(1) >= data.classes)
+        return;
+    const std::string output = shapeText(logits.sizes());
+    if (logits.dim() != 2 || logits.size(0) != batch)
+        throw UserError("the model's output is " + output + " for a batch of " +
+                        std::to_string(batch) +
+                        " samples: training needs logits of shape [batch, classes]");
+    const std::string classes = std::to_string(logits.size(1));
+    const std::string text = "the model gives " + classes + " classes (its output is " + output +
+                             ") but the " + config.dataset + " targets have " +
+                             std::to_string(data.classes);
+    if (config.dataset == "synthetic")
+        throw UserError(text + " (--classes, 10 by default): pass --classes " + classes);
+    throw UserError(text + ": the model needs at least " + std::to_string(data.classes) +
+                    " outputs");
+}
+
+// loss.backward(). A TorchScript model's backward graph runs in torch's interpreter too,
+// which rethrows what it met, an out-of-memory included, as a std::runtime_error of several
+// lines: an out-of-memory goes on as one (the arms and the batch sweep stop at it), anything
+// else as one line with torch's reason.
+void backward(const torch::Tensor& loss)
+{
+    try {
+        loss.backward();
+    } catch (const c10::Error&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        const std::string reason = torchReason(e.what());
+        if (isOutOfMemoryMessage(reason))
+            TORCH_CHECK_WITH(OutOfMemoryError, false, reason);
+        throw UserError("the model's backward failed: " + reason);
+    }
+}
+
 int64_t bytesOf(const std::vector<torch::Tensor>& tensors, bool gradients)
 {
     int64_t bytes = 0;
@@ -195,7 +240,8 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
                            double progressTo)
 {
     torch::manual_seed(config.seed);
-    std::unique_ptr<Model> model = buildModel(config, m_dataset->spec());
+    const SampleSpec data = m_dataset->spec();
+    std::unique_ptr<Model> model = buildModel(config, data);
     model->to(m_device);
     model->train();
     ClippedAdam optimizer(model->parameters());
@@ -216,6 +262,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     auto forwardLoss = [&](const torch::Tensor& x, const torch::Tensor& y) {
         AutocastScope autocast(arm.bf16, m_device.type());
         const torch::Tensor logits = model->forward(x);
+        checkLogits(logits, y, data, config);
         probe.after("forward");
         return torch::nn::functional::cross_entropy(logits, y);
     };
@@ -225,7 +272,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
     auto wholeStep = [&] {
         optimizer.zeroGrad();
         torch::Tensor loss = forwardLoss(staticInputs, staticTargets);
-        loss.backward();
+        backward(loss);
         optimizer.step();
         return loss;
     };
@@ -299,7 +346,7 @@ ArmResult ArmRunner::train(const ArmOptions& arm, const RunConfig& config, doubl
             loss = forwardLoss(x, y);
             probe.after("loss");
             clock.mark(2);
-            loss.backward();
+            backward(loss);
             probe.after("backward");
             if (probed)
                 memory.split.gradientBytes = bytesOf(parameters, true);

@@ -16,10 +16,17 @@ bool isOutOfMemory(const c10::Error& error)
 {
     if (dynamic_cast<const c10::OutOfMemoryError*>(&error))
         return true;
-    // The CPU allocator's refusal: "DefaultCPUAllocator: not enough memory: ..."
-    const std::string message = error.what_without_backtrace();
+    return isOutOfMemoryMessage(error.what_without_backtrace());
+}
+
+bool isOutOfMemoryMessage(const std::string& message)
+{
+    // The CPU allocator's refusal ("DefaultCPUAllocator: not enough memory: ..."), the
+    // engine's CPU limit and the CUDA caching allocator's OutOfMemoryError.
     return message.find("not enough memory") != std::string::npos ||
-           message.find("can't allocate memory") != std::string::npos;
+           message.find("can't allocate memory") != std::string::npos ||
+           message.find("CPU memory limit: ") != std::string::npos ||
+           message.find("CUDA out of memory") != std::string::npos;
 }
 
 Batch Dataset::getRange(int64_t first, int64_t count) const

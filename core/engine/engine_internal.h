@@ -22,6 +22,18 @@ struct UserError : std::runtime_error
 
 // True for the CUDA allocator's OutOfMemoryError and the CPU allocator's refusal.
 bool isOutOfMemory(const c10::Error& error);
+// The same, read from a message alone (the TorchScript interpreter rethrows what it met as
+// a std::runtime_error that carries only the text).
+bool isOutOfMemoryMessage(const std::string& message);
+
+// Why torch failed, in one line. The TorchScript interpreter's message opens with "The
+// following operation failed in the TorchScript interpreter." and two tracebacks, and ends
+// with the error it met ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x256
+// and 20x64)"): that error's first line, without its class. Any other message: its first
+// line.
+std::string torchReason(const std::string& message);
+// "64x3x32x32"; "a scalar" for no dimensions.
+std::string shapeText(c10::IntArrayRef sizes);
 
 // What one sample looks like, without the batch dimension.
 struct SampleSpec
@@ -56,7 +68,10 @@ SampleSpec syntheticSpecFor(const RunConfig& config);
 // throws UserError for an unknown name or a file that does not load.
 std::unique_ptr<Model> buildModel(const RunConfig& config, const SampleSpec& data);
 bool isScriptModelPath(const std::string& model);
-std::unique_ptr<Model> loadScriptModel(const std::string& path);
+// The TorchScript file config.model names, fed `data`. Its forward turns torch's failure
+// into a UserError of one line: torch's reason, the input it was given and, on synthetic
+// data, that --input-shape sets it.
+std::unique_ptr<Model> loadScriptModel(const RunConfig& config, const SampleSpec& data);
 
 class Dataset
 {

@@ -231,7 +231,7 @@ std::unique_ptr<Model> buildModel(const RunConfig& c, const SampleSpec& data)
     if (c.model == "transformer")
         return std::make_unique<NnModel<Transformer>>(Transformer(c, data));
     if (isScriptModelPath(c.model))
-        return loadScriptModel(c.model);
+        return loadScriptModel(c, data);
     throw UserError("unknown model '" + c.model +
                     "' (built-in: mlp, cnn, transformer; or a TorchScript file)");
 }

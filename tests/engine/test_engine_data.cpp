@@ -191,6 +191,43 @@ private Q_SLOTS:
         verifyRan(engine::runLab(c));
     }
 
+    // Issue 50: a TorchScript model's forward and backward graphs run in torch's interpreter,
+    // which rethrows what it met as a std::runtime_error of several lines, an out-of-memory
+    // too. It is one still: the batch sweep stops at it and the run goes on, instead of
+    // ending on "The following operation failed in the TorchScript interpreter.". Under a
+    // 52 MiB limit, batch 2048's forward fits (about 45 MiB) and its backward does not.
+    void anOutOfMemoryInsideATorchScriptModelStopsTheBatchSweep()
+    {
+        const QString model = m_dir.path() + "/wide.pt";
+        const QString script =
+            QStringLiteral(
+                "import torch\n"
+                "net = torch.nn.Sequential(torch.nn.Linear(20, 1024), torch.nn.ReLU(),\n"
+                "                          torch.nn.Linear(1024, 1024), torch.nn.ReLU(),\n"
+                "                          torch.nn.Linear(1024, 5))\n"
+                "torch.jit.save(torch.jit.script(net), '%1')\n")
+                .arg(model);
+        QString error;
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script,
+                                       m_dir.path() + "/wide.py", error),
+                 qPrintable(error));
+        engine::RunConfig c = small("script-out-of-memory");
+        c.model = model.toStdString();
+        c.inputShape = {20};
+        c.classes = 5;
+        c.steps = 1;
+        c.memoryLimitMb = 52;
+        c.sweepBatchSizes = {8, 2048, 65536};
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.session.sweep.size(), size_t(3));
+        QVERIFY2(r.session.sweep[0].error.empty(), r.session.sweep[0].error.c_str());
+        QCOMPARE(QString::fromStdString(r.session.sweep[1].error),
+                 QStringLiteral("out of memory at batch size 2048"));
+        QCOMPARE(QString::fromStdString(r.session.sweep[2].error),
+                 QStringLiteral("not run: batch size 2048 ran out of memory"));
+    }
+
     void unreadableModelsAndDatasetsGiveOneLine_data()
     {
         QTest::addColumn<QString>("model");

@@ -504,6 +504,87 @@ private Q_SLOTS:
         QVERIFY(r.sessionPath.empty());  // nothing was started: nothing to keep
     }
 
+    // Issue 50: a TorchScript MLP (20 features in, 5 classes out) that does not fit the
+    // input it is given. `kinetoscope run` says why in one line, its last: torch's reason
+    // (not the interpreter's opening sentence), the input shape the engine used and that
+    // --input-shape sets it; with the shape right, that a 5-class model needs --classes 5
+    // (not torch's "Target 7 is out of bounds"). A run that never started writes nothing.
+    void aModelThatDoesNotFitItsInputSaysWhyInOneLine()
+    {
+        const QString model = m_dir.path() + "/net_scripted.pt";
+        const QString script =
+            QStringLiteral("import torch\n"
+                           "net = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(),\n"
+                           "                          torch.nn.Linear(64, 5))\n"
+                           "torch.jit.save(torch.jit.script(net), '%1')\n")
+                .arg(model);
+        QString error;
+        QVERIFY2(test::runPythonScript(QStringLiteral(KINETOSCOPE_PYTHON), script,
+                                       m_dir.path() + "/net_scripted.py", error),
+                 qPrintable(error));
+        // The CLI's exit code and its last line on standard error; its output folder kept or not.
+        struct Said
+        {
+            int code;
+            QString line;
+            bool wroteOut;
+        };
+        auto run = [&](const char* name, const std::vector<std::string>& options) {
+            const std::string dir = (m_dir.path() + "/" + name).toStdString();
+            std::vector<std::string> args{"run", "--model", model.toStdString(), "--out", dir};
+            args.insert(args.end(), {"--device", "cpu", "--steps", "2", "--warmup", "1",
+                                     "--batch-size", "32", "--no-samples"});
+            args.insert(args.end(), options.begin(), options.end());
+            std::ostringstream out, err;
+            const int code = cli::run(args, out, err);
+            std::string text = err.str();
+            while (!text.empty() && text.back() == '\n')
+                text.pop_back();
+            return Said{code, QString::fromStdString(text.substr(text.rfind('\n') + 1)),
+                        QFileInfo::exists(dir.c_str())};
+        };
+
+        const Said noShape = run("net-no-shape", {});
+        QCOMPARE(noShape.code, 2);
+        QCOMPARE(
+            noShape.line,
+            QStringLiteral("kinetoscope run: the TorchScript model failed on its input: mat1 and "
+                           "mat2 shapes cannot be multiplied (32x256 and 20x64); the input was "
+                           "synthetic samples of shape 256 (batch 32x256), the default without "
+                           "--input-shape: pass --input-shape with the shape of one sample the "
+                           "model takes (--input-shape 20 fits the layer that failed)"));
+        QVERIFY(!noShape.wroteOut);
+        // The same in inference, where nothing else runs after the forward.
+        const Said inference = run("net-inference", {"--mode", "inference"});
+        QCOMPARE(inference.code, 2);
+        QCOMPARE(inference.line, noShape.line);
+
+        // An image shape that a Linear meets unflattened: torch's reason and the shape
+        // used, and no guess at the features (the layer saw 3072 rows of 32, not samples).
+        const Said image = run("net-image", {"--input-shape", "3x32x32"});
+        QCOMPARE(image.code, 2);
+        QCOMPARE(
+            image.line,
+            QStringLiteral("kinetoscope run: the TorchScript model failed on its input: mat1 and "
+                           "mat2 shapes cannot be multiplied (3072x32 and 20x64); the input was "
+                           "synthetic samples of shape 3x32x32 (batch 32x3x32x32), from "
+                           "--input-shape: pass --input-shape with the shape of one sample the "
+                           "model takes"));
+
+        const Said classes = run("net-classes", {"--input-shape", "20"});
+        QCOMPARE(classes.code, 2);
+        QCOMPARE(
+            classes.line,
+            QStringLiteral("kinetoscope run: the model gives 5 classes (its output is 32x5) but "
+                           "the synthetic targets have 10 (--classes, 10 by default): pass "
+                           "--classes 5"));
+        QVERIFY(!classes.wroteOut);
+
+        const Said fits = run("net-fits", {"--input-shape", "20", "--classes", "5"});
+        QVERIFY2(fits.code == 0, qPrintable(fits.line));
+        QVERIFY(fits.wroteOut);
+    }
+
     // `kinetoscope run` in this process, its engine a child.
     void theCliRunsAndRejectsBadOptions()
     {
