@@ -1,5 +1,6 @@
 #include "widgets/session_view.h"
 
+#include "core/session/lab_reading.h"
 #include "widgets/findings_view.h"
 #include "widgets/live_run_view.h"
 #include "widgets/table_export.h"
@@ -24,10 +25,16 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     m_findings->setTraceActions(false);
     setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
 
-    auto* note = new QLabel(
+    QString noteText =
         tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
-           "it supports. The trace's pages need a run with --profile."),
-        this);
+           "it supports. The trace's pages need a run with --profile.");
+    // A run cut short (cancelled, its engine killed) says so before anything else: what it
+    // holds is what it measured before, never a whole run.
+    if (const std::optional<std::string> stopped = session::stoppedEarly(s))
+        noteText = QStringLiteral("<p style=\"color:#c62828\"><b>%1</b></p>")
+                       .arg(QString::fromStdString(*stopped).toHtmlEscaped()) +
+                   noteText;
+    auto* note = new QLabel(noteText, this);
     note->setWordWrap(true);
     note->setTextFormat(Qt::RichText);
     auto* layout = new QVBoxLayout(this);

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <iostream>
 #include <ostream>
+#include <string>
 #include <unistd.h>
 
 namespace kinetoscope::cli {
@@ -99,6 +100,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     };
     g_interrupted = false;
     callbacks.cancel = &g_interrupted;
+    callbacks.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
     const lab::RunResult result = [&] {
         const InterruptCancels interruptCancels;
         return lab::runEngine(c, callbacks);

@@ -31,6 +31,7 @@ void LabRun::start()
     };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &m_cancel;
+    callbacks.cancelledBy = [] { return std::string("the app's Cancel button"); };
     callbacks.abandon = &m_abandon;
     callbacks.engineStarted = [this](int pid) { m_enginePid = pid; };
     // The view shows the stage with the time it has left, estimated here from its pace.

@@ -5,6 +5,7 @@
 #include "core/session/memory_reading.h"
 #include "core/snapshot/snapshot_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -187,6 +188,10 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     };
     analysis::LabMeasurements lab;
     lab.inference = session.inference();
+    lab.interrupted = session.interrupted;
+    lab.keptSteps = session.steps.size();
+    lab.armsFinished = size_t(std::count_if(session.lab.begin(), session.lab.end(),
+                                            [](const session::LabArm& arm) { return arm.ran; }));
     if (const auto every = session.config.find("checkpoint_every"); every != session.config.end())
         lab.armsCheckpointing = session::checkpointingName(std::atoll(every->second.c_str()));
     const auto device = session.config.find("device");

@@ -94,14 +94,17 @@ int main(int argc, char** argv)
         return 2;
     }
 
-    // Cancel: a "cancel" line. The input's end is not one (a run by hand may have none).
+    // Cancel: a "cancel" line, with who asked for it. The input's end is not one (a run by
+    // hand may have none). Who is written before the flag is set, and read after it is seen.
     static std::atomic<bool> cancel{false};
+    static std::string cancelledBy;
     std::thread([] {
         std::string line;
         while (std::getline(std::cin, line)) {
             std::string ignored;
             const auto m = lab::decodeMessage(line, ignored);
             if (m && m->type == lab::MessageType::Cancel) {
+                cancelledBy = m->by;
                 cancel = true;
                 return;
             }
@@ -116,6 +119,7 @@ int main(int argc, char** argv)
     };
     lab::RunCallbacks callbacks;
     callbacks.cancel = &cancel;
+    callbacks.cancelledBy = [] { return cancel ? cancelledBy : std::string(); };
     callbacks.progress = [&](const lab::RunProgress& progress) {
         send(lab::MessageType::Progress, [&](lab::EngineMessage& m) { m.progress = progress; });
     };

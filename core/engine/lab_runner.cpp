@@ -10,7 +10,9 @@
 #include "core/engine/live_sampler.h"
 #include "core/engine/memory_limit.h"
 #include "core/lab/run_options.h"
+#include "core/session/timing_stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -112,6 +114,58 @@ std::map<std::string, std::string> configEntries(const RunConfig& c)
     return entries;
 }
 
+// A stage as a sentence names it: "the fp32 arm", "the sweep point workers=4".
+std::string stageName(const std::string& stage)
+{
+    return stage.starts_with("sweep ") ? "the sweep point " + stage.substr(6)
+                                       : "the " + stage + " arm";
+}
+
+// The phase timings of steps that an arm did not finish measuring (a cancel in its middle).
+std::vector<session::PhaseTiming> phasesOf(const std::vector<session::StepTiming>& steps,
+                                           bool inference)
+{
+    std::vector<double> data, h2d, forward, backward, optimizer;
+    for (const session::StepTiming& t : steps) {
+        data.push_back(t.dataMs);
+        h2d.push_back(t.h2dMs);
+        forward.push_back(t.forwardMs);
+        backward.push_back(t.backwardMs);
+        optimizer.push_back(t.optimizerMs);
+    }
+    if (inference)  // a batch's latency is kept where a training step keeps its forward
+        return {session::timingStats("data", std::move(data)),
+                session::timingStats("h2d", std::move(h2d)),
+                session::timingStats("latency", std::move(forward))};
+    return {session::timingStats("data", std::move(data)),
+            session::timingStats("h2d", std::move(h2d)),
+            session::timingStats("forward", std::move(forward)),
+            session::timingStats("backward", std::move(backward)),
+            session::timingStats("optimizer", std::move(optimizer))};
+}
+
+// Where a cancelled run stopped, and who stopped it, as the session keeps it: "cancelled by
+// Ctrl-C in the fp32 arm after step 7 of 22". `at` is the last step that began (and, a cancel
+// being taken between steps, finished); `finished` the last arm or sweep point that ended.
+std::string whereCancelled(const std::string& by, const lab::RunProgress& at,
+                           const std::string& finished)
+{
+    std::string text = by.empty() ? "cancelled" : "cancelled by " + by;
+    if (!at.stage.empty())
+        text += " in " + stageName(at.stage) + " after step " + std::to_string(at.step + 1) +
+                (at.steps > 0 ? " of " + std::to_string(at.steps) : "");
+    else if (!finished.empty())
+        text += " after " + stageName(finished);
+    else
+        text += " before its first step";
+    return text;
+}
+
+std::string counted(size_t count, const char* noun)
+{
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 }  // namespace
 
 RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
@@ -148,11 +202,22 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     // What the arm runner reports: a step that begins after another has finished starts
     // the run.
     lab::RunCallbacks runnerCallbacks = callbacks;
+    // Where the run is, and what the arm in flight has measured: its steps reach the
+    // session when the arm ends, and a cancel before then keeps them all the same.
+    lab::RunProgress at;
+    std::string finished;
+    std::vector<session::StepTiming> armSteps;
     runnerCallbacks.progress = [&](const lab::RunProgress& progress) {
+        at = progress;
         if (progress.step >= 1)
             markStarted();
         if (callbacks.progress)
             callbacks.progress(progress);
+    };
+    runnerCallbacks.step = [&](const session::StepTiming& step) {
+        armSteps.push_back(step);
+        if (callbacks.step)
+            callbacks.step(step);
     };
     auto save = [&] {
         if (!started)
@@ -256,6 +321,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             }
             ++unit;
             s.lab.push_back(arm);
+            finished = arm.name();
+            at = {};
             if (callbacks.arm)
                 callbacks.arm(arm);
             save();  // nothing measured is lost if a later arm fails
@@ -309,6 +376,8 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                         outOfMemoryAtBatch.emplace(checkpointEvery, value);
                     ++unit;
                     s.sweep.push_back(p);
+                    finished = "sweep " + p.knob + "=" + std::to_string(p.value);
+                    at = {};
                     if (callbacks.sweepPoint)
                         callbacks.sweepPoint(p);
                     save();
@@ -344,7 +413,24 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             result.error = why;
         }
     } catch (const detail::Cancelled&) {
-        result.error = "cancelled";
+        // The steps of the arm in flight are kept (the fp32 arm's, the only one that records
+        // them, when it had not ended), and the session says it was cancelled, by whom and
+        // where: read back, it is a run cut short, never an empty one.
+        if (s.steps.empty() && !armSteps.empty()) {
+            s.steps = armSteps;
+            if (s.phases.empty())
+                s.phases = phasesOf(armSteps, config.mode == "inference");
+        }
+        s.interrupted =
+            whereCancelled(callbacks.cancelledBy ? callbacks.cancelledBy() : "", at, finished);
+        result.error = s.interrupted;
+        if (started)
+            result.error +=
+                "; kept: " + counted(s.steps.size(), "step") + ", " +
+                counted(size_t(std::count_if(s.lab.begin(), s.lab.end(),
+                                             [](const session::LabArm& a) { return a.ran; })),
+                        "arm") +
+                " in " + sessionPath.string();
     } catch (const UserError& e) {
         result.error = e.what();
     } catch (const c10::Error& e) {

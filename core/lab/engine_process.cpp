@@ -552,6 +552,8 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
         if (stop && !cancelSent) {
             EngineMessage cancel;
             cancel.type = MessageType::Cancel;
+            if (t.protocolError.empty() && callbacks.cancelledBy)
+                cancel.by = callbacks.cancelledBy();
             child.send(cancel);
             cancelSent = Clock::now();
         }
@@ -588,8 +590,10 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
     // The engine stopped without its last message: say how, keep what it measured.
     result.error = t.protocolError.empty() ? howItStopped(child.status(), t, child.errorTail())
                                            : t.protocolError;
-    if (cancelSent && t.protocolError.empty())
-        result.error = "cancelled; " + result.error;
+    if (cancelSent && t.protocolError.empty()) {
+        const std::string by = callbacks.cancelledBy ? callbacks.cancelledBy() : "";
+        result.error = (by.empty() ? "cancelled; " : "cancelled by " + by + "; ") + result.error;
+    }
     if (!t.started)
         return result;
     result.session = recovered(t);

@@ -87,6 +87,8 @@ std::string encodeMessage(const EngineMessage& m)
         j["session"] = m.sessionPath;
         break;
     case MessageType::Cancel:
+        if (!m.by.empty())
+            j["by"] = m.by;
         break;
     }
     // dump(-1) escapes control characters: the line never holds a raw newline.
@@ -150,6 +152,7 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
             m.sessionPath = j.value("session", "");
             break;
         case MessageType::Cancel:
+            m.by = j.value("by", "");
             break;
         }
     } catch (const std::exception& e) {  // json::exception or integerOf's invalid_argument

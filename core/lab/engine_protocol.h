@@ -28,7 +28,7 @@ enum class MessageType
     Memory,      // the fp32 arm's memory triage (phase table, split, peak per step)
     Saved,       // the session file was written (atomically) with everything so far
     Done,        // last: ok or the one-line error, and the session file
-    Cancel,      // app -> engine: stop after the step in flight
+    Cancel,      // app -> engine: stop after the step in flight (and who asked)
 };
 
 struct EngineMessage
@@ -46,6 +46,7 @@ struct EngineMessage
     session::MemoryTriage memory;     // Memory
     bool ok = false;                  // Done
     std::string error;                // Done, when !ok
+    std::string by;                   // Cancel: who asked for it ("Ctrl-C"), or empty
 };
 
 // One line, ending in '\n'; text that is not UTF-8 is replaced, never thrown on.

@@ -33,6 +33,10 @@ struct RunCallbacks
     // Stop after the step in flight (a message to the engine, then signals after a grace
     // period).
     const std::atomic<bool>* cancel = nullptr;
+    // Who asked for the cancel, in the words the session keeps ("Ctrl-C", "the app's Cancel
+    // button"); called once `cancel` is set. The app's side sends it with its cancel
+    // message; the engine writes it in the session it saves.
+    std::function<std::string()> cancelledBy;
     // The app's side only: the caller is going away; the engine is killed at once.
     const std::atomic<bool>* abandon = nullptr;
 };

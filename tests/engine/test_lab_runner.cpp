@@ -106,6 +106,40 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(QString::fromStdString(r.sessionPath)));
     }
 
+    // Issue 50 item 9: a cancel inside the first arm, whose steps reach the session only
+    // when the arm ends, keeps every step measured before it, their phases, and who
+    // cancelled it and where; the saved session reads the same.
+    void aCancelInTheFirstArmKeepsItsSteps()
+    {
+        engine::RunConfig c = small("cancel-first");
+        c.steps = 100000;
+        std::atomic<bool> cancel{false};
+        engine::RunCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        callbacks.cancelledBy = [] { return std::string("a test"); };
+        int reported = 0;
+        callbacks.step = [&](const session::StepTiming&) {
+            if (++reported == 5)
+                cancel = true;
+        };
+        const engine::RunResult r = engine::runLab(c, callbacks);
+        QVERIFY(!r.ok);
+        const std::string where = "cancelled by a test in the fp32 arm after step " +
+                                  std::to_string(c.warmup + 5) + " of " +
+                                  std::to_string(c.warmup + c.steps);
+        QCOMPARE(r.error, where + "; kept: 5 steps, 0 arms in " + r.sessionPath);
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY2(saved, error.c_str());
+        QCOMPARE(saved->interrupted, where);
+        QCOMPARE(saved->steps.size(), size_t(5));
+        QCOMPARE(saved->steps.front().step, c.warmup);
+        QVERIFY(saved->lab.empty());
+        QCOMPARE(saved->phases.size(), size_t(5));
+        QCOMPARE(saved->phases[2].phase, std::string("forward"));
+        QVERIFY(saved->phases[2].meanMs > 0);
+    }
+
     void cancelsAtOnceKeepingWhatWasMeasured()
     {
         engine::RunConfig c = small("cancel");
@@ -122,7 +156,12 @@ private Q_SLOTS:
         };
         const engine::RunResult r = engine::runLab(c, callbacks);
         QVERIFY(!r.ok);
-        QCOMPARE(QString::fromStdString(r.error), QString("cancelled"));
+        // Where: the bf16 arm's first step ran, the second never began.
+        const std::string where =
+            "cancelled in the bf16 arm after step 1 of " + std::to_string(c.warmup + c.steps);
+        QCOMPARE(r.session.interrupted, where);
+        QCOMPARE(r.error, where + "; kept: " + std::to_string(c.steps) + " steps, 1 arm in " +
+                              r.sessionPath);
         QCOMPARE(r.session.lab.size(), size_t(1));  // the fp32 arm is kept
         QVERIFY(r.session.lab[0].ran);
         // One progress message as each step starts, warm-up included, numbered in the stage.

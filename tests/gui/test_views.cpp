@@ -4,7 +4,9 @@
 #include "core/document/document.h"
 #include "core/format/format.h"
 #include "core/job/job.h"
+#include "core/session/session.h"
 #include "tests/support/analysed_document.h"
+#include "tests/support/batch_sessions.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/breakdown_chart.h"
@@ -22,6 +24,7 @@
 #include "widgets/report.h"
 #include "widgets/roofline/roofline_panel.h"
 #include "widgets/roofline/roofline_plot.h"
+#include "widgets/session_view.h"
 #include "widgets/snapshot/allocation_chart.h"
 #include "widgets/snapshot/snapshot_tables.h"
 #include "widgets/snapshot/snapshot_view.h"
@@ -189,6 +192,64 @@ private Q_SLOTS:
         QVERIFY(test::distinctColours(view.chart()->grab().toImage()) >=
                 2);  // the message is drawn
         QCOMPARE(view.segments()->table()->model()->rowCount(), 259);
+    }
+
+    // Issue 50 item 9: a lab cancelled in its first arm, saved with the steps it measured.
+    // Its tab says it was cancelled, by whom and where, before anything else, on the note,
+    // the first finding and the live view's status; the steps are drawn.
+    void aCancelledSessionSaysSoOnEveryPage()
+    {
+        session::Session s;
+        s.config = {{"model", "mlp"}, {"dataset", "synthetic"}, {"batch_size", "16"}};
+        s.environment = {{"device", "CPU"}};
+        s.interrupted = "cancelled by Ctrl-C (SIGINT) in the fp32 arm after step 7 of 100002";
+        for (int64_t step = 2; step < 7; ++step)
+            s.steps.push_back({step, 0.01, 0.001, 1.0, 2.0, 0.5, 2.3});
+        const std::string path = (m_dir.path() + "/cancelled.kinetoscope.json").toStdString();
+        std::string error;
+        QVERIFY2(session::saveSession(s, path, error), error.c_str());
+        const auto opened = document::open(path);
+        QVERIFY2(opened->ok() && opened->session && !opened->hasTrace(),
+                 opened->loadMessage.c_str());
+        widgets::SessionView view(opened);
+        const QString said = QStringLiteral(
+            "This run did not finish: cancelled by Ctrl-C (SIGINT) in the fp32 arm after step 7 "
+            "of 100002. What it holds was measured before: 5 measured steps, no arm finished.");
+        bool noted = false;
+        for (const QLabel* label : view.findChildren<QLabel*>())
+            noted |= label->text().contains(said);
+        QVERIFY(noted);
+        QVERIFY2(view.findings()->findingTitle(0).startsWith(
+                     QStringLiteral("1. The run did not finish: cancelled by Ctrl-C (SIGINT) in "
+                                    "the fp32 arm after step 7 of 100002")),
+                 qPrintable(view.findings()->findingTitle(0)));
+        QVERIFY2(
+            view.lab()->statusText().startsWith(QStringLiteral("Stopped: cancelled by Ctrl-C")),
+            qPrintable(view.lab()->statusText()));
+        QVERIFY(view.lab()->readingText().startsWith(said));
+        QCOMPARE(view.lab()->stepBars(), 5);
+    }
+
+    // Issue 50 item 6: the Compare tab of two sessions whose batch went 32 -> 64 reads the
+    // verdict the CLI does: per sample, faster, in green, the batch from the configuration.
+    void aComparisonOfTwoBatchSizesIsJudgedPerSample()
+    {
+        std::string beforePath, afterPath, error;
+        QVERIFY2(test::writeBatchSessions(m_dir.path().toStdString(), beforePath, afterPath, error),
+                 error.c_str());
+        const auto before = document::open(beforePath), after = document::open(afterPath);
+        QVERIFY(before->ok() && after->ok());
+        widgets::CompareView view(before, after, compare::compareDocuments(*before, *after));
+        const QString verdict = view.verdictLabel()->text();
+        QVERIFY2(verdict.contains(QStringLiteral("color:#2e7d32")), qPrintable(verdict));
+        QVERIFY2(verdict.contains(QStringLiteral(
+                     "The configuration changed batch_size 32 → 64: the batch size changed, "
+                     "the verdict is on time per sample. Faster per sample")),
+                 qPrintable(verdict));
+        bool batchRow = false;
+        for (const QLabel* label : view.findChildren<QLabel*>())
+            batchRow |= label->text().contains(QStringLiteral("batch (from the configuration)"));
+        QVERIFY(batchRow);
     }
 
     // A profiled lab session (the engine's data-starved run on an H100) opens on its trace

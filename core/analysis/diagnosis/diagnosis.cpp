@@ -130,6 +130,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / "
          "already-fused",
          rules::labBaseline, true},
+        {"run-interrupted", rules::labInterrupted, true},
         {"dataloader-bound-measured", rules::labSplit, true},
         {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory,
          true},

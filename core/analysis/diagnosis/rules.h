@@ -43,5 +43,6 @@ void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
 void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
+void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out);
 
 }  // namespace kinetoscope::analysis::rules

@@ -340,6 +340,39 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
     graphs(*in.lab, out);
 }
 
+void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // A run that stopped before it finished (cancelled, its engine killed) holds what it
+    // measured until then: said before anything else, so that it never reads as a whole run
+    // (or, cut short in its first arm, as an empty one).
+    if (!in.lab || in.lab->interrupted.empty())
+        return;
+    const LabMeasurements& lab = *in.lab;
+    Finding f;
+    f.id = "run-interrupted";
+    f.severity = Severity::High;
+    f.aboutWindow = true;
+    f.title = "The run did not finish: " + lab.interrupted;
+    const std::string steps =
+        format::counted(uint64_t(lab.keptSteps), "measured step", "measured steps");
+    f.explanation =
+        lab.keptSteps == 0 && lab.armsFinished == 0
+            ? "Nothing was measured before it stopped: the session holds the run's configuration "
+              "alone."
+            : "What the session holds was measured before it stopped: " + steps + ", " +
+                  (lab.armsFinished == 0
+                       ? std::string("no arm finished")
+                       : format::counted(uint64_t(lab.armsFinished), "arm") + " finished") +
+                  ". The findings below rest on that much; the arms and sweeps it did not reach "
+                  "were never run.";
+    f.evidence.figures = {{"measured_steps_kept", double(lab.keptSteps), Unit::Count},
+                          {"arms_finished", double(lab.armsFinished), Unit::Count}};
+    f.gainMethod = "not a per-step cost: it says how much of the run the session holds";
+    f.fix = "Run the lab again and let it finish for the arms and sweeps this one did not reach; "
+            "an engine that died says why in OUT/engine.log.";
+    out.push_back(std::move(f));
+}
+
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     // The seed's DataLoader-vs-compute split: the loop timed waiting for the next batch,
