@@ -53,10 +53,20 @@ struct Scale
 {
     double factor;  // units of the base per unit of this scale
     const char* name;
+    double from;  // the smallest magnitude (in the base unit) this scale shows
 };
 
-// `value` (in the base unit of `scales`, smallest first) in the largest scale that keeps
-// it at 1 or more after rounding, three significant digits; the last scale takes the rest.
+// Three significant digits in a scale's own unit; below 1 (0.977 KiB: a binary unit taken
+// from 1000 of the one below), three decimals.
+int scaledDecimals(double inUnit)
+{
+    return inUnit < 0.9995 ? 3 : decimalsFor(inUnit);
+}
+
+// `value` (in the base unit of `scales`, smallest first) in the largest scale whose `from`
+// it reaches after rounding, three significant digits; the last scale takes the rest.
+// Each scale after the first starts where the one below would need four digits (1000 µs,
+// 1000 KiB, 1000 s), or at a whole unit of its own (60 min, 24 h).
 template <size_t N>
 std::string scaled(double value, const std::array<Scale, N>& scales, int smallestDecimals)
 {
@@ -64,24 +74,37 @@ std::string scaled(double value, const std::array<Scale, N>& scales, int smalles
         return kNotAvailable;
     const double magnitude = std::fabs(value);
     size_t i = 0;
-    while (i + 1 < N && magnitude >= scales[i + 1].factor)
+    while (i + 1 < N && magnitude >= scales[i + 1].from)
         ++i;
     double inUnit = magnitude / scales[i].factor;
-    int decimals = i == 0 ? smallestDecimals : decimalsFor(inUnit);
-    // Rounding can carry into the next unit: 999.96 µs is 1.00 ms.
-    if (i + 1 < N && rounded(inUnit, decimals) * scales[i].factor >= scales[i + 1].factor) {
+    int decimals = i == 0 ? smallestDecimals : scaledDecimals(inUnit);
+    // Rounding can carry into the next unit: 999.96 µs is 1.00 ms, 999.6 s is 16.7 min.
+    if (const double shown = rounded(inUnit, decimals) * scales[i].factor;
+        i + 1 < N && shown >= scales[i + 1].from) {
         ++i;
         inUnit = magnitude / scales[i].factor;
-        decimals = decimalsFor(inUnit);
+        // What rounded to a whole next unit reads as one ("60.0 min" is "1.00 h", not
+        // "0.999 h"); what rounded to 1000 of a binary unit, below one (999.6 B: "0.976 KiB").
+        decimals = shown >= scales[i].factor ? decimalsFor(inUnit) : scaledDecimals(inUnit);
     }
     if (i + 1 == N && inUnit >= 1000)
         decimals = 0;
-    return (value < 0 ? "-" : "") + fixed(inUnit, decimals) + " " + scales[i].name;
+    return (value < 0 ? "-" : "") + grouped(fixed(inUnit, decimals)) + " " + scales[i].name;
 }
 
-constexpr std::array<Scale, 4> kTimeScales{{{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}}};
-constexpr std::array<Scale, 5> kByteScales{
-    {{1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {kGiB, "GiB"}, {kGiB * 1024, "TiB"}}};
+// TimeUnit indexes the first four.
+constexpr std::array<Scale, 7> kTimeScales{{{1, "ns", 0},
+                                            {1e3, "µs", 1e3},
+                                            {1e6, "ms", 1e6},
+                                            {1e9, "s", 1e9},
+                                            {60e9, "min", 1000e9},
+                                            {3600e9, "h", 3600e9},
+                                            {86400e9, "d", 86400e9}}};
+constexpr std::array<Scale, 5> kByteScales{{{1, "B", 0},
+                                            {1024.0, "KiB", 1000.0},
+                                            {1024.0 * 1024, "MiB", 1000.0 * 1024},
+                                            {kGiB, "GiB", 1000.0 * 1024 * 1024},
+                                            {kGiB * 1024, "TiB", 1000.0 * kGiB}}};
 
 }  // namespace
 
@@ -111,6 +134,9 @@ std::string durationChange(double ns)
 
 std::string percentChange(double fraction)
 {
+    // Ten times the before and more: "+10574.0 %" reads as the ratio it is, "107×".
+    if (std::isfinite(fraction) && fraction >= kChangeAsRatioFrom - 1)
+        return ratio(1 + fraction);
     return signedText(fraction, percent(std::fabs(fraction)));
 }
 

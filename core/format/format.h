@@ -4,9 +4,11 @@
 // "1.5 ms" into "1,5 ms"), UTF-8.
 //
 // The convention: a space before every unit; three significant digits; the unit chosen
-// after rounding (999.96 µs is "1.00 ms", not "1000 µs"); time in ns, µs, ms, s; bytes in
-// binary units (B, KiB, MiB, GiB, TiB: the units GPU memory is sized in); shares as
-// percent with one decimal; ratios with "×"; counts grouped by thousands with ",".
+// after rounding (999.96 µs is "1.00 ms", not "1000 µs"; 1016 KiB is "0.992 MiB", not four
+// digits); time in ns, µs, ms, s, then min, h, d; bytes in binary units (B, KiB, MiB, GiB,
+// TiB: the units GPU memory is sized in); shares as percent with one decimal; ratios with
+// "×", and so is a change to ten times or more; counts grouped by thousands with ",". A
+// figure that does not exist (a part without TF32) is said in words, never as a zero rate.
 // Not-a-number, infinities and the "not available" sentinel (a negative byte count) read
 // "n/a".
 #include <concepts>
@@ -17,8 +19,8 @@
 
 namespace kinetoscope::format {
 
-// Nanoseconds, auto-scaled: "812 ns", "1.23 µs", "45.6 ms", "8.30 s"; 1000 s and more
-// stay in seconds ("4512 s").
+// Nanoseconds, auto-scaled: "812 ns", "1.23 µs", "45.6 ms", "8.30 s", "999 s"; from 1000 s
+// minutes, hours and days: "16.7 min", "19.4 h", "3.50 d" (days take the rest: "18,519 d").
 std::string duration(double ns);
 std::string seconds(double s);  // the same, from seconds
 
@@ -34,7 +36,8 @@ enum class TimeUnit
 std::string durationIn(double ns, TimeUnit unit, int decimals, bool withUnit = false);
 const char* unitName(TimeUnit unit);  // "ns", "µs", "ms", "s"
 
-// Bytes, binary units: "512 B", "812 KiB", "1.23 GiB"; negative: "n/a".
+// Bytes, binary units: "512 B", "812 KiB", "1.23 GiB"; from 1000 of a unit, the next one
+// ("0.992 MiB", not "1016 KiB"); negative: "n/a".
 std::string bytes(double value);
 // A rate of bytes: "12.3 GiB/s".
 std::string byteRate(double bytesPerSecond);
@@ -51,9 +54,12 @@ std::string percent(double fraction);
 // A ratio: "1.85×", "12.3×".
 std::string ratio(double value);
 // Changes, signed with "+" or "−" (U+2212), zero unsigned: "+1.23 ms", "−59.0 ms",
-// "−33.3 %", "+12" (a count that may be a mean: "−4.50").
+// "−33.3 %", "+12" (a count that may be a mean: "−4.50"). A relative change to ten times
+// the before or more is the ratio of after to before: percentChange(105.74) is "107×",
+// never "+10574.0 %".
 std::string durationChange(double ns);
 std::string percentChange(double fraction);
+inline constexpr double kChangeAsRatioFrom = 10.0;  // after / before
 std::string countChange(double value);
 // A count: "1,234,567" (negative: "-1,234").
 std::string count(uint64_t value);

@@ -81,7 +81,7 @@ private Q_SLOTS:
         QVERIFY2(text.out.find("Host blocked in synchronising calls +60.7 ms per step (706×)") !=
                      std::string::npos,
                  text.out.c_str());
-        QVERIFY2(text.out.find("(+267.3 %)") != std::string::npos, text.out.c_str());
+        QVERIFY2(text.out.find(" (+134 ms, +267.3 %).") != std::string::npos, text.out.c_str());
         QVERIFY2(text.out.find("70547") == std::string::npos, text.out.c_str());
     }
 

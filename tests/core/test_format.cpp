@@ -26,6 +26,21 @@ private Q_SLOTS:
         QCOMPARE(format::countChange(-4.5), std::string("\u22124.50"));
     }
 
+    // A change to ten times the before and more reads as the ratio of after to before
+    // (issue 50: "+10574.0 %", "+70547.7 %" in diff's causes).
+    void largeChangesReadAsRatios()
+    {
+        QCOMPARE(format::percentChange(105.74), std::string("107×"));
+        QCOMPARE(format::percentChange(705.477), std::string("706×"));
+        QCOMPARE(format::percentChange(3838.667), std::string("3,840×"));
+        QCOMPARE(format::percentChange(9.0), std::string("10.0×"));
+        QCOMPARE(format::percentChange(8.99), std::string("+899.0 %"));
+        QCOMPARE(format::percentChange(2.673), std::string("+267.3 %"));
+        QCOMPARE(format::percentChange(-0.9991), std::string("\u221299.9 %"));
+        QCOMPARE(format::percentChange(std::numeric_limits<double>::infinity()),
+                 std::string("n/a"));
+    }
+
     void durationsScaleAfterRounding()
     {
         QCOMPARE(format::duration(0), std::string("0 ns"));
@@ -36,7 +51,7 @@ private Q_SLOTS:
         QCOMPARE(format::duration(999.96e3), std::string("1.00 ms"));
         QCOMPARE(format::duration(177.59e6), std::string("178 ms"));
         QCOMPARE(format::duration(8.3e9), std::string("8.30 s"));
-        QCOMPARE(format::duration(4512e9), std::string("4512 s"));
+        QCOMPARE(format::duration(999e9), std::string("999 s"));
         QCOMPARE(format::duration(-1.5e6), std::string("-1.50 ms"));
         QCOMPARE(format::seconds(0.25), std::string("250 ms"));
         QCOMPARE(format::duration(std::nan("")), std::string("n/a"));
@@ -47,12 +62,37 @@ private Q_SLOTS:
                  std::string("0.00"));
     }
 
+    // Three significant digits past the second too: minutes from 1000 s, hours, days
+    // (issue 50: two traces "start 69765 s apart").
+    void longDurationsScaleToMinutesHoursDays()
+    {
+        QCOMPARE(format::duration(999.6e9), std::string("16.7 min"));  // after rounding
+        QCOMPARE(format::duration(1000e9), std::string("16.7 min"));
+        QCOMPARE(format::duration(2712e9), std::string("45.2 min"));
+        QCOMPARE(format::duration(4512e9), std::string("1.25 h"));
+        QCOMPARE(format::duration(3597.6e9), std::string("1.00 h"));
+        QCOMPARE(format::seconds(69765), std::string("19.4 h"));
+        QCOMPARE(format::seconds(86400 * 3.5), std::string("3.50 d"));
+        QCOMPARE(format::seconds(1.6e9), std::string("18,519 d"));
+        QCOMPARE(format::durationChange(-69765e9), std::string("\u221219.4 h"));
+    }
+
     void bytesAreBinary()
     {
         QCOMPARE(format::bytes(0), std::string("0 B"));
         QCOMPARE(format::bytes(512), std::string("512 B"));
         QCOMPARE(format::bytes(1023.9), std::string("1.00 KiB"));
         QCOMPARE(format::bytes(812 * 1024.0), std::string("812 KiB"));
+        // From 1000 of a unit, the next one: never four digits (issue 50: "1016 KiB").
+        QCOMPARE(format::bytes(999), std::string("999 B"));
+        QCOMPARE(format::bytes(1000), std::string("0.977 KiB"));
+        QCOMPARE(format::bytes(999.6), std::string("0.976 KiB"));  // after rounding
+        QCOMPARE(format::bytes(1016 * 1024.0), std::string("0.992 MiB"));
+        QCOMPARE(format::bytes(1019 * 1024.0), std::string("0.995 MiB"));
+        QCOMPARE(format::bytes(1023.6 * 1024.0), std::string("1.00 MiB"));
+        QCOMPARE(format::bytes(1001 * 1024.0 * 1024), std::string("0.978 GiB"));
+        QCOMPARE(format::bytes(5000 * 1024 * format::kGiB), std::string("5,000 TiB"));
+        QCOMPARE(format::byteRate(1010 * 1024.0 * 1024), std::string("0.986 GiB/s"));
         QCOMPARE(format::bytes(1.5 * format::kGiB), std::string("1.50 GiB"));
         QCOMPARE(format::bytes(80 * format::kGiB), std::string("80.0 GiB"));
         QCOMPARE(format::bytes(3.0 * 1024 * format::kGiB), std::string("3.00 TiB"));
