@@ -57,7 +57,7 @@ std::string kindsLine(const job::CollectiveMatch& match)
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string line;
     for (const auto& [count, name] : byCount)
-        line += (line.empty() ? "" : ", ") + name + " " + std::to_string(count);
+        line += (line.empty() ? "" : ", ") + name + " " + format::count(count);
     return line;
 }
 
@@ -114,11 +114,11 @@ std::vector<const job::MatchedCollective*> byLongestWait(const job::CollectiveMa
 std::string collectivesLine(const job::CollectiveMatch& match)
 {
     std::string line =
-        std::to_string(match.matched.size()) + " matched on every rank (" + kindsLine(match) + ")";
+        format::count(match.matched.size()) + " matched on every rank (" + kindsLine(match) + ")";
     if (match.unmatched)
-        line += ", " + std::to_string(match.unmatched) + " seen on some ranks only";
+        line += ", " + format::count(match.unmatched) + " seen on some ranks only";
     if (match.sizeMismatches)
-        line += ", " + std::to_string(match.sizeMismatches) + " whose sizes differ across ranks";
+        line += ", " + format::count(match.sizeMismatches) + " whose sizes differ across ranks";
     return line;
 }
 

@@ -85,16 +85,17 @@ void printPhases(const session::Session& s, std::ostream& out)
 {
     if (s.phases.empty())
         return;
-    auto cell = [](double milliseconds, size_t width) {
-        return padLeft(format::durationIn(milliseconds * 1e6, format::TimeUnit::Milliseconds, 3),
-                       width);
-    };
-    out << "\n"
-        << padRight("phase (fp32)", 12) << padLeft("mean ms", 9) << padLeft("std", 8)
-        << padLeft("median", 9) << padLeft("p95", 7) << padLeft("p99", 7) << "\n";
+    // Each figure a duration with its unit ("1.09 ms", "812 µs"), as everywhere else; a
+    // column is as wide as the widest of them ("999 µs" and "16.7 min" fit 10).
+    constexpr size_t kPhase = 14, kFigure = 10;
+    auto cell = [](double milliseconds) { return padLeft(ms(milliseconds), kFigure); };
+    out << "\n" << padRight("phase (fp32)", kPhase);
+    for (const char* heading : {"mean", "std", "median", "p95", "p99"})
+        out << padLeft(heading, kFigure);
+    out << "\n";
     for (const session::PhaseTiming& p : s.phases)
-        out << padRight(p.phase, 12) << cell(p.meanMs, 9) << cell(p.stdMs, 8) << cell(p.medianMs, 9)
-            << cell(p.p95Ms, 7) << cell(p.p99Ms, 7) << "\n";
+        out << padRight(p.phase, kPhase) << cell(p.meanMs) << cell(p.stdMs) << cell(p.medianMs)
+            << cell(p.p95Ms) << cell(p.p99Ms) << "\n";
 }
 
 void printSweep(const session::Session& s, std::ostream& out)

@@ -44,6 +44,13 @@ void addRating(json& row, const Rating& r, bool rated)
     row["above_peak"] = r.abovePeak;
 }
 
+// "TF32 156 TFLOP/s", or "no TF32" on a part without it (a V100): never a zero rate.
+std::string peakText(const char* precision, double tflops)
+{
+    return tflops > 0 ? std::string(precision) + " " + format::flopRate(tflops * 1e12)
+                      : std::string("no ") + precision;
+}
+
 }  // namespace
 
 json rooflineJson(const Roofline& roofline, size_t rows)
@@ -110,10 +117,9 @@ std::string rooflineText(const Roofline& roofline, size_t rows)
         const DevicePeaks& p = *roofline.peaks;
         out << "  device: "
             << (roofline.device.empty() ? std::string("(unnamed)") : roofline.device) << " as "
-            << p.model << (p.estimated ? " (peaks estimated)" : "") << "; fp32 "
-            << format::flopRate(p.fp32Tflops * 1e12) << ", tf32 "
-            << format::flopRate(p.tf32Tflops * 1e12) << ", fp16/bf16 "
-            << format::flopRate(p.fp16Tflops * 1e12) << ", memory "
+            << p.model << (p.estimated ? " (peaks estimated)" : "") << "; "
+            << peakText("fp32", p.fp32Tflops) << ", " << peakText("TF32", p.tf32Tflops) << ", "
+            << peakText("fp16/bf16", p.fp16Tflops) << ", memory "
             << format::bandwidth(p.memoryGBps * 1e9) << "\n";
     } else {
         out << "  device: not described by the trace: achieved rates only\n";

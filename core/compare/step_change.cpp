@@ -1,5 +1,7 @@
 #include "core/compare/step_change.h"
 
+#include "core/format/format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -128,8 +130,8 @@ StepChange estimateChange(const StepSample& before, const StepSample& after)
     change.verdict =
         called(excludesZero &&
                std::fabs(change.relative) >= (few ? kCalledWithoutInterval : kSignificantRelative));
-    const std::string counts = std::to_string(before.valuesNs.size()) + " and " +
-                               std::to_string(after.valuesNs.size()) + " steady steps";
+    const std::string counts = format::count(before.valuesNs.size()) + " and " +
+                               format::count(after.valuesNs.size()) + " steady steps";
     change.method =
         std::string("95 % interval: ") +
         (normal ? "the difference in means ± 1.96 standard errors (Welch; " + counts + ")"

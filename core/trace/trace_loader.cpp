@@ -1,5 +1,6 @@
 #include "core/trace/trace_loader.h"
 
+#include "core/format/format.h"
 #include "core/parallel/thread_count.h"
 #include "core/trace/byte_source.h"
 #include "core/trace/event_parser.h"
@@ -458,20 +459,20 @@ LoadResult StreamingReader::run(TraceSource traceSource)
     if (stop.status == LoadStatus::Ok && entries > 0 && m_builder.eventCount() == 0 &&
         m_builder.stats().skippedTotal() == entries) {
         stop = {LoadStatus::NotATrace,
-                "not a trace: none of the " + std::to_string(entries) +
+                "not a trace: none of the " + format::count(entries) +
                     " elements of the event array is a trace event",
                 0};
     }
     if (stop.status == LoadStatus::Ok && m_malformedEvents > 0) {
         stop = {LoadStatus::Malformed,
                 "malformed JSON at byte " + std::to_string(m_firstMalformedOffset) + " (" +
-                    m_firstMalformedReason + "): " + std::to_string(m_malformedEvents) +
+                    m_firstMalformedReason + "): " + format::count(m_malformedEvents) +
                     " malformed event(s) skipped, the other " +
-                    std::to_string(entries - m_malformedEvents) + " entries read",
+                    format::count(entries - m_malformedEvents) + " entries read",
                 m_firstMalformedOffset};
     }
     if (structural)
-        stop.message += "; recovered " + std::to_string(entries) + " events before it";
+        stop.message += "; recovered " + format::count(entries) + " events before it";
     if (stop.status == LoadStatus::Ok && !m_badTopLevelKeys.empty()) {
         // Unreadable metadata is not worth failing the load: count it like a skipped event.
         for (const std::string& key : m_badTopLevelKeys)
@@ -511,9 +512,9 @@ LoadResult loadWithinMemory(const Load& load)
         return load(bytesRead, entries);
     } catch (const std::bad_alloc&) {
         return {LoadStatus::OutOfMemory,
-                "out of memory after reading " + std::to_string(bytesRead / 1000000) +
-                    " MB of the trace (" + std::to_string(entries) +
-                    " events): free memory, or close other traces, and open it again",
+                "out of memory after reading " + format::bytes(double(bytesRead)) +
+                    " of the trace (" + format::counted(entries, "event") +
+                    "): free memory, or close other traces, and open it again",
                 bytesRead, nullptr};
     }
 }

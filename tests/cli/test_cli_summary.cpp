@@ -167,6 +167,21 @@ private Q_SLOTS:
         const Run text =
             runCli({"summary", sharedTrace("misc/aipe_b200_deepseek_v3_train_step.json.gz")});
         QVERIFY(text.out.find("Kernel efficiency (roofline)") != std::string::npos);
+        QVERIFY2(text.out.find("; fp32 75.0 TFLOP/s, TF32 1.10 PFLOP/s, fp16/bf16 2.25 PFLOP/s, "
+                               "memory 7.70 TB/s\n") != std::string::npos,
+                 text.out.c_str());
+    }
+
+    // A part without TF32 (Volta) says so: never "tf32 0.00 FLOP/s" (issue 50).
+    void aPeakThePartLacksIsNamedNotZero()
+    {
+        const Run text =
+            runCli({"summary", sharedTrace("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz")});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.find("as V100 DGXS; fp32 15.7 TFLOP/s, no TF32, fp16/bf16 125 TFLOP/s, "
+                               "memory 900 GB/s\n") != std::string::npos,
+                 text.out.c_str());
+        QVERIFY(text.out.find(" 0.00 FLOP/s") == std::string::npos);
     }
 
     void listsTheModules()

@@ -1,6 +1,7 @@
 // Sessions: saved atomically, read back exactly, bad files reported in one line, and
 // their lab measurements reaching the diagnosis.
 #include "app/cli/cli_main.h"
+#include "app/cli/lab_report.h"
 #include "core/document/document.h"
 #include "core/session/session.h"
 #include "tests/support/test_support.h"
@@ -107,6 +108,24 @@ private Q_SLOTS:
         std::ostringstream out, err;
         QCOMPARE(cli::run({"diagnose", file.string(), "--json"}, out, err), 0);
         QVERIFY(out.str().find("not-precision-bound") != std::string::npos);
+    }
+
+    // The phase table's figures are durations with their units, like every other figure,
+    // in columns wide enough for them (issue 50: "0.527   1.767 ... 10.524205.251242.592",
+    // bare milliseconds that ran together).
+    void labTextGivesPhasesTheirUnits()
+    {
+        session::Session s = sample();
+        s.phases = {{"forward", 40.0, 2.0, 39.5, 43.0, 45.0},
+                    {"backward", 54.899, 72.961, 10.524, 205.251, 242.592},
+                    {"h2d", 0.003, 0.0004, 0.003, 0.003, 0.004}};
+        const std::string text = cli::labText(s);
+        for (const char* line :
+             {"\nphase (fp32)        mean       std    median       p95       p99\n",
+              "\nforward          40.0 ms   2.00 ms   39.5 ms   43.0 ms   45.0 ms\n",
+              "\nbackward         54.9 ms   73.0 ms   10.5 ms    205 ms    243 ms\n",
+              "\nh2d              3.00 µs    400 ns   3.00 µs   3.00 µs   4.00 µs\n"})
+            QVERIFY2(text.find(line) != std::string::npos, text.c_str());
     }
 
     void aSessionWhoseTraceIsGoneSaysSo()
