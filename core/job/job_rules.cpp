@@ -372,9 +372,9 @@ void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& opti
     Finding f;
     f.id = "slow-collective";
     f.severity = severityFor(gain, stepNs);
-    f.title = std::to_string(count) + " large collectives reach under " +
-              format::percent(kSlowBusShare) + " of the link's bus bandwidth (" +
-              format::byteRate(peak) + ")";
+    f.title = format::counted(uint64_t(count), "large collective", "large collectives") +
+              (count == 1 ? " reaches under " : " reach under ") + format::percent(kSlowBusShare) +
+              " of the link's bus bandwidth (" + format::byteRate(peak) + ")";
     f.explanation =
         "Messages of 16 MiB and more are bandwidth-bound, yet these move at " +
         format::percent(worstShare) + " of the link's peak at worst (" + worst +
