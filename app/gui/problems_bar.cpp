@@ -18,6 +18,10 @@ ProblemsBar::ProblemsBar(QWidget* parent) : QFrame(parent), m_text(new QLabel(th
         QStringLiteral("#problemsBar { background: #fdecea; border-bottom: 1px solid #f5c2c0; }"
                        "#problemsBar QLabel { color: #b71c1c; }"));
     m_text->setWordWrap(true);
+    // A path or a name without spaces cannot wrap: it is cut at the window's edge (whole in the
+    // tooltip, on standard error and selectable) rather than widening the window past the
+    // screen and the Dismiss button out of reach.
+    m_text->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_text->setTextFormat(Qt::PlainText);
     auto* dismiss = new QPushButton(tr("Dismiss"), this);
@@ -36,6 +40,7 @@ void ProblemsBar::add(const QString& message)
     while (m_messages.size() > kMaxLines)
         m_messages.removeFirst();
     m_text->setText(m_messages.join(QLatin1Char('\n')));
+    m_text->setToolTip(m_text->text());
     show();
 }
 
@@ -43,6 +48,7 @@ void ProblemsBar::clear()
 {
     m_messages.clear();
     m_text->clear();
+    m_text->setToolTip({});
     hide();
 }
 
