@@ -10,7 +10,9 @@ using analysis::TimeCategory;
 BreakdownChart::BreakdownChart(QWidget* parent) : QCustomPlot(parent)
 {
     applyChartStyle(*this);
-    setMinimumHeight(220);
+    // Room for its legend of eight categories beside it, and no more: the Overview fits a
+    // laptop's screen with a line or two of problems above it.
+    setMinimumHeight(190);
     yAxis->setLabel(QStringLiteral("time per step (ms)"));
     showLegendBeside(*this);
     setToolTip(QStringLiteral(

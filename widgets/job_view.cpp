@@ -424,14 +424,21 @@ void JobView::buildTimelines()
 {
     if (!m_timelines.empty() || m_job.ranks.empty())
         return;
-    auto* split = new QSplitter(Qt::Vertical, m_timelinePage);
+    // The ranks' timelines one under the other, scrolled: four or sixty-four ranks never ask
+    // for more than the screen's height.
+    auto* scroll = new QScrollArea(m_timelinePage);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* split = new QSplitter(Qt::Vertical, scroll);
     for (const job::Rank& r : m_job.ranks) {
         auto* page = new TimelinePage(r.doc, split);
         page->setToolTip(QStringLiteral("rank %1: %2").arg(r.rank).arg(text(r.doc->path)));
         split->addWidget(page);
         m_timelines.push_back(page);
     }
-    m_timelinePage->layout()->addWidget(split);
+    scroll->setWidget(split);
+    m_timelinePage->layout()->addWidget(scroll);
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
 }
 

@@ -110,12 +110,12 @@ ModuleView::ModuleView(QWidget* parent)
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
-    bar->addWidget(
-        new QLabel(
-            tr("Call tree of the host threads (Python frames, ops, ranges). Click a frame to "
-               "zoom in, its top row or Esc to zoom out."),
-            lower),
-        1);
+    auto* flameTitle =
+        new QLabel(tr("Call tree of the host threads (Python frames, ops, ranges). Click a frame "
+                      "to zoom in, its top row or Esc to zoom out."),
+                   lower);
+    flameTitle->setWordWrap(true);  // on a narrow window, a second line rather than a wider one
+    bar->addWidget(flameTitle, 1);
     bar->addWidget(m_widthBy);
     lowerLayout->addLayout(bar);
     auto* flameScroll = new QScrollArea(lower);

@@ -109,15 +109,21 @@ OverviewView::OverviewView(QWidget* parent)
       m_utilization(new UtilizationChart(this))
 {
     auto* layout = new QVBoxLayout(this);
+    // Every text wraps: the trace's one-line description runs to hundreds of characters
+    // (a window starting inside earlier work says which call and how long), and a label that
+    // does not wrap asks for its whole width, past a laptop's screen.
     m_figures->setTextFormat(Qt::RichText);
+    m_figures->setWordWrap(true);
     layout->addWidget(m_figures);
     auto* barsTitle =
         new QLabel(tr("<b>Step-time breakdown</b> — where each step's wall time went"), this);
+    barsTitle->setWordWrap(true);
     layout->addWidget(barsTitle);
     layout->addWidget(m_breakdown, 3);
     auto* sawTitle = new QLabel(
         tr("<b>Utilisation over time</b> — GPU kernels and CPU ops; dashed lines mark steps"),
         this);
+    sawTitle->setWordWrap(true);
     layout->addWidget(sawTitle);
     layout->addWidget(m_utilization, 2);
     installPlotExportMenu(*m_breakdown);

@@ -12,7 +12,7 @@ const QColor kGpuColors[] = {QColor(0x2e, 0x7d, 0x32), QColor(0x00, 0x83, 0x8f),
 UtilizationChart::UtilizationChart(QWidget* parent) : QCustomPlot(parent)
 {
     applyChartStyle(*this);
-    setMinimumHeight(200);
+    setMinimumHeight(150);  // the Overview fits a laptop's screen (breakdown_chart.cpp)
     xAxis->setLabel(QStringLiteral("time since the start of the trace (ms)"));
     yAxis->setLabel(QStringLiteral("busy (%)"));
     yAxis->setRange(0, 105);

@@ -22,26 +22,27 @@ namespace kinetoscope::widgets {
 
 namespace {
 
-// The legend: a swatch and a label for each category present in the trace.
+// The legend: a swatch and a label for each category present in the trace, in one label
+// that wraps between entries (never inside one): a trace of many categories gets a second
+// line rather than a toolbar wider than a laptop's screen.
 QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
 {
     bool present[trace::kCategoryCount] = {};
     for (const trace::Event& e : model.events())
         present[int(e.category)] = true;
-    auto* legend = new QWidget(parent);
-    auto* layout = new QHBoxLayout(legend);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(10);
+    QStringList entries;
     for (int c = 0; c < trace::kCategoryCount; ++c) {
         if (!present[c])
             continue;
         const QColor color = sliceCategoryColor(trace::Category(c));
-        auto* item = new QLabel(QStringLiteral("<span style='color:%1'>\u25A0</span> %2")
-                                    .arg(color.name(), sliceCategoryLabel(trace::Category(c))),
-                                legend);
-        layout->addWidget(item);
+        QString label = sliceCategoryLabel(trace::Category(c)).toHtmlEscaped();
+        label.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+        entries << QStringLiteral("<span style='color:%1'>\u25A0</span>&nbsp;%2")
+                       .arg(color.name(), label);
     }
-    layout->addStretch(1);
+    auto* legend = new QLabel(entries.join(QStringLiteral("&nbsp;&nbsp; ")), parent);
+    legend->setTextFormat(Qt::RichText);
+    legend->setWordWrap(true);
     return legend;
 }
 

@@ -38,7 +38,8 @@ TimelineView::TimelineView(const timeline::TimelineIndex& index,
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
-    setMinimumSize(400, 200);
+    // Low enough for two timelines stacked (a comparison's) on a laptop's 768 px screen.
+    setMinimumSize(400, 120);
     // The worker thread emits; the queued connection repaints on the GUI thread.
     connect(m_builder.get(), &DrawListBuilder::frameReady, viewport(),
             qOverload<>(&QWidget::update), Qt::QueuedConnection);
