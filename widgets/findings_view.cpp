@@ -9,8 +9,10 @@
 #include <QClipboard>
 #include <QHBoxLayout>
 #include <QListWidget>
+#include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <iterator>
@@ -197,6 +199,77 @@ private:
     int64_t m_originNs = 0;  // the trace's first event
 };
 
+// A finding in the list: its severity as a badge in its colour, then "N. title" wrapped to
+// the list's width, so the whole title shows however narrow the list is.
+class FindingDelegate : public QStyledItemDelegate
+{
+public:
+    explicit FindingDelegate(QListWidget* list) : QStyledItemDelegate(list), m_list(list) {}
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        const int width = std::max(1, m_list->viewport()->width() - kViewMargin);
+        const QRect text = option.fontMetrics.boundingRect(
+            QRect(0, 0, std::max(1, width - textLeft(option)), kTall), Qt::TextWordWrap,
+            index.data(Qt::DisplayRole).toString());
+        return {width, std::max(text.height(), badgeSize(option).height()) + 2 * kPadding};
+    }
+
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem item(option);
+        initStyleOption(&item, index);
+        const QString title = item.text;
+        item.text.clear();  // the background, selection and focus as the style draws them
+        const QWidget* widget = option.widget;
+        QStyle* style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &item, painter, widget);
+        painter->save();
+        const QRect badge(QPoint(option.rect.left() + kPadding, option.rect.top() + kPadding),
+                          badgeSize(option));
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        painter->fillRect(badge, index.data(Qt::ForegroundRole).value<QBrush>().color());
+        painter->setFont(badgeFont(option));
+        painter->setPen(Qt::white);
+        painter->drawText(badge, Qt::AlignCenter, index.data(kSeverityRole).toString());
+        painter->setFont(option.font);
+        const bool selected = option.state & QStyle::State_Selected;
+        painter->setPen(
+            option.palette.color(selected ? QPalette::HighlightedText : QPalette::Text));
+        const QRect text = option.rect.adjusted(textLeft(option), kPadding, -kPadding, -kPadding);
+        painter->drawText(text, Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, title);
+        painter->restore();
+    }
+
+    static constexpr int kSeverityRole = Qt::UserRole + 1;
+
+private:
+    static constexpr int kPadding = 4;
+    static constexpr int kViewMargin = 2;  // the item inside the viewport, never wider
+    static constexpr int kTall = 100000;   // room enough for any title's lines
+
+    static QFont badgeFont(const QStyleOptionViewItem& option)
+    {
+        QFont font = option.font;
+        font.setBold(true);
+        font.setPointSizeF(font.pointSizeF() * 0.85);
+        return font;
+    }
+    // Wide enough for the widest severity: the titles start in one column.
+    static QSize badgeSize(const QStyleOptionViewItem& option)
+    {
+        const QFontMetrics metrics(badgeFont(option));
+        return {metrics.horizontalAdvance(QStringLiteral("medium")) + 10, metrics.height() + 2};
+    }
+    static int textLeft(const QStyleOptionViewItem& option)
+    {
+        return kPadding + badgeSize(option).width() + 6;
+    }
+
+    QListWidget* m_list;
+};
+
 }  // namespace
 
 QString findingHtml(const analysis::Finding& f, int rank)
@@ -247,6 +320,12 @@ FindingsView::FindingsView(QWidget* parent)
 {
     m_table = new FindingsTable(this);
     m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    // Each finding's severity as a badge and its whole title, wrapped: laid out again at
+    // each width, never scrolled sideways.
+    m_list->setItemDelegate(new FindingDelegate(m_list));
+    m_list->setResizeMode(QListView::Adjust);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
     installTableExport(m_list, QStringLiteral("findings"), m_table);
     auto* splitter = new QSplitter(this);
     splitter->addWidget(m_list);
@@ -297,7 +376,10 @@ void FindingsView::setFindings(const std::vector<analysis::Finding>& findings)
     for (size_t i = 0; i < findings.size(); ++i) {
         auto* item = new QListWidgetItem(
             QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(findings[i].title)));
-        item->setForeground(severityColor(findings[i].severity));
+        const QString severity = QString::fromLatin1(analysis::severityName(findings[i].severity));
+        item->setForeground(severityColor(findings[i].severity));  // the badge's colour
+        item->setData(FindingDelegate::kSeverityRole, severity);
+        item->setData(Qt::AccessibleTextRole, tr("%1 severity: %2").arg(severity, item->text()));
         item->setToolTip(QString::fromStdString(findings[i].id));
         m_list->addItem(item);
     }
