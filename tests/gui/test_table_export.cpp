@@ -698,7 +698,9 @@ private Q_SLOTS:
         doc->setCurrentIndex(widgets::DocumentView::Operators);
         QVERIFY(window.exportCurrentTable(path, &error));
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QVERIFY(file.readAll().startsWith("Operator,Calls (count),Self CPU (ns)"));
+        // In the columns' order as shown: device and host time beside the calls.
+        QVERIFY(file.readAll().startsWith("Operator,Calls (count),Device total (ns),CPU total "
+                                          "(ns),Self device (ns),Self CPU (ns)"));
         file.close();
         QCOMPARE(widgets::suggestedCsvName(*window.currentTable()),
                  QStringLiteral("resnet50_v100_workers0_2021-operators.csv"));
