@@ -7,10 +7,12 @@
 #include "widgets/chart_style.h"
 #include "widgets/table_export.h"
 
+#include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -38,7 +40,7 @@ QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLa
 {
     auto* plot = new QCustomPlot(parent);
     applyChartStyle(*plot);
-    plot->setMinimumHeight(170);
+    plot->setMinimumHeight(150);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
     if (legendColumns > 0)
@@ -69,6 +71,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
       m_latency(new QLabel(this)), m_reading(new QLabel(this)), m_replot(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
+    m_status->setWordWrap(true);  // a long error in full, never wider than the page
     auto* top = new QHBoxLayout;
     top->addWidget(m_status, 1);
     top->addWidget(m_progress);
@@ -126,7 +129,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
            "the "
            "plain one: the memory it saves and the time it costs."),
         /*legendColumns=*/3);
-    m_batch->setMinimumHeight(200);  // the legend takes a row under it
+    m_batch->setMinimumHeight(180);  // the legend takes a row under it
     m_batch->yAxis2->setVisible(true);
     m_batch->yAxis2->setLabel(tr("peak MiB"));
     const QColor rate(0xd3, 0x2f, 0x2f), peak(0x8e, 0x24, 0xaa);
@@ -190,25 +193,31 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_reading->setWordWrap(true);
     m_reading->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    auto* grid = new QGridLayout;
-    grid->addWidget(m_utilisation, 0, 0);
-    grid->addWidget(m_phases, 0, 1);
-    grid->addWidget(m_batch, 0, 2);
-    grid->addWidget(m_memory, 1, 0);
-    grid->addWidget(m_sweep, 1, 1);
-    auto* memoryColumn = new QVBoxLayout;
+    // Below the status line, everything scrolls: on a laptop's screen the plots keep a
+    // readable height and the page never asks for more than the screen has.
+    auto* body = new QWidget(this);
+    auto* bodyLayout = new QVBoxLayout(body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    m_grid = new QGridLayout;
+    m_memoryBox = new QWidget(body);
+    auto* memoryColumn = new QVBoxLayout(m_memoryBox);
+    memoryColumn->setContentsMargins(0, 0, 0, 0);
     memoryColumn->addWidget(m_memoryTable, 1);
     memoryColumn->addWidget(m_memoryNote);
     m_memoryNote->setWordWrap(true);
     m_memoryNote->setStyleSheet(QStringLiteral("color: #616161"));
     m_memoryNote->hide();
-    grid->addLayout(memoryColumn, 1, 2);
-    for (int column = 0; column < 3; ++column)
-        grid->setColumnStretch(column, 1);
-    layout->addLayout(grid, 1);
-    layout->addWidget(m_latency);
-    layout->addWidget(m_labTable);
-    layout->addWidget(m_reading);
+    bodyLayout->addLayout(m_grid, 1);
+    bodyLayout->addWidget(m_latency);
+    bodyLayout->addWidget(m_labTable);
+    bodyLayout->addWidget(m_reading);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(body);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(scroll, 1);
+    arrange();
 
     m_replot->setInterval(100);
     connect(m_replot, &QTimer::timeout, this, [this] {
@@ -224,6 +233,48 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
 void LiveRunView::markDirty()
 {
     m_dirty = true;
+}
+
+bool LiveRunView::measured(const QCustomPlot* plot) const
+{
+    if (plot == m_phases)
+        return m_steps > 0;
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (!plot->graph(i)->data()->isEmpty())
+            return true;
+    return false;
+}
+
+void LiveRunView::arrange()
+{
+    // What was measured, and while running what is measured as it goes (samples, steps): a
+    // sweep's plot comes with its first point, the memory triage with its figures, and at the
+    // end a plot that got nothing goes. The cells shown fill the grid in this order, two a
+    // row when four, else three.
+    const std::pair<QWidget*, bool> cells[] = {
+        {m_utilisation, m_running || measured(m_utilisation)},
+        {m_phases, m_running || measured(m_phases)},
+        {m_batch, measured(m_batch)},
+        {m_memory, m_running || measured(m_memory)},
+        {m_sweep, measured(m_sweep)},
+        {m_memoryBox, m_memoryTable->rowCount() > 0}};
+    int shown = 0;
+    for (const auto& [cell, show] : cells) {
+        m_grid->removeWidget(cell);
+        shown += show;
+    }
+    const int columns = shown == 4 ? 2 : 3;
+    int at = 0;
+    for (const auto& [cell, show] : cells) {
+        if (show) {
+            m_grid->addWidget(cell, at / columns, at % columns);  // reparents it: shown after
+            ++at;
+        }
+        cell->setVisible(show);
+    }
+    for (int column = 0; column < 3; ++column)
+        m_grid->setColumnStretch(column, column < std::min(shown, columns) ? 1 : 0);
+    markDirty();
 }
 
 void LiveRunView::setProgress(const QString& stage, double fraction)
@@ -341,7 +392,7 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
             label->setColor(QColor(0xc6, 0x28, 0x28));
             m_maxBatch = std::max(m_maxBatch, double(p.value));
             m_batch->xAxis->setRange(m_batch->xAxis->range().lower, m_maxBatch * 2);
-            markDirty();
+            showSweeps();
         }
         return;
     }
@@ -377,6 +428,14 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
         m_sweep->xAxis->setRange(keys.lower - 1, keys.upper + 1);
         m_sweep->yAxis->setRange(0, m_maxSweep * 1.15);
     }
+    showSweeps();
+}
+
+void LiveRunView::showSweeps()
+{
+    // A sweep's plot is shown from its first point on.
+    if ((m_batch->isHidden() && measured(m_batch)) || (m_sweep->isHidden() && measured(m_sweep)))
+        arrange();
     markDirty();
 }
 
@@ -436,6 +495,8 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     addRow(tr("optimizer state"), {cell(split.optimizerStateBytes)}, false);
     addRow(tr("activations"), {cell(split.activationBytes)}, false);
     m_memoryTable->resizeColumnsToContents();
+    if (m_memoryBox->isHidden())
+        arrange();
 }
 
 void LiveRunView::setLabExportColumns()
@@ -482,7 +543,7 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
     for (const QString& line : reading)
         text += line + QLatin1Char('\n');
     m_reading->setText(text.trimmed());
-    markDirty();
+    arrange();  // the plots that got nothing go
 }
 
 QString LiveRunView::titleOf(const session::Session& s)

@@ -13,6 +13,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPGraph;
+class QGridLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -61,6 +62,9 @@ Q_SIGNALS:
 
 private:
     void markDirty();
+    bool measured(const QCustomPlot* plot) const;  // has something to draw
+    void arrange();                                // the cells with something to show, in the grid
+    void showSweeps();                             // a sweep's plot with its first point
     void setLabExportColumns();  // the arms table's names and units for the CSV export
 
     QLabel* m_status;
@@ -75,6 +79,8 @@ private:
     QTableWidget* m_memoryTable;
     QLabel* m_memoryNote;  // what the table's figures leave out ("reserved: the CPU has no caching
                            // allocator")
+    QGridLayout* m_grid = nullptr;
+    QWidget* m_memoryBox = nullptr;  // the memory triage's table and its note
     QLabel* m_latency;
     QLabel* m_reading;
     std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)
