@@ -71,6 +71,11 @@ void RooflinePanel::setRoofline(const Roofline& roofline)
                "its row and kernels.")
                 .arg(QString::fromStdString(format::duration(double(m_roofline.ratedNs))),
                      QString::fromStdString(format::duration(double(m_roofline.kernelNs))));
+    if (const int flagged = m_plot->flaggedCount(); flagged > 0)
+        text += tr("<br><span style='color:#c62828'><b>Red ring</b></span>: %1 measured above "
+                   "its roof, which no op can be: a measurement or peak error (the work counted, "
+                   "or the device's peak), not a real rate. Hover a dot for which.")
+                    .arg(flagged == 1 ? tr("1 op group") : tr("%1 op groups").arg(flagged));
     m_caption->setText(text);
     m_selection->clear();
 }

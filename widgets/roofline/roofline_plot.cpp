@@ -59,13 +59,35 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QCustomPlot(parent)
     yAxis->setLabel(tr("Achieved (TFLOP/s)"));
     setMouseTracking(true);
     setMinimumSize(360, 280);
+    // Only the flag has a legend entry (the colours are the caption's): under the axes when
+    // some dot is flagged.
+    setAutoAddPlottableToLegend(false);
+    connect(this, &QCustomPlot::afterLayout, this, &RooflinePlot::placeRoofLabels);
+}
+
+int RooflinePlot::flaggedCount() const
+{
+    return int(
+        std::count_if(m_dots.begin(), m_dots.end(), [](const Dot& d) { return d.abovePeak; }));
 }
 
 void RooflinePlot::setRoofline(const Roofline& roofline)
 {
     clearGraphs();
     clearItems();
+    legend->clearItems();
+    legend->setVisible(false);
+    if (legend->layout() != axisRect()->insetLayout()) {
+        // Out of the plot's grid: hidden there, it would still hold the axes to its width.
+        plotLayout()->take(legend);
+        plotLayout()->simplify();
+        axisRect()->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignTop);
+    }
     m_dots.clear();
+    m_labels.clear();
+    m_roofGraphs.clear();
+    m_bandwidth = 0;
+    m_highestRidge = 0;
     m_roofs = 0;
     int64_t total = 0;
     for (const OpRoofline& op : roofline.ops)
@@ -94,7 +116,7 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
                           QString::fromStdString(format::percent(r.shareOfRoof)));
         if (!op.note.empty())
             label += QLatin1Char('\n') + QString::fromStdString(op.note);
-        m_dots.push_back({r.intensity, r.achievedTflops, i, label, size, fill});
+        m_dots.push_back({r.intensity, r.achievedTflops, i, label, size, fill, r.abovePeak});
         xMin = std::min(xMin, r.intensity);
         xMax = std::max(xMax, r.intensity);
         yMin = std::min(yMin, r.achievedTflops);
@@ -112,7 +134,7 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
         return;
     }
     // The range holds every dot and every ridge point, in whole decades.
-    for (const auto& [tflops, label] : ceilings) {
+    for (const auto& [tflops, name] : ceilings) {
         yMax = std::max(yMax, tflops);
         if (bandwidth > 0)
             xMax = std::max(xMax, tflops * 1e3 / bandwidth);
@@ -130,7 +152,22 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
     // The roofs under the dots: the memory slope up to each ceiling, then the ceiling.
     QPen roofPen(QColor(60, 60, 60));
     roofPen.setWidthF(1.6);
-    for (const auto& [tflops, label] : ceilings) {
+    m_bandwidth = bandwidth;
+    const auto label = [this, x0, y0](const QString& text) {
+        // Placed by placeRoofLabels once the axes have their pixels; on a white box, so a
+        // grid line or a roof crossing it never makes it hard to read.
+        auto* item = new QCPItemText(this);
+        item->setClipToAxisRect(true);
+        item->position->setType(QCPItemPosition::ptPlotCoords);
+        item->position->setCoords(x0, y0);  // on the axes (a log axis has no 0) until placed
+        item->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        item->setText(text);
+        item->setColor(QColor(60, 60, 60));
+        item->setBrush(QColor(255, 255, 255, 220));
+        item->setPadding(QMargins(2, 1, 2, 1));
+        return item;
+    };
+    for (const auto& [tflops, name] : ceilings) {
         QCPGraph* roof = addGraph();
         roof->setPen(roofPen);
         roof->setSelectable(QCP::stNone);
@@ -139,30 +176,18 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
             roof->addData(x0, x0 * bandwidth / 1e3);
         roof->addData(std::max(ridge, x0), tflops);
         roof->addData(x1, tflops);
-        // The label sits on the ceiling, inside the axes, right-aligned: above the highest
-        // one, under the others (above them runs a higher roof's slope).
-        const bool highest = tflops == ceilings.rbegin()->first;
-        auto* text = new QCPItemText(this);
-        text->setClipToAxisRect(true);
-        text->position->setType(QCPItemPosition::ptPlotCoords);
-        text->setPositionAlignment(Qt::AlignRight | (highest ? Qt::AlignBottom : Qt::AlignTop));
-        text->position->setCoords(x1 / 1.15, highest ? tflops * 1.05 : tflops / 1.05);
-        text->setText(QStringLiteral("%1 %2").arg(
-            label, QString::fromStdString(format::flopRate(tflops * 1e12))));
-        text->setColor(QColor(60, 60, 60));
+        m_roofGraphs.push_back(roof);
+        m_highestRidge = std::max(m_highestRidge, ridge);
+        m_labels.push_back({label(QStringLiteral("%1 %2").arg(
+                                name, QString::fromStdString(format::flopRate(tflops * 1e12)))),
+                            tflops, std::max(ridge, x0)});
         ++m_roofs;
     }
-    if (bandwidth > 0) {
-        auto* text = new QCPItemText(this);
-        text->setClipToAxisRect(true);
-        text->position->setType(QCPItemPosition::ptPlotCoords);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        const double x = x0 * 1.3;
-        text->position->setCoords(x, std::max(y0 * 1.2, x * bandwidth / 1e3 * 1.15));
-        text->setText(QString::fromStdString(format::bandwidth(bandwidth * 1e9)));
-        text->setColor(QColor(60, 60, 60));
-    }
-    // Dots drawn last, over the roofs.
+    if (bandwidth > 0)
+        m_labels.push_back(
+            {label(QString::fromStdString(format::bandwidth(bandwidth * 1e9))), 0.0, x0});
+    // Dots drawn last, over the roofs; a dot above its roof ringed in red.
+    const QColor flagColor(0xc6, 0x28, 0x28);
     for (Dot& d : m_dots) {
         QCPGraph* dot = addGraph();
         dot->setLineStyle(QCPGraph::lsNone);
@@ -175,8 +200,126 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
         dot->addData(d.intensity, d.tflops);
         if (offScale)
             d.label += tr("\n(below the plot's range: drawn on its lower edge)");
+        if (d.abovePeak) {
+            QCPGraph* ring = addGraph();
+            ring->setLineStyle(QCPGraph::lsNone);
+            ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(flagColor, 2.2),
+                                                  Qt::NoBrush, d.size + 7));
+            ring->addData(d.intensity, d.tflops);
+            d.label += tr("\nAbove its roof: a measurement or peak error, not a real rate");
+        }
+    }
+    if (flaggedCount() > 0) {
+        // The legend's entry: a graph of no data in the ring's style.
+        QCPGraph* entry = addGraph();
+        entry->setName(tr("above its roof (a measurement or peak error)"));
+        entry->setLineStyle(QCPGraph::lsNone);
+        entry->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(flagColor, 2.2), Qt::NoBrush, 11));
+        entry->addToLegend();
+        showLegendBelow(*this, 1);
     }
     replot();
+}
+
+void RooflinePlot::placeRoofLabels()
+{
+    // Each label along its own roof where it covers no dot (nor a label placed before it),
+    // crossing as little of the other roofs as it can; of the places as good, the one nearest
+    // the right end of a ceiling, or the left end of the slope, where readers look for it.
+    const QRectF area = QRectF(axisRect()->rect()).adjusted(2, 2, -2, -2);
+    if (m_labels.empty() || area.width() < 20 || area.height() < 20)
+        return;
+    std::vector<QRectF> taken;  // dots (with their rings) and labels placed
+    for (size_t i = 0; i < m_dots.size(); ++i) {
+        const double r = (m_dots[i].size + (m_dots[i].abovePeak ? 7 : 0)) / 2 + 2;
+        const QPointF c = dotPosition(int(i));
+        taken.emplace_back(c.x() - r, c.y() - r, 2 * r, 2 * r);
+    }
+    const size_t dots = taken.size();
+    std::vector<QPointF> roofPoints;  // the roofs, a point every few pixels
+    for (const QCPGraph* roof : m_roofGraphs) {
+        QPointF last(-1, -1);
+        for (const QCPGraphData& d : *roof->data()) {
+            const QPointF p(xAxis->coordToPixel(d.key), yAxis->coordToPixel(d.value));
+            if (last.x() >= 0) {
+                const int steps =
+                    std::max(1, int(std::hypot(p.x() - last.x(), p.y() - last.y()) / 3));
+                for (int k = 0; k <= steps; ++k)
+                    roofPoints.push_back(last + (p - last) * (double(k) / steps));
+            }
+            last = p;
+        }
+    }
+    const auto overlap = [](const QRectF& a, const QRectF& b) {
+        const QRectF both = a.intersected(b);
+        return both.isValid() ? both.width() * both.height() : 0.0;
+    };
+    constexpr double kGap = 3;   // pixels between a label and its roof
+    constexpr double kStep = 4;  // pixels between the places tried
+    constexpr int kLevels = 5;   // places further from the roof, half a label's height apart
+    struct Place
+    {
+        QRectF rect;
+        double penalty;  // further from its roof, or past its ridge
+    };
+    for (const RoofLabel& label : m_labels) {
+        const QSizeF size =
+            QRectF(label.text->topLeft->pixelPosition(), label.text->bottomRight->pixelPosition())
+                .normalized()
+                .size();
+        const double away = size.height() / 2;
+        std::vector<Place> places;  // in order of preference
+        if (label.tflops > 0) {
+            // Along the ceiling, right to left; left of its ridge only when nothing else fits.
+            const double y = yAxis->coordToPixel(label.tflops);
+            const double ridge = xAxis->coordToPixel(label.ridge);
+            for (int level = 0; level < kLevels; ++level)
+                for (double x = area.right() - size.width(); x >= area.left(); x -= kStep)
+                    for (const double top :
+                         {y - kGap - size.height() - level * away, y + kGap + level * away})
+                        places.push_back({QRectF(QPointF(x, top), size),
+                                          level * 30.0 + (x < ridge ? 50.0 : 0.0)});
+        } else {
+            const double right = m_highestRidge > 0
+                                     ? std::min(area.right(), xAxis->coordToPixel(m_highestRidge))
+                                     : area.right();
+            for (int level = 0; level < kLevels; ++level)
+                for (double x = area.left(); x <= right; x += kStep) {
+                    const double y =
+                        yAxis->coordToPixel(xAxis->pixelToCoord(x) * m_bandwidth / 1e3);
+                    const double off = kGap + level * away;
+                    // Above the slope and left of it, or under it and right of it: clear of it.
+                    places.push_back(
+                        {QRectF(QPointF(x - off - size.width(), y - off - size.height()), size),
+                         level * 30.0});
+                    places.push_back({QRectF(QPointF(x + off, y + off), size), level * 30.0});
+                }
+        }
+        double bestCost = -1;
+        QRectF best;
+        for (size_t i = 0; i < places.size(); ++i) {
+            const QRectF& place = places[i].rect;
+            if (!area.contains(place))
+                continue;
+            double cost = places[i].penalty + double(i) * 1e-4;
+            for (size_t t = 0; t < taken.size(); ++t)
+                cost += overlap(place, taken[t]) * (t < dots ? 1000.0 : 2000.0);
+            if (bestCost >= 0 && cost >= bestCost)
+                continue;
+            for (const QPointF& p : roofPoints)
+                cost += place.contains(p) ? 10.0 : 0.0;
+            if (bestCost < 0 || cost < bestCost) {
+                bestCost = cost;
+                best = place;
+            }
+        }
+        if (bestCost < 0)
+            continue;  // no room along its roof at this size: left where it was
+        label.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label.text->position->setPixelPosition(best.topLeft());
+        taken.push_back(best);
+    }
 }
 
 QPointF RooflinePlot::dotPosition(int dot) const
