@@ -1,0 +1,362 @@
+// Every view fits a laptop's screen (issue 50): on a 1366x768 screen the window opens
+// inside it and no page of any document (a trace, a lab session with or without its trace,
+// a comparison, a job) makes it wider or taller than the screen; at 1280 px the Operators
+// table shows each op's name, calls, host and device time without scrolling; the Diagnosis
+// list shows each finding's severity and its whole title.
+//
+// The test runs on an offscreen screen of 1366x768 (set up in main, before the application).
+#ifndef Q_MOC_RUN
+#include "app/gui/main_window.h"
+#include "tests/support/test_support.h"
+#include "widgets/compare_view.h"
+#include "widgets/document_view.h"
+#include "widgets/findings_view.h"
+#include "widgets/job_view.h"
+#include "widgets/session_view.h"
+#include "widgets/table_models.h"
+#include "widgets/table_view.h"
+#endif
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QtTest>
+
+using namespace kinetoscope;
+
+namespace {
+
+constexpr QSize kScreen(1366, 768);
+
+QString sharedFile(const char* relative)
+{
+    return QString::fromStdString(test::sharedTrace(relative).string());
+}
+
+QString sourceFile(const char* relative)
+{
+    return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/") + QLatin1String(relative);
+}
+
+// The deepest widgets under `root` that ask for more than `limit` (width or height): what
+// forces the window past the screen, named for the failure message.
+QStringList tooLarge(QWidget* root, QSize limit)
+{
+    QStringList found;
+    const auto asks = [&](const QWidget* w) {
+        const QSize m = w->minimumSize().expandedTo(w->minimumSizeHint());
+        return m.width() > limit.width() || m.height() > limit.height();
+    };
+    for (QWidget* w : root->findChildren<QWidget*>()) {
+        if (!asks(w))
+            continue;
+        bool deepest = true;
+        for (const QWidget* child : w->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            deepest &= !asks(child);
+        if (!deepest)
+            continue;
+        const QSize m = w->minimumSize().expandedTo(w->minimumSizeHint());
+        QString what = QString::fromLatin1(w->metaObject()->className());
+        if (const auto* label = qobject_cast<const QLabel*>(w))
+            what += QStringLiteral(" \"%1\"").arg(label->text().left(60));
+        found << QStringLiteral("%1 (%2x%3)").arg(what).arg(m.width()).arg(m.height());
+    }
+    return found;
+}
+
+// The window inside the screen, and nothing in it asking for more.
+void checkFits(gui::MainWindow& window, const QString& where)
+{
+    // The layout requests go up one level an event: the window's size settles after a few.
+    QTest::qWait(50);
+    const QRect screen = window.screen()->availableGeometry();
+    const QSize frame = window.frameGeometry().size() - window.geometry().size();
+    const QSize room = screen.size() - frame;
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= room.width() && minimum.height() <= room.height() &&
+                 window.width() <= room.width() && window.height() <= room.height(),
+             qPrintable(QStringLiteral("%1: window %2x%3, at least %4x%5, on %6x%7: %8")
+                            .arg(where)
+                            .arg(window.width())
+                            .arg(window.height())
+                            .arg(minimum.width())
+                            .arg(minimum.height())
+                            .arg(room.width())
+                            .arg(room.height())
+                            .arg(tooLarge(&window, room).join(QStringLiteral("; ")))));
+}
+
+// Every page of every tabbed view in the window's current document, each shown in turn.
+void checkEveryPageFits(gui::MainWindow& window, QWidget* document)
+{
+    checkFits(window, QStringLiteral("opened"));
+    if (QTest::currentTestFailed())
+        return;
+    for (QTabWidget* tabs : document->findChildren<QTabWidget*>()) {
+        for (int page = 0; page < tabs->count(); ++page) {
+            tabs->setCurrentIndex(page);
+            checkFits(window, tabs->tabText(page).remove(QLatin1Char('&')));
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+    if (auto* tabs = qobject_cast<QTabWidget*>(document))
+        for (int page = 0; page < tabs->count(); ++page) {
+            tabs->setCurrentIndex(page);
+            checkFits(window, tabs->tabText(page).remove(QLatin1Char('&')));
+            if (QTest::currentTestFailed())
+                return;
+        }
+}
+
+}  // namespace
+
+class TestLaptopScreen : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+        QSettings().remove(QStringLiteral("geometry"));
+        QSettings().remove(QStringLiteral("windowState"));
+        QCOMPARE(QGuiApplication::primaryScreen()->availableGeometry().size(), kScreen);
+        qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
+        qRegisterMetaType<widgets::SessionView*>("widgets::SessionView*");
+        qRegisterMetaType<widgets::CompareView*>("widgets::CompareView*");
+        qRegisterMetaType<widgets::JobView*>("widgets::JobView*");
+    }
+
+    void cleanup() { QSettings().remove(QStringLiteral("geometry")); }
+
+    // The window as it first opens (nothing saved): inside the screen, before it is shown.
+    void theDefaultWindowFitsTheScreen()
+    {
+        gui::MainWindow window;
+        QVERIFY2(window.width() <= kScreen.width() && window.height() <= kScreen.height(),
+                 qPrintable(QStringLiteral("%1x%2").arg(window.width()).arg(window.height())));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        checkFits(window, QStringLiteral("the start page"));
+    }
+
+    void everyPageFitsTheScreen_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QStringList>("paths");
+        QTest::newRow("the sample") << QStringLiteral("trace")
+                                    << QStringList{sourceFile("resources/sample.pt.trace.json.gz")};
+        QTest::newRow("resnet50 workers4")
+            << QStringLiteral("trace")
+            << QStringList{sharedFile("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")};
+        QTest::newRow("roofline on an MI300X")
+            << QStringLiteral("trace")
+            << QStringList{sharedFile("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz")};
+        QTest::newRow("lab session with its trace")
+            << QStringLiteral("trace")
+            << QStringList{sourceFile("tests/data/h100_runs/starved/session.kinetoscope.json")};
+        QTest::newRow("lab session without a trace")
+            << QStringLiteral("session")
+            << QStringList{sourceFile("tests/data/h100_runs/checkpoint/session.kinetoscope.json")};
+        QTest::newRow("compare workers 0 and 4")
+            << QStringLiteral("compare")
+            << QStringList{sharedFile("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                           sharedFile("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")};
+        QTest::newRow("job") << QStringLiteral("job")
+                             << QStringList{sourceFile("tests/data/ddp_gloo_4ranks")};
+    }
+
+    void everyPageFitsTheScreen()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QStringList, paths);
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QWidget* opened = nullptr;
+        if (kind == QLatin1String("trace")) {
+            QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
+            window.openFiles(paths);
+            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+            opened = spy.at(0).at(0).value<widgets::DocumentView*>();
+        } else if (kind == QLatin1String("session")) {
+            QSignalSpy spy(&window, &gui::MainWindow::sessionOpened);
+            window.openFiles(paths);
+            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+            opened = spy.at(0).at(0).value<widgets::SessionView*>();
+        } else if (kind == QLatin1String("compare")) {
+            QSignalSpy spy(&window, &gui::MainWindow::comparisonOpened);
+            window.compareFiles(paths.at(0), paths.at(1));
+            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+            opened = spy.at(0).at(0).value<widgets::CompareView*>();
+        } else {
+            QSignalSpy spy(&window, &gui::MainWindow::jobOpened);
+            window.openJob(paths);
+            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+            opened = spy.at(0).at(0).value<widgets::JobView*>();
+        }
+        QVERIFY(opened);
+        QVERIFY2(window.problems().isEmpty(),
+                 qPrintable(window.problems().join(QLatin1Char('\n'))));
+        checkEveryPageFits(window, opened);
+    }
+
+    // A file that cannot be opened, its path hundreds of characters long: told in the status
+    // bar (cut, whole in its tooltip) and in the problems bar (wrapped), its Dismiss in reach.
+    void aLongProblemKeepsTheWindowOnTheScreen()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
+        window.openFiles({QStringLiteral("/no/such/folder/") +
+                          QStringLiteral("a_trace_with_a_very_long_name_").repeated(12) +
+                          QStringLiteral(".pt.trace.json")});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30'000);
+        QVERIFY(window.problems().size() == 1 && window.problems().front().size() > 300);
+        checkFits(window, QStringLiteral("a long problem"));
+        const auto* dismiss = window.findChild<QPushButton*>();
+        for (const QPushButton* button : window.findChildren<QPushButton*>())
+            if (button->text() == QLatin1String("Dismiss"))
+                dismiss = button;
+        QVERIFY(dismiss && dismiss->isVisible());
+        const QRect onWindow(dismiss->mapTo(&window, QPoint(0, 0)), dismiss->size());
+        QVERIFY(window.rect().contains(onWindow));
+    }
+
+    // At 1280 px the Operators table shows, for each op, its name, calls, host and device
+    // time at once: no horizontal scrolling to reach them.
+    void theOperatorsTableShowsHostAndDeviceTimeAt1280()
+    {
+        gui::MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
+        window.openFiles({sharedFile("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")});
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+        auto* doc = spy.at(0).at(0).value<widgets::DocumentView*>();
+        doc->setCurrentIndex(widgets::DocumentView::Operators);
+        QCoreApplication::processEvents();
+        QCOMPARE(window.width(), 1280);
+        QTableView* table = doc->operators()->table();
+        QCOMPARE(table->horizontalScrollBar()->value(), 0);
+        const QHeaderView* header = table->horizontalHeader();
+        const int visible = table->viewport()->width();
+        using Op = widgets::OpTableModel;
+        for (const int column : {int(Op::Name), int(Op::Calls), int(Op::CpuTotal),
+                                 int(Op::SelfDevice), int(Op::DeviceTotal)}) {
+            const int left = header->sectionViewportPosition(column);
+            const int right = left + header->sectionSize(column);
+            QVERIFY2(
+                left >= 0 && right <= visible,
+                qPrintable(QStringLiteral("%1 at %2-%3 px of a %4 px table")
+                               .arg(header->model()->headerData(column, Qt::Horizontal).toString())
+                               .arg(left)
+                               .arg(right)
+                               .arg(visible)));
+        }
+        // The name column still shows a whole usual op name (aten::cudnn_convolution).
+        QVERIFY(header->sectionSize(Op::Name) >=
+                table->fontMetrics().horizontalAdvance(QStringLiteral("aten::cudnn_convolution")));
+    }
+
+    // The Diagnosis list: each finding's severity in words on its row, and its whole title
+    // (wrapped to the list's width rather than cut at it).
+    void theDiagnosisListShowsSeverityAndWholeTitles()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
+        window.openFiles({sharedFile("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz")});
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+        auto* doc = spy.at(0).at(0).value<widgets::DocumentView*>();
+        doc->setCurrentIndex(widgets::DocumentView::Diagnosis);
+        QCoreApplication::processEvents();
+        QListWidget* list = doc->findings()->list();
+        const std::vector<analysis::Finding>& findings = doc->trace().findings;
+        QVERIFY(findings.size() >= 3);
+        QCOMPARE(list->count(), int(findings.size()));
+        const QImage shown = list->viewport()->grab().toImage();
+        const qreal scale = shown.devicePixelRatio();
+        const QFontMetrics metrics(list->font());
+        bool anyLong = false;
+        for (int row = 0; row < list->count(); ++row) {
+            const analysis::Finding& f = findings[size_t(row)];
+            const QString title = QString::fromStdString(f.title);
+            const QRect rect = list->visualRect(list->model()->index(row, 0));
+            if (rect.bottom() >= list->viewport()->height())
+                break;  // scrolled out of sight
+            // Its whole title: the row is inside the list's width, and has the lines the
+            // title takes at that width.
+            QVERIFY2(rect.left() >= 0 && rect.right() < list->viewport()->width(),
+                     qPrintable(title));
+            const int wide = metrics.horizontalAdvance(title);
+            anyLong |= wide > rect.width();
+            const int lines = std::max(1, rect.height() / metrics.lineSpacing());
+            QVERIFY2(qint64(lines) * rect.width() >= wide,
+                     qPrintable(QStringLiteral("\"%1\" (%2 px) on %3 line(s) of %4 px")
+                                    .arg(title)
+                                    .arg(wide)
+                                    .arg(lines)
+                                    .arg(rect.width())));
+            // Its severity in words for whoever reads the row (a screen reader too), and in
+            // its colour as a badge: a solid run of the severity's colour, not just its text.
+            const QString severity = QString::fromLatin1(analysis::severityName(f.severity));
+            QVERIFY2(list->item(row)
+                         ->data(Qt::AccessibleTextRole)
+                         .toString()
+                         .contains(severity, Qt::CaseInsensitive),
+                     qPrintable(title));
+            const QColor colour = list->item(row)->foreground().color();
+            int longestRun = 0;
+            for (int y = int(rect.top() * scale); y <= int(rect.bottom() * scale); ++y) {
+                int run = 0;
+                for (int x = int(rect.left() * scale); x <= int(rect.right() * scale); ++x) {
+                    run = shown.pixelColor(x, y).rgb() == colour.rgb() ? run + 1 : 0;
+                    longestRun = std::max(longestRun, run);
+                }
+            }
+            QVERIFY2(longestRun >= int(24 * scale),
+                     qPrintable(QStringLiteral("%1: no %2 badge").arg(title, severity)));
+        }
+        QVERIFY(anyLong);  // some title is wider than the list: it wraps
+    }
+};
+
+int main(int argc, char** argv)
+{
+    // A laptop's screen: the offscreen platform with one 1366x768 screen.
+    const QString config = QDir::temp().filePath(QStringLiteral("kinetoscope-laptop-screen-%1.json")
+                                                     .arg(QCoreApplication::applicationPid()));
+    {
+        QFile file(config);
+        if (!file.open(QIODevice::WriteOnly))
+            return 1;
+        file.write(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366,
+                       "height": 768, "logicalDpi": 96, "logicalBpi": 96, "dpr": 1}]})");
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
+    int status = 0;
+    {
+        QApplication app(argc, argv);
+        TestLaptopScreen test;
+        QTEST_SET_MAIN_SOURCE_PATH
+        status = QTest::qExec(&test, argc, argv);
+    }
+    QFile::remove(config);
+    return status;
+}
+
+#include "test_laptop_screen.moc"
