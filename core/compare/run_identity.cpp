@@ -1,5 +1,6 @@
 #include "core/compare/run_identity.h"
 
+#include "core/format/format.h"
 #include "core/trace/format_description.h"
 
 #include <algorithm>
@@ -144,9 +145,9 @@ std::optional<std::pair<int64_t, int64_t>> leadingChange(const std::vector<std::
 
 std::string BatchChange::source() const
 {
-    return configured ? "the configuration"
-                      : "the input shapes of " + std::to_string(opsAgreeing) +
-                            (opsAgreeing == 1 ? " op" : " ops");
+    return configured
+               ? "the configuration"
+               : "the input shapes of " + format::counted(uint64_t(opsAgreeing), "op", "ops");
 }
 
 std::optional<BatchChange> configuredBatchChange(const session::Session& before,

@@ -1,5 +1,6 @@
 #include "core/lab/engine_process.h"
 
+#include "core/format/format.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
 #include "core/trace/printable.h"
@@ -237,11 +238,6 @@ session::Session recovered(const Transcript& t)
             }))
             s.sweep.push_back(point);
     return s;
-}
-
-std::string plural(size_t count, const char* noun)
-{
-    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
 // The engine's three pipes, its process and the reading of its output.
@@ -604,10 +600,11 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
     if (session::saveSession(result.session, t.sessionPath, error)) {
         result.sessionPath = t.sessionPath;
         result.error +=
-            "; kept: " + plural(result.session.steps.size(), "step") + ", " +
-            plural(size_t(std::count_if(result.session.lab.begin(), result.session.lab.end(),
-                                        [](const session::LabArm& a) { return a.ran; })),
-                   "arm") +
+            "; kept: " + format::counted(result.session.steps.size(), "step", "steps") + ", " +
+            format::counted(
+                uint64_t(std::count_if(result.session.lab.begin(), result.session.lab.end(),
+                                       [](const session::LabArm& a) { return a.ran; })),
+                "arm", "arms") +
             " in " + t.sessionPath;
     } else {
         result.error += "; " + error;

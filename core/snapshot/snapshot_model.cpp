@@ -1,5 +1,6 @@
 #include "core/snapshot/snapshot_model.h"
 
+#include "core/format/format.h"
 #include "core/snapshot/native_frames.h"
 #include "core/snapshot/pickle_reader.h"
 #include "core/trace/byte_source.h"
@@ -464,7 +465,7 @@ std::vector<std::string> SnapshotModel::readableStack(StackId stack, size_t pyth
         native = stacks[stack].size() - lines.size();
     }
     if (native > 0)
-        lines.push_back("+ " + std::to_string(native) + " C++ frame" + (native == 1 ? "" : "s"));
+        lines.push_back("+ " + format::counted(uint64_t(native), "C++ frame", "C++ frames"));
     return lines;
 }
 
