@@ -14,13 +14,34 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace kinetoscope::widgets {
 
 namespace {
+
+// A wrapping label that asks for its text on one line (a wrapping QLabel asks for a
+// narrower guess): the legend takes one row where the toolbar has room, and wraps only where
+// it has not.
+class OneLineFirstLabel : public QLabel
+{
+public:
+    using QLabel::QLabel;
+    QSize sizeHint() const override
+    {
+        QTextDocument document;
+        document.setDefaultFont(font());
+        document.setDocumentMargin(0);
+        document.setHtml(text());
+        const QMargins m = contentsMargins();
+        return {int(std::ceil(document.idealWidth())) + m.left() + m.right() + 2 * margin(),
+                QLabel::sizeHint().height()};
+    }
+};
 
 // The legend: a swatch and a label for each category present in the trace, in one label
 // that wraps between entries (never inside one): a trace of many categories gets a second
@@ -40,7 +61,7 @@ QWidget* makeLegend(const trace::TraceModel& model, QWidget* parent)
         entries << QStringLiteral("<span style='color:%1'>\u25A0</span>&nbsp;%2")
                        .arg(color.name(), label);
     }
-    auto* legend = new QLabel(entries.join(QStringLiteral("&nbsp;&nbsp; ")), parent);
+    auto* legend = new OneLineFirstLabel(entries.join(QStringLiteral("&nbsp;&nbsp; ")), parent);
     legend->setTextFormat(Qt::RichText);
     legend->setWordWrap(true);
     return legend;
@@ -90,7 +111,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     zoom->setToolTip(tr("Zoom to the selected slice or range (F)"));
 
     auto* bar = new QHBoxLayout;
-    bar->addWidget(m_search, 2);
+    bar->addWidget(m_search, 1);
     bar->addWidget(previous);
     bar->addWidget(next);
     bar->addWidget(m_matchLabel);
@@ -99,7 +120,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     bar->addWidget(fit);
     bar->addWidget(zoom);
     bar->addSpacing(12);
-    bar->addWidget(makeLegend(*m_trace->model, this), 3);
+    bar->addWidget(makeLegend(*m_trace->model, this));  // one row where it fits
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
