@@ -16,6 +16,10 @@ shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz operators operators.pn
 shoot kineto/resnet50_v100_workers0_2021.pt.trace.json.gz kernels kernels.png
 shoot misc/aipe_b200_deepseek_v3_train_step.json.gz memory memory.png
 shoot tracelens/rocm_mi300_resnet_act_checkpoint.json.gz modules modules.png
+# The roofline beside the Operators table: the H100 CNN run's trace (its op groups under the
+# fp32 and TF32 roofs, the labels placed clear of them).
+xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$root/tests/data/h100_runs/cnn224/trace.json.gz" \
+    --screenshot "$out/roofline_operators.png" --view operators
 # The timeline zoomed in: the first volta_sgemm_64x64_nt kernel selected, its launch arrow
 # drawn.
 xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$traces/kineto/resnet50_v100_workers0_2021.pt.trace.json.gz" \
