@@ -3,6 +3,7 @@
 // with SIGKILL mid-run, crashed by a user's model, not the engine at all — is one line
 // while the caller goes on and keeps the steps measured before. This test links no torch.
 #include "app/cli/cli_main.h"
+#include "core/format/format.h"
 #include "core/lab/engine_process.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
@@ -414,8 +415,8 @@ private Q_SLOTS:
         // first arm had not ended) and says where it stopped.
         QVERIFY2(r.error.starts_with("cancelled by a test in the fp32 arm after step "),
                  r.error.c_str());
-        QVERIFY2(r.error.ends_with("; kept: " + std::to_string(steps) + " steps, 0 arms in " +
-                                   r.sessionPath),
+        QVERIFY2(r.error.ends_with("; kept: " + format::counted(uint64_t(steps), "step", "steps") +
+                                   ", 0 arms in " + r.sessionPath),
                  r.error.c_str());
         QVERIFY(!r.sessionPath.empty());
         QCOMPARE(r.session.steps.size(), size_t(steps));
@@ -746,8 +747,9 @@ private Q_SLOTS:
         const auto saved = session::loadSession(sessionPath, error);
         QVERIFY2(saved, error.c_str());
         QVERIFY(!saved->steps.empty());
-        QVERIFY(last.endsWith(QStringLiteral("; kept: %1 steps, 0 arms in %2")
-                                  .arg(saved->steps.size())
+        QVERIFY(last.endsWith(QStringLiteral("; kept: %1, 0 arms in %2")
+                                  .arg(QString::fromStdString(format::counted(
+                                      uint64_t(saved->steps.size()), "step", "steps")))
                                   .arg(QString::fromStdString(sessionPath))));
         QVERIFY2(saved->interrupted.starts_with(
                      "cancelled by Ctrl-C (SIGINT) in the fp32 arm after step "),
