@@ -284,6 +284,9 @@ int runGui(int argc, char** argv)
                 QCoreApplication::exit(failed ? 2 : 0);
         });
     }
+    // The window is drawn once before anything loads: its first paint is the app starting, not
+    // a load blocking the event loop, and the user sees the window at once.
+    QCoreApplication::processEvents();
     if (!files.isEmpty())
         window.openFiles(files);
     if (!compare.isEmpty()) {
