@@ -253,7 +253,10 @@ private:
     {
         QFont font = option.font;
         font.setBold(true);
-        font.setPointSizeF(font.pointSizeF() * 0.85);
+        if (font.pointSizeF() > 0)
+            font.setPointSizeF(font.pointSizeF() * 0.85);
+        else  // a font sized in pixels has no point size
+            font.setPixelSize(std::max(1, int(font.pixelSize() * 0.85)));
         return font;
     }
     // Wide enough for the widest severity: the titles start in one column.

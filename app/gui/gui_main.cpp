@@ -21,10 +21,12 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QIcon>
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QWindow>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -285,8 +287,13 @@ int runGui(int argc, char** argv)
         });
     }
     // The window is drawn once before anything loads: its first paint is the app starting, not
-    // a load blocking the event loop, and the user sees the window at once.
-    QCoreApplication::processEvents();
+    // a load blocking the event loop, and the user sees the window at once. An X server says
+    // it is exposed after a round trip: that is waited for, 200 ms at most.
+    QElapsedTimer exposing;
+    exposing.start();
+    while (window.windowHandle() && !window.windowHandle()->isExposed() && exposing.elapsed() < 200)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    QCoreApplication::processEvents();  // its first paint
     if (!files.isEmpty())
         window.openFiles(files);
     if (!compare.isEmpty()) {

@@ -624,9 +624,10 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
         c.lab = compareSessions(*beforeDoc.session, *afterDoc.session);
     // Two sessions say their batch size; traces show it in their ops' input shapes.
     const bool shapesOnBothSides = !a.ops.byNameAndShapes.empty() && !b.ops.byNameAndShapes.empty();
+    // A session written without batch_size in its configuration falls back to its trace's.
     if (sessions)
         c.batch = configuredBatchChange(*beforeDoc.session, *afterDoc.session);
-    else if (shapesOnBothSides)
+    if (!c.batch && shapesOnBothSides)
         c.batch = detectBatchChange(a.ops.byNameAndShapes, b.ops.byNameAndShapes);
     if (c.batch) {
         auto perSample = [](const StepSample& s, int64_t batch) {
@@ -642,7 +643,9 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
             perSample(c.perSampleOfLab ? *c.lab->stepsBefore : c.before.steps, c.batch->before);
         c.perSampleAfter =
             perSample(c.perSampleOfLab ? *c.lab->stepsAfter : c.after.steps, c.batch->after);
-        c.perSample = estimateChange(*c.perSampleBefore, *c.perSampleAfter);
+        // Without steps on both sides there is nothing to read per sample: no verdict.
+        if (!c.perSampleBefore->valuesNs.empty() && !c.perSampleAfter->valuesNs.empty())
+            c.perSample = estimateChange(*c.perSampleBefore, *c.perSampleAfter);
     }
 
     if (!c.traced) {  // two lab sessions without traces: their lab figures only

@@ -9,6 +9,7 @@
 #include "core/engine/engine_internal.h"
 #include "core/engine/live_sampler.h"
 #include "core/engine/memory_limit.h"
+#include "core/format/format.h"
 #include "core/lab/run_options.h"
 #include "core/session/timing_stats.h"
 
@@ -152,18 +153,14 @@ std::string whereCancelled(const std::string& by, const lab::RunProgress& at,
 {
     std::string text = by.empty() ? "cancelled" : "cancelled by " + by;
     if (!at.stage.empty())
-        text += " in " + stageName(at.stage) + " after step " + std::to_string(at.step + 1) +
-                (at.steps > 0 ? " of " + std::to_string(at.steps) : "");
+        text += " in " + stageName(at.stage) + " after step " +
+                format::count(uint64_t(at.step + 1)) +
+                (at.steps > 0 ? " of " + format::count(uint64_t(at.steps)) : "");
     else if (!finished.empty())
         text += " after " + stageName(finished);
     else
         text += " before its first step";
     return text;
-}
-
-std::string counted(size_t count, const char* noun)
-{
-    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -207,6 +204,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     lab::RunProgress at;
     std::string finished;
     std::vector<session::StepTiming> armSteps;
+    std::string keptOnCancel;  // "; kept: N steps, N arms", said once the session is saved
     runnerCallbacks.progress = [&](const lab::RunProgress& progress) {
         at = progress;
         if (progress.step >= 1)
@@ -323,6 +321,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             s.lab.push_back(arm);
             finished = arm.name();
             at = {};
+            armSteps.clear();  // in the session now (or skipped): a later cancel keeps none
             if (callbacks.arm)
                 callbacks.arm(arm);
             save();  // nothing measured is lost if a later arm fails
@@ -378,6 +377,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                     s.sweep.push_back(p);
                     finished = "sweep " + p.knob + "=" + std::to_string(p.value);
                     at = {};
+                    armSteps.clear();
                     if (callbacks.sweepPoint)
                         callbacks.sweepPoint(p);
                     save();
@@ -425,12 +425,12 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             whereCancelled(callbacks.cancelledBy ? callbacks.cancelledBy() : "", at, finished);
         result.error = s.interrupted;
         if (started)
-            result.error +=
-                "; kept: " + counted(s.steps.size(), "step") + ", " +
-                counted(size_t(std::count_if(s.lab.begin(), s.lab.end(),
-                                             [](const session::LabArm& a) { return a.ran; })),
-                        "arm") +
-                " in " + sessionPath.string();
+            keptOnCancel =
+                "; kept: " + format::counted(uint64_t(s.steps.size()), "step", "steps") + ", " +
+                format::counted(
+                    uint64_t(std::count_if(s.lab.begin(), s.lab.end(),
+                                           [](const session::LabArm& a) { return a.ran; })),
+                    "arm", "arms");
     } catch (const UserError& e) {
         result.error = e.what();
     } catch (const c10::Error& e) {
@@ -443,6 +443,10 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     sampler.reset();  // stops its thread before the last save
     result.error = firstLine(result.error);
     save();
+    // What a cancel kept is said once it is saved, never before.
+    if (!keptOnCancel.empty())
+        result.error += result.sessionPath.empty() ? "; the steps measured could not be saved"
+                                                   : keptOnCancel + " in " + result.sessionPath;
     return result;
 }
 

@@ -4,6 +4,7 @@
 #include "core/engine/engine_internal.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <regex>
 #include <string_view>
@@ -31,10 +32,16 @@ int64_t featuresOfFirstLinear(const std::string& reason, const torch::Tensor& in
     std::smatch m;
     if (!std::regex_search(reason, m, kMatmul) || inputs.dim() < 1)
         return 0;
-    const int64_t rows = std::stoll(m[1].str()), columns = std::stoll(m[2].str()),
-                  wanted = std::stoll(m[3].str());
+    auto number = [&m](int group) {  // 0 for digits past int64_t
+        int64_t value = 0;
+        const std::string digits = m[group].str();
+        std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        return value;
+    };
+    const int64_t rows = number(1), columns = number(2), wanted = number(3);
     const int64_t batch = inputs.size(0);
-    return rows == batch && batch > 0 && columns * batch == inputs.numel() && wanted != columns
+    return rows == batch && batch > 0 && columns > 0 && inputs.numel() % batch == 0 &&
+                   columns == inputs.numel() / batch && wanted != columns
                ? wanted
                : 0;
 }

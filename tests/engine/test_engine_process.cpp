@@ -317,7 +317,8 @@ private Q_SLOTS:
         QVERIFY2(r.error.find("the engine was killed by SIGKILL in the fp32 arm at step") !=
                      std::string::npos,
                  r.error.c_str());
-        QVERIFY2(r.error.find("kept: " + std::to_string(steps) + " steps") != std::string::npos,
+        QVERIFY2(r.error.find("kept: " + format::counted(uint64_t(steps), "step", "steps")) !=
+                     std::string::npos,
                  r.error.c_str());
         QVERIFY(steps >= 5);
         std::string error;
@@ -757,8 +758,9 @@ private Q_SLOTS:
         QCOMPARE(saved->phases.size(), size_t(5));
         const std::string stopped =
             "This run did not finish: " + saved->interrupted +
-            ". What it holds was measured before: " + std::to_string(saved->steps.size()) +
-            " measured steps, no arm finished.";
+            ". What it holds was measured before: " +
+            format::counted(uint64_t(saved->steps.size()), "measured step", "measured steps") +
+            ", no arm finished.";
         std::ostringstream diagnosed, summarised, ignored;
         QCOMPARE(cli::run({"diagnose", sessionPath}, diagnosed, ignored), 0);
         QVERIFY2(diagnosed.str().find("\n1. [HIGH] The run did not finish: " + saved->interrupted +
@@ -794,7 +796,8 @@ private Q_SLOTS:
         const auto saved =
             session::loadSession((out + "/session.kinetoscope.json").toStdString(), error);
         QVERIFY2(saved, error.c_str());
-        QVERIFY(last.contains(QStringLiteral("kept: %1 step").arg(saved->steps.size())));
+        QVERIFY(last.contains(QString::fromStdString(
+            "kept: " + format::counted(uint64_t(saved->steps.size()), "step", "steps"))));
     }
 };
 

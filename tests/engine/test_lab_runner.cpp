@@ -4,6 +4,7 @@
 #include "app/cli/cli_main.h"
 #include "core/analysis/summary.h"
 #include "core/engine/lab_runner.h"
+#include "core/format/format.h"
 #include "core/session/memory_reading.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/small_lab_run.h"
@@ -125,8 +126,8 @@ private Q_SLOTS:
         const engine::RunResult r = engine::runLab(c, callbacks);
         QVERIFY(!r.ok);
         const std::string where = "cancelled by a test in the fp32 arm after step " +
-                                  std::to_string(c.warmup + 5) + " of " +
-                                  std::to_string(c.warmup + c.steps);
+                                  format::count(int64_t(c.warmup + 5)) + " of " +
+                                  format::count(int64_t(c.warmup + c.steps));  // "100,003"
         QCOMPARE(r.error, where + "; kept: 5 steps, 0 arms in " + r.sessionPath);
         std::string error;
         const auto saved = session::loadSession(r.sessionPath, error);
@@ -157,8 +158,8 @@ private Q_SLOTS:
         const engine::RunResult r = engine::runLab(c, callbacks);
         QVERIFY(!r.ok);
         // Where: the bf16 arm's first step ran, the second never began.
-        const std::string where =
-            "cancelled in the bf16 arm after step 1 of " + std::to_string(c.warmup + c.steps);
+        const std::string where = "cancelled in the bf16 arm after step 1 of " +
+                                  format::count(int64_t(c.warmup + c.steps));
         QCOMPARE(r.session.interrupted, where);
         QCOMPARE(r.error, where + "; kept: " + std::to_string(c.steps) + " steps, 1 arm in " +
                               r.sessionPath);

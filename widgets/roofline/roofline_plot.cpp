@@ -224,9 +224,10 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
 
 void RooflinePlot::placeRoofLabels()
 {
-    // Each label along its own roof where it covers no dot (nor a label placed before it),
-    // crossing as little of the other roofs as it can; of the places as good, the one nearest
-    // the right end of a ceiling, or the left end of the slope, where readers look for it.
+    // Each label along its own roof where it covers no dot (nor a label placed before it) or,
+    // where no such place is, the fewest, crossing as little of the other roofs as it can; of
+    // the places as good, the one nearest the right end of a ceiling, or the left end of the
+    // slope, where readers look for it.
     const QRectF area = QRectF(axisRect()->rect()).adjusted(2, 2, -2, -2);
     if (m_labels.empty() || area.width() < 20 || area.height() < 20)
         return;
