@@ -44,7 +44,7 @@ int main(int argc, char** argv)
         return kinetoscope::cli::run(argc, argv);
     std::cerr
         << "kinetoscope: this build has no GUI (KINETOSCOPE_GUI=OFF); commands: info, summary, "
-           "diagnose, diff, run, help, version\n";
+           "diagnose, diff, run, profile, memory, help, version\n";
     return kinetoscope::cli::kExitBadInput;
 #endif
 }

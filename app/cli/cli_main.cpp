@@ -5,6 +5,7 @@
 #include "app/cli/diff_command.h"
 #include "app/cli/info_command.h"
 #include "app/cli/memory_command.h"
+#include "app/cli/profile_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/summary_command.h"
 
@@ -32,6 +33,8 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
         return runRun(rest, out, err);
     if (command == "memory")
         return runMemory(rest, out, err);
+    if (command == "profile")
+        return runProfile(rest, out, err);
     if (command == "report") {  // a build with the GUI draws it (app/gui); this one has no Qt
         err << "kinetoscope report: this build has no GUI (KINETOSCOPE_GUI=OFF) to draw the page; "
                "'kinetoscope diagnose --markdown' writes the findings\n";
@@ -64,7 +67,9 @@ std::optional<int> answerHelp(const std::string& command, const std::vector<std:
         out << help;
         return kExitOk;
     }
-    if (std::any_of(rest.begin(), rest.end(),
+    // Only the options before `--`: after it come another program's own (`kinetoscope
+    // profile -- python train.py --help` runs the script's help).
+    if (std::any_of(rest.begin(), std::find(rest.begin(), rest.end(), "--"),
                     [](const std::string& arg) { return isHelpFlag(arg); }))
         if (const std::string help = commandHelp(command); !help.empty()) {
             out << help;
@@ -97,13 +102,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 bool isCommand(std::string_view name)
 {
     return name == "info" || name == "summary" || name == "diagnose" || name == "diff" ||
-           name == "run" || name == "memory" || name == "report" || name == "help" ||
-           isHelpFlag(name) || name == "version" || name == "--version";
+           name == "run" || name == "profile" || name == "memory" || name == "report" ||
+           name == "help" || isHelpFlag(name) || name == "version" || name == "--version";
 }
 
 bool asksForHelp(int argc, char** argv)
 {
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
         if (isHelpFlag(argv[i]) || (i == 1 && (std::string_view(argv[i]) == "version" ||
                                                std::string_view(argv[i]) == "--version")))
             return true;

@@ -24,7 +24,7 @@ struct CommandHelp
 
 // TRACE is a .json or .json.gz file that torch.profiler wrote; SESSION a lab run's
 // *.kinetoscope.json. Every command reads gzip from the content, not the name.
-constexpr std::array<CommandHelp, 7> kCommands{{
+constexpr std::array<CommandHelp, 8> kCommands{{
     {"info",
      "  info TRACE [--json]   what was read from a torch.profiler trace (.json or .json.gz):\n"
      "                        format, devices, ranks, time span, steps, events per category,\n"
@@ -108,6 +108,38 @@ constexpr std::array<CommandHelp, 7> kCommands{{
      "                        run the method on a model through LibTorch: a session + trace\n"
      "                        (`kinetoscope run --help` lists every knob)\n",
      nullptr},  // its options are the lab's own table (core/lab/run_options.h)
+    {"profile",
+     "  profile [options] [--out DIR] -- COMMAND...\n"
+     "                        your own training script (python train.py ARGS, python -m "
+     "pkg.train)\n"
+     "                        run under the probe, no code change: a session + trace\n",
+     "COMMAND runs in your own interpreter and environment, with its own output, input and\n"
+     "exit code; a small pure-Python probe rides in it (torch >= 2.1, Python >= 3.9) and finds\n"
+     "the steps from torch's own hooks: the optimizer's step, or without one the outermost\n"
+     "model's forward under no_grad. Steps 0 to --skip-1 are warm-up; the next --active are\n"
+     "profiled (DIR/trace.json); every step after is measured: data wait, host-to-device,\n"
+     "forward, backward, optimizer, memory. At the end the diagnosis is printed.\n"
+     "options (before --):\n"
+     "  --out DIR             the session's folder, new or empty (default: a new folder\n"
+     "                        kinetoscope-profiles/SCRIPT-DATE-TIME): a run never overwrites one\n"
+     "  --skip K              warm-up steps, neither measured nor profiled (default 5)\n"
+     "  --active N            steps in the profiler window after the warm-up (default 3)\n"
+     "  --no-trace            no profiler window (--active 0)\n"
+     "  --steps N             stop the script cleanly after N measured steps (default: it runs\n"
+     "                        to its end)\n"
+     "  --step-marker NAME    a step is one record_function(NAME) block, or one call of the\n"
+     "                        function NAME (module:function for one outside the script)\n"
+     "  --cwd DIR             the folder the script runs in (default: this one)\n"
+     "  --no-shapes           the window without input shapes (smaller trace)\n"
+     "  --no-profile-memory   the window without allocator events\n"
+     "  --with-stack          the window with Python stacks (larger trace, slower window)\n"
+     "  --memory-snapshot     CUDA: the allocator's history, dumped at the end and at an\n"
+     "                        out-of-memory error (DIR/memory_snapshot.pickle)\n"
+     "  --sample-rate HZ      live samples per second, 10-20 (default 20); --no-samples: none\n"
+     "Exit code: the script's (128+N when signal N ended it); 2 for a bad option here.\n"
+     "example:\n"
+     "  kinetoscope profile --out runs/mine -- python train.py --epochs 1\n"
+     "  kinetoscope profile --steps 50 -- python -m mypkg.train --config small.yaml\n"},
     {"report",
      "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
      "                        the diagnosis page (figures, plots, findings) as a document\n"

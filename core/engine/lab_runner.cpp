@@ -7,9 +7,9 @@
 #include "core/engine/arm_runner.h"
 #include "core/engine/cuda_support.h"
 #include "core/engine/engine_internal.h"
-#include "core/engine/live_sampler.h"
 #include "core/engine/memory_limit.h"
 #include "core/format/format.h"
+#include "core/lab/live_sampler.h"
 #include "core/lab/run_options.h"
 #include "core/session/timing_stats.h"
 
@@ -177,7 +177,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
     // Live samples arrive on the sampler's thread; the session takes a copy when saved.
     std::mutex samplesMutex;
     std::vector<session::LiveSample> samples;
-    std::unique_ptr<LiveSampler> sampler;
+    std::unique_ptr<lab::LiveSampler> sampler;
 
     const auto sessionPath = std::filesystem::path(config.outDir) / "session.kinetoscope.json";
     // Nothing is written until the run has started, which is when its first step has
@@ -249,7 +249,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             s.environment["cpu_bf16"] = cpuBf16Units();
         if (config.liveSamples) {
             const bool cuda = runner.cuda();
-            sampler = std::make_unique<LiveSampler>(
+            sampler = std::make_unique<lab::LiveSampler>(
                 config.samplesPerSecond,
                 [&](const session::LiveSample& sample) {
                     {

@@ -1,21 +1,18 @@
 #include "core/lab/engine_process.h"
 
 #include "core/format/format.h"
+#include "core/lab/child_process.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/run_options.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <optional>
 #include <poll.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -26,13 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A line longer than this is not the protocol (a session header is a few KiB).
-constexpr size_t kMaxLineBytes = 16u << 20;
-// Kept of the engine's standard error, for the last line of a crash.
-constexpr size_t kErrorTailBytes = 4096;
-// Held of the engine's standard error until the run starts and its log has a place
-// (torch's start-up warnings are a few lines; more is cut).
-constexpr size_t kEarlyLogBytes = 1u << 20;
 // After the engine has exited, how long its outputs are read for what is left in them: a
 // process it started may hold them open for ever.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
@@ -146,12 +136,6 @@ void receive(const EngineMessage& m, Transcript& t, const RunCallbacks& callback
     }
 }
 
-std::string signalName(int signal)
-{
-    const char* abbreviation = ::sigabbrev_np(signal);
-    return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
-}
-
 // "the engine crashed (SIGSEGV, Segmentation fault) in the fp32 arm at step 7".
 std::string howItStopped(int status, const Transcript& t, const std::string& errorTail)
 {
@@ -240,216 +224,6 @@ session::Session recovered(const Transcript& t)
     return s;
 }
 
-// The engine's three pipes, its process and the reading of its output.
-class EngineChild
-{
-public:
-    ~EngineChild()
-    {
-        closeChildEnds();
-        for (int fd : {m_control, m_out, m_err, m_log})
-            if (fd >= 0)
-                ::close(fd);
-        if (m_pid > 0 && !m_reaped) {  // only on an early return: never leave a zombie or an orphan
-            ::kill(-m_pid, SIGKILL);
-            ::waitpid(m_pid, nullptr, 0);
-        }
-    }
-
-    // False + errno's text when the pipes or the process could not be made.
-    bool spawn(const std::string& executable, const std::vector<std::string>& args,
-               std::string& error)
-    {
-        // Each end is owned by this object as soon as it exists (the destructor closes it).
-        int control[2], out[2], err[2];
-        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
-            error = std::string("cannot start the engine: ") + std::strerror(errno);
-            return false;
-        }
-        m_control = control[0];
-        m_childEnds.push_back(control[1]);
-        if (::pipe2(out, O_CLOEXEC) != 0) {
-            error = std::string("cannot start the engine: ") + std::strerror(errno);
-            return false;
-        }
-        m_out = out[0];
-        m_childEnds.push_back(out[1]);
-        if (::pipe2(err, O_CLOEXEC) != 0) {
-            error = std::string("cannot start the engine: ") + std::strerror(errno);
-            return false;
-        }
-        m_err = err[0];
-        m_childEnds.push_back(err[1]);
-        // Built before the fork: the child may only make async-signal-safe calls.
-        std::vector<std::string> environment = engineEnvironment();
-        std::vector<char*> envp;
-        envp.reserve(environment.size() + 1);
-        for (std::string& entry : environment)
-            envp.push_back(entry.data());
-        envp.push_back(nullptr);
-        std::vector<char*> argv;
-        argv.push_back(const_cast<char*>(executable.c_str()));
-        for (const std::string& arg : args)
-            argv.push_back(const_cast<char*>(arg.c_str()));
-        argv.push_back(nullptr);
-        const pid_t parent = ::getpid();
-        const pid_t pid = ::fork();
-        if (pid < 0) {
-            error = std::string("cannot start the engine: ") + std::strerror(errno);
-            return false;
-        }
-        if (pid == 0) {
-            // The child: async-signal-safe calls only until exec.
-            ::dup2(control[1], STDIN_FILENO);
-            ::dup2(out[1], STDOUT_FILENO);
-            ::dup2(err[1], STDERR_FILENO);
-            sigset_t all;
-            ::sigemptyset(&all);
-            ::sigprocmask(SIG_SETMASK, &all, nullptr);
-            // Its own process group: a Ctrl-C in the terminal reaches the app, which cancels
-            // the run with a message. The app gone, the engine goes too.
-            ::setpgid(0, 0);
-            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-            if (::getppid() != parent)
-                ::_exit(127);
-            ::execve(executable.c_str(), argv.data(), envp.data());
-            ::_exit(127);
-        }
-        m_pid = pid;
-        ::setpgid(
-            pid, pid);  // as the child does: whichever runs first, the group exists before a signal
-        closeChildEnds();
-        return true;
-    }
-
-    pid_t pid() const { return m_pid; }
-
-    // Where the engine's standard error goes: torch's and Kineto's own messages (no GPU,
-    // allocator notes) are kept for whoever wants them, out of the user's terminal. Until
-    // the run has started they are held here, in memory, so that a run that never starts
-    // leaves the output folder as it was; keepLogAt then writes them to their place and
-    // the rest follows. Without a log (it could not be made) they go to our standard
-    // error, as before.
-    void keepLogAt(const std::string& path)
-    {
-        std::error_code ec;
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-        m_log = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        m_logKept = true;
-        writeLog(m_earlyLog.data(), m_earlyLog.size());
-        m_earlyLog.clear();
-        m_earlyLog.shrink_to_fit();
-    }
-
-    // Reads what is there (waiting up to `timeout`), hands out complete lines, forwards
-    // the engine's standard error to its log. False once both outputs are closed.
-    template <typename OnLine>
-    bool pump(std::chrono::milliseconds timeout, OnLine&& onLine)
-    {
-        pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
-        if (m_out < 0 && m_err < 0)
-            return false;
-        if (::poll(fds, 2, int(timeout.count())) < 0 && errno != EINTR)
-            return false;
-        char buffer[65536];
-        if (fds[0].revents) {
-            const ssize_t n = ::read(m_out, buffer, sizeof buffer);
-            if (n > 0) {
-                m_line.append(buffer, size_t(n));
-                size_t begin = 0;
-                for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos;
-                     begin = end + 1)
-                    onLine(std::string_view(m_line).substr(begin, end - begin));
-                m_line.erase(0, begin);
-                if (m_line.size() > kMaxLineBytes) {
-                    onLine(std::string_view(m_line).substr(0, 200));  // reported as not a message
-                    m_line.clear();
-                }
-            } else if (n == 0 || errno != EINTR) {
-                ::close(m_out);
-                m_out = -1;
-            }
-        }
-        if (fds[1].revents) {
-            const ssize_t n = ::read(m_err, buffer, sizeof buffer);
-            if (n > 0) {
-                if (m_logKept)
-                    writeLog(buffer, size_t(n));
-                else if (m_earlyLog.size() < kEarlyLogBytes)
-                    m_earlyLog.append(buffer,
-                                      std::min(size_t(n), kEarlyLogBytes - m_earlyLog.size()));
-                m_errorTail.append(buffer, size_t(n));
-                if (m_errorTail.size() > kErrorTailBytes)
-                    m_errorTail.erase(0, m_errorTail.size() - kErrorTailBytes);
-            } else if (n == 0 || errno != EINTR) {
-                ::close(m_err);
-                m_err = -1;
-            }
-        }
-        return m_out >= 0 || m_err >= 0;
-    }
-
-    void send(const EngineMessage& message)
-    {
-        const std::string line = encodeMessage(message);
-        // MSG_NOSIGNAL: an engine that is gone is an error here, never a SIGPIPE.
-        if (m_control >= 0)
-            (void)::send(m_control, line.data(), line.size(), MSG_NOSIGNAL);
-    }
-
-    // The engine's whole process group (anything it started goes too).
-    void signal(int signal) const
-    {
-        if (!m_reaped)
-            ::kill(-m_pid, signal);
-    }
-
-    // True once the process has ended (its status in `status`).
-    bool reap()
-    {
-        if (!m_reaped && ::waitpid(m_pid, &m_status, WNOHANG) == m_pid)
-            m_reaped = true;
-        return m_reaped;
-    }
-
-    int status() const { return m_status; }
-    const std::string& errorTail() const { return m_errorTail; }
-
-    // Stops reading: what the outputs still hold is not waited for.
-    void closeOutputs()
-    {
-        for (int* fd : {&m_out, &m_err})
-            if (*fd >= 0) {
-                ::close(*fd);
-                *fd = -1;
-            }
-    }
-
-private:
-    void writeLog(const char* bytes, size_t size) const
-    {
-        ssize_t ignored = ::write(m_log >= 0 ? m_log : STDERR_FILENO, bytes, size);
-        (void)ignored;
-    }
-
-    void closeChildEnds()
-    {
-        for (int fd : m_childEnds)
-            ::close(fd);
-        m_childEnds.clear();
-    }
-
-    std::vector<int> m_childEnds;  // the child's ends, until it has its copies
-    pid_t m_pid = -1;
-    int m_control = -1, m_out = -1, m_err = -1, m_log = -1;
-    bool m_reaped = false;
-    int m_status = 0;
-    std::string m_line;
-    std::string m_errorTail;
-    bool m_logKept = false;  // keepLogAt has run: the log has its place
-    std::string m_earlyLog;  // what the engine wrote before that, up to kEarlyLogBytes
-};
-
 }  // namespace
 
 std::string findEngine()
@@ -510,8 +284,13 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
             "-DKINETOSCOPE_ENGINE=ON, or name it in KINETOSCOPE_ENGINE";
         return result;
     }
-    EngineChild child;
-    if (!child.spawn(executable, runOptionArgs(config), result.error))
+    ChildProcess child;
+    SpawnSpec spec;
+    spec.name = "the engine";
+    spec.executable = executable;
+    spec.args = runOptionArgs(config);
+    spec.environment = engineEnvironment();
+    if (!child.spawn(spec, result.error))
         return result;
     if (callbacks.engineStarted)
         callbacks.engineStarted(int(child.pid()));
@@ -550,7 +329,7 @@ RunResult runEngine(const RunConfig& config, const RunCallbacks& callbacks,
             cancel.type = MessageType::Cancel;
             if (t.protocolError.empty() && callbacks.cancelledBy)
                 cancel.by = callbacks.cancelledBy();
-            child.send(cancel);
+            child.send(encodeMessage(cancel));
             cancelSent = Clock::now();
         }
         if (!t.protocolError.empty())

@@ -85,6 +85,8 @@ std::string encodeMessage(const EngineMessage& m)
         j["ok"] = m.ok;
         j["error"] = m.error;
         j["session"] = m.sessionPath;
+        if (!m.by.empty())
+            j["by"] = m.by;
         break;
     case MessageType::Cancel:
         if (!m.by.empty())
@@ -150,6 +152,7 @@ std::optional<EngineMessage> decodeMessage(std::string_view line, std::string& e
             m.ok = j.at("ok").get<bool>();
             m.error = j.value("error", "");
             m.sessionPath = j.value("session", "");
+            m.by = j.value("by", "");
             break;
         case MessageType::Cancel:
             m.by = j.value("by", "");

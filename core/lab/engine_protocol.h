@@ -1,8 +1,9 @@
 #pragma once
 // The line protocol between `kinetoscope-engine` and the app that started it:
 // newline-delimited JSON, one object per line, each with a "type" (docs/engine.md has
-// the table). The engine writes on its standard output; the app writes on the engine's
-// standard input (only "cancel"). Torch-free.
+// the table). The engine writes on its standard output, the probe in a user's script on
+// the socket it was given (docs/profile.md); the app writes back on the same channel
+// (only "cancel"). Torch-free.
 #include "core/lab/run_progress.h"
 #include "core/session/session.h"
 
@@ -13,8 +14,9 @@
 namespace kinetoscope::lab {
 
 // Bumped when a message changes shape; the app refuses an engine that speaks another.
-inline constexpr int kProtocolVersion =
-    3;  // 2: "memory", latency in arms and sweep points; 3: a stage's step of steps
+// 2: "memory", latency in arms and sweep points; 3: a stage's step of steps; 4: a step's
+// memory columns, "done"'s `by`, spoken by the probe in a user's script too.
+inline constexpr int kProtocolVersion = 4;
 
 enum class MessageType
 {
@@ -46,7 +48,9 @@ struct EngineMessage
     session::MemoryTriage memory;     // Memory
     bool ok = false;                  // Done
     std::string error;                // Done, when !ok
-    std::string by;                   // Cancel: who asked for it ("Ctrl-C"), or empty
+    // Cancel: who asked for it ("Ctrl-C"), or empty. Done (the probe): why the script was
+    // stopped early ("--steps 20", a cancel's `by`), or empty.
+    std::string by;
 };
 
 // One line, ending in '\n'; text that is not UTF-8 is replaced, never thrown on.

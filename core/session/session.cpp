@@ -45,7 +45,8 @@ json toJson(const Session& s)
               {"lab", lab},
               {"phases", phases},
               {"split", split},
-              // Rows: step, data, h2d, forward, backward, optimizer (ms), loss.
+              // Rows: step, data, h2d, forward, backward, optimizer (ms), loss; then, where
+              // measured (CUDA), allocated, reserved, peak allocated, peak reserved (bytes).
               {"steps", steps},
               {"sweep", sweep},
               // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes;

@@ -52,12 +52,16 @@ struct LabArm
     const char* name() const { return armName(kind); }
 };
 
-// One step of the fp32 arm as it finished, milliseconds per phase.
+// One step of the fp32 arm (or of a profiled script) as it finished, milliseconds per
+// phase. A step's memory is the CUDA caching allocator's (bytes; -1 where not measured: on
+// the CPU, and in sessions written before a script could be profiled).
 struct StepTiming
 {
     int64_t step = 0;
     double dataMs = 0, h2dMs = 0, forwardMs = 0, backwardMs = 0, optimizerMs = 0;
-    double loss = 0;
+    double loss = 0;                                          // NaN when not known or not finite
+    int64_t allocatedBytes = -1, reservedBytes = -1;          // at the step's end
+    int64_t peakAllocatedBytes = -1, peakReservedBytes = -1;  // the most during the step
 };
 
 // One point of a sweep: samples/s with one knob set to `value`.

@@ -3,6 +3,7 @@
 #include "core/trace/json_integer.h"
 #include "core/trace/printable.h"
 
+#include <limits>
 #include <stdexcept>
 
 namespace kinetoscope::session {
@@ -84,15 +85,38 @@ LabArm labArmFrom(const json& value)
 
 json toJson(const StepTiming& step)
 {
-    return {step.step,       step.dataMs,      step.h2dMs, step.forwardMs,
-            step.backwardMs, step.optimizerMs, step.loss};
+    json row = {step.step,       step.dataMs,      step.h2dMs, step.forwardMs,
+                step.backwardMs, step.optimizerMs, step.loss};
+    // The memory columns only where measured: a CPU run's rows stay 7 values.
+    if (step.allocatedBytes >= 0 || step.reservedBytes >= 0 || step.peakAllocatedBytes >= 0 ||
+        step.peakReservedBytes >= 0)
+        for (int64_t bytes : {step.allocatedBytes, step.reservedBytes, step.peakAllocatedBytes,
+                              step.peakReservedBytes})
+            row.push_back(bytes);
+    return row;
 }
 
 StepTiming stepTimingFrom(const json& row)
 {
-    const json& t = rowOf(row, 7, "a step");
-    return {integerOf(t[0], "step"), t[1].get<double>(), t[2].get<double>(), t[3].get<double>(),
-            t[4].get<double>(),      t[5].get<double>(), t[6].get<double>()};
+    if (!row.is_array() || (row.size() != 7 && row.size() != 11))
+        throw std::invalid_argument("a step is not a row of 7 or 11 values");
+    // A loss that was not finite is written as null (JSON has no NaN).
+    const double loss =
+        row[6].is_null() ? std::numeric_limits<double>::quiet_NaN() : row[6].get<double>();
+    StepTiming t{integerOf(row[0], "step"),
+                 row[1].get<double>(),
+                 row[2].get<double>(),
+                 row[3].get<double>(),
+                 row[4].get<double>(),
+                 row[5].get<double>(),
+                 loss};
+    if (row.size() == 11) {
+        t.allocatedBytes = integerOf(row[7], "step");
+        t.reservedBytes = integerOf(row[8], "step");
+        t.peakAllocatedBytes = integerOf(row[9], "step");
+        t.peakReservedBytes = integerOf(row[10], "step");
+    }
+    return t;
 }
 
 json toJson(const SweepPoint& p)

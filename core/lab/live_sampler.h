@@ -1,6 +1,7 @@
 #pragma once
 // Samples the machine while a run goes on, on its own thread at 10-20 Hz: CPU
-// utilisation from /proc/stat, this process's resident memory from /proc/self/statm,
+// utilisation from /proc/stat, a process's resident memory from /proc/PID/statm (the
+// engine's own, or the launcher's child: a profiled script),
 // GPU utilisation and memory from NVML (libnvidia-ml loaded with dlopen; without it
 // those read -1, "not available") and the CUDA allocator's figures through a callback.
 // Torch-free.
@@ -12,7 +13,7 @@
 #include <string>
 #include <thread>
 
-namespace kinetoscope::engine {
+namespace kinetoscope::lab {
 
 // NVML, if the driver's library is on this machine. One GPU, found by PCI bus id
 // ("0000:17:00.0") or else index 0.
@@ -47,7 +48,8 @@ private:
     unsigned long long m_busy = 0, m_total = 0;
 };
 
-int64_t residentBytes();  // this process; -1 when /proc/self/statm cannot be read
+// A process's resident set (0: this process); -1 when /proc/PID/statm cannot be read (gone).
+int64_t residentBytes(int pid = 0);
 
 class LiveSampler
 {
@@ -55,8 +57,10 @@ public:
     using Sink = std::function<void(const session::LiveSample&)>;
     using AllocatorReading = std::function<std::pair<int64_t, int64_t>()>;  // allocated, reserved
 
-    // Starts sampling at `hz` (clamped to 10-20) until destroyed.
-    LiveSampler(int hz, Sink sink, AllocatorReading allocator, const std::string& gpuPciBusId = {});
+    // Starts sampling at `hz` (clamped to 10-20) until destroyed; the resident memory is
+    // process `pid`'s (0: this process). `allocator` may be empty (those read -1).
+    LiveSampler(int hz, Sink sink, AllocatorReading allocator, const std::string& gpuPciBusId = {},
+                int pid = 0);
     ~LiveSampler();
     LiveSampler(const LiveSampler&) = delete;
     LiveSampler& operator=(const LiveSampler&) = delete;
@@ -69,8 +73,9 @@ private:
     Sink m_sink;
     AllocatorReading m_allocator;
     Nvml m_nvml;
+    int m_pid = 0;
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
 };
 
-}  // namespace kinetoscope::engine
+}  // namespace kinetoscope::lab

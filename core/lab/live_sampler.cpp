@@ -1,4 +1,4 @@
-#include "core/engine/live_sampler.h"
+#include "core/lab/live_sampler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <unistd.h>
 
-namespace kinetoscope::engine {
+namespace kinetoscope::lab {
 
 // The few NVML entry points the sampler uses, declared from NVML's documented C API
 // (return code 0 = success; opaque device handles).
@@ -141,9 +141,9 @@ double CpuUsage::percentSinceLastRead()
     return dTotal == 0 ? 0.0 : 100.0 * double(dBusy) / double(dTotal);
 }
 
-int64_t residentBytes()
+int64_t residentBytes(int pid)
 {
-    std::ifstream in("/proc/self/statm");
+    std::ifstream in(pid > 0 ? "/proc/" + std::to_string(pid) + "/statm" : "/proc/self/statm");
     long long pagesTotal = 0, pagesResident = 0;
     if (!(in >> pagesTotal >> pagesResident))
         return -1;
@@ -151,9 +151,9 @@ int64_t residentBytes()
 }
 
 LiveSampler::LiveSampler(int hz, Sink sink, AllocatorReading allocator,
-                         const std::string& gpuPciBusId)
+                         const std::string& gpuPciBusId, int pid)
     : m_periodMs(1000 / std::clamp(hz, 10, 20)), m_sink(std::move(sink)),
-      m_allocator(std::move(allocator)), m_nvml(gpuPciBusId)
+      m_allocator(std::move(allocator)), m_nvml(gpuPciBusId), m_pid(pid)
 {
     m_thread = std::thread([this] { loop(); });
 }
@@ -181,7 +181,7 @@ void LiveSampler::loop()
         session::LiveSample s;
         s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         s.cpuPercent = cpu.percentSinceLastRead();
-        s.residentBytes = residentBytes();
+        s.residentBytes = residentBytes(m_pid);
         m_nvml.read(s.gpuPercent, s.gpuMemoryUsedBytes);
         if (m_allocator)
             std::tie(s.allocatedBytes, s.reservedBytes) = m_allocator();
@@ -189,4 +189,4 @@ void LiveSampler::loop()
     }
 }
 
-}  // namespace kinetoscope::engine
+}  // namespace kinetoscope::lab

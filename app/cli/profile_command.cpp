@@ -1,0 +1,239 @@
+#include "app/cli/profile_command.h"
+
+#include "app/cli/cli_main.h"
+#include "core/format/format.h"
+#include "core/lab/probe_process.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+namespace kinetoscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The script's process while it runs (0 before and after): signals sent to this process
+// alone are passed on to it.
+std::atomic<int> g_script{0};
+
+// A terminal's Ctrl-C (and Ctrl-\) reaches the whole foreground group, the script included:
+// it is the script's to handle, as it would be without us. The same signal sent to this
+// process alone (kill, a job scheduler's SIGTERM) is passed on to the script, whose end
+// this process then reports.
+void passOn(int signal, siginfo_t* info, void*)
+{
+    const bool fromTerminal = info && info->si_code == SI_KERNEL;
+    if (const int pid = g_script.load(); pid > 0 && !fromTerminal)
+        ::kill(pid, signal);
+}
+
+class SignalsPassOn
+{
+public:
+    SignalsPassOn()
+    {
+        struct sigaction action
+        {
+        };
+        action.sa_sigaction = passOn;
+        action.sa_flags = SA_SIGINFO | SA_RESTART;
+        ::sigemptyset(&action.sa_mask);
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &action, &m_previous[i]);
+    }
+    ~SignalsPassOn()
+    {
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &m_previous[i], nullptr);
+    }
+    SignalsPassOn(const SignalsPassOn&) = delete;
+    SignalsPassOn& operator=(const SignalsPassOn&) = delete;
+
+private:
+    static constexpr std::array<int, 4> kSignals{SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 4> m_previous{};
+};
+
+bool parseCount(const std::string& text, int64_t& value)
+{
+    const char* end = text.data() + text.size();
+    const auto [at, ec] = std::from_chars(text.data(), end, value);
+    return ec == std::errc() && at == end && value >= 0;
+}
+
+// kinetoscope-profiles/train-20261128-181502 (then -2, -3... if taken): never an earlier run's.
+std::string newSessionFolder(const std::vector<std::string>& command)
+{
+    std::string stem = "script";
+    for (size_t i = 1; i < command.size(); ++i) {
+        if (command[i] == "-m" && i + 1 < command.size()) {
+            stem = command[i + 1].substr(command[i + 1].rfind('.') + 1);
+            break;
+        }
+        if (!command[i].starts_with("-")) {
+            stem = fs::path(command[i]).stem().string();
+            break;
+        }
+    }
+    char stamp[32] = {};
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    ::localtime_r(&now, &local);
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+    const fs::path base = fs::path("kinetoscope-profiles") / (stem + "-" + stamp);
+    fs::path folder = base;
+    std::error_code ec;
+    for (int n = 2; fs::exists(folder, ec); ++n)
+        folder = base.string() + "-" + std::to_string(n);
+    return folder.string();
+}
+
+// Options before `--`; false + one line on a bad one.
+bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c, bool& outGiven,
+                  std::string& error)
+{
+    for (size_t i = 0; i < options.size(); ++i) {
+        const std::string& o = options[i];
+        auto value = [&](std::string& into) {
+            if (i + 1 >= options.size()) {
+                error = o + " needs a value";
+                return false;
+            }
+            into = options[++i];
+            return true;
+        };
+        auto count = [&](int64_t& into) {
+            std::string text;
+            if (!value(text))
+                return false;
+            if (!parseCount(text, into)) {
+                error = o + " takes a count (0 or more), not '" + text + "'";
+                return false;
+            }
+            return true;
+        };
+        if (o == "--out") {
+            if (!value(c.outDir))
+                return false;
+            outGiven = true;
+        } else if (o == "--skip") {
+            if (!count(c.skip))
+                return false;
+        } else if (o == "--active") {
+            if (!count(c.active))
+                return false;
+        } else if (o == "--steps") {
+            if (!count(c.steps))
+                return false;
+        } else if (o == "--step-marker") {
+            if (!value(c.stepMarker))
+                return false;
+        } else if (o == "--cwd") {
+            if (!value(c.workingDirectory))
+                return false;
+        } else if (o == "--sample-rate") {
+            int64_t hz = 0;
+            if (!count(hz))
+                return false;
+            if (hz < 10 || hz > 20) {
+                error = "--sample-rate takes 10 to 20 samples per second";
+                return false;
+            }
+            c.samplesPerSecond = int(hz);
+        } else if (o == "--no-trace") {
+            c.active = 0;
+        } else if (o == "--no-shapes") {
+            c.recordShapes = false;
+        } else if (o == "--no-profile-memory") {
+            c.profileMemory = false;
+        } else if (o == "--with-stack") {
+            c.withStack = true;
+        } else if (o == "--memory-snapshot") {
+            c.memorySnapshot = true;
+        } else if (o == "--no-samples") {
+            c.liveSamples = false;
+        } else {
+            error = "unknown option " + o;
+            return false;
+        }
+    }
+    return true;
+}
+
+// "32 steps measured (steps 8 to 39), after 5 warm-up and 3 in the profiler window".
+std::string measuredLine(const lab::ProfileConfig& c, const session::Session& s)
+{
+    std::string line = format::counted(s.steps.size(), "step", "steps") + " measured";
+    if (!s.steps.empty())
+        line += " (steps " + std::to_string(s.steps.front().step) + " to " +
+                std::to_string(s.steps.back().step) + ")";
+    line += ", after " + std::to_string(c.skip) + " warm-up";
+    if (c.active > 0)
+        line += " and " + std::to_string(c.active) + " in the profiler window";
+    const auto from = s.config.find("steps_from");
+    if (from != s.config.end())
+        line += "; steps from " + from->second;
+    return line;
+}
+
+}  // namespace
+
+int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const auto dashes = std::find(args.begin(), args.end(), "--");
+    lab::ProfileConfig c;
+    bool outGiven = false;
+    std::string error;
+    if (!parseOptions({args.begin(), dashes}, c, outGiven, error)) {
+        err << "kinetoscope profile: " << error << " (see kinetoscope profile --help)\n";
+        return kExitBadInput;
+    }
+    if (dashes != args.end())
+        c.command.assign(dashes + 1, args.end());
+    if (!outGiven && !c.command.empty())
+        c.outDir = newSessionFolder(c.command);
+    if (error = lab::validateProfileConfig(c); !error.empty()) {
+        err << "kinetoscope profile: " << error << "\n";
+        return kExitBadInput;
+    }
+    lab::RunCallbacks callbacks;
+    callbacks.engineStarted = [](int pid) { g_script = pid; };
+    const lab::ProfileResult result = [&] {
+        const SignalsPassOn signalsPassOn;
+        return lab::runProfile(c, callbacks);
+    }();
+    g_script = 0;
+    if (!result.started) {  // the launcher's own failure: the script never ran
+        err << "kinetoscope profile: " << result.run.error << "\n";
+        return kExitBadInput;
+    }
+    const session::Session& s = result.run.session;
+    out << "\nkinetoscope profile: " << measuredLine(c, s) << "\n";
+    if (!result.note.empty())
+        out << "kinetoscope profile: " << result.note << "\n";
+    if (!result.run.ok)
+        err << "kinetoscope profile: " << result.run.error << "\n";
+    if (!result.run.sessionPath.empty()) {
+        out << "session: " << result.run.sessionPath << "\n";
+        if (!s.tracePath.empty())
+            out << "trace: " << (fs::path(c.outDir) / s.tracePath).string() << "\n";
+        if (!s.snapshotPath.empty())
+            out << "memory snapshot: " << (fs::path(c.outDir) / s.snapshotPath).string()
+                << " (kinetoscope memory reads it)\n";
+        if (!s.steps.empty() || !s.tracePath.empty()) {
+            out << "\n";
+            run({"diagnose", result.run.sessionPath}, out, err);
+        }
+    }
+    return result.exitCode();
+}
+
+}  // namespace kinetoscope::cli

@@ -1,0 +1,100 @@
+#pragma once
+// A measured child process and the reading of its line protocol: the engine
+// (`kinetoscope-engine`, protocol on its standard output, cancel on its standard input, its
+// standard error kept in a log), or a user's script under the probe (protocol and cancel on
+// a socket it inherits, its own output left alone). Torch-free; POSIX.
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+namespace kinetoscope::lab {
+
+struct SpawnSpec
+{
+    std::string name = "the child";  // in the error line: "cannot start the engine: ..."
+    std::string executable;         // a path; with searchPath, a name looked up in PATH too
+    std::vector<std::string> args;  // argv[1...]
+    std::vector<std::string> environment;  // "NAME=value" each
+    bool searchPath = false;
+    // The protocol on a socket the child inherits, its number in the environment variable
+    // named here (KINETOSCOPE_PROBE_FD); empty: on the child's standard input and output,
+    // with its standard error read too (the engine).
+    std::string socketVariable;
+    // Socket mode: the child's standard output and error appended to this file (the app
+    // keeps a script's output); empty: inherited (the terminal of `kinetoscope profile`).
+    std::string outputFile;
+    std::string workingDirectory;  // empty: this process's
+    // A process group of its own (signals reach everything it started; a terminal's Ctrl-C
+    // reaches only this process): the engine, and a script started by the app. A script
+    // started from a terminal stays in the terminal's group, as it would without us.
+    bool ownProcessGroup = true;
+    bool dieWithParent = true;  // SIGTERM when this process dies (PR_SET_PDEATHSIG)
+};
+
+class ChildProcess
+{
+public:
+    ChildProcess() = default;
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+    // Never leaves a zombie or an orphan: a child still running is killed and reaped.
+    ~ChildProcess();
+
+    // False + one line ("cannot start ...: errno's text") when the channel or the process
+    // could not be made. A program that cannot be executed exits 127 (see exitedUnstarted).
+    bool spawn(const SpawnSpec& spec, std::string& error);
+    pid_t pid() const { return m_pid; }
+
+    // Keeps the child's standard error (engine mode) in a file from now on; what came
+    // before is held in memory until then (up to 1 MiB) and written first.
+    void keepLogAt(const std::string& path);
+
+    // Reads what is there (waiting up to `timeout`), hands out complete protocol lines.
+    // False once every output is closed. `onLine` gets lines without their '\n'; a line
+    // past 16 MiB is handed out cut (it is not the protocol).
+    template <typename OnLine>
+    bool pump(std::chrono::milliseconds timeout, OnLine&& onLine)
+    {
+        std::vector<std::string_view> lines;
+        const bool open = read(timeout, lines);
+        for (std::string_view line : lines)
+            onLine(line);
+        m_line.erase(0, m_consumed);
+        m_consumed = 0;
+        return open;
+    }
+
+    void send(std::string_view line);  // on the control channel; a child gone is ignored
+    // To the child's process group when it has its own, else to the child alone.
+    void signal(int signal) const;
+    bool reap();  // true once the process has ended (its wait status in status())
+    int status() const { return m_status; }
+    // The last 4 KiB of the engine's standard error (empty in socket mode).
+    const std::string& errorTail() const { return m_errorTail; }
+    void closeOutputs();  // stops reading: what they still hold is not waited for
+
+private:
+    bool read(std::chrono::milliseconds timeout, std::vector<std::string_view>& lines);
+    void writeLog(const char* bytes, size_t size) const;
+    void closeChildEnds();
+
+    std::vector<int> m_childEnds;  // the child's ends, until it has its copies
+    pid_t m_pid = -1;
+    bool m_ownGroup = true;
+    int m_control = -1, m_out = -1, m_err = -1, m_log = -1;
+    bool m_socket = false;  // protocol and control on one socket (m_out == m_control)
+    bool m_reaped = false;
+    int m_status = 0;
+    std::string m_line;
+    size_t m_consumed = 0;
+    std::string m_errorTail;
+    bool m_logKept = false;
+    std::string m_earlyLog;
+};
+
+// "SIGSEGV" (or "signal 77").
+std::string signalName(int signal);
+
+}  // namespace kinetoscope::lab
