@@ -1,6 +1,7 @@
 #include "widgets/session_view.h"
 
 #include "core/session/lab_reading.h"
+#include "core/session/session.h"
 #include "widgets/findings_view.h"
 #include "widgets/live_run_view.h"
 #include "widgets/table_export.h"
@@ -26,8 +27,9 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     setExportDocumentName(this, exportBaseName(QString::fromStdString(m_document->path)));
 
     QString noteText =
-        tr("<b>A lab session recorded without a trace:</b> what the lab measured and the findings "
-           "it supports. The trace's pages need a run with --profile.");
+        tr("<b>A session recorded without a trace:</b> what was measured and the findings it "
+           "supports; %1.")
+            .arg(QString::fromUtf8(session::kNoTraceAdvice));
     // A run cut short (cancelled, its engine killed) says so before anything else: what it
     // holds is what it measured before, never a whole run.
     if (const std::optional<std::string> stopped = session::stoppedEarly(s))

@@ -2,6 +2,7 @@
 
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
+#include "core/session/session.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,9 +19,9 @@ namespace {
 std::string stepLine(const TraceSummary* s)
 {
     if (!s)
-        return "What this is: a lab session recorded without a trace: the findings are what the "
-               "lab measured; the "
-               "trace's findings need a run with --profile";
+        return std::string("What this is: a session recorded without a trace: the findings are "
+                           "what was measured; ") +
+               session::kNoTraceAdvice;
     std::string line = "What this trace is: " + s->window.headline();
     if (!s->window.diagnosable())
         return line;

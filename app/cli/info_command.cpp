@@ -5,6 +5,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
+#include "core/session/session.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -42,10 +43,9 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
     const auto opened = document::open(path, options);
     if (opened->ok() && !opened->hasTrace()) {  // a lab session recorded without a trace
-        const std::string what =
-            "a lab session recorded without a trace (run with --profile); its measurements: "
-            "kinetoscope summary " +
-            path;
+        const std::string what = "a session recorded without a trace (" +
+                                 std::string(session::kNoTraceAdvice) +
+                                 "); its measurements: kinetoscope summary " + path;
         if (asJson)
             out << jsonOutput(
                        {{"source", path}, {"session", true}, {"trace", false}, {"note", what}})

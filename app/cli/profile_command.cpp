@@ -216,7 +216,10 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     const session::Session& s = result.run.session;
-    out << "\nkinetoscope profile: " << measuredLine(c, s) << "\n";
+    if (result.probeSpoke)
+        out << "\nkinetoscope profile: " << measuredLine(c, s) << "\n";
+    else
+        out << "\n";
     if (!result.note.empty())
         out << "kinetoscope profile: " << result.note << "\n";
     if (!result.run.ok)

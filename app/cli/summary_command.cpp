@@ -8,6 +8,7 @@
 #include "app/cli/summary_report.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
+#include "core/session/session.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -130,17 +131,16 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     if (!opened->hasTrace() && !csvTable.empty()) {
-        err << "kinetoscope summary: " << path << " is a lab session recorded without a trace: no "
-            << csvTable << " table (run with --profile for one)\n";
+        err << "kinetoscope summary: " << path << " is a session recorded without a trace: no "
+            << csvTable << " table (" << session::kNoTraceAdvice << ")\n";
         return kExitBadInput;
     }
     if (!opened->hasTrace()) {  // a lab session recorded without a trace: what it measured
         if (asJson)
             out << jsonOutput(labSessionJson(path, *opened->session)) << '\n';
         else
-            out << path
-                << "\nA lab session recorded without a trace (run with --profile for the trace's "
-                   "figures):\n\n"
+            out << path << "\nA session recorded without a trace (" << session::kNoTraceAdvice
+                << "):\n\n"
                 << labText(*opened->session);
         return kExitOk;
     }

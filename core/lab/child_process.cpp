@@ -74,8 +74,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
     }
     int output = -1;  // socket mode: the file the child's output goes to
     if (m_socket && !spec.outputFile.empty()) {
-        output =
-            ::open(spec.outputFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        output = ::open(spec.outputFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (output < 0)
             return failed(spec.outputFile.c_str());
         m_childEnds.push_back(output);
@@ -166,8 +165,7 @@ bool ChildProcess::read(std::chrono::milliseconds timeout, std::vector<std::stri
         if (n > 0) {
             m_line.append(buffer, size_t(n));
             size_t begin = 0;
-            for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos;
-                 begin = end + 1)
+            for (size_t end; (end = m_line.find('\n', begin)) != std::string::npos; begin = end + 1)
                 lines.push_back(std::string_view(m_line).substr(begin, end - begin));
             m_consumed = begin;
             if (m_line.size() - begin > kMaxLineBytes) {

@@ -13,9 +13,9 @@ namespace kinetoscope::lab {
 
 struct SpawnSpec
 {
-    std::string name = "the child";  // in the error line: "cannot start the engine: ..."
-    std::string executable;         // a path; with searchPath, a name looked up in PATH too
-    std::vector<std::string> args;  // argv[1...]
+    std::string name = "the child";        // in the error line: "cannot start the engine: ..."
+    std::string executable;                // a path; with searchPath, a name looked up in PATH too
+    std::vector<std::string> args;         // argv[1...]
     std::vector<std::string> environment;  // "NAME=value" each
     bool searchPath = false;
     // The protocol on a socket the child inherits, its number in the environment variable

@@ -185,6 +185,8 @@ void LiveSampler::loop()
         m_nvml.read(s.gpuPercent, s.gpuMemoryUsedBytes);
         if (m_allocator)
             std::tie(s.allocatedBytes, s.reservedBytes) = m_allocator();
+        if (m_pid > 0 && s.residentBytes < 0)
+            continue;  // the process sampled is gone: nothing of it to say
         m_sink(s);
     }
 }

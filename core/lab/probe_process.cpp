@@ -67,9 +67,10 @@ std::string commandLine(const std::vector<std::string>& command)
     for (const std::string& word : command) {
         if (!line.empty())
             line += ' ';
-        const bool plain = !word.empty() && word.find_first_not_of(
-                                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                "0123456789_-./:=,+@%") == std::string::npos;
+        const bool plain =
+            !word.empty() &&
+            word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789_-./:=,+@%") == std::string::npos;
         if (plain) {
             line += word;
             continue;
@@ -266,7 +267,8 @@ std::string findProbe()
         return {};
     // PREFIX/bin/kinetoscope -> PREFIX/share/kinetoscope/python (the package, and a build's
     // build/bin beside build/share, where the build copies python/).
-    const fs::path installed = self.parent_path().parent_path() / "share" / "kinetoscope" / "python";
+    const fs::path installed =
+        self.parent_path().parent_path() / "share" / "kinetoscope" / "python";
     return holdsBoot(installed) ? installed.string() : std::string();
 }
 
@@ -496,9 +498,10 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         result.note = "no step was seen (no optimizer step, no forward of a model under no_grad; "
                       "--step-marker names the step)";
     else if (h.steps.empty())
-        result.note = "the script ended at step " + std::to_string(h.lastStep) + ", before any "
-                      "measured step (steps from " + std::to_string(measuredFrom) +
-                      " on are measured: lower --skip or --active)";
+        result.note = "the script ended at step " + std::to_string(h.lastStep) +
+                      ", before any "
+                      "measured step (steps from " +
+                      std::to_string(measuredFrom) + " on are measured: lower --skip or --active)";
     else if (h.done && !h.done->by.empty())
         result.note = "stopped the script after " +
                       format::counted(h.steps.size(), "measured step", "measured steps") + " (" +

@@ -48,9 +48,9 @@ struct ProfileConfig
 
 struct ProfileResult
 {
-    RunResult run;          // ok: the script ended with status 0 (or was stopped by --steps)
-    int waitStatus = 0;     // the script's, as waitpid gave it
-    bool started = false;   // the script ran (the command could be executed)
+    RunResult run;            // ok: the script ended with status 0 (or was stopped by --steps)
+    int waitStatus = 0;       // the script's, as waitpid gave it
+    bool started = false;     // the script ran (the command could be executed)
     bool probeSpoke = false;  // the probe said hello (it was on the interpreter's path)
     // What a clean run should still hear, in one line: nothing was measured and why, or
     // the script was stopped by --steps or a cancel. Empty when there is nothing to say.

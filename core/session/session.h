@@ -155,6 +155,13 @@ struct Session
     bool inference() const;
 };
 
+// What a session recorded without a trace lacks and how to get it, for every place that
+// says so: a lab run without --profile, or a profiled script that ended before its window
+// (or ran with --no-trace).
+inline constexpr const char* kNoTraceAdvice =
+    "the trace's findings need a profiler window (kinetoscope run --profile; a profiled script "
+    "that runs past its --skip warm-up steps, without --no-trace)";
+
 bool isSessionPath(const std::filesystem::path& path);
 // The session as the JSON text saveSession writes.
 std::string sessionJson(const Session& session);

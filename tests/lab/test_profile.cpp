@@ -1,0 +1,278 @@
+// `kinetoscope profile -- python SCRIPT` end to end: the real binary, the real probe
+// (python/, as the build copies it beside bin/), the venv's torch and the training scripts
+// of tests/probe/. What a user's script prints, returns and does stays its own; what it
+// measured is kept however it ends; the diagnosis reads the DataLoader from the steps.
+#include "core/session/session.h"
+#include "tests/support/cli_runner.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+using namespace kinetoscope;
+
+namespace {
+
+const QString kPython = QStringLiteral(KINETOSCOPE_PYTHON);
+
+QString script(const char* name)
+{
+    return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/") + QString::fromUtf8(name);
+}
+
+struct Ran
+{
+    int code = -1;
+    QByteArray out, err;
+};
+
+// One process to its end (3 minutes at most), its outputs captured.
+Ran runProcess(const QString& program, const QStringList& args, const QString& workingDir = {})
+{
+    QProcess p;
+    if (!workingDir.isEmpty())
+        p.setWorkingDirectory(workingDir);
+    p.start(program, args);
+    Ran r;
+    if (!p.waitForStarted() || !p.waitForFinished(180'000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 128 + p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+Ran profile(const QStringList& options, const QStringList& command, const QString& workingDir = {})
+{
+    return runProcess(QStringLiteral(KINETOSCOPE_BINARY),
+                      QStringList{"profile"} + options + QStringList{"--"} + command, workingDir);
+}
+
+session::Session loaded(const QString& folder)
+{
+    std::string error;
+    const auto s =
+        session::loadSession((folder + "/session.kinetoscope.json").toStdString(), error);
+    if (!s)
+        qWarning("%s", error.c_str());
+    return s.value_or(session::Session{});
+}
+
+// The id of the diagnosis's first finding that is not about the window itself.
+std::string leadingFinding(const QString& folder)
+{
+    const test::CliRun d =
+        test::runCli({"diagnose", (folder + "/session.kinetoscope.json").toStdString(), "--json"});
+    const nlohmann::json j = nlohmann::json::parse(d.out, nullptr, false);
+    if (j.is_discarded())
+        return "(diagnose failed: " + d.err + ")";
+    for (const nlohmann::json& f : j.value("findings", nlohmann::json::array()))
+        if (f.value("category", "") != "window")
+            return f.value("id", "");
+    return {};
+}
+
+}  // namespace
+
+class TestProfile : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString folder(const char* name) const { return m_dir.path() + "/" + name; }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // The method's first lesson on a real script: 0.5 ms per sample on the training thread
+    // makes the loop wait for data, and the diagnosis leads with it, measured; four worker
+    // processes hide the wait, and it no longer leads.
+    void theDataLoaderLeadsOnlyWithoutWorkers()
+    {
+        const QStringList slow = {kPython, script("train_mlp.py"), "--sample-delay-ms", "0.5",
+                                  "--hidden", "1024", "--steps-total", "30"};
+        const Ran serial = profile({"--out", folder("serial")}, slow + QStringList{"--workers", "0"});
+        QVERIFY2(serial.code == 0, serial.err.constData());
+        const session::Session s = loaded(folder("serial"));
+        QCOMPARE(s.config.at("kind"), std::string("script"));
+        QCOMPARE(s.config.at("steps_from"), std::string("optimizer"));
+        QCOMPARE(s.steps.size(), size_t(30 - 5 - 3));
+        QCOMPARE(s.steps.front().step, int64_t(8));
+        QVERIFY(s.dataLoaderMs && s.computeMs);
+        QVERIFY2(*s.dataLoaderMs > 12.0, std::to_string(*s.dataLoaderMs).c_str());  // 32 x 0.5 ms
+        QVERIFY(!s.tracePath.empty());
+        QVERIFY(!s.samples.empty());
+        QVERIFY(std::all_of(s.samples.begin(), s.samples.end(),
+                            [](const session::LiveSample& l) { return l.residentBytes > 0; }));
+        const std::string serialLead = leadingFinding(folder("serial"));
+        QVERIFY2(serialLead.starts_with("dataloader"), serialLead.c_str());
+        // The measured wait, per step, is in what the command printed.
+        QVERIFY2(serial.out.contains("waits") && serial.out.contains("per step for the next batch"),
+                 serial.out.constData());
+
+        const Ran workers = profile({"--out", folder("workers")},
+                                    slow + QStringList{"--workers", "4", "--steps-total", "40"});
+        QVERIFY2(workers.code == 0, workers.err.constData());
+        const session::Session w = loaded(folder("workers"));
+        QVERIFY(w.dataLoaderMs && w.computeMs);
+        QVERIFY2(*w.dataLoaderMs < *w.computeMs, std::to_string(*w.dataLoaderMs).c_str());
+        const std::string workersLead = leadingFinding(folder("workers"));
+        QVERIFY2(!workersLead.starts_with("dataloader"), workersLead.c_str());
+    }
+
+    // No optimizer: the steps are the model's forward calls under inference mode.
+    void anInferenceLoopCountsForwardCalls()
+    {
+        const Ran r = profile({"--out", folder("inference"), "--skip", "2", "--active", "2"},
+                              {kPython, script("infer_cnn.py")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const session::Session s = loaded(folder("inference"));
+        QCOMPARE(s.config.at("mode"), std::string("inference"));
+        QCOMPARE(s.config.at("steps_from"), std::string("forward"));
+        QVERIFY(s.steps.size() >= 5);
+        QVERIFY(s.steps.front().forwardMs > 0);
+        QVERIFY(!s.tracePath.empty());
+    }
+
+    // A script that raises at step 7: its exit code, its traceback's last line in one line
+    // of ours, and the steps it had finished are kept in a session that opens.
+    void aScriptThatRaisesKeepsItsSteps()
+    {
+        const Ran r =
+            profile({"--out", folder("raises"), "--skip", "2", "--active", "0"},
+                    {kPython, script("train_mlp.py"), "--raise-at-step", "7"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("kinetoscope profile: the script failed at step 7"),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("RuntimeError: planted failure at step 7 (train_mlp.py, line "),
+                 r.err.constData());
+        QVERIFY(r.err.contains("kept: 5 steps in "));
+        // The script's own traceback is on its standard error, untouched.
+        QVERIFY(r.err.contains("Traceback (most recent call last):"));
+        const session::Session s = loaded(folder("raises"));
+        QCOMPARE(s.steps.size(), size_t(5));  // steps 2..6
+        QVERIFY(s.interrupted.find("planted failure at step 7") != std::string::npos);
+        QCOMPARE(test::runCli({"summary", (folder("raises") + "/session.kinetoscope.json")
+                                              .toStdString()})
+                     .code,
+                 0);
+    }
+
+    // SIGKILL mid-run: the command ends as the script did (128 + 9) and the session saved
+    // along the way, completed with what came after, opens.
+    void aKilledScriptLeavesASessionThatOpens()
+    {
+        QProcess cli;
+        cli.start(QStringLiteral(KINETOSCOPE_BINARY),
+                  {"profile", "--out", folder("killed"), "--skip", "2", "--active", "0", "--",
+                   kPython, script("train_mlp.py"), "--steps-total", "100000", "--sample-delay-ms",
+                   "0.2"});
+        QVERIFY(cli.waitForStarted());
+        const QString sessionFile = folder("killed") + "/session.kinetoscope.json";
+        QElapsedTimer clock;
+        clock.start();
+        while (!QFile::exists(sessionFile) && clock.elapsed() < 90'000)
+            cli.waitForFinished(200);
+        QVERIFY(QFile::exists(sessionFile));
+        QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(cli.processId()));
+        QVERIFY(children.open(QIODevice::ReadOnly));
+        const qint64 python = children.readAll().trimmed().split(' ').front().toLongLong();
+        QVERIFY(python > 0);
+        QCOMPARE(::kill(pid_t(python), SIGKILL), 0);
+        QVERIFY(cli.waitForFinished(30'000));
+        QCOMPARE(cli.exitCode(), 128 + SIGKILL);
+        const QByteArray err = cli.readAllStandardError();
+        QVERIFY2(err.contains("the script was killed by SIGKILL at step "), err.constData());
+        const session::Session s = loaded(folder("killed"));
+        QVERIFY(!s.steps.empty());
+        QVERIFY(s.interrupted.find("SIGKILL") != std::string::npos);
+        QCOMPARE(test::runCli({"diagnose", sessionFile.toStdString()}).code, 0);
+    }
+
+    // The script's standard output is byte for byte what it prints alone, its exit code is
+    // its own (sys.exit, os._exit), and the launcher's report comes after.
+    void theScriptsOutputAndExitCodeAreItsOwn()
+    {
+        const QStringList command = {kPython, script("train_mlp.py"), "--steps-total", "12",
+                                     "--exit-code", "3"};
+        const Ran alone = runProcess(kPython, command.mid(1));
+        QCOMPARE(alone.code, 3);
+        const Ran probed = profile({"--out", folder("exit3"), "--skip", "2", "--active", "2"},
+                                   command);
+        QCOMPARE(probed.code, 3);
+        QVERIFY2(probed.out.startsWith(alone.out + "\nkinetoscope profile: "),
+                 probed.out.constData());
+        QVERIFY(probed.err.contains("the script exited with status 3"));
+
+        const Ran osExit = profile({"--out", folder("os_exit"), "--skip", "2", "--active", "0"},
+                                   {kPython, script("train_mlp.py"), "--steps-total", "12",
+                                    "--os-exit"});
+        QCOMPARE(osExit.code, 3);
+        QVERIFY2(osExit.err.contains("os._exit"), osExit.err.constData());
+        QCOMPARE(loaded(folder("os_exit")).steps.size(), size_t(10));
+    }
+
+    // `python -m package.module` from another folder (--cwd), stopped cleanly by --steps
+    // after that many measured steps; a script that changes directory (to a folder whose
+    // name, an argument, has spaces) with spawned DataLoader workers.
+    void modulesFoldersSpacesSpawnAndSteps()
+    {
+        const QString out = folder("module with space");
+        const Ran r = profile({"--out", out, "--cwd",
+                               QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe"), "--skip",
+                               "2", "--active", "1", "--steps", "4"},
+                              {kPython, "-m", "pkg.train", "--steps", "30"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("stopped the script after 4 measured steps (--steps 4)"),
+                 r.out.constData());
+        QCOMPARE(loaded(out).steps.size(), size_t(4));
+
+        const QString elsewhere = m_dir.path() + "/a folder with spaces";
+        QVERIFY(QDir().mkpath(elsewhere));
+        const Ran spawned =
+            profile({"--out", folder("spawn"), "--skip", "2", "--active", "1"},
+                    {kPython, script("train_mlp.py"), "--steps-total", "12", "--chdir", elsewhere,
+                     "--workers", "2", "--multiprocessing-context", "spawn"});
+        QVERIFY2(spawned.code == 0, spawned.err.constData());
+        const session::Session s = loaded(folder("spawn"));
+        QCOMPARE(s.steps.size(), size_t(12 - 3));
+        QCOMPARE(s.config.at("workers"), std::string("2"));
+        QVERIFY(!s.tracePath.empty());  // in the session's folder, whatever the script's cwd
+        QVERIFY(QDir(elsewhere).isEmpty());
+    }
+
+    // The launcher's own usage errors are 2 with one line; options after -- are the
+    // script's (its --help runs); a folder with files is never written into; an
+    // interpreter that ignores PYTHONPATH runs the script unmeasured and says so.
+    void usageErrorsAndAProbeThatCannotStart()
+    {
+        QCOMPARE(profile({"--skip", "x"}, {kPython, "-c", "pass"}).code, 2);
+        QCOMPARE(runProcess(QStringLiteral(KINETOSCOPE_BINARY), {"profile"}).code, 2);
+        const Ran taken = profile({"--out", m_dir.path()}, {kPython, "-c", "pass"});
+        QCOMPARE(taken.code, 2);
+        QVERIFY(taken.err.contains("never overwrites"));
+        const Ran missing = profile({"--out", folder("missing")}, {"no-such-python-here"});
+        QCOMPARE(missing.code, 2);
+
+        const Ran help = profile({"--out", folder("help")}, {kPython, script("train_mlp.py"), "--help"});
+        QCOMPARE(help.code, 0);
+        QVERIFY(help.out.contains("--sample-delay-ms"));
+
+        const Ran isolated = profile({"--out", folder("isolated")},
+                                     {kPython, "-I", script("train_mlp.py"), "--steps-total", "3"});
+        QCOMPARE(isolated.code, 0);
+        QVERIFY2(isolated.out.contains("the probe did not start"), isolated.out.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfile)
+#include "test_profile.moc"
