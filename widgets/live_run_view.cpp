@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -43,10 +44,13 @@ QCustomPlot* makePlot(QWidget* parent, const QString& xLabel, const QString& yLa
     plot->setMinimumHeight(150);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
-    if (legendColumns > 0)
+    if (legendColumns > 0) {
+        // Under the plot: a long entry ("GPU: not available (no NVML)") never narrows the axes.
         showLegendBelow(*plot, legendColumns);
-    else
+        plot->setMinimumHeight(190);  // its rows under the axes
+    } else {
         showLegendBeside(*plot);
+    }
     plot->setToolTip(tooltip);
     return plot;
 }
@@ -66,17 +70,29 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
 
 LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     : QWidget(parent), m_status(new QLabel(title, this)), m_progress(new QProgressBar(this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_labTable(new QTableWidget(0, 5, this)),
-      m_memoryTable(new QTableWidget(0, 4, this)), m_memoryNote(new QLabel(this)),
-      m_latency(new QLabel(this)), m_reading(new QLabel(this)), m_replot(new QTimer(this))
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_script(new QLabel(this)),
+      m_labTable(new QTableWidget(0, 5, this)), m_memoryTable(new QTableWidget(0, 4, this)),
+      m_memoryNote(new QLabel(this)), m_latency(new QLabel(this)), m_reading(new QLabel(this)),
+      m_replot(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
     m_status->setWordWrap(true);  // a long error in full, never wider than the page
+    // Even one naming a long path: wrapped where it can, cut where it cannot.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* top = new QHBoxLayout;
     top->addWidget(m_status, 1);
     top->addWidget(m_progress);
     top->addWidget(m_cancel);
     layout->addLayout(top);
+    m_script->setWordWrap(true);
+    // A long path wraps where it can and never widens the page past the screen.
+    m_script->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_script->setTextFormat(Qt::RichText);
+    m_script->setOpenExternalLinks(true);
+    m_script->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    m_script->setStyleSheet(QStringLiteral("color: #616161"));
+    m_script->hide();
+    layout->addWidget(m_script);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(260);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
@@ -88,13 +104,15 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_utilisation = makePlot(
         this, tr("time since the run started (s)"), tr("busy (%)"),
         tr("CPU: busy share of all cores (/proc/stat). GPU: NVML utilisation of the run's GPU "
-           "(not available without the NVIDIA driver)."));
+           "(not available without the NVIDIA driver)."),
+        /*legendColumns=*/2);
     m_utilisation->yAxis->setRange(0, 105);
     m_cpu = addCurve(m_utilisation, tr("CPU"), QColor(0x75, 0x75, 0x75), false);
     m_gpu = addCurve(m_utilisation, tr("GPU"), QColor(0x2e, 0x7d, 0x32), true);
 
     m_phases = makePlot(this, tr("step"), tr("ms"),
-                        tr("Each measured step of the fp32 arm, split into its phases."));
+                        tr("Each measured step of the fp32 arm, split into its phases."),
+                        /*legendColumns=*/3);
     QCPBars* below = nullptr;
     for (const PhaseStyle& phase : kPhases) {
         auto* bars = new QCPBars(m_phases->xAxis, m_phases->yAxis);
@@ -111,7 +129,8 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_memory = makePlot(
         this, tr("time since the run started (s)"), tr("GiB"),
         tr("CUDA caching allocator: allocated (live tensors) vs reserved (held from the driver); "
-           "GPU memory used by every process (NVML); this process's resident host memory."));
+           "GPU memory used by every process (NVML); this process's resident host memory."),
+        /*legendColumns=*/2);
     m_allocated = addCurve(m_memory, tr("allocated"), QColor(0x15, 0x65, 0xc0), true);
     m_reserved = addCurve(m_memory, tr("reserved"), QColor(0x8e, 0x24, 0xaa), false);
     m_gpuUsed = addCurve(m_memory, tr("GPU used (NVML)"), QColor(0x00, 0x83, 0x8f), false, true);
@@ -281,7 +300,12 @@ void LiveRunView::setProgress(const QString& stage, double fraction)
 {
     if (!m_running)
         return;
-    m_progress->setValue(int(fraction * 1000));
+    if (fraction < 0) {
+        m_progress->setRange(0, 0);  // busy: how long the run lasts is not known
+    } else {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(fraction * 1000));
+    }
     if (m_cancel->isEnabled())
         m_status->setText(tr("Running: %1").arg(stage));
 }
@@ -528,6 +552,8 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
 {
     m_running = false;
     m_cancel->hide();
+    if (m_progress->maximum() == 0)  // was busy: a known end now
+        m_progress->setRange(0, 1000);
     m_progress->setValue(error.isEmpty() ? 1000 : m_progress->value());
     m_status->setText(error.isEmpty() ? tr("Finished.") : tr("Stopped: %1").arg(error));
     m_status->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("color: #c62828"));
@@ -546,17 +572,38 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
     arrange();  // the plots that got nothing go
 }
 
+void LiveRunView::setScriptRun(const QString& command, const QString& outputLog)
+{
+    m_labTable->hide();
+    m_phases->setToolTip(
+        tr("Each measured step of the script (after its warm-up and the profiler window), split "
+           "into its phases."));
+    QStringList lines;
+    if (!command.isEmpty())
+        lines << tr("Command: <tt>%1</tt>").arg(command.toHtmlEscaped());
+    if (!outputLog.isEmpty())
+        lines << tr("Its output (standard output and error) goes to <a href=\"%1\">%2</a>")
+                     .arg(QUrl::fromLocalFile(outputLog).toString(QUrl::FullyEncoded),
+                          outputLog.toHtmlEscaped());
+    m_script->setText(lines.join(QStringLiteral("<br>")));
+    m_script->setVisible(!lines.isEmpty());
+}
+
 QString LiveRunView::titleOf(const session::Session& s)
 {
     auto value = [&](const char* key) {
         const auto it = s.config.find(key);
         return it == s.config.end() ? QString() : QString::fromStdString(it->second);
     };
+    if (value("kind") == QLatin1String("script"))
+        return value("command");
     return tr("%1 on %2, batch %3").arg(value("model"), value("dataset"), value("batch_size"));
 }
 
 void LiveRunView::showSession(const session::Session& s)
 {
+    if (const auto kind = s.config.find("kind"); kind != s.config.end() && kind->second == "script")
+        setScriptRun(titleOf(s), QString());
     setInference(s.inference());
     for (const session::StepTiming& step : s.steps)
         addStep(step);
@@ -613,6 +660,11 @@ QString LiveRunView::statusText() const
 QString LiveRunView::readingText() const
 {
     return m_reading->text();
+}
+
+QString LiveRunView::scriptText() const
+{
+    return m_script->isHidden() ? QString() : m_script->text();
 }
 
 }  // namespace kinetoscope::widgets

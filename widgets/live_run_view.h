@@ -4,8 +4,10 @@
 // allocated vs reserved, GPU memory used, host resident), the lab table, the sweep plots
 // (workers; batch size with peak memory and the out-of-memory marked), the memory triage
 // after each phase of a step and, at the end, the seeds' reading. An inference run shows
-// its latency percentiles as the batches come. Fed by queued calls from the engine's threads;
-// redraws at most every 100 ms, so a fast run never floods the event loop.
+// its latency percentiles as the batches come. A script run under the probe (`kinetoscope
+// profile`, File > Profile a script) shows the same plots without the lab's arms table, and
+// where the script's own output goes. Fed by queued calls from the engine's (or the
+// launcher's) threads; redraws at most every 100 ms, so a fast run never floods the event loop.
 #include "core/session/session.h"
 
 #include <QWidget>
@@ -28,6 +30,8 @@ class LiveRunView : public QWidget
 public:
     explicit LiveRunView(const QString& title, QWidget* parent = nullptr);
 
+    // fraction of the run done, 0-1; below 0 when the run's length is not known (a script
+    // that runs to its end): the bar shows it is busy.
     void setProgress(const QString& stage, double fraction);
     void addStep(const session::StepTiming& step);
     void addSample(const session::LiveSample& sample);
@@ -36,6 +40,10 @@ public:
     void setMemory(const session::MemoryTriage& memory);
     // An inference run: the bars are each batch's latency, and its percentiles show live.
     void setInference(bool inference);
+    // A profiled script rather than a lab: no arms table, the phase bars are the script's
+    // measured steps; under the status line its command (as a shell would read it) and, when
+    // not empty, `outputLog`: the file that holds its standard output and error.
+    void setScriptRun(const QString& command, const QString& outputLog);
     // The end: the error in one line (empty when it went well) and the seeds' reading.
     void finish(const QString& error, const QStringList& reading);
 
@@ -50,11 +58,13 @@ public:
     QString latencyText() const;
     QString statusText() const;
     QString readingText() const;
+    QString scriptText() const;  // the lines naming a script's command and output; empty if none
     bool isRunning() const { return m_running; }
     // A finished run read back from its session: every figure it measured, as the live
     // view showed them (a lab recorded without a trace opens as this).
     void showSession(const session::Session& session);
-    // "MODEL on DATASET, batch N": the title of a finished run read back from its session.
+    // "MODEL on DATASET, batch N" (a profiled script: its command): the title of a finished
+    // run read back from its session.
     static QString titleOf(const session::Session& session);
 
 Q_SIGNALS:
@@ -70,6 +80,7 @@ private:
     QLabel* m_status;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
+    QLabel* m_script;  // a script's command and where its output goes (hidden for a lab)
     QCustomPlot* m_utilisation;
     QCustomPlot* m_phases;
     QCustomPlot* m_memory;

@@ -96,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& path) { openFiles({path}); });
     connect(m_start, &StartPage::labRequested, this, &MainWindow::showLabDialog);
     m_start->setLabAvailable(labAvailable());
+    connect(m_start, &StartPage::profileRequested, this, &MainWindow::showProfileDialog);
+    m_start->setProfileAvailable(profileAvailable());
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const document::Document>>::finished, this,
             &MainWindow::finishLoad);
     connect(&m_compareWatcher, &QFutureWatcher<CompareResult>::finished, this,
@@ -146,6 +148,15 @@ void MainWindow::createActions()
     QAction* lab = file->addAction(tr("Run a &lab…"), this, &MainWindow::showLabDialog);
     lab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     lab->setEnabled(labAvailable());
+    QAction* profile =
+        file->addAction(tr("&Profile a script…"), this, &MainWindow::showProfileDialog);
+    profile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    profile->setEnabled(profileAvailable());
+    profile->setToolTip(profileAvailable()
+                            ? tr("Your own training script, run under the probe: its steps, "
+                                 "samples and a profiler window, as a session")
+                            : tr("The probe is not installed beside kinetoscope "
+                                 "(KINETOSCOPE_PROBE_DIR names its folder)"));
     QAction* compareAction = file->addAction(tr("&Compare…"), this, &MainWindow::showCompareDialog);
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     compareAction->setToolTip(
@@ -320,6 +331,7 @@ void MainWindow::finishLoad()
     } else if (trace && trace->ok() && !trace->hasTrace() && trace->session) {
         // A lab recorded without a trace: its measurements and their findings.
         auto* view = new widgets::SessionView(trace, m_documents);
+        m_labSessions.removeAll(m_loadingPath);  // its diagnosis is its first page already
         showTab(view, name, m_loadingPath);
         addRecentFile(m_loadingPath);
         m_status->setText(tr("%1: a lab session recorded without a trace").arg(name));
@@ -445,14 +457,18 @@ widgets::LiveRunView* MainWindow::startLab(const lab::RunConfig& config)
                     m_status->setText(tr("Lab finished: %1").arg(path));
                 else
                     tell(tr("Lab stopped: %1").arg(error));
-                if (!path.isEmpty() && hasTrace) {
-                    m_labSessions << path;
-                    openFiles({path});
-                }
+                if (!path.isEmpty() && hasTrace)
+                    openFinishedRun(path);
                 Q_EMIT labFinished(ok, error, path);
             });
     run->start();
     return view;
+}
+
+void MainWindow::openFinishedRun(const QString& sessionPath)
+{
+    m_labSessions << sessionPath;
+    openFiles({sessionPath});
 }
 
 void MainWindow::closeDocument(int index)
@@ -535,8 +551,8 @@ QAbstractItemView* MainWindow::currentTable() const
         return comparison->currentTable();
     if (const auto* job = qobject_cast<widgets::JobView*>(tab))
         return job->currentTable();
-    if (const auto* lab =
-            qobject_cast<widgets::LiveRunView*>(tab))  // a lab running: its arms so far
+    if (const auto* lab = qobject_cast<widgets::LiveRunView*>(tab);
+        lab && !lab->labTable()->isHidden())  // a lab running: its arms so far (a script has none)
         return lab->labTable();
     return nullptr;
 }

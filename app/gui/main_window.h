@@ -4,6 +4,7 @@
 // and leaves the other documents untouched.
 #include "core/compare/comparison.h"
 #include "core/document/document.h"
+#include "core/lab/probe_process.h"
 #include "core/lab/run_config.h"
 
 #include <QElapsedTimer>
@@ -58,6 +59,13 @@ public:
     // engine itself).
     widgets::LiveRunView* startLab(const lab::RunConfig& config);
     void showLabDialog();
+    // The probe is installed beside the app (core/lab/probe_process.h: findProbe).
+    static bool profileAvailable();
+    // Runs the user's own script under the probe in a new tab with live views; its session
+    // then opens as a finished lab's does (a document on its diagnosis when it holds a trace),
+    // a failed script's too, with what it measured. Returns the live view.
+    widgets::LiveRunView* startProfile(const lab::ProfileConfig& config);
+    void showProfileDialog();  // File > Profile a script…
     // Opens both sides on a worker (a side already open as a tab is not read again) and
     // adds a Compare tab; a side that cannot be read is reported in one line.
     void compareFiles(const QString& beforePath, const QString& afterPath);
@@ -93,6 +101,7 @@ Q_SIGNALS:
     void loadFailed(const QString& message);
     void idle();  // nothing left to load
     void labFinished(bool ok, const QString& error, const QString& sessionPath);
+    void profileFinished(bool ok, const QString& error, const QString& sessionPath);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -117,6 +126,8 @@ private:
     // dismissed) and standard error.
     void tell(const QString& message);
     void fitOnScreen();
+    // The session a lab or a profiled script saved: opened as a document, on its diagnosis.
+    void openFinishedRun(const QString& sessionPath);
 
     QStackedWidget* m_stack;
     StartPage* m_start;

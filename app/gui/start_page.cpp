@@ -9,7 +9,8 @@ namespace kinetoscope::gui {
 
 StartPage::StartPage(QWidget* parent)
     : QWidget(parent), m_recent(new QListWidget(this)),
-      m_lab(new QPushButton(tr("Run a lab…"), this))
+      m_lab(new QPushButton(tr("Run a lab…"), this)),
+      m_profile(new QPushButton(tr("Profile a script…"), this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(48, 36, 48, 36);
@@ -24,15 +25,18 @@ StartPage::StartPage(QWidget* parent)
     auto* open = new QPushButton(tr("Open trace…"), this);
     open->setToolTip(tr("Open a torch.profiler trace (Ctrl+O)"));
     setLabAvailable(false);
+    setProfileAvailable(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(open);
     buttons->addWidget(m_lab);
+    buttons->addWidget(m_profile);
     buttons->addStretch();
     layout->addLayout(buttons);
     layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this));
     layout->addWidget(m_recent, 1);
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(m_lab, &QPushButton::clicked, this, &StartPage::labRequested);
+    connect(m_profile, &QPushButton::clicked, this, &StartPage::profileRequested);
     connect(m_recent, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         Q_EMIT openFileRequested(item->data(Qt::UserRole).toString());
     });
@@ -56,6 +60,16 @@ void StartPage::setLabAvailable(bool available)
                  "lab, the DataLoader-vs-compute split, sweeps and a profiler window, live "
                  "(Ctrl+L)")
             : tr("The engine (kinetoscope-engine) is not installed beside kinetoscope"));
+}
+
+void StartPage::setProfileAvailable(bool available)
+{
+    m_profile->setEnabled(available);
+    m_profile->setToolTip(
+        available ? tr("Run your own training script under the probe: its steps, live samples "
+                       "and a profiler window, as a session (Ctrl+Shift+P)")
+                  : tr("The probe is not installed beside kinetoscope (KINETOSCOPE_PROBE_DIR "
+                       "names its folder)"));
 }
 
 }  // namespace kinetoscope::gui

@@ -7,11 +7,13 @@
 // The test runs on an offscreen screen of 1366x768 (set up in main, before the application).
 #ifndef Q_MOC_RUN
 #include "app/gui/main_window.h"
+#include "app/gui/profile_dialog.h"
 #include "tests/support/test_support.h"
 #include "widgets/compare_view.h"
 #include "widgets/document_view.h"
 #include "widgets/findings_view.h"
 #include "widgets/job_view.h"
+#include "widgets/live_run_view.h"
 #include "widgets/session_view.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
@@ -22,6 +24,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QScreen>
@@ -30,6 +33,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace kinetoscope;
@@ -232,6 +236,57 @@ private Q_SLOTS:
         QVERIFY(dismiss && dismiss->isVisible());
         const QRect onWindow(dismiss->mapTo(&window, QPoint(0, 0)), dismiss->size());
         QVERIFY(window.rect().contains(onWindow));
+    }
+
+    // File > Profile a script…: the dialog opens inside the screen with its Profile button in
+    // reach, even with a script's path and a problem line wider than the screen.
+    void theProfileDialogFitsTheScreen()
+    {
+        gui::ProfileDialog dialog;
+        dialog.findChild<QLineEdit*>(QStringLiteral("script"))
+            ->setText(QStringLiteral("/no/such/folder/") +
+                      QStringLiteral("a_script_with_a_very_long_name_").repeated(8) +
+                      QStringLiteral(".py"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::qWait(50);
+        QVERIFY(dialog.problem().size() > 200);
+        const QSize room = dialog.screen()->availableGeometry().size();
+        const QSize minimum = dialog.minimumSizeHint().expandedTo(dialog.minimumSize());
+        QVERIFY2(minimum.width() <= room.width() && minimum.height() <= room.height() &&
+                     dialog.width() <= room.width() && dialog.height() <= room.height(),
+                 qPrintable(QStringLiteral("dialog %1x%2, at least %3x%4: %5")
+                                .arg(dialog.width())
+                                .arg(dialog.height())
+                                .arg(minimum.width())
+                                .arg(minimum.height())
+                                .arg(tooLarge(&dialog, room).join(QStringLiteral("; ")))));
+        for (const QPushButton* button : dialog.findChildren<QPushButton*>()) {
+            const QRect onDialog(button->mapTo(&dialog, QPoint(0, 0)), button->size());
+            QVERIFY2(dialog.rect().contains(onDialog), qPrintable(button->text()));
+        }
+    }
+
+    // A profiled script's live view, its output file's path longer than the screen is wide:
+    // the window stays inside the screen while it runs and once it has stopped.
+    void aProfiledScriptsLiveViewFitsTheScreen()
+    {
+        QTemporaryDir dir;
+        lab::ProfileConfig c;
+        c.command = {"/bin/sh", "-c", "sleep 0.3; exit 3"};
+        c.outDir = dir.filePath(QStringLiteral("a_folder_with_a_very_long_name_").repeated(7))
+                       .toStdString();
+        c.fromTerminal = false;
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
+        widgets::LiveRunView* live = window.startProfile(c);
+        QVERIFY(live->scriptText().size() > 250);
+        checkFits(window, QStringLiteral("a script running"));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30'000);
+        QVERIFY(!live->statusText().isEmpty());
+        checkFits(window, QStringLiteral("a script stopped"));
     }
 
     // At 1280 px the Operators table shows, for each op, its name, calls, host and device

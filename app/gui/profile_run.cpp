@@ -1,0 +1,109 @@
+#include "app/gui/profile_run.h"
+
+#include "app/gui/profile_dialog.h"
+#include "core/format/format.h"
+#include "core/session/lab_reading.h"
+#include "widgets/live_run_view.h"
+
+#include <QDir>
+
+namespace kinetoscope::gui {
+
+ProfileRun::ProfileRun(lab::ProfileConfig config, widgets::LiveRunView* view)
+    : QObject(view), m_config(std::move(config)), m_view(view)
+{
+    m_config.fromTerminal = false;  // never the app's terminal: the script dies with the app
+    connect(view, &widgets::LiveRunView::cancelRequested, this, &ProfileRun::cancel);
+}
+
+ProfileRun::~ProfileRun()
+{
+    m_abandon = true;  // the tab or the window is closing: the script is killed, not waited for
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+QString ProfileRun::stageLine(const lab::ProfileConfig& c, const lab::RunProgress& p)
+{
+    const int64_t measuredFrom = c.skip + c.active;
+    int64_t step = p.step + 1, of = 0;
+    if (p.stage == "warm-up") {
+        of = c.skip;
+    } else if (p.stage == "profiler window") {
+        step -= c.skip;
+        of = c.active;
+    } else if (p.stage == "measured") {
+        step -= measuredFrom;
+        of = c.steps;
+    }  // else a stage this app does not know: the probe's own step number, from 1
+    QString line = QString::fromStdString(p.stage) + QStringLiteral(" step %1").arg(step);
+    if (of > 0)
+        line += QStringLiteral(" of %1").arg(of);
+    return line;
+}
+
+void ProfileRun::start()
+{
+    // Every callback runs on the launcher's thread: it only posts to this object, which lives
+    // on the GUI thread (posts still queued when it is deleted are dropped).
+    auto post = [this](auto function) {
+        QMetaObject::invokeMethod(this, std::move(function), Qt::QueuedConnection);
+    };
+    lab::RunCallbacks callbacks;
+    callbacks.cancel = &m_cancel;
+    callbacks.cancelledBy = [] { return std::string("the app's Cancel button"); };
+    callbacks.abandon = &m_abandon;
+    callbacks.engineStarted = [this](int pid) { m_scriptPid = pid; };
+    callbacks.progress = [this, post](const lab::RunProgress& progress) {
+        // Unbounded (measured steps 0: to the script's end): no fraction to show, only busy.
+        const double fraction = progress.steps > 0 ? progress.fraction : -1;
+        post([this, stage = stageLine(m_config, progress), fraction] {
+            if (m_view)
+                m_view->setProgress(stage, fraction);
+        });
+    };
+    callbacks.step = [this, post](const session::StepTiming& step) {
+        post([this, step] {
+            if (m_view)
+                m_view->addStep(step);
+        });
+    };
+    callbacks.sample = [this, post](const session::LiveSample& sample) {
+        post([this, sample] {
+            if (m_view)
+                m_view->addSample(sample);
+        });
+    };
+    if (m_view) {
+        QStringList command;
+        for (const std::string& word : m_config.command)
+            command << QString::fromStdString(word);
+        m_view->setScriptRun(joinArguments(command),
+                             QDir(QString::fromStdString(m_config.outDir))
+                                 .absoluteFilePath(QStringLiteral("output.log")));
+    }
+    m_thread = std::thread([this, callbacks, post] {
+        const lab::ProfileResult result = lab::runProfile(m_config, callbacks);
+        const session::Session& s = result.run.session;
+        QStringList reading;
+        reading << QString::fromStdString(format::counted(s.steps.size(), "step", "steps") +
+                                          " measured");
+        if (!result.note.empty())
+            reading << QString::fromStdString(result.note);
+        for (const std::string& line : session::readLab(s).lines)
+            reading << QString::fromStdString(line);
+        const bool ok = result.run.ok, hasTrace = !s.tracePath.empty();
+        const QString error = QString::fromStdString(result.run.error),
+                      path = QString::fromStdString(result.run.sessionPath),
+                      note = QString::fromStdString(result.note);
+        post([this, ok, hasTrace, error, path, note, reading] {
+            if (m_thread.joinable())
+                m_thread.join();
+            if (m_view)
+                m_view->finish(error, reading);
+            Q_EMIT finished(ok, error, path, hasTrace, note);
+        });
+    });
+}
+
+}  // namespace kinetoscope::gui
