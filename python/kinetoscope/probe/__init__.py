@@ -1,0 +1,25 @@
+"""The probe that rides inside a user's own training run (`kinetoscope profile`).
+
+Started by python/boot/sitecustomize.py through `start()`; pure Python (>= 3.9), the
+standard library only until the script imports torch (>= 2.1). What each module does:
+
+  runtime.py   activation, arming on torch's import, the end (done)
+  channel.py   the launcher's socket: messages out, cancel in
+  arming.py    the sys.meta_path hook that arms when the script imports torch
+  options.py   KINETOSCOPE_PROBE_OPTIONS
+  steps.py     the step loop: boundaries, phases, progress and step messages
+  model.py     finding the model (outermost module) and hooking it alone
+  hooks.py     what is put into torch: DataLoader, backward, optimizer, step marker
+  clocks.py    CUDA-event timing read back a step later
+  window.py    the torch.profiler window -> trace.json
+  memory.py    CUDA allocator figures, the memory snapshot
+  samples.py   live allocator samples while CUDA is initialised
+  report.py    the environment, how the script ended
+  faults.py    the one-line stderr message when a part turns itself off
+"""
+
+
+def start():
+    from .runtime import start as _start
+
+    return _start()

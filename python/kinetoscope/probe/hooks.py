@@ -1,0 +1,204 @@
+"""What the probe puts into torch (at arming, after the script imported it):
+
+- the DataLoader: `_BaseDataLoaderIter.__next__` (data time) and `DataLoader.__iter__`
+  (the loader's configuration; where a `--step-marker` function is looked for);
+- `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it);
+- torch's global optimizer step pre/post hooks;
+- the global module forward hooks while the model is being found (model.py);
+- with `--step-marker`: record_function's __enter__/__exit__, and the script's function.
+
+Every wrapper first checks that the loop is live and that this is the training thread;
+else it is the original call and nothing more. The script's own exceptions raised through
+a wrapper (StopIteration at an epoch's end, an error in backward) propagate unchanged: the
+original call is never inside a try of ours. A fault in our own code turns the step loop
+off (one line on stderr) and the call goes on.
+"""
+import functools
+import importlib
+import sys
+import time
+from threading import get_ident
+
+perf_counter = time.perf_counter
+
+
+def install(loop, torch):
+    _install_dataloader(loop, torch)
+    _install_backward(loop, torch)
+    _install_optimizer(loop, torch)
+    if loop.marker:
+        _install_marker_label(loop, torch)
+    loop.finder.discover()
+
+
+def _install_dataloader(loop, torch):
+    dataloader = importlib.import_module("torch.utils.data.dataloader")
+
+    iterator_type = dataloader._BaseDataLoaderIter
+    original_next = iterator_type.__next__
+
+    def __next__(self):
+        if not loop.live or not (loop.tid == get_ident() or loop.claim()):
+            if loop.cleanup_pending:
+                loop.cleanup()
+            return original_next(self)
+        if not loop.begun:
+            try:
+                loop.begin()
+            except Exception as exc:
+                loop.fault(exc)
+        started = perf_counter()
+        batch = original_next(self)
+        ended = perf_counter()
+        if loop.live:
+            try:
+                loop.on_batch(self, started, ended, batch)
+            except Exception as exc:
+                loop.fault(exc)
+        return batch
+
+    functools.update_wrapper(__next__, original_next)
+    iterator_type.__next__ = __next__
+
+    loader_type = dataloader.DataLoader
+    original_iter = loader_type.__iter__
+
+    def __iter__(self):
+        iterator = original_iter(self)
+        if loop.live and loop.mine():
+            try:
+                loop.on_loader_iter(self, iterator)
+            except Exception as exc:
+                loop.fault(exc)
+        return iterator
+
+    functools.update_wrapper(__iter__, original_iter)
+    loader_type.__iter__ = __iter__
+
+
+def _install_backward(loop, torch):
+    autograd = torch.autograd
+    original_backward = autograd.backward
+
+    def backward(*args, **kwargs):
+        if not loop.live or not (loop.tid == get_ident() or loop.claim()):
+            return original_backward(*args, **kwargs)
+        started = None
+        loop.backward_depth += 1
+        if loop.backward_depth == 1:  # the outermost (checkpointing calls it again inside)
+            try:
+                started = loop.on_backward_start(args, kwargs)
+            except Exception as exc:
+                loop.fault(exc)
+        try:
+            result = original_backward(*args, **kwargs)
+        finally:
+            loop.backward_depth -= 1
+        if started is not None and loop.live:
+            try:
+                loop.on_backward_end(started)
+            except Exception as exc:
+                loop.fault(exc)
+        return result
+
+    functools.update_wrapper(backward, original_backward)
+    autograd.backward = backward
+
+
+def _install_optimizer(loop, torch):
+    # (torch.optim deletes its `optimizer` attribute: the module is found by name)
+    optimizer_api = importlib.import_module("torch.optim.optimizer")
+
+    def pre_hook(optimizer, args, kwargs):
+        if loop.live and (loop.tid == get_ident() or loop.claim()):
+            try:
+                loop.on_optimizer_pre(optimizer)
+            except Exception as exc:
+                loop.fault(exc)
+        return None
+
+    def post_hook(optimizer, args, kwargs):
+        if loop.live and (loop.tid == get_ident() or loop.claim()):
+            try:
+                loop.on_optimizer_post(optimizer)  # may raise SystemExit(0): --steps, cancel
+            except Exception as exc:
+                loop.fault(exc)
+
+    optimizer_api.register_optimizer_step_pre_hook(pre_hook)
+    optimizer_api.register_optimizer_step_post_hook(post_hook)
+
+
+def _install_marker_label(loop, torch):
+    """--step-marker NAME as a record_function label: a step ends at each exit of
+    record_function(NAME) (torch.profiler's and torch.autograd.profiler's are one class)."""
+    record_function = importlib.import_module("torch.autograd.profiler").record_function
+    original_enter = record_function.__enter__
+    original_exit = record_function.__exit__
+    name = loop.marker
+
+    def __enter__(self):
+        if loop.live and getattr(self, "name", None) == name and loop.mine():
+            try:
+                loop.on_marker_start()
+            except Exception as exc:
+                loop.fault(exc)
+        return original_enter(self)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        result = original_exit(self, exc_type, exc_value, traceback)
+        if exc_type is None and loop.live and getattr(self, "name", None) == name and loop.mine():
+            try:
+                loop.on_marker_end("label")
+            except Exception as exc:
+                loop.fault(exc)
+        return result
+
+    functools.update_wrapper(__enter__, original_enter)
+    functools.update_wrapper(__exit__, original_exit)
+    record_function.__enter__ = __enter__
+    record_function.__exit__ = __exit__
+
+
+def wrap_marker_function(loop):
+    """--step-marker `func` (in __main__) or `module:func`: replaces the module global by a
+    wrapper once it exists, so that later calls through the name are steps (one ends at
+    each return). True once wrapped."""
+    module_name, _, function_name = loop.marker.rpartition(":")
+    module = _module_named(module_name or "__main__")
+    if module is None:
+        return False
+    function = getattr(module, function_name, None)
+    if function is None or not callable(function) or isinstance(function, type):
+        return False
+    if getattr(function, "__kinetoscope_marker__", False):
+        return True
+
+    @functools.wraps(function)
+    def marked(*args, **kwargs):
+        if loop.live and loop.mine():
+            try:
+                loop.on_marker_start()
+            except Exception as exc:
+                loop.fault(exc)
+        result = function(*args, **kwargs)
+        if loop.live and loop.mine():
+            try:
+                loop.on_marker_end("function")
+            except Exception as exc:
+                loop.fault(exc)
+        return result
+
+    marked.__kinetoscope_marker__ = True
+    setattr(module, function_name, marked)
+    return True
+
+
+def _module_named(name):
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    main = sys.modules.get("__main__")  # `python -m pkg.train` runs pkg.train as __main__
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and getattr(spec, "name", None) == name:
+        return main
+    return None

@@ -1,0 +1,176 @@
+"""Finding the outermost module (the model) from torch's hooks.
+
+While discovering, torch's GLOBAL forward pre/post hooks see every module call; a depth
+counter (on the training thread) keeps the top-level calls (depth 0). Top-level modules
+with parameters are the candidates (a loss module has none). The model is
+- in training: the candidate whose parameters the optimizer holds (chosen at the first
+  optimizer step);
+- in inference: the first candidate called with grad disabled.
+Once chosen, the global hooks are REMOVED (they slow every module call) and a pre/post
+hook pair is put on the model alone. If the optimizer turns out to hold another module's
+parameters, discovery starts again.
+"""
+import importlib
+import weakref
+from threading import get_ident
+
+MAX_CANDIDATES = 16
+
+
+def first_parameter(module):
+    for parameter in module.parameters():
+        return parameter
+    return None
+
+
+class ModelFinder(object):
+    def __init__(self, loop, torch):
+        self._loop = loop
+        self._torch = torch
+        self.discovering = False
+        self._global = []  # handles of the global hooks (discovery)
+        self._local = []  # handles of the hooks on the model: [pre, post]
+        self._training = False  # an optimizer has stepped: the model's post hook is not needed
+        self._candidates = []  # weakrefs, in order of first call
+        self._with_params = {}  # id(module) -> has parameters (discovery only)
+        self._model = None  # weakref to the model
+        self._misses = 0  # optimizer steps whose parameters no candidate held
+
+    @property
+    def model(self):
+        return self._model() if self._model is not None else None
+
+    # -- discovery --------------------------------------------------------------------------
+    def discover(self):
+        self._remove(self._local)
+        self._model = None
+        self._candidates = []
+        self._with_params = {}
+        loop = self._loop
+        module_api = importlib.import_module("torch.nn.modules.module")
+
+        def pre(module, args):
+            if not loop.live:
+                loop.cleanup()
+            elif loop.mine():
+                depth = loop.depth
+                loop.depth = depth + 1
+                if depth == 0:
+                    try:
+                        loop.on_forward_pre(module, True)
+                    except Exception as exc:
+                        loop.fault(exc)
+            return None
+
+        def post(module, args, output):
+            # Not always_call: on a forward that raised, torch would call this with no
+            # output and a step must not end there. The loop resets the depth instead at
+            # each batch, backward and optimizer step.
+            if loop.live and loop.mine():
+                depth = loop.depth - 1
+                loop.depth = depth if depth > 0 else 0
+                if depth == 0:
+                    try:
+                        loop.on_forward_post(module, True)
+                    except Exception as exc:
+                        loop.fault(exc)
+            return None
+
+        self._global.append(module_api.register_module_forward_pre_hook(pre))
+        self._global.append(module_api.register_module_forward_hook(post))
+        loop.depth = 0
+        self.discovering = True
+
+    def consider(self, module):
+        """While discovering: True when this top-level module has parameters (and is then
+        a candidate)."""
+        key = id(module)
+        known = self._with_params.get(key)
+        if known is None:
+            known = first_parameter(module) is not None
+            if len(self._with_params) < 1024:
+                self._with_params[key] = known
+            if known and len(self._candidates) < MAX_CANDIDATES:
+                self._candidates.append(weakref.ref(module))
+        return known
+
+    def choose(self, module):
+        """Makes `module` the model: global hooks off, hooks on it alone. Returns the
+        device of its first parameter."""
+        self._remove(self._global)
+        self.discovering = False
+        self._model = weakref.ref(module)
+        loop = self._loop
+
+        def pre(module, args):
+            if not loop.live:
+                loop.cleanup()
+            elif loop.tid == get_ident() or loop.claim():
+                try:
+                    loop.on_forward_pre(module, False)
+                except Exception as exc:
+                    loop.fault(exc)
+            return None
+
+        def post(module, args, output):
+            if loop.live and (loop.tid == get_ident() or loop.claim()):
+                try:
+                    loop.on_forward_post(module, False)
+                except Exception as exc:
+                    loop.fault(exc)
+            return None
+
+        self._local.append(module.register_forward_pre_hook(pre))
+        if not self._training:
+            self._local.append(module.register_forward_hook(post))
+        parameter = first_parameter(module)
+        return parameter.device if parameter is not None else None
+
+    def choose_for(self, optimizer):
+        """At an optimizer step while discovering: the candidate whose parameters the
+        optimizer holds becomes the model (returns its device); after 3 steps with none,
+        discovery gives up (no forward timing) rather than keep the global hooks."""
+        held = self._parameter_ids(optimizer)
+        for ref in self._candidates:
+            module = ref()
+            if module is not None and self._shares(module, held):
+                return self.choose(module)
+        self._misses += 1
+        if self._misses >= 3:
+            self._remove(self._global)
+            self.discovering = False
+        return None
+
+    def model_matches(self, optimizer):
+        model = self.model
+        return model is not None and self._shares(model, self._parameter_ids(optimizer))
+
+    def training(self):
+        """An optimizer has stepped: only the pre hook is needed from now on (each hook
+        costs every call of the model a few microseconds)."""
+        self._training = True
+        if len(self._local) == 2:
+            self._remove(self._local[1:])
+            del self._local[1:]
+
+    def remove_all(self):
+        self._remove(self._global)
+        self._remove(self._local)
+        self.discovering = False
+
+    # -- helpers ----------------------------------------------------------------------------
+    @staticmethod
+    def _parameter_ids(optimizer):
+        return {id(p) for group in optimizer.param_groups for p in group.get("params", ())}
+
+    @staticmethod
+    def _shares(module, held):
+        return any(id(p) in held for p in module.parameters())
+
+    @staticmethod
+    def _remove(handles):
+        while handles:
+            try:
+                handles.pop().remove()
+            except Exception:
+                pass

@@ -1,0 +1,210 @@
+"""The probe in one process: activation (before the script), arming (when the script
+imports torch), and the end (atexit).
+
+Activation: the socket, `hello`, KINETOSCOPE_PROBE_OWNER (so that every process the
+script starts stays dormant), a fork handler (a forked child closes its copy of the
+socket and never says anything), the `done` atexit handler, the torch-import hook.
+Arming: `started`, the hooks, the profiler window, CUDA's memory history and samples from
+CUDA's first use, an atexit handler that closes the window before torch's own handlers run.
+End: `done`, last, once, from the main process only.
+"""
+import atexit
+import os
+import sys
+import time
+
+from . import faults, options as options_module, report
+from .arming import TorchImportHook
+from .channel import Channel
+
+PROTOCOL = 4
+
+
+class Probe(object):
+    def __init__(self, fd, out_dir, options, probe_dir):
+        self.options = options
+        self.out_dir = out_dir
+        self.probe_dir = probe_dir  # .../python: frames here are not the user's
+        self.pid = os.getpid()
+        self.t0 = time.monotonic()  # samples' seconds count from here
+        self.live = True
+        self.stopped_by = ""  # why the probe stopped the script (SystemExit), if it did
+        self.done_sent = False
+        self.loop = None
+        self.window = None
+        self.cuda_memory = None
+        self.sampler = None
+        self.snapshot = None
+        self._torch = None
+        self.channel = Channel(fd, self._on_cancel, self._on_lost)
+
+    # -- activation -------------------------------------------------------------------------
+    def activate(self):
+        os.environ["KINETOSCOPE_PROBE_OWNER"] = str(self.pid)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._in_forked_child)
+        self.send({"type": "hello", "protocol": PROTOCOL, "pid": self.pid})
+        atexit.register(self._at_exit_done)
+        self._wrap_os_exit()
+        TorchImportHook(self._arm_guarded).install()
+
+    def _wrap_os_exit(self):
+        """os._exit skips atexit: the messages posted in the last FLUSH_S are sent first
+        (no done: the script did not end normally). A forked child's channel is closed, so
+        a DataLoader worker's os._exit is the original call and nothing more."""
+        original = os._exit
+        channel = self.channel
+
+        def _exit(status):
+            try:
+                channel.flush_now()
+            except Exception:
+                pass
+            original(status)
+
+        _exit.__doc__ = original.__doc__
+        _exit.__wrapped__ = original
+        os._exit = _exit
+
+    def send(self, message):
+        """A rare message (a dict), sent at once."""
+        if self.live:
+            self.channel.send(message)
+
+    def post(self, line):
+        """A frequent message (one JSON line), sent within channel.FLUSH_S."""
+        if self.live:
+            self.channel.post(line)
+
+    def _in_forked_child(self):
+        # A DataLoader fork worker, os.fork(): this process is not the probed one.
+        self.live = False
+        if self.loop is not None:
+            self.loop.live = False
+        if self.sampler is not None:
+            self.sampler.stop()
+        self.channel.abandon()
+
+    def _on_lost(self):
+        # The launcher is gone (or stopped reading): turn off silently, never block.
+        self.live = False
+        if self.loop is not None:
+            self.loop.turn_off(on_training_thread=False)
+        if self.sampler is not None:
+            self.sampler.stop()
+
+    def _on_cancel(self, by):
+        if self.loop is not None:
+            self.loop.cancel_by = by  # the next step boundary raises SystemExit(0)
+
+    def stop(self, by):
+        """Ends the script cleanly from a step boundary (--steps reached, a cancel)."""
+        self.stopped_by = by
+        raise SystemExit(0)
+
+    # -- arming -----------------------------------------------------------------------------
+    def _arm_guarded(self):
+        if not self.live or os.getpid() != self.pid:
+            return
+        try:
+            self._arm()
+        except Exception as exc:
+            faults.say("disabled (%s)" % faults.one_line(exc))
+            if self.loop is not None:
+                self.loop.turn_off(on_training_thread=True)
+
+    def _arm(self):
+        import torch
+
+        from . import clocks, hooks, memory, samples, steps, window
+
+        self._torch = torch
+        self.send_started({"skip": str(self.options.skip), "active": str(self.options.active)})
+        self.window = window.ProfilerWindow(torch, self.options, self.out_dir)
+        self.cuda_memory = memory.CudaMemory(torch)
+        self.loop = steps.Loop(self, torch, clocks)
+        self.sampler = samples.Sampler(torch, self.cuda_memory, self.post, self.options.sample_rate,
+                                       self.t0, self.loop.cuda_index)
+        if self.options.memory_snapshot:
+            self.snapshot = memory.Snapshot(torch, self.out_dir)
+        hooks.install(self.loop, torch)
+        self._hooks = hooks
+        # Registered after torch's own atexit handlers: runs before them.
+        atexit.register(self._at_exit_torch)
+        self._when_cuda_starts(self._on_cuda)
+
+    def _when_cuda_starts(self, callback):
+        cuda = self._torch.cuda
+        if cuda.is_initialized():
+            callback()
+        elif hasattr(cuda, "_lazy_call"):
+            cuda._lazy_call(callback)  # run by torch's CUDA initialisation
+        # (no _lazy_call: a torch without it gets no samples and no snapshot)
+
+    def _on_cuda(self):
+        # Inside torch's CUDA initialisation: must never raise (the script would get it).
+        try:
+            if not self.live or os.getpid() != self.pid:
+                return
+            if self.snapshot is not None:
+                self.snapshot.start()
+            self.sampler.start()
+        except Exception as exc:
+            faults.part_disabled("samples", exc)
+
+    def send_started(self, config):
+        environment = report.environment(self._torch) if self._torch is not None else {}
+        self.send({"type": "started", "session": "", "config": config, "environment": environment})
+
+    def wrap_marker_function(self):
+        try:
+            return self._hooks.wrap_marker_function(self.loop)
+        except Exception as exc:
+            faults.part_disabled("step marker", exc)
+            return True  # do not try again
+
+    # -- the end ----------------------------------------------------------------------------
+    def _at_exit_torch(self):
+        if os.getpid() != self.pid:
+            return
+        if self.sampler is not None:
+            self.sampler.stop()
+        if self.loop is not None:
+            try:
+                self.loop.finish_at_exit()
+            except Exception as exc:
+                faults.part_disabled("step timing", exc)
+        if self.live and self.snapshot is not None:
+            self.snapshot.dump_at_exit()
+
+    def _at_exit_done(self):
+        if os.getpid() != self.pid or self.done_sent:
+            return
+        self.done_sent = True
+        if not self.live:
+            return
+        try:
+            ok, error = report.outcome(self.probe_dir)
+        except Exception as exc:
+            ok, error = True, ""
+            faults.part_disabled("exit report", exc)
+        self.send({"type": "done", "ok": ok, "error": error, "session": "", "by": self.stopped_by})
+        self.channel.close(timeout=5.0)
+
+
+def start():
+    """Called by python/boot/sitecustomize.py when KINETOSCOPE_PROBE_FD is set and
+    KINETOSCOPE_PROBE_OWNER is not. Raises on a bad environment (the caller says
+    'kinetoscope probe: disabled (...)')."""
+    text = os.environ.get("KINETOSCOPE_PROBE_FD", "")
+    try:
+        fd = int(text)
+    except ValueError:
+        raise ValueError("KINETOSCOPE_PROBE_FD is not a file descriptor: %r" % text)
+    out_dir = os.path.abspath(os.environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
+    options = options_module.parse(os.environ.get("KINETOSCOPE_PROBE_OPTIONS", ""))
+    probe_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    probe = Probe(fd, out_dir, options, probe_dir)
+    probe.activate()
+    sys.modules[__name__].current = probe
+    return probe

@@ -1,0 +1,551 @@
+"""The step loop: where steps begin and end, the phases of each, and what is sent.
+
+Steps are numbered from 0 (warm-up included). Steps 0..skip-1 are warm-up, skip..
+skip+active-1 the profiler window (profiled, not sent: the profiler inflates them), and
+every step from skip+active on is measured (a `step` message).
+
+A step ENDS at its boundary:
+- training: the post-hook of the step's optimizer (the first one seen; gradient
+  accumulation's several forwards and backwards stay one step);
+- inference (no optimizer has stepped): the model's forward called with grad disabled;
+- `--step-marker NAME`: the exit of record_function(NAME), or a return from the script's
+  function NAME / module:NAME.
+A step BEGINS at the first hook event after the previous boundary (a batch fetched, a
+forward, a backward, an optimizer step, the marker): the progress message is sent and the
+profiler window started, stepped or finished there, outside every phase.
+
+Phases per step, in milliseconds:
+- data: host time inside the DataLoader iterator's __next__ (summed), only for the
+  iterator that feeds the model (a validation loader's batches are not the step's);
+- h2d: end of the last __next__ -> start of the model's forward (the copies to the device);
+- forward: the model's forward start -> backward start (the loss included); in inference
+  the forward's own start -> end;
+- backward: torch.autograd.backward (loss.backward() included), the outermost call;
+- optimizer: optimizer pre-hook -> post-hook.
+On the CPU these are time.perf_counter(); on CUDA (the model's device) events (clocks.py),
+except data, always host time. Hooks run on the training thread only (the thread of the
+first hook event); other threads' calls are ignored.
+"""
+import math
+import time
+import weakref
+from threading import get_ident
+
+from . import faults
+from .memory import UNKNOWN
+from .model import ModelFinder, first_parameter
+
+H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
+perf_counter = time.perf_counter
+
+
+class Loop(object):
+    def __init__(self, probe, torch, clocks_module):
+        options = probe.options
+        self.probe = probe
+        self.post = probe.channel.post  # frequent messages, coalesced (channel.py)
+        self.torch = torch
+        self._clocks = clocks_module
+        self._tensor = torch.Tensor
+        self._grad_enabled = torch.is_grad_enabled
+        self.skip = options.skip
+        self.active = options.active
+        self.measured_from = options.skip + options.active  # first measured step
+        self.limit = options.steps
+        self.total = options.total_steps  # 0: unbounded
+        self.marker = options.step_marker
+        self.window = probe.window
+        self.window_due = self.window.enabled
+        self.memory = probe.cuda_memory
+        self.finder = ModelFinder(self, torch)
+
+        self.live = True  # False once off: a fault, the launcher gone, a forked child
+        self.cleanup_pending = False  # off, but the profiler still to stop on our thread
+        self.tid = None  # the training thread
+        self.step = 0  # the step in flight
+        self.begun = False  # its beginning (window, timing) done
+        self.announced = -1  # the last step whose progress was sent
+        self.mode = None  # "train" | "inference" once known
+        self.steps_from = ("marker " + self.marker) if self.marker else None
+        self.device = None  # the model's device (first a provisional guess)
+        self.cuda = None  # CudaTiming when the device is CUDA
+        self.timing = None  # the step in flight's: CudaTiming, or None for the host clock
+        self.config_sent = False
+        self.cancel_by = None  # set by the channel's reader thread
+        self.saw_optimizer = False
+        self.saw_backward = False
+        self.primary = None  # weakref: the optimizer whose step ends a step
+        self.marker_kind = None  # "label" | "function": the first that fired
+        self.marker_wrapped = False
+        self.loaders = {}  # id(iterator) -> loader config strings (until config is sent)
+        self.first_batch_size = None
+        self.src = None  # id of the iterator that feeds the model
+        self.last_src = None  # id of the iterator of the last batch
+        self.depth = 0  # module call depth while discovering (training thread)
+        self.backward_depth = 0
+        self._new_step_state()
+
+    def _new_step_state(self):
+        self.data_s = 0.0  # seconds in the feeding iterator's __next__
+        self.other_s = 0.0  # seconds in other iterators' since the model's last forward
+        self.sums = [0.0, 0.0, 0.0, 0.0]  # host clock: seconds per timed phase
+        if self.timing is not None or not hasattr(self, "pairs"):
+            self.pairs = []  # CUDA: (phase, start event, end event)
+            self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
+        self.next_end = None  # mark at the end of the last batch fetch, until a forward
+        self.forward_open = None  # mark: a training forward started (closed by backward)
+        self.inference_open = None  # mark: a no-grad forward of the model started
+        self.optimizer_open = None
+        self.loss = 0.0  # host part of the step's loss (sum over its backward calls)
+        self.loss_seen = False
+        self.loss_ok = True
+
+    # -- state ------------------------------------------------------------------------------
+    def mine(self):
+        """True on the training thread (the first thread that asks is it). Hot paths test
+        `loop.tid == get_ident() or loop.claim()` instead."""
+        return self.tid == get_ident() or self.claim()
+
+    def claim(self):
+        if self.tid is None:
+            self.tid = get_ident()
+            return True
+        return False
+
+    def fault(self, exc):
+        """A fault in the probe's own step code: steps off for good, one line, the script
+        goes on."""
+        if not self.live:
+            return
+        faults.part_disabled("step timing", exc)
+        self.turn_off(on_training_thread=True)
+
+    def turn_off(self, on_training_thread):
+        """Off for good. Hooks are removed and the window stopped on the training thread
+        only (torch iterates some hook tables in Python; the profiler is thread-local):
+        from another thread (the launcher gone) the hooks turn inert now and the next one
+        that runs on the training thread cleans up."""
+        self.live = False
+        if on_training_thread:
+            self._remove_everything()
+        else:
+            self.cleanup_pending = True
+
+    def cleanup(self):
+        """Called by a hook once the loop is off."""
+        if self.cleanup_pending and self.mine():
+            self.cleanup_pending = False
+            self._remove_everything()
+
+    def _remove_everything(self):
+        try:
+            self.finder.remove_all()
+        except Exception:
+            pass
+        self.window.abandon()
+
+    def mark(self):
+        timing = self.timing
+        return perf_counter() if timing is None else timing.mark()
+
+    def _add(self, phase, start, end):
+        if self.timing is None:
+            self.sums[phase] += end - start
+        elif start is not None and end is not None:  # None: marked during a graph capture
+            self.pairs.append((phase, start, end))
+
+    def _set_device(self, device):
+        if device is None or device == self.device:
+            return
+        self.device = device
+        if self.cuda is not None and self.cuda.waiting:
+            self.cuda.poll(self.emit, wait=True)  # rare: the model moved (a rediscovery)
+        self.cuda = None
+        if device.type == "cuda":
+            self.cuda = self._clocks.CudaTiming(self.torch, device)
+
+    def cuda_index(self):
+        return self.cuda.index if self.cuda is not None else 0
+
+    def _cuda_in_use(self):
+        if self.cuda is not None:
+            return True
+        try:
+            return bool(self.torch.cuda.is_initialized())
+        except Exception:
+            return False
+
+    # -- step boundaries --------------------------------------------------------------------
+    def begin(self):
+        self.begun = True
+        step = self.step
+        if self.window_due:  # the window may start, step or end at this step
+            window = self.window
+            if window.open:
+                if step < self.measured_from:
+                    window.step()
+                else:
+                    window.finish()
+            elif window.enabled and step == self.skip:
+                window.start(step, self._cuda_in_use())
+            self.window_due = window.open or (window.enabled and step < self.skip)
+        self.timing = self.cuda
+        if self.cuda is not None and step >= self.measured_from:
+            self.memory.reset_peaks(self.cuda.index)  # peaks from the step's start
+        if self.announced != step:
+            self._send_progress(step)
+
+    def _send_progress(self, step):
+        self.announced = step
+        self.post((_progress_line, (step, self.skip, self.measured_from, self.total)))
+
+    def end(self):
+        """The step in flight has ended: record it, move on, stop if asked to."""
+        step = self.step
+        if self.src is None:
+            self.data_s += self.other_s  # no forward told which iterator feeds the model
+        timing = self.timing
+        line = None
+        if step >= self.measured_from:
+            line = self._record(step)
+        elif timing is not None:
+            timing.release_pairs(self.pairs)
+        if timing is not None:
+            timing.release(self.next_end)
+            timing.release(self.forward_open)
+            timing.release(self.inference_open)
+        if self.cuda is not None:
+            self.cuda.poll(self.emit)
+        self.step = step + 1
+        self.begun = False
+        self.depth = 0
+        self._new_step_state()
+        if not self.config_sent:
+            self.config_sent = True
+            if line is not None:
+                self.post(line)
+                line = None
+            self.probe.send_started(self.config())
+        if self.total and self.step >= self.total:
+            if line is not None:
+                self.post(line)
+            self.probe.stop("--steps %d" % self.limit)
+        elif self.cancel_by is not None:
+            if line is not None:
+                self.post(line)
+            self.probe.stop(self.cancel_by)
+        # The next step starts now: its progress goes with this step's line.
+        self.announced = self.step
+        progress = (self.step, self.skip, self.measured_from, self.total)
+        if line is None:
+            self.post((_progress_line, progress))
+        else:
+            self.post((_two_lines, (line, progress)))
+
+    def _record(self, step):
+        """On the host clock, the step's message to post ((format, arguments): the writer
+        thread formats it); on CUDA None (the record waits for its events and is posted by
+        CudaTiming.poll)."""
+        data_ms = self.data_s * 1e3
+        host_loss = self.loss if (self.loss_ok and self.loss_seen) else None
+        timing = self.timing
+        if timing is None:
+            sums = self.sums
+            return (_step_line, (step, data_ms, sums[0] * 1e3, sums[1] * 1e3, sums[2] * 1e3,
+                                 sums[3] * 1e3, host_loss, UNKNOWN))
+        memory = self.memory.read(timing.index)
+        loss_ref = None
+        if host_loss is not None and self.loss_device is not None:
+            loss_ref = timing.loss_copy(self.loss_device)
+        timing.submit(step, data_ms, self.pairs, host_loss, loss_ref, memory)
+        return None
+
+    def emit(self, step, data_ms, phases, loss, memory):
+        self.post((_step_line, (step, data_ms, phases[0], phases[1], phases[2], phases[3], loss,
+                                memory)))
+
+    def restart(self):
+        """The run turned out to be training after steps counted as inference (a
+        validation pass or a frozen teacher before the first optimizer step): the count
+        starts again at 0 with the step in flight; a window taken is taken again."""
+        self.window.restart()
+        self.window_due = self.window.enabled
+        self.step = 0
+        self.config_sent = False
+        self._send_progress(0)
+        if self.window.enabled and self.skip == 0:
+            self.window.start(0, self._cuda_in_use())
+
+    def finish_at_exit(self):
+        """atexit, on the main thread: close an open window (its trace is written), read
+        the CUDA records still waiting."""
+        if self.live:
+            self.window.finish()
+        else:
+            self.window.abandon()
+        if self.live and self.cuda is not None:
+            try:
+                self.cuda.poll(self.emit, wait=True)
+            except Exception as exc:
+                faults.part_disabled("step timing", exc)
+
+    # -- hook events (training thread, loop live) ---------------------------------------------
+    def on_loader_iter(self, loader, iterator):
+        if self.marker and not self.marker_wrapped:
+            self.marker_wrapped = self.probe.wrap_marker_function()
+        if not self.config_sent and len(self.loaders) < 64:  # (a restart sends it again)
+            self.loaders[id(iterator)] = _loader_config(loader)
+
+    def on_batch(self, iterator, started, ended, batch):
+        src = id(iterator)
+        if src == self.src:
+            self.data_s += ended - started
+        else:
+            if src != self.last_src:
+                self.other_s = 0.0  # only the last other iterator's batches may be adopted
+            self.other_s += ended - started
+        self.last_src = src
+        if self.depth:
+            self.depth = 0
+        timing = self.timing
+        if timing is None:
+            self.next_end = ended
+        else:
+            timing.release(self.next_end)
+            self.next_end = timing.mark()
+        if not self.config_sent and self.first_batch_size is None:
+            self.first_batch_size = _batch_size_of(batch, self._tensor)
+
+    def _forward_starts(self, now):
+        """The model's forward starts after a batch: that batch is the step's."""
+        if self.last_src != self.src:
+            self.src = self.last_src  # a new epoch's iterator, or the first
+            self.data_s += self.other_s
+        self.other_s = 0.0
+        self._add(H2D, self.next_end, now)
+        self.next_end = None
+
+    def on_forward_pre(self, module, discovering):
+        if not self.begun:
+            self.begin()
+        if discovering:
+            if not self.finder.consider(module):
+                return  # no parameters: a loss or a transform, not the model
+            if self.device is None:  # a first guess, used from the next step on
+                self._set_device(first_parameter(module).device)
+            if self.marker and not self.marker_wrapped:
+                self.marker_wrapped = self.probe.wrap_marker_function()
+        if self._grad_enabled():
+            if self.forward_open is None:
+                now = perf_counter() if self.timing is None else self.timing.mark()
+                if self.next_end is not None:
+                    self._forward_starts(now)
+                self.forward_open = now
+        elif self.mode != "train":
+            now = perf_counter() if self.timing is None else self.timing.mark()
+            if self.next_end is not None:
+                self._forward_starts(now)
+            self.inference_open = now
+
+    def on_forward_post(self, module, discovering):
+        if self.inference_open is None or self.mode == "train" or self._grad_enabled():
+            return
+        if discovering and not self.finder.consider(module):
+            return
+        now = self.mark()
+        self._add(FORWARD, self.inference_open, now)
+        self.inference_open = None
+        if discovering:
+            self._set_device(self.finder.choose(module))
+        if self.marker:
+            return
+        self.mode = "inference"
+        self.steps_from = "forward"
+        self.end()
+
+    def on_backward_start(self, args, kwargs):
+        if not self.begun:
+            self.begin()
+        self.saw_backward = True
+        self.depth = 0
+        timing = self.timing
+        now = perf_counter() if timing is None else timing.mark()
+        if self.forward_open is not None:
+            if timing is None:
+                self.sums[FORWARD] += now - self.forward_open
+            else:
+                self._add(FORWARD, self.forward_open, now)
+            self.forward_open = None
+        self._take_loss(args[0] if args else kwargs.get("tensors"))
+        return now
+
+    def on_backward_end(self, started):
+        timing = self.timing
+        if timing is None:
+            self.sums[BACKWARD] += perf_counter() - started
+        else:
+            self._add(BACKWARD, started, timing.mark())
+
+    def _take_loss(self, tensors):
+        if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
+            tensors = tensors[0]
+        try:
+            if not isinstance(tensors, self._tensor) or tensors.numel() != 1:
+                self.loss_ok = False
+                return
+            if tensors.is_cpu:
+                self.loss += tensors.item()  # (float() would warn on a tensor that requires grad)
+            elif tensors.is_cuda and self.timing is not None and not self.timing.capturing():
+                value = tensors.detach().float().reshape(())
+                self.loss_device = value if self.loss_device is None else self.loss_device + value
+            else:  # reading it would synchronise (or the step is on the host clock)
+                self.loss_ok = False
+                return
+            self.loss_seen = True
+        except Exception:
+            self.loss_ok = False
+
+    def on_optimizer_pre(self, optimizer):
+        if not self.begun:
+            self.begin()
+        self.depth = 0
+        if not self.saw_optimizer:
+            self._first_optimizer_step(optimizer)
+        if self.finder.discovering:
+            device = self.finder.choose_for(optimizer)
+            if device is not None:
+                self._set_device(device)
+        now = perf_counter() if self.timing is None else self.timing.mark()
+        if self.forward_open is not None:
+            self._add(FORWARD, self.forward_open, now)
+            self.forward_open = None
+        self.optimizer_open = now
+
+    def _first_optimizer_step(self, optimizer):
+        self.saw_optimizer = True
+        self.primary = weakref.ref(optimizer)
+        if self.finder.model is not None and not self.finder.model_matches(optimizer):
+            self.finder.discover()  # the model chosen in inference is not the one trained
+        if self.marker:
+            return
+        was = self.mode
+        self.mode = "train"
+        self.steps_from = "optimizer"
+        self.finder.training()  # no-grad forwards are not steps any more: no post hook
+        if was == "inference":
+            self.restart()
+
+    def on_optimizer_post(self, optimizer):
+        if self.optimizer_open is None:
+            return
+        timing = self.timing
+        if timing is None:
+            self.sums[OPTIMIZER] += perf_counter() - self.optimizer_open
+        else:
+            self._add(OPTIMIZER, self.optimizer_open, timing.mark())
+        self.optimizer_open = None
+        self.depth = 0
+        primary = self.primary() if self.primary is not None else None
+        if primary is None:  # the first optimizer is gone: this one ends steps now
+            self.primary = weakref.ref(optimizer)
+            primary = optimizer
+        if optimizer is primary and not self.marker:
+            self.end()
+
+    def on_marker_start(self):
+        if not self.begun:
+            self.begin()
+
+    def on_marker_end(self, kind):
+        if self.marker_kind is None:
+            self.marker_kind = kind
+        elif kind != self.marker_kind:
+            return  # the other reading of the same name already counts the steps
+        if not self.begun:
+            self.begin()
+        self.mode = "train" if (self.saw_optimizer or self.saw_backward) else "inference"
+        self.end()
+
+    # -- what the run is ----------------------------------------------------------------------
+    def config(self):
+        """The `started` config, strings only; only keys known."""
+        config = {"skip": str(self.skip), "active": str(self.active)}
+        if self.mode:
+            config["mode"] = self.mode
+        if self.steps_from:
+            config["steps_from"] = self.steps_from
+        if self.device is not None:
+            config["device"] = self.device.type
+        loader = self.loaders.get(self.src) or self.loaders.get(self.last_src) or {}
+        config.update(loader)
+        if "batch_size" not in config and self.first_batch_size is not None:
+            config["batch_size"] = str(self.first_batch_size)
+        model = self.finder.model
+        if model is not None:
+            config["model"] = type(model).__name__
+        optimizer = self.primary() if self.primary is not None else None
+        if optimizer is not None:
+            config["optimizer"] = type(optimizer).__name__
+        return config
+
+
+def _loader_config(loader):
+    config = {}
+    batch_size = getattr(loader, "batch_size", None)
+    if isinstance(batch_size, int) and not isinstance(batch_size, bool):
+        config["batch_size"] = str(batch_size)
+    workers = getattr(loader, "num_workers", None)
+    if isinstance(workers, int):
+        config["workers"] = str(workers)
+    pin = getattr(loader, "pin_memory", None)
+    if isinstance(pin, bool):
+        config["pin_memory"] = "true" if pin else "false"
+    prefetch = getattr(loader, "prefetch_factor", None)
+    if isinstance(workers, int) and workers > 0 and isinstance(prefetch, int):
+        config["prefetch"] = str(prefetch)
+    return config
+
+
+def _batch_size_of(batch, tensor_type, depth=0):
+    """size(0) of the first tensor in a batch (a tensor, or nested tuples/lists/dicts)."""
+    if isinstance(batch, tensor_type):
+        return int(batch.shape[0]) if batch.dim() > 0 else None
+    if depth > 3:
+        return None
+    if isinstance(batch, dict):
+        items = batch.values()
+    elif isinstance(batch, (tuple, list)):
+        items = batch
+    else:
+        return None
+    for item in items:
+        size = _batch_size_of(item, tensor_type, depth + 1)
+        if size is not None:
+            return size
+    return None
+
+
+def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss, memory):
+    if loss is None or not math.isfinite(loss):
+        loss_text = "null"  # JSON has no NaN: the launcher reads null as NaN
+    else:
+        loss_text = repr(float(loss))
+    return ('{"type":"step","step":[%d,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%d,%d,%d,%d]}'
+            % (step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss_text,
+               memory[0], memory[1], memory[2], memory[3]))
+
+
+def _progress_line(step, skip, measured_from, total):
+    if step < skip:
+        stage = "warm-up"
+    elif step < measured_from:
+        stage = "profiler window"
+    else:
+        stage = "measured"
+    fraction = min(1.0, float(step) / total) if total else 0.0
+    return ('{"type":"progress","stage":"%s","fraction":%.6g,"step":%d,"steps":%d}'
+            % (stage, fraction, step, total))
+
+
+def _two_lines(step_message, progress):
+    return step_message[0](*step_message[1]) + "\n" + _progress_line(*progress)

@@ -1,0 +1,1 @@
+"""A package whose training module is run with `python -m pkg.train` (probe tests)."""

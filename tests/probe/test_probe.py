@@ -1,0 +1,651 @@
+"""The probe (python/kinetoscope/probe) run inside real training scripts with real torch.
+
+Each run is what `kinetoscope profile` does, without the launcher: a socketpair, one end
+passed to the script's interpreter (pass_fds) as KINETOSCOPE_PROBE_FD, python/boot first
+on PYTHONPATH, KINETOSCOPE_PROBE_OUT a fresh folder, KINETOSCOPE_PROBE_OPTIONS as given.
+The harness reads the messages until the socket's EOF (every holder of the child's end
+gone: the script and any worker it forked) and asserts on them.
+
+    <venv python> -m unittest tests/probe/test_probe.py      (from the repository root)
+    <venv python> tests/probe/test_probe.py
+
+The runs start together (a few at a time) when the module loads, so the suite takes about
+as long as its slowest runs; each test waits for the runs it reads.
+"""
+import concurrent.futures
+import json
+import math
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BOOT = os.path.join(REPO, "python", "boot")
+PYTHON = os.environ.get("KINETOSCOPE_PROBE_PYTHON") or sys.executable
+RUN_TIMEOUT_S = 150
+PARALLEL_RUNS = 3
+
+
+class Run(object):
+    """One script run, with or without the probe."""
+
+    def __init__(self, returncode, messages, stdout, stderr, out_dir, pid):
+        self.returncode = returncode
+        self.messages = messages
+        self.stdout = stdout
+        self.stderr = stderr
+        self.out_dir = out_dir
+        self.pid = pid
+
+    def of_type(self, kind):
+        return [m for m in self.messages if m.get("type") == kind]
+
+    def steps(self):
+        return [m["step"] for m in self.of_type("step")]
+
+    def done(self):
+        done = self.of_type("done")
+        return done[0] if done else None
+
+    def last_config(self):
+        config = {}
+        for message in self.of_type("started"):
+            config.update(message["config"])
+        return config
+
+    def explain(self):
+        return "rc=%s\nmessages=%s\nstderr=%s" % (
+            self.returncode, "\n".join(json.dumps(m) for m in self.messages[-30:]),
+            self.stderr[-3000:])
+
+
+def run_script(args, options=None, probe=True, cwd=None, env_extra=None, env_drop=(),
+               cancel_after_steps=None, hang_up_after_steps=None, python_path_extra=None,
+               out_dir=None):
+    """Runs `python ARGS` and returns a Run. probe=False: the same environment without
+    the probe's variables (python/boot still on the path: the probe must then be inert)."""
+    out_dir = out_dir or tempfile.mkdtemp(prefix="kinetoscope-probe-test-")
+    env = dict(os.environ)
+    for name in list(env):
+        if name.startswith("KINETOSCOPE_PROBE_"):
+            del env[name]
+    env["OMP_NUM_THREADS"] = "1"  # steadier timings on a small shared machine
+    env["PYTHONPATH"] = os.pathsep.join([BOOT] + (python_path_extra or []))
+    env.update(env_extra or {})
+    for name in env_drop:
+        env.pop(name, None)
+    parent = child = None
+    pass_fds = ()
+    if probe:
+        parent, child = socket.socketpair()
+        env["KINETOSCOPE_PROBE_FD"] = str(child.fileno())
+        env["KINETOSCOPE_PROBE_OUT"] = out_dir
+        env["KINETOSCOPE_PROBE_OPTIONS"] = json.dumps(options or {})
+        pass_fds = (child.fileno(),)
+    process = subprocess.Popen([PYTHON] + list(args), cwd=cwd or HERE, env=env,
+                               pass_fds=pass_fds, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    messages = []
+    reader = None
+    if probe:
+        child.close()
+
+        def read():
+            pending = b""
+            cancelled = False
+            while True:
+                chunk = parent.recv(65536)
+                if not chunk:
+                    return
+                pending += chunk
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    messages.append(json.loads(line.decode("utf-8")))
+                    steps = len([m for m in messages if m["type"] == "step"])
+                    if hang_up_after_steps is not None and steps >= hang_up_after_steps:
+                        parent.shutdown(socket.SHUT_RDWR)  # the launcher is gone
+                        return
+                    if (cancel_after_steps is not None and not cancelled
+                            and len([m for m in messages if m["type"] == "step"]) >= cancel_after_steps):
+                        cancelled = True
+                        parent.sendall(b'{"type":"cancel","by":"the app\'s Cancel button"}\n')
+
+        reader = threading.Thread(target=read)
+        reader.daemon = True
+        reader.start()
+    try:
+        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+    if reader is not None:
+        reader.join(30)
+        if reader.is_alive():
+            messages.append({"type": "harness", "error": "the socket never reached EOF"})
+        parent.close()
+    return Run(process.returncode, messages, stdout, stderr.decode("utf-8", "replace"),
+               out_dir, process.pid)
+
+
+# -- the runs, started together -------------------------------------------------------------
+def _chain_dir(body):
+    folder = tempfile.mkdtemp(prefix="kinetoscope-chain-")
+    with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
+        f.write(body)
+    return folder
+
+
+CHAIN_OK = _chain_dir("import os\nos.environ['OTHER_SITECUSTOMIZE'] = 'ran'\n")
+CHAIN_FAILS = _chain_dir("raise ValueError('the other sitecustomize failed')\n")
+NO_TORCH = os.path.join(tempfile.mkdtemp(prefix="kinetoscope-notorch-"), "no_torch.py")
+with open(NO_TORCH, "w") as _f:
+    _f.write("import os, sys\n"
+             "print('torch' in sys.modules, 'kinetoscope' in sys.modules,"
+             " os.environ.get('OTHER_SITECUSTOMIZE'))\n")
+CHDIR_TO = tempfile.mkdtemp(prefix="kinetoscope-chdir-")
+
+WINDOW = {"skip": 3, "active": 2}
+RUNS = {
+    # 0.5 ms per sample on the training thread: data wait >> compute
+    "slow_data": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], WINDOW, {}),
+    "slow_data_bare": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], None,
+                       {"probe": False}),
+    # the same samples from 4 forked workers, and a model whose step (~10 ms) is longer
+    # than the 4 ms a batch takes the four: the queue stays full after warm-up
+    "slow_data_fork4": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "30",
+                         "--hidden", "1024", "--workers", "4", "--multiprocessing-context", "fork"],
+                        WINDOW, {}),
+    "spawn": (["train_mlp.py", "--steps-total", "12", "--workers", "2",
+               "--multiprocessing-context", "spawn"], {"skip": 2, "active": 0}, {}),
+    "infer": (["infer_cnn.py", "--batches", "12"], {"skip": 2, "active": 2}, {}),
+    "raise": (["train_mlp.py", "--raise-at-step", "7"], {"skip": 4, "active": 0}, {}),
+    "os_exit": (["train_mlp.py", "--steps-total", "8", "--os-exit"], {"skip": 2, "active": 0}, {}),
+    # sys.exit(4) inside the profiler window (steps 6-9 of 8): the window closes at exit
+    "exit_code": (["train_mlp.py", "--steps-total", "8", "--exit-code", "4"],
+                  {"skip": 6, "active": 4}, {}),
+    # --steps, and a script that changes directory before training
+    "steps_limit": (["train_mlp.py", "--steps-total", "40", "--chdir", CHDIR_TO],
+                    {"skip": 2, "active": 2, "steps": 5}, {}),
+    "cancel": (["train_mlp.py", "--steps-total", "200", "--sample-delay-ms", "0.2"],
+               {"skip": 2, "active": 0}, {"cancel_after_steps": 3}),
+    "accum": (["train_accum.py", "--optimizer-steps", "10", "--accumulation", "4"],
+              {"skip": 2, "active": 0}, {}),
+    "marker_label": (["marker.py", "--iterations", "12"],
+                     {"skip": 4, "active": 0, "step_marker": "my_step"}, {}),
+    "marker_function": (["marker.py", "--iterations", "12"],
+                        {"skip": 2, "active": 0, "step_marker": "train_step"}, {}),
+    "module": (["-m", "pkg.train", "--steps", "12"], {"skip": 2, "active": 2}, {}),
+    "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
+    "chain_bare": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_OK]}),
+    "chain_fails": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_FAILS]}),
+    "chain_fails_without_probe": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_FAILS],
+                                                     "env_extra": {"PYTHONPATH": CHAIN_FAILS}}),
+    "owner_set": ([NO_TORCH], {}, {"env_extra": {"KINETOSCOPE_PROBE_OWNER": "1"}}),
+    "bad_options": ([NO_TORCH], {"skip": -1}, {}),
+    # faults: the session folder cannot be written (the window's export fails); the
+    # launcher hangs up in the middle of the run
+    "export_fails": (["train_mlp.py", "--steps-total", "12"], {"skip": 2, "active": 2},
+                     {"out_dir": os.path.join(CHDIR_TO, "missing", "folder")}),
+    "hung_up": (["train_mlp.py", "--steps-total", "60", "--sample-delay-ms", "0.1"],
+                {"skip": 2, "active": 0}, {"hang_up_after_steps": 2}),
+}
+
+_pool = concurrent.futures.ThreadPoolExecutor(max_workers=PARALLEL_RUNS)
+_futures = {}
+
+
+def _submit(name):
+    args, options, extra = RUNS[name]
+    probe = extra.get("probe", True)
+    kwargs = {k: v for k, v in extra.items() if k != "probe"}
+    _futures[name] = _pool.submit(run_script, args, options, probe, **kwargs)
+
+
+def _start_all():
+    # The fork-worker run times its workers against the training thread: it runs with
+    # only the torch-free runs beside it. Then the longest first.
+    alone = ["slow_data_fork4", "chain", "chain_bare", "chain_fails", "chain_fails_without_probe",
+             "owner_set", "bad_options"]
+    for name in alone:
+        _submit(name)
+    _futures["slow_data_fork4"].result()
+    order = ["spawn", "cancel", "slow_data", "slow_data_bare", "infer", "raise"]
+    for name in order + [n for n in RUNS if n not in order and n not in alone]:
+        _submit(name)
+
+
+def result(name):
+    if not _futures:
+        _start_all()
+    return _futures[name].result()
+
+
+def _phase_medians(steps):
+    return [statistics.median(row[i] for row in steps) for i in range(1, 6)]
+
+
+class ProtocolShape(unittest.TestCase):
+    def test_hello_started_steps_done_in_order(self):
+        run = result("slow_data")
+        self.assertEqual(run.returncode, 0, run.explain())
+        types = [m["type"] for m in run.messages]
+        self.assertEqual(types[0], "hello")
+        self.assertEqual(run.messages[0]["protocol"], 4)
+        self.assertEqual(run.messages[0]["pid"], run.pid)
+        self.assertEqual(types[-1], "done")
+        self.assertEqual(types.count("done"), 1)
+        self.assertEqual(types[1], "started")
+        first = run.messages[1]
+        self.assertEqual(first["session"], "")
+        for key in ("torch", "python", "python_executable", "cuda", "hip"):
+            self.assertIn(key, first["environment"])
+        for message in run.of_type("started"):
+            for value in list(message["config"].values()) + list(message["environment"].values()):
+                self.assertIsInstance(value, str)
+        self.assertEqual(run.done(), {"type": "done", "ok": True, "error": "", "session": "", "by": ""})
+
+    def test_config_of_a_training_run(self):
+        config = result("slow_data").last_config()
+        expected = {"mode": "train", "device": "cpu", "batch_size": "32", "workers": "0",
+                    "pin_memory": "false", "model": "Sequential", "optimizer": "Adam",
+                    "steps_from": "optimizer", "skip": "3", "active": "2"}
+        for key, value in expected.items():
+            self.assertEqual(config.get(key), value, key)
+        fork = result("slow_data_fork4").last_config()
+        self.assertEqual(fork.get("workers"), "4")
+        self.assertEqual(fork.get("prefetch"), "2")
+
+    def test_steps_are_the_measured_ones_with_eleven_values(self):
+        run = result("slow_data")
+        steps = run.steps()
+        self.assertEqual([s[0] for s in steps], list(range(5, 20)), run.explain())
+        for row in steps:
+            self.assertEqual(len(row), 11)
+            self.assertTrue(all(v >= 0 for v in row[1:6]), row)
+            self.assertTrue(math.isfinite(row[6]) and 0 < row[6] < 10, row)  # cross-entropy, 10 classes
+            self.assertEqual(row[7:], [-1, -1, -1, -1])  # no memory figures on the CPU
+
+    def test_progress_once_per_step_with_stages(self):
+        run = result("slow_data")
+        progress = run.of_type("progress")
+        self.assertEqual([p["step"] for p in progress][:20], list(range(20)))
+        stages = {p["step"]: p["stage"] for p in progress}
+        self.assertEqual(stages[0], "warm-up")
+        self.assertEqual(stages[2], "warm-up")
+        self.assertEqual(stages[3], "profiler window")
+        self.assertEqual(stages[4], "profiler window")
+        self.assertEqual(stages[5], "measured")
+        self.assertTrue(all(p["steps"] == 0 and p["fraction"] == 0 for p in progress))
+        bounded = result("steps_limit").of_type("progress")
+        self.assertTrue(all(p["steps"] == 9 for p in bounded))
+        self.assertAlmostEqual(bounded[3]["fraction"], 3 / 9.0, places=4)
+
+    def test_no_samples_on_the_cpu(self):
+        self.assertEqual(result("slow_data").of_type("sample"), [])
+
+
+class Phases(unittest.TestCase):
+    def test_slow_samples_make_the_data_wait_dominate(self):
+        run = result("slow_data")
+        data, h2d, forward, backward, optimizer = _phase_medians(run.steps())
+        # 32 samples x 0.5 ms of sleep = at least 16 ms per batch on the training thread
+        self.assertGreater(data, 14.0, run.explain())
+        self.assertGreater(data, 3 * (forward + backward), run.explain())
+        self.assertGreater(forward, 0)
+        self.assertGreater(backward, 0)
+        self.assertGreater(optimizer, 0)
+
+    def test_four_fork_workers_hide_most_of_the_data_wait(self):
+        serial = _phase_medians(result("slow_data").steps())[0]
+        run = result("slow_data_fork4")
+        self.assertEqual(run.returncode, 0, run.explain())
+        # after the window: steps 10.. (the workers' queues filled during warm-up)
+        parallel = statistics.median(s[1] for s in run.steps() if s[0] >= 10)
+        self.assertLess(parallel, 0.35 * serial, run.explain())
+
+    def test_gradient_accumulation_is_one_step_per_optimizer_step(self):
+        run = result("accum")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
+        self.assertEqual(run.last_config().get("optimizer"), "SGD")
+        self.assertEqual(run.last_config().get("batch_size"), "8")
+        for row in run.steps():
+            self.assertTrue(0 < row[6] < 5, row)  # the four quarter-losses summed: one loss
+
+    def test_inference_steps_are_no_grad_forwards(self):
+        run = result("infer")
+        self.assertEqual(run.returncode, 0, run.explain())
+        config = run.last_config()
+        self.assertEqual(config.get("mode"), "inference")
+        self.assertEqual(config.get("steps_from"), "forward")
+        self.assertEqual(config.get("model"), "SmallCNN")
+        self.assertEqual(config.get("batch_size"), "16")
+        self.assertNotIn("optimizer", config)
+        steps = run.steps()
+        self.assertEqual([s[0] for s in steps], list(range(4, 12)), run.explain())
+        for row in steps:
+            self.assertGreater(row[3], 0)  # the forward's latency
+            self.assertEqual(row[4:6], [0, 0])
+            self.assertIsNone(row[6])  # no loss: null
+        self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")))
+
+    def test_record_function_marker(self):
+        run = result("marker_label")
+        self.assertEqual(run.returncode, 0, run.explain())
+        config = run.last_config()
+        self.assertEqual(config.get("steps_from"), "marker my_step")
+        self.assertEqual(config.get("mode"), "train")  # a backward, no torch.optim
+        self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
+        for row in run.steps():
+            self.assertGreater(row[3], 0)
+            self.assertGreater(row[4], 0)
+
+    def test_function_marker(self):
+        run = result("marker_function")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.last_config().get("steps_from"), "marker train_step")
+        # The function is wrapped at the first forward, inside its first call (this
+        # script has no DataLoader, whose __iter__ would come first): step 0 is the first
+        # two calls, so 12 calls are 11 steps.
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 11)), run.explain())
+        for row in run.steps():
+            self.assertGreater(row[3], 0)
+            self.assertGreater(row[4], 0)
+
+
+class ProfilerWindow(unittest.TestCase):
+    def _trace(self, run):
+        path = os.path.join(run.out_dir, "trace.json")
+        self.assertTrue(os.path.exists(path), run.explain())
+        self.assertEqual([n for n in os.listdir(run.out_dir) if ".tmp-" in n], [])
+        with open(path) as f:
+            return json.load(f)
+
+    def test_trace_has_the_window_steps_and_the_loop_ops(self):
+        trace = self._trace(result("slow_data"))
+        names = {e.get("name", "") for e in trace["traceEvents"]}
+        steps = sorted(n for n in names if n.startswith("ProfilerStep#"))
+        self.assertEqual(steps, ["ProfilerStep#3", "ProfilerStep#4"])
+        self.assertTrue(any(n.startswith("enumerate(DataLoader)") for n in names))
+        self.assertIn("aten::linear", names)
+        self.assertIn("Optimizer.step#Adam.step", names)
+
+    def test_trace_lands_in_the_session_folder_after_chdir(self):
+        run = result("steps_limit")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self._trace(run)
+        self.assertFalse(os.path.exists(os.path.join(CHDIR_TO, "trace.json")))
+
+    def test_module_run(self):
+        run = result("module")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.last_config().get("optimizer"), "AdamW")
+        self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
+        trace = self._trace(run)
+        self.assertIn("ProfilerStep#2", {e.get("name") for e in trace["traceEvents"]})
+
+
+class Endings(unittest.TestCase):
+    def test_uncaught_exception(self):
+        run = result("raise")
+        self.assertEqual(run.returncode, 1, run.explain())
+        done = run.done()
+        self.assertIsNotNone(done, run.explain())
+        self.assertFalse(done["ok"])
+        self.assertRegex(done["error"],
+                         r"^RuntimeError: planted failure at step 7 \(train_mlp\.py, line \d+, in train\)$")
+        self.assertEqual([s[0] for s in run.steps()], [4, 5, 6])
+        self.assertIn("RuntimeError: planted failure at step 7", run.stderr)  # Python's own report
+
+    def test_os_exit_sends_no_done(self):
+        run = result("os_exit")
+        self.assertEqual(run.returncode, 3, run.explain())
+        self.assertIsNone(run.done())
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 8)), run.explain())
+
+    def test_exit_code_is_the_scripts(self):
+        run = result("exit_code")
+        self.assertEqual(run.returncode, 4, run.explain())  # sys.exit(4)
+        self.assertEqual(run.done()["ok"], True)
+        self.assertEqual(run.done()["by"], "")
+        self.assertEqual(run.steps(), [])
+
+    def test_a_script_that_ends_inside_the_window_still_gets_its_trace(self):
+        run = result("exit_code")
+        with open(os.path.join(run.out_dir, "trace.json")) as f:
+            names = {e.get("name", "") for e in json.load(f)["traceEvents"]}
+        self.assertEqual(sorted(n for n in names if n.startswith("ProfilerStep#")),
+                         ["ProfilerStep#6", "ProfilerStep#7"])
+
+    def test_steps_option_stops_the_script(self):
+        run = result("steps_limit")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual([s[0] for s in run.steps()], [4, 5, 6, 7, 8])
+        self.assertEqual(run.done(), {"type": "done", "ok": True, "error": "", "session": "",
+                                      "by": "--steps 5"})
+        self.assertNotIn(b"trained", run.stdout)
+        self.assertNotIn("kinetoscope probe", run.stderr)
+
+    def test_cancel_stops_at_the_next_step(self):
+        run = result("cancel")
+        self.assertEqual(run.returncode, 0, run.explain())
+        done = run.done()
+        self.assertEqual(done["by"], "the app's Cancel button", run.explain())
+        self.assertTrue(done["ok"])
+        self.assertLess(len(run.steps()), 20, run.explain())
+
+
+class Faults(unittest.TestCase):
+    def test_a_failing_part_says_one_line_and_the_run_goes_on(self):
+        run = result("export_fails")
+        self.assertEqual(run.returncode, 0, run.explain())
+        lines = [l for l in run.stderr.splitlines() if l.startswith("kinetoscope probe:")]
+        self.assertEqual(len(lines), 1, run.stderr)
+        self.assertRegex(lines[0], r"^kinetoscope probe: profiler window disabled \(\w+(Error|Exception)")
+        self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)))
+        self.assertTrue(run.done()["ok"])
+        self.assertIn(b"trained 12 steps", run.stdout)
+
+    def test_bad_options_disable_the_probe_not_the_script(self):
+        run = result("bad_options")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout, b"False True None\n")
+        self.assertEqual(run.stderr.strip(), "kinetoscope probe: disabled (ValueError: option skip is negative)")
+        self.assertEqual(run.messages, [])
+
+    def test_the_launcher_hanging_up_turns_the_probe_off_silently(self):
+        run = result("hung_up")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertIn(b"trained 60 steps", run.stdout)
+        self.assertNotIn("kinetoscope probe", run.stderr)
+
+
+class Isolation(unittest.TestCase):
+    def test_stdout_is_the_scripts(self):
+        with_probe, bare = result("slow_data"), result("slow_data_bare")
+        self.assertEqual(with_probe.stdout, bare.stdout)
+        self.assertIn(b"trained 20 steps", bare.stdout)
+        self.assertEqual(bare.returncode, 0)
+
+    def test_probe_prints_nothing_of_its_own(self):
+        for name in ("slow_data", "infer", "accum", "marker_label", "module", "steps_limit",
+                     "exit_code", "spawn", "slow_data_fork4"):
+            stderr = result(name).stderr
+            self.assertNotIn("kinetoscope probe", stderr, name)
+            self.assertNotIn(os.path.join("python", "kinetoscope"), stderr, name)  # no warning of ours
+
+    def test_fork_workers_stay_silent(self):
+        run = result("slow_data_fork4")
+        hellos = run.of_type("hello")
+        self.assertEqual(len(hellos), 1)
+        self.assertEqual(hellos[0]["pid"], run.pid)
+        self.assertEqual(len(run.of_type("done")), 1)
+        self.assertNotIn({"type": "harness", "error": "the socket never reached EOF"}, run.messages)
+
+    def test_spawn_workers_stay_dormant(self):
+        run = result("spawn")
+        self.assertEqual(run.returncode, 0, run.explain())
+        hellos = run.of_type("hello")
+        self.assertEqual([h["pid"] for h in hellos], [run.pid])
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 12)), run.explain())
+        self.assertEqual(run.last_config().get("workers"), "2")
+
+    def test_owner_set_means_dormant(self):
+        run = result("owner_set")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.messages, [])
+        self.assertEqual(run.stdout, b"False False None\n")
+
+    def test_without_the_fd_nothing_happens(self):
+        run = result("chain_bare")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout, b"False False ran\n")
+
+    def test_no_torch_import_by_the_probe(self):
+        run = result("chain")
+        self.assertEqual(run.returncode, 0, run.explain())
+        torch_imported, probe_imported, _ = run.stdout.decode().split()
+        self.assertEqual((torch_imported, probe_imported), ("False", "True"))
+        self.assertEqual([m["type"] for m in run.messages], ["hello", "done"])
+
+    def test_other_sitecustomize_still_runs(self):
+        run = result("chain")
+        self.assertTrue(run.stdout.decode().endswith("ran\n"), run.stdout)
+
+    def test_other_sitecustomize_error_reads_as_without_the_probe(self):
+        with_probe, without = result("chain_fails"), result("chain_fails_without_probe")
+        self.assertIn("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                      "ValueError: the other sitecustomize failed\n", with_probe.stderr)
+        self.assertEqual(with_probe.stderr, without.stderr)
+        self.assertEqual([m["type"] for m in with_probe.messages], ["hello", "done"])
+
+
+class CudaEventTiming(unittest.TestCase):
+    """clocks.CudaTiming's bookkeeping (no GPU here): a fake torch.cuda whose events
+    complete when the test says so."""
+
+    class Stream(object):
+        def __init__(self):
+            self.now = 0.0  # ms
+            self.recorded = []
+
+    class Event(object):
+        def __init__(self, enable_timing=False):
+            assert enable_timing
+            self.at = None
+            self.done = False
+
+        def record(self, stream):
+            self.at = stream.now
+            self.done = False
+            stream.recorded.append(self)
+
+        def query(self):
+            return self.done
+
+        def synchronize(self):
+            self.done = True
+
+        def elapsed_time(self, end):
+            assert self.done and end.done
+            return end.at - self.at
+
+    class Buffer(object):
+        value = None
+
+        def copy_(self, source, non_blocking=False):
+            assert non_blocking
+            self.value = source
+
+        def item(self):
+            return self.value
+
+    def _timing(self):
+        sys.path.insert(0, os.path.join(REPO, "python"))
+        from kinetoscope.probe import clocks
+        stream = self.Stream()
+        test = self
+
+        class FakeCuda(object):
+            Event = test.Event
+
+            @staticmethod
+            def current_stream(device):
+                return stream
+
+            @staticmethod
+            def is_current_stream_capturing():
+                return False
+
+        class FakeTorch(object):
+            cuda = FakeCuda
+            float32 = "float32"
+
+            @staticmethod
+            def empty(shape, dtype=None, pin_memory=False):
+                assert pin_memory and shape == ()
+                return test.Buffer()
+
+        class Device(object):
+            index = 0
+
+        return clocks.CudaTiming(FakeTorch, Device()), stream
+
+    def test_records_wait_for_their_events_and_come_out_in_order(self):
+        timing, stream = self._timing()
+        emitted = []
+
+        def emit(*row):
+            emitted.append(row)
+
+        for step in (5, 6):
+            marks = []
+            for _ in range(5):
+                marks.append(timing.mark())
+                stream.now += 1.5
+            pairs = [(0, marks[0], marks[1]), (1, marks[1], marks[2]), (2, marks[2], marks[3]),
+                     (3, marks[3], marks[4])]
+            timing.submit(step, 0.25, pairs, 0.0, timing.loss_copy(2.0 + step), (1, 2, 3, 4))
+        timing.poll(emit)
+        self.assertEqual(emitted, [])  # nothing completed: no wait, nothing read
+        for event in stream.recorded[:6]:  # step 5's events and its loss copy's
+            event.done = True
+        timing.poll(emit)
+        self.assertEqual(emitted, [(5, 0.25, [1.5, 1.5, 1.5, 1.5], 7.0, (1, 2, 3, 4))])
+        self.assertEqual(timing.waiting, 1)
+        timing.poll(emit, wait=True)  # at exit
+        self.assertEqual([row[0] for row in emitted], [5, 6])
+        self.assertEqual(emitted[1][3], 8.0)
+        self.assertEqual(timing.waiting, 0)
+        reused = timing.mark()
+        self.assertIn(reused, stream.recorded[:12])  # events are pooled, not made per step
+
+    def test_a_loss_that_is_not_finite_is_null(self):
+        timing, stream = self._timing()
+        emitted = []
+        start, end = timing.mark(), timing.mark()
+        timing.submit(9, 0.0, [(1, start, end)], 0.0, timing.loss_copy(float("nan")), (-1,) * 4)
+        timing.poll(lambda *row: emitted.append(row), wait=True)
+        self.assertIsNone(emitted[0][3])
+
+
+def tearDownModule():
+    for future in _futures.values():
+        try:
+            shutil.rmtree(future.result().out_dir, ignore_errors=True)
+        except Exception:
+            pass
+    for folder in (CHAIN_OK, CHAIN_FAILS, os.path.dirname(NO_TORCH), CHDIR_TO):
+        shutil.rmtree(folder, ignore_errors=True)
+    _pool.shutdown()
+
+
+if __name__ == "__main__":
+    unittest.main()
