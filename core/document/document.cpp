@@ -189,6 +189,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     analysis::LabMeasurements lab;
     lab.inference = session.inference();
     lab.interrupted = session.interrupted;
+    const auto kind = session.config.find("kind");
+    lab.script = kind != session.config.end() && kind->second == "script";
     lab.keptSteps = session.steps.size();
     lab.armsFinished = size_t(std::count_if(session.lab.begin(), session.lab.end(),
                                             [](const session::LabArm& arm) { return arm.ran; }));

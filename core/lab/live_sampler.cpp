@@ -185,8 +185,10 @@ void LiveSampler::loop()
         m_nvml.read(s.gpuPercent, s.gpuMemoryUsedBytes);
         if (m_allocator)
             std::tie(s.allocatedBytes, s.reservedBytes) = m_allocator();
-        if (m_pid > 0 && s.residentBytes < 0)
-            continue;  // the process sampled is gone: nothing of it to say
+        // The process sampled is gone (-1), or has exited and waits to be reaped (a zombie
+        // holds no pages): nothing of it to say.
+        if (m_pid > 0 && s.residentBytes <= 0)
+            continue;
         m_sink(s);
     }
 }

@@ -123,6 +123,13 @@ std::vector<std::string> probeEnvironment(const ProfileConfig& c, const std::str
     return environment;
 }
 
+// Environment variables a session records (`env NAME`), where set: the device and thread
+// choices, the allocator's configuration, the interpreter's environment.
+constexpr const char* kRecordedVariables[] = {
+    "CUDA_VISIBLE_DEVICES",    "HIP_VISIBLE_DEVICES",     "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+    "PYTORCH_CUDA_ALLOC_CONF", "TORCHINDUCTOR_CACHE_DIR", "VIRTUAL_ENV",     "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV"};
+
 // What the launcher heard from the probe.
 struct Heard
 {
@@ -159,6 +166,10 @@ session::Session buildSession(const ProfileConfig& c, const Heard& h,
     if (!c.stepMarker.empty())
         s.config["step_marker"] = c.stepMarker;
     s.environment["host_threads"] = std::to_string(std::thread::hardware_concurrency());
+    // The variables that change how a training run behaves, as the script saw them.
+    for (const char* name : kRecordedVariables)
+        if (const char* value = std::getenv(name))
+            s.environment[std::string("env ") + name] = value;
     s.steps = h.steps;
     s.samples = samples;
     if (!h.steps.empty()) {

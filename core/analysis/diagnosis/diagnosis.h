@@ -41,6 +41,7 @@ enum class LabPeakCause : uint8_t
 struct LabMeasurements
 {
     bool inference = false;  // an inference run: latency per batch, no backward
+    bool script = false;     // a user's own script under the probe (kinetoscope profile): no arms
     bool cpu = false;        // the lab ran on the CPU (the advice names its autocast)
     // On the CPU: its bf16 matrix units from its flags ("amx_bf16", "avx512_bf16", "none"),
     // empty when not recorded.

@@ -359,6 +359,9 @@ void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
         lab.keptSteps == 0 && lab.armsFinished == 0
             ? "Nothing was measured before it stopped: the session holds the run's configuration "
               "alone."
+        : lab.script
+            ? "What the session holds was measured before the script stopped: " + steps +
+                  ". The findings below rest on that much."
             : "What the session holds was measured before it stopped: " + steps + ", " +
                   (lab.armsFinished == 0
                        ? std::string("no arm finished")
@@ -368,8 +371,12 @@ void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
     f.evidence.figures = {{"measured_steps_kept", double(lab.keptSteps), Unit::Count},
                           {"arms_finished", double(lab.armsFinished), Unit::Count}};
     f.gainMethod = "not a per-step cost: it says how much of the run the session holds";
-    f.fix = "Run the lab again and let it finish for the arms and sweeps this one did not reach; "
-            "an engine that died says why in OUT/engine.log.";
+    f.fix = lab.script
+                ? "Run the script again to its end (kinetoscope profile --steps N bounds it) "
+                  "for a whole run's figures; its own traceback, on its standard error, "
+                  "says why it stopped."
+                : "Run the lab again and let it finish for the arms and sweeps this one did "
+                  "not reach; an engine that died says why in OUT/engine.log.";
     out.push_back(std::move(f));
 }
 
@@ -394,8 +401,10 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     f.title = "The loop waits " + format::duration(*wait) +
               " per step for the next batch, more than its compute (" + format::duration(*compute) +
               ") (measured)";
-    f.explanation = "The lab timed the loop: " + format::duration(*wait) +
-                    " per step waiting for the DataLoader, " + format::duration(*compute) +
+    f.explanation = std::string(in.lab->script ? "The probe timed the script's loop: "
+                                               : "The lab timed the loop: ") +
+                    format::duration(*wait) + " per step waiting for the DataLoader, " +
+                    format::duration(*compute) +
                     " computing. The loader sets the pace; with batches ready when asked "
                     "for, the step would be its compute alone, " +
                     format::duration(*wait) + " shorter.";
@@ -403,9 +412,10 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
                           {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
     f.estimatedGainNs = *wait;
-    f.gainMethod = "measured in the lab: the mean wait for the next batch per step (a loader that "
-                   "keeps up leaves "
-                   "the step its compute)";
+    f.gainMethod =
+        std::string(in.lab->script ? "measured in the script's run" : "measured in the lab") +
+        ": the mean wait for the next batch per step (a loader that keeps up leaves "
+        "the step its compute)";
     f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the "
             "copy overlaps, "
             "persistent workers; if workers are already many, make the per-sample work cheaper "
