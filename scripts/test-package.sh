@@ -3,7 +3,8 @@
 #   scripts/test-package.sh [BUILD_DIR]      (default: build/)
 # Makes the package (scripts/package.sh), validates its desktop entry and AppStream file,
 # installs it with apt-get as a user would, runs what it installed from /usr/bin (the
-# CLI, the GUI under Xvfb, the engine when a torch wheel is at hand), checks the file
+# CLI, the GUI under Xvfb, the engine when a torch wheel is at hand, `kinetoscope profile`
+# on a real script with a Python that has torch), checks the file
 # types, the desktop entry and the icons are registered, then removes it and checks it
 # is gone. Whatever it installed (the package, dependencies apt pulled in, a LibTorch
 # link) is removed again on every exit, failure included. Exits 1 with one line
@@ -210,6 +211,30 @@ if [ "$has_engine" -eq 1 ]; then
     else
         say "engine: installed (no torch wheel here to run it with)"
     fi
+fi
+
+# The probe: installed in /usr/share/kinetoscope/python, found by /usr/bin/kinetoscope
+# beside it. With a Python that has torch, `kinetoscope profile` runs a real training
+# script (tests/probe/train_mlp.py) from /usr/bin and writes its session and trace.
+[ -f /usr/share/kinetoscope/python/boot/sitecustomize.py ] \
+    || fail "the probe (/usr/share/kinetoscope/python/boot/sitecustomize.py) is not installed"
+profile_python=""
+for py in "${KINETOSCOPE_VENV:-$HOME/.local/share/kinetoscope/venv}/bin/python" python3; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    "$py" -c 'import torch' >/dev/null 2>&1 && { profile_python=$py; break; }
+done
+if [ -n "$profile_python" ]; then
+    timeout 300 /usr/bin/kinetoscope profile --out "$work/profile" --skip 2 --active 2 -- \
+        "$profile_python" "$root/tests/probe/train_mlp.py" --steps-total 10 \
+        > "$work/profile.out" 2> "$work/profile.err" \
+        || fail "kinetoscope profile from /usr/bin: exit $?, $(last_line "$work/profile.err")"
+    grep -q '^kinetoscope profile: 6 steps measured' "$work/profile.out" \
+        || fail "kinetoscope profile from /usr/bin measured no steps: $(grep 'kinetoscope profile' "$work/profile.out" | head -n 1)"
+    [ -f "$work/profile/session.kinetoscope.json" ] && [ -f "$work/profile/trace.json" ] \
+        || fail "kinetoscope profile from /usr/bin wrote no session and trace in $work/profile"
+    say "profile: a real script profiled from /usr/bin with $profile_python (6 steps, a trace)"
+else
+    say "profile: the probe is installed (no Python with torch here to run it with)"
 fi
 
 # --- registered with the desktop ----------------------------------------------------
