@@ -149,6 +149,9 @@ with open(NO_TORCH, "w") as _f:
     _f.write("import os, sys\n"
              "print('torch' in sys.modules, 'kinetoscope' in sys.modules,"
              " os.environ.get('OTHER_SITECUSTOMIZE'))\n")
+INTERRUPTED = os.path.join(os.path.dirname(NO_TORCH), "interrupted.py")
+with open(INTERRUPTED, "w") as _f:
+    _f.write("def wait():\n    raise KeyboardInterrupt\n\n\nwait()\n")
 CHDIR_TO = tempfile.mkdtemp(prefix="kinetoscope-chdir-")
 
 WINDOW = {"skip": 3, "active": 2}
@@ -189,6 +192,7 @@ RUNS = {
                                                      "env_extra": {"PYTHONPATH": CHAIN_FAILS}}),
     "owner_set": ([NO_TORCH], {}, {"env_extra": {"KINETOSCOPE_PROBE_OWNER": "1"}}),
     "bad_options": ([NO_TORCH], {"skip": -1}, {}),
+    "interrupted": ([INTERRUPTED], {}, {}),
     # faults: the session folder cannot be written (the window's export fails); the
     # launcher hangs up in the middle of the run
     "export_fails": (["train_mlp.py", "--steps-total", "12"], {"skip": 2, "active": 2},
@@ -212,7 +216,7 @@ def _start_all():
     # The fork-worker run times its workers against the training thread: it runs with
     # only the torch-free runs beside it. Then the longest first.
     alone = ["slow_data_fork4", "chain", "chain_bare", "chain_fails", "chain_fails_without_probe",
-             "owner_set", "bad_options"]
+             "owner_set", "bad_options", "interrupted"]
     for name in alone:
         _submit(name)
     _futures["slow_data_fork4"].result()
@@ -403,6 +407,12 @@ class Endings(unittest.TestCase):
                          r"^RuntimeError: planted failure at step 7 \(train_mlp\.py, line \d+, in train\)$")
         self.assertEqual([s[0] for s in run.steps()], [4, 5, 6])
         self.assertIn("RuntimeError: planted failure at step 7", run.stderr)  # Python's own report
+
+    def test_keyboard_interrupt(self):
+        run = result("interrupted")
+        self.assertEqual(run.returncode, -2, run.explain())  # Python ends itself with SIGINT
+        self.assertEqual(run.done(), {"type": "done", "ok": False, "session": "", "by": "",
+                                      "error": "KeyboardInterrupt (interrupted.py, line 2, in wait)"})
 
     def test_os_exit_sends_no_done(self):
         run = result("os_exit")

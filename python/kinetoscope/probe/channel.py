@@ -3,9 +3,10 @@
 Out: one message per line, UTF-8 (ASCII-escaped: never a raw newline), no NaN/Infinity.
 - send(): a rare message (hello, started, done) goes out at once, after what waits.
 - post(): the frequent ones (progress, step, sample) cost the training thread a deque
-  append (atomic: no lock): the writer thread formats and sends them, at most FLUSH_S
-  after they were posted (a send costs 5-30 us here; formatting a step line 2-10 us: 2 % of a 1.5 ms step
-  is 30 us). A crash or os._exit loses at most the last FLUSH_S of posted messages.
+  append (atomic: no lock); the writer thread formats and sends them, at most FLUSH_S
+  after they were posted. (On a 2-core machine a send costs 5-30 us and formatting a
+  step's line 2-10 us, where 2 % of a 1.5 ms step is 30 us.) A crash loses at most the
+  last FLUSH_S of posted messages; os._exit sends them first (runtime.py).
 Sends from the training thread are non-blocking; what the socket does not take (the
 launcher slow to read) waits in a backlog that the writer thread sends, in order. Past
 MAX_BACKLOG bytes or MAX_POSTED lines waiting, the launcher is taken as gone. The
@@ -25,7 +26,7 @@ _NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed peer is EPIPE, never 
 _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 MAX_BACKLOG = 16 << 20  # bytes
 MAX_POSTED = 100000  # lines
-FLUSH_S = 0.02  # seconds a posted message may wait
+FLUSH_S = 0.05  # seconds a posted message may wait (the writer wakes at most 20 times a second)
 _monotonic = time.monotonic
 
 

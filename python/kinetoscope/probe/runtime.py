@@ -29,6 +29,7 @@ class Probe(object):
         self.t0 = time.monotonic()  # samples' seconds count from here
         self.live = True
         self.stopped_by = ""  # why the probe stopped the script (SystemExit), if it did
+        self.cancel_by = None  # a cancel heard (reader thread)
         self.done_sent = False
         self.loop = None
         self.window = None
@@ -77,12 +78,12 @@ class Probe(object):
             self.channel.post(line)
 
     def _in_forked_child(self):
-        # A DataLoader fork worker, os.fork(): this process is not the probed one.
+        # A DataLoader fork worker, os.fork(): this process is not the probed one. Only
+        # plain attributes here: the parent's threads do not exist in the child and a lock
+        # one of them held at the fork would never be released.
         self.live = False
         if self.loop is not None:
             self.loop.live = False
-        if self.sampler is not None:
-            self.sampler.stop()
         self.channel.abandon()
 
     def _on_lost(self):
@@ -94,6 +95,7 @@ class Probe(object):
             self.sampler.stop()
 
     def _on_cancel(self, by):
+        self.cancel_by = by  # kept for a loop not armed yet
         if self.loop is not None:
             self.loop.cancel_by = by  # the next step boundary raises SystemExit(0)
 
@@ -123,6 +125,7 @@ class Probe(object):
         self.window = window.ProfilerWindow(torch, self.options, self.out_dir)
         self.cuda_memory = memory.CudaMemory(torch)
         self.loop = steps.Loop(self, torch, clocks)
+        self.loop.cancel_by = self.cancel_by
         self.sampler = samples.Sampler(torch, self.cuda_memory, self.post, self.options.sample_rate,
                                        self.t0, self.loop.cuda_index)
         if self.options.memory_snapshot:

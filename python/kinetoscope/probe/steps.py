@@ -415,6 +415,8 @@ class Loop(object):
             device = self.finder.choose_for(optimizer)
             if device is not None:
                 self._set_device(device)
+                if self.config_sent:  # found after the config went: say it again (newer wins)
+                    self.probe.send_started(self.config())
         now = perf_counter() if self.timing is None else self.timing.mark()
         if self.forward_open is not None:
             self._add(FORWARD, self.forward_open, now)
