@@ -16,7 +16,6 @@ import concurrent.futures
 import json
 import math
 import os
-import re
 import shutil
 import socket
 import statistics

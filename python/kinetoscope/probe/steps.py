@@ -11,8 +11,13 @@ A step ENDS at its boundary:
 - `--step-marker NAME`: the exit of record_function(NAME), or a return from the script's
   function NAME / module:NAME.
 A step BEGINS at the first hook event after the previous boundary (a batch fetched, a
-forward, a backward, an optimizer step, the marker): the progress message is sent and the
-profiler window started, stepped or finished there, outside every phase.
+forward, a backward, an optimizer step, the marker): the profiler window is started,
+stepped or finished there, outside every phase. The progress message of step N+1 goes
+with step N's message at N's boundary (step 0's at its beginning): one post a step.
+Messages are posted as (format, arguments): the channel's writer thread formats them.
+A run first taken for inference (no-grad forwards before any optimizer step: a validation
+pass, a frozen teacher) that turns out to train starts again at step 0 with a new
+`started` (mode "train"); the launcher keeps the steps after it.
 
 Phases per step, in milliseconds:
 - data: host time inside the DataLoader iterator's __next__ (summed), only for the
