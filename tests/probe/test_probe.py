@@ -164,7 +164,7 @@ RUNS = {
     "slow_data_fork4": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "30",
                          "--hidden", "1024", "--workers", "4", "--multiprocessing-context", "fork"],
                         WINDOW, {}),
-    "spawn": (["train_mlp.py", "--steps-total", "12", "--workers", "2",
+    "spawn": (["train_mlp.py", "--steps-total", "12", "--workers", "1",
                "--multiprocessing-context", "spawn"], {"skip": 2, "active": 0}, {}),
     "infer": (["infer_cnn.py", "--batches", "12"], {"skip": 2, "active": 2}, {}),
     "raise": (["train_mlp.py", "--raise-at-step", "7"], {"skip": 4, "active": 0}, {}),
@@ -504,7 +504,7 @@ class Isolation(unittest.TestCase):
         hellos = run.of_type("hello")
         self.assertEqual([h["pid"] for h in hellos], [run.pid])
         self.assertEqual([s[0] for s in run.steps()], list(range(2, 12)), run.explain())
-        self.assertEqual(run.last_config().get("workers"), "2")
+        self.assertEqual(run.last_config().get("workers"), "1")
 
     def test_owner_set_means_dormant(self):
         run = result("owner_set")
