@@ -138,17 +138,25 @@ class Channel(object):
         self._cond.notify_all()
         return True
 
-    def flush_now(self):
-        """Best effort, never waits: what was posted goes into the socket now (before an
-        os._exit, which skips atexit and would lose the last FLUSH_S of messages)."""
+    def flush_now(self, timeout=0.5):
+        """What was posted goes into the socket now (before an os._exit, which skips atexit
+        and would lose the last FLUSH_S of messages). Waits `timeout` seconds at most for
+        the writer to finish what it holds; never blocks on the launcher."""
         if not self.open:
             return
-        if self._cond.acquire(False):  # never wait: the writer may hold it while formatting
-            try:
-                if not self._writing:
-                    self._flush_locked()
-            finally:
-                self._cond.release()
+        deadline = _monotonic() + timeout
+        if not self._cond.acquire(True, timeout):
+            return
+        try:
+            while self._writing and self.open:
+                left = deadline - _monotonic()
+                if left <= 0:
+                    return
+                self._cond.wait(left)
+            if self.open:
+                self._flush_locked()
+        finally:
+            self._cond.release()
 
     def close(self, timeout):
         """Sends what waits (`timeout` seconds at most); no more sends after."""
