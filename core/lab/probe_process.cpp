@@ -385,7 +385,17 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
                                   ", this kinetoscope reads " + std::to_string(kProtocolVersion) +
                                   " (install the two from one build)";
             break;
-        case MessageType::Started:
+        case MessageType::Started: {
+            // Forwards under no_grad counted as inference steps until an optimizer first
+            // stepped (a validation pass before training): the probe counts again from step
+            // 0 as training, and those steps were not the run's.
+            const auto mode = m->header.config.find("mode");
+            const auto known = h.header.config.find("mode");
+            if (mode != m->header.config.end() && known != h.header.config.end() &&
+                mode->second != known->second) {
+                h.steps.clear();
+                h.lastStep = -1;
+            }
             for (const auto& [key, value] : m->header.config)
                 h.header.config[key] = value;
             for (const auto& [key, value] : m->header.environment)
@@ -393,6 +403,7 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
             if (callbacks.started)
                 callbacks.started(buildSession(c, h, {}, {}), sessionPath);
             break;
+        }
         case MessageType::Progress:
             h.lastStep = m->progress.step;
             h.stage = m->progress.stage;

@@ -153,6 +153,20 @@ private Q_SLOTS:
         QVERIFY(!s.tracePath.empty());
     }
 
+    // A validation pass under no_grad before training: its forwards counted as inference
+    // until the optimizer first steps, then dropped; the run's steps are the optimizer's.
+    void aValidationPassBeforeTrainingIsNotTheRun()
+    {
+        const Ran r = profile({"--out", folder("validate"), "--skip", "2", "--active", "1"},
+                              {kPython, script("validate_then_train.py")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const session::Session s = loaded(folder("validate"));
+        QCOMPARE(s.config.at("mode"), std::string("train"));
+        QCOMPARE(s.config.at("steps_from"), std::string("optimizer"));
+        QCOMPARE(s.steps.size(), size_t(20 - 3));
+        QCOMPARE(s.steps.front().step, int64_t(3));
+    }
+
     // A script that raises at step 7: its exit code, its traceback's last line in one line
     // of ours, and the steps it had finished are kept in a session that opens.
     void aScriptThatRaisesKeepsItsSteps()
