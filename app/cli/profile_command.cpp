@@ -115,7 +115,8 @@ bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c
             if (!value(text))
                 return false;
             if (!parseCount(text, into)) {
-                error = o + " takes a count (0 or more), not '" + text + "'";
+                error = o;
+                error += " takes a count (0 or more), not '" + text + "'";
                 return false;
             }
             return true;

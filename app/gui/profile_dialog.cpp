@@ -435,7 +435,7 @@ lab::ProfileConfig ProfileDialog::config() const
         c.command.push_back(script.isEmpty() ? std::string()
                                              : QFileInfo(script).absoluteFilePath().toStdString());
     } else {
-        c.command.push_back("-m");
+        c.command.emplace_back("-m");
         c.command.push_back(m_module->text().trimmed().toStdString());
     }
     if (const std::optional<QStringList> arguments = splitArguments(m_arguments->text()))

@@ -51,7 +51,7 @@ std::string resolveInPath(const std::string& name)
     while (true) {
         const size_t colon = rest.find(':');
         const std::string folder(rest.substr(0, colon));
-        const std::string candidate = (folder.empty() ? "." : folder) + "/" + name;
+        std::string candidate = (folder.empty() ? "." : folder) + "/" + name;
         if (::access(candidate.c_str(), X_OK) == 0)
             return candidate;
         if (colon == std::string_view::npos)
