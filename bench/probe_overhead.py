@@ -7,11 +7,12 @@ Two measurements:
 1. paired runs, alternating which goes first: train_mlp.py without and with the probe,
    each run's median step time after warm-up, the median of the per-pair ratios;
 2. interleaved, in one process (robust to a shared machine's drift, which on a 2-core
-   box running builds is ten times the 2 % to resolve): blocks of steps alternate between
-   the probe fully in (its wrappers and hooks) and fully out (torch's own functions put
-   back, the hooks taken off); the median step time of each kind of block, and the ratio;
-   and the same with the process's CPU time a step (every thread's, the probe's writer
-   included), which time spent waiting for a core on a loaded machine does not inflate.
+   box running builds is ten times the 2 % to resolve): steps go in pairs, one with the
+   probe fully in (its wrappers and hooks), one with it fully out (torch's own functions
+   put back, the hooks taken off), which goes first alternating; the median per-pair
+   difference, and the process's CPU time a step of each kind (every thread's, the
+   probe's writer included), which time spent waiting for a core does not inflate.
+   --hidden widens the model: the probe's cost a step stays, the step grows.
 """
 import argparse
 import json
@@ -43,12 +44,13 @@ def median_step_ms(args, probe, warmup):
         os.unlink(timing)
 
 
-def paired(pairs, steps, warmup):
+def paired(pairs, steps, warmup, hidden):
     ratios = []
     for pair in range(pairs):
         medians = {}
         for probe in ((False, True) if pair % 2 == 0 else (True, False)):
-            medians[probe] = median_step_ms(["--steps-total", str(steps)], probe, warmup)
+            medians[probe] = median_step_ms(["--steps-total", str(steps), "--hidden", str(hidden)],
+                                            probe, warmup)
         ratios.append(medians[True] / medians[False])
         print("pair %d: bare %.4f ms, probe %.4f ms, ratio %.4f"
               % (pair, medians[False], medians[True], ratios[-1]), flush=True)
@@ -60,7 +62,7 @@ def paired(pairs, steps, warmup):
 INTERLEAVED = r'''
 import json, os, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
-blocks, block_steps = int(sys.argv[2]), int(sys.argv[3])
+blocks, block_steps, hidden = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 import torch
 import torch.nn.modules.module as module_api
 import train_mlp
@@ -71,7 +73,7 @@ from kinetoscope.probe import runtime
 probe = runtime.current
 loop = probe.loop
 
-args = train_mlp.parse_args(["--dataset-size", str(32 * (blocks + 2) * block_steps)])
+args = train_mlp.parse_args(["--dataset-size", str(32 * (blocks + 2) * block_steps), "--hidden", hidden])
 torch.manual_seed(0)
 dataset = train_mlp.SyntheticDataset(args.dataset_size, args.features, args.classes, 0.0)
 loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, shuffle=True, drop_last=True)
@@ -97,38 +99,46 @@ def probe_in(on):
             saved[i] = dict(table)
             table.clear()
 
-times = {True: [], False: []}
-cpu = {True: [], False: []}  # process CPU seconds a step (every thread: the writer's too)
-step, last, block = 0, time.perf_counter(), []
-cpu_start = time.process_time()
-state = True
-for inputs, targets in loader:
+# Steps go in pairs, one with the probe in and one with it out, in turn first (in, out,
+# out, in, in, out, ...: a step's place in its pair costs it ~10 us on its own): the
+# per-pair difference cancels the machine's drift, which on a shared 2-core box is far
+# larger than the 2 % to resolve. Only the step's own body is timed (the switch is not).
+diffs, times = [], {True: [], False: []}
+cpu = {True: 0.0, False: 0.0}  # process CPU seconds (every thread: the writer's too)
+step, state, previous = 0, True, None
+warmup = 2 * block_steps  # warm-up and the model's discovery
+iterator = iter(loader)
+while step < (blocks + 2) * block_steps:
+    cpu_start = time.process_time()
+    started = time.perf_counter()
+    inputs, targets = next(iterator)
     optimizer.zero_grad(set_to_none=True)
     loss = criterion(model(inputs), targets)
     loss.backward()
     optimizer.step()
-    now = time.perf_counter()
-    block.append(now - last)
-    last = now
+    elapsed = time.perf_counter() - started
+    cpu_used = time.process_time() - cpu_start
+    if step >= warmup:
+        times[state].append(elapsed)
+        cpu[state] += cpu_used
+        if previous is not None and previous[0] != state:
+            diffs.append(elapsed - previous[1] if state else previous[1] - elapsed)
+            previous = None
+        else:
+            previous = (state, elapsed)
     step += 1
-    if step % block_steps == 0:
-        cpu_now = time.process_time()
-        if step > 2 * block_steps:  # the first blocks are warm-up (and discovery)
-            times[state].append(statistics.median(block[5:]))  # after the switch settles
-            cpu[state].append((cpu_now - cpu_start) / block_steps)
-        cpu_start = cpu_now
-        block = []
-        state = (step // block_steps) % 2 == 0
+    if (((step + 1) // 2) % 2 == 0) != state:  # in, out, out, in, in, out, ...
+        state = not state
         probe_in(state)
-    if step >= (blocks + 2) * block_steps:
-        break
+count = len(times[True])
 print(json.dumps({"in": statistics.median(times[True]), "out": statistics.median(times[False]),
-                  "cpu_in": statistics.median(cpu[True]), "cpu_out": statistics.median(cpu[False]),
-                  "blocks": len(times[True]) + len(times[False]), "steps_sent": loop.step}))
+                  "diff": statistics.median(diffs), "pairs": len(diffs),
+                  "cpu_in": cpu[True] / count, "cpu_out": cpu[False] / len(times[False]),
+                  "blocks": blocks, "steps_sent": loop.step}))
 '''
 
 
-def interleaved(blocks, block_steps):
+def interleaved(blocks, block_steps, hidden):
     parent, child = socket.socketpair()
     env = dict(os.environ, OMP_NUM_THREADS="1", KINETOSCOPE_PROBE_FD=str(child.fileno()),
                KINETOSCOPE_PROBE_OUT=tempfile.mkdtemp(prefix="kinetoscope-overhead-"),
@@ -139,7 +149,8 @@ def interleaved(blocks, block_steps):
         f.write(INTERLEAVED)
         script = f.name
     try:
-        process = subprocess.Popen([test_probe.PYTHON, script, HERE, str(blocks), str(block_steps)],
+        process = subprocess.Popen([test_probe.PYTHON, script, HERE, str(blocks), str(block_steps),
+                                    str(hidden)],
                                    env=env, pass_fds=(child.fileno(),), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         child.close()
@@ -155,14 +166,12 @@ def interleaved(blocks, block_steps):
     if process.returncode != 0:
         raise SystemExit(stderr.decode())
     result = json.loads(stdout.decode().strip().splitlines()[-1])
-    ratio = result["in"] / result["out"]
-    print("interleaved: %d blocks of %d steps: wall: probe in %.4f ms, out %.4f ms, ratio %.4f "
-          "(%+.1f us a step); process CPU: in %.4f ms, out %.4f ms, ratio %.4f (%+.1f us a step); "
-          "%d step messages received"
-          % (result["blocks"], block_steps, result["in"] * 1e3, result["out"] * 1e3, ratio,
-             (result["in"] - result["out"]) * 1e6, result["cpu_in"] * 1e3, result["cpu_out"] * 1e3,
-             result["cpu_in"] / result["cpu_out"], (result["cpu_in"] - result["cpu_out"]) * 1e6,
-             received))
+    print("alternating steps (%d pairs): wall: probe in %.4f ms, out %.4f ms (medians), "
+          "median paired difference %+.1f us a step (%+.2f %%); process CPU a step: in %.4f ms, "
+          "out %.4f ms (%+.1f us); %d step messages received"
+          % (result["pairs"], result["in"] * 1e3, result["out"] * 1e3, result["diff"] * 1e6,
+             100.0 * result["diff"] / result["out"], result["cpu_in"] * 1e3,
+             result["cpu_out"] * 1e3, (result["cpu_in"] - result["cpu_out"]) * 1e6, received))
 
 
 def main():
@@ -172,12 +181,15 @@ def main():
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--blocks", type=int, default=40)
     parser.add_argument("--block-steps", type=int, default=100)
+    parser.add_argument("--hidden", type=int, default=256,
+                        help="train_mlp.py's width: 256 (its own) steps in ~1.5 ms on one core, "
+                             "1024 in ~10 ms: the probe's cost a step is fixed")
     parser.add_argument("--only", choices=["paired", "interleaved"], default=None)
     args = parser.parse_args()
     if args.only != "paired":
-        interleaved(args.blocks, args.block_steps)
+        interleaved(args.blocks, args.block_steps, args.hidden)
     if args.only != "interleaved":
-        paired(args.pairs, args.steps, args.warmup)
+        paired(args.pairs, args.steps, args.warmup, args.hidden)
 
 
 if __name__ == "__main__":
