@@ -20,130 +20,26 @@ graphs made after the first compiling step; graph breaks are torch._dynamo's cou
 
 torch is imported when lab() is called, never when this module is.
 """
-import collections
 import datetime
 import gc
 import math
 import os
-import platform
-import sys
 import time
 import traceback
 import warnings
 
 from . import binary as _binary
-from .session import (PHASES, PhaseStats, finite, session_document,
-                      write_atomically)
+from . import describe
+from .results import COMPILE_ARM, LabArm, LabResult, StepTiming, format_table
+from .session import PHASES, PhaseStats, session_document, write_atomically
 
 ARMS = ("fp32", "bf16", "bf16+compile")
-COMPILE_ARM = "bf16+compile"
 SESSION_NAME = "session.kinetoscope.json"
 MAX_REASON = 240  # characters of a skipped arm's reason
-
-StepTiming = collections.namedtuple(
-    "StepTiming", "step data_ms h2d_ms forward_ms backward_ms optimizer_ms loss wall_ms")
 
 
 class LabError(RuntimeError):
     """No arm of the lab ran (each one's reason is in the message)."""
-
-
-class LabArm(object):
-    """One arm's figures. Milliseconds and bytes; -1 bytes where not measured (the CPU
-    has no caching allocator). compile_seconds, recompiles and graph_breaks are the
-    compile arm's (None for the others)."""
-
-    def __init__(self, name):
-        self.name = name
-        self.ran = False
-        self.skipped_reason = ""
-        self.samples_per_second = 0.0
-        self.mean_step_ms = 0.0
-        self.median_step_ms = 0.0
-        self.batch_size = 0
-        self.phases = {}  # phase name -> PhaseStats
-        self.steps = []  # StepTiming of the measured steps
-        self.peak_allocated_bytes = -1
-        self.peak_reserved_bytes = -1
-        self.compile_seconds = None
-        self.recompiles = None
-        self.graph_breaks = None
-        self.note = ""
-
-    def to_json(self):
-        """The arm as the session's "lab" entry."""
-        entry = {
-            "name": self.name,
-            "ran": self.ran,
-            "skipped_reason": self.skipped_reason,
-            "samples_per_second": finite(self.samples_per_second),
-            "mean_step_ms": finite(self.mean_step_ms),
-            "peak_allocated_bytes": int(self.peak_allocated_bytes),
-            "peak_reserved_bytes": int(self.peak_reserved_bytes),
-            "note": self.note,
-        }
-        if self.name == COMPILE_ARM:
-            entry["compile_seconds"] = finite(self.compile_seconds or 0.0)
-            entry["recompiles"] = int(self.recompiles or 0)
-            entry["graph_breaks"] = int(self.graph_breaks or 0)
-        return entry
-
-    def __repr__(self):
-        if not self.ran:
-            return "LabArm(%s: skipped: %s)" % (self.name, self.skipped_reason)
-        extra = ""
-        if self.compile_seconds is not None:
-            extra = ", compile %.1f s" % self.compile_seconds
-        return "LabArm(%s: %.1f samples/s, %.2f ms/step%s)" % (
-            self.name, self.samples_per_second, self.mean_step_ms, extra)
-
-
-class LabResult(object):
-    """What kinetoscope.lab() measured: .arms (LabArm, in the order run), .session_path,
-    .out_dir, .config, .environment, .app (the desktop app's Popen with open=True)."""
-
-    def __init__(self, arms, session_path, config, environment):
-        self.arms = list(arms)
-        self.session_path = session_path
-        self.out_dir = os.path.dirname(session_path) if session_path else None
-        self.config = dict(config)
-        self.environment = dict(environment)
-        self.app = None
-
-    def __getitem__(self, name):
-        for arm in self.arms:
-            if arm.name == name:
-                return arm
-        raise KeyError(name)
-
-    def __iter__(self):
-        return iter(self.arms)
-
-    def table(self):
-        """The arms as the lab prints them: samples/s, the median step (ms), the speed-up
-        over the previous arm that ran (of samples/s), compile seconds."""
-        return format_table(self.arms)
-
-    def __repr__(self):
-        return "LabResult(%s)\n%s" % (self.session_path, self.table())
-
-
-def format_table(arms):
-    lines = ["%-14s %11s %10s %9s %10s" % ("arm", "samples/s", "median ms", "speed-up",
-                                          "compile s")]
-    previous = None
-    for arm in arms:
-        if not arm.ran:
-            lines.append("%-14s skipped: %s" % (arm.name, arm.skipped_reason))
-            continue
-        speedup = "-"
-        if previous is not None and previous.samples_per_second > 0:
-            speedup = "%.2fx" % (arm.samples_per_second / previous.samples_per_second)
-        compile_s = "-" if arm.compile_seconds is None else "%.1f" % arm.compile_seconds
-        lines.append("%-14s %11.1f %10.2f %9s %10s" % (
-            arm.name, arm.samples_per_second, arm.median_step_ms, speedup, compile_s))
-        previous = arm
-    return "\n".join(lines)
 
 
 class _Skip(Exception):
@@ -174,28 +70,13 @@ def _arm_names(arms):
 def _out_dir(out, started):
     if out is not None:
         return os.path.abspath(os.fspath(out))
-    base = os.path.abspath(os.path.join("kinetoscope-labs", "lab-" + started.strftime("%Y%m%d-%H%M%S")))
+    stamp = started.strftime("%Y%m%d-%H%M%S")
+    base = os.path.abspath(os.path.join("kinetoscope-labs", "lab-" + stamp))
     folder, n = base, 1
     while os.path.exists(folder):
         n += 1
         folder = "%s-%d" % (base, n)
     return folder
-
-
-def _cpu_bf16_units():
-    """What the engine writes as environment["cpu_bf16"]: the CPU's bf16 matrix units."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("flags"):
-                    flags = line.split()
-                    for flag in ("amx_bf16", "avx512_bf16"):
-                        if flag in flags:
-                            return flag
-                    return "none"
-    except OSError:
-        pass
-    return "unknown"
 
 
 def _compile_counts():
@@ -213,6 +94,85 @@ def _compile_counts():
         return compiled, int(sum(breaks.values()))
     except Exception:
         return None
+
+
+class _CompileWatch(object):
+    """Which steps compiled, from torch._dynamo's counters read around each step: their
+    wall time is the compile time; graphs made after the first compiling step are
+    recompiles; a measured step that compiled is left out."""
+
+    def __init__(self):
+        self.first = self.counts = _compile_counts()
+        self.seconds = 0.0
+        self.recompiles = 0
+        self.left_out = 0
+        self.seen = False
+        self.readable = self.first is not None
+
+    def step(self, index, wall_ms):
+        """Whether step `index` (just run, `wall_ms` long) compiled."""
+        now = _compile_counts()
+        if now is None or self.counts is None:
+            self.readable = False
+            compiled = index == 0  # unreadable counters: the first call compiles
+        else:
+            compiled = now[0] != self.counts[0]
+            if compiled and self.seen:
+                self.recompiles += max(now[0][0] - self.counts[0][0], 1)
+        self.counts = now
+        if compiled:
+            self.seconds += wall_ms / 1e3
+            self.seen = True
+        return compiled
+
+    def finish(self, arm):
+        """The arm's compile figures, and what its note says about them."""
+        arm.compile_seconds = self.seconds
+        arm.recompiles = self.recompiles
+        notes = []
+        if self.readable:
+            arm.graph_breaks = self.counts[1] - self.first[1]
+        else:
+            arm.graph_breaks = 0
+            notes.append("torch._dynamo's counters could not be read: the first step is taken "
+                         "as the compile, recompiles and graph breaks are not counted")
+        if self.left_out:
+            notes.append("%d measured step(s) compiled again: left out of the steady figures, "
+                         "counted in the compile time" % self.left_out)
+        return notes
+
+
+class _StepClock(object):
+    """The boundaries inside a step: perf_counter on the CPU; on CUDA events, read after
+    the step's synchronisation."""
+
+    def __init__(self, torch, device):
+        self.cuda = device.type == "cuda"
+        self.events = ([torch.cuda.Event(enable_timing=True) for _ in range(5)]
+                       if self.cuda else None)
+        self.marks = [0.0] * 5
+        self.device = device
+        self.sync = getattr(getattr(torch, device.type, None), "synchronize", None)
+
+    def mark(self, i):
+        if self.cuda:
+            self.events[i].record()
+        else:
+            self.marks[i] = time.perf_counter()
+
+    def synchronize(self):
+        if self.cuda:
+            self.sync(self.device)
+        elif self.sync is not None and self.device.type != "cpu":
+            self.sync()
+
+    def phases_ms(self):
+        """h2d, forward, backward, optimizer (ms): between marks 0-1, 1-2, 2-3, 3-4."""
+        if self.cuda:
+            e = self.events
+            return [e[i].elapsed_time(e[i + 1]) for i in range(4)]
+        m = self.marks
+        return [(m[i + 1] - m[i]) * 1e3 for i in range(4)]
 
 
 class _Lab(object):
@@ -358,21 +318,8 @@ class _Lab(object):
                 except StopIteration:
                     raise ValueError("the DataLoader yields no batch")
 
-        events = None
-        if self.cuda:
-            events = [torch.cuda.Event(enable_timing=True) for _ in range(5)]
-        marks = [0.0] * 5
-
-        def mark(i):
-            if events is not None:
-                events[i].record()
-            else:
-                marks[i] = perf()
-
-        sync = getattr(getattr(torch, self.device.type, None), "synchronize", None)
-        counts = _compile_counts() if compiling else None
-        first_counts = counts
-        compile_seconds, recompiles, seen_compile, left_out = 0.0, 0, False, 0
+        clock = _StepClock(torch, self.device)
+        watch = _CompileWatch() if compiling else None
         measured = []
         limit = self.warmup + self.steps + (self.steps if compiling else 0)
         step = 0
@@ -381,74 +328,37 @@ class _Lab(object):
                 t0 = perf()
                 batch = next_batch()
                 t1 = perf()
-                mark(0)
+                clock.mark(0)
                 inputs, target = self._split(self._to_device(batch))
-                mark(1)
+                clock.mark(1)
                 with self._autocast(arm.name):
                     loss = loss_fn(forward(*inputs), target)
-                mark(2)
+                clock.mark(2)
                 loss.backward()
-                mark(3)
+                clock.mark(3)
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
-                mark(4)
-                if self.cuda:
-                    sync(self.device)
-                elif sync is not None and self.device.type != "cpu":
-                    sync()
-                t_end = perf()
-                wall_ms = (t_end - t0) * 1e3
-                compiled = False
-                if compiling:
-                    now = _compile_counts()
-                    if now is None or counts is None:
-                        compiled = step == 0  # unreadable counters: the first call compiles
-                    else:
-                        compiled = now[0] != counts[0]
-                        if compiled and seen_compile:
-                            recompiles += max(now[0][0] - counts[0][0], 1)
-                    counts = now
-                    if compiled:
-                        compile_seconds += wall_ms / 1e3
-                        seen_compile = True
+                clock.mark(4)
+                clock.synchronize()
+                wall_ms = (perf() - t0) * 1e3
+                compiled = watch is not None and watch.step(step, wall_ms)
                 if step < self.warmup or compiled:
-                    if step >= self.warmup:
-                        left_out += 1  # a measured step that compiled
+                    if compiled and step >= self.warmup:
+                        watch.left_out += 1
                     step += 1
                     continue
-                if events is not None:
-                    h2d = events[0].elapsed_time(events[1])
-                    fwd = events[1].elapsed_time(events[2])
-                    bwd = events[2].elapsed_time(events[3])
-                    opt = events[3].elapsed_time(events[4])
-                else:
-                    h2d = (marks[1] - t1) * 1e3
-                    fwd = (marks[2] - marks[1]) * 1e3
-                    bwd = (marks[3] - marks[2]) * 1e3
-                    opt = (marks[4] - marks[3]) * 1e3
                 value = float(loss.detach().float().item())
                 if not arm.batch_size:
                     arm.batch_size = self._batch_size(inputs)
-                measured.append(StepTiming(step, (t1 - t0) * 1e3, h2d, fwd, bwd, opt,
-                                           value if math.isfinite(value) else None, wall_ms))
+                measured.append(StepTiming(step, (t1 - t0) * 1e3, *clock.phases_ms(),
+                                           loss=value if math.isfinite(value) else None,
+                                           wall_ms=wall_ms))
                 step += 1
         finally:
             state["iterator"] = None  # a worker pool ends with its iterator
         if not measured:
-            raise RuntimeError("every measured step compiled again (%d steps)" % left_out)
-        notes = []
-        if compiling:
-            arm.compile_seconds = compile_seconds
-            arm.recompiles = recompiles
-            if counts is not None and first_counts is not None:
-                arm.graph_breaks = counts[1] - first_counts[1]
-            else:
-                arm.graph_breaks = 0
-                notes.append("torch._dynamo's counters could not be read: the first step is "
-                             "taken as the compile, recompiles and graph breaks are not counted")
-            if left_out:
-                notes.append("%d measured step(s) compiled again: left out of the steady figures, "
-                             "counted in the compile time" % left_out)
+            raise RuntimeError("every measured step compiled again (%d steps)" % watch.left_out)
+        notes = watch.finish(arm) if watch is not None else []
         if len(measured) < self.steps:
             notes.append("%d of %d steps measured" % (len(measured), self.steps))
         arm.note = "; ".join(notes)
@@ -463,54 +373,6 @@ class _Lab(object):
         columns = (("data", 1), ("h2d", 2), ("forward", 3), ("backward", 4), ("optimizer", 5))
         arm.phases = {name: PhaseStats(name, [s[i] for s in measured]) for name, i in columns}
         arm.ran = True
-
-
-def _environment(torch, device):
-    env = {
-        "torch": str(torch.__version__),
-        "python": platform.python_version(),
-        "python_executable": sys.executable or "",
-        "cuda": str(getattr(torch.version, "cuda", None) or ""),
-        "cuda_available": "yes" if torch.cuda.is_available() else "no",
-        "host_threads": str(os.cpu_count() or 0),
-        "torch_threads": str(torch.get_num_threads()),
-    }
-    if device.type == "cuda":
-        env["device"] = torch.cuda.get_device_name(device)
-        env["device_memory_bytes"] = str(torch.cuda.get_device_properties(device).total_memory)
-    elif device.type == "cpu":
-        env["device"] = "CPU"
-        env["cpu_bf16"] = _cpu_bf16_units()
-    else:
-        env["device"] = str(device)
-    return env
-
-
-def _config(lab, arms, loader, compile_mode):
-    config = {
-        "kind": "python",
-        "mode": "train",
-        "device": str(lab.device),
-        "steps": str(lab.steps),
-        "warmup": str(lab.warmup),
-        "seed": str(lab.seed),
-        "arms": ",".join(arms),
-    }
-    if COMPILE_ARM in arms:
-        config["compile_mode"] = compile_mode or "default"
-    config.update(lab.identity)
-    batch = next((arm.batch_size for arm in lab.ran_arms if arm.batch_size), 0)
-    if batch:
-        config["batch_size"] = str(batch)
-    dataset = getattr(loader, "dataset", None)
-    if dataset is not None:
-        config["dataset"] = type(dataset).__name__
-    for key, attribute in (("workers", "num_workers"), ("pin_memory", "pin_memory"),
-                           ("prefetch", "prefetch_factor")):
-        value = getattr(loader, attribute, None)
-        if value is not None:
-            config[key] = str(value).lower() if isinstance(value, bool) else str(value)
-    return config
 
 
 def _resolve_device(torch, device):
@@ -561,7 +423,7 @@ def lab(model_fn, loader, loss_fn=None, optimizer_fn=None, steps=30, warmup=5,
     device = _resolve_device(torch, device)
     runner = _Lab(torch, model_fn, loader, loss_fn, optimizer_fn, steps, warmup, device,
                   compile_mode, int(seed))
-    environment = _environment(torch, device)
+    environment = describe.environment(torch, device)
     folder = _out_dir(out, started)
     session_path = os.path.join(folder, SESSION_NAME)
     results = [LabArm(name) for name in names]
@@ -572,7 +434,7 @@ def lab(model_fn, loader, loss_fn=None, optimizer_fn=None, steps=30, warmup=5,
         if not ran:
             return None
         source = next((a for a in ran if a.name == "fp32"), ran[0])
-        config = _config(runner, names, loader, compile_mode)
+        config = describe.config(runner, names, loader, compile_mode)
         if source.name != "fp32":
             config["phases_from"] = source.name
         phases = [source.phases[p] for p in PHASES]

@@ -80,14 +80,16 @@ class Tables(Mapping):
     where pandas is importable (and not turned off), lists of dicts otherwise."""
 
     def __init__(self, loaders, as_pandas):
-        self._loaders = collections.OrderedDict(loaders)  # name -> () -> ("csv", text) | ("rows", list)
+        # name -> a function returning ("csv", text) or ("rows", a list of dicts)
+        self._loaders = collections.OrderedDict(loaders)
         self._as_pandas = as_pandas
         self._cache = {}
 
     def __getitem__(self, name):
         if name not in self._cache:
             if name not in self._loaders:
-                raise KeyError("no table %r here (the tables: %s)" % (name, ", ".join(self._loaders)))
+                raise KeyError("no table %r here (the tables: %s)"
+                               % (name, ", ".join(self._loaders)))
             form, data = self._loaders[name]()
             self._cache[name] = self._convert(form, data)
         return self._cache[name]
