@@ -375,6 +375,29 @@ class SkippedArmTest(TempDirCase):
         self.assertEqual(rc, 0, err)
 
 
+class SavedWhileRunningTest(TempDirCase):
+    def test_session_saved_after_each_arm(self):
+        """After each arm the session is saved (atomically) with what ran so far: a lab
+        killed midway leaves a session the app opens, saying it was still running."""
+        out = os.path.join(self.tmp, "running")
+        path = os.path.join(out, "session.kinetoscope.json")
+        seen = []
+
+        def model_fn():
+            if os.path.exists(path):
+                seen.append(read(path))
+            return tiny_mlp()
+
+        result, _ = run_lab(model_fn=model_fn, loader=loader(), steps=2, warmup=0,
+                            arms=("fp32", "bf16"), out=out, device="cpu")
+        self.assertEqual(len(seen), 1)  # saved once before bf16 started
+        self.assertEqual(seen[0]["interrupted"], "the lab was still running: 1 arm(s) to go")
+        self.assertEqual([(a["name"], a["ran"], a["skipped_reason"]) for a in seen[0]["lab"]],
+                         [("fp32", True, ""),
+                          ("bf16", False, "not run: the lab had not reached it")])
+        self.assertNotIn("interrupted", read(result.session_path))
+
+
 class OpenTest(unittest.TestCase):
     def rows(self, table):
         if pandas is not None:

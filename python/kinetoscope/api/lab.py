@@ -440,8 +440,11 @@ def lab(model_fn, loader, loss_fn=None, optimizer_fn=None, steps=30, warmup=5,
         phases = [source.phases[p] for p in PHASES]
         rows = [[s.step, s.data_ms, s.h2d_ms, s.forward_ms, s.backward_ms, s.optimizer_ms,
                  s.loss] for s in source.steps]
-        document = session_document(config, environment, [a.to_json() for a in results],
-                                    phases, rows, interrupted)
+        arms = [a.to_json() for a in results]
+        for entry in arms:  # a session saved while the lab runs: the arms still to come
+            if not entry["ran"] and not entry["skipped_reason"]:
+                entry["skipped_reason"] = "not run: the lab had not reached it"
+        document = session_document(config, environment, arms, phases, rows, interrupted)
         os.makedirs(folder, exist_ok=True)
         write_atomically(session_path, document)
         return config
