@@ -76,9 +76,10 @@ Session fromJson(const json& j)
         s.dataLoaderMs = split["dataloader_ms"].get<double>();
     if (split.contains("compute_ms"))
         s.computeMs = split["compute_ms"].get<double>();
-    // Rows of another length (a later format's) are left out, not an error.
+    // Rows of 7 values (the CPU's), 11 (with CUDA memory) or 12 (with the step's wall time);
+    // rows of another length (a later format's) are left out, not an error.
     for (const json& t : j.value("steps", json::array()))
-        if (t.is_array() && t.size() == 7)
+        if (t.is_array() && (t.size() == 7 || t.size() == 11 || t.size() == 12))
             s.steps.push_back(stepTimingFrom(t));
     for (const json& p : j.value("sweep", json::array()))
         s.sweep.push_back(sweepPointFrom(p));
@@ -106,13 +107,16 @@ const char* armName(ArmKind kind)
         return "bf16";
     case ArmKind::Bf16CudaGraph:
         return "bf16+cuda-graph";
+    case ArmKind::Bf16Compile:
+        return "bf16+compile";
     }
     return "fp32";
 }
 
 std::optional<ArmKind> parseArmKind(std::string_view name)
 {
-    for (ArmKind kind : {ArmKind::Fp32, ArmKind::Bf16, ArmKind::Bf16CudaGraph})
+    for (ArmKind kind :
+         {ArmKind::Fp32, ArmKind::Bf16, ArmKind::Bf16CudaGraph, ArmKind::Bf16Compile})
         if (name == armName(kind))
             return kind;
     return std::nullopt;

@@ -17,16 +17,18 @@ namespace kinetoscope::session {
 inline constexpr int kSessionFormat = 1;
 inline constexpr const char* kSessionSuffix = ".kinetoscope.json";
 
-// The three runs of the lab's baseline (seed 000): fp32, bf16 autocast, bf16 + a
-// whole-step CUDA graph.
+// The three runs of the lab's baseline (seed 000): fp32, bf16 autocast, and bf16 with the
+// launches cut: a whole-step CUDA graph (the C++ lab, which has no torch.compile) or the
+// real torch.compile (a user's script, `kinetoscope profile --lab`, kinetoscope.lab()).
 enum class ArmKind : uint8_t
 {
     Fp32,
     Bf16,
     Bf16CudaGraph,
+    Bf16Compile,
 };
-const char*
-armName(ArmKind kind);  // "fp32", "bf16", "bf16+cuda-graph": the session file, CLI and GUI
+// "fp32", "bf16", "bf16+cuda-graph", "bf16+compile": the session file, CLI and GUI
+const char* armName(ArmKind kind);
 std::optional<ArmKind> parseArmKind(std::string_view name);
 
 // Mean, std, median, p95 and p99 of one phase's per-step times (milliseconds).
@@ -48,6 +50,13 @@ struct LabArm
     // An inference run's per-batch latency (the forward on a batch already on the
     // device); an empty phase in a training run.
     PhaseTiming latency{};
+    // bf16+compile: seconds spent compiling (the warm-up calls that compiled; never in the
+    // steady figures), graph breaks, compilations after the first; -1 where not measured.
+    double compileSeconds = -1;
+    int64_t graphBreaks = -1;
+    int64_t recompiles = -1;
+    int64_t compiledInMeasured = -1;  // compilations during measured steps (the median holds)
+    std::string note;  // what the arm found ("the script already uses autocast"), or empty
 
     const char* name() const { return armName(kind); }
 };
@@ -62,6 +71,7 @@ struct StepTiming
     double loss = 0;                                          // NaN when not known or not finite
     int64_t allocatedBytes = -1, reservedBytes = -1;          // at the step's end
     int64_t peakAllocatedBytes = -1, peakReservedBytes = -1;  // the most during the step
+    double wallMs = -1;  // boundary to boundary, everything in the step; -1: not measured
 };
 
 // One point of a sweep: samples/s with one knob set to `value`.

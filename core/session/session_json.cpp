@@ -60,6 +60,16 @@ json toJson(const LabArm& a)
               {"peak_reserved_bytes", a.peakReservedBytes}};
     if (!a.latency.phase.empty())
         j["latency"] = toJson(a.latency);
+    if (a.compileSeconds >= 0)
+        j["compile_seconds"] = a.compileSeconds;
+    if (a.graphBreaks >= 0)
+        j["graph_breaks"] = a.graphBreaks;
+    if (a.recompiles >= 0)
+        j["recompiles"] = a.recompiles;
+    if (a.compiledInMeasured >= 0)
+        j["compiled_in_measured"] = a.compiledInMeasured;
+    if (!a.note.empty())
+        j["note"] = a.note;
     return j;
 }
 
@@ -70,7 +80,7 @@ LabArm labArmFrom(const json& value)
     const std::optional<ArmKind> kind = parseArmKind(name);
     if (!kind)
         throw std::invalid_argument("lab arm \"" + trace::printableExcerpt(name) +
-                                    "\" is not fp32, bf16 or bf16+cuda-graph");
+                                    "\" is not fp32, bf16, bf16+cuda-graph or bf16+compile");
     arm.kind = *kind;
     arm.ran = value.value("ran", false);
     arm.skippedReason = value.value("skipped_reason", "");
@@ -80,6 +90,11 @@ LabArm labArmFrom(const json& value)
     arm.peakReservedBytes = integerOr(value, "peak_reserved_bytes", -1);
     if (value.contains("latency"))
         arm.latency = phaseTimingFrom(value["latency"]);
+    arm.compileSeconds = value.value("compile_seconds", -1.0);
+    arm.graphBreaks = integerOr(value, "graph_breaks", -1);
+    arm.recompiles = integerOr(value, "recompiles", -1);
+    arm.compiledInMeasured = integerOr(value, "compiled_in_measured", -1);
+    arm.note = value.value("note", "");
     return arm;
 }
 
@@ -87,19 +102,22 @@ json toJson(const StepTiming& step)
 {
     json row = {step.step,       step.dataMs,      step.h2dMs, step.forwardMs,
                 step.backwardMs, step.optimizerMs, step.loss};
-    // The memory columns only where measured: a CPU run's rows stay 7 values.
+    // The memory columns only where measured or followed by the wall time: a CPU run's rows
+    // stay 7 values, or 12 with the step's wall time.
     if (step.allocatedBytes >= 0 || step.reservedBytes >= 0 || step.peakAllocatedBytes >= 0 ||
-        step.peakReservedBytes >= 0)
+        step.peakReservedBytes >= 0 || step.wallMs >= 0)
         for (int64_t bytes : {step.allocatedBytes, step.reservedBytes, step.peakAllocatedBytes,
                               step.peakReservedBytes})
             row.push_back(bytes);
+    if (step.wallMs >= 0)
+        row.push_back(step.wallMs);
     return row;
 }
 
 StepTiming stepTimingFrom(const json& row)
 {
-    if (!row.is_array() || (row.size() != 7 && row.size() != 11))
-        throw std::invalid_argument("a step is not a row of 7 or 11 values");
+    if (!row.is_array() || (row.size() != 7 && row.size() != 11 && row.size() != 12))
+        throw std::invalid_argument("a step is not a row of 7, 11 or 12 values");
     // A loss that was not finite is written as null (JSON has no NaN).
     const double loss =
         row[6].is_null() ? std::numeric_limits<double>::quiet_NaN() : row[6].get<double>();
@@ -116,6 +134,8 @@ StepTiming stepTimingFrom(const json& row)
         t.peakAllocatedBytes = integerOf(row[9], "step");
         t.peakReservedBytes = integerOf(row[10], "step");
     }
+    if (row.size() == 12 && !row[11].is_null())
+        t.wallMs = row[11].get<double>();
     return t;
 }
 
