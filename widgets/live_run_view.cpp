@@ -381,14 +381,28 @@ void LiveRunView::setArm(const session::LabArm& arm)
     if (arm.ran) {
         set(1, text(format::rate(arm.samplesPerSecond, "samples")), arm.samplesPerSecond);
         set(2, text(format::duration(arm.meanStepMs * 1e6)), arm.meanStepMs * 1e6);
-        set(3, text(format::bytes(double(arm.peakAllocatedBytes))),
-            qlonglong(arm.peakAllocatedBytes));
+        if (arm.peakAllocatedBytes >= 0)
+            set(3, text(format::bytes(double(arm.peakAllocatedBytes))),
+                qlonglong(arm.peakAllocatedBytes));
+        else
+            set(3, QStringLiteral("—"));  // a script on the CPU: no allocator to read
     } else {
         for (int column : {1, 2, 3})
             set(column, QStringLiteral("—"));
     }
-    set(4, arm.ran ? tr("measured")
-                   : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason)));
+    QString status =
+        arm.ran ? tr("measured") : tr("not run: %1").arg(QString::fromStdString(arm.skippedReason));
+    if (arm.compileSeconds >= 0)
+        status += tr("; compiling %1 apart").arg(text(format::duration(arm.compileSeconds * 1e9)));
+    if (!arm.note.empty())
+        status += QStringLiteral("; ") + text(arm.note);
+    set(4, status);
+    if (arm.kind == session::ArmKind::Bf16Compile)  // a script's lab: the real compiler
+        m_labTable->setToolTip(
+            tr("The three-run lab on the script: same seed, same data. The third arm is bf16 "
+               "with the model compiled by torch.compile; its compilation is timed apart and "
+               "never counts in its steady figures."));
+    m_labTable->show();  // a script's run hides it until a lab arm comes
     m_labTable->resizeColumnsToContents();
 }
 

@@ -72,12 +72,18 @@ void printArms(const session::Session& s, std::ostream& out)
                 << ms(arm.latency.meanMs) << "  std " << ms(arm.latency.stdMs) << "  p50 "
                 << ms(arm.latency.medianMs) << "  p95 " << ms(arm.latency.p95Ms) << "  p99 "
                 << ms(arm.latency.p99Ms) << "\n";
-        else if (arm.ran)
+        else if (arm.ran) {
             out << padLeft(format::rate(arm.samplesPerSecond, "samples"), 18) << "  "
                 << padLeft(ms(arm.meanStepMs), 10) << "/step  peak "
-                << bytesOrDash(arm.peakAllocatedBytes) << "\n";
-        else
+                << bytesOrDash(arm.peakAllocatedBytes);
+            if (arm.compileSeconds >= 0)
+                out << "  compiling " << format::duration(arm.compileSeconds * 1e9) << " apart";
+            out << "\n";
+        } else {
             out << "not run: " << arm.skippedReason << "\n";
+        }
+        if (!arm.note.empty())
+            out << padRight("", 19) << arm.note << "\n";
     }
 }
 

@@ -1,8 +1,10 @@
 #include "app/cli/profile_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/profile_lab.h"
 #include "core/format/format.h"
 #include "core/lab/probe_process.h"
+#include "core/lab/script_lab.h"
 
 #include <algorithm>
 #include <array>
@@ -96,10 +98,34 @@ std::string newSessionFolder(const std::vector<std::string>& command)
     return folder.string();
 }
 
+// "0,2,4" -> {0, 2, 4}; false on anything but counts.
+bool parseCounts(const std::string& text, std::vector<int64_t>& into)
+{
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        int64_t value = 0;
+        if (!parseCount(text.substr(start, comma - start), value))
+            return false;
+        into.push_back(value);
+        start = comma + 1;
+    }
+    return !into.empty();
+}
+
+// What `--lab`, `--arms` and `--sweep` ask for: a script lab instead of one run.
+struct LabOptions
+{
+    bool asked = false;
+    bool stepsGiven = false;
+    lab::ScriptLabConfig lab;
+};
+
 // Options before `--`; false + one line on a bad one.
 bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c, bool& outGiven,
-                  std::string& error)
+                  LabOptions& l, std::string& error)
 {
+    l.lab.arms.clear();
     for (size_t i = 0; i < options.size(); ++i) {
         const std::string& o = options[i];
         auto value = [&](std::string& into) {
@@ -133,6 +159,46 @@ bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c
                 return false;
         } else if (o == "--steps") {
             if (!count(c.steps))
+                return false;
+            l.stepsGiven = true;
+        } else if (o == "--lab") {
+            l.asked = true;
+            if (l.lab.arms.empty())
+                l.lab.arms = {"fp32", "bf16", "bf16+compile"};
+        } else if (o == "--arms") {
+            std::string text;
+            if (!value(text))
+                return false;
+            l.asked = true;
+            l.lab.arms.clear();
+            for (size_t start = 0; start <= text.size();) {
+                const size_t comma = std::min(text.find(',', start), text.size());
+                l.lab.arms.push_back(text.substr(start, comma - start));
+                start = comma + 1;
+            }
+        } else if (o == "--sweep") {
+            std::string text;
+            if (!value(text))
+                return false;
+            l.asked = true;
+            const size_t equals = text.find('=');
+            const std::string knob = text.substr(0, equals);
+            std::vector<int64_t>* into = knob == "workers" ? &l.lab.workers
+                                         : knob == "batch" ? &l.lab.batchSizes
+                                                           : nullptr;
+            if (equals == std::string::npos || !into ||
+                !parseCounts(text.substr(equals + 1), *into)) {
+                error = "--sweep takes workers=N,N,... or batch=N,N,... (not '" + text + "')";
+                return false;
+            }
+        } else if (o == "--compile-mode") {
+            if (!value(c.compileMode))
+                return false;
+        } else if (o == "--seed") {
+            if (!count(c.seed))
+                return false;
+        } else if (o == "--memory-limit-mb") {
+            if (!count(l.lab.memoryLimitMb))
                 return false;
         } else if (o == "--step-marker") {
             if (!value(c.stepMarker))
@@ -192,8 +258,9 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
     const auto dashes = std::find(args.begin(), args.end(), "--");
     lab::ProfileConfig c;
     bool outGiven = false;
+    LabOptions labOptions;
     std::string error;
-    if (!parseOptions({args.begin(), dashes}, c, outGiven, error)) {
+    if (!parseOptions({args.begin(), dashes}, c, outGiven, labOptions, error)) {
         err << "kinetoscope profile: " << error << " (see kinetoscope profile --help)\n";
         return kExitBadInput;
     }
@@ -201,6 +268,15 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         c.command.assign(dashes + 1, args.end());
     if (!outGiven && !c.command.empty())
         c.outDir = newSessionFolder(c.command);
+    if (labOptions.asked) {
+        // Each run of a lab is bounded and seeded the same: --steps 20 and --seed 0 unless given.
+        if (!labOptions.stepsGiven)
+            c.steps = kLabSteps;
+        if (c.seed < 0)
+            c.seed = 0;
+        labOptions.lab.script = c;
+        return runScriptLabCommand(labOptions.lab, out, err);
+    }
     if (error = lab::validateProfileConfig(c); !error.empty()) {
         err << "kinetoscope profile: " << error << "\n";
         return kExitBadInput;

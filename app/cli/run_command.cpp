@@ -1,55 +1,19 @@
 #include "app/cli/run_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/interrupt_cancels.h"
 #include "app/cli/lab_report.h"
 #include "core/lab/engine_process.h"
 #include "core/lab/run_options.h"
 #include "core/lab/run_progress.h"
 
 #include <atomic>
-#include <csignal>
 #include <iostream>
 #include <ostream>
 #include <string>
 #include <unistd.h>
 
 namespace kinetoscope::cli {
-
-namespace {
-
-// Ctrl-C while a run goes: cancel it (the engine saves and stops after its step) instead
-// of dying with it. Set by the signal handler, read by runEngine's loop.
-std::atomic<bool> g_interrupted{false};
-
-void onInterrupt(int)
-{
-    g_interrupted = true;
-}
-
-// The handler, for as long as the run lasts.
-class InterruptCancels
-{
-public:
-    InterruptCancels()
-    {
-        struct sigaction action
-        {
-        };
-        action.sa_handler = onInterrupt;
-        ::sigemptyset(&action.sa_mask);
-        ::sigaction(SIGINT, &action, &m_previous);
-    }
-    ~InterruptCancels() { ::sigaction(SIGINT, &m_previous, nullptr); }
-    InterruptCancels(const InterruptCancels&) = delete;
-    InterruptCancels& operator=(const InterruptCancels&) = delete;
-
-private:
-    struct sigaction m_previous
-    {
-    };
-};
-
-}  // namespace
 
 int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
@@ -98,8 +62,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             err << "kinetoscope run: no CUDA GPU here, running on the CPU (torch's own messages: "
                 << lab::engineLogPath(c) << ")" << std::endl;
     };
-    g_interrupted = false;
-    callbacks.cancel = &g_interrupted;
+    std::atomic<bool>& interrupted = InterruptCancels::flag();
+    interrupted = false;
+    callbacks.cancel = &interrupted;
     callbacks.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
     const lab::RunResult result = [&] {
         const InterruptCancels interruptCancels;
@@ -116,7 +81,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             << " (kinetoscope memory reads it)\n";
     if (!result.ok) {
         err << "kinetoscope run: " << result.error << '\n';
-        return g_interrupted ? kExitInterrupted : kExitBadInput;
+        return interrupted ? kExitInterrupted : kExitBadInput;
     }
     if (!result.session.tracePath.empty()) {
         out << "\n";

@@ -229,8 +229,14 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
             fill(lab.bf16StepNs, lab.bf16SamplesPerSecond, lab.bf16PeakBytes, lab.bf16LatencyNs);
             break;
         case session::ArmKind::Bf16CudaGraph:
+        case session::ArmKind::Bf16Compile:
             fill(lab.graphedStepNs, lab.graphedSamplesPerSecond, lab.graphedPeakBytes,
                  lab.graphedLatencyNs);
+            if (arm.kind == session::ArmKind::Bf16Compile) {
+                lab.compiled = true;
+                if (arm.compileSeconds >= 0)
+                    lab.compileSeconds = arm.compileSeconds;
+            }
             break;
         }
     }

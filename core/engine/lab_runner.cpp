@@ -9,6 +9,7 @@
 #include "core/engine/engine_internal.h"
 #include "core/engine/memory_limit.h"
 #include "core/format/format.h"
+#include "core/lab/cpu_flags.h"
 #include "core/lab/live_sampler.h"
 #include "core/lab/run_options.h"
 #include "core/session/timing_stats.h"
@@ -16,7 +17,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
@@ -66,23 +66,6 @@ std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner,
     }
     outOfMemory = outOfMemoryAt(config.batchSize);
     return std::nullopt;
-}
-
-// The CPU's bf16 matrix units, from its flags: "amx_bf16", "avx512_bf16", "none", or
-// "unknown" where /proc/cpuinfo cannot be read. Without them a bf16 matmul is slow.
-std::string cpuBf16Units()
-{
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);) {
-        if (!line.starts_with("flags"))
-            continue;
-        line += ' ';
-        for (const char* flag : {"amx_bf16", "avx512_bf16"})
-            if (line.find(std::string(" ") + flag + " ") != std::string::npos)
-                return flag;
-        return "none";
-    }
-    return "unknown";
 }
 
 std::map<std::string, std::string> configEntries(const RunConfig& c)
@@ -246,7 +229,7 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
         if (runner.cuda())
             s.environment["device_memory_bytes"] = std::to_string(detail::cuda::totalMemoryBytes());
         if (!runner.cuda())
-            s.environment["cpu_bf16"] = cpuBf16Units();
+            s.environment["cpu_bf16"] = lab::cpuBf16Units();
         if (config.liveSamples) {
             const bool cuda = runner.cuda();
             sampler = std::make_unique<lab::LiveSampler>(

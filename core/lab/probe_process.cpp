@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "core/lab/child_process.h"
+#include "core/lab/cpu_flags.h"
 #include "core/lab/engine_protocol.h"
 #include "core/lab/live_sampler.h"
 #include "core/session/timing_stats.h"
@@ -85,15 +86,32 @@ std::string commandLine(const std::vector<std::string>& command)
 
 std::string probeOptions(const ProfileConfig& c)
 {
-    const nlohmann::json options = {{"skip", c.skip},
-                                    {"active", c.active},
-                                    {"steps", c.steps},
-                                    {"step_marker", c.stepMarker},
-                                    {"record_shapes", c.recordShapes},
-                                    {"profile_memory", c.profileMemory},
-                                    {"with_stack", c.withStack},
-                                    {"memory_snapshot", c.memorySnapshot},
-                                    {"sample_rate", std::clamp(c.samplesPerSecond, 10, 20)}};
+    nlohmann::json options = {{"skip", c.skip},
+                              {"active", c.active},
+                              {"steps", c.steps},
+                              {"step_marker", c.stepMarker},
+                              {"record_shapes", c.recordShapes},
+                              {"profile_memory", c.profileMemory},
+                              {"with_stack", c.withStack},
+                              {"memory_snapshot", c.memorySnapshot},
+                              {"sample_rate", std::clamp(c.samplesPerSecond, 10, 20)}};
+    if (!c.arm.empty())
+        options["arm"] = c.arm;
+    if (!c.compileMode.empty())
+        options["compile_mode"] = c.compileMode;
+    if (c.seed >= 0)
+        options["seed"] = c.seed;
+    nlohmann::json loader = nlohmann::json::object();
+    if (c.loaderWorkers >= 0)
+        loader["num_workers"] = c.loaderWorkers;
+    if (c.loaderBatchSize > 0)
+        loader["batch_size"] = c.loaderBatchSize;
+    if (c.pinMemory >= 0)
+        loader["pin_memory"] = c.pinMemory == 1;
+    if (c.persistentWorkers >= 0)
+        loader["persistent_workers"] = c.persistentWorkers == 1;
+    if (!loader.empty())
+        options["loader"] = loader;
     return options.dump();
 }
 
@@ -165,7 +183,14 @@ session::Session buildSession(const ProfileConfig& c, const Heard& h,
         s.config["steps"] = std::to_string(c.steps);
     if (!c.stepMarker.empty())
         s.config["step_marker"] = c.stepMarker;
+    if (c.seed >= 0)
+        s.config["seed"] = std::to_string(c.seed);
+    if (!c.arm.empty() && !s.config.count("arm"))
+        s.config["arm"] = c.arm;  // the probe's own word wins: it says what it applied
     s.environment["host_threads"] = std::to_string(std::thread::hardware_concurrency());
+    if (const auto device = s.config.find("device");
+        device != s.config.end() && device->second == "cpu")
+        s.environment["cpu_bf16"] = cpuBf16Units();
     // The variables that change how a training run behaves, as the script saw them.
     for (const char* name : kRecordedVariables)
         if (const char* value = std::getenv(name))

@@ -38,6 +38,17 @@ struct ProfileConfig
     bool memorySnapshot = false;  // CUDA: the allocator's history, dumped at the end or at an OOM
     bool liveSamples = true;
     int samplesPerSecond = 20;  // 10-20
+    // What a script lab's run changes in the script (core/lab/script_lab.h), through the
+    // probe: empty / -1 leave the script as written.
+    std::string arm;          // "fp32", "bf16" (autocast), "bf16+compile" (+ torch.compile)
+    std::string compileMode;  // torch.compile's mode; empty: its default
+    int64_t seed = -1;        // torch, random and numpy seeded before the script goes on
+    // Set at every DataLoader's construction: num_workers, pin_memory, persistent_workers,
+    // batch_size (-1: the script's own).
+    int64_t loaderWorkers = -1;
+    int64_t loaderBatchSize = -1;
+    int pinMemory = -1;  // 0 or 1
+    int persistentWorkers = -1;
     // The probe's folder (holding boot/sitecustomize.py and kinetoscope/); empty: findProbe().
     std::string probeDirectory;
     // From a terminal (`kinetoscope profile`): the script keeps this process's group,

@@ -88,12 +88,38 @@ std::string notPrecisionClause(const Session& s)
            "(launches, synchronisation, memory-bound ops, or arithmetic without bf16 units).";
 }
 
+// "Compiling took 17.5 s (warm-up, not in the figures above); 1 graph break, no
+// recompilation."
+std::string compileLine(const LabArm& arm)
+{
+    std::string line = "Compiling took " + format::duration(arm.compileSeconds * 1e9) +
+                       " (warm-up, not in the figures above)";
+    std::vector<std::string> counts;
+    if (arm.graphBreaks >= 0)
+        counts.push_back(arm.graphBreaks == 0 ? "no graph break"
+                                              : format::counted(uint64_t(arm.graphBreaks),
+                                                                "graph break", "graph breaks"));
+    if (arm.recompiles >= 0)
+        counts.push_back(arm.recompiles == 0 ? "no recompilation"
+                                             : format::counted(uint64_t(arm.recompiles),
+                                                               "recompilation", "recompilations"));
+    for (size_t i = 0; i < counts.size(); ++i)
+        line += (i == 0 ? "; " : ", ") + counts[i];
+    if (arm.compiledInMeasured > 0)
+        line += "; " + format::counted(uint64_t(arm.compiledInMeasured), "compilation") +
+                " fell in the measured steps (the median step stands)";
+    return line + ".";
+}
+
 }  // namespace
 
 std::string bf16SlowdownCause(const Session& s)
 {
+    // The C++ lab names the CPU in its environment; a script's session in its config.
     const auto device = s.environment.find("device");
-    const bool cpu = device != s.environment.end() && device->second == "CPU";
+    const auto configured = s.config.find("device");
+    const bool cpu = (device != s.environment.end() && device->second == "CPU") ||
+                     (configured != s.config.end() && configured->second == "cpu");
     if (!cpu)
         return "bf16 autocast costs more than it saves here (casts around small kernels, or a GPU "
                "without bf16 "
@@ -138,6 +164,7 @@ LabReading readLab(const Session& s)
     const LabArm* fp32 = ranArm(s, ArmKind::Fp32);
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
+    const LabArm* compiled = ranArm(s, ArmKind::Bf16Compile);
     if (fp32 && bf16) {
         const double ratio =
             r.bf16OverFp32.emplace(bf16->samplesPerSecond / fp32->samplesPerSecond);
@@ -181,6 +208,24 @@ LabReading readLab(const Session& s)
                               "): launch overhead costs real time; capture the step (in Python: "
                               "torch.compile(mode=\"reduce-overhead\")).");
     }
+    if (bf16 && compiled) {
+        const double ratio =
+            r.graphOverBf16.emplace(compiled->samplesPerSecond / bf16->samplesPerSecond);
+        if (ratio < kLabSlowdown)
+            r.lines.push_back("bf16 -> compile is a slowdown (" + format::ratio(ratio) +
+                              "): the compiled model runs slower than eager here (guards, "
+                              "graph breaks or recompilations around small work); keep it eager.");
+        else if (ratio < kSmallLabJump)
+            r.lines.push_back("bf16 -> compile is a small jump (" + format::ratio(ratio) +
+                              "): the kernels are already fused; torch.compile has little to "
+                              "take here.");
+        else
+            r.lines.push_back("bf16 -> compile is a large jump (" + format::ratio(ratio) +
+                              "): fusion and fewer launches pay; compile the model.");
+    }
+    for (const LabArm& arm : s.lab)
+        if (arm.ran && arm.compileSeconds >= 0)
+            r.lines.push_back(compileLine(arm));
     if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump &&
         *r.graphOverBf16 >= kSmallLabJump)
         r.lines.emplace_back(

@@ -1,6 +1,8 @@
 // The seeds' readings of a lab run that need no torch: the latency statistics of a known
 // distribution, which phase sets the peak, growth step over step, the caching allocator
-// holding freed blocks, the batch size that fits, and the triage's JSON.
+// holding freed blocks, the batch size that fits, and the triage's JSON; a script lab's
+// runs made into arms and sweep points, and its compile arm read apart from compilation.
+#include "core/lab/script_lab.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
 #include "core/session/session_json.h"
@@ -355,6 +357,129 @@ private Q_SLOTS:
                           "Batch size with checkpointing every 2nd block: the largest that fits is "
                           "256 (none ran out "
                           "of memory), the fastest is 256.") != fits.lines.end());
+    }
+
+    // A script lab's run becomes an arm: samples/s from the median wall time of a step and
+    // the probe's batch size, the mean without a step that compiled again (3x the median);
+    // an arm the probe could not apply is skipped with its reason, whatever it measured.
+    void aScriptRunBecomesAnArm()
+    {
+        session::Session run;
+        run.config = {{"batch_size", "32"},         {"arm", "bf16+compile"},
+                      {"compile_seconds", "17.25"}, {"graph_breaks", "1"},
+                      {"recompiles", "0"},          {"compiled_in_measured", "1"}};
+        for (double wall : {10.0, 12.0, 10.0, 95.0, 8.0}) {
+            session::StepTiming t;
+            t.step = int64_t(run.steps.size());
+            t.dataMs = 1;
+            t.wallMs = wall;
+            run.steps.push_back(t);
+        }
+        const session::LabArm arm = lab::armFromRun("bf16+compile", run, "");
+        QVERIFY(arm.ran);
+        QVERIFY(arm.kind == session::ArmKind::Bf16Compile);
+        QCOMPARE(arm.samplesPerSecond, 32 * 1000.0 / 10.0);
+        QCOMPARE(arm.meanStepMs, 10.0);  // (10 + 12 + 10 + 8) / 4: the 95 ms step left out
+        QCOMPARE(arm.compileSeconds, 17.25);
+        QCOMPARE(arm.graphBreaks, int64_t(1));
+        QCOMPARE(arm.recompiles, int64_t(0));
+        QCOMPARE(arm.peakAllocatedBytes, int64_t(-1));  // a CPU run
+
+        run.config["arm_error"] = "torch.compile failed: InductorError: no C++ compiler";
+        const session::LabArm failed = lab::armFromRun("bf16+compile", run, "");
+        QVERIFY(!failed.ran);
+        QCOMPARE(failed.skippedReason, run.config["arm_error"]);
+        QVERIFY(
+            !lab::armFromRun("bf16", session::Session{}, "the script exited with status 1").ran);
+
+        // Sweep points: an out-of-memory error, a peak over the limit, a measured point.
+        const session::SweepPoint oom = lab::sweepPointFromRun(
+            "batch_size", 512, session::Session{},
+            "the script failed: torch.OutOfMemoryError: CUDA out of memory", 0);
+        QCOMPARE(oom.error, std::string("out of memory at batch size 512"));
+        session::Session big = run;
+        big.config.erase("arm_error");
+        session::LiveSample sample;
+        sample.residentBytes = int64_t(3) << 30;
+        big.samples = {sample};
+        const session::SweepPoint over =
+            lab::sweepPointFromRun("batch_size", 256, big, "", int64_t(2) << 30);
+        QVERIFY2(over.error.starts_with("over the memory limit at batch size 256"),
+                 over.error.c_str());
+        const session::SweepPoint fits = lab::sweepPointFromRun("workers", 2, big, "", 0);
+        QVERIFY(fits.error.empty());
+        QCOMPARE(fits.samplesPerSecond, 3200.0);
+        QCOMPARE(fits.dataWaitMs, 1.0);
+    }
+
+    // The third arm of a script's lab is the real torch.compile: its jump read in its own
+    // words, its compilation said apart, and both kept through the session file.
+    void theCompileArmIsReadApartFromCompilation()
+    {
+        auto arm = [](session::ArmKind kind, double samples) {
+            session::LabArm a;
+            a.kind = kind;
+            a.ran = true;
+            a.samplesPerSecond = samples;
+            a.meanStepMs = 1000.0 * 32 / samples;
+            return a;
+        };
+        session::Session s;
+        s.environment = {{"device", "NVIDIA H100 80GB HBM3"}};
+        session::LabArm compiled = arm(session::ArmKind::Bf16Compile, 900);
+        compiled.compileSeconds = 17.5;
+        compiled.graphBreaks = 1;
+        compiled.recompiles = 0;
+        compiled.note = "the script already uses autocast";
+        s.lab = {arm(session::ArmKind::Fp32, 300), arm(session::ArmKind::Bf16, 600), compiled};
+        const session::LabReading r = session::readLab(s);
+        auto has = [&r](const std::string& start) {
+            return std::any_of(r.lines.begin(), r.lines.end(),
+                               [&](const std::string& line) { return line.starts_with(start); });
+        };
+        QVERIFY(has("bf16 -> compile is a large jump (1.50×): fusion and fewer launches pay"));
+        QVERIFY(has("Compiling took 17.5 s (warm-up, not in the figures above); 1 graph break, "
+                    "no recompilation."));
+        QVERIFY(!has("bf16 -> CUDA graph"));
+        s.lab[2].samplesPerSecond = 500;  // slower than eager bf16: a slowdown, said as one
+        const session::LabReading slower = session::readLab(s);
+        QVERIFY(std::any_of(slower.lines.begin(), slower.lines.end(), [](const std::string& line) {
+            return line.starts_with("bf16 -> compile is a slowdown (0.833×)");
+        }));
+
+        const session::LabArm back = session::labArmFrom(session::toJson(compiled));
+        QVERIFY(back.kind == session::ArmKind::Bf16Compile);
+        QCOMPARE(back.compileSeconds, 17.5);
+        QCOMPARE(back.graphBreaks, int64_t(1));
+        QCOMPARE(back.recompiles, int64_t(0));
+        QCOMPARE(back.note, compiled.note);
+        const session::LabArm plain = session::labArmFrom(session::toJson(s.lab[0]));
+        QCOMPARE(plain.compileSeconds, -1.0);
+        QVERIFY(!session::toJson(s.lab[0]).contains("compile_seconds"));
+
+        // A step's wall time rides as the row's 12th value; a row without one reads -1.
+        session::StepTiming t;
+        t.step = 9;
+        t.wallMs = 12.5;
+        const nlohmann::json row = session::toJson(t);
+        QCOMPARE(row.size(), size_t(12));
+        QCOMPARE(session::stepTimingFrom(row).wallMs, 12.5);
+        QCOMPARE(session::stepTimingFrom(row).allocatedBytes, int64_t(-1));
+        t.wallMs = -1;
+        QCOMPARE(session::toJson(t).size(), size_t(7));
+        QCOMPARE(session::stepTimingFrom(session::toJson(t)).wallMs, -1.0);
+        // A session keeps every kind of row through its file: the CPU's 7, CUDA's 11, 12.
+        session::StepTiming cuda = t;
+        cuda.allocatedBytes = 1 << 20;
+        session::Session withSteps;
+        withSteps.steps = {t, cuda, session::stepTimingFrom(row)};
+        std::string error;
+        const std::optional<session::Session> reread =
+            session::parseSession(session::sessionJson(withSteps), "test", error);
+        QVERIFY2(reread, error.c_str());
+        QCOMPARE(reread->steps.size(), size_t(3));
+        QCOMPARE(reread->steps[1].allocatedBytes, int64_t(1) << 20);
+        QCOMPARE(reread->steps[2].wallMs, 12.5);
     }
 
     void theTriageRoundTripsThroughJson()

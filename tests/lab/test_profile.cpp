@@ -2,6 +2,8 @@
 // (python/, as the build copies it beside bin/), the venv's torch and the training scripts
 // of tests/probe/. What a user's script prints, returns and does stays its own; what it
 // measured is kept however it ends; the diagnosis reads the DataLoader from the steps.
+// `profile --lab`: the script once per arm (the real torch.compile, inductor's C++ backend
+// on this CPU) and per sweep point, read as the method reads them.
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 
@@ -276,6 +278,59 @@ private Q_SLOTS:
     // The launcher's own usage errors are 2 with one line; options after -- are the
     // script's (its --help runs); a folder with files is never written into; an
     // interpreter that ignores PYTHONPATH runs the script unmeasured and says so.
+    // Two arms of the lab, each its own run of the script, seeded alike: measured from the
+    // steps' wall time; the lab's session holds the fp32 run's steps and trace. bf16 on a CPU
+    // without bf16 units runs slower, and a slower arm is read as a slowdown, never a jump.
+    void aLabRunsTheScriptOncePerArm()
+    {
+        const Ran r =
+            profile({"--out", folder("lab"), "--arms", "fp32,bf16", "--skip", "2", "--active", "1",
+                     "--steps", "12"},
+                    {kPython, script("train_mlp.py"), "--hidden", "512", "--steps-total", "200"});
+        QVERIFY2(r.code == 0, (r.err + r.out).constData());
+        const session::Session s = loaded(folder("lab"));
+        QCOMPARE(s.config.at("lab"), std::string("script"));
+        QCOMPARE(s.config.at("kind"), std::string("script"));
+        QCOMPARE(s.lab.size(), size_t(2));
+        for (const session::LabArm& arm : s.lab) {
+            QVERIFY2(arm.ran, arm.skippedReason.c_str());
+            QVERIFY(arm.samplesPerSecond > 0 && arm.meanStepMs > 0);
+        }
+        QVERIFY(s.lab[1].kind == session::ArmKind::Bf16);
+        QCOMPARE(s.steps.size(), size_t(12));
+        QVERIFY(s.steps.front().wallMs > 0);
+        QVERIFY(!s.tracePath.empty());
+        QVERIFY(QFile::exists(folder("lab") + "/" + QString::fromStdString(s.tracePath)));
+        const session::Session bf16 = loaded(folder("lab") + "/runs/bf16");
+        QCOMPARE(bf16.config.at("arm"), std::string("bf16"));
+        QVERIFY(bf16.tracePath.empty());  // one trace: the fp32 run's
+        QCOMPARE(bf16.config.at("seed"), std::string("0"));
+        const double ratio = s.lab[1].samplesPerSecond / s.lab[0].samplesPerSecond;
+        const QByteArray said = ratio < 1.0 ? "fp32 -> bf16 is a slowdown" : "fp32 -> bf16 is a";
+        QVERIFY2(r.out.contains(said), r.out.constData());
+        if (ratio < 1.0)
+            QVERIFY(!r.out.contains("fp32 -> bf16 is a small jump"));
+    }
+
+    // The real torch.compile as the third arm: compiled in the warm-up, its seconds said
+    // apart and never in the steady step.
+    void theCompileArmCountsCompilationApart()
+    {
+        const Ran r = profile({"--out", folder("compile"), "--arms", "bf16+compile", "--skip", "3",
+                               "--active", "0", "--steps", "10"},
+                              {kPython, script("train_mlp.py"), "--steps-total", "200"});
+        QVERIFY2(r.code == 0, (r.err + r.out).constData());
+        const session::Session s = loaded(folder("compile"));
+        QCOMPARE(s.lab.size(), size_t(1));
+        const session::LabArm& arm = s.lab.front();
+        QVERIFY2(arm.ran, arm.skippedReason.c_str());
+        QVERIFY(arm.kind == session::ArmKind::Bf16Compile);
+        QVERIFY2(arm.compileSeconds > 0, std::to_string(arm.compileSeconds).c_str());
+        QVERIFY(arm.compileSeconds * 1000 > 20 * arm.meanStepMs);
+        QVERIFY(arm.graphBreaks >= 0);
+        QVERIFY2(r.out.contains("Compiling took"), r.out.constData());
+    }
+
     void usageErrorsAndAProbeThatCannotStart()
     {
         QCOMPARE(profile({"--skip", "x"}, {kPython, "-c", "pass"}).code, 2);
@@ -295,6 +350,14 @@ private Q_SLOTS:
                                      {kPython, "-I", script("train_mlp.py"), "--steps-total", "3"});
         QCOMPARE(isolated.code, 0);
         QVERIFY2(isolated.out.contains("the probe did not start"), isolated.out.constData());
+
+        const Ran arms = profile({"--arms", "fp32,fp16"}, {kPython, "-c", "pass"});
+        QCOMPARE(arms.code, 2);
+        QVERIFY2(arms.err.contains("--arms takes fp32, bf16 and bf16+compile (not fp16)"),
+                 arms.err.constData());
+        const Ran sweep = profile({"--sweep", "threads=1,2"}, {kPython, "-c", "pass"});
+        QCOMPARE(sweep.code, 2);
+        QVERIFY(sweep.err.contains("--sweep takes workers=N,N,... or batch=N,N,..."));
     }
 };
 

@@ -128,7 +128,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"host-compute-bound", rules::hostComputeBound},
         {"cpu-only-window", rules::cpuOnlyWindow},
         {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / "
-         "already-fused",
+         "compile-measured / already-fused",
          rules::labBaseline, true},
         {"run-interrupted", rules::labInterrupted, true},
         {"dataloader-bound-measured", rules::labSplit, true},

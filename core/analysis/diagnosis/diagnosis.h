@@ -49,7 +49,7 @@ struct LabMeasurements
 
     std::optional<double> fp32StepNs;     // mean step time, fp32
     std::optional<double> bf16StepNs;     // mean step time, bf16 autocast
-    std::optional<double> graphedStepNs;  // mean step time, bf16 + CUDA graph
+    std::optional<double> graphedStepNs;  // mean step time, bf16 + CUDA graph or torch.compile
     std::optional<double> fp32SamplesPerSecond;
     std::optional<double> bf16SamplesPerSecond;
     std::optional<double> graphedSamplesPerSecond;
@@ -60,6 +60,10 @@ struct LabMeasurements
     std::optional<double> fp32LatencyNs;  // inference: mean latency per batch
     std::optional<double> bf16LatencyNs;
     std::optional<double> graphedLatencyNs;
+    // The third arm was the real torch.compile (a script's lab), not a whole-step CUDA graph;
+    // its compilation's seconds, apart from the steady figures.
+    bool compiled = false;
+    std::optional<double> compileSeconds;
 
     // The memory the run could use: the device's, or the run's memory limit when lower;
     // unset where neither was recorded (a CPU run without a limit, an older session).

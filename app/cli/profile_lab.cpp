@@ -1,0 +1,100 @@
+#include "app/cli/profile_lab.h"
+
+#include "app/cli/cli_main.h"
+#include "app/cli/interrupt_cancels.h"
+#include "app/cli/lab_report.h"
+#include "core/format/format.h"
+
+#include <atomic>
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+namespace kinetoscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// "fp32, bf16, bf16+compile; workers 0, 2, 4"
+std::string planOf(const lab::ScriptLabConfig& c)
+{
+    std::string plan;
+    for (const std::string& arm : c.arms)
+        plan += (plan.empty() ? "" : ", ") + arm;
+    auto series = [&plan](const char* knob, const std::vector<int64_t>& values) {
+        if (values.empty())
+            return;
+        plan += (plan.empty() ? std::string() : std::string("; ")) + knob;
+        for (size_t i = 0; i < values.size(); ++i)
+            plan += (i == 0 ? " " : ", ") + std::to_string(values[i]);
+    };
+    series("workers", c.workers);
+    series("batch size", c.batchSizes);
+    return plan;
+}
+
+}  // namespace
+
+int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::ostream& err)
+{
+    if (const std::string invalid = lab::validateScriptLab(c); !invalid.empty()) {
+        err << "kinetoscope profile: " << invalid << "\n";
+        return kExitBadInput;
+    }
+    err << "kinetoscope profile: a lab on the script: " << planOf(c) << "; " << c.script.skip
+        << " warm-up + " << c.script.steps << " measured steps a run, seed " << c.script.seed
+        << "; each run's output in " << (fs::path(c.script.outDir) / "runs").string()
+        << "/NAME/output.log" << std::endl;
+    lab::RunCallbacks callbacks;
+    std::string lastRun;
+    callbacks.progress = [&err, &lastRun](const lab::RunProgress& progress) {
+        const std::string run = progress.stage.substr(0, progress.stage.find(':'));
+        if (run != lastRun) {
+            err << "kinetoscope profile: " << run << " run" << std::endl;
+            lastRun = run;
+        }
+    };
+    callbacks.arm = [&err](const session::LabArm& arm) {
+        if (arm.ran)
+            err << "kinetoscope profile: " << arm.name() << ": "
+                << format::rate(arm.samplesPerSecond, "samples") << std::endl;
+        else
+            err << "kinetoscope profile: " << arm.name() << " not run: " << arm.skippedReason
+                << std::endl;
+    };
+    callbacks.sweepPoint = [&err](const session::SweepPoint& point) {
+        err << "kinetoscope profile: " << point.knob << " = " << point.value << ": "
+            << (point.error.empty() ? format::rate(point.samplesPerSecond, "samples")
+                                    : point.error)
+            << std::endl;
+    };
+    // The runs have process groups of their own: only this process hears the terminal's Ctrl-C.
+    std::atomic<bool>& cancel = InterruptCancels::flag();
+    cancel = false;
+    callbacks.cancel = &cancel;
+    callbacks.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
+    const lab::ScriptLabResult result = [&] {
+        const InterruptCancels interruptCancels;
+        return lab::runScriptLab(c, callbacks);
+    }();
+    const session::Session& s = result.run.session;
+    out << "\n" << labText(s);
+    if (!result.run.sessionPath.empty()) {
+        out << "\nsession: " << result.run.sessionPath << "\n";
+        if (!s.tracePath.empty())
+            out << "trace (the fp32 run's): " << (fs::path(c.script.outDir) / s.tracePath).string()
+                << "\n";
+    }
+    if (!result.run.ok) {
+        err << "kinetoscope profile: " << result.run.error << "\n";
+        return cancel ? kExitInterrupted : kExitBadInput;
+    }
+    if (!s.tracePath.empty() || !s.steps.empty()) {
+        out << "\n";
+        run({"diagnose", result.run.sessionPath}, out, err);
+    }
+    return kExitOk;
+}
+
+}  // namespace kinetoscope::cli
