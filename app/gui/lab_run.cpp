@@ -1,5 +1,6 @@
 #include "app/gui/lab_run.h"
 
+#include "app/gui/live_view_forwarding.h"
 #include "core/lab/engine_process.h"
 #include "core/lab/run_progress.h"
 #include "core/session/lab_reading.h"
@@ -44,36 +45,7 @@ void LabRun::start()
                     m_view->setProgress(stage, fraction);
             });
     };
-    callbacks.step = [this, post](const session::StepTiming& step) {
-        post([this, step] {
-            if (m_view)
-                m_view->addStep(step);
-        });
-    };
-    callbacks.sample = [this, post](const session::LiveSample& sample) {
-        post([this, sample] {
-            if (m_view)
-                m_view->addSample(sample);
-        });
-    };
-    callbacks.arm = [this, post](const session::LabArm& arm) {
-        post([this, arm] {
-            if (m_view)
-                m_view->setArm(arm);
-        });
-    };
-    callbacks.sweepPoint = [this, post](const session::SweepPoint& point) {
-        post([this, point] {
-            if (m_view)
-                m_view->addSweepPoint(point);
-        });
-    };
-    callbacks.memory = [this, post](const session::MemoryTriage& memory) {
-        post([this, memory] {
-            if (m_view)
-                m_view->setMemory(memory);
-        });
-    };
+    forwardToLiveView(callbacks, this, m_view);
     if (m_view)
         m_view->setInference(m_config.mode == "inference");
     m_thread = std::thread([this, callbacks, post] {

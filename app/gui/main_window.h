@@ -6,6 +6,7 @@
 #include "core/document/document.h"
 #include "core/lab/probe_process.h"
 #include "core/lab/run_config.h"
+#include "core/lab/script_lab.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -63,8 +64,10 @@ public:
     static bool profileAvailable();
     // Runs the user's own script under the probe in a new tab with live views; its session
     // then opens as a finished lab's does (a document on its diagnosis when it holds a trace),
-    // a failed script's too, with what it measured. Returns the live view.
-    widgets::LiveRunView* startProfile(const lab::ProfileConfig& config);
+    // a failed script's too, with what it measured. With `lab`, the lab on the script (its
+    // arms and sweep, one run each) in a "Lab: SCRIPT" tab. Returns the live view.
+    widgets::LiveRunView* startProfile(const lab::ProfileConfig& config,
+                                       const std::optional<lab::ScriptLabConfig>& lab = {});
     void showProfileDialog();  // File > Profile a script…
     // Opens both sides on a worker (a side already open as a tab is not read again) and
     // adds a Compare tab; a side that cannot be read is reported in one line.

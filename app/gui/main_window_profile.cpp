@@ -25,10 +25,11 @@ void MainWindow::showProfileDialog()
     if (const std::string invalid = lab::validateProfileConfig(dialog.config()); !invalid.empty())
         tell(tr("Profile: %1").arg(QString::fromStdString(invalid)));
     else
-        startProfile(dialog.config());
+        startProfile(dialog.config(), dialog.labConfig());
 }
 
-widgets::LiveRunView* MainWindow::startProfile(const lab::ProfileConfig& config)
+widgets::LiveRunView* MainWindow::startProfile(const lab::ProfileConfig& config,
+                                               const std::optional<lab::ScriptLabConfig>& lab)
 {
     QStringList command;
     for (const std::string& word : config.command)
@@ -39,8 +40,9 @@ widgets::LiveRunView* MainWindow::startProfile(const lab::ProfileConfig& config)
                              ? command.at(module + 1)
                              : QFileInfo(command.value(1, command.value(0))).fileName();
     auto* view = new widgets::LiveRunView(tr("Starting %1…").arg(what), m_documents);
-    showTab(view, tr("Profile: %1").arg(what), QString::fromStdString(config.outDir));
-    auto* run = new ProfileRun(config, view);  // owned by the view: closing the tab kills it
+    showTab(view, (lab ? tr("Lab: %1") : tr("Profile: %1")).arg(what),
+            QString::fromStdString(config.outDir));
+    auto* run = new ProfileRun(config, view, lab);  // owned by the view: closing the tab kills it
     connect(run, &ProfileRun::finished, this,
             [this](bool ok, const QString& error, const QString& path, bool, const QString& note) {
                 if (!ok)

@@ -2,6 +2,7 @@
 
 #include "widgets/eliding_label.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -215,7 +216,9 @@ ProfileDialog::ProfileDialog(QWidget* parent)
       m_useModule(new QRadioButton(tr("Module (-m)"), this)), m_script(new QLineEdit(this)),
       m_module(new QLineEdit(this)), m_arguments(new QLineEdit(this)),
       m_interpreter(new QComboBox(this)), m_workingDirectory(new QLineEdit(this)),
-      m_outDir(new QLineEdit(this)), m_stepMarker(new QLineEdit(this)), m_plan(new QLabel(this)),
+      m_outDir(new QLineEdit(this)), m_stepMarker(new QLineEdit(this)),
+      m_lab(new QCheckBox(tr("Run the lab: fp32, bf16, bf16 + torch.compile"), this)),
+      m_workersSweep(new QLineEdit(this)), m_plan(new QLabel(this)),
       m_command(new widgets::ElidingLabel(this)), m_problem(new QLabel(this))
 {
     setWindowTitle(tr("Profile a script"));
@@ -297,6 +300,26 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     stepsForm->addRow(m_plan);
     stepsForm->addRow(tr("Step marker"), m_stepMarker);
 
+    auto* labBox = new QGroupBox(tr("Lab"), this);
+    auto* labForm = new QFormLayout(labBox);
+    m_lab->setObjectName(QStringLiteral("lab"));
+    m_lab->setToolTip(tr("The method's three runs, same seed and data: fp32 as written, bf16 "
+                         "autocast on the model's forward and loss, and bf16 with the model "
+                         "compiled by torch.compile (its compilation timed apart)"));
+    labForm->addRow(m_lab);
+    m_workersSweep->setObjectName(QStringLiteral("workersSweep"));
+    m_workersSweep->setPlaceholderText(tr("e.g. 0,2,4 (empty: no sweep)"));
+    m_workersSweep->setToolTip(tr("One run per value of the script's DataLoader num_workers, "
+                                  "set at its construction"));
+    labForm->addRow(tr("Workers sweep"), m_workersSweep);
+    auto* labNote = new QLabel(tr("The script runs once per arm and sweep point (warm-up, then the "
+                                  "measured steps: 20 when Measured says to its end); files it "
+                                  "writes are written each time."),
+                               this);
+    labNote->setWordWrap(true);
+    labNote->setStyleSheet(QStringLiteral("color: #616161"));
+    labForm->addRow(labNote);
+
     auto* output = new QGroupBox(tr("Output"), this);
     auto* outputForm = new QFormLayout(output);
     outputForm->addRow(tr("Output folder"), withBrowse(m_outDir, this, [this] {
@@ -314,6 +337,7 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(what);
     layout->addWidget(steps);
+    layout->addWidget(labBox);
     layout->addWidget(output);
     m_command->setObjectName(QStringLiteral("command"));
     layout->addWidget(m_command);
@@ -338,7 +362,9 @@ ProfileDialog::ProfileDialog(QWidget* parent)
 
     restore();
     m_lastInterpreter = m_interpreter->currentIndex();
-    for (QLineEdit* edit : {m_module, m_arguments, m_workingDirectory, m_outDir, m_stepMarker})
+    connect(m_lab, &QCheckBox::toggled, this, &ProfileDialog::revalidate);
+    for (QLineEdit* edit :
+         {m_module, m_arguments, m_workingDirectory, m_outDir, m_stepMarker, m_workersSweep})
         connect(edit, &QLineEdit::textChanged, this, &ProfileDialog::revalidate);
     connect(m_script, &QLineEdit::textChanged, this, &ProfileDialog::scriptChanged);
     connect(m_workingDirectory, &QLineEdit::textEdited, this,
@@ -450,6 +476,26 @@ lab::ProfileConfig ProfileDialog::config() const
     return c;
 }
 
+std::optional<lab::ScriptLabConfig> ProfileDialog::labConfig() const
+{
+    const QString sweep = m_workersSweep->text().trimmed();
+    if (!m_lab->isChecked() && sweep.isEmpty())
+        return std::nullopt;
+    lab::ScriptLabConfig l;
+    l.script = config();
+    if (l.script.steps == 0)
+        l.script.steps = 20;  // a lab's runs are bounded, as `kinetoscope profile --lab`'s
+    l.script.seed = 0;
+    if (!m_lab->isChecked())
+        l.arms.clear();
+    for (const QString& word : sweep.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int workers = word.trimmed().toInt(&ok);
+        l.workers.push_back(ok ? workers : -1);  // refused by validateScriptLab
+    }
+    return l;
+}
+
 void ProfileDialog::revalidate()
 {
     const lab::ProfileConfig c = config();
@@ -472,6 +518,9 @@ void ProfileDialog::revalidate()
         problem = tr("Choose the folder the script runs in.");
     else if (const std::string invalid = lab::validateProfileConfig(c); !invalid.empty())
         problem = QString::fromStdString(invalid);
+    else if (const std::optional<lab::ScriptLabConfig> l = labConfig())
+        problem = QString::fromStdString(lab::validateScriptLab(*l))
+                      .replace(QStringLiteral("--sweep workers="), tr("The workers sweep"));
     m_plan->setText(stepPlan(c.skip, c.active, c.steps));
     m_problemText = problem;
     m_problem->setText(problem);
@@ -501,6 +550,8 @@ void ProfileDialog::remember() const
     settings.setValue(QStringLiteral("active"), m_active->value());
     settings.setValue(QStringLiteral("steps"), m_steps->value());
     settings.setValue(QStringLiteral("stepMarker"), m_stepMarker->text().trimmed());
+    settings.setValue(QStringLiteral("lab"), m_lab->isChecked());
+    settings.setValue(QStringLiteral("workersSweep"), m_workersSweep->text().trimmed());
 }
 
 void ProfileDialog::restore()
@@ -523,6 +574,8 @@ void ProfileDialog::restore()
     m_active->setValue(settings.value(QStringLiteral("active"), 3).toInt());
     m_steps->setValue(settings.value(QStringLiteral("steps"), 0).toInt());
     m_stepMarker->setText(value("stepMarker").toString());
+    m_lab->setChecked(value("lab").toBool());
+    m_workersSweep->setText(value("workersSweep").toString());
 }
 
 }  // namespace kinetoscope::gui

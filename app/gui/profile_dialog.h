@@ -6,6 +6,7 @@
 // "profile/…") once a run is started; the output folder as the folder a new run goes under,
 // never a folder an earlier run filled.
 #include "core/lab/probe_process.h"
+#include "core/lab/script_lab.h"
 
 #include <QDialog>
 #include <QList>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -61,6 +63,9 @@ public:
 
     // The run the fields describe, from the app (config.fromTerminal is false).
     lab::ProfileConfig config() const;
+    // The lab the Lab box asks for (the arms, a workers sweep), with config() as its runs'
+    // script (its measured steps 20 when Measured says "to its end"); nullopt for one run.
+    std::optional<lab::ScriptLabConfig> labConfig() const;
     // Why it cannot run as filled, in one line (the dialog's own checks, then
     // lab::validateProfileConfig's); empty when it can. Shown in the dialog; Profile is
     // enabled only while it is empty.
@@ -91,8 +96,10 @@ private:
     QSpinBox* m_active;
     QSpinBox* m_steps;
     QLineEdit* m_stepMarker;
-    QLabel* m_plan;     // the steps the counts make, in words
-    QLabel* m_command;  // the command as it will run
+    QCheckBox* m_lab;           // the three arms, one run of the script each
+    QLineEdit* m_workersSweep;  // "0,2,4": one run per num_workers
+    QLabel* m_plan;             // the steps the counts make, in words
+    QLabel* m_command;          // the command as it will run
     QLabel* m_problem;
     QPushButton* m_ok;
     QString m_problemText;

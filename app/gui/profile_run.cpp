@@ -1,5 +1,6 @@
 #include "app/gui/profile_run.h"
 
+#include "app/gui/live_view_forwarding.h"
 #include "app/gui/profile_dialog.h"
 #include "core/format/format.h"
 #include "core/session/lab_reading.h"
@@ -9,10 +10,13 @@
 
 namespace kinetoscope::gui {
 
-ProfileRun::ProfileRun(lab::ProfileConfig config, widgets::LiveRunView* view)
-    : QObject(view), m_config(std::move(config)), m_view(view)
+ProfileRun::ProfileRun(lab::ProfileConfig config, widgets::LiveRunView* view,
+                       std::optional<lab::ScriptLabConfig> labConfig)
+    : QObject(view), m_config(std::move(config)), m_lab(std::move(labConfig)), m_view(view)
 {
     m_config.fromTerminal = false;  // never the app's terminal: the script dies with the app
+    if (m_lab)
+        m_lab->script = m_config;
     connect(view, &widgets::LiveRunView::cancelRequested, this, &ProfileRun::cancel);
 }
 
@@ -23,8 +27,14 @@ ProfileRun::~ProfileRun()
         m_thread.join();
 }
 
-QString ProfileRun::stageLine(const lab::ProfileConfig& c, const lab::RunProgress& p)
+QString ProfileRun::stageLine(const lab::ProfileConfig& c, const lab::RunProgress& given)
 {
+    lab::RunProgress p = given;
+    QString run;  // a lab's run: "bf16: measured"
+    if (const size_t colon = p.stage.find(": "); colon != std::string::npos) {
+        run = QString::fromStdString(p.stage.substr(0, colon + 2));
+        p.stage = p.stage.substr(colon + 2);
+    }
     const int64_t measuredFrom = c.skip + c.active;
     int64_t step = p.step + 1, of = 0;
     if (p.stage == "warm-up") {
@@ -36,7 +46,7 @@ QString ProfileRun::stageLine(const lab::ProfileConfig& c, const lab::RunProgres
         step -= measuredFrom;
         of = c.steps;
     }  // else a stage this app does not know: the probe's own step number, from 1
-    QString line = QString::fromStdString(p.stage) + QStringLiteral(" step %1").arg(step);
+    QString line = run + QString::fromStdString(p.stage) + QStringLiteral(" step %1").arg(step);
     if (of > 0)
         line += QStringLiteral(" of %1").arg(of);
     return line;
@@ -62,46 +72,48 @@ void ProfileRun::start()
                 m_view->setProgress(stage, fraction);
         });
     };
-    callbacks.step = [this, post](const session::StepTiming& step) {
-        post([this, step] {
-            if (m_view)
-                m_view->addStep(step);
-        });
-    };
-    callbacks.sample = [this, post](const session::LiveSample& sample) {
-        post([this, sample] {
-            if (m_view)
-                m_view->addSample(sample);
-        });
-    };
+    forwardToLiveView(callbacks, this, m_view);
     if (m_view) {
         QStringList command;
         for (const std::string& word : m_config.command)
             command << QString::fromStdString(word);
-        m_view->setScriptRun(joinArguments(command),
-                             QDir(QString::fromStdString(m_config.outDir))
-                                 .absoluteFilePath(QStringLiteral("output.log")));
+        // A lab's runs each write their own log, in OUT/runs/NAME/.
+        m_view->setScriptRun(
+            joinArguments(command),
+            QDir(QString::fromStdString(m_config.outDir))
+                .absoluteFilePath(m_lab ? QStringLiteral("runs") : QStringLiteral("output.log")));
     }
     m_thread = std::thread([this, callbacks, post] {
-        const lab::ProfileResult result = lab::runProfile(m_config, callbacks);
-        const session::Session& s = result.run.session;
+        lab::RunResult run;
+        std::string note;
+        if (m_lab) {
+            lab::ScriptLabResult result = lab::runScriptLab(*m_lab, callbacks);
+            run = std::move(result.run);
+            for (const std::string& line : result.notes)
+                note += (note.empty() ? "" : "; ") + line;
+        } else {
+            lab::ProfileResult result = lab::runProfile(m_config, callbacks);
+            run = std::move(result.run);
+            note = result.note;
+        }
+        const session::Session& s = run.session;
         QStringList reading;
         reading << QString::fromStdString(format::counted(s.steps.size(), "step", "steps") +
                                           " measured");
-        if (!result.note.empty())
-            reading << QString::fromStdString(result.note);
+        if (!note.empty())
+            reading << QString::fromStdString(note);
         for (const std::string& line : session::readLab(s).lines)
             reading << QString::fromStdString(line);
-        const bool ok = result.run.ok, hasTrace = !s.tracePath.empty();
-        const QString error = QString::fromStdString(result.run.error),
-                      path = QString::fromStdString(result.run.sessionPath),
-                      note = QString::fromStdString(result.note);
-        post([this, ok, hasTrace, error, path, note, reading] {
+        const bool ok = run.ok, hasTrace = !s.tracePath.empty();
+        const QString error = QString::fromStdString(run.error),
+                      path = QString::fromStdString(run.sessionPath),
+                      noteText = QString::fromStdString(note);
+        post([this, ok, hasTrace, error, path, noteText, reading] {
             if (m_thread.joinable())
                 m_thread.join();
             if (m_view)
                 m_view->finish(error, reading);
-            Q_EMIT finished(ok, error, path, hasTrace, note);
+            Q_EMIT finished(ok, error, path, hasTrace, noteText);
         });
     });
 }

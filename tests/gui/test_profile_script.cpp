@@ -10,6 +10,7 @@
 #include "widgets/document_view.h"
 #include "widgets/live_run_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -234,6 +235,26 @@ private Q_SLOTS:
                      qPrintable(dialog.problem()));
             outDir->setText(out);
             QVERIFY(ok->isEnabled());
+
+            // The Lab box: no lab until asked; the arms and a workers sweep, seeded, its runs
+            // bounded; a sweep that is not counts is refused.
+            QVERIFY(!dialog.labConfig());
+            auto* labBox = dialog.findChild<QCheckBox*>(QStringLiteral("lab"));
+            auto* sweep = dialog.findChild<QLineEdit*>(QStringLiteral("workersSweep"));
+            labBox->setChecked(true);
+            sweep->setText(QStringLiteral("0,2"));
+            std::optional<lab::ScriptLabConfig> l = dialog.labConfig();
+            QVERIFY(l);
+            QCOMPARE(l->arms, (std::vector<std::string>{"fp32", "bf16", "bf16+compile"}));
+            QCOMPARE(l->workers, (std::vector<int64_t>{0, 2}));
+            QCOMPARE(l->script.steps, int64_t(12));
+            QCOMPARE(l->script.seed, int64_t(0));
+            sweep->setText(QStringLiteral("0,two"));
+            QVERIFY(!ok->isEnabled());
+            QVERIFY2(dialog.problem().startsWith(QStringLiteral("The workers sweep")),
+                     qPrintable(dialog.problem()));
+            sweep->setText(QStringLiteral("0,2"));
+            QVERIFY(ok->isEnabled());
             QTest::mouseClick(ok, Qt::LeftButton);
             QCOMPARE(dialog.result(), int(QDialog::Accepted));
         }
@@ -245,6 +266,9 @@ private Q_SLOTS:
         QCOMPARE(again.findChild<QLineEdit*>(QStringLiteral("arguments"))->text(),
                  QStringLiteral("--steps-total 30 --name \"a b\""));
         QCOMPARE(again.findChild<QSpinBox*>(QStringLiteral("steps"))->value(), 12);
+        QVERIFY(again.findChild<QCheckBox*>(QStringLiteral("lab"))->isChecked());
+        QCOMPARE(again.findChild<QLineEdit*>(QStringLiteral("workersSweep"))->text(),
+                 QStringLiteral("0,2"));
         QCOMPARE(words(again.config().command).value(0), python);
         const QString next = again.findChild<QLineEdit*>(QStringLiteral("outDir"))->text();
         QCOMPARE(QFileInfo(next).absolutePath(), dir.path());
@@ -281,6 +305,9 @@ private Q_SLOTS:
         c.steps = 0;  // to its end
         QCOMPARE(gui::ProfileRun::stageLine(c, {"measured", 0.0, 19, 0}),
                  QStringLiteral("measured step 12"));
+        c.steps = 20;  // a lab's run names itself first
+        QCOMPARE(gui::ProfileRun::stageLine(c, {"bf16: measured", 0.0, 10, 0}),
+                 QStringLiteral("bf16: measured step 3 of 20"));
     }
 
     // The real script in the venv's torch, through the runner: steps and samples live, then
@@ -323,6 +350,43 @@ private Q_SLOTS:
         QVERIFY(doc && doc->trace().model && doc->trace().session);
         QCOMPARE(doc->trace().session->steps.size(), size_t(22));
         QCOMPARE(doc->currentIndex(), int(widgets::DocumentView::Diagnosis));
+#endif
+    }
+
+    // The lab on the script from the app: two arms, each its own run, in the arms table as
+    // they end; the live steps are the fp32 run's; the lab's session opens on its diagnosis.
+    void aLabOnTheScriptFillsTheArmsTable()
+    {
+#ifndef KINETOSCOPE_PYTHON
+        QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
+#else
+        QTemporaryDir dir;
+        lab::ProfileConfig c;
+        c.command = {KINETOSCOPE_PYTHON, kScript.toStdString(), "--steps-total", "200"};
+        c.skip = 2;
+        c.active = 1;
+        c.outDir = dir.filePath(QStringLiteral("lab")).toStdString();
+        c.fromTerminal = false;
+        lab::ScriptLabConfig l;
+        l.arms = {"fp32", "bf16"};
+        l.script = c;
+        l.script.steps = 10;
+        l.script.seed = 0;
+        c.steps = 10;
+        gui::MainWindow window;
+        QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
+        widgets::LiveRunView* live = window.startProfile(c, l);
+        QVERIFY(live);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120'000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(!live->labTable()->isHidden());
+        QCOMPARE(live->labTable()->rowCount(), 2);
+        QCOMPARE(live->labTable()->item(1, 0)->text(), QStringLiteral("bf16"));
+        QCOMPARE(live->labTable()->item(1, 4)->text(), QStringLiteral("measured"));
+        QCOMPARE(live->stepBars(), 10);  // the fp32 run's
+        QVERIFY2(live->readingText().contains(QStringLiteral("fp32 -> bf16 is a")),
+                 qPrintable(live->readingText()));
+        QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("lab/runs/bf16/output.log"))));
 #endif
     }
 
