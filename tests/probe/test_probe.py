@@ -1,141 +1,31 @@
 """The probe (python/kinetoscope/probe) run inside real training scripts with real torch.
 
-Each run is what `kinetoscope profile` does, without the launcher: a socketpair, one end
-passed to the script's interpreter (pass_fds) as KINETOSCOPE_PROBE_FD, python/boot first
-on PYTHONPATH, KINETOSCOPE_PROBE_OUT a fresh folder, KINETOSCOPE_PROBE_OPTIONS as given.
-The harness reads the messages until the socket's EOF (every holder of the child's end
-gone: the script and any worker it forked) and asserts on them.
+The runs go through tests/probe/harness.py (what `kinetoscope profile` does, without the
+launcher: the socketpair, python/boot on PYTHONPATH, the options); the tests assert on the
+messages.
 
     <venv python> -m unittest tests/probe/test_probe.py      (from the repository root)
     <venv python> tests/probe/test_probe.py
 
-The runs start together (a few at a time) when the module loads, so the suite takes about
-as long as its slowest runs; each test waits for the runs it reads.
+The runs start together (a few at a time) at the first test, so the suite takes about as
+long as its slowest runs; each test waits for the runs it reads.
 """
-import concurrent.futures
 import json
 import math
 import os
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-BOOT = os.path.join(REPO, "python", "boot")
-PYTHON = os.environ.get("KINETOSCOPE_PROBE_PYTHON") or sys.executable
-RUN_TIMEOUT_S = 150
-PARALLEL_RUNS = 3
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+# (bench/probe_overhead.py runs scripts through these)
+from harness import BOOT, HERE, PYTHON, REPO, Run, run_script  # noqa: E402,F401
+from harness import phase_medians as _phase_medians, result  # noqa: E402
 
 
-class Run(object):
-    """One script run, with or without the probe."""
-
-    def __init__(self, returncode, messages, stdout, stderr, out_dir, pid):
-        self.returncode = returncode
-        self.messages = messages
-        self.stdout = stdout
-        self.stderr = stderr
-        self.out_dir = out_dir
-        self.pid = pid
-
-    def of_type(self, kind):
-        return [m for m in self.messages if m.get("type") == kind]
-
-    def steps(self):
-        return [m["step"] for m in self.of_type("step")]
-
-    def done(self):
-        done = self.of_type("done")
-        return done[0] if done else None
-
-    def last_config(self):
-        config = {}
-        for message in self.of_type("started"):
-            config.update(message["config"])
-        return config
-
-    def explain(self):
-        return "rc=%s\nmessages=%s\nstderr=%s" % (
-            self.returncode, "\n".join(json.dumps(m) for m in self.messages[-30:]),
-            self.stderr[-3000:])
-
-
-def run_script(args, options=None, probe=True, cwd=None, env_extra=None, env_drop=(),
-               cancel_after_steps=None, hang_up_after_steps=None, python_path_extra=None,
-               out_dir=None):
-    """Runs `python ARGS` and returns a Run. probe=False: the same environment without
-    the probe's variables (python/boot still on the path: the probe must then be inert)."""
-    out_dir = out_dir or tempfile.mkdtemp(prefix="kinetoscope-probe-test-")
-    env = dict(os.environ)
-    for name in list(env):
-        if name.startswith("KINETOSCOPE_PROBE_"):
-            del env[name]
-    env["OMP_NUM_THREADS"] = "1"  # steadier timings on a small shared machine
-    env["PYTHONPATH"] = os.pathsep.join([BOOT] + (python_path_extra or []))
-    env.update(env_extra or {})
-    for name in env_drop:
-        env.pop(name, None)
-    parent = child = None
-    pass_fds = ()
-    if probe:
-        parent, child = socket.socketpair()
-        env["KINETOSCOPE_PROBE_FD"] = str(child.fileno())
-        env["KINETOSCOPE_PROBE_OUT"] = out_dir
-        env["KINETOSCOPE_PROBE_OPTIONS"] = json.dumps(options or {})
-        pass_fds = (child.fileno(),)
-    process = subprocess.Popen([PYTHON] + list(args), cwd=cwd or HERE, env=env,
-                               pass_fds=pass_fds, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    messages = []
-    reader = None
-    if probe:
-        child.close()
-
-        def read():
-            pending = b""
-            cancelled = False
-            while True:
-                chunk = parent.recv(65536)
-                if not chunk:
-                    return
-                pending += chunk
-                while b"\n" in pending:
-                    line, pending = pending.split(b"\n", 1)
-                    messages.append(json.loads(line.decode("utf-8")))
-                    steps = len([m for m in messages if m["type"] == "step"])
-                    if hang_up_after_steps is not None and steps >= hang_up_after_steps:
-                        parent.shutdown(socket.SHUT_RDWR)  # the launcher is gone
-                        return
-                    if (cancel_after_steps is not None and not cancelled
-                            and len([m for m in messages if m["type"] == "step"]) >= cancel_after_steps):
-                        cancelled = True
-                        parent.sendall(b'{"type":"cancel","by":"the app\'s Cancel button"}\n')
-
-        reader = threading.Thread(target=read)
-        reader.daemon = True
-        reader.start()
-    try:
-        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        stdout, stderr = process.communicate()
-    if reader is not None:
-        reader.join(30)
-        if reader.is_alive():
-            messages.append({"type": "harness", "error": "the socket never reached EOF"})
-        parent.close()
-    return Run(process.returncode, messages, stdout, stderr.decode("utf-8", "replace"),
-               out_dir, process.pid)
-
-
-# -- the runs, started together -------------------------------------------------------------
 def _chain_dir(body):
-    folder = tempfile.mkdtemp(prefix="kinetoscope-chain-")
+    folder = harness.temp_dir("kinetoscope-chain-")
     with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
         f.write(body)
     return folder
@@ -143,7 +33,7 @@ def _chain_dir(body):
 
 CHAIN_OK = _chain_dir("import os\nos.environ['OTHER_SITECUSTOMIZE'] = 'ran'\n")
 CHAIN_FAILS = _chain_dir("raise ValueError('the other sitecustomize failed')\n")
-NO_TORCH = os.path.join(tempfile.mkdtemp(prefix="kinetoscope-notorch-"), "no_torch.py")
+NO_TORCH = os.path.join(harness.temp_dir("kinetoscope-notorch-"), "no_torch.py")
 with open(NO_TORCH, "w") as _f:
     _f.write("import os, sys\n"
              "print('torch' in sys.modules, 'kinetoscope' in sys.modules,"
@@ -151,7 +41,7 @@ with open(NO_TORCH, "w") as _f:
 INTERRUPTED = os.path.join(os.path.dirname(NO_TORCH), "interrupted.py")
 with open(INTERRUPTED, "w") as _f:
     _f.write("def wait():\n    raise KeyboardInterrupt\n\n\nwait()\n")
-CHDIR_TO = tempfile.mkdtemp(prefix="kinetoscope-chdir-")
+CHDIR_TO = harness.temp_dir("kinetoscope-chdir-")
 
 WINDOW = {"skip": 3, "active": 2}
 RUNS = {
@@ -199,39 +89,12 @@ RUNS = {
     "hung_up": (["train_mlp.py", "--steps-total", "60", "--sample-delay-ms", "0.1"],
                 {"skip": 2, "active": 0}, {"hang_up_after_steps": 2}),
 }
-
-_pool = concurrent.futures.ThreadPoolExecutor(max_workers=PARALLEL_RUNS)
-_futures = {}
-
-
-def _submit(name):
-    args, options, extra = RUNS[name]
-    probe = extra.get("probe", True)
-    kwargs = {k: v for k, v in extra.items() if k != "probe"}
-    _futures[name] = _pool.submit(run_script, args, options, probe, **kwargs)
-
-
-def _start_all():
-    # The fork-worker run times its workers against the training thread: it runs with
-    # only the torch-free runs beside it. Then the longest first.
-    alone = ["slow_data_fork4", "chain", "chain_bare", "chain_fails", "chain_fails_without_probe",
-             "owner_set", "bad_options", "interrupted"]
-    for name in alone:
-        _submit(name)
-    _futures["slow_data_fork4"].result()
-    order = ["spawn", "cancel", "slow_data", "slow_data_bare", "infer", "raise"]
-    for name in order + [n for n in RUNS if n not in order and n not in alone]:
-        _submit(name)
-
-
-def result(name):
-    if not _futures:
-        _start_all()
-    return _futures[name].result()
-
-
-def _phase_medians(steps):
-    return [statistics.median(row[i] for row in steps) for i in range(1, 6)]
+harness.RUNS.update(RUNS)
+# The fork-worker run times its workers against the training thread: it runs with only the
+# torch-free runs beside it. Then the longest first.
+harness.ALONE.extend(["slow_data_fork4", "chain", "chain_bare", "chain_fails", "chain_fails_without_probe",
+                      "owner_set", "bad_options", "interrupted"])
+harness.FIRST.extend(["spawn", "cancel", "slow_data", "slow_data_bare", "infer", "raise"])
 
 
 class ProtocolShape(unittest.TestCase):
@@ -643,17 +506,6 @@ class CudaEventTiming(unittest.TestCase):
         timing.submit(9, 0.0, [(1, start, end)], 0.0, timing.loss_copy(float("nan")), (-1,) * 4)
         timing.poll(lambda *row: emitted.append(row), wait=True)
         self.assertIsNone(emitted[0][3])
-
-
-def tearDownModule():
-    for future in _futures.values():
-        try:
-            shutil.rmtree(future.result().out_dir, ignore_errors=True)
-        except Exception:
-            pass
-    for folder in (CHAIN_OK, CHAIN_FAILS, os.path.dirname(NO_TORCH), CHDIR_TO):
-        shutil.rmtree(folder, ignore_errors=True)
-    _pool.shutdown()
 
 
 if __name__ == "__main__":
