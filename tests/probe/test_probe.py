@@ -128,15 +128,25 @@ class ProtocolShape(unittest.TestCase):
         self.assertEqual(fork.get("workers"), "4")
         self.assertEqual(fork.get("prefetch"), "2")
 
-    def test_steps_are_the_measured_ones_with_eleven_values(self):
+    def test_steps_are_the_measured_ones_with_twelve_values(self):
         run = result("slow_data")
         steps = run.steps()
         self.assertEqual([s[0] for s in steps], list(range(5, 20)), run.explain())
         for row in steps:
-            self.assertEqual(len(row), 11)
+            self.assertEqual(len(row), 12)
             self.assertTrue(all(v >= 0 for v in row[1:6]), row)
             self.assertTrue(math.isfinite(row[6]) and 0 < row[6] < 10, row)  # cross-entropy, 10 classes
-            self.assertEqual(row[7:], [-1, -1, -1, -1])  # no memory figures on the CPU
+            self.assertEqual(row[7:11], [-1, -1, -1, -1])  # no memory figures on the CPU
+
+    def test_wall_time_holds_the_phases(self):
+        for name in ("slow_data", "accum", "infer"):
+            run = result(name)
+            self.assertTrue(run.steps(), run.explain())
+            for row in run.steps():
+                # boundary to boundary: every phase of the step, and the loop's own code
+                self.assertGreaterEqual(row[11], sum(row[1:6]) - 0.01, (name, row))
+        slow = result("slow_data").steps()
+        self.assertGreater(statistics.median(row[11] for row in slow), 16.0)  # 32 x 0.5 ms of sleep
 
     def test_progress_once_per_step_with_stages(self):
         run = result("slow_data")
@@ -506,6 +516,24 @@ class CudaEventTiming(unittest.TestCase):
         timing.submit(9, 0.0, [(1, start, end)], 0.0, timing.loss_copy(float("nan")), (-1,) * 4)
         timing.poll(lambda *row: emitted.append(row), wait=True)
         self.assertIsNone(emitted[0][3])
+
+    def test_a_cuda_record_becomes_a_step_row_with_its_wall_time(self):
+        timing, stream = self._timing()
+        from kinetoscope.probe import steps
+        start = timing.mark()
+        stream.now += 2.5
+        end = timing.mark()
+        # the step loop submits its host-clock figures (data ms, wall ms) as one value
+        timing.submit(7, (1.25, 9.5), [(2, start, end)], 0.5, None, (10, 20, 30, 40))
+        posted = []
+
+        class Loop(object):
+            post = staticmethod(posted.append)
+
+        timing.poll(lambda *row: steps.Loop.emit(Loop(), *row), wait=True)
+        formatter, arguments = posted[0]
+        self.assertEqual(json.loads(formatter(*arguments)),
+                         {"type": "step", "step": [7, 1.25, 0.0, 0.0, 2.5, 0.0, 0.5, 10, 20, 30, 40, 9.5]})
 
 
 if __name__ == "__main__":

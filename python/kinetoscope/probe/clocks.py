@@ -21,7 +21,7 @@ class CudaTiming(object):
         self.index = device.index if device.index is not None else torch.cuda.current_device()
         self._events = []  # free events
         self._buffers = []  # free pinned 0-d float32 buffers
-        self._pending = collections.deque()  # (step, data_ms, pairs, host_loss, loss_ref, memory)
+        self._pending = collections.deque()  # (step, host, pairs, host_loss, loss_ref, memory)
         self.capturing = getattr(torch.cuda, "is_current_stream_capturing", lambda: False)
 
     def mark(self):
@@ -52,16 +52,17 @@ class CudaTiming(object):
         buffer.copy_(device_loss, non_blocking=True)
         return buffer, self.mark()
 
-    def submit(self, step, data_ms, pairs, host_loss, loss_ref, memory):
-        """host_loss: the part of the loss read on the host (float), None when the step's
-        loss is unknown; loss_ref: loss_copy()'s pair or None."""
-        self._pending.append((step, data_ms, pairs, host_loss, loss_ref, memory))
+    def submit(self, step, host, pairs, host_loss, loss_ref, memory):
+        """host: the step's host-clock figures, passed on to emit as they are (the step
+        loop's (data ms, wall ms)); host_loss: the part of the loss read on the host
+        (float), None when the step's loss is unknown; loss_ref: loss_copy()'s pair or None."""
+        self._pending.append((step, host, pairs, host_loss, loss_ref, memory))
 
     def poll(self, emit, wait=False):
         """Emits every record whose events have completed, in order; with `wait` (at exit
-        only) waits for them. emit(step, data_ms, [h2d, fwd, bwd, opt] ms, loss, memory)."""
+        only) waits for them. emit(step, host, [h2d, fwd, bwd, opt] ms, loss, memory)."""
         while self._pending:
-            step, data_ms, pairs, host_loss, loss_ref, memory = self._pending[0]
+            step, host, pairs, host_loss, loss_ref, memory = self._pending[0]
             # Both ends of every pair: elapsed_time wants both completed (a start recorded
             # on another stream than its end completes on its own).
             events = [event for _, start, end in pairs for event in (start, end)]
@@ -86,7 +87,7 @@ class CudaTiming(object):
             if loss is not None and not math.isfinite(loss):
                 loss = None
             self.release_pairs(pairs)
-            emit(step, data_ms, phases, loss, memory)
+            emit(step, host, phases, loss, memory)
 
     @property
     def waiting(self):

@@ -26,7 +26,9 @@ Phases per step, in milliseconds:
 - forward: the model's forward start -> backward start (the loss included); in inference
   the forward's own start -> end;
 - backward: torch.autograd.backward (loss.backward() included), the outermost call;
-- optimizer: optimizer pre-hook -> post-hook.
+- optimizer: optimizer pre-hook -> post-hook;
+- wall: the previous step's boundary -> this step's (host clock always; step 0's from
+  its beginning): everything the loop did, the script's own code and the probe's included.
 On the CPU these are time.perf_counter(); on CUDA (the model's device) events (clocks.py),
 except data, always host time. Hooks run on the training thread only (the thread of the
 first hook event); other threads' calls are ignored.
@@ -63,6 +65,8 @@ class Loop(object):
         self.window_due = self.window.enabled
         self.memory = probe.cuda_memory
         self.finder = ModelFinder(self, torch)
+        self.boundary = None  # perf_counter at the last step boundary (wall time)
+        self.wall_ms = 0.0  # the step that just ended
 
         self.live = True  # False once off: a fault, the launcher gone, a forked child
         self.cleanup_pending = False  # off, but the profiler still to stop on our thread
@@ -184,6 +188,8 @@ class Loop(object):
     def begin(self):
         self.begun = True
         step = self.step
+        if self.boundary is None:
+            self.boundary = perf_counter()  # step 0's wall time runs from its beginning
         if self.window_due:  # the window may start, step or end at this step
             window = self.window
             if window.open:
@@ -206,6 +212,9 @@ class Loop(object):
 
     def end(self):
         """The step in flight has ended: record it, move on, stop if asked to."""
+        now = perf_counter()
+        self.wall_ms = (now - self.boundary) * 1e3 if self.boundary is not None else 0.0
+        self.boundary = now
         step = self.step
         if self.src is None:
             self.data_s += self.other_s  # no forward told which iterator feeds the model
@@ -257,17 +266,18 @@ class Loop(object):
         if timing is None:
             sums = self.sums
             return (_step_line, (step, data_ms, sums[0] * 1e3, sums[1] * 1e3, sums[2] * 1e3,
-                                 sums[3] * 1e3, host_loss, UNKNOWN))
+                                 sums[3] * 1e3, host_loss, UNKNOWN, self.wall_ms))
         memory = self.memory.read(timing.index)
         loss_ref = None
         if host_loss is not None and self.loss_device is not None:
             loss_ref = timing.loss_copy(self.loss_device)
-        timing.submit(step, data_ms, self.pairs, host_loss, loss_ref, memory)
+        timing.submit(step, (data_ms, self.wall_ms), self.pairs, host_loss, loss_ref, memory)
         return None
 
-    def emit(self, step, data_ms, phases, loss, memory):
-        self.post((_step_line, (step, data_ms, phases[0], phases[1], phases[2], phases[3], loss,
-                                memory)))
+    def emit(self, step, host, phases, loss, memory):
+        """CudaTiming's record: host = (data ms, wall ms), the step's host-clock figures."""
+        self.post((_step_line, (step, host[0], phases[0], phases[1], phases[2], phases[3], loss,
+                                memory, host[1])))
 
     def restart(self):
         """The run turned out to be training after steps counted as inference (a
@@ -532,14 +542,15 @@ def _batch_size_of(batch, tensor_type, depth=0):
     return None
 
 
-def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss, memory):
+def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss, memory,
+               wall_ms):
     if loss is None or not math.isfinite(loss):
         loss_text = "null"  # JSON has no NaN: the launcher reads null as NaN
     else:
         loss_text = repr(float(loss))
-    return ('{"type":"step","step":[%d,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%d,%d,%d,%d]}'
+    return ('{"type":"step","step":[%d,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%d,%d,%d,%d,%.4f]}'
             % (step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss_text,
-               memory[0], memory[1], memory[2], memory[3]))
+               memory[0], memory[1], memory[2], memory[3], wall_ms))
 
 
 def _progress_line(step, skip, measured_from, total):
