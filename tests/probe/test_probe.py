@@ -2,7 +2,8 @@
 
 The runs go through tests/probe/harness.py (what `kinetoscope profile` does, without the
 launcher: the socketpair, python/boot on PYTHONPATH, the options); the tests assert on the
-messages.
+messages. The lab's tests (arms, seed, DataLoader overrides) are in test_lab.py and run
+with these.
 
     <venv python> -m unittest tests/probe/test_probe.py      (from the repository root)
     <venv python> tests/probe/test_probe.py
@@ -22,6 +23,7 @@ import harness  # noqa: E402
 # (bench/probe_overhead.py runs scripts through these)
 from harness import BOOT, HERE, PYTHON, REPO, Run, run_script  # noqa: E402,F401
 from harness import phase_medians as _phase_medians, result  # noqa: E402
+import test_lab  # noqa: E402  (the lab's runs and tests: test_lab.py)
 
 
 def _chain_dir(body):
@@ -534,6 +536,12 @@ class CudaEventTiming(unittest.TestCase):
         formatter, arguments = posted[0]
         self.assertEqual(json.loads(formatter(*arguments)),
                          {"type": "step", "step": [7, 1.25, 0.0, 0.0, 2.5, 0.0, 0.5, 10, 20, 30, 40, 9.5]})
+
+
+def load_tests(loader, tests, pattern):
+    """This module's tests, then test_lab.py's."""
+    tests.addTests(loader.loadTestsFromModule(test_lab))
+    return tests
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ class ModelFinder(object):
         self._with_params = {}  # id(module) -> has parameters (discovery only)
         self._model = None  # weakref to the model
         self._misses = 0  # optimizer steps whose parameters no candidate held
+        self.on_model = None  # called with the model once chosen, None when discovery restarts
 
     @property
     def model(self):
@@ -42,6 +43,8 @@ class ModelFinder(object):
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self):
+        if self.on_model is not None and self.model is not None:
+            self.on_model(None)
         self._remove(self._local)
         self._model = None
         self._candidates = []
@@ -123,6 +126,8 @@ class ModelFinder(object):
         self._local.append(module.register_forward_pre_hook(pre))
         if not self._training:
             self._local.append(module.register_forward_hook(post))
+        if self.on_model is not None:
+            self.on_model(module)
         parameter = first_parameter(module)
         return parameter.device if parameter is not None else None
 

@@ -36,6 +36,7 @@ class Probe(object):
         self.cuda_memory = None
         self.sampler = None
         self.snapshot = None
+        self.lab = None  # arms.Lab: the lab's options (arm, seed, loader), when given
         self._torch = None
         self.channel = Channel(fd, self._on_cancel, self._on_lost)
 
@@ -118,10 +119,11 @@ class Probe(object):
     def _arm(self):
         import torch
 
-        from . import clocks, hooks, memory, samples, steps, window
+        from . import arms, clocks, hooks, memory, samples, steps, window
 
         self._torch = torch
         self.send_started({"skip": str(self.options.skip), "active": str(self.options.active)})
+        self.lab = arms.create(self, torch)
         self.window = window.ProfilerWindow(torch, self.options, self.out_dir)
         self.cuda_memory = memory.CudaMemory(torch)
         self.loop = steps.Loop(self, torch, clocks)
@@ -132,6 +134,8 @@ class Probe(object):
             self.snapshot = memory.Snapshot(torch, self.out_dir)
         hooks.install(self.loop, torch)
         self._hooks = hooks
+        if self.lab is not None:
+            self.lab.install(self.loop)  # seeds now, before the script's code goes on
         # Registered after torch's own atexit handlers: runs before them.
         atexit.register(self._at_exit_torch)
         self._when_cuda_starts(self._on_cuda)
@@ -186,6 +190,13 @@ class Probe(object):
         self.done_sent = True
         if not self.live:
             return
+        if self.lab is not None:
+            try:
+                self.lab.at_exit()
+                if self.lab.dirty:
+                    self.send_started(self.lab.config())
+            except Exception as exc:
+                faults.part_disabled("arm", exc)
         try:
             ok, error = report.outcome(self.probe_dir)
         except Exception as exc:

@@ -65,6 +65,7 @@ class Loop(object):
         self.window_due = self.window.enabled
         self.memory = probe.cuda_memory
         self.finder = ModelFinder(self, torch)
+        self.lab = probe.lab  # arms.Lab with the lab's options, else None
         self.boundary = None  # perf_counter at the last step boundary (wall time)
         self.wall_ms = 0.0  # the step that just ended
 
@@ -215,6 +216,9 @@ class Loop(object):
         now = perf_counter()
         self.wall_ms = (now - self.boundary) * 1e3 if self.boundary is not None else 0.0
         self.boundary = now
+        lab = self.lab
+        if lab is not None:
+            lab.step_end()  # autocast never stays entered across a boundary
         step = self.step
         if self.src is None:
             self.data_s += self.other_s  # no forward told which iterator feeds the model
@@ -240,6 +244,8 @@ class Loop(object):
                 self.post(line)
                 line = None
             self.probe.send_started(self.config())
+        elif lab is not None and lab.dirty:
+            self.probe.send_started(self.config())  # the lab's figures changed
         if self.total and self.step >= self.total:
             if line is not None:
                 self.post(line)
@@ -248,6 +254,10 @@ class Loop(object):
             if line is not None:
                 self.post(line)
             self.probe.stop(self.cancel_by)
+        elif lab is not None and lab.stop_by:
+            if line is not None:
+                self.post(line)
+            self.probe.stop(lab.stop_by)
         # The next step starts now: its progress goes with this step's line.
         self.announced = self.step
         progress = (self.step, self.skip, self.measured_from, self.total)
@@ -503,6 +513,8 @@ class Loop(object):
         optimizer = self.primary() if self.primary is not None else None
         if optimizer is not None:
             config["optimizer"] = type(optimizer).__name__
+        if self.lab is not None:
+            config.update(self.lab.config())
         return config
 
 
