@@ -1,18 +1,19 @@
 """The lab on the script's own model, run by the probe (python/kinetoscope/probe/arms.py,
-overrides.py): the arms (fp32, bf16, bf16+compile), the seed, the DataLoader overrides.
-Real torch, real scripts (tests/probe/arm_check.py reports what it saw from inside),
-through the harness.
+overrides.py): the arms (fp32, bf16, bf16+compile), the seed, the DataLoader overrides;
+and tests/probe/train_images.py, a data-bound script. Real torch, real scripts
+(tests/probe/arm_check.py reports what it saw from inside), through the harness.
 
     <venv python> tests/probe/test_lab.py       (test_probe.py runs these too)
 """
 import json
 import os
+import statistics
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import REPO, result  # noqa: E402
+from harness import REPO, phase_medians as _phase_medians, result  # noqa: E402
 
 REPORTS = harness.temp_dir("kinetoscope-reports-")  # arm_check.py's reports
 INDUCTOR_CACHE = harness.temp_dir("kinetoscope-inductor-")  # compile runs: nothing cached
@@ -49,6 +50,9 @@ harness.RUNS.update({
                   dict(ARM, loader={"num_workers": 1, "pin_memory": True, "batch_size": 8}), {}),
     "loader_down": (arm_check("loader_down", "--workers", "2", "--persistent"),
                     dict(ARM, loader={"num_workers": 0}), {}),
+    "images": (["train_images.py", "--steps-total", "30"], {"skip": 5, "active": 0}, {}),
+    "images_workers": (["train_images.py", "--steps-total", "30"],
+                       {"skip": 5, "active": 0, "loader": {"num_workers": 2}}, {}),
     "bad_loader_option": ([NO_TORCH], {"loader": {"num_workers": "4"}}, {}),
     "compile": (MLP_30, {"skip": 5, "active": 0, "arm": "bf16+compile"}, compile_env("compile")),
     # no C++ compiler: Inductor fails (a real compile failure)
@@ -58,7 +62,7 @@ harness.RUNS.update({
                                   "compile_mode": "no-such-mode"}, compile_env("compile_bad_mode")),
     "mlp_bare": (MLP_30, None, {"probe": False}),
 })
-harness.FIRST.extend(["compile", "compile_fails"])
+harness.FIRST.extend(["compile", "compile_fails", "images", "images_workers"])
 
 
 def _report(name):
@@ -328,11 +332,27 @@ class SeedAndLoader(unittest.TestCase):
         self.assertEqual(run.last_config().get("loader_overrides"),
                          "num_workers=0 (script: 2), persistent_workers=false (script: true)")
 
+    def test_workers_on_a_data_bound_script(self):
+        serial, parallel = result("images"), result("images_workers")
+        for run in (serial, parallel):
+            self.assertEqual(run.returncode, 0, run.explain())
+            self.assertEqual(run.last_config().get("model"), "SmallCNN")
+            self.assertEqual(len(run.steps()), 25, run.explain())
+            for row in run.steps():
+                self.assertGreaterEqual(row[11], sum(row[1:6]) - 0.01, row)  # wall holds the phases
+        self.assertEqual(parallel.last_config().get("loader_overrides"), "num_workers=2 (script: 0)")
+        self.assertEqual(parallel.last_config().get("workers"), "2")
+        serial_data = statistics.median(s[1] for s in serial.steps())
+        compute = sum(_phase_medians(serial.steps())[2:])
+        self.assertGreater(serial_data, compute, serial.explain())  # data-bound without workers
+        parallel_data = statistics.median(s[1] for s in parallel.steps())
+        self.assertLess(parallel_data, 0.8 * serial_data, parallel.explain())
+
 
 class Isolation(unittest.TestCase):
     def test_probe_prints_nothing_of_its_own(self):
         for name in ("arm_bf16", "arm_own_autocast", "mlp_bf16", "seed_a", "reseed", "loader_down",
-                     "compile", "compile_fails"):
+                     "images_workers", "compile", "compile_fails"):
             stderr = result(name).stderr
             self.assertNotIn("kinetoscope probe", stderr, name)
             self.assertNotIn(os.path.join("python", "kinetoscope"), stderr, name)
