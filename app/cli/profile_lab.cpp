@@ -65,8 +65,7 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
     };
     callbacks.sweepPoint = [&err](const session::SweepPoint& point) {
         err << "kinetoscope profile: " << point.knob << " = " << point.value << ": "
-            << (point.error.empty() ? format::rate(point.samplesPerSecond, "samples")
-                                    : point.error)
+            << (point.error.empty() ? format::rate(point.samplesPerSecond, "samples") : point.error)
             << std::endl;
     };
     // The runs have process groups of their own: only this process hears the terminal's Ctrl-C.

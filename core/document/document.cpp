@@ -240,6 +240,22 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
             break;
         }
     }
+    const session::SweepPoint* fewest = nullptr;
+    const session::SweepPoint* best = nullptr;
+    for (const session::SweepPoint& p : session.sweep)
+        if (p.knob == "workers" && p.error.empty() && p.samplesPerSecond > 0) {
+            if (!fewest || p.value < fewest->value)
+                fewest = &p;
+            if (!best || p.samplesPerSecond > best->samplesPerSecond)
+                best = &p;
+        }
+    if (fewest && best && fewest != best)
+        lab.workersSweep = analysis::LabMeasurements::WorkersSweep{fewest->value,
+                                                                   best->value,
+                                                                   fewest->samplesPerSecond,
+                                                                   best->samplesPerSecond,
+                                                                   fewest->dataWaitMs * 1e6,
+                                                                   best->dataWaitMs * 1e6};
     if (session.dataLoaderMs && std::isfinite(*session.dataLoaderMs) && *session.dataLoaderMs >= 0)
         lab.dataLoaderNs = *session.dataLoaderMs * 1e6;
     if (session.computeMs && std::isfinite(*session.computeMs) && *session.computeMs >= 0)

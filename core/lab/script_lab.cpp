@@ -240,6 +240,12 @@ ScriptLabResult runScriptLab(const ScriptLabConfig& c, const RunCallbacks& callb
         }
     };
     auto cancelled = [&] { return callbacks.cancel && callbacks.cancel->load(); };
+    // "cancelled by the app's Cancel button in the bf16 run"
+    auto cancelledIn = [&](const std::string& name) {
+        return "cancelled" +
+               (callbacks.cancelledBy ? " by " + callbacks.cancelledBy() : std::string()) +
+               " in the " + name + " run";
+    };
 
     // One run of the script under the probe, into DIR/runs/NAME; its session, and the
     // run's error line (empty when it ended as asked).
@@ -304,9 +310,7 @@ ScriptLabResult runScriptLab(const ScriptLabConfig& c, const RunCallbacks& callb
         if (callbacks.arm)
             callbacks.arm(arm);
         if (cancelled())
-            interrupted = "cancelled" +
-                          (callbacks.cancelledBy ? " by " + callbacks.cancelledBy() : std::string()) +
-                          " in the " + name + " run";
+            interrupted = cancelledIn(name);
         s.interrupted = interrupted;
         save();
     }
@@ -334,10 +338,7 @@ ScriptLabResult runScriptLab(const ScriptLabConfig& c, const RunCallbacks& callb
             if (callbacks.sweepPoint)
                 callbacks.sweepPoint(point);
             if (cancelled())
-                interrupted = "cancelled" +
-                              (callbacks.cancelledBy ? " by " + callbacks.cancelledBy()
-                                                     : std::string()) +
-                              " in the " + name + " run";
+                interrupted = cancelledIn(name);
             s.interrupted = interrupted;
             save();
             if (knob == "batch_size" && !point.error.empty() &&

@@ -310,10 +310,22 @@ LabReading readLab(const Session& s)
             if (p.knob == knob && p.error.empty() &&
                 (!best || p.samplesPerSecond > best->samplesPerSecond))
                 best = &p;
-        if (best)
-            r.lines.push_back(std::string("Sweep of ") + knob + ": best at " + knob + " = " +
-                              std::to_string(best->value) + " (" +
-                              format::rate(best->samplesPerSecond, "samples") + ").");
+        const SweepPoint* fewest = nullptr;  // workers: the point to measure the best against
+        for (const SweepPoint& p : s.sweep)
+            if (p.knob == knob && p.error.empty() && p.samplesPerSecond > 0 &&
+                (!fewest || p.value < fewest->value))
+                fewest = &p;
+        if (!best)
+            continue;
+        std::string line = std::string("Sweep of ") + knob + ": best at " + knob + " = " +
+                           std::to_string(best->value) + " (" +
+                           format::rate(best->samplesPerSecond, "samples");
+        if (std::string(knob) == "workers" && fewest && fewest != best)
+            line += ", " + format::ratio(best->samplesPerSecond / fewest->samplesPerSecond) +
+                    " workers = " + std::to_string(fewest->value) + "'s; the data wait " +
+                    format::duration(fewest->dataWaitMs * 1e6) + " -> " +
+                    format::duration(best->dataWaitMs * 1e6) + " per step";
+        r.lines.push_back(line + ").");
     }
     return r;
 }

@@ -482,6 +482,28 @@ private Q_SLOTS:
         QCOMPARE(reread->steps[2].wallMs, 12.5);
     }
 
+    // A workers sweep's best point is read against its fewest workers, with the data wait
+    // each measured: the fix and what it bought.
+    void theWorkersSweepSaysWhatTheBestBought()
+    {
+        session::Session s;
+        for (const auto& [workers, samples, wait] :
+             {std::tuple{0, 1154.0, 17.6}, std::tuple{1, 1355.0, 12.5},
+              std::tuple{2, 1778.0, 5.98}}) {
+            session::SweepPoint p;
+            p.knob = "workers";
+            p.value = workers;
+            p.samplesPerSecond = samples;
+            p.dataWaitMs = wait;
+            s.sweep.push_back(p);
+        }
+        const session::LabReading r = session::readLab(s);
+        QCOMPARE(r.lines.size(), size_t(1));
+        QCOMPARE(r.lines.front(),
+                 std::string("Sweep of workers: best at workers = 2 (1,778 samples/s, 1.54× "
+                             "workers = 0's; the data wait 17.6 ms -> 5.98 ms per step)."));
+    }
+
     void theTriageRoundTripsThroughJson()
     {
         session::MemoryTriage m;

@@ -331,6 +331,38 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("Compiling took"), r.out.constData());
     }
 
+    // The workers sweep on a data-bound script (images decoded in its Dataset, one worker
+    // thread each side: CTest sets OMP_NUM_THREADS=1): each point is the script with its
+    // DataLoader's num_workers set at construction, reported as overridden; workers take the
+    // wait off the loop, and the diagnosis's DataLoader finding cites what the sweep measured.
+    void aWorkersSweepMeasuresTheDataLoadersFix()
+    {
+        const Ran r = profile(
+            {"--out", folder("sweep"), "--sweep", "workers=0,2", "--skip", "3", "--steps", "12"},
+            {kPython, script("train_images.py"), "--epochs", "1000", "--log-every", "0"});
+        QVERIFY2(r.code == 0, (r.err + r.out).constData());
+        const session::Session s = loaded(folder("sweep"));
+        QVERIFY(s.lab.empty());
+        QCOMPARE(s.sweep.size(), size_t(2));
+        for (const session::SweepPoint& p : s.sweep) {
+            QCOMPARE(p.knob, std::string("workers"));
+            QVERIFY2(p.error.empty() && p.samplesPerSecond > 0, p.error.c_str());
+        }
+        QVERIFY2(
+            s.sweep[1].dataWaitMs < 0.5 * s.sweep[0].dataWaitMs,
+            (std::to_string(s.sweep[0].dataWaitMs) + " -> " + std::to_string(s.sweep[1].dataWaitMs))
+                .c_str());
+        const session::Session two = loaded(folder("sweep") + "/runs/workers-2");
+        QCOMPARE(two.config.at("workers"), std::string("2"));
+        QVERIFY2(two.config.at("loader_overrides").starts_with("num_workers=2 (script: 0)"),
+                 two.config.at("loader_overrides").c_str());
+        QVERIFY(!s.steps.empty() && !s.tracePath.empty());  // the first point's, workers=0
+        QVERIFY2(r.out.contains("Sweep of workers: best at workers = "), r.out.constData());
+        if (s.sweep[1].samplesPerSecond > s.sweep[0].samplesPerSecond)
+            QVERIFY2(r.out.contains("The workers sweep measured it: num_workers=2"),
+                     r.out.constData());
+    }
+
     void usageErrorsAndAProbeThatCannotStart()
     {
         QCOMPARE(profile({"--skip", "x"}, {kPython, "-c", "pass"}).code, 2);

@@ -85,9 +85,17 @@ struct LabMeasurements
         int64_t fromStep = 0;
         double bytesPerStep = 0;
     };
-    std::optional<Growth> growth;             // the peak grows at every step from fromStep on
-    std::optional<double> reservedOverPeak;   // reserved after the steady step / its peak
-    std::optional<double> activationBytes;    // the memory split's activations (needs a GPU)
+    std::optional<Growth> growth;            // the peak grows at every step from fromStep on
+    std::optional<double> reservedOverPeak;  // reserved after the steady step / its peak
+    std::optional<double> activationBytes;   // the memory split's activations (needs a GPU)
+    // The workers sweep: its fewest workers and its fastest point, as measured.
+    struct WorkersSweep
+    {
+        int64_t fewest = 0, best = 0;               // num_workers
+        double fewestSamples = 0, bestSamples = 0;  // samples/s
+        double fewestWaitNs = 0, bestWaitNs = 0;    // mean data wait per step
+    };
+    std::optional<WorkersSweep> workersSweep;
     std::optional<int64_t> largestBatchFits;  // the batch-size sweep
     std::optional<int64_t> fastestBatch;
     std::optional<int64_t> firstBatchOutOfMemory;

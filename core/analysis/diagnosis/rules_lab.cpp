@@ -477,6 +477,17 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
             "(decode once, "
             "cache, move augmentation to the GPU).";
     f.snippet = kDataLoaderSnippet;
+    // The workers sweep measured the fix: say it with its figures.
+    if (const auto& sweep = in.lab->workersSweep; sweep && sweep->best > sweep->fewest) {
+        const double ratio = sweep->bestSamples / sweep->fewestSamples;
+        f.fix += " The workers sweep measured it: num_workers=" + std::to_string(sweep->best) +
+                 " runs " + format::ratio(ratio) +
+                 " the samples per second of num_workers=" + std::to_string(sweep->fewest) +
+                 " (the wait " + format::duration(sweep->fewestWaitNs) + " -> " +
+                 format::duration(sweep->bestWaitNs) + " per step).";
+        f.evidence.figures.push_back(
+            {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
+    }
     out.push_back(std::move(f));
 }
 
