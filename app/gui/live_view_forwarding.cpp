@@ -7,7 +7,7 @@ namespace kinetoscope::gui {
 namespace {
 
 // Posts `show(view, value)` to the GUI thread for each value reported.
-template<typename Value, typename Show>
+template <typename Value, typename Show>
 std::function<void(const Value&)> poster(QObject* context, QPointer<widgets::LiveRunView> view,
                                          Show show)
 {

@@ -34,9 +34,14 @@ std::optional<StepSample> labSteps(const session::Session& s)
 {
     if (s.steps.empty())
         return std::nullopt;
+    // A step's wall time where the probe measured it (everything the loop did), else the
+    // sum of its phases.
     std::vector<double> ns;
     for (const session::StepTiming& t : s.steps)
-        ns.push_back((t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs) * 1e6);
+        ns.push_back((t.wallMs >= 0
+                          ? t.wallMs
+                          : t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs) *
+                     1e6);
     return stepSample(std::move(ns));
 }
 

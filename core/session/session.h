@@ -56,7 +56,7 @@ struct LabArm
     int64_t graphBreaks = -1;
     int64_t recompiles = -1;
     int64_t compiledInMeasured = -1;  // compilations during measured steps (the median holds)
-    std::string note;  // what the arm found ("the script already uses autocast"), or empty
+    std::string note{};  // what the arm found ("the script already uses autocast"), or empty
 
     const char* name() const { return armName(kind); }
 };

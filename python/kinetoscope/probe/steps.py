@@ -27,7 +27,8 @@ Phases per step, in milliseconds:
   the forward's own start -> end;
 - backward: torch.autograd.backward (loss.backward() included), the outermost call;
 - optimizer: optimizer pre-hook -> post-hook;
-- wall: the previous step's boundary -> this step's (host clock always; step 0's from
+- wall: the previous step's boundary -> this step's, less the profiler window's own work
+  (starting it, writing its trace) (host clock always; step 0's from
   its beginning): everything the loop did, the script's own code and the probe's included.
 On the CPU these are time.perf_counter(); on CUDA (the model's device) events (clocks.py),
 except data, always host time. Hooks run on the training thread only (the thread of the
@@ -192,6 +193,7 @@ class Loop(object):
         if self.boundary is None:
             self.boundary = perf_counter()  # step 0's wall time runs from its beginning
         if self.window_due:  # the window may start, step or end at this step
+            window_work = perf_counter()
             window = self.window
             if window.open:
                 if step < self.measured_from:
@@ -201,6 +203,8 @@ class Loop(object):
             elif window.enabled and step == self.skip:
                 window.start(step, self._cuda_in_use())
             self.window_due = window.open or (window.enabled and step < self.skip)
+            # The profiler's own start and stop (a trace written) are not the step's time.
+            self.boundary += perf_counter() - window_work
         self.timing = self.cuda
         if self.cuda is not None and step >= self.measured_from:
             self.memory.reset_peaks(self.cuda.index)  # peaks from the step's start
