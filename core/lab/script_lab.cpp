@@ -198,9 +198,10 @@ session::SweepPoint sweepPointFromRun(const std::string& knob, int64_t value,
         p.error = "out of memory " + what + std::to_string(value);
         return p;
     }
-    if (limitBytes > 0 && peak > limitBytes) {
-        p.error = "over the memory limit " + what + std::to_string(value) + " (" +
-                  format::bytes(double(peak)) + " at its peak)";
+    if (limitBytes > 0 && peak > limitBytes) {  // counted as out of memory, as the C++ lab does
+        p.error = "out of memory " + what + std::to_string(value) + " (" +
+                  format::bytes(double(peak)) + " at its peak, over the " +
+                  format::bytes(double(limitBytes)) + " limit)";
         return p;
     }
     if (run.steps.empty()) {
@@ -341,11 +342,8 @@ ScriptLabResult runScriptLab(const ScriptLabConfig& c, const RunCallbacks& callb
                 interrupted = cancelledIn(name);
             s.interrupted = interrupted;
             save();
-            if (knob == "batch_size" && !point.error.empty() &&
-                point.error.starts_with("out of memory"))
+            if (knob == "batch_size" && point.error.starts_with("out of memory"))
                 return;  // ascending: the larger ones do not fit either
-            if (knob == "batch_size" && point.error.starts_with("over the memory limit"))
-                return;
         }
     };
     sweep("workers", c.workers);

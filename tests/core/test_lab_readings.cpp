@@ -404,7 +404,8 @@ private Q_SLOTS:
         big.samples = {sample};
         const session::SweepPoint over =
             lab::sweepPointFromRun("batch_size", 256, big, "", int64_t(2) << 30);
-        QVERIFY2(over.error.starts_with("over the memory limit at batch size 256"),
+        QVERIFY2(over.error == "out of memory at batch size 256 (3.00 GiB at its peak, over the "
+                               "2.00 GiB limit)",
                  over.error.c_str());
         const session::SweepPoint fits = lab::sweepPointFromRun("workers", 2, big, "", 0);
         QVERIFY(fits.error.empty());
