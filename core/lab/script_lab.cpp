@@ -73,20 +73,13 @@ Pace paceOf(const session::Session& s)
     return p;
 }
 
-// The most bytes a run held: the CUDA allocator's peak over its steps; -1 on the CPU.
-int64_t peakAllocated(const session::Session& s)
+// The most bytes a run held by one of its steps' figures (peakAllocatedBytes or
+// peakReservedBytes: the CUDA allocator's peaks); -1 on the CPU.
+int64_t peakOf(const session::Session& s, int64_t session::StepTiming::*figure)
 {
     int64_t peak = -1;
     for (const session::StepTiming& t : s.steps)
-        peak = std::max(peak, t.peakAllocatedBytes);
-    return peak;
-}
-
-int64_t peakReserved(const session::Session& s)
-{
-    int64_t peak = -1;
-    for (const session::StepTiming& t : s.steps)
-        peak = std::max(peak, t.peakReservedBytes);
+        peak = std::max(peak, t.*figure);
     return peak;
 }
 
@@ -170,8 +163,8 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
     arm.ran = true;
     arm.samplesPerSecond = double(batchSizeOf(run)) * 1000.0 / pace.medianMs;
     arm.meanStepMs = pace.meanMs;
-    arm.peakAllocatedBytes = peakAllocated(run);
-    arm.peakReservedBytes = peakReserved(run);
+    arm.peakAllocatedBytes = peakOf(run, &session::StepTiming::peakAllocatedBytes);
+    arm.peakReservedBytes = peakOf(run, &session::StepTiming::peakReservedBytes);
     if (arm.kind == session::ArmKind::Bf16Compile) {
         const std::string seconds = configOf(run, "compile_seconds");
         if (!seconds.empty())
@@ -190,8 +183,8 @@ session::SweepPoint sweepPointFromRun(const std::string& knob, int64_t value,
     session::SweepPoint p;
     p.knob = knob;
     p.value = value;
-    p.peakAllocatedBytes = peakAllocated(run);
-    p.peakReservedBytes = peakReserved(run);
+    p.peakAllocatedBytes = peakOf(run, &session::StepTiming::peakAllocatedBytes);
+    p.peakReservedBytes = peakOf(run, &session::StepTiming::peakReservedBytes);
     const int64_t peak = p.peakAllocatedBytes >= 0 ? p.peakAllocatedBytes : peakResident(run);
     const std::string what = knob == "batch_size" ? "at batch size " : "at workers ";
     if (outOfMemory(runError)) {

@@ -31,6 +31,17 @@ std::vector<session::PhaseMemory> stepPeakingAfter(const std::string& peakPhase,
     return rows;
 }
 
+// An arm that ran at `samples` samples/s, batches of `batch`.
+session::LabArm ranArm(session::ArmKind kind, double samples, int batch)
+{
+    session::LabArm a;
+    a.kind = kind;
+    a.ran = true;
+    a.samplesPerSecond = samples;
+    a.meanStepMs = 1000.0 * batch / samples;
+    return a;
+}
+
 }  // namespace
 
 class TestLabReadings : public QObject
@@ -123,14 +134,7 @@ private Q_SLOTS:
     // bf16 is one too.
     void aSlowdownIsNeverASmallJump()
     {
-        auto arm = [](session::ArmKind kind, double samples) {
-            session::LabArm a;
-            a.kind = kind;
-            a.ran = true;
-            a.samplesPerSecond = samples;
-            a.meanStepMs = 1000.0 * 64 / samples;
-            return a;
-        };
+        auto arm = [](session::ArmKind kind, double samples) { return ranArm(kind, samples, 64); };
         session::Session s;
         s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
         s.lab = {arm(session::ArmKind::Fp32, 57.2), arm(session::ArmKind::Bf16, 14.2)};
@@ -165,14 +169,7 @@ private Q_SLOTS:
     // measured data wait supports it: here it does not, so the reading says so.
     void theDataLoaderIsNamedOnlyWhenItsWaitSupportsIt()
     {
-        auto arm = [](session::ArmKind kind, double samples) {
-            session::LabArm a;
-            a.kind = kind;
-            a.ran = true;
-            a.samplesPerSecond = samples;
-            a.meanStepMs = 1000.0 * 32 / samples;
-            return a;
-        };
+        auto arm = [](session::ArmKind kind, double samples) { return ranArm(kind, samples, 32); };
         auto phase = [](const char* name, double meanMs) {
             session::PhaseTiming p;
             p.phase = name;
@@ -417,14 +414,7 @@ private Q_SLOTS:
     // words, its compilation said apart, and both kept through the session file.
     void theCompileArmIsReadApartFromCompilation()
     {
-        auto arm = [](session::ArmKind kind, double samples) {
-            session::LabArm a;
-            a.kind = kind;
-            a.ran = true;
-            a.samplesPerSecond = samples;
-            a.meanStepMs = 1000.0 * 32 / samples;
-            return a;
-        };
+        auto arm = [](session::ArmKind kind, double samples) { return ranArm(kind, samples, 32); };
         session::Session s;
         s.environment = {{"device", "NVIDIA H100 80GB HBM3"}};
         session::LabArm compiled = arm(session::ArmKind::Bf16Compile, 900);
