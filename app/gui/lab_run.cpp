@@ -45,7 +45,7 @@ void LabRun::start()
                     m_view->setProgress(stage, fraction);
             });
     };
-    forwardToLiveView(callbacks, this, m_view);
+    forwardToLiveView(callbacks, this, &m_view);
     if (m_view)
         m_view->setInference(m_config.mode == "inference");
     m_thread = std::thread([this, callbacks, post] {

@@ -8,15 +8,15 @@ namespace {
 
 // Posts `show(view, value)` to the GUI thread for each value reported.
 template <typename Value, typename Show>
-std::function<void(const Value&)> poster(QObject* context, QPointer<widgets::LiveRunView> view,
-                                         Show show)
+std::function<void(const Value&)> poster(QObject* context,
+                                         const QPointer<widgets::LiveRunView>* view, Show show)
 {
     return [context, view, show](const Value& value) {
         QMetaObject::invokeMethod(
             context,
             [view, show, value] {
-                if (view)
-                    show(*view, value);
+                if (widgets::LiveRunView* shown = view->data())
+                    show(*shown, value);
             },
             Qt::QueuedConnection);
     };
@@ -25,7 +25,7 @@ std::function<void(const Value&)> poster(QObject* context, QPointer<widgets::Liv
 }  // namespace
 
 void forwardToLiveView(lab::RunCallbacks& callbacks, QObject* context,
-                       QPointer<widgets::LiveRunView> view)
+                       const QPointer<widgets::LiveRunView>* view)
 {
     using widgets::LiveRunView;
     callbacks.step = poster<session::StepTiming>(

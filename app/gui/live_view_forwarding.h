@@ -14,8 +14,9 @@ class LiveRunView;
 
 namespace kinetoscope::gui {
 
-// Sets callbacks' step, sample, arm, sweepPoint and memory.
+// Sets callbacks' step, sample, arm, sweepPoint and memory. `view` is a member of `context`
+// (the runner's own pointer to its view): it lives as long as the posts that read it.
 void forwardToLiveView(lab::RunCallbacks& callbacks, QObject* context,
-                       QPointer<widgets::LiveRunView> view);
+                       const QPointer<widgets::LiveRunView>* view);
 
 }  // namespace kinetoscope::gui

@@ -72,7 +72,7 @@ void ProfileRun::start()
                 m_view->setProgress(stage, fraction);
         });
     };
-    forwardToLiveView(callbacks, this, m_view);
+    forwardToLiveView(callbacks, this, &m_view);
     if (m_view) {
         QStringList command;
         for (const std::string& word : m_config.command)

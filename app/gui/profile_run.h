@@ -41,7 +41,7 @@ public:
     // "measured step 12" when the script runs to its end): the probe's step counts every
     // step from 0, this counts each stage's own from 1. A lab's run names itself first
     // ("bf16: measured step 3 of 20").
-    static QString stageLine(const lab::ProfileConfig& config, const lab::RunProgress& progress);
+    static QString stageLine(const lab::ProfileConfig& config, const lab::RunProgress& given);
 
 Q_SIGNALS:
     // On the GUI thread. sessionPath is empty when nothing could be saved; note is what a
