@@ -337,6 +337,16 @@ void LiveRunView::addStep(const session::StepTiming& step)
     markDirty();
 }
 
+void LiveRunView::clearSteps()
+{
+    for (QCPBars* bars : m_phaseBars)
+        bars->data()->clear();
+    m_steps = 0;
+    m_maxStepMs = 0;
+    m_latenciesMs.clear();
+    markDirty();
+}
+
 void LiveRunView::addSample(const session::LiveSample& s)
 {
     ++m_samples;

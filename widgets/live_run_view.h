@@ -34,6 +34,9 @@ public:
     // that runs to its end): the bar shows it is busy.
     void setProgress(const QString& stage, double fraction);
     void addStep(const session::StepTiming& step);
+    // The steps shown so far were not the run's (a script's no-grad forwards counted as
+    // inference until its optimizer first stepped: the launcher dropped them): gone.
+    void clearSteps();
     void addSample(const session::LiveSample& sample);
     void setArm(const session::LabArm& arm);
     void addSweepPoint(const session::SweepPoint& point);

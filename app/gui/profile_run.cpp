@@ -73,6 +73,22 @@ void ProfileRun::start()
         });
     };
     forwardToLiveView(callbacks, this, &m_view);
+    // A run first taken for inference that turns out to train (a validation pass before the
+    // first optimizer step): the launcher drops the steps it had; the view drops them too.
+    callbacks.started = [this, post, mode = std::string()](const session::Session& header,
+                                                           const std::string&) mutable {
+        const auto now = header.config.find("mode");
+        if (now == header.config.end())
+            return;
+        if (mode == "inference" && now->second == "train")
+            post([this] {
+                if (m_view) {
+                    m_view->clearSteps();
+                    m_view->setInference(false);
+                }
+            });
+        mode = now->second;
+    };
     if (m_view) {
         QStringList command;
         for (const std::string& word : m_config.command)

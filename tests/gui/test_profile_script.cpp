@@ -390,6 +390,33 @@ private Q_SLOTS:
 #endif
     }
 
+    // A validation pass under no_grad before training: its forwards were counted as
+    // inference steps until the optimizer first stepped; the launcher drops them and so does
+    // the live view, which ends with the training steps alone.
+    void aValidationPassLeavesNoBarsBehind()
+    {
+#ifndef KINETOSCOPE_PYTHON
+        QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
+#else
+        QTemporaryDir dir;
+        lab::ProfileConfig c;
+        c.command = {KINETOSCOPE_PYTHON,
+                     QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/validate_then_train.py")
+                         .toStdString()};
+        c.skip = 2;
+        c.active = 1;
+        c.outDir = dir.filePath(QStringLiteral("run")).toStdString();
+        c.fromTerminal = false;
+        gui::MainWindow window;
+        QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
+        widgets::LiveRunView* live = window.startProfile(c);
+        QVERIFY(live);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60'000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(live->stepBars(), 20 - 3);  // the training steps the session holds
+#endif
+    }
+
     // A script that raises: the view says why in one line, and what it measured before
     // opens all the same.
     void aFailedScriptKeepsItsStepsAndTheyOpen()
