@@ -1,6 +1,7 @@
 #include "core/lab/script_lab.h"
 
 #include "core/format/format.h"
+#include "core/session/timing_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,15 +37,6 @@ double wallOf(const session::StepTiming& t)
     return t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs;
 }
 
-double median(std::vector<double> values)
-{
-    if (values.empty())
-        return 0;
-    const size_t middle = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(middle), values.end());
-    return values[middle];
-}
-
 // The steady step (ms): the median wall time, and the mean of the steps within 3x of it
 // (a step that compiled again is a one-off, not the pace).
 struct Pace
@@ -57,7 +49,7 @@ Pace paceOf(const session::Session& s)
     std::vector<double> walls;
     for (const session::StepTiming& t : s.steps)
         walls.push_back(wallOf(t));
-    p.medianMs = median(walls);
+    p.medianMs = session::timingStats("wall", walls).medianMs;  // nearest rank
     double sum = 0, data = 0;
     size_t kept = 0;
     for (const session::StepTiming& t : s.steps)
@@ -136,8 +128,7 @@ std::string validateScriptLab(const ScriptLabConfig& c)
             return "--sweep batch= takes batch sizes (1 or more)";
     if (c.memoryLimitMb < 0)
         return "--memory-limit-mb takes MiB (0: no limit)";
-    ProfileConfig probe = c.script;
-    return validateProfileConfig(probe);
+    return validateProfileConfig(c.script);
 }
 
 session::LabArm armFromRun(const std::string& name, const session::Session& run,

@@ -52,6 +52,19 @@ QStringList words(const std::vector<std::string>& command)
     return list;
 }
 
+// A run as the app starts one: the script's own process group, its output in OUT/output.log.
+[[maybe_unused]] lab::ProfileConfig fromTheApp(std::vector<std::string> command,
+                                               const QString& outDir, int64_t skip, int64_t active)
+{
+    lab::ProfileConfig c;
+    c.command = std::move(command);
+    c.skip = skip;
+    c.active = active;
+    c.outDir = outDir.toStdString();
+    c.fromTerminal = false;
+    return c;
+}
+
 void makeExecutable(const QString& path)
 {
     QFile file(path);
@@ -361,12 +374,9 @@ private Q_SLOTS:
         QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
 #else
         QTemporaryDir dir;
-        lab::ProfileConfig c;
-        c.command = {KINETOSCOPE_PYTHON, kScript.toStdString(), "--steps-total", "200"};
-        c.skip = 2;
-        c.active = 1;
-        c.outDir = dir.filePath(QStringLiteral("lab")).toStdString();
-        c.fromTerminal = false;
+        lab::ProfileConfig c =
+            fromTheApp({KINETOSCOPE_PYTHON, kScript.toStdString(), "--steps-total", "200"},
+                       dir.filePath(QStringLiteral("lab")), 2, 1);
         lab::ScriptLabConfig l;
         l.arms = {"fp32", "bf16"};
         l.script = c;
@@ -399,14 +409,11 @@ private Q_SLOTS:
         QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
 #else
         QTemporaryDir dir;
-        lab::ProfileConfig c;
-        c.command = {KINETOSCOPE_PYTHON,
-                     QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/validate_then_train.py")
-                         .toStdString()};
-        c.skip = 2;
-        c.active = 1;
-        c.outDir = dir.filePath(QStringLiteral("run")).toStdString();
-        c.fromTerminal = false;
+        const lab::ProfileConfig c =
+            fromTheApp({KINETOSCOPE_PYTHON,
+                        QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/validate_then_train.py")
+                            .toStdString()},
+                       dir.filePath(QStringLiteral("run")), 2, 1);
         gui::MainWindow window;
         QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
         widgets::LiveRunView* live = window.startProfile(c);
@@ -425,14 +432,9 @@ private Q_SLOTS:
         QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
 #else
         QTemporaryDir dir;
-        lab::ProfileConfig c;
-        c.command = {KINETOSCOPE_PYTHON, kScript.toStdString(),
-                     "--steps-total",    "40",
-                     "--raise-at-step",  "12"};
-        c.skip = 2;
-        c.active = 2;
-        c.outDir = dir.filePath(QStringLiteral("run")).toStdString();
-        c.fromTerminal = false;
+        const lab::ProfileConfig c = fromTheApp({KINETOSCOPE_PYTHON, kScript.toStdString(),
+                                                 "--steps-total", "40", "--raise-at-step", "12"},
+                                                dir.filePath(QStringLiteral("run")), 2, 2);
         gui::MainWindow window;
         QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
         QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
