@@ -226,6 +226,12 @@ LabReading readLab(const Session& s)
     for (const LabArm& arm : s.lab)
         if (arm.ran && arm.compileSeconds >= 0)
             r.lines.push_back(compileLine(arm));
+    // A script lab seeds torch before the script goes on; a script that seeds it again
+    // decides its own randomness (the probe saw torch.manual_seed called).
+    if (const auto reseeds = s.config.find("script_reseeds");
+        !s.lab.empty() && reseeds != s.config.end() && reseeds->second == "true")
+        r.lines.emplace_back("The script seeds torch itself (torch.manual_seed): each run used "
+                             "its seed, not the lab's.");
     if (r.bf16OverFp32 && r.graphOverBf16 && *r.bf16OverFp32 >= kSmallLabJump &&
         *r.graphOverBf16 >= kSmallLabJump)
         r.lines.emplace_back(

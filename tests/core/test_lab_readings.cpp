@@ -432,6 +432,13 @@ private Q_SLOTS:
         QVERIFY(has("Compiling took 17.5 s (warm-up, not in the figures above); 1 graph break, "
                     "no recompilation."));
         QVERIFY(!has("bf16 -> CUDA graph"));
+        QVERIFY(!has("The script seeds torch itself"));
+        s.config["script_reseeds"] = "true";
+        const session::LabReading reseeded = session::readLab(s);
+        QVERIFY(std::find(reseeded.lines.begin(), reseeded.lines.end(),
+                          "The script seeds torch itself (torch.manual_seed): each run used its "
+                          "seed, not the lab's.") != reseeded.lines.end());
+        s.config.erase("script_reseeds");
         s.lab[2].samplesPerSecond = 500;  // slower than eager bf16: a slowdown, said as one
         const session::LabReading slower = session::readLab(s);
         QVERIFY(std::any_of(slower.lines.begin(), slower.lines.end(), [](const std::string& line) {
