@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One-time set-up of everything Kinetoscope needs on a Debian 12 machine.
 # Idempotent: every step checks first and skips what is already there.
-#   - Debian packages: compiler, CMake, Ninja, Qt 6, QCustomPlot (Qt 6), nlohmann-json,
+#   - Debian packages: compiler, CMake, Ninja, Python's headers (torch.compile's inductor
+#     builds its CPU kernels with g++ against them), Qt 6, QCustomPlot (Qt 6), nlohmann-json,
 #     simdjson, zlib, Xvfb (GUI tests), clang + compiler-rt (the fuzzers, scripts/fuzz.sh),
 #     clang-format and clang-tidy (scripts/format.sh, scripts/tidy.sh, scripts/check.sh)
 #   - the pinned torch wheel (LibTorch for core/engine), in a virtual environment that
@@ -13,7 +14,7 @@ VENV=${KINETOSCOPE_VENV:-$HOME/.local/share/kinetoscope/venv}
 
 log() { printf '[setup] %s\n' "$*"; }
 
-packages=(build-essential cmake ninja-build ccache pkg-config python3 python3-venv
+packages=(build-essential cmake ninja-build ccache pkg-config python3 python3-venv python3-dev
           qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
           xvfb xauth clang libclang-rt-14-dev clang-format clang-tidy desktop-file-utils appstream)
 missing=()
