@@ -74,7 +74,7 @@ class Probe(object):
             self.channel.send(message)
 
     def post(self, line):
-        """A frequent message (one JSON line), sent within channel.FLUSH_S."""
+        """A frequent message (one JSON line), sent within outbox.FLUSH_S."""
         if self.live:
             self.channel.post(line)
 
