@@ -5,9 +5,13 @@
 
 1. chains to the `sitecustomize` the environment already had (if any), as if we were not
    here: an error in it is reported exactly as `site` reports one, and start-up goes on;
-2. does nothing else at all (no torch, no thread, no file) unless KINETOSCOPE_PROBE_FD is
-   set and KINETOSCOPE_PROBE_OWNER is not (a process the profiled script starts inherits
-   the environment with OWNER set, and so stays dormant);
+2. does nothing else at all (no torch, no thread, no file) unless KINETOSCOPE_PROBE_OWNER
+   is not set (a process the profiled script starts inherits the environment with OWNER
+   set, and so stays dormant) and either KINETOSCOPE_PROBE_FD is set (the launcher's
+   socket) or KINETOSCOPE_PROBE_JOB is and this process is a rank of a distributed job
+   (job mode, kinetoscope/probe/ranks.py): RANK or SLURM_PROCID is set and it is not
+   torchrun's own agent (`torchrun`, `python -m torch.distributed.run` or `.launch`,
+   which has SLURM_PROCID under srun; without srun it has no rank);
 3. when active, appends `<kinetoscope>/python` to the END of sys.path and starts
    `kinetoscope.probe`. Any fault of ours is one line on stderr,
    "kinetoscope probe: disabled (<reason>)", and the script runs on unharmed.
@@ -64,8 +68,66 @@ def _chain():
             sys.modules["sitecustomize"] = ours
 
 
+_LAUNCHERS = ("torch.distributed.run", "torch.distributed.launch")
+_LAUNCHER_FILES = ("torch/distributed/run.py", "torch/distributed/launch.py")
+
+
+def _command_line():
+    """The interpreter's own arguments (sys.argv[0] is only "-m" while site runs)."""
+    argv = getattr(sys, "orig_argv", None)  # Python >= 3.10
+    if argv is None:
+        try:
+            with open("/proc/self/cmdline", "rb") as f:
+                argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0")[:-1]]
+        except Exception:
+            argv = []
+    return argv
+
+
+def _main_module(argv):
+    """The module of `python [options] -m MODULE ...`, else "" (CPython's option syntax:
+    flags may be grouped, and -c, -m, -W, -X take the rest of the word or the next one)."""
+    words = iter(argv[1:])
+    for word in words:
+        if word == "--check-hash-based-pycs":
+            next(words, None)
+            continue
+        if not word.startswith("-") or word in ("-", "--") or word.startswith("--"):
+            return ""  # the script (or stdin): no module
+        for index in range(1, len(word)):
+            flag = word[index]
+            if flag in "cmWX":
+                value = word[index + 1:] or next(words, "")
+                if flag in "cm":
+                    return value if flag == "m" else ""
+                break
+    return ""
+
+
+def _is_torchrun_agent():
+    program = sys.argv[0] if sys.argv else ""
+    if os.path.basename(program).endswith("torchrun"):
+        return True
+    if program.replace(os.sep, "/").endswith(_LAUNCHER_FILES):
+        return True
+    return _main_module(_command_line()) in _LAUNCHERS
+
+
+def _wanted():
+    environ = os.environ
+    if "KINETOSCOPE_PROBE_OWNER" in environ:
+        return False
+    if environ.get("KINETOSCOPE_PROBE_FD"):
+        return True
+    if not environ.get("KINETOSCOPE_PROBE_JOB"):
+        return False
+    if not (environ.get("RANK", "").strip() or environ.get("SLURM_PROCID", "").strip()):
+        return False  # no rank: torchrun's agent (its workers have RANK), a plain run
+    return not _is_torchrun_agent()
+
+
 def _activate():
-    if not os.environ.get("KINETOSCOPE_PROBE_FD") or "KINETOSCOPE_PROBE_OWNER" in os.environ:
+    if not _wanted():
         return
     try:
         python_dir = os.path.dirname(_BOOT_DIR)

@@ -1,9 +1,10 @@
 """The probe in one process: activation (before the script), arming (when the script
 imports torch), and the end (atexit).
 
-Activation: the socket, `hello`, KINETOSCOPE_PROBE_OWNER (so that every process the
-script starts stays dormant), a fork handler (a forked child closes its copy of the
-socket and never says anything), the `done` atexit handler, the torch-import hook.
+Activation: the channel (the launcher's socket; in job mode the rank's stream file,
+ranks.py), `hello`, KINETOSCOPE_PROBE_OWNER (so that every process the script starts
+stays dormant), a fork handler (a forked child closes its copy of the channel and never
+says anything), the `done` atexit handler, the torch-import hook.
 Arming: `started`, the hooks, the profiler window, CUDA's memory history and samples from
 CUDA's first use, an atexit handler that closes the window before torch's own handlers run.
 End: `done`, last, once, from the main process only.
@@ -15,14 +16,18 @@ import time
 
 from . import faults, options as options_module, report
 from .arming import TorchImportHook
-from .channel import Channel
 
 PROTOCOL = 4
 
 
 class Probe(object):
-    def __init__(self, fd, out_dir, options, probe_dir):
+    """`make_channel(on_cancel, on_lost)` gives the channel (channel.Channel,
+    filechannel.FileChannel); `job` (ranks.Job) and `rank` (ranks.Rank) in job mode."""
+
+    def __init__(self, make_channel, out_dir, options, probe_dir, job=None, rank=None):
         self.options = options
+        self.job = job
+        self.rank = rank
         self.out_dir = out_dir
         self.probe_dir = probe_dir  # .../python: frames here are not the user's
         self.pid = os.getpid()
@@ -30,6 +35,7 @@ class Probe(object):
         self.live = True
         self.stopped_by = ""  # why the probe stopped the script (SystemExit), if it did
         self.cancel_by = None  # a cancel heard (reader thread)
+        self.cancel_at = 0  # the step count at which a cancel stops the script (job mode)
         self.done_sent = False
         self.loop = None
         self.window = None
@@ -38,14 +44,17 @@ class Probe(object):
         self.snapshot = None
         self.lab = None  # arms.Lab: the lab's options (arm, seed, loader), when given
         self._torch = None
-        self.channel = Channel(fd, self._on_cancel, self._on_lost)
+        self.channel = make_channel(self._on_cancel, self._on_lost)
 
     # -- activation -------------------------------------------------------------------------
     def activate(self):
         os.environ["KINETOSCOPE_PROBE_OWNER"] = str(self.pid)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._in_forked_child)
-        self.send({"type": "hello", "protocol": PROTOCOL, "pid": self.pid})
+        hello = {"type": "hello", "protocol": PROTOCOL, "pid": self.pid}
+        if self.rank is not None:
+            hello["rank"] = self.rank.rank
+        self.send(hello)
         atexit.register(self._at_exit_done)
         self._wrap_os_exit()
         TorchImportHook(self._arm_guarded).install()
@@ -96,9 +105,22 @@ class Probe(object):
             self.sampler.stop()
 
     def _on_cancel(self, by):
+        if self.job is not None:  # every rank stops at the same step (ranks.py)
+            self.cancel_at = self.job.stop_step(self._stop_proposal)
+            if self.loop is not None:
+                self.loop.cancel_at = self.cancel_at  # before cancel_by: end() reads both
         self.cancel_by = by  # kept for a loop not armed yet
         if self.loop is not None:
-            self.loop.cancel_by = by  # the next step boundary raises SystemExit(0)
+            self.loop.cancel_by = by  # a step boundary (the next, or cancel_at's) stops
+            # the script: SystemExit(0)
+
+    def _stop_proposal(self):
+        from .ranks import stop_proposal
+
+        loop = self.loop
+        if loop is None:
+            return stop_proposal(0, 0.0)
+        return stop_proposal(loop.step, loop.wall_ms)
 
     def stop(self, by):
         """Ends the script cleanly from a step boundary (--steps reached, a cancel)."""
@@ -127,6 +149,7 @@ class Probe(object):
         self.window = window.ProfilerWindow(torch, self.options, self.out_dir)
         self.cuda_memory = memory.CudaMemory(torch)
         self.loop = steps.Loop(self, torch, clocks)
+        self.loop.cancel_at = self.cancel_at
         self.loop.cancel_by = self.cancel_by
         self.sampler = samples.Sampler(torch, self.cuda_memory, self.post, self.options.sample_rate,
                                        self.t0, self.loop.cuda_index)
@@ -161,6 +184,8 @@ class Probe(object):
 
     def send_started(self, config):
         environment = report.environment(self._torch) if self._torch is not None else {}
+        if self.rank is not None:
+            config = dict(self.rank.config(), **config)
         self.send({"type": "started", "session": "", "config": config, "environment": environment})
 
     def wrap_marker_function(self):
@@ -207,18 +232,43 @@ class Probe(object):
 
 
 def start():
-    """Called by python/boot/sitecustomize.py when KINETOSCOPE_PROBE_FD is set and
+    """Called by python/boot/sitecustomize.py when KINETOSCOPE_PROBE_FD is set, or
+    KINETOSCOPE_PROBE_JOB is and this process is a rank (job mode, ranks.py), and
     KINETOSCOPE_PROBE_OWNER is not. Raises on a bad environment (the caller says
     'kinetoscope probe: disabled (...)')."""
-    text = os.environ.get("KINETOSCOPE_PROBE_FD", "")
-    try:
-        fd = int(text)
-    except ValueError:
-        raise ValueError("KINETOSCOPE_PROBE_FD is not a file descriptor: %r" % text)
-    out_dir = os.path.abspath(os.environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
-    options = options_module.parse(os.environ.get("KINETOSCOPE_PROBE_OPTIONS", ""))
+    environ = os.environ
+    text = environ.get("KINETOSCOPE_PROBE_FD", "")
+    job = rank = None
+    if text:
+        try:
+            fd = int(text)
+        except ValueError:
+            raise ValueError("KINETOSCOPE_PROBE_FD is not a file descriptor: %r" % text)
+        out_dir = os.path.abspath(environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
+    else:
+        from .ranks import Job, Rank
+
+        # This rank owns the probe from here, even if it fails to start: its workers
+        # (which inherit the rank's variables) stay dormant, and a failure is said once.
+        environ["KINETOSCOPE_PROBE_OWNER"] = str(os.getpid())
+        rank = Rank(environ)
+        job = Job(environ.get("KINETOSCOPE_PROBE_JOB", ""), rank.rank)
+        out_dir = job.rank_dir
+    options = options_module.parse(environ.get("KINETOSCOPE_PROBE_OPTIONS", ""))
     probe_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    probe = Probe(fd, out_dir, options, probe_dir)
+    if job is None:
+        from .channel import Channel
+
+        def make_channel(on_cancel, on_lost):
+            return Channel(fd, on_cancel, on_lost)
+    else:
+        from .filechannel import FileChannel
+
+        stream = job.open_stream()  # last: nothing is created when the options are bad
+
+        def make_channel(on_cancel, on_lost):
+            return FileChannel(stream, job.cancel_path, on_cancel, on_lost)
+    probe = Probe(make_channel, out_dir, options, probe_dir, job, rank)
     probe.activate()
     sys.modules[__name__].current = probe
     return probe

@@ -83,6 +83,8 @@ class Loop(object):
         self.timing = None  # the step in flight's: CudaTiming, or None for the host clock
         self.config_sent = False
         self.cancel_by = None  # set by the channel's reader thread
+        self.cancel_at = 0  # a cancel stops at the boundary where self.step reaches it (job
+        # mode: the step every rank agreed on, ranks.py; else 0: the next boundary)
         self.saw_optimizer = False
         self.saw_backward = False
         self.primary = None  # weakref: the optimizer whose step ends a step
@@ -254,7 +256,7 @@ class Loop(object):
             if line is not None:
                 self.post(line)
             self.probe.stop("--steps %d" % self.limit)
-        elif self.cancel_by is not None:
+        elif self.cancel_by is not None and self.step >= self.cancel_at:
             if line is not None:
                 self.post(line)
             self.probe.stop(self.cancel_by)
