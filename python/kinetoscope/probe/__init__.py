@@ -4,7 +4,10 @@ Started by python/boot/sitecustomize.py through `start()`; pure Python (>= 3.9),
 standard library only until the script imports torch (>= 2.1). What each module does:
 
   runtime.py   activation, arming on torch's import, the end (done)
+  outbox.py    the messages out, whatever carries them: lines, post/send, the writer thread
   channel.py   the launcher's socket: messages out, cancel in
+  ranks.py     job mode: a rank of a torchrun/srun job, its folder, the stop step after a cancel
+  filechannel.py  a rank's stream file: messages out, the cancel file polled
   arming.py    the sys.meta_path hook that arms when the script imports torch
   options.py   KINETOSCOPE_PROBE_OPTIONS
   steps.py     the step loop: boundaries, phases, progress and step messages
