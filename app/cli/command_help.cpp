@@ -148,6 +148,11 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "  --memory-limit-mb N   a run whose peak passes N MiB counts as out of memory\n"
      "  --seed N              torch, random and numpy seeded before the script goes on\n"
      "                        (default 0 in a lab)\n"
+     "ranks (torch.distributed: every rank measured, DIR/rank-K/ each, then the job's reading):\n"
+     "  --nproc N             N processes on this machine through your torch's\n"
+     "                        torch.distributed.run (torchrun --standalone)\n"
+     "  (or name the launcher yourself: -- torchrun ... train.py, -- srun python train.py;\n"
+     "  ranks on other machines write where --out points, which must be a shared folder)\n"
      "The runs' outputs go to DIR/runs/NAME/output.log; the lab's session to DIR. The script\n"
      "runs once per arm and point: files it writes are written each time.\n"
      "Exit code: the script's (128+N when signal N ended it); 2 for a bad option here; a lab:\n"
@@ -155,7 +160,8 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "example:\n"
      "  kinetoscope profile --out runs/mine -- python train.py --epochs 1\n"
      "  kinetoscope profile --steps 50 -- python -m mypkg.train --config small.yaml\n"
-     "  kinetoscope profile --lab --sweep workers=0,2,4 -- python train.py\n"},
+     "  kinetoscope profile --lab --sweep workers=0,2,4 -- python train.py\n"
+     "  kinetoscope profile --nproc 4 --steps 30 -- python train_ddp.py\n"},
     {"report",
      "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
      "                        the diagnosis page (figures, plots, findings) as a document\n"

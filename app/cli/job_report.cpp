@@ -288,13 +288,23 @@ std::string jobText(const job::Job& job)
 json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>& findings)
 {
     json ranks = json::array();
-    for (const job::Rank& r : job.ranks)
-        ranks.push_back(
-            {{"rank", r.rank}, {"path", r.doc->path}, {"findings", findingsJson(r.doc->findings)}});
+    for (const job::Rank& r : job.ranks) {
+        json rank = {
+            {"rank", r.rank}, {"path", r.doc->path}, {"findings", findingsJson(r.doc->findings)}};
+        if (!r.failure.empty())
+            rank["failure"] = {{"reason", r.failure}, {"stopped_by_another", r.stoppedByAnother}};
+        ranks.push_back(std::move(rank));
+    }
+    const job::CollectiveMatch& match = job.collectives;
     return {{"job",
              {{"ranks", job.ranks.size()},
               {"world_size", job.worldSize},
               {"common_steps", job.commonSteps},
+              {"collectives",
+               {{"matched", match.matched.size()},
+                {"unmatched", match.unmatched},
+                {"size_mismatches", match.sizeMismatches},
+                {"clock_spread_us", match.clockSpreadNs / 1000.0}}},
               {"straggler_line", job::stragglerLine(job)},
               {"findings", findingsJson(findings)},
               {"per_rank", ranks}}}};

@@ -4,6 +4,7 @@
 #include "app/cli/profile_lab.h"
 #include "core/format/format.h"
 #include "core/lab/probe_process.h"
+#include "core/lab/profile_job.h"
 #include "core/lab/script_lab.h"
 
 #include <algorithm>
@@ -191,6 +192,15 @@ bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c
                 error = "--sweep takes workers=N,N,... or batch=N,N,... (not '" + text + "')";
                 return false;
             }
+        } else if (o == "--nproc") {
+            int64_t n = 0;
+            if (!count(n))
+                return false;
+            if (n < 1 || n > 4096) {
+                error = "--nproc takes a number of processes (1 to 4096)";
+                return false;
+            }
+            c.nproc = int(n);
         } else if (o == "--compile-mode") {
             if (!value(c.compileMode))
                 return false;
@@ -251,6 +261,43 @@ std::string measuredLine(const lab::ProfileConfig& c, const session::Session& s)
     return line;
 }
 
+// A job (--nproc, or a command that starts ranks): every rank's line, then the job's reading.
+int runJob(const lab::ProfileConfig& c, std::ostream& out, std::ostream& err)
+{
+    lab::JobCallbacks callbacks;
+    callbacks.run.engineStarted = [](int pid) { g_script = pid; };
+    const lab::JobRunResult result = [&] {
+        const SignalsPassOn signalsPassOn;
+        return lab::runProfileJob(c, callbacks);
+    }();
+    g_script = 0;
+    if (!result.started) {
+        err << "kinetoscope profile: " << result.error << "\n";
+        return kExitBadInput;
+    }
+    out << "\nkinetoscope profile: " << format::counted(result.ranks.size(), "rank", "ranks")
+        << " under " << result.command << "\n";
+    for (const lab::RankRun& rank : result.ranks) {
+        out << "rank " << rank.rank << (rank.host.empty() ? "" : " (" + rank.host + ")") << ": "
+            << measuredLine(c, rank.run.session);
+        if (!rank.readHere)
+            out << " (read by its own machine's launcher)";
+        out << "\n";
+    }
+    if (!result.note.empty())
+        out << "kinetoscope profile: " << result.note << "\n";
+    if (!result.error.empty())
+        err << "kinetoscope profile: " << result.error << "\n";
+    const bool anySaved =
+        std::any_of(result.ranks.begin(), result.ranks.end(),
+                    [](const lab::RankRun& r) { return !r.run.sessionPath.empty(); });
+    if (anySaved) {
+        out << "job: " << c.outDir << "\n\n";
+        run({"diagnose", c.outDir}, out, err);
+    }
+    return result.exitCode();
+}
+
 }  // namespace
 
 int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -281,6 +328,8 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "kinetoscope profile: " << error << "\n";
         return kExitBadInput;
     }
+    if (c.nproc > 0 || lab::launchesRanks(c.command))
+        return runJob(c, out, err);
     lab::RunCallbacks callbacks;
     callbacks.engineStarted = [](int pid) { g_script = pid; };
     const lab::ProfileResult result = [&] {

@@ -24,6 +24,38 @@ bool isTraceName(const std::string& name)
     return name.ends_with(".json") || name.ends_with(".json.gz");
 }
 
+// A profiled job's folder (kinetoscope profile --nproc, torchrun, srun): a rank-K folder
+// per rank, each with its session (which names its trace) or, before the launcher saved
+// one, its trace alone. In rank order; empty when the folder holds no rank folder.
+std::vector<std::string> rankFolderFiles(const fs::path& folder)
+{
+    std::vector<std::pair<int, std::string>> ranks;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with("rank-") || !entry.is_directory(ec))
+            continue;
+        const int rank = rankFromFileName(name);
+        for (const char* file : {"session.kinetoscope.json", "trace.json"})
+            if (fs::is_regular_file(entry.path() / file, ec)) {
+                ranks.emplace_back(rank, (entry.path() / file).string());
+                break;
+            }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<std::string> files;
+    for (auto& [rank, file] : ranks)
+        files.push_back(std::move(file));
+    return files;
+}
+
+// The rank a file's name gives, else its folder's ("rank-3/session.kinetoscope.json").
+int rankFromPath(const fs::path& file)
+{
+    const int fromName = rankFromFileName(file.filename().string());
+    return fromName >= 0 ? fromName : rankFromFileName(file.parent_path().filename().string());
+}
+
 // "ProfilerStep#12" -> 12; nullopt for a step without a number.
 std::optional<int64_t> stepNumber(const std::string& name)
 {
@@ -144,6 +176,10 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
     for (const std::string& path : paths) {
         std::error_code ec;
         if (fs::is_directory(path, ec)) {
+            if (std::vector<std::string> ranks = rankFolderFiles(path); !ranks.empty()) {
+                files.insert(files.end(), ranks.begin(), ranks.end());
+                continue;
+            }
             std::vector<std::string> inFolder;
             for (const fs::directory_entry& entry : fs::directory_iterator(path, ec))
                 if (entry.is_regular_file(ec) && isTraceName(entry.path().filename().string()))
@@ -204,13 +240,18 @@ std::optional<Job> openJob(const std::vector<std::string>& files,
             return std::nullopt;
         }
         Rank rank = readRank(docs[i], std::move(collectives[i]));
+        if (rank.doc->session && !rank.doc->session->interrupted.empty()) {
+            rank.failure = rank.doc->session->interrupted;
+            const auto end = rank.doc->session->config.find("rank_end");
+            rank.stoppedByAnother =
+                end != rank.doc->session->config.end() && end->second == "stopped by another";
+        }
         if (const auto& distributed = rank.doc->model->metadata().distributed;
             distributed && distributed->rank >= 0) {
             rank.rank = distributed->rank;
             rank.rankSource = "distributedInfo";
             job.worldSize = std::max(job.worldSize, distributed->worldSize);
-        } else if (const int fromName = rankFromFileName(fs::path(files[i]).filename().string());
-                   fromName >= 0) {
+        } else if (const int fromName = rankFromPath(files[i]); fromName >= 0) {
             rank.rank = fromName;
             rank.rankSource = "file name";
         }
@@ -365,8 +406,11 @@ std::string jobName(const Job& job)
 {
     if (job.ranks.empty())
         return "job";
-    const fs::path folder = fs::path(job.ranks.front().doc->path).parent_path().filename();
-    return folder.empty() ? "job" : folder.string();
+    fs::path folder = fs::path(job.ranks.front().doc->path).parent_path();
+    if (rankFromFileName(folder.filename().string()) >= 0 &&
+        folder.filename().string().starts_with("rank-"))
+        folder = folder.parent_path();  // a profiled job's OUT/rank-K
+    return folder.filename().empty() ? "job" : folder.filename().string();
 }
 
 }  // namespace kinetoscope::job

@@ -7,8 +7,8 @@
 // whose own work is longest while the others wait.
 //
 // Ranks come from `distributedInfo.rank`, else from the file name ("worker3",
-// "rank-3", "rank3"), else from the order given. Clocks of different hosts are not
-// trusted: the step starts' spread is reported, not used to align anything.
+// "rank-3", "rank3") or its folder's ("rank-3/trace.json"), else from the order given. Clocks of
+// different hosts are not trusted: the step starts' spread is reported, not used to align anything.
 #include "core/document/document.h"
 #include "core/job/collectives.h"
 
@@ -21,8 +21,10 @@
 
 namespace kinetoscope::job {
 
-// The traces of a job: every *.json / *.json.gz in a folder (sorted by name), or the files
-// given. Empty with `error` set when a folder holds none or a path does not exist.
+// The traces of a job: a profiled job's folder (kinetoscope profile: each rank-K folder's
+// session, else its trace, in rank order), every *.json / *.json.gz in a folder (sorted by
+// name), or the files given. Empty with `error` set when a folder holds none or a path does not
+// exist.
 std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error);
 // "worker3.1694.pt.trace.json" -> 3, "rank-12.json.gz" -> 12; -1 when the name says none.
 int rankFromFileName(std::string_view fileName);
@@ -46,6 +48,11 @@ struct Rank
     std::map<int64_t, RankStep> steps;        // by step number: the steady steps with a number
     std::vector<RankCollective> collectives;  // every collective of the trace, in issue order
     RankSteps stepRanges;                     // the host range of each numbered step
+    // Why the rank stopped early, when its session says so (a profiled job's rank that
+    // failed, was killed or cancelled); empty: it ran to its end, or only a trace was read.
+    std::string failure;
+    // It stopped because another rank failed (the launcher ends every rank), not by itself.
+    bool stoppedByAnother = false;
 };
 
 struct Job

@@ -424,11 +424,57 @@ double nvlinkBytesPerS(std::string_view gpu, int ranks)
     return 0.0;
 }
 
+// A rank that failed by itself (its own error), with the ranks the launcher stopped
+// because of it: the job's figures cover only the steps every rank reached.
+void addFailedRanks(const Job& job, std::vector<Finding>& out)
+{
+    std::vector<int> stopped;
+    for (const Rank& r : job.ranks)
+        if (!r.failure.empty() && r.stoppedByAnother)
+            stopped.push_back(r.rank);
+    for (const Rank& r : job.ranks) {
+        if (r.failure.empty() || r.stoppedByAnother)
+            continue;
+        Finding f;
+        f.id = "rank-failed";
+        f.severity = Severity::High;
+        f.aboutWindow = true;  // the job's figures stop where it stopped
+        f.title = r.failure.starts_with(rankName(r.rank) + " ")
+                      ? r.failure
+                      : rankName(r.rank) + " did not finish: " + r.failure;
+        const size_t measured = r.doc->session ? r.doc->session->steps.size() : 0;
+        f.explanation =
+            "Its session keeps the " + format::counted(measured, "step", "steps") +
+            " it measured before it stopped" + (r.doc->model ? " and its profiler window" : "") +
+            ". The job's figures cover the " +
+            format::counted(job.commonSteps.size(), "step", "steps") + " every rank recorded.";
+        if (!stopped.empty()) {
+            f.explanation += " The launcher then stopped ";
+            for (size_t i = 0; i < stopped.size(); ++i)
+                f.explanation += (i == 0                    ? ""
+                                  : i + 1 == stopped.size() ? " and "
+                                                            : ", ") +
+                                 rankName(stopped[i]);
+            f.explanation += stopped.size() == 1 ? ": its session is whole up to that moment."
+                                                 : ": their sessions are whole up to that moment.";
+        }
+        f.evidence.figures = {{"failed_rank", double(r.rank), Unit::Count},
+                              {"steps_measured", double(measured), Unit::Count}};
+        f.gainMethod = "none to estimate: the job did not run to its end";
+        f.fix = "Read the failed rank's traceback (the job's output; its session's error names "
+                "it) and run the job again once it is fixed.";
+        out.push_back(std::move(f));
+    }
+}
+
 std::vector<Finding> diagnoseJob(const Job& job, const JobRuleOptions& options)
 {
     std::vector<Finding> out;
-    if (job.ranks.size() < 2 || job.commonSteps.empty())
+    addFailedRanks(job, out);
+    if (job.ranks.size() < 2 || job.commonSteps.empty()) {
+        analysis::rankFindings(out);
         return out;
+    }
     const double stepNs = medianStepNs(job);
     addStraggler(job, stepNs, out);
     addImbalance(job, stepNs, out);

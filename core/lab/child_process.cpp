@@ -52,14 +52,16 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         error = std::string("cannot start ") + what + ": " + std::strerror(errno);
         return false;
     };
-    m_socket = !spec.socketVariable.empty();
+    m_socket = spec.noChannel || !spec.socketVariable.empty();
     m_ownGroup = spec.ownProcessGroup;
     // Each end is owned by this object as soon as it exists (the destructor closes it).
-    int control[2], out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
-        return failed(spec.name.c_str());
-    m_control = control[0];
-    m_childEnds.push_back(control[1]);
+    int control[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (!spec.noChannel) {
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
+            return failed(spec.name.c_str());
+        m_control = control[0];
+        m_childEnds.push_back(control[1]);
+    }
     if (m_socket) {
         m_out = m_control;
     } else {
@@ -81,7 +83,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
     }
     // Built before the fork: the child may only make async-signal-safe calls.
     std::vector<std::string> environment = spec.environment;
-    if (m_socket)
+    if (m_socket && !spec.noChannel)
         environment.push_back(spec.socketVariable + "=" + std::to_string(control[1]));
     std::vector<char*> envp;
     envp.reserve(environment.size() + 1);
@@ -100,7 +102,8 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
     if (pid == 0) {
         // The child: async-signal-safe calls only until exec.
         if (m_socket) {
-            ::fcntl(control[1], F_SETFD, 0);  // inherited across exec, at the number it has
+            if (control[1] >= 0)
+                ::fcntl(control[1], F_SETFD, 0);  // inherited across exec, at the number it has
             if (output >= 0) {
                 ::dup2(output, STDOUT_FILENO);
                 ::dup2(output, STDERR_FILENO);

@@ -22,6 +22,9 @@ struct SpawnSpec
     // named here (KINETOSCOPE_PROBE_FD); empty: on the child's standard input and output,
     // with its standard error read too (the engine).
     std::string socketVariable;
+    // No protocol channel at all (a job's launcher: its ranks write stream files); the
+    // child's output is as in socket mode, and pump() returns false at once.
+    bool noChannel = false;
     // Socket mode: the child's standard output and error appended to this file (the app
     // keeps a script's output); empty: inherited (the terminal of `kinetoscope profile`).
     std::string outputFile;

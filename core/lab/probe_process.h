@@ -49,6 +49,9 @@ struct ProfileConfig
     int64_t loaderBatchSize = -1;
     int pinMemory = -1;  // 0 or 1
     int persistentWorkers = -1;
+    // A job (core/lab/profile_job.h): this many processes on this machine through the
+    // user's torch.distributed.run; 0: one process, or the ranks the command itself starts.
+    int nproc = 0;
     // The probe's folder (holding boot/sitecustomize.py and kinetoscope/); empty: findProbe().
     std::string probeDirectory;
     // From a terminal (`kinetoscope profile`): the script keeps this process's group,
@@ -78,6 +81,15 @@ std::string validateProfileConfig(const ProfileConfig& config);
 // this executable's bin/), else the source tree's python/ (a build). Empty if none holds
 // boot/sitecustomize.py.
 std::string findProbe();
+
+// config.probeDirectory, else findProbe(); empty with `error` set when it holds no probe.
+std::string probeFolder(const ProfileConfig& config, std::string& error);
+
+// This process's environment with the probe on the interpreter's path (PYTHONPATH), its
+// options, and where it writes: KINETOSCOPE_PROBE_OUT (one process, beside the socket the
+// spawn adds), or KINETOSCOPE_PROBE_JOB (every rank of a job, each in OUT/rank-K).
+std::vector<std::string> probeEnvironment(const ProfileConfig& config, const std::string& probe,
+                                          bool job);
 
 // Where the session is saved: OUT/session.kinetoscope.json.
 std::string profileSessionPath(const ProfileConfig& config);
