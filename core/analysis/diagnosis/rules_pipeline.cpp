@@ -180,7 +180,7 @@ void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out)
                          " per step): random data drawn on the CPU every step.";
     f.estimatedGainNs = gain;
     f.gainMethod =
-        "the step replayed without the stretches (>= 500 us) of Python and of CPU-only ops between "
+        "the step replayed without the stretches (≥ 500 µs) of Python and of CPU-only ops between "
         "launches";
     f.fix = randomData ? "Draw the random data on the device (torch.randn(..., device=\"cuda\")), "
                          "or once before the "
@@ -234,7 +234,7 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
         format::duration(causal(in).host(HostState::Launching)) +
         " per step), the GPU has nothing queued for " + format::duration(idleLaunching) + ": " +
         format::percent(shortShare) +
-        " of the kernels run under 10 us, shorter than it takes to launch them. Replaying the step "
+        " of the kernels run under 10 µs, shorter than it takes to launch them. Replaying the step "
         "as a CUDA graph, or compiling it, removes most of the per-op host cost; the step would be "
         "up "
         "to " +
