@@ -153,6 +153,11 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "                        torch.distributed.run (torchrun --standalone)\n"
      "  (or name the launcher yourself: -- torchrun ... train.py, -- srun python train.py;\n"
      "  ranks on other machines write where --out points, which must be a shared folder)\n"
+     "  --scaling LIST        one job per world size (1,2,4), each DIR/world-N/: samples/s\n"
+     "                        against N x the smallest's, the efficiency, and the lost time\n"
+     "                        per step split (DIR/scaling.kinetoscope.json); weak scaling (the\n"
+     "                        per-rank batch fixed) unless --strong (the smallest job's global\n"
+     "                        batch divided among the ranks)\n"
      "The runs' outputs go to DIR/runs/NAME/output.log; the lab's session to DIR. The script\n"
      "runs once per arm and point: files it writes are written each time.\n"
      "Exit code: the script's (128+N when signal N ended it); 2 for a bad option here; a lab:\n"
@@ -161,7 +166,8 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "  kinetoscope profile --out runs/mine -- python train.py --epochs 1\n"
      "  kinetoscope profile --steps 50 -- python -m mypkg.train --config small.yaml\n"
      "  kinetoscope profile --lab --sweep workers=0,2,4 -- python train.py\n"
-     "  kinetoscope profile --nproc 4 --steps 30 -- python train_ddp.py\n"},
+     "  kinetoscope profile --nproc 4 --steps 30 -- python train_ddp.py\n"
+     "  kinetoscope profile --scaling 1,2,4 -- python train_ddp.py\n"},
     {"report",
      "  report TRACE|SESSION --out FILE.{pdf,png,html}\n"
      "                        the diagnosis page (figures, plots, findings) as a document\n"

@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_main.h"
 #include "app/cli/profile_lab.h"
+#include "app/cli/profile_scaling.h"
 #include "core/format/format.h"
 #include "core/lab/probe_process.h"
 #include "core/lab/profile_job.h"
@@ -114,12 +115,15 @@ bool parseCounts(const std::string& text, std::vector<int64_t>& into)
     return !into.empty();
 }
 
-// What `--lab`, `--arms` and `--sweep` ask for: a script lab instead of one run.
+// What `--lab`, `--arms` and `--sweep` ask for: a script lab instead of one run; and
+// `--scaling`: a scaling study.
 struct LabOptions
 {
     bool asked = false;
     bool stepsGiven = false;
     lab::ScriptLabConfig lab;
+    std::vector<int64_t> worldSizes;  // --scaling
+    bool strong = false;
 };
 
 // Options before `--`; false + one line on a bad one.
@@ -201,6 +205,16 @@ bool parseOptions(const std::vector<std::string>& options, lab::ProfileConfig& c
                 return false;
             }
             c.nproc = int(n);
+        } else if (o == "--scaling") {
+            std::string text;
+            if (!value(text))
+                return false;
+            if (!parseCounts(text, l.worldSizes)) {
+                error = "--scaling takes world sizes: 1,2,4 (not '" + text + "')";
+                return false;
+            }
+        } else if (o == "--strong") {
+            l.strong = true;
         } else if (o == "--compile-mode") {
             if (!value(c.compileMode))
                 return false;
@@ -315,6 +329,26 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         c.command.assign(dashes + 1, args.end());
     if (!outGiven && !c.command.empty())
         c.outDir = newSessionFolder(c.command);
+    if (!labOptions.worldSizes.empty()) {
+        if (labOptions.asked) {
+            err << "kinetoscope profile: --scaling runs the script as written, not a lab's arms "
+                   "or sweeps\n";
+            return kExitBadInput;
+        }
+        scaling::RunConfig study;
+        study.script = c;
+        if (!labOptions.stepsGiven)
+            study.script.steps = kLabSteps;
+        study.script.fromTerminal = false;
+        for (int64_t n : labOptions.worldSizes)
+            study.worldSizes.push_back(int(std::min<int64_t>(n, 1 << 20)));
+        study.strong = labOptions.strong;
+        return runScalingCommand(study, out, err);
+    }
+    if (labOptions.strong) {
+        err << "kinetoscope profile: --strong goes with --scaling\n";
+        return kExitBadInput;
+    }
     if (labOptions.asked) {
         // Each run of a lab is bounded and seeded the same: --steps 20 and --seed 0 unless given.
         if (!labOptions.stepsGiven)

@@ -38,10 +38,7 @@ std::optional<StepSample> labSteps(const session::Session& s)
     // sum of its phases.
     std::vector<double> ns;
     for (const session::StepTiming& t : s.steps)
-        ns.push_back((t.wallMs >= 0
-                          ? t.wallMs
-                          : t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs) *
-                     1e6);
+        ns.push_back(t.wallOrPhasesMs() * 1e6);
     return stepSample(std::move(ns));
 }
 

@@ -68,8 +68,7 @@ std::string commandLine(const std::vector<std::string>& command)
 }
 
 std::optional<EngineMessage> hearLine(Heard& h, std::string_view line, const ProfileConfig& c,
-                                      const RunCallbacks& callbacks,
-                                      const std::string& sessionPath)
+                                      const RunCallbacks& callbacks, const std::string& sessionPath)
 {
     if (!h.protocolError.empty())
         return std::nullopt;
@@ -207,7 +206,6 @@ std::string whereItWas(const Heard& h)
         return h.hello ? " before its first step" : "";
     return " at step " + std::to_string(h.lastStep) + (h.stage.empty() ? "" : " (" + h.stage + ")");
 }
-
 
 std::string howItEnded(const std::string& what, int status)
 {

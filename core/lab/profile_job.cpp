@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kPoll = std::chrono::milliseconds(100);  // how often the streams are read
-constexpr auto kSaveEvery = std::chrono::seconds(2);     // a rank's session, while steps arrive
-constexpr auto kCancelGrace = std::chrono::seconds(5);   // per signal, as for one script
+constexpr auto kSaveEvery = std::chrono::seconds(2);    // a rank's session, while steps arrive
+constexpr auto kCancelGrace = std::chrono::seconds(5);  // per signal, as for one script
 // After the command has ended: how long the streams may stay quiet before the ranks not yet
 // finished are taken as ended (a rank on another machine writes through a shared folder).
 constexpr auto kQuietAfterExit = std::chrono::seconds(3);
@@ -98,7 +98,7 @@ struct RankState
 {
     std::unique_ptr<RankStream> stream;
     Heard heard;
-    ProfileConfig config;  // the job's, with this rank's folder as outDir
+    ProfileConfig config;   // the job's, with this rank's folder as outDir
     bool readHere = false;  // claimed: this launcher saves its session
     size_t savedSteps = 0;
     Clock::time_point lastSave{};
@@ -114,8 +114,8 @@ struct RankState
 // exactly one saves each rank's session.
 bool claim(const fs::path& folder)
 {
-    const int fd = ::open((folder / ".launcher").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                          0644);
+    const int fd =
+        ::open((folder / ".launcher").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return false;
     const std::string who = hostName() + " " + std::to_string(::getpid()) + "\n";
@@ -129,9 +129,9 @@ bool claim(const fs::path& folder)
 // consequence of another rank's failure, not a cause of its own. gloo's and NCCL's words.
 bool lostPeer(const std::string& error)
 {
-    for (const char* words : {"Connection closed by peer", "Connection reset by peer",
-                              "DistBackendError", "NCCL communicator was aborted",
-                              "ProcessGroupNCCL's watchdog", "Broken pipe"})
+    for (const char* words :
+         {"Connection closed by peer", "Connection reset by peer", "DistBackendError",
+          "NCCL communicator was aborted", "ProcessGroupNCCL's watchdog", "Broken pipe"})
         if (error.find(words) != std::string::npos)
             return true;
     return false;
@@ -157,9 +157,9 @@ std::string rankProblem(const RankState& r, int rank, const std::string& failedE
         return who + " failed" + whereItWas(h) + ": " + h.done->error;
     if (!h.done)
         return who + " stopped" + whereItWas(h) + " without the probe's last message (" +
-               (failedElsewhere.empty() ? "killed?"
-                                        : "stopped by the launcher when " + failedElsewhere +
-                                              " failed?") +
+               (failedElsewhere.empty()
+                    ? "killed?"
+                    : "stopped by the launcher when " + failedElsewhere + " failed?") +
                ")";
     return {};
 }
@@ -292,7 +292,9 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
                     callbacks.rankStarted(k, header, path);
                 };
             if (callbacks.rankStep)
-                perRank.step = [&, k](const session::StepTiming& step) { callbacks.rankStep(k, step); };
+                perRank.step = [&, k](const session::StepTiming& step) {
+                    callbacks.rankStep(k, step);
+                };
             const std::string path = sessionPathOf(r);
             any |= r.stream->read([&](std::string_view line) {
                 hearLine(r.heard, line, r.config, r.readHere ? perRank : RunCallbacks{}, path);
@@ -396,15 +398,15 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         run.run.session = buildSession(r.config, r.heard, {}, problem);
         if (!problem.empty())  // how it ended, for the job's reading (core/job)
             run.run.session.config["rank_end"] = !cancelledBy.empty() ? "cancelled"
-                                                 : byAnother            ? "stopped by another"
-                                                 : r.heard.done         ? "failed"
-                                                                        : "stopped";
+                                                 : byAnother          ? "stopped by another"
+                                                 : r.heard.done       ? "failed"
+                                                                      : "stopped";
         if (r.readHere) {
             if (save(r, run.run.session))
                 run.run.sessionPath = sessionPathOf(r);
             else
-                run.run.error = (problem.empty() ? "" : problem + "; ") + "cannot save " +
-                                sessionPathOf(r);
+                run.run.error =
+                    (problem.empty() ? "" : problem + "; ") + "cannot save " + sessionPathOf(r);
         }
         if (const auto world = r.heard.header.config.find("world_size");
             world != r.heard.header.config.end())
@@ -415,9 +417,10 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
     const int status = result.waitStatus;
     const bool cleanExit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     const std::string root = failedFirst;
-    auto firstProblem = std::find_if(result.ranks.begin(), result.ranks.end(), [&](const RankRun& r) {
-        return !r.run.ok && "rank " + std::to_string(r.rank) == root;
-    });
+    auto firstProblem =
+        std::find_if(result.ranks.begin(), result.ranks.end(), [&](const RankRun& r) {
+            return !r.run.ok && "rank " + std::to_string(r.rank) == root;
+        });
     if (firstProblem == result.ranks.end())
         firstProblem = std::find_if(result.ranks.begin(), result.ranks.end(),
                                     [](const RankRun& r) { return !r.run.ok; });
@@ -429,8 +432,8 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         result.error = howItEnded(fs::path(command.front()).filename().string(), status);
     if (ranks.empty())
         result.note = "no rank started the probe (no process with RANK or SLURM_PROCID imported "
-                      "torch under " + fs::path(command.front()).filename().string() +
-                      "): nothing was measured";
+                      "torch under " +
+                      fs::path(command.front()).filename().string() + "): nothing was measured";
     else if (result.worldSize > int(ranks.size()))
         result.note = format::counted(size_t(result.worldSize) - ranks.size(), "rank", "ranks") +
                       " of " + std::to_string(result.worldSize) + " wrote nothing under " +

@@ -19,11 +19,11 @@ namespace kinetoscope::lab {
 struct RankRun
 {
     int rank = -1;
-    std::string folder;      // OUT/rank-K
-    std::string host;        // as the rank said (its hostname)
-    RunResult run;           // its session (saved at run.sessionPath); !ok: why, in one line
-    bool finished = false;   // its probe's last message (done) was heard, ok or not
-    bool readHere = false;   // this launcher read it and saved its session
+    std::string folder;     // OUT/rank-K
+    std::string host;       // as the rank said (its hostname)
+    RunResult run;          // its session (saved at run.sessionPath); !ok: why, in one line
+    bool finished = false;  // its probe's last message (done) was heard, ok or not
+    bool readHere = false;  // this launcher read it and saved its session
 };
 
 struct JobRunResult

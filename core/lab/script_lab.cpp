@@ -21,22 +21,6 @@ std::string configOf(const session::Session& s, const std::string& key)
     return it == s.config.end() ? std::string() : it->second;
 }
 
-int64_t batchSizeOf(const session::Session& s)
-{
-    const std::string text = configOf(s, "batch_size");
-    const long long value = text.empty() ? 0 : std::atoll(text.c_str());
-    return value > 0 ? int64_t(value) : 1;
-}
-
-// A step's wall time (ms): measured boundary to boundary, else the sum of its phases
-// (a probe older than the wall column).
-double wallOf(const session::StepTiming& t)
-{
-    if (t.wallMs >= 0)
-        return t.wallMs;
-    return t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs;
-}
-
 // The steady step (ms): the median wall time, and the mean of the steps within 3x of it
 // (a step that compiled again is a one-off, not the pace).
 struct Pace
@@ -48,13 +32,13 @@ Pace paceOf(const session::Session& s)
     Pace p;
     std::vector<double> walls;
     for (const session::StepTiming& t : s.steps)
-        walls.push_back(wallOf(t));
+        walls.push_back(t.wallOrPhasesMs());
     p.medianMs = session::timingStats("wall", walls).medianMs;  // nearest rank
     double sum = 0, data = 0;
     size_t kept = 0;
     for (const session::StepTiming& t : s.steps)
-        if (wallOf(t) <= 3 * p.medianMs) {
-            sum += wallOf(t);
+        if (t.wallOrPhasesMs() <= 3 * p.medianMs) {
+            sum += t.wallOrPhasesMs();
             data += t.dataMs;
             ++kept;
         }
@@ -105,6 +89,13 @@ std::string runName(const std::string& knob, int64_t value)
 }
 
 }  // namespace
+
+int64_t batchSizeOf(const session::Session& s)
+{
+    const std::string text = configOf(s, "batch_size");
+    const long long value = text.empty() ? 0 : std::atoll(text.c_str());
+    return value > 0 ? int64_t(value) : 1;
+}
 
 bool isScriptArm(const std::string& name)
 {

@@ -41,6 +41,10 @@ struct ScriptLabResult
 // One line when the configuration cannot run, else empty (checked before anything runs).
 std::string validateScriptLab(const ScriptLabConfig& config);
 
+// The batch size of a script's run, as the probe read it from its DataLoader (config
+// batch_size); 1 when it did not say.
+int64_t batchSizeOf(const session::Session& run);
+
 // The arm names a lab takes ("fp32", "bf16", "bf16+compile").
 bool isScriptArm(const std::string& name);
 

@@ -72,6 +72,12 @@ struct StepTiming
     int64_t allocatedBytes = -1, reservedBytes = -1;          // at the step's end
     int64_t peakAllocatedBytes = -1, peakReservedBytes = -1;  // the most during the step
     double wallMs = -1;  // boundary to boundary, everything in the step; -1: not measured
+    // The step's time (ms): its wall time where measured, else the sum of its phases (the
+    // engine's steps, a probe older than the wall column).
+    double wallOrPhasesMs() const
+    {
+        return wallMs >= 0 ? wallMs : dataMs + h2dMs + forwardMs + backwardMs + optimizerMs;
+    }
 };
 
 // One point of a sweep: samples/s with one knob set to `value`.

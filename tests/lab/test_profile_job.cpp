@@ -3,7 +3,8 @@
 // through the environment. Each rank's folder holds its session and trace; the job's reading
 // names a data-starved rank as the straggler with its cause and matches the collectives; a
 // rank that fails is marked as the one that failed, the rank the launcher stopped because of
-// it as stopped, and both sessions open.
+// it as stopped, and both sessions open; a scaling study at two world sizes.
+#include "core/scaling/scaling.h"
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 
@@ -160,12 +161,47 @@ private Q_SLOTS:
         const nlohmann::json lead = leadingFinding(diagnosis, true);
         QCOMPARE(lead.value("id", ""), std::string("rank-failed"));
         QCOMPARE(lead["evidence"]["figures"].value("failed_rank", -1.0), 1.0);
-        QCOMPARE(diagnosis.value("findings", nlohmann::json::array())
-                     .front()
-                     .value("id", ""),
+        QCOMPARE(diagnosis.value("findings", nlohmann::json::array()).front().value("id", ""),
                  std::string("rank-failed"));
         QVERIFY(diagnosis["per_rank"][0]["failure"].value("stopped_by_another", false));
         QVERIFY(!diagnosis["per_rank"][1]["failure"].value("stopped_by_another", true));
+    }
+
+    // --scaling 1,2: the script as a job of one rank, then of two; the study keeps each
+    // world size's samples/s, its ideal (twice the one rank's), the efficiency, and the lost
+    // time per step split from the two ranks' traces, adding up to the step over the ideal.
+    void aScalingStudyAtTwoWorldSizes()
+    {
+        const QString out = m_dir.path() + QStringLiteral("/scaling");
+        const Ran run = profile({"--scaling", "1,2", "--steps", "8", "--out", out},
+                                {kPython, kScript, "--steps", "200"});
+        QVERIFY2(run.code == 0, run.err.constData());
+        QVERIFY2(run.out.contains("Weak scaling"), run.out.constData());
+        for (const char* job : {"/world-1/rank-0", "/world-2/rank-0", "/world-2/rank-1"})
+            QVERIFY2(QFileInfo::exists(out + job + "/session.kinetoscope.json"), job);
+        std::string error;
+        const auto study =
+            scaling::loadStudy((out + "/scaling.kinetoscope.json").toStdString(), error);
+        QVERIFY2(study, error.c_str());
+        QVERIFY(!study->strong);
+        QCOMPARE(study->points.size(), size_t(2));
+        const scaling::Point& one = study->points[0];
+        const scaling::Point& two = study->points[1];
+        QVERIFY(one.measured() && two.measured());
+        QCOMPARE(one.worldSize, 1);
+        QCOMPARE(two.worldSize, 2);
+        QCOMPARE(one.perRankBatch, int64_t(16));  // the script's own DataLoader
+        QCOMPARE(two.perRankBatch, int64_t(16));
+        QCOMPARE(one.efficiency, 1.0);
+        QVERIFY(qFuzzyCompare(two.idealSamplesPerSecond, 2 * one.samplesPerSecond));
+        QVERIFY(qFuzzyCompare(two.samplesPerSecond, 2 * 16 * 1000.0 / two.stepMs));
+        QVERIFY(two.efficiency > 0 && two.efficiency < 1.5);
+        // The lost time is the step over the ideal step, and gloo's all-reduce is part of it.
+        const double lost = std::max(0.0, two.stepMs - two.idealStepMs);
+        QVERIFY2(std::abs(two.lost.totalMs() - lost) < 1e-6 * std::max(1.0, lost),
+                 qPrintable(QStringLiteral("%1 against %2").arg(two.lost.totalMs()).arg(lost)));
+        if (lost > 0)
+            QVERIFY(two.lost.exposedCommunicationMs > 0);
     }
 
     // Nothing is overwritten: a job folder that holds a run is refused before anything runs.
