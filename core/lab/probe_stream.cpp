@@ -85,6 +85,7 @@ std::optional<EngineMessage> hearLine(Heard& h, std::string_view line, const Pro
     switch (m->type) {
     case MessageType::Hello:
         h.hello = true;
+        h.pid = m->pid;
         if (m->protocol != kProtocolVersion)
             h.protocolError = "the probe speaks protocol " + std::to_string(m->protocol) +
                               ", this kinetoscope reads " + std::to_string(kProtocolVersion) +

@@ -15,6 +15,7 @@ namespace kinetoscope::lab {
 struct Heard
 {
     bool hello = false;
+    int64_t pid = 0;            // the probed process's, as its hello said
     std::string protocolError;  // the first line that broke the protocol; nothing after counts
     session::Session header;    // config and environment, merged as they come (newer wins)
     std::vector<session::StepTiming> steps;

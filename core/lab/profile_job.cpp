@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "core/lab/child_process.h"
+#include "core/lab/live_sampler.h"
 #include "core/lab/probe_stream.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sys/wait.h>
 #include <thread>
@@ -102,6 +104,18 @@ struct RankState
     bool readHere = false;  // claimed: this launcher saves its session
     size_t savedSteps = 0;
     Clock::time_point lastSave{};
+    // Live samples of a rank of this machine: taken on the sampler's thread, handed out on
+    // the launcher's. (RankState lives in a std::map: never moved.)
+    std::unique_ptr<LiveSampler> sampler;
+    std::mutex sampleMutex;
+    std::vector<session::LiveSample> samples;
+    size_t samplesHandedOut = 0;
+    std::pair<int64_t, int64_t> allocator{-1, -1};  // the probe's latest (CUDA)
+    std::vector<session::LiveSample> samplesSoFar()
+    {
+        std::lock_guard lock(sampleMutex);
+        return samples;
+    }
     std::string host() const
     {
         const auto host = heard.header.config.find("host");
@@ -295,14 +309,48 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
                 perRank.step = [&, k](const session::StepTiming& step) {
                     callbacks.rankStep(k, step);
                 };
+            if (callbacks.rankProgress)
+                perRank.progress = [&, k](const RunProgress& progress) {
+                    callbacks.rankProgress(k, progress);
+                };
             const std::string path = sessionPathOf(r);
             any |= r.stream->read([&](std::string_view line) {
-                hearLine(r.heard, line, r.config, r.readHere ? perRank : RunCallbacks{}, path);
+                const std::optional<EngineMessage> m =
+                    hearLine(r.heard, line, r.config, r.readHere ? perRank : RunCallbacks{}, path);
+                if (m && m->type == MessageType::Sample) {
+                    std::lock_guard lock(r.sampleMutex);
+                    r.allocator = {m->sample.allocatedBytes, m->sample.reservedBytes};
+                }
             });
             // A rank of this machine is read here from its first word; one of another
             // machine, by the launcher there (torchrun starts one on each).
             if (!r.readHere && !r.host().empty() && r.host() == thisHost)
                 r.readHere = claim(r.stream->folder());
+            if (r.readHere && !r.sampler && c.liveSamples && r.heard.pid > 0 &&
+                r.host() == thisHost) {
+                RankState* state = &r;
+                r.sampler = std::make_unique<LiveSampler>(
+                    c.samplesPerSecond,
+                    [state](const session::LiveSample& sample) {
+                        std::lock_guard lock(state->sampleMutex);
+                        state->samples.push_back(sample);
+                    },
+                    [state] {
+                        std::lock_guard lock(state->sampleMutex);
+                        return state->allocator;
+                    },
+                    std::string(), int(r.heard.pid));
+            }
+            std::vector<session::LiveSample> fresh;
+            {
+                std::lock_guard lock(r.sampleMutex);
+                fresh.assign(r.samples.begin() + std::ptrdiff_t(r.samplesHandedOut),
+                             r.samples.end());
+                r.samplesHandedOut = r.samples.size();
+            }
+            if (callbacks.rankSample)
+                for (const session::LiveSample& sample : fresh)
+                    callbacks.rankSample(k, sample);
         }
         return any;
     };
@@ -340,7 +388,7 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         for (auto& [rank, r] : ranks)
             if (r.readHere && r.heard.steps.size() > r.savedSteps &&
                 Clock::now() - r.lastSave > kSaveEvery)
-                save(r, buildSession(r.config, r.heard, {}, {}));
+                save(r, buildSession(r.config, r.heard, r.samplesSoFar(), {}));
         if (callbacks.run.cancel && callbacks.run.cancel->load() && !cancelSent) {
             cancelledBy = callbacks.run.cancelledBy ? callbacks.run.cancelledBy() : "the launcher";
             writeCancel(out, cancelledBy);
@@ -360,6 +408,9 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
             killed = now;
         }
     }
+    for (auto& [rank, r] : ranks)
+        r.sampler.reset();  // its last sample closes the series
+    readAll();
     if (callbacks.run.engineStarted)
         callbacks.run.engineStarted(0);
     result.waitStatus = child.status();
@@ -395,7 +446,7 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
             problem = "cancelled by " + cancelledBy + "; " + problem;
         run.run.ok = problem.empty();
         run.run.error = problem;
-        run.run.session = buildSession(r.config, r.heard, {}, problem);
+        run.run.session = buildSession(r.config, r.heard, r.samplesSoFar(), problem);
         if (!problem.empty())  // how it ended, for the job's reading (core/job)
             run.run.session.config["rank_end"] = !cancelledBy.empty() ? "cancelled"
                                                  : byAnother          ? "stopped by another"

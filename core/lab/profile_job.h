@@ -45,6 +45,10 @@ struct JobCallbacks
     std::function<void(int rank, const session::Session& header, const std::string& sessionPath)>
         rankStarted;
     std::function<void(int rank, const session::StepTiming&)> rankStep;
+    std::function<void(int rank, const RunProgress&)> rankProgress;
+    // A rank of this machine sampled live (its CPU and resident memory; NVML's GPU figures
+    // where there is one), from the launcher's side as for one script.
+    std::function<void(int rank, const session::LiveSample&)> rankSample;
 };
 
 // `python [interpreter options] train.py ARGS` (or `-m module ARGS`) run by N processes

@@ -9,8 +9,10 @@
 #include "widgets/live_run_view.h"
 #include "widgets/roofline/roofline_panel.h"
 #include "widgets/roofline/roofline_plot.h"
+#include "widgets/scaling/scaling_view.h"
 #endif
 
+#include <QTableWidget>
 #include <QtTest>
 #include <cmath>
 #include <qcustomplot.h>
@@ -239,6 +241,50 @@ private Q_SLOTS:
             }
         }
         QVERIFY(labels >= plot->roofCount());
+    }
+
+    // The Scaling page on a real study (kinetoscope profile --scaling 1,2,4 on
+    // tests/probe/train_ddp.py, this 2-core machine): one measured dot per world size on
+    // the ideal's line's world sizes, the ideal N times the one rank's, the lost time
+    // stacked per world size exactly as the study split it, a table row per world size.
+    void theScalingPageDrawsWhatTheStudyMeasured()
+    {
+        std::string error;
+        const auto study = scaling::loadStudy(
+            KINETOSCOPE_SOURCE_DIR "/tests/data/scaling/train_ddp_weak_1_2_4.kinetoscope.json",
+            error);
+        QVERIFY2(study, error.c_str());
+        widgets::ScalingView view;
+        view.resize(1280, 700);
+        view.setStudy(*study);
+        QCustomPlot* throughput = view.throughputPlot();
+        QCOMPARE(throughput->graphCount(), 2);
+        QCPGraph* measured = throughput->graph(0);
+        QCPGraph* ideal = throughput->graph(1);
+        QCOMPARE(measured->dataCount(), 3);
+        QCOMPARE(ideal->dataCount(), 3);
+        for (int i = 0; i < 3; ++i) {
+            const scaling::Point& p = study->points[size_t(i)];
+            QCOMPARE(measured->data()->at(i)->key, double(p.worldSize));
+            QCOMPARE(measured->data()->at(i)->value, p.samplesPerSecond);
+            QCOMPARE(ideal->data()->at(i)->value, study->points[0].samplesPerSecond * p.worldSize);
+        }
+        // The ideal is above what was measured from two ranks on: both fit the axis.
+        QVERIFY(throughput->yAxis->range().upper >= ideal->data()->at(2)->value);
+        QCustomPlot* lost = view.lostTimePlot();
+        QCOMPARE(lost->plottableCount(), 4);
+        double stacked = 0;
+        for (int b = 0; b < 4; ++b) {
+            auto* bars = qobject_cast<QCPBars*>(lost->plottable(b));
+            QVERIFY(bars);
+            QCOMPARE(bars->dataCount(), 3);
+            stacked += bars->data()->at(2)->value;  // four ranks
+        }
+        QVERIFY(std::abs(stacked - study->points[2].lost.totalMs()) < 1e-9);
+        QVERIFY(stacked > 0);
+        QVERIFY(lost->yAxis->range().upper >= stacked);
+        QCOMPARE(view.table()->rowCount(), 3);
+        QCOMPARE(view.table()->item(2, 0)->text(), QStringLiteral("4"));
     }
 };
 
