@@ -34,9 +34,8 @@ int runScalingCommand(const scaling::RunConfig& c, std::ostream& out, std::ostre
     for (const std::string& note : outcome.notes)
         err << "kinetoscope profile: " << note << "\n";
     out << "\n" << scaling::studyText(outcome.study);
-    const bool measured =
-        std::any_of(outcome.study.points.begin(), outcome.study.points.end(),
-                    [](const scaling::Point& p) { return p.measured(); });
+    const bool measured = std::any_of(outcome.study.points.begin(), outcome.study.points.end(),
+                                      [](const scaling::Point& p) { return p.measured(); });
     if (measured)
         out << "\nstudy: " << outcome.studyPath << "\n";
     if (outcome.cancelled)

@@ -28,6 +28,7 @@ namespace kinetoscope::widgets {
 class CompareView;
 class DocumentView;
 class JobView;
+class LiveJobView;
 class LiveRunView;
 class SessionView;
 class SnapshotView;
@@ -68,6 +69,9 @@ public:
     // arms and sweep, one run each) in a "Lab: SCRIPT" tab. Returns the live view.
     widgets::LiveRunView* startProfile(const lab::ProfileConfig& config,
                                        const std::optional<lab::ScriptLabConfig>& lab = {});
+    // A job (config.nproc > 0, or a command that starts ranks: torchrun, srun): one live view
+    // per rank of this machine in a "Job: SCRIPT" tab; the job opens as a Job tab at its end.
+    widgets::LiveJobView* startProfileJob(const lab::ProfileConfig& config);
     void showProfileDialog();  // File > Profile a script…
     // Opens both sides on a worker (a side already open as a tab is not read again) and
     // adds a Compare tab; a side that cannot be read is reported in one line.

@@ -2,7 +2,10 @@
 // of its own with live views, and its session opened as a finished lab's is.
 #include "app/gui/main_window.h"
 #include "app/gui/profile_dialog.h"
+#include "app/gui/profile_job_run.h"
 #include "app/gui/profile_run.h"
+#include "core/lab/profile_job.h"
+#include "widgets/live_job_view.h"
 #include "widgets/live_run_view.h"
 
 #include <QFileInfo>
@@ -24,21 +27,53 @@ void MainWindow::showProfileDialog()
     // Checked again: a file may have come or gone since the dialog closed.
     if (const std::string invalid = lab::validateProfileConfig(dialog.config()); !invalid.empty())
         tell(tr("Profile: %1").arg(QString::fromStdString(invalid)));
+    else if (dialog.config().nproc > 0 || lab::launchesRanks(dialog.config().command))
+        startProfileJob(dialog.config());
     else
         startProfile(dialog.config(), dialog.labConfig());
+}
+
+namespace {
+
+// The tab's name: the script (or the module); the page names the whole command.
+QString scriptName(const lab::ProfileConfig& config)
+{
+    QStringList command;
+    for (const std::string& word : config.command)
+        command << QString::fromStdString(word);
+    const qsizetype module = command.indexOf(QStringLiteral("-m"));
+    return module > 0 && module + 1 < command.size()
+               ? command.at(module + 1)
+               : QFileInfo(command.value(1, command.value(0))).fileName();
+}
+
+}  // namespace
+
+widgets::LiveJobView* MainWindow::startProfileJob(const lab::ProfileConfig& config)
+{
+    const QString what = scriptName(config);
+    auto* view = new widgets::LiveJobView(tr("Starting %1…").arg(what), m_documents);
+    showTab(view, tr("Job: %1").arg(what), QString::fromStdString(config.outDir));
+    auto* run = new ProfileJobRun(config, view);  // owned by the view: closing the tab kills it
+    connect(run, &ProfileJobRun::finished, this,
+            [this](bool ok, const QString& error, const QString& folder) {
+                if (!ok)
+                    tell(tr("Job stopped: %1").arg(error));
+                else
+                    m_status->setText(tr("Job finished: %1").arg(folder));
+                // A failed job's ranks too: what they measured, the failed rank marked.
+                if (!folder.isEmpty())
+                    openJob({folder});
+                Q_EMIT profileFinished(ok, error, folder);
+            });
+    run->start();
+    return view;
 }
 
 widgets::LiveRunView* MainWindow::startProfile(const lab::ProfileConfig& config,
                                                const std::optional<lab::ScriptLabConfig>& lab)
 {
-    QStringList command;
-    for (const std::string& word : config.command)
-        command << QString::fromStdString(word);
-    // The tab is named for the script (or the module); the page names the whole command.
-    const qsizetype module = command.indexOf(QStringLiteral("-m"));
-    const QString what = module > 0 && module + 1 < command.size()
-                             ? command.at(module + 1)
-                             : QFileInfo(command.value(1, command.value(0))).fileName();
+    const QString what = scriptName(config);
     auto* view = new widgets::LiveRunView(tr("Starting %1…").arg(what), m_documents);
     showTab(view, (lab ? tr("Lab: %1") : tr("Profile: %1")).arg(what),
             QString::fromStdString(config.outDir));

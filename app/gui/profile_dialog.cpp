@@ -1,5 +1,6 @@
 #include "app/gui/profile_dialog.h"
 
+#include "core/lab/profile_job.h"
 #include "widgets/eliding_label.h"
 
 #include <QCheckBox>
@@ -259,6 +260,13 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     m_steps = spin(this, 0, tr("to its end"),
                    tr("Measured steps after the profiler window; the script is then stopped "
                       "cleanly. 0: it runs to its end"));
+    m_processes = new QSpinBox(this);
+    m_processes->setRange(1, 256);
+    m_processes->setObjectName(QStringLiteral("processes"));
+    m_processes->setToolTip(
+        tr("1: the script alone. More: that many processes on this machine through the "
+           "interpreter's torch.distributed.run (torchrun), each rank measured in OUT/rank-K, "
+           "the job opened as a job at its end"));
     m_skip->setObjectName(QStringLiteral("skip"));
     m_active->setObjectName(QStringLiteral("active"));
     m_steps->setObjectName(QStringLiteral("steps"));
@@ -273,6 +281,7 @@ ProfileDialog::ProfileDialog(QWidget* parent)
     whatForm->addRow(m_useModule, m_module);
     whatForm->addRow(tr("Arguments"), m_arguments);
     whatForm->addRow(tr("Interpreter"), m_interpreter);
+    whatForm->addRow(tr("Processes"), m_processes);
     whatForm->addRow(tr("Working folder"), withBrowse(m_workingDirectory, this, [this] {
                          return QFileDialog::getExistingDirectory(this, tr("Run the script in"),
                                                                   m_workingDirectory->text());
@@ -375,7 +384,7 @@ ProfileDialog::ProfileDialog(QWidget* parent)
             m_outDir->setText(proposedOutDir());
     });
     connect(m_useScript, &QRadioButton::toggled, this, &ProfileDialog::scriptChanged);
-    for (QSpinBox* box : {m_skip, m_active, m_steps})
+    for (QSpinBox* box : {m_skip, m_active, m_steps, m_processes})
         connect(box, &QSpinBox::valueChanged, this, &ProfileDialog::revalidate);
     connect(m_interpreter, &QComboBox::currentIndexChanged, this, &ProfileDialog::revalidate);
     connect(m_interpreter, &QComboBox::activated, this, &ProfileDialog::interpreterActivated);
@@ -473,6 +482,8 @@ lab::ProfileConfig ProfileDialog::config() const
     c.active = m_active->value();
     c.steps = m_steps->value();
     c.stepMarker = m_stepMarker->text().trimmed().toStdString();
+    if (m_processes->value() > 1)
+        c.nproc = m_processes->value();
     return c;
 }
 
@@ -518,6 +529,9 @@ void ProfileDialog::revalidate()
         problem = tr("Choose the folder the script runs in.");
     else if (const std::string invalid = lab::validateProfileConfig(c); !invalid.empty())
         problem = QString::fromStdString(invalid);
+    else if (c.nproc > 0 && labConfig())
+        problem = tr("The lab runs the script as one process: set Processes to 1, or clear the "
+                     "lab.");
     else if (const std::optional<lab::ScriptLabConfig> l = labConfig())
         problem = QString::fromStdString(lab::validateScriptLab(*l))
                       .replace(QStringLiteral("--sweep workers="), tr("The workers sweep"));
@@ -527,7 +541,8 @@ void ProfileDialog::revalidate()
     m_problem->setVisible(!problem.isEmpty());
     m_ok->setEnabled(problem.isEmpty());
     QStringList command;
-    for (const std::string& word : c.command)
+    for (const std::string& word :
+         c.nproc > 0 ? lab::distributedCommand(c.command, c.nproc) : c.command)
         command << QString::fromStdString(word);
     m_command->setText(problem.isEmpty() ? tr("Runs: %1").arg(joinArguments(command)) : QString());
 }
@@ -549,6 +564,7 @@ void ProfileDialog::remember() const
     settings.setValue(QStringLiteral("skip"), m_skip->value());
     settings.setValue(QStringLiteral("active"), m_active->value());
     settings.setValue(QStringLiteral("steps"), m_steps->value());
+    settings.setValue(QStringLiteral("processes"), m_processes->value());
     settings.setValue(QStringLiteral("stepMarker"), m_stepMarker->text().trimmed());
     settings.setValue(QStringLiteral("lab"), m_lab->isChecked());
     settings.setValue(QStringLiteral("workersSweep"), m_workersSweep->text().trimmed());
@@ -573,6 +589,7 @@ void ProfileDialog::restore()
     m_skip->setValue(settings.value(QStringLiteral("skip"), 5).toInt());
     m_active->setValue(settings.value(QStringLiteral("active"), 3).toInt());
     m_steps->setValue(settings.value(QStringLiteral("steps"), 0).toInt());
+    m_processes->setValue(settings.value(QStringLiteral("processes"), 1).toInt());
     m_stepMarker->setText(value("stepMarker").toString());
     m_lab->setChecked(value("lab").toBool());
     m_workersSweep->setText(value("workersSweep").toString());

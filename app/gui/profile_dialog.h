@@ -95,6 +95,7 @@ private:
     QSpinBox* m_skip;
     QSpinBox* m_active;
     QSpinBox* m_steps;
+    QSpinBox* m_processes;  // 1: the script alone; more: that many ranks (torch.distributed.run)
     QLineEdit* m_stepMarker;
     QCheckBox* m_lab;           // the three arms, one run of the script each
     QLineEdit* m_workersSweep;  // "0,2,4": one run per num_workers

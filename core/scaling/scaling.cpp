@@ -98,8 +98,8 @@ std::string estimateLine(const Estimate& e)
                        format::percent(e.efficiency) + "; of the " + ms(e.split.stepMs) +
                        " step, " + ms(l.exposedCommunicationMs) + " exposed communication";
     if (e.split.straggler >= 0)
-        line += ", " + ms(l.stragglerWaitMs) + " waiting for rank " +
-                std::to_string(e.split.straggler);
+        line +=
+            ", " + ms(l.stragglerWaitMs) + " waiting for rank " + std::to_string(e.split.straggler);
     line += ", " + ms(l.imbalanceMs) + " load imbalance.";
     return line;
 }
@@ -125,7 +125,8 @@ void complete(Study& study, const std::vector<std::optional<JobSplit>>& splits)
         // With a changed per-rank batch (strong scaling, a batch that does not divide), the
         // ideal step is the reference's time per sample at this batch.
         if (reference.perRankBatch > 0 && p.perRankBatch > 0)
-            p.idealStepMs = reference.stepMs * double(p.perRankBatch) / double(reference.perRankBatch);
+            p.idealStepMs =
+                reference.stepMs * double(p.perRankBatch) / double(reference.perRankBatch);
         const double lost = std::max(0.0, p.stepMs - p.idealStepMs);
         p.lost = {};
         if (i < splits.size() && splits[i] && p.worldSize > 1) {
@@ -165,9 +166,9 @@ std::string studyText(const Study& study)
         out << format::padLeft(format::count(p.perRankBatch), 12)
             << format::padLeft(format::number(p.samplesPerSecond), 12)
             << format::padLeft(format::number(p.idealSamplesPerSecond), 10)
-            << format::padLeft(format::percent(p.efficiency), 12) << format::padLeft(ms(p.stepMs), 10)
-            << "   " << ms(l.exposedCommunicationMs) << " · " << ms(l.stragglerWaitMs) << " · "
-            << ms(l.imbalanceMs) << " · " << ms(l.restMs) << "\n";
+            << format::padLeft(format::percent(p.efficiency), 12)
+            << format::padLeft(ms(p.stepMs), 10) << "   " << ms(l.exposedCommunicationMs) << " · "
+            << ms(l.stragglerWaitMs) << " · " << ms(l.imbalanceMs) << " · " << ms(l.restMs) << "\n";
     }
     out << "The ideal is the smallest job's samples/s times the world size over its own; the lost "
            "time per step (the step over the ideal step) is split from each job's profiled window: "

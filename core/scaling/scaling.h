@@ -29,7 +29,10 @@ struct LostTime
     double stragglerWaitMs = 0;
     double imbalanceMs = 0;
     double restMs = 0;
-    double totalMs() const { return exposedCommunicationMs + stragglerWaitMs + imbalanceMs + restMs; }
+    double totalMs() const
+    {
+        return exposedCommunicationMs + stragglerWaitMs + imbalanceMs + restMs;
+    }
 };
 
 // The split of a job's communication time from its ranks' common steps (no "rest": that
@@ -60,8 +63,8 @@ struct Point
 {
     int worldSize = 0;
     int64_t perRankBatch = 0;
-    double stepMs = 0;  // the ranks' median measured step (wall), the median over ranks
-    double samplesPerSecond = 0;       // worldSize * perRankBatch * 1000 / stepMs
+    double stepMs = 0;            // the ranks' median measured step (wall), the median over ranks
+    double samplesPerSecond = 0;  // worldSize * perRankBatch * 1000 / stepMs
     double idealSamplesPerSecond = 0;  // the smallest job's, times worldSize / its world size
     double idealStepMs = 0;            // weak: the smallest job's step; strong: it / the ratio
     double efficiency = 0;             // samplesPerSecond / idealSamplesPerSecond
@@ -74,7 +77,7 @@ struct Point
 struct Study
 {
     bool strong = false;
-    std::string command;      // the user's, as one line
+    std::string command;        // the user's, as one line
     std::vector<Point> points;  // by world size
 };
 

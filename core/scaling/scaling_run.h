@@ -17,7 +17,7 @@ namespace kinetoscope::scaling {
 
 struct RunConfig
 {
-    lab::ProfileConfig script;  // the command, OUT (outDir), skip, active, steps per job
+    lab::ProfileConfig script;    // the command, OUT (outDir), skip, active, steps per job
     std::vector<int> worldSizes;  // ascending after validation
     bool strong = false;
 };
@@ -25,7 +25,7 @@ struct RunConfig
 struct RunOutcome
 {
     Study study;
-    std::string studyPath;  // written when any point measured
+    std::string studyPath;           // written when any point measured
     std::vector<std::string> notes;  // one line per job that did not run cleanly
     bool cancelled = false;
 };

@@ -8,6 +8,8 @@
 #include "app/gui/profile_run.h"
 #include "core/lab/run_progress.h"
 #include "widgets/document_view.h"
+#include "widgets/job_view.h"
+#include "widgets/live_job_view.h"
 #include "widgets/live_run_view.h"
 
 #include <QCheckBox>
@@ -363,6 +365,42 @@ private Q_SLOTS:
         QVERIFY(doc && doc->trace().model && doc->trace().session);
         QCOMPARE(doc->trace().session->steps.size(), size_t(22));
         QCOMPARE(doc->currentIndex(), int(widgets::DocumentView::Diagnosis));
+#endif
+    }
+
+    // A job from the app (Processes 2): torch.distributed.run with the DDP script, one live
+    // view per rank behind the rank selector, each with its own step bars and samples; at its
+    // end the job opens as a Job tab of its two ranks.
+    void aJobRunsLivePerRankThenOpensAsAJob()
+    {
+#ifndef KINETOSCOPE_PYTHON
+        QSKIP("built without the engine's Python (KINETOSCOPE_PYTHON)");
+#else
+        QTemporaryDir dir;
+        lab::ProfileConfig c;
+        c.command = {KINETOSCOPE_PYTHON, KINETOSCOPE_SOURCE_DIR "/tests/probe/train_ddp.py",
+                     "--steps", "100"};
+        c.nproc = 2;
+        c.steps = 6;
+        c.outDir = dir.filePath(QStringLiteral("job")).toStdString();
+        qRegisterMetaType<widgets::JobView*>("widgets::JobView*");
+        gui::MainWindow window;
+        QSignalSpy finished(&window, &gui::MainWindow::profileFinished);
+        QSignalSpy opened(&window, &gui::MainWindow::jobOpened);
+        widgets::LiveJobView* live = window.startProfileJob(c);
+        QVERIFY(live);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120'000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(live->rankCount(), 2);
+        QCOMPARE(live->selector()->count(), 2);
+        for (int rank = 0; rank < 2; ++rank) {
+            widgets::LiveRunView* view = live->rankView(rank);
+            QCOMPARE(view->stepBars(), 6);
+            QVERIFY(view->sampleCount() > 0);
+            QVERIFY(!view->isRunning());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QVERIFY(opened.at(0).at(0).value<widgets::JobView*>());
 #endif
     }
 
