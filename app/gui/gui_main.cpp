@@ -14,6 +14,7 @@
 #include "widgets/document_view.h"
 #include "widgets/job_view.h"
 #include "widgets/report.h"
+#include "widgets/scaling/scaling_view.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/timeline/timeline_page.h"
@@ -271,6 +272,8 @@ int runGui(int argc, char** argv)
                     std::max<qsizetype>(0, pages.indexOf(view.toLower()))));
                 screenshotSoon();
             });
+        // A scaling study: its one page.
+        QObject::connect(&window, &MainWindow::scalingOpened, &window, [&] { screenshotSoon(); });
         // The window says what failed (on standard error too, and kept in sight).
         QObject::connect(&window, &MainWindow::loadFailed, &window, [&] {
             failed = true;

@@ -10,6 +10,7 @@
 #include "core/format/format.h"
 #include "core/job/job.h"
 #include "core/lab/engine_process.h"
+#include "core/scaling/scaling.h"
 #include "core/session/session.h"
 #include "widgets/compare_view.h"
 #include "widgets/document_view.h"
@@ -18,6 +19,7 @@
 #include "widgets/live_run_view.h"
 #include "widgets/markdown_report.h"
 #include "widgets/report.h"
+#include "widgets/scaling/scaling_view.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/table_export.h"
@@ -26,6 +28,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -249,9 +252,31 @@ void MainWindow::showPage(int page)
 
 void MainWindow::openFiles(const QStringList& paths)
 {
-    for (const QString& path : paths)
-        if (!path.isEmpty())
-            m_queue << path;
+    for (const QString& path : paths) {
+        if (path.isEmpty())
+            continue;
+        if (const std::filesystem::path study = scaling::studyFileOf(path.toStdString());
+            !study.empty()) {
+            std::string error;
+            if (const std::optional<scaling::Study> opened = scaling::loadStudy(study, error)) {
+                auto* view = new widgets::ScalingView(m_documents);
+                view->setStudy(*opened);
+                showTab(view, tr("Scaling: %1").arg(QFileInfo(path).fileName()),
+                        QString::fromStdString(study.string()));
+                Q_EMIT scalingOpened(view);
+            } else {
+                reportProblem(QString::fromStdString(error));
+            }
+            continue;
+        }
+        // kinetoscope profile's job: a rank-K folder per rank.
+        if (QFileInfo(path).isDir() &&
+            !QDir(path).entryList({QStringLiteral("rank-*")}, QDir::Dirs).isEmpty()) {
+            openJob({path});
+            continue;
+        }
+        m_queue << path;
+    }
     if (!isLoading())
         startNextLoad();
 }

@@ -30,6 +30,7 @@ class DocumentView;
 class JobView;
 class LiveJobView;
 class LiveRunView;
+class ScalingView;
 class SessionView;
 class SnapshotView;
 }  // namespace kinetoscope::widgets
@@ -46,6 +47,9 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Each path: a scaling study (or its folder) opens at once in a Scaling tab; a profiled
+    // job's folder (rank-K folders) as a job; anything else is loaded in turn (a trace, a
+    // session, a snapshot).
     void openFiles(const QStringList& paths);
     bool isLoading() const;
     int documentCount() const;
@@ -105,6 +109,7 @@ Q_SIGNALS:
     void snapshotOpened(widgets::SnapshotView* snapshot);  // a CUDA memory snapshot
     void comparisonOpened(widgets::CompareView* comparison);
     void jobOpened(widgets::JobView* job);
+    void scalingOpened(widgets::ScalingView* scaling);
     void loadFailed(const QString& message);
     void idle();  // nothing left to load
     void labFinished(bool ok, const QString& error, const QString& sessionPath);

@@ -178,6 +178,19 @@ std::string studyText(const Study& study)
     return out.str();
 }
 
+std::filesystem::path studyFileOf(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        const std::filesystem::path inside = path / "scaling.kinetoscope.json";
+        return std::filesystem::is_regular_file(inside, ec) ? inside : std::filesystem::path();
+    }
+    const std::string name = path.filename().string();
+    const bool named =
+        name == "scaling.kinetoscope.json" || name.ends_with(".scaling.kinetoscope.json");
+    return named && std::filesystem::is_regular_file(path, ec) ? path : std::filesystem::path();
+}
+
 bool saveStudy(const Study& study, const std::filesystem::path& path, std::string& error)
 {
     json points = json::array();

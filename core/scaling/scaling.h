@@ -88,6 +88,10 @@ void complete(Study& study, const std::vector<std::optional<JobSplit>>& splits);
 // "world size  samples/s  ideal  efficiency  step  lost: comm  wait  imbalance  rest".
 std::string studyText(const Study& study);
 
+// The study a path names: a file called scaling.kinetoscope.json (or NAME.scaling.
+// kinetoscope.json), or a folder holding scaling.kinetoscope.json; empty for anything else.
+std::filesystem::path studyFileOf(const std::filesystem::path& path);
+
 // OUT/scaling.kinetoscope.json, written atomically; versioned ("kinetoscope_scaling": 1).
 inline constexpr int kScalingFormat = 1;
 bool saveStudy(const Study& study, const std::filesystem::path& path, std::string& error);

@@ -14,6 +14,7 @@
 #include "widgets/job_view.h"
 #include "widgets/live_run_view.h"
 #include "widgets/overview_view.h"
+#include "widgets/scaling/scaling_view.h"
 #include "widgets/session_view.h"
 #include "widgets/snapshot/snapshot_view.h"
 #include "widgets/table_view.h"
@@ -454,6 +455,34 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
         QCOMPARE(window.document(window.documentCount() - 1)->trace().threads, 3u);
         QSettings().remove(QLatin1String(gui::kThreadsSettingKey));
+    }
+
+    // A scaling study opens in a Scaling tab from the file or its folder (File > Open, drag
+    // and drop, the command line all go through openFiles); a file that is no study is one
+    // problem, and the window keeps what it had.
+    void aScalingStudyOpensInItsOwnTab()
+    {
+        qRegisterMetaType<widgets::ScalingView*>("widgets::ScalingView*");
+        gui::MainWindow window;
+        QSignalSpy opened(&window, &gui::MainWindow::scalingOpened);
+        QSignalSpy failed(&window, &gui::MainWindow::loadFailed);
+        window.openFiles(
+            {QStringLiteral(KINETOSCOPE_SOURCE_DIR
+                            "/tests/data/scaling/train_ddp_weak_1_2_4.scaling.kinetoscope.json")});
+        QCOMPARE(opened.count(), 1);
+        auto* view = opened.at(0).at(0).value<widgets::ScalingView*>();
+        QVERIFY(view);
+        QCOMPARE(view->table()->rowCount(), 3);
+        QTemporaryDir folder;
+        QFile broken(folder.filePath(QStringLiteral("scaling.kinetoscope.json")));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{\"kinetoscope_scaling\": 1, \"points\": 3}");
+        broken.close();
+        window.openFiles({folder.path()});
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("malformed scaling study")),
+                 qPrintable(failed.at(0).at(0).toString()));
     }
 
     // A geometry saved on a larger screen, or the default size on a smaller one, never puts

@@ -250,9 +250,10 @@ private Q_SLOTS:
     void theScalingPageDrawsWhatTheStudyMeasured()
     {
         std::string error;
-        const auto study = scaling::loadStudy(
-            KINETOSCOPE_SOURCE_DIR "/tests/data/scaling/train_ddp_weak_1_2_4.kinetoscope.json",
-            error);
+        const auto study =
+            scaling::loadStudy(KINETOSCOPE_SOURCE_DIR
+                               "/tests/data/scaling/train_ddp_weak_1_2_4.scaling.kinetoscope.json",
+                               error);
         QVERIFY2(study, error.c_str());
         widgets::ScalingView view;
         view.resize(1280, 700);

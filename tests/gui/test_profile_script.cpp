@@ -401,6 +401,9 @@ private Q_SLOTS:
         }
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
         QVERIFY(opened.at(0).at(0).value<widgets::JobView*>());
+        // The job's folder opens as the job again (File > Open, drag and drop, the command line).
+        window.openFiles({QString::fromStdString(c.outDir)});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 60'000);
 #endif
     }
 

@@ -79,12 +79,11 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent)
                          "traces."));
     plots->addWidget(m_throughput, 1);
     plots->addWidget(m_lost, 1);
-    layout->addLayout(plots, 3);
+    layout->addLayout(plots, 1);
     m_table = new QTableWidget(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->setMinimumHeight(90);
-    layout->addWidget(m_table, 2);
+    layout->addWidget(m_table);
     m_method = new QLabel(this);
     m_method->setWordWrap(true);
     layout->addWidget(m_method);
@@ -96,10 +95,10 @@ void ScalingView::setStudy(const scaling::Study& study)
     for (const scaling::Point& p : study.points)
         if (p.measured())
             measured.push_back(p);
-    m_title->setText(
-        (study.strong ? tr("<b>Strong scaling</b> (one global batch divided among the ranks)")
-                      : tr("<b>Weak scaling</b> (the per-rank batch fixed)")) +
-        QStringLiteral(" of <tt>%1</tt>").arg(qs(study.command).toHtmlEscaped()));
+    m_title->setText((study.strong
+                          ? tr("<b>Strong scaling</b> (one global batch divided among the ranks)")
+                          : tr("<b>Weak scaling</b> (the per-rank batch fixed)")) +
+                     QStringLiteral(" of <tt>%1</tt>").arg(qs(study.command).toHtmlEscaped()));
 
     m_throughput->clearPlottables();
     QCPGraph* actual = m_throughput->addGraph();
@@ -143,10 +142,9 @@ void ScalingView::setStudy(const scaling::Study& study)
     m_lost->yAxis->setRange(0, tallest * 1.2 + 1e-3);
     m_lost->replot();
 
-    const QStringList headers = {tr("ranks"),          tr("batch/rank"), tr("samples/s"),
-                                 tr("ideal"),          tr("efficiency"), tr("step"),
-                                 tr("exposed comm"),   tr("waiting"),    tr("imbalance"),
-                                 tr("rest")};
+    const QStringList headers = {
+        tr("ranks"), tr("batch/rank"),   tr("samples/s"), tr("ideal"),     tr("efficiency"),
+        tr("step"),  tr("exposed comm"), tr("waiting"),   tr("imbalance"), tr("rest")};
     m_table->clear();
     m_table->setColumnCount(int(headers.size()));
     m_table->setHorizontalHeaderLabels(headers);
@@ -175,6 +173,11 @@ void ScalingView::setStudy(const scaling::Study& study)
         set(9, ms(p.lost.restMs));
     }
     m_table->resizeColumnsToContents();
+    // As tall as its rows (a study has a few world sizes): the plots take the rest.
+    int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth();
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        height += m_table->rowHeight(row);
+    m_table->setFixedHeight(height);
     m_method->setText(
         tr("Lost time per step: the step over the ideal step (weak scaling: the smallest job's; "
            "strong: its time per sample at this batch). Split from each job's profiled window: "
