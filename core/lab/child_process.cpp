@@ -206,6 +206,15 @@ void ChildProcess::send(std::string_view line)
         (void)::send(m_control, line.data(), line.size(), MSG_NOSIGNAL);
 }
 
+void SignalEscalation::poll(const ChildProcess& child, Clock::time_point now)
+{
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGKILL};
+    if (!started() || m_signals >= 3 || now - m_last <= m_grace)
+        return;
+    child.signal(kSignals[m_signals++]);
+    m_last = now;
+}
+
 void ChildProcess::signal(int signal) const
 {
     if (m_pid > 0 && !m_reaped)

@@ -97,6 +97,29 @@ private:
     std::string m_earlyLog;
 };
 
+// After a cancel the child does not act on (no step boundary comes, no probe): what Ctrl-C
+// would give it, then SIGTERM, then SIGKILL, each `grace` after the one before.
+class SignalEscalation
+{
+public:
+    using Clock = std::chrono::steady_clock;
+    explicit SignalEscalation(Clock::duration grace) : m_grace(grace) {}
+    // The cancel was asked for at `at` (the first call counts).
+    void start(Clock::time_point at)
+    {
+        if (m_signals == 0 && m_last == Clock::time_point{})
+            m_last = at;
+    }
+    bool started() const { return m_last != Clock::time_point{}; }
+    // Sends the next signal when its time has come.
+    void poll(const ChildProcess& child, Clock::time_point now);
+
+private:
+    Clock::duration m_grace;
+    Clock::time_point m_last{};  // the cancel, then each signal sent
+    int m_signals = 0;           // sent so far: SIGINT, SIGTERM, SIGKILL
+};
+
 // "SIGSEGV" (or "signal 77").
 std::string signalName(int signal);
 

@@ -247,7 +247,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         }
     };
 
-    std::optional<Clock::time_point> exited, cancelSent, interrupted, terminated, killed;
+    std::optional<Clock::time_point> exited;
+    SignalEscalation escalation(kCancelGrace);
     Clock::time_point lastSave = Clock::now();
     size_t savedSteps = 0;
     std::string cancelledBy;
@@ -276,29 +277,17 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
             savedSteps = h.steps.size();
             lastSave = Clock::now();
         }
-        if (callbacks.cancel && callbacks.cancel->load() && !cancelSent) {
+        if (callbacks.cancel && callbacks.cancel->load() && !escalation.started()) {
             EngineMessage cancel;
             cancel.type = MessageType::Cancel;
             cancelledBy = callbacks.cancelledBy ? callbacks.cancelledBy() : std::string();
             cancel.by = cancelledBy;
             child.send(encodeMessage(cancel));
-            cancelSent = Clock::now();
+            escalation.start(Clock::now());
         }
         // A cancel the probe does not act on (no step boundary comes, or no probe): the
         // script gets what Ctrl-C would give it, then SIGTERM, then SIGKILL.
-        const auto now = Clock::now();
-        if (cancelSent && !interrupted && now - *cancelSent > kCancelGrace) {
-            child.signal(SIGINT);
-            interrupted = now;
-        }
-        if (interrupted && !terminated && now - *interrupted > kCancelGrace) {
-            child.signal(SIGTERM);
-            terminated = now;
-        }
-        if (terminated && !killed && now - *terminated > kCancelGrace) {
-            child.signal(SIGKILL);
-            killed = now;
-        }
+        escalation.poll(child, Clock::now());
     }
     sampler.reset();  // its last sample closes the series
     handOutSamples();

@@ -362,7 +362,8 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         return saved;
     };
 
-    std::optional<Clock::time_point> exited, cancelSent, interrupted, terminated, killed;
+    std::optional<Clock::time_point> exited;
+    SignalEscalation escalation(kCancelGrace);
     Clock::time_point lastNews = Clock::now();
     std::string cancelledBy;
     for (;;) {
@@ -389,24 +390,12 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
             if (r.readHere && r.heard.steps.size() > r.savedSteps &&
                 Clock::now() - r.lastSave > kSaveEvery)
                 save(r, buildSession(r.config, r.heard, r.samplesSoFar(), {}));
-        if (callbacks.run.cancel && callbacks.run.cancel->load() && !cancelSent) {
+        if (callbacks.run.cancel && callbacks.run.cancel->load() && !escalation.started()) {
             cancelledBy = callbacks.run.cancelledBy ? callbacks.run.cancelledBy() : "the launcher";
             writeCancel(out, cancelledBy);
-            cancelSent = Clock::now();
+            escalation.start(Clock::now());
         }
-        const auto now = Clock::now();
-        if (cancelSent && !interrupted && now - *cancelSent > kCancelGrace) {
-            child.signal(SIGINT);
-            interrupted = now;
-        }
-        if (interrupted && !terminated && now - *interrupted > kCancelGrace) {
-            child.signal(SIGTERM);
-            terminated = now;
-        }
-        if (terminated && !killed && now - *terminated > kCancelGrace) {
-            child.signal(SIGKILL);
-            killed = now;
-        }
+        escalation.poll(child, Clock::now());
     }
     for (auto& [rank, r] : ranks)
         r.sampler.reset();  // its last sample closes the series

@@ -6,6 +6,7 @@
 // on this CPU) and per sweep point, read as the method reads them.
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/profile_runner.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -18,6 +19,9 @@
 #include <nlohmann/json.hpp>
 
 using namespace kinetoscope;
+using test::profile;
+using test::Ran;
+using test::runProcess;
 
 namespace {
 
@@ -26,37 +30,6 @@ const QString kPython = QStringLiteral(KINETOSCOPE_PYTHON);
 QString script(const char* name)
 {
     return QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/") + QString::fromUtf8(name);
-}
-
-struct Ran
-{
-    int code = -1;
-    QByteArray out, err;
-};
-
-// One process to its end (3 minutes at most), its outputs captured.
-Ran runProcess(const QString& program, const QStringList& args, const QString& workingDir = {})
-{
-    QProcess p;
-    if (!workingDir.isEmpty())
-        p.setWorkingDirectory(workingDir);
-    p.start(program, args);
-    Ran r;
-    if (!p.waitForStarted() || !p.waitForFinished(180'000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 128 + p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
-Ran profile(const QStringList& options, const QStringList& command, const QString& workingDir = {})
-{
-    return runProcess(QStringLiteral(KINETOSCOPE_BINARY),
-                      QStringList{"profile"} + options + QStringList{"--"} + command, workingDir);
 }
 
 session::Session loaded(const QString& folder)

@@ -7,42 +7,21 @@
 #include "core/scaling/scaling.h"
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/profile_runner.h"
 
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 using namespace kinetoscope;
+using test::profile;
+using test::Ran;
 
 namespace {
 
 const QString kPython = QStringLiteral(KINETOSCOPE_PYTHON);
 const QString kScript = QStringLiteral(KINETOSCOPE_SOURCE_DIR "/tests/probe/train_ddp.py");
-
-struct Ran
-{
-    int code = -1;
-    QByteArray out, err;
-};
-
-Ran profile(const QStringList& options, const QStringList& command)
-{
-    QProcess p;
-    p.start(QStringLiteral(KINETOSCOPE_BINARY),
-            QStringList{"profile"} + options + QStringList{"--"} + command);
-    Ran r;
-    if (!p.waitForStarted() || !p.waitForFinished(240'000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 128 + p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 session::Session rankSession(const QString& job, int rank)
 {
