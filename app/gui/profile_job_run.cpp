@@ -37,8 +37,8 @@ void ProfileJobRun::start()
             },
             Qt::QueuedConnection);
     };
-    const QString outputLog =
-        QDir(QString::fromStdString(m_config.outDir)).absoluteFilePath(QStringLiteral("output.log"));
+    const QString outputLog = QDir(QString::fromStdString(m_config.outDir))
+                                  .absoluteFilePath(QStringLiteral("output.log"));
     lab::JobCallbacks callbacks;
     callbacks.run.cancel = &m_cancel;
     callbacks.run.cancelledBy = [] { return std::string("the app's Cancel button"); };
@@ -100,7 +100,8 @@ void ProfileJobRun::start()
                 if (m_thread.joinable())
                     m_thread.join();
                 if (m_view) {
-                    m_view->setStatus(error.isEmpty() ? status : status + QStringLiteral(": ") + error);
+                    m_view->setStatus(error.isEmpty() ? status
+                                                      : status + QStringLiteral(": ") + error);
                     m_view->finish(error, readings);
                 }
                 Q_EMIT finished(ok, error, folder);
