@@ -79,31 +79,56 @@ int64_t messageBytes(CollectiveKind kind, int64_t inBytes, int64_t outBytes, int
     return inBytes;
 }
 
-// Reads a collective's size and group from the args of its annotation and, when the trace
-// has one around it, the `record_param_comms` op (2023 on: nelems, dtype, group).
-void readCollectiveArgs(const trace::TraceModel& model, RankCollective& c)
+// Reads each collective's size and group from the args of its annotation and, when the
+// trace has one around it, the `record_param_comms` op (2023 on: nelems, dtype, group). The
+// args are read in one pass through the file per kind (readArgsOf): a gzip trace is inflated
+// once, not once per collective.
+void readCollectiveArgs(const trace::TraceModel& model, std::vector<RankCollective>& collectives)
 {
-    if (!c.launch.valid())
-        return;
-    int64_t inBytes = -1, outBytes = -1;
-    const trace::EventId comms = model.event(c.launch).parent;
-    if (comms.valid() && model.text(model.event(comms).name) == "record_param_comms") {
-        if (const auto args = readArgs(model, comms)) {
-            c.group = argString(*args, "Process Group Name");
-            c.groupSize = int(std::clamp<int64_t>(argInteger(*args, "Group size"), -1, 1 << 20));
-            const int size = dtypeBytes(argString(*args, "dtype"));
-            const int64_t in = argInteger(*args, "In msg nelems"),
-                          out = argInteger(*args, "Out msg nelems");
-            if (size > 0 && in >= 0 && in < (int64_t(1) << 50))
-                inBytes = in * size;
-            if (size > 0 && out >= 0 && out < (int64_t(1) << 50))
-                outBytes = out * size;
+    std::vector<int64_t> inBytes(collectives.size(), -1), outBytes(collectives.size(), -1);
+    std::vector<size_t> withComms;
+    std::vector<trace::EventId> comms;
+    for (size_t i = 0; i < collectives.size(); ++i) {
+        const RankCollective& c = collectives[i];
+        if (!c.launch.valid())
+            continue;
+        const trace::EventId parent = model.event(c.launch).parent;
+        if (parent.valid() && model.text(model.event(parent).name) == "record_param_comms") {
+            withComms.push_back(i);
+            comms.push_back(parent);
         }
     }
-    if (inBytes < 0)
-        if (const auto args = readArgs(model, c.launch))
-            inBytes = firstTensorBytes(*args);
-    c.bytes = messageBytes(c.kind, inBytes, outBytes, c.groupSize);
+    const auto commsArgs = trace::readArgsOf(model, comms);
+    for (size_t k = 0; k < withComms.size(); ++k) {
+        if (!commsArgs[k])
+            continue;
+        const std::vector<trace::Arg>& args = *commsArgs[k];
+        RankCollective& c = collectives[withComms[k]];
+        c.group = argString(args, "Process Group Name");
+        c.groupSize = int(std::clamp<int64_t>(argInteger(args, "Group size"), -1, 1 << 20));
+        const int size = dtypeBytes(argString(args, "dtype"));
+        const int64_t in = argInteger(args, "In msg nelems"),
+                      out = argInteger(args, "Out msg nelems");
+        if (size > 0 && in >= 0 && in < (int64_t(1) << 50))
+            inBytes[withComms[k]] = in * size;
+        if (size > 0 && out >= 0 && out < (int64_t(1) << 50))
+            outBytes[withComms[k]] = out * size;
+    }
+    std::vector<size_t> withoutSize;
+    std::vector<trace::EventId> launches;
+    for (size_t i = 0; i < collectives.size(); ++i)
+        if (collectives[i].launch.valid() && inBytes[i] < 0) {
+            withoutSize.push_back(i);
+            launches.push_back(collectives[i].launch);
+        }
+    const auto launchArgs = trace::readArgsOf(model, launches);
+    for (size_t k = 0; k < withoutSize.size(); ++k)
+        if (launchArgs[k])
+            inBytes[withoutSize[k]] = firstTensorBytes(*launchArgs[k]);
+    for (size_t i = 0; i < collectives.size(); ++i)
+        if (collectives[i].launch.valid())
+            collectives[i].bytes = messageBytes(collectives[i].kind, inBytes[i], outBytes[i],
+                                                collectives[i].groupSize);
 }
 
 // The collective annotation among the ancestors of `id` (a launch call), or invalid.
@@ -264,8 +289,7 @@ std::vector<RankCollective> rankCollectives(const trace::TraceModel& model)
             out.push_back(std::move(c));
         }
     }
-    for (RankCollective& c : out)
-        readCollectiveArgs(model, c);
+    readCollectiveArgs(model, out);
     std::sort(out.begin(), out.end(), [](const RankCollective& a, const RankCollective& b) {
         return a.hostNs != b.hostNs ? a.hostNs < b.hostNs : a.startNs < b.startNs;
     });
