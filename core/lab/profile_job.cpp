@@ -298,9 +298,11 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
     auto sessionPathOf = [](const RankState& r) { return profileSessionPath(r.config); };
     auto readAll = [&] {
         bool any = false;
-        for (auto& [rank, r] : ranks) {
+        for (auto& entry : ranks) {
+            // Not a structured binding: the lambdas below capture the rank's state.
+            const int k = entry.first;
+            RankState& r = entry.second;
             RunCallbacks perRank;
-            const int k = rank;
             if (callbacks.rankStarted)
                 perRank.started = [&, k](const session::Session& header, const std::string& path) {
                     callbacks.rankStarted(k, header, path);
@@ -432,7 +434,7 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         const bool byAnother = !failedFirst.empty() && failedFirst != whoFailed &&
                                (!r.heard.done || lostPeer(r.heard.done->error));
         if (!cancelledBy.empty() && !problem.empty())
-            problem = "cancelled by " + cancelledBy + "; " + problem;
+            problem.insert(0, "cancelled by " + cancelledBy + "; ");
         run.run.ok = problem.empty();
         run.run.error = problem;
         run.run.session = buildSession(r.config, r.heard, r.samplesSoFar(), problem);

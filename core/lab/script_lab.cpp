@@ -90,9 +90,9 @@ std::string runName(const std::string& knob, int64_t value)
 
 }  // namespace
 
-int64_t batchSizeOf(const session::Session& s)
+int64_t batchSizeOf(const session::Session& run)
 {
-    const std::string text = configOf(s, "batch_size");
+    const std::string text = configOf(run, "batch_size");
     const long long value = text.empty() ? 0 : std::atoll(text.c_str());
     return value > 0 ? int64_t(value) : 1;
 }

@@ -67,19 +67,32 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("slow");
-        QTest::newRow("2 ranks") << 2 << 1;
-        QTest::newRow("4 ranks") << 4 << 2;
+        QTest::addColumn<bool>("torchrun");  // the launcher as the user writes it
+        QTest::newRow("2 ranks") << 2 << 1 << false;
+        QTest::newRow("4 ranks") << 4 << 2 << false;
+        QTest::newRow("torchrun, 2 ranks") << 2 << 1 << true;
     }
     void aStarvedRankIsTheStraggler()
     {
         QFETCH(int, ranks);
         QFETCH(int, slow);
-        const QString job = m_dir.path() + QStringLiteral("/starved-%1").arg(ranks);
-        const Ran run = profile({"--nproc", QString::number(ranks), "--steps", "6", "--out", job},
-                                {kPython, kScript, "--steps", "100", "--slow-rank",
-                                 QString::number(slow), "--slow-ms", "1"});
+        QFETCH(bool, torchrun);
+        const QString job =
+            m_dir.path() +
+            QStringLiteral("/starved-%1%2").arg(ranks).arg(torchrun ? "-torchrun" : "");
+        const QStringList script = {
+            kScript, "--steps", "100", "--slow-rank", QString::number(slow), "--slow-ms", "1"};
+        const Ran run =
+            torchrun
+                ? profile({"--steps", "6", "--out", job},
+                          QStringList{QFileInfo(kPython).absolutePath() + "/torchrun",
+                                      "--standalone", "--nproc-per-node", QString::number(ranks)} +
+                              script)
+                : profile({"--nproc", QString::number(ranks), "--steps", "6", "--out", job},
+                          QStringList{kPython} + script);
         QVERIFY2(run.code == 0, run.err.constData());
-        QVERIFY2(run.out.contains("torch.distributed.run --standalone --nproc-per-node"),
+        QVERIFY2(run.out.contains(torchrun ? "torchrun --standalone --nproc-per-node"
+                                           : "torch.distributed.run --standalone --nproc-per-node"),
                  run.out.constData());
         for (int rank = 0; rank < ranks; ++rank) {
             const session::Session s = rankSession(job, rank);
