@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
@@ -193,7 +194,8 @@ QWidget* JobView::overviewPage()
         auto* rank = cell(QString::number(r.rank), r.rank);
         if (m_job.straggler == r.rank)
             rank->setText(QStringLiteral("%1  ◀ straggler").arg(r.rank));
-        rank->setToolTip(text(r.doc->path));
+        rank->setToolTip(text(r.path) +
+                         (r.fromDigest ? QStringLiteral(" (read from its digest)") : QString()));
         m_ranks->setItem(i, 0, rank);
         m_ranks->setItem(i, 1,
                          cell(QString::fromLatin1(r.rankSource), Qt::AlignLeft | Qt::AlignVCenter));
@@ -236,7 +238,7 @@ QWidget* JobView::overviewPage()
     m_ranks->setToolTip(QStringLiteral("Double-click a rank to open its own pages"));
     connect(m_ranks, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (row >= 0 && size_t(row) < m_job.ranks.size())
-            Q_EMIT rankRequested(m_job.ranks[size_t(row)].doc);
+            Q_EMIT rankRequested(text(m_job.ranks[size_t(row)].path), m_job.ranks[size_t(row)].doc);
     });
     layout->addWidget(m_ranks, 1);
     if (const std::string note = job::rankFindingsNote(m_job); !note.empty()) {
@@ -334,8 +336,12 @@ QWidget* JobView::collectivesPage()
                         QStringLiteral("Size"),         QStringLiteral("Transfer"),
                         QStringLiteral("Longest wait"), QStringLiteral("Waiting rank"),
                         QStringLiteral("Last in"),      QStringLiteral("Bus bandwidth")};
-    for (const job::Rank& r : m_job.ranks)
-        headers << QStringLiteral("Rank %1").arg(r.rank);
+    // A column per rank while they stay readable; a job of hundreds of ranks would make a
+    // table of hundreds of thousands of cells (`kinetoscope summary --csv collectives` has them).
+    const bool rankColumns = m_job.ranks.size() <= kRankColumnsUpTo;
+    if (rankColumns)
+        for (const job::Rank& r : m_job.ranks)
+            headers << QStringLiteral("Rank %1").arg(r.rank);
     m_collectives = new QTableWidget(int(rows.size()), int(headers.size()), this);
     m_collectives->setHorizontalHeaderLabels(headers);
     m_collectives->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -368,7 +374,7 @@ QWidget* JobView::collectivesPage()
                                m.busBytesPerS > 0
                                    ? cell(text(format::byteRate(m.busBytesPerS)), m.busBytesPerS)
                                    : none());
-        for (size_t r = 0; r < m.ranks.size(); ++r) {
+        for (size_t r = 0; rankColumns && r < m.ranks.size(); ++r) {
             auto* item =
                 cell(duration(double(m.ranks[r].durationNs)), qlonglong(m.ranks[r].durationNs));
             item->setToolTip(QStringLiteral("waited %1").arg(duration(double(m.waitNs[r]))));
@@ -386,8 +392,9 @@ QWidget* JobView::collectivesPage()
         {QStringLiteral("Waiting rank"), {}},
         {QStringLiteral("Last in"), {}},
         {QStringLiteral("Bus bandwidth"), QStringLiteral("bytes/s")}};
-    for (const job::Rank& r : m_job.ranks)
-        exported.emplace_back(QStringLiteral("Rank %1").arg(r.rank), QStringLiteral("ns"));
+    if (rankColumns)
+        for (const job::Rank& r : m_job.ranks)
+            exported.emplace_back(QStringLiteral("Rank %1").arg(r.rank), QStringLiteral("ns"));
     setExportColumns(*m_collectives, exported);
     m_collectives->setSelectionBehavior(QAbstractItemView::SelectRows);
     installTableExport(m_collectives, QStringLiteral("collectives"));
@@ -396,7 +403,11 @@ QWidget* JobView::collectivesPage()
         QStringLiteral("Transfer: the shortest duration across ranks (the data movement once all "
                        "have arrived). Wait: a rank's "
                        "duration beyond it. Last in: the rank the others waited for (arrivals on "
-                       "clocks aligned by the collectives)."));
+                       "clocks aligned by the collectives).") +
+        (rankColumns ? QString()
+                     : QStringLiteral(" Each rank's duration: kinetoscope summary --csv "
+                                      "collectives (more than %1 ranks here).")
+                           .arg(kRankColumnsUpTo)));
     return m_collectives;
 }
 
@@ -417,12 +428,40 @@ QWidget* JobView::timelinesPlaceholder()
     bar->addStretch(1);
     layout->addLayout(bar);
     connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);
+    if (!hasEveryDocument()) {
+        // Read from digests (or too many traces to keep): a timeline needs the rank's trace.
+        const size_t fromDigests = size_t(std::count_if(m_job.ranks.begin(), m_job.ranks.end(),
+                                                        [](const job::Rank& r) { return !r.doc; }));
+        auto* note = new QLabel(
+            QStringLiteral("%1 of the %2 ranks were read from their digests, not their traces: "
+                           "their timelines need the traces. Double-click a rank on the Overview "
+                           "to open its own pages, or read every rank's trace (as much memory "
+                           "as the traces take).")
+                .arg(fromDigests)
+                .arg(m_job.ranks.size()),
+            m_timelinePage);
+        note->setWordWrap(true);
+        layout->addWidget(note);
+        m_readTraces = new QPushButton(QStringLiteral("Read every rank's trace"), m_timelinePage);
+        connect(m_readTraces, &QPushButton::clicked, this, &JobView::tracesRequested);
+        auto* row = new QHBoxLayout;
+        row->addWidget(m_readTraces);
+        row->addStretch(1);
+        layout->addLayout(row);
+        layout->addStretch(1);
+    }
     return m_timelinePage;
+}
+
+bool JobView::hasEveryDocument() const
+{
+    return std::all_of(m_job.ranks.begin(), m_job.ranks.end(),
+                       [](const job::Rank& r) { return r.doc != nullptr; });
 }
 
 void JobView::buildTimelines()
 {
-    if (!m_timelines.empty() || m_job.ranks.empty())
+    if (!m_timelines.empty() || m_job.ranks.empty() || !hasEveryDocument())
         return;
     // The ranks' timelines one under the other, scrolled: four or sixty-four ranks never ask
     // for more than the screen's height.
@@ -433,7 +472,7 @@ void JobView::buildTimelines()
     auto* split = new QSplitter(Qt::Vertical, scroll);
     for (const job::Rank& r : m_job.ranks) {
         auto* page = new TimelinePage(r.doc, split);
-        page->setToolTip(QStringLiteral("rank %1: %2").arg(r.rank).arg(text(r.doc->path)));
+        page->setToolTip(QStringLiteral("rank %1: %2").arg(r.rank).arg(text(r.path)));
         split->addWidget(page);
         m_timelines.push_back(page);
     }
@@ -451,23 +490,16 @@ void JobView::alignOnStep(int index)
         m_job.commonSteps[size_t(std::clamp<int>(index, 0, int(m_job.commonSteps.size()) - 1))];
     // Rank 0's step, shown on each rank at the same aligned moment; without matched
     // collectives each rank shows its own step.
-    const job::Rank& first = m_job.ranks.front();
-    int64_t begin = 0, end = 0;
-    for (const analysis::Step& s : first.doc->summary.steps.steps)
-        if (s.name == "ProfilerStep#" + std::to_string(number)) {
-            begin = s.beginNs;
-            end = s.endNs;
-        }
+    const job::RankStep& first = m_job.ranks.front().steps.at(number);
     const bool aligned = !m_job.collectives.matched.empty();
     for (size_t r = 0; r < m_timelines.size(); ++r) {
         if (aligned) {
             const auto offset = int64_t(m_job.collectives.clockOffsetNs[r]);
-            m_timelines[r]->revealRange(begin + offset, end + offset);
+            m_timelines[r]->revealRange(first.beginNs + offset, first.endNs + offset);
             continue;
         }
-        for (const analysis::Step& s : m_job.ranks[r].doc->summary.steps.steps)
-            if (s.name == "ProfilerStep#" + std::to_string(number))
-                m_timelines[r]->revealRange(s.beginNs, s.endNs);
+        const job::RankStep& own = m_job.ranks[r].steps.at(number);
+        m_timelines[r]->revealRange(own.beginNs, own.endNs);
     }
 }
 

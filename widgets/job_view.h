@@ -3,8 +3,8 @@
 // rank: double-click opens that rank's own document), Heatmap (rank x step of step time,
 // own work, exposed or hidden communication), Collectives (matched across ranks: transfer,
 // wait, last to arrive, bus bandwidth) and Timelines (every rank stacked, on one step,
-// aligned by the clock offsets the collectives give). Views only draw; the numbers come
-// from core/job.
+// aligned by the clock offsets the collectives give; a job read from its ranks' digests
+// offers to read the traces first). Views only draw; the numbers come from core/job.
 #include "core/analysis/diagnosis/finding.h"
 #include "core/job/job.h"
 
@@ -18,6 +18,7 @@ class QComboBox;
 class QCPColorMap;
 class QCustomPlot;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace kinetoscope::widgets {
@@ -44,6 +45,9 @@ public:
         HiddenCommunication
     };
 
+    // The Collectives page has a column per rank up to this many ranks.
+    static constexpr size_t kRankColumnsUpTo = 64;
+
     JobView(job::Job job, std::vector<analysis::Finding> findings, QWidget* parent = nullptr);
 
     const job::Job& job() const { return m_job; }
@@ -63,9 +67,17 @@ public:
     // Every rank's timeline shows the common step `index` (0-based among the common steps).
     void alignOnStep(int index);
 
+    // Every rank's document is here (the job was read from the traces and kept them): the
+    // Timelines page can draw them. Otherwise that page offers to read the traces.
+    bool hasEveryDocument() const;
+    QPushButton* readTracesButton() const { return m_readTraces; }
+
 Q_SIGNALS:
-    // A rank's own pages were asked for (double-click on its row).
-    void rankRequested(std::shared_ptr<const document::Document> rank);
+    // A rank's own pages were asked for (double-click on its row): its file, and its document
+    // when the job kept it (null: open the file).
+    void rankRequested(const QString& path, std::shared_ptr<const document::Document> rank);
+    // The Timelines page asked for every rank's trace (the job was read from digests).
+    void tracesRequested();
 
 private:
     QWidget* overviewPage();
@@ -83,6 +95,7 @@ private:
     QCPColorMap* m_map = nullptr;
     QWidget* m_timelinePage = nullptr;
     QComboBox* m_step = nullptr;
+    QPushButton* m_readTraces = nullptr;
     std::vector<TimelinePage*> m_timelines;
 };
 

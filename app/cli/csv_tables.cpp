@@ -159,12 +159,12 @@ std::string ranksCsv(const job::Job& job)
             hidden += double(r.steps.at(n).hiddenNs());
         if (!job.commonSteps.empty())
             hidden /= double(job.commonSteps.size());
-        csv += format::csvRecord(
-            {number(r.rank), text(r.rankSource), text(r.doc ? r.doc->path : std::string()),
-             number(meanOf(job.meanStepNs, r.rank)), number(meanOf(job.meanOwnNs, r.rank)),
-             number(meanOf(job.meanCommunicationNs, r.rank)), number(hidden),
-             number(double(r.collectives.size())),
-             text(job.straggler && *job.straggler == r.rank ? "yes" : "no")});
+        csv += format::csvRecord({number(r.rank), text(r.rankSource), text(r.path),
+                                  number(meanOf(job.meanStepNs, r.rank)),
+                                  number(meanOf(job.meanOwnNs, r.rank)),
+                                  number(meanOf(job.meanCommunicationNs, r.rank)), number(hidden),
+                                  number(double(r.collectives.size())),
+                                  text(job.straggler && *job.straggler == r.rank ? "yes" : "no")});
     }
     return csv;
 }

@@ -25,15 +25,16 @@ enum class Format
 
 // Several traces, or a folder of them: one job, diagnosed as a whole.
 int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptions& options,
-                const job::JobRuleOptions& rules, Format format,
+                const job::JobOptions& reading, const job::JobRuleOptions& rules, Format format,
                 std::optional<analysis::Severity> failOn, std::ostream& out, std::ostream& err)
 {
     std::string error;
-    const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
+    const std::optional<job::Job> job = job::openJobPaths(paths, options, error, reading);
     if (!job) {
         err << "kinetoscope: " << error << '\n';
         return kExitBadInput;
     }
+    err << jobNotes(*job);
     if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job)) {
         // Separate runs: each diagnosed on its own, never as ranks of one job.
         err << "kinetoscope diagnose: these " << job->ranks.size() << " traces are " << *notOneJob
@@ -41,7 +42,13 @@ int diagnoseJob(const std::vector<std::string>& paths, const document::OpenOptio
         nlohmann::json traces = nlohmann::json::array();
         bool failed = false;
         for (const job::Rank& r : job->ranks) {
-            const document::Document& d = *r.doc;
+            // One document at a time: a large job kept none.
+            const std::shared_ptr<const document::Document> doc = job::rankDocument(r, options);
+            if (!doc->model) {
+                err << "kinetoscope: " << r.path << ": " << doc->loadMessage << '\n';
+                return kExitBadInput;
+            }
+            const document::Document& d = *doc;
             switch (format) {
             case Format::Json:
                 traces.push_back(diagnosisJson(d.path, d.findings, &d.summary));
@@ -89,6 +96,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
     job::JobRuleOptions jobRules;
     std::optional<analysis::Severity> failOn;
     document::OpenOptions options;
+    job::JobOptions reading;
+    reading.keepDocumentsUpTo = kJobDocumentsKept;
     analysis::Thresholds& thresholds = options.thresholds;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
@@ -97,6 +106,8 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
             format = Format::Json;
         } else if (arg == "--markdown") {
             format = Format::Markdown;
+        } else if (arg == "--no-digests") {
+            reading.digests = false;
         } else if (arg == "--fail-on" && hasValue) {
             analysis::Severity severity;
             if (!analysis::parseSeverity(args[++i], severity)) {
@@ -155,7 +166,7 @@ int runDiagnose(const std::vector<std::string>& args, std::ostream& out, std::os
         }
     }
     if (job::isJob(paths))
-        return diagnoseJob(paths, options, jobRules, format, failOn, out, err);
+        return diagnoseJob(paths, options, reading, jobRules, format, failOn, out, err);
     if (path.empty()) {
         err << "kinetoscope diagnose: which trace? usage: kinetoscope diagnose TRACE|SESSION "
                "[--json|--markdown] "

@@ -223,13 +223,22 @@ std::string findingsSections(const job::Job& job, const std::vector<analysis::Fi
 
 }  // namespace
 
+std::string jobNotes(const job::Job& job)
+{
+    std::string lines;
+    for (const std::string& note : job.notes)
+        lines += "kinetoscope: " + note + "\n";
+    return lines;
+}
+
 json jobJson(const job::Job& job)
 {
     json ranks = json::array();
     for (const job::Rank& r : job.ranks) {
         json row = {{"rank", r.rank},
                     {"rank_from", r.rankSource},
-                    {"path", r.doc->path},
+                    {"path", r.path},
+                    {"read_from", r.fromDigest ? "digest" : "trace"},
                     {"steps", r.steps.size()}};
         if (job.meanStepNs.count(r.rank)) {
             row["mean_step_us"] = us(job.meanStepNs.at(r.rank));
@@ -248,6 +257,7 @@ json jobJson(const job::Job& job)
         ranks.push_back(std::move(row));
     }
     json j = {{"ranks", ranks},
+              {"ranks_from_digests", job.ranksFromDigests},
               {"world_size", job.worldSize},
               {"common_steps", job.commonSteps},
               {"step_start_spread_us", us(job.startSpreadNs)},
@@ -278,7 +288,7 @@ std::string jobText(const job::Job& job)
             << time(has ? job.meanStepNs.at(r.rank) : 0, 10) << "  "
             << time(has ? job.meanOwnNs.at(r.rank) : 0, 9) << "  "
             << time(has ? job.meanCommunicationNs.at(r.rank) : 0, 12) << "  "
-            << time(has ? meanHiddenNs(job, r) : 0, 11) << "  " << r.doc->path
+            << time(has ? meanHiddenNs(job, r) : 0, 11) << "  " << r.path
             << (job.straggler == r.rank ? "  <- straggler" : "") << "\n";
     }
     collectivesText(job, out);
@@ -289,8 +299,10 @@ json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>&
 {
     json ranks = json::array();
     for (const job::Rank& r : job.ranks) {
-        json rank = {
-            {"rank", r.rank}, {"path", r.doc->path}, {"findings", findingsJson(r.doc->findings)}};
+        json rank = {{"rank", r.rank},
+                     {"path", r.path},
+                     {"read_from", r.fromDigest ? "digest" : "trace"},
+                     {"findings", findingsJson(r.findings)}};
         if (!r.failure.empty())
             rank["failure"] = {{"reason", r.failure}, {"stopped_by_another", r.stoppedByAnother}};
         ranks.push_back(std::move(rank));
@@ -362,7 +374,7 @@ std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::F
             << r.rankSource << " | " << cell(job.meanStepNs) << " | " << cell(job.meanOwnNs)
             << " | " << cell(job.meanCommunicationNs) << " | "
             << (has ? format::duration(meanHiddenNs(job, r)) : "-") << " | `"
-            << std::filesystem::path(r.doc->path).filename().string() << "` |\n";
+            << std::filesystem::path(r.path).filename().string() << "` |\n";
     }
     collectivesMarkdown(job, out);
     return out.str();

@@ -10,7 +10,14 @@
 
 namespace kinetoscope::cli {
 
+// A job of up to this many traces keeps its documents: were they separate runs, each is
+// then summarised without reading it again. A larger job drops each once its rank is read.
+inline constexpr size_t kJobDocumentsKept = 8;
+
 nlohmann::json jobJson(const job::Job& job);
+// How the ranks were read (a stale digest, ranks from their digests alone), one line each,
+// each prefixed "kinetoscope: ": what a command writes to standard error before the job.
+std::string jobNotes(const job::Job& job);
 std::string jobText(const job::Job& job);
 
 // `kinetoscope diagnose DIR|FILES...`: the job's findings, then each rank's first finding.

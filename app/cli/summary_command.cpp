@@ -8,13 +8,73 @@
 #include "app/cli/summary_report.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
+#include "core/job/digest.h"
 #include "core/session/session.h"
 
 #include <charconv>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace kinetoscope::cli {
+
+namespace {
+
+// The rank files `--digest` writes a digest for: a trace or session file as given; a rank
+// folder (OUT/rank-K, what `srun kinetoscope summary OUT/rank-$SLURM_PROCID --digest` names)
+// its session, else its trace; any other folder every rank of the job in it.
+std::vector<std::string> digestTargets(const std::vector<std::string>& paths, std::string& error)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (!fs::is_directory(path, ec)) {
+            files.push_back(path);
+            continue;
+        }
+        bool rankFolder = false;
+        for (const char* name : {"session.kinetoscope.json", "trace.json"})
+            if (!rankFolder && fs::is_regular_file(fs::path(path) / name, ec)) {
+                files.push_back((fs::path(path) / name).string());
+                rankFolder = true;
+            }
+        if (rankFolder)
+            continue;
+        const std::vector<std::string> ranks = job::jobFiles({path}, error);
+        if (ranks.empty())
+            return {};
+        for (const std::string& rank : ranks)
+            if (!job::isDigestPath(rank))  // a digest whose trace is elsewhere: nothing to read
+                files.push_back(rank);
+    }
+    return files;
+}
+
+// `summary PATH... --digest`: each rank's digest written beside its trace, one line each;
+// every rank is tried, and a rank that cannot be read fails the command at the end.
+int writeDigests(const std::vector<std::string>& paths, unsigned threads, std::ostream& out,
+                 std::ostream& err)
+{
+    std::string error;
+    const std::vector<std::string> files = digestTargets(paths, error);
+    if (files.empty()) {
+        err << "kinetoscope: " << error << '\n';
+        return kExitBadInput;
+    }
+    int exit = kExitOk;
+    for (const std::string& file : files) {
+        if (const std::optional<std::string> written = job::writeRankDigest(file, error, threads)) {
+            out << *written << '\n';
+        } else {
+            err << "kinetoscope: " << error << '\n';
+            exit = kExitBadInput;
+        }
+    }
+    return exit;
+}
+
+}  // namespace
 
 int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
@@ -24,10 +84,17 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::string csvTable;  // --csv TABLE: that table alone, as CSV
     SummaryReportOptions report;
     document::OpenOptions options;
+    bool digest = false;  // --digest: write each rank's digest instead
+    job::JobOptions reading;
+    reading.keepDocumentsUpTo = kJobDocumentsKept;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "--json") {
             asJson = true;
+        } else if (arg == "--digest") {
+            digest = true;
+        } else if (arg == "--no-digests") {
+            reading.digests = false;
         } else if (arg == "--csv") {
             csvTable = i + 1 < args.size() ? args[++i] : std::string();
             if (!isTraceCsvTable(csvTable) && !isJobCsvTable(csvTable)) {
@@ -66,6 +133,20 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 path = arg;
         }
     }
+    if (digest) {
+        if (asJson || !csvTable.empty() || report.includeSeries ||
+            options.summary.steps.marker != analysis::StepOptions{}.marker || !reading.digests) {
+            err << "kinetoscope summary: --digest writes each rank's digest (with the default "
+                   "reading): it takes no --json, --csv, --series, --step-marker or "
+                   "--no-digests\n";
+            return kExitBadInput;
+        }
+        if (paths.empty()) {
+            err << "kinetoscope summary: --digest needs a trace, a session or a folder of ranks\n";
+            return kExitBadInput;
+        }
+        return writeDigests(paths, options.threads, out, err);
+    }
     // The series are JSON arrays for plotting: the text has the figures they make.
     if (report.includeSeries && !asJson)
         err << "kinetoscope summary: --series adds the utilisation and memory series to --json "
@@ -84,11 +165,12 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (isJob) {
         std::string error;
-        const std::optional<job::Job> job = job::openJobPaths(paths, options, error);
+        const std::optional<job::Job> job = job::openJobPaths(paths, options, error, reading);
         if (!job) {
             err << "kinetoscope: " << error << '\n';
             return kExitBadInput;
         }
+        err << jobNotes(*job);
         if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*job);
             notOneJob && !csvTable.empty()) {
             err << "kinetoscope summary: these " << job->ranks.size() << " traces are "
@@ -102,12 +184,18 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
                 << *notOneJob << ": each is summarised on its own\n";
             nlohmann::json traces = nlohmann::json::array();
             for (const job::Rank& r : job->ranks) {
+                // One document at a time: the job kept none.
+                const auto doc = job::rankDocument(r, options);
+                if (!doc->model) {
+                    err << "kinetoscope: " << r.path << ": " << doc->loadMessage << '\n';
+                    return kExitBadInput;
+                }
                 if (asJson)
-                    traces.push_back(summaryJson(r.doc->path, r.doc->loadResult(), r.doc->summary,
-                                                 r.doc->analysisSeconds, report));
+                    traces.push_back(summaryJson(doc->path, doc->loadResult(), doc->summary,
+                                                 doc->analysisSeconds, report));
                 else
-                    out << summaryText(r.doc->path, r.doc->loadResult(), r.doc->summary,
-                                       r.doc->analysisSeconds, report)
+                    out << summaryText(doc->path, doc->loadResult(), doc->summary,
+                                       doc->analysisSeconds, report)
                         << "\n";
             }
             if (asJson)

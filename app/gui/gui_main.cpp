@@ -392,11 +392,15 @@ int runReport(int argc, char** argv)
     QString error;
     if (job::isJob(inputs)) {
         std::string openError;
-        std::optional<job::Job> opened = job::openJobPaths(inputs, options, openError);
+        job::JobOptions reading;
+        reading.keepDocumentsUpTo = 0;  // the report draws no timeline
+        std::optional<job::Job> opened = job::openJobPaths(inputs, options, openError, reading);
         if (!opened) {
             std::fprintf(stderr, "kinetoscope: %s\n", openError.c_str());
             return 2;
         }
+        for (const std::string& note : opened->notes)
+            std::fprintf(stderr, "kinetoscope: %s\n", note.c_str());
         if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*opened)) {
             std::fprintf(stderr,
                          "kinetoscope report: these %zu traces are %s: report them one at a time\n",

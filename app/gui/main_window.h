@@ -83,8 +83,9 @@ public:
     void showCompareDialog();
     bool isComparing() const;
     // Opens a job (a folder of one trace per rank, or several traces) on a worker, ranks in
-    // parallel, and adds a Job tab; a rank that cannot be read is reported in one line.
-    void openJob(const QStringList& paths);
+    // parallel, and adds a Job tab; a rank that cannot be read is reported in one line. Ranks
+    // with a fresh digest are read from it unless `readTraces` (core/job/digest.h).
+    void openJob(const QStringList& paths, bool readTraces = false);
     void showJobDialog();
     // The table of the current tab's current page (operators, kernels, findings, ...): what
     // File > Export table… writes; null when the page has none.
@@ -172,6 +173,7 @@ private:
     void placeSnapshotPeaks();
     void queueSessionSnapshot(const document::Document& opened);
     QFutureWatcher<std::shared_ptr<JobResult>> m_jobWatcher;
+    QStringList m_jobPaths;  // the job being opened, for its Timelines' "read the traces"
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     QTimer* m_latencyTimer;
     QElapsedTimer m_latencyClock;

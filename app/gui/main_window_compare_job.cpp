@@ -119,7 +119,7 @@ void MainWindow::showJobDialog()
         openJob({folder});
 }
 
-void MainWindow::openJob(const QStringList& paths)
+void MainWindow::openJob(const QStringList& paths, bool readTraces)
 {
     if (m_jobWatcher.isRunning()) {
         m_status->setText(tr("A job is already being opened"));
@@ -133,9 +133,12 @@ void MainWindow::openJob(const QStringList& paths)
         files.push_back(p.toStdString());
     document::OpenOptions options = openOptions();
     options.timelineIndex = true;  // the Timelines page stacks every rank
-    m_jobWatcher.setFuture(QtConcurrent::run([files, options] {
+    job::JobOptions reading;       // the documents kept: the Timelines page draws them
+    reading.digests = !readTraces;
+    m_jobPaths = paths;
+    m_jobWatcher.setFuture(QtConcurrent::run([files, options, reading] {
         auto result = std::make_shared<JobResult>();
-        result->job = job::openJobPaths(files, options, result->error);
+        result->job = job::openJobPaths(files, options, result->error, reading);
         if (result->job)
             result->findings = job::diagnoseJob(*result->job);
         return result;
@@ -151,12 +154,18 @@ void MainWindow::finishJob()
         reportProblem(tr("Job: %1").arg(QString::fromStdString(result->error)));
         return;
     }
+    for (const std::string& note : result->job->notes)
+        tell(tr("Job: %1").arg(QString::fromStdString(note)));
     if (const std::optional<std::string> notOneJob = job::whyNotOneJob(*result->job)) {
         // Separate runs: a tab each, as if opened one by one, and the reason in sight.
         tell(tr("Job: these %1 traces are %2; each opens on its own")
                  .arg(result->job->ranks.size())
                  .arg(QString::fromStdString(*notOneJob)));
         for (const job::Rank& rank : result->job->ranks) {
+            if (!rank.doc) {  // read from its digest: its trace is read now, as a file is
+                openFiles({QString::fromStdString(rank.path)});
+                continue;
+            }
             addDocumentTab(rank.doc);
             Q_EMIT documentOpened(document(m_documents->currentIndex()));
         }
@@ -164,7 +173,16 @@ void MainWindow::finishJob()
     }
     auto* view =
         new widgets::JobView(std::move(*result->job), std::move(result->findings), m_documents);
-    connect(view, &widgets::JobView::rankRequested, this, &MainWindow::addDocumentTab);
+    connect(view, &widgets::JobView::rankRequested, this,
+            [this](const QString& path, std::shared_ptr<const document::Document> doc) {
+                if (doc)
+                    addDocumentTab(std::move(doc));
+                else
+                    openFiles({path});  // read from its digest: the trace is read now
+            });
+    const QStringList paths = m_jobPaths;
+    connect(view, &widgets::JobView::tracesRequested, this,
+            [this, paths] { openJob(paths, /*readTraces=*/true); });
     const int index = m_documents->addTab(view, view->title());
     m_documents->setCurrentIndex(index);
     m_stack->setCurrentWidget(m_documents);

@@ -1,122 +1,20 @@
 #include "core/job/job.h"
 
 #include "core/format/format.h"
+#include "core/job/digest.h"
 #include "core/job/median.h"
+#include "core/parallel/parallel_for.h"
 #include "core/parallel/thread_count.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <charconv>
 #include <filesystem>
-#include <numeric>
 #include <set>
-#include <thread>
 
 namespace kinetoscope::job {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool isTraceName(const std::string& name)
-{
-    return name.ends_with(".json") || name.ends_with(".json.gz");
-}
-
-// A profiled job's folder (kinetoscope profile --nproc, torchrun, srun): a rank-K folder
-// per rank, each with its session (which names its trace) or, before the launcher saved
-// one, its trace alone. In rank order; empty when the folder holds no rank folder.
-std::vector<std::string> rankFolderFiles(const fs::path& folder)
-{
-    std::vector<std::pair<int, std::string>> ranks;
-    std::error_code ec;
-    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.starts_with("rank-") || !entry.is_directory(ec))
-            continue;
-        const int rank = rankFromFileName(name);
-        for (const char* file : {"session.kinetoscope.json", "trace.json"})
-            if (fs::is_regular_file(entry.path() / file, ec)) {
-                ranks.emplace_back(rank, (entry.path() / file).string());
-                break;
-            }
-    }
-    std::sort(ranks.begin(), ranks.end());
-    std::vector<std::string> files;
-    for (auto& [rank, file] : ranks)
-        files.push_back(std::move(file));
-    return files;
-}
-
-// The rank a file's name gives, else its folder's ("rank-3/session.kinetoscope.json").
-int rankFromPath(const fs::path& file)
-{
-    const int fromName = rankFromFileName(file.filename().string());
-    return fromName >= 0 ? fromName : rankFromFileName(file.parent_path().filename().string());
-}
-
-// "ProfilerStep#12" -> 12; nullopt for a step without a number.
-std::optional<int64_t> stepNumber(const std::string& name)
-{
-    const size_t hash = name.rfind('#');
-    if (hash == std::string::npos)
-        return std::nullopt;
-    int64_t n = 0;
-    const char* begin = name.data() + hash + 1;
-    const char* end = name.data() + name.size();
-    const auto [at, error] = std::from_chars(begin, end, n);
-    if (error != std::errc() || at != end)
-        return std::nullopt;
-    return n;
-}
-
-// The union of the collectives' spans inside [begin, end): time in communication, hidden
-// behind compute or not. `collectives` is in issue order, which on one stream (NCCL) or one
-// thread (gloo) is nearly start order; overlaps are merged all the same.
-int64_t collectiveTimeWithin(const std::vector<RankCollective>& collectives, int64_t begin,
-                             int64_t end)
-{
-    std::vector<std::pair<int64_t, int64_t>> spans;
-    for (const RankCollective& c : collectives) {
-        const int64_t from = std::max(begin, c.startNs),
-                      to = std::min(end, c.startNs + c.durationNs);
-        if (from < to)
-            spans.emplace_back(from, to);
-    }
-    std::sort(spans.begin(), spans.end());
-    int64_t total = 0, coveredTo = INT64_MIN;
-    for (const auto& [from, to] : spans) {
-        const int64_t start = std::max(from, coveredTo);
-        if (to > start)
-            total += to - start;
-        coveredTo = std::max(coveredTo, to);
-    }
-    return total;
-}
-
-Rank readRank(std::shared_ptr<const document::Document> doc,
-              std::vector<RankCollective> collectives)
-{
-    Rank rank;
-    rank.doc = std::move(doc);
-    rank.collectives = std::move(collectives);
-    const analysis::TraceSummary& summary = rank.doc->summary;
-    for (size_t i = 0; i < summary.steps.steps.size() && i < summary.breakdown.all.perStep.size();
-         ++i) {
-        const auto number = stepNumber(summary.steps.steps[i].name);
-        if (!number)
-            continue;
-        const analysis::Step& step = summary.steps.steps[i];
-        const analysis::CategoryTimes& times = summary.breakdown.all.perStep[i];
-        RankStep& into = rank.steps[*number];
-        into = {times, step.durationNs(), times[analysis::TimeCategory::Communication]};
-        into.collectiveNs = collectiveTimeWithin(rank.collectives, step.beginNs, step.endNs);
-        rank.stepRanges.hostRanges.emplace_back(step.hostBeginNs, step.hostEndNs);
-        rank.stepRanges.numbers.push_back(*number);
-    }
-    return rank;
-}
 
 // A rank's mean time per common step in one breakdown category.
 double meanCategoryNs(const Job& job, const Rank& rank, analysis::TimeCategory category)
@@ -152,106 +50,100 @@ void nameCause(Job& job)
 
 }  // namespace
 
-int rankFromFileName(std::string_view name)
-{
-    for (std::string_view prefix : {"worker", "rank"}) {
-        for (size_t at = name.find(prefix); at != std::string_view::npos;
-             at = name.find(prefix, at + 1)) {
-            size_t i = at + prefix.size();
-            while (i < name.size() && (name[i] == '-' || name[i] == '_'))
-                ++i;
-            int rank = -1;
-            const auto [end, error] =
-                std::from_chars(name.data() + i, name.data() + name.size(), rank);
-            if (error == std::errc() && end != name.data() + i && rank >= 0)
-                return rank;
-        }
-    }
-    return -1;
-}
-
-std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error)
-{
-    std::vector<std::string> files;
-    for (const std::string& path : paths) {
-        std::error_code ec;
-        if (fs::is_directory(path, ec)) {
-            if (std::vector<std::string> ranks = rankFolderFiles(path); !ranks.empty()) {
-                files.insert(files.end(), ranks.begin(), ranks.end());
-                continue;
-            }
-            std::vector<std::string> inFolder;
-            for (const fs::directory_entry& entry : fs::directory_iterator(path, ec))
-                if (entry.is_regular_file(ec) && isTraceName(entry.path().filename().string()))
-                    inFolder.push_back(entry.path().string());
-            if (inFolder.empty()) {
-                error = path + ": no trace (*.json, *.json.gz) in this folder";
-                return {};
-            }
-            std::sort(inFolder.begin(), inFolder.end());
-            files.insert(files.end(), inFolder.begin(), inFolder.end());
-        } else if (fs::exists(path, ec)) {
-            files.push_back(path);
-        } else {
-            error = path + ": no such file or folder";
-            return {};
-        }
-    }
-    return files;
-}
-
 std::optional<Job> openJob(const std::vector<std::string>& files,
-                           const document::OpenOptions& options, std::string& error)
+                           const document::OpenOptions& options, std::string& error,
+                           const JobOptions& how)
 {
-    std::vector<std::shared_ptr<const document::Document>> docs(files.size());
-    std::vector<std::vector<RankCollective>> collectives(files.size());
-    // One budget for the whole job: as many ranks open at once as it has threads (at most
-    // one per file), each with its share, so the ranks together never run more threads than
-    // asked for. A budget of 1 opens them one after another on this thread.
     const unsigned budget = parallel::resolveThreads(options.threads);
-    const size_t workers = std::clamp<size_t>(budget, 1, std::max<size_t>(1, files.size()));
-    document::OpenOptions each = options;
-    each.threads = parallel::shareOf(budget, workers);
-    std::atomic<size_t> next{0};
-    auto openRanks = [&] {
-        for (size_t i = next++; i < files.size(); i = next++) {
-            docs[i] = document::open(files[i], each);
-            if (docs[i]->ok() && docs[i]->model)
-                collectives[i] = rankCollectives(*docs[i]->model);
-        }
-    };
-    if (workers == 1) {
-        openRanks();
-    } else {
-        std::vector<std::thread> pool;
-        for (size_t t = 0; t < workers; ++t)
-            pool.emplace_back(openRanks);
-        for (std::thread& t : pool)
-            t.join();
-    }
-
     Job job;
-    for (size_t i = 0; i < docs.size(); ++i) {
-        if (!docs[i]->ok() || !docs[i]->model) {
-            error = files[i] + ": " +
-                    (docs[i]->model || !docs[i]->ok()
-                         ? docs[i]->loadMessage
-                         : "a lab session recorded without a trace is not a rank's trace");
+    std::vector<std::optional<Rank>> ranks(files.size());
+
+    // First the digests: a file that is one is read alone (its trace is elsewhere); a
+    // file with a fresh one beside it is read from it. Small files: one per thread.
+    const bool digests = how.digests && readsAsDigests(options);
+    std::vector<std::string> failures(files.size()), notes(files.size());
+    std::vector<char> alone(files.size(), 0), passedBy(files.size(), 0);
+    parallel::parallelFor(files.size(), budget, [&](size_t i) {
+        const std::string& file = files[i];
+        std::string why;
+        if (isDigestPath(file)) {
+            alone[i] = 1;
+            if (std::optional<Digest> d = readDigest(file, why))
+                ranks[i] = std::move(d->rank);
+            else
+                failures[i] = why;
+            return;
+        }
+        const std::string digestPath = digestPathFor(file);
+        if (!how.digests || !stampOf(digestPath))
+            return;
+        if (!digests) {
+            passedBy[i] = 1;
+            return;
+        }
+        std::optional<Digest> d = readDigest(digestPath, why);
+        if (d) {
+            if (const std::optional<std::string> stale = whyStale(*d, digestPath, file))
+                why = "its digest is stale (" + *stale + ")";
+            else
+                ranks[i] = std::move(d->rank);
+        }
+        if (!ranks[i])
+            notes[i] = file + ": " + why + ": read from its trace";
+    });
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (!failures[i].empty()) {
+            error = files[i] + ": " + failures[i];
             return std::nullopt;
         }
-        Rank rank = readRank(docs[i], std::move(collectives[i]));
-        if (rank.doc->session && !rank.doc->session->interrupted.empty()) {
-            rank.failure = rank.doc->session->interrupted;
-            const auto end = rank.doc->session->config.find("rank_end");
-            rank.stoppedByAnother =
-                end != rank.doc->session->config.end() && end->second == "stopped by another";
+        if (!notes[i].empty())
+            job.notes.push_back(std::move(notes[i]));
+    }
+    if (std::count(passedBy.begin(), passedBy.end(), 1) > 0)
+        job.notes.push_back("a step marker or threshold of its own: every rank read from its trace "
+                            "(a digest holds the default reading)");
+    const size_t alones = size_t(std::count(alone.begin(), alone.end(), 1));
+    if (alones > 0)
+        job.notes.push_back(format::counted(alones, "rank", "ranks") +
+                            " read from the digest alone (the trace is not here: its own "
+                            "pages cannot be opened)");
+
+    // Then the traces of the rest. One budget for all of them: as many ranks open at once
+    // as it has threads (at most one per trace), each with its share, so the ranks together
+    // never run more threads than asked for. A budget of 1 opens them one after another.
+    std::vector<size_t> traces;
+    for (size_t i = 0; i < files.size(); ++i)
+        if (!ranks[i])
+            traces.push_back(i);
+    const size_t workers = std::clamp<size_t>(budget, 1, std::max<size_t>(1, traces.size()));
+    document::OpenOptions each = options;
+    each.threads = parallel::shareOf(budget, workers);
+    std::vector<std::string> messages(files.size());
+    parallel::parallelFor(traces.size(), unsigned(workers), [&](size_t t) {
+        const size_t i = traces[t];
+        std::shared_ptr<const document::Document> doc = document::open(files[i], each);
+        if (!doc->ok() || !doc->model) {
+            messages[i] = doc->model || !doc->ok()
+                              ? doc->loadMessage
+                              : "a lab session recorded without a trace is not a rank's trace";
+            return;
         }
-        if (const auto& distributed = rank.doc->model->metadata().distributed;
-            distributed && distributed->rank >= 0) {
-            rank.rank = distributed->rank;
+        ranks[i] = readRank(std::move(doc), files[i]);
+        if (traces.size() > how.keepDocumentsUpTo)
+            ranks[i]->doc.reset();
+    });
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (!ranks[i]) {
+            error = files[i] + ": " + messages[i];
+            return std::nullopt;
+        }
+        Rank& rank = *ranks[i];
+        job.ranksFromDigests += rank.fromDigest ? 1 : 0;
+        if (rank.distributedRank >= 0) {
+            rank.rank = rank.distributedRank;
             rank.rankSource = "distributedInfo";
-            job.worldSize = std::max(job.worldSize, distributed->worldSize);
-        } else if (const int fromName = rankFromPath(files[i]); fromName >= 0) {
+            job.worldSize = std::max(job.worldSize, rank.distributedWorldSize);
+        } else if (const int fromName = rankFromPath(rank.path); fromName >= 0) {
             rank.rank = fromName;
             rank.rankSource = "file name";
         }
@@ -333,12 +225,11 @@ std::optional<Job> openJob(const std::vector<std::string>& files,
     }
     // How far the hosts' clocks (and launches) were apart at the first common step.
     int64_t earliest = INT64_MAX, latest = INT64_MIN;
-    for (const Rank& r : job.ranks)
-        for (const analysis::Step& s : r.doc->summary.steps.steps)
-            if (stepNumber(s.name) == job.commonSteps.front()) {
-                earliest = std::min(earliest, s.beginNs);
-                latest = std::max(latest, s.beginNs);
-            }
+    for (const Rank& r : job.ranks) {
+        const int64_t begin = r.steps.at(job.commonSteps.front()).beginNs;
+        earliest = std::min(earliest, begin);
+        latest = std::max(latest, begin);
+    }
     if (earliest <= latest)
         job.startSpreadNs = double(latest - earliest);
     return job;
@@ -352,14 +243,12 @@ std::optional<std::string> whyNotOneJob(const Job& job)
     int worldSize = -1;
     bool everyRankNamed = true;
     for (const Rank& r : job.ranks) {
-        const auto& distributed = r.doc->model->metadata().distributed;
-        if (!distributed || distributed->rank < 0 ||
-            (worldSize >= 0 && distributed->worldSize != worldSize)) {
+        if (r.distributedRank < 0 || (worldSize >= 0 && r.distributedWorldSize != worldSize)) {
             everyRankNamed = false;
             break;
         }
-        worldSize = distributed->worldSize;
-        named.insert(distributed->rank);
+        worldSize = r.distributedWorldSize;
+        named.insert(r.distributedRank);
     }
     if (everyRankNamed && named.size() == job.ranks.size())
         return std::nullopt;
@@ -368,8 +257,8 @@ std::optional<std::string> whyNotOneJob(const Job& job)
         return std::nullopt;
     int64_t earliest = INT64_MAX, latest = INT64_MIN;
     for (const Rank& r : job.ranks) {
-        earliest = std::min(earliest, r.doc->model->beginNs());
-        latest = std::max(latest, r.doc->model->beginNs());
+        earliest = std::min(earliest, r.traceBeginNs);
+        latest = std::max(latest, r.traceBeginNs);
     }
     // Files named as ranks ("rank3", "worker3"), each a different one, profiled together:
     // a job that recorded no collective (CPU activities only, say).
@@ -389,24 +278,25 @@ std::optional<std::string> whyNotOneJob(const Job& job)
     return reason;
 }
 
-bool isJob(const std::vector<std::string>& paths)
-{
-    std::error_code ec;
-    return paths.size() > 1 || (paths.size() == 1 && fs::is_directory(paths[0], ec));
-}
-
 std::optional<Job> openJobPaths(const std::vector<std::string>& paths,
-                                const document::OpenOptions& options, std::string& error)
+                                const document::OpenOptions& options, std::string& error,
+                                const JobOptions& how)
 {
     const std::vector<std::string> files = jobFiles(paths, error);
-    return files.empty() ? std::nullopt : openJob(files, options, error);
+    return files.empty() ? std::nullopt : openJob(files, options, error, how);
+}
+
+std::shared_ptr<const document::Document> rankDocument(const Rank& rank,
+                                                       const document::OpenOptions& options)
+{
+    return rank.doc ? rank.doc : document::open(rank.path, options);
 }
 
 std::string jobName(const Job& job)
 {
     if (job.ranks.empty())
         return "job";
-    fs::path folder = fs::path(job.ranks.front().doc->path).parent_path();
+    fs::path folder = fs::path(job.ranks.front().path).parent_path();
     if (rankFromFileName(folder.filename().string()) >= 0 &&
         folder.filename().string().starts_with("rank-"))
         folder = folder.parent_path();  // a profiled job's OUT/rank-K

@@ -324,13 +324,10 @@ void addSlowCollective(const Job& job, double stepNs, const JobRuleOptions& opti
     double peak = options.linkBytesPerS;
     std::string peakSource = "given";
     if (peak <= 0 && !job.ranks.empty()) {
-        const auto& devices = job.ranks.front().doc->model->metadata().devices;
-        const std::string gpu = devices.empty() ? std::string() : devices.front().name;
+        const std::string& gpu = job.ranks.front().device;
         bool same = !gpu.empty();
-        for (const Rank& r : job.ranks) {
-            const auto& d = r.doc->model->metadata().devices;
-            same = same && !d.empty() && d.front().name == gpu;
-        }
+        for (const Rank& r : job.ranks)
+            same = same && r.device == gpu;
         peak = same ? nvlinkBytesPerS(gpu, int(job.ranks.size())) : 0.0;
         peakSource = "NVLink of " + gpu + ", one node";
     }
@@ -442,11 +439,11 @@ void addFailedRanks(const Job& job, std::vector<Finding>& out)
         f.title = r.failure.starts_with(rankName(r.rank) + " ")
                       ? r.failure
                       : rankName(r.rank) + " did not finish: " + r.failure;
-        const size_t measured = r.doc->session ? r.doc->session->steps.size() : 0;
+        // Every rank of a job has its trace: its profiler window is kept.
+        const size_t measured = r.sessionSteps;
         f.explanation =
             "Its session keeps the " + format::counted(measured, "step", "steps") +
-            " it measured before it stopped" + (r.doc->model ? " and its profiler window" : "") +
-            ". The job's figures cover the " +
+            " it measured before it stopped and its profiler window. The job's figures cover the " +
             format::counted(job.commonSteps.size(), "step", "steps") + " every rank recorded.";
         if (!stopped.empty()) {
             f.explanation += " The launcher then stopped ";

@@ -31,7 +31,7 @@ std::string stragglerLine(const Job& job)
 
 const analysis::Finding* firstOwnFinding(const Rank& rank)
 {
-    for (const analysis::Finding& f : rank.doc->findings)
+    for (const analysis::Finding& f : rank.findings)
         if (!f.aboutWindow)
             return &f;
     return nullptr;

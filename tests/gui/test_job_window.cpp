@@ -2,11 +2,13 @@
 // ranks), its overview (one row per rank, the job's findings), the rank x step heatmap,
 // the collectives matched across ranks, the exported report, every rank's timeline
 // stacked on one step, a rank's own pages on a double-click, and a folder that cannot be
-// read (one line; the open documents stay).
+// read (one line; the open documents stay). A job read from its ranks' digests: a rank's
+// trace read when its pages are asked for, the Timelines page offering to read them all.
 #ifndef Q_MOC_RUN
 #include "app/cli/job_report.h"
 #include "app/gui/job_export.h"
 #include "app/gui/main_window.h"
+#include "core/job/digest.h"
 #include "tests/support/image_checks.h"
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
@@ -18,11 +20,13 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <filesystem>
 #include <qcustomplot.h>
 
 using namespace kinetoscope;
@@ -35,6 +39,7 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         qRegisterMetaType<widgets::JobView*>("widgets::JobView*");
+        qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
     }
 
     void opensAFolderOfRanksAsAJob()
@@ -116,6 +121,55 @@ private Q_SLOTS:
         QVERIFY(message.contains(QStringLiteral("/no/such/folder")));
         QVERIFY(!message.contains(QLatin1Char('\n')));
         QCOMPARE(window.documentCount(), 2);
+    }
+
+    void opensAJobFromItsDigests()
+    {
+        QTemporaryDir dir;
+        std::vector<std::string> files;
+        for (const auto& entry : std::filesystem::directory_iterator(
+                 std::filesystem::path(KINETOSCOPE_SOURCE_DIR) / "tests/data/ddp_gloo_4ranks")) {
+            const auto copy =
+                std::filesystem::path(dir.path().toStdString()) / entry.path().filename();
+            std::filesystem::copy_file(entry.path(), copy);
+            std::string error;
+            QVERIFY2(job::writeRankDigest(copy.string(), error, 1), error.c_str());
+            files.push_back(copy.string());
+        }
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy opened(&window, &gui::MainWindow::jobOpened);
+        window.openJob({dir.path()});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 120'000);
+        auto* view = opened.at(0).at(0).value<widgets::JobView*>();
+        QCOMPARE(view->job().ranksFromDigests, size_t{4});
+        QVERIFY(!view->hasEveryDocument());
+        QCOMPARE(view->job().straggler, std::optional<int>(2));
+        QVERIFY(view->ranksTable()->item(2, 0)->toolTip().contains(QStringLiteral("digest")));
+
+        // A rank's own pages: its trace read now, as a file opened.
+        QSignalSpy documents(&window, &gui::MainWindow::documentOpened);
+        const QPoint row2 =
+            view->ranksTable()->visualItemRect(view->ranksTable()->item(2, 1)).center();
+        QTest::mouseClick(view->ranksTable()->viewport(), Qt::LeftButton, {}, row2);
+        QTest::mouseDClick(view->ranksTable()->viewport(), Qt::LeftButton, {}, row2);
+        QTRY_COMPARE_WITH_TIMEOUT(documents.count(), 1, 60'000);
+        QCOMPARE(window.documentCount(), 2);
+        QCOMPARE(window.document(1)->trace().path, view->job().ranks[2].path);
+
+        // Timelines need the traces: none drawn, a button to read them, a job from the traces.
+        view->setCurrentIndex(widgets::JobView::Timelines);
+        QVERIFY(view->timelines().empty());
+        QVERIFY(view->readTracesButton());
+        view->readTracesButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 120'000);
+        auto* fromTraces = opened.at(1).at(0).value<widgets::JobView*>();
+        QCOMPARE(fromTraces->job().ranksFromDigests, size_t{0});
+        QVERIFY(fromTraces->hasEveryDocument());
+        QVERIFY(!fromTraces->readTracesButton());
+        fromTraces->setCurrentIndex(widgets::JobView::Timelines);
+        QCOMPARE(fromTraces->timelines().size(), size_t{4});
     }
 };
 
