@@ -100,8 +100,8 @@ std::optional<Job> openJob(const std::vector<std::string>& files,
             job.notes.push_back(std::move(notes[i]));
     }
     if (std::count(passedBy.begin(), passedBy.end(), 1) > 0)
-        job.notes.push_back("a step marker or threshold of its own: every rank read from its trace "
-                            "(a digest holds the default reading)");
+        job.notes.emplace_back("a step marker or threshold of its own: every rank read from its "
+                               "trace (a digest holds the default reading)");
     const size_t alones = size_t(std::count(alone.begin(), alone.end(), 1));
     if (alones > 0)
         job.notes.push_back(format::counted(alones, "rank", "ranks") +

@@ -61,6 +61,7 @@ std::vector<std::string> folderTraces(const fs::path& folder)
     }
     std::sort(traces.begin(), traces.end());
     std::vector<std::pair<std::string, std::string>> byTrace;  // (the trace's name, the file)
+    byTrace.reserve(traces.size() + digests.size());
     for (const std::string& t : traces)
         byTrace.emplace_back(t, t);
     for (const std::string& d : digests) {
