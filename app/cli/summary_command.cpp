@@ -44,9 +44,14 @@ std::vector<std::string> digestTargets(const std::vector<std::string>& paths, st
         const std::vector<std::string> ranks = job::jobFiles({path}, error);
         if (ranks.empty())
             return {};
+        const size_t before = files.size();
         for (const std::string& rank : ranks)
             if (!job::isDigestPath(rank))  // a digest whose trace is elsewhere: nothing to read
                 files.push_back(rank);
+        if (files.size() == before) {
+            error = path + ": only digests here, no trace to write one from";
+            return {};
+        }
     }
     return files;
 }
