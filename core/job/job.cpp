@@ -93,7 +93,7 @@ std::optional<Job> openJob(const std::vector<std::string>& files,
     });
     for (size_t i = 0; i < files.size(); ++i) {
         if (!failures[i].empty()) {
-            error = files[i] + ": " + failures[i];
+            error = failures[i];  // it names the digest
             return std::nullopt;
         }
         if (!notes[i].empty())
