@@ -3,6 +3,7 @@
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
 #include "core/job/job_text.h"
+#include "core/scaling/scaling.h"
 #include "widgets/chart_style.h"
 #include "widgets/table_export.h"
 #include "widgets/timeline/timeline_page.h"
@@ -156,6 +157,9 @@ QWidget* JobView::overviewPage()
             .arg(m_job.commonSteps.size())
             .arg(m_job.collectives.matched.size())
             .arg(duration(m_job.collectives.clockSpreadNs));
+    if (const std::optional<scaling::Estimate> estimate = scaling::estimateFromJob(m_job))
+        html +=
+            QStringLiteral("<p>%1</p>").arg(text(scaling::estimateLine(*estimate)).toHtmlEscaped());
     if (m_findings.empty()) {
         html += QStringLiteral("<p>%1</p>").arg(QLatin1String(job::kNoJobFinding));
     } else {

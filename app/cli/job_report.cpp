@@ -4,6 +4,7 @@
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/format.h"
 #include "core/job/job_text.h"
+#include "core/scaling/scaling.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -187,6 +188,23 @@ void collectivesMarkdown(const job::Job& job, std::ostream& out)
             << byWait.size() - kCollectivesListed << " more in `kinetoscope summary --json`.\n";
 }
 
+// The job's efficiency estimated from its ranks' own work, and its communication time split
+// (core/scaling); null without two ranks sharing a step.
+json estimateJson(const job::Job& job)
+{
+    const std::optional<scaling::Estimate> e = scaling::estimateFromJob(job);
+    if (!e)
+        return nullptr;
+    const scaling::LostTime& l = e->split.lost;
+    return {{"efficiency", e->efficiency},
+            {"estimated_from", "the ranks' own work (own work / step)"},
+            {"step_ms", e->split.stepMs},
+            {"own_work_ms", e->split.ownWorkMs},
+            {"exposed_communication_ms", l.exposedCommunicationMs},
+            {"straggler_wait_ms", l.stragglerWaitMs},
+            {"imbalance_ms", l.imbalanceMs}};
+}
+
 std::string jobHeader(const job::Job& job)
 {
     std::ostringstream out;
@@ -197,6 +215,8 @@ std::string jobHeader(const job::Job& job)
     if (!job.commonSteps.empty())
         out << " (#" << job.commonSteps.front() << "–#" << job.commonSteps.back() << ")";
     out << "\n" << job::stragglerLine(job) << "\n";
+    if (const std::optional<scaling::Estimate> estimate = scaling::estimateFromJob(job))
+        out << scaling::estimateLine(*estimate) << "\n";
     return out.str();
 }
 
@@ -267,6 +287,7 @@ json jobJson(const job::Job& job)
     j["straggler_cause"] = job.stragglerCause;
     j["straggler_cause_excess_us"] = us(job.stragglerCauseExcessNs);
     j["collectives"] = collectivesJson(job);
+    j["scaling_estimate"] = estimateJson(job);
     return {{"job", j}};
 }
 
@@ -318,6 +339,7 @@ json jobDiagnosisJson(const job::Job& job, const std::vector<analysis::Finding>&
                 {"size_mismatches", match.sizeMismatches},
                 {"clock_spread_us", match.clockSpreadNs / 1000.0}}},
               {"straggler_line", job::stragglerLine(job)},
+              {"scaling_estimate", estimateJson(job)},
               {"findings", findingsJson(findings)},
               {"per_rank", ranks}}}};
 }

@@ -4,6 +4,7 @@
 #include "app/cli/profile_lab.h"
 #include "app/cli/profile_scaling.h"
 #include "core/format/format.h"
+#include "core/job/digest.h"
 #include "core/lab/probe_process.h"
 #include "core/lab/profile_job.h"
 #include "core/lab/script_lab.h"
@@ -302,6 +303,13 @@ int runJob(const lab::ProfileConfig& c, std::ostream& out, std::ostream& err)
         out << "kinetoscope profile: " << result.note << "\n";
     if (!result.error.empty())
         err << "kinetoscope profile: " << result.error << "\n";
+    // Each rank's digest beside its session, where its trace was written: the job then opens
+    // from the digests (core/job/digest.h), on this machine or from a shared folder.
+    for (const lab::RankRun& rank : result.ranks)
+        if (std::string digestError; !rank.run.sessionPath.empty() &&
+                                     !job::writeRankDigest(rank.run.sessionPath, digestError))
+            err << "kinetoscope profile: rank " << rank.rank << "'s digest: " << digestError
+                << "\n";
     const bool anySaved =
         std::any_of(result.ranks.begin(), result.ranks.end(),
                     [](const lab::RankRun& r) { return !r.run.sessionPath.empty(); });

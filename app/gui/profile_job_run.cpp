@@ -3,6 +3,7 @@
 #include "app/gui/profile_dialog.h"
 #include "app/gui/profile_run.h"
 #include "core/format/format.h"
+#include "core/job/digest.h"
 #include "widgets/live_job_view.h"
 #include "widgets/live_run_view.h"
 
@@ -77,6 +78,10 @@ void ProfileJobRun::start()
     }
     m_thread = std::thread([this, callbacks] {
         const lab::JobRunResult result = lab::runProfileJob(m_config, callbacks);
+        // Each rank's digest beside its session: the Job tab then opens from the digests.
+        for (const lab::RankRun& rank : result.ranks)
+            if (std::string ignored; !rank.run.sessionPath.empty())
+                job::writeRankDigest(rank.run.sessionPath, ignored);
         QMap<int, QStringList> readings;
         bool saved = false;
         for (const lab::RankRun& rank : result.ranks) {

@@ -101,6 +101,9 @@ private Q_SLOTS:
             QCOMPARE(s.steps.size(), size_t(6));
             QVERIFY(s.interrupted.empty());
             QVERIFY(QFileInfo::exists(QStringLiteral("%1/rank-%2/trace.json").arg(job).arg(rank)));
+            // Its digest, written where its trace was: the job opens from the digests.
+            QVERIFY(QFileInfo::exists(
+                QStringLiteral("%1/rank-%2/digest.kinetoscope.json").arg(job).arg(rank)));
         }
         // The starved rank measured its own wait for data.
         const auto slowWait = rankSession(job, slow).dataLoaderMs;
@@ -121,6 +124,19 @@ private Q_SLOTS:
         QVERIFY(diagnosis["collectives"].value("matched", 0) >= 2);
         QCOMPARE(diagnosis["collectives"].value("unmatched", -1), 0);
         QCOMPARE(lead["evidence"]["figures"].value("last_to_arrive_share", 0.0), 1.0);
+        // One world size: the efficiency estimated from the ranks' own work, the step beyond it
+        // split; most of the wait is for the starved rank.
+        const nlohmann::json estimate = diagnosis["scaling_estimate"];
+        QVERIFY2(estimate.is_object(), diagnosis.dump().c_str());
+        const double step = estimate.value("step_ms", 0.0),
+                     own = estimate.value("own_work_ms", 0.0);
+        QVERIFY(step > 0 && own > 0 && own < step);
+        QCOMPARE(estimate.value("efficiency", 0.0), own / step);
+        const double parts = estimate.value("exposed_communication_ms", 0.0) +
+                             estimate.value("straggler_wait_ms", 0.0) +
+                             estimate.value("imbalance_ms", 0.0);
+        QVERIFY2(std::abs(parts - (step - own)) < 1e-6 * step, estimate.dump().c_str());
+        QVERIFY(estimate.value("straggler_wait_ms", 0.0) > estimate.value("imbalance_ms", 0.0));
     }
 
     // The launcher as the user writes it (torchrun), and a rank that raises mid-run: the
