@@ -306,17 +306,25 @@ int runJob(const lab::ProfileConfig& c, std::ostream& out, std::ostream& err)
     // Each rank's digest beside its session, where its trace was written: the job then opens
     // from the digests (core/job/digest.h), on this machine or from a shared folder.
     for (const lab::RankRun& rank : result.ranks)
-        if (std::string digestError; !rank.run.sessionPath.empty() &&
+        if (std::string digestError; !rank.run.session.tracePath.empty() &&
                                      !job::writeRankDigest(rank.run.sessionPath, digestError))
             err << "kinetoscope profile: rank " << rank.rank << "'s digest: " << digestError
                 << "\n";
     const bool anySaved =
         std::any_of(result.ranks.begin(), result.ranks.end(),
                     [](const lab::RankRun& r) { return !r.run.sessionPath.empty(); });
-    if (anySaved) {
-        out << "job: " << c.outDir << "\n\n";
-        run({"diagnose", c.outDir}, out, err);
+    if (!anySaved)
+        return result.exitCode();
+    out << "job: " << c.outDir << "\n";
+    // A job is read from its ranks' profiler windows: a rank without one is read on its own.
+    if (const std::vector<int> alone = lab::ranksWithoutWindow(result); !alone.empty()) {
+        out << "rank " << alone.front() << " ended before its profiler window: each rank is "
+            << "read on its own (kinetoscope diagnose " << lab::rankFolder(c.outDir, alone.front())
+            << "/session.kinetoscope.json)\n";
+        return result.exitCode();
     }
+    out << "\n";
+    run({"diagnose", c.outDir}, out, err);
     return result.exitCode();
 }
 

@@ -56,15 +56,19 @@ widgets::LiveJobView* MainWindow::startProfileJob(const lab::ProfileConfig& conf
     showTab(view, tr("Job: %1").arg(what), QString::fromStdString(config.outDir));
     auto* run = new ProfileJobRun(config, view);  // owned by the view: closing the tab kills it
     connect(run, &ProfileJobRun::finished, this,
-            [this](bool ok, const QString& error, const QString& folder) {
+            [this, out = QString::fromStdString(config.outDir)](
+                bool ok, const QString& error, const QString& folder, const QStringList& sessions) {
                 if (!ok)
                     tell(tr("Job stopped: %1").arg(error));
                 else
-                    m_status->setText(tr("Job finished: %1").arg(folder));
-                // A failed job's ranks too: what they measured, the failed rank marked.
+                    m_status->setText(tr("Job finished: %1").arg(out));
+                // A failed job's ranks too: what they measured, the failed rank marked; ranks
+                // without a profiler window each on its own.
                 if (!folder.isEmpty())
                     openJob({folder});
-                Q_EMIT profileFinished(ok, error, folder);
+                else
+                    openFiles(sessions);
+                Q_EMIT profileFinished(ok, error, out);
             });
     run->start();
     return view;

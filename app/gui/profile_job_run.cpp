@@ -80,28 +80,32 @@ void ProfileJobRun::start()
         const lab::JobRunResult result = lab::runProfileJob(m_config, callbacks);
         // Each rank's digest beside its session: the Job tab then opens from the digests.
         for (const lab::RankRun& rank : result.ranks)
-            if (std::string ignored; !rank.run.sessionPath.empty())
+            if (std::string ignored; !rank.run.session.tracePath.empty())
                 job::writeRankDigest(rank.run.sessionPath, ignored);
         QMap<int, QStringList> readings;
-        bool saved = false;
+        QStringList sessions;  // each rank's saved session
         for (const lab::RankRun& rank : result.ranks) {
             QStringList& lines = readings[rank.rank];
             lines << QString::fromStdString(
                 format::counted(rank.run.session.steps.size(), "step", "steps") + " measured");
             if (!rank.run.error.empty())
                 lines << QString::fromStdString(rank.run.error);
-            saved |= !rank.run.sessionPath.empty();
+            if (!rank.run.sessionPath.empty())
+                sessions << QString::fromStdString(rank.run.sessionPath);
         }
+        // A job is read from its ranks' profiler windows: with a rank without one, each rank's
+        // session opens on its own instead.
+        const bool asJob = !sessions.isEmpty() && lab::ranksWithoutWindow(result).empty();
         QString status = QString::fromStdString(
             format::counted(result.ranks.size(), "rank", "ranks") + " under " + result.command);
         if (!result.note.empty())
             status += QStringLiteral("; ") + QString::fromStdString(result.note);
         const bool ok = result.error.empty() && !result.ranks.empty();
         const QString error = QString::fromStdString(result.error),
-                      folder = saved ? QString::fromStdString(m_config.outDir) : QString();
+                      folder = asJob ? QString::fromStdString(m_config.outDir) : QString();
         QMetaObject::invokeMethod(
             this,
-            [this, ok, error, folder, status, readings] {
+            [this, ok, error, folder, sessions, status, readings] {
                 if (m_thread.joinable())
                     m_thread.join();
                 if (m_view) {
@@ -109,7 +113,7 @@ void ProfileJobRun::start()
                                                       : status + QStringLiteral(": ") + error);
                     m_view->finish(error, readings);
                 }
-                Q_EMIT finished(ok, error, folder);
+                Q_EMIT finished(ok, error, folder, folder.isEmpty() ? sessions : QStringList());
             },
             Qt::QueuedConnection);
     });

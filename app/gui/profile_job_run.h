@@ -29,8 +29,10 @@ public:
     void cancel() { m_cancel = true; }
 
 Q_SIGNALS:
-    // On the GUI thread: the job's folder, when any rank's session was saved (empty if none).
-    void finished(bool ok, const QString& error, const QString& jobFolder);
+    // On the GUI thread: the job's folder when it reads as a job (every rank saved its
+    // profiler window), else empty and the ranks' sessions to open one by one (maybe none).
+    void finished(bool ok, const QString& error, const QString& jobFolder,
+                  const QStringList& rankSessions);
 
 private:
     lab::ProfileConfig m_config;

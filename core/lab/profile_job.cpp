@@ -233,6 +233,15 @@ bool launchesRanks(const std::vector<std::string>& command)
     return false;
 }
 
+std::vector<int> ranksWithoutWindow(const JobRunResult& result)
+{
+    std::vector<int> ranks;
+    for (const RankRun& rank : result.ranks)
+        if (!rank.run.sessionPath.empty() && rank.run.session.tracePath.empty())
+            ranks.push_back(rank.rank);
+    return ranks;
+}
+
 std::string rankFolder(const std::string& outDir, int rank)
 {
     return (fs::path(outDir) / ("rank-" + std::to_string(rank))).string();

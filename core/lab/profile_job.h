@@ -59,6 +59,10 @@ std::vector<std::string> distributedCommand(const std::vector<std::string>& comm
 // `python -m torch.distributed.run` (or .launch).
 bool launchesRanks(const std::vector<std::string>& command);
 
+// The ranks saved here whose session holds no profiler window (they stopped before it, or
+// it was off): a job is read from its ranks' windows, so these are read one by one.
+std::vector<int> ranksWithoutWindow(const JobRunResult& result);
+
 // OUT/rank-K.
 std::string rankFolder(const std::string& outDir, int rank);
 

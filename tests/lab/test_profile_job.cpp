@@ -175,6 +175,24 @@ private Q_SLOTS:
         QVERIFY(!diagnosis["per_rank"][1]["failure"].value("stopped_by_another", true));
     }
 
+    // A rank that fails before its profiler window (step 2 of a 5-step warm-up) has no
+    // trace: the job is not read as one (it is read from the windows); each rank's session
+    // is kept, with what it measured and why it stopped, and the line says how to read it.
+    void aRankThatStopsBeforeItsWindowIsReadAlone()
+    {
+        const QString job = m_dir.path() + QStringLiteral("/early");
+        const Ran run = profile({"--nproc", "2", "--steps", "6", "--out", job},
+                                {kPython, kScript, "--steps", "100", "--crash-rank", "0",
+                                 "--crash-step", "2"});
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.out.contains("rank 0 ended before its profiler window"), run.out.constData());
+        QVERIFY2(!run.err.contains("not a rank's trace"), run.err.constData());
+        const session::Session failed = rankSession(job, 0);
+        QCOMPARE(failed.config.at("rank_end"), std::string("failed"));
+        QVERIFY(failed.tracePath.empty());
+        QVERIFY(!QFileInfo::exists(job + "/rank-0/digest.kinetoscope.json"));
+    }
+
     // --scaling 1,2: the script as a job of one rank, then of two; the study keeps each
     // world size's samples/s, its ideal (twice the one rank's), the efficiency, and the lost
     // time per step split from the two ranks' traces, adding up to the step over the ideal.

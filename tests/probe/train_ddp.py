@@ -5,6 +5,7 @@ as a user writes one, launched by torchrun (or srun), used by the probe's rank t
     torchrun --standalone --nproc-per-node 2 train_ddp.py --steps 40
     torchrun ... train_ddp.py --slow-rank 1 --slow-ms 1      (rank 1 starved of data)
     torchrun ... train_ddp.py --crash-rank 1 --crash-step 7  (rank 1 fails at step 7)
+    srun -n 2 python train_ddp.py                            (Slurm's tasks, one node)
 
 The process group is gloo (CPU) from the environment torchrun sets (RANK, WORLD_SIZE,
 MASTER_ADDR, MASTER_PORT). Each rank reads its own shard (DistributedSampler).
@@ -60,6 +61,18 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
+def slurm_environment():
+    """Under srun (no torchrun): the rendezvous torch's env:// reads, from Slurm's own
+    variables, as a Slurm user's script sets it. All tasks on the launching node here."""
+    if "RANK" in os.environ or "SLURM_PROCID" not in os.environ:
+        return
+    os.environ["RANK"] = os.environ["SLURM_PROCID"]
+    os.environ["WORLD_SIZE"] = os.environ.get("SLURM_NTASKS", "1")
+    os.environ["LOCAL_RANK"] = os.environ.get("SLURM_LOCALID", "0")
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(20000 + int(os.environ.get("SLURM_JOB_ID", "0")) % 20000))
+
+
 def train(args):
     dist.init_process_group("gloo")
     rank, world_size = dist.get_rank(), dist.get_world_size()
@@ -98,8 +111,9 @@ def train(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    slurm_environment()
     if "RANK" not in os.environ:
-        raise SystemExit("run me with torchrun (RANK is not set)")
+        raise SystemExit("run me with torchrun or srun (RANK is not set)")
     train(args)
 
 
