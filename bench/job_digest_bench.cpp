@@ -11,6 +11,7 @@
 //                          exit, the peak from wait4's rusage)
 // One JSON line per measurement: seconds and peak RSS. (The app's path: bench_job_app.)
 #include "bench/job_digest_gen.h"
+#include "bench/timed_command.h"
 #include "core/job/digest.h"
 #include "core/job/job_rules.h"
 
@@ -24,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+
+using kinetoscope::bench::runOnce;
 
 namespace {
 
@@ -119,35 +122,6 @@ int openJob(const std::vector<std::string>& args)
                 opened->collectives.matched.size(), opened->commonSteps.size(),
                 findings.empty() ? "" : findings.front().id.c_str());
     return 0;
-}
-
-// One command, its output thrown away; false if it could not run or exited non-zero.
-bool runOnce(const std::vector<std::string>& command, double& seconds, long& peakKilobytes)
-{
-    std::vector<char*> argv;
-    for (const std::string& arg : command)
-        argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    std::fflush(stdout);  // or the child's copy of the buffer is written again
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, STDOUT_FILENO);
-        ::dup2(null, STDERR_FILENO);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    rusage usage{};
-    if (::wait4(pid, &status, 0, &usage) != pid)
-        return false;
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    peakKilobytes = usage.ru_maxrss;
-    // diagnose exits 1 when a finding is at or above --fail-on: none is given here.
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 int runCli(const std::vector<std::string>& args)

@@ -6,6 +6,8 @@
 // linked torch. --before runs the same commands with another kinetoscope (an older build)
 // in the same run, for a side-by-side ratio. The binaries are found beside this one;
 // the traces default to the bundled sample and ../shared/traces' largest (54 MB).
+#include "bench/timed_command.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +19,8 @@
 #include <unistd.h>
 #include <vector>
 
+using kinetoscope::bench::runOnce;
+
 namespace {
 
 struct Measured
@@ -25,34 +29,6 @@ struct Measured
     long peakKilobytes = 0;  // largest peak resident set over the runs
     bool ok = true;
 };
-
-// One command, its output thrown away; false if it could not run or exited non-zero.
-bool runOnce(const std::vector<std::string>& command, double& seconds, long& peakKilobytes)
-{
-    std::vector<char*> argv;
-    for (const std::string& arg : command)
-        argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    std::fflush(stdout);  // or the child's copy of the buffer is written again
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, STDOUT_FILENO);
-        ::dup2(null, STDERR_FILENO);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    rusage usage{};
-    if (::wait4(pid, &status, 0, &usage) != pid)
-        return false;
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    peakKilobytes = usage.ru_maxrss;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
 
 Measured measure(const std::vector<std::string>& command, int runs)
 {

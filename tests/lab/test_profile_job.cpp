@@ -181,9 +181,9 @@ private Q_SLOTS:
     void aRankThatStopsBeforeItsWindowIsReadAlone()
     {
         const QString job = m_dir.path() + QStringLiteral("/early");
-        const Ran run = profile({"--nproc", "2", "--steps", "6", "--out", job},
-                                {kPython, kScript, "--steps", "100", "--crash-rank", "0",
-                                 "--crash-step", "2"});
+        const Ran run =
+            profile({"--nproc", "2", "--steps", "6", "--out", job},
+                    {kPython, kScript, "--steps", "100", "--crash-rank", "0", "--crash-step", "2"});
         QCOMPARE(run.code, 1);
         QVERIFY2(run.out.contains("rank 0 ended before its profiler window"), run.out.constData());
         QVERIFY2(!run.err.contains("not a rank's trace"), run.err.constData());
