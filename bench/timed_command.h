@@ -13,8 +13,7 @@ namespace kinetoscope::bench {
 
 // The command (an executable's path, then its arguments), its output thrown away; false if
 // it could not run or exited non-zero. `seconds`: wall time; `peakKilobytes`: its ru_maxrss.
-inline bool runOnce(const std::vector<std::string>& command, double& seconds,
-                    long& peakKilobytes)
+inline bool runOnce(const std::vector<std::string>& command, double& seconds, long& peakKilobytes)
 {
     std::vector<char*> argv;
     for (const std::string& arg : command)
