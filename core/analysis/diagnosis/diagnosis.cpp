@@ -98,6 +98,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
     static const std::vector<RuleInfo> catalogue = {
         {"capture-window", rules::captureWindow},
         {"no-device-activity / not-a-timing-trace", rules::missingDeviceActivity},
+        {"host-not-recorded", rules::hostNotRecorded},
         {"window-too-short", rules::windowTooShort},
         {"warmup-in-window", rules::warmUpInWindow},
         {"window-starts-mid-work", rules::startsInsideEarlierWork},
@@ -106,6 +107,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"python-bound", rules::pythonBound},
         {"low-gpu-utilization", rules::lowGpuUtilization},
         {"launch-bound", rules::launchBound},
+        {"short-kernels-idle-gaps", rules::shortKernelsIdleGaps},
         {"no-tensor-cores", rules::noTensorCores},
         {"tensor-core-misaligned", rules::tensorCoreMisaligned},
         {"host-sync", rules::hostSync},
@@ -127,6 +129,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"python-bound (no device activity)", rules::hostOnlyPython},
         {"host-compute-bound", rules::hostComputeBound},
         {"cpu-only-window", rules::cpuOnlyWindow},
+        {"gpu-not-used", rules::gpuNotUsed},
         {"bf16-measured / bf16-slowdown / not-precision-bound / cuda-graph-measured / "
          "compile-measured / already-fused",
          rules::labBaseline, true},
@@ -248,7 +251,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     // part in this accounting and is never capped.
     auto outsideModel = [](const Finding& f) {
         return f.id == "unstable-steps" || f.id == "tensor-core-misaligned" ||
-               f.id == "dataparallel";
+               f.id == "dataparallel" || f.id == "short-kernels-idle-gaps";
     };
     double unclaimed = input.summary.breakdown.all.averageTotalNs;
     for (const Finding& f : findings)

@@ -2,6 +2,8 @@
 // The rule functions (see diagnosis.cpp for the catalogue and docs/diagnosis.md).
 #include "core/analysis/diagnosis/diagnosis.h"
 
+#include <optional>
+
 namespace kinetoscope::analysis::rules {
 
 using trace::Event;
@@ -39,6 +41,23 @@ void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out);
 void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out);
 void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out);
 void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out);
+void gpuNotUsed(const DiagnosisInput& in, std::vector<Finding>& out);
+// Windows without host activity (rules_device_only.cpp): the device's timeline alone.
+void hostNotRecorded(const DiagnosisInput& in, std::vector<Finding>& out);
+void shortKernelsIdleGaps(const DiagnosisInput& in, std::vector<Finding>& out);
+// A device-only window's idle time between kernels, per step (ns), where it shows the
+// signature of a host that cannot keep up: the device idle most of the step between short
+// kernels. Empty otherwise, and wherever the host was recorded.
+struct DeviceGaps
+{
+    double busyShare = 0;       // device busy / step
+    double kernels = 0;         // kernels per step
+    double medianKernelNs = 0;  // over the judged steps
+    double gaps = 0;            // gaps between activities per step
+    double gapNs = 0;           // idle between the first and the last activity, per step
+    double recoverableNs = 0;   // gapNs less what a full queue still leaves per gap
+};
+std::optional<DeviceGaps> deviceGapsWithoutHost(const DiagnosisInput& in);
 // The lab rules (rules_lab.cpp): measured findings, from a session only.
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);

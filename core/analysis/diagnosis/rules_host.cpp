@@ -8,6 +8,7 @@
 #include "core/analysis/diagnosis/rules.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kinetoscope::analysis::rules {
 
@@ -61,7 +62,114 @@ bool isMatmulOrConv(std::string_view op)
     return false;
 }
 
+// A CPU run on a machine whose trace names a GPU: the model's own ops hold the step on
+// the CPU, and nothing touched the GPU (no launch, no device activity, no memory sample on
+// it). Empty where the trace names no GPU (a CPU machine, an old export): the CPU run's
+// own findings read it.
+struct UnusedGpu
+{
+    std::string name;             // the first GPU the trace names
+    int64_t memoryBytes = -1;     // its memory, -1 when not recorded
+    double modelNs = 0;           // per step: self time of the model's ops on the CPU
+    std::vector<HostOpTime> ops;  // those ops, the most time first
+    int64_t cpuPeakBytes = -1;    // the CPU's peak allocated memory, -1 without samples
+};
+
+std::optional<UnusedGpu> unusedGpu(const DiagnosisInput& in)
+{
+    const WindowClass& w = in.summary.window;
+    if (!w.cpuOnly || !hostOnlyJudgeable(in))
+        return std::nullopt;
+    const auto gpu =
+        std::find_if(in.model.metadata().devices.begin(), in.model.metadata().devices.end(),
+                     [](const trace::DeviceInfo& d) { return !d.name.empty(); });
+    if (gpu == in.model.metadata().devices.end())
+        return std::nullopt;
+    // A GPU run profiled without its device activity still allocates on the GPU: memory
+    // samples there say the model was on it.
+    int64_t cpuPeak = -1;
+    for (const auto& [device, memory] : in.summary.memory) {
+        if (device != "cpu")
+            return std::nullopt;
+        cpuPeak = memory.peakAllocatedBytes;
+    }
+    // The model's own compute holds the step: in a GPU run the ops only dispatch and
+    // launch (microseconds each) and the host waits in copies and synchronisations instead.
+    UnusedGpu u;
+    u.name = gpu->name;
+    u.memoryBytes = gpu->totalGlobalMemBytes;
+    u.cpuPeakBytes = cpuPeak;
+    bool matmul = false;
+    for (const HostOpTime& o : in.summary.host.bySelfTime) {
+        if (isRandomDataOp(o.name) || isDataLoaderOp(o.name) || isCopyOp(o.name) ||
+            !o.name.starts_with("aten::"))
+            continue;
+        u.modelNs += o.selfNs;
+        u.ops.push_back(o);
+        matmul |= isMatmulOrConv(o.name) && share(o.selfNs, in.summary.host.stepNs) >= 0.1;
+    }
+    if (!matmul || share(u.modelNs, in.summary.host.stepNs) < in.thresholds.hostHotspotShare)
+        return std::nullopt;
+    return u;
+}
+
 }  // namespace
+
+void gpuNotUsed(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const std::optional<UnusedGpu> u = unusedGpu(in);
+    if (!u)
+        return;
+    const HostProfile& h = in.summary.host;
+    const double fraction = share(u->modelNs, h.stepNs);
+    std::string ops;
+    for (size_t i = 0; i < std::min<size_t>(3, u->ops.size()); ++i)
+        ops += (i == 0 ? "" : ", ") + u->ops[i].name + " " + format::duration(u->ops[i].selfNs);
+    Finding f;
+    f.id = "gpu-not-used";
+    f.basis = SeverityBasis::Own;
+    f.severity = Severity::High;
+    f.title = "The GPU was never used: the model ran on the CPU (" + u->ops.front().name +
+              (u->ops.size() > 1 ? " and " + u->ops[1].name : "") + " hold " +
+              format::percent(fraction) + " of each step there), beside a " + u->name;
+    f.explanation =
+        "The trace names a GPU (" + u->name +
+        "), but it holds no CUDA runtime call, no kernel, no copy to the device, and " +
+        (u->cpuPeakBytes >= 0 ? "every memory sample is on the CPU (peak " +
+                                    format::bytes(static_cast<double>(u->cpuPeakBytes)) + ")"
+                              : "no memory sample on the GPU") +
+        ": the model and its inputs stayed on the CPU. The step's time is the model's own "
+        "compute there (" +
+        ops +
+        " per step). A GPU run whose device side was simply not recorded reads otherwise: it "
+        "still records its launches or its allocations on the GPU.";
+    f.evidence.figures = {{"model_ops_share_of_step", fraction, Unit::Fraction},
+                          {"model_ops_time_per_step_us", u->modelNs / 1e3, Unit::Microseconds},
+                          {"step_time_us", h.stepNs / 1e3, Unit::Microseconds},
+                          {"device_activities", 0.0, Unit::Count},
+                          {"launch_calls", 0.0, Unit::Count}};
+    if (u->cpuPeakBytes >= 0)
+        f.evidence.figures.push_back(
+            {"cpu_peak_allocated_bytes", static_cast<double>(u->cpuPeakBytes), Unit::Bytes});
+    if (u->memoryBytes > 0)
+        f.evidence.figures.push_back(
+            {"gpu_memory_bytes", static_cast<double>(u->memoryBytes), Unit::Bytes});
+    for (const HostOpTime& o : u->ops)
+        if (f.evidence.ops.size() < 5)
+            f.evidence.ops.emplace_back(o.name);
+    f.gainMethod = "none claimed: how much faster the GPU runs this model is not in the trace";
+    f.fix = "Move the model and its inputs to the GPU: model.to(\"cuda\") once, and each batch "
+            "as it is used" +
+            (u->memoryBytes > 0 ? " (in chunks that fit the GPU's " +
+                                      format::bytes(static_cast<double>(u->memoryBytes)) + ")"
+                                : std::string(" (in chunks that fit the GPU's memory)")) +
+            ", not the whole data set at once.";
+    f.snippet = "device = torch.device(\"cuda\")\n"
+                "model = model.to(device)\n"
+                "for x in torch.split(inputs, batch_size):  # chunks that fit the GPU\n"
+                "    out = model(x.to(device, non_blocking=True))\n";
+    out.push_back(std::move(f));
+}
 
 void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out)
 {
@@ -242,7 +350,8 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
 void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
-    if (!w.cpuOnly || w.partlyRead() || !w.hostOpsRecorded)
+    // A GPU left unused is gpu-not-used's reading: "if this run used a GPU" would be wrong.
+    if (!w.cpuOnly || w.partlyRead() || !w.hostOpsRecorded || unusedGpu(in))
         return;
     Finding f;
     f.id = "cpu-only-window";

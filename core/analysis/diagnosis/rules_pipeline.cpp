@@ -278,7 +278,9 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
 
 void lowGpuUtilization(const DiagnosisInput& in, std::vector<Finding>& out)
 {
-    if (!judgeable(in))
+    // Without the host, idle between short kernels is short-kernels-idle-gaps' reading: the
+    // host did not keep up, not too little work per step.
+    if (!judgeable(in) || deviceGapsWithoutHost(in))
         return;
     const CausalModel& m = causal(in);
     const double step = stepMeanNs(in);
