@@ -307,7 +307,7 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     else if (!h.protocolError.empty())
         error = h.protocolError;
     else if (h.done && !h.done->ok)
-        error = "the script failed" + whereItWas(h) + ": " + h.done->error;
+        error = howItFailed("the script", h);
     else if (!cleanExit)
         error = howItEnded("the script", status) + whereItWas(h) +
                 (h.hello && !h.done && WIFEXITED(status)

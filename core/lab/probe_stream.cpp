@@ -208,6 +208,13 @@ std::string whereItWas(const Heard& h)
     return " at step " + std::to_string(h.lastStep) + (h.stage.empty() ? "" : " (" + h.stage + ")");
 }
 
+std::string howItFailed(const std::string& what, const Heard& h)
+{
+    const std::string& error = h.done->error;
+    const bool interrupted = error.starts_with("KeyboardInterrupt");
+    return what + (interrupted ? " was interrupted" : " failed") + whereItWas(h) + ": " + error;
+}
+
 std::string howItEnded(const std::string& what, int status)
 {
     if (WIFSIGNALED(status)) {

@@ -41,6 +41,11 @@ session::Session buildSession(const ProfileConfig& c, const Heard& h,
 // first step", or nothing when the probe never spoke.
 std::string whereItWas(const Heard& h);
 
+// The probe's `done` said the script ended on an exception: "WHAT failed at step 12 (…):
+// ValueError (…)", or "WHAT was interrupted …: KeyboardInterrupt (…)" for Ctrl-C (the user's
+// stop, not a fault of the script). Only when h.done && !h.done->ok.
+std::string howItFailed(const std::string& what, const Heard& h);
+
 // `name` as execvp would find it in PATH (a name with a '/' is itself); empty if nowhere.
 std::string resolveInPath(const std::string& name);
 

@@ -168,7 +168,7 @@ std::string rankProblem(const RankState& r, int rank, const std::string& failedE
         return who + " stopped" + whereItWas(h) + " when " + failedElsewhere +
                " failed (its collective lost that peer: " + h.done->error + ")";
     if (failedItself(h))
-        return who + " failed" + whereItWas(h) + ": " + h.done->error;
+        return howItFailed(who, h);
     if (!h.done)
         return who + " stopped" + whereItWas(h) + " without the probe's last message (" +
                (failedElsewhere.empty()

@@ -146,12 +146,15 @@ std::optional<std::string> stoppedEarly(const Session& s)
     const size_t arms = size_t(
         std::count_if(s.lab.begin(), s.lab.end(), [](const LabArm& arm) { return arm.ran; }));
     const std::string steps = format::counted(uint64_t(s.steps.size()), "measured step");
+    // A user's script profiled without --lab has no arms to count.
+    const auto kind = s.config.find("kind");
+    const bool armless = s.lab.empty() && kind != s.config.end() && kind->second == "script";
     const std::string what =
-        s.steps.empty() && arms == 0 && s.sweep.empty()
-            ? "Nothing was measured before."
-            : "What it holds was measured before: " + steps + ", " +
-                  (arms == 0 ? std::string("no arm finished")
-                             : format::counted(uint64_t(arms), "arm") + " finished");
+        s.steps.empty() && arms == 0 && s.sweep.empty() ? "Nothing was measured before."
+        : armless ? "What it holds was measured before: " + steps
+                  : "What it holds was measured before: " + steps + ", " +
+                        (arms == 0 ? std::string("no arm finished")
+                                   : format::counted(uint64_t(arms), "arm") + " finished");
     return "This run did not finish: " + s.interrupted + ". " + what +
            (what.ends_with('.') ? "" : ".");
 }

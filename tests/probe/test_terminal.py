@@ -1,0 +1,113 @@
+"""Ctrl-C at a terminal on `kinetoscope profile -- python train_mlp.py` (issue 51).
+
+The launcher runs in a pseudo-terminal of its own, as a shell would run it: the session
+leader with the terminal as its controlling one. ^C written to the terminal makes the
+kernel's line discipline send SIGINT to the whole foreground group (the launcher and the
+script), which no test that signals one process can stand for: the launcher must leave
+the script's KeyboardInterrupt to the script, report how it ended, keep what was measured
+and exit as a shell reports an interrupted command (130).
+
+    <venv python> tests/probe/test_terminal.py   (KINETOSCOPE_CLI: the kinetoscope binary)
+"""
+import json
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLI = os.environ.get("KINETOSCOPE_CLI", "")
+PYTHON = sys.executable
+TIMEOUT_S = 150
+
+
+def run_in_terminal(argv, interrupt_after_lines, marker=b"loss"):
+    """Runs argv as a session leader on a new pseudo-terminal; writes ^C to the terminal
+    once `marker` was printed `interrupt_after_lines` times. (exit code, everything the
+    terminal showed)."""
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: its own session, the terminal its controlling one
+        os.environ["OMP_NUM_THREADS"] = "1"
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    shown = b""
+    interrupted = False
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(terminal, 65536)
+            except OSError:  # EIO: every process on the terminal has gone
+                break
+            if not chunk:
+                break
+            shown += chunk
+        if not interrupted and shown.count(marker) >= interrupt_after_lines:
+            os.write(terminal, b"\x03")  # the terminal's interrupt character
+            interrupted = True
+    else:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    os.close(terminal)
+    return os.waitstatus_to_exitcode(status), shown.decode("utf-8", "replace"), interrupted
+
+
+@unittest.skipUnless(CLI and os.access(CLI, os.X_OK), "KINETOSCOPE_CLI names no kinetoscope binary")
+class CtrlCAtTheTerminal(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="kinetoscope-terminal-")
+        cls.out = os.path.join(cls.folder, "run")
+        # 3 warm-up and 2 profiled steps, then measured ones; a line every 20 steps: ^C after
+        # step 40, well inside the measured steps of a run that would go on for long.
+        cls.code, cls.shown, cls.interrupted = run_in_terminal(
+            [CLI, "profile", "--out", cls.out, "--skip", "3", "--active", "2", "--",
+             PYTHON, os.path.join(HERE, "train_mlp.py"), "--steps-total", "1000000",
+             "--log-every", "20"], interrupt_after_lines=3)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def explain(self):
+        return "exit %d, the terminal showed:\n%s" % (self.code, self.shown[-4000:])
+
+    def test_exits_as_an_interrupted_command(self):
+        self.assertTrue(self.interrupted, self.explain())
+        self.assertEqual(self.code, 130, self.explain())  # 128 + SIGINT
+
+    def test_the_script_heard_its_own_ctrl_c(self):
+        # The script's KeyboardInterrupt traceback reached the terminal unchanged.
+        self.assertIn("KeyboardInterrupt", self.shown.split("kinetoscope profile:")[0], self.explain())
+
+    def test_says_interrupted_not_failed(self):
+        line = [l for l in self.shown.splitlines() if l.startswith("kinetoscope profile: the script")]
+        self.assertEqual(len(line), 1, self.explain())
+        self.assertIn("the script was interrupted at step", line[0], self.explain())
+        self.assertIn("(measured): KeyboardInterrupt", line[0], self.explain())
+        self.assertNotIn("failed", line[0], self.explain())
+
+    def test_what_was_measured_is_kept_and_opens(self):
+        session_path = os.path.join(self.out, "session.kinetoscope.json")
+        with open(session_path) as f:
+            session = json.load(f)
+        steps = session.get("steps") or []
+        self.assertGreaterEqual(len(steps), 30, self.explain())  # ^C came after step 40
+        self.assertIn("kept: %d steps in %s" % (len(steps), session_path), self.shown, self.explain())
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "trace.json")), self.explain())
+        summary = subprocess.run([CLI, "summary", session_path], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(summary.returncode, 0, summary.stderr.decode())
+        self.assertIn("interrupted", summary.stdout.decode(), summary.stdout.decode())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
