@@ -176,10 +176,20 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
         return;
     const double step = input.summary.breakdown.all.averageTotalNs;
     const size_t steps = input.summary.steps.steps.size();
+    // What holds most of the steps need not be a gain a fix can claim: the device idle while
+    // the host runs no recorded op (host code the profiler did not record: NumPy, Python
+    // without with_stack) dominates as well, and the finding that names that idle stands.
+    const CausalModel& m = input.summary.causal;
+    const bool unrecordedHolds =
+        m.stepNs > 0 && m.idleWhile(HostState::Idle) >= kDominantShare * m.stepNs;
+    auto namesTheIdle = [&](const Finding& f) {
+        return unrecordedHolds && f.id == "low-gpu-utilization";
+    };
     const bool dominates = steps >= kSparseMinSteps &&
                            std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
-                               return f.basis != SeverityBasis::Own && !f.measured && step > 0 &&
-                                      f.estimatedGainNs >= kDominantShare * step;
+                               return (f.basis != SeverityBasis::Own && !f.measured && step > 0 &&
+                                       f.estimatedGainNs >= kDominantShare * step) ||
+                                      namesTheIdle(f);
                            });
     // Memory risks are read from the allocator's samples, not from the steps: they stand.
     auto perStep = [](const Finding& f) {
@@ -192,7 +202,8 @@ void judgeSparseWindow(const DiagnosisInput& input, std::vector<Finding>& findin
         if (f.id == "window-too-short" && dominates)
             continue;
         // Beside the dominant cost only what is large enough to stand on few events.
-        if (perStepCost && (!dominates || f.estimatedGainNs < kStandsOnFewEvents * step))
+        if (perStepCost && (!dominates || f.estimatedGainNs < kStandsOnFewEvents * step) &&
+            !(dominates && namesTheIdle(f)))
             continue;
         if (perStepCost)
             f.explanation += " A small window (" +
