@@ -1,6 +1,7 @@
 #include "core/analysis/iterations.h"
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/host_profile.h"
 #include "core/analysis/name_cache.h"
 
 #include <algorithm>
@@ -117,9 +118,12 @@ TrackId busiestHostThread(const TraceModel& model)
 
 namespace {
 
+using Mark = RepeatedIterations::Mark;
+
 struct Anchor
 {
     uint32_t name = 0;
+    Mark mark = Mark::Trains;
     std::vector<size_t> positions;  // in the level
     size_t agreeing = 0;
     size_t modalLength = 0;     // calls in the modal segment
@@ -150,12 +154,18 @@ struct PrefixHash
 
 // What marks a segment as a whole iteration rather than a layer of a model or one element
 // of a Python loop: a training op (backward, optimizer) starting in it on any host thread
-// (the backward may run on the engine's thread), or a call of a whole model (an nn.Module
-// span with no module above it). Start times, sorted.
+// (the backward may run on the engine's thread), a call of a whole model (an nn.Module
+// span with no module above it), or new data made on the loop's thread: random data drawn
+// (torch.randn, ...) or a DataLoader batch. A layer transforms what the layer before it
+// produced and an element loop reads parts of one tensor; an iteration of a loop makes
+// data of its own, whether or not the device was recorded. (A copy to the device is no
+// such mark: a benchmark of single ops uploads each op's input, and a run profiled
+// without its device activity does not say where a copy goes.) Start times, sorted.
 struct IterationMarks
 {
     std::vector<int64_t> training;
     std::vector<int64_t> modelCalls;  // on the loop's thread
+    std::vector<int64_t> newData;     // on the loop's thread: random data, a batch
     static bool any(const std::vector<int64_t>& times, int64_t begin, int64_t end)
     {
         const auto it = std::lower_bound(times.begin(), times.end(), begin);
@@ -173,9 +183,13 @@ IterationMarks iterationMarks(const TraceModel& model, TrackId thread)
     IterationMarks marks;
     auto training = perName<bool>(model, isTrainingOp);
     auto module = perName<bool>(model, isModuleSpan);
+    auto newData = perName<bool>(
+        model, [](std::string_view n) { return isRandomDataOp(n) || isDataLoaderOp(n); });
     for (const Event& e : model.events()) {
         if (!isHostCall(e.category) || model.track(e.track).kind == TrackKind::GpuStream)
             continue;
+        if (e.track == thread && newData(e.name))
+            marks.newData.push_back(e.startNs);
         if (training(e.name))
             marks.training.push_back(e.startNs);
         if (e.track == thread && module(e.name)) {
@@ -188,6 +202,7 @@ IterationMarks iterationMarks(const TraceModel& model, TrackId thread)
     }
     std::sort(marks.training.begin(), marks.training.end());
     std::sort(marks.modelCalls.begin(), marks.modelCalls.end());
+    std::sort(marks.newData.begin(), marks.newData.end());
     return marks;
 }
 
@@ -226,7 +241,7 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
         Anchor a;
         a.name = name;
         a.agreeing = modalCount;
-        bool training = true, modelCall = true, seen = false;
+        bool training = true, modelCall = true, takesData = true, seen = false;
         for (size_t k = 0; k + 1 < where.size(); ++k) {
             if (hash.of(where[k], where[k + 1]) * 31 + (where[k + 1] - where[k]) != modal)
                 continue;
@@ -237,23 +252,29 @@ std::optional<Anchor> bestAnchor(const Level& level, const IterationMarks& marks
             a.coveredNs += end - begin;
             training = training && IterationMarks::any(marks.training, begin, end);
             modelCall = modelCall && IterationMarks::any(marks.modelCalls, begin, end);
+            takesData = takesData && IterationMarks::any(marks.newData, begin, end);
         }
         // A segment of backward calls alone is a layer's backward, not an iteration.
         bool beyondBackward = false;
         for (size_t i = a.firstAgreeing; i < a.firstAgreeing + a.modalLength && !beyondBackward;
              ++i)
             beyondBackward = !trainingName[level[i]->name.value];
-        if (double(a.coveredNs) < kCoveredShare * double(span) || (!training && !modelCall) ||
-            !beyondBackward)
+        if (double(a.coveredNs) < kCoveredShare * double(span) ||
+            (!training && !modelCall && !takesData) || !beyondBackward)
             continue;
+        a.mark = training ? Mark::Trains : modelCall ? Mark::CallsModel : Mark::TakesData;
         // The iterations start at the first segment that is the loop's own (agreeing, or a
         // first iteration that differs but trains or calls the model); earlier calls of the
         // anchor are set-up (weights drawn with the same torch.randn).
         while (a.firstIteration + 1 < where.size()) {
             const size_t k = a.firstIteration;
             const int64_t begin = level[where[k]]->startNs, end = level[where[k + 1]]->startNs;
-            if (hash.of(where[k], where[k + 1]) * 31 + (where[k + 1] - where[k]) == modal ||
-                IterationMarks::any(training ? marks.training : marks.modelCalls, begin, end))
+            // Set-up draws data too (weights from the same torch.randn): a loop known only
+            // by the data it takes in starts at its first agreeing segment.
+            const bool own = training    ? IterationMarks::any(marks.training, begin, end)
+                             : modelCall ? IterationMarks::any(marks.modelCalls, begin, end)
+                                         : false;
+            if (hash.of(where[k], where[k + 1]) * 31 + (where[k + 1] - where[k]) == modal || own)
                 break;
             ++a.firstIteration;
         }
@@ -285,7 +306,7 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
         return std::nullopt;
     RepeatedIterations result;
     const IterationMarks marks = iterationMarks(model, thread);
-    if (marks.training.empty() && marks.modelCalls.empty())
+    if (marks.training.empty() && marks.modelCalls.empty() && marks.newData.empty())
         return std::nullopt;
     std::vector<bool> trainingName(model.strings().size());
     for (size_t i = 0; i < trainingName.size(); ++i)
@@ -312,6 +333,7 @@ std::optional<RepeatedIterations> findRepeatedIterations(const TraceModel& model
             }
             result.anchor = std::string(model.text(StringId{anchor->name}));
             result.agreeing = anchor->agreeing;
+            result.mark = anchor->mark;
             result.callsPerIteration = anchor->modalLength;
             return result;
         }

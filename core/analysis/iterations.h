@@ -6,10 +6,14 @@
 // nearly all of it (Python frames of the script, a wrapper function, a module span), one
 // level inside it, and so on down.
 //
-// A repeat is an iteration only when each one holds a training op (backward, optimizer)
-// or a call of a whole model (an nn.Module span with no module above it): the layers of
-// one forward pass repeat too, and so do the elements of a Python loop inside one call;
-// an inference loop recorded without module spans stays one window.
+// A repeat is an iteration only when each one holds a training op (backward, optimizer),
+// a call of a whole model (an nn.Module span with no module above it), or new data made
+// on the loop's thread (random data drawn, a DataLoader batch): the layers of one forward
+// pass repeat too, and so do the elements of a Python loop inside one call, but they make
+// no data of their own. This holds whether or not the device was
+// recorded: a CPU run, or a GPU run profiled without its device activity, is read from its
+// host calls alone. An inference loop on fixed inputs recorded without module spans stays
+// one window.
 //
 // At one level, a name that occurs once per iteration cuts the sequence into segments
 // that are all the same sequence of names (the modal segment); a name that occurs twice
@@ -34,6 +38,14 @@ struct RepeatedIterations
                                       // (empty at the top level): "<module>", "main", "train"
     size_t agreeing = 0;              // segments that are the modal sequence
     size_t callsPerIteration = 0;     // events in the modal segment
+    // What showed each repeat to be an iteration (the first that every one holds).
+    enum class Mark : uint8_t
+    {
+        Trains,      // a backward or optimizer op
+        CallsModel,  // a call of a whole model
+        TakesData,   // new data: random data drawn, a DataLoader batch
+    };
+    Mark mark = Mark::Trains;
 };
 
 // The thread whose top-level host calls take the most time (a thread that runs only the

@@ -224,6 +224,9 @@ std::vector<Step> inferIterations(const TraceModel& model, StepSource& source, s
     if (const std::optional<RepeatedIterations> repeated = findRepeatedIterations(model)) {
         source = StepSource::RepeatedCalls;
         foundBy = "each starts at " + std::string(utf8Prefix(repeated->anchor, 60));
+        // Known by neither training nor a model call: say what showed them to be iterations.
+        if (repeated->mark == RepeatedIterations::Mark::TakesData)
+            foundBy += " and draws or loads new data";
         if (!repeated->inside.empty())
             foundBy += ", inside " + std::string(utf8Prefix(repeated->inside.back(), 60)) +
                        (repeated->inside.size() > 1

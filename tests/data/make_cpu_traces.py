@@ -26,9 +26,20 @@ What it makes (in --out, default tests/data/cpu_traces next to this script)
         Three ProfilerStep#N steps (schedule wait=1, warmup=1, active=3) of a
         small MLP step whose batch is generated each step by torch.randn of a
         large tensor: the random data holds most of each step.
+    host_loop_random_copy_no_markers.json.gz
+        (issue 54, class 1) A loop of 10 iterations with no marker and nothing
+        that trains or calls a model: each draws a random tensor on the CPU
+        (torch.randn, ~9 ms), copies it to the device (.to(device, copy=True):
+        the CPU here, as in a GPU run profiled without ProfilerActivity.CUDA)
+        and runs one small op on it. profile(activities=[CPU]), no schedule.
+    marked_steps_random_copy_small_op.json.gz
+        (issue 54, class 2) Three ProfilerStep#N steps (wait=1, warmup=1,
+        active=3) of ~12-18 ms, each drawing random data on the CPU (~9 ms) before
+        a copy to the device and one small matmul: a window of few events that
+        one cost dominates.
 
 How to run
-    ~/.local/share/kinetoscope/venv/bin/python tests/data/make_cpu_traces.py [--out DIR]
+    ~/.local/share/kinetoscope/venv/bin/python tests/data/make_cpu_traces.py [--out DIR] [--only NAME]
 
 torch.set_num_threads(1) throughout, so the figures do not depend on the cores.
 """
@@ -162,17 +173,54 @@ def tiny_marked_window_random_data(out):
     export(prof, out, "tiny_marked_window_random_data.json.gz")
 
 
+def random_copy_small_op(device, weight):
+    x = torch.randn(1024, 1024)           # random data drawn on the CPU, every iteration
+    y = x.to(device, copy=True)           # the copy to the device (pageable memory on a GPU)
+    return (y @ weight).relu_()           # one small op
+
+
+def host_loop_random_copy_no_markers(out):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    weight = torch.randn(1024, 16, device=device)
+    random_copy_small_op(device, weight)  # one unprofiled iteration
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        for _ in range(10):
+            random_copy_small_op(device, weight)
+    export(prof, out, "host_loop_random_copy_no_markers.json.gz")
+
+
+def marked_steps_random_copy_small_op(out):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    weight = torch.randn(1024, 64, device=device)
+    schedule = torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=schedule) as prof:
+        for _ in range(5):
+            random_copy_small_op(device, weight)
+            prof.step()
+    export(prof, out, "marked_steps_random_copy_small_op.json.gz")
+
+
+MAKERS = {
+    "hand_loop_no_markers": hand_loop_no_markers,
+    "hand_loop_with_stack": hand_loop_with_stack,
+    "legacy_autograd_export": legacy_autograd_export,
+    "tiny_marked_window_random_data": tiny_marked_window_random_data,
+    "host_loop_random_copy_no_markers": host_loop_random_copy_no_markers,
+    "marked_steps_random_copy_small_op": marked_steps_random_copy_small_op,
+}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     here = os.path.dirname(os.path.abspath(__file__))
     parser.add_argument("--out", default=os.path.join(here, "cpu_traces"))
+    parser.add_argument("--only", action="append", choices=sorted(MAKERS),
+                        help="make only this trace (repeatable); default: all of them")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
-    hand_loop_no_markers(args.out)
-    hand_loop_with_stack(args.out)
-    legacy_autograd_export(args.out)
-    tiny_marked_window_random_data(args.out)
+    for name in args.only or MAKERS:
+        MAKERS[name](args.out)
     for name in sorted(os.listdir(args.out)):
         print(name, os.path.getsize(os.path.join(args.out, name)), "bytes")
 
