@@ -98,14 +98,37 @@ json memoryJson(const std::string& source, const SnapshotModel& model, const Sna
                            {"peak_allocated_bytes", d.peakAllocatedBytes},
                            {"peak_time_us", d.peakTimeUs >= 0 ? json(d.peakTimeUs) : json()}});
     json oom;
-    if (s.outOfMemory)
-        oom = {{"device", s.outOfMemory->device},
-               {"requested_bytes", s.outOfMemory->requestedBytes},
-               {"device_free_bytes", s.outOfMemory->deviceFreeBytes},
-               {"time_us", s.outOfMemory->timeUs},
-               {"reserved_unallocated_bytes", s.outOfMemory->reservedUnallocatedBytes},
-               {"largest_free_block_bytes", s.outOfMemory->largestFreeBlockBytes},
-               {"fragmented", s.outOfMemory->fragmented()}};
+    if (s.outOfMemory) {
+        const snapshot::OutOfMemory& o = *s.outOfMemory;
+        const snapshot::AllocatorState& a = o.atFailure;
+        json failure;  // null when the oom entry is in no history
+        if (o.replayed)
+            failure = {{"entries_applied", a.applied},
+                       {"segments", a.segments},
+                       {"reserved_bytes", a.reservedBytes},
+                       {"allocated_bytes", a.allocatedBytes},
+                       {"pending_free_bytes", a.pendingFreeBytes},
+                       {"cached_free_bytes", a.cachedFreeBytes()},
+                       {"estimated_bytes", a.estimatedBytes},
+                       {"largest_free_block_bytes",
+                        a.blocksKnown ? json(a.largestFreeBlockBytes) : json()},
+                       {"largest_free_block_min_bytes",
+                        a.blocksKnown ? json(a.largestFreeBlockMinBytes) : json()},
+                       {"exact", a.exact},
+                       {"unknown", a.unknown}};
+        oom = {{"device", o.device},
+               {"requested_bytes", o.requestedBytes},
+               {"device_free_bytes", o.deviceFreeBytes},
+               {"time_us", o.timeUs},
+               {"reserved_unallocated_bytes", o.reservedUnallocatedBytes},
+               {"largest_free_block_bytes", o.largestFreeBlockBytes},
+               {"fragmented", o.fragmented()},
+               {"at_failure", failure},
+               {"at_dump",
+                {{"entries_after", o.entriesAfter},
+                 {"reserved_unallocated_bytes", o.dumpReservedUnallocatedBytes},
+                 {"largest_free_block_bytes", o.dumpLargestFreeBlockBytes}}}};
+    }
     json placed;
     if (inTrace)
         placed = {{"in_window", inTrace->inWindow},
@@ -238,9 +261,10 @@ std::string memoryText(const std::string& source, const SnapshotModel& model,
              (oom.deviceFreeBytes >= 0
                   ? " with " + bytes(oom.deviceFreeBytes) + " free on the device"
                   : std::string()) +
-             "; the allocator held " + bytes(oom.reservedUnallocatedBytes) +
-             " in no tensor, the largest free block " + bytes(oom.largestFreeBlockBytes) +
-             (oom.fragmented() ? " (fragmentation)" : "") + ".\n";
+             ".\n" + (markdown ? "- " : "  ") + snapshot::atFailureText(oom) +
+             (oom.fragmented() ? ": enough in total, in no one block (fragmentation)" : "") + ".\n";
+        if (const std::string dump = snapshot::atDumpText(oom); !dump.empty())
+            t += (markdown ? "- " : "  ") + dump + ".\n";
     }
     t += "\n";
     t += markdown ? findingsMarkdown(s.findings) : findingsText(s.findings);

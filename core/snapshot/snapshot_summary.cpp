@@ -122,31 +122,82 @@ std::vector<StackBytes> leaksOf(const SnapshotModel& model, const std::vector<Li
     return out;
 }
 
+std::string capitalized(std::string text)
+{
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z')
+        text[0] = char(text[0] - 'a' + 'A');
+    return text;
+}
+
+// The oom entry `e` read: the state at the failure replayed from its device's history, the
+// dump's apart. `s` has the dump's per-device totals and segment use.
+OutOfMemory outOfMemoryAt(const SnapshotModel& model, const std::vector<DeviceTimeline>& timelines,
+                          const SnapshotSummary& s, const TraceEntry& e)
+{
+    OutOfMemory oom;
+    oom.device = e.device;
+    oom.requestedBytes = e.size;
+    oom.deviceFreeBytes = e.deviceFree();
+    oom.timeUs = e.timeUs;
+    if (e.device >= 0 && size_t(e.device) < s.perDevice.size()) {
+        const DeviceMemory& d = s.perDevice[size_t(e.device)];
+        oom.dumpReservedUnallocatedBytes = std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);
+    }
+    for (const SegmentUse& use : s.segmentUse)
+        if (model.segments[use.segment].device == e.device)
+            oom.dumpLargestFreeBlockBytes =
+                std::max(oom.dumpLargestFreeBlockBytes, use.largestFreeBlockBytes);
+    for (const DeviceTimeline& t : timelines)
+        if (t.count > 0 && &e >= t.first && &e < t.first + t.count) {
+            const auto at = size_t(&e - t.first);
+            oom.replayed = true;
+            oom.atFailure = stateAfter(model, t, at);
+            oom.entriesAfter = t.count - at - 1;
+        }
+    if (oom.replayed) {
+        oom.reservedUnallocatedBytes =
+            std::max<int64_t>(0, oom.atFailure.reservedBytes - oom.atFailure.allocatedBytes);
+        oom.largestFreeBlockBytes = oom.atFailure.largestFreeBlockBytes;
+    } else {  // no history to replay: the dump is all there is
+        oom.atFailure.blocksKnown = true;
+        oom.reservedUnallocatedBytes = oom.dumpReservedUnallocatedBytes;
+        oom.largestFreeBlockBytes = oom.dumpLargestFreeBlockBytes;
+    }
+    return oom;
+}
+
 void findings(const SnapshotModel& model, SnapshotSummary& s)
 {
     const double peak = double(s.peakAllocatedBytes);
     if (s.outOfMemory) {
         const OutOfMemory& oom = *s.outOfMemory;
-        const std::string cached = format::bytes(double(oom.reservedUnallocatedBytes));
         Finding f;
         f.id = "snapshot-out-of-memory";
         f.severity = Severity::High;
         f.title = "An allocation of " + format::bytes(double(oom.requestedBytes)) +
                   " ran out of memory on cuda:" + std::to_string(oom.device);
+        const std::string dump = atDumpText(oom);
         f.explanation =
             "The allocator asked the driver for more memory and got none" +
             (oom.deviceFreeBytes >= 0
                  ? ": " + format::bytes(double(oom.deviceFreeBytes)) + " was free on the device"
                  : std::string()) +
-            ". The allocator held " + cached + " in no tensor, the largest free block " +
-            format::bytes(double(oom.largestFreeBlockBytes)) +
-            (oom.fragmented()
+            ". " + capitalized(atFailureText(oom)) +
+            (!oom.atFailure.blocksKnown ? "."
+             : oom.fragmented()
                  ? ": enough in total, in pieces too small for the request (fragmentation)."
-                 : ": the run needed more than the device has, not a fragmented cache.");
+                 : ": the run needed more than the device has, not a fragmented cache.") +
+            (dump.empty() ? std::string()
+                          : " " + capitalized(dump) +
+                                ": what the failed step held was freed after the failure, so the "
+                                "dump caches more than the request found.");
         f.evidence.figures = {
             {"requested_bytes", double(oom.requestedBytes), Unit::Bytes},
             {"reserved_unallocated_bytes", double(oom.reservedUnallocatedBytes), Unit::Bytes},
-            {"largest_free_block_bytes", double(oom.largestFreeBlockBytes), Unit::Bytes}};
+            {"largest_free_block_bytes", double(oom.largestFreeBlockBytes), Unit::Bytes},
+            {"dump_reserved_unallocated_bytes", double(oom.dumpReservedUnallocatedBytes),
+             Unit::Bytes},
+            {"dump_largest_free_block_bytes", double(oom.dumpLargestFreeBlockBytes), Unit::Bytes}};
         if (oom.deviceFreeBytes >= 0)
             f.evidence.figures.push_back(
                 {"device_free_bytes", double(oom.deviceFreeBytes), Unit::Bytes});
@@ -284,6 +335,43 @@ std::vector<int64_t> peakMoments(const DeviceTimeline& t, const std::vector<int6
 
 }  // namespace
 
+std::string atFailureText(const OutOfMemory& oom)
+{
+    const auto bytes = [](int64_t b) { return format::bytes(double(b)); };
+    if (!oom.replayed)
+        return "at the dump (the oom entry is in no device's history, nothing to replay): " +
+               bytes(oom.reservedUnallocatedBytes) + " in no tensor, the largest free block " +
+               bytes(oom.largestFreeBlockBytes);
+    const AllocatorState& a = oom.atFailure;
+    std::string t = "at the failure (replayed to the oom entry): " + bytes(a.allocatedBytes) +
+                    " allocated of " + bytes(a.reservedBytes) + " reserved, " +
+                    bytes(oom.reservedUnallocatedBytes) + " in no tensor";
+    if (a.pendingFreeBytes > 0)
+        t += " (" + bytes(a.pendingFreeBytes) + " of it freed, waiting for its stream)";
+    if (!a.blocksKnown)
+        t += "; its free blocks are not known (" + a.unknown + ")";
+    else if (a.largestFreeBlockMinBytes == a.largestFreeBlockBytes ||
+             bytes(a.largestFreeBlockMinBytes) == bytes(a.largestFreeBlockBytes))
+        t += ", the largest free block " + bytes(a.largestFreeBlockBytes);
+    else
+        t += ", the largest free block between " + bytes(a.largestFreeBlockMinBytes) + " and " +
+             bytes(a.largestFreeBlockBytes);
+    if (a.estimatedBytes > 0)
+        t += " (blocks freed since are sized from their requests: up to " +
+             bytes(a.estimatedBytes) + " more may have been in them)";
+    return t;
+}
+
+std::string atDumpText(const OutOfMemory& oom)
+{
+    if (!oom.replayed || oom.entriesAfter == 0)
+        return {};
+    return "at the dump (after, " + format::counted(oom.entriesAfter, "entry", "entries") +
+           " later): " + format::bytes(double(oom.dumpReservedUnallocatedBytes)) +
+           " in no tensor, the largest free block " +
+           format::bytes(double(oom.dumpLargestFreeBlockBytes));
+}
+
 SnapshotSummary summarize(const SnapshotModel& model)
 {
     return summarize(model, timelinesOf(model, hasTimes(model)));
@@ -391,24 +479,10 @@ SnapshotSummary summarize(const SnapshotModel& model, const std::vector<DeviceTi
     s.beforeHistoryAtPeakBytes = std::max<int64_t>(0, beforeAtPeak);
     for (const StackBytes& g : s.leaks)
         s.leakedBytes += g.bytes;
-    for (const TraceEntry& e : model.entries)
-        if (e.action == Action::Oom) {
-            OutOfMemory oom{.device = e.device,
-                            .requestedBytes = e.size,
-                            .deviceFreeBytes = e.deviceFree(),
-                            .timeUs = e.timeUs};
-            if (e.device >= 0 && size_t(e.device) < s.perDevice.size()) {
-                const DeviceMemory& d = s.perDevice[size_t(e.device)];
-                oom.reservedUnallocatedBytes =
-                    std::max<int64_t>(0, d.reservedBytes - d.allocatedBytes);
-            }
-            for (const SegmentUse& use : s.segmentUse)
-                if (model.segments[use.segment].device == e.device)
-                    oom.largestFreeBlockBytes =
-                        std::max(oom.largestFreeBlockBytes, use.largestFreeBlockBytes);
-            s.outOfMemory = oom;
-            break;
-        }
+    if (const auto oom = std::find_if(model.entries.begin(), model.entries.end(),
+                                      [](const TraceEntry& e) { return e.action == Action::Oom; });
+        oom != model.entries.end())
+        s.outOfMemory = outOfMemoryAt(model, timelines, s, *oom);
     for (const Frame& f : model.frames) {
         const std::string_view name = model.text(f.name);
         s.backward |= name == "backward" || name.find("autograd::Engine") != std::string_view::npos;

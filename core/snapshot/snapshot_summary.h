@@ -4,6 +4,7 @@
 // candidates, the out-of-memory reading, and findings in the project's finding form.
 #include "core/analysis/diagnosis/finding.h"
 #include "core/snapshot/snapshot_model.h"
+#include "core/snapshot/snapshot_replay.h"
 #include "core/snapshot/snapshot_timeline.h"
 
 #include <cstdint>
@@ -34,23 +35,42 @@ struct DeviceMemory
     int64_t peakTimeUs = -1;  // -1: the peak is the start (or the trace has no times)
 };
 
-// The out-of-memory reading: what was asked, what the device had free, and what the
-// allocator held in no tensor on that device at the dump (a snapshot taken on the OOM
-// shows the cache as the failed request found it).
+// The out-of-memory reading: what was asked, what the device had free, and the allocator's
+// state on that device AT THE FAILURE, replayed from the dump back to the `oom` entry
+// (snapshot_replay.h), with the dump's state apart. A snapshot dumped after the error, once
+// the failed step's tensors were freed, caches far more at the dump than the request found.
 struct OutOfMemory
 {
     int device = 0;
-    int64_t requestedBytes = 0;
-    int64_t deviceFreeBytes = -1;  // -1: not recorded
+    int64_t requestedBytes = 0;    // the oom entry's size: the rounded request
+    int64_t deviceFreeBytes = -1;  // the driver's free bytes (device_free); -1: not recorded
     int64_t timeUs = -1;
-    int64_t reservedUnallocatedBytes = 0;  // the device's segments less its allocated blocks
-    int64_t largestFreeBlockBytes = 0;     // the device's largest inactive block
-    // The cache held enough in total but in no one piece: fragmentation failed it.
+    // At the failure: `atFailure` replayed to the oom entry (false: the entry is in no
+    // device's history, and the figures below are the dump's).
+    bool replayed = false;
+    AllocatorState atFailure;
+    size_t entriesAfter = 0;               // the device's entries between the oom and the dump
+    int64_t reservedUnallocatedBytes = 0;  // at the failure: reserved less the live tensors
+    int64_t largestFreeBlockBytes = 0;     // at the failure (at most; atFailure has the least)
+    // At the dump (after the failure): the device's segments less its allocated blocks, and
+    // its largest inactive block.
+    int64_t dumpReservedUnallocatedBytes = 0;
+    int64_t dumpLargestFreeBlockBytes = 0;
+    // The cache held enough in total but in no one piece: fragmentation failed it. Not
+    // claimed where the free blocks at the failure are not known.
     bool fragmented() const
     {
-        return reservedUnallocatedBytes >= requestedBytes && largestFreeBlockBytes < requestedBytes;
+        return atFailure.blocksKnown && reservedUnallocatedBytes >= requestedBytes &&
+               largestFreeBlockBytes < requestedBytes;
     }
 };
+
+// "at the failure (replayed to the oom entry): 71 GiB allocated of 79 GiB reserved, 8 GiB
+// cached in no tensor, the largest free block 2.1 GiB", with what is estimated or not known.
+std::string atFailureText(const OutOfMemory& oom);
+// "at the dump (after, 1,234 entries later): 78 GiB in no tensor, the largest free block
+// 25.6 GiB"; "" when the oom entry is the device's last (the dump is the failure's state).
+std::string atDumpText(const OutOfMemory& oom);
 
 // One segment's use at the dump: what its split blocks hold and what they cache.
 struct SegmentUse

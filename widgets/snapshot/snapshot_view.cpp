@@ -128,6 +128,13 @@ QString SnapshotView::headline() const
     } else {
         text += tr(" No allocation history was recorded: the state at the dump is all there is.");
     }
+    // The failure's state, not the dump's: a dump taken after the error caches what the
+    // failed step freed since.
+    if (const auto& oom = s.outOfMemory)
+        text += tr(" <b>Out of memory:</b> a request of %1 failed on cuda:%2; %3.")
+                    .arg(bytesText(oom->requestedBytes))
+                    .arg(oom->device)
+                    .arg(QString::fromStdString(snapshot::atFailureText(*oom)).toHtmlEscaped());
     return text;
 }
 
