@@ -11,7 +11,11 @@ addresses each iteration, as the caching allocator reuses its blocks), one small
 kept alive per iteration (a leak), and an annotation per iteration. The dump's segments
 hold the weights and the leaked tensors.
 
-Usage: bench/make_snapshot.py SIZE OUT   (SIZE like 1G, 200M, 5000000)
+With `oom` after OUT, the middle iteration ends in an `oom` entry at its peak (a request of
+4 GiB, 1 GiB free on the device), its activations freed after it as a failed step's are: the
+out-of-memory reading replays the whole history after it back from the dump.
+
+Usage: bench/make_snapshot.py SIZE OUT [oom]   (SIZE like 1G, 200M, 5000000)
 """
 
 import random
@@ -94,8 +98,9 @@ class Pickler:
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["oom"]):
         sys.exit(__doc__)
+    with_oom = sys.argv[3:] == ["oom"]
     target = parse_size(sys.argv[1])
     rng = random.Random(31)
     files = ["/home/user/project/train.py", "/home/user/project/model.py", "/home/user/project/data.py"]
@@ -193,6 +198,16 @@ def main():
         p.buf += b"]"
         p.memoize()  # device 0's list
 
+        def oom():
+            p.begin_dict()
+            p.string("action"); p.string("oom")
+            p.string("addr"); p.integer(0)
+            p.string("size"); p.integer(4096 * MiB)
+            p.string("device_free"); p.integer(1024 * MiB)
+            p.string("stream"); p.integer(0)
+            p.string("time_us"); p.integer(time_us)
+            p.end_dict()
+
         def history():
             nonlocal time_us
             # Entries are appended in batches of up to 1000 under one MARK, as the pickler does.
@@ -221,6 +236,8 @@ def main():
                     time_us += 11
                 addr, size = leaks[it]
                 emit(lambda: entry("alloc", addr, size, 299))
+                if with_oom and it == iterations // 2:
+                    emit(oom)
                 for i, (addr, size) in reversed(list(enumerate(activations))):
                     shared = []
                     emit(lambda: shared.append(entry("free_requested", addr, size, (13 * i) % len(stacks))))

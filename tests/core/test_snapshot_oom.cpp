@@ -180,10 +180,10 @@ private Q_SLOTS:
     // DeComFL's history begins before its first segment (61 segment_alloc, the first entry
     // one of them): replayed forward with torch's split rule it lands on the dump block for
     // block, so every point is exact. The expected figures are an independent replay's, in
-    // Python (pickle.load; segments tiled by blocks, a request rounded up to 512 bytes, the
-    // remainder split off when >= 512 bytes in the small pool or > 1 MiB in the large, a
-    // freed block merged with free neighbours), which reproduces the dump's 61 segments'
-    // blocks exactly at the end.
+    // Python (bench/snapshot_block_replay.py FILE 0 11206 11552: pickle.load; segments tiled by
+    // blocks, a request rounded up to 512 bytes, the remainder split off when >= 512 bytes in the
+    // small pool or > 1 MiB in the large, a freed block merged with free neighbours), which
+    // reproduces the dump's 61 segments' blocks exactly at the end.
     void aHistoryFromTheStartIsExactEverywhere_data()
     {
         QTest::addColumn<qint64>("applied");
