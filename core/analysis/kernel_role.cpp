@@ -89,7 +89,35 @@ bool namesComputeKernel(std::string_view name)
                        [&](std::string_view w) { return containsNoCase(name, w); });
 }
 
+// Concatenation copies its inputs into one tensor: data movement, which a compiler writes
+// into its producers' fused kernel where they are memory-bound.
+bool isConcatOp(std::string_view op)
+{
+    const std::string_view base = baseName(op);
+    return base == "cat" || base == "stack" || base == "concat" || base == "concatenate";
+}
+
 }  // namespace
+
+std::vector<std::pair<size_t, size_t>> fusibleChains(const std::vector<KernelRole>& roles)
+{
+    std::vector<std::pair<size_t, size_t>> chains;
+    size_t begin = 0;
+    bool fusible = false;
+    for (size_t i = 0; i <= roles.size(); ++i) {
+        const bool member =
+            i < roles.size() && (roles[i] == KernelRole::Fusible || roles[i] == KernelRole::Copy);
+        if (member) {
+            fusible |= roles[i] == KernelRole::Fusible;
+            continue;
+        }
+        if (fusible && i - begin >= 2)
+            chains.emplace_back(begin, i);
+        begin = i + 1;
+        fusible = false;
+    }
+    return chains;
+}
 
 const char* kernelRoleName(KernelRole role)
 {
@@ -147,7 +175,7 @@ KernelRole kernelRole(std::string_view kernelName, std::string_view opName)
         return KernelRole::Communication;
     if (kernelName.starts_with("triton_") || kernelName.starts_with("void triton_"))
         return KernelRole::Fused;
-    if (isCopyOp(opName))
+    if (isCopyOp(opName) || isConcatOp(opName))
         return KernelRole::Copy;
     if (isTensorCoreEligibleOp(opName) || opName.find("attention") != std::string_view::npos)
         return KernelRole::Compute;

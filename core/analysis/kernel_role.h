@@ -2,8 +2,9 @@
 // What a kernel does, as far as fusion goes: the heavy compute (GEMMs, convolutions,
 // attention), collectives, kernels a compiler already fused (Triton), and the
 // memory-bound work between them that a compiler fuses into one kernel per chain:
-// pointwise ops and activations, norms, softmax and reductions; copies and casts are a
-// role of their own (the copy-heavy finding's). Read
+// pointwise ops and activations, norms, softmax and reductions; copies, casts and
+// concatenations are a role of their own: data movement (the copy-heavy finding's) where
+// they stand alone, part of the chain a compiler fuses where they sit in one. Read
 // from the op that launched the kernel where the trace links it (aten names are
 // stable across vendors and versions), else from the kernel's name; a kernel neither
 // tells is Other, and nothing is guessed for it.
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::analysis {
@@ -20,7 +22,9 @@ enum class KernelRole : uint8_t
 {
     Compute,        // GEMM, convolution, attention
     Fusible,        // memory-bound pointwise / norm / softmax / reduction
-    Copy,           // aten::copy_ / to: copies and casts (copy-heavy's, not fusion's)
+    Copy,           // aten::copy_ / to / cat: copies, casts, concatenations: copy-heavy's,
+                    // except inside a chain of memory-bound kernels (fusibleChains), where a
+                    // compiler fuses them with the rest
     Update,         // pointwise work of a parameter update (inside Optimizer.step,
                     // zero_grad, AccumulateGrad): one tensor per parameter, the fused
                     // optimizer's business (optimizer-unfused), not a compiler's
@@ -32,6 +36,14 @@ const char* kernelRoleName(KernelRole role);  // "compute", "fusible", ...
 
 // `opName` is the launching CPU op ("aten::add_"), empty when the trace does not link it.
 KernelRole kernelRole(std::string_view kernelName, std::string_view opName);
+
+// The chains a compiler fuses among one stream's activities, given their roles in stream
+// order: maximal runs of memory-bound kernels (Fusible) and of the copies, casts and
+// concatenations between and around them (Copy), each holding at least one Fusible kernel
+// and two members. Any other role ends a run. A run of copies alone (a .contiguous()
+// between two GEMMs, a transfer) is data movement that survives fusion: not a chain.
+// [begin, end) index pairs into `roles`, in order.
+std::vector<std::pair<size_t, size_t>> fusibleChains(const std::vector<KernelRole>& roles);
 
 // The role of a trace's kernels, worked out once per (kernel name, op name): a trace has
 // hundreds of thousands of kernels and a few hundred such pairs.

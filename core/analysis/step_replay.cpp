@@ -76,43 +76,37 @@ const std::pair<RoofGap, float>* roofGapOf(const HostContext& c, EventId kernel)
 
 // Chains of consecutive memory-bound kernels on one stream (from `first` on, in stream
 // order) fuse into one kernel that costs about what the costliest of them costs: the
-// others are the Fusion cause's. Copies are copy-heavy's and neither join nor break a
-// chain; any other activity (a GEMM, a collective, a copy engine transfer) ends it.
+// others are the Fusion cause's. The copies, casts and concatenations inside a chain
+// (fusibleChains) are fused with it: they leave copy-heavy's cause for the chain's. Any
+// other activity (a GEMM, a collective, a copy engine transfer) ends it.
 void markFusibleChains(const TraceModel& model, const HostContext& c,
                        const std::vector<const Event*>& sources, std::vector<Activity>& activities,
                        size_t first)
 {
-    std::vector<size_t> chain;
-    auto close = [&] {
-        if (chain.size() >= 2) {
-            const size_t kept =
-                *std::max_element(chain.begin(), chain.end(), [&](size_t x, size_t y) {
-                    return activities[x].durationNs < activities[y].durationNs;
-                });
-            for (size_t i : chain)
-                if (i != kept)
-                    activities[i].causes |= causeBit(Cause::Fusion);
-            // The fused kernel moves about what the costliest member moves: at a realistic
-            // share of the bandwidth where the roofline knows its bytes.
-            if (c.roof)
-                if (const auto t = c.roof->streamingNs.find(model.idOf(*sources[kept]).value);
-                    t != c.roof->streamingNs.end())
-                    activities[kept].fusedNs = t->second;
-        }
-        chain.clear();
-    };
+    std::vector<KernelRole> roles;
+    roles.reserve(activities.size() - first);
     for (size_t i = first; i < activities.size(); ++i) {
         const Event& e = *sources[i];
-        const KernelRole role =
-            e.category == Category::Kernel ? c.kernelRoles[model.idOf(e).value] : KernelRole::Other;
-        if (role == KernelRole::Copy)
-            continue;
-        if (role == KernelRole::Fusible)
-            chain.push_back(i);
-        else
-            close();
+        roles.push_back(e.category == Category::Kernel ? c.kernelRoles[model.idOf(e).value]
+                                                       : KernelRole::Other);
     }
-    close();
+    for (const auto& [begin, end] : fusibleChains(roles)) {
+        size_t kept = first + begin;
+        for (size_t i = first + begin; i < first + end; ++i) {
+            activities[i].causes &= ~causeBit(Cause::DeviceCopies);
+            if (activities[i].durationNs > activities[kept].durationNs)
+                kept = i;
+        }
+        for (size_t i = first + begin; i < first + end; ++i)
+            if (i != kept)
+                activities[i].causes |= causeBit(Cause::Fusion);
+        // The fused kernel moves about what the costliest member moves: at a realistic
+        // share of the bandwidth where the roofline knows its bytes.
+        if (c.roof)
+            if (const auto t = c.roof->streamingNs.find(model.idOf(*sources[kept]).value);
+                t != c.roof->streamingNs.end())
+                activities[kept].fusedNs = t->second;
+    }
 }
 
 }  // namespace

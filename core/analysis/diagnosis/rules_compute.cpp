@@ -309,7 +309,9 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
         return;
     // Device time of copies and conversions inside the model (aten::copy_/to/_to_copy
     // that neither bring input from the host nor read results back): a host that waits
-    // in a .to("cpu") is host-sync's business, not a copy cost.
+    // in a .to("cpu") is host-sync's business, not a copy cost. A cast or .contiguous()
+    // inside a chain of memory-bound kernels is fused with the chain (the causal model
+    // gives it to Fusion): this is the data movement that survives fusion.
     const CausalModel& m = causal(in);
     const double device = m.deviceNs[static_cast<size_t>(Cause::DeviceCopies)];
     const double step = stepMeanNs(in);
@@ -342,9 +344,10 @@ void copyHeavy(const DiagnosisInput& in, std::vector<Finding>& out)
               " of the step on the GPU";
     f.explanation =
         "aten::copy_/aten::to run " + format::duration(device) +
-        " of device work per step inside the model: "
-        "converting dtypes or layouts, or making tensors contiguous, every step. Without them the "
-        "step would be " +
+        " of device work per step inside the model, outside any chain of elementwise kernels a "
+        "compiler would fuse them into: device-to-device transfers, conversions of dtypes or "
+        "layouts between GEMMs, tensors made contiguous, every step. Without them the step would "
+        "be " +
         format::duration(gain) + " shorter.";
     f.evidence.figures = {
         {"copy_device_time_per_step_us", device / 1e3, Unit::Microseconds},
@@ -374,21 +377,45 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
     const double kernels = kernelTimeNs(in);
     if (!judgeable(in) || kernels <= 0)
         return;
-    // Kernel time by role over the judged steps, and the ops behind the fusible kernels.
-    double fusible = 0, compute = 0;
+    // Kernel time by role over the judged steps, and the ops behind the fusible kernels:
+    // the memory-bound ones, and the copies, casts and concatenations a compiler fuses with
+    // them (in a chain of them on a stream, fusibleChains).
+    double fusible = 0, compute = 0, chainedCopies = 0;
     std::map<uint32_t, double> byName;  // the op (else the kernel) behind the fusible time
     KernelRoles roles(in.model);
-    for (const Event& e : in.model.events()) {
-        if (e.category != Category::Kernel || !inSteps(in, e.startNs))
+    std::vector<const Event*> stream;
+    std::vector<KernelRole> streamRoles;
+    for (size_t t = 0; t < in.model.tracks().size(); ++t) {
+        if (in.model.tracks()[t].kind != trace::TrackKind::GpuStream)
             continue;
-        const KernelRole role = roles.of(e);
-        if (role == KernelRole::Compute)
-            compute += static_cast<double>(e.durationNs);
-        if (role != KernelRole::Fusible)
-            continue;
-        fusible += static_cast<double>(e.durationNs);
-        byName[e.op.valid() ? in.model.event(e.op).name.value : e.name.value] +=
-            static_cast<double>(e.durationNs);
+        stream.clear();
+        streamRoles.clear();
+        for (const Event& e : in.model.events(trace::TrackId{static_cast<uint32_t>(t)})) {
+            if (e.category != Category::Kernel && e.category != Category::Memcpy &&
+                e.category != Category::Memset)
+                continue;
+            stream.push_back(&e);
+            streamRoles.push_back(e.category == Category::Kernel ? roles.of(e) : KernelRole::Other);
+        }
+        std::vector<bool> chained(stream.size(), false);
+        for (const auto& [begin, end] : fusibleChains(streamRoles))
+            std::fill(chained.begin() + static_cast<std::ptrdiff_t>(begin),
+                      chained.begin() + static_cast<std::ptrdiff_t>(end), true);
+        for (size_t i = 0; i < stream.size(); ++i) {
+            const Event& e = *stream[i];
+            if (!inSteps(in, e.startNs))
+                continue;
+            const KernelRole role = streamRoles[i];
+            if (role == KernelRole::Compute)
+                compute += static_cast<double>(e.durationNs);
+            const bool copyInChain = role == KernelRole::Copy && chained[i];
+            if (role != KernelRole::Fusible && !copyInChain)
+                continue;
+            fusible += static_cast<double>(e.durationNs);
+            chainedCopies += copyInChain ? static_cast<double>(e.durationNs) : 0.0;
+            byName[e.op.valid() ? in.model.event(e.op).name.value : e.name.value] +=
+                static_cast<double>(e.durationNs);
+        }
     }
     std::map<std::string, double> byOp;
     for (const auto& [name, ns] : byName)
@@ -403,7 +430,10 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
     Finding f;
     f.id = "unfused-elementwise";
     f.basis = SeverityBasis::DeviceGain;
-    f.title = "Memory-bound elementwise, norm and reduction kernels take " +
+    f.title = std::string(chainedCopies > 0 ? "Memory-bound elementwise, norm, reduction and "
+                                              "cast kernels take "
+                                            : "Memory-bound elementwise, norm and reduction "
+                                              "kernels take ") +
               format::percent(fusibleShare) + " of kernel time, " +
               format::duration(m.deviceNs[static_cast<size_t>(Cause::Fusion)]) +
               " of it in chains a compiler fuses";
@@ -414,6 +444,11 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
         "Consecutive ones on a stream fuse into one kernel that reads and writes each tensor once "
         "(torch.compile does it); the step would be " +
         format::duration(gain) + " shorter.";
+    if (chainedCopies > 0)
+        f.explanation += " " + format::percent(share(chainedCopies, kernels)) +
+                         " of kernel time is dtype casts, copies and concatenations inside those "
+                         "chains: the compiler fuses them too (they are not copy-heavy's data "
+                         "movement).";
     if (m.afterOthers(Cause::Fusion) > 2 * gain + 1e6)
         f.explanation += " The host sets the pace today: this saves " + format::duration(gain) +
                          " on its own, up to " + format::duration(m.afterOthers(Cause::Fusion)) +
@@ -422,6 +457,8 @@ void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out)
         {"fusible_share_of_kernel_time", fusibleShare, Unit::Fraction},
         {"fusible_time_per_step_us", fusible / steps / 1e3, Unit::Microseconds},
         {"compute_share_of_kernel_time", share(compute, kernels), Unit::Fraction},
+        {"casts_and_copies_in_chains_share_of_kernel_time", share(chainedCopies, kernels),
+         Unit::Fraction},
         {"chained_time_per_step_us", m.deviceNs[static_cast<size_t>(Cause::Fusion)] / 1e3,
          Unit::Microseconds},
         {"gain_if_removed_alone_us", m.solo(Cause::Fusion) / 1e3, Unit::Microseconds},
