@@ -23,13 +23,30 @@ bool hostOnlyJudgeable(const DiagnosisInput& in)
            in.summary.host.stepNs > 0;
 }
 
+// A CPU run on a machine whose trace names a GPU: the model's own ops hold the step on
+// the CPU, and nothing touched the GPU (no launch, no device activity, no memory sample on
+// it). Empty where the trace names no GPU (a CPU machine, an old export): the CPU run's
+// own findings read it.
+struct UnusedGpu
+{
+    std::string name;             // the first GPU the trace names
+    int64_t memoryBytes = -1;     // its memory, -1 when not recorded
+    double modelNs = 0;           // per step: self time of the model's ops on the CPU
+    std::vector<HostOpTime> ops;  // those ops, the most time first
+    int64_t cpuPeakBytes = -1;    // the CPU's peak allocated memory, -1 without samples
+};
+
+std::optional<UnusedGpu> unusedGpu(const DiagnosisInput& in);
+
 // What was not recorded, said once in every host-only finding.
 std::string notRecorded(const DiagnosisInput& in)
 {
-    return in.summary.window.deviceActivityMissing
-               ? " The device side was not recorded: these figures are the host's alone."
-               : " Only the host was recorded (a CPU run, or a GPU run profiled without "
-                 "ProfilerActivity.CUDA).";
+    if (in.summary.window.deviceActivityMissing)
+        return " The device side was not recorded: these figures are the host's alone.";
+    if (unusedGpu(in))
+        return " Nothing ran on the GPU the trace names (gpu-not-used).";
+    return " Only the host was recorded (a CPU run, or a GPU run profiled without "
+           "ProfilerActivity.CUDA).";
 }
 
 // A GPU run whose device side was not recorded: the host's costs are its story, but
@@ -61,19 +78,6 @@ bool isMatmulOrConv(std::string_view op)
             return true;
     return false;
 }
-
-// A CPU run on a machine whose trace names a GPU: the model's own ops hold the step on
-// the CPU, and nothing touched the GPU (no launch, no device activity, no memory sample on
-// it). Empty where the trace names no GPU (a CPU machine, an old export): the CPU run's
-// own findings read it.
-struct UnusedGpu
-{
-    std::string name;             // the first GPU the trace names
-    int64_t memoryBytes = -1;     // its memory, -1 when not recorded
-    double modelNs = 0;           // per step: self time of the model's ops on the CPU
-    std::vector<HostOpTime> ops;  // those ops, the most time first
-    int64_t cpuPeakBytes = -1;    // the CPU's peak allocated memory, -1 without samples
-};
 
 std::optional<UnusedGpu> unusedGpu(const DiagnosisInput& in)
 {
