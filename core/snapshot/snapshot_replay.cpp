@@ -15,6 +15,21 @@ namespace {
 constexpr int64_t kSmallSize = int64_t(1) << 20;
 constexpr int64_t kMinBlockSize = 512;
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+// Device addresses are far below this (48-bit virtual addresses); a malformed file's beyond
+// it are not replayed, so that an address plus a size (at most 2^40) cannot overflow.
+constexpr int64_t kMaxAddress = int64_t(1) << 62;
+
+bool addressable(int64_t address)
+{
+    return address >= 0 && address < kMaxAddress;
+}
+
+// An entry whose address is a block's or a segment's, and out of range.
+bool unaddressable(const TraceEntry& e)
+{
+    return e.action != Action::Oom && e.action != Action::Snapshot && e.action != Action::Other &&
+           !addressable(e.address);
+}
 
 bool splits(int64_t requested, int64_t remainder)
 {
@@ -58,12 +73,18 @@ Layout dumpLayout(const SnapshotModel& model, int device)
     for (const Segment& seg : model.segments) {
         if (int(seg.device) != device)
             continue;
+        if (!addressable(seg.address)) {
+            ++l.inconsistent;
+            continue;
+        }
         l.segments[seg.address] = seg.totalSize;
         l.expandable |= seg.expandable;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block& block = model.blocks[b];
-            if (block.state == BlockState::ActiveAllocated ||
-                block.state == BlockState::ActivePending)
+            if (!addressable(block.address))
+                ++l.inconsistent;
+            else if (block.state == BlockState::ActiveAllocated ||
+                     block.state == BlockState::ActivePending)
                 l.blocks[block.address] = {block.size, block.size,
                                            block.state == BlockState::ActivePending};
         }
@@ -84,6 +105,10 @@ void undo(Layout& l, const DeviceTimeline& t, size_t from, size_t to, bool loose
     };
     for (size_t i = from; i-- > to;) {
         const TraceEntry& e = t.entry(i);
+        if (unaddressable(e)) {
+            ++l.inconsistent;
+            continue;
+        }
         switch (e.action) {
         case Action::Alloc:
             l.inconsistent += l.blocks.erase(e.address) == 0;
@@ -231,6 +256,8 @@ AllocatorState stateOf(const Tiling& tiling, int device, size_t applied)
 // Applies one entry; false when it does not fit the tiling (the replay is abandoned).
 bool apply(Tiling& tiling, const TraceEntry& e)
 {
+    if (unaddressable(e))
+        return false;
     if (e.action == Action::SegmentAlloc)
         return tiling.emplace(e.address, std::map<int64_t, TiledBlock>{{e.address, {e.size}}})
             .second;
