@@ -4,6 +4,7 @@
 #include "core/lab/cpu_flags.h"
 #include "core/session/timing_stats.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,7 @@ std::optional<EngineMessage> hearLine(Heard& h, std::string_view line, const Pro
     case MessageType::Progress:
         h.lastStep = m->progress.step;
         h.stage = m->progress.stage;
+        h.plannedSteps = m->progress.steps;
         if (callbacks.progress)
             callbacks.progress(m->progress);
         break;
@@ -120,6 +122,22 @@ std::optional<EngineMessage> hearLine(Heard& h, std::string_view line, const Pro
         h.steps.push_back(m->step);
         if (callbacks.step)
             callbacks.step(m->step);
+        // A measured step's line, sent at its boundary, also says the next step started
+        // (the probe sends one line a step on its hot path, python/kinetoscope/probe/
+        // steps.py). A CUDA step's line comes a step late, after that step's progress.
+        if (m->step.step >= h.lastStep) {
+            RunProgress next;
+            next.stage = "measured";
+            next.step = m->step.step + 1;
+            next.steps = h.plannedSteps;
+            next.fraction = h.plannedSteps > 0
+                                ? std::min(1.0, double(next.step) / double(h.plannedSteps))
+                                : 0.0;
+            h.lastStep = next.step;
+            h.stage = next.stage;
+            if (callbacks.progress)
+                callbacks.progress(next);
+        }
         break;
     case MessageType::Done:
         h.done = m;

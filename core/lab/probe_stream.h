@@ -21,6 +21,7 @@ struct Heard
     std::vector<session::StepTiming> steps;
     int64_t lastStep = -1;  // the last step that started (progress), warm-up included
     std::string stage;
+    int64_t plannedSteps = 0;  // the run's steps, warm-up included, as progress said (0: unbounded)
     std::optional<EngineMessage> done;
 };
 

@@ -53,8 +53,8 @@ def _encode_all(items):
     for item in items:
         try:
             lines.append(encode(item))
-        except (TypeError, ValueError):
-            pass  # a probe bug: that message only is dropped
+        except (TypeError, ValueError, OverflowError):
+            pass  # a probe bug (an infinite time): that message only is dropped
     return ("\n".join(lines) + "\n").encode("ascii", "replace") if lines else b""
 
 
