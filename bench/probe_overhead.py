@@ -13,10 +13,14 @@ Two measurements:
    difference, and the process's CPU time a step of each kind (every thread's, the
    probe's writer included), which time spent waiting for a core does not inflate.
    --hidden widens the model: the probe's cost a step stays, the step grows.
+3. --instructions: the instructions a step with the probe in and out, counted by
+   callgrind (valgrind) over segments of --block-steps steps in one process: the one
+   figure here that the machine's drift does not move (a few minutes).
 """
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -99,6 +103,36 @@ def probe_in(on):
             saved[i] = dict(table)
             table.clear()
 
+if len(sys.argv) > 5 and sys.argv[5] == "segments":
+    # Under callgrind (--instructions): steps in three segments, probe out, in, out, each
+    # dumped apart (callgrind_control acts a few basic blocks later: a segment of many steps
+    # makes that nothing), so that instructions a step in and out can be compared.
+    import subprocess
+    def callgrind(*words):
+        subprocess.run(["callgrind_control"] + list(words) + [str(os.getpid())],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    iterator = iter(loader)
+    def one_step():
+        inputs, targets = next(iterator)
+        optimizer.zero_grad(set_to_none=True)
+        criterion(model(inputs), targets).backward()
+        optimizer.step()
+    for _ in range(2 * block_steps):  # warm-up and the model's discovery
+        one_step()
+    callgrind("-i", "on")
+    for state in (False, True, False):
+        probe_in(state)
+        for _ in range(10):
+            one_step()
+        callgrind("-z")
+        for _ in range(block_steps):
+            one_step()
+        callgrind("-d", "probe-%s" % ("in" if state else "out"))
+    for _ in range(10):  # the last dump is taken while these run
+        one_step()
+    print(json.dumps({"steps": block_steps}))
+    sys.exit(0)
+
 # Steps go in pairs, one with the probe in and one with it out, in turn first (in, out,
 # out, in, in, out, ...: a step's place in its pair costs it ~10 us on its own): the
 # per-pair difference cancels the machine's drift, which on a shared 2-core box is far
@@ -138,7 +172,7 @@ print(json.dumps({"in": statistics.median(times[True]), "out": statistics.median
 '''
 
 
-def interleaved(blocks, block_steps, hidden):
+def interleaved(blocks, block_steps, hidden, under=(), mode="interleaved"):
     parent, child = socket.socketpair()
     env = dict(os.environ, OMP_NUM_THREADS="1", KINETOSCOPE_PROBE_FD=str(child.fileno()),
                KINETOSCOPE_PROBE_OUT=tempfile.mkdtemp(prefix="kinetoscope-overhead-"),
@@ -149,8 +183,8 @@ def interleaved(blocks, block_steps, hidden):
         f.write(INTERLEAVED)
         script = f.name
     try:
-        process = subprocess.Popen([test_probe.PYTHON, script, HERE, str(blocks), str(block_steps),
-                                    str(hidden)],
+        process = subprocess.Popen(list(under) + [test_probe.PYTHON, script, HERE, str(blocks),
+                                                  str(block_steps), str(hidden), mode],
                                    env=env, pass_fds=(child.fileno(),), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         child.close()
@@ -166,12 +200,48 @@ def interleaved(blocks, block_steps, hidden):
     if process.returncode != 0:
         raise SystemExit(stderr.decode())
     result = json.loads(stdout.decode().strip().splitlines()[-1])
+    if mode != "interleaved":
+        return result
     print("alternating steps (%d pairs): wall: probe in %.4f ms, out %.4f ms (medians), "
           "median paired difference %+.1f us a step (%+.2f %%); process CPU a step: in %.4f ms, "
           "out %.4f ms (%+.1f us); %d step messages received"
           % (result["pairs"], result["in"] * 1e3, result["out"] * 1e3, result["diff"] * 1e6,
              100.0 * result["diff"] / result["out"], result["cpu_in"] * 1e3,
              result["cpu_out"] * 1e3, (result["cpu_in"] - result["cpu_out"]) * 1e6, received))
+
+
+def instructions(steps, hidden):
+    """Instructions a step with the probe in and out, counted by callgrind: a figure this
+    shared machine's drift does not move (its wall times swing by half between runs). The
+    training thread's count is the probe's cost on the loop; another thread's (the writer's)
+    is inflated here, as valgrind runs the loop ~50 times slower and the writer wakes on a
+    wall clock. Cache misses are not counted: the cost in time is larger than the share."""
+    folder = tempfile.mkdtemp(prefix="kinetoscope-callgrind-")
+    out_file = os.path.join(folder, "callgrind.out")
+    interleaved(4, steps, hidden, mode="segments",  # 4 blocks: data for 6 x steps
+                under=["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                       "--instr-atstart=no", "--callgrind-out-file=" + out_file])
+    counts = {}  # (dump, thread) -> instructions
+    for name in os.listdir(folder):
+        parts = name.split(".")  # callgrind.out.<dump>-<thread>
+        if len(parts) != 3 or "-" not in parts[2]:
+            continue
+        dump, thread = (int(x) for x in parts[2].split("-"))
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                if line.startswith("summary:") or line.startswith("totals:"):
+                    counts[dump, thread] = int(line.split()[1])
+                    break
+    shutil.rmtree(folder, ignore_errors=True)
+    if not all((dump, 1) in counts for dump in (1, 2, 3)):
+        raise SystemExit("callgrind's dumps are missing (is valgrind installed?)")
+    def per_step(dump, threads):
+        return sum(counts.get((dump, t), 0) for t in threads) / float(steps)
+    for label, threads in (("training thread", [1]), ("every thread", range(1, 64))):
+        out = (per_step(1, threads) + per_step(3, threads)) / 2
+        probe = per_step(2, threads)
+        print("instructions a step (%s): probe out %.0f, in %.0f: %+.0f (%+.2f %%)"
+              % (label, out, probe, probe - out, 100.0 * (probe - out) / out))
 
 
 def main():
@@ -185,7 +255,13 @@ def main():
                         help="train_mlp.py's width: 256 (its own) steps in ~1.5 ms on one core, "
                              "1024 in ~10 ms: the probe's cost a step is fixed")
     parser.add_argument("--only", choices=["paired", "interleaved"], default=None)
+    parser.add_argument("--instructions", action="store_true",
+                        help="instead: instructions a step, probe in and out, counted by "
+                             "callgrind (valgrind; --block-steps steps a segment; minutes)")
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args.block_steps, args.hidden)
+        return
     if args.only != "paired":
         interleaved(args.blocks, args.block_steps, args.hidden)
     if args.only != "interleaved":
