@@ -25,11 +25,6 @@ using test::segment;
 
 namespace {
 
-std::filesystem::path sharedSnapshot(const char* name)
-{
-    return test::sharedTracesDir().parent_path() / "snapshots" / name;
-}
-
 std::string bytesOf(const std::filesystem::path& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -73,7 +68,7 @@ private Q_SLOTS:
         QFETCH(qint64, reserved);
         QFETCH(qint64, allocated);
         QFETCH(qint64, entries);
-        const std::filesystem::path path = sharedSnapshot(file.toUtf8().constData());
+        const std::filesystem::path path = test::sharedSnapshot(file.toUtf8().constData());
         const test::CliRun run = test::runCli({"memory", path.string(), "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json j = json::parse(run.out);
@@ -96,7 +91,7 @@ private Q_SLOTS:
     void splitSegmentsAreReadAsPickleLoadReadsThem()
     {
         const test::CliRun run = test::runCli(
-            {"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
+            {"memory", test::sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
              "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json j = json::parse(run.out);
@@ -128,7 +123,7 @@ private Q_SLOTS:
             size_t taken = 0;
         };
         const std::string bytes =
-            bytesOf(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+            bytesOf(test::sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
         Counter counter;
         snapshot::PickleReadOptions options;
         options.sink = &counter;
@@ -147,7 +142,7 @@ private Q_SLOTS:
     void thePeakIsGroupedAsPickleLoadReadsIt()
     {
         const test::CliRun run = test::runCli(
-            {"memory", sharedSnapshot("decomfl_training_annotations_torch29.pickle").string(),
+            {"memory", test::sharedSnapshot("decomfl_training_annotations_torch29.pickle").string(),
              "--json"});
         QVERIFY2(run.code == 0, run.err.c_str());
         const json top = json::parse(run.out)["top_stacks_at_peak"];
@@ -164,7 +159,7 @@ private Q_SLOTS:
         // By module: the line that called the innermost nn.Module each allocation was made
         // under (past torch/nn/modules/module.py's call frames), as Python groups them.
         const test::CliRun windows = test::runCli(
-            {"memory", sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
+            {"memory", test::sharedSnapshot("cs336_transformer_windows_torch29.pickle").string(),
              "--json"});
         const json modules = json::parse(windows.out)["top_modules_at_peak"];
         const std::pair<const char*, qint64> byModule[] = {{"model.py:386 forward", 4228251648},
@@ -181,7 +176,7 @@ private Q_SLOTS:
     void framesAndStacksAreInterned()
     {
         const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(
-            sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+            test::sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotModel& m = *loaded.model;
         QCOMPARE(m.entries.size(), size_t(23105));
@@ -243,7 +238,7 @@ private Q_SLOTS:
     void aTruncatedOrForeignFileIsOneLine()
     {
         const std::string whole =
-            bytesOf(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
+            bytesOf(test::sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
         for (size_t cut : {size_t(1), size_t(2), size_t(100), whole.size() / 2, whole.size() - 1}) {
             const snapshot::LoadedSnapshot loaded =
                 snapshot::readSnapshot(std::string_view(whole).substr(0, cut));
@@ -667,8 +662,8 @@ private Q_SLOTS:
     // only snapshots get no such finding: their temporaries are not activations for backward.
     void activationsThatDominateATrainingPeakAreAFinding()
     {
-        const snapshot::LoadedSnapshot windows =
-            snapshot::loadSnapshotFile(sharedSnapshot("cs336_transformer_windows_torch29.pickle"));
+        const snapshot::LoadedSnapshot windows = snapshot::loadSnapshotFile(
+            test::sharedSnapshot("cs336_transformer_windows_torch29.pickle"));
         QVERIFY(windows.model);
         const snapshot::SnapshotSummary s = snapshot::summarize(*windows.model);
         QVERIFY(s.backward);
@@ -684,7 +679,7 @@ private Q_SLOTS:
         for (const char* forwardOnly : {"cs336_forward_bf16_linux_torch26.pickle",
                                         "decomfl_training_annotations_torch29.pickle"}) {
             const snapshot::LoadedSnapshot loaded =
-                snapshot::loadSnapshotFile(sharedSnapshot(forwardOnly));
+                snapshot::loadSnapshotFile(test::sharedSnapshot(forwardOnly));
             const snapshot::SnapshotSummary other = snapshot::summarize(*loaded.model);
             QVERIFY(!other.backward);
             for (const analysis::Finding& g : other.findings)
@@ -696,8 +691,8 @@ private Q_SLOTS:
     // between them: one pass, no iterations, so nothing it keeps is called a leak.
     void aForwardPassIsNotIterations()
     {
-        const snapshot::LoadedSnapshot loaded =
-            snapshot::loadSnapshotFile(sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
+        const snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(
+            test::sharedSnapshot("cs336_forward_bf16_linux_torch26.pickle"));
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
         QCOMPARE(s.iterations, size_t(0));
@@ -760,7 +755,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, file);
         const snapshot::LoadedSnapshot loaded =
-            snapshot::loadSnapshotFile(sharedSnapshot(file.toUtf8().constData()));
+            snapshot::loadSnapshotFile(test::sharedSnapshot(file.toUtf8().constData()));
         QVERIFY2(loaded.model, loaded.error.c_str());
         const snapshot::SnapshotSummary s = snapshot::summarize(*loaded.model);
         const bool timed = s.firstTimeUs >= 0 && s.lastTimeUs > s.firstTimeUs;

@@ -32,11 +32,6 @@ namespace {
 
 constexpr int64_t MiB = int64_t(1) << 20;
 
-std::filesystem::path sharedSnapshot(const char* name)
-{
-    return test::sharedTracesDir().parent_path() / "snapshots" / name;
-}
-
 snapshot::SnapshotModel load(const std::filesystem::path& path)
 {
     snapshot::LoadedSnapshot loaded = snapshot::loadSnapshotFile(path);
@@ -51,7 +46,7 @@ snapshot::SnapshotModel load(const std::filesystem::path& path)
 snapshot::SnapshotModel withOomAfter(size_t applied, int64_t requested, int64_t deviceFree)
 {
     snapshot::SnapshotModel model =
-        load(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+        load(test::sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
     snapshot::TraceEntry oom;
     oom.action = snapshot::Action::Oom;
     oom.address = deviceFree;  // where the reader keeps an oom entry's device_free
@@ -143,7 +138,7 @@ private Q_SLOTS:
              {"cs336_forward_bf16_linux_torch26.pickle", "cs336_transformer_windows_torch29.pickle",
               "decomfl_training_annotations_torch29.pickle",
               "sketchkv_segments_only_torch24.pickle"})
-            QTest::newRow(name) << QString::fromStdString(sharedSnapshot(name).string());
+            QTest::newRow(name) << QString::fromStdString(test::sharedSnapshot(name).string());
         QTest::newRow("H200 fixture") << QStringLiteral(
             KINETOSCOPE_SOURCE_DIR "/tests/data/h200_runs/snapshot/memory_snapshot.pickle.gz");
     }
@@ -205,7 +200,7 @@ private Q_SLOTS:
         QFETCH(qint64, largestFree);
         QFETCH(qint64, segments);
         const snapshot::SnapshotModel model =
-            load(sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
+            load(test::sharedSnapshot("decomfl_training_annotations_torch29.pickle"));
         const std::vector<snapshot::DeviceTimeline> timelines = snapshot::timelinesOf(model, true);
         QCOMPARE(timelines.front().peakApplied, size_t(11206));
         const snapshot::AllocatorState s =

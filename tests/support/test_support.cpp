@@ -17,6 +17,11 @@ std::filesystem::path sharedTrace(const std::string& relativePath)
     return sharedTracesDir() / relativePath;
 }
 
+std::filesystem::path sharedSnapshot(const std::string& name)
+{
+    return sharedTracesDir().parent_path() / "snapshots" / name;
+}
+
 std::vector<std::filesystem::path> sharedTraceFiles()
 {
     std::vector<std::filesystem::path> files;

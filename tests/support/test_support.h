@@ -15,6 +15,8 @@ std::filesystem::path sharedTrace(const std::string& relativePath);
 // Every trace file there (.json and .json.gz, in sub-folders too), sorted; none when the
 // folder is missing.
 std::vector<std::filesystem::path> sharedTraceFiles();
+// ../shared/snapshots/NAME: the real CUDA memory snapshots beside the traces.
+std::filesystem::path sharedSnapshot(const std::string& name);
 
 // Whole content of a file, as it is on disk.
 std::string readBytes(const std::filesystem::path& path);
