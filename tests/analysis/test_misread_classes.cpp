@@ -171,6 +171,9 @@ private Q_SLOTS:
         QCOMPARE(first.severity, Severity::High);
         QCOMPARE(figure(first, "host_ops"), 0.0);
         QVERIFY(std::abs(figure(first, "device_busy_share") - 0.89) < 0.03);
+        // Its runtime calls were recorded (631 cuda_runtime rows): not "only the device".
+        QVERIFY(figure(first, "launch_calls") > 0);
+        QVERIFY2(first.title.starts_with("No CPU op was recorded"), first.title.c_str());
         // Then what the device shows: it is busy, so its own work is the cost, not a host
         // that does not keep up.
         const Finding* top = firstNotAboutWindow(d);
@@ -195,6 +198,9 @@ private Q_SLOTS:
         QVERIFY(d.model);
         QVERIFY(d.findings.size() >= 2);
         QCOMPARE(QString::fromStdString(d.findings.front().id), QString("host-not-recorded"));
+        QCOMPARE(figure(d.findings.front(), "launch_calls"), 0.0);  // the host's rows all gone
+        QVERIFY2(d.findings.front().title.starts_with("Only the device was recorded"),
+                 d.findings.front().title.c_str());
         const Finding* top = firstNotAboutWindow(d);
         QVERIFY(top);
         QCOMPARE(QString::fromStdString(top->id), QString("short-kernels-idle-gaps"));

@@ -99,16 +99,31 @@ void hostNotRecorded(const DiagnosisInput& in, std::vector<Finding>& out)
     f.severity = Severity::High;
     f.gainMethod = "not a per-step cost: it says what the window is";
     const int64_t calls = w.kernelLaunchCalls + w.graphLaunches;
-    f.title =
-        "Only the device was recorded: " +
-        format::counted(uint64_t(w.deviceActivities), "device activity", "device activities") +
-        ", no CPU op";
-    f.explanation =
-        "The trace holds the device's timeline alone (recorded with ProfilerActivity.CUDA and "
-        "not CPU, or exported without the host's rows): what the host did while the device "
-        "idled (loading data, running Python, launching, waiting on a synchronisation) is not in "
-        "it, so the device's idle time cannot be attributed to a cause and no host-side finding "
-        "can be made. The findings below read the device's timeline alone.";
+    const std::string activities =
+        format::counted(uint64_t(w.deviceActivities), "device activity", "device activities");
+    // With the runtime's launch calls in the trace (a ROCm export of the device's rows and
+    // their launches), "only the device" would be false: the host's ops are what is missing.
+    if (calls > 0) {
+        f.title = "No CPU op was recorded: " + activities + " and " +
+                  format::counted(uint64_t(calls), "launch call", "launch calls") +
+                  ", not the host's work around them";
+        f.explanation =
+            "The trace holds the device's timeline and the runtime's launch calls but no CPU op "
+            "(recorded without the CPU activity, or exported without the host's ops): what the "
+            "host did while the device idled (loading data, running Python, the ops that "
+            "launched the kernels, waiting on a synchronisation) is not in it, so the device's "
+            "idle time cannot be attributed to a cause and no host-side finding can be made. The "
+            "findings below read the device's timeline alone.";
+    } else {
+        f.title = "Only the device was recorded: " + activities + ", no CPU op";
+        f.explanation =
+            "The trace holds the device's timeline alone (recorded with ProfilerActivity.CUDA "
+            "and not CPU, or exported without the host's rows): what the host did while the "
+            "device idled (loading data, running Python, launching, waiting on a "
+            "synchronisation) is not in it, so the device's idle time cannot be attributed to a "
+            "cause and no host-side finding can be made. The findings below read the device's "
+            "timeline alone.";
+    }
     const double busy = share(causal(in).deviceBusyNs, causal(in).stepNs);
     if (judgeable(in))
         f.explanation += busy >= in.thresholds.lowUtilization
@@ -116,9 +131,6 @@ void hostNotRecorded(const DiagnosisInput& in, std::vector<Finding>& out)
                                    " of the step: its own work sets the pace."
                              : " The device idles " + format::percent(1.0 - busy) +
                                    " of the step, for reasons the host would show.";
-    if (calls > 0)
-        f.explanation += " The runtime's " + format::count(calls) +
-                         " launch calls are recorded, but not the ops and Python around them.";
     f.evidence.figures = {
         {"device_activities", static_cast<double>(w.deviceActivities), Unit::Count},
         {"host_ops", 0.0, Unit::Count},
