@@ -17,13 +17,13 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <zlib.h>
 
 using namespace kinetoscope::analysis;
 
 using kinetoscope::test::Diagnosed;
 using kinetoscope::test::diagnoseFile;
 using kinetoscope::test::diagnoseText;
+using kinetoscope::test::figure;
 using kinetoscope::test::findFinding;
 
 namespace {
@@ -31,28 +31,6 @@ namespace {
 std::filesystem::path fixture(const char* relative)
 {
     return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data") / relative;
-}
-
-// A gzipped fixture's JSON text, to read a variant of it.
-std::string gunzip(const std::filesystem::path& path)
-{
-    gzFile in = gzopen(path.string().c_str(), "rb");
-    std::string text;
-    if (!in)
-        return text;
-    char buffer[1 << 16];
-    for (int n; (n = gzread(in, buffer, sizeof buffer)) > 0;)
-        text.append(buffer, static_cast<size_t>(n));
-    gzclose(in);
-    return text;
-}
-
-double figure(const Finding& f, const std::string& name)
-{
-    for (const Evidence::Figure& g : f.evidence.figures)
-        if (g.name == name)
-            return g.value;
-    return std::nan("");
 }
 
 const Finding* firstNotAboutWindow(const Diagnosed& d)
@@ -265,8 +243,8 @@ private Q_SLOTS:
 
         // Its memory samples on the GPU instead (cuda:0): the model was on the GPU
         // and only its device activity went unrecorded, not a GPU left unused.
-        std::string onGpu =
-            gunzip(fixture("gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
+        std::string onGpu = kinetoscope::test::readDecompressed(
+            fixture("gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
         QVERIFY(!onGpu.empty());
         const std::string cpuSample = "\"Device Id\": -1, \"Device Type\": 0";
         const std::string gpuSample = "\"Device Id\": 0, \"Device Type\": 1";

@@ -19,6 +19,7 @@ using namespace kinetoscope::trace;
 
 using kinetoscope::test::Diagnosed;
 using kinetoscope::test::diagnoseFile;
+using kinetoscope::test::figure;
 
 namespace {
 
@@ -44,14 +45,6 @@ std::filesystem::path cpuTrace(const QString& name)
 {
     return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces") /
            name.toStdString();
-}
-
-double figure(const Finding& f, const std::string& name)
-{
-    for (const Evidence::Figure& g : f.evidence.figures)
-        if (g.name == name)
-            return g.value;
-    return std::nan("");
 }
 
 }  // namespace

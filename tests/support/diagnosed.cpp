@@ -2,6 +2,8 @@
 
 #include "core/trace/trace_loader.h"
 
+#include <cmath>
+
 namespace kinetoscope::test {
 
 namespace {
@@ -41,6 +43,14 @@ const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findi
         if (f.id == id)
             return &f;
     return nullptr;
+}
+
+double figure(const analysis::Finding& f, const std::string& name)
+{
+    for (const analysis::Evidence::Figure& g : f.evidence.figures)
+        if (g.name == name)
+            return g.value;
+    return std::nan("");
 }
 
 }  // namespace kinetoscope::test

@@ -26,4 +26,7 @@ Diagnosed diagnoseFile(const std::filesystem::path& path);
 const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings,
                                      const std::string& id);
 
+// The value of the evidence figure `name` of `f`, or NaN when it has none.
+double figure(const analysis::Finding& f, const std::string& name);
+
 }  // namespace kinetoscope::test
