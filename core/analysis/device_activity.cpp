@@ -1,9 +1,9 @@
 #include "core/analysis/device_activity.h"
 
 #include "core/analysis/breakdown.h"
-#include "core/analysis/name_cache.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 #include "core/analysis/gpu_metrics.h"
 
-#include "core/analysis/name_cache.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/analysis/time_ranges.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 

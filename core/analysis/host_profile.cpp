@@ -2,8 +2,8 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/iterations.h"
-#include "core/analysis/name_cache.h"
 #include "core/analysis/time_ranges.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <map>

@@ -2,7 +2,7 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/host_profile.h"
-#include "core/analysis/name_cache.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 #include "core/analysis/memory_usage.h"
 
-#include "core/analysis/name_cache.h"
 #include "core/analysis/op_table.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "core/analysis/module_tree.h"
 
 #include "core/analysis/heaviest_first.h"
-#include "core/analysis/name_cache.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 #include "core/analysis/window.h"
 
 #include "core/analysis/breakdown.h"
-#include "core/analysis/name_cache.h"
+#include "core/trace/name_cache.h"
 #include "core/analysis/name_match.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"

@@ -3,8 +3,8 @@
 // allocator-churn, the allocator going to the driver every step, which does.
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
-#include "core/analysis/name_cache.h"
 #include "core/analysis/runtime_calls.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <iterator>

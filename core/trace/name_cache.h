@@ -6,19 +6,19 @@
 
 #include <vector>
 
-namespace kinetoscope::analysis {
+namespace kinetoscope::trace {
 
 template <typename Value, typename Compute>
 class PerName
 {
 public:
-    PerName(const trace::TraceModel& model, Compute compute)
+    PerName(const TraceModel& model, Compute compute)
         : m_model(model), m_compute(std::move(compute)), m_known(model.strings().size(), false),
           m_values(model.strings().size())
     {
     }
 
-    Value operator()(trace::StringId name)
+    Value operator()(StringId name)
     {
         if (!name.valid() || name.value >= m_known.size())
             return m_compute(name.valid() ? m_model.text(name) : std::string_view());
@@ -30,16 +30,16 @@ public:
     }
 
 private:
-    const trace::TraceModel& m_model;
+    const TraceModel& m_model;
     Compute m_compute;
     std::vector<bool> m_known;
     std::vector<Value> m_values;
 };
 
 template <typename Value, typename Compute>
-PerName<Value, Compute> perName(const trace::TraceModel& model, Compute compute)
+PerName<Value, Compute> perName(const TraceModel& model, Compute compute)
 {
     return PerName<Value, Compute>(model, std::move(compute));
 }
 
-}  // namespace kinetoscope::analysis
+}  // namespace kinetoscope::trace

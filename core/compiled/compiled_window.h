@@ -1,0 +1,86 @@
+#pragma once
+// What torch.compile made of a window, read from the spans torch records around compiled
+// code (torch >= 2.1; the region spans from 2.4):
+//   "Torch-Compiled Region: F/C"      a compiled frame entered (frame F, its C-th compile)
+//   "TorchDynamo Cache Lookup"        the guards checked before it
+//   "CompiledFunction", "## Call CompiledFxGraph <hash> ##", "CompiledFunctionBackward"
+//                                     a compiled graph run (forward, backward)
+//   "<name> (dynamo_timed)", "entire_frame_compile"
+//                                     compilation itself, where it falls in the window
+// A graph break splits a frame: Dynamo compiles the part before the break, runs the
+// unsupported code eagerly, then enters the resumed rest (a region nested in the first).
+// So a break shows as time between two compiled graphs inside one outermost region; the
+// eager ops there (and, with stacks, the Python frame that ran them) say what broke it.
+//
+// Time: nanoseconds, as in the trace model.
+#include "core/trace/trace_model.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kinetoscope::compiled {
+
+// A step of the window, as the analysis found it.
+struct StepSpan
+{
+    std::string name;
+    int64_t beginNs = 0;
+    int64_t endNs = 0;
+};
+
+// One graph break seen in the steady steps: the time between two compiled graphs of one
+// frame, and the eager ops run there. Breaks are told apart by their frame and their
+// place in it (the first break of frame 0, the second, ...).
+struct GraphBreak
+{
+    std::string frame;             // "0": the outermost region's frame id
+    int index = 0;                 // 0 for the frame's first break
+    std::vector<std::string> ops;  // the eager ops between the graphs, most time first
+    std::string source;            // the user's Python frame around them, "train.py(41): forward";
+                                   // "" without stacks
+    std::string call;           // the Python call that ran them ("Tensor.item"), "" without stacks
+    double perStep = 0;         // occurrences per steady step
+    double gapNsPerStep = 0;    // between the graphs: eager ops, guards, region entry
+    double eagerNsPerStep = 0;  // of which the eager ops themselves
+    trace::EventId example;     // the first eager op of one occurrence (or invalid)
+};
+
+// Compilation that fell inside the window: a one-off, never a steady cost.
+struct Compilation
+{
+    std::string compileId;  // "0/1" where the trace names it, else ""
+    std::string step;       // the step it fell in ("" when between steps)
+    int64_t beginNs = 0;
+    int64_t durationNs = 0;  // the outermost compile span
+    bool recompile = false;  // a frame compiled again (C > 0), not its first compile
+};
+
+struct CompiledWindow
+{
+    bool compiled = false;  // the trace holds compiled regions or graphs
+    // Per steady step, means:
+    double regionShare = 0;    // host time inside compiled regions and backward graphs / step
+    double graphShare = 0;     // host time running compiled graphs / step
+    double graphsPerStep = 0;  // compiled graph runs (forward and backward)
+    double cacheLookupNsPerStep = 0;
+    double deviceShare = -1;         // device time of kernels launched from compiled graphs /
+                                     // the steps' device time; -1 without device activity
+    double launchesPerStep = 0;      // Triton (or C++) kernel launch ops of compiled graphs
+    std::vector<GraphBreak> breaks;  // most gap time first
+    std::vector<Compilation> compilations;  // in time order
+    std::vector<std::string> frames;        // compiled frame ids seen ("0", "1")
+};
+
+// Is this span torch.compile compiling ("<phase> (dynamo_timed)", "entire_frame_compile")?
+// Compilation in a step is a one-off (core/analysis/window.cpp), unless it recurs.
+bool isCompileWork(std::string_view name);
+
+// Reads the window. `steady` are the steps the per-step figures average over; `all` every
+// step found (warm-up included), where compilations are placed.
+CompiledWindow readCompiledWindow(const trace::TraceModel& model, std::span<const StepSpan> steady,
+                                  std::span<const StepSpan> all);
+
+}  // namespace kinetoscope::compiled
