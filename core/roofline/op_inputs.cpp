@@ -436,6 +436,17 @@ std::vector<OpInput> opInputs(std::span<const trace::Arg> args)
         for (size_t i = 0; i < array->size() && i < inputs.size(); ++i)
             inputs[i].type = textOf((*array)[i]);
     }
+    // Strides: a tensor's list of integers, kept only when it has one per dim.
+    const trace::ArgValue* strides = trace::findArg(args, "Input Strides");
+    if (const auto* array = strides ? strides->array() : nullptr) {
+        for (size_t i = 0; i < array->size() && i < inputs.size(); ++i) {
+            const auto* entry = (*array)[i].array();
+            std::vector<int64_t> values;
+            if (entry && !entry->empty() && intsOf(*entry, values) &&
+                values.size() == inputs[i].dims.size())
+                inputs[i].strides = std::move(values);
+        }
+    }
     const trace::ArgValue* concrete = trace::findArg(args, "Concrete Inputs");
     if (const auto* array = concrete ? concrete->array() : nullptr) {
         for (size_t i = 0; i < array->size() && i < inputs.size(); ++i)

@@ -484,12 +484,22 @@ OpKind kindOf(const Resolved& resolved)
 
 bool inCatalogue(std::string_view opName)
 {
-    return detail::resolve(opName).has_value();
+    return detail::resolve(opName).has_value() || detail::compiledLaunchKind(opName).has_value();
 }
 
 std::optional<OpWork> workOf(std::string_view opName, std::span<const OpInput> inputs)
 {
     using namespace detail;
+    if (const auto compiledKind = compiledLaunchKind(opName)) {
+        // A compiled graph's kernel launch: older torch records it without its arguments.
+        if (inputs.empty())
+            return unmodelled(*compiledKind, "the launch recorded no shapes (record_shapes off, "
+                                             "or an older torch that records none for "
+                                             "compiled kernels)");
+        if (negativeSize(inputs))
+            return unmodelled(*compiledKind, "negative size in the recorded dims");
+        return compiledLaunchWork(opName, Call(inputs));
+    }
     const auto resolved = resolve(opName);
     if (!resolved)
         return std::nullopt;

@@ -47,10 +47,14 @@ struct OpInput
     std::vector<std::vector<int64_t>> list;  // a TensorList's tensors' sizes
     std::string type;                        // "Input type" entry, as written
     std::string concrete;  // "Concrete Inputs" entry ("[2, 2]", "True", "0.1", ""), as written
+    // "Input Strides" entry, in elements, one per dim of a tensor; empty when not recorded
+    // (torch ~2.1 and later record it). A stride of 0 is a broadcast dimension: its
+    // elements share one address.
+    std::vector<int64_t> strides;
 };
 
-// The inputs of a call from its args ("Input Dims", "Input type", "Concrete Inputs"); empty
-// when it recorded no shapes.
+// The inputs of a call from its args ("Input Dims", "Input type", "Concrete Inputs",
+// "Input Strides"); empty when it recorded no shapes.
 std::vector<OpInput> opInputs(std::span<const trace::Arg> args);
 // The same from "Input Dims" as the trace model keeps it ("[[4, 8], [8, 16]]"), types and
 // concrete inputs left empty.
@@ -88,6 +92,8 @@ struct OpWork
 
 // Is the op in the catalogue (whatever its arguments)? The roofline charges a call's device
 // time to the outermost catalogued op around it, so that aten::linear > aten::addmm is one call.
+// Besides aten and vendor ops, the catalogue holds the launch ops torch.compile's Triton
+// kernels are recorded under (named after the kernel: "triton_poi_fused_add_cos_sin_0").
 bool inCatalogue(std::string_view opName);
 
 // The work of one call; nullopt when the op is not in the catalogue.

@@ -354,4 +354,16 @@ struct PoolArgs
 
 OpWork poolWork(const PoolArgs& args, const Call& call);
 
+// ---------------------------------------------------------------------------------------
+// Compiled kernels' launches (op_work_compiled.cpp)
+// ---------------------------------------------------------------------------------------
+
+// The kind of a torch.compile launch op (named after its Triton kernel:
+// "triton_red_fused_add_mean_0"); nullopt when the name is not an Inductor Triton kernel's.
+std::optional<OpKind> compiledLaunchKind(std::string_view opName);
+// Its work: every tensor argument (the kernel's inputs and outputs) moved once, FLOPs from
+// its operands (a template's GEMM or convolution) or one per element of its largest tensor.
+// opName must be one compiledLaunchKind accepts.
+OpWork compiledLaunchWork(std::string_view opName, const Call& call);
+
 }  // namespace kinetoscope::roofline::detail

@@ -1,5 +1,6 @@
 #include "core/roofline/roofline.h"
 
+#include "core/compiled/kernel_name.h"
 #include "core/trace/event_args.h"
 
 #include <algorithm>
@@ -111,6 +112,13 @@ std::string aboveNote(const Rating& r)
     return "above the memory roof: part of the data came from cache (L2) rather than device "
            "memory, or "
            "the byte model counts more traffic than there was";
+}
+
+// The source ops a compiled kernel fused, from its name; "" for any other name.
+std::string fusedOpsOf(std::string_view name)
+{
+    const auto parsed = compiled::parseCompiledKernelName(name);
+    return parsed ? compiled::fusedOpsText(*parsed) : std::string();
 }
 
 }  // namespace
@@ -326,6 +334,7 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
         row.windowCalls = g.windowCalls;
         row.windowDeviceNs = g.windowNs;
         row.longest = g.longest;
+        row.fusedOps = fusedOpsOf(row.name);
         if (work) {
             row.kind = work->kind;
             row.precision = work->precision;
@@ -392,6 +401,7 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
                              [](const auto& x, const auto& y) { return x.second < y.second; });
         const OpRoofline& op = result.ops[top->first];
         row.op = op.name;
+        row.fusedOps = fusedOpsOf(row.name);
         row.kind = op.kind;
         row.precision = op.precision;
         const Roofs roofs =

@@ -6,8 +6,10 @@
 //
 // A kernel's time is charged to the outermost catalogued op around the op that launched it
 // (aten::linear > aten::addmm is one call of aten::linear), so that no work is counted
-// twice and a composite op (attention on the math path) is judged whole. A kernel under no
-// catalogued op is not rated. Times are int64 nanoseconds; rates per second.
+// twice and a composite op (attention on the math path) is judged whole. A compiled graph's
+// Triton kernel is charged to its launch op (catalogued, named after the kernel), not to the
+// compiled region around it. A kernel under no catalogued op is not rated. Times are int64
+// nanoseconds; rates per second.
 #include "core/roofline/device_peaks.h"
 #include "core/roofline/op_work.h"
 #include "core/trace/trace_model.h"
@@ -77,7 +79,10 @@ struct OpRoofline
     Rating rating;
     std::string unmodelled;  // why there are no figures (op_work.h); "" when rated
     std::string note;        // what a reader must know (above a roof, estimated peaks)
-    trace::EventId longest;  // the call with the most device time
+    // A compiled graph's kernel launch (op_work.h): the source ops its kernel fused, as its
+    // name says ("add · mean · mul · pow · rsqrt"); "" for any other op.
+    std::string fusedOps;
+    trace::EventId longest;                                // the call with the most device time
     std::vector<std::pair<std::string, int64_t>> kernels;  // by time, at most 5
     bool modelled() const { return unmodelled.empty(); }
 };
@@ -93,7 +98,8 @@ struct KernelRoofline
     double bytes = 0;
     OpKind kind = OpKind::Elementwise;
     Precision precision = Precision::Unknown;
-    std::string op;  // the catalogued op of most of its rated time
+    std::string op;        // the catalogued op of most of its rated time
+    std::string fusedOps;  // a compiled kernel: the source ops it fused (as OpRoofline's)
     Rating rating;
 };
 

@@ -131,6 +131,33 @@ const OpRoofline* rowOf(const Roofline& r, const std::string& name)
     return nullptr;
 }
 
+const KernelRoofline* kernelRowOf(const Roofline& r, const std::string& name)
+{
+    for (const KernelRoofline& k : r.kernels)
+        if (k.name == name)
+            return &k;
+    return nullptr;
+}
+
+// A tensor argument as a compiled kernel's launch records it.
+OpInput tensorArg(std::vector<int64_t> dims, std::vector<int64_t> strides,
+                  std::string type = "c10::BFloat16")
+{
+    OpInput in;
+    in.dims = std::move(dims);
+    in.strides = std::move(strides);
+    in.type = std::move(type);
+    return in;
+}
+
+OpInput scalarArg(std::string value)
+{
+    OpInput in;
+    in.type = "Scalar";
+    in.concrete = std::move(value);
+    return in;
+}
+
 }  // namespace
 
 class TestRoofline : public QObject
@@ -338,6 +365,171 @@ private slots:
         QCOMPARE(mm->rating.roofs.tflops, a.summary.roofline.peaks->fp32Tflops);
         QVERIFY(!findingOf(a, "below-roofline"));
         QVERIFY(findingOf(a, "no-tensor-cores"));
+    }
+
+    // torch.compile on an MI300X (bf16, torch 2.x): each Triton kernel's launch op (a CPU op
+    // named after the kernel, with its arguments' dims, strides and dtypes) is rated, its
+    // kernel's time charged to it rather than to the compiled region around it. Bytes by
+    // hand: every tensor argument once, at 2 bytes (bf16); the Scalars (xnumel, rnumel) none.
+    //   red_..._0:  x [8,4096,2048] + weight [2048] + out [8,4096,2048]
+    //               = 2 x 67,108,864 x 2 + 2,048 x 2 = 268,439,552 B in 77.074 us = 3,483 GB/s
+    //   red_..._1:  [8,4096,2048] + [32768,2048] + [2048] + [8,4096,2048]
+    //               = 3 x 134,217,728 + 4,096     = 402,657,280 B in 90.653 us = 4,442 GB/s
+    //   poi_..._2:  [8,4096,8192] + [32768,8192]
+    //               = 2 x 268,435,456 x 2         = 1,073,741,824 B in 527.382 us = 2,036 GB/s
+    //   poi_..._3:  [8,4096,2048] x 2 + [32768,2048]
+    //               = 3 x 134,217,728             = 402,653,184 B in 140.848 us = 2,859 GB/s
+    // FLOPs: one per element of the largest tensor (67,108,864 for the 2048-wide ones,
+    // 268,435,456 for the 8192-wide one). All under the MI300X's 5.3 TB/s, none flagged.
+    void compiledKernelsOnTheRealTritonTrace()
+    {
+        const auto path = test::sharedTrace("tracelens/torch_compile_triton.json.gz");
+        if (!std::filesystem::exists(path))
+            QSKIP("no shared traces beside the repository");
+        trace::LoadResult loaded = trace::loadTraceFile(path);
+        QVERIFY(loaded.model);
+        const Roofline& r = summarize(*loaded.model).roofline;
+        QVERIFY(r.peaks);
+        struct Expected
+        {
+            std::string name;
+            OpKind kind;
+            double bytes;
+            double flops;
+            int64_t kernelNs;
+            double gbps;
+            std::string fused;
+        };
+        const Expected expected[] = {
+            {"triton_red_fused_add_mean_mul_pow_rsqrt_0", OpKind::Reduction, 268'439'552,
+             67'108'864, 77'074, 3'483, "add · mean · mul · pow · rsqrt"},
+            {"triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1", OpKind::Reduction,
+             402'657'280, 67'108'864, 90'653, 4'442,
+             "_unsafe_view · add · mean · mul · pow · rsqrt"},
+            {"triton_poi_fused__unsafe_view_mul_silu_2", OpKind::Elementwise, 1'073'741'824,
+             268'435'456, 527'382, 2'036, "_unsafe_view · mul · silu"},
+            {"triton_poi_fused__unsafe_view_add_3", OpKind::Elementwise, 402'653'184, 67'108'864,
+             140'848, 2'859, "_unsafe_view · add"},
+        };
+        int64_t compiledNs = 0;
+        for (const Expected& e : expected) {
+            const OpRoofline* row = rowOf(r, e.name);
+            QVERIFY2(row, e.name.c_str());
+            QVERIFY2(row->modelled(), row->unmodelled.c_str());
+            QCOMPARE(row->kind, e.kind);
+            QCOMPARE(row->precision, Precision::Bf16);
+            QCOMPARE(row->calls, int64_t(1));
+            QCOMPARE(row->bytesPerCall, e.bytes);
+            QCOMPARE(row->flopsPerCall, e.flops);
+            QCOMPARE(row->deviceNs, e.kernelNs);  // its kernel's time, charged to it
+            QVERIFY2(std::abs(row->rating.achievedGbps - e.gbps) < 1, e.name.c_str());
+            QCOMPARE(row->rating.bound, Bound::Memory);
+            QVERIFY(!row->rating.abovePeak);
+            QVERIFY(row->note.empty());
+            QCOMPARE(row->fusedOps, e.fused);
+            QCOMPARE(row->kernels.size(), size_t(1));
+            QCOMPARE(row->kernels.front().first, e.name);
+            // The kernel, its launch's only one, is rated with the same figures.
+            const KernelRoofline* kernel = kernelRowOf(r, e.name);
+            QVERIFY2(kernel, e.name.c_str());
+            QCOMPARE(kernel->op, e.name);
+            QCOMPARE(kernel->bytes, e.bytes);
+            QCOMPARE(kernel->fusedOps, e.fused);
+            compiledNs += e.kernelNs;
+        }
+        // No row for the compiled region: its GEMMs and attention keep their aten ops.
+        QVERIFY(!rowOf(r, "Torch-Compiled Region: 0/0"));
+        QVERIFY(rowOf(r, "aten::mm"));
+        QVERIFY(rowOf(r, "aten::mm")->fusedOps.empty());
+        // Every kernel is rated now: the GEMMs, attention and the four Triton kernels.
+        QCOMPARE(r.ratedNs, r.kernelNs);
+        QVERIFY(compiledNs > 800'000);
+    }
+
+    // An older compiled run (A100, fp32, hta/triton_example): one pointwise launch over
+    // three [10, 10] float tensors (x, and sin and cos written): 3 x 100 x 4 = 1,200 bytes,
+    // 100 FLOPs, in its 1.76 us kernel.
+    void aSmallCompiledKernelInFp32()
+    {
+        const auto path = test::sharedTrace("hta/triton_example.json.gz");
+        if (!std::filesystem::exists(path))
+            QSKIP("no shared traces beside the repository");
+        trace::LoadResult loaded = trace::loadTraceFile(path);
+        QVERIFY(loaded.model);
+        const Roofline& r = summarize(*loaded.model).roofline;
+        const OpRoofline* row = rowOf(r, "triton_poi_fused_add_cos_sin_0");
+        QVERIFY(row);
+        QVERIFY2(row->modelled(), row->unmodelled.c_str());
+        QCOMPARE(row->precision, Precision::Fp32);
+        QCOMPARE(row->bytesPerCall, 1200.0);
+        QCOMPARE(row->flopsPerCall, 100.0);
+        QCOMPARE(row->deviceNs, int64_t(1760));
+        QCOMPARE(row->fusedOps, std::string("add · cos · sin"));
+    }
+
+    // The compiled launch's model on its own: a broadcast (stride-0) dimension holds no
+    // bytes; a template's FLOPs are its matrix product, found whatever the bias's place; a
+    // launch without shapes is catalogued and says why it has no figures.
+    void compiledLaunchModel()
+    {
+        QVERIFY(inCatalogue("triton_poi_fused_add_0"));
+        QVERIFY(inCatalogue("triton_per_fused_layer_norm_tanh_0_0d1d2d3d4d"));
+        QVERIFY(!inCatalogue("triton_helper"));
+        QVERIFY(!inCatalogue("CompiledFunction"));
+
+        // out[m, n] = x[m, n] + b[n] broadcast as [1024, 512] with strides [0, 1]: the bias's
+        // 512 elements, not 1024 x 512. (1024 x 512 x 2 + 512) x 4 bytes.
+        const std::vector<OpInput> add = {
+            tensorArg({1024, 512}, {512, 1}, "float"), tensorArg({1024, 512}, {0, 1}, "float"),
+            tensorArg({1024, 512}, {512, 1}, "float"), scalarArg("524288")};
+        auto work = workOf("triton_poi_fused_add_0", add);
+        QVERIFY(work && work->modelled());
+        QCOMPARE(work->kind, OpKind::Elementwise);
+        QCOMPARE(work->bytes, (1024.0 * 512 * 2 + 512) * 4);
+        QCOMPARE(work->flops, 1024.0 * 512);
+        QCOMPARE(work->precision, Precision::Fp32);
+
+        // addmm + relu template: bias [N] broadcast to [M, N], A [M, K], B [K, N], out [M, N].
+        // FLOPs 2·M·N·K (2 x 256 x 128 x 64); bytes bias 128 + A + B + out, at 2 bytes.
+        const std::vector<OpInput> addmm = {
+            tensorArg({256, 128}, {0, 1}), tensorArg({256, 64}, {64, 1}),
+            tensorArg({64, 128}, {1, 64}), tensorArg({256, 128}, {128, 1})};
+        work = workOf("triton_tem_fused_addmm_relu_0", addmm);
+        QVERIFY(work && work->modelled());
+        QCOMPARE(work->kind, OpKind::Matmul);
+        QCOMPARE(work->flops, 2.0 * 256 * 128 * 64);
+        QCOMPARE(work->bytes, (128.0 + 256 * 64 + 64 * 128 + 256 * 128) * 2);
+        QCOMPARE(work->precision, Precision::Bf16);
+
+        // bmm template: [B, M, K] x [B, K, N] -> [B, M, N].
+        const std::vector<OpInput> bmm = {tensorArg({4, 32, 16}, {}), tensorArg({4, 16, 8}, {}),
+                                          tensorArg({4, 32, 8}, {})};
+        work = workOf("triton_tem_fused_bmm_1", bmm);
+        QVERIFY(work && work->modelled());
+        QCOMPARE(work->flops, 2.0 * 4 * 32 * 16 * 8);
+
+        // A convolution template: x [2, 16, 8, 8], w [32, 16, 3, 3], y [2, 32, 6, 6]:
+        // 2 x numel(y) x 16 x 3 x 3.
+        const std::vector<OpInput> conv = {tensorArg({2, 16, 8, 8}, {}),
+                                           tensorArg({32, 16, 3, 3}, {}),
+                                           tensorArg({2, 32, 6, 6}, {})};
+        work = workOf("triton_tem_fused_convolution_0", conv);
+        QVERIFY(work && work->modelled());
+        QCOMPARE(work->kind, OpKind::Convolution);
+        QCOMPARE(work->flops, 2.0 * (2 * 32 * 6 * 6) * (16 * 3 * 3));
+
+        // A template whose operands do not multiply, and one of no GEMM: no figures.
+        work = workOf("triton_tem_fused_mm_0",
+                      std::vector<OpInput>{tensorArg({8, 4}, {}), tensorArg({8, 4}, {})});
+        QVERIFY(work && !work->modelled());
+        work = workOf("triton_tem_fused_0", bmm);
+        QVERIFY(work && !work->modelled());
+
+        // A launch recorded without its arguments (older torch): catalogued, no figures.
+        work = workOf("triton_red_fused_sum_0", {});
+        QVERIFY(work);
+        QCOMPARE(work->kind, OpKind::Reduction);
+        QVERIFY(work->unmodelled.find("no shapes") != std::string::npos);
     }
 
     // Every shared real trace: the rated time is part of the kernel time; every figure
