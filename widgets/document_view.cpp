@@ -22,6 +22,7 @@
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <iterator>
 
 namespace kinetoscope::widgets {
@@ -48,6 +49,25 @@ void showOpTimesFirst(QTableView& table)
                                                   12);
 }
 
+// The fused-ops column of a compiled graph's kernels: shown only where the trace has some,
+// as wide as its text up to `widest` px (a longer list is cut, whole in its tooltip).
+void showFusedOps(QTableView& table, int column, bool any, int widest)
+{
+    table.setColumnHidden(column, !any);
+    if (!any)
+        return;
+    const QAbstractItemModel* model = table.model();
+    int width = table.fontMetrics().horizontalAdvance(
+        model->headerData(column, Qt::Horizontal).toString() + QStringLiteral("    "));
+    for (int row = 0; row < model->rowCount(); ++row)
+        width = std::max(width, table.fontMetrics().horizontalAdvance(
+                                    model->index(row, column).data().toString()) +
+                                    12);
+    QHeaderView* header = table.horizontalHeader();
+    header->setSectionResizeMode(column, QHeaderView::Interactive);
+    header->resizeSection(column, std::min(width, widest));
+}
+
 }  // namespace
 
 DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWidget* parent)
@@ -68,6 +88,9 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_operators->table()->setColumnHidden(OpTableModel::Shapes, true);
     m_operators->table()->setColumnHidden(OpTableModel::Source, true);
     showOpTimesFirst(*m_operators->table());
+    // After the times: beside the roofline the table has no room for it before them; the
+    // name's tooltip and the row's details name the fused ops too.
+    showFusedOps(*m_operators->table(), OpTableModel::FusedOps, m_opModel->hasFusedOps(), 240);
     if (m_opModel->hasShapes() || m_opModel->hasStacks()) {
         // Choices the trace can answer: shapes need record_shapes, stacks with_stack.
         QStringList choices;
@@ -92,6 +115,9 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
         });
     }
     m_kernels = new TableView(m_kernelModel, KernelTableModel::Total, this);
+    // Beside the kernel's name, which lists the same ops between its kind and its index.
+    showFusedOps(*m_kernels->table(), KernelTableModel::FusedOps, m_kernelModel->hasFusedOps(),
+                 320);
     m_kernelGroups = m_kernels->addGroupChoice(
         {tr("kernel"), tr("kernel and op"), tr("kernel and launch configuration")});
     connect(m_kernelGroups, &QComboBox::currentIndexChanged, this, [this](int index) {

@@ -1,6 +1,7 @@
 #include "widgets/table_models.h"
 
 #include "core/format/format.h"
+#include "widgets/roofline/fused_ops.h"
 #include "widgets/table_export.h"
 
 #include <algorithm>
@@ -113,6 +114,12 @@ void OpTableModel::setGrouping(Grouping grouping)
     endResetModel();
 }
 
+bool OpTableModel::hasFusedOps() const
+{
+    return std::any_of(m_tables.byName.begin(), m_tables.byName.end(),
+                       [](const analysis::OpStats& o) { return !fusedOpsOf(o.name).isEmpty(); });
+}
+
 bool OpTableModel::canGroupBy(Grouping grouping) const
 {
     return grouping == Grouping::Name || (grouping == Grouping::InputShapes && hasShapes()) ||
@@ -155,6 +162,13 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
                                              : m_roofline.opName(o.name);
         return rooflineCell(figures, RooflineColumn(index.column() - Tflops), role);
     }
+    if (role == Qt::ToolTipRole && (index.column() == Name || index.column() == FusedOps)) {
+        // A compiled kernel's launch op: its whole name and what its kernel fused.
+        const QString tip = compiledKernelTip(o.name);
+        if (tip.isEmpty())
+            return {};
+        return QString::fromStdString(o.name) + QLatin1Char('\n') + tip;
+    }
     if (role == Qt::ToolTipRole && index.column() == Source && !o.stack.empty()) {
         // The frames the row groups on, innermost first.
         QStringList frames;
@@ -182,6 +196,8 @@ QVariant OpTableModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(o.inputShapes);
     case Source:
         return QString::fromStdString(o.sourceLine);
+    case FusedOps:
+        return fusedOpsOf(o.name);
     case Calls:
         return raw ? QVariant(qlonglong(o.calls)) : QVariant(count(o.calls));
     case SelfCpu:
@@ -238,7 +254,10 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
          "Whether its kernels can run on Tensor Cores (GEMM, convolution, their backward, fused "
          "attention)."},
         {"On Tensor Cores", "On Tensor Cores", "fraction",
-         "The share of its device total spent in Tensor Core kernels."}};
+         "The share of its device total spent in Tensor Core kernels."},
+        {"Fused ops", "Fused ops", "",
+         "A kernel torch.compile generated (its launch op is named after it): the source ops "
+         "it fused, as its name lists them."}};
     static_assert(std::size(headers) == Tflops);
     if (section >= Tflops)
         return rooflineHeaderData(RooflineColumn(section - Tflops), role);
@@ -261,6 +280,13 @@ void KernelTableModel::setRoofline(const roofline::Roofline& roofline)
     endResetModel();
 }
 
+bool KernelTableModel::hasFusedOps() const
+{
+    return std::any_of(m_kernels.begin(), m_kernels.end(), [](const analysis::KernelStats& k) {
+        return !fusedOpsOf(k.name).isEmpty();
+    });
+}
+
 int KernelTableModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_kernels.size());
@@ -277,14 +303,18 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
         return {};
     const analysis::KernelStats& k = m_kernels[size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
-        return index.column() != Name && index.column() != Op
+        return index.column() != Name && index.column() != FusedOps && index.column() != Op
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                    : QVariant();
     if (index.column() >= Tflops)
         return rooflineCell(m_roofline.kernel(k.name), RooflineColumn(index.column() - Tflops),
                             role);
-    if (role == Qt::ToolTipRole && index.column() == Name)
-        return QString::fromStdString(k.name);
+    if (role == Qt::ToolTipRole && (index.column() == Name || index.column() == FusedOps)) {
+        // The whole name, and for a compiled kernel what it is and fused.
+        const QString tip = compiledKernelTip(k.name);
+        return tip.isEmpty() ? QString::fromStdString(k.name)
+                             : QString::fromStdString(k.name) + QLatin1Char('\n') + tip;
+    }
     if (role == ExportRole) {
         // The launch configuration as it is, not the product sorting uses; "n/a" as blank.
         const auto dims = [](const int32_t(&v)[3]) {
@@ -316,6 +346,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const
     switch (index.column()) {
     case Name:
         return QString::fromStdString(k.name);
+    case FusedOps:
+        return fusedOpsOf(k.name);
     case Calls:
         return raw ? QVariant(qlonglong(k.calls)) : QVariant(count(k.calls));
     case Total:
@@ -372,6 +404,8 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     static const ColumnHeader headers[] = {
         {"Kernel", "Kernel", "", "The kernel's name."},
+        {"Fused ops", "Fused ops", "",
+         "A kernel torch.compile generated: the source ops it fused, as its name lists them."},
         {"Calls", "Calls", "count", "How many times it ran."},
         {"Total (ms)", "Total", "ns", "Sum of its durations."},
         {"Mean (µs)", "Mean", "ns", "Mean duration."},

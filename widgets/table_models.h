@@ -29,6 +29,7 @@ public:
         MeanDevice,
         TensorCoreEligible,
         TensorCoreShare,
+        FusedOps,  // a compiled kernel's launch op: the source ops its kernel fused
         Tflops,
         Gbps,
         Intensity,
@@ -52,6 +53,7 @@ public:
     bool hasShapes() const { return !m_tables.byNameAndShapes.empty(); }
     bool hasStacks() const { return !m_tables.byNameAndStack.empty(); }
     bool canGroupBy(Grouping grouping) const;  // the trace has what the grouping needs
+    bool hasFusedOps() const;                  // some op launches a compiled kernel
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -72,6 +74,7 @@ public:
     enum Column
     {
         Name,
+        FusedOps,  // a compiled kernel: the source ops it fused (torch.compile)
         Calls,
         Total,
         Mean,
@@ -95,6 +98,7 @@ public:
     explicit KernelTableModel(QObject* parent = nullptr);
     void setKernels(std::vector<analysis::KernelStats> kernels);
     void setRoofline(const roofline::Roofline& roofline);  // figures per kernel name
+    bool hasFusedOps() const;  // some kernel is a compiled one that names its fused ops
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

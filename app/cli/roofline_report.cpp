@@ -143,6 +143,8 @@ std::string rooflineText(const Roofline& roofline, size_t rows)
         if (r.abovePeak)
             out << " (" << o.note << ")";
         out << "\n";
+        if (!o.fusedOps.empty())  // a compiled kernel's launch: what its name says it fused
+            out << "      fused: " << o.fusedOps << "\n";
     }
     return out.str();
 }

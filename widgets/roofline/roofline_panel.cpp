@@ -87,6 +87,8 @@ void RooflinePanel::showOp(size_t opIndex)
     const OpRoofline& op = m_roofline.ops[opIndex];
     const Rating& r = op.rating;
     QString text = QStringLiteral("<b>%1</b> %2<br>").arg(html(op.name), html(op.inputShapes));
+    if (!op.fusedOps.empty())
+        text += tr("Fused: %1<br>").arg(html(op.fusedOps));
     text += tr("%1 calls, %2 of device time; %3 GFLOP and %4 per call; %5: %6, %7, %8-bound at %9 "
                "of its roof")
                 .arg(QString::fromStdString(format::count(op.calls)),

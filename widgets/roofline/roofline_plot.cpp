@@ -107,6 +107,8 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
         QString label = QString::fromStdString(op.name);
         if (!op.inputShapes.empty())
             label += QLatin1Char(' ') + QString::fromStdString(format::clip(op.inputShapes, 80));
+        if (!op.fusedOps.empty())  // a compiled kernel's launch: what its kernel fused
+            label += QStringLiteral("\nfused: ") + QString::fromStdString(op.fusedOps);
         label += QStringLiteral("\n%1, %2: %3, %4 (%5-bound, %6 of its roof)")
                      .arg(QString::fromLatin1(precisionName(op.precision)),
                           QString::fromStdString(format::duration(double(op.deviceNs))),

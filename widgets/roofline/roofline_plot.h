@@ -5,7 +5,7 @@
 // time, its colour by its kind. A group measured above its roof (a measurement or peak error,
 // roofline::Rating::abovePeak) gets a red ring and a legend entry saying so. The roof labels
 // are placed, at each layout, along their roof where they cover no dot. Hovering a dot names
-// it; clicking one emits opClicked.
+// it (a compiled kernel's launch with the ops its kernel fused); clicking one emits opClicked.
 #include "core/roofline/roofline.h"
 
 #include <qcustomplot.h>
@@ -23,6 +23,7 @@ public:
     int dotCount() const { return static_cast<int>(m_dots.size()); }
     int roofCount() const { return m_roofs; }
     int flaggedCount() const;  // dots above their roof
+    QString dotLabel(int dot) const { return m_dots.at(size_t(dot)).label; }  // its tooltip
     // The dot's centre in widget pixels, for tests; (-1, -1) when out of range.
     QPointF dotPosition(int dot) const;
     // The op group of a dot: its index in the Roofline's ops.
