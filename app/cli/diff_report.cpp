@@ -118,6 +118,55 @@ json labJson(const LabComparison& lab)
     return j;
 }
 
+json compiledJson(const std::optional<CompiledChange>& change)
+{
+    if (!change)
+        return nullptr;
+    const CompiledChange& c = *change;
+    json parts = json::array();
+    for (const CompiledChange::Part& p : c.parts)
+        parts.push_back({{"key", p.key},
+                         {"label", p.label},
+                         {"before_us", us(p.beforeNs)},
+                         {"after_us", us(p.afterNs)},
+                         {"delta_us", us(p.deltaNs())},
+                         {"before_count", p.beforeCount},
+                         {"after_count", p.afterCount}});
+    json groups = json::array();
+    for (const CompiledChange::FusedGroup& g : c.groups)
+        groups.push_back({{"ops", g.ops},
+                          {"text", fusedGroupText(g)},
+                          {"eager_us", us(g.eagerNs)},
+                          {"eager_ops", g.eagerOps},
+                          {"kernel_us", us(g.kernelNs)},
+                          {"kernels", g.kernels},
+                          {"kernel_names", g.kernelNames},
+                          {"compiled_side", g.compiledBefore ? "before" : "after"},
+                          {"delta_us", us(g.deltaNs())}});
+    json slower = json::array();
+    for (const CompiledChange::Slower& x : c.slower)
+        slower.push_back({{"kind", x.kind},
+                          {"name", x.name},
+                          {"before_us", us(x.beforeNs)},
+                          {"after_us", us(x.afterNs)},
+                          {"delta_us", us(x.deltaNs())}});
+    auto share = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    return {{"direction", c.direction},
+            {"before_compiled", c.beforeCompiled},
+            {"after_compiled", c.afterCompiled},
+            {"time", c.deviceTime ? "device" : "host"},
+            {"step_before_us", us(c.stepBeforeNs)},
+            {"step_after_us", us(c.stepAfterNs)},
+            {"step_delta_us", us(c.stepAfterNs - c.stepBeforeNs)},
+            {"parts", parts},
+            {"fused_groups", groups},
+            {"unfused_compiled_us", us(c.unfusedCompiledNs)},
+            {"gemm_tensor_core_share_before", share(c.gemmTensorCoreBefore)},
+            {"gemm_tensor_core_share_after", share(c.gemmTensorCoreAfter)},
+            {"slower", slower},
+            {"line", c.line}};
+}
+
 }  // namespace
 
 json comparisonJson(const Comparison& c)
@@ -187,6 +236,7 @@ json comparisonJson(const Comparison& c)
                             {"after_gain_us", us(f.afterGainNs)}});
     j["findings"] = findings;
     j["lab"] = c.lab ? labJson(*c.lab) : json();
+    j["compiled_change"] = compiledJson(c.compiled);
     return j;
 }
 
@@ -207,6 +257,29 @@ std::string comparisonText(const Comparison& c)
         << format::duration(c.before.steps.p95Ns) << " → " << format::duration(c.after.steps.p95Ns)
         << "\n"
         << c.verdict().method << "\n";
+    if (c.compiled) {
+        const CompiledChange& cc = *c.compiled;
+        out << "\n" << cc.line << "\n";
+        for (const CompiledChange::Part& p : cc.parts)
+            out << "  " << format::padRight(p.label, 17) << format::duration(p.beforeNs) << " → "
+                << format::duration(p.afterNs) << " (" << format::durationChange(p.deltaNs())
+                << ")\n";
+        out << "  (the parts add up to each side's step; \""
+            << (cc.deviceTime ? "launches/idle\" is the step less all kernel time"
+                              : "host outside ops\" is the step less every op's self time")
+            << ")\n";
+        if (!cc.groups.empty()) {
+            out << "  fused groups:\n";
+            for (size_t i = 0; i < cc.groups.size() && i < 5; ++i)
+                out << "    " << fusedGroupText(cc.groups[i]) << "\n";
+        }
+        if (!cc.slower.empty()) {
+            out << "  slower:\n";
+            for (size_t i = 0; i < cc.slower.size() && i < 8; ++i)
+                out << "    " << format::durationChange(cc.slower[i].deltaNs()) << "  "
+                    << cc.slower[i].name << " (" << cc.slower[i].kind << ")\n";
+        }
+    }
     if (!c.causes.empty()) {
         out << "\nwhat changed (per step):\n";
         for (size_t i = 0; i < c.causes.size() && i < 8; ++i)

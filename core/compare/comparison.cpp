@@ -77,6 +77,7 @@ struct SideData
     std::vector<analysis::KernelStats> kernels;
     std::vector<analysis::MemcpyStats> copies;
     analysis::OpTables ops;
+    analysis::RangeSet steady;  // the steady steps
     // The runtime calls that launched the kernels of the steady steps, each counted once
     // (a cudaGraphLaunch starts hundreds of kernels): how many, and their time.
     double launchCalls = 0.0, launchCallNs = 0.0;
@@ -121,7 +122,8 @@ SideData readSide(const document::Document& doc, const char* label)
     }
     side.steps = stepSample(std::move(durations));
     data.steadySteps = std::max<size_t>(1, summary.steps.steps.size());
-    const analysis::RangeSet steady = analysis::unionOf(std::move(ranges));
+    data.steady = analysis::unionOf(std::move(ranges));
+    const analysis::RangeSet& steady = data.steady;
     data.kernels = analysis::computeKernelTable(*doc.model, &steady);
     data.copies = analysis::computeMemcpyTable(*doc.model, &steady);
     data.ops = analysis::computeOpTables(*doc.model, &steady);
@@ -441,7 +443,14 @@ std::string verdictLine(const Comparison& c)
     // Little op time in common hints at two programs, but a compiled or fused run shares
     // little with its eager self too: a caution, after the verdict, never a verdict.
     std::string caution;
-    if (c.sameWorkload && c.sharedOpTime && *c.sharedOpTime < kSameWorkloadShare)
+    if (c.compiled && c.compiled->beforeCompiled != c.compiled->afterCompiled)
+        caution = " This compares an eager and a compiled run (torch.compile)" +
+                  (c.sharedOpTime && *c.sharedOpTime < kSameWorkloadShare
+                       ? ", which share little op time (" + format::percent(*c.sharedOpTime) +
+                             ") as such runs do"
+                       : std::string()) +
+                  ": the change is split by cause (fusion, GEMMs, launches, other).";
+    else if (c.sameWorkload && c.sharedOpTime && *c.sharedOpTime < kSameWorkloadShare)
         caution = " The two share only " + format::percent(*c.sharedOpTime) +
                   " of their op time: check that both run the same model (a compiled or fused run "
                   "also shares little "
@@ -680,6 +689,13 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
         c.modelAfter = modelOf(*afterDoc.session);
     }
     c.sameWorkload = c.modelBefore.empty() || c.modelAfter.empty() || c.modelBefore == c.modelAfter;
+    if (c.sameWorkload) {
+        const CompiledSideInput ia{&beforeDoc, &a.steady, &a.ops, double(a.steadySteps),
+                                   c.before.steps.meanNs};
+        const CompiledSideInput ib{&afterDoc, &b.steady, &b.ops, double(b.steadySteps),
+                                   c.after.steps.meanNs};
+        c.compiled = compareCompiled(ia, ib, threshold);
+    }
     c.verdictLine = verdictLine(c);
     c.changeLine = changeLine(c);
     return c;

@@ -9,6 +9,7 @@
 // the window classification the diagnosis uses) are the samples; their order and count
 // need not match.
 #include "core/analysis/breakdown.h"
+#include "core/compare/compiled_change.h"
 #include "core/compare/efficiency_change.h"
 #include "core/compare/lab_comparison.h"
 #include "core/compare/run_identity.h"
@@ -150,6 +151,9 @@ struct Comparison
     std::vector<FindingChange> findings;               // resolved, new, persisting; each by gain
     double kernelBeforeNs = 0.0, kernelAfterNs = 0.0;  // summed kernel time per step
     std::optional<LabComparison> lab;                  // when both sides are lab sessions
+    // An eager run against a compiled one (or two compiled runs): the step's change split
+    // by cause, kernels matched by the source ops they fused (compiled_change.h).
+    std::optional<CompiledChange> compiled;
 
     // One sentence on the step ("Faster: step 175 ms → 123 ms (−51.5 ms, −29.5 %, 95 %
     // interval ...)") and one on what changed ("DataLoader wait −68.0 ms per step

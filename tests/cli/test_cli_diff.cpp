@@ -215,6 +215,49 @@ private Q_SLOTS:
         QCOMPARE(std::count(bad.err.begin(), bad.err.end(), '\n'), 1);
     }
 
+    // Eager against compiled (tests/data/eager_vs_compiled/): the split by cause, in the
+    // JSON as a stable object and in the text as a short section.
+    void eagerAgainstCompiledIsSplitByCause()
+    {
+        const std::string dir = KINETOSCOPE_SOURCE_DIR "/tests/data/eager_vs_compiled/";
+        const auto run =
+            runCli({"diff", dir + "eager.json.gz", dir + "compiled.json.gz", "--json"});
+        QCOMPARE(run.code, 0);
+        const json d = json::parse(run.out);
+        const json& cc = d["compiled_change"];
+        QVERIFY(cc.is_object());
+        QCOMPARE(cc["direction"].get<std::string>(), std::string("Eager → compiled"));
+        QCOMPARE(cc["time"].get<std::string>(), std::string("host"));
+        QCOMPARE(cc["parts"].size(), size_t{4});
+        double delta = 0;
+        std::vector<std::string> keys;
+        for (const json& p : cc["parts"]) {
+            delta += p["delta_us"].get<double>();
+            keys.push_back(p["key"].get<std::string>());
+        }
+        QCOMPARE(keys, (std::vector<std::string>{"fusion", "gemm", "launches", "other"}));
+        QVERIFY(std::fabs(delta - cc["step_delta_us"].get<double>()) < 0.01);
+        QVERIFY(std::fabs(cc["step_delta_us"].get<double>() - d["step"]["delta_us"].get<double>()) <
+                0.01);
+        QVERIFY(!cc["fused_groups"].empty());
+        for (const char* key : {"ops", "text", "eager_us", "eager_ops", "kernel_us", "kernels",
+                                "kernel_names", "compiled_side", "delta_us"})
+            QVERIFY2(cc["fused_groups"][0].contains(key), key);
+        QVERIFY(cc["slower"].is_array() && !cc["slower"].empty());
+        QVERIFY(cc["gemm_tensor_core_share_before"].is_null());  // no device time
+        QVERIFY(d["verdict_line"].get<std::string>().find("an eager and a compiled run") !=
+                std::string::npos);
+
+        const auto text = runCli({"diff", dir + "eager.json.gz", dir + "compiled.json.gz"});
+        QCOMPARE(text.code, 0);
+        for (const char* part : {"\nEager → compiled: step ", "  fusion ", "  GEMMs ",
+                                 "  host outside ops ", "  fused groups:\n", "  slower:\n"})
+            QVERIFY2(text.out.find(part) != std::string::npos, part);
+        // Two eager runs: no split, null in the JSON.
+        const auto eager = runCli({"diff", workers(0), workers(4), "--json"});
+        QVERIFY(json::parse(eager.out)["compiled_change"].is_null());
+    }
+
     void badInputIsOneLineAndExitTwo()
     {
         const auto missing = runCli({"diff", workers(0), "/nonexistent/after.json"});

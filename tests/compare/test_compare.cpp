@@ -431,6 +431,94 @@ private Q_SLOTS:
     }
 
     // One known change per pair: the diff names it first and measures it within 5 %.
+    // The same script run eagerly and under torch.compile on this machine's CPU
+    // (tests/data/eager_vs_compiled/): Inductor's C++ kernels, recorded as ops, matched to
+    // the eager ops they fused; the step's change split by cause.
+    void eagerAgainstCompiledSplitsTheStepByCause()
+    {
+        const std::string dir = KINETOSCOPE_SOURCE_DIR "/tests/data/eager_vs_compiled/";
+        const Comparison c = comparePaths(dir + "eager.json.gz", dir + "compiled.json.gz");
+        QVERIFY(c.compiled);
+        const CompiledChange& cc = *c.compiled;
+        QVERIFY(!cc.beforeCompiled && cc.afterCompiled);
+        QCOMPARE(cc.direction, std::string("Eager → compiled"));
+        QVERIFY(!cc.deviceTime);  // a CPU run: host self time
+        // The verdict says what is compared, not that the runs may be two programs.
+        QVERIFY2(c.verdictLine.find("compares an eager and a compiled run") != std::string::npos,
+                 c.verdictLine.c_str());
+        QVERIFY(c.verdictLine.find("check that both run the same model") == std::string::npos);
+        // Four parts that add up to each side's step, so their changes to the step's.
+        QCOMPARE(cc.parts.size(), size_t{4});
+        double before = 0, after = 0;
+        for (const CompiledChange::Part& p : cc.parts) {
+            before += p.beforeNs;
+            after += p.afterNs;
+        }
+        QVERIFY(std::fabs(before - c.before.steps.meanNs) < 1.0);
+        QVERIFY(std::fabs(after - c.after.steps.meanNs) < 1.0);
+        QVERIFY(std::fabs((after - before) - c.step.deltaNs) < 1.0);
+        const CompiledChange::Part* fusion = findPart(cc, "fusion");
+        const CompiledChange::Part* gemm = findPart(cc, "gemm");
+        const CompiledChange::Part* launches = findPart(cc, "launches");
+        QVERIFY(fusion && gemm && launches && findPart(cc, "other"));
+        // Many eager ops became few generated kernels; the GEMMs ran on both sides (extern
+        // aten::mm and addmm); fewer ops per step in all.
+        QVERIFY(fusion->beforeNs > 0 && fusion->afterNs > 0);
+        QVERIFY(fusion->beforeCount > 3 * fusion->afterCount);
+        QVERIFY(gemm->beforeNs > 0 && gemm->afterNs > 0);
+        QVERIFY(launches->beforeCount > 2 * launches->afterCount);
+        QCOMPARE(launches->label, std::string("host outside ops"));
+        // The fused groups, named by their source ops; the eager side's time shared among
+        // them adds up to the fusion part's, and their kernels with the compiled side's ops
+        // of the fused kinds run outside them (aten::expand in the loss) to its after time.
+        QVERIFY(cc.groups.size() >= 5);
+        double groupsEager = 0, groupsKernels = 0;
+        bool gelu = false, layerNorm = false;
+        for (const CompiledChange::FusedGroup& g : cc.groups) {
+            groupsEager += g.eagerNs;
+            groupsKernels += g.kernelNs;
+            QVERIFY(g.kernels > 0 && g.kernelNs > 0 && !g.compiledBefore);
+            auto has = [&](const char* op) {
+                return std::find(g.ops.begin(), g.ops.end(), op) != g.ops.end();
+            };
+            gelu = gelu || (has("gelu") && has("gelu_backward"));
+            layerNorm = layerNorm || (has("native_layer_norm") && has("add") && has("mul"));
+        }
+        QVERIFY(gelu && layerNorm);
+        QVERIFY(std::fabs(groupsEager - fusion->beforeNs) < 1.0);
+        QVERIFY(std::fabs(groupsKernels + cc.unfusedCompiledNs - fusion->afterNs) < 1.0);
+        const std::string text = fusedGroupText(cc.groups.front());
+        QVERIFY2(text.find(" eager ops ") != std::string::npos &&
+                     text.find(" → ") != std::string::npos &&
+                     text.find(" kernel") != std::string::npos,
+                 text.c_str());
+        // What got slower is listed, each by at least the unchanged threshold.
+        QVERIFY(!cc.slower.empty());
+        for (const CompiledChange::Slower& x : cc.slower)
+            QVERIFY(x.deltaNs() >= kUnchangedShareOfStep * c.before.steps.meanNs);
+        QVERIFY2(cc.line.starts_with("Eager → compiled: step ") &&
+                     cc.line.find("fusion ") != std::string::npos &&
+                     cc.line.find("; slower: ") != std::string::npos,
+                 cc.line.c_str());
+
+        // The other way round, the same split with its signs turned.
+        const Comparison back = comparePaths(dir + "compiled.json.gz", dir + "eager.json.gz");
+        QVERIFY(back.compiled);
+        QCOMPARE(back.compiled->direction, std::string("Compiled → eager"));
+        QVERIFY(std::fabs(findPart(*back.compiled, "fusion")->deltaNs() + fusion->deltaNs()) < 1.0);
+        QVERIFY(back.compiled->groups.front().compiledBefore);
+
+        // A compiled run against itself: every part unchanged, nothing slower; two eager
+        // runs: no split.
+        const Comparison same = comparePaths(dir + "compiled.json.gz", dir + "compiled.json.gz");
+        QVERIFY(same.compiled);
+        QCOMPARE(same.compiled->direction, std::string("Compiled → compiled"));
+        for (const CompiledChange::Part& p : same.compiled->parts)
+            QCOMPARE(p.deltaNs(), 0.0);
+        QVERIFY(same.compiled->slower.empty());
+        QVERIFY(!comparePaths(dir + "eager.json.gz", dir + "eager.json.gz").compiled);
+    }
+
     void namesThePlantedChangeFirst_data()
     {
         QTest::addColumn<int>("change");
