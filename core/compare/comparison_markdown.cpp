@@ -142,6 +142,47 @@ void causes(std::ostringstream& out, const Comparison& c)
     }
 }
 
+// An eager run against a compiled one: the step's change split by cause.
+void compiledSplit(std::ostringstream& out, const Comparison& c)
+{
+    if (!c.compiled)
+        return;
+    const CompiledChange& cc = *c.compiled;
+    auto whole = [](std::string_view text) {  // a line or list item: escaped, never cut
+        std::string line;
+        for (char ch : text)
+            line += ch == '\n' || ch == '\r' ? ' ' : ch;
+        return line;
+    };
+    out << "\n## " << cc.direction << ": the change by cause\n\n"
+        << whole(cc.line) << "\n\n"
+        << "The parts add up to each side's step: "
+        << (cc.deviceTime ? "kernels by the op that launched them; *launches/idle* is the step "
+                            "less all kernel time."
+                          : "ops by their self time (a CPU run); *host outside ops* is the step "
+                            "less every op's self time.")
+        << "\n\n| part | before | after | change | " << (cc.deviceTime ? "kernels" : "ops")
+        << " per step |\n|---|---|---|---|---|\n";
+    for (const CompiledChange::Part& p : cc.parts)
+        out << "| " << p.label << " | " << format::duration(p.beforeNs) << " | "
+            << format::duration(p.afterNs) << " | " << format::durationChange(p.deltaNs()) << " | "
+            << format::count(p.beforeCount) << " → " << format::count(p.afterCount) << " |\n";
+    if (!cc.groups.empty()) {
+        out << "\nFused groups (an eager op fused by several groups shares its time among "
+               "them):\n\n";
+        for (size_t i = 0; i < cc.groups.size() && i < 8; ++i)
+            out << "- " << whole(fusedGroupText(cc.groups[i])) << "\n";
+    }
+    if (!cc.slower.empty()) {
+        out << "\nSlower:\n\n";
+        for (size_t i = 0; i < cc.slower.size() && i < 8; ++i)
+            out << "- " << whole(cc.slower[i].name) << " (" << cc.slower[i].kind
+                << "): " << format::duration(cc.slower[i].beforeNs) << " → "
+                << format::duration(cc.slower[i].afterNs) << " ("
+                << format::durationChange(cc.slower[i].deltaNs()) << ")\n";
+    }
+}
+
 void table(std::ostringstream& out, const char* title, const char* column,
            const std::vector<Delta>& rows, bool withDetail)
 {
@@ -334,6 +375,7 @@ std::string comparisonMarkdown(const Comparison& c)
         return out.str();
     }
     sides(out, c);
+    compiledSplit(out, c);
     causes(out, c);
     waterfall(out, c);
     table(out, "Kernels per step", "kernel", c.kernels, false);

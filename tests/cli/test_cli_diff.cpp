@@ -253,6 +253,12 @@ private Q_SLOTS:
         for (const char* part : {"\nEager → compiled: step ", "  fusion ", "  GEMMs ",
                                  "  host outside ops ", "  fused groups:\n", "  slower:\n"})
             QVERIFY2(text.out.find(part) != std::string::npos, part);
+        const auto markdown =
+            runCli({"diff", dir + "eager.json.gz", dir + "compiled.json.gz", "--markdown"});
+        QCOMPARE(markdown.code, 0);
+        QVERIFY(markdown.out.find("\n## Eager → compiled: the change by cause\n") !=
+                std::string::npos);
+        QVERIFY(markdown.out.find("| fusion | ") != std::string::npos);
         // Two eager runs: no split, null in the JSON.
         const auto eager = runCli({"diff", workers(0), workers(4), "--json"});
         QVERIFY(json::parse(eager.out)["compiled_change"].is_null());
