@@ -266,7 +266,8 @@ std::string comparisonText(const Comparison& c)
                 << ")\n";
         out << "  (the parts add up to each side's step; \""
             << (cc.deviceTime ? "launches/idle\" is the step less all kernel time"
-                              : "host outside ops\" is the step less every op's self time")
+                              : "host/dispatch\" is the step less the other parts: outside ops, "
+                                "framework spans, metadata ops")
             << ")\n";
         if (!cc.groups.empty()) {
             out << "  fused groups:\n";

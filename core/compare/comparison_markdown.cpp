@@ -159,8 +159,9 @@ void compiledSplit(std::ostringstream& out, const Comparison& c)
         << "The parts add up to each side's step: "
         << (cc.deviceTime ? "kernels by the op that launched them; *launches/idle* is the step "
                             "less all kernel time."
-                          : "ops by their self time (a CPU run); *host outside ops* is the step "
-                            "less every op's self time.")
+                          : "ops by their self time (a CPU run); *host/dispatch* is the step less "
+                            "the other parts: time outside every op, in framework spans and in "
+                            "ops that compute nothing.")
         << "\n\n| part | before | after | change | " << (cc.deviceTime ? "kernels" : "ops")
         << " per step |\n|---|---|---|---|---|\n";
     for (const CompiledChange::Part& p : cc.parts)

@@ -13,8 +13,10 @@
 //   other     every other kernel (op) of the step
 //   launches  the remainder: the step less the three above. With device activity, the
 //             device's idle time (step − kernel time; overlapping kernels make it smaller):
-//             fewer launches, less dispatch. Without (a CPU run), the host time outside
-//             every op (Python, the framework).
+//             fewer launches, less dispatch. Without (a CPU run), the host's dispatch: its
+//             time outside every op (Python), in spans that are no aten op (autograd's
+//             nodes, compiled-graph wrappers, guards) and in ops that compute nothing
+//             (view, transpose, empty, ...).
 // Time is device time (each kernel, by the op that launched it) when both sides ran
 // kernels, else host self time (each op's time less its children's). Nanoseconds per
 // steady step.
@@ -36,7 +38,7 @@ struct CompiledChange
     struct Part
     {
         std::string key;    // "fusion", "gemm", "launches", "other"
-        std::string label;  // "fusion", "GEMMs", "launches/idle" ("host outside ops"), "other"
+        std::string label;  // "fusion", "GEMMs", "launches/idle" ("host/dispatch"), "other"
         double beforeNs = 0, afterNs = 0;
         double beforeCount = 0, afterCount = 0;  // kernels (ops) per step; for "launches" every
                                                  // kernel (op) of the step
@@ -79,7 +81,7 @@ struct CompiledChange
 
     std::string direction;  // "Eager → compiled", "Compiled → eager", "Compiled → compiled"
     // "Eager → compiled: step 41.4 ms → 30.1 ms (−11.3 ms): fusion −8.0 ms, GEMMs −1.0 ms,
-    // host outside ops −2.0 ms, other −0.3 ms; slower: aten::addmm +0.4 ms."
+    // host/dispatch −2.0 ms, other −0.3 ms; slower: aten::addmm +0.4 ms."
     std::string line;
 };
 

@@ -251,7 +251,7 @@ private Q_SLOTS:
         const auto text = runCli({"diff", dir + "eager.json.gz", dir + "compiled.json.gz"});
         QCOMPARE(text.code, 0);
         for (const char* part : {"\nEager → compiled: step ", "  fusion ", "  GEMMs ",
-                                 "  host outside ops ", "  fused groups:\n", "  slower:\n"})
+                                 "  host/dispatch ", "  fused groups:\n", "  slower:\n"})
             QVERIFY2(text.out.find(part) != std::string::npos, part);
         const auto markdown =
             runCli({"diff", dir + "eager.json.gz", dir + "compiled.json.gz", "--markdown"});

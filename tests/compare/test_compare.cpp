@@ -467,7 +467,7 @@ private Q_SLOTS:
         QVERIFY(fusion->beforeCount > 3 * fusion->afterCount);
         QVERIFY(gemm->beforeNs > 0 && gemm->afterNs > 0);
         QVERIFY(launches->beforeCount > 2 * launches->afterCount);
-        QCOMPARE(launches->label, std::string("host outside ops"));
+        QCOMPARE(launches->label, std::string("host/dispatch"));
         // The fused groups, named by their source ops; the eager side's time shared among
         // them adds up to the fusion part's, and their kernels with the compiled side's ops
         // of the fused kinds run outside them (aten::expand in the loss) to its after time.
