@@ -519,6 +519,37 @@ private Q_SLOTS:
         QVERIFY(!comparePaths(dir + "eager.json.gz", dir + "eager.json.gz").compiled);
     }
 
+    // With device time (shared traces; no real eager/compiled pair of one program on a GPU
+    // here): an eager ResNet against a compiled Triton model, two programs, only to read
+    // the device path: kernels by their launching op, the parts adding up to the step.
+    void compiledSplitReadsDeviceTime()
+    {
+        const Comparison c = compareShared("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz",
+                                           "tracelens/torch_compile_triton.json.gz");
+        QVERIFY(c.compiled);
+        const CompiledChange& cc = *c.compiled;
+        QCOMPARE(cc.direction, std::string("Eager → compiled"));
+        QVERIFY(cc.deviceTime);
+        double delta = 0;
+        for (const CompiledChange::Part& p : cc.parts)
+            delta += p.deltaNs();
+        QVERIFY(std::fabs(delta - c.step.deltaNs) < 1.0);
+        QCOMPARE(findPart(cc, "launches")->label, std::string("launches/idle"));
+        QVERIFY(findPart(cc, "gemm")->beforeNs > 0 && findPart(cc, "gemm")->afterNs > 0);
+        QVERIFY(cc.gemmTensorCoreBefore && cc.gemmTensorCoreAfter);
+        bool rsqrt = false;
+        for (const CompiledChange::FusedGroup& g : cc.groups)
+            rsqrt = rsqrt || std::find(g.ops.begin(), g.ops.end(), "rsqrt") != g.ops.end();
+        QVERIFY(rsqrt);  // triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1
+        // One trace with compiled and eager paths against itself: nothing moved.
+        const Comparison same = compareShared("gpupuzzlers/torch_compile_fusion.json.gz",
+                                              "gpupuzzlers/torch_compile_fusion.json.gz");
+        QVERIFY(same.compiled && same.compiled->deviceTime);
+        for (const CompiledChange::Part& p : same.compiled->parts)
+            QCOMPARE(p.deltaNs(), 0.0);
+        QVERIFY(same.compiled->slower.empty());
+    }
+
     void namesThePlantedChangeFirst_data()
     {
         QTest::addColumn<int>("change");
