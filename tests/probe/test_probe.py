@@ -76,6 +76,8 @@ RUNS = {
     "marker_function": (["marker.py", "--iterations", "12"],
                         {"skip": 2, "active": 0, "step_marker": "train_step"}, {}),
     "module": (["-m", "pkg.train", "--steps", "12"], {"skip": 2, "active": 2}, {}),
+    # a model compiled with fullgraph=True: a graph break anywhere fails the script
+    "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
     "chain_bare": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_OK]}),
     "chain_fails": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_FAILS]}),
@@ -218,6 +220,18 @@ class Phases(unittest.TestCase):
             self.assertEqual(row[4:6], [0, 0])
             self.assertIsNone(row[6])  # no loss: null
         self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")))
+
+    def test_a_compiled_model_keeps_its_graph(self):
+        # The probe's hooks run inside the compiled model's call (the global ones while it
+        # finds the model): traced by Dynamo, they would break the graph, which fullgraph
+        # makes an error. They are no-ops there, and the forward is still timed outside.
+        run = result("fullgraph")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertIn(b"trained", run.stdout)
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
+        for row in run.steps():
+            self.assertGreater(row[3], 0, row)  # the forward
+            self.assertGreater(row[4], 0, row)  # the backward
 
     def test_record_function_marker(self):
         run = result("marker_label")

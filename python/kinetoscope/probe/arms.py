@@ -38,6 +38,7 @@ import time
 from threading import get_ident
 
 from . import faults, overrides
+from .dynamo import tracing_check
 from .model import first_parameter
 
 perf_counter = time.perf_counter
@@ -55,6 +56,7 @@ class Lab(object):
         options = probe.options
         self.probe = probe
         self.torch = torch
+        self.tracing = tracing_check(torch)  # the hooks do nothing inside a compiled graph
         self.arm = options.arm
         self.mode = options.compile_mode
         self.seed = options.seed
@@ -192,7 +194,7 @@ class Lab(object):
 
     # -- autocast -------------------------------------------------------------------------------
     def _pre(self, module, args):
-        if self.entered or not self.use_autocast or not self.loop.mine():
+        if self.tracing() or self.entered or not self.use_autocast or not self.loop.mine():
             return None
         try:
             if _autocast_enabled(self.torch, self.device_type):
@@ -205,6 +207,8 @@ class Lab(object):
         return None
 
     def _post(self, module, args, output):
+        if self.tracing():
+            return None
         if self.entered and not self.torch.is_grad_enabled() and self.loop.tid == get_ident():
             self.exit_autocast()
         return None

@@ -19,6 +19,8 @@ import sys
 import time
 from threading import get_ident
 
+from .dynamo import tracing_check
+
 perf_counter = time.perf_counter
 
 
@@ -108,8 +110,11 @@ def _install_backward(loop, torch):
 def _install_optimizer(loop, torch):
     # (torch.optim deletes its `optimizer` attribute: the module is found by name)
     optimizer_api = importlib.import_module("torch.optim.optimizer")
+    tracing = tracing_check(torch)  # a compiled optimizer step: nothing inside its graph
 
     def pre_hook(optimizer, args, kwargs):
+        if tracing():
+            return None
         if loop.live and (loop.tid == get_ident() or loop.claim()):
             try:
                 loop.on_optimizer_pre(optimizer)
@@ -118,6 +123,8 @@ def _install_optimizer(loop, torch):
         return None
 
     def post_hook(optimizer, args, kwargs):
+        if tracing():
+            return None
         if loop.live and (loop.tid == get_ident() or loop.claim()):
             try:
                 loop.on_optimizer_post(optimizer)  # may raise SystemExit(0): --steps, cancel

@@ -14,6 +14,8 @@ import importlib
 import weakref
 from threading import get_ident
 
+from .dynamo import tracing_check
+
 MAX_CANDIDATES = 16
 
 
@@ -51,8 +53,11 @@ class ModelFinder(object):
         self._with_params = {}
         loop = self._loop
         module_api = importlib.import_module("torch.nn.modules.module")
+        tracing = tracing_check(self._torch)  # inside a compiled module's call: nothing
 
         def pre(module, args):
+            if tracing():
+                return None
             if not loop.live:
                 loop.cleanup()
             elif loop.mine():
@@ -69,6 +74,8 @@ class ModelFinder(object):
             # Not always_call: on a forward that raised, torch would call this with no
             # output and a step must not end there. The loop resets the depth instead at
             # each batch, backward and optimizer step.
+            if tracing():
+                return None
             if loop.live and loop.mine():
                 depth = loop.depth - 1
                 loop.depth = depth if depth > 0 else 0
@@ -104,8 +111,11 @@ class ModelFinder(object):
         self.discovering = False
         self._model = weakref.ref(module)
         loop = self._loop
+        tracing = tracing_check(self._torch)  # a model compiled inside: nothing
 
         def pre(module, args):
+            if tracing():
+                return None
             if not loop.live:
                 loop.cleanup()
             elif loop.tid == get_ident() or loop.claim():
@@ -116,6 +126,8 @@ class ModelFinder(object):
             return None
 
         def post(module, args, output):
+            if tracing():
+                return None
             if loop.live and (loop.tid == get_ident() or loop.claim()):
                 try:
                     loop.on_forward_post(module, False)

@@ -1,0 +1,43 @@
+"""Trains a small MLP compiled with fullgraph=True: any graph break is an error, so the
+script fails if anything the probe hooks into the model (its forward hooks, during the
+model's discovery on every module) is traced by Dynamo and breaks the graph. The eager
+backend keeps it quick: Dynamo traces, nothing is compiled to kernels.
+
+    python train_fullgraph.py --steps-total 12
+"""
+import argparse
+
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.linear = nn.Linear(width, width)
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        return x + torch.relu(self.norm(self.linear(x)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps-total", type=int, default=12)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    model = nn.Sequential(Block(64), Block(64), nn.Linear(64, 10))
+    compiled = torch.compile(model, fullgraph=True, backend="eager")
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    for _ in range(args.steps_total):
+        inputs, targets = torch.randn(32, 64), torch.randint(0, 10, (32,))
+        loss = loss_fn(compiled(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print("trained", flush=True)
+
+
+if __name__ == "__main__":
+    main()
