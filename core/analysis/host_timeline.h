@@ -48,6 +48,7 @@ struct HostContext
     double pinnedBandwidth = 0;           // bytes per ns of the fastest pinned host-to-device copy
     std::vector<KernelRole> kernelRoles;  // per event: what a kernel does (kernel_role.h)
     const RoofTargets* roof = nullptr;    // the kernels the roofline would shorten, or null
+    RangeSet graphBreaks;  // host time in torch.compile's graph breaks (Cause::GraphBreak)
 };
 
 HostContext hostContext(const trace::TraceModel& model, const StepDetection& steps);

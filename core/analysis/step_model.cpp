@@ -17,14 +17,14 @@ namespace {
 constexpr size_t kMaxModelledSteps = 32;
 // The order in which causes are removed one after another: the specific before the
 // general on the host (a sync, a pageable copy, the DataLoader, the optimizer's loop, the
-// model's own conversions are fixes of their own; then Python and CPU-only ops; then the
-// launch overhead every fix above also shrinks), and the device's own work last, judged
-// once the host keeps up.
+// model's own conversions, a graph break are fixes of their own; then Python and CPU-only ops; then
+// the launch overhead every fix above also shrinks), and the device's own work last, judged once
+// the host keeps up.
 constexpr Cause kCreditOrder[] = {
-    Cause::HostSync,         Cause::PageableCopy,  Cause::DataLoader, Cause::OptimizerHost,
-    Cause::Allocation,       Cause::DeviceCopies,  Cause::Python,     Cause::CpuCompute,
-    Cause::LaunchOverhead,   Cause::Communication, Cause::Fp32Matmul, Cause::BelowRoof,
-    Cause::UnfusedAttention, Cause::Fusion};
+    Cause::HostSync,   Cause::PageableCopy,     Cause::DataLoader,    Cause::OptimizerHost,
+    Cause::Allocation, Cause::DeviceCopies,     Cause::GraphBreak,    Cause::Python,
+    Cause::CpuCompute, Cause::LaunchOverhead,   Cause::Communication, Cause::Fp32Matmul,
+    Cause::BelowRoof,  Cause::UnfusedAttention, Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
 
 }  // namespace
@@ -39,9 +39,9 @@ const char* hostStateName(HostState state)
 const char* causeName(Cause cause)
 {
     static constexpr const char* names[] = {
-        "dataloader",    "python",      "launch_overhead", "host_sync",        "pageable_copy",
-        "device_copies", "fp32_matmul", "communication",   "optimizer_host",   "cpu_compute",
-        "fusion",        "allocation",  "below_roofline",  "unfused_attention"};
+        "dataloader",    "python",      "launch_overhead", "host_sync",         "pageable_copy",
+        "device_copies", "fp32_matmul", "communication",   "optimizer_host",    "cpu_compute",
+        "fusion",        "allocation",  "below_roofline",  "unfused_attention", "graph_break"};
     return names[static_cast<size_t>(cause)];
 }
 
@@ -134,7 +134,7 @@ void addTerms(std::array<double, N>& sums, const std::array<double, N>& terms)
 }  // namespace
 
 CausalModel buildCausalModel(const TraceModel& model, const StepDetection& steady,
-                             const RoofTargets* roof, unsigned threads)
+                             const RoofTargets* roof, unsigned threads, const RangeSet* graphBreaks)
 {
     CausalModel result;
     const std::vector<Step>& all = steady.steps;
@@ -142,6 +142,8 @@ CausalModel buildCausalModel(const TraceModel& model, const StepDetection& stead
         return result;
     HostContext context = hostContext(model, steady);
     context.roof = roof;
+    if (graphBreaks)
+        context.graphBreaks = *graphBreaks;
     // An even sample of the steps keeps the cost bounded on traces of thousands of steps.
     std::vector<size_t> picked;
     const size_t count = std::min(all.size(), kMaxModelledSteps);

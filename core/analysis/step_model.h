@@ -26,6 +26,7 @@
 // blocking calls and the replay); this file samples the steps and credits the gains.
 #include "core/analysis/roofline_gaps.h"
 #include "core/analysis/steps.h"
+#include "core/analysis/time_ranges.h"
 
 #include <array>
 #include <cstdint>
@@ -65,8 +66,11 @@ enum class Cause : uint8_t
                      // shape (roofline_gaps.h): shortened to a realistic share of it
     UnfusedAttention,  // attention on separate GEMM and softmax kernels: shortened to what a
                        // fused kernel reaches
+    GraphBreak,        // torch.compile's graph breaks: the host's time between two compiled
+                       // graphs of one frame (guards, region entry, Python), less the eager
+                       // ops run there (core/compiled)
 };
-inline constexpr size_t kCauseCount = 14;
+inline constexpr size_t kCauseCount = 15;
 const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel
@@ -95,7 +99,9 @@ struct CausalModel
 // `roof`: the kernels the roofline would shorten (roofTargets), or null. The sampled steps
 // are modelled on up to `threads` threads (1: on the calling thread only); the model is the
 // same whatever the number.
+// `graphBreaks`: the host's time in torch.compile's graph breaks (GraphBreak), or null.
 CausalModel buildCausalModel(const trace::TraceModel& model, const StepDetection& steady,
-                             const RoofTargets* roof = nullptr, unsigned threads = 1);
+                             const RoofTargets* roof = nullptr, unsigned threads = 1,
+                             const RangeSet* graphBreaks = nullptr);
 
 }  // namespace kinetoscope::analysis

@@ -180,6 +180,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
             }
         }
     }
+    removed[size_t(Cause::GraphBreak)] = intersect(c.graphBreaks, {{hostFrom(step), step.endNs}});
     removed[size_t(Cause::OptimizerHost)] =
         intersect(unionOf(removed[size_t(Cause::LaunchOverhead)]), unionOf(optimizer));
     for (size_t i = 0; i < kCauseCount; ++i)

@@ -72,6 +72,14 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
                            [&] { summary.launches = computeLaunchStats(model, summary.steps); },
                            [&] { summary.sync = computeSyncStats(model, summary.steps); },
                            [&] {
+                               std::vector<compiled::StepSpan> steady, all;
+                               for (const Step& step : summary.steps.steps)
+                                   steady.push_back({step.name, step.beginNs, step.endNs});
+                               for (const Step& step : summary.window.allSteps)
+                                   all.push_back({step.name, step.beginNs, step.endNs});
+                               summary.compiled = compiled::readCompiledWindow(model, steady, all);
+                           },
+                           [&] {
                                const WindowClass& w = summary.window;
                                if (w.cpuOnly || w.deviceActivityMissing ||
                                    (w.partlyRead() && w.deviceActivities == 0))
@@ -80,7 +88,11 @@ TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& opt
                            },
                        });
 
-    summary.causal = buildCausalModel(model, summary.steps, &roof, threads);
+    RangeSet graphBreaks;
+    for (const auto& [begin, end] : summary.compiled.breakHostRanges)
+        graphBreaks.push_back({begin, end});
+    graphBreaks = unionOf(std::move(graphBreaks));
+    summary.causal = buildCausalModel(model, summary.steps, &roof, threads, &graphBreaks);
     return summary;
 }
 

@@ -11,6 +11,7 @@
 #include "core/analysis/op_table.h"
 #include "core/analysis/step_model.h"
 #include "core/analysis/window.h"
+#include "core/compiled/compiled_window.h"
 #include "core/roofline/roofline.h"
 
 namespace kinetoscope::analysis {
@@ -49,6 +50,8 @@ struct TraceSummary
     CausalModel causal;           // the steady step's causal model: idle attribution and gains
     HostProfile host;             // where the loop thread's time goes per step: computed for a
                        // window without device activity (what it has to tell), else empty
+    compiled::CompiledWindow compiled;  // what torch.compile made of the window (compiled = false
+                                        // when nothing was compiled)
 };
 
 TraceSummary summarize(const trace::TraceModel& model, const SummaryOptions& options = {});

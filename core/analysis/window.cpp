@@ -1,12 +1,13 @@
 #include "core/analysis/window.h"
 
 #include "core/analysis/breakdown.h"
-#include "core/trace/name_cache.h"
 #include "core/analysis/name_match.h"
 #include "core/analysis/runtime_calls.h"
 #include "core/analysis/time_ranges.h"
+#include "core/compiled/compiled_window.h"
 #include "core/format/format.h"
 #include "core/trace/event_args.h"
+#include "core/trace/name_cache.h"
 #include "core/trace/printable.h"
 
 #include <algorithm>
@@ -170,6 +171,27 @@ void findFirstCallCosts(const TraceModel& model, std::vector<OneOffCost>& out)
     }
 }
 
+// torch.compile compiling inside the window (a first compile, or a recompile for a new
+// shape): the outermost compile span on each thread.
+void findCompilations(const TraceModel& model, std::vector<OneOffCost>& out)
+{
+    auto compiling = perName<bool>(model, compiled::isCompileWork);
+    for (const Track& track : model.tracks()) {
+        if (track.kind != TrackKind::CpuThread)
+            continue;
+        int64_t insideUntil = std::numeric_limits<int64_t>::min();
+        for (const Event& e :
+             model.events(TrackId{static_cast<uint32_t>(&track - model.tracks().data())})) {
+            if (e.startNs < insideUntil || !compiling(e.name))
+                continue;
+            insideUntil = e.endNs();
+            const std::string name(model.text(e.name));
+            out.push_back(
+                {"torch.compile compiling in " + name, name, false, e.startNs, e.endNs()});
+        }
+    }
+}
+
 void findOneOffs(const TraceModel& model, WindowClass& w)
 {
     // When the device was busy, to tell whether a long blocking call had anything
@@ -204,6 +226,7 @@ void findOneOffs(const TraceModel& model, WindowClass& w)
         w.oneOffs.push_back(
             {describeOneOff(kind, name), std::string(name), false, e.startNs, e.endNs()});
     }
+    findCompilations(model, w.oneOffs);
     if (w.deviceActivities == 0 && w.kernelLaunchCalls + w.graphLaunches == 0)
         findFirstCallCosts(model, w.oneOffs);  // no runtime call shows one-time work here
     keepOnlyFirstOfRecurring(w, w.oneOffs);

@@ -165,6 +165,7 @@ struct ThreadReading
     std::vector<Interval> regions;  // outermost regions, and graphs run outside any region
     std::vector<Interval> graphs;   // outermost graph runs
     std::vector<BreakSeen> breaks;
+    std::vector<Interval> breakHost;  // the breaks' time less their eager ops
 };
 
 class Reader
@@ -287,6 +288,14 @@ private:
             }
             ++i;
         }
+        if (graphs.empty()) {
+            // No graph-run span inside (inference on some torch versions): the region runs
+            // its graph itself, and what it launched is compiled.
+            graphs.push_back({region.startNs, end});
+            for (size_t k = first; k < i; ++k)
+                m_inGraph[m_model.idOf(events[k]).value] = true;
+            eager.clear();
+        }
         reading.graphs.insert(reading.graphs.end(), graphs.begin(), graphs.end());
         // A break: the time from one graph's end to the next graph's start, or to the
         // last eager op after the frame's last graph.
@@ -310,6 +319,15 @@ private:
             seen.index = index++;
             seen.gapBeginNs = gapBegin;
             seen.gapNs = std::max<int64_t>(0, gapEnd - gapBegin);
+            int64_t from = gapBegin;
+            for (const EventId op : seen.eagerOps) {
+                const Event& e = m_model.event(op);
+                if (e.startNs > from)
+                    reading.breakHost.push_back({from, e.startNs});
+                from = std::max(from, e.endNs());
+            }
+            if (gapEnd > from)
+                reading.breakHost.push_back({from, gapEnd});
             reading.breaks.push_back(std::move(seen));
         }
         return i;
@@ -451,6 +469,12 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
 
 }  // namespace
 
+bool isCompiledSpan(std::string_view name)
+{
+    const Role kind = roleOfName(name);
+    return kind == Role::Region || kind == Role::Graph;
+}
+
 bool isCompileWork(std::string_view name)
 {
     return name.ends_with(" (dynamo_timed)") || name == "entire_frame_compile";
@@ -478,6 +502,8 @@ CompiledWindow readCompiledWindow(const TraceModel& model, std::span<const StepS
         regions.insert(regions.end(), reading.regions.begin(), reading.regions.end());
         graphs.insert(graphs.end(), reading.graphs.begin(), reading.graphs.end());
         std::move(reading.breaks.begin(), reading.breaks.end(), std::back_inserter(breaks));
+        for (const Interval& interval : reading.breakHost)
+            window.breakHostRanges.emplace_back(interval.beginNs, interval.endNs);
     }
     window.compiled = !regions.empty() || !graphs.empty();
     if (!window.compiled)
@@ -505,17 +531,25 @@ CompiledWindow readCompiledWindow(const TraceModel& model, std::span<const StepS
     double deviceTotal = 0, deviceCompiled = 0;
     for (const Event& event : model.events()) {
         const bool device = trace::isDeviceWork(event.category);
-        const Role kind = event.category == Category::CpuOp ? reader.role(event) : Role::None;
+        // Older torch records the cache lookup as a user annotation, newer as a CPU op.
+        const Role kind =
+            event.category == Category::CpuOp || event.category == Category::UserAnnotation
+                ? reader.role(event)
+                : Role::None;
         if ((!device && kind != Role::Guards && kind != Role::Launch) ||
             stepAt(steady, event.startNs) < 0)
             continue;
         if (kind == Role::Guards)
             window.cacheLookupNsPerStep += static_cast<double>(event.durationNs);
-        else if (kind == Role::Launch)
+        else if (kind == Role::Launch && event.category == Category::CpuOp)
             window.launchesPerStep += 1;
         else {
             deviceTotal += static_cast<double>(event.durationNs);
-            if (reader.inGraph(event.op))
+            // Launched from inside a graph run (its op, or its launch call where no op is
+            // behind it), or named as Inductor names its kernels: older traces miss the
+            // driver call Triton's launcher makes, and so the link.
+            if (reader.inGraph(event.op) || reader.inGraph(event.correlated) ||
+                reader.role(event) == Role::Launch)
                 deviceCompiled += static_cast<double>(event.durationNs);
         }
     }

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::compiled {
@@ -72,11 +73,18 @@ struct CompiledWindow
     std::vector<GraphBreak> breaks;  // most gap time first
     std::vector<Compilation> compilations;  // in time order
     std::vector<std::string> frames;        // compiled frame ids seen ("0", "1")
+    // Every break's host time less its eager ops, [begin, end) ns, in any order: what the
+    // causal model removes when the break is fixed (Cause::GraphBreak).
+    std::vector<std::pair<int64_t, int64_t>> breakHostRanges;
 };
 
 // Is this span torch.compile compiling ("<phase> (dynamo_timed)", "entire_frame_compile")?
 // Compilation in a step is a one-off (core/analysis/window.cpp), unless it recurs.
 bool isCompileWork(std::string_view name);
+
+// Is this span compiled code: a region or a compiled graph run (its self time on a CPU is
+// Inductor's C++ kernels, which the trace does not name)?
+bool isCompiledSpan(std::string_view name);
 
 // Reads the window. `steady` are the steps the per-step figures average over; `all` every
 // step found (warm-up included), where compilations are placed.

@@ -210,6 +210,10 @@ std::optional<CompiledKernelName> parseCompiledKernelName(std::string_view name)
         words.pop_back();
     else if (parsed.backend == "cpp")
         return std::nullopt;  // Inductor's C++ kernels always end in their index
+    // An old Triton's signature without a 'd' or 'e' mark is digits too ("_0_0123"): the
+    // index is then the word before it. No aten op is named by digits alone.
+    if (words.size() > next && isDigits(words.back()))
+        words.pop_back();
     if (words.size() > next && words[next] == "fused")
         parsed.fusedOps = opsOf(std::span{words}.subspan(next + 1));
     else if (parsed.backend == "cpp")

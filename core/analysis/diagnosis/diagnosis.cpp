@@ -124,6 +124,8 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"unfused-elementwise", rules::unfusedElementwise},
         {"below-roofline", rules::belowRoofline},
         {"attention-unfused", rules::attentionUnfused},
+        {"graph-break", rules::graphBreak},
+        {"recompilation", rules::recompilation},
         {"dataloader-bound (no device activity)", rules::hostOnlyDataLoader},
         {"random-data-in-loop", rules::randomDataInLoop},
         {"python-bound (no device activity)", rules::hostOnlyPython},
@@ -262,7 +264,8 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
     // part in this accounting and is never capped.
     auto outsideModel = [](const Finding& f) {
         return f.id == "unstable-steps" || f.id == "tensor-core-misaligned" ||
-               f.id == "dataparallel" || f.id == "short-kernels-idle-gaps";
+               f.id == "dataparallel" || f.id == "short-kernels-idle-gaps" ||
+               f.id == "recompilation" || f.id == "graph-break";
     };
     double unclaimed = input.summary.breakdown.all.averageTotalNs;
     for (const Finding& f : findings)

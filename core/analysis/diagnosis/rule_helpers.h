@@ -46,6 +46,16 @@ inline bool hostJudgeable(const DiagnosisInput& in)
     return judgeable(in) && in.summary.window.hostOpsRecorded;
 }
 
+// Can the host-only rules judge this window: nothing recorded on the device (a CPU run, or
+// a GPU run profiled without its device), but the window is a window?
+inline bool hostOnlyJudgeable(const DiagnosisInput& in)
+{
+    const WindowClass& w = in.summary.window;
+    return (w.cpuOnly || w.deviceActivityMissing) && !w.partlyRead() && !w.nearlyEmpty &&
+           !w.sampled && !w.warmUpDominated && w.hostOpsRecorded && in.summary.host.steps > 0 &&
+           in.summary.host.stepNs > 0;
+}
+
 inline bool isInference(const DiagnosisInput& in)
 {
     return in.summary.window.kind == RunKind::Inference;

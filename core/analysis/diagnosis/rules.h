@@ -32,6 +32,9 @@ void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
 void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out);
+// Compiled runs (rules_compiled.cpp): torch.compile's graph breaks and recompilations.
+void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out);
+void recompilation(const DiagnosisInput& in, std::vector<Finding>& out);
 // From the roofline (rules_roofline.cpp).
 void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out);
 void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out);

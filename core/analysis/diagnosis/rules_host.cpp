@@ -14,15 +14,6 @@ namespace kinetoscope::analysis::rules {
 
 namespace {
 
-// Judge the host's story: nothing recorded on the device, but the window is a window.
-bool hostOnlyJudgeable(const DiagnosisInput& in)
-{
-    const WindowClass& w = in.summary.window;
-    return (w.cpuOnly || w.deviceActivityMissing) && !w.partlyRead() && !w.nearlyEmpty &&
-           !w.sampled && !w.warmUpDominated && w.hostOpsRecorded && in.summary.host.steps > 0 &&
-           in.summary.host.stepNs > 0;
-}
-
 // A CPU run on a machine whose trace names a GPU: the model's own ops hold the step on
 // the CPU, and nothing touched the GPU (no launch, no device activity, no memory sample on
 // it). Empty where the trace names no GPU (a CPU machine, an old export): the CPU run's
@@ -312,17 +303,26 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
     f.id = "host-compute-bound";
     f.basis = SeverityBasis::Own;
     f.severity = Severity::Low;
-    const bool compute = isMatmulOrConv(top.name);
+    // A compiled region's or graph's own time is Inductor's C++ kernels, which the trace
+    // records only as the span around them: the model's compute, compiled.
+    const bool compiledCode = compiled::isCompiledSpan(top.name);
+    const bool compute = compiledCode || isMatmulOrConv(top.name);
     const bool training = in.summary.window.kind == RunKind::Training;
-    f.title = top.name + " holds " + format::percent(fraction) + " of each step on the CPU (" +
+    const std::string what =
+        compiledCode ? "torch.compile's compiled code (" + top.name + ")" : top.name;
+    f.title = what + " holds " + format::percent(fraction) + " of each step on the CPU (" +
               format::duration(top.selfNs) + ")";
     f.explanation =
-        compute ? "The step's time is the model's own compute on the CPU: " + top.name +
+        compute ? "The step's time is the model's own compute on the CPU: " + what +
                       (training ? " (forward and backward)" : "") +
                       " takes most of it, and nothing else in the step is waste on that scale. A "
                       "faster step needs faster compute, not a fix elsewhere."
                 : "One op takes most of the step's time on the CPU: " + top.name +
                       ". Look at why it runs per step and on what sizes before anything else.";
+    if (compiledCode)
+        f.explanation +=
+            " Inductor's C++ kernels run inside it unnamed: "
+            "torch._inductor.config.cpp.enable_kernel_profile = True records each one.";
     f.explanation += notRecorded(in);
     f.evidence.figures = {{"op_self_time_per_step_us", top.selfNs / 1e3, Unit::Microseconds},
                           {"op_share_of_step", fraction, Unit::Fraction},
@@ -333,9 +333,10 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
     f.gainMethod = "none claimed: it says where the step's time goes";
     f.fix =
         compute
-            ? "Run the model on a GPU; on the CPU, use bf16 autocast where the CPU has bf16 matrix "
-              "units (AMX, AVX512-BF16), give intra-op threads every physical core, or compile the "
-              "model."
+            ? std::string(
+                  "Run the model on a GPU; on the CPU, use bf16 autocast where the CPU has bf16 "
+                  "matrix units (AMX, AVX512-BF16), give intra-op threads every physical core") +
+                  (compiledCode ? "." : ", or compile the model.")
             : "Move the op out of the step if it does not need to run every step, or make it "
               "cheaper "
               "(smaller inputs, a vectorised form).";

@@ -273,6 +273,20 @@ void launchBound(const DiagnosisInput& in, std::vector<Finding>& out)
             "model = torch.compile(model, mode=\"reduce-overhead\")  # fusion + CUDA graphs\n" +
             fusedOptimizerSnippet(in.model);
     }
+    // Already compiled: fusion is done, and what is left is launching what it made, one
+    // kernel at a time.
+    const compiled::CompiledWindow& compiledWindow = in.summary.compiled;
+    if (compiledWindow.compiled && compiledWindow.deviceShare >= 0.5) {
+        f.explanation += " The model is compiled already (" +
+                         format::percent(compiledWindow.deviceShare) +
+                         " of the device time from compiled graphs): its kernels are fused, and "
+                         "launching them one by one is what is left.";
+        f.fix = "Capture the compiled graphs in CUDA graphs: torch.compile(model, "
+                "mode=\"reduce-overhead\") (static shapes; mark the inputs that change "
+                "dynamic), remove graph breaks so fewer, larger graphs run, and give each "
+                "step more work (a larger batch).";
+        f.snippet = "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs\n";
+    }
     out.push_back(std::move(f));
 }
 

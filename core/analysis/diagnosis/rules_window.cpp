@@ -36,23 +36,43 @@ const char* kProfileAfterWarmUp =
 void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
+    // torch.compile compiling a frame again mid-run is no warm-up: recompilation's.
+    const std::vector<compiled::Compilation>& compilations = in.summary.compiled.compilations;
+    auto isRecompile = [&](const OneOffCost& o) {
+        return std::any_of(
+            compilations.begin(), compilations.end(),
+            [&](const compiled::Compilation& k) { return k.recompile && k.beginNs == o.beginNs; });
+    };
+    auto holdsRecompile = [&](const Step& s) {
+        return std::any_of(compilations.begin(), compilations.end(),
+                           [&](const compiled::Compilation& k) {
+                               return k.recompile && k.beginNs >= s.beginNs && k.beginNs < s.endNs;
+                           });
+    };
     // Steps left out of the steady state (none when no step is steady: all are judged).
-    const size_t excluded = w.steadyCount() > 0 ? w.allSteps.size() - w.steadyCount() : 0;
+    size_t excluded = 0;
+    if (w.steadyCount() > 0)
+        for (size_t i = 0; i < w.roles.size(); ++i)
+            excluded += w.roles[i] != StepRole::Steady && !holdsRecompile(w.allSteps[i]);
     std::vector<const OneOffCost*> warmUp;
+    std::vector<TimeRange> warmUpRanges;
     for (const OneOffCost& o : w.oneOffs)
-        if (!o.beforeWindow)
+        if (!o.beforeWindow && !isRecompile(o)) {
             warmUp.push_back(&o);
+            warmUpRanges.push_back({o.beginNs, o.endNs});
+        }
     if (warmUp.empty() && excluded == 0)
         return;
+    const int64_t warmUpNs = totalLength(unionOf(std::move(warmUpRanges)));
     const double windowShare =
-        share(static_cast<double>(w.oneOffNs), static_cast<double>(w.windowNs));
+        share(static_cast<double>(warmUpNs), static_cast<double>(w.windowNs));
     Finding f =
         windowFinding("warmup-in-window", w.warmUpDominated || windowShare >= 0.25 ? Severity::High
                                           : excluded > 0 || windowShare >= 0.05 ? Severity::Medium
                                                                                 : Severity::Low);
     if (!warmUp.empty())
         f.title = "Warm-up is in the profiled window: one-off costs take " +
-                  format::duration(static_cast<double>(w.oneOffNs)) + " (" +
+                  format::duration(static_cast<double>(warmUpNs)) + " (" +
                   format::percent(windowShare) + " of it)";
     else
         f.title = "Warm-up is in the profiled window: " + format::count(excluded) +
@@ -70,7 +90,7 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                          format::count(w.steadyCount()) + " steady step" +
                          (w.steadyCount() == 1 ? "" : "s") + " judged).";
     f.evidence.figures = {
-        {"one_off_time_us", static_cast<double>(w.oneOffNs) / 1e3, Unit::Microseconds},
+        {"one_off_time_us", static_cast<double>(warmUpNs) / 1e3, Unit::Microseconds},
         {"one_off_share_of_window", windowShare, Unit::Fraction},
         {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
         {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
@@ -81,7 +101,8 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
     }
     for (size_t i = 0; i < w.roles.size(); ++i)
-        if (w.roles[i] != StepRole::Steady && f.evidence.steps.size() < 3)
+        if (w.roles[i] != StepRole::Steady && !holdsRecompile(w.allSteps[i]) &&
+            f.evidence.steps.size() < 3)
             f.evidence.steps.push_back(w.allSteps[i].name.empty() ? "window" : w.allSteps[i].name);
     f.fix =
         "Profile after warm-up: let a few iterations run before the active window (the profiler "

@@ -1,0 +1,199 @@
+// Rules for compiled runs (torch.compile), from what core/compiled read of the window:
+//   graph-break    the time between two compiled graphs of one frame, every step: the
+//                  eager op that broke the graph, the guards and the region entry around
+//                  the resumed graph; its gain is the causal model's (Cause::GraphBreak)
+//   recompilation  torch.compile compiling a frame again inside the window (a new shape,
+//                  dtype or Python value its guards check): a one-off, unless it recurs
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <cmath>
+#include <regex>
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+// A break costs this share of the step at the least before it is a finding of its own.
+constexpr double kBreakShare = 0.01;
+
+// "train.py(27): torch_dynamo_resume_in_forward_at_27" -> "forward in train.py": the
+// function Dynamo resumed (Kineto's Python spans name a function by its first line, not
+// the line that broke, so only the function and file are told).
+std::string whereBroken(const std::string& source)
+{
+    if (source.empty())
+        return {};
+    static const std::regex frame(R"(^(.*)\((\d+)\): (.*)$)");
+    std::smatch m;
+    if (!std::regex_match(source, m, frame))
+        return source;
+    std::string file = m[1].str();
+    file = file.substr(file.find_last_of('/') + 1);
+    std::string function = m[3].str();
+    static const std::regex resumed(R"(^torch_dynamo_resume_in_(.+)_at_\d+$)");
+    std::smatch r;
+    if (std::regex_match(function, r, resumed))
+        function = r[1].str();
+    return function + " in " + file;
+}
+
+std::string timesAStep(double perStep)
+{
+    const long times = std::lround(perStep);
+    return times <= 1 ? "once a step" : std::to_string(times) + " times a step";
+}
+
+const char* kExplainSnippet =
+    "# where the graph breaks, and why (once, outside the training loop):\n"
+    "explanation = torch._dynamo.explain(model)(example_batch)\n"
+    "print(explanation.graph_break_count, explanation.break_reasons)\n"
+    "# or run the script with: TORCH_LOGS=graph_breaks python train.py\n";
+
+}  // namespace
+
+void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const compiled::CompiledWindow& c = in.summary.compiled;
+    const bool hostOnly = hostOnlyJudgeable(in);
+    const double step = hostOnly ? in.summary.host.stepNs : stepMeanNs(in);
+    if (!c.compiled || c.breaks.empty() || !(judgeable(in) || hostOnly) || step <= 0)
+        return;
+    // The causal model credits the breaks together; each break gets its share of that
+    // gain by its own time between graphs. Where only the host was recorded, the host's
+    // time is the step: a break's own time, less its eager ops, is what fixing it saves.
+    double overhead = 0;
+    for (const compiled::GraphBreak& b : c.breaks)
+        overhead += std::max(0.0, b.gapNsPerStep - b.eagerNsPerStep);
+    const double gain = hostOnly ? overhead : causal(in).gain(Cause::GraphBreak);
+    for (const compiled::GraphBreak& b : c.breaks) {
+        if (b.gapNsPerStep < kBreakShare * step)
+            continue;
+        Finding f;
+        f.id = "graph-break";
+        f.basis = SeverityBasis::Gain;
+        const std::string op = b.ops.empty() ? std::string("Python code") : b.ops.front();
+        const std::string call = b.call.empty() ? op : b.call + "() (" + op + ")";
+        const std::string where = whereBroken(b.source);
+        f.title = "A graph break" + (where.empty() ? std::string() : " in " + where) +
+                  " splits the compiled model: " + call + " runs eagerly between two graphs, " +
+                  format::duration(b.gapNsPerStep) + " a step";
+        f.explanation =
+            "torch.compile stops its graph at " + call +
+            ", runs it eagerly and enters the rest of frame " + b.frame +
+            " as a second compiled graph, " + timesAStep(b.perStep) + ". The eager ops take " +
+            format::duration(b.eagerNsPerStep) + "; the rest of the " +
+            format::duration(b.gapNsPerStep) +
+            " between the graphs is the break itself: the guards checked and the region entered "
+            "again around the resumed graph. Nothing fuses across it either.";
+        if (b.source.empty())
+            f.explanation +=
+                " The trace has no Python stacks (with_stack=True): the break's line is "
+                "not in it.";
+        f.evidence.figures = {
+            {"break_time_per_step_us", b.gapNsPerStep / 1e3, Unit::Microseconds},
+            {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3, Unit::Microseconds},
+            {"breaks_per_step", b.perStep, Unit::Count},
+            {"compiled_graphs_per_step", c.graphsPerStep, Unit::Count},
+            {"compiled_share_of_step", c.graphShare, Unit::Fraction},
+            {"guard_checks_per_step_us", c.cacheLookupNsPerStep / 1e3, Unit::Microseconds}};
+        for (const std::string& name : b.ops) {
+            if (f.evidence.ops.size() >= 3)
+                break;
+            f.evidence.ops.emplace_back(name,
+                                        f.evidence.ops.empty() ? b.example : trace::EventId{});
+        }
+        if (!b.source.empty())
+            f.evidence.ops.emplace_back("called from " + b.source);
+        f.estimatedGainNs =
+            overhead > 0 ? gain * std::max(0.0, b.gapNsPerStep - b.eagerNsPerStep) / overhead : 0.0;
+        f.gainMethod = hostOnly ? "the host's time between the graphs, less the eager ops (which "
+                                  "still run, inside the graph): only the host was recorded"
+                                : "causal model: the host's time between the graphs removed, less "
+                                  "the eager ops (which still run, inside the graph), shared among "
+                                  "the breaks";
+        f.fix = "Find each break and its reason with torch._dynamo.explain or "
+                "TORCH_LOGS=graph_breaks, then remove it: a .item() or .tolist() feeding a Python "
+                "branch becomes torch.where or torch.cond (or torch._dynamo.config."
+                "capture_scalar_outputs = True); print and logging leave the forward; a call "
+                "Dynamo cannot trace goes outside the model or under torch.compiler.disable. "
+                "fullgraph=True makes any break an error.";
+        f.snippet = kExplainSnippet;
+        out.push_back(std::move(f));
+    }
+}
+
+void recompilation(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const compiled::CompiledWindow& c = in.summary.compiled;
+    // Read from the compile spans themselves: also where they are most of the window and
+    // nothing else can be judged.
+    if (!c.compiled || in.summary.window.partlyRead() || in.summary.steps.steps.empty())
+        return;
+    std::vector<const compiled::Compilation*> recompiles;
+    for (const compiled::Compilation& k : c.compilations)
+        if (k.recompile)
+            recompiles.push_back(&k);
+    if (recompiles.empty())
+        return;
+    // In the steady steps (it recurs, so the window kept those steps): a cost every step.
+    double steadyNs = 0;
+    double totalNs = 0;
+    std::vector<std::string> steps;
+    for (const compiled::Compilation* k : recompiles) {
+        totalNs += static_cast<double>(k->durationNs);
+        if (inSteps(in, k->beginNs))
+            steadyNs += static_cast<double>(k->durationNs);
+        if (!k->step.empty() && std::find(steps.begin(), steps.end(), k->step) == steps.end())
+            steps.push_back(k->step);
+    }
+    const double perStep =
+        steadyNs / static_cast<double>(std::max<size_t>(1, in.summary.steps.steps.size()));
+    Finding f;
+    f.id = "recompilation";
+    const bool recurring = perStep > 0;
+    f.basis = recurring ? SeverityBasis::Gain : SeverityBasis::Own;
+    // A one-off in one step informs; recompiles in several steps are a pattern.
+    f.severity = Severity::Low;
+    if (steps.size() >= 2)
+        f.severity = Severity::Medium;
+    std::string ids;
+    for (const compiled::Compilation* k : recompiles)
+        if (!k->compileId.empty() && ids.find(k->compileId) == std::string::npos)
+            ids += (ids.empty() ? "" : ", ") + k->compileId;
+    f.title = "torch.compile recompiled in the window: " +
+              format::counted(uint64_t(recompiles.size()), "recompilation", "recompilations") +
+              (steps.empty() ? std::string() : " in " + steps.front()) +
+              (totalNs > 0 ? ", " + format::duration(totalNs) : std::string());
+    f.explanation =
+        "A compiled frame's guards failed (a new input shape, dtype or device, or a Python value "
+        "they check) and Dynamo compiled it again" +
+        (ids.empty() ? std::string() : " (compile ids " + ids + ": frame/compile)") + ". " +
+        (recurring ? "It recurs in the steady steps: every step pays for compiling."
+                   : "It is a one-off, left out of the steady step; but each new shape compiles "
+                     "again, and after the recompile limit (torch._dynamo.config."
+                     "recompile_limit, 8) the frame runs eagerly.");
+    if (in.summary.window.warmUpDominated)
+        f.explanation += " It takes most of the window: the steady steps left are too few to judge "
+                         "anything else; profile a window without it.";
+    f.evidence.figures = {{"recompilations", static_cast<double>(recompiles.size()), Unit::Count},
+                          {"compile_time_us", totalNs / 1e3, Unit::Microseconds},
+                          {"compile_time_per_steady_step_us", perStep / 1e3, Unit::Microseconds}};
+    f.evidence.steps = steps;
+    for (const compiled::Compilation* k : recompiles)
+        if (k->durationNs > 0)
+            f.evidence.ranges.push_back({k->beginNs, k->beginNs + k->durationNs});
+    f.estimatedGainNs = perStep;
+    f.gainMethod = recurring ? "the compile time inside the steady steps, per step"
+                             : "none per step: a one-off, outside the steady step";
+    f.fix = "Run with TORCH_LOGS=recompiles to see which guard failed. A batch whose size changes "
+            "(an epoch's last batch): drop_last=True in the DataLoader, or mark the dimension "
+            "dynamic (torch._dynamo.mark_dynamic(x, 0), or torch.compile(dynamic=True)). Keep "
+            "dtypes, devices and the Python values the model branches on the same from step to "
+            "step.";
+    f.snippet = "loader = DataLoader(dataset, batch_size=64, drop_last=True)  # one batch shape\n"
+                "# or: torch._dynamo.mark_dynamic(inputs, 0) before the first call\n";
+    out.push_back(std::move(f));
+}
+
+}  // namespace kinetoscope::analysis::rules
