@@ -72,6 +72,7 @@ json rooflineJson(const Roofline& roofline, size_t rows)
         addRating(row, o.rating, o.modelled());
         row["unmodelled"] = o.unmodelled.empty() ? json(nullptr) : json(o.unmodelled);
         row["note"] = o.note.empty() ? json(nullptr) : json(o.note);
+        row["fused_ops"] = o.fusedOps.empty() ? json(nullptr) : json(o.fusedOps);
         json kernels = json::array();
         for (const auto& [name, ns] : o.kernels)
             kernels.push_back({{"name", name}, {"device_time_us", double(ns) / 1e3}});
@@ -90,7 +91,8 @@ json rooflineJson(const Roofline& roofline, size_t rows)
                     {"rated_calls", k.ratedCalls},
                     {"rated_device_time_us", double(k.ratedNs) / 1e3},
                     {"flops", k.flops},
-                    {"bytes", k.bytes}};
+                    {"bytes", k.bytes},
+                    {"fused_ops", k.fusedOps.empty() ? json(nullptr) : json(k.fusedOps)}};
         addRating(row, k.rating, true);
         kernels.push_back(std::move(row));
     }

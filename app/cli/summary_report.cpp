@@ -1,5 +1,6 @@
 #include "app/cli/summary_report.h"
 
+#include "app/cli/compiled_report.h"
 #include "app/cli/roofline_report.h"
 #include "core/format/format.h"
 
@@ -403,6 +404,7 @@ json summaryJson(const std::string& path, const trace::LoadResult& loaded, const
         {"top_kernels_by_launch_config", kernelRows(s.kernelsByLaunch)},
         {"tensor_cores", tensorCores},
         {"roofline", rooflineJson(s.roofline, options.topRows)},
+        {"compiled", compiledJson(s.compiled)},
         {"memcpy", memcpy},
         {"memory", memory},
         {"modules", modulesJson(s.modules)},
@@ -541,6 +543,7 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
     }
     if (!s.roofline.empty() || s.roofline.peaks)
         out << rooflineText(s.roofline, options.topRows / 2);
+    out << compiledText(s.compiled);
     if (!s.memory.empty()) {
         out << "\nMemory\n";
         for (const auto& [device, d] : s.memory) {

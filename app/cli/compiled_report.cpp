@@ -1,0 +1,80 @@
+#include "app/cli/compiled_report.h"
+
+#include "core/format/format.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace kinetoscope::cli {
+
+using nlohmann::json;
+
+json compiledJson(const compiled::CompiledWindow& w)
+{
+    json breaks = json::array();
+    for (const compiled::GraphBreak& b : w.breaks)
+        breaks.push_back({{"frame", b.frame},
+                          {"index", b.index},
+                          {"ops", b.ops},
+                          {"call", b.call},
+                          {"source", b.source},
+                          {"per_step", b.perStep},
+                          {"time_per_step_us", b.gapNsPerStep / 1e3},
+                          {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3}});
+    json compilations = json::array();
+    for (const compiled::Compilation& k : w.compilations)
+        compilations.push_back({{"compile_id", k.compileId},
+                                {"step", k.step},
+                                {"duration_us", static_cast<double>(k.durationNs) / 1e3},
+                                {"recompile", k.recompile}});
+    return {{"compiled", w.compiled},
+            {"region_share_of_step", w.regionShare},
+            {"graph_share_of_step", w.graphShare},
+            {"graphs_per_step", w.graphsPerStep},
+            {"guard_checks_per_step_us", w.cacheLookupNsPerStep / 1e3},
+            {"device_share", w.deviceShare >= 0 ? json(w.deviceShare) : json(nullptr)},
+            {"kernel_launches_per_step", w.launchesPerStep},
+            {"frames", w.frames},
+            {"graph_breaks", breaks},
+            {"compilations", compilations}};
+}
+
+std::string compiledText(const compiled::CompiledWindow& w)
+{
+    if (!w.compiled)
+        return {};
+    std::ostringstream out;
+    out << "\ntorch.compile\n";
+    out << "  compiled regions " << format::percent(w.regionShare)
+        << " of the step's host time (graph runs " << format::percent(w.graphShare) << ", "
+        << format::number(w.graphsPerStep) << " a step); guards "
+        << format::duration(w.cacheLookupNsPerStep) << " a step";
+    if (w.launchesPerStep > 0)
+        out << "; " << format::number(w.launchesPerStep) << " compiled kernel launches a step";
+    out << "\n";
+    if (w.deviceShare >= 0)
+        out << "  device time from compiled graphs: " << format::percent(w.deviceShare) << "\n";
+    for (const compiled::GraphBreak& b : w.breaks) {
+        out << "  graph break in frame " << b.frame << ": "
+            << (b.ops.empty() ? std::string("Python code") : b.ops.front());
+        if (!b.call.empty())
+            out << " (" << b.call << ")";
+        out << ", " << format::duration(b.gapNsPerStep) << " a step between the graphs (eager ops "
+            << format::duration(b.eagerNsPerStep) << ")";
+        if (!b.source.empty())
+            out << ", from " << b.source;
+        out << "\n";
+    }
+    for (const compiled::Compilation& k : w.compilations) {
+        out << "  " << (k.recompile ? "recompiled " : "compiled ")
+            << (k.compileId.empty() ? std::string("a frame") : k.compileId);
+        if (!k.step.empty())
+            out << " in " << k.step;
+        if (k.durationNs > 0)
+            out << ": " << format::duration(static_cast<double>(k.durationNs));
+        out << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace kinetoscope::cli
