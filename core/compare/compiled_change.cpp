@@ -15,21 +15,6 @@ namespace kinetoscope::compare {
 
 namespace {
 
-// A compiler-generated kernel's name, read past the "graph_<n>_" prefix Inductor's C++
-// kernels carry in a CPU trace when they are recorded as ops
-// (TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1): "graph_0_cpp_fused_gelu_view_2".
-std::optional<compiled::CompiledKernelName> generated(std::string_view name)
-{
-    if (name.starts_with("graph_")) {
-        size_t i = 6;
-        while (i < name.size() && name[i] >= '0' && name[i] <= '9')
-            ++i;
-        if (i > 6 && i < name.size() && name[i] == '_')
-            name.remove_prefix(i + 1);
-    }
-    return compiled::parseCompiledKernelName(name);
-}
-
 // Matmul, convolution and attention: what a compiler calls as an extern kernel (or a
 // template) rather than generating.
 bool isGemmOp(std::string_view base)
@@ -143,9 +128,9 @@ std::vector<Unit> unitsOf(const CompiledSideInput& side, bool deviceTime)
 void classify(std::vector<Unit>& units, std::set<std::string>& fusedSet)
 {
     for (Unit& u : units) {
-        std::optional<compiled::CompiledKernelName> g = generated(u.name);
+        std::optional<compiled::CompiledKernelName> g = compiled::parseCompiledKernelName(u.name);
         if (!g && !u.op.empty())
-            g = generated(u.op);
+            g = compiled::parseCompiledKernelName(u.op);
         if (g) {
             if (g->kind == compiled::KernelKind::Template) {
                 u.kind = Kind::Gemm;
@@ -343,10 +328,10 @@ bool sideIsCompiled(const CompiledSideInput& side)
         return true;
     if (side.ops)
         for (const analysis::OpStats& op : side.ops->byName)
-            if (generated(op.name))
+            if (compiled::parseCompiledKernelName(op.name))
                 return true;
     for (const analysis::KernelStats& k : side.doc->summary.kernels)
-        if (generated(k.name))
+        if (compiled::parseCompiledKernelName(k.name))
             return true;
     return false;
 }

@@ -191,6 +191,14 @@ const char* kernelKindName(KernelKind kind)
 
 std::optional<CompiledKernelName> parseCompiledKernelName(std::string_view name)
 {
+    // Inductor's C++ kernels recorded as ops carry their graph first: "graph_0_cpp_fused_...".
+    if (name.starts_with("graph_")) {
+        size_t end = 6;
+        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])) != 0)
+            ++end;
+        if (end > 6 && end < name.size() && name[end] == '_')
+            name.remove_prefix(end + 1);
+    }
     std::vector<std::string_view> words = splitWords(name);
     if (words.size() < 2 || (words[0] != "triton" && words[0] != "cpp"))
         return std::nullopt;

@@ -10,6 +10,8 @@
 //                                                     argument signature after the index)
 //   triton_tem_fused_addmm_relu_0                     template (a GEMM or convolution)
 //   cpp_fused_add_mul_0                               Inductor's C++ kernel on a CPU
+//   graph_0_cpp_fused_gelu_view_2                     the same recorded as an op
+//                                                     (TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1)
 // Since op names contain '_' themselves (layer_norm, _unsafe_view), the split follows a list
 // of multi-word aten names; an unlisted one comes out as its words.
 #include <optional>

@@ -78,6 +78,10 @@ void TestCompiled::kernelNames_data()
                               << "triton"
                               << "template"
                               << "addmm · relu";
+    QTest::newRow("cpp as an op") << "graph_0_cpp_fused_gelu_view_2"
+                                  << "cpp"
+                                  << "other"
+                                  << "gelu · view";
     QTest::newRow("cpp") << "cpp_fused_add_mul_relu_0"
                          << "cpp"
                          << "other"
