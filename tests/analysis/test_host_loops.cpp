@@ -22,9 +22,9 @@ using kinetoscope::test::findFinding;
 
 namespace {
 
-std::filesystem::path cpuTrace(const char* name)
+std::filesystem::path cpuTrace(const std::string& name)
 {
-    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces") / name;
+    return kinetoscope::test::dataFile("cpu_traces/" + name);
 }
 
 // The time of the outermost calls of `name` (not inside another of its calls) per step,

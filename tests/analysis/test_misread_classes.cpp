@@ -28,11 +28,6 @@ using kinetoscope::test::findFinding;
 
 namespace {
 
-std::filesystem::path fixture(const char* relative)
-{
-    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data") / relative;
-}
-
 const Finding* firstNotAboutWindow(const Diagnosed& d)
 {
     const auto it = std::find_if(d.findings.begin(), d.findings.end(),
@@ -172,7 +167,8 @@ private Q_SLOTS:
     // time" that blamed too little work per step, after a trace-quality note.
     void deviceOnlyShortKernelsAreAHostThatCannotKeepUp()
     {
-        const Diagnosed d = diagnoseFile(fixture("device_only/h100_cnn32_device_only.json.gz"));
+        const Diagnosed d =
+            diagnoseFile(kinetoscope::test::dataFile("device_only/h100_cnn32_device_only.json.gz"));
         QVERIFY(d.model);
         QVERIFY(d.findings.size() >= 2);
         QCOMPARE(QString::fromStdString(d.findings.front().id), QString("host-not-recorded"));
@@ -195,7 +191,8 @@ private Q_SLOTS:
         checkGains(d);
 
         // The same run with its host recorded: the host's own reading agrees.
-        const Diagnosed full = diagnoseFile(fixture("h100_runs/cnn32/trace.json.gz"));
+        const Diagnosed full =
+            diagnoseFile(kinetoscope::test::dataFile("h100_runs/cnn32/trace.json.gz"));
         const Finding* launch = findFinding(full.findings, "launch-bound");
         QVERIFY(launch);
         QVERIFY(std::abs(launch->estimatedGainNs / full.summary.breakdown.all.averageTotalNs -
@@ -215,8 +212,8 @@ private Q_SLOTS:
     // unrecorded, then a LOW host-compute-bound.
     void gpuMachineWhoseModelRanOnTheCpu()
     {
-        const Diagnosed d =
-            diagnoseFile(fixture("gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
+        const Diagnosed d = diagnoseFile(kinetoscope::test::dataFile(
+            "gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
         QVERIFY(d.model);
         QVERIFY(!d.findings.empty());
         const Finding& first = d.findings.front();
@@ -233,8 +230,8 @@ private Q_SLOTS:
         checkGains(d);
 
         // The same run as a CPU machine wrote it (no GPU named): a CPU run's reading.
-        const Diagnosed cpu =
-            diagnoseFile(fixture("gpu_machine_cpu_run/mlp_forward_on_cpu.json.gz"));
+        const Diagnosed cpu = diagnoseFile(
+            kinetoscope::test::dataFile("gpu_machine_cpu_run/mlp_forward_on_cpu.json.gz"));
         QVERIFY(!findFinding(cpu.findings, "gpu-not-used"));
         QVERIFY(findFinding(cpu.findings, "cpu-only-window"));
         const Finding* cpuTop = firstNotAboutWindow(cpu);
@@ -243,8 +240,8 @@ private Q_SLOTS:
 
         // Its memory samples on the GPU instead (cuda:0): the model was on the GPU
         // and only its device activity went unrecorded, not a GPU left unused.
-        std::string onGpu = kinetoscope::test::readDecompressed(
-            fixture("gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
+        std::string onGpu = kinetoscope::test::readDecompressed(kinetoscope::test::dataFile(
+            "gpu_machine_cpu_run/mlp_forward_on_cpu_v100_props.json.gz"));
         QVERIFY(!onGpu.empty());
         const std::string cpuSample = "\"Device Id\": -1, \"Device Type\": 0";
         const std::string gpuSample = "\"Device Id\": 0, \"Device Type\": 1";

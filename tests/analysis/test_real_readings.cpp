@@ -43,8 +43,7 @@ std::vector<std::filesystem::path> everyRealTrace()
 
 std::filesystem::path cpuTrace(const QString& name)
 {
-    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/cpu_traces") /
-           name.toStdString();
+    return kinetoscope::test::dataFile("cpu_traces/" + name.toStdString());
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ using kinetoscope::test::findFinding;
 
 namespace {
 
-std::filesystem::path fixture(const char* name)
+std::filesystem::path fixture(const std::string& name)
 {
-    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data/compiled") / name;
+    return test::dataFile("compiled/" + name);
 }
 
 }  // namespace

@@ -22,6 +22,11 @@ std::filesystem::path sharedSnapshot(const std::string& name)
     return sharedTracesDir().parent_path() / "snapshots" / name;
 }
 
+std::filesystem::path dataFile(const std::string& relative)
+{
+    return std::filesystem::path(KINETOSCOPE_SOURCE_DIR "/tests/data") / relative;
+}
+
 std::vector<std::filesystem::path> sharedTraceFiles()
 {
     std::vector<std::filesystem::path> files;

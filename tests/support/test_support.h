@@ -17,6 +17,8 @@ std::filesystem::path sharedTrace(const std::string& relativePath);
 std::vector<std::filesystem::path> sharedTraceFiles();
 // ../shared/snapshots/NAME: the real CUDA memory snapshots beside the traces.
 std::filesystem::path sharedSnapshot(const std::string& name);
+// A fixture of the repository's own: tests/data/RELATIVE ("compiled/recompile.json.gz").
+std::filesystem::path dataFile(const std::string& relative);
 
 // Whole content of a file, as it is on disk.
 std::string readBytes(const std::filesystem::path& path);

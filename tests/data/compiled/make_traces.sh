@@ -9,15 +9,6 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kinetoscope=${1:-$here/../../../build/bin/kinetoscope}
 python=${2:-$HOME/.local/share/kinetoscope/venv/bin/python}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-run() {  # NAME PROFILE-OPTIONS...
-    local name=$1
-    shift
-    "$kinetoscope" profile --out "$work/$name" "$@" -- "$python" "$here/train_graph_break.py" > "$work/$name.log" 2>&1 \
-        || { cat "$work/$name.log"; exit 1; }
-    gzip -9 -c "$work/$name/trace.json" > "$here/$name.json.gz.tmp"
-    mv "$here/$name.json.gz.tmp" "$here/$name.json.gz"
-}
-run graph_break_stacks --skip 3 --active 3 --with-stack
-run recompile --skip 10 --active 4 --no-profile-memory
+fixture() { bash "$here/../profile_fixture.sh" "$here/$1" "$kinetoscope" "$python" "${@:2}"; }
+fixture graph_break_stacks.json.gz --skip 3 --active 3 --with-stack -- "$here/train_graph_break.py"
+fixture recompile.json.gz --skip 10 --active 4 --no-profile-memory -- "$here/train_graph_break.py"

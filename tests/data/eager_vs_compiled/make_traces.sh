@@ -9,16 +9,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kinetoscope=${1:-$here/../../../build/bin/kinetoscope}
 python=${2:-$HOME/.local/share/kinetoscope/venv/bin/python}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-run() {  # NAME SCRIPT-OPTIONS...
-    local name=$1
-    shift
-    TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1 "$kinetoscope" profile --out "$work/$name" --skip 5 --active 5 \
-        --no-profile-memory -- "$python" "$here/train_block.py" "$@" > "$work/$name.log" 2>&1 \
-        || { cat "$work/$name.log"; exit 1; }
-    gzip -9 -c "$work/$name/trace.json" > "$here/$name.json.gz.tmp"
-    mv "$here/$name.json.gz.tmp" "$here/$name.json.gz"
+# Inductor's C++ kernels recorded as ops, in the compiled run (and harmless in the eager one).
+export TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE=1
+fixture() {  # NAME SCRIPT-OPTIONS...
+    bash "$here/../profile_fixture.sh" "$here/$1.json.gz" "$kinetoscope" "$python" --skip 5 --active 5 \
+        --no-profile-memory -- "$here/train_block.py" "${@:2}"
 }
-run eager
-run compiled --compile
+fixture eager
+fixture compiled --compile
