@@ -438,7 +438,9 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
                                  std::string{model.text(event.name).substr(kRegionPrefix.size())});
     std::sort(regions.begin(), regions.end());
     std::map<std::string, std::vector<int>> seenByFrame;
-    for (const auto& [start, name] : regions) {
+    for (const auto& region : regions) {
+        const int64_t start = region.first;
+        const std::string& name = region.second;
         const std::optional<CompileId> id = parseCompileId(name);
         if (!id)
             continue;

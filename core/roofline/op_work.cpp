@@ -513,6 +513,8 @@ std::optional<OpWork> workOf(std::string_view opName, std::span<const OpInput> i
             return foreachWork(*resolved->elementwise, resolved->form, call);
         return elementwiseWork(*resolved->elementwise, resolved->form, call);
     }
+    if (resolved->exact == nullptr)  // resolve() sets one of the two
+        return std::nullopt;
     return (*resolved->exact)(call);
 }
 

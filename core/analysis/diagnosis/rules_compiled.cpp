@@ -75,9 +75,14 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
         const std::string op = b.ops.empty() ? std::string("Python code") : b.ops.front();
         const std::string call = b.call.empty() ? op : b.call + "() (" + op + ")";
         const std::string where = whereBroken(b.source);
-        f.title = "A graph break" + (where.empty() ? std::string() : " in " + where) +
-                  " splits the compiled model: " + call + " runs eagerly between two graphs, " +
-                  format::duration(b.gapNsPerStep) + " a step";
+        f.title = "A graph break";
+        if (!where.empty())
+            f.title += " in " + where;
+        f.title += " splits the compiled model: ";
+        f.title += call;
+        f.title += " runs eagerly between two graphs, ";
+        f.title += format::duration(b.gapNsPerStep);
+        f.title += " a step";
         f.explanation =
             "torch.compile stops its graph at " + call +
             ", runs it eagerly and enters the rest of frame " + b.frame +
