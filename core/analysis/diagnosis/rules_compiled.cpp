@@ -8,7 +8,7 @@
 #include "core/analysis/diagnosis/rules.h"
 
 #include <cmath>
-#include <regex>
+#include <string_view>
 
 namespace kinetoscope::analysis::rules {
 
@@ -22,19 +22,17 @@ constexpr double kBreakShare = 0.01;
 // the line that broke, so only the function and file are told).
 std::string whereBroken(const std::string& source)
 {
-    if (source.empty())
-        return {};
-    static const std::regex frame(R"(^(.*)\((\d+)\): (.*)$)");
-    std::smatch m;
-    if (!std::regex_match(source, m, frame))
+    const size_t colon = source.find("): ");
+    const size_t open = source.rfind('(', colon);
+    if (colon == std::string::npos || open == std::string::npos)
         return source;
-    std::string file = m[1].str();
+    std::string file = source.substr(0, open);
     file = file.substr(file.find_last_of('/') + 1);
-    std::string function = m[3].str();
-    static const std::regex resumed(R"(^torch_dynamo_resume_in_(.+)_at_\d+$)");
-    std::smatch r;
-    if (std::regex_match(function, r, resumed))
-        function = r[1].str();
+    std::string function = source.substr(colon + 3);
+    constexpr std::string_view kResumed = "torch_dynamo_resume_in_";
+    const size_t at = function.rfind("_at_");
+    if (function.starts_with(kResumed) && at != std::string::npos && at > kResumed.size())
+        function = function.substr(kResumed.size(), at - kResumed.size());
     return function + " in " + file;
 }
 
