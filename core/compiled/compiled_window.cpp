@@ -233,11 +233,13 @@ public:
     }
 
 private:
-    // Marks every event inside the graph run at `first`; returns the index after them.
+    // Marks the graph run at `first` and every event inside it; returns the index after
+    // them, always past `first` (a run of zero duration holds nothing but itself).
     size_t markGraph(std::span<const Event> events, size_t first)
     {
         const int64_t end = events[first].endNs();
-        size_t i = first;
+        m_inGraph[m_model.idOf(events[first]).value] = true;
+        size_t i = first + 1;
         for (; i < events.size() && events[i].startNs < end; ++i)
             m_inGraph[m_model.idOf(events[i]).value] = true;
         return i;
