@@ -103,16 +103,20 @@ json windowJson(const WindowClass& w)
 
 json hostProfileJson(const HostProfile& h)
 {
-    json ops = json::array();
-    for (const HostOpTime& o : h.bySelfTime)
-        ops.push_back({{"name", o.name}, {"self_us", toUs(o.selfNs)}, {"calls", o.calls}});
+    auto rows = [](const std::vector<HostOpTime>& times) {
+        json list = json::array();
+        for (const HostOpTime& o : times)
+            list.push_back({{"name", o.name}, {"self_us", toUs(o.selfNs)}, {"calls", o.calls}});
+        return list;
+    };
     return {{"steps", h.steps},
             {"step_us", toUs(h.stepNs)},
             {"dataloader_us", toUs(h.dataLoaderNs)},
             {"random_data_us", toUs(h.randomDataNs)},
             {"random_ops", h.randomOps},
             {"outside_ops_us", toUs(h.outsideOpsNs)},
-            {"by_self_time", ops}};
+            {"outside_ops_frames", rows(h.outsideOpsFrames)},
+            {"by_self_time", rows(h.bySelfTime)}};
 }
 
 json causalJson(const CausalModel& m)

@@ -4,6 +4,7 @@
 #include "core/analysis/iterations.h"
 #include "core/analysis/time_ranges.h"
 #include "core/trace/name_cache.h"
+#include "core/trace/python_frame.h"
 
 #include <algorithm>
 #include <map>
@@ -43,6 +44,26 @@ enum Role : uint8_t
     kRandom = 4,      // draws a random tensor
     kModule = 8,      // an nn.Module span (with_stack / with_modules)
 };
+
+// Each Python frame's share of the step's time in no op (`idle`): the idle time inside it
+// less what its Python frames nested below it hold, added by frame name. Frames end at the
+// step's end at the latest.
+void addIdleFrames(const TraceModel& model, const std::vector<const Event*>& python,
+                   const RangeSet& idle, int64_t stepEnd,
+                   std::map<uint32_t, std::pair<double, double>>& frames)
+{
+    for (const Event* e : python) {
+        const double inside = double(lengthWithin(idle, e->startNs, std::min(e->endNs(), stepEnd)));
+        auto& [selfNs, calls] = frames[e->name.value];
+        selfNs += inside;
+        calls += 1;
+        for (EventId a = e->parent; a.valid(); a = model.event(a).parent)
+            if (const Event& up = model.event(a); up.category == Category::PythonFunction) {
+                frames[up.name.value].first -= inside;
+                break;
+            }
+    }
+}
 
 }  // namespace
 
@@ -98,6 +119,7 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     const RangeSet otherThreads = unionOf(std::move(elsewhere));
     std::map<uint32_t, std::pair<double, double>> self;  // name -> (self ns, calls)
     std::map<uint32_t, double> random;
+    std::map<uint32_t, std::pair<double, double>> frames;  // name -> (idle self ns, calls)
     const auto events = model.events(p.thread);
     for (const Step& step : steady.steps) {
         const int64_t begin = step.hostBeginNs;
@@ -107,8 +129,14 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
         ++p.steps;
         p.stepNs += double(end - begin);
         std::vector<TimeRange> loader, ops, drawn;
+        std::vector<const Event*> python;  // on the loop's thread, over or in the step
         auto it = std::lower_bound(events.begin(), events.end(), begin,
                                    [](const Event& e, int64_t t) { return e.startNs < t; });
+        // The Python frames the step runs in (the loop's own), then those inside it.
+        if (it != events.end())
+            for (EventId a = it->parent; a.valid(); a = model.event(a).parent)
+                if (model.event(a).category == Category::PythonFunction)
+                    python.push_back(&model.event(a));
         for (; it != events.end() && it->startNs < end; ++it) {
             const Event& e = *it;
             const TimeRange clipped{e.startNs, std::min(e.endNs(), end)};
@@ -121,6 +149,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             }
             if (e.category == Category::CpuOp || isLaunchCall(e.category))
                 ops.push_back(clipped);
+            if (e.category == Category::PythonFunction)
+                python.push_back(&e);
             if (e.category != Category::CpuOp)
                 continue;
             auto& [selfNs, calls] = self[e.name.value];
@@ -145,6 +175,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             all.push_back(*r);
         const RangeSet busy = unionOf(std::move(all));
         p.outsideOpsNs += double(end - begin - lengthWithin(busy, begin, end));
+        if (!python.empty())
+            addIdleFrames(model, python, subtract(RangeSet{{begin, end}}, busy), end, frames);
     }
     if (p.steps == 0)
         return p;
@@ -165,6 +197,19 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     std::sort(byTime.rbegin(), byTime.rend());
     for (const auto& [ns, name] : byTime)
         p.randomOps.push_back(name);
+    std::map<std::string, std::pair<double, double>> byFrame;  // built-ins at any address as one
+    for (const auto& [name, value] : frames) {
+        auto& [selfNs, calls] = byFrame[pythonCallName(model.text(StringId{name}))];
+        selfNs += value.first;
+        calls += value.second;
+    }
+    for (const auto& [name, value] : byFrame)
+        if (value.first > 0)
+            p.outsideOpsFrames.push_back({name, value.first / n, value.second / n});
+    std::sort(p.outsideOpsFrames.begin(), p.outsideOpsFrames.end(),
+              [](const HostOpTime& a, const HostOpTime& b) { return a.selfNs > b.selfNs; });
+    if (p.outsideOpsFrames.size() > 3)
+        p.outsideOpsFrames.resize(3);
     return p;
 }
 

@@ -31,6 +31,10 @@ struct HostProfile
     std::vector<std::string> randomOps;  // those calls, the most time first
     double outsideOpsNs = 0;             // in no op on any host thread: Python (frames or nothing
                                          // recorded), sleeps
+    // Where that time sits when the trace has Python stacks (with_stack): the innermost
+    // Python frame over each stretch of it, by frame, the most first (<= 3); selfNs is its
+    // share of outsideOpsNs, calls the frame's calls per step. Empty without stacks.
+    std::vector<HostOpTime> outsideOpsFrames;
     std::vector<HostOpTime> bySelfTime;  // the ops with the most self time, most first (<= 8)
 };
 

@@ -61,41 +61,6 @@ constexpr int kMaxFrameWalk = 256;
 
 }  // namespace
 
-bool isUserFrame(std::string_view frame)
-{
-    const size_t open = frame.find(".py(");
-    if (open == std::string_view::npos || frame.starts_with("<"))
-        return false;  // a built-in, or not a source frame
-    // Windows traces write backslashes; the tracer trims the sys.path prefix, so torch's
-    // own files read "torch/...", other libraries' "name/...", the standard library's
-    // "threading.py" (or a full path into lib/python3.x when it is not trimmed).
-    std::string path(frame.substr(0, open));
-    std::replace(path.begin(), path.end(), '\\', '/');
-    const std::string_view p = path;
-    auto directory = [p](std::string_view name) {  // "name/" at the start or after a '/'
-        for (size_t at = p.find(name); at != std::string_view::npos; at = p.find(name, at + 1))
-            if (at == 0 || p[at - 1] == '/')
-                return true;
-        return false;
-    };
-    for (std::string_view library :
-         {"torch/", "site-packages/", "dist-packages/", "multiprocessing/", "concurrent/",
-          "asyncio/", "importlib/", "collections/", "json/"})
-        if (directory(library))
-            return false;
-    if (p.find("/lib/python3") != std::string_view::npos || p.starts_with("<frozen"))
-        return false;
-    static constexpr std::string_view kStandardModules[] = {
-        "threading",   "runpy",     "contextlib", "functools", "abc",     "typing",
-        "queue",       "selectors", "socket",     "copy",      "weakref", "enum",
-        "dataclasses", "pickle",    "copyreg",    "warnings",  "inspect", "traceback"};
-    const std::string_view file =
-        p.substr(p.rfind('/') == std::string_view::npos ? 0 : p.rfind('/') + 1);
-    const bool topLevel = p.find('/') == std::string_view::npos;
-    return !(topLevel && std::find(std::begin(kStandardModules), std::end(kStandardModules),
-                                   file) != std::end(kStandardModules));
-}
-
 bool isMarkerSpan(std::string_view name)
 {
     return name.starts_with("ProfilerStep#") || name.starts_with("enumerate(DataLoader)#") ||

@@ -4,6 +4,7 @@
 // launched (through the External id and correlation links, Event::op). All times are
 // int64 nanoseconds.
 #include "core/analysis/time_ranges.h"
+#include "core/trace/python_frame.h"
 #include "core/trace/trace_model.h"
 
 #include <string>
@@ -59,9 +60,7 @@ struct OpTables
 // How many Python frames the by-stack table groups on (torch's group_by_stack_n).
 inline constexpr size_t kStackFrames = 5;
 
-// Is this Python frame ("path/file.py(12): name") the user's code rather than torch's, a
-// library's (site-packages, dist-packages, the standard library) or a built-in?
-bool isUserFrame(std::string_view frame);
+using trace::isUserFrame;  // (core/trace/python_frame.h)
 
 // Spans that mark a step, a DataLoader or DataPipe fetch, or an optimizer step or its
 // zero_grad: record_function ranges, which some torch versions label cpu_op. They are not

@@ -2,6 +2,7 @@
 
 #include "core/compiled/kernel_name.h"
 #include "core/trace/name_cache.h"
+#include "core/trace/python_frame.h"
 
 #include <algorithm>
 #include <charconv>
@@ -71,41 +72,6 @@ std::optional<CompileId> parseCompileId(std::string_view text)
     if (error != std::errc{} || end == rest.data())
         return std::nullopt;
     return id;
-}
-
-// The Python call behind an eager op, from its innermost Python frame:
-// "<built-in method item of Tensor object at 0x7f...>" -> "Tensor.item".
-std::string callName(std::string_view frame)
-{
-    constexpr std::string_view kMethod = "<built-in method ";
-    if (frame.starts_with(kMethod)) {
-        std::string_view rest = frame.substr(kMethod.size());
-        const size_t of = rest.find(" of ");
-        if (of != std::string_view::npos) {
-            const std::string_view method = rest.substr(0, of);
-            std::string_view owner = rest.substr(of + 4);
-            owner = owner.substr(0, owner.find(' '));
-            return std::string{owner} + "." + std::string{method};
-        }
-    }
-    constexpr std::string_view kFunction = "<built-in function ";
-    if (frame.starts_with(kFunction)) {
-        std::string_view rest = frame.substr(kFunction.size());
-        return std::string{rest.substr(0, rest.find('>'))};
-    }
-    return std::string{frame};
-}
-
-// A Python frame of the user's own code: not torch's, a library's or the interpreter's.
-bool isUserFrame(std::string_view frame)
-{
-    if (frame.empty() || frame.front() == '<' || frame.starts_with("nn.Module:") ||
-        frame.starts_with("torch/") || frame.starts_with("triton/") ||
-        frame.starts_with("functorch/") || frame.find("site-packages/") != std::string_view::npos ||
-        frame.find("dist-packages/") != std::string_view::npos ||
-        frame.find("/lib/python3") != std::string_view::npos)
-        return false;
-    return frame.find("): ") != std::string_view::npos;  // "file(line): function"
 }
 
 // Where a step list (sorted by begin, not overlapping) places a time: the index of the
@@ -223,8 +189,8 @@ public:
                 continue;
             const std::string_view frame = m_model.text(ancestor.name);
             if (call.empty())
-                call = callName(frame);
-            if (isUserFrame(frame)) {
+                call = trace::pythonCallName(frame);
+            if (trace::isUserFrame(frame)) {
                 source = std::string{frame};
                 break;
             }

@@ -3,6 +3,7 @@
 //   1. a loop with no marker that neither trains nor calls a model, profiled with the host
 //      alone, is cut into its iterations from the sequence its main thread repeats;
 //   2. a small marked window that one cost dominates is judged, not called too short.
+// And the host's time in no op placed in the Python frames that hold it (with_stack).
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "tests/support/diagnosed.h"
@@ -195,6 +196,42 @@ private Q_SLOTS:
         const Diagnosed d = diagnoseFile(kinetoscope::test::sharedTrace(trace.toStdString()));
         QVERIFY(d.model);
         QCOMPARE(d.summary.window.stepSource, StepSource::Window);
+    }
+
+    // Time in no op, read with the trace's Python stacks: a compiled CPU run (Adam's
+    // per-parameter Python loop, the backward's call into C, the loop itself) is told where
+    // that time sits and is not told to record stacks it has, nor to compile what is
+    // compiled. Without stacks (the same model run eagerly, no with_stack) it is told to
+    // record them.
+    void timeInNoOpIsPlacedInItsPythonFrames()
+    {
+        const Diagnosed d =
+            diagnoseFile(kinetoscope::test::dataFile("compiled/graph_break_stacks.json.gz"));
+        QVERIFY(d.model);
+        const HostProfile& h = d.summary.host;
+        QVERIFY(!h.outsideOpsFrames.empty());
+        double sum = 0;
+        for (const HostOpTime& frame : h.outsideOpsFrames) {
+            QVERIFY(frame.selfNs > 0);
+            sum += frame.selfNs;
+        }
+        QVERIFY(sum <= h.outsideOpsNs + 1);
+        QVERIFY(h.outsideOpsFrames.front().name.ends_with(": _single_tensor_adam"));
+        const Finding* python = findFinding(d.findings, "python-bound");
+        QVERIFY(python);
+        QVERIFY(python->explanation.find("_single_tensor_adam") != std::string::npos);
+        QVERIFY(python->explanation.find("with_stack=True") == std::string::npos);
+        QVERIFY(python->explanation.find("already compiled") != std::string::npos);
+        QVERIFY(python->snippet.find("torch.compile(train_step)") == std::string::npos);
+
+        const Diagnosed eager =
+            diagnoseFile(kinetoscope::test::dataFile("eager_vs_compiled/eager.json.gz"));
+        QVERIFY(eager.model);
+        QVERIFY(eager.summary.host.outsideOpsFrames.empty());
+        const Finding* eagerPython = findFinding(eager.findings, "python-bound");
+        QVERIFY(eagerPython);
+        QVERIFY(eagerPython->explanation.find("with_stack=True") != std::string::npos);
+        QVERIFY(eagerPython->snippet.find("torch.compile(train_step)") != std::string::npos);
     }
 };
 

@@ -1,0 +1,18 @@
+#pragma once
+// Python frames as torch.profiler's Python tracer names them (with_stack):
+// "path/file.py(12): function" for source frames, "<built-in method item of Tensor object
+// at 0x7f...>" and "<built-in function ...>" for calls into C.
+#include <string>
+#include <string_view>
+
+namespace kinetoscope::trace {
+
+// Is this frame the user's code rather than torch's, a library's (site-packages,
+// dist-packages, the standard library) or a built-in?
+bool isUserFrame(std::string_view frame);
+
+// The call a frame names, shortly: "<built-in method item of Tensor object at 0x7f...>" ->
+// "Tensor.item", "<built-in function len>" -> "len"; a source frame as it is.
+std::string pythonCallName(std::string_view frame);
+
+}  // namespace kinetoscope::trace
