@@ -3,6 +3,7 @@
 #include "core/compare/comparison_markdown.h"
 #include "core/format/format.h"
 #include "widgets/chart_style.h"
+#include "widgets/compiled_change_page.h"
 #include "widgets/delta_table_model.h"
 #include "widgets/table_export.h"
 #include "widgets/table_view.h"
@@ -115,6 +116,12 @@ CompareView::CompareView(std::shared_ptr<const document::Document> before,
     addTab(memoryPage(), QStringLiteral("Memory"));
     addTab(findingsPage(), QStringLiteral("Findings"));
     addTab(timelinesPlaceholder(), QStringLiteral("Timelines"));
+    if (m_comparison.compiled) {
+        m_compiled = new CompiledChangePage(*m_comparison.compiled, this);
+        addTab(m_compiled, QStringLiteral("torch.compile"));
+        setTabToolTip(Compiled, text(m_comparison.compiled->direction) +
+                                    QStringLiteral(": the step's change by cause"));
+    }
     connect(this, &QTabWidget::currentChanged, this, [this](int page) {
         if (page == Timelines)
             buildTimelines();
@@ -155,6 +162,17 @@ QWidget* CompareView::overviewPage()
     sides->setWordWrap(true);
     sides->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(sides);
+    if (m_comparison.compiled) {  // the split by cause, one line, and where it is laid out
+        auto* compiled = new QLabel(
+            text(m_comparison.compiled->line).toHtmlEscaped() +
+                QStringLiteral(" <a href=\"compiled\">The torch.compile page</a> has the parts, "
+                               "the fused groups and what got slower."),
+            page);
+        compiled->setWordWrap(true);
+        compiled->setTextInteractionFlags(Qt::TextBrowserInteraction);
+        connect(compiled, &QLabel::linkActivated, this, [this] { setCurrentIndex(Compiled); });
+        layout->addWidget(compiled);
+    }
     auto* method = new QLabel(text(m_comparison.verdict().method) + QLatin1Char('.'), page);
     method->setWordWrap(true);
     method->setStyleSheet(QStringLiteral("color: palette(mid)"));
@@ -295,6 +313,8 @@ QAbstractItemView* CompareView::currentTable() const
 {
     if (currentIndex() == Findings)
         return m_findings;
+    if (m_compiled && currentWidget() == m_compiled)
+        return m_compiled->currentTable();
     if (const auto* table = qobject_cast<const TableView*>(currentWidget()))
         return table->table();
     return nullptr;

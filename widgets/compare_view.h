@@ -1,9 +1,10 @@
 #pragma once
 // A comparison of two documents: Overview (the verdict, both sides, the waterfall from
 // before to after), Changes (the causes ranked), Kernels, Operators, Copies (per step,
-// diffed), Memory (both sides' curves overlaid), Findings (resolved, new, persisting) and
-// Timelines (before above after, aligned on a chosen steady step). Views only draw; the
-// numbers come from core/compare.
+// diffed), Memory (both sides' curves overlaid), Findings (resolved, new, persisting),
+// Timelines (before above after, aligned on a chosen steady step) and, when either side is
+// compiled, torch.compile (the change by cause: compiled_change_page.h). Views only draw;
+// the numbers come from core/compare.
 #include "core/compare/comparison.h"
 #include "core/document/document.h"
 
@@ -17,6 +18,7 @@ class QTableWidget;
 
 namespace kinetoscope::widgets {
 
+class CompiledChangePage;
 class TableView;
 class TimelinePage;
 class WaterfallChart;
@@ -34,7 +36,8 @@ public:
         Copies,
         Memory,
         Findings,
-        Timelines
+        Timelines,
+        Compiled  // last, and only when either side is compiled: the pages above keep their index
     };
     CompareView(std::shared_ptr<const document::Document> before,
                 std::shared_ptr<const document::Document> after, compare::Comparison comparison,
@@ -45,6 +48,8 @@ public:
     WaterfallChart* waterfall() const { return m_waterfall; }
     TableView* kernels() const { return m_kernels; }
     QTableWidget* findingsTable() const { return m_findings; }
+    // The torch.compile page; null when neither side is compiled.
+    CompiledChangePage* compiledPage() const { return m_compiled; }
     // The Timelines page, built when first shown (each side's index is built then).
     TimelinePage* beforeTimeline() const { return m_beforeTimeline; }
     TimelinePage* afterTimeline() const { return m_afterTimeline; }
@@ -73,6 +78,7 @@ private:
     TimelinePage* m_beforeTimeline = nullptr;
     TimelinePage* m_afterTimeline = nullptr;
     QComboBox* m_step = nullptr;
+    CompiledChangePage* m_compiled = nullptr;
 };
 
 }  // namespace kinetoscope::widgets

@@ -14,6 +14,18 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QCustomPlot(parent)
 
 void WaterfallChart::setComparison(const compare::Comparison& c)
 {
+    std::vector<Change> changes;
+    for (size_t i = 0; i < c.breakdown.size(); ++i)
+        if (c.breakdown[i].status != compare::Delta::Status::Same)
+            changes.push_back({categoryLabel(analysis::TimeCategory(i)), c.breakdown[i].deltaNs()});
+    setSteps(QStringLiteral("before"), c.before.steps.meanNs, changes, QStringLiteral("after"),
+             c.after.steps.meanNs);
+}
+
+void WaterfallChart::setSteps(const QString& beforeLabel, double beforeNs,
+                              const std::vector<Change>& changes, const QString& afterLabel,
+                              double afterNs)
+{
     clearItems();
     clearPlottables();
     struct Bar
@@ -23,20 +35,16 @@ void WaterfallChart::setComparison(const compare::Comparison& c)
         QColor colour;
     };
     std::vector<Bar> bars;
-    const double beforeMs = c.before.steps.meanNs / 1e6, afterMs = c.after.steps.meanNs / 1e6;
     const QColor total(0x75, 0x75, 0x75);
-    bars.push_back({QStringLiteral("before"), 0.0, beforeMs, total});
-    double level = beforeMs;
-    for (size_t i = 0; i < c.breakdown.size(); ++i) {
-        const compare::Delta& d = c.breakdown[i];
-        if (d.status == compare::Delta::Status::Same)
-            continue;
-        const double delta = d.deltaNs() / 1e6;
-        bars.push_back({categoryLabel(analysis::TimeCategory(i)), level, level + delta,
+    bars.push_back({beforeLabel, 0.0, beforeNs / 1e6, total});
+    double level = beforeNs / 1e6;
+    for (const Change& change : changes) {
+        const double delta = change.deltaNs / 1e6;
+        bars.push_back({change.label, level, level + delta,
                         delta > 0 ? QColor(0xc6, 0x28, 0x28) : QColor(0x2e, 0x7d, 0x32)});
         level += delta;
     }
-    bars.push_back({QStringLiteral("after"), 0.0, afterMs, total});
+    bars.push_back({afterLabel, 0.0, afterNs / 1e6, total});
     m_barCount = int(bars.size());
 
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);

@@ -1,9 +1,13 @@
 #pragma once
 // The step from before to after as a waterfall: the before step, one floating bar per
-// breakdown category that moved (down in green, up in red), the after step.
+// part that moved (down in green, up in red), the after step. The parts are the breakdown's
+// categories (setComparison) or any split that adds up to the change (setSteps: the
+// compiled change's fusion, GEMMs, launches, other).
 #include "core/compare/comparison.h"
 
+#include <QString>
 #include <qcustomplot.h>
+#include <vector>
 
 namespace kinetoscope::widgets {
 
@@ -13,6 +17,14 @@ class WaterfallChart : public QCustomPlot
 public:
     explicit WaterfallChart(QWidget* parent = nullptr);
     void setComparison(const compare::Comparison& comparison);
+    struct Change
+    {
+        QString label;
+        double deltaNs = 0;  // per step
+    };
+    // Nanoseconds per step; `changes` in the order drawn, each from where the last ended.
+    void setSteps(const QString& beforeLabel, double beforeNs, const std::vector<Change>& changes,
+                  const QString& afterLabel, double afterNs);
     int barCount() const { return m_barCount; }  // the two steps + the categories that moved
 
 private:
