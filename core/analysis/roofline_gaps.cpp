@@ -2,6 +2,7 @@
 
 #include "core/analysis/name_match.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/compiled/kernel_name.h"
 #include "core/trace/trace_model.h"
 
 #include <algorithm>
@@ -92,6 +93,36 @@ double gemmFill(const OpRoofline& row, int numSms)
     return fill;
 }
 
+// The verdict's factor and gap once its target share is set: judged below under half the
+// target, each call shortened to the target (never under kShortestKernelNs), and no gap where
+// that would save under a tenth of its time.
+RoofVerdict shortenedToTarget(RoofVerdict v, const OpRoofline& row, bool below, RoofGap gap)
+{
+    const Rating& r = row.rating;
+    if (!below)
+        return v;
+    const double meanNs = double(row.deviceNs) / double(row.calls);
+    const double targetNs =
+        std::max(meanNs * r.shareOfRoof / v.targetShare, std::min(meanNs, kShortestKernelNs));
+    v.factor = targetNs / meanNs;
+    if (v.factor <= 0.9)
+        v.gap = gap;
+    return v;
+}
+
+// A generated pointwise or reduction kernel: rated on the bytes its arguments hold, so
+// memory-bound, against kStreamingTargetShare of the bandwidth.
+RoofVerdict judgeGenerated(const OpRoofline& row)
+{
+    RoofVerdict v;
+    const Rating& r = row.rating;
+    if (!row.modelled() || r.bound != Bound::Memory || r.roofs.gbps <= 0 || r.abovePeak ||
+        row.calls <= 0 || row.deviceNs <= 0)
+        return v;
+    v.targetShare = kStreamingTargetShare;
+    return shortenedToTarget(v, row, r.shareOfRoof < 0.5 * v.targetShare, RoofGap::BelowBandwidth);
+}
+
 int smCount(const Roofline& roofline, const trace::TraceModel& model)
 {
     const auto& devices = model.metadata().devices;
@@ -111,8 +142,21 @@ bool isFusedAttentionKernel(std::string_view kernelName)
     return false;
 }
 
+bool isGeneratedStreamingKernel(const OpRoofline& row)
+{
+    if (row.fusedOps.empty() && !row.name.starts_with("triton_"))
+        return false;
+    const auto kernel = compiled::parseCompiledKernelName(row.name);
+    return kernel && kernel->backend == "triton" &&
+           (kernel->kind == compiled::KernelKind::Pointwise ||
+            kernel->kind == compiled::KernelKind::Reduction ||
+            kernel->kind == compiled::KernelKind::PersistentReduction);
+}
+
 RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSms)
 {
+    if (isGeneratedStreamingKernel(row))
+        return judgeGenerated(row);
     RoofVerdict v;
     const Rating& r = row.rating;
     if (!row.modelled() || !isMatrixKind(row.kind) || r.attainableTflops <= 0 || r.abovePeak ||
@@ -141,16 +185,9 @@ RoofVerdict judgeRoof(const OpRoofline& row, const Roofline& roofline, int numSm
         v.fill = gemmFill(row, numSms);
     v.targetShare *= v.fill;
     const bool unfused = attention && !fused && !row.kernels.empty();
-    if (unfused ? r.shareOfRoof >= v.targetShare : r.shareOfRoof >= 0.5 * v.targetShare)
-        return v;
-    const double meanNs = double(row.deviceNs) / double(row.calls);
-    const double targetNs =
-        std::max(meanNs * r.shareOfRoof / v.targetShare, std::min(meanNs, kShortestKernelNs));
-    v.factor = targetNs / meanNs;
-    if (v.factor > 0.9)
-        return v;
-    v.gap = unfused ? RoofGap::UnfusedAttention : RoofGap::BelowRoof;
-    return v;
+    return shortenedToTarget(
+        v, row, unfused ? r.shareOfRoof < v.targetShare : r.shareOfRoof < 0.5 * v.targetShare,
+        unfused ? RoofGap::UnfusedAttention : RoofGap::BelowRoof);
 }
 
 RoofGaps roofGaps(const Roofline& roofline, const trace::TraceModel& model)

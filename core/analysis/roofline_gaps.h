@@ -1,8 +1,9 @@
 #pragma once
 // What the roofline says the device could do better: op groups whose kernels run far below
-// what their roof allows for their shape, and attention that does not run on a fused
-// kernel. The causal model shortens their kernels to a realistic share of the roof (its
-// gains), and the diagnosis names them (rules_roofline.cpp).
+// what their roof allows for their shape, attention that does not run on a fused kernel, and
+// torch.compile's generated memory-bound kernels far below the memory bandwidth. The causal
+// model shortens their kernels to a realistic share of the roof (its gains), and the
+// diagnosis names them (rules_roofline.cpp, rules_compiled.cpp).
 #include "core/roofline/roofline.h"
 
 #include <cstdint>
@@ -19,6 +20,8 @@ enum class RoofGap : uint8_t
     None,
     BelowRoof,         // a GEMM or convolution well under what its roof allows for its shape
     UnfusedAttention,  // attention on separate GEMM and softmax kernels (the math path)
+    BelowBandwidth,    // a generated (Triton) pointwise or reduction kernel well under the
+                       // memory bandwidth a generated kernel streams at (kStreamingTargetShare)
 };
 
 // The shares of the roof well-tuned libraries reach, by kind: cuBLAS and cuDNN on large
@@ -31,7 +34,8 @@ inline constexpr double kMemoryTargetShare = 0.7;
 inline constexpr double kMemoryConvolutionTargetShare = 0.5;
 // A fused memory-bound chain's kernel (what torch.compile generates): half the bandwidth for
 // the bytes its costliest member moves at the least (a norm's backward reads its inputs
-// twice, once to reduce and once to scale).
+// twice, once to reduce and once to scale). A generated pointwise or reduction kernel is
+// judged against the same target: below it under half of it (a quarter of the bandwidth).
 inline constexpr double kStreamingTargetShare = 0.5;
 // No kernel runs shorter than this however well tuned (launch and tail): a target never
 // goes below it. Nanoseconds.
@@ -51,9 +55,16 @@ struct RoofVerdict
 // CK fmha, Triton attention)?
 bool isFusedAttentionKernel(std::string_view kernelName);
 
+// Is this op group a generated memory-bound kernel's launch: a Triton pointwise, reduction or
+// persistent-reduction kernel torch.compile's Inductor wrote (not a template: a GEMM or a
+// convolution, judged as one; not a foreach: an optimizer's list of tensors)?
+bool isGeneratedStreamingKernel(const roofline::OpRoofline& row);
+
 // The verdict on one op group; `numSms` the device's (<= 0 when unknown: fill 1).
 // fp32 GEMMs off the matrix units and shapes misaligned for them are not judged here:
-// no-tensor-cores and tensor-core-misaligned own them.
+// no-tensor-cores and tensor-core-misaligned own them. A generated streaming kernel
+// (isGeneratedStreamingKernel) rated memory-bound is judged against kStreamingTargetShare of
+// the bandwidth; any other op that is no matrix kind is not judged.
 RoofVerdict judgeRoof(const roofline::OpRoofline& row, const roofline::Roofline& roofline,
                       int numSms);
 

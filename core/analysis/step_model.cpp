@@ -21,11 +21,14 @@ constexpr size_t kMaxModelledSteps = 32;
 // the launch overhead every fix above also shrinks), and the device's own work last, judged once
 // the host keeps up.
 constexpr Cause kCreditOrder[] = {
-    Cause::HostSync,   Cause::PageableCopy,     Cause::DataLoader,    Cause::OptimizerHost,
-    Cause::Allocation, Cause::DeviceCopies,     Cause::GraphBreak,    Cause::Python,
-    Cause::CpuCompute, Cause::LaunchOverhead,   Cause::Communication, Cause::Fp32Matmul,
-    Cause::BelowRoof,  Cause::UnfusedAttention, Cause::Fusion};
+    Cause::HostSync,       Cause::PageableCopy,     Cause::DataLoader,
+    Cause::OptimizerHost,  Cause::Allocation,       Cause::DeviceCopies,
+    Cause::GraphBreak,     Cause::Python,           Cause::CpuCompute,
+    Cause::LaunchOverhead, Cause::Communication,    Cause::Fp32Matmul,
+    Cause::BelowRoof,      Cause::UnfusedAttention, Cause::CompiledBelowBandwidth,
+    Cause::Fusion};
 static_assert(std::size(kCreditOrder) == kCauseCount);
+static_assert(kCauseCount <= 16, "causeBit masks are uint16_t");
 
 }  // namespace
 
@@ -38,10 +41,14 @@ const char* hostStateName(HostState state)
 
 const char* causeName(Cause cause)
 {
-    static constexpr const char* names[] = {
-        "dataloader",    "python",      "launch_overhead", "host_sync",         "pageable_copy",
-        "device_copies", "fp32_matmul", "communication",   "optimizer_host",    "cpu_compute",
-        "fusion",        "allocation",  "below_roofline",  "unfused_attention", "graph_break"};
+    static constexpr const char* names[] = {"dataloader",      "python",
+                                            "launch_overhead", "host_sync",
+                                            "pageable_copy",   "device_copies",
+                                            "fp32_matmul",     "communication",
+                                            "optimizer_host",  "cpu_compute",
+                                            "fusion",          "allocation",
+                                            "below_roofline",  "unfused_attention",
+                                            "graph_break",     "compiled_below_bandwidth"};
     return names[static_cast<size_t>(cause)];
 }
 

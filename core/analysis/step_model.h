@@ -69,8 +69,12 @@ enum class Cause : uint8_t
     GraphBreak,        // torch.compile's graph breaks: the host's time between two compiled
                        // graphs of one frame (guards, region entry, Python), less the eager
                        // ops run there (core/compiled)
+    // torch.compile's generated pointwise and reduction kernels far under the memory
+    // bandwidth (roofline_gaps.h): shortened to kStreamingTargetShare of it.
+    CompiledBelowBandwidth,
 };
-inline constexpr size_t kCauseCount = 15;
+// A bit each in a uint16_t mask (step_replay.h's causeBit).
+inline constexpr size_t kCauseCount = 16;
 const char* causeName(Cause cause);  // "dataloader", "python", ...
 
 struct CausalModel

@@ -74,6 +74,21 @@ const std::pair<RoofGap, float>* roofGapOf(const HostContext& c, EventId kernel)
     return it == c.roof->gaps.end() ? nullptr : &it->second;
 }
 
+// The cause that shortens a kernel with this roofline gap to its target.
+Cause causeOfGap(RoofGap gap)
+{
+    switch (gap) {
+    case RoofGap::UnfusedAttention:
+        return Cause::UnfusedAttention;
+    case RoofGap::BelowBandwidth:
+        return Cause::CompiledBelowBandwidth;
+    case RoofGap::None:
+    case RoofGap::BelowRoof:
+        break;
+    }
+    return Cause::BelowRoof;
+}
+
 // Chains of consecutive memory-bound kernels on one stream (from `first` on, in stream
 // order) fuse into one kernel that costs about what the costliest of them costs: the
 // others are the Fusion cause's. The copies, casts and concatenations inside a chain
@@ -247,9 +262,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
                 else if (isCopyOp(opName))
                     a.causes |= causeBit(Cause::DeviceCopies);
                 else if (const auto* gap = roofGapOf(c, model.idOf(*e))) {
-                    a.causes |=
-                        causeBit(gap->first == RoofGap::UnfusedAttention ? Cause::UnfusedAttention
-                                                                         : Cause::BelowRoof);
+                    a.causes |= causeBit(causeOfGap(gap->first));
                     a.roofFactor = gap->second;
                 }
             } else if (e->category == Category::Memcpy) {
@@ -361,7 +374,8 @@ int64_t replay(const StepInputs& in, uint16_t removedMask)
     int64_t afterCollective = std::numeric_limits<int64_t>::min();  // see BlockingCall
     auto run = [&](const Activity& a, int64_t launch) {
         int64_t duration = a.durationNs;
-        const uint16_t roofBits = causeBit(Cause::BelowRoof) | causeBit(Cause::UnfusedAttention);
+        const uint16_t roofBits = causeBit(Cause::BelowRoof) | causeBit(Cause::UnfusedAttention) |
+                                  causeBit(Cause::CompiledBelowBandwidth);
         if (a.causes & removedMask & causeBit(Cause::Fp32Matmul))
             duration = static_cast<int64_t>(static_cast<double>(duration) / kTensorCoreSpeedup);
         else if (a.causes & removedMask & roofBits)

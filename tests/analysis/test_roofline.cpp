@@ -6,6 +6,7 @@
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/summary.h"
 #include "core/trace/trace_loader.h"
+#include "tests/support/op_loop_trace.h"
 #include "tests/support/test_support.h"
 #endif
 
@@ -20,77 +21,9 @@ using namespace kinetoscope::roofline;
 
 namespace {
 
-constexpr int kSteps = 6;
-
-// One op call per line of `calls` per step, each launching its kernels back to back on one
-// stream of an H100 SXM (132 SMs); the host launches far ahead, so the GPU sets the pace.
-struct Call
-{
-    std::string op;
-    std::string dims;                                      // "Input Dims"
-    std::string types;                                     // "Input type"
-    std::string concrete;                                  // "Concrete Inputs", or ""
-    std::vector<std::pair<std::string, int64_t>> kernels;  // name, duration (us)
-};
-
-// Each step runs `calls` kRepeats times over (a window of so few activities would be too
-// sparse to judge).
-constexpr int kRepeats = 3;
-
-std::string loopTrace(const std::vector<Call>& calls)
-{
-    std::string events;
-    auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
-    int64_t host = 0, device = 100, correlation = 1, external = 1;
-    for (int step = 0; step < kSteps; ++step) {
-        const int64_t stepStart = host;
-        std::string stepEvents;
-        for (int repeat = 0; repeat < kRepeats; ++repeat)
-            for (const Call& c : calls) {
-                const int64_t id = external++;
-                std::string args = "\"External id\": " + std::to_string(id) +
-                                   ", \"Input Dims\": " + c.dims + ", \"Input type\": " + c.types;
-                if (!c.concrete.empty())
-                    args += ", \"Concrete Inputs\": " + c.concrete;
-                const int64_t opDur = 10 + 12 * int64_t(c.kernels.size());
-                add("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + c.op +
-                    "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(host) +
-                    ", \"dur\": " + std::to_string(opDur) + ", \"args\": {" + args + "}}");
-                int64_t t = host + 5;
-                for (const auto& [kernel, dur] : c.kernels) {
-                    const int64_t corr = correlation++;
-                    add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                        "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
-                        "\"ts\": " +
-                        std::to_string(t) + ", \"dur\": 8, \"args\": {\"External id\": " +
-                        std::to_string(id) + ", \"correlation\": " + std::to_string(corr) + "}}");
-                    device = std::max(device, t + 13);
-                    add("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + kernel +
-                        "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(device) +
-                        ", \"dur\": " + std::to_string(dur) + ", \"args\": {\"correlation\": " +
-                        std::to_string(corr) + ", \"device\": 0, \"stream\": 7}}");
-                    device += dur + 2;
-                    t += 12;
-                }
-                host += opDur + 2;
-            }
-        // The step waits for its work at its end (a loss read): the device sets the pace.
-        add("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaDeviceSynchronize\", "
-            "\"pid\": 1, \"tid\": 1, "
-            "\"ts\": " +
-            std::to_string(host) + ", \"dur\": " + std::to_string(device + 3 - host) + "}");
-        host = device + 3 + 20;
-        add("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" +
-            std::to_string(step) + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
-            std::to_string(stepStart) + ", \"dur\": " + std::to_string(host - stepStart - 1) + "}");
-    }
-    return "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB "
-           "HBM3\", "
-           "\"totalGlobalMem\": 85029158912, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": "
-           "132}],\n"
-           "\"traceEvents\": [\n" +
-           events + "\n]}\n";
-}
+using kinetoscope::test::opLoopTrace;
+constexpr int kSteps = kinetoscope::test::kOpLoopSteps;
+constexpr int kRepeats = kinetoscope::test::kOpLoopRepeats;
 
 const char* kBf16Gemm =
     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
@@ -169,7 +102,7 @@ private slots:
     // with a 1-D or a 2-D bias too (the bias add is not counted); the H100's bf16 roof.
     void gemmWorkAndRoof()
     {
-        const Analysed a = analyse(loopTrace({
+        const Analysed a = analyse(opLoopTrace({
             {"aten::mm",
              "[[4096, 4096], [4096, 4096]]",
              "[\"c10::BFloat16\", \"c10::BFloat16\"]",
@@ -220,7 +153,7 @@ private slots:
     // with the causal gain of the kernels at 60 % of the roof.
     void gemmFarBelowItsRoof()
     {
-        const Analysed a = analyse(loopTrace({
+        const Analysed a = analyse(opLoopTrace({
             {"aten::mm",
              "[[4096, 4096], [4096, 4096]]",
              "[\"c10::BFloat16\", \"c10::BFloat16\"]",
@@ -251,7 +184,7 @@ private slots:
         QVERIFY(f->evidence.ops.front().name.starts_with("aten::mm [[4096, 4096]"));
         QCOMPARE(f->evidence.kernels.front().name, std::string(kBf16Gemm));
         // The same GEMM near its roof is not a finding.
-        const Analysed good = analyse(loopTrace({
+        const Analysed good = analyse(opLoopTrace({
             {"aten::mm",
              "[[4096, 4096], [4096, 4096]]",
              "[\"c10::BFloat16\", \"c10::BFloat16\"]",
@@ -268,7 +201,7 @@ private slots:
     {
         const std::string big = "[[64, 1024, 1024], [64, 1024, 1024]]";
         const std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
-        const Analysed a = analyse(loopTrace({
+        const Analysed a = analyse(opLoopTrace({
             {"aten::mul", big, types, "", {{"vectorized_elementwise_kernel<4, mul>", 2000}}},
             {"aten::relu",
              "[[64, 1024, 1024]]",
@@ -296,7 +229,7 @@ private slots:
     void smallGemmJudgedByWhatItCanFill()
     {
         // 256 x 256 output: 4 tiles of 128 x 128 for 132 SMs; 2 x 256 x 4096 x 256 FLOPs.
-        const Analysed a = analyse(loopTrace({
+        const Analysed a = analyse(opLoopTrace({
             {"aten::mm",
              "[[256, 4096], [4096, 256]]",
              "[\"c10::BFloat16\", \"c10::BFloat16\"]",
@@ -324,11 +257,11 @@ private slots:
                                   "\"Scalar\", \"Scalar\", \"\", \"Scalar\"]";
         const std::string concrete = "[\"\", \"\", \"\", \"\", \"0.\", \"False\", \"\", \"False\"]";
         const Analysed math = analyse(
-            loopTrace({{"aten::scaled_dot_product_attention",
-                        dims,
-                        types,
-                        concrete,
-                        {{kBf16Gemm, 700}, {"softmax_warp_forward", 900}, {kBf16Gemm, 700}}}}));
+            opLoopTrace({{"aten::scaled_dot_product_attention",
+                          dims,
+                          types,
+                          concrete,
+                          {{kBf16Gemm, 700}, {"softmax_warp_forward", 900}, {kBf16Gemm, 700}}}}));
         QVERIFY(math.model);
         const OpRoofline* row = rowOf(math.summary.roofline, "aten::scaled_dot_product_attention");
         QVERIFY(row);
@@ -339,11 +272,11 @@ private slots:
         QVERIFY(f->estimatedGainNs > 0);
         QVERIFY(f->snippet.find("sdpa_kernel") != std::string::npos);
         QVERIFY(!findingOf(math, "below-roofline"));  // its time is attention-unfused's alone
-        const Analysed fused = analyse(loopTrace({{"aten::scaled_dot_product_attention",
-                                                   dims,
-                                                   types,
-                                                   concrete,
-                                                   {{"flash_fwd_kernel", 900}}}}));
+        const Analysed fused = analyse(opLoopTrace({{"aten::scaled_dot_product_attention",
+                                                     dims,
+                                                     types,
+                                                     concrete,
+                                                     {{"flash_fwd_kernel", 900}}}}));
         QVERIFY(fused.model);
         QVERIFY(!findingOf(fused, "attention-unfused"));
     }
@@ -352,7 +285,7 @@ private slots:
     // cause, one finding.
     void fp32OffTensorCoresIsNotBelowRoofline()
     {
-        const Analysed a = analyse(loopTrace({
+        const Analysed a = analyse(opLoopTrace({
             {"aten::mm",
              "[[4096, 4096], [4096, 4096]]",
              "[\"float\", \"float\"]",

@@ -126,6 +126,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"attention-unfused", rules::attentionUnfused},
         {"graph-break", rules::graphBreak},
         {"recompilation", rules::recompilation},
+        {"compiled-below-bandwidth", rules::compiledBelowBandwidth},
         {"dataloader-bound (no device activity)", rules::hostOnlyDataLoader},
         {"random-data-in-loop", rules::randomDataInLoop},
         {"python-bound (no device activity)", rules::hostOnlyPython},

@@ -32,9 +32,11 @@ void allocatorChurn(const DiagnosisInput& in, std::vector<Finding>& out);
 void communicationHeavy(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataParallel(const DiagnosisInput& in, std::vector<Finding>& out);
 void unfusedElementwise(const DiagnosisInput& in, std::vector<Finding>& out);
-// Compiled runs (rules_compiled.cpp): torch.compile's graph breaks and recompilations.
+// Compiled runs (rules_compiled.cpp): torch.compile's graph breaks, recompilations and generated
+// kernels far under the memory bandwidth.
 void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out);
 void recompilation(const DiagnosisInput& in, std::vector<Finding>& out);
+void compiledBelowBandwidth(const DiagnosisInput& in, std::vector<Finding>& out);
 // From the roofline (rules_roofline.cpp).
 void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out);
 void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out);

@@ -4,8 +4,15 @@
 //                  the resumed graph; its gain is the causal model's (Cause::GraphBreak)
 //   recompilation  torch.compile compiling a frame again inside the window (a new shape,
 //                  dtype or Python value its guards check): a one-off, unless it recurs
+//   compiled-below-bandwidth
+//                  Inductor's generated pointwise and reduction kernels (Triton launches the
+//                  roofline rates, docs/roofline.md) far under the memory bandwidth a generated
+//                  kernel streams at (roofline_gaps.h); its gain is the causal model's
+//                  (Cause::CompiledBelowBandwidth): those kernels at that share of it
+#include "core/analysis/diagnosis/roof_findings.h"
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/compiled/kernel_name.h"
 
 #include <cmath>
 #include <string_view>
@@ -47,6 +54,33 @@ const char* kExplainSnippet =
     "explanation = torch._dynamo.explain(model)(example_batch)\n"
     "print(explanation.graph_break_count, explanation.break_reasons)\n"
     "# or run the script with: TORCH_LOGS=graph_breaks python train.py\n";
+
+// A generated kernel among a finding's ops: "triton_poi_fused_add_mul_0 (add · mul)".
+std::string kernelWithOps(const roofline::OpRoofline& row)
+{
+    return row.fusedOps.empty() ? row.name : row.name + " (" + row.fusedOps + ")";
+}
+
+// "triton_poi_fused_add_mul_0 (add · mul) moves 64.0 MB a call in 120 µs: 533 GB/s, 15.9 % of
+// 3.35 TB/s"
+std::string bandwidthReading(const roofline::OpRoofline& row, double deviceGBps)
+{
+    const double meanNs = double(row.deviceNs) / double(std::max<int64_t>(1, row.calls));
+    return kernelWithOps(row) + " moves " + format::bytes(row.bytesPerCall) + " a call in " +
+           format::duration(meanNs) + ": " + format::bandwidth(row.rating.achievedGbps * 1e9) +
+           ", " + format::percent(row.rating.achievedGbps / deviceGBps) + " of " +
+           format::bandwidth(deviceGBps * 1e9);
+}
+
+const char* kGeneratedKernelSnippet =
+    "# the generated kernels' code: TORCH_LOGS=output_code python train.py\n"
+    "import torch._inductor.config as inductor_config\n"
+    "inductor_config.coordinate_descent_tuning = True  # tunes each kernel's block sizes\n"
+    "model = torch.compile(model, mode=\"max-autotune\")\n";
+
+// A generated kernel whose bytes take under this long at the full bandwidth is too small to
+// fill the GPU for long: launch, ramp-up and tail weigh on it. Nanoseconds.
+constexpr double kTinyKernelNs = 10'000;
 
 }  // namespace
 
@@ -196,6 +230,91 @@ void recompilation(const DiagnosisInput& in, std::vector<Finding>& out)
             "step.";
     f.snippet = "loader = DataLoader(dataset, batch_size=64, drop_last=True)  # one batch shape\n"
                 "# or: torch._dynamo.mark_dynamic(inputs, 0) before the first call\n";
+    out.push_back(std::move(f));
+}
+
+// Fires when the generated kernels judged far under the bandwidth (under half of
+// kStreamingTargetShare: a quarter of it) take compiled_below_bandwidth_share of the step and
+// the causal model credits them at least kMinRoofGainShare of it.
+void compiledBelowBandwidth(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    if (!judgeable(in))
+        return;
+    const std::vector<GapRow> rows = rowsWith(in, RoofGap::BelowBandwidth);
+    const auto& peaks = in.summary.roofline.peaks;
+    const double step = stepMeanNs(in);
+    if (rows.empty() || !peaks || peaks->memoryGBps <= 0 || step <= 0)
+        return;
+    const double gain = causal(in).gain(Cause::CompiledBelowBandwidth);
+    double windowNs = 0;
+    const double meanShareOfBandwidth = meanShare(rows, windowNs);
+    const double perStepNs = windowNs / double(in.summary.steps.steps.size());
+    if (share(perStepNs, step) < in.thresholds.compiledBelowBandwidthShare ||
+        share(gain, step) < kMinRoofGainShare)
+        return;
+    double tinyNs = 0, reductionNs = 0;
+    for (const GapRow& g : rows) {
+        const double atFullBandwidthNs = g.row->bytesPerCall / peaks->memoryGBps;
+        tinyNs += atFullBandwidthNs < kTinyKernelNs ? double(g.row->windowDeviceNs) : 0;
+        reductionNs +=
+            g.row->kind == roofline::OpKind::Reduction ? double(g.row->windowDeviceNs) : 0;
+    }
+    Finding f;
+    f.id = "compiled-below-bandwidth";
+    f.basis = SeverityBasis::DeviceGain;
+    const bool one = rows.size() == 1;
+    const std::string count =
+        one ? std::string("a generated kernel")
+            : format::counted(uint64_t(rows.size()), "generated kernel", "generated kernels");
+    f.title = "torch.compile: " + count + (one ? " streams at " : " stream at ") +
+              format::percent(meanShareOfBandwidth) + " of " + deviceName(in) +
+              "'s memory bandwidth (" + format::duration(perStepNs) + " per step)";
+    f.explanation = "Inductor's pointwise and reduction kernels are memory-bound: they should "
+                    "stream their tensors at about " +
+                    format::percent(kStreamingTargetShare) + " of the bandwidth. " +
+                    (one ? "This one: " : "The slowest: ");
+    for (size_t i = 0; i < std::min<size_t>(3, rows.size()); ++i)
+        f.explanation += (i ? "; " : "") + bandwidthReading(*rows[i].row, peaks->memoryGBps);
+    f.explanation += ". At " + format::percent(kStreamingTargetShare) +
+                     " of the bandwidth the step would be " + format::duration(gain) + " shorter.";
+    if (tinyNs > 0.5 * windowNs)
+        f.explanation += std::string(one ? " It moves" : " Most of them move") +
+                         " too little to fill the GPU for long (under " +
+                         format::duration(kTinyKernelNs) +
+                         " a call at the full bandwidth): launch, ramp-up and tail, not the "
+                         "bytes, set their time.";
+    else if (reductionNs > 0.5 * windowNs)
+        f.explanation += std::string(one ? " It is a reduction" : " Most of them are reductions") +
+                         ": a reduction over a small or odd-sized "
+                         "dimension, or one split across blocks, leaves the memory system idle.";
+    if (causal(in).afterOthers(Cause::CompiledBelowBandwidth) > 2 * gain + 1e6)
+        f.explanation += " The host sets the pace today: this saves " + format::duration(gain) +
+                         " on its own, up to " +
+                         format::duration(causal(in).afterOthers(Cause::CompiledBelowBandwidth)) +
+                         " once the host-side findings are fixed.";
+    addRoofEvidence(in, rows, Cause::CompiledBelowBandwidth, windowNs, meanShareOfBandwidth, f,
+                    kernelWithOps);
+    f.evidence.figures.insert(
+        f.evidence.figures.begin() + 3,
+        {"achieved_gbps", meanShareOfBandwidth * peaks->memoryGBps, Unit::GigabytesPerSecond});
+    f.evidence.figures.insert(
+        f.evidence.figures.begin() + 4,
+        {"memory_bandwidth_gbps", peaks->memoryGBps, Unit::GigabytesPerSecond});
+    f.estimatedGainNs = gain;
+    f.gainMethod = "the step replayed with these generated kernels at " +
+                   format::percent(kStreamingTargetShare) +
+                   " of the memory bandwidth for the bytes their tensor arguments hold (what a "
+                   "generated kernel streams at); never under 3 µs a kernel";
+    f.fix = "Read the slow kernels' code (TORCH_LOGS=output_code): a strided or transposed read "
+            "(a permute or a non-contiguous input feeding the fused ops) breaks coalesced "
+            "access, so make the layout contiguous where the tensor is made; a reduction over a "
+            "small or odd-sized dimension splits badly. Let Inductor tune its kernels: "
+            "coordinate descent tuning (torch._inductor.config.coordinate_descent_tuning, "
+            "TORCHINDUCTOR_COORDINATE_DESCENT_TUNING=1) searches each kernel's block sizes, and "
+            "mode=\"max-autotune\" autotunes further. Kernels of a few microseconds are "
+            "launch- and tail-bound: give each more work (a larger batch) or run the graph as a "
+            "CUDA graph (mode=\"reduce-overhead\").";
+    f.snippet = kGeneratedKernelSnippet;
     out.push_back(std::move(f));
 }
 

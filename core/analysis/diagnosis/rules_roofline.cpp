@@ -2,6 +2,7 @@
 // below what their roof allows for their shape) and attention-unfused (attention on the
 // math path). Their gains are the causal model's: the step replayed with those kernels at
 // the share of the roof well-tuned kernels reach.
+#include "core/analysis/diagnosis/roof_findings.h"
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 #include "core/analysis/name_match.h"
@@ -17,35 +18,11 @@ namespace {
 
 using roofline::OpRoofline;
 
-// A finding's gain under this share of the step is not worth the reader's time.
-constexpr double kMinGainShare = 0.01;
-
 // Attention on a fused backend, or PyTorch's reason why not.
 constexpr const char* kFusedAttentionSnippet =
     "from torch.nn.attention import SDPBackend, sdpa_kernel\n"
     "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
     "    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n";
-
-struct GapRow
-{
-    const OpRoofline* row;
-    RoofVerdict verdict;
-};
-
-// The op groups with this gap that ran in the steady steps, by their time there.
-std::vector<GapRow> rowsWith(const DiagnosisInput& in, RoofGap gap)
-{
-    std::vector<GapRow> rows;
-    for (const OpRoofline& row : in.summary.roofline.ops) {
-        const auto it = in.summary.roofGaps.find({row.name, row.inputShapes});
-        if (it != in.summary.roofGaps.end() && it->second.gap == gap && row.windowDeviceNs > 0)
-            rows.push_back({&row, it->second});
-    }
-    std::stable_sort(rows.begin(), rows.end(), [](const GapRow& a, const GapRow& b) {
-        return a.row->windowDeviceNs > b.row->windowDeviceNs;
-    });
-    return rows;
-}
 
 // Input shapes without the trailing non-tensor arguments ("[[8, 16], [16, 4], [], []]" reads
 // "[[8, 16], [16, 4]]"), for a sentence.
@@ -74,49 +51,10 @@ std::string rowReading(const OpRoofline& row)
     return text;
 }
 
-// Time-weighted mean share of the roof over the rows.
-double meanShare(const std::vector<GapRow>& rows, double& windowNs)
+// A GEMM, convolution or attention group among a finding's ops: its name and input shapes.
+std::string opWithShapes(const OpRoofline& row)
 {
-    double weighted = 0;
-    windowNs = 0;
-    for (const GapRow& g : rows) {
-        weighted += g.row->rating.shareOfRoof * double(g.row->windowDeviceNs);
-        windowNs += double(g.row->windowDeviceNs);
-    }
-    return windowNs > 0 ? weighted / windowNs : 0;
-}
-
-void addEvidence(const DiagnosisInput& in, const std::vector<GapRow>& rows, Cause cause,
-                 double windowNs, double meanShareOfRoof, Finding& f)
-{
-    const double steps = static_cast<double>(in.summary.steps.steps.size());
-    double kernels = 0;
-    for (const auto& [device, m] : in.summary.gpu)
-        kernels += static_cast<double>(m.kernelTimeNs);
-    f.evidence.figures = {
-        {"share_of_kernel_time", share(windowNs, kernels), Unit::Fraction},
-        {"time_per_step_us", windowNs / steps / 1e3, Unit::Microseconds},
-        {"share_of_roof", meanShareOfRoof, Unit::Fraction},
-        {"target_share_of_roof", rows.front().verdict.targetShare, Unit::Fraction},
-        {"gain_if_removed_alone_us", causal(in).solo(cause) / 1e3, Unit::Microseconds},
-        {"gain_once_the_host_keeps_up_us", causal(in).afterOthers(cause) / 1e3,
-         Unit::Microseconds}};
-    for (size_t i = 0; i < std::min<size_t>(5, rows.size()); ++i)
-        f.evidence.ops.emplace_back(
-            rows[i].row->name + " " + tensorShapes(rows[i].row->inputShapes), rows[i].row->longest);
-    for (const GapRow& g : rows)
-        for (const auto& [kernel, ns] : g.row->kernels)
-            if (f.evidence.kernels.size() < 5 &&
-                std::find(f.evidence.kernels.begin(), f.evidence.kernels.end(), kernel) ==
-                    f.evidence.kernels.end())
-                f.evidence.kernels.emplace_back(kernel);
-}
-
-std::string deviceName(const DiagnosisInput& in)
-{
-    const auto& peaks = in.summary.roofline.peaks;
-    return peaks ? peaks->model + (peaks->estimated ? " (peaks estimated)" : "")
-                 : std::string("the GPU");
+    return row.name + " " + tensorShapes(row.inputShapes);
 }
 
 }  // namespace
@@ -128,7 +66,7 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
     const std::vector<GapRow> rows = rowsWith(in, RoofGap::BelowRoof);
     const double gain = causal(in).gain(Cause::BelowRoof);
     const double step = stepMeanNs(in);
-    if (rows.empty() || share(gain, step) < kMinGainShare)
+    if (rows.empty() || share(gain, step) < kMinRoofGainShare)
         return;
     double windowNs = 0;
     const double meanShareOfRoof = meanShare(rows, windowNs);
@@ -187,7 +125,7 @@ void belowRoofline(const DiagnosisInput& in, std::vector<Finding>& out)
                          " on its own, up to " +
                          format::duration(causal(in).afterOthers(Cause::BelowRoof)) +
                          " once the host-side findings are fixed.";
-    addEvidence(in, rows, Cause::BelowRoof, windowNs, meanShareOfRoof, f);
+    addRoofEvidence(in, rows, Cause::BelowRoof, windowNs, meanShareOfRoof, f, opWithShapes);
     f.estimatedGainNs = gain;
     f.gainMethod =
         "the step replayed with these ops' kernels at the share of their roof well-tuned kernels "
@@ -243,7 +181,7 @@ void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     const std::vector<GapRow> rows = rowsWith(in, RoofGap::UnfusedAttention);
     const double gain = causal(in).gain(Cause::UnfusedAttention);
     const double step = stepMeanNs(in);
-    if (rows.empty() || share(gain, step) < kMinGainShare)
+    if (rows.empty() || share(gain, step) < kMinRoofGainShare)
         return;
     double windowNs = 0;
     const double meanShareOfRoof = meanShare(rows, windowNs);
@@ -265,7 +203,7 @@ void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
     if (fp32)
         f.explanation += " Its inputs are fp32, which no fused kernel takes: PyTorch falls back to "
                          "the math path.";
-    addEvidence(in, rows, Cause::UnfusedAttention, windowNs, meanShareOfRoof, f);
+    addRoofEvidence(in, rows, Cause::UnfusedAttention, windowNs, meanShareOfRoof, f, opWithShapes);
     f.estimatedGainNs = gain;
     f.gainMethod = "the step replayed with these attention calls' kernels at " +
                    format::percent(kAttentionTargetShare) +

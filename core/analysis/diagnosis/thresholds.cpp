@@ -56,6 +56,9 @@ constexpr Entry kEntries[] = {
      "allocator-churn: driver allocation calls' share of a step, in most steps"},
     {"fusible_share", &Thresholds::fusibleShare,
      "unfused-elementwise: memory-bound pointwise/norm/reduction share of kernel time"},
+    {"compiled_below_bandwidth_share", &Thresholds::compiledBelowBandwidthShare,
+     "compiled-below-bandwidth: generated kernels far under the memory bandwidth, share of the "
+     "step"},
     {"random_data_share", &Thresholds::randomDataShare,
      "random-data-in-loop (no device activity): random data drawn by the loop, share of the step"},
     {"host_outside_ops_share", &Thresholds::hostOutsideOpsShare,

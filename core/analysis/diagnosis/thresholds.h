@@ -49,6 +49,9 @@ struct Thresholds
     double unstableMaxOverMedian = 1.5;
     // unfused-elementwise: memory-bound pointwise/norm/reduction kernels, share of kernel time.
     double fusibleShare = 0.25;
+    // compiled-below-bandwidth: the device time of torch.compile's generated kernels judged
+    // far under the memory bandwidth (roofline_gaps.h), a share of the step.
+    double compiledBelowBandwidthShare = 0.03;
     // allocator-churn: driver allocation calls in a step, a share of it, in most steps.
     double allocatorChurnShare = 0.05;
     // Windows without device activity (rules_host.cpp), each a share of the step: random data
