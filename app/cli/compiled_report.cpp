@@ -18,6 +18,10 @@ json compiledJson(const compiled::CompiledWindow& w)
                           {"ops", b.ops},
                           {"call", b.call},
                           {"source", b.source},
+                          {"line", b.line.line > 0 ? json{{"file", b.line.file},
+                                                          {"function", b.line.function},
+                                                          {"line", b.line.line}}
+                                                   : json(nullptr)},
                           {"per_step", b.perStep},
                           {"time_per_step_us", b.gapNsPerStep / 1e3},
                           {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3}});
@@ -61,7 +65,9 @@ std::string compiledText(const compiled::CompiledWindow& w)
             out << " (" << b.call << ")";
         out << ", " << format::duration(b.gapNsPerStep) << " a step between the graphs (eager ops "
             << format::duration(b.eagerNsPerStep) << ")";
-        if (!b.source.empty())
+        if (b.line.line > 0)
+            out << ", at " << b.line.file << ":" << b.line.line << " in " << b.line.function;
+        else if (!b.source.empty())
             out << ", from " << b.source;
         out << "\n";
     }

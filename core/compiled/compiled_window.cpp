@@ -122,6 +122,7 @@ struct BreakSeen
     int64_t gapBeginNs = 0;
     int64_t gapNs = 0;
     std::vector<EventId> eagerOps;  // outermost, in time order
+    EventId resumed;                // the Python frame Dynamo resumed after it, if recorded
 };
 
 // The spans one CPU thread holds, read in one pass over its events (sorted by start, a
@@ -143,6 +144,7 @@ public:
     }
 
     Role role(const Event& event) { return m_roles(event.name); }
+    bool isResumeFrame(trace::StringId name) { return m_resumes(name); }
     bool inGraph(EventId id) const
     {
         return id.valid() && id.value < m_inGraph.size() && m_inGraph[id.value];
@@ -228,7 +230,8 @@ private:
         const int64_t end = region.endNs();
         reading.regions.push_back({region.startNs, end});
         std::vector<Interval> graphs;
-        std::vector<EventId> eager;  // outermost eager CPU ops, in time order
+        std::vector<EventId> eager;    // outermost eager CPU ops, in time order
+        std::vector<EventId> resumes;  // Python frames of Dynamo's resume functions
         size_t i = first + 1;
         while (i < events.size() && events[i].startNs < end) {
             const Event& event = events[i];
@@ -254,6 +257,8 @@ private:
                 i = skipInside(events, i);
                 continue;
             }
+            if (event.category == Category::PythonFunction && isResumeFrame(event.name))
+                resumes.push_back(m_model.idOf(event));
             ++i;
         }
         if (graphs.empty()) {
@@ -285,6 +290,12 @@ private:
                 continue;  // the frame ends with its last graph
             seen.frame = frame;
             seen.index = index++;
+            if (g + 1 < graphs.size())  // the last frame resumed before the next graph
+                for (const EventId resume : resumes) {
+                    const int64_t at = m_model.event(resume).startNs;
+                    if (at >= gapBegin && at <= gapEnd)
+                        seen.resumed = resume;
+                }
             seen.gapBeginNs = gapBegin;
             seen.gapNs = std::max<int64_t>(0, gapEnd - gapBegin);
             int64_t from = gapBegin;
@@ -303,6 +314,8 @@ private:
 
     const TraceModel& m_model;
     trace::PerName<Role, Role (*)(std::string_view)> m_roles{m_model, roleOfName};
+    trace::PerName<bool, bool (*)(std::string_view)> m_resumes{
+        m_model, [](std::string_view name) { return resumedAt(name).has_value(); }};
     std::vector<bool> m_inGraph;
 };
 
@@ -353,6 +366,9 @@ void aggregateBreaks(Reader& reader, const TraceModel& model, std::span<const Br
             entry.example = occurrence.eagerOps.front();
             std::tie(entry.call, entry.source) = reader.pythonContext(entry.example);
         }
+        if (entry.line.line == 0 && occurrence.resumed.valid())
+            entry.line =
+                resumedAt(model.text(model.event(occurrence.resumed).name)).value_or(SourceLine{});
     }
     const double steps = static_cast<double>(steady.size());
     for (auto& [key, entry] : byPlace) {
@@ -438,6 +454,28 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
 }
 
 }  // namespace
+
+std::optional<SourceLine> resumedAt(std::string_view frame)
+{
+    constexpr std::string_view kResumed = "torch_dynamo_resume_in_";
+    const size_t colon = frame.find("): ");
+    const size_t open = frame.rfind('(', colon);
+    if (colon == std::string_view::npos || open == std::string_view::npos)
+        return std::nullopt;
+    const std::string_view function = frame.substr(colon + 3);
+    const size_t at = function.rfind("_at_");
+    if (!function.starts_with(kResumed) || at == std::string_view::npos || at <= kResumed.size())
+        return std::nullopt;
+    SourceLine line;
+    const std::string_view number = function.substr(at + 4);
+    const auto [end, error] =
+        std::from_chars(number.data(), number.data() + number.size(), line.line);
+    if (error != std::errc{} || end != number.data() + number.size() || line.line <= 0)
+        return std::nullopt;
+    line.file = std::string{frame.substr(0, open)};
+    line.function = std::string{function.substr(kResumed.size(), at - kResumed.size())};
+    return line;
+}
 
 bool isCompiledSpan(std::string_view name)
 {

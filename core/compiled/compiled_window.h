@@ -16,6 +16,7 @@
 #include "core/trace/trace_model.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +36,18 @@ struct StepSpan
 // One graph break seen in the steady steps: the time between two compiled graphs of one
 // frame, and the eager ops run there. Breaks are told apart by their frame and their
 // place in it (the first break of frame 0, the second, ...).
+// A line of the user's source: "train.py", "forward", 28.
+struct SourceLine
+{
+    std::string file;  // as the trace names it (a path)
+    std::string function;
+    int line = 0;  // 0: unknown
+};
+
+// The line a Python frame of Dynamo's resume function names: "train.py(28):
+// torch_dynamo_resume_in_forward_at_28" -> {train.py, forward, 28}; nullopt for any other.
+std::optional<SourceLine> resumedAt(std::string_view frame);
+
 struct GraphBreak
 {
     std::string frame;             // "0": the outermost region's frame id
@@ -42,7 +55,11 @@ struct GraphBreak
     std::vector<std::string> ops;  // the eager ops between the graphs, most time first
     std::string source;            // the user's Python frame around them, "train.py(41): forward";
                                    // "" without stacks
-    std::string call;           // the Python call that ran them ("Tensor.item"), "" without stacks
+    std::string call;  // the Python call that ran them ("Tensor.item"), "" without stacks
+    // Where the graph broke: the frame Dynamo resumed after it is named for the function and
+    // line it resumes at ("train.py(28): torch_dynamo_resume_in_forward_at_28"), the line of
+    // the break. Empty (line 0) without stacks, or where no resumed frame follows.
+    SourceLine line;
     double perStep = 0;         // occurrences per steady step
     double gapNsPerStep = 0;    // between the graphs: eager ops, guards, region entry
     double eagerNsPerStep = 0;  // of which the eager ops themselves

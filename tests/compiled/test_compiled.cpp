@@ -13,6 +13,7 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <fstream>
 
 using namespace kinetoscope;
 using kinetoscope::test::Diagnosed;
@@ -75,6 +76,7 @@ private slots:
     void kernelNames_data();
     void kernelNames();
     void notCompiledKernels();
+    void resumedFrames();
     void graphBreakOnARealRun();
     void recompileOnARealRun();
     void sharedCompiledTraces();
@@ -185,6 +187,29 @@ void TestCompiled::notCompiledKernels()
 // it (frame 2: the linear, the activation, the reduction), runs .item() eagerly and enters
 // the resumed rest (a nested region: the norm, the head). Every steady step holds one
 // break, between the first graph's end and the second graph's start.
+// Dynamo names the function it resumes after a break for the function and line it resumes
+// at; no other frame names a line that way.
+void TestCompiled::resumedFrames()
+{
+    const std::optional<compiled::SourceLine> line =
+        compiled::resumedAt("models/block.py(112): torch_dynamo_resume_in_forward_at_112");
+    QVERIFY(line);
+    QCOMPARE(line->file, std::string("models/block.py"));
+    QCOMPARE(line->function, std::string("forward"));
+    QCOMPARE(line->line, 112);
+    // A function whose own name has "_at_" in it.
+    const std::optional<compiled::SourceLine> nested =
+        compiled::resumedAt("train.py(9): torch_dynamo_resume_in_look_at_data_at_9");
+    QVERIFY(nested);
+    QCOMPARE(nested->function, std::string("look_at_data"));
+    QCOMPARE(nested->line, 9);
+    for (const char* frame :
+         {"train.py(28): forward", "train.py(28): torch_dynamo_resume_in_forward_at_",
+          "train.py(28): torch_dynamo_resume_in_forward_at_2x",
+          "torch_dynamo_resume_in_forward_at_28", "<built-in method item of Tensor object>"})
+        QVERIFY2(!compiled::resumedAt(frame), frame);
+}
+
 void TestCompiled::graphBreakOnARealRun()
 {
     const Diagnosed d = diagnoseFile(fixture("graph_break_stacks.json.gz"));
@@ -210,12 +235,22 @@ void TestCompiled::graphBreakOnARealRun()
     // entry, Python) is far more.
     QVERIFY(b.eagerNsPerStep > 0 && b.gapNsPerStep > 5 * b.eagerNsPerStep);
     QVERIFY(b.example.valid());
+    // The break's line, named by the frame Dynamo resumed after it: the script's own line
+    // there is the .item() that broke the graph.
+    QCOMPARE(b.line.function, std::string("forward"));
+    QVERIFY2(b.line.file.ends_with("train_graph_break.py"), b.line.file.c_str());
+    QVERIFY(b.line.line > 0);
+    std::ifstream script(fixture("train_graph_break.py"));
+    std::string text;
+    for (int n = 0; n < b.line.line && std::getline(script, text); ++n) {
+    }
+    QVERIFY2(text.find(".item()") != std::string::npos, text.c_str());
 
     const analysis::Finding* f = findFinding(d.findings, "graph-break");
     QVERIFY(f);
     QVERIFY2(f->title.find("Tensor.item() (aten::item)") != std::string::npos, f->title.c_str());
-    QVERIFY2(f->title.find("forward in train_graph_break.py") != std::string::npos,
-             f->title.c_str());
+    const std::string where = "forward at train_graph_break.py:" + std::to_string(b.line.line);
+    QVERIFY2(f->title.find(where) != std::string::npos, f->title.c_str());
     QCOMPARE(figure(*f, "break_time_per_step_us"), b.gapNsPerStep / 1e3);
     // A CPU run: the host's time is the step, and the break's own time less the eager op
     // is what removing it saves.

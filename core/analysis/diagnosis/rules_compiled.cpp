@@ -15,6 +15,8 @@
 #include "core/compiled/kernel_name.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace kinetoscope::analysis::rules {
@@ -24,23 +26,23 @@ namespace {
 // A break costs this share of the step at the least before it is a finding of its own.
 constexpr double kBreakShare = 0.01;
 
-// "train.py(27): torch_dynamo_resume_in_forward_at_27" -> "forward in train.py": the
-// function Dynamo resumed (Kineto's Python spans name a function by its first line, not
-// the line that broke, so only the function and file are told).
-std::string whereBroken(const std::string& source)
+// Where a break is: "forward at train.py:28" where the resumed frame names its line,
+// else "forward in train.py" from the user's frame around its eager ops (a resume
+// function's frame reads as the function it resumes), else "".
+std::string whereBroken(const compiled::GraphBreak& b)
 {
+    auto fileName = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+    if (b.line.line > 0)
+        return b.line.function + " at " + fileName(b.line.file) + ":" + std::to_string(b.line.line);
+    const std::string& source = b.source;
     const size_t colon = source.find("): ");
     const size_t open = source.rfind('(', colon);
     if (colon == std::string::npos || open == std::string::npos)
         return source;
-    std::string file = source.substr(0, open);
-    file = file.substr(file.find_last_of('/') + 1);
     std::string function = source.substr(colon + 3);
-    constexpr std::string_view kResumed = "torch_dynamo_resume_in_";
-    const size_t at = function.rfind("_at_");
-    if (function.starts_with(kResumed) && at != std::string::npos && at > kResumed.size())
-        function = function.substr(kResumed.size(), at - kResumed.size());
-    return function + " in " + file;
+    if (const std::optional<compiled::SourceLine> resumed = compiled::resumedAt(source))
+        function = resumed->function;
+    return function + " in " + fileName(source.substr(0, open));
 }
 
 std::string timesAStep(double perStep)
@@ -106,7 +108,7 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
         f.basis = SeverityBasis::Gain;
         const std::string op = b.ops.empty() ? std::string("Python code") : b.ops.front();
         const std::string call = b.call.empty() ? op : b.call + "() (" + op + ")";
-        const std::string where = whereBroken(b.source);
+        const std::string where = whereBroken(b);
         f.title = "A graph break";
         if (!where.empty())
             f.title += " in " + where;
@@ -123,10 +125,14 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             format::duration(b.gapNsPerStep) +
             " between the graphs is the break itself: the guards checked and the region entered "
             "again around the resumed graph. Nothing fuses across it either.";
-        if (b.source.empty())
+        if (b.source.empty() && b.line.line == 0)
             f.explanation +=
                 " The trace has no Python stacks (with_stack=True): the break's line is "
                 "not in it.";
+        else if (b.line.line == 0)
+            f.explanation += " No frame resumes after it in the trace (the frame's last graph "
+                             "ran before it), so its line is not named: TORCH_LOGS=graph_breaks "
+                             "gives it.";
         f.evidence.figures = {
             {"break_time_per_step_us", b.gapNsPerStep / 1e3, Unit::Microseconds},
             {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3, Unit::Microseconds},
