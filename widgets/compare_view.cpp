@@ -117,7 +117,7 @@ CompareView::CompareView(std::shared_ptr<const document::Document> before,
     addTab(findingsPage(), QStringLiteral("Findings"));
     addTab(timelinesPlaceholder(), QStringLiteral("Timelines"));
     if (m_comparison.compiled) {
-        m_compiled = new CompiledChangePage(*m_comparison.compiled, this);
+        m_compiled = new CompiledChangePage(*m_comparison.compiled, m_comparison.step, this);
         addTab(m_compiled, QStringLiteral("torch.compile"));
         setTabToolTip(Compiled, text(m_comparison.compiled->direction) +
                                     QStringLiteral(": the step's change by cause"));

@@ -100,7 +100,8 @@ QString joined(const std::vector<std::string>& ops)
 
 }  // namespace
 
-CompiledChangePage::CompiledChangePage(const compare::CompiledChange& change, QWidget* parent)
+CompiledChangePage::CompiledChangePage(const compare::CompiledChange& change,
+                                       const compare::StepChange& verdict, QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
@@ -112,7 +113,13 @@ CompiledChangePage::CompiledChangePage(const compare::CompiledChange& change, QW
     if (change.stepBeforeNs > 0)
         step += QStringLiteral(", ") + text(format::percentChange(stepDelta / change.stepBeforeNs));
     step += QLatin1Char(')');
-    m_headline = caption(QStringLiteral("<p style=\"font-size:13pt\"><b>%1</b>: %2 per step</p>")
+    // The change read as the verdict reads it: a small or noisy one is no speed-up.
+    step += QStringLiteral(" per step: ") + text(compare::verdictName(verdict.verdict));
+    if (verdict.lowNs && verdict.highNs)
+        step += QStringLiteral(" (95 % interval %1 to %2)")
+                    .arg(text(format::durationChange(*verdict.lowNs)),
+                         text(format::durationChange(*verdict.highNs)));
+    m_headline = caption(QStringLiteral("<p style=\"font-size:13pt\"><b>%1</b>: %2</p>")
                              .arg(text(change.direction).toHtmlEscaped(), step.toHtmlEscaped()),
                          this);
     m_headline->setToolTip(text(change.line));

@@ -7,6 +7,7 @@
 // source ops, the eager ops' time → the generated kernels' time); and what got slower.
 // Nanoseconds per steady step; the page only draws what core/compare computed.
 #include "core/compare/compiled_change.h"
+#include "core/compare/step_change.h"
 
 #include <QWidget>
 
@@ -44,7 +45,9 @@ public:
         GroupChange,  // after − before
         GroupColumnCount
     };
-    explicit CompiledChangePage(const compare::CompiledChange& change, QWidget* parent = nullptr);
+    // `step`: the verdict on the same steady steps (is the change significant?).
+    CompiledChangePage(const compare::CompiledChange& change, const compare::StepChange& step,
+                       QWidget* parent = nullptr);
 
     QLabel* headline() const { return m_headline; }
     QLabel* timeBasis() const { return m_basis; }

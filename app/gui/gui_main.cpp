@@ -307,7 +307,8 @@ int runGui(int argc, char** argv)
                                      QStringLiteral("overview"), QStringLiteral("changes"),
                                      QStringLiteral("kernels"),  QStringLiteral("operators"),
                                      QStringLiteral("copies"),   QStringLiteral("memory"),
-                                     QStringLiteral("findings"), QStringLiteral("timelines")};
+                                     QStringLiteral("findings"), QStringLiteral("timelines"),
+                                     QStringLiteral("compiled")};  // CompareView::Page's order
                                  comparison->setCurrentIndex(
                                      std::max<qsizetype>(0, pages.indexOf(view.toLower())));
                                  QTimer::singleShot(600, &window, [&] {
