@@ -45,23 +45,73 @@ enum Role : uint8_t
     kModule = 8,      // an nn.Module span (with_stack / with_modules)
 };
 
-// Each Python frame's share of the step's time in no op (`idle`): the idle time inside it
-// less what its Python frames nested below it hold, added by frame name. Frames end at the
-// step's end at the latest.
-void addIdleFrames(const TraceModel& model, const std::vector<const Event*>& python,
-                   const RangeSet& idle, int64_t stepEnd,
+// Python frames, properly nested, in start order: the frames open at a time, outermost
+// first, advanced through time once (steps in time order).
+class OpenFrames
+{
+public:
+    explicit OpenFrames(std::vector<const Event*> frames) : m_frames(std::move(frames)) {}
+
+    // The frames open at `t` (started before it, ending after it), and the index of the
+    // first frame starting at or after `t`.
+    std::pair<std::vector<const Event*>, size_t> at(int64_t t)
+    {
+        for (; m_next < m_frames.size() && m_frames[m_next]->startNs < t; ++m_next)
+            push(m_stack, m_frames[m_next]);
+        popEnded(m_stack, t);
+        return {m_stack, m_next};
+    }
+    const std::vector<const Event*>& frames() const { return m_frames; }
+
+    static void push(std::vector<const Event*>& stack, const Event* frame)
+    {
+        popEnded(stack, frame->startNs);
+        stack.push_back(frame);
+    }
+    static void popEnded(std::vector<const Event*>& stack, int64_t t)
+    {
+        while (!stack.empty() && stack.back()->endNs() <= t)
+            stack.pop_back();
+    }
+
+private:
+    std::vector<const Event*> m_frames;
+    std::vector<const Event*> m_stack;
+    size_t m_next = 0;
+};
+
+// Credits each stretch of a step's time in no op (`idle`, sorted, disjoint, inside the
+// step) to the innermost Python frame open over it, by frame name: (ns, frame calls that
+// hold some). Every nanosecond goes to one frame at most.
+void addIdleFrames(OpenFrames& open, const RangeSet& idle,
                    std::map<uint32_t, std::pair<double, double>>& frames)
 {
-    for (const Event* e : python) {
-        const double inside = double(lengthWithin(idle, e->startNs, std::min(e->endNs(), stepEnd)));
-        auto& [selfNs, calls] = frames[e->name.value];
-        selfNs += inside;
-        calls += 1;
-        for (EventId a = e->parent; a.valid(); a = model.event(a).parent)
-            if (const Event& up = model.event(a); up.category == Category::PythonFunction) {
-                frames[up.name.value].first -= inside;
-                break;
+    if (idle.empty())
+        return;
+    auto [stack, next] = open.at(idle.front().begin);
+    const std::vector<const Event*>& all = open.frames();
+    std::vector<const Event*> credited;
+    for (const TimeRange& range : idle) {
+        int64_t t = range.begin;
+        while (t < range.end) {
+            for (; next < all.size() && all[next]->startNs <= t; ++next)
+                OpenFrames::push(stack, all[next]);
+            OpenFrames::popEnded(stack, t);
+            int64_t until = range.end;  // the innermost frame holds until here
+            if (!stack.empty())
+                until = std::min(until, stack.back()->endNs());
+            if (next < all.size())
+                until = std::min(until, all[next]->startNs);
+            if (!stack.empty()) {
+                const Event* frame = stack.back();
+                frames[frame->name.value].first += double(until - t);
+                if (std::find(credited.begin(), credited.end(), frame) == credited.end()) {
+                    credited.push_back(frame);
+                    frames[frame->name.value].second += 1;
+                }
             }
+            t = until;
+        }
     }
 }
 
@@ -119,9 +169,17 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     const RangeSet otherThreads = unionOf(std::move(elsewhere));
     std::map<uint32_t, std::pair<double, double>> self;  // name -> (self ns, calls)
     std::map<uint32_t, double> random;
-    std::map<uint32_t, std::pair<double, double>> frames;  // name -> (idle self ns, calls)
+    std::map<uint32_t, std::pair<double, double>> frames;  // name -> (idle ns, calls)
     const auto events = model.events(p.thread);
-    for (const Step& step : steady.steps) {
+    std::vector<const Event*> pythonFrames;  // the loop thread's, in start order
+    for (const Event& e : events)
+        if (e.category == Category::PythonFunction)
+            pythonFrames.push_back(&e);
+    OpenFrames python(std::move(pythonFrames));
+    std::vector<Step> inTimeOrder(steady.steps.begin(), steady.steps.end());
+    std::sort(inTimeOrder.begin(), inTimeOrder.end(),
+              [](const Step& a, const Step& b) { return a.hostBeginNs < b.hostBeginNs; });
+    for (const Step& step : inTimeOrder) {
         const int64_t begin = step.hostBeginNs;
         const int64_t end = step.hostEndNs > step.hostBeginNs ? step.hostEndNs : step.endNs;
         if (end <= begin)
@@ -129,14 +187,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
         ++p.steps;
         p.stepNs += double(end - begin);
         std::vector<TimeRange> loader, ops, drawn;
-        std::vector<const Event*> python;  // on the loop's thread, over or in the step
         auto it = std::lower_bound(events.begin(), events.end(), begin,
                                    [](const Event& e, int64_t t) { return e.startNs < t; });
-        // The Python frames the step runs in (the loop's own), then those inside it.
-        if (it != events.end())
-            for (EventId a = it->parent; a.valid(); a = model.event(a).parent)
-                if (model.event(a).category == Category::PythonFunction)
-                    python.push_back(&model.event(a));
         for (; it != events.end() && it->startNs < end; ++it) {
             const Event& e = *it;
             const TimeRange clipped{e.startNs, std::min(e.endNs(), end)};
@@ -149,8 +201,6 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             }
             if (e.category == Category::CpuOp || isLaunchCall(e.category))
                 ops.push_back(clipped);
-            if (e.category == Category::PythonFunction)
-                python.push_back(&e);
             if (e.category != Category::CpuOp)
                 continue;
             auto& [selfNs, calls] = self[e.name.value];
@@ -175,8 +225,8 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             all.push_back(*r);
         const RangeSet busy = unionOf(std::move(all));
         p.outsideOpsNs += double(end - begin - lengthWithin(busy, begin, end));
-        if (!python.empty())
-            addIdleFrames(model, python, subtract(RangeSet{{begin, end}}, busy), end, frames);
+        if (!python.frames().empty())
+            addIdleFrames(python, subtract(RangeSet{{begin, end}}, busy), frames);
     }
     if (p.steps == 0)
         return p;

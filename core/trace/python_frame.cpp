@@ -24,8 +24,8 @@ bool isUserFrame(std::string_view frame)
         return false;
     };
     for (std::string_view library :
-         {"torch/", "site-packages/", "dist-packages/", "multiprocessing/", "concurrent/",
-          "asyncio/", "importlib/", "collections/", "json/"})
+         {"torch/", "triton/", "functorch/", "site-packages/", "dist-packages/", "multiprocessing/",
+          "concurrent/", "asyncio/", "importlib/", "collections/", "json/"})
         if (directory(library))
             return false;
     if (p.find("/lib/python3") != std::string_view::npos || p.starts_with("<frozen"))
@@ -51,6 +51,10 @@ std::string pythonCallName(std::string_view frame)
             const std::string_view method = rest.substr(0, of);
             std::string_view owner = rest.substr(of + 4);
             owner = owner.substr(0, owner.find(' '));
+            // A module's function bound to a class object ("relu of type object": torch's
+            // functions) or to pybind11's function record says nothing of whose it is.
+            if (owner == "type" || owner.starts_with("pybind11_builtins.") || owner == "PyCapsule")
+                return std::string{method};
             return std::string{owner} + "." + std::string{method};
         }
     }

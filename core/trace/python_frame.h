@@ -12,7 +12,9 @@ namespace kinetoscope::trace {
 bool isUserFrame(std::string_view frame);
 
 // The call a frame names, shortly: "<built-in method item of Tensor object at 0x7f...>" ->
-// "Tensor.item", "<built-in function len>" -> "len"; a source frame as it is.
+// "Tensor.item", "<built-in method relu of type object at 0x7f...>" -> "relu" (a class
+// object or a pybind11 record owns it: no owner told), "<built-in function len>" -> "len";
+// a source frame as it is.
 std::string pythonCallName(std::string_view frame);
 
 }  // namespace kinetoscope::trace

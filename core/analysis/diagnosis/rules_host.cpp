@@ -282,15 +282,22 @@ void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out)
         "Between the recorded ops the thread runs code the profiler records as no op: the Python "
         "interpreter (the loop, bookkeeping, per-element work), or sleeps and waits outside "
         "torch. ";
-    if (h.outsideOpsFrames.empty())
+    if (h.outsideOpsFrames.empty()) {
         f.explanation += "Record with with_stack=True to see which frames. ";
-    else
-        f.explanation += "By the trace's Python stacks the most of it is in " +
-                         framesText(h.outsideOpsFrames) + " per step (the innermost frame). ";
+    } else {
+        double listed = 0;
+        for (const HostOpTime& frame : h.outsideOpsFrames)
+            listed += frame.selfNs;
+        f.explanation += "By the trace's Python stacks, the innermost frames with the largest "
+                         "shares of it per step: " +
+                         framesText(h.outsideOpsFrames) + " (" +
+                         format::percent(share(listed, h.outsideOpsNs)) + " of it). ";
+    }
     f.explanation += compiled ? "The model is already compiled (" +
                                     format::percent(in.summary.compiled.regionShare) +
-                                    " of the step in compiled code): this is the Python outside "
-                                    "its graphs, the loop's and the eager code between them."
+                                    " of the step in compiled regions): this is the Python "
+                                    "outside its graphs, the loop's and the eager code between "
+                                    "them."
                               : "Vectorised into tensor ops or compiled, that time goes.";
     f.explanation += notRecorded(in);
     f.evidence.figures = {{"outside_ops_per_step_us", h.outsideOpsNs / 1e3, Unit::Microseconds},
