@@ -123,6 +123,7 @@ struct BreakSeen
     int64_t gapNs = 0;
     std::vector<EventId> eagerOps;  // outermost, in time order
     EventId resumed;                // the Python frame Dynamo resumed after it, if recorded
+    bool afterLastGraph = false;
 };
 
 // The spans one CPU thread holds, read in one pass over its events (sorted by start, a
@@ -290,6 +291,7 @@ private:
                 continue;  // the frame ends with its last graph
             seen.frame = frame;
             seen.index = index++;
+            seen.afterLastGraph = g + 1 == graphs.size();
             if (g + 1 < graphs.size())  // the last frame resumed before the next graph
                 for (const EventId resume : resumes) {
                     const int64_t at = m_model.event(resume).startNs;
@@ -355,6 +357,7 @@ void aggregateBreaks(Reader& reader, const TraceModel& model, std::span<const Br
         GraphBreak& entry = byPlace[key];
         entry.frame = occurrence.frame;
         entry.index = occurrence.index;
+        entry.afterLastGraph = occurrence.afterLastGraph;
         entry.perStep += 1;
         entry.gapNsPerStep += static_cast<double>(occurrence.gapNs);
         for (const EventId op : occurrence.eagerOps) {
@@ -473,7 +476,17 @@ std::optional<SourceLine> resumedAt(std::string_view frame)
     if (error != std::errc{} || end != number.data() + number.size() || line.line <= 0)
         return std::nullopt;
     line.file = std::string{frame.substr(0, open)};
-    line.function = std::string{function.substr(kResumed.size(), at - kResumed.size())};
+    // A break inside a resumed function resumes a function named for that one
+    // (torch_dynamo_resume_in_torch_dynamo_resume_in_forward_at_28_at_35): the user's own
+    // function is the innermost name.
+    std::string_view name = function.substr(kResumed.size(), at - kResumed.size());
+    while (name.starts_with(kResumed)) {
+        const size_t inner = name.rfind("_at_");
+        if (inner == std::string_view::npos || inner <= kResumed.size())
+            break;
+        name = name.substr(kResumed.size(), inner - kResumed.size());
+    }
+    line.function = std::string{name};
     return line;
 }
 
@@ -565,6 +578,12 @@ CompiledWindow readCompiledWindow(const TraceModel& model, std::span<const StepS
     window.launchesPerStep /= steps;
     window.deviceShare = deviceTotal > 0 ? deviceCompiled / deviceTotal : -1;
     aggregateBreaks(reader, model, breaks, steady, window);
+    if (!window.breaks.empty()) {
+        const auto events = model.events();
+        window.pythonStacks = std::any_of(events.begin(), events.end(), [](const Event& e) {
+            return e.category == Category::PythonFunction;
+        });
+    }
     return window;
 }
 

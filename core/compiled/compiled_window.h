@@ -60,10 +60,11 @@ struct GraphBreak
     // line it resumes at ("train.py(28): torch_dynamo_resume_in_forward_at_28"), the line of
     // the break. Empty (line 0) without stacks, or where no resumed frame follows.
     SourceLine line;
-    double perStep = 0;         // occurrences per steady step
-    double gapNsPerStep = 0;    // between the graphs: eager ops, guards, region entry
-    double eagerNsPerStep = 0;  // of which the eager ops themselves
-    trace::EventId example;     // the first eager op of one occurrence (or invalid)
+    bool afterLastGraph = false;  // eager ops after the frame's last graph (no frame resumes)
+    double perStep = 0;           // occurrences per steady step
+    double gapNsPerStep = 0;      // between the graphs: eager ops, guards, region entry
+    double eagerNsPerStep = 0;    // of which the eager ops themselves
+    trace::EventId example;       // the first eager op of one occurrence (or invalid)
 };
 
 // Compilation that fell inside the window: a one-off, never a steady cost.
@@ -88,6 +89,8 @@ struct CompiledWindow
                                      // the steps' device time; -1 without device activity
     double launchesPerStep = 0;      // Triton (or C++) kernel launch ops of compiled graphs
     std::vector<GraphBreak> breaks;  // most gap time first
+    bool pythonStacks = false;       // the trace holds Python frames (with_stack); read only
+                                     // where there are breaks
     std::vector<Compilation> compilations;  // in time order
     std::vector<std::string> frames;        // compiled frame ids seen ("0", "1")
     // Every break's host time less its eager ops, [begin, end) ns, in any order: what the

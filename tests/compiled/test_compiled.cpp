@@ -203,6 +203,13 @@ void TestCompiled::resumedFrames()
     QVERIFY(nested);
     QCOMPARE(nested->function, std::string("look_at_data"));
     QCOMPARE(nested->line, 9);
+    // A second break, inside the function resumed after the first: its line, the user's
+    // function.
+    const std::optional<compiled::SourceLine> second = compiled::resumedAt(
+        "train.py(35): torch_dynamo_resume_in_torch_dynamo_resume_in_forward_at_28_at_35");
+    QVERIFY(second);
+    QCOMPARE(second->function, std::string("forward"));
+    QCOMPARE(second->line, 35);
     for (const char* frame :
          {"train.py(28): forward", "train.py(28): torch_dynamo_resume_in_forward_at_",
           "train.py(28): torch_dynamo_resume_in_forward_at_2x",
@@ -487,8 +494,28 @@ void TestCompiled::generatedKernelsTooSmallAShare()
     QVERIFY(f);
     QVERIFY2(f->title.starts_with("torch.compile: a generated kernel streams at "),
              f->title.c_str());
-    QVERIFY2(f->explanation.find("too little to fill the GPU") != std::string::npos,
+    // 40 us for bytes that take 1.9 us at the full bandwidth: no launch or tail explains
+    // that, so the kernel is not called too small.
+    QVERIFY2(f->explanation.find("too little to fill the GPU") == std::string::npos,
              f->explanation.c_str());
+
+    // Four kernels of three [256, 256] bf16 tensors (393 KB: 0.12 us at the full bandwidth)
+    // that take 8 us each: small in bytes and short as measured, so launch and tail set
+    // their time.
+    const test::OpCall tiny{"triton_poi_fused_mul_3",
+                            "[[256, 256], [256, 256], [256, 256], []]",
+                            "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", "
+                            "\"Scalar\"]",
+                            "[\"\", \"\", \"\", \"65536\"]",
+                            {{"triton_poi_fused_mul_3", 8}}};
+    const Diagnosed tinyKernels =
+        kinetoscope::test::diagnoseText(test::opLoopTrace({gemm(), gemm(), gemm(), gemm(), gemm(),
+                                                           gemm(), gemm(), tiny, tiny, tiny, tiny}),
+                                        low);
+    const analysis::Finding* t = findFinding(tinyKernels.findings, "compiled-below-bandwidth");
+    QVERIFY(t);
+    QVERIFY2(t->explanation.find("too little to fill the GPU") != std::string::npos,
+             t->explanation.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCompiled)

@@ -14,6 +14,7 @@
 #include "core/analysis/diagnosis/rules.h"
 #include "core/compiled/kernel_name.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -80,8 +81,9 @@ const char* kGeneratedKernelSnippet =
     "inductor_config.coordinate_descent_tuning = True  # tunes each kernel's block sizes\n"
     "model = torch.compile(model, mode=\"max-autotune\")\n";
 
-// A generated kernel whose bytes take under this long at the full bandwidth is too small to
-// fill the GPU for long: launch, ramp-up and tail weigh on it. Nanoseconds.
+// A generated kernel whose bytes take under this long at the full bandwidth, and which runs
+// under twice as long, is too small to fill the GPU for long: launch, ramp-up and tail weigh
+// on it. Nanoseconds.
 constexpr double kTinyKernelNs = 10'000;
 
 }  // namespace
@@ -125,14 +127,17 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             format::duration(b.gapNsPerStep) +
             " between the graphs is the break itself: the guards checked and the region entered "
             "again around the resumed graph. Nothing fuses across it either.";
-        if (b.source.empty() && b.line.line == 0)
+        if (!c.pythonStacks)
             f.explanation +=
                 " The trace has no Python stacks (with_stack=True): the break's line is "
                 "not in it.";
         else if (b.line.line == 0)
-            f.explanation += " No frame resumes after it in the trace (the frame's last graph "
-                             "ran before it), so its line is not named: TORCH_LOGS=graph_breaks "
-                             "gives it.";
+            f.explanation +=
+                b.afterLastGraph
+                    ? " It follows the frame's last graph, where no frame resumes, so the trace "
+                      "does not name its line: TORCH_LOGS=graph_breaks gives it."
+                    : " No resumed frame is recorded after it, so the trace does not name its "
+                      "line: TORCH_LOGS=graph_breaks gives it.";
         f.evidence.figures = {
             {"break_time_per_step_us", b.gapNsPerStep / 1e3, Unit::Microseconds},
             {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3, Unit::Microseconds},
@@ -261,7 +266,10 @@ void compiledBelowBandwidth(const DiagnosisInput& in, std::vector<Finding>& out)
     double tinyNs = 0, reductionNs = 0;
     for (const GapRow& g : rows) {
         const double atFullBandwidthNs = g.row->bytesPerCall / peaks->memoryGBps;
-        tinyNs += atFullBandwidthNs < kTinyKernelNs ? double(g.row->windowDeviceNs) : 0;
+        const double meanNs = double(g.row->deviceNs) / double(std::max<int64_t>(1, g.row->calls));
+        // Small in bytes, and short as measured: launch and tail can explain its time.
+        const bool tiny = atFullBandwidthNs < kTinyKernelNs && meanNs < 2 * kTinyKernelNs;
+        tinyNs += tiny ? double(g.row->windowDeviceNs) : 0;
         reductionNs +=
             g.row->kind == roofline::OpKind::Reduction ? double(g.row->windowDeviceNs) : 0;
     }
@@ -278,7 +286,7 @@ void compiledBelowBandwidth(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "Inductor's pointwise and reduction kernels are memory-bound: they should "
                     "stream their tensors at about " +
                     format::percent(kStreamingTargetShare) + " of the bandwidth. " +
-                    (one ? "This one: " : "The slowest: ");
+                    (one ? "This one: " : "The costliest: ");
     for (size_t i = 0; i < std::min<size_t>(3, rows.size()); ++i)
         f.explanation += (i ? "; " : "") + bandwidthReading(*rows[i].row, peaks->memoryGBps);
     f.explanation += ". At " + format::percent(kStreamingTargetShare) +
