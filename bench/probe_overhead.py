@@ -12,7 +12,9 @@ Two measurements:
    put back, the hooks taken off), which goes first alternating; the median per-pair
    difference, and the process's CPU time a step of each kind (every thread's, the
    probe's writer included), which time spent waiting for a core does not inflate.
-   --hidden widens the model: the probe's cost a step stays, the step grows.
+   --hidden widens the model: the probe's cost a step stays, the step grows; --parts puts
+   only some of the probe's parts in and out (the loader's wrappers, backward's, the
+   optimizer's hooks with the step's bookkeeping, the model's hook): each one's cost.
 3. --instructions: the instructions a step with the probe in and out, counted by
    callgrind (valgrind) over segments of --block-steps steps in one process: the one
    figure here that the machine's drift does not move (a few minutes).
@@ -91,11 +93,22 @@ originals = {"next": ours["next"].__wrapped__, "iter": ours["iter"].__wrapped__,
              "backward": ours["backward"].__wrapped__}
 saved = {}
 
+parts = os.environ.get("KINETOSCOPE_BENCH_PARTS", "loader,backward,optimizer,model").split(",")
+
 def probe_in(on):
+    """Puts the probe's parts in (on) or takes them out: `parts` says which (the others
+    stay in on both sides of a pair)."""
     fns = ours if on else originals
-    base.__next__, loader_type.__iter__, torch.autograd.backward = fns["next"], fns["iter"], fns["backward"]
-    tables = [optimizer_api._global_optimizer_pre_hooks, optimizer_api._global_optimizer_post_hooks,
-              model._forward_pre_hooks, model._forward_hooks]
+    if "loader" in parts:
+        base.__next__, loader_type.__iter__ = fns["next"], fns["iter"]
+    if "backward" in parts:
+        torch.autograd.backward = fns["backward"]
+    tables = []
+    if "optimizer" in parts:
+        tables += [optimizer_api._global_optimizer_pre_hooks,
+                   optimizer_api._global_optimizer_post_hooks]
+    if "model" in parts:
+        tables += [model._forward_pre_hooks, model._forward_hooks]
     for i, table in enumerate(tables):
         if on:
             table.update(saved.pop(i, {}))
@@ -172,9 +185,13 @@ print(json.dumps({"in": statistics.median(times[True]), "out": statistics.median
 '''
 
 
-def interleaved(blocks, block_steps, hidden, under=(), mode="interleaved"):
+PARTS = ("loader", "backward", "optimizer", "model")
+
+
+def interleaved(blocks, block_steps, hidden, under=(), mode="interleaved", parts=PARTS):
     parent, child = socket.socketpair()
     env = dict(os.environ, OMP_NUM_THREADS="1", KINETOSCOPE_PROBE_FD=str(child.fileno()),
+               KINETOSCOPE_BENCH_PARTS=",".join(parts),
                KINETOSCOPE_PROBE_OUT=tempfile.mkdtemp(prefix="kinetoscope-overhead-"),
                KINETOSCOPE_PROBE_OPTIONS=json.dumps({"skip": 5, "active": 0}),
                PYTHONPATH=test_probe.BOOT)
@@ -202,6 +219,8 @@ def interleaved(blocks, block_steps, hidden, under=(), mode="interleaved"):
     result = json.loads(stdout.decode().strip().splitlines()[-1])
     if mode != "interleaved":
         return result
+    if tuple(parts) != PARTS:
+        print("only %s put in and taken out:" % ", ".join(parts))
     print("alternating steps (%d pairs): wall: probe in %.4f ms, out %.4f ms (medians), "
           "median paired difference %+.1f us a step (%+.2f %%); process CPU a step: in %.4f ms, "
           "out %.4f ms (%+.1f us); %d step messages received"
@@ -255,6 +274,9 @@ def main():
                         help="train_mlp.py's width: 256 (its own) steps in ~1.5 ms on one core, "
                              "1024 in ~10 ms: the probe's cost a step is fixed")
     parser.add_argument("--only", choices=["paired", "interleaved"], default=None)
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="interleaved: which of the probe's parts go in and out (%s): "
+                             "their costs one by one" % ", ".join(PARTS))
     parser.add_argument("--instructions", action="store_true",
                         help="instead: instructions a step, probe in and out, counted by "
                              "callgrind (valgrind; --block-steps steps a segment; minutes)")
@@ -262,8 +284,11 @@ def main():
     if args.instructions:
         instructions(args.block_steps, args.hidden)
         return
+    parts = tuple(p for p in args.parts.split(",") if p)
+    if not parts or any(p not in PARTS for p in parts):
+        parser.error("--parts takes some of: " + ",".join(PARTS))
     if args.only != "paired":
-        interleaved(args.blocks, args.block_steps, args.hidden)
+        interleaved(args.blocks, args.block_steps, args.hidden, parts=parts)
     if args.only != "interleaved":
         paired(args.pairs, args.steps, args.warmup, args.hidden)
 
