@@ -84,10 +84,20 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_opModel->setRoofline(t.summary.roofline);
     m_kernelModel->setKernels(t.summary.kernels);
     m_kernelModel->setRoofline(t.summary.roofline);
-    m_operators = new TableView(m_opModel, OpTableModel::DeviceTotal, this);
+    // Nothing ran on a device (a CPU run): the device columns would read 0 on every row, the
+    // Tensor Core and roofline columns and the roofline have nothing to say, so the host's
+    // times lead and fill the page.
+    const bool hostOnly = t.summary.window.cpuOnly;
+    m_operators = new TableView(
+        m_opModel, hostOnly ? OpTableModel::CpuTotal : OpTableModel::DeviceTotal, this);
     m_operators->table()->setColumnHidden(OpTableModel::Shapes, true);
     m_operators->table()->setColumnHidden(OpTableModel::Source, true);
     showOpTimesFirst(*m_operators->table());
+    for (const OpTableModel::Column device :
+         {OpTableModel::DeviceTotal, OpTableModel::SelfDevice, OpTableModel::MeanDevice,
+          OpTableModel::TensorCoreEligible, OpTableModel::TensorCoreShare, OpTableModel::Tflops,
+          OpTableModel::Gbps, OpTableModel::Intensity, OpTableModel::Bound, OpTableModel::OfRoof})
+        m_operators->table()->setColumnHidden(device, hostOnly);
     // After the times: beside the roofline the table has no room for it before them; the
     // name's tooltip and the row's details name the fused ops too.
     showFusedOps(*m_operators->table(), OpTableModel::FusedOps, m_opModel->hasFusedOps(), 240);
@@ -146,6 +156,7 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_roofline = new RooflinePanel(operatorsPage);
     m_roofline->setRoofline(t.summary.roofline);
     operatorsPage->addWidget(m_roofline);
+    m_roofline->setVisible(!hostOnly);
     operatorsPage->setStretchFactor(0, 3);
     operatorsPage->setStretchFactor(1, 2);
     connect(m_roofline, &RooflinePanel::opClicked, this, [this](size_t op) { selectOpGroup(op); });

@@ -338,6 +338,34 @@ private Q_SLOTS:
         QVERIFY(view.kernels()->visibleRows() < int(trace->summary.kernels.size()));
     }
 
+    // A CPU run (the compiled fixture: no device activity): the Operators page leads with
+    // the host's times and has no empty device columns or roofline; a GPU run keeps both.
+    void aHostOnlyRunsOperatorsLeadWithHostTimes()
+    {
+        document::OpenOptions options;
+        const auto cpu =
+            document::open(test::dataFile("eager_vs_compiled/compiled.json.gz").string(), options);
+        QVERIFY(cpu && cpu->summary.window.cpuOnly);
+        widgets::DocumentView view(cpu);
+        using Op = widgets::OpTableModel;
+        QTableView* table = view.operators()->table();
+        for (const int device : {int(Op::DeviceTotal), int(Op::SelfDevice), int(Op::MeanDevice),
+                                 int(Op::TensorCoreEligible), int(Op::Tflops), int(Op::OfRoof)})
+            QVERIFY(table->isColumnHidden(device));
+        QVERIFY(!table->isColumnHidden(Op::FusedOps));  // Inductor's C++ kernels, recorded as ops
+        QVERIFY(!table->isColumnHidden(Op::CpuTotal));
+        QCOMPARE(table->horizontalHeader()->sortIndicatorSection(), int(Op::CpuTotal));
+        QVERIFY(!view.roofline()->isVisibleTo(view.roofline()->parentWidget()));
+
+        const auto gpu = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
+        QVERIFY(gpu && !gpu->summary.window.cpuOnly);
+        widgets::DocumentView gpuView(gpu);
+        QVERIFY(!gpuView.operators()->table()->isColumnHidden(Op::DeviceTotal));
+        QCOMPARE(gpuView.operators()->table()->horizontalHeader()->sortIndicatorSection(),
+                 int(Op::DeviceTotal));
+        QVERIFY(gpuView.roofline()->isVisibleTo(gpuView.roofline()->parentWidget()));
+    }
+
     void tablesShowEveryRowSortedAndFiltered()
     {
         const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
