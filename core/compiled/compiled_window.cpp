@@ -461,11 +461,10 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
 std::optional<SourceLine> resumedAt(std::string_view frame)
 {
     constexpr std::string_view kResumed = "torch_dynamo_resume_in_";
-    const size_t colon = frame.find("): ");
-    const size_t open = frame.rfind('(', colon);
-    if (colon == std::string_view::npos || open == std::string_view::npos)
+    const std::optional<trace::FrameParts> parts = trace::splitFrame(frame);
+    if (!parts)
         return std::nullopt;
-    const std::string_view function = frame.substr(colon + 3);
+    const std::string_view function = parts->function;
     const size_t at = function.rfind("_at_");
     if (!function.starts_with(kResumed) || at == std::string_view::npos || at <= kResumed.size())
         return std::nullopt;
@@ -475,7 +474,7 @@ std::optional<SourceLine> resumedAt(std::string_view frame)
         std::from_chars(number.data(), number.data() + number.size(), line.line);
     if (error != std::errc{} || end != number.data() + number.size() || line.line <= 0)
         return std::nullopt;
-    line.file = std::string{frame.substr(0, open)};
+    line.file = std::string{parts->path};
     // A break inside a resumed function resumes a function named for that one
     // (torch_dynamo_resume_in_torch_dynamo_resume_in_forward_at_28_at_35): the user's own
     // function is the innermost name.

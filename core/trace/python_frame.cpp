@@ -6,6 +6,15 @@
 
 namespace kinetoscope::trace {
 
+std::optional<FrameParts> splitFrame(std::string_view frame)
+{
+    const size_t colon = frame.find("): ");
+    const size_t open = frame.rfind('(', colon);
+    if (colon == std::string_view::npos || open == std::string_view::npos || frame.starts_with('<'))
+        return std::nullopt;
+    return FrameParts{frame.substr(0, open), frame.substr(colon + 3)};
+}
+
 bool isUserFrame(std::string_view frame)
 {
     const size_t open = frame.find(".py(");

@@ -13,6 +13,7 @@
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 #include "core/compiled/kernel_name.h"
+#include "core/trace/python_frame.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,18 +33,18 @@ constexpr double kBreakShare = 0.01;
 // function's frame reads as the function it resumes), else "".
 std::string whereBroken(const compiled::GraphBreak& b)
 {
-    auto fileName = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+    auto fileName = [](std::string_view path) {
+        return std::string{path.substr(path.find_last_of('/') + 1)};
+    };
     if (b.line.line > 0)
         return b.line.function + " at " + fileName(b.line.file) + ":" + std::to_string(b.line.line);
-    const std::string& source = b.source;
-    const size_t colon = source.find("): ");
-    const size_t open = source.rfind('(', colon);
-    if (colon == std::string::npos || open == std::string::npos)
-        return source;
-    std::string function = source.substr(colon + 3);
-    if (const std::optional<compiled::SourceLine> resumed = compiled::resumedAt(source))
+    const std::optional<trace::FrameParts> parts = trace::splitFrame(b.source);
+    if (!parts)
+        return b.source;
+    std::string function{parts->function};
+    if (const std::optional<compiled::SourceLine> resumed = compiled::resumedAt(b.source))
         function = resumed->function;
-    return function + " in " + fileName(source.substr(0, open));
+    return function + " in " + fileName(parts->path);
 }
 
 std::string timesAStep(double perStep)
@@ -66,9 +67,15 @@ std::string kernelWithOps(const roofline::OpRoofline& row)
 
 // "triton_poi_fused_add_mul_0 (add · mul) moves 64.0 MB a call in 120 µs: 533 GB/s, 15.9 % of
 // 3.35 TB/s"
+// Nanoseconds a call, over every call.
+double meanCallNs(const roofline::OpRoofline& row)
+{
+    return double(row.deviceNs) / double(std::max<int64_t>(1, row.calls));
+}
+
 std::string bandwidthReading(const roofline::OpRoofline& row, double deviceGBps)
 {
-    const double meanNs = double(row.deviceNs) / double(std::max<int64_t>(1, row.calls));
+    const double meanNs = meanCallNs(row);
     return kernelWithOps(row) + " moves " + format::bytes(row.bytesPerCall) + " a call in " +
            format::duration(meanNs) + ": " + format::bandwidth(row.rating.achievedGbps * 1e9) +
            ", " + format::percent(row.rating.achievedGbps / deviceGBps) + " of " +
@@ -266,7 +273,7 @@ void compiledBelowBandwidth(const DiagnosisInput& in, std::vector<Finding>& out)
     double tinyNs = 0, reductionNs = 0;
     for (const GapRow& g : rows) {
         const double atFullBandwidthNs = g.row->bytesPerCall / peaks->memoryGBps;
-        const double meanNs = double(g.row->deviceNs) / double(std::max<int64_t>(1, g.row->calls));
+        const double meanNs = meanCallNs(*g.row);
         // Small in bytes, and short as measured: launch and tail can explain its time.
         const bool tiny = atFullBandwidthNs < kTinyKernelNs && meanNs < 2 * kTinyKernelNs;
         tinyNs += tiny ? double(g.row->windowDeviceNs) : 0;
