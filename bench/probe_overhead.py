@@ -14,7 +14,8 @@ Two measurements:
    probe's writer included), which time spent waiting for a core does not inflate.
    --hidden widens the model: the probe's cost a step stays, the step grows; --parts puts
    only some of the probe's parts in and out (the loader's wrappers, backward's, the
-   optimizer's hooks with the step's bookkeeping, the model's hook): each one's cost.
+   optimizer's hooks with the step's bookkeeping, the model's hook, which a CPU model fed
+   by a DataLoader does not have: docs/profile.md): each one's cost.
 3. --instructions: the instructions a step with the probe in and out, counted by
    callgrind (valgrind) over segments of --block-steps steps in one process: the one
    figure here that the machine's drift does not move (a few minutes).

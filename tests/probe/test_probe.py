@@ -49,6 +49,10 @@ WINDOW = {"skip": 3, "active": 2}
 RUNS = {
     # 0.5 ms per sample on the training thread: data wait >> compute
     "slow_data": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], WINDOW, {}),
+    # 8 batches an epoch: a new DataLoader iterator at steps 8 and 16 (each kept: a freed
+    # one's id could be the next one's)
+    "epochs": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20",
+                "--dataset-size", "256", "--keep-iterators"], {"skip": 2, "active": 0}, {}),
     "slow_data_bare": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], None,
                        {"probe": False}),
     # the same samples from 4 forked workers, and a model whose step (~10 ms) is longer
@@ -186,6 +190,24 @@ class Phases(unittest.TestCase):
         self.assertGreater(forward, 0)
         self.assertGreater(backward, 0)
         self.assertGreater(optimizer, 0)
+
+    def test_on_the_cpu_a_batch_starts_the_forward(self):
+        # A CPU model fed by a DataLoader gets no hook of its own (one would send each of
+        # its calls down torch's slower path): its forward runs from the batch's arrival,
+        # and h2d, with no device to copy to, is 0.
+        run = result("slow_data")
+        for row in run.steps():
+            self.assertEqual(row[2], 0, row)
+            self.assertGreater(row[3], 0, row)
+
+    def test_each_epochs_iterator_is_the_one_that_feeds_the_model(self):
+        run = result("epochs")
+        self.assertEqual(run.returncode, 0, run.explain())
+        steps = run.steps()
+        self.assertEqual([s[0] for s in steps], list(range(2, 20)), run.explain())
+        for row in steps:  # an epoch's first batch (steps 8, 16) too: 32 x 0.5 ms of sleep
+            self.assertGreater(row[1], 14.0, row)
+            self.assertGreater(row[3], 0, row)
 
     def test_four_fork_workers_hide_most_of_the_data_wait(self):
         serial = _phase_medians(result("slow_data").steps())[0]

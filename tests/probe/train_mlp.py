@@ -58,6 +58,8 @@ def parse_args(argv=None):
     parser.add_argument("--exit-code", type=int, default=0, help="end with sys.exit(N)")
     parser.add_argument("--os-exit", action="store_true", help="end with os._exit(3)")
     parser.add_argument("--log-every", type=int, default=10)
+    parser.add_argument("--keep-iterators", action="store_true",
+                        help="keep every epoch's DataLoader iterator alive (no two share an id)")
     parser.add_argument("--timing-out", default=None,
                         help="write each step's wall time (seconds) to this JSON file")
     return parser.parse_args(argv)
@@ -78,8 +80,12 @@ def train(args):
     step = 0
     step_times = []
     last = time.perf_counter()
+    kept = []
     while step < args.steps_total:
-        for inputs, targets in loader:
+        iterator = iter(loader)
+        if args.keep_iterators:
+            kept.append(iterator)
+        for inputs, targets in iterator:
             if step == args.raise_at_step:
                 raise RuntimeError("planted failure at step %d" % step)
             optimizer.zero_grad(set_to_none=True)

@@ -7,8 +7,9 @@
 - the global module forward hooks while the model is being found (model.py);
 - with `--step-marker`: record_function's __enter__/__exit__, and the script's function.
 
-Every wrapper first checks that the loop is live and that this is the training thread;
-else it is the original call and nothing more. The script's own exceptions raised through
+Every wrapper first checks that the loop is live and that this is the training thread
+(one comparison, `loop.hot == get_ident()`, once the step has begun); else it is the
+original call and nothing more. The script's own exceptions raised through
 a wrapper (StopIteration at an epoch's end, an error in backward) propagate unchanged: the
 original call is never inside a try of ours. A fault in our own code turns the step loop
 off (one line on stderr) and the call goes on.
@@ -40,15 +41,16 @@ def _install_dataloader(loop, torch):
     original_next = iterator_type.__next__
 
     def __next__(self):
-        if not loop.live or not (loop.tid == get_ident() or loop.claim()):
-            if loop.cleanup_pending:
-                loop.cleanup()
-            return original_next(self)
-        if not loop.begun:
-            try:
-                loop.begin()
-            except Exception as exc:
-                loop.fault(exc)
+        if loop.hot != get_ident():
+            if not loop.live or not loop.mine():
+                if loop.cleanup_pending:
+                    loop.cleanup()
+                return original_next(self)
+            if not loop.begun:
+                try:
+                    loop.begin()
+                except Exception as exc:
+                    loop.fault(exc)
         started = perf_counter()
         batch = original_next(self)
         ended = perf_counter()
@@ -83,20 +85,20 @@ def _install_backward(loop, torch):
     original_backward = autograd.backward
 
     def backward(*args, **kwargs):
-        if not loop.live or not (loop.tid == get_ident() or loop.claim()):
+        # Only the outermost call is timed (checkpointing calls backward again inside it).
+        if loop.backward_depth or (loop.hot != get_ident() and not (loop.live and loop.mine())):
             return original_backward(*args, **kwargs)
-        started = None
-        loop.backward_depth += 1
-        if loop.backward_depth == 1:  # the outermost (checkpointing calls it again inside)
-            try:
-                started = loop.on_backward_start(args, kwargs)
-            except Exception as exc:
-                loop.fault(exc)
+        try:
+            started = loop.on_backward_start(args[0] if args else kwargs.get("tensors"))
+        except Exception as exc:
+            loop.fault(exc)
+            return original_backward(*args, **kwargs)
+        loop.backward_depth = 1
         try:
             result = original_backward(*args, **kwargs)
         finally:
-            loop.backward_depth -= 1
-        if started is not None and loop.live:
+            loop.backward_depth = 0
+        if loop.live:
             try:
                 loop.on_backward_end(started)
             except Exception as exc:
@@ -115,7 +117,7 @@ def _install_optimizer(loop, torch):
     def pre_hook(optimizer, args, kwargs):
         if tracing():
             return None
-        if loop.live and (loop.tid == get_ident() or loop.claim()):
+        if loop.hot == get_ident() or (loop.live and loop.mine()):
             try:
                 loop.on_optimizer_pre(optimizer)
             except Exception as exc:
@@ -125,7 +127,7 @@ def _install_optimizer(loop, torch):
     def post_hook(optimizer, args, kwargs):
         if tracing():
             return None
-        if loop.live and (loop.tid == get_ident() or loop.claim()):
+        if loop.hot == get_ident() or (loop.live and loop.mine()):
             try:
                 loop.on_optimizer_post(optimizer)  # may raise SystemExit(0): --steps, cancel
             except Exception as exc:

@@ -7,7 +7,10 @@ with parameters are the candidates (a loss module has none). The model is
   optimizer step);
 - in inference: the first candidate called with grad disabled.
 Once chosen, the global hooks are REMOVED (they slow every module call) and a pre/post
-hook pair is put on the model alone. If the optimizer turns out to hold another module's
+hook pair is put on the model alone: the pre hook only where the forward's start is needed
+(see Loop.forward_from_batch: a training model on the CPU fed by a DataLoader has none, as
+any hook on a module sends each of its calls down torch's slower path); the post hook only
+until an optimizer steps (inference). If the optimizer turns out to hold another module's
 parameters, discovery starts again.
 """
 import importlib
@@ -31,7 +34,8 @@ class ModelFinder(object):
         self._torch = torch
         self.discovering = False
         self._global = []  # handles of the global hooks (discovery)
-        self._local = []  # handles of the hooks on the model: [pre, post]
+        self._local = []  # handles of the hooks on the model (its pre hook, if any)
+        self._local_post = []  # handle of the model's post hook (until an optimizer steps)
         self._training = False  # an optimizer has stepped: the model's post hook is not needed
         self._candidates = []  # weakrefs, in order of first call
         self._with_params = {}  # id(module) -> has parameters (discovery only)
@@ -48,6 +52,8 @@ class ModelFinder(object):
         if self.on_model is not None and self.model is not None:
             self.on_model(None)
         self._remove(self._local)
+        self._remove(self._local_post)
+        self._loop.batch_opens_forward = False
         self._model = None
         self._candidates = []
         self._with_params = {}
@@ -116,32 +122,35 @@ class ModelFinder(object):
         def pre(module, args):
             if tracing():
                 return None
-            if not loop.live:
-                loop.cleanup()
-            elif loop.tid == get_ident() or loop.claim():
+            if loop.hot == get_ident() or (loop.live and loop.mine()):
                 try:
                     loop.on_forward_pre(module, False)
                 except Exception as exc:
                     loop.fault(exc)
+            elif not loop.live:
+                loop.cleanup()
             return None
 
         def post(module, args, output):
             if tracing():
                 return None
-            if loop.live and (loop.tid == get_ident() or loop.claim()):
+            if loop.hot == get_ident() or (loop.live and loop.mine()):
                 try:
                     loop.on_forward_post(module, False)
                 except Exception as exc:
                     loop.fault(exc)
             return None
 
-        self._local.append(module.register_forward_pre_hook(pre))
+        parameter = first_parameter(module)
+        device = parameter.device if parameter is not None else None
+        loop.batch_opens_forward = self._training and loop.forward_from_batch(device)
+        if not loop.batch_opens_forward:
+            self._local.append(module.register_forward_pre_hook(pre))
         if not self._training:
-            self._local.append(module.register_forward_hook(post))
+            self._local_post.append(module.register_forward_hook(post))
         if self.on_model is not None:
             self.on_model(module)
-        parameter = first_parameter(module)
-        return parameter.device if parameter is not None else None
+        return device
 
     def choose_for(self, optimizer):
         """At an optimizer step while discovering: the candidate whose parameters the
@@ -166,13 +175,12 @@ class ModelFinder(object):
         """An optimizer has stepped: only the pre hook is needed from now on (each hook
         costs every call of the model a few microseconds)."""
         self._training = True
-        if len(self._local) == 2:
-            self._remove(self._local[1:])
-            del self._local[1:]
+        self._remove(self._local_post)
 
     def remove_all(self):
         self._remove(self._global)
         self._remove(self._local)
+        self._remove(self._local_post)
         self.discovering = False
 
     # -- helpers ----------------------------------------------------------------------------

@@ -93,7 +93,7 @@ class Probe(object):
         # one of them held at the fork would never be released.
         self.live = False
         if self.loop is not None:
-            self.loop.live = False
+            self.loop.go_inert()
         self.channel.abandon()
 
     def _on_lost(self):
@@ -120,7 +120,7 @@ class Probe(object):
         loop = self.loop
         if loop is None:
             return stop_proposal(0, 0.0)
-        return stop_proposal(loop.step, loop.wall_ms)
+        return stop_proposal(loop.step, loop.wall_s * 1e3)
 
     def stop(self, by):
         """Ends the script cleanly from a step boundary (--steps reached, a cancel)."""

@@ -26,7 +26,8 @@ Phases per step, in milliseconds:
   iterator that feeds the model (a validation loader's batches are not the step's);
 - h2d: end of the last __next__ -> start of the model's forward (the copies to the device);
 - forward: the model's forward start -> backward start (the loss included); in inference
-  the forward's own start -> end;
+  the forward's own start -> end; a training model on the CPU fed by a DataLoader has no
+  hook (forward_from_batch): its forward runs from the batch's end, and h2d is 0;
 - backward: torch.autograd.backward (loss.backward() included), the outermost call;
 - optimizer: optimizer pre-hook -> post-hook;
 - wall: the previous step's boundary -> this step's, less the profiler window's own work
@@ -46,6 +47,7 @@ from .memory import UNKNOWN
 from .model import ModelFinder, first_parameter
 
 H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
+_NAN = float("nan")
 perf_counter = time.perf_counter
 
 
@@ -70,9 +72,11 @@ class Loop(object):
         self.finder = ModelFinder(self, torch)
         self.lab = probe.lab  # arms.Lab with the lab's options, else None
         self.boundary = None  # perf_counter at the last step boundary (wall time)
-        self.wall_ms = 0.0  # the step that just ended
+        self.wall_s = 0.0  # the step that just ended
 
         self.live = True  # False once off: a fault, the launcher gone, a forked child
+        self.hot = None  # the training thread's id while live with its step begun, else None:
+        # the hooks' whole test on their fast path (one comparison with get_ident())
         self.cleanup_pending = False  # off, but the profiler still to stop on our thread
         self.tid = None  # the training thread
         self.step = 0  # the step in flight
@@ -97,23 +101,27 @@ class Loop(object):
         self.src = None  # id of the iterator that feeds the model
         self.last_src = None  # id of the iterator of the last batch
         self.depth = 0  # module call depth while discovering (training thread)
+        self.batch_opens_forward = False  # the model has no pre hook: its forward is timed
+        # from the batch (forward_from_batch); set by the finder
         self.backward_depth = 0
+        self.pairs = []  # CUDA: (phase, start event, end event)
+        self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
         self._new_step_state()
 
     def _new_step_state(self):
         self.data_s = 0.0  # seconds in the feeding iterator's __next__
         self.other_s = 0.0  # seconds in other iterators' since the model's last forward
-        self.sums = [0.0, 0.0, 0.0, 0.0]  # host clock: seconds per timed phase
-        if self.timing is not None or not hasattr(self, "pairs"):
-            self.pairs = []  # CUDA: (phase, start event, end event)
-            self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
+        # host clock: seconds per timed phase (attributes, not a list: the cheapest to add to)
+        self.h2d_s = self.forward_s = self.backward_s = self.optimizer_s = 0.0
+        if self.timing is not None:
+            self.pairs = []
+            self.loss_device = None
         self.next_end = None  # mark at the end of the last batch fetch, until a forward
         self.forward_open = None  # mark: a training forward started (closed by backward)
         self.inference_open = None  # mark: a no-grad forward of the model started
         self.optimizer_open = None
-        self.loss = 0.0  # host part of the step's loss (sum over its backward calls)
-        self.loss_seen = False
-        self.loss_ok = True
+        self.loss = None  # host part of the step's loss (the sum over its backward calls):
+        # None until one is read; NaN once one could not be (the step's loss is unknown)
 
     # -- state ------------------------------------------------------------------------------
     def mine(self):
@@ -126,6 +134,11 @@ class Loop(object):
             self.tid = get_ident()
             return True
         return False
+
+    def go_inert(self):
+        """Every hook is the original call from now on (no clean-up: see turn_off)."""
+        self.live = False
+        self.hot = None
 
     def fault(self, exc):
         """A fault in the probe's own step code: steps off for good, one line, the script
@@ -140,7 +153,7 @@ class Loop(object):
         only (torch iterates some hook tables in Python; the profiler is thread-local):
         from another thread (the launcher gone) the hooks turn inert now and the next one
         that runs on the training thread cleans up."""
-        self.live = False
+        self.go_inert()
         if on_training_thread:
             self._remove_everything()
         else:
@@ -164,8 +177,15 @@ class Loop(object):
         return perf_counter() if timing is None else timing.mark()
 
     def _add(self, phase, start, end):
-        if self.timing is None:
-            self.sums[phase] += end - start
+        if self.timing is None:  # (the hot paths add to their phase's attribute themselves)
+            if phase == FORWARD:
+                self.forward_s += end - start
+            elif phase == OPTIMIZER:
+                self.optimizer_s += end - start
+            elif phase == BACKWARD:
+                self.backward_s += end - start
+            else:
+                self.h2d_s += end - start
         elif start is not None and end is not None:  # None: marked during a graph capture
             self.pairs.append((phase, start, end))
 
@@ -178,6 +198,15 @@ class Loop(object):
         self.cuda = None
         if device.type == "cuda":
             self.cuda = self._clocks.CudaTiming(self.torch, device)
+
+    def forward_from_batch(self, device):
+        """Whether a training model on `device` can be timed without a hook of its own: on
+        the CPU, fed by a DataLoader (a batch has started its forward) and with steps not
+        taken from a marker. Its forward then runs from the batch's arrival to backward
+        (h2d, with no copy to a device to time, stays 0): a hook on the model would send
+        every call of it down torch's slower path, the probe's largest cost a step."""
+        return (device is not None and device.type == "cpu" and self.src is not None
+                and not self.marker)
 
     def cuda_index(self):
         return self.cuda.index if self.cuda is not None else 0
@@ -214,15 +243,19 @@ class Loop(object):
             self.memory.reset_peaks(self.cuda.index)  # peaks from the step's start
         if self.announced != step:
             self._send_progress(step)
+        if self.live:
+            self.hot = self.tid
 
     def _send_progress(self, step):
         self.announced = step
         self.post((_progress_line, (step, self.skip, self.measured_from, self.total)))
 
     def end(self):
-        """The step in flight has ended: record it, move on, stop if asked to."""
+        """The step in flight has ended: record it, move on, stop if asked to. (Runs once a
+        step on the training thread: the common path is kept short.)"""
         now = perf_counter()
-        self.wall_ms = (now - self.boundary) * 1e3 if self.boundary is not None else 0.0
+        boundary = self.boundary
+        self.wall_s = wall_s = now - boundary if boundary is not None else 0.0
         self.boundary = now
         lab = self.lab
         if lab is not None:
@@ -230,22 +263,57 @@ class Loop(object):
         step = self.step
         if self.src is None:
             self.data_s += self.other_s  # no forward told which iterator feeds the model
-        timing = self.timing
-        line = None
-        if step >= self.measured_from:
-            line = self._record(step)
-        elif timing is not None:
-            timing.release_pairs(self.pairs)
-        if timing is not None:
-            timing.release(self.next_end)
-            timing.release(self.forward_open)
-            timing.release(self.inference_open)
-        if self.cuda is not None:
-            self.cuda.poll(self.emit)
-        self.step = step + 1
-        self.begun = False
+        if self.timing is None:
+            line = None
+            if step >= self.measured_from:  # formatted from seconds by the writer thread
+                line = (_host_step_line, (step, self.data_s, self.h2d_s, self.forward_s,
+                                          self.backward_s, self.optimizer_s, self.loss, wall_s))
+            if self.cuda is not None:  # (the model moved to CUDA during this step)
+                self.cuda.poll(self.emit)
+        else:
+            line = self._end_on_device(step, wall_s)
+        self.step = step = step + 1
         self.depth = 0
         self._new_step_state()
+        if (not self.config_sent or lab is not None or self.cancel_by is not None
+                or (self.total and step >= self.total)):
+            self.begun = False
+            self.hot = None
+            line = self._after_end(line)
+        # The next step starts now: a measured step's line says so (see the module's doc).
+        self.announced = step
+        self.post(line if line is not None
+                  else (_progress_line, (step, self.skip, self.measured_from, self.total)))
+        # On the host clock with no window to start or step, begin() would do nothing more
+        # at the next step's first event: that step is begun now.
+        self.begun = begun = not self.window_due and self.cuda is None
+        self.hot = self.tid if begun else None
+
+    def _end_on_device(self, step, wall_s):
+        """end() on CUDA: a measured step's record waits for its events (CudaTiming.poll
+        posts it); the step's events go back to the pool. Returns None (no line yet)."""
+        timing = self.timing
+        if step >= self.measured_from:
+            host_loss = self.loss
+            memory = self.memory.read(timing.index)
+            loss_ref = None
+            if host_loss is not None and self.loss_device is not None:
+                loss_ref = timing.loss_copy(self.loss_device)
+            timing.submit(step, (self.data_s * 1e3, wall_s * 1e3), self.pairs, host_loss,
+                          loss_ref, memory)
+        else:
+            timing.release_pairs(self.pairs)
+        timing.release(self.next_end)
+        timing.release(self.forward_open)
+        timing.release(self.inference_open)
+        if self.cuda is not None:
+            self.cuda.poll(self.emit)
+        return None
+
+    def _after_end(self, line):
+        """end()'s rarer work: the config sent once, a lab's figures, a stop (--steps, a
+        cancel, the lab's). Returns the step's line if it is still to be posted."""
+        lab = self.lab
         if not self.config_sent:
             self.config_sent = True
             if line is not None:
@@ -255,40 +323,16 @@ class Loop(object):
         elif lab is not None and lab.dirty:
             self.probe.send_started(self.config())  # the lab's figures changed
         if self.total and self.step >= self.total:
-            if line is not None:
-                self.post(line)
-            self.probe.stop("--steps %d" % self.limit)
+            stop_by = "--steps %d" % self.limit
         elif self.cancel_by is not None and self.step >= self.cancel_at:
-            if line is not None:
-                self.post(line)
-            self.probe.stop(self.cancel_by)
+            stop_by = self.cancel_by
         elif lab is not None and lab.stop_by:
-            if line is not None:
-                self.post(line)
-            self.probe.stop(lab.stop_by)
-        # The next step starts now: a measured step's line says so (see the module's doc).
-        self.announced = self.step
-        if line is None:
-            self.post((_progress_line, (self.step, self.skip, self.measured_from, self.total)))
+            stop_by = lab.stop_by
         else:
+            return line
+        if line is not None:
             self.post(line)
-
-    def _record(self, step):
-        """On the host clock, the step's message to post ((format, arguments): the writer
-        thread formats it); on CUDA None (the record waits for its events and is posted by
-        CudaTiming.poll)."""
-        data_ms = self.data_s * 1e3
-        host_loss = self.loss if (self.loss_ok and self.loss_seen) else None
-        timing = self.timing
-        if timing is None:
-            sums = self.sums
-            return (_step_line, (step, data_ms, sums[0] * 1e3, sums[1] * 1e3, sums[2] * 1e3,
-                                 sums[3] * 1e3, host_loss, UNKNOWN, self.wall_ms))
-        memory = self.memory.read(timing.index)
-        loss_ref = None
-        if host_loss is not None and self.loss_device is not None:
-            loss_ref = timing.loss_copy(self.loss_device)
-        timing.submit(step, (data_ms, self.wall_ms), self.pairs, host_loss, loss_ref, memory)
+        self.probe.stop(stop_by)  # raises SystemExit(0) (runtime.py)
         return None
 
     def emit(self, step, host, phases, loss, memory):
@@ -337,25 +381,18 @@ class Loop(object):
                 self.other_s = 0.0  # only the last other iterator's batches may be adopted
             self.other_s += ended - started
         self.last_src = src
-        if self.depth:
-            self.depth = 0
         timing = self.timing
         if timing is None:
             self.next_end = ended
+            if self.batch_opens_forward and self._grad_enabled():
+                self.forward_open = ended  # (a no-grad batch is a validation's, not the step's)
         else:
             timing.release(self.next_end)
             self.next_end = timing.mark()
+        if self.depth:
+            self.depth = 0
         if not self.config_sent and self.first_batch_size is None:
             self.first_batch_size = _batch_size_of(batch, self._tensor)
-
-    def _forward_starts(self, now):
-        """The model's forward starts after a batch: that batch is the step's."""
-        if self.last_src != self.src:
-            self.src = self.last_src  # a new epoch's iterator, or the first
-            self.data_s += self.other_s
-        self.other_s = 0.0
-        self._add(H2D, self.next_end, now)
-        self.next_end = None
 
     def on_forward_pre(self, module, discovering):
         if not self.begun:
@@ -367,17 +404,33 @@ class Loop(object):
                 self._set_device(first_parameter(module).device)
             if self.marker and not self.marker_wrapped:
                 self.marker_wrapped = self.probe.wrap_marker_function()
-        if self._grad_enabled():
-            if self.forward_open is None:
-                now = perf_counter() if self.timing is None else self.timing.mark()
-                if self.next_end is not None:
-                    self._forward_starts(now)
-                self.forward_open = now
-        elif self.mode != "train":
-            now = perf_counter() if self.timing is None else self.timing.mark()
-            if self.next_end is not None:
-                self._forward_starts(now)
+        grad = self._grad_enabled()
+        if grad:
+            if self.forward_open is not None:
+                return  # the model called again before the loss's backward
+        elif self.mode == "train":
+            return
+        timing = self.timing
+        now = perf_counter() if timing is None else timing.mark()
+        next_end = self.next_end
+        if next_end is not None:  # the model's forward starts after a batch: the step's
+            self._batch_fed_model()
+            if timing is None:
+                self.h2d_s += now - next_end
+            else:
+                self._add(H2D, next_end, now)
+            self.next_end = None
+        if grad:
+            self.forward_open = now
+        else:
             self.inference_open = now
+
+    def _batch_fed_model(self):
+        """The last batch went into the model: its iterator is the one that feeds it."""
+        if self.last_src != self.src:
+            self.src = self.last_src  # a new epoch's iterator, or the first
+            self.data_s += self.other_s
+        self.other_s = 0.0
 
     def on_forward_post(self, module, discovering):
         if self.inference_open is None or self.mode == "train" or self._grad_enabled():
@@ -395,61 +448,71 @@ class Loop(object):
         self.steps_from = "forward"
         self.end()
 
-    def on_backward_start(self, args, kwargs):
+    def on_backward_start(self, tensors):
+        """The outermost backward starts: the forward ends. `tensors`: backward's first
+        argument (the loss). Returns the mark backward's time runs from."""
         if not self.begun:
             self.begin()
         self.saw_backward = True
-        self.depth = 0
         timing = self.timing
         now = perf_counter() if timing is None else timing.mark()
-        if self.forward_open is not None:
+        forward_open = self.forward_open
+        if forward_open is not None:
+            if self.batch_opens_forward and (self.last_src != self.src or self.other_s):
+                self._batch_fed_model()
             if timing is None:
-                self.sums[FORWARD] += now - self.forward_open
+                self.forward_s += now - forward_open
             else:
-                self._add(FORWARD, self.forward_open, now)
+                self._add(FORWARD, forward_open, now)
             self.forward_open = None
-        self._take_loss(args[0] if args else kwargs.get("tensors"))
+        if self.finder.discovering:
+            self.depth = 0
+        # The loss: a 1-element tensor (or a sequence of one), read without a
+        # synchronisation; anything else leaves the step's loss unknown.
+        if tensors.__class__ is not self._tensor:
+            if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
+                tensors = tensors[0]
+            if not isinstance(tensors, self._tensor):
+                self.loss = _NAN
+                return now
+        try:  # (item() and reshape(()) raise on a tensor of more than one element)
+            if tensors.is_cpu:
+                value = tensors.item()  # (float() would warn on a tensor that requires grad)
+                loss = self.loss
+                self.loss = value if loss is None else loss + value
+            elif tensors.is_cuda and timing is not None and not timing.capturing():
+                value = tensors.detach().float().reshape(())
+                self.loss_device = value if self.loss_device is None else self.loss_device + value
+                if self.loss is None:
+                    self.loss = 0.0
+            else:  # reading it would synchronise (or the step is on the host clock)
+                self.loss = _NAN
+        except Exception:
+            self.loss = _NAN
         return now
 
     def on_backward_end(self, started):
         timing = self.timing
         if timing is None:
-            self.sums[BACKWARD] += perf_counter() - started
+            self.backward_s += perf_counter() - started
         else:
             self._add(BACKWARD, started, timing.mark())
-
-    def _take_loss(self, tensors):
-        if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
-            tensors = tensors[0]
-        try:
-            if not isinstance(tensors, self._tensor) or tensors.numel() != 1:
-                self.loss_ok = False
-                return
-            if tensors.is_cpu:
-                self.loss += tensors.item()  # (float() would warn on a tensor that requires grad)
-            elif tensors.is_cuda and self.timing is not None and not self.timing.capturing():
-                value = tensors.detach().float().reshape(())
-                self.loss_device = value if self.loss_device is None else self.loss_device + value
-            else:  # reading it would synchronise (or the step is on the host clock)
-                self.loss_ok = False
-                return
-            self.loss_seen = True
-        except Exception:
-            self.loss_ok = False
 
     def on_optimizer_pre(self, optimizer):
         if not self.begun:
             self.begin()
-        self.depth = 0
         if not self.saw_optimizer:
             self._first_optimizer_step(optimizer)
-        if self.finder.discovering:
-            device = self.finder.choose_for(optimizer)
+        finder = self.finder
+        if finder.discovering:
+            self.depth = 0
+            device = finder.choose_for(optimizer)
             if device is not None:
                 self._set_device(device)
                 if self.config_sent:  # found after the config went: say it again (newer wins)
                     self.probe.send_started(self.config())
-        now = perf_counter() if self.timing is None else self.timing.mark()
+        timing = self.timing
+        now = perf_counter() if timing is None else timing.mark()
         if self.forward_open is not None:
             self._add(FORWARD, self.forward_open, now)
             self.forward_open = None
@@ -470,20 +533,21 @@ class Loop(object):
             self.restart()
 
     def on_optimizer_post(self, optimizer):
-        if self.optimizer_open is None:
+        opened = self.optimizer_open
+        if opened is None:
             return
         timing = self.timing
         if timing is None:
-            self.sums[OPTIMIZER] += perf_counter() - self.optimizer_open
+            self.optimizer_s += perf_counter() - opened
         else:
-            self._add(OPTIMIZER, self.optimizer_open, timing.mark())
+            self._add(OPTIMIZER, opened, timing.mark())
         self.optimizer_open = None
-        self.depth = 0
         primary = self.primary() if self.primary is not None else None
-        if primary is None:  # the first optimizer is gone: this one ends steps now
-            self.primary = weakref.ref(optimizer)
-            primary = optimizer
-        if optimizer is primary and not self.marker:
+        if primary is not optimizer:
+            if primary is not None:
+                return  # another optimizer (a GAN's second one): the first ends steps
+            self.primary = weakref.ref(optimizer)  # the first one is gone: this one ends them
+        if not self.marker:
             self.end()
 
     def on_marker_start(self):
@@ -574,6 +638,12 @@ def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, los
             % (step, data_ms * 1e4, h2d_ms * 1e4, forward_ms * 1e4, backward_ms * 1e4,
                optimizer_ms * 1e4, loss_text, memory[0], memory[1], memory[2], memory[3],
                wall_ms * 1e4))
+
+
+def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, wall_s):
+    """_step_line from the host clock's seconds (converted here, on the writer thread)."""
+    return _step_line(step, data_s * 1e3, h2d_s * 1e3, forward_s * 1e3, backward_s * 1e3,
+                      optimizer_s * 1e3, loss, UNKNOWN, wall_s * 1e3)
 
 
 def _progress_line(step, skip, measured_from, total):
