@@ -347,6 +347,15 @@ private Q_SLOTS:
         QVERIFY2(live->scriptText().contains(log) &&
                      live->scriptText().contains(QStringLiteral("train_mlp.py --steps-total 30")),
                  qPrintable(live->scriptText()));
+        // KINETOSCOPE_SCREENSHOTS=DIR: the live view as the run goes, for a person to look at.
+        if (const QString shots = qEnvironmentVariable("KINETOSCOPE_SCREENSHOTS");
+            !shots.isEmpty()) {
+            window.resize(1366, 768);
+            window.show();
+            QTRY_VERIFY_WITH_TIMEOUT(live->stepBars() >= 12 || finished.count() > 0, 60'000);
+            QTest::qWait(300);  // the plots replot on a 100 ms timer
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("profile_live.png"))));
+        }
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60'000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         // 30 steps: 5 of warm-up, 3 in the profiler window, 22 measured, each one a bar.
