@@ -44,6 +44,7 @@ INTERRUPTED = os.path.join(os.path.dirname(NO_TORCH), "interrupted.py")
 with open(INTERRUPTED, "w") as _f:
     _f.write("def wait():\n    raise KeyboardInterrupt\n\n\nwait()\n")
 CHDIR_TO = harness.temp_dir("kinetoscope-chdir-")
+SPLIT_TIMING = os.path.join(harness.temp_dir("kinetoscope-split-"), "forward.json")
 
 WINDOW = {"skip": 3, "active": 2}
 RUNS = {
@@ -75,6 +76,11 @@ RUNS = {
                {"skip": 2, "active": 0}, {"cancel_after_steps": 3}),
     "accum": (["train_accum.py", "--optimizer-steps", "10", "--accumulation", "4"],
               {"skip": 2, "active": 0}, {}),
+    # each fetched batch in four chunks, a forward and a backward each; the script times
+    # its own forwards
+    "accum_split": (["train_accum.py", "--optimizer-steps", "12", "--accumulation", "1",
+                     "--split", "4", "--micro-batch", "64", "--timing-out", SPLIT_TIMING],
+                    {"skip": 2, "active": 0}, {}),
     "marker_label": (["marker.py", "--iterations", "12"],
                      {"skip": 4, "active": 0, "step_marker": "my_step"}, {}),
     "marker_function": (["marker.py", "--iterations", "12"],
@@ -208,6 +214,21 @@ class Phases(unittest.TestCase):
         for row in steps:  # an epoch's first batch (steps 8, 16) too: 32 x 0.5 ms of sleep
             self.assertGreater(row[1], 14.0, row)
             self.assertGreater(row[3], 0, row)
+
+    def test_every_forward_of_a_batch_split_into_chunks_is_timed(self):
+        # The chunks after the first follow no batch of their own: the model gets its hook
+        # back (at step 1) and each chunk's forward is timed from the model's call.
+        run = result("accum_split")
+        self.assertEqual(run.returncode, 0, run.explain())
+        steps = run.steps()
+        self.assertEqual([s[0] for s in steps], list(range(2, 12)), run.explain())
+        with open(SPLIT_TIMING) as f:
+            own = json.load(f)  # seconds per optimizer step, as the script times its forwards
+        probe_ms = statistics.median(row[3] for row in steps)
+        script_ms = statistics.median(own[2:12]) * 1e3
+        self.assertGreater(probe_ms, 0.8 * script_ms, (probe_ms, script_ms, run.explain()))
+        for row in steps:
+            self.assertTrue(0 < row[6] < 5, row)  # the four chunks' losses summed: one loss
 
     def test_four_fork_workers_hide_most_of_the_data_wait(self):
         serial = _phase_medians(result("slow_data").steps())[0]

@@ -2,8 +2,15 @@
 a step for the probe is one optimizer step, not one forward.
 
     python train_accum.py --optimizer-steps 12 --accumulation 4
+    python train_accum.py --accumulation 1 --split 4 --timing-out forward.json
+
+--split N runs each fetched batch as N chunks, a forward and a backward each (accumulation
+over one batch); --timing-out writes, per optimizer step, the seconds its forwards and
+losses took as the script itself times them.
 """
 import argparse
+import json
+import time
 
 import torch
 from torch import nn
@@ -15,6 +22,8 @@ def main():
     parser.add_argument("--optimizer-steps", type=int, default=12)
     parser.add_argument("--accumulation", type=int, default=4)
     parser.add_argument("--micro-batch", type=int, default=8)
+    parser.add_argument("--split", type=int, default=1)
+    parser.add_argument("--timing-out", default=None)
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -26,13 +35,22 @@ def main():
     criterion = nn.CrossEntropyLoss()
 
     optimizer.zero_grad()
+    forward_s, forward_per_step = 0.0, []
     for index, (inputs, targets) in enumerate(loader):
-        loss = criterion(model(inputs), targets) / args.accumulation
-        loss.backward()
+        for chunk, chunk_targets in zip(inputs.chunk(args.split), targets.chunk(args.split)):
+            started = time.perf_counter()
+            loss = criterion(model(chunk), chunk_targets) / (args.accumulation * args.split)
+            forward_s += time.perf_counter() - started
+            loss.backward()
         if (index + 1) % args.accumulation == 0:
             optimizer.step()
             optimizer.zero_grad()
+            forward_per_step.append(forward_s)
+            forward_s = 0.0
     print("optimizer steps:", (index + 1) // args.accumulation)
+    if args.timing_out:
+        with open(args.timing_out, "w") as f:
+            json.dump(forward_per_step, f)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ class CudaTiming(object):
     def submit(self, step, host, pairs, host_loss, loss_ref, memory):
         """host: the step's host-clock figures, passed on to emit as they are (the step
         loop's (data ms, wall ms)); host_loss: the part of the loss read on the host
-        (float), None when the step's loss is unknown; loss_ref: loss_copy()'s pair or None."""
+        (float), None or NaN when the step's loss is unknown; loss_ref: loss_copy()'s pair
+        or None."""
         self._pending.append((step, host, pairs, host_loss, loss_ref, memory))
 
     def poll(self, emit, wait=False):

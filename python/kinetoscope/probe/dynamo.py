@@ -4,23 +4,18 @@ A hook torch calls inside a module's call is traced by Dynamo when the module ru
 (torch.compile(model) traces the module's hooks with its forward): the probe's Python there
 (the thread check, the clocks) cannot be traced, so it would break the user's graph in two,
 or fail a fullgraph=True compile. Every hook that can run inside a compiled call returns at
-once while Dynamo traces it: torch.compiler.is_dynamo_compiling() is True there, a constant, so
+once while Dynamo traces it: torch.compiler.is_compiling() is True there, a constant, so
 the compiled graph holds nothing of the probe; run eagerly, it is False. (torch < 2.3 has
-neither: the hooks are not guarded there.)
+no torch.compiler.is_compiling: the hooks are not guarded there.)
 """
 
 
 def tracing_check(torch):
     """The function that says whether Dynamo is tracing now: torch's own, or one that
-    always says no where torch has none. is_dynamo_compiling (torch >= 2.3) is a bare
-    `return False` when run eagerly, where is_compiling asks torch.jit first (a hook runs it
-    on every call of the model and the optimizer); Dynamo folds either to True."""
+    always says no where torch has none."""
     compiler = getattr(torch, "compiler", None)
-    for name in ("is_dynamo_compiling", "is_compiling"):
-        check = getattr(compiler, name, None)
-        if callable(check):
-            return check
-    return _never
+    check = getattr(compiler, "is_compiling", None)
+    return check if callable(check) else _never
 
 
 def _never():

@@ -117,6 +117,38 @@ class ModelFinder(object):
         self.discovering = False
         self._model = weakref.ref(module)
         loop = self._loop
+        parameter = first_parameter(module)
+        device = parameter.device if parameter is not None else None
+        loop.batch_opens_forward = self._training and loop.forward_from_batch(device)
+        if not loop.batch_opens_forward:
+            self.hook_forward()
+        if not self._training:
+            tracing = tracing_check(self._torch)  # a model compiled inside: nothing
+
+            def post(module, args, output):
+                if tracing():
+                    return None
+                if loop.hot == get_ident() or (loop.live and loop.mine()):
+                    try:
+                        loop.on_forward_post(module, False)
+                    except Exception as exc:
+                        loop.fault(exc)
+                return None
+
+            self._local_post.append(module.register_forward_hook(post))
+        if self.on_model is not None:
+            self.on_model(module)
+        return device
+
+    def hook_forward(self):
+        """Puts the pre hook on the model (its forward's start), once: where it was chosen,
+        or later when the loop turns out not to run one forward per batch
+        (Loop.on_backward_start)."""
+        loop = self._loop
+        loop.batch_opens_forward = False
+        model = self.model
+        if model is None or self._local:
+            return
         tracing = tracing_check(self._torch)  # a model compiled inside: nothing
 
         def pre(module, args):
@@ -131,26 +163,7 @@ class ModelFinder(object):
                 loop.cleanup()
             return None
 
-        def post(module, args, output):
-            if tracing():
-                return None
-            if loop.hot == get_ident() or (loop.live and loop.mine()):
-                try:
-                    loop.on_forward_post(module, False)
-                except Exception as exc:
-                    loop.fault(exc)
-            return None
-
-        parameter = first_parameter(module)
-        device = parameter.device if parameter is not None else None
-        loop.batch_opens_forward = self._training and loop.forward_from_batch(device)
-        if not loop.batch_opens_forward:
-            self._local.append(module.register_forward_pre_hook(pre))
-        if not self._training:
-            self._local_post.append(module.register_forward_hook(post))
-        if self.on_model is not None:
-            self.on_model(module)
-        return device
+        self._local.append(model.register_forward_pre_hook(pre))
 
     def choose_for(self, optimizer):
         """At an optimizer step while discovering: the candidate whose parameters the

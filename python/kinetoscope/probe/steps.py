@@ -201,12 +201,15 @@ class Loop(object):
 
     def forward_from_batch(self, device):
         """Whether a training model on `device` can be timed without a hook of its own: on
-        the CPU, fed by a DataLoader (a batch has started its forward) and with steps not
-        taken from a marker. Its forward then runs from the batch's arrival to backward
-        (h2d, with no copy to a device to time, stays 0): a hook on the model would send
-        every call of it down torch's slower path, the probe's largest cost a step."""
+        the CPU, fed by a DataLoader (a batch has started its forward), with steps not
+        taken from a marker, outside a lab (whose bf16 arm hooks the model: every arm has
+        the same hooks). Its forward then runs from the batch's arrival to backward (h2d,
+        with no copy to a device to time, stays 0): a hook on the model would send every
+        call of it down torch's slower path, the probe's largest cost a step. A loop that
+        turns out to run forwards without a batch of their own gets the hook back
+        (on_backward_start)."""
         return (device is not None and device.type == "cpu" and self.src is not None
-                and not self.marker)
+                and not self.marker and self.lab is None)
 
     def cuda_index(self):
         return self.cuda.index if self.cuda is not None else 0
@@ -286,8 +289,13 @@ class Loop(object):
                   else (_progress_line, (step, self.skip, self.measured_from, self.total)))
         # On the host clock with no window to start or step, begin() would do nothing more
         # at the next step's first event: that step is begun now.
-        self.begun = begun = not self.window_due and self.cuda is None
-        self.hot = self.tid if begun else None
+        if not self.window_due and self.cuda is None and self.live:
+            self.begun = True
+            self.timing = None
+            self.hot = self.tid
+        else:
+            self.begun = False
+            self.hot = None
 
     def _end_on_device(self, step, wall_s):
         """end() on CUDA: a measured step's record waits for its events (CudaTiming.poll
@@ -297,8 +305,8 @@ class Loop(object):
             host_loss = self.loss
             memory = self.memory.read(timing.index)
             loss_ref = None
-            if host_loss is not None and self.loss_device is not None:
-                loss_ref = timing.loss_copy(self.loss_device)
+            if host_loss is not None and self.loss_device is not None and host_loss == host_loss:
+                loss_ref = timing.loss_copy(self.loss_device)  # (not when NaN: the loss is unknown)
             timing.submit(step, (self.data_s * 1e3, wall_s * 1e3), self.pairs, host_loss,
                           loss_ref, memory)
         else:
@@ -465,6 +473,11 @@ class Loop(object):
             else:
                 self._add(FORWARD, forward_open, now)
             self.forward_open = None
+        elif self.batch_opens_forward:
+            # A forward that no batch of its own preceded (a batch split into chunks, batches
+            # fetched ahead, one fetched under no_grad): from now on the model's own hook
+            # times the forward. (This one is not timed.)
+            self.finder.hook_forward()
         if self.finder.discovering:
             self.depth = 0
         # The loss: a 1-element tensor (or a sequence of one), read without a
