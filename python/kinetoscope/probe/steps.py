@@ -125,8 +125,8 @@ class Loop(object):
 
     # -- state ------------------------------------------------------------------------------
     def mine(self):
-        """True on the training thread (the first thread that asks is it). Hot paths test
-        `loop.tid == get_ident() or loop.claim()` instead."""
+        """True on the training thread (the first thread that asks is it). The hooks test
+        `loop.hot == get_ident()` first and ask this only when that fails."""
         return self.tid == get_ident() or self.claim()
 
     def claim(self):
