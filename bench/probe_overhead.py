@@ -18,7 +18,8 @@ Two measurements:
    by a DataLoader does not have: docs/profile.md): each one's cost.
 3. --instructions: the instructions a step with the probe in and out, counted by
    callgrind (valgrind) over segments of --block-steps steps in one process: the one
-   figure here that the machine's drift does not move (a few minutes).
+   figure here that the machine's drift does not move (a few minutes); --cache adds the
+   misses of a simulated cache, which is where most of the probe's time goes.
 """
 import argparse
 import json
@@ -230,38 +231,50 @@ def interleaved(blocks, block_steps, hidden, under=(), mode="interleaved", parts
              result["cpu_out"] * 1e3, (result["cpu_in"] - result["cpu_out"]) * 1e6, received))
 
 
-def instructions(steps, hidden):
+def instructions(steps, hidden, cache):
     """Instructions a step with the probe in and out, counted by callgrind: a figure this
     shared machine's drift does not move (its wall times swing by half between runs). The
     training thread's count is the probe's cost on the loop; another thread's (the writer's)
     is inflated here, as valgrind runs the loop ~50 times slower and the writer wakes on a
-    wall clock. Cache misses are not counted: the cost in time is larger than the share."""
+    wall clock. With `cache`, callgrind also simulates a 32 KiB L1 and a 2 MiB last level
+    (this machine's L2 a core) and counts their misses: between the script's tensor
+    operations the probe's code and data are out of the caches, and each miss costs far
+    more than an instruction (on this machine most of the probe's wall time)."""
     folder = tempfile.mkdtemp(prefix="kinetoscope-callgrind-")
     out_file = os.path.join(folder, "callgrind.out")
+    options = ["--cache-sim=yes", "--LL=2097152,16,64"] if cache else []
     interleaved(4, steps, hidden, mode="segments",  # 4 blocks: data for 6 x steps
                 under=["valgrind", "--tool=callgrind", "--separate-threads=yes",
-                       "--instr-atstart=no", "--callgrind-out-file=" + out_file])
-    counts = {}  # (dump, thread) -> instructions
+                       "--instr-atstart=no", "--callgrind-out-file=" + out_file] + options)
+    counts = {}  # (dump, thread) -> {event: count}
     for name in os.listdir(folder):
         parts = name.split(".")  # callgrind.out.<dump>-<thread>
         if len(parts) != 3 or "-" not in parts[2]:
             continue
         dump, thread = (int(x) for x in parts[2].split("-"))
+        events = []
         with open(os.path.join(folder, name)) as f:
             for line in f:
-                if line.startswith("summary:") or line.startswith("totals:"):
-                    counts[dump, thread] = int(line.split()[1])
+                if line.startswith("events:"):
+                    events = line.split()[1:]
+                elif line.startswith("summary:") or line.startswith("totals:"):
+                    counts[dump, thread] = dict(zip(events, (int(x) for x in line.split()[1:])))
                     break
     shutil.rmtree(folder, ignore_errors=True)
     if not all((dump, 1) in counts for dump in (1, 2, 3)):
         raise SystemExit("callgrind's dumps are missing (is valgrind installed?)")
-    def per_step(dump, threads):
-        return sum(counts.get((dump, t), 0) for t in threads) / float(steps)
+    figures = [("instructions", ("Ir",))]
+    if cache:
+        figures += [("L1 misses", ("I1mr", "D1mr", "D1mw")),
+                    ("last-level misses", ("ILmr", "DLmr", "DLmw"))]
+    def per_step(dump, threads, events):
+        return sum(counts.get((dump, t), {}).get(e, 0) for t in threads for e in events) / float(steps)
     for label, threads in (("training thread", [1]), ("every thread", range(1, 64))):
-        out = (per_step(1, threads) + per_step(3, threads)) / 2
-        probe = per_step(2, threads)
-        print("instructions a step (%s): probe out %.0f, in %.0f: %+.0f (%+.2f %%)"
-              % (label, out, probe, probe - out, 100.0 * (probe - out) / out))
+        for figure, events in figures:
+            out = (per_step(1, threads, events) + per_step(3, threads, events)) / 2
+            probe = per_step(2, threads, events)
+            print("%s a step (%s): probe out %.0f, in %.0f: %+.0f (%+.2f %%)"
+                  % (figure, label, out, probe, probe - out, 100.0 * (probe - out) / out))
 
 
 def main():
@@ -281,9 +294,11 @@ def main():
     parser.add_argument("--instructions", action="store_true",
                         help="instead: instructions a step, probe in and out, counted by "
                              "callgrind (valgrind; --block-steps steps a segment; minutes)")
+    parser.add_argument("--cache", action="store_true",
+                        help="with --instructions: also the simulated caches' misses a step")
     args = parser.parse_args()
     if args.instructions:
-        instructions(args.block_steps, args.hidden)
+        instructions(args.block_steps, args.hidden, args.cache)
         return
     parts = tuple(p for p in args.parts.split(",") if p)
     if not parts or any(p not in PARTS for p in parts):

@@ -3,7 +3,8 @@
 - the DataLoader: `_BaseDataLoaderIter.__next__` (data time) and `DataLoader.__iter__`
   (the loader's configuration; where a `--step-marker` function is looked for);
 - `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it);
-- torch's global optimizer step pre/post hooks;
+- torch's global optimizer step pre/post hooks (the loop's own methods, which make the
+  same checks: steps.Loop.on_optimizer_pre);
 - the global module forward hooks while the model is being found (model.py);
 - with `--step-marker`: record_function's __enter__/__exit__, and the script's function.
 
@@ -20,7 +21,6 @@ import sys
 import time
 from threading import get_ident
 
-from .dynamo import tracing_check
 
 perf_counter = time.perf_counter
 
@@ -89,7 +89,7 @@ def _install_backward(loop, torch):
         if loop.backward_depth or (loop.hot != get_ident() and not (loop.live and loop.mine())):
             return original_backward(*args, **kwargs)
         try:
-            started = loop.on_backward_start(args[0] if args else kwargs.get("tensors"))
+            started = loop.on_backward_start(args, kwargs)
         except Exception as exc:
             loop.fault(exc)
             return original_backward(*args, **kwargs)
@@ -98,7 +98,9 @@ def _install_backward(loop, torch):
             result = original_backward(*args, **kwargs)
         finally:
             loop.backward_depth = 0
-        if loop.live:
+        if loop.timing is None:  # the host clock's addition, here: a call costs more
+            loop.backward_s += perf_counter() - started
+        elif loop.live:
             try:
                 loop.on_backward_end(started)
             except Exception as exc:
@@ -110,31 +112,11 @@ def _install_backward(loop, torch):
 
 
 def _install_optimizer(loop, torch):
-    # (torch.optim deletes its `optimizer` attribute: the module is found by name)
+    # (torch.optim deletes its `optimizer` attribute: the module is found by name.) The
+    # loop's own methods are the hooks, their checks included (steps.Loop.on_optimizer_pre).
     optimizer_api = importlib.import_module("torch.optim.optimizer")
-    tracing = tracing_check(torch)  # a compiled optimizer step: nothing inside its graph
-
-    def pre_hook(optimizer, args, kwargs):
-        if tracing():
-            return None
-        if loop.hot == get_ident() or (loop.live and loop.mine()):
-            try:
-                loop.on_optimizer_pre(optimizer)
-            except Exception as exc:
-                loop.fault(exc)
-        return None
-
-    def post_hook(optimizer, args, kwargs):
-        if tracing():
-            return None
-        if loop.hot == get_ident() or (loop.live and loop.mine()):
-            try:
-                loop.on_optimizer_post(optimizer)  # may raise SystemExit(0): --steps, cancel
-            except Exception as exc:
-                loop.fault(exc)
-
-    optimizer_api.register_optimizer_step_pre_hook(pre_hook)
-    optimizer_api.register_optimizer_step_post_hook(post_hook)
+    optimizer_api.register_optimizer_step_pre_hook(loop.on_optimizer_pre)
+    optimizer_api.register_optimizer_step_post_hook(loop.on_optimizer_post)
 
 
 def _install_marker_label(loop, torch):

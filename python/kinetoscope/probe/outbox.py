@@ -114,6 +114,14 @@ class Outbox(object):
             posted.clear()
             self._lost()
 
+    def appender(self):
+        """The posted deque's own append (a C call: no Python frame, which on the training
+        thread's once-a-step path costs more than the rest of the post). For a poster that
+        knows the writer is awake: it posted less than FLUSH_S ago (the writer sleeps only
+        after 2 x FLUSH_S with nothing posted). Such a poster calls post() otherwise, and
+        every so many lines (post() checks MAX_POSTED). Loop.end is the one."""
+        return self._posted.append
+
     def send(self, message):
         """Writes a rare message now, after everything posted before it."""
         if not self.open:

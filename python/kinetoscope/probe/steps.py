@@ -43,8 +43,10 @@ import weakref
 from threading import get_ident
 
 from . import faults
+from .dynamo import dynamo_tracing_check
 from .memory import UNKNOWN
 from .model import ModelFinder, first_parameter
+from .outbox import FLUSH_S
 
 H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
 _NAN = float("nan")
@@ -52,10 +54,28 @@ perf_counter = time.perf_counter
 
 
 class Loop(object):
+    # Every attribute is a slot (a fixed place in the object, no dict): the hooks run once
+    # or twice a step between the script's tensor operations, with the caches cold, where
+    # each object and dict they touch costs a miss. The hooks' state comes first.
+    __slots__ = (
+        "hot", "live", "begun", "timing", "step", "boundary", "wall_s", "data_s",
+        "other_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "loss",
+        "loss_pending", "next_end", "forward_open", "inference_open", "optimizer_open",
+        "src", "last_src", "batch_opens_forward", "backward_depth", "depth",
+        "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
+        "total", "window_due", "cuda", "tid", "primary", "marker", "finder", "dynamo_tracing",
+        "announced", "saw_backward", "saw_optimizer", "_grad_enabled", "_tensor",
+        # the rest
+        "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
+        "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
+        "marker_wrapped", "loaders", "first_batch_size", "pairs", "loss_device")
+
     def __init__(self, probe, torch, clocks_module):
         options = probe.options
         self.probe = probe
-        self.post = probe.channel.post  # frequent messages, coalesced (channel.py)
+        self.post = probe.channel.post  # frequent messages, coalesced (outbox.py)
+        self.append = probe.channel.appender()  # post() without its checks (see end())
+        self.posted_at = -1.0  # perf_counter when end() last posted
         self.torch = torch
         self._clocks = clocks_module
         self._tensor = torch.Tensor
@@ -70,6 +90,7 @@ class Loop(object):
         self.window_due = self.window.enabled
         self.memory = probe.cuda_memory
         self.finder = ModelFinder(self, torch)
+        self.dynamo_tracing = dynamo_tracing_check(torch)  # (the optimizer hooks' guard)
         self.lab = probe.lab  # arms.Lab with the lab's options, else None
         self.boundary = None  # perf_counter at the last step boundary (wall time)
         self.wall_s = 0.0  # the step that just ended
@@ -122,6 +143,8 @@ class Loop(object):
         self.optimizer_open = None
         self.loss = None  # host part of the step's loss (the sum over its backward calls):
         # None until one is read; NaN once one could not be (the step's loss is unknown)
+        self.loss_pending = None  # host clock: the loss tensor(s) still to read (one, or a
+        # list): the writer thread reads them with the step's line (_host_loss)
 
     # -- state ------------------------------------------------------------------------------
     def mine(self):
@@ -270,7 +293,8 @@ class Loop(object):
             line = None
             if step >= self.measured_from:  # formatted from seconds by the writer thread
                 line = (_host_step_line, (step, self.data_s, self.h2d_s, self.forward_s,
-                                          self.backward_s, self.optimizer_s, self.loss, wall_s))
+                                          self.backward_s, self.optimizer_s, self.loss,
+                                          self.loss_pending, wall_s))
             if self.cuda is not None:  # (the model moved to CUDA during this step)
                 self.cuda.poll(self.emit)
         else:
@@ -285,8 +309,13 @@ class Loop(object):
             line = self._after_end(line)
         # The next step starts now: a measured step's line says so (see the module's doc).
         self.announced = step
-        self.post(line if line is not None
-                  else (_progress_line, (step, self.skip, self.measured_from, self.total)))
+        if line is None:
+            line = (_progress_line, (step, self.skip, self.measured_from, self.total))
+        if now - self.posted_at < FLUSH_S and step & 63:
+            self.append(line)  # the writer is awake: this loop posted less than FLUSH_S ago
+        else:
+            self.post(line)  # (every 64th step: post()'s check of what waits)
+        self.posted_at = now
         # On the host clock with no window to start or step, begin() would do nothing more
         # at the next step's first event: that step is begun now.
         if not self.window_due and self.cuda is None and self.live:
@@ -456,9 +485,9 @@ class Loop(object):
         self.steps_from = "forward"
         self.end()
 
-    def on_backward_start(self, tensors):
-        """The outermost backward starts: the forward ends. `tensors`: backward's first
-        argument (the loss). Returns the mark backward's time runs from."""
+    def on_backward_start(self, args, kwargs):
+        """The outermost backward starts: the forward ends. `args`, `kwargs`: backward's
+        (the loss first). Returns the mark backward's time runs from."""
         if not self.begun:
             self.begin()
         self.saw_backward = True
@@ -478,10 +507,23 @@ class Loop(object):
             # fetched ahead, one fetched under no_grad): from now on the model's own hook
             # times the forward. (This one is not timed.)
             self.finder.hook_forward()
-        if self.finder.discovering:
-            self.depth = 0
+        self.depth = 0  # (the module depth counts only while the finder discovers)
         # The loss: a 1-element tensor (or a sequence of one), read without a
         # synchronisation; anything else leaves the step's loss unknown.
+        tensors = args[0] if args else kwargs.get("tensors")
+        if tensors.__class__ is self._tensor and timing is None and not _keeps_graph(args, kwargs):
+            # On the host clock the writer thread reads it (_host_loss): item() costs the
+            # training thread microseconds a step. Only a plain tensor (a subclass's item()
+            # may communicate), and only when this backward frees its graph (the step's line
+            # holds the tensor for up to FLUSH_S: it must not hold the graph's memory).
+            pending = self.loss_pending
+            if pending is None:
+                self.loss_pending = tensors
+            elif pending.__class__ is list:
+                pending.append(tensors)
+            else:
+                self.loss_pending = [pending, tensors]
+            return now
         if tensors.__class__ is not self._tensor:
             if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
                 tensors = tensors[0]
@@ -505,31 +547,38 @@ class Loop(object):
         return now
 
     def on_backward_end(self, started):
-        timing = self.timing
-        if timing is None:
-            self.backward_s += perf_counter() - started
-        else:
-            self._add(BACKWARD, started, timing.mark())
+        """On a device clock (the host clock's backward time is added by the hook itself)."""
+        self._add(BACKWARD, started, self.timing.mark())
 
-    def on_optimizer_pre(self, optimizer):
-        if not self.begun:
-            self.begin()
-        if not self.saw_optimizer:
-            self._first_optimizer_step(optimizer)
-        finder = self.finder
-        if finder.discovering:
-            self.depth = 0
-            device = finder.choose_for(optimizer)
-            if device is not None:
-                self._set_device(device)
-                if self.config_sent:  # found after the config went: say it again (newer wins)
-                    self.probe.send_started(self.config())
-        timing = self.timing
-        now = perf_counter() if timing is None else timing.mark()
-        if self.forward_open is not None:
-            self._add(FORWARD, self.forward_open, now)
-            self.forward_open = None
-        self.optimizer_open = now
+    # torch's global optimizer step hooks: hooks.py registers these bound methods
+    # themselves (no wrapper's call between: a Python call costs more than their work). Each
+    # does nothing while Dynamo traces a compiled optimizer step (nothing of the probe in its
+    # graph) and off the training thread; a fault of ours turns the loop off; a stop
+    # (SystemExit(0) from end(): --steps, a cancel) propagates. They return None.
+    def on_optimizer_pre(self, optimizer, args, kwargs):
+        if self.dynamo_tracing() or (self.hot != get_ident() and not (self.live and self.mine())):
+            return
+        try:
+            if not self.begun:
+                self.begin()
+            if not self.saw_optimizer:
+                self._first_optimizer_step(optimizer)
+            finder = self.finder
+            if finder.discovering:
+                self.depth = 0
+                device = finder.choose_for(optimizer)
+                if device is not None:
+                    self._set_device(device)
+                    if self.config_sent:  # found after the config went: say it again
+                        self.probe.send_started(self.config())
+            timing = self.timing
+            now = perf_counter() if timing is None else timing.mark()
+            if self.forward_open is not None:
+                self._add(FORWARD, self.forward_open, now)
+                self.forward_open = None
+            self.optimizer_open = now
+        except Exception as exc:
+            self.fault(exc)
 
     def _first_optimizer_step(self, optimizer):
         self.saw_optimizer = True
@@ -545,23 +594,28 @@ class Loop(object):
         if was == "inference":
             self.restart()
 
-    def on_optimizer_post(self, optimizer):
-        opened = self.optimizer_open
-        if opened is None:
+    def on_optimizer_post(self, optimizer, args, kwargs):
+        if self.dynamo_tracing() or (self.hot != get_ident() and not (self.live and self.mine())):
             return
-        timing = self.timing
-        if timing is None:
-            self.optimizer_s += perf_counter() - opened
-        else:
-            self._add(OPTIMIZER, opened, timing.mark())
-        self.optimizer_open = None
-        primary = self.primary() if self.primary is not None else None
-        if primary is not optimizer:
-            if primary is not None:
-                return  # another optimizer (a GAN's second one): the first ends steps
-            self.primary = weakref.ref(optimizer)  # the first one is gone: this one ends them
-        if not self.marker:
-            self.end()
+        try:
+            opened = self.optimizer_open
+            if opened is None:
+                return
+            timing = self.timing
+            if timing is None:
+                self.optimizer_s += perf_counter() - opened
+            else:
+                self._add(OPTIMIZER, opened, timing.mark())
+            self.optimizer_open = None
+            primary = self.primary() if self.primary is not None else None
+            if primary is not optimizer:
+                if primary is not None:
+                    return  # another optimizer (a GAN's second one): the first ends steps
+                self.primary = weakref.ref(optimizer)  # the first is gone: this one ends them
+            if not self.marker:
+                self.end()
+        except Exception as exc:
+            self.fault(exc)
 
     def on_marker_start(self):
         if not self.begun:
@@ -653,10 +707,37 @@ def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, los
                wall_ms * 1e4))
 
 
-def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, wall_s):
-    """_step_line from the host clock's seconds (converted here, on the writer thread)."""
+def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, pending,
+                    wall_s):
+    """_step_line from the host clock's seconds (converted here, on the writer thread), the
+    loss tensors still to read included (Loop.loss_pending)."""
+    if pending is not None:
+        loss = _host_loss(loss, pending)
     return _step_line(step, data_s * 1e3, h2d_s * 1e3, forward_s * 1e3, backward_s * 1e3,
                       optimizer_s * 1e3, loss, UNKNOWN, wall_s * 1e3)
+
+
+def _host_loss(loss, pending):
+    """The step's loss: `loss` (None, NaN or the part already read) plus the values of the
+    pending tensor(s), each a 1-element CPU tensor (anything else: NaN, unknown)."""
+    total = 0.0 if loss is None else loss
+    for tensor in (pending if pending.__class__ is list else (pending,)):
+        try:
+            if not tensor.is_cpu:
+                return _NAN  # reading it would synchronise
+            total += tensor.item()  # (raises on more than one element)
+        except Exception:
+            return _NAN
+    return total
+
+
+def _keeps_graph(args, kwargs):
+    """Whether a call of torch.autograd.backward(tensors, grad_tensors, retain_graph,
+    create_graph, ...) keeps the graph's buffers after it (Tensor.backward passes these
+    positionally)."""
+    if len(args) > 2 and (args[2] or (len(args) > 3 and args[3])):
+        return True
+    return bool(kwargs) and bool(kwargs.get("retain_graph") or kwargs.get("create_graph"))
 
 
 def _progress_line(step, skip, measured_from, total):
