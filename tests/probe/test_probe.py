@@ -17,7 +17,6 @@ import os
 import statistics
 import sys
 import unittest
-import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -154,8 +153,8 @@ class ProtocolShape(unittest.TestCase):
             self.assertEqual(row[7:11], [-1, -1, -1, -1])  # no memory figures on the CPU
 
     def test_the_loss_is_the_one_the_script_prints(self):
-        # On the CPU the writer thread reads each step's loss tensor after the step; the
-        # script prints loss.item() at steps 0 and 10 (4 decimals).
+        # The sum of the step's backward calls' losses: here one; the script prints
+        # loss.item() at steps 0 and 10 (4 decimals).
         run = result("slow_data")
         printed = {}
         for line in run.stdout.decode("utf-8", "replace").splitlines():
@@ -485,50 +484,6 @@ class Isolation(unittest.TestCase):
                       "ValueError: the other sitecustomize failed\n", with_probe.stderr)
         self.assertEqual(with_probe.stderr, without.stderr)
         self.assertEqual([m["type"] for m in with_probe.messages], ["hello", "done"])
-
-
-class LossReading(unittest.TestCase):
-    """steps.py's reading of the loss on the host clock, with real tensors and torch's own
-    Tensor.backward."""
-
-    def setUp(self):
-        if os.path.join(REPO, "python") not in sys.path:
-            sys.path.insert(0, os.path.join(REPO, "python"))
-
-    def test_a_backward_that_keeps_its_graph_is_told_apart(self):
-        # The writer thread reads the loss after the step: holding the tensor that long must
-        # not hold its graph's buffers, so a backward that keeps them has its loss read at once.
-        import torch
-        from kinetoscope.probe import steps
-        seen = []
-        original = torch.autograd.backward
-
-        def spy(*args, **kwargs):  # what Tensor.backward passes to the probe's wrapper
-            seen.append(steps._keeps_graph(args, kwargs))
-            return original(*args, **kwargs)
-
-        torch.autograd.backward = spy
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # (create_graph=True warns of a cycle)
-                x = torch.ones(3, requires_grad=True)
-                for keep in ({}, {"retain_graph": True}, {"create_graph": True},
-                             {"retain_graph": False}):
-                    (x * 2).sum().backward(**keep)
-                torch.autograd.backward((x * 2).sum(), retain_graph=True)
-                torch.autograd.backward([(x * 2).sum()])
-        finally:
-            torch.autograd.backward = original
-        self.assertEqual(seen, [False, True, True, False, True, False])
-
-    def test_pending_losses_are_summed_and_a_wrong_one_is_unknown(self):
-        import torch
-        from kinetoscope.probe import steps
-        quarter = torch.tensor(0.25, requires_grad=True) * 1.0
-        self.assertEqual(steps._host_loss(None, quarter), 0.25)
-        self.assertEqual(steps._host_loss(1.0, [quarter, quarter, quarter]), 1.75)
-        self.assertTrue(math.isnan(steps._host_loss(None, [quarter, torch.ones(2)])))
-        self.assertTrue(math.isnan(steps._host_loss(None, torch.ones(1, device="meta"))))
 
 
 class CudaEventTiming(unittest.TestCase):

@@ -89,7 +89,7 @@ def _install_backward(loop, torch):
         if loop.backward_depth or (loop.hot != get_ident() and not (loop.live and loop.mine())):
             return original_backward(*args, **kwargs)
         try:
-            started = loop.on_backward_start(args, kwargs)
+            started = loop.on_backward_start(args[0] if args else kwargs.get("tensors"))
         except Exception as exc:
             loop.fault(exc)
             return original_backward(*args, **kwargs)

@@ -59,12 +59,12 @@ class Loop(object):
     # each object and dict they touch costs a miss. The hooks' state comes first.
     __slots__ = (
         "hot", "live", "begun", "timing", "step", "boundary", "wall_s", "data_s",
-        "other_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "loss",
-        "loss_pending", "next_end", "forward_open", "inference_open", "optimizer_open",
-        "src", "last_src", "batch_opens_forward", "backward_depth", "depth",
-        "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
-        "total", "window_due", "cuda", "tid", "primary", "marker", "finder", "dynamo_tracing",
-        "announced", "saw_backward", "saw_optimizer", "_grad_enabled", "_tensor",
+        "other_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "loss", "next_end",
+        "forward_open", "inference_open", "optimizer_open", "src", "last_src",
+        "batch_opens_forward", "backward_depth", "depth", "measured_from", "post", "append",
+        "posted_at", "config_sent", "lab", "cancel_by", "total", "window_due", "cuda", "tid",
+        "primary", "marker", "finder", "dynamo_tracing", "announced", "saw_backward",
+        "saw_optimizer", "_grad_enabled", "_tensor",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -143,8 +143,6 @@ class Loop(object):
         self.optimizer_open = None
         self.loss = None  # host part of the step's loss (the sum over its backward calls):
         # None until one is read; NaN once one could not be (the step's loss is unknown)
-        self.loss_pending = None  # host clock: the loss tensor(s) still to read (one, or a
-        # list): the writer thread reads them with the step's line (_host_loss)
 
     # -- state ------------------------------------------------------------------------------
     def mine(self):
@@ -293,8 +291,7 @@ class Loop(object):
             line = None
             if step >= self.measured_from:  # formatted from seconds by the writer thread
                 line = (_host_step_line, (step, self.data_s, self.h2d_s, self.forward_s,
-                                          self.backward_s, self.optimizer_s, self.loss,
-                                          self.loss_pending, wall_s))
+                                          self.backward_s, self.optimizer_s, self.loss, wall_s))
             if self.cuda is not None:  # (the model moved to CUDA during this step)
                 self.cuda.poll(self.emit)
         else:
@@ -311,11 +308,12 @@ class Loop(object):
         self.announced = step
         if line is None:
             line = (_progress_line, (step, self.skip, self.measured_from, self.total))
-        if now - self.posted_at < FLUSH_S and step & 63:
+        posting = perf_counter()  # (not `now`: end() may have been held up since)
+        if posting - self.posted_at < FLUSH_S and step & 63:
             self.append(line)  # the writer is awake: this loop posted less than FLUSH_S ago
         else:
-            self.post(line)  # (every 64th step: post()'s check of what waits)
-        self.posted_at = now
+            self.post(line)  # (and every 64th step: post()'s checks)
+        self.posted_at = posting
         # On the host clock with no window to start or step, begin() would do nothing more
         # at the next step's first event: that step is begun now.
         if not self.window_due and self.cuda is None and self.live:
@@ -485,9 +483,9 @@ class Loop(object):
         self.steps_from = "forward"
         self.end()
 
-    def on_backward_start(self, args, kwargs):
-        """The outermost backward starts: the forward ends. `args`, `kwargs`: backward's
-        (the loss first). Returns the mark backward's time runs from."""
+    def on_backward_start(self, tensors):
+        """The outermost backward starts: the forward ends. `tensors`: backward's first
+        argument (the loss). Returns the mark backward's time runs from."""
         if not self.begun:
             self.begin()
         self.saw_backward = True
@@ -510,20 +508,6 @@ class Loop(object):
         self.depth = 0  # (the module depth counts only while the finder discovers)
         # The loss: a 1-element tensor (or a sequence of one), read without a
         # synchronisation; anything else leaves the step's loss unknown.
-        tensors = args[0] if args else kwargs.get("tensors")
-        if tensors.__class__ is self._tensor and timing is None and not _keeps_graph(args, kwargs):
-            # On the host clock the writer thread reads it (_host_loss): item() costs the
-            # training thread microseconds a step. Only a plain tensor (a subclass's item()
-            # may communicate), and only when this backward frees its graph (the step's line
-            # holds the tensor for up to FLUSH_S: it must not hold the graph's memory).
-            pending = self.loss_pending
-            if pending is None:
-                self.loss_pending = tensors
-            elif pending.__class__ is list:
-                pending.append(tensors)
-            else:
-                self.loss_pending = [pending, tensors]
-            return now
         if tensors.__class__ is not self._tensor:
             if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
                 tensors = tensors[0]
@@ -707,37 +691,10 @@ def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, los
                wall_ms * 1e4))
 
 
-def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, pending,
-                    wall_s):
-    """_step_line from the host clock's seconds (converted here, on the writer thread), the
-    loss tensors still to read included (Loop.loss_pending)."""
-    if pending is not None:
-        loss = _host_loss(loss, pending)
+def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, wall_s):
+    """_step_line from the host clock's seconds (converted here, on the writer thread)."""
     return _step_line(step, data_s * 1e3, h2d_s * 1e3, forward_s * 1e3, backward_s * 1e3,
                       optimizer_s * 1e3, loss, UNKNOWN, wall_s * 1e3)
-
-
-def _host_loss(loss, pending):
-    """The step's loss: `loss` (None, NaN or the part already read) plus the values of the
-    pending tensor(s), each a 1-element CPU tensor (anything else: NaN, unknown)."""
-    total = 0.0 if loss is None else loss
-    for tensor in (pending if pending.__class__ is list else (pending,)):
-        try:
-            if not tensor.is_cpu:
-                return _NAN  # reading it would synchronise
-            total += tensor.item()  # (raises on more than one element)
-        except Exception:
-            return _NAN
-    return total
-
-
-def _keeps_graph(args, kwargs):
-    """Whether a call of torch.autograd.backward(tensors, grad_tensors, retain_graph,
-    create_graph, ...) keeps the graph's buffers after it (Tensor.backward passes these
-    positionally)."""
-    if len(args) > 2 and (args[2] or (len(args) > 3 and args[3])):
-        return True
-    return bool(kwargs) and bool(kwargs.get("retain_graph") or kwargs.get("create_graph"))
 
 
 def _progress_line(step, skip, measured_from, total):
