@@ -175,6 +175,34 @@ def phase_medians(steps):
     return [statistics.median(row[i] for row in steps) for i in range(1, 6)]
 
 
+LOSS_EVERY_MS = 10.0  # the probe's steps.LOSS_EVERY_S
+
+
+def check_loss_reads(test, rows, low, high):
+    """Each step row's loss (row[6]) against the probe's rule: a step reads its loss when the
+    time since the end of the last step that read one, plus the step before it (its wall
+    time, row[11]), reaches 10 ms; a step that does not has null. Rows before the first
+    read are skipped (what came before them is unknown); within 0.05 ms of the threshold
+    either is right (the times are rounded). The losses read lie in (low, high). Returns
+    how many were read."""
+    since = None  # ms from the end of the last step that read its loss to the row before
+    for previous, row in zip(rows, rows[1:]):
+        test.assertEqual(row[0], previous[0] + 1, (previous, row))
+        if since is None:
+            if previous[6] is None:
+                continue
+            since = 0.0
+        guess = since + previous[11]
+        read = row[6] is not None
+        if abs(guess - LOSS_EVERY_MS) > 0.05:
+            test.assertEqual(read, guess >= LOSS_EVERY_MS, (previous, row, since))
+        since = 0.0 if read else since + row[11]
+    read = [row[6] for row in rows if row[6] is not None]
+    for loss in read:
+        test.assertTrue(low < loss < high, (loss, rows))
+    return len(read)
+
+
 @atexit.register
 def _clean_up():
     for future in _futures.values():

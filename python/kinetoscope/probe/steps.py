@@ -50,6 +50,11 @@ from .outbox import FLUSH_S
 
 H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
 _NAN = float("nan")
+# Seconds: a step's loss is read (item(), or a copy to the host on CUDA: microseconds on the
+# training thread) when it ends at least this long after the last step whose loss was read.
+# Every step of a loop whose steps take 10 ms or more; one in so many of a faster one (the
+# others' loss is null, unknown): at most 100 reads a second.
+LOSS_EVERY_S = 0.01
 perf_counter = time.perf_counter
 
 
@@ -58,13 +63,14 @@ class Loop(object):
     # or twice a step between the script's tensor operations, with the caches cold, where
     # each object and dict they touch costs a miss. The hooks' state comes first.
     __slots__ = (
-        "hot", "live", "begun", "timing", "step", "boundary", "wall_s", "data_s",
-        "other_s", "h2d_s", "forward_s", "backward_s", "optimizer_s", "loss", "next_end",
-        "forward_open", "inference_open", "optimizer_open", "src", "last_src",
-        "batch_opens_forward", "backward_depth", "depth", "measured_from", "post", "append",
-        "posted_at", "config_sent", "lab", "cancel_by", "total", "window_due", "cuda", "tid",
-        "primary", "marker", "finder", "dynamo_tracing", "announced", "saw_backward",
-        "saw_optimizer", "_grad_enabled", "_tensor",
+        "hot", "live", "begun", "timing", "step", "boundary", "wall_s", "data_s", "other_s",
+        "h2d_s", "forward_s", "backward_s", "optimizer_s", "loss", "read_loss",
+        "loss_read_at", "next_end", "forward_open", "inference_open", "optimizer_open",
+        "src", "last_src", "batch_opens_forward", "backward_depth", "depth",
+        "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
+        "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
+        "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
+        "_tensor",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -94,6 +100,8 @@ class Loop(object):
         self.lab = probe.lab  # arms.Lab with the lab's options, else None
         self.boundary = None  # perf_counter at the last step boundary (wall time)
         self.wall_s = 0.0  # the step that just ended
+        self.read_loss = True  # the step in flight reads its loss (see end())
+        self.loss_read_at = 0.0  # perf_counter at the end of the last step that read it
 
         self.live = True  # False once off: a fault, the launcher gone, a forked child
         self.hot = None  # the training thread's id while live with its step begun, else None:
@@ -281,6 +289,11 @@ class Loop(object):
         boundary = self.boundary
         self.wall_s = wall_s = now - boundary if boundary is not None else 0.0
         self.boundary = now
+        # Whether the next step reads its loss: when it will likely end LOSS_EVERY_S or more
+        # after the last step that did (this step's wall time as the guess).
+        if self.read_loss:
+            self.loss_read_at = now
+        self.read_loss = now - self.loss_read_at + wall_s >= LOSS_EVERY_S
         lab = self.lab
         if lab is not None:
             lab.step_end()  # autocast never stays entered across a boundary
@@ -506,6 +519,8 @@ class Loop(object):
             # times the forward. (This one is not timed.)
             self.finder.hook_forward()
         self.depth = 0  # (the module depth counts only while the finder discovers)
+        if not self.read_loss:
+            return now  # (a step LOSS_EVERY_S after the last one read will read it)
         # The loss: a 1-element tensor (or a sequence of one), read without a
         # synchronisation; anything else leaves the step's loss unknown.
         if tensors.__class__ is not self._tensor:
