@@ -128,7 +128,7 @@ StepTiming stepTimingFrom(const json& row)
                  row[4].get<double>(),
                  row[5].get<double>(),
                  loss};
-    if (row.size() == 11) {
+    if (row.size() >= 11) {  // 11: CUDA's memory columns; 12: and the step's wall time
         t.allocatedBytes = integerOf(row[7], "step");
         t.reservedBytes = integerOf(row[8], "step");
         t.peakAllocatedBytes = integerOf(row[9], "step");

@@ -466,18 +466,31 @@ private Q_SLOTS:
         t.wallMs = -1;
         QCOMPARE(session::toJson(t).size(), size_t(7));
         QCOMPARE(session::stepTimingFrom(session::toJson(t)).wallMs, -1.0);
-        // A session keeps every kind of row through its file: the CPU's 7, CUDA's 11, 12.
+        // A session keeps every kind of row through its file: the CPU's 7, CUDA's 11, 12
+        // (the probe's rows on a GPU: the memory columns and the wall time).
         session::StepTiming cuda = t;
         cuda.allocatedBytes = 1 << 20;
+        session::StepTiming cudaWithWall = cuda;
+        cudaWithWall.peakReservedBytes = 3 << 20;
+        cudaWithWall.wallMs = 7.25;
+        QCOMPARE(session::toJson(cudaWithWall).size(), size_t(12));
+        const session::StepTiming probeRow = session::stepTimingFrom(
+            nlohmann::json::parse("[4,0.5,0.1,2,3,1,0.75,1048576,2097152,3145728,4194304,7.5]"));
+        QCOMPARE(probeRow.allocatedBytes, int64_t(1) << 20);
+        QCOMPARE(probeRow.peakReservedBytes, int64_t(4) << 20);
+        QCOMPARE(probeRow.wallMs, 7.5);
         session::Session withSteps;
-        withSteps.steps = {t, cuda, session::stepTimingFrom(row)};
+        withSteps.steps = {t, cuda, session::stepTimingFrom(row), cudaWithWall};
         std::string error;
         const std::optional<session::Session> reread =
             session::parseSession(session::sessionJson(withSteps), "test", error);
         QVERIFY2(reread, error.c_str());
-        QCOMPARE(reread->steps.size(), size_t(3));
+        QCOMPARE(reread->steps.size(), size_t(4));
         QCOMPARE(reread->steps[1].allocatedBytes, int64_t(1) << 20);
         QCOMPARE(reread->steps[2].wallMs, 12.5);
+        QCOMPARE(reread->steps[3].allocatedBytes, int64_t(1) << 20);
+        QCOMPARE(reread->steps[3].peakReservedBytes, int64_t(3) << 20);
+        QCOMPARE(reread->steps[3].wallMs, 7.25);
     }
 
     // A workers sweep's best point is read against its fewest workers, with the data wait
