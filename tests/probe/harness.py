@@ -182,14 +182,19 @@ def check_loss_reads(test, rows, low, high):
     """Each step row's loss (row[6]) against the probe's rule: a step reads its loss when the
     time since the end of the last step that read one, plus the step before it (its wall
     time, row[11]), reaches 10 ms; a step that does not has null. Rows before the first
-    read are skipped (what came before them is unknown); within 0.05 ms of the threshold
-    either is right (the times are rounded). The losses read lie in (low, high). Returns
-    how many were read."""
+    read are checked only for their length (what came before them is unknown: a read is due
+    within 10 ms and two steps); within 0.05 ms of the threshold either is right (the times
+    are rounded). The losses read lie in (low, high). (Every step here has a loss to read:
+    a null is a step that did not read it.) Returns how many were read."""
+    longest = max(row[11] for row in rows)
     since = None  # ms from the end of the last step that read its loss to the row before
+    before_first = 0.0  # ms of the rows before the first read
     for previous, row in zip(rows, rows[1:]):
         test.assertEqual(row[0], previous[0] + 1, (previous, row))
         if since is None:
             if previous[6] is None:
+                before_first += previous[11]
+                test.assertLess(before_first, LOSS_EVERY_MS + 2 * longest + 0.1, rows)
                 continue
             since = 0.0
         guess = since + previous[11]

@@ -194,7 +194,7 @@ class Arms(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.explain())
             self.assertEqual(run.last_config().get("arm"), arm)
             self.assertEqual(len(run.steps()), 10, run.explain())
-            self.assertGreater(harness.check_loss_reads(self, run.steps(), 0, 10), 0)
+            harness.check_loss_reads(self, run.steps(), 0, 10)
             self.assertIn(b"trained 12 steps", run.stdout)
 
 

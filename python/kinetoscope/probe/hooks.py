@@ -98,13 +98,13 @@ def _install_backward(loop, torch):
             result = original_backward(*args, **kwargs)
         finally:
             loop.backward_depth = 0
-        if loop.timing is None:  # the host clock's addition, here: a call costs more
-            loop.backward_s += perf_counter() - started
-        elif loop.live:
-            try:
+        try:
+            if loop.timing is None:  # the host clock's addition, here: a call costs more
+                loop.backward_s += perf_counter() - started
+            elif loop.live:
                 loop.on_backward_end(started)
-            except Exception as exc:
-                loop.fault(exc)
+        except Exception as exc:  # (the clock changed during the backward: a CUDA mark)
+            loop.fault(exc)
         return result
 
     functools.update_wrapper(backward, original_backward)

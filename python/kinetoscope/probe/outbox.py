@@ -119,8 +119,8 @@ class Outbox(object):
         thread's once-a-step path costs more than the rest of the post). For a poster that
         knows the writer is awake: it posted less than FLUSH_S ago (the writer sleeps only
         after 2 x FLUSH_S with nothing posted). Such a poster calls post() otherwise, and
-        every so many lines (post() checks MAX_POSTED). Loop.end is the one. (Once the
-        outbox is closed or lost what it appends is never written: the probe is off then.)"""
+        every so many lines (post() checks MAX_POSTED). Loop.end is the one. (What it
+        appends once the outbox is closed, at the script's exit, or lost is never written.)"""
         return self._posted.append
 
     def send(self, message):

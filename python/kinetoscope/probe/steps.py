@@ -50,10 +50,11 @@ from .outbox import FLUSH_S
 
 H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
 _NAN = float("nan")
-# Seconds: a step's loss is read (item(), or a copy to the host on CUDA: microseconds on the
-# training thread) when it ends at least this long after the last step whose loss was read.
-# Every step of a loop whose steps take 10 ms or more; one in so many of a faster one (the
-# others' loss is null, unknown): at most 100 reads a second.
+# Seconds: a step reads its loss (item(), or a copy to the host on CUDA: microseconds on the
+# training thread) when it will likely end at least this long after the last step that was
+# due to read it (judged at its start from the step before: see end()). Every step of a loop
+# whose steps take 10 ms or more; one in so many of a faster one (the others' loss is null,
+# unknown): of the order of 100 reads a second.
 LOSS_EVERY_S = 0.01
 perf_counter = time.perf_counter
 
@@ -101,7 +102,7 @@ class Loop(object):
         self.boundary = None  # perf_counter at the last step boundary (wall time)
         self.wall_s = 0.0  # the step that just ended
         self.read_loss = True  # the step in flight reads its loss (see end())
-        self.loss_read_at = 0.0  # perf_counter at the end of the last step that read it
+        self.loss_read_at = 0.0  # perf_counter at the end of the last step due to read it
 
         self.live = True  # False once off: a fault, the launcher gone, a forked child
         self.hot = None  # the training thread's id while live with its step begun, else None:
@@ -290,7 +291,8 @@ class Loop(object):
         self.wall_s = wall_s = now - boundary if boundary is not None else 0.0
         self.boundary = now
         # Whether the next step reads its loss: when it will likely end LOSS_EVERY_S or more
-        # after the last step that did (this step's wall time as the guess).
+        # after the last step that was due to (this step's wall time as the guess). A step due
+        # to read it that had none (no backward, not a tensor) counts as one that did.
         if self.read_loss:
             self.loss_read_at = now
         self.read_loss = now - self.loss_read_at + wall_s >= LOSS_EVERY_S
