@@ -21,7 +21,6 @@ import sys
 import time
 from threading import get_ident
 
-
 perf_counter = time.perf_counter
 
 
