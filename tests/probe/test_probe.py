@@ -88,6 +88,11 @@ RUNS = {
     "marker_function": (["marker.py", "--iterations", "12"],
                         {"skip": 2, "active": 0, "step_marker": "train_step"}, {}),
     "module": (["-m", "pkg.train", "--steps", "12"], {"skip": 2, "active": 2}, {}),
+    # the GPU check's transformer (scripts/gpu-probe-check.sh), tiny, with its own
+    # throughput line and two persistent workers
+    "transformer": (["train_transformer.py", "--hidden", "32", "--layers", "1", "--heads", "2",
+                     "--seq-len", "16", "--vocab", "64", "--batch-size", "4", "--steps-total", "10",
+                     "--throughput-after", "4", "--log-every", "0"], {"skip": 2, "active": 0}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
@@ -143,6 +148,19 @@ class ProtocolShape(unittest.TestCase):
         fork = result("slow_data_fork4").last_config()
         self.assertEqual(fork.get("workers"), "4")
         self.assertEqual(fork.get("prefetch"), "2")
+
+    def test_the_gpu_checks_transformer_script(self):
+        # scripts/gpu-probe-check.sh's script on the CPU: its optimizer steps are the steps,
+        # its model is found, its batches come from its workers, its own log is its own.
+        run = result("transformer")
+        self.assertEqual(run.returncode, 0, run.explain())
+        config = run.last_config()
+        for key, value in {"model": "TinyGPT", "optimizer": "Adam", "steps_from": "optimizer",
+                           "batch_size": "4", "workers": "2", "device": "cpu"}.items():
+            self.assertEqual(config.get(key), value, key)
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
+        self.assertRegex(run.stdout.decode(), r"throughput: [0-9.]+ samples/s over 20 samples after step 4")
+        self.assertIn(b"trained 10 steps", run.stdout)
 
     def test_steps_are_the_measured_ones_with_twelve_values(self):
         run = result("slow_data")
