@@ -22,9 +22,23 @@ kernels replayed as CUDA graphs), the Python counterpart of the engine's whole-s
 graph arm. torch.compile needs a Python module: with --eager WIDTHxBLOCKS the loop trains
 make_scripted_model.py's ResNet-style cnn, built as that script builds it (seed 0, the
 same initial weights as its TorchScript file), instead of loading MODEL.
+
+--script TRAIN.py trains a user script's own model on its own data instead (MODEL is then
+not given; the script's arguments follow `--`): the script's parse_args, make_dataset,
+make_loader, make_model and make_criterion (tests/probe/train_images.py and
+train_transformer.py have them) give the model, the DataLoader as the script builds it,
+and the loss; the loop is the seed's to the letter (as --as-seed), epoch after epoch
+until warmup + steps, and --compile-mode default compiles as `kinetoscope profile --lab`
+does. What `kinetoscope profile --lab` measures on the same script is compared with it
+(scripts/gpu-probe-check.sh).
+
+    python bench/seed_run_lab.py --script tests/probe/train_transformer.py --arm bf16 \
+        --compile-mode default --steps 20 --warmup 8 -- --device cuda
 """
 import argparse
 import contextlib
+import importlib.util
+import itertools
 import pathlib
 import sys
 import time
@@ -50,9 +64,30 @@ class SyntheticSamples(Dataset):
         return x, y
 
 
+def load_script(path, argv):
+    """The training script at `path` as a module (its folder first on sys.path, for its
+    own imports), and its arguments parsed by its own parse_args."""
+    path = pathlib.Path(path).resolve()
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    script = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = script  # DataLoader workers unpickle its classes by name
+    spec.loader.exec_module(script)
+    return script, script.parse_args(argv)
+
+
+def batches(loader):
+    """The loader's batches, epoch after epoch."""
+    return itertools.chain.from_iterable(itertools.repeat(loader))
+
+
 def main():
+    argv, script_argv = sys.argv[1:], []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, script_argv = argv[:cut], argv[cut + 1:]
     parser = argparse.ArgumentParser()
-    parser.add_argument("model")
+    parser.add_argument("model", nargs="?")
     parser.add_argument("--input-shape", default="256")
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -67,7 +102,15 @@ def main():
     parser.add_argument("--arm", choices=["fp32", "bf16", "compile"], default="fp32")
     parser.add_argument("--eager", metavar="WIDTHxBLOCKS",
                         help="train make_scripted_model.py's cnn as a Python module")
-    args = parser.parse_args()
+    parser.add_argument("--script", metavar="TRAIN.py",
+                        help="train this script's own model on its own data (its arguments after --)")
+    parser.add_argument("--compile-mode", default="reduce-overhead",
+                        help="torch.compile's mode for --arm compile ('default': none given)")
+    args = parser.parse_args(argv)
+    if args.script:
+        return run_script_lab(args, script_argv)
+    if args.model is None:
+        parser.error("MODEL (a TorchScript file) or --script TRAIN.py is needed")
     if args.arm == "compile" and not args.eager:
         parser.error("--arm compile needs --eager WIDTHxBLOCKS (torch.compile needs a Python module)")
     shape = [int(d) for d in args.input_shape.split("x")]
@@ -90,7 +133,7 @@ def main():
     else:
         model = torch.jit.load(args.model)
     model = model.to(device).train()
-    forward = torch.compile(model, mode="reduce-overhead") if args.arm == "compile" else model
+    forward = compiled(model, args.compile_mode) if args.arm == "compile" else model
     autocast = (torch.autocast(device.type, dtype=torch.bfloat16) if args.arm != "fp32"
                 else contextlib.nullcontext())
     if args.as_seed:
@@ -125,6 +168,55 @@ def main():
     variant = "as seed" if args.as_seed else "fused Adam, loss read back"
     source = "eager" if args.eager else "TorchScript"
     print(f"seed run_lab {args.arm} ({source}, {variant}): {n / elapsed:.1f} samples/s")
+
+
+def compiled(model, mode):
+    return torch.compile(model) if mode == "default" else torch.compile(model, mode=mode)
+
+
+def run_script_lab(args, script_argv):
+    """The seed's run_lab, to the letter, on the script's model, loader and loss."""
+    script, script_args = load_script(args.script, script_argv)
+    device = torch.device(script_args.device)
+    cuda = device.type == "cuda"
+    torch.manual_seed(0)  # as the lab seeds the script (its --seed, 0 by default)
+    loader = script.make_loader(script.make_dataset(script_args), script_args)
+    model = script.make_model(script_args).to(device).train()
+    if args.arm == "compile":
+        model = compiled(model, args.compile_mode)
+    autocast = (torch.autocast(device.type, dtype=torch.bfloat16) if args.arm != "fp32"
+                else contextlib.nullcontext())
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+    loss_fn = script.make_criterion(script_args)
+    if cuda:
+        torch.cuda.reset_peak_memory_stats(device)
+    total_steps = args.warmup + args.steps
+    t0, n = None, 0
+    for step, (xb, yb) in enumerate(batches(loader)):
+        if step >= total_steps:
+            break
+        xb = xb.to(device, non_blocking=True)
+        yb = yb.to(device, non_blocking=True)
+        with autocast:
+            loss = loss_fn(model(xb), yb)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if step == args.warmup - 1:
+            if cuda:
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            n = 0
+        elif step >= args.warmup:
+            n += xb.size(0)
+    if cuda:
+        torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    peak_gb = torch.cuda.max_memory_allocated(device) / 1e9 if cuda else 0.0
+    name = pathlib.Path(args.script).name
+    print(f"seed run_lab {args.arm} (script {name}, as seed): {n / elapsed:.1f} samples/s, "
+          f"peak {peak_gb:.2f} GB")
 
 
 if __name__ == "__main__":
