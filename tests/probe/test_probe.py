@@ -351,6 +351,38 @@ class ProfilerWindow(unittest.TestCase):
         with open(path) as f:
             return json.load(f)
 
+    def test_cupti_is_torn_down_at_a_cuda_windows_stop_only(self):
+        # Kineto leaves CUPTI's callbacks attached after a window unless TEARDOWN_CUPTI=1
+        # when it stops; they would slow every measured step after it (no GPU here: the
+        # environment is what the probe decides, as Kineto would read it).
+        sys.path.insert(0, os.path.join(REPO, "python"))
+        from kinetoscope.probe import window
+        wanted = window.cupti_teardown_wanted
+        self.assertTrue(wanted("13.0", {}))
+        self.assertTrue(wanted("12.6", {}))
+        self.assertFalse(wanted("12.4", {}))  # teardown crashed with CUDA graphs before 12.6
+        self.assertFalse(wanted(None, {}))  # a CPU-only torch
+        self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "0"}))  # the script's (or torch's) say
+        self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "1"}))
+        self.assertFalse(wanted("unknown", {}))
+        saved = os.environ.pop("TEARDOWN_CUPTI", None)
+        try:
+            seen = []
+            with window._TeardownWhileStopping("13.0"):
+                seen.append(os.environ.get("TEARDOWN_CUPTI"))
+            self.assertEqual(seen, ["1"])
+            self.assertNotIn("TEARDOWN_CUPTI", os.environ)  # the script's children never see it
+            with window._TeardownWhileStopping(None):  # a CPU window
+                self.assertNotIn("TEARDOWN_CUPTI", os.environ)
+            os.environ["TEARDOWN_CUPTI"] = "0"
+            with window._TeardownWhileStopping("13.0"):
+                self.assertEqual(os.environ["TEARDOWN_CUPTI"], "0")
+            self.assertEqual(os.environ["TEARDOWN_CUPTI"], "0")
+        finally:
+            os.environ.pop("TEARDOWN_CUPTI", None)
+            if saved is not None:
+                os.environ["TEARDOWN_CUPTI"] = saved
+
     def test_trace_has_the_window_steps_and_the_loop_ops(self):
         trace = self._trace(result("slow_data"))
         names = {e.get("name", "") for e in trace["traceEvents"]}

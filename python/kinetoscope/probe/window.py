@@ -31,6 +31,42 @@ class _NoWarnings(object):
         return False
 
 
+def cupti_teardown_wanted(cuda_version, environ):
+    """Whether the window should ask Kineto to tear CUPTI down when it stops: unless the
+    script's environment already decides (TEARDOWN_CUPTI set either way), on CUDA 12.6 or
+    later. Left attached, CUPTI's callbacks slow every later launch (10-20 % of a host-bound
+    loop, pytorch#144455), which would bias each measured step after the window; torch
+    itself sets "0" where teardown crashes (CUDA graphs before 12.6)."""
+    if "TEARDOWN_CUPTI" in environ or not cuda_version:
+        return False
+    try:
+        major, minor = (int(part) for part in cuda_version.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (12, 6)
+
+
+class _TeardownWhileStopping(object):
+    """TEARDOWN_CUPTI=1 in the environment for a CUDA window's stop only (Kineto reads it
+    there), where cupti_teardown_wanted says so at that moment (torch sets "0" when the
+    window starts if CUDA graphs need it), then as the script had it: its children never
+    see it. `cuda_version`: torch.version.cuda for a CUDA window, None for a CPU one."""
+
+    def __init__(self, cuda_version):
+        self._cuda_version = cuda_version
+        self._set = False
+
+    def __enter__(self):
+        if self._cuda_version and cupti_teardown_wanted(self._cuda_version, os.environ):
+            os.environ["TEARDOWN_CUPTI"] = "1"
+            self._set = True
+
+    def __exit__(self, *exc):
+        if self._set:
+            os.environ.pop("TEARDOWN_CUPTI", None)
+        return False
+
+
 class ProfilerWindow(object):
     NAME = "trace.json"
 
@@ -41,6 +77,7 @@ class ProfilerWindow(object):
         self._options = options
         self._out_dir = out_dir
         self._prof = None
+        self._cuda_version = None  # a CUDA window's torch.version.cuda: CUPTI torn down at its stop
         self.enabled = options.active > 0
         self.written = False
 
@@ -67,6 +104,7 @@ class ProfilerWindow(object):
             activities = [profiler.ProfilerActivity.CPU]
             if cuda:
                 activities.append(profiler.ProfilerActivity.CUDA)
+                self._cuda_version = self._torch.version.cuda
             schedule = self._schedule()
             with _NoWarnings():
                 prof = profiler.profile(activities=activities, schedule=schedule,
@@ -99,8 +137,9 @@ class ProfilerWindow(object):
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
-            with _NoWarnings():
+            with _NoWarnings(), _TeardownWhileStopping(self._cuda_version):
                 prof.stop()
+            with _NoWarnings():
                 prof.export_chrome_trace(temporary)
             os.replace(temporary, final)
             self.written = True
@@ -118,7 +157,7 @@ class ProfilerWindow(object):
         if prof is None:
             return
         try:
-            with _NoWarnings():
+            with _NoWarnings(), _TeardownWhileStopping(self._cuda_version):
                 prof.stop()
         except Exception:
             pass
