@@ -43,44 +43,56 @@ def seed_figures(text):
     return figures
 
 
+def wall_samples_per_second(run):
+    """batch x steps x 1000 / the sum of the measured steps' wall times (their 12th value),
+    from a run's own session: the seed's kind of figure (a mean), beside the lab's (batch x
+    1000 / the median step)."""
+    if not run:
+        return None
+    walls = [row[11] for row in run.get("steps", []) if len(row) > 11 and row[11] > 0]
+    batch = float((run.get("config") or {}).get("batch_size") or 0)
+    return batch * len(walls) * 1000.0 / sum(walls) if walls and batch else None
+
+
 def lab_section(results, name):
     lines = ["## %s: `profile --lab` against the seed's run_lab" % name, ""]
-    rounds = sorted({m.group(1) for p in glob.glob(os.path.join(results, name + "-lab*"))
-                     if (m := re.search(r"-lab(\d+)$", p))})
-    if not rounds:
+    folder = os.path.join(results, name + "-lab")
+    lab = session(os.path.join(folder, "session.kinetoscope.json"))
+    if not lab:
         return lines + ["not run", ""]
-    lines += ["| round | arm | profile samples/s | seed samples/s | profile / seed | step ms | "
-              "peak allocated | peak reserved | compile s | recompiles | graph breaks |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    seeds = [(os.path.basename(p)[len(name) + 1:-4], seed_figures(read(p)))
+             for p in sorted(glob.glob(os.path.join(results, name + "-seed*.txt")))]
+    labels = " | ".join(label for label, _ in seeds)
+    lines += ["| arm | profile samples/s (median step) | mean of wall | %s | profile / seed | step ms | "
+              "peak allocated | peak reserved | compile s | recompiles | graph breaks | compiled in measured |"
+              % labels,
+              "|---|---|---|%s---|---|---|---|---|---|---|---|" % ("---|" * len(seeds))]
     ratios = {}
-    for round_ in rounds:
-        lab = session(os.path.join(results, "%s-lab%s" % (name, round_), "session.kinetoscope.json"))
-        seed = seed_figures(read(os.path.join(results, "%s-seed%s.txt" % (name, round_))))
-        for arm in (lab or {}).get("lab", []):
-            ours, theirs = arm.get("samples_per_second", 0.0), seed.get(arm["name"])
-            ratio = ours / theirs if arm.get("ran") and theirs else None
-            if ratio:
-                ratios.setdefault(arm["name"], []).append(ratio)
-            lines.append("| %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s |" % (
-                round_, arm["name"],
-                "%.1f" % ours if arm.get("ran") else "skipped: " + arm.get("skipped_reason", ""),
-                "%.1f" % theirs if theirs else "-", "%.3f" % ratio if ratio else "-",
-                arm.get("mean_step_ms", 0.0), gib(arm.get("peak_allocated_bytes")),
-                gib(arm.get("peak_reserved_bytes")), arm.get("compile_seconds", "-"),
-                arm.get("recompiles", "-"), arm.get("graph_breaks", "-")))
+    for arm in lab.get("lab", []):
+        ours = arm.get("samples_per_second", 0.0) if arm.get("ran") else None
+        theirs = [figures.get(arm["name"]) for _, figures in seeds]
+        known = [t for t in theirs if t]
+        ratio = ours / statistics.mean(known) if ours and known else None
+        if ratio:
+            ratios[arm["name"]] = [ours / t for t in known]
+        run = session(os.path.join(folder, "runs", arm["name"], "session.kinetoscope.json"))
+        mean_wall = wall_samples_per_second(run)
+        lines.append("| %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s |" % (
+            arm["name"], "%.1f" % ours if ours else "skipped: " + arm.get("skipped_reason", ""),
+            "%.1f" % mean_wall if mean_wall else "-",
+            " | ".join("%.1f" % t if t else "-" for t in theirs), "%.3f" % ratio if ratio else "-",
+            arm.get("mean_step_ms", 0.0), gib(arm.get("peak_allocated_bytes")),
+            gib(arm.get("peak_reserved_bytes")), arm.get("compile_seconds", "-"),
+            arm.get("recompiles", "-"), arm.get("graph_breaks", "-"), arm.get("compiled_in_measured", "-")))
     lines.append("")
     for arm, values in ratios.items():
         worst = max(values, key=lambda r: abs(r - 1))
-        lines.append("- %s: profile / seed %s (worst %+.1f %%: %s)" % (
+        lines.append("- %s: profile / each seed run %s (worst %+.1f %%: %s)" % (
             arm, ", ".join("%.3f" % r for r in values), (worst - 1) * 100,
             "within 5 %" if abs(worst - 1) <= 0.05 else "OUTSIDE 5 %"))
-    first = session(os.path.join(results, "%s-lab%s" % (name, rounds[0]), "session.kinetoscope.json"))
-    if first:
-        lines += phases_lines(first) + sweep_lines(first) + samples_lines(first)
-    output = os.path.join(results, "%s-lab%s.txt" % (name, rounds[0]))
-    lines += ["", "`profile --lab`'s table, its reading and the diagnosis's findings (round %s):" % rounds[0],
-              "", "```"] + reading_lines(output) + ["```", ""]
-    return lines
+    lines += phases_lines(lab) + sweep_lines(lab) + samples_lines(lab)
+    lines += ["", "`profile --lab`'s table, its reading and the diagnosis's findings:", "", "```"]
+    return lines + reading_lines(os.path.join(results, name + "-lab.txt")) + ["```", ""]
 
 
 def reading_lines(path):
@@ -128,20 +140,23 @@ def overhead_section(results):
     lines = ["## The probe's overhead: paired runs, the script's own throughput", ""]
     if not text:
         return lines + ["not run", ""]
-    runs = {}
+    pairs = {}
     for line in text.splitlines():
-        match = re.match(r"(\S+) (bare|probed): throughput: ([0-9.]+) samples/s", line)
+        match = re.match(r"pair (\d+) (bare|probed): throughput: ([0-9.]+) samples/s", line)
         if match:
-            config = runs.setdefault(match.group(1), {"bare": [], "probed": []})
-            config[match.group(2)].append(float(match.group(3)))
-    for config, kinds in runs.items():
-        pairs = list(zip(kinds["bare"], kinds["probed"]))
-        costs = [(bare / probed - 1) * 100 for bare, probed in pairs if probed > 0]
-        lines.append("- %s: bare %s, probed %s samples/s; cost per pair %s; median %s" % (
-            config, ", ".join("%.1f" % v for v in kinds["bare"]),
-            ", ".join("%.1f" % v for v in kinds["probed"]),
-            ", ".join("%+.2f %%" % c for c in costs),
-            "%+.2f %%" % statistics.median(costs) if costs else "-"))
+            pairs.setdefault(int(match.group(1)), {})[match.group(2)] = float(match.group(3))
+    costs = []
+    for number, pair in sorted(pairs.items()):
+        if "bare" in pair and "probed" in pair:
+            costs.append((pair["bare"] / pair["probed"] - 1) * 100)
+            lines.append("- pair %d: bare %.1f, probed %.1f samples/s: the probe costs %+.2f %%" % (
+                number, pair["bare"], pair["probed"], costs[-1]))
+        else:
+            lines.append("- pair %d: incomplete (%s)" % (number, ", ".join(sorted(pair)) or "no run"))
+    if costs:
+        median = statistics.median(costs)
+        lines.append("- median cost %+.2f %% over %d pairs (%s)" % (
+            median, len(costs), "within 2 %" if median <= 2 else "OVER 2 %"))
     return lines + [""]
 
 

@@ -4,27 +4,31 @@
 # with CUDA, Triton and NumPy; there is no Qt):
 #
 #   here:    bash scripts/gpu-probe-check.sh --prebuild   # the Qt-free CLI -> .gpu-bin, deps -> .deps
-#   device:  run(carry=[".deps", ".gpu-bin"], timeout_s=570,
+#   device:  run(carry=[".deps", ".gpu-bin"], timeout_s=590,
 #                command="bash scripts/gpu-probe-check.sh")
 #   here:    python3 bench/gpu_probe_report.py RESULTS   # (the device prints it too)
 #
 # Everything lands in $OUT (bench/out/gpu-probe when unset): log.txt, report.md and
 # results.tar.gz, packed again after every stage, so a call stopped at its limit still
-# brings back what finished. Stages, most wanted first (those left when GPU_CHECK_DEADLINE
-# seconds have passed are skipped; name some to run only those):
-#   classes      tests/data/make_gpu_traces.py: issue 54's class 2 and 4 traces, class 6's
-#                snapshot dumped after an out-of-memory error
-#   transformer  `profile --lab` on tests/probe/train_transformer.py, then the seed's
-#                run_lab (bench/seed_run_lab.py --script) per arm on the same model and data
-#   cnn          the same on tests/probe/train_images.py (a slow Dataset: data-starved at
-#                0 workers), with a workers sweep; its fp32 run's samples hold NVML's
-#   oom          the transformer at a batch that cannot fit, with --memory-snapshot
-#   compiled     the transformer compiling itself (Triton kernels) and its eager twin,
-#                each under `profile` with a profiler window: the fixture pair
-#   overhead     paired runs, bare and under `profile --no-trace`, alternating which goes
-#                first: the script's own throughput (device synchronised) each time
-#   again        the transformer's and cnn's lab and seed runs once more, in the other
-#                order (the alternation)
+# brings back what finished. Stages, most wanted first; each has an estimate of its
+# seconds on an H200 (python, torch and CUDA start ~6-10 s a process there, a cold
+# compile of the transformer 30-60 s), and one that would end past GPU_CHECK_LIMIT
+# seconds (560) is skipped. Name some to run only those:
+#   classes      (50) tests/data/make_gpu_traces.py: issue 54's class 2 and 4 traces,
+#                class 6's snapshot dumped after an out-of-memory error
+#   oom          (25) the transformer at a batch that cannot fit, with --memory-snapshot
+#   transformer  (200) the seed's run_lab (bench/seed_run_lab.py --script) fp32 and bf16,
+#                `profile --lab` on tests/probe/train_transformer.py, the seed's three arms
+#                again: each arm against the seed on the same model and data, both orders
+#   cnn          (150) `profile --lab` on tests/probe/train_images.py (a slow Dataset:
+#                data-starved at 0 workers) with a workers sweep, then the seed's arms; its
+#                fp32 run's samples hold NVML's
+#   overhead     (80) four pairs, bare and under `profile` (its window at steps 5-7, long
+#                before the timed steps), alternating which goes first, on the small
+#                transformer (a ~3 ms step: where the probe's host cost shows most): the
+#                script's own throughput, device synchronised, over 700 steps
+#   compiled     (60) the small transformer compiling itself (Triton kernels) and its eager
+#                twin, each under `profile` with a profiler window: the fixture pair
 #
 # GPU_CHECK_SMOKE=1 runs every stage on the CPU with tiny sizes and the arms fp32,bf16: a
 # check of this script itself on a machine without a GPU (its figures mean nothing).
@@ -49,6 +53,7 @@ out=${OUT:-$root/bench/out/gpu-probe}
 mkdir -p "$out"
 results=$(mktemp -d)
 exec > >(tee -a "$out/log.txt") 2>&1
+tee_pid=$!
 say() { printf '\n== %s (%ss)\n' "$*" "$SECONDS"; }
 
 python=${GPU_CHECK_PYTHON:-$(command -v python3)}
@@ -80,13 +85,13 @@ arms=${GPU_CHECK_ARMS:-fp32,bf16,bf16+compile}
 transformer=(--hidden 512 --layers 4 --heads 8 --seq-len 256 --batch-size 32 --workers 2)
 small=(--hidden 256 --layers 2 --heads 4 --seq-len 128 --batch-size 16 --vocab 4096 --workers 2)
 oom_batch=8192  # ~36 GB a layer saved for backward, four layers, 34 GB of logits: past 139 GiB
-images=1536 steps=20 warmup=8 pairs=3 overhead_steps=300 overhead_after=50
+images=1536 steps=20 warmup=8 pairs=4 overhead_steps=800 overhead_after=100
 if [[ ${GPU_CHECK_SMOKE:-0} == 1 ]]; then
     arms=${GPU_CHECK_ARMS:-fp32,bf16}
     transformer=(--hidden 64 --layers 2 --heads 4 --seq-len 32 --vocab 512 --batch-size 8 --workers 2 --device cpu)
     small=("${transformer[@]}")
     oom_batch=8
-    images=512 steps=6 warmup=3 pairs=1 overhead_steps=30 overhead_after=10
+    images=512 steps=6 warmup=3 pairs=2 overhead_steps=30 overhead_after=10
 fi
 device_flag=()
 [[ ${GPU_CHECK_SMOKE:-0} == 1 ]] && device_flag=(--device cpu)
@@ -96,11 +101,11 @@ pack() {
     tar -C "$results" -czf "$out/results.tar.gz" .
 }
 
-# Stages left out once this many seconds have passed (the device allows 600 per call).
-deadline=${GPU_CHECK_DEADLINE:-450}
-in_time() {
-    if ((SECONDS > deadline)); then
-        say "skipped $1: past ${deadline}s"
+# A stage that would end past this many seconds is left out (the device allows 600 a call).
+limit=${GPU_CHECK_LIMIT:-560}
+in_time() {  # name, estimated seconds
+    if ((SECONDS + $2 > limit)); then
+        say "skipped $1: ${SECONDS}s + its ~$2s would pass ${limit}s"
         return 1
     fi
 }
@@ -109,27 +114,28 @@ in_time() {
 # the script and its arguments. Keeps the lab's session, its runs' sessions and outputs,
 # the fp32 trace (gzipped) and the reading printed at the end.
 profile_lab() {
-    local name=$1 limit=$2
+    local name=$1 seconds=$2
     shift 2
     say "profile --lab $name"
     local dir=$results/$name
-    timeout "$limit" "$ks" profile --lab --arms "$arms" --steps $steps --skip $warmup --out "$dir" "$@" \
+    timeout "$seconds" "$ks" profile --lab --arms "$arms" --steps $steps --skip $warmup --out "$dir" "$@" \
         > "$results/$name.txt" 2>&1
     echo "exit $?" >> "$results/$name.txt"
     tail -25 "$results/$name.txt"
     find "$dir" -name trace.json -exec gzip -9 {} \;
 }
 
-# The seed's run_lab on the same script, one process per arm: name, script, its arguments.
+# The seed's run_lab on the same script, one process per arm: name, the arms, the script,
+# its arguments.
 seed_arms() {
-    local name=$1 script=$2
-    shift 2
-    say "seed run_lab $name"
+    local name=$1 these=$2 script=$3
+    shift 3
+    say "seed run_lab $name: $these"
     local arm
-    for arm in ${arms//,/ }; do
+    for arm in ${these//,/ }; do
         local seed_arm=$arm
         [[ $arm == bf16+compile ]] && seed_arm=compile
-        timeout 240 "$python" bench/seed_run_lab.py --script "$script" --arm $seed_arm --compile-mode default \
+        timeout 150 "$python" bench/seed_run_lab.py --script "$script" --arm $seed_arm --compile-mode default \
             --steps $steps --warmup $warmup -- "$@" 2>&1 | grep -E "samples/s|Error" | sed "s/^/$arm: /"
     done | tee "$results/$name.txt"
 }
@@ -142,40 +148,31 @@ train_images.write_images(sys.argv[1], $images, 128)" "$images_dir"
 }
 
 stage_classes() {
-    in_time classes || return 0
+    in_time classes 50 || return 0
     say "issue 54's GPU classes"
     timeout 120 "$python" tests/data/make_gpu_traces.py --out "$results/classes" "${device_flag[@]}" \
         2>&1 | grep -v -E "Warning|warn" | tee "$results/classes.txt"
 }
 
-transformer_round() {
-    local round=$1 first=$2
-    local lab=(profile_lab "transformer-lab$round" 300 -- "$python" tests/probe/train_transformer.py
-        "${transformer[@]}" --log-every 0)
-    local seed=(seed_arms "transformer-seed$round" tests/probe/train_transformer.py "${transformer[@]}")
-    if [[ $first == lab ]]; then "${lab[@]}"; "${seed[@]}"; else "${seed[@]}"; "${lab[@]}"; fi
+stage_transformer() {
+    in_time transformer 200 || return 0
+    local script=tests/probe/train_transformer.py
+    seed_arms transformer-seed0 "${arms%,bf16+compile}" $script "${transformer[@]}"
+    profile_lab transformer-lab 200 -- "$python" $script "${transformer[@]}" --log-every 0
+    seed_arms transformer-seed1 "$arms" $script "${transformer[@]}"
 }
 
-cnn_round() {
-    local round=$1 first=$2 sweep=()
-    [[ $round == 1 ]] && sweep=(--sweep workers=0,4,8)
+stage_cnn() {
+    in_time cnn 150 || return 0
     write_images
-    local lab=(profile_lab "cnn-lab$round" 300 "${sweep[@]}" -- "$python" tests/probe/train_images.py
-        --data "$images_dir" --epochs 1000 --log-every 0 "${device_flag[@]}")
-    local seed=(seed_arms "cnn-seed$round" tests/probe/train_images.py --data "$images_dir" "${device_flag[@]}")
-    if [[ $first == lab ]]; then "${lab[@]}"; "${seed[@]}"; else "${seed[@]}"; "${lab[@]}"; fi
-}
-
-stage_transformer() { in_time transformer && transformer_round 1 lab; }
-stage_cnn() { in_time cnn && cnn_round 1 lab; }
-
-stage_again() {
-    in_time "transformer again" && transformer_round 2 seed
-    in_time "cnn again" && cnn_round 2 seed
+    local script=tests/probe/train_images.py
+    profile_lab cnn-lab 200 --sweep workers=0,4,8 -- "$python" $script --data "$images_dir" --epochs 1000 \
+        --log-every 0 "${device_flag[@]}"
+    seed_arms cnn-seed1 "$arms" $script --data "$images_dir" "${device_flag[@]}"
 }
 
 stage_oom() {
-    in_time oom || return 0
+    in_time oom 25 || return 0
     say "out of memory with --memory-snapshot (batch $oom_batch)"
     # --steps-total: should the batch fit after all, the run ends at once instead of training on
     timeout 120 "$ks" profile --memory-snapshot --out "$results/oom" -- "$python" tests/probe/train_transformer.py \
@@ -186,37 +183,34 @@ stage_oom() {
     find "$results/oom" \( -name memory_snapshot.pickle -o -name trace.json \) -exec gzip -9 {} \;
 }
 
-# One run of the overhead pairs: bare or probed, the config's name, then the arguments.
+# One run of the overhead pairs: the pair's number, bare or probed. The probed run has the
+# probe's default profiler window (steps 5-7), long before the script's timed steps: what
+# it leaves behind (CUPTI's callbacks, unless torn down) counts, its own time does not.
 overhead_run() {
-    local how=$1 config=$2
-    shift 2
-    local command=("$python" tests/probe/train_transformer.py "$@" --steps-total $overhead_steps
+    local pair=$1 how=$2
+    local command=("$python" tests/probe/train_transformer.py "${small[@]}" --steps-total $overhead_steps
         --throughput-after $overhead_after --log-every 0)
     if [[ $how == probed ]]; then
-        command=("$ks" profile --no-trace --skip 5 --out "$(mktemp -d)/run" -- "${command[@]}")
+        command=("$ks" profile --skip 5 --active 3 --out "$(mktemp -d)/run" -- "${command[@]}")
     fi
-    timeout 120 "${command[@]}" 2>&1 | grep "throughput:" | sed "s/^/$config $how: /"
+    timeout 60 "${command[@]}" 2>&1 | grep "throughput:" | sed "s/^/pair $pair $how: /"
 }
 
 stage_overhead() {
-    in_time overhead || return 0
-    say "overhead: bare and probed, $pairs pairs per size, alternating"
-    local pair config
-    for config in default small; do
-        local sizes=("${transformer[@]}")
-        [[ $config == small ]] && sizes=("${small[@]}")
-        for ((pair = 0; pair < pairs; pair++)); do
-            if ((pair % 2 == 0)); then
-                overhead_run bare $config "${sizes[@]}"; overhead_run probed $config "${sizes[@]}"
-            else
-                overhead_run probed $config "${sizes[@]}"; overhead_run bare $config "${sizes[@]}"
-            fi
-        done
+    in_time overhead 80 || return 0
+    say "overhead: $pairs pairs, bare and probed, alternating which goes first"
+    local pair
+    for ((pair = 1; pair <= pairs; pair++)); do
+        if ((pair % 2 == 1)); then
+            overhead_run $pair bare; overhead_run $pair probed
+        else
+            overhead_run $pair probed; overhead_run $pair bare
+        fi
     done | tee "$results/overhead.txt"
 }
 
 stage_compiled() {
-    in_time compiled || return 0
+    in_time compiled 60 || return 0
     say "a compiled run's trace and its eager twin"
     local how
     for how in compiled eager; do
@@ -231,7 +225,7 @@ stage_compiled() {
 }
 
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(classes transformer cnn oom compiled overhead again)
+[[ ${#stages[@]} -gt 0 ]] || stages=(classes oom transformer cnn overhead compiled)
 for stage in "${stages[@]}"; do
     "stage_$stage"
     pack
@@ -240,3 +234,5 @@ rm -rf "$images_dir"
 say "done"
 cat "$out/report.md"
 ls -la "$out"
+exec > /dev/null 2>&1
+wait "$tee_pid"  # log.txt whole before the call returns
