@@ -15,6 +15,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import unittest
 
@@ -546,6 +547,52 @@ class Isolation(unittest.TestCase):
                       "ValueError: the other sitecustomize failed\n", with_probe.stderr)
         self.assertEqual(with_probe.stderr, without.stderr)
         self.assertEqual([m["type"] for m in with_probe.messages], ["hello", "done"])
+
+
+class SnapshotSymbols(unittest.TestCase):
+    """The snapshot's C++ frames are named without addr2line (a container without binutils:
+    torch's default symbolisation fails there and the dump with it). Real torch: a traceback
+    with C++ frames symbolised as _dump_snapshot symbolises its stacks, in a child whose PATH
+    is an empty folder."""
+
+    SYMBOLIZE = (
+        "import sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "import torch\n"
+        "from kinetoscope.probe.memory import SymbolizeWithoutAddr2line\n"
+        "traceback = torch._C._profiler.gather_traceback(True, True, True)\n"
+        "if sys.argv[2] == 'probe':\n"
+        "    with SymbolizeWithoutAddr2line():\n"
+        "        frames = torch._C._profiler.symbolize_tracebacks([traceback])[0]\n"
+        "else:\n"
+        "    frames = torch._C._profiler.symbolize_tracebacks([traceback])[0]\n"
+        "print(any('CapturedTraceback' in f['name'] for f in frames))\n")
+
+    def _symbolize(self, how):
+        env = {"PATH": harness.temp_dir("kinetoscope-nobinutils-"), "HOME": os.environ.get("HOME", "/")}
+        return subprocess.run([PYTHON, "-c", self.SYMBOLIZE, os.path.join(REPO, "python"), how],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120)
+
+    def test_without_addr2line_the_frames_are_named(self):
+        named = self._symbolize("probe")
+        self.assertEqual(named.returncode, 0, named.stderr.decode()[-2000:])
+        self.assertEqual(named.stdout.decode().strip(), "True")
+        bare = self._symbolize("bare")  # what torch does on its own there
+        self.assertNotEqual(bare.returncode, 0)
+        self.assertIn(b"stoi", bare.stderr)
+
+    def test_the_scripts_own_setting_and_addr2line_are_left_alone(self):
+        sys.path.insert(0, os.path.join(REPO, "python"))
+        from kinetoscope.probe.memory import SymbolizeWithoutAddr2line
+        environ = {}
+        with SymbolizeWithoutAddr2line(environ, which=lambda name: None):
+            self.assertEqual(environ, {"TORCH_SYMBOLIZE_MODE": "fast"})
+        self.assertEqual(environ, {})
+        with SymbolizeWithoutAddr2line(environ, which=lambda name: "/usr/bin/" + name):
+            self.assertEqual(environ, {})
+        environ = {"TORCH_ADDR2LINE_BINARY": "/opt/binutils/addr2line"}
+        with SymbolizeWithoutAddr2line(environ, which=lambda name: None):
+            self.assertEqual(environ, {"TORCH_ADDR2LINE_BINARY": "/opt/binutils/addr2line"})
 
 
 class CudaEventTiming(unittest.TestCase):

@@ -49,6 +49,39 @@ class CudaMemory(object):
             faults.part_disabled("memory readings", exc)
 
 
+_SYMBOLIZE_SETTINGS = ("TORCH_SYMBOLIZE_MODE", "TORCH_ADDR2LINE_BINARY", "TORCH_DISABLE_ADDR2LINE")
+
+
+class SymbolizeWithoutAddr2line(object):
+    """While the snapshot is dumped: TORCH_SYMBOLIZE_MODE=fast when no addr2line is on PATH
+    and the script's environment names no way of its own. torch names the snapshot's C++
+    frames with addr2line by default, and without it the dump fails ("ValueError: stoi": a
+    container without binutils) and the snapshot is lost; torch's own reader ("fast") needs
+    no program. torch fixes the mode at its first symbolisation, so this must come before."""
+
+    def __init__(self, environ=None, which=None):
+        self._environ = os.environ if environ is None else environ
+        self._which = which
+        self._set = False
+
+    def __enter__(self):
+        if any(name in self._environ for name in _SYMBOLIZE_SETTINGS):
+            return self
+        which = self._which
+        if which is None:
+            import shutil
+            which = shutil.which
+        if which("addr2line") is None:
+            self._environ["TORCH_SYMBOLIZE_MODE"] = "fast"
+            self._set = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._set:
+            self._environ.pop("TORCH_SYMBOLIZE_MODE", None)
+        return False
+
+
 class Snapshot(object):
     """`--memory-snapshot`: the CUDA caching allocator's history, recorded from CUDA's first
     use and dumped to OUT/memory_snapshot.pickle at exit, or at an out-of-memory error
@@ -89,7 +122,8 @@ class Snapshot(object):
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
-            self._torch.cuda.memory._dump_snapshot(temporary)
+            with SymbolizeWithoutAddr2line():
+                self._torch.cuda.memory._dump_snapshot(temporary)
             os.replace(temporary, final)
             return True
         except Exception as exc:
