@@ -141,9 +141,21 @@ def main():
     else:
         opt = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
     loss_fn = torch.nn.CrossEntropyLoss()
+    rate = timed_loop(model, forward, loader, loss_fn, opt, autocast, device, args.warmup, args.steps,
+                      read_loss=not args.as_seed)
+    variant = "as seed" if args.as_seed else "fused Adam, loss read back"
+    source = "eager" if args.eager else "TorchScript"
+    print(f"seed run_lab {args.arm} ({source}, {variant}): {rate:.1f} samples/s")
+
+
+def timed_loop(model, forward, loader, loss_fn, opt, autocast, device, warmup, steps, read_loss):
+    """The seed's run_lab loop over the loader's batches (epoch after epoch): samples/s of
+    the `steps` after `warmup`, on a wall clock synchronised at both ends. `forward` is the
+    model or its compiled wrapper; `read_loss` reads each loss back (as the engine does)."""
+    cuda = device.type == "cuda"
     t0, n = None, 0
-    for step, (xb, yb) in enumerate(loader):
-        if step >= total_steps:
+    for step, (xb, yb) in enumerate(batches(loader)):
+        if step >= warmup + steps:
             break
         xb = xb.to(device, non_blocking=True)
         yb = yb.to(device, non_blocking=True)
@@ -153,21 +165,18 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
-        if not args.as_seed:
+        if read_loss:
             loss.item()  # as Kinetoscope, which checks every loss for NaN/inf
-        if step == args.warmup - 1:
+        if step == warmup - 1:
             if cuda:
                 torch.cuda.synchronize()
             t0 = time.perf_counter()
             n = 0
-        elif step >= args.warmup:
+        elif step >= warmup:
             n += xb.size(0)
     if cuda:
         torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
-    variant = "as seed" if args.as_seed else "fused Adam, loss read back"
-    source = "eager" if args.eager else "TorchScript"
-    print(f"seed run_lab {args.arm} ({source}, {variant}): {n / elapsed:.1f} samples/s")
+    return n / (time.perf_counter() - t0)
 
 
 def compiled(model, mode):
@@ -190,32 +199,11 @@ def run_script_lab(args, script_argv):
     loss_fn = script.make_criterion(script_args)
     if cuda:
         torch.cuda.reset_peak_memory_stats(device)
-    total_steps = args.warmup + args.steps
-    t0, n = None, 0
-    for step, (xb, yb) in enumerate(batches(loader)):
-        if step >= total_steps:
-            break
-        xb = xb.to(device, non_blocking=True)
-        yb = yb.to(device, non_blocking=True)
-        with autocast:
-            loss = loss_fn(model(xb), yb)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        if step == args.warmup - 1:
-            if cuda:
-                torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            n = 0
-        elif step >= args.warmup:
-            n += xb.size(0)
-    if cuda:
-        torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
+    rate = timed_loop(model, model, loader, loss_fn, opt, autocast, device, args.warmup, args.steps,
+                      read_loss=False)
     peak_gb = torch.cuda.max_memory_allocated(device) / 1e9 if cuda else 0.0
     name = pathlib.Path(args.script).name
-    print(f"seed run_lab {args.arm} (script {name}, as seed): {n / elapsed:.1f} samples/s, "
+    print(f"seed run_lab {args.arm} (script {name}, as seed): {rate:.1f} samples/s, "
           f"peak {peak_gb:.2f} GB")
 
 
