@@ -14,6 +14,7 @@ long as its slowest runs; each test waits for the runs it reads.
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -94,6 +95,8 @@ RUNS = {
     "transformer": (["train_transformer.py", "--hidden", "32", "--layers", "1", "--heads", "2",
                      "--seq-len", "16", "--vocab", "64", "--batch-size", "4", "--steps-total", "10",
                      "--throughput-after", "4", "--log-every", "0"], {"skip": 2, "active": 0}, {}),
+    # a script that opens its own profiler (steps 20-22) after the probe's window (5-7)
+    "profile_again": (["profile_again.py", "--steps", "30", "--from", "20"], {"skip": 5, "active": 3}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
@@ -352,7 +355,7 @@ class ProfilerWindow(unittest.TestCase):
         with open(path) as f:
             return json.load(f)
 
-    def test_cupti_is_torn_down_at_a_cuda_windows_stop_only(self):
+    def test_cupti_is_torn_down_at_a_cuda_windows_stop(self):
         # Kineto leaves CUPTI's callbacks attached after a window unless TEARDOWN_CUPTI=1
         # when it stops; they would slow every measured step after it (no GPU here: the
         # environment is what the probe decides, as Kineto would read it).
@@ -366,23 +369,27 @@ class ProfilerWindow(unittest.TestCase):
         self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "0"}))  # the script's (or torch's) say
         self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "1"}))
         self.assertFalse(wanted("unknown", {}))
-        saved = os.environ.pop("TEARDOWN_CUPTI", None)
-        try:
-            seen = []
-            with window._TeardownWhileStopping("13.0"):
-                seen.append(os.environ.get("TEARDOWN_CUPTI"))
-            self.assertEqual(seen, ["1"])
-            self.assertNotIn("TEARDOWN_CUPTI", os.environ)  # the script's children never see it
-            with window._TeardownWhileStopping(None):  # a CPU window
-                self.assertNotIn("TEARDOWN_CUPTI", os.environ)
-            os.environ["TEARDOWN_CUPTI"] = "0"
-            with window._TeardownWhileStopping("13.0"):
-                self.assertEqual(os.environ["TEARDOWN_CUPTI"], "0")
-            self.assertEqual(os.environ["TEARDOWN_CUPTI"], "0")
-        finally:
-            os.environ.pop("TEARDOWN_CUPTI", None)
-            if saved is not None:
-                os.environ["TEARDOWN_CUPTI"] = saved
+        environ = {}
+        window.teardown_cupti_at_stop("13.0", environ)
+        # set for the stop and left set: Kineto re-attaches CUPTI for a later profiler of
+        # the script's own only while it is "1"
+        self.assertEqual(environ, {"TEARDOWN_CUPTI": "1"})
+        environ = {}
+        window.teardown_cupti_at_stop(None, environ)  # a CPU window
+        self.assertEqual(environ, {})
+        environ = {"TEARDOWN_CUPTI": "0"}  # torch's, for CUDA graphs, or the script's
+        window.teardown_cupti_at_stop("13.0", environ)
+        self.assertEqual(environ, {"TEARDOWN_CUPTI": "0"})
+
+    def test_a_profiler_the_script_opens_after_the_window_still_records(self):
+        # (on a GPU the probe's stop tears CUPTI down first: scripts/gpu-probe-check.sh
+        # runs this script there and counts the kernels)
+        run = result("profile_again")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertTrue(self._trace(run)["traceEvents"])  # the probe's own window, first
+        match = re.search(r"own profiler: (\d+) events", run.stdout.decode())
+        self.assertIsNotNone(match, run.explain())
+        self.assertGreater(int(match.group(1)), 100)
 
     def test_trace_has_the_window_steps_and_the_loop_ops(self):
         trace = self._trace(result("slow_data"))

@@ -46,25 +46,15 @@ def cupti_teardown_wanted(cuda_version, environ):
     return (major, minor) >= (12, 6)
 
 
-class _TeardownWhileStopping(object):
-    """TEARDOWN_CUPTI=1 in the environment for a CUDA window's stop only (Kineto reads it
-    there), where cupti_teardown_wanted says so at that moment (torch sets "0" when the
-    window starts if CUDA graphs need it), then as the script had it: its children never
-    see it. `cuda_version`: torch.version.cuda for a CUDA window, None for a CPU one."""
-
-    def __init__(self, cuda_version):
-        self._cuda_version = cuda_version
-        self._set = False
-
-    def __enter__(self):
-        if self._cuda_version and cupti_teardown_wanted(self._cuda_version, os.environ):
-            os.environ["TEARDOWN_CUPTI"] = "1"
-            self._set = True
-
-    def __exit__(self, *exc):
-        if self._set:
-            os.environ.pop("TEARDOWN_CUPTI", None)
-        return False
+def teardown_cupti_at_stop(cuda_version, environ):
+    """Before a CUDA window's stop (Kineto reads TEARDOWN_CUPTI there): sets it to "1" where
+    cupti_teardown_wanted says so at that moment (torch sets "0" when the window starts if
+    CUDA graphs need it). It stays set: Kineto re-attaches CUPTI for a later profiler only
+    while it is "1" (lazy re-initialisation), so a window the script opens itself after the
+    probe's still records the device. `cuda_version`: torch.version.cuda for a CUDA
+    window, None for a CPU one."""
+    if cuda_version and cupti_teardown_wanted(cuda_version, environ):
+        environ["TEARDOWN_CUPTI"] = "1"
 
 
 class ProfilerWindow(object):
@@ -137,9 +127,9 @@ class ProfilerWindow(object):
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
-            with _NoWarnings(), _TeardownWhileStopping(self._cuda_version):
-                prof.stop()
+            teardown_cupti_at_stop(self._cuda_version, os.environ)
             with _NoWarnings():
+                prof.stop()
                 prof.export_chrome_trace(temporary)
             os.replace(temporary, final)
             self.written = True
@@ -157,7 +147,8 @@ class ProfilerWindow(object):
         if prof is None:
             return
         try:
-            with _NoWarnings(), _TeardownWhileStopping(self._cuda_version):
+            teardown_cupti_at_stop(self._cuda_version, os.environ)
+            with _NoWarnings():
                 prof.stop()
         except Exception:
             pass

@@ -1,0 +1,55 @@
+"""A training script that profiles itself: a small MLP trained for --steps, with its own
+torch.profiler open over steps --from .. --from+2 (CPU, and CUDA on a GPU). Under
+`kinetoscope profile` the probe's window (steps 5-7 by default) comes first, and its stop
+tears CUPTI down on a GPU: the script's own window must still record the device.
+
+    python profile_again.py [--steps 30] [--from 20] [--device cuda]
+
+Prints "own profiler: N events, K kernels".
+"""
+import argparse
+import json
+import os
+import tempfile
+
+import torch
+from torch import nn
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--from", dest="first", type=int, default=20)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    inputs = torch.randn(64, 256, device=device)
+    targets = torch.randint(0, 10, (64,), device=device)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    own = None
+    for step in range(args.steps):
+        if step == args.first:
+            own = torch.profiler.profile(activities=activities)
+            own.__enter__()
+        loss = nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if step == args.first + 2:
+            own.__exit__(None, None, None)
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "own.json")
+                own.export_chrome_trace(path)
+                with open(path) as f:
+                    events = json.load(f)["traceEvents"]
+            kernels = sum(1 for e in events if e.get("cat") == "kernel")
+            print("own profiler: %d events, %d kernels" % (len(events), kernels), flush=True)
+
+
+if __name__ == "__main__":
+    main()
