@@ -135,28 +135,31 @@ def samples_lines(lab):
         len(rows), len(gpu), " (mean %.1f %%)" % statistics.mean(gpu) if gpu else "")]
 
 
-def overhead_section(results):
-    text = read(os.path.join(results, "overhead.txt"))
-    lines = ["## The probe's overhead: paired runs, the script's own throughput", ""]
+def pairs_section(results, name, title, base, other, budget):
+    """Paired runs' lines 'pair N HOW: throughput: X samples/s ...': per pair, what `other`
+    costs against `base` (base / other - 1), and the median against `budget` %."""
+    text = read(os.path.join(results, name))
+    lines = ["## " + title, ""]
     if not text:
         return lines + ["not run", ""]
     pairs = {}
     for line in text.splitlines():
-        match = re.match(r"pair (\d+) (bare|probed): throughput: ([0-9.]+) samples/s", line)
+        match = re.match(r"pair (\d+) (\w+): throughput: ([0-9.]+) samples/s", line)
         if match:
             pairs.setdefault(int(match.group(1)), {})[match.group(2)] = float(match.group(3))
     costs = []
     for number, pair in sorted(pairs.items()):
-        if "bare" in pair and "probed" in pair:
-            costs.append((pair["bare"] / pair["probed"] - 1) * 100)
-            lines.append("- pair %d: bare %.1f, probed %.1f samples/s: the probe costs %+.2f %%" % (
-                number, pair["bare"], pair["probed"], costs[-1]))
+        if base in pair and other in pair:
+            costs.append((pair[base] / pair[other] - 1) * 100)
+            lines.append("- pair %d: %s %.1f, %s %.1f samples/s: %s costs %+.2f %%" % (
+                number, base, pair[base], other, pair[other], other, costs[-1]))
         else:
             lines.append("- pair %d: incomplete (%s)" % (number, ", ".join(sorted(pair)) or "no run"))
     if costs:
         median = statistics.median(costs)
-        lines.append("- median cost %+.2f %% over %d pairs (%s)" % (
-            median, len(costs), "within 2 %" if median <= 2 else "OVER 2 %"))
+        lines.append("- median %+.2f %% over %d pairs%s" % (
+            median, len(costs), "" if budget is None else
+            " (within %s %%)" % budget if median <= budget else " (OVER %s %%)" % budget))
     return lines + [""]
 
 
@@ -194,7 +197,13 @@ def main():
     lines += lab_section(results, "transformer")
     lines += lab_section(results, "cnn")
     lines += text_section(results, "oom.txt", "Out of memory with --memory-snapshot", last=12)
-    lines += overhead_section(results)
+    lines += pairs_section(results, "overhead.txt", "The probe's overhead: paired runs, the script's own "
+                           "throughput", "bare", "probed", 2)
+    lines += pairs_section(results, "overhead_default.txt", "The probe's overhead on the lab's transformer "
+                           "(GPU-bound)", "bare", "probed", 2)
+    lines += text_section(results, "cupti.txt", "A profiler of the script's own after the probe's window")
+    lines += pairs_section(results, "attached.txt", "CUPTI left attached after the window (TEARDOWN_CUPTI=0) "
+                           "against torn down", "probed", "attached", None)
     lines += compiled_section(results)
     print("\n".join(lines))
 

@@ -27,8 +27,13 @@
 #                before the timed steps), alternating which goes first, on the small
 #                transformer (a ~3 ms step: where the probe's host cost shows most): the
 #                script's own throughput, device synchronised, over 700 steps
+#   cupti        (25) tests/probe/profile_again.py opens its own profiler after the probe's
+#                window tore CUPTI down: its kernels, bare and under the probe
 #   compiled     (60) the small transformer compiling itself (Triton kernels) and its eager
 #                twin, each under `profile` with a profiler window: the fixture pair
+#   overhead_default (60) two such pairs on the lab's transformer (a GPU-bound step)
+#   attached     (45) two pairs of probed runs, CUPTI torn down after the window against
+#                left attached (TEARDOWN_CUPTI=0): what the teardown saves
 #
 # GPU_CHECK_SMOKE=1 runs every stage on the CPU with tiny sizes and the arms fp32,bf16: a
 # check of this script itself on a machine without a GPU (its figures mean nothing).
@@ -64,7 +69,8 @@ export LD_LIBRARY_PATH="$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
     "$python" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
 torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no GPU')" 2>&1
-    echo "host: $(nproc) cores, $(uname -r); NVML: $(ldconfig -p 2>/dev/null | grep -c 'libnvidia-ml.so.1') in the loader's cache"
+    echo "host: $(nproc) cores, $(uname -r);" \
+        "NVML: $(ldconfig -p 2>/dev/null | grep -c 'libnvidia-ml.so.1') in the loader's cache"
 } > "$results/env.txt"
 cat "$results/env.txt"
 
@@ -175,24 +181,31 @@ stage_oom() {
     in_time oom 25 || return 0
     say "out of memory with --memory-snapshot (batch $oom_batch)"
     # --steps-total: should the batch fit after all, the run ends at once instead of training on
-    timeout 120 "$ks" profile --memory-snapshot --out "$results/oom" -- "$python" tests/probe/train_transformer.py \
-        "${transformer[@]}" --batch-size $oom_batch --steps-total 8 --log-every 0 > "$results/oom.txt" 2>&1
+    timeout 120 "$ks" profile --memory-snapshot --out "$results/oom" -- "$python" \
+        tests/probe/train_transformer.py "${transformer[@]}" --batch-size $oom_batch --steps-total 8 \
+        --log-every 0 > "$results/oom.txt" 2>&1
     echo "exit $?" >> "$results/oom.txt"
     tail -8 "$results/oom.txt"
     ls -la "$results/oom"
     find "$results/oom" \( -name memory_snapshot.pickle -o -name trace.json \) -exec gzip -9 {} \;
 }
 
-# One run of the overhead pairs: the pair's number, bare or probed. The probed run has the
-# probe's default profiler window (steps 5-7), long before the script's timed steps: what
-# it leaves behind (CUPTI's callbacks, unless torn down) counts, its own time does not.
+# One run of the overhead pairs: the pair's number, then bare, probed, or attached (probed
+# with TEARDOWN_CUPTI=0: the probe leaves CUPTI attached after its window, as Kineto does
+# unless told). A probed run has the probe's default profiler window (steps 5-7), long
+# before the script's timed steps: what it leaves behind counts, its own time does not.
 overhead_run() {
-    local pair=$1 how=$2
-    local command=("$python" tests/probe/train_transformer.py "${small[@]}" --steps-total $overhead_steps
+    local pair=$1 how=$2 sizes=("${small[@]}") steps=$overhead_steps
+    if [[ ${3:-small} == default ]]; then
+        sizes=("${transformer[@]}")
+        steps=$((overhead_after + 200))
+    fi
+    local command=("$python" tests/probe/train_transformer.py "${sizes[@]}" --steps-total $steps
         --throughput-after $overhead_after --log-every 0)
-    if [[ $how == probed ]]; then
+    if [[ $how != bare ]]; then
         command=("$ks" profile --skip 5 --active 3 --out "$(mktemp -d)/run" -- "${command[@]}")
     fi
+    [[ $how == attached ]] && command=(env TEARDOWN_CUPTI=0 "${command[@]}")
     timeout 60 "${command[@]}" 2>&1 | grep "throughput:" | sed "s/^/pair $pair $how: /"
 }
 
@@ -207,6 +220,49 @@ stage_overhead() {
             overhead_run $pair probed; overhead_run $pair bare
         fi
     done | tee "$results/overhead.txt"
+}
+
+stage_overhead_default() {
+    # The same on the lab's transformer (a GPU-bound step of ~15 ms), 200 timed steps, two pairs.
+    in_time overhead_default 60 || return 0
+    say "overhead on the lab's transformer: 2 pairs"
+    local pair
+    for ((pair = 1; pair <= 2; pair++)); do
+        if ((pair % 2 == 1)); then
+            overhead_run $pair bare default; overhead_run $pair probed default
+        else
+            overhead_run $pair probed default; overhead_run $pair bare default
+        fi
+    done | tee "$results/overhead_default.txt"
+}
+
+stage_cupti() {
+    # After the probe's window tore CUPTI down, a profiler the script opens itself (steps
+    # 20-22) must still record the device: kernels counted, bare and under the probe.
+    in_time cupti 25 || return 0
+    say "a profiler of the script's own after the probe's window"
+    local how
+    for how in bare probed; do
+        local command=("$python" tests/probe/profile_again.py --steps 30 --from 20 "${device_flag[@]}")
+        [[ $how == probed ]] &&
+            command=("$ks" profile --skip 5 --active 3 --out "$(mktemp -d)/run" -- "${command[@]}")
+        timeout 60 "${command[@]}" 2>&1 | grep "own profiler:" | sed "s/^/$how: /"
+    done | tee "$results/cupti.txt"
+}
+
+stage_attached() {
+    # What tearing CUPTI down saves: probed runs with it left attached (TEARDOWN_CUPTI=0)
+    # against probed runs as they are, two pairs, alternating.
+    in_time attached 45 || return 0
+    say "CUPTI left attached after the window against torn down"
+    local pair
+    for ((pair = 1; pair <= 2; pair++)); do
+        if ((pair % 2 == 1)); then
+            overhead_run $pair probed; overhead_run $pair attached
+        else
+            overhead_run $pair attached; overhead_run $pair probed
+        fi
+    done | tee "$results/attached.txt"
 }
 
 stage_compiled() {
@@ -225,7 +281,7 @@ stage_compiled() {
 }
 
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(classes oom transformer cnn overhead compiled)
+[[ ${#stages[@]} -gt 0 ]] || stages=(classes oom transformer cnn overhead cupti compiled overhead_default attached)
 for stage in "${stages[@]}"; do
     "stage_$stage"
     pack
