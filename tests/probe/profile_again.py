@@ -1,9 +1,10 @@
 """A training script that profiles itself: a small MLP trained for --steps, with its own
-torch.profiler open over steps --from .. --from+2 (CPU, and CUDA on a GPU). Under
-`kinetoscope profile` the probe's window (steps 5-7 by default) comes first, and its stop
-tears CUPTI down on a GPU: the script's own window must still record the device.
+torch.profiler open over steps --from .. --from+2 (CPU, and CUDA on a GPU), or over the
+whole loop with --whole-loop. Under `kinetoscope profile` the probe's window (steps 5-7 by
+default) comes first: the script's own window must still record (the device too); with
+--whole-loop the probe must leave the script's profiler alone.
 
-    python profile_again.py [--steps 30] [--from 20] [--device cuda]
+    python profile_again.py [--steps 30] [--from 20 | --whole-loop] [--device cuda]
 
 Prints "own profiler: N events, K kernels".
 """
@@ -20,8 +21,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--from", dest="first", type=int, default=20)
+    parser.add_argument("--whole-loop", action="store_true", help="the script's profiler open throughout")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
+    first, last = (0, args.steps - 1) if args.whole_loop else (args.first, args.first + 2)
     device = torch.device(args.device)
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
@@ -33,14 +36,14 @@ def main():
         activities.append(torch.profiler.ProfilerActivity.CUDA)
     own = None
     for step in range(args.steps):
-        if step == args.first:
+        if step == first:
             own = torch.profiler.profile(activities=activities)
             own.__enter__()
         loss = nn.functional.cross_entropy(model(inputs), targets)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        if step == args.first + 2:
+        if step == last:
             own.__exit__(None, None, None)
             with tempfile.TemporaryDirectory() as folder:
                 path = os.path.join(folder, "own.json")

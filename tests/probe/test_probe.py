@@ -95,7 +95,9 @@ RUNS = {
     "transformer": (["train_transformer.py", "--hidden", "32", "--layers", "1", "--heads", "2",
                      "--seq-len", "16", "--vocab", "64", "--batch-size", "4", "--steps-total", "10",
                      "--throughput-after", "4", "--log-every", "0"], {"skip": 2, "active": 0}, {}),
-    # a script that opens its own profiler (steps 20-22) after the probe's window (5-7)
+    # a script that opens its own profiler (steps 20-22) after the probe's window (5-7), and
+    # one whose profiler records its whole loop
+    "profile_whole_loop": (["profile_again.py", "--steps", "30", "--whole-loop"], {"skip": 3, "active": 2}, {}),
     "profile_again": (["profile_again.py", "--steps", "30", "--from", "20"], {"skip": 5, "active": 3}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
@@ -355,35 +357,19 @@ class ProfilerWindow(unittest.TestCase):
         with open(path) as f:
             return json.load(f)
 
-    def test_cupti_is_torn_down_at_a_cuda_windows_stop(self):
-        # Kineto leaves CUPTI's callbacks attached after a window unless TEARDOWN_CUPTI=1
-        # when it stops; they would slow every measured step after it (no GPU here: the
-        # environment is what the probe decides, as Kineto would read it).
-        sys.path.insert(0, os.path.join(REPO, "python"))
-        from kinetoscope.probe import window
-        wanted = window.cupti_teardown_wanted
-        self.assertTrue(wanted("13.0", {}))
-        self.assertTrue(wanted("12.6", {}))
-        self.assertFalse(wanted("12.4", {}))  # teardown crashed with CUDA graphs before 12.6
-        self.assertFalse(wanted(None, {}))  # a CPU-only torch
-        self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "0"}))  # the script's (or torch's) say
-        self.assertFalse(wanted("13.0", {"TEARDOWN_CUPTI": "1"}))
-        self.assertFalse(wanted("unknown", {}))
-        environ = {}
-        window.teardown_cupti_at_stop("13.0", environ)
-        # set for the stop and left set: Kineto re-attaches CUPTI for a later profiler of
-        # the script's own only while it is "1"
-        self.assertEqual(environ, {"TEARDOWN_CUPTI": "1"})
-        environ = {}
-        window.teardown_cupti_at_stop(None, environ)  # a CPU window
-        self.assertEqual(environ, {})
-        environ = {"TEARDOWN_CUPTI": "0"}  # torch's, for CUDA graphs, or the script's
-        window.teardown_cupti_at_stop("13.0", environ)
-        self.assertEqual(environ, {"TEARDOWN_CUPTI": "0"})
+    def test_a_script_profiling_its_whole_loop_keeps_its_profiler(self):
+        # One profiler session a process: the probe's window inside the script's would end
+        # the script's, whose own stop then raised and failed the run (exit 1).
+        run = result("profile_whole_loop")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertRegex(run.stdout.decode(), r"own profiler: \d+ events")
+        self.assertIn("kinetoscope probe: profiler window skipped (the script's own profiler is recording",
+                      run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(run.out_dir, "trace.json")))
+        self.assertEqual([s[0] for s in run.steps()], list(range(5, 30)), run.explain())  # after skip + active
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
-        # (on a GPU the probe's stop tears CUPTI down first: scripts/gpu-probe-check.sh
-        # runs this script there and counts the kernels)
+        # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)
         run = result("profile_again")
         self.assertEqual(run.returncode, 0, run.explain())
         self.assertTrue(self._trace(run)["traceEvents"])  # the probe's own window, first

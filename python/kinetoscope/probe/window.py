@@ -31,32 +31,6 @@ class _NoWarnings(object):
         return False
 
 
-def cupti_teardown_wanted(cuda_version, environ):
-    """Whether the window should ask Kineto to tear CUPTI down when it stops: unless the
-    script's environment already decides (TEARDOWN_CUPTI set either way), on CUDA 12.6 or
-    later. Left attached, CUPTI's callbacks slow every later launch (10-20 % of a host-bound
-    loop, pytorch#144455), which would bias each measured step after the window; torch
-    itself sets "0" where teardown crashes (CUDA graphs before 12.6)."""
-    if "TEARDOWN_CUPTI" in environ or not cuda_version:
-        return False
-    try:
-        major, minor = (int(part) for part in cuda_version.split(".")[:2])
-    except ValueError:
-        return False
-    return (major, minor) >= (12, 6)
-
-
-def teardown_cupti_at_stop(cuda_version, environ):
-    """Before a CUDA window's stop (Kineto reads TEARDOWN_CUPTI there): sets it to "1" where
-    cupti_teardown_wanted says so at that moment (torch sets "0" when the window starts if
-    CUDA graphs need it). It stays set: Kineto re-attaches CUPTI for a later profiler only
-    while it is "1" (lazy re-initialisation), so a window the script opens itself after the
-    probe's still records the device. `cuda_version`: torch.version.cuda for a CUDA
-    window, None for a CPU one."""
-    if cuda_version and cupti_teardown_wanted(cuda_version, environ):
-        environ["TEARDOWN_CUPTI"] = "1"
-
-
 class ProfilerWindow(object):
     NAME = "trace.json"
 
@@ -67,7 +41,6 @@ class ProfilerWindow(object):
         self._options = options
         self._out_dir = out_dir
         self._prof = None
-        self._cuda_version = None  # a CUDA window's torch.version.cuda: CUPTI torn down at its stop
         self.enabled = options.active > 0
         self.written = False
 
@@ -86,15 +59,27 @@ class ProfilerWindow(object):
 
         return schedule
 
+    def script_profiler_running(self):
+        """Whether a profiler of the script's own is recording now. There is one profiler
+        session a process: a window opened under it, or stopped inside it, would end the
+        script's, whose own stop then raises ("Can't disable Kineto profiler when it's not
+        running") and fails the run."""
+        enabled = getattr(self._torch.autograd, "_profiler_enabled", None)
+        return bool(enabled is not None and enabled())
+
     def start(self, step, cuda):
         if not self.enabled or self._prof is not None:
+            return
+        if self.script_profiler_running():
+            self.enabled = False
+            faults.say("profiler window skipped (the script's own profiler is recording: "
+                       "one profiler at a time); the steps after it are measured")
             return
         try:
             profiler = self._torch.profiler
             activities = [profiler.ProfilerActivity.CPU]
             if cuda:
                 activities.append(profiler.ProfilerActivity.CUDA)
-                self._cuda_version = self._torch.version.cuda
             schedule = self._schedule()
             with _NoWarnings():
                 prof = profiler.profile(activities=activities, schedule=schedule,
@@ -127,7 +112,6 @@ class ProfilerWindow(object):
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
-            teardown_cupti_at_stop(self._cuda_version, os.environ)
             with _NoWarnings():
                 prof.stop()
                 prof.export_chrome_trace(temporary)
@@ -147,7 +131,6 @@ class ProfilerWindow(object):
         if prof is None:
             return
         try:
-            teardown_cupti_at_stop(self._cuda_version, os.environ)
             with _NoWarnings():
                 prof.stop()
         except Exception:
