@@ -202,8 +202,8 @@ def main():
     lines += pairs_section(results, "overhead_default.txt", "The probe's overhead on the lab's transformer "
                            "(GPU-bound)", "bare", "probed", 2)
     lines += text_section(results, "cupti.txt", "A profiler of the script's own after the probe's window")
-    lines += pairs_section(results, "attached.txt", "CUPTI left attached after the window (TEARDOWN_CUPTI=0) "
-                           "against torn down", "probed", "attached", None)
+    lines += pairs_section(results, "teardown.txt", "CUPTI left attached after the window (Kineto's default) "
+                           "against detached (TEARDOWN_CUPTI=1)", "teardown", "probed", None)
     lines += compiled_section(results)
     print("\n".join(lines))
 
