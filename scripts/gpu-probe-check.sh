@@ -210,31 +210,30 @@ overhead_run() {
     timeout 60 "${command[@]}" 2>&1 | grep "throughput:" | sed "s/^/pair $pair $how: /"
 }
 
+# Paired overhead runs, alternating which goes first: the number of pairs, the two kinds
+# (bare, probed, teardown), the size (small unless "default").
+alternate() {
+    local count=$1 first=$2 second=$3 config=${4:-small} pair
+    for ((pair = 1; pair <= count; pair++)); do
+        if ((pair % 2 == 1)); then
+            overhead_run $pair $first $config; overhead_run $pair $second $config
+        else
+            overhead_run $pair $second $config; overhead_run $pair $first $config
+        fi
+    done
+}
+
 stage_overhead() {
     in_time overhead 80 || return 0
     say "overhead: $pairs pairs, bare and probed, alternating which goes first"
-    local pair
-    for ((pair = 1; pair <= pairs; pair++)); do
-        if ((pair % 2 == 1)); then
-            overhead_run $pair bare; overhead_run $pair probed
-        else
-            overhead_run $pair probed; overhead_run $pair bare
-        fi
-    done | tee "$results/overhead.txt"
+    alternate $pairs bare probed | tee "$results/overhead.txt"
 }
 
 stage_overhead_default() {
     # The same on the lab's transformer (a GPU-bound step of ~15 ms), 200 timed steps, two pairs.
     in_time overhead_default 60 || return 0
     say "overhead on the lab's transformer: 2 pairs"
-    local pair
-    for ((pair = 1; pair <= 2; pair++)); do
-        if ((pair % 2 == 1)); then
-            overhead_run $pair bare default; overhead_run $pair probed default
-        else
-            overhead_run $pair probed default; overhead_run $pair bare default
-        fi
-    done | tee "$results/overhead_default.txt"
+    alternate 2 bare probed default | tee "$results/overhead_default.txt"
 }
 
 stage_cupti() {
@@ -259,14 +258,7 @@ stage_teardown() {
     # does loses its device events): evidence first.
     in_time teardown 45 || return 0
     say "CUPTI left attached after the window against detached"
-    local pair
-    for ((pair = 1; pair <= 2; pair++)); do
-        if ((pair % 2 == 1)); then
-            overhead_run $pair teardown; overhead_run $pair probed
-        else
-            overhead_run $pair probed; overhead_run $pair teardown
-        fi
-    done | tee "$results/teardown.txt"
+    alternate 2 teardown probed | tee "$results/teardown.txt"
 }
 
 stage_compiled() {
