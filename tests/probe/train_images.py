@@ -21,7 +21,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from throughput import Throughput
+import seed_loop
 
 CLASSES = 10
 
@@ -141,32 +141,8 @@ def make_criterion(args):
 
 
 def train(args):
-    device = torch.device(args.device)
-    loader = make_loader(make_dataset(args), args)
-    model = make_model(args).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    criterion = make_criterion(args)
-    throughput = Throughput(args.throughput_after, device)
-    step = 0
-    for epoch in range(args.epochs):
-        for images, labels in loader:
-            images = images.to(device, non_blocking=True)
-            labels = labels.to(device, non_blocking=True)
-            loss = criterion(model(images), labels)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            if args.log_every and step % args.log_every == 0:
-                print("epoch %d step %d loss %.4f" % (epoch, step, loss.item()))
-            throughput.step_done(step, images.size(0))
-            step += 1
-            if step == args.steps_total:
-                break
-        if step == args.steps_total:
-            break
-    throughput.report()
-    print("trained %d steps" % step)
+    model = make_model(args).to(torch.device(args.device))
+    seed_loop.train(model, model, make_loader(make_dataset(args), args), make_criterion(args), args)
 
 
 def main(argv=None):

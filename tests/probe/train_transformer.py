@@ -17,7 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, Dataset
 
-from throughput import Throughput
+import seed_loop
 
 
 class SyntheticTokens(Dataset):
@@ -122,33 +122,9 @@ def make_criterion(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    device = torch.device(args.device)
-    loader = make_loader(make_dataset(args), args)
-    model = make_model(args).to(device).train()
+    model = make_model(args).to(torch.device(args.device)).train()
     forward = torch.compile(model) if args.compile else model
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    criterion = make_criterion(args)
-    throughput = Throughput(args.throughput_after, device)
-    step = 0
-    for epoch in range(args.epochs):
-        for tokens, targets in loader:
-            tokens = tokens.to(device, non_blocking=True)
-            targets = targets.to(device, non_blocking=True)
-            loss = criterion(forward(tokens), targets)
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            if args.log_every and step % args.log_every == 0:
-                print("epoch %d step %d loss %.4f" % (epoch, step, loss.item()), flush=True)
-            throughput.step_done(step, tokens.size(0))
-            step += 1
-            if step == args.steps_total:
-                break
-        if step == args.steps_total:
-            break
-    throughput.report()
-    print("trained %d steps" % step)
+    seed_loop.train(model, forward, make_loader(make_dataset(args), args), make_criterion(args), args)
 
 
 if __name__ == "__main__":
