@@ -3,7 +3,7 @@
 # classes 2, 4 and 6 need, run on the lent GPU machine in one call (its python3 has torch
 # with CUDA, Triton and NumPy; there is no Qt):
 #
-#   here:    bash scripts/gpu-probe-check.sh --prebuild   # the Qt-free CLI -> .gpu-bin, deps -> .deps
+#   here:    bash scripts/gpu-probe-check.sh --prebuild   # the Qt-free CLI (build-gpu-cli) -> .gpu-bin, deps -> .deps
 #   device:  run(carry=[".deps", ".gpu-bin"], timeout_s=590,
 #                command="bash scripts/gpu-probe-check.sh")
 #   here:    python3 bench/gpu_probe_report.py RESULTS   # (the device prints it too)
@@ -41,15 +41,22 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+# The Qt-free, torch-free CLI (all `kinetoscope profile` needs) in build-gpu-cli/ (apart from
+# gpu-check.sh's build-cli/, which has the engine), from the staged deps; the configure
+# log in $1.
+build_cli() {
+    cmake -S . -B build-gpu-cli -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINETOSCOPE_GUI=OFF \
+        -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_BUILD_TESTS=OFF \
+        -DKINETOSCOPE_DEPS_DIR="$root/.deps" > "$1" 2>&1 || { tail -30 "$1"; return 1; }
+    cmake --build build-gpu-cli --target kinetoscope --parallel "$(nproc)"
+}
+
 if [[ ${1:-} == --prebuild ]]; then
     set -e
     [[ -d .deps ]] || bash scripts/stage-deps.sh
-    cmake -S . -B build-cli -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINETOSCOPE_GUI=OFF \
-        -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_BUILD_TESTS=OFF \
-        -DKINETOSCOPE_DEPS_DIR="$root/.deps" > /dev/null
-    cmake --build build-cli --target kinetoscope --parallel "$(nproc)"
+    build_cli /dev/null
     mkdir -p .gpu-bin
-    strip -o .gpu-bin/kinetoscope build-cli/bin/kinetoscope
+    strip -o .gpu-bin/kinetoscope build-gpu-cli/bin/kinetoscope
     du -sh .gpu-bin/kinetoscope .deps
     exit 0
 fi
@@ -77,11 +84,7 @@ cat "$results/env.txt"
 ks=${GPU_CHECK_KINETOSCOPE:-$root/.gpu-bin/kinetoscope}
 if ! "$ks" help > /dev/null 2>&1; then
     say "the prebuilt kinetoscope does not run here: building the CLI"
-    cmake -S . -B build-gpu-cli -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINETOSCOPE_GUI=OFF \
-        -DKINETOSCOPE_ENGINE=OFF -DKINETOSCOPE_BUILD_BENCH=OFF -DKINETOSCOPE_BUILD_TESTS=OFF \
-        -DKINETOSCOPE_DEPS_DIR="$root/.deps" > "$results/configure.log" 2>&1 \
-        || { tail -30 "$results/configure.log"; exit 1; }
-    cmake --build build-gpu-cli --target kinetoscope --parallel "$(nproc)" || exit 1
+    build_cli "$results/configure.log" || exit 1
     ks=$root/build-gpu-cli/bin/kinetoscope
 fi
 
