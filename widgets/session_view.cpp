@@ -29,7 +29,7 @@ SessionView::SessionView(std::shared_ptr<const document::Document> session, QWid
     QString noteText =
         tr("<b>A session recorded without a trace:</b> what was measured and the findings it "
            "supports; %1.")
-            .arg(QString::fromUtf8(session::kNoTraceAdvice));
+            .arg(QString::fromStdString(session::noTraceAdvice(s)));
     // A run cut short (cancelled, its engine killed) says so before anything else: what it
     // holds is what it measured before, never a whole run.
     if (const std::optional<std::string> stopped = session::stoppedEarly(s))

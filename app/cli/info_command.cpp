@@ -43,9 +43,10 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
     const auto opened = document::open(path, options);
     if (opened->ok() && !opened->hasTrace()) {  // a lab session recorded without a trace
-        const std::string what = "a session recorded without a trace (" +
-                                 std::string(session::kNoTraceAdvice) +
-                                 "); its measurements: kinetoscope summary " + path;
+        const std::string what =
+            "a session recorded without a trace (" +
+            (opened->session ? session::noTraceAdvice(*opened->session) : session::kNoTraceAdvice) +
+            "); its measurements: kinetoscope summary " + path;
         if (asJson)
             out << jsonOutput(
                        {{"source", path}, {"session", true}, {"trace", false}, {"note", what}})

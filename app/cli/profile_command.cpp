@@ -270,6 +270,8 @@ std::string measuredLine(const lab::ProfileConfig& c, const session::Session& s)
     line += ", after " + std::to_string(c.skip) + " warm-up";
     if (c.active > 0)
         line += " and " + std::to_string(c.active) + " in the profiler window";
+    if (const auto window = s.config.find("window"); window != s.config.end())
+        line += " (" + window->second + ")";  // not taken: the script's own profiler
     const auto from = s.config.find("steps_from");
     if (from != s.config.end())
         line += "; steps from " + from->second;

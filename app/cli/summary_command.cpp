@@ -225,15 +225,15 @@ int runSummary(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (!opened->hasTrace() && !csvTable.empty()) {
         err << "kinetoscope summary: " << path << " is a session recorded without a trace: no "
-            << csvTable << " table (" << session::kNoTraceAdvice << ")\n";
+            << csvTable << " table (" << session::noTraceAdvice(*opened->session) << ")\n";
         return kExitBadInput;
     }
     if (!opened->hasTrace()) {  // a lab session recorded without a trace: what it measured
         if (asJson)
             out << jsonOutput(labSessionJson(path, *opened->session)) << '\n';
         else
-            out << path << "\nA session recorded without a trace (" << session::kNoTraceAdvice
-                << "):\n\n"
+            out << path << "\nA session recorded without a trace ("
+                << session::noTraceAdvice(*opened->session) << "):\n\n"
                 << labText(*opened->session);
         return kExitOk;
     }

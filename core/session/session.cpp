@@ -214,6 +214,16 @@ std::filesystem::path besideSession(const std::string& named,
 
 }  // namespace
 
+std::string noTraceAdvice(const Session& session)
+{
+    const auto window = session.config.find("window");
+    if (window == session.config.end())
+        return kNoTraceAdvice;
+    return "the profiler window was " + window->second +
+           "; a process has one profiler session: --skip and --active place the window "
+           "elsewhere";
+}
+
 std::filesystem::path snapshotOf(const Session& session, const std::filesystem::path& sessionPath)
 {
     return besideSession(session.snapshotPath, sessionPath);

@@ -177,6 +177,9 @@ struct Session
 inline constexpr const char* kNoTraceAdvice =
     "the trace's findings need a profiler window (kinetoscope run --profile; a profiled script "
     "that runs past its --skip warm-up steps, without --no-trace)";
+// The same for this session: when the probe says why its window was not taken (config
+// "window": a profiler of the script's own had the process's one profiler session), that.
+std::string noTraceAdvice(const Session& session);
 
 bool isSessionPath(const std::filesystem::path& path);
 // The session as the JSON text saveSession writes.

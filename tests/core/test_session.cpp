@@ -143,6 +143,26 @@ private Q_SLOTS:
         const std::string message = err.str();
         QCOMPARE(std::count(message.begin(), message.end(), '\n'), 1L);
     }
+
+    // A session without a trace says why: the probe's reason when it gave its window up
+    // (config "window", test_probe.py makes it on a real script), else how to get one.
+    void aSessionWithoutATraceSaysWhy()
+    {
+        session::Session s = sample();
+        s.tracePath.clear();
+        QCOMPARE(QString::fromStdString(session::noTraceAdvice(s)),
+                 QString::fromUtf8(session::kNoTraceAdvice));
+        s.config["window"] = "given up: the script started its own profiler inside it";
+        const fs::path file = path("own-profiler.kinetoscope.json");
+        std::string error;
+        QVERIFY2(session::saveSession(s, file, error), error.c_str());
+        std::ostringstream out, err;
+        QCOMPARE(cli::run({"info", file.string()}, out, err), 0);
+        QVERIFY2(out.str().find("the profiler window was given up: the script started its own "
+                                "profiler inside it; a process has one profiler session") !=
+                     std::string::npos,
+                 out.str().c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -2,9 +2,12 @@
 torch.profiler open over steps --from .. --from+2 (CPU, and CUDA on a GPU), or over the
 whole loop with --whole-loop. Under `kinetoscope profile` the probe's window (steps 5-7 by
 default) comes first: the script's own window must still record (the device too); with
---whole-loop the probe must leave the script's profiler alone.
+--whole-loop, or a window of its own that opens inside the probe's (--from 6), the probe
+must leave the script's profiler alone. --api autograd: torch.autograd.profiler.profile
+(the older entry) instead of torch.profiler.profile.
 
     python profile_again.py [--steps 30] [--from 20 | --whole-loop] [--device cuda]
+                            [--api profiler|autograd]
 
 Prints "own profiler: N events, K kernels".
 """
@@ -23,6 +26,7 @@ def main():
     parser.add_argument("--from", dest="first", type=int, default=20)
     parser.add_argument("--whole-loop", action="store_true", help="the script's profiler open throughout")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--api", choices=("profiler", "autograd"), default="profiler")
     args = parser.parse_args()
     first, last = (0, args.steps - 1) if args.whole_loop else (args.first, args.first + 2)
     device = torch.device(args.device)
@@ -37,7 +41,10 @@ def main():
     own = None
     for step in range(args.steps):
         if step == first:
-            own = torch.profiler.profile(activities=activities)
+            if args.api == "autograd":
+                own = torch.autograd.profiler.profile(use_device="cuda" if device.type == "cuda" else None)
+            else:
+                own = torch.profiler.profile(activities=activities)
             own.__enter__()
         loss = nn.functional.cross_entropy(model(inputs), targets)
         loss.backward()

@@ -98,6 +98,10 @@ RUNS = {
     # a script that opens its own profiler (steps 20-22) after the probe's window (5-7), and
     # one whose profiler records its whole loop
     "profile_whole_loop": (["profile_again.py", "--steps", "30", "--whole-loop"], {"skip": 3, "active": 2}, {}),
+    # and ones that open theirs inside the probe's window (steps 5-7), through either entry
+    "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
+    "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
+                                {"skip": 5, "active": 3}, {}),
     "profile_again": (["profile_again.py", "--steps", "30", "--from", "20"], {"skip": 5, "active": 3}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
@@ -367,6 +371,25 @@ class ProfilerWindow(unittest.TestCase):
                       run.stderr)
         self.assertFalse(os.path.exists(os.path.join(run.out_dir, "trace.json")))
         self.assertEqual([s[0] for s in run.steps()], list(range(5, 30)), run.explain())  # after skip + active
+        self.assertEqual(run.last_config().get("window"), "not opened: the script's own profiler was recording")
+
+    def test_a_profiler_the_script_opens_inside_the_window_gets_the_session(self):
+        # The window's stop, at step 8, ended the script's session too; the script's own
+        # stop then raised and failed the run (exit 1). The window now gives way as the
+        # script's profiler starts, whichever entry it uses.
+        for name in ("profile_inside", "profile_inside_autograd"):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, name + "\n" + run.explain())
+            match = re.search(r"own profiler: (\d+) events", run.stdout.decode())
+            self.assertIsNotNone(match, run.explain())
+            self.assertGreater(int(match.group(1)), 100, name)
+            self.assertIn("kinetoscope probe: profiler window given up: the script started its own profiler",
+                          run.stderr)
+            self.assertFalse(os.path.exists(os.path.join(run.out_dir, "trace.json")), name)
+            self.assertEqual([s[0] for s in run.steps()], list(range(8, 30)), run.explain())
+            # and the session says why it has no trace
+            self.assertEqual(run.last_config().get("window"),
+                             "given up: the script started its own profiler inside it")
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

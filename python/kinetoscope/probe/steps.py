@@ -269,6 +269,9 @@ class Loop(object):
             elif window.enabled and step == self.skip:
                 window.start(step, self._cuda_in_use())
             self.window_due = window.open or (window.enabled and step < self.skip)
+            if window.news:  # (given up in the last step, or not opened now): config again
+                window.news = False
+                self.config_sent = False
             # The profiler's own start and stop (a trace written) are not the step's time.
             self.boundary += perf_counter() - window_work
         self.timing = self.cuda
@@ -654,6 +657,8 @@ class Loop(object):
             config["optimizer"] = type(optimizer).__name__
         if self.lab is not None:
             config.update(self.lab.config())
+        if self.window.note:
+            config["window"] = self.window.note
         return config
 
 

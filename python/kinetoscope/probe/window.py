@@ -9,7 +9,14 @@ window). A schedule is given so that torch.profiler marks each step with a
 starts at `skip`). The export goes to `trace.json.tmp-<pid>` and is renamed over
 `trace.json` (atomic). Any failure turns the window off, says so in one line and leaves
 no trace behind; the steps go on being measured.
+
+A process has one profiler session, and the script's own profiler comes first: the window
+is not opened under one that is recording, and while the window is open, a profiler the
+script starts makes it give way (stopped unwritten, one line) before the script's begins.
+Both torch.profiler.profile and torch.autograd.profiler.profile begin with autograd's
+`profile._prepare_trace`: the window wraps that method while it is open, and only then.
 """
+import functools
 import os
 import warnings
 
@@ -41,8 +48,13 @@ class ProfilerWindow(object):
         self._options = options
         self._out_dir = out_dir
         self._prof = None
+        self._unguard = None  # restores profile._prepare_trace while the window is open
         self.enabled = options.active > 0
         self.written = False
+        # Why the window was not taken, for the session (config "window"); `news` until
+        # the step loop has sent it.
+        self.note = None
+        self.news = False
 
     @property
     def open(self):
@@ -72,6 +84,7 @@ class ProfilerWindow(object):
             return
         if self.script_profiler_running():
             self.enabled = False
+            self._tell("not opened: the script's own profiler was recording")
             faults.say("profiler window skipped (the script's own profiler is recording: "
                        "one profiler at a time); the steps after it are measured")
             return
@@ -91,8 +104,58 @@ class ProfilerWindow(object):
                 prof.current_action = schedule(step)
                 self._prof = prof
                 prof.start()
+            self._guard()
         except Exception as exc:
             self._fail(exc)
+
+    def _guard(self):
+        """Wraps autograd's profile._prepare_trace so that a profiler the script starts
+        while the window is open makes the window give way first; _close() unwraps it.
+        The wrapper calls the original whatever happens in ours."""
+        profile_type = self._torch.autograd.profiler.profile
+        original = profile_type.__dict__["_prepare_trace"]
+        window = self
+
+        @functools.wraps(original)
+        def _prepare_trace(profiler, *args, **kwargs):
+            prof = window._prof
+            if prof is not None and profiler is not getattr(prof, "profiler", None):
+                window.give_way()
+            return original(profiler, *args, **kwargs)
+
+        def unguard():
+            if profile_type.__dict__.get("_prepare_trace") is _prepare_trace:
+                profile_type._prepare_trace = original
+            # (wrapped again by someone after us: ours stays, inert with the window closed)
+
+        profile_type._prepare_trace = _prepare_trace
+        self._unguard = unguard
+
+    def give_way(self):
+        """The script is starting its own profiler inside the window: stop the window
+        unwritten, so that the script's session begins on its own and is not ended by
+        the window's stop (its own stop would then raise and fail the run)."""
+        self.enabled = False
+        self.abandon()
+        self._tell("given up: the script started its own profiler inside it")
+        faults.say("profiler window given up: the script started its own profiler (one "
+                   "profiler at a time; --skip and --active place the window elsewhere); "
+                   "no trace.json, the steps after the window are measured as always")
+
+    def _tell(self, note):
+        self.note = note
+        self.news = True
+
+    def _close(self):
+        """Forgets the open profiler and unwraps _prepare_trace; returns the profiler."""
+        prof, self._prof = self._prof, None
+        unguard, self._unguard = self._unguard, None
+        if unguard is not None:
+            try:
+                unguard()
+            except Exception:
+                pass
+        return prof
 
     def step(self):
         if self._prof is None:
@@ -105,7 +168,7 @@ class ProfilerWindow(object):
 
     def finish(self):
         """Stops the window and writes trace.json."""
-        prof, self._prof = self._prof, None
+        prof = self._close()
         if prof is None:
             return
         self.enabled = False  # one window per run
@@ -127,7 +190,7 @@ class ProfilerWindow(object):
     def abandon(self):
         """Stops the window without writing it (the probe is turning off, or the run
         changed from inference to training and the window will be taken again)."""
-        prof, self._prof = self._prof, None
+        prof = self._close()
         if prof is None:
             return
         try:
