@@ -18,6 +18,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+#include <thread>
 
 namespace kinetoscope::widgets {
 
@@ -369,7 +370,7 @@ void LiveRunView::addSample(const session::LiveSample& s)
     markDirty();
 }
 
-void LiveRunView::setArm(const session::LabArm& arm)
+void LiveRunView::setArm(const session::LabArm& arm, int machineCores)
 {
     const int row = m_labTable->rowCount();
     m_labTable->insertRow(row);
@@ -406,6 +407,11 @@ void LiveRunView::setArm(const session::LabArm& arm)
         status += tr("; compiling %1 apart").arg(text(format::duration(arm.compileSeconds * 1e9)));
     if (!arm.note.empty())
         status += QStringLiteral("; ") + text(arm.note);
+    if (arm.ran && session::sharedMachine(
+                       arm.otherCpuCores,
+                       machineCores > 0 ? machineCores : int(std::thread::hardware_concurrency())))
+        status += tr("; other processes used %1 cores meanwhile")
+                      .arg(text(format::number(arm.otherCpuCores)));
     set(4, status);
     if (arm.kind == session::ArmKind::Bf16Compile)  // a script's lab: the real compiler
         m_labTable->setToolTip(
@@ -634,7 +640,7 @@ void LiveRunView::showSession(const session::Session& s)
     for (const session::LiveSample& sample : s.samples)
         addSample(sample);
     for (const session::LabArm& arm : s.lab)
-        setArm(arm);
+        setArm(arm, session::machineCores(s));
     for (const session::SweepPoint& point : s.sweep)
         addSweepPoint(point);
     if (s.memory)

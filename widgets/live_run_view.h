@@ -38,7 +38,9 @@ public:
     // inference until its optimizer first stepped: the launcher dropped them): gone.
     void clearSteps();
     void addSample(const session::LiveSample& sample);
-    void setArm(const session::LabArm& arm);
+    // `machineCores`: the machine the arm ran on (a saved session's); 0: this one. An arm
+    // that shared it with other processes says so in its status.
+    void setArm(const session::LabArm& arm, int machineCores = 0);
     void addSweepPoint(const session::SweepPoint& point);
     void setMemory(const session::MemoryTriage& memory);
     // An inference run: the bars are each batch's latency, and its percentiles show live.

@@ -63,6 +63,14 @@ void printMemory(const session::MemoryTriage& m, std::ostream& out)
         << bytesOrDash(split.activationBytes) << "\n";
 }
 
+// "  other processes 1.02 cores" after a run that shared the machine, else nothing.
+std::string otherProcesses(const session::Session& s, double cores)
+{
+    return session::sharedMachine(cores, session::machineCores(s))
+               ? "  other processes " + format::number(cores) + " cores"
+               : std::string();
+}
+
 void printArms(const session::Session& s, std::ostream& out)
 {
     for (const session::LabArm& arm : s.lab) {
@@ -78,7 +86,7 @@ void printArms(const session::Session& s, std::ostream& out)
                 << bytesOrDash(arm.peakAllocatedBytes);
             if (arm.compileSeconds >= 0)
                 out << "  compiling " << format::duration(arm.compileSeconds * 1e9) << " apart";
-            out << "\n";
+            out << otherProcesses(s, arm.otherCpuCores) << "\n";
         } else {
             out << "not run: " << arm.skippedReason << "\n";
         }
@@ -121,6 +129,8 @@ void printSweep(const session::Session& s, std::ostream& out)
                 << "  peak " << bytesOrDash(p.peakAllocatedBytes);
         else
             out << p.error;
+        if (p.error.empty())
+            out << otherProcesses(s, p.otherCpuCores);
         // Points of the series that checkpoints activations say so.
         if (p.checkpointEvery > 0)
             out << "  " << session::checkpointingName(p.checkpointEvery);

@@ -4,11 +4,13 @@
 #include "app/cli/interrupt_cancels.h"
 #include "app/cli/lab_report.h"
 #include "core/format/format.h"
+#include "core/session/lab_reading.h"
 
 #include <atomic>
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <thread>
 
 namespace kinetoscope::cli {
 
@@ -55,17 +57,26 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
             lastRun = run;
         }
     };
-    callbacks.arm = [&err](const session::LabArm& arm) {
+    // " (other processes used 1.02 cores meanwhile)" after a run that shared the machine.
+    auto shared = [](double otherCores) {
+        return session::sharedMachine(otherCores, int(std::thread::hardware_concurrency()))
+                   ? " (other processes used " + format::number(otherCores) + " cores meanwhile)"
+                   : std::string();
+    };
+    callbacks.arm = [&err, shared](const session::LabArm& arm) {
         if (arm.ran)
             err << "kinetoscope profile: " << arm.name() << ": "
-                << format::rate(arm.samplesPerSecond, "samples") << std::endl;
+                << format::rate(arm.samplesPerSecond, "samples") << shared(arm.otherCpuCores)
+                << std::endl;
         else
             err << "kinetoscope profile: " << arm.name() << " not run: " << arm.skippedReason
                 << std::endl;
     };
-    callbacks.sweepPoint = [&err](const session::SweepPoint& point) {
+    callbacks.sweepPoint = [&err, shared](const session::SweepPoint& point) {
         err << "kinetoscope profile: " << point.knob << " = " << point.value << ": "
-            << (point.error.empty() ? format::rate(point.samplesPerSecond, "samples") : point.error)
+            << (point.error.empty()
+                    ? format::rate(point.samplesPerSecond, "samples") + shared(point.otherCpuCores)
+                    : point.error)
             << std::endl;
     };
     // The runs have process groups of their own: only this process hears the terminal's Ctrl-C.

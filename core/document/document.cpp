@@ -192,6 +192,9 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     const auto kind = session.config.find("kind");
     lab.script = kind != session.config.end() && kind->second == "script";
     lab.keptSteps = session.steps.size();
+    for (const session::SharedRun& shared : session::sharedRuns(session))
+        lab.sharedRuns.push_back({shared.run, shared.otherCores});
+    lab.machineCores = session::machineCores(session);
     lab.armsFinished = size_t(std::count_if(session.lab.begin(), session.lab.end(),
                                             [](const session::LabArm& arm) { return arm.ran; }));
     if (const auto every = session.config.find("checkpoint_every"); every != session.config.end())

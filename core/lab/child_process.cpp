@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,6 +139,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         ::_exit(127);
     }
     m_pid = pid;
+    m_others.start();
     if (spec.ownProcessGroup)
         ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
     closeChildEnds();
@@ -223,8 +225,13 @@ void ChildProcess::signal(int signal) const
 
 bool ChildProcess::reap()
 {
-    if (!m_reaped && m_pid > 0 && ::waitpid(m_pid, &m_status, WNOHANG) == m_pid)
+    struct rusage usage
+    {
+    };
+    if (!m_reaped && m_pid > 0 && ::wait4(m_pid, &m_status, WNOHANG, &usage) == m_pid) {
         m_reaped = true;
+        m_others.finish(usage);
+    }
     return m_reaped;
 }
 

@@ -3,7 +3,10 @@
 // (`kinetoscope-engine`, protocol on its standard output, cancel on its standard input, its
 // standard error kept in a log), or a user's script under the probe (protocol and cancel on
 // a socket it inherits, its own output left alone). Torch-free; POSIX.
+#include "core/lab/other_processes.h"
+
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -74,6 +77,9 @@ public:
     void signal(int signal) const;
     bool reap();  // true once the process has ended (its wait status in status())
     int status() const { return m_status; }
+    // Once reaped: the cores other processes used on average while it ran (see
+    // OtherProcessesCpu), or nothing where not measured.
+    std::optional<double> otherProcessesCores() const { return m_others.cores(); }
     // The last 4 KiB of the engine's standard error (empty in socket mode).
     const std::string& errorTail() const { return m_errorTail; }
     void closeOutputs();  // stops reading: what they still hold is not waited for
@@ -90,6 +96,7 @@ private:
     bool m_socket = false;  // protocol and control on one socket (m_out == m_control)
     bool m_reaped = false;
     int m_status = 0;
+    OtherProcessesCpu m_others;
     std::string m_line;
     size_t m_consumed = 0;
     std::string m_errorTail;

@@ -103,10 +103,8 @@ bool Nvml::read(double& utilisationPercent, int64_t& memoryUsedBytes) const
     return true;
 }
 
-namespace {
-
 // The aggregate "cpu" line: user nice system idle iowait irq softirq steal (jiffies).
-bool readProcStat(unsigned long long& busy, unsigned long long& total)
+bool readMachineCpuTicks(unsigned long long& busy, unsigned long long& total)
 {
     std::ifstream in("/proc/stat");
     std::string label;
@@ -123,17 +121,15 @@ bool readProcStat(unsigned long long& busy, unsigned long long& total)
     return total > 0;
 }
 
-}  // namespace
-
 CpuUsage::CpuUsage()
 {
-    readProcStat(m_busy, m_total);
+    readMachineCpuTicks(m_busy, m_total);
 }
 
 double CpuUsage::percentSinceLastRead()
 {
     unsigned long long busy = 0, total = 0;
-    if (!readProcStat(busy, total))
+    if (!readMachineCpuTicks(busy, total))
         return -1;
     const unsigned long long dBusy = busy - m_busy, dTotal = total - m_total;
     m_busy = busy;

@@ -37,6 +37,11 @@ private:
     void* m_device = nullptr;
 };
 
+// The machine's CPU time so far, every core together, in USER_HZ ticks (/proc/stat's
+// aggregate line): busy (all but idle and iowait; steal included) and total. False when
+// /proc/stat cannot be read.
+bool readMachineCpuTicks(unsigned long long& busy, unsigned long long& total);
+
 // Busy share of all cores between two reads of /proc/stat.
 class CpuUsage
 {

@@ -7,6 +7,7 @@
 #include "core/lab/probe_stream.h"
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -337,6 +338,13 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
                       format::counted(h.steps.size(), "measured step", "measured steps") + " (" +
                       h.done->by + ")";
     run.session = buildSession(c, h, samplesSoFar(), error);
+    if (const std::optional<double> others = child.otherProcessesCores()) {
+        // (to_chars: the session's number whatever the locale; two decimals of a core)
+        char text[32];
+        const auto written =
+            std::to_chars(text, text + sizeof text, *others, std::chars_format::fixed, 2);
+        run.session.config["other_cpu_cores"] = std::string(text, written.ptr);
+    }
     std::string saveError;
     if (session::saveSession(run.session, sessionPath, saveError)) {
         run.sessionPath = sessionPath;

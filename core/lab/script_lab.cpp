@@ -4,6 +4,7 @@
 #include "core/session/timing_stats.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 
@@ -83,6 +84,16 @@ int64_t numberOr(const session::Session& s, const std::string& key, int64_t fall
     return text.empty() ? fallback : int64_t(std::atoll(text.c_str()));
 }
 
+// The cores other processes used during the run (its config's "other_cpu_cores", written
+// by runProfile); -1 where not measured. from_chars: whatever the locale.
+double otherCpuCoresOf(const session::Session& run)
+{
+    const std::string text = configOf(run, "other_cpu_cores");
+    double cores = -1;
+    const auto read = std::from_chars(text.data(), text.data() + text.size(), cores);
+    return read.ec == std::errc() && cores >= 0 ? cores : -1;
+}
+
 std::string runName(const std::string& knob, int64_t value)
 {
     return knob + "-" + std::to_string(value);
@@ -128,6 +139,7 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
     session::LabArm arm;
     arm.kind = session::parseArmKind(name).value_or(session::ArmKind::Fp32);
     arm.note = configOf(run, "arm_note");
+    arm.otherCpuCores = otherCpuCoresOf(run);
     const std::string armError = configOf(run, "arm_error");
     if (!armError.empty()) {
         arm.skippedReason = armError;
@@ -165,6 +177,7 @@ session::SweepPoint sweepPointFromRun(const std::string& knob, int64_t value,
     session::SweepPoint p;
     p.knob = knob;
     p.value = value;
+    p.otherCpuCores = otherCpuCoresOf(run);
     p.peakAllocatedBytes = peakOf(run, &session::StepTiming::peakAllocatedBytes);
     p.peakReservedBytes = peakOf(run, &session::StepTiming::peakReservedBytes);
     const int64_t peak = p.peakAllocatedBytes >= 0 ? p.peakAllocatedBytes : peakResident(run);

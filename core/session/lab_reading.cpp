@@ -4,6 +4,7 @@
 #include "core/session/memory_reading.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 namespace kinetoscope::session {
@@ -139,6 +140,58 @@ std::string bf16SlowdownCause(const Session& s)
            "is converted and computed the slow way";
 }
 
+bool sharedMachine(double otherCores, int machineCores)
+{
+    if (!(otherCores >= kSharedMachineCores))
+        return false;
+    return machineCores <= 0 || otherCores >= kSharedMachineShare * machineCores;
+}
+
+int machineCores(const Session& s)
+{
+    const auto threads = s.environment.find("host_threads");
+    if (threads == s.environment.end())
+        return 0;
+    const int cores = std::atoi(threads->second.c_str());
+    return cores > 0 ? cores : 0;
+}
+
+std::vector<SharedRun> sharedRuns(const Session& s)
+{
+    const int cores = machineCores(s);
+    std::vector<SharedRun> shared;
+    for (const LabArm& arm : s.lab)
+        if (arm.ran && sharedMachine(arm.otherCpuCores, cores))
+            shared.push_back({arm.name(), arm.otherCpuCores});
+    for (const SweepPoint& p : s.sweep)
+        if (p.error.empty() && sharedMachine(p.otherCpuCores, cores))
+            shared.push_back({p.knob + " = " + std::to_string(p.value), p.otherCpuCores});
+    return shared;
+}
+
+namespace {
+
+// "Other processes used the CPU while the bf16 run went on (1.02 of the machine's 2 cores
+// on average): ..."; nullopt when no run shared the machine.
+std::optional<std::string> sharedMachineLine(const Session& s)
+{
+    const std::vector<SharedRun> shared = sharedRuns(s);
+    if (shared.empty())
+        return std::nullopt;
+    std::string runs;
+    for (size_t i = 0; i < shared.size(); ++i)
+        runs += (i == 0 ? "" : ", ") + shared[i].run + " " + format::number(shared[i].otherCores);
+    const int cores = machineCores(s);
+    return "Other processes used the CPU while " +
+           (shared.size() == 1 ? "the " + shared.front().run + " run" : std::string("these runs")) +
+           " went on (cores in use by them on average: " + runs +
+           (cores > 0 ? ", of the machine's " + std::to_string(cores) : std::string()) +
+           "): the figures, and the jumps between runs, are the machine's as much as the "
+           "model's; run the lab again on an idle machine.";
+}
+
+}  // namespace
+
 std::optional<std::string> stoppedEarly(const Session& s)
 {
     if (s.interrupted.empty())
@@ -164,6 +217,8 @@ LabReading readLab(const Session& s)
     LabReading r;
     if (const std::optional<std::string> stopped = stoppedEarly(s))
         r.lines.push_back(*stopped);
+    if (const std::optional<std::string> shared = sharedMachineLine(s))
+        r.lines.push_back(*shared);
     const LabArm* fp32 = ranArm(s, ArmKind::Fp32);
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);

@@ -16,6 +16,25 @@ inline constexpr double kSmallLabJump = 1.2;
 // called a small jump.
 inline constexpr double kLabSlowdown = 0.9;
 
+// A run shared the machine when other processes used at least this many cores on average
+// while it went on, and at least this share of the machine's cores: its figures are then
+// the machine's as much as the model's, and a jump between two runs may be the machine's.
+inline constexpr double kSharedMachineCores = 0.5;
+inline constexpr double kSharedMachineShare = 0.1;
+// `otherCores` < 0: not measured; `machineCores` 0: not known (the share is not checked).
+bool sharedMachine(double otherCores, int machineCores);
+// The machine's logical cores as the session recorded them (environment "host_threads"),
+// or 0.
+int machineCores(const Session& session);
+
+// A lab run (an arm, a sweep point) during which other processes used the CPU.
+struct SharedRun
+{
+    std::string run;  // "bf16", "workers = 4"
+    double otherCores = 0;
+};
+std::vector<SharedRun> sharedRuns(const Session& session);
+
 // Why bf16 autocast runs slower than fp32 on this run's device, in a clause: on a CPU
 // whose flags (the session's environment "cpu_bf16") show no bf16 matrix units, that;
 // else the usual causes on a CPU or a GPU.

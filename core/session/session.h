@@ -57,6 +57,9 @@ struct LabArm
     int64_t recompiles = -1;
     int64_t compiledInMeasured = -1;  // compilations during measured steps (the median holds)
     std::string note{};  // what the arm found ("the script already uses autocast"), or empty
+    // Cores other processes used on average while the arm's run went on (a script's lab:
+    // core/lab/other_processes.h); -1 where not measured.
+    double otherCpuCores = -1;
 
     const char* name() const { return armName(kind); }
 };
@@ -95,6 +98,7 @@ struct SweepPoint
     int64_t peakReservedBytes = -1;  // the CUDA caching allocator's largest hold; -1 on the CPU
     PhaseTiming latency{};           // inference runs only (empty phase otherwise)
     int64_t checkpointEvery = 0;     // activation checkpointing of every N-th block (0: off)
+    double otherCpuCores = -1;       // as LabArm's
 };
 
 // Memory after one phase of a step, as the seeds' memory triage prints it (bytes; -1

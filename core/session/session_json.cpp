@@ -70,6 +70,8 @@ json toJson(const LabArm& a)
         j["compiled_in_measured"] = a.compiledInMeasured;
     if (!a.note.empty())
         j["note"] = a.note;
+    if (a.otherCpuCores >= 0)
+        j["other_cpu_cores"] = a.otherCpuCores;
     return j;
 }
 
@@ -95,6 +97,7 @@ LabArm labArmFrom(const json& value)
     arm.recompiles = integerOr(value, "recompiles", -1);
     arm.compiledInMeasured = integerOr(value, "compiled_in_measured", -1);
     arm.note = value.value("note", "");
+    arm.otherCpuCores = value.value("other_cpu_cores", -1.0);
     return arm;
 }
 
@@ -153,6 +156,8 @@ json toJson(const SweepPoint& p)
         j["latency"] = toJson(p.latency);
     if (p.checkpointEvery > 0)
         j["checkpoint_every"] = p.checkpointEvery;
+    if (p.otherCpuCores >= 0)
+        j["other_cpu_cores"] = p.otherCpuCores;
     return j;
 }
 
@@ -170,6 +175,7 @@ SweepPoint sweepPointFrom(const json& value)
     if (value.contains("latency"))
         point.latency = phaseTimingFrom(value["latency"]);
     point.checkpointEvery = integerOr(value, "checkpoint_every", 0);
+    point.otherCpuCores = value.value("other_cpu_cores", -1.0);
     return point;
 }
 

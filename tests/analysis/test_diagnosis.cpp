@@ -417,6 +417,38 @@ private Q_SLOTS:
                  note->title.c_str());
     }
 
+    // Measured beside other processes, bf16's slowdown may be theirs: that is said first
+    // (HIGH), and the comparison drops to LOW with the reason (a CPU lab whose bf16 run
+    // shared a 2-core machine with another job read as "24.8x slower: keep fp32").
+    void aComparisonOnASharedMachineIsNotTrusted()
+    {
+        LabMeasurements lab;
+        lab.cpu = true;
+        lab.cpuBf16Units = "amx_bf16";
+        lab.fp32SamplesPerSecond = 12763;
+        lab.bf16SamplesPerSecond = 514;
+        lab.fp32StepNs = 2.70e6;
+        lab.bf16StepNs = 62.7e6;
+        QCOMPARE(find(diagnoseLab(lab, {}), "bf16-slowdown")->severity, Severity::Medium);
+        QVERIFY(!find(diagnoseLab(lab, {}), "machine-shared"));
+        lab.sharedRuns = {{"bf16", 1.02}};
+        lab.machineCores = 2;
+        const std::vector<Finding> findings = diagnoseLab(lab, {});
+        const Finding* shared = find(findings, "machine-shared");
+        QVERIFY(shared);
+        QCOMPARE(QString::fromStdString(findings.front().id), QString("machine-shared"));
+        QCOMPARE(shared->severity, Severity::High);
+        QVERIFY2(shared->title == "Other processes used the CPU during the bf16 run: its "
+                                  "comparisons are not reliable",
+                 shared->title.c_str());
+        QVERIFY(shared->explanation.find("bf16 1.02, of 2") != std::string::npos);
+        const Finding* slow = find(findings, "bf16-slowdown");
+        QVERIFY(slow);
+        QCOMPARE(slow->severity, Severity::Low);
+        QVERIFY(slow->explanation.ends_with("the comparison is not reliable until the lab runs on "
+                                            "an idle machine."));
+    }
+
     // The fix names the run's own optimizer (issue 29: AdamW was suggested to an SGD run).
     void theOptimizerSnippetIsTheRunsOwn()
     {

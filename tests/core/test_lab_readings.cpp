@@ -1,7 +1,9 @@
 // The seeds' readings of a lab run that need no torch: the latency statistics of a known
 // distribution, which phase sets the peak, growth step over step, the caching allocator
 // holding freed blocks, the batch size that fits, and the triage's JSON; a script lab's
-// runs made into arms and sweep points, and its compile arm read apart from compilation.
+// runs made into arms and sweep points, and its compile arm read apart from compilation;
+// the CPU other processes took beside a run, measured on real processes, and read.
+#include "core/lab/child_process.h"
 #include "core/lab/script_lab.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
@@ -9,6 +11,9 @@
 #include "core/session/timing_stats.h"
 
 #include <QtTest>
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 using namespace kinetoscope;
 
@@ -513,6 +518,98 @@ private Q_SLOTS:
         QCOMPARE(r.lines.front(),
                  std::string("Sweep of workers: best at workers = 2 (1,778 samples/s, 1.54× "
                              "workers = 0's; the data wait 17.6 ms -> 5.98 ms per step)."));
+    }
+
+    // Real processes: a child measured while a busy process of another runs beside it sees
+    // that process's core; a child that keeps a core busy itself (with the processes it
+    // starts and waits for) is not counted as another's.
+    void otherProcessesAreMeasuredBesideAChild()
+    {
+        auto spawn = [](lab::ChildProcess& child, const std::string& script) {
+            lab::SpawnSpec spec;
+            spec.name = "the test's shell";
+            spec.executable = "/bin/sh";
+            spec.args = {"-c", script};
+            spec.noChannel = true;
+            std::string error;
+            QVERIFY2(child.spawn(spec, error), error.c_str());
+        };
+        auto waitFor = [](lab::ChildProcess& child) {
+            while (!child.reap())
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        };
+        std::optional<double> beside, alone;
+        {
+            lab::ChildProcess busy;  // not the measured child's: another process
+            spawn(busy, "while :; do :; done");
+            lab::ChildProcess measured;
+            spawn(measured, "sleep 1.5");
+            waitFor(measured);
+            beside = measured.otherProcessesCores();
+            busy.signal(SIGKILL);
+            waitFor(busy);
+        }
+        {
+            lab::ChildProcess measured;  // busy itself, and through `date` children it waits for
+            spawn(measured, "end=$(($(date +%s) + 2)); while [ $(date +%s) -lt $end ]; do :; done");
+            waitFor(measured);
+            alone = measured.otherProcessesCores();
+        }
+        QVERIFY(beside && alone);
+        qInfo("other processes: %.2f cores beside a busy process, %.2f alone", *beside, *alone);
+        QVERIFY2(*beside >= session::kSharedMachineCores, QByteArray::number(*beside));
+        QVERIFY2(*alone < *beside,
+                 QByteArray::number(*alone) + " >= " + QByteArray::number(*beside));
+    }
+
+    // A run that shared the machine says so before the jumps, in the arms' lines and in the
+    // session file; a script run's measure becomes its arm's and its sweep point's.
+    void aRunThatSharedTheMachineSaysSo()
+    {
+        QVERIFY(!session::sharedMachine(-1, 2));
+        QVERIFY(!session::sharedMachine(0.4, 2));
+        QVERIFY(session::sharedMachine(0.6, 2));
+        QVERIFY(!session::sharedMachine(0.6, 16));  // under a tenth of 16 cores
+        QVERIFY(session::sharedMachine(0.6, 0));    // cores not recorded: the count alone
+
+        session::Session run;
+        run.config = {{"batch_size", "32"}, {"other_cpu_cores", "1.02"}};
+        session::StepTiming t;
+        t.wallMs = 10;
+        run.steps = {t, t};
+        QCOMPARE(lab::armFromRun("bf16", run, "").otherCpuCores, 1.02);
+        QCOMPARE(lab::sweepPointFromRun("workers", 4, run, "", 0).otherCpuCores, 1.02);
+        run.config.erase("other_cpu_cores");
+        QCOMPARE(lab::armFromRun("bf16", run, "").otherCpuCores, -1.0);
+
+        auto arm = [](session::ArmKind kind, double samples, double others) {
+            session::LabArm a = ranArm(kind, samples, 32);
+            a.otherCpuCores = others;
+            return a;
+        };
+        session::Session s;
+        s.environment = {{"device", "CPU"}, {"cpu_bf16", "amx_bf16"}, {"host_threads", "2"}};
+        s.lab = {arm(session::ArmKind::Fp32, 12763, 0.03), arm(session::ArmKind::Bf16, 514, 1.02)};
+        const session::LabReading r = session::readLab(s);
+        QVERIFY(r.lines.size() >= 2);
+        QCOMPARE(r.lines.front(),
+                 std::string("Other processes used the CPU while the bf16 run went on (cores in "
+                             "use by them on average: bf16 1.02, of the machine's 2): the "
+                             "figures, and the jumps between runs, are the machine's as much as "
+                             "the model's; run the lab again on an idle machine."));
+        QVERIFY(r.lines[1].starts_with("fp32 -> bf16 is a slowdown"));
+        const std::vector<session::SharedRun> shared = session::sharedRuns(s);
+        QCOMPARE(shared.size(), size_t(1));
+        QCOMPARE(shared.front().run, std::string("bf16"));
+
+        const session::LabArm back = session::labArmFrom(session::toJson(s.lab[1]));
+        QCOMPARE(back.otherCpuCores, 1.02);
+        QCOMPARE(session::labArmFrom(session::toJson(ranArm(session::ArmKind::Fp32, 1, 1)))
+                     .otherCpuCores,
+                 -1.0);
+
+        s.lab[1].otherCpuCores = 0.2;  // a quiet machine: nothing said
+        QVERIFY(session::readLab(s).lines.front().starts_with("fp32 -> bf16"));
     }
 
     void theTriageRoundTripsThroughJson()

@@ -442,7 +442,9 @@ private Q_SLOTS:
         QVERIFY(!live->labTable()->isHidden());
         QCOMPARE(live->labTable()->rowCount(), 2);
         QCOMPARE(live->labTable()->item(1, 0)->text(), QStringLiteral("bf16"));
-        QCOMPARE(live->labTable()->item(1, 4)->text(), QStringLiteral("measured"));
+        // (tests running beside it may make it "measured; other processes used 0.950 cores")
+        QVERIFY2(live->labTable()->item(1, 4)->text().startsWith(QStringLiteral("measured")),
+                 qPrintable(live->labTable()->item(1, 4)->text()));
         QCOMPARE(live->stepBars(), 10);  // the fp32 run's
         QVERIFY2(live->readingText().contains(QStringLiteral("fp32 -> bf16 is a")),
                  qPrintable(live->readingText()));

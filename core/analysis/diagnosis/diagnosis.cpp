@@ -137,6 +137,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
          "compile-measured / already-fused",
          rules::labBaseline, true},
         {"run-interrupted", rules::labInterrupted, true},
+        {"machine-shared", rules::labMachineShared, true},
         {"dataloader-bound-measured", rules::labSplit, true},
         {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory,
          true},

@@ -117,6 +117,16 @@ struct LabMeasurements
     std::string interrupted;
     size_t keptSteps = 0;
     size_t armsFinished = 0;
+    // The runs (arms, sweep points) during which other processes used the CPU
+    // (session::sharedRuns): their figures, and the comparisons between runs, are the
+    // machine's as much as the model's.
+    struct SharedRun
+    {
+        std::string run;        // "bf16", "workers = 4"
+        double otherCores = 0;  // cores the other processes used, on average
+    };
+    std::vector<SharedRun> sharedRuns;
+    int machineCores = 0;  // logical cores; 0 when not recorded
 };
 
 struct DiagnosisInput

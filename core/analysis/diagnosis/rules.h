@@ -68,5 +68,6 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
 void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out);
+void labMachineShared(const DiagnosisInput& in, std::vector<Finding>& out);
 
 }  // namespace kinetoscope::analysis::rules

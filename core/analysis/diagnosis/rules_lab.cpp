@@ -6,6 +6,7 @@
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -386,13 +387,62 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
 
 }  // namespace
 
+// The clause a comparison between runs carries when one of them shared the machine.
+constexpr const char* kSharedClause =
+    " Measured while other processes used the CPU (machine-shared): the comparison is not "
+    "reliable until the lab runs on an idle machine.";
+
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     // The seeds' rules on the three-run baseline; they need a live run (the engine).
     if (!in.lab)
         return;
+    const size_t first = out.size();
     precision(*in.lab, out);
     graphs(*in.lab, out);
+    // A jump between runs that did not have the machine alike may be the machine's: said,
+    // and never above LOW.
+    if (!in.lab->sharedRuns.empty())
+        for (size_t i = first; i < out.size(); ++i) {
+            out[i].severity = Severity::Low;
+            out[i].explanation += kSharedClause;
+        }
+}
+
+void labMachineShared(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // Other processes took the CPU during some of the lab's runs: every comparison between
+    // runs is then in doubt, which is said before the comparisons themselves.
+    if (!in.lab || in.lab->sharedRuns.empty())
+        return;
+    const LabMeasurements& lab = *in.lab;
+    double most = 0;
+    std::string runs;
+    for (const LabMeasurements::SharedRun& shared : lab.sharedRuns) {
+        most = std::max(most, shared.otherCores);
+        runs += (runs.empty() ? "" : ", ") + shared.run + " " + format::number(shared.otherCores);
+    }
+    const bool one = lab.sharedRuns.size() == 1;
+    Finding f;
+    f.id = "machine-shared";
+    f.severity = Severity::High;
+    f.aboutWindow = true;
+    f.title = "Other processes used the CPU during " +
+              (one ? "the " + lab.sharedRuns.front().run + " run" : std::string("the lab's runs")) +
+              ": its comparisons are not reliable";
+    f.explanation =
+        "While the lab ran, other processes on this machine took CPU time (cores in use by them "
+        "on average: " +
+        runs + (lab.machineCores > 0 ? ", of " + std::to_string(lab.machineCores) : std::string()) +
+        "). The lab's readings compare runs; when the machine is shared unevenly between them, a "
+        "jump or a slowdown can be the other processes' doing, not the model's (torch's "
+        "intra-op threads use every core: one busy core holds back each parallel op).";
+    f.evidence.figures = {{"other_processes_cores_most", most, Unit::Count},
+                          {"runs_shared", double(lab.sharedRuns.size()), Unit::Count}};
+    f.gainMethod = "not a per-step cost: it says how far the comparisons between runs hold";
+    f.fix = "Run the lab again on an idle machine (other jobs stopped or paused; on a shared "
+            "server, cores of its own), or compare only runs made under the same load.";
+    out.push_back(std::move(f));
 }
 
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
@@ -487,6 +537,8 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
                  format::duration(sweep->bestWaitNs) + " per step).";
         f.evidence.figures.push_back(
             {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
+        if (!in.lab->sharedRuns.empty())
+            f.fix += kSharedClause;
     }
     out.push_back(std::move(f));
 }
