@@ -98,6 +98,12 @@ RUNS = {
     # a script that opens its own profiler (steps 20-22) after the probe's window (5-7), and
     # one whose profiler records its whole loop
     "profile_whole_loop": (["profile_again.py", "--steps", "30", "--whole-loop"], {"skip": 3, "active": 2}, {}),
+    # torch.save(model), deepcopy and jit.script of the model at step 8, training and
+    # inference, with the probe and without
+    "copy_model": (["copy_model.py", "--steps", "16", "--copy-at", "8"], {"skip": 2, "active": 2}, {}),
+    "copy_model_bare": (["copy_model.py", "--steps", "16", "--copy-at", "8"], None, {"probe": False}),
+    "copy_model_infer": (["copy_model.py", "--steps", "16", "--copy-at", "8", "--infer"],
+                         {"skip": 2, "active": 2}, {}),
     # and ones that open theirs inside the probe's window (steps 5-7), through either entry
     "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
@@ -390,6 +396,23 @@ class ProfilerWindow(unittest.TestCase):
             # and the session says why it has no trace
             self.assertEqual(run.last_config().get("window"),
                              "given up: the script started its own profiler inside it")
+
+    def test_copies_of_the_model_are_made_as_without_the_probe(self):
+        # The probe's hooks on the model went with it: torch.save(model) failed ("Can't
+        # pickle local object 'ModelFinder.hook_forward.<locals>.pre'"), jit.script failed
+        # on their try blocks, deepcopy (an EMA model) carried them.
+        bare = result("copy_model_bare")
+        self.assertEqual(bare.returncode, 0, bare.explain())
+        for name in ("copy_model", "copy_model_infer"):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, name + "\n" + run.explain())
+            self.assertEqual(run.stdout, bare.stdout, name)
+            self.assertNotIn("kinetoscope probe:", run.stderr)
+            steps = run.steps()
+            self.assertEqual([s[0] for s in steps], list(range(4, 16)), run.explain())
+            for row in steps:
+                if row[0] > 8:  # the hooks still on the model after the copies
+                    self.assertGreater(row[3], 0, name)  # the forward
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

@@ -5,7 +5,9 @@
 - `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it);
 - torch's global optimizer step pre/post hooks (the loop's own methods, which make the
   same checks: steps.Loop.on_optimizer_pre);
-- the global module forward hooks while the model is being found (model.py);
+- the global module forward hooks while the model is being found (model.py), then hooks
+  on the model alone, kept out of its copies: nn.Module.__getstate__ and torch.jit.script
+  are wrapped (model.py);
 - with `--step-marker`: record_function's __enter__/__exit__, and the script's function.
 
 Every wrapper first checks that the loop is live and that this is the training thread
@@ -30,6 +32,7 @@ def install(loop, torch):
     _install_optimizer(loop, torch)
     if loop.marker:
         _install_marker_label(loop, torch)
+    loop.finder.install_guards()
     loop.finder.discover()
 
 

@@ -12,7 +12,13 @@ hook pair is put on the model alone: the pre hook only where the forward's start
 any hook on a module sends each of its calls down torch's slower path); the post hook only
 until an optimizer steps (inference). If the optimizer turns out to hold another module's
 parameters, discovery starts again.
+
+The hooks on the model are the probe's, never the model's: a copy of it (pickle,
+torch.save(model), copy.deepcopy for an EMA model) is made without them (nn.Module's
+__getstate__ is wrapped to leave them out of the state), and torch.jit.script, which
+compiles a module's hooks, runs with them taken off the model for the call.
 """
+import functools
 import importlib
 import weakref
 from threading import get_ident
@@ -42,6 +48,7 @@ class ModelFinder(object):
         self._model = None  # weakref to the model
         self._misses = 0  # optimizer steps whose parameters no candidate held
         self.on_model = None  # called with the model once chosen, None when discovery restarts
+        self._unwrap = []  # restores what install_guards() wrapped
 
     @property
     def model(self):
@@ -195,6 +202,86 @@ class ModelFinder(object):
         self._remove(self._local)
         self._remove(self._local_post)
         self.discovering = False
+        self.remove_guards()
+
+    # -- the model's copies ------------------------------------------------------------------
+    def install_guards(self):
+        """Wraps nn.Module.__getstate__ (pickle, deepcopy) and torch.jit.script so that
+        the probe's hooks on the model never go with it (see the module's doc)."""
+        module_type = self._torch.nn.Module
+        original_state = module_type.__dict__["__getstate__"]
+        finder = self
+
+        @functools.wraps(original_state)
+        def __getstate__(module):
+            state = original_state(module)
+            if module is finder.model and (finder._local or finder._local_post):
+                try:
+                    state = finder._without_hooks(state)
+                except Exception:
+                    pass
+            return state
+
+        module_type.__getstate__ = __getstate__
+        self._unwrap.append(lambda: _restore(module_type, "__getstate__", __getstate__, original_state))
+
+        jit = self._torch.jit
+        original_script = jit.script
+
+        @functools.wraps(original_script)
+        def script(*args, **kwargs):
+            taken = finder._take_hooks_off()
+            try:
+                return original_script(*args, **kwargs)
+            finally:
+                finder._put_hooks_back(taken)
+
+        jit.script = script
+        self._unwrap.append(lambda: _restore(jit, "script", script, original_script))
+
+    def remove_guards(self):
+        while self._unwrap:
+            try:
+                self._unwrap.pop()()
+            except Exception:
+                pass
+
+    def _ours(self):
+        """(hooks dict, key) of each hook the probe put on the model."""
+        for handle in self._local + self._local_post:
+            # the hook's dict, and those that flag it (with kwargs, always called)
+            for ref in (handle.hooks_dict_ref,) + tuple(handle.extra_dict_ref or ()):
+                hooks = ref()
+                if hooks is not None and handle.id in hooks:
+                    yield hooks, handle.id
+
+    def _without_hooks(self, state):
+        """The module's state (a dict copy of its __dict__) with copies of its hook dicts
+        that leave the probe's out."""
+        ours = list(self._ours())
+        if not ours:
+            return state
+        state = dict(state)
+        for name, value in list(state.items()):
+            if any(value is hooks for hooks, _ in ours):
+                kept = type(value)()
+                keys = {key for hooks, key in ours if hooks is value}
+                for key, hook in value.items():
+                    if key not in keys:
+                        kept[key] = hook
+                state[name] = kept
+        return state
+
+    def _take_hooks_off(self):
+        taken = []
+        for hooks, key in list(self._ours()):
+            taken.append((hooks, key, hooks.pop(key)))
+        return taken
+
+    @staticmethod
+    def _put_hooks_back(taken):
+        for hooks, key, hook in taken:
+            hooks[key] = hook
 
     # -- helpers ----------------------------------------------------------------------------
     @staticmethod
@@ -212,3 +299,10 @@ class ModelFinder(object):
                 handles.pop().remove()
             except Exception:
                 pass
+
+
+def _restore(owner, name, wrapper, original):
+    """Puts `original` back unless someone wrapped `wrapper` since (theirs then stays, and
+    ours does nothing once the model's hooks are gone)."""
+    if getattr(owner, name, None) is wrapper:
+        setattr(owner, name, original)
