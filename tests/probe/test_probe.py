@@ -104,6 +104,8 @@ RUNS = {
     "copy_model_bare": (["copy_model.py", "--steps", "16", "--copy-at", "8"], None, {"probe": False}),
     "copy_model_infer": (["copy_model.py", "--steps", "16", "--copy-at", "8", "--infer"],
                          {"skip": 2, "active": 2}, {}),
+    # a script that joins every thread but its own before it exits
+    "join_threads": (["join_threads.py"], {"skip": 2, "active": 2}, {}),
     # and ones that open theirs inside the probe's window (steps 5-7), through either entry
     "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
@@ -413,6 +415,15 @@ class ProfilerWindow(unittest.TestCase):
             for row in steps:
                 if row[0] > 8:  # the hooks still on the model after the copies
                     self.assertGreater(row[3], 0, name)  # the forward
+
+    def test_the_probes_threads_are_not_the_scripts(self):
+        # They were threading.Threads: a script that joins every other thread waited on
+        # the probe's forever.
+        run = result("join_threads")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout.decode().strip(),
+                         "other threads seen: trainer-1, trainer-2; after the joins: 1 active")
+        self.assertIsNotNone(run.done(), run.explain())  # the probe's messages still all came
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

@@ -11,8 +11,8 @@ silently, the script runs on.
 import json
 import os
 import socket
-import threading
 
+from . import threads
 from .outbox import Outbox
 
 _NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed peer is EPIPE, never SIGPIPE
@@ -25,10 +25,8 @@ class Channel(Outbox):
         os.set_inheritable(fd, False)  # exec'd children never get it
         self._sock = socket.socket(fileno=fd)
         self._sock.settimeout(None)  # blocking; the training thread asks MSG_DONTWAIT
-        self._reader = threading.Thread(target=self._read_loop, name="kinetoscope-probe-reader")
-        self._reader.daemon = True
         self._start_writer()
-        self._reader.start()
+        threads.start(self._read_loop)
 
     def _write_some(self, data):
         try:

@@ -14,6 +14,7 @@ import json
 import os
 import threading
 
+from . import threads
 from .outbox import Outbox
 
 CANCEL_POLL_S = 0.2  # seconds between two looks for the cancel file
@@ -26,10 +27,8 @@ class FileChannel(Outbox):
         self._fd = fd
         self._cancel_path = cancel_path
         self._stop = threading.Event()  # set at close: the poller ends
-        self._poller = threading.Thread(target=self._poll_loop, name="kinetoscope-probe-cancel")
-        self._poller.daemon = True
         self._start_writer()
-        self._poller.start()
+        threads.start(self._poll_loop)
 
     def _write_some(self, data):
         self._write_all(data)

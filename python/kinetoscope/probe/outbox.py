@@ -22,6 +22,8 @@ import json
 import threading
 import time
 
+from . import threads
+
 MAX_BACKLOG = 16 << 20  # bytes
 MAX_POSTED = 100000  # lines
 FLUSH_S = 0.05  # seconds a posted message may wait (the writer wakes at most 20 times a second)
@@ -75,11 +77,9 @@ class Outbox(object):
         self._closing = False
         self.open = True
         self._lost_said = False
-        self._writer = threading.Thread(target=self._write_loop, name="kinetoscope-probe-writer")
-        self._writer.daemon = True
 
     def _start_writer(self):
-        self._writer.start()
+        threads.start(self._write_loop)
 
     # -- the transport ----------------------------------------------------------------------
     def _write_some(self, data):

@@ -8,7 +8,7 @@ launcher's (-1 here). On the CPU no sample is ever sent.
 import threading
 import time
 
-from . import faults
+from . import faults, threads
 
 
 class Sampler(object):
@@ -20,16 +20,15 @@ class Sampler(object):
         self._t0 = t0
         self._device_index = device_index  # callable: the model's CUDA device index, or 0
         self._stop = threading.Event()
-        self._thread = None
+        self._started = False
 
     def start(self):
         """Starts the thread (once); called when CUDA is initialised. Never raises."""
-        if self._thread is not None:
+        if self._started:
             return
         try:
-            self._thread = threading.Thread(target=self._loop, name="kinetoscope-probe-samples")
-            self._thread.daemon = True
-            self._thread.start()
+            threads.start(self._loop)
+            self._started = True
         except Exception as exc:
             faults.part_disabled("samples", exc)
 
