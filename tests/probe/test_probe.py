@@ -106,6 +106,10 @@ RUNS = {
                          {"skip": 2, "active": 2}, {}),
     # a script that joins every thread but its own before it exits
     "join_threads": (["join_threads.py"], {"skip": 2, "active": 2}, {}),
+    # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
+    "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
+    "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
+    "compiled_step_direct": (["compiled_step.py", "--steps", "12", "--direct"], {"skip": 2, "active": 2}, {}),
     # and ones that open theirs inside the probe's window (steps 5-7), through either entry
     "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
@@ -424,6 +428,23 @@ class ProfilerWindow(unittest.TestCase):
         self.assertEqual(run.stdout.decode().strip(),
                          "other threads seen: trainer-1, trainer-2; after the joins: 1 active")
         self.assertIsNotNone(run.done(), run.explain())  # the probe's messages still all came
+
+    def test_a_compiled_step_does_not_compile_the_probe(self):
+        # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it
+        # called: the probe's wrapper was compiled (warnings on the script's stderr about
+        # _thread.get_ident and time.perf_counter, a graph break at the loss's .item()).
+        bare = result("compiled_step_bare")
+        self.assertEqual(bare.returncode, 0, bare.explain())
+        for name in ("compiled_step", "compiled_step_direct"):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, name + "\n" + run.explain())
+            self.assertNotIn("Dynamo does not know how to trace", run.stderr, name)
+            self.assertNotIn("kinetoscope/probe", run.stderr, name)  # a graph break in the probe
+            self.assertNotIn("kinetoscope probe:", run.stderr, name)
+            self.assertEqual(run.stdout.decode().splitlines()[0], bare.stdout.decode().splitlines()[0])
+            self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
+        # The same graph breaks as the bare run's, for the same reason.
+        self.assertEqual(result("compiled_step").stdout, bare.stdout)
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

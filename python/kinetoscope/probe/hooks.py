@@ -2,7 +2,8 @@
 
 - the DataLoader: `_BaseDataLoaderIter.__next__` (data time) and `DataLoader.__iter__`
   (the loader's configuration; where a `--step-marker` function is looked for);
-- `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it);
+- `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it),
+  and `torch.compile`, which puts that wrapper under torch.compiler.disable once called;
 - torch's global optimizer step pre/post hooks (the loop's own methods, which make the
   same checks: steps.Loop.on_optimizer_pre);
 - the global module forward hooks while the model is being found (model.py), then hooks
@@ -111,6 +112,36 @@ def _install_backward(loop, torch):
 
     functools.update_wrapper(backward, original_backward)
     autograd.backward = backward
+    _shield_from_dynamo(torch, autograd, backward)
+
+
+def _shield_from_dynamo(torch, autograd, backward):
+    """A `loss.backward()` inside a compiled function breaks Dynamo's graph, and Tensor.backward
+    then runs eagerly; but Dynamo still watches the frames it calls, and the wrapper (a
+    frame of ours, not torch's) would be compiled: warnings on the script's stderr ("Dynamo
+    does not know how to trace `_thread.get_ident`"), a graph break at the loss's .item(),
+    graphs and counters the bare run has not. From the script's first torch.compile call
+    (no compiled code runs before one), the wrapper runs under torch.compiler.disable, as
+    torch's own frames do; before that it costs nothing (torch._dynamo is not imported)."""
+    compiler = getattr(torch, "compiler", None)
+    disable = getattr(compiler, "disable", None)
+    original_compile = getattr(torch, "compile", None)
+    if not callable(disable) or not callable(original_compile):
+        return
+    shielded = []
+
+    def compile(*args, **kwargs):
+        if not shielded:
+            shielded.append(True)
+            try:
+                if autograd.backward is backward:
+                    autograd.backward = functools.update_wrapper(disable(backward), backward)
+            except Exception:
+                pass  # unshielded: the bare run's graphs, plus the wrapper's
+        return original_compile(*args, **kwargs)
+
+    functools.update_wrapper(compile, original_compile)
+    torch.compile = compile
 
 
 def _install_optimizer(loop, torch):
