@@ -110,6 +110,8 @@ RUNS = {
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
     "compiled_step_direct": (["compiled_step.py", "--steps", "12", "--direct"], {"skip": 2, "active": 2}, {}),
+    # a SIGALRM handler that raises the script's own exception, 300 times
+    "signal_timeout": (["signal_timeout.py"], {"skip": 2, "active": 0}, {}),
     # and ones that open theirs inside the probe's window (steps 5-7), through either entry
     "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
@@ -445,6 +447,16 @@ class ProfilerWindow(unittest.TestCase):
             self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
         # The same graph breaks as the bare run's, for the same reason.
         self.assertEqual(result("compiled_step").stdout, bare.stdout)
+
+    def test_an_exception_of_the_scripts_signal_handler_reaches_the_script(self):
+        # Raised inside the probe's code, it was taken for a fault of the probe's and
+        # swallowed: the script's loop never saw that alarm ("alarms lost: 1").
+        run = result("signal_timeout")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout.decode().strip(), "alarms lost: 0", run.explain())
+        for line in run.stderr.splitlines():
+            if line.startswith("kinetoscope probe:"):  # it turned off, and said why
+                self.assertIn("raised by the script's signal handler inside the probe's code", line)
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

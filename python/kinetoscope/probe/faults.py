@@ -1,6 +1,14 @@
 """The probe's only output of its own: one line on the script's stderr when a part of it
-turns itself off. Everything else the probe says goes to the launcher's socket."""
+turns itself off. Everything else the probe says goes to the launcher's socket.
+
+Not every exception caught in the probe's code is the probe's: Python runs a signal
+handler between any two bytecodes of the main thread, the probe's included, and an
+exception the script's handler raises (a step time-out's) surfaces there. The probe turns
+off as for a fault of its own (its bookkeeping was cut short) and raises it on, to the
+script's own `except`.
+"""
 import os
+import signal
 
 
 def one_line(exc, limit=200):
@@ -21,4 +29,29 @@ def say(text):
 
 
 def part_disabled(part, exc):
-    say("%s disabled (%s)" % (part, one_line(exc)))
+    cause = one_line(exc)
+    if raised_by_signal_handler(exc):
+        cause += ", raised by the script's signal handler inside the probe's code"
+    say("%s disabled (%s)" % (part, cause))
+
+
+def raised_by_signal_handler(exc):
+    """Whether `exc` came out of a Python signal handler the process has now (a frame of
+    the handler's, a function, bound method or partial, is in its traceback)."""
+    handlers = set()
+    try:
+        for number in signal.valid_signals():
+            handler = signal.getsignal(number)
+            handler = getattr(handler, "func", handler)  # functools.partial
+            handler = getattr(handler, "__func__", handler)  # a bound method
+            code = getattr(handler, "__code__", None)
+            if code is not None:
+                handlers.add(code)
+    except (ValueError, OSError):  # (getsignal off the main interpreter)
+        return False
+    traceback = getattr(exc, "__traceback__", None)
+    while traceback is not None:
+        if traceback.tb_frame.f_code in handlers:
+            return True
+        traceback = traceback.tb_next
+    return False

@@ -172,11 +172,12 @@ class Loop(object):
 
     def fault(self, exc):
         """A fault in the probe's own step code: steps off for good, one line, the script
-        goes on."""
-        if not self.live:
-            return
-        faults.part_disabled("step timing", exc)
-        self.turn_off(on_training_thread=True)
+        goes on. An exception of the script's signal handler is raised on (faults)."""
+        if self.live:
+            faults.part_disabled("step timing", exc)
+            self.turn_off(on_training_thread=True)
+        if faults.raised_by_signal_handler(exc):
+            raise exc
 
     def turn_off(self, on_training_thread):
         """Off for good. Hooks are removed and the window stopped on the training thread

@@ -186,6 +186,8 @@ class ProfilerWindow(object):
                 os.unlink(temporary)
             except OSError:
                 pass
+            if faults.raised_by_signal_handler(exc):
+                raise exc  # the script's own (faults)
 
     def abandon(self):
         """Stops the window without writing it (the probe is turning off, or the run
@@ -208,3 +210,5 @@ class ProfilerWindow(object):
         self.enabled = False
         self.abandon()
         faults.part_disabled("profiler window", exc)
+        if faults.raised_by_signal_handler(exc):
+            raise exc  # the script's own (faults)
