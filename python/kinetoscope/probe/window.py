@@ -18,23 +18,54 @@ Both torch.profiler.profile and torch.autograd.profiler.profile begin with autog
 """
 import functools
 import os
+import sys
 import warnings
+from threading import get_ident
 
 from . import faults
 
 
 class _NoWarnings(object):
     """Keeps torch.profiler's own warnings ("Profiler clears events at the end of each
-    cycle", ...) off the script's stderr. It swaps `warnings.showwarning` for the call
-    rather than using catch_warnings, which would reset every "shown once" registry and
-    let the script's own warnings show again."""
+    cycle", ...) off the script's stderr, and leaves the script's as they were:
+    - it swaps `warnings.showwarning` for the call rather than using catch_warnings, which
+      would reset every "shown once" registry and let the script's own warnings show
+      again; the stand-in drops this thread's warnings only (another thread of the
+      script's may warn meanwhile: shown as ever);
+    - torch.profiler shows some warnings once a process (its `_WARNINGS_SHOWN`, and
+      Python's registry of what its module has shown): what the window's calls add there
+      is taken out again, so that a profiler of the script's own still shows them."""
 
     def __enter__(self):
-        self._saved = warnings.showwarning
-        warnings.showwarning = lambda *args, **kwargs: None
+        saved = self._saved = warnings.showwarning
+        mine = get_ident()
+
+        def showwarning(*args, **kwargs):
+            if get_ident() != mine:
+                return saved(*args, **kwargs)
+            return None
+
+        warnings.showwarning = showwarning
+        self._module = sys.modules.get("torch.profiler.profiler")
+        self._before = [set(self._marks(name)) for name in self._MARKS]
+
+    # What torch.profiler marks a warning shown with: its own set, and the registry Python
+    # keeps in the module's globals (made at its first warning).
+    _MARKS = ("_WARNINGS_SHOWN", "__warningregistry__")
+
+    def _marks(self, name):
+        marks = getattr(self._module, name, None)
+        return marks if isinstance(marks, (set, dict)) else ()
 
     def __exit__(self, *exc):
         warnings.showwarning = self._saved
+        for name, before in zip(self._MARKS, self._before):
+            marks = self._marks(name)
+            for key in [key for key in marks if key not in before and key != "version"]:
+                if isinstance(marks, dict):
+                    del marks[key]
+                else:
+                    marks.discard(key)
         return False
 
 
