@@ -21,7 +21,9 @@ double cpuSeconds(const struct rusage& usage)
 
 double selfCpuSeconds()
 {
-    struct rusage self{};
+    struct rusage self
+    {
+    };
     return ::getrusage(RUSAGE_SELF, &self) == 0 ? cpuSeconds(self) : 0.0;
 }
 
@@ -39,7 +41,8 @@ void OtherProcessesCpu::start()
 void OtherProcessesCpu::finish(const struct rusage& child)
 {
     unsigned long long busy = 0, total = 0;
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_at).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_at).count();
     if (!m_started || !readMachineCpuTicks(busy, total) || busy < m_busyTicks || wall < 0.5)
         return;
     const long ticksPerSecond = ::sysconf(_SC_CLK_TCK);
