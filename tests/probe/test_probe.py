@@ -112,6 +112,9 @@ RUNS = {
     "compiled_step_direct": (["compiled_step.py", "--steps", "12", "--direct"], {"skip": 2, "active": 2}, {}),
     # a SIGALRM handler that raises the script's own exception, 300 times
     "signal_timeout": (["signal_timeout.py"], {"skip": 2, "active": 0}, {}),
+    # a TorchDispatchMode of the script's around its forward and backward
+    "dispatch_log": (["dispatch_log.py", "--steps", "10"], {"skip": 2, "active": 0}, {}),
+    "dispatch_log_bare": (["dispatch_log.py", "--steps", "10"], None, {"probe": False}),
     # and ones that open theirs inside the probe's window (steps 5-7), through either entry
     "profile_inside": (["profile_again.py", "--steps", "30", "--from", "6"], {"skip": 5, "active": 3}, {}),
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
@@ -457,6 +460,14 @@ class ProfilerWindow(unittest.TestCase):
         for line in run.stderr.splitlines():
             if line.startswith("kinetoscope probe:"):  # it turned off, and said why
                 self.assertIn("raised by the script's signal handler inside the probe's code", line)
+
+    def test_a_dispatch_mode_of_the_scripts_sees_only_its_own_ops(self):
+        # The probe read the loss (item()) at each backward: the script's op log saw
+        # aten._local_scalar_dense, one op more a step than without the probe.
+        bare, run = result("dispatch_log_bare"), result("dispatch_log")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
 
     def test_a_profiler_the_script_opens_after_the_window_still_records(self):
         # (on a GPU scripts/gpu-probe-check.sh runs this script and counts its kernels)

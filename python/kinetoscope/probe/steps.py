@@ -71,7 +71,7 @@ class Loop(object):
         "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
-        "_tensor",
+        "_tensor", "_modes_active",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -86,6 +86,7 @@ class Loop(object):
         self.torch = torch
         self._clocks = clocks_module
         self._tensor = torch.Tensor
+        self._modes_active = _modes_check(torch)
         self._grad_enabled = torch.is_grad_enabled
         self.skip = options.skip
         self.active = options.active
@@ -528,13 +529,19 @@ class Loop(object):
         if not self.read_loss:
             return now  # (a step LOSS_EVERY_S after the last one read will read it)
         # The loss: a 1-element tensor (or a sequence of one), read without a
-        # synchronisation; anything else leaves the step's loss unknown.
+        # synchronisation; anything else leaves the step's loss unknown. Not read where
+        # the script would see the read: a tensor subclass's own dispatch, or a dispatch or
+        # function mode of the script's (an op logger's, a FLOP counter's) around the
+        # backward.
         if tensors.__class__ is not self._tensor:
             if isinstance(tensors, (tuple, list)) and len(tensors) == 1:
                 tensors = tensors[0]
-            if not isinstance(tensors, self._tensor):
+            if tensors.__class__ is not self._tensor:
                 self.loss = _NAN
                 return now
+        if self._modes_active():
+            self.loss = _NAN
+            return now
         try:  # (item() and reshape(()) raise on a tensor of more than one element)
             if tensors.is_cpu:
                 value = tensors.item()  # (float() would warn on a tensor that requires grad)
@@ -661,6 +668,17 @@ class Loop(object):
         if self.window.note:
             config["window"] = self.window.note
         return config
+
+
+def _modes_check(torch):
+    """The function that says whether a TorchDispatchMode or TorchFunctionMode is active on
+    this thread (the script's: the probe has none); one that says no where torch has
+    neither check."""
+    dispatch = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    function = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+    if not callable(dispatch) or not callable(function):
+        return lambda: False
+    return lambda: dispatch() > 0 or function()
 
 
 def _loader_config(loader):
