@@ -207,37 +207,48 @@ class ModelFinder(object):
     # -- the model's copies ------------------------------------------------------------------
     def install_guards(self):
         """Wraps nn.Module.__getstate__ (pickle, deepcopy) and torch.jit.script so that
-        the probe's hooks on the model never go with it (see the module's doc)."""
-        module_type = self._torch.nn.Module
-        original_state = module_type.__dict__["__getstate__"]
+        the probe's hooks on the model never go with it (see the module's doc). Each is
+        best effort: a torch without the one (an nn.Module with no __getstate__ of its
+        own) keeps it as it is; nothing of ours can fail the script's call."""
         finder = self
+        module_type = self._torch.nn.Module
+        original_state = module_type.__dict__.get("__getstate__")
+        if callable(original_state):
 
-        @functools.wraps(original_state)
-        def __getstate__(module):
-            state = original_state(module)
-            if module is finder.model and (finder._local or finder._local_post):
+            @functools.wraps(original_state)
+            def __getstate__(module):
+                state = original_state(module)
+                if module is finder.model and (finder._local or finder._local_post):
+                    try:
+                        state = finder._without_hooks(state)
+                    except Exception:
+                        pass
+                return state
+
+            module_type.__getstate__ = __getstate__
+            self._unwrap.append(
+                lambda: _restore(module_type, "__getstate__", __getstate__, original_state))
+
+        jit = getattr(self._torch, "jit", None)
+        original_script = getattr(jit, "script", None)
+        if callable(original_script):
+
+            @functools.wraps(original_script)
+            def script(*args, **kwargs):
                 try:
-                    state = finder._without_hooks(state)
+                    taken = finder._take_hooks_off()
                 except Exception:
-                    pass
-            return state
+                    taken = []
+                try:
+                    return original_script(*args, **kwargs)
+                finally:
+                    try:
+                        finder._put_hooks_back(taken)
+                    except Exception:
+                        pass
 
-        module_type.__getstate__ = __getstate__
-        self._unwrap.append(lambda: _restore(module_type, "__getstate__", __getstate__, original_state))
-
-        jit = self._torch.jit
-        original_script = jit.script
-
-        @functools.wraps(original_script)
-        def script(*args, **kwargs):
-            taken = finder._take_hooks_off()
-            try:
-                return original_script(*args, **kwargs)
-            finally:
-                finder._put_hooks_back(taken)
-
-        jit.script = script
-        self._unwrap.append(lambda: _restore(jit, "script", script, original_script))
+            jit.script = script
+            self._unwrap.append(lambda: _restore(jit, "script", script, original_script))
 
     def remove_guards(self):
         while self._unwrap:
