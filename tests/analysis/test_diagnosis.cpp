@@ -45,6 +45,23 @@ bool inTheOneOrder(const std::vector<Finding>& findings)
     return true;
 }
 
+// A CPU lab's fp32 and bf16 arms: samples/s and mean step (ns) each.
+struct ArmFigures
+{
+    double samplesPerSecond, stepNs;
+};
+LabMeasurements cpuLab(const std::string& bf16Units, ArmFigures fp32, ArmFigures bf16)
+{
+    LabMeasurements lab;
+    lab.cpu = true;
+    lab.cpuBf16Units = bf16Units;
+    lab.fp32SamplesPerSecond = fp32.samplesPerSecond;
+    lab.bf16SamplesPerSecond = bf16.samplesPerSecond;
+    lab.fp32StepNs = fp32.stepNs;
+    lab.bf16StepNs = bf16.stepNs;
+    return lab;
+}
+
 const Finding* find(const std::vector<Finding>& findings, const std::string& id)
 {
     return kinetoscope::test::findFinding(findings, id);
@@ -385,13 +402,7 @@ private Q_SLOTS:
     // its cause and to keep fp32, never "speeds the step up only 0.0 %".
     void aBf16SlowdownSaysToKeepFp32()
     {
-        LabMeasurements lab;
-        lab.cpu = true;
-        lab.cpuBf16Units = "none";
-        lab.fp32SamplesPerSecond = 57.2;
-        lab.bf16SamplesPerSecond = 14.2;
-        lab.fp32StepNs = 1.119e9;
-        lab.bf16StepNs = 4.507e9;
+        LabMeasurements lab = cpuLab("none", {57.2, 1.119e9}, {14.2, 4.507e9});
         const std::vector<Finding> findings = diagnoseLab(lab, {});
         const Finding* slow = find(findings, "bf16-slowdown");
         QVERIFY(slow);
@@ -422,13 +433,7 @@ private Q_SLOTS:
     // shared a 2-core machine with another job read as "24.8x slower: keep fp32").
     void aComparisonOnASharedMachineIsNotTrusted()
     {
-        LabMeasurements lab;
-        lab.cpu = true;
-        lab.cpuBf16Units = "amx_bf16";
-        lab.fp32SamplesPerSecond = 12763;
-        lab.bf16SamplesPerSecond = 514;
-        lab.fp32StepNs = 2.70e6;
-        lab.bf16StepNs = 62.7e6;
+        LabMeasurements lab = cpuLab("amx_bf16", {12763, 2.70e6}, {514, 62.7e6});
         QCOMPARE(find(diagnoseLab(lab, {}), "bf16-slowdown")->severity, Severity::Medium);
         QVERIFY(!find(diagnoseLab(lab, {}), "machine-shared"));
         lab.sharedRuns = {{"bf16", 1.02}};
