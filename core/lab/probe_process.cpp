@@ -325,6 +325,11 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
                       "nothing was measured";
     else if (h.header.environment.count("torch") == 0)
         result.note = "the script never imported torch: nothing was measured";
+    else if (!h.done && cleanExit)  // os._exit, or the probe's channel closed under it
+        result.note = "the probe's last message never came (the script left by os._exit, or "
+                      "closed the probe's descriptor: its stderr says so); kept what was sent "
+                      "before: " +
+                      format::counted(h.steps.size(), "measured step", "measured steps");
     else if (h.lastStep < 0)
         result.note = "no step was seen (no optimizer step, no forward of a model under no_grad; "
                       "--step-marker names the step)";

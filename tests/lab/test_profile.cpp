@@ -222,6 +222,24 @@ private Q_SLOTS:
         QCOMPARE(loaded(folder("os_exit")).steps.size(), size_t(10));
     }
 
+    // A script that closes every inherited descriptor (os.closerange) mid-run: the probe
+    // stops at once, writes nothing into the sockets the script opens next (one takes the
+    // probe's number), and the launcher says the probe went quiet, not that no step ran.
+    void aScriptThatClosesTheProbesSocket()
+    {
+        const Ran run =
+            profile({"--out", folder("close_fds"), "--skip", "2", "--active", "2"},
+                    {kPython, script("close_fds.py"), "--steps", "20", "--close-at", "6"});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.contains(", 0 with bytes not the script's"), run.out.constData());
+        QVERIFY2(run.err.contains("kinetoscope probe: disabled (the script closed the launcher's "
+                                  "socket"),
+                 run.err.constData());
+        QVERIFY2(run.out.contains("the probe's last message never came"), run.out.constData());
+        QVERIFY(!run.out.contains("no step was seen"));
+        QVERIFY(loaded(folder("close_fds")).steps.size() <= 6);
+    }
+
     // `python -m package.module` from another folder (--cwd), stopped cleanly by --steps
     // after that many measured steps; a script that changes directory (to a folder whose
     // name, an argument, has spaces) with spawned DataLoader workers.

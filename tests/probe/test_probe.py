@@ -106,6 +106,10 @@ RUNS = {
                          {"skip": 2, "active": 2}, {}),
     # a script that joins every thread but its own before it exits
     "join_threads": (["join_threads.py"], {"skip": 2, "active": 2}, {}),
+    # a script that closes every inherited descriptor at step 6 (the probe's socket among
+    # them) and opens sockets of its own
+    "close_fds": (["close_fds.py", "--steps", "20", "--close-at", "6"], {"skip": 2, "active": 2}, {}),
+    "close_fds_bare": (["close_fds.py", "--steps", "20", "--close-at", "6"], None, {"probe": False}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -433,6 +437,23 @@ class ProfilerWindow(unittest.TestCase):
         self.assertEqual(run.stdout.decode().strip(),
                          "other threads seen: trainer-1, trainer-2; after the joins: 1 active")
         self.assertIsNotNone(run.done(), run.explain())  # the probe's messages still all came
+
+    def test_a_descriptor_the_script_closed_is_never_touched_again(self):
+        # After os.closerange the script's next socket took the probe's number and received
+        # the probe's JSON lines (2 KB of progress and steps among the script's own bytes).
+        bare = result("close_fds_bare")
+        run = result("close_fds")
+        self.assertEqual(bare.returncode, 0, bare.explain())
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertIn(b", 0 with bytes not the script's", run.stdout)
+        lines = [l for l in run.stderr.splitlines() if l.startswith("kinetoscope probe:")]
+        self.assertEqual(len(lines), 1, run.stderr)
+        self.assertRegex(lines[0], r"^kinetoscope probe: disabled \(the script closed the "
+                                   r"launcher's socket, descriptor \d+; the session ends at what "
+                                   r"was sent before\)$")
+        self.assertIsNone(run.done())  # nothing more was sent: the launcher sees it end early
+        self.assertLessEqual(len(run.steps()), 6, run.explain())  # steps before the close only
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

@@ -8,6 +8,7 @@ standard library only until the script imports torch (>= 2.1). What each module 
   channel.py   the launcher's socket: messages out, cancel in
   ranks.py     job mode: a rank of a torchrun/srun job, its folder, the stop step after a cancel
   filechannel.py  a rank's stream file: messages out, the cancel file polled
+  descriptor.py  whether a descriptor the probe holds is still its own (os.closerange)
   arming.py    the sys.meta_path hook that arms when the script imports torch
   options.py   KINETOSCOPE_PROBE_OPTIONS
   steps.py     the step loop: boundaries, phases, progress and step messages

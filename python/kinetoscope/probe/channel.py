@@ -6,13 +6,16 @@ to read) waits in the backlog that the writer thread sends. The training thread 
 blocks on the launcher.
 In: a reader thread reads `{"type":"cancel","by":"..."}` lines.
 Either side failing (EOF, a write error) calls `on_lost` once: the probe turns itself off
-silently, the script runs on.
+silently, the script runs on. So does the script closing the socket's descriptor under the
+probe (descriptor.OwnedFd): then the probe says so in one line, and never writes to, reads
+from or closes that number again, which may by then be a socket of the script's.
 """
 import json
 import os
 import socket
 
 from . import threads
+from .descriptor import OwnedFd
 from .outbox import Outbox
 
 _NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed peer is EPIPE, never SIGPIPE
@@ -22,6 +25,7 @@ _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 class Channel(Outbox):
     def __init__(self, fd, on_cancel, on_lost):
         Outbox.__init__(self, on_cancel, on_lost)
+        self._fd = OwnedFd(fd, "the launcher's socket")
         os.set_inheritable(fd, False)  # exec'd children never get it
         self._sock = socket.socket(fileno=fd)
         self._sock.settimeout(None)  # blocking; the training thread asks MSG_DONTWAIT
@@ -29,18 +33,28 @@ class Channel(Outbox):
         threads.start(self._read_loop)
 
     def _write_some(self, data):
+        self._check()
         try:
             return self._sock.send(data, _DONTWAIT | _NOSIGNAL)
         except (BlockingIOError, InterruptedError):
             return 0
 
     def _write_all(self, data):
+        self._check()
         self._sock.sendall(data, _NOSIGNAL)  # blocking: only the writer thread waits
+
+    def _check(self):
+        """Raises OSError once the descriptor is not the probe's; the socket object then
+        forgets the number (its finalizer would close it)."""
+        if not self._fd.ours():
+            self._sock.detach()
+            raise OSError("the launcher's socket was closed by the script")
 
     def abandon(self):
         self.open = False
         try:
-            os.close(self._sock.detach())
+            self._sock.detach()
+            self._fd.close()
         except Exception:
             pass
 
@@ -48,12 +62,13 @@ class Channel(Outbox):
         pending = b""
         while True:
             try:
+                self._check()  # a number the script reused is never read from
                 chunk = self._sock.recv(4096)
             except InterruptedError:
                 continue
             except Exception:
                 chunk = b""
-            if not chunk:  # the launcher closed its end (or died)
+            if not chunk:  # the launcher closed its end (or died), or the script the fd
                 if self.open:
                     self._lost()
                 return

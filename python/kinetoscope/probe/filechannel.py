@@ -4,7 +4,8 @@ Out: outbox.Outbox, exactly the lines the socket carries, each write whole lines
 file opened O_APPEND. A rare message (hello, started, done) is written at once by the
 thread that sends it; the frequent ones by the writer thread within FLUSH_S. (A write to a
 regular file never waits on a reader.) A write error (the disk full, the folder gone)
-calls `on_lost` once: the probe turns itself off silently, the script runs on.
+calls `on_lost` once: the probe turns itself off silently, the script runs on. So does the
+script closing the file's descriptor under the probe (descriptor.OwnedFd, said in one line).
 In: a poller thread looks for the cancel file every CANCEL_POLL_S seconds. Its content is
 one JSON line `{"type":"cancel","by":"..."}`; when it cannot be read (still being written)
 it is read again at the next poll, then taken as a cancel by "the launcher". The cancel
@@ -15,6 +16,7 @@ import os
 import threading
 
 from . import threads
+from .descriptor import OwnedFd
 from .outbox import Outbox
 
 CANCEL_POLL_S = 0.2  # seconds between two looks for the cancel file
@@ -24,7 +26,7 @@ UNKNOWN_CANCEL = "the launcher"
 class FileChannel(Outbox):
     def __init__(self, fd, cancel_path, on_cancel, on_lost):
         Outbox.__init__(self, on_cancel, on_lost)
-        self._fd = fd
+        self._fd = OwnedFd(fd, "the rank's stream file")
         self._cancel_path = cancel_path
         self._stop = threading.Event()  # set at close: the poller ends
         self._start_writer()
@@ -35,9 +37,10 @@ class FileChannel(Outbox):
         return len(data)
 
     def _write_all(self, data):
+        self._fd.check()  # a number the script reused is never written to
         view = memoryview(data)
         while view:
-            written = os.write(self._fd, view)  # a short write: the rest follows at once
+            written = os.write(self._fd.fd, view)  # a short write: the rest follows at once
             if written <= 0:
                 raise OSError("the stream file took no bytes")
             view = view[written:]
@@ -48,10 +51,7 @@ class FileChannel(Outbox):
 
     def abandon(self):
         self.open = False
-        try:
-            os.close(self._fd)
-        except Exception:
-            pass
+        self._fd.close()
 
     def _poll_loop(self):
         unreadable = 0  # polls that found the file but could not read a cancel from it

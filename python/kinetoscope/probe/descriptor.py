@@ -1,0 +1,55 @@
+"""A file descriptor the probe holds for the whole run, and whether it is still the probe's.
+
+A script may close descriptors it never opened: os.closerange(3, ...) (daemonising code,
+some job wrappers) closes the launcher's socket or a rank's stream file under the probe.
+The next socket or file the script opens then gets the same number, and a write, read or
+close by that number would reach the script's own socket. So the probe checks, before each
+write and read and before it closes, that the number still names the file it opened: the
+same (device, inode) pair, which a socket keeps for its life and a new one never shares
+while the old one is open. Once it does not, the probe never touches the number again.
+
+The check is one fstat (about a microsecond), made where the probe writes (the writer
+thread, at most 20 times a second, and a rare message) and reads, never per step.
+"""
+import os
+
+from . import faults
+
+
+class OwnedFd(object):
+    def __init__(self, fd, what):
+        self.fd = fd
+        self.what = what  # for the one line said when it is lost: "the launcher's socket"
+        status = os.fstat(fd)
+        self._identity = (status.st_dev, status.st_ino)
+        self.lost = False  # set once the number was found naming another file (or none)
+
+    def ours(self):
+        """Whether the number still names the file the probe opened. Once False, always."""
+        if self.lost:
+            return False
+        try:
+            status = os.fstat(self.fd)
+        except OSError:
+            status = None
+        if status is None or (status.st_dev, status.st_ino) != self._identity:
+            self.lost = True
+        if self.lost:
+            faults.say("disabled (the script closed %s, descriptor %d; the session ends at "
+                       "what was sent before)" % (self.what, self.fd))
+        return not self.lost
+
+    def check(self):
+        """Raises OSError when the number is not the probe's any more (the caller's write or
+        read is then never made: the outbox takes the reader as gone)."""
+        if not self.ours():
+            raise OSError("descriptor %d was closed by the script" % self.fd)
+
+    def close(self):
+        """Closes the number if it is still the probe's; never the script's file."""
+        if self.ours():
+            self.lost = True  # (closed by the probe: nothing to say)
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
