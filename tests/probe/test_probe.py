@@ -110,6 +110,9 @@ RUNS = {
     # them) and opens sockets of its own
     "close_fds": (["close_fds.py", "--steps", "20", "--close-at", "6"], {"skip": 2, "active": 2}, {}),
     "close_fds_bare": (["close_fds.py", "--steps", "20", "--close-at", "6"], None, {"probe": False}),
+    # a child forked after the profiler window (steps 2-3) that exits with sys.exit(7)
+    "fork_child": (["fork_child.py", "--steps", "12", "--fork-at", "8"], {"skip": 2, "active": 2}, {}),
+    "fork_child_bare": (["fork_child.py", "--steps", "12", "--fork-at", "8"], None, {"probe": False}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -454,6 +457,21 @@ class ProfilerWindow(unittest.TestCase):
                                    r"was sent before\)$")
         self.assertIsNone(run.done())  # nothing more was sent: the launcher sees it end early
         self.assertLessEqual(len(run.steps()), 6, run.explain())  # steps before the close only
+
+    def test_a_child_forked_after_the_window_exits(self):
+        # It hung at its exit in Kineto's config loader's destructor (the window's profiler
+        # had started Kineto's thread in the parent; the child has its condition variable's
+        # waiter but not the thread).
+        bare = result("fork_child_bare")
+        run = result("fork_child")
+        self.assertEqual(bare.returncode, 0, bare.explain())
+        self.assertIn(b"child status 7", bare.stdout)
+        self.assertIn(b"child: atexit ran", bare.stdout)
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertNotIn("kinetoscope probe:", run.stderr)
+        self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
+        self.assertIsNotNone(run.done(), run.explain())
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

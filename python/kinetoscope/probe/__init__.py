@@ -18,6 +18,7 @@ standard library only until the script imports torch (>= 2.1). What each module 
   overrides.py the lab's seed and DataLoader overrides, applied at arming
   clocks.py    CUDA-event timing read back a step later
   window.py    the torch.profiler window -> trace.json
+  forkexit.py  a child forked after the window exits instead of hanging in Kineto
   memory.py    CUDA allocator figures, the memory snapshot
   samples.py   live allocator samples while CUDA is initialised
   report.py    the environment, how the script ended

@@ -22,7 +22,7 @@ import sys
 import warnings
 from threading import get_ident
 
-from . import faults
+from . import faults, forkexit
 
 
 class _NoWarnings(object):
@@ -135,6 +135,7 @@ class ProfilerWindow(object):
                 prof.current_action = schedule(step)
                 self._prof = prof
                 prof.start()
+            forkexit.arm()  # Kineto's config thread runs from here on
             self._guard()
         except Exception as exc:
             self._fail(exc)
