@@ -113,6 +113,9 @@ RUNS = {
     # a child forked after the profiler window (steps 2-3) that exits with sys.exit(7)
     "fork_child": (["fork_child.py", "--steps", "12", "--fork-at", "8"], {"skip": 2, "active": 2}, {}),
     "fork_child_bare": (["fork_child.py", "--steps", "12", "--fork-at", "8"], None, {"probe": False}),
+    # every warning an exception (a strict suite's filter), set after the imports
+    "warnings_as_errors": (["train_mlp.py", "--steps-total", "12", "--warnings-as-errors"],
+                           {"skip": 2, "active": 2}, {}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -472,6 +475,16 @@ class ProfilerWindow(unittest.TestCase):
         self.assertNotIn("kinetoscope probe:", run.stderr)
         self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
         self.assertIsNotNone(run.done(), run.explain())
+
+    def test_the_window_opens_under_a_scripts_error_filter(self):
+        # torch.profiler warned that a schedule's cycles do not keep events; under
+        # warnings.simplefilter("error") that was an exception: 'profiler window disabled
+        # (UserWarning: Warning: Profiler clears events ...)' and no trace.
+        run = result("warnings_as_errors")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertNotIn("kinetoscope probe:", run.stderr)
+        self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
+        self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

@@ -60,6 +60,8 @@ def parse_args(argv=None):
     parser.add_argument("--log-every", type=int, default=10)
     parser.add_argument("--keep-iterators", action="store_true",
                         help="keep every epoch's DataLoader iterator alive (no two share an id)")
+    parser.add_argument("--warnings-as-errors", action="store_true",
+                        help="turn every warning into an exception once imported (a strict suite)")
     parser.add_argument("--timing-out", default=None,
                         help="write each step's wall time (seconds) to this JSON file")
     return parser.parse_args(argv)
@@ -106,6 +108,10 @@ def train(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.warnings_as_errors:
+        import warnings
+
+        warnings.simplefilter("error")
     if args.chdir:
         os.chdir(args.chdir)
     step_times = train(args)
