@@ -11,6 +11,7 @@
 #include "core/format/format.h"
 #include "core/lab/cpu_flags.h"
 #include "core/lab/live_sampler.h"
+#include "core/lab/other_processes.h"
 #include "core/lab/run_options.h"
 #include "core/session/timing_stats.h"
 
@@ -272,9 +273,13 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
                 // torch.compile has no C++ API; its C++ counterpart is a whole-step CUDA graph.
                 arm.skippedReason = "needs a GPU";
             } else {
+                lab::OtherProcessesCpu others;
+                others.start();
                 const std::optional<detail::ArmResult> measured =
                     runUnlessOutOfMemory(runner, options, config, double(unit) / double(units),
                                          double(unit + 1) / double(units), arm.skippedReason);
+                others.finishInProcess();
+                arm.otherCpuCores = others.cores().value_or(-1);
                 if (measured) {
                     markStarted();  // a one-step arm has no second step to start it
                     arm.ran = true;
@@ -319,9 +324,13 @@ RunResult runLab(const RunConfig& config, const RunCallbacks& callbacks)
             if (p.checkpointEvery > 0)
                 name += " checkpoint_every=" + std::to_string(p.checkpointEvery);
             try {
+                lab::OtherProcessesCpu others;
+                others.start();
                 const std::optional<detail::ArmResult> measured = runUnlessOutOfMemory(
                     runner, {name, false, false, false, false}, point, double(unit) / double(units),
                     double(unit + 1) / double(units), p.error);
+                others.finishInProcess();
+                p.otherCpuCores = others.cores().value_or(-1);
                 if (!measured)
                     return;
                 markStarted();

@@ -3,8 +3,10 @@
 // the run (/proc/stat: every core, steal included: a hypervisor's share is taken from us
 // too) less the child's own and its waited-for descendants' (wait4's rusage: a script and
 // the DataLoader workers it joined) and less this process's (getrusage: the launcher, or
-// the app with its views). A lab that compares runs which shared the machine unevenly
-// compares the machine, not the model. Linux; where /proc/stat cannot be read, nothing.
+// the app with its views). Work run in this process instead (the engine's lab arms) is
+// measured the same way with no child (finishInProcess). A lab that compares runs which
+// shared the machine unevenly compares the machine, not the model. Linux; where /proc/stat
+// cannot be read, nothing.
 #include <chrono>
 #include <optional>
 #include <sys/resource.h>
@@ -17,6 +19,9 @@ public:
     void start();  // as the child starts
     // As the child is reaped, with its rusage from wait4.
     void finish(const struct rusage& child);
+    // When the measured work ran in this process (the engine's lab arms, on its threads):
+    // this process's CPU is the work's own.
+    void finishInProcess() { finish(rusage{}); }
     // Cores in use by other processes, on average over the run (>= 0); nothing when not
     // measured (no /proc/stat, or a run under half a second: too few clock ticks).
     std::optional<double> cores() const { return m_cores; }

@@ -4,6 +4,7 @@
 // runs made into arms and sweep points, and its compile arm read apart from compilation;
 // the CPU other processes took beside a run, measured on real processes, and read.
 #include "core/lab/child_process.h"
+#include "core/lab/other_processes.h"
 #include "core/lab/script_lab.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
@@ -560,6 +561,34 @@ private Q_SLOTS:
         QVERIFY2(*beside >= session::kSharedMachineCores, QByteArray::number(*beside));
         QVERIFY2(*alone < *beside,
                  QByteArray::number(*alone) + " >= " + QByteArray::number(*beside));
+
+        // Work on this process's own thread (the engine's arms): its CPU is the work's.
+        auto spinHere = [] {
+            lab::OtherProcessesCpu others;
+            others.start();
+            const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
+            volatile unsigned long long spins = 0;
+            while (std::chrono::steady_clock::now() < end)
+                spins = spins + 1;
+            others.finishInProcess();
+            return others.cores();
+        };
+        std::optional<double> inProcessBeside, inProcessAlone;
+        {
+            lab::ChildProcess busy;
+            spawn(busy, "while :; do :; done");
+            inProcessBeside = spinHere();
+            busy.signal(SIGKILL);
+            waitFor(busy);
+        }
+        inProcessAlone = spinHere();
+        QVERIFY(inProcessBeside && inProcessAlone);
+        qInfo("in this process: %.2f cores beside a busy process, %.2f alone", *inProcessBeside,
+              *inProcessAlone);
+        QVERIFY2(*inProcessBeside >= session::kSharedMachineCores,
+                 QByteArray::number(*inProcessBeside));
+        QVERIFY2(*inProcessAlone < *inProcessBeside, QByteArray::number(*inProcessAlone) + " >= " +
+                                                         QByteArray::number(*inProcessBeside));
     }
 
     // A run that shared the machine says so before the jumps, in the arms' lines and in the

@@ -192,6 +192,24 @@ private Q_SLOTS:
         QVERIFY(saved && saved->lab[0].ran && saved->lab[0].samplesPerSecond > 0);
     }
 
+    // An arm or a sweep point of half a second or more says how many cores other processes
+    // took meanwhile (the engine's own threads are the run's), as a script's run does.
+    void anArmOfHalfASecondKnowsWhatOtherProcessesTook()
+    {
+        engine::RunConfig c = small("others");
+        c.sampleCpuUs = 2500;  // 80 ms a batch of 32 on the loading thread: 10 steps, 0.8 s
+        c.sweepWorkers = {0};
+        const engine::RunResult r = engine::runLab(c);
+        QVERIFY2(r.ok, r.error.c_str());
+        QVERIFY(r.session.lab[0].ran);
+        QVERIFY2(r.session.lab[0].otherCpuCores >= 0,
+                 QByteArray::number(r.session.lab[0].otherCpuCores));
+        QVERIFY(r.session.sweep.at(0).otherCpuCores >= 0);
+        std::string error;
+        const auto saved = session::loadSession(r.sessionPath, error);
+        QVERIFY(saved && saved->lab[0].otherCpuCores == r.session.lab[0].otherCpuCores);
+    }
+
     void aRealOutOfMemoryInASweepPointKeepsTheOthers()
     {
         // A batch of 10^12 samples: the CPU allocator really refuses it, inside a loader
