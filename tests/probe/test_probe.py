@@ -116,6 +116,9 @@ RUNS = {
     # every warning an exception (a strict suite's filter), set after the imports
     "warnings_as_errors": (["train_mlp.py", "--steps-total", "12", "--warnings-as-errors"],
                            {"skip": 2, "active": 2}, {}),
+    # training on a thread of the script's own that ends inside the window (steps 2-21 of 6)
+    "thread_ends_in_window": (["train_in_thread.py", "--steps", "6"], {"skip": 2, "active": 20}, {}),
+    "thread_ends_in_window_bare": (["train_in_thread.py", "--steps", "6"], None, {"probe": False}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -485,6 +488,20 @@ class ProfilerWindow(unittest.TestCase):
         self.assertNotIn("kinetoscope probe:", run.stderr)
         self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
         self.assertEqual([s[0] for s in run.steps()], list(range(4, 12)), run.explain())
+
+    def test_a_training_thread_that_ends_inside_the_window_writes_it(self):
+        # The profiler's session is its thread's: the main thread's atexit could not stop
+        # it ('profiler window disabled (RuntimeError: Can't disable Kineto profiler when
+        # it's not running)', torch's lines about a leaked callback, no trace).
+        bare = result("thread_ends_in_window_bare")
+        run = result("thread_ends_in_window")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertNotIn("kinetoscope probe:", run.stderr)
+        self.assertNotIn("Leaked callback", run.stderr)
+        with open(os.path.join(run.out_dir, "trace.json")) as f:
+            names = {event.get("name") for event in json.load(f)["traceEvents"]}
+        self.assertTrue({"ProfilerStep#2", "ProfilerStep#3"} <= names, sorted(n for n in names if n and n.startswith("ProfilerStep")))
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

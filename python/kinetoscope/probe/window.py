@@ -16,9 +16,11 @@ script starts makes it give way (stopped unwritten, one line) before the script'
 Both torch.profiler.profile and torch.autograd.profiler.profile begin with autograd's
 `profile._prepare_trace`: the window wraps that method while it is open, and only then.
 """
+import _thread
 import functools
 import os
 import sys
+import threading
 import warnings
 from threading import get_ident
 
@@ -69,6 +71,28 @@ class _NoWarnings(object):
         return False
 
 
+class _ThreadEndCloser(object):
+    """Kept in a thread-local of the window's thread when that is not the main thread (a
+    script that trains on a thread of its own). When the thread ends inside the window,
+    Python clears its thread-locals on it, before a join() of it returns, and this writes
+    the window there. The profiler's session belongs to the thread that started it: the
+    main thread's atexit could not stop it ("Can't disable Kineto profiler when it's not
+    running": no trace, and torch's complaints about leaked callbacks on stderr)."""
+
+    __slots__ = ("window",)
+
+    def __init__(self, window):
+        self.window = window  # (only the thread-local holds this object)
+
+    def __del__(self):
+        window, self.window = self.window, None
+        if window is not None and window.open and window.thread == get_ident():
+            try:
+                window.finish()
+            except Exception:
+                pass
+
+
 def _takes_acc_events(profile_type):
     """Whether torch.profiler.profile has acc_events (torch >= 2.4)."""
     try:
@@ -90,6 +114,8 @@ class ProfilerWindow(object):
         self._out_dir = out_dir
         self._prof = None
         self._unguard = None  # restores profile._prepare_trace while the window is open
+        self.thread = None  # the thread that opened it (its profiler session is that thread's)
+        self._thread_end = None  # a _thread._local holding a _ThreadEndCloser (not main)
         self.enabled = options.active > 0
         self.written = False
         # Why the window was not taken, for the session (config "window"); `news` until
@@ -153,8 +179,17 @@ class ProfilerWindow(object):
                 prof.start()
             forkexit.arm()  # Kineto's config thread runs from here on
             self._guard()
+            self._close_at_thread_end()
         except Exception as exc:
             self._fail(exc)
+
+    def _close_at_thread_end(self):
+        self.thread = get_ident()
+        if self.thread == threading.main_thread().ident:
+            return  # the main thread's window closes at the step loop or at exit
+        local = _thread._local()
+        local.closer = _ThreadEndCloser(self)  # this thread's slot: cleared as it ends
+        self._thread_end = local
 
     def _guard(self):
         """Wraps autograd's profile._prepare_trace so that a profiler the script starts
@@ -198,6 +233,7 @@ class ProfilerWindow(object):
         """Forgets the open profiler and unwraps _prepare_trace; returns the profiler."""
         prof, self._prof = self._prof, None
         unguard, self._unguard = self._unguard, None
+        self._thread_end = None  # (its closer runs now, on this thread: the window is closed)
         if unguard is not None:
             try:
                 unguard()
