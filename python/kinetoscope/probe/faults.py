@@ -35,6 +35,13 @@ def part_disabled(part, exc):
     say("%s disabled (%s)" % (part, cause))
 
 
+def pass_on_scripts(exc):
+    """For a probe `except` that goes on without the exception: raises `exc` on when the
+    script's signal handler raised it (the script's own `except` must see it)."""
+    if raised_by_signal_handler(exc):
+        raise exc
+
+
 def raised_by_signal_handler(exc):
     """Whether `exc` came out of a Python signal handler the process has now (a frame of
     the handler's, a function, bound method or partial, is in its traceback)."""

@@ -24,6 +24,8 @@ import sys
 import time
 from threading import get_ident
 
+from . import faults
+
 perf_counter = time.perf_counter
 
 
@@ -136,8 +138,8 @@ def _shield_from_dynamo(torch, autograd, backward):
             try:
                 if autograd.backward is backward:
                     autograd.backward = functools.update_wrapper(disable(backward), backward)
-            except Exception:
-                pass  # unshielded: the bare run's graphs, plus the wrapper's
+            except Exception as exc:
+                faults.pass_on_scripts(exc)  # else unshielded: the bare run's graphs, plus ours
         return original_compile(*args, **kwargs)
 
     functools.update_wrapper(compile, original_compile)

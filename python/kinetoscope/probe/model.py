@@ -23,6 +23,7 @@ import importlib
 import weakref
 from threading import get_ident
 
+from . import faults
 from .dynamo import tracing_check
 
 MAX_CANDIDATES = 16
@@ -221,8 +222,8 @@ class ModelFinder(object):
                 if module is finder.model and (finder._local or finder._local_post):
                     try:
                         state = finder._without_hooks(state)
-                    except Exception:
-                        pass
+                    except Exception as exc:
+                        faults.pass_on_scripts(exc)
                 return state
 
             module_type.__getstate__ = __getstate__
@@ -237,15 +238,16 @@ class ModelFinder(object):
             def script(*args, **kwargs):
                 try:
                     taken = finder._take_hooks_off()
-                except Exception:
+                except Exception as exc:
+                    faults.pass_on_scripts(exc)
                     taken = []
                 try:
                     return original_script(*args, **kwargs)
                 finally:
                     try:
                         finder._put_hooks_back(taken)
-                    except Exception:
-                        pass
+                    except Exception as exc:
+                        faults.pass_on_scripts(exc)
 
             jit.script = script
             self._unwrap.append(lambda: _restore(jit, "script", script, original_script))

@@ -251,7 +251,8 @@ class Loop(object):
             return True
         try:
             return bool(self.torch.cuda.is_initialized())
-        except Exception:
+        except Exception as exc:
+            faults.pass_on_scripts(exc)
             return False
 
     # -- step boundaries --------------------------------------------------------------------
@@ -554,8 +555,10 @@ class Loop(object):
                     self.loss = 0.0
             else:  # reading it would synchronise (or the step is on the host clock)
                 self.loss = _NAN
-        except Exception:
+        except Exception as exc:  # (a tensor that cannot be read: the step's loss unknown)
             self.loss = _NAN
+            if faults.raised_by_signal_handler(exc):
+                self.fault(exc)  # cut short by the script's handler: off, raised on
         return now
 
     def on_backward_end(self, started):
