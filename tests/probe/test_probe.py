@@ -119,6 +119,13 @@ RUNS = {
     # training on a thread of the script's own that ends inside the window (steps 2-21 of 6)
     "thread_ends_in_window": (["train_in_thread.py", "--steps", "6"], {"skip": 2, "active": 20}, {}),
     "thread_ends_in_window_bare": (["train_in_thread.py", "--steps", "6"], None, {"probe": False}),
+    # torch warns during backward with a stack level that names the script's line
+    "backward_warning": (["backward_warning.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
+    "backward_warning_bare": (["backward_warning.py", "--steps", "12"], None, {"probe": False}),
+    # weights updated by hand: no optimizer, no no_grad forward; one model, then two
+    "manual_sgd": (["manual_sgd.py", "--steps", "400"], {"skip": 2, "active": 2}, {}),
+    "manual_sgd_bare": (["manual_sgd.py", "--steps", "400"], None, {"probe": False}),
+    "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -502,6 +509,34 @@ class ProfilerWindow(unittest.TestCase):
         with open(os.path.join(run.out_dir, "trace.json")) as f:
             names = {event.get("name") for event in json.load(f)["traceEvents"]}
         self.assertTrue({"ProfilerStep#2", "ProfilerStep#3"} <= names, sorted(n for n in names if n and n.startswith("ProfilerStep")))
+
+    def test_a_warning_from_backward_names_the_scripts_line(self):
+        # The probe's backward wrapper was one frame more between the script's
+        # loss.backward() and torch: the warning named torch/_tensor.py instead.
+        def warning_lines(run):
+            return [l for l in run.stderr.splitlines() if "UserWarning: Full backward hook" in l]
+
+        bare = result("backward_warning_bare")
+        run = result("backward_warning")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertEqual(len(warning_lines(bare)), 1, bare.stderr)
+        self.assertIn("backward_warning.py:", warning_lines(bare)[0])
+        self.assertEqual(warning_lines(run), warning_lines(bare))
+
+    def test_a_loop_without_an_optimizer_does_not_keep_the_global_hooks(self):
+        # Discovery waited for an optimizer step or a no_grad forward that never came: the
+        # hooks on every module call (a forward ~50 % slower on a deep model) stayed for
+        # the whole run.
+        bare = result("manual_sgd_bare")
+        self.assertTrue(bare.stdout.decode().endswith("global module hooks at the end: 0\n"))
+        for name in ("manual_sgd", "manual_sgd_two"):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, run.explain())
+            self.assertTrue(run.stdout.decode().endswith("global module hooks at the end: 0\n"),
+                            name + ": " + run.stdout.decode())
+            self.assertNotIn("kinetoscope probe:", run.stderr)
+        self.assertEqual(result("manual_sgd").stdout, bare.stdout)
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

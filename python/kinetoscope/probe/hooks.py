@@ -25,6 +25,7 @@ import time
 from threading import get_ident
 
 from . import faults
+from .passthrough_importlib_bootstrap import backward_wrapper
 
 perf_counter = time.perf_counter
 
@@ -88,30 +89,7 @@ def _install_dataloader(loop, torch):
 def _install_backward(loop, torch):
     autograd = torch.autograd
     original_backward = autograd.backward
-
-    def backward(*args, **kwargs):
-        # Only the outermost call is timed (checkpointing calls backward again inside it).
-        if loop.backward_depth or (loop.hot != get_ident() and not (loop.live and loop.mine())):
-            return original_backward(*args, **kwargs)
-        try:
-            started = loop.on_backward_start(args[0] if args else kwargs.get("tensors"))
-        except Exception as exc:
-            loop.fault(exc)
-            return original_backward(*args, **kwargs)
-        loop.backward_depth = 1
-        try:
-            result = original_backward(*args, **kwargs)
-        finally:
-            loop.backward_depth = 0
-        try:
-            if loop.timing is None:  # the host clock's addition, here: a call costs more
-                loop.backward_s += perf_counter() - started
-            elif loop.live:
-                loop.on_backward_end(started)
-        except Exception as exc:  # (the clock changed during the backward: a CUDA mark)
-            loop.fault(exc)
-        return result
-
+    backward = backward_wrapper(loop, original_backward)  # (frames warnings pass over)
     functools.update_wrapper(backward, original_backward)
     autograd.backward = backward
     _shield_from_dynamo(torch, autograd, backward)

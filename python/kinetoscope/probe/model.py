@@ -11,7 +11,9 @@ hook pair is put on the model alone: the pre hook only where the forward's start
 (see Loop.forward_from_batch: a training model on the CPU fed by a DataLoader has none, as
 any hook on a module sends each of its calls down torch's slower path); the post hook only
 until an optimizer steps (inference). If the optimizer turns out to hold another module's
-parameters, discovery starts again.
+parameters, discovery starts again. A loop with neither (weights updated by hand) ends
+discovery after MAX_UNCHOSEN_CALLS top-level calls: the only candidate is the model, and
+among several none is.
 
 The hooks on the model are the probe's, never the model's: a copy of it (pickle,
 torch.save(model), copy.deepcopy for an EMA model) is made without them (nn.Module's
@@ -27,6 +29,11 @@ from . import faults
 from .dynamo import tracing_check
 
 MAX_CANDIDATES = 16
+# Top-level calls of modules with parameters that discovery waits through for an optimizer
+# step or a no_grad forward: a loop that has neither (weights updated by hand, as the
+# tutorials' `p -= lr * p.grad`) would keep the global hooks, ~5 us on every module call,
+# for the whole run. Past this, the only candidate is the model, or discovery gives up.
+MAX_UNCHOSEN_CALLS = 256
 
 
 def first_parameter(module):
@@ -48,6 +55,7 @@ class ModelFinder(object):
         self._with_params = {}  # id(module) -> has parameters (discovery only)
         self._model = None  # weakref to the model
         self._misses = 0  # optimizer steps whose parameters no candidate held
+        self._unchosen_calls = 0  # top-level calls of candidates while discovering
         self.on_model = None  # called with the model once chosen, None when discovery restarts
         self._unwrap = []  # restores what install_guards() wrapped
 
@@ -65,6 +73,7 @@ class ModelFinder(object):
         self._model = None
         self._candidates = []
         self._with_params = {}
+        self._unchosen_calls = 0
         loop = self._loop
         module_api = importlib.import_module("torch.nn.modules.module")
         tracing = tracing_check(self._torch)  # inside a compiled module's call: nothing
@@ -116,7 +125,24 @@ class ModelFinder(object):
                 self._with_params[key] = known
             if known and len(self._candidates) < MAX_CANDIDATES:
                 self._candidates.append(weakref.ref(module))
+        if known:
+            self._unchosen_calls += 1
         return known
+
+    def overdue(self):
+        """Discovery has waited MAX_UNCHOSEN_CALLS top-level calls for a choice."""
+        return self._unchosen_calls >= MAX_UNCHOSEN_CALLS
+
+    def settle(self):
+        """An overdue discovery ends: the one candidate there is becomes the model (returns
+        its device, as choose()); among several none is taken on a guess, and the global
+        hooks go (returns None: forwards are not timed)."""
+        alive = [module for module in (ref() for ref in self._candidates) if module is not None]
+        if len(alive) == 1:
+            return self.choose(alive[0])
+        self._remove(self._global)
+        self.discovering = False
+        return None
 
     def choose(self, module):
         """Makes `module` the model: global hooks off, hooks on it alone. Returns the

@@ -458,6 +458,8 @@ class Loop(object):
                 return  # no parameters: a loss or a transform, not the model
             if self.device is None:  # a first guess, used from the next step on
                 self._set_device(first_parameter(module).device)
+            if self.finder.overdue():  # no optimizer step, no no_grad forward so far
+                self._set_device(self.finder.settle())
             if self.marker and not self.marker_wrapped:
                 self.marker_wrapped = self.probe.wrap_marker_function()
         grad = self._grad_enabled()
@@ -598,8 +600,11 @@ class Loop(object):
     def _first_optimizer_step(self, optimizer):
         self.saw_optimizer = True
         self.primary = weakref.ref(optimizer)
-        if self.finder.model is not None and not self.finder.model_matches(optimizer):
-            self.finder.discover()  # the model chosen in inference is not the one trained
+        finder = self.finder
+        if finder.model is not None and not finder.model_matches(optimizer):
+            finder.discover()  # the model chosen in inference is not the one trained
+        elif finder.model is None and not finder.discovering and finder.overdue():
+            finder.discover()  # given up before any optimizer stepped: it names it now
         if self.marker:
             return
         was = self.mode
