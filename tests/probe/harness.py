@@ -96,6 +96,7 @@ def run_script(args, options=None, probe=True, cwd=None, env_extra=None, env_dro
         def read():
             pending = b""
             cancelled = False
+            steps = 0  # (counted as they come: a long run's reader must keep up with it)
             while True:
                 chunk = parent.recv(65536)
                 if not chunk:
@@ -104,12 +105,12 @@ def run_script(args, options=None, probe=True, cwd=None, env_extra=None, env_dro
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
                     messages.append(json.loads(line.decode("utf-8")))
-                    steps = len([m for m in messages if m["type"] == "step"])
+                    steps += messages[-1]["type"] == "step"
                     if hang_up_after_steps is not None and steps >= hang_up_after_steps:
                         parent.shutdown(socket.SHUT_RDWR)  # the launcher is gone
                         return
                     if (cancel_after_steps is not None and not cancelled
-                            and len([m for m in messages if m["type"] == "step"]) >= cancel_after_steps):
+                            and steps >= cancel_after_steps):
                         cancelled = True
                         parent.sendall(b'{"type":"cancel","by":"the app\'s Cancel button"}\n')
 
