@@ -4,7 +4,10 @@ DataLoader: the probe's pre hook is on the model) or, with --infer, inference ba
 (its post hook). Under `kinetoscope profile` every copy must be made as without the
 probe (the probe's hooks are not the model's) and the steps after them still measured.
 
-    python copy_model.py [--steps 16] [--copy-at 8] [--infer]
+    python copy_model.py [--steps 16] [--copy-at 8] [--infer] [--own-state]
+
+--own-state: the model's class has a __getstate__ of its own (the `self.__dict__.copy()`
+pattern) and an LSTM inside.
 
 Prints what each copy gave.
 """
@@ -14,6 +17,24 @@ import io
 
 import torch
 from torch import nn
+
+
+class Forecaster(nn.Module):
+    """An LSTM over 8 steps of 8 features, and a head: a model whose class pickles its own
+    state, as some do to leave out a cache."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        out, _ = self.lstm(x.view(x.shape[0], 8, 8))
+        return self.head(out[:, -1])
+
+    @torch.jit.unused
+    def __getstate__(self):
+        return self.__dict__.copy()
 
 
 def copies(model):
@@ -35,9 +56,13 @@ def main():
     parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--copy-at", type=int, default=8)
     parser.add_argument("--infer", action="store_true")
+    parser.add_argument("--own-state", action="store_true")
     args = parser.parse_args()
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 4))
+    if args.own_state:
+        model = Forecaster()
+    else:
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 4))
     inputs, targets = torch.randn(32, 64), torch.randn(32, 4)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for step in range(args.steps):

@@ -16,9 +16,10 @@ discovery after MAX_UNCHOSEN_CALLS top-level calls: the only candidate is the mo
 among several none is.
 
 The hooks on the model are the probe's, never the model's: a copy of it (pickle,
-torch.save(model), copy.deepcopy for an EMA model) is made without them (nn.Module's
-__getstate__ is wrapped to leave them out of the state), and torch.jit.script, which
-compiles a module's hooks, runs with them taken off the model for the call.
+torch.save(model), copy.deepcopy for an EMA model) is made without them (nn.Module is
+given a __reduce_ex__ that leaves them out of the state, whatever __getstate__ the
+model's class has), and torch.jit.script, which compiles a module's hooks, runs with them
+taken off the model for the call.
 """
 import functools
 import importlib
@@ -233,28 +234,29 @@ class ModelFinder(object):
 
     # -- the model's copies ------------------------------------------------------------------
     def install_guards(self):
-        """Wraps nn.Module.__getstate__ (pickle, deepcopy) and torch.jit.script so that
-        the probe's hooks on the model never go with it (see the module's doc). Each is
-        best effort: a torch without the one (an nn.Module with no __getstate__ of its
-        own) keeps it as it is; nothing of ours can fail the script's call."""
+        """Gives nn.Module a __reduce_ex__ (pickle, torch.save, copy.deepcopy and copy.copy
+        all reduce through it) and wraps torch.jit.script so that the probe's hooks on the
+        model never go with it (see the module's doc). __reduce_ex__, not __getstate__: a
+        model class with a __getstate__ of its own (nn.LSTM's, DDP's, a user's
+        `self.__dict__.copy()`) never reaches nn.Module's. Each is best effort: nothing of
+        ours can fail the script's call."""
         finder = self
         module_type = self._torch.nn.Module
-        original_state = module_type.__dict__.get("__getstate__")
-        if callable(original_state):
+        original_reduce = module_type.__dict__.get("__reduce_ex__")  # (none: object's)
+        reduce = original_reduce if callable(original_reduce) else object.__reduce_ex__
 
-            @functools.wraps(original_state)
-            def __getstate__(module):
-                state = original_state(module)
-                if module is finder.model and (finder._local or finder._local_post):
-                    try:
-                        state = finder._without_hooks(state)
-                    except Exception as exc:
-                        faults.pass_on_scripts(exc)
-                return state
+        def __reduce_ex__(module, protocol):
+            reduced = reduce(module, protocol)  # (a class's own __reduce__ is called inside)
+            if module is finder.model and (finder._local or finder._local_post):
+                try:
+                    reduced = finder._without_hooks_reduced(reduced)
+                except Exception as exc:
+                    faults.pass_on_scripts(exc)
+            return reduced
 
-            module_type.__getstate__ = __getstate__
-            self._unwrap.append(
-                lambda: _restore(module_type, "__getstate__", __getstate__, original_state))
+        module_type.__reduce_ex__ = __reduce_ex__
+        self._unwrap.append(
+            lambda: _restore(module_type, "__reduce_ex__", __reduce_ex__, original_reduce))
 
         jit = getattr(self._torch, "jit", None)
         original_script = getattr(jit, "script", None)
@@ -293,6 +295,20 @@ class ModelFinder(object):
                 hooks = ref()
                 if hooks is not None and handle.id in hooks:
                     yield hooks, handle.id
+
+    def _without_hooks_reduced(self, reduced):
+        """A __reduce_ex__ result whose state (a dict, or a (dict, slots) pair) holds the
+        probe's hooks without them; any other result as it is."""
+        if not isinstance(reduced, tuple) or len(reduced) < 3:
+            return reduced
+        state = reduced[2]
+        if isinstance(state, dict):
+            state = self._without_hooks(state)
+        elif isinstance(state, tuple) and len(state) == 2 and isinstance(state[0], dict):
+            state = (self._without_hooks(state[0]), state[1])
+        else:
+            return reduced
+        return reduced[:2] + (state,) + reduced[3:]
 
     def _without_hooks(self, state):
         """The module's state (a dict copy of its __dict__) with copies of its hook dicts
@@ -341,7 +357,12 @@ class ModelFinder(object):
 
 
 def _restore(owner, name, wrapper, original):
-    """Puts `original` back unless someone wrapped `wrapper` since (theirs then stays, and
-    ours does nothing once the model's hooks are gone)."""
-    if getattr(owner, name, None) is wrapper:
+    """Puts `original` back (None: the attribute was not the owner's own, and is taken off
+    again) unless someone wrapped `wrapper` since (theirs then stays, and ours does nothing
+    once the model's hooks are gone)."""
+    if vars(owner).get(name) is not wrapper:
+        return
+    if original is None:
+        delattr(owner, name)
+    else:
         setattr(owner, name, original)
