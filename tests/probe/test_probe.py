@@ -130,6 +130,9 @@ RUNS = {
     "manual_sgd": (["manual_sgd.py", "--steps", "400"], {"skip": 2, "active": 2}, {}),
     "manual_sgd_bare": (["manual_sgd.py", "--steps", "400"], None, {"probe": False}),
     "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
+    # a persistent fork worker and an os.fork child made inside the window (steps 2-4)
+    "fork_in_window": (["fork_in_window.py", "--steps", "12", "--validate-at", "3"],
+                       {"skip": 2, "active": 3}, {}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -544,6 +547,14 @@ class ProfilerWindow(unittest.TestCase):
                             name + ": " + run.stdout.decode())
             self.assertNotIn("kinetoscope probe:", run.stderr)
         self.assertEqual(result("manual_sgd").stdout, bare.stdout)
+
+    def test_a_process_forked_inside_the_window_is_not_profiled(self):
+        # The forking thread's profiler session came with the child, which recorded every
+        # op it ran for its whole life: a persistent worker grew ~200 MB a dozen steps.
+        run = result("fork_in_window")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout.decode().strip(), "worker profiled: False; child profiled: False")
+        self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

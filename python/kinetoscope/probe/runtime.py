@@ -94,6 +94,7 @@ class Probe(object):
         self.live = False
         if self.loop is not None:
             self.loop.go_inert()
+            self.loop.window.forget_in_forked_child()
         self.channel.abandon()
 
     def _on_lost(self):

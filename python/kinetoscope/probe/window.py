@@ -115,6 +115,7 @@ class ProfilerWindow(object):
         self._prof = None
         self._unguard = None  # restores profile._prepare_trace while the window is open
         self.thread = None  # the thread that opened it (its profiler session is that thread's)
+        self._cuda = False  # the open window records CUDA activity
         self._thread_end = None  # a _thread._local holding a _ThreadEndCloser (not main)
         self.enabled = options.active > 0
         self.written = False
@@ -160,6 +161,7 @@ class ProfilerWindow(object):
             activities = [profiler.ProfilerActivity.CPU]
             if cuda:
                 activities.append(profiler.ProfilerActivity.CUDA)
+            self._cuda = bool(cuda)
             schedule = self._schedule()
             kwargs = dict(activities=activities, schedule=schedule,
                           record_shapes=self._options.record_shapes,
@@ -182,6 +184,23 @@ class ProfilerWindow(object):
             self._close_at_thread_end()
         except Exception as exc:
             self._fail(exc)
+
+    def forget_in_forked_child(self):
+        """In a child forked while the window is open (a DataLoader worker first iterated
+        inside it, os.fork): the forking thread's profiler session came with it, and
+        recorded every op the child ran for its whole life (a persistent worker grew by
+        ~200 MB a dozen steps, and ran slower). The session is ended unwritten (its events
+        are the parent's) and the window forgotten. Only for a window on the CPU: ending a
+        CUDA one calls CUPTI, which a forked child must not (not checked on a GPU yet)."""
+        if self._prof is None or self.thread != get_ident():
+            return  # (forked from another thread: the session is not this thread's)
+        cuda = self._cuda
+        self._close()
+        if not cuda:
+            try:
+                self._torch._C._autograd._disable_profiler()
+            except Exception:
+                pass
 
     def _close_at_thread_end(self):
         self.thread = get_ident()
