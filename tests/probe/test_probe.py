@@ -133,6 +133,10 @@ RUNS = {
     # a persistent fork worker and an os.fork child made inside the window (steps 2-4)
     "fork_in_window": (["fork_in_window.py", "--steps", "12", "--validate-at", "3"],
                        {"skip": 2, "active": 3}, {}),
+    # a script that lists its KINETOSCOPE* variables and PYTHONPATH, and starts a Python
+    "environment": (["environment_check.py"], {"skip": 2, "active": 2}, {}),
+    "environment_own_path": (["environment_check.py"], {"skip": 2, "active": 2},
+                             {"python_path_extra": [CHDIR_TO]}),
     # a whole training step compiled, its backward inside (Dynamo breaks the graph there)
     "compiled_step": (["compiled_step.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "compiled_step_bare": (["compiled_step.py", "--steps", "12"], None, {"probe": False}),
@@ -555,6 +559,18 @@ class ProfilerWindow(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.explain())
         self.assertEqual(run.stdout.decode().strip(), "worker profiled: False; child profiled: False")
         self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")), run.explain())
+
+    def test_the_scripts_environment_is_as_it_was_given(self):
+        # The launcher's variables (KINETOSCOPE_PROBE_FD, _OUT, _OPTIONS, and the _OWNER the
+        # probe added) were in the script's os.environ, its logs and its children's, and
+        # python/boot first on the PYTHONPATH every Python it started inherited.
+        for name, path in (("environment", "None"), ("environment_own_path", CHDIR_TO)):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, run.explain())
+            self.assertEqual(run.stdout.decode().splitlines(),
+                             ["variables: []", "PYTHONPATH: " + path, "child saw: [] False"],
+                             name)
+            self.assertIsNotNone(run.done(), run.explain())
 
     def test_a_compiled_step_does_not_compile_the_probe(self):
         # Tensor.backward runs eagerly at the graph break, but Dynamo watched the frames it

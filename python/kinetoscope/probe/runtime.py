@@ -48,7 +48,6 @@ class Probe(object):
 
     # -- activation -------------------------------------------------------------------------
     def activate(self):
-        os.environ["KINETOSCOPE_PROBE_OWNER"] = str(self.pid)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._in_forked_child)
         hello = {"type": "hello", "protocol": PROTOCOL, "pid": self.pid}
@@ -241,11 +240,13 @@ def start():
     text = environ.get("KINETOSCOPE_PROBE_FD", "")
     job = rank = None
     if text:
+        out_dir = os.path.abspath(environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
+        options_text = environ.get("KINETOSCOPE_PROBE_OPTIONS", "")
+        _hide_from_the_script(environ)  # first: a failed start leaves none of it either
         try:
             fd = int(text)
         except ValueError:
             raise ValueError("KINETOSCOPE_PROBE_FD is not a file descriptor: %r" % text)
-        out_dir = os.path.abspath(environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
     else:
         from .ranks import Job, Rank
 
@@ -255,7 +256,8 @@ def start():
         rank = Rank(environ)
         job = Job(environ.get("KINETOSCOPE_PROBE_JOB", ""), rank.rank)
         out_dir = job.rank_dir
-    options = options_module.parse(environ.get("KINETOSCOPE_PROBE_OPTIONS", ""))
+        options_text = environ.get("KINETOSCOPE_PROBE_OPTIONS", "")
+    options = options_module.parse(options_text)
     probe_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if job is None:
         from .channel import Channel
@@ -273,3 +275,31 @@ def start():
     probe.activate()
     sys.modules[__name__].current = probe
     return probe
+
+
+def _hide_from_the_script(environ):
+    """The launcher's socket mode: what the launcher put in the environment was for this
+    process's start alone. The script's os.environ, what it logs or hands to its own
+    processes, is as it gave it: the probe's variables taken out, and python/boot taken
+    off PYTHONPATH (off entirely when the launcher added it alone), so that a Python the
+    script starts never loads the probe. (Job mode keeps them: every rank of the job
+    starts through them, and KINETOSCOPE_PROBE_OWNER keeps a rank's workers dormant.)"""
+    for name in ("KINETOSCOPE_PROBE_FD", "KINETOSCOPE_PROBE_OUT", "KINETOSCOPE_PROBE_OPTIONS"):
+        environ.pop(name, None)
+    boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "boot")
+    entries = environ.get("PYTHONPATH", "").split(os.pathsep)
+    kept = [entry for entry in entries if not _same_folder(entry, boot)]
+    if len(kept) == len(entries):
+        return
+    if any(kept):
+        environ["PYTHONPATH"] = os.pathsep.join(kept)
+    else:
+        environ.pop("PYTHONPATH", None)
+
+
+def _same_folder(entry, folder):
+    try:
+        return bool(entry) and os.path.abspath(entry) == folder
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,42 @@
+"""A script that trains a few steps, then looks at its own environment and starts a Python
+of its own, as scripts that log their environment or shell out do. Under `kinetoscope
+profile` it must find its environment as it was given (no variable of the launcher's, the
+probe's folder not on its PYTHONPATH) and its child must run without the probe.
+
+    python environment_check.py [--steps 12]
+
+Prints the variables named KINETOSCOPE*, PYTHONPATH, and what the child saw.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import torch
+from torch import nn
+
+CHILD = ("import os, sys; print(sorted(k for k in os.environ if k.startswith('KINETOSCOPE')),"
+         " 'kinetoscope' in sys.modules)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=12)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    inputs, targets = torch.randn(16, 4), torch.randn(16, 1)
+    for _ in range(args.steps):
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(inputs), targets).backward()
+        optimizer.step()
+    print("variables:", sorted(name for name in os.environ if name.startswith("KINETOSCOPE")))
+    print("PYTHONPATH:", os.environ.get("PYTHONPATH"))
+    child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True)
+    said = [text.strip() for text in (child.stdout, child.stderr) if text.strip()]
+    print("child saw:", " ".join(said), flush=True)
+
+
+if __name__ == "__main__":
+    main()
