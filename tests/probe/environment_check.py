@@ -5,7 +5,7 @@ probe's folder not on its PYTHONPATH) and its child must run without the probe.
 
     python environment_check.py [--steps 12]
 
-Prints the variables named KINETOSCOPE*, PYTHONPATH, and what the child saw.
+Prints the variables named KINETOSCOPE_PROBE*, PYTHONPATH, and what the child saw.
 """
 import argparse
 import os
@@ -15,7 +15,7 @@ import sys
 import torch
 from torch import nn
 
-CHILD = ("import os, sys; print(sorted(k for k in os.environ if k.startswith('KINETOSCOPE')),"
+CHILD = ("import os, sys; print(sorted(k for k in os.environ if k.startswith('KINETOSCOPE_PROBE')),"
          " 'kinetoscope' in sys.modules)")
 
 
@@ -31,7 +31,7 @@ def main():
         optimizer.zero_grad()
         nn.functional.mse_loss(model(inputs), targets).backward()
         optimizer.step()
-    print("variables:", sorted(name for name in os.environ if name.startswith("KINETOSCOPE")))
+    print("variables:", sorted(name for name in os.environ if name.startswith("KINETOSCOPE_PROBE")))
     print("PYTHONPATH:", os.environ.get("PYTHONPATH"))
     child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True)
     said = [text.strip() for text in (child.stdout, child.stderr) if text.strip()]
