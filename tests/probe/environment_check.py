@@ -31,7 +31,8 @@ def main():
         optimizer.zero_grad()
         nn.functional.mse_loss(model(inputs), targets).backward()
         optimizer.step()
-    print("variables:", sorted(name for name in os.environ if name.startswith("KINETOSCOPE_PROBE")))
+    mine = sorted(name for name in os.environ if name.startswith("KINETOSCOPE_PROBE"))
+    print("variables:", mine)
     print("PYTHONPATH:", os.environ.get("PYTHONPATH"))
     child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True)
     said = [text.strip() for text in (child.stdout, child.stderr) if text.strip()]

@@ -522,7 +522,8 @@ class ProfilerWindow(unittest.TestCase):
         self.assertNotIn("Leaked callback", run.stderr)
         with open(os.path.join(run.out_dir, "trace.json")) as f:
             names = {event.get("name") for event in json.load(f)["traceEvents"]}
-        self.assertTrue({"ProfilerStep#2", "ProfilerStep#3"} <= names, sorted(n for n in names if n and n.startswith("ProfilerStep")))
+        self.assertTrue({"ProfilerStep#2", "ProfilerStep#3"} <= names,
+                        sorted(n for n in names if n and n.startswith("ProfilerStep")))
 
     def test_a_warning_from_backward_names_the_scripts_line(self):
         # The probe's backward wrapper was one frame more between the script's
