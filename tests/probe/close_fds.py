@@ -12,8 +12,7 @@ import os
 import socket
 import time
 
-import torch
-from torch import nn
+from linear_task import LinearTask
 
 HELLO = b"hello\n"
 
@@ -39,10 +38,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=6)
     args = parser.parse_args()
 
-    torch.manual_seed(0)
-    model = nn.Linear(8, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-    inputs, targets = torch.randn(32, 8), torch.randn(32, 1)
+    task = LinearTask(features=8, batch=32, lr=0.05)
     pairs = []
     for step in range(args.steps):
         if step == args.close_at:
@@ -50,10 +46,7 @@ def main():
             pairs = [socket.socketpair() for _ in range(args.pairs)]
             for mine, _ in pairs:
                 mine.sendall(HELLO)
-        optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
+        loss = task.step()
         time.sleep(0.01)  # (steps long enough for the probe's writer to wake between them)
     time.sleep(0.2)
     unexpected = 0

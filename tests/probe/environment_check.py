@@ -12,8 +12,7 @@ import os
 import subprocess
 import sys
 
-import torch
-from torch import nn
+from linear_task import LinearTask
 
 CHILD = ("import os, sys; print(sorted(k for k in os.environ if k.startswith('KINETOSCOPE_PROBE')),"
          " 'kinetoscope' in sys.modules)")
@@ -23,14 +22,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=12)
     args = parser.parse_args()
-    torch.manual_seed(0)
-    model = nn.Linear(4, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    inputs, targets = torch.randn(16, 4), torch.randn(16, 1)
+    task = LinearTask(features=4, batch=16, lr=0.1)
     for _ in range(args.steps):
-        optimizer.zero_grad()
-        nn.functional.mse_loss(model(inputs), targets).backward()
-        optimizer.step()
+        task.step()
     mine = sorted(name for name in os.environ if name.startswith("KINETOSCOPE_PROBE"))
     print("variables:", mine)
     print("PYTHONPATH:", os.environ.get("PYTHONPATH"))

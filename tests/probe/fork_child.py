@@ -13,8 +13,7 @@ import os
 import sys
 import time
 
-import torch
-from torch import nn
+from linear_task import LinearTask
 
 CHILD_DEADLINE_S = 20.0
 
@@ -25,17 +24,10 @@ def main():
     parser.add_argument("--fork-at", type=int, default=8)
     args = parser.parse_args()
 
-    torch.manual_seed(0)
-    model = nn.Linear(8, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-    inputs, targets = torch.randn(32, 8), torch.randn(32, 1)
+    task = LinearTask(features=8, batch=32, lr=0.05)
 
     def step():
-        optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        return loss.item()
+        return task.step().item()
 
     for index in range(args.steps):
         loss = step()

@@ -141,15 +141,13 @@ class ModelFinder(object):
         alive = [module for module in (ref() for ref in self._candidates) if module is not None]
         if len(alive) == 1:
             return self.choose(alive[0])
-        self._remove(self._global)
-        self.discovering = False
+        self._end_discovery()
         return None
 
     def choose(self, module):
         """Makes `module` the model: global hooks off, hooks on it alone. Returns the
         device of its first parameter."""
-        self._remove(self._global)
-        self.discovering = False
+        self._end_discovery()
         self._model = weakref.ref(module)
         loop = self._loop
         parameter = first_parameter(module)
@@ -211,8 +209,7 @@ class ModelFinder(object):
                 return self.choose(module)
         self._misses += 1
         if self._misses >= 3:
-            self._remove(self._global)
-            self.discovering = False
+            self._end_discovery()
         return None
 
     def model_matches(self, optimizer):
@@ -226,11 +223,15 @@ class ModelFinder(object):
         self._remove(self._local_post)
 
     def remove_all(self):
-        self._remove(self._global)
+        self._end_discovery()
         self._remove(self._local)
         self._remove(self._local_post)
-        self.discovering = False
         self.remove_guards()
+
+    def _end_discovery(self):
+        """The global hooks off (they slow every module call), with or without a model."""
+        self._remove(self._global)
+        self.discovering = False
 
     # -- the model's copies ------------------------------------------------------------------
     def install_guards(self):

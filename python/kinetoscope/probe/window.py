@@ -115,7 +115,6 @@ class ProfilerWindow(object):
         self._prof = None
         self._unguard = None  # restores profile._prepare_trace while the window is open
         self.thread = None  # the thread that opened it (its profiler session is that thread's)
-        self._cuda = False  # the open window records CUDA activity
         self._thread_end = None  # a _thread._local holding a _ThreadEndCloser (not main)
         self.enabled = options.active > 0
         self.written = False
@@ -161,7 +160,6 @@ class ProfilerWindow(object):
             activities = [profiler.ProfilerActivity.CPU]
             if cuda:
                 activities.append(profiler.ProfilerActivity.CUDA)
-            self._cuda = bool(cuda)
             schedule = self._schedule()
             kwargs = dict(activities=activities, schedule=schedule,
                           record_shapes=self._options.record_shapes,
@@ -194,9 +192,11 @@ class ProfilerWindow(object):
         CUDA one calls CUPTI, which a forked child must not (not checked on a GPU yet)."""
         if self._prof is None or self.thread != get_ident():
             return  # (forked from another thread: the session is not this thread's)
-        cuda = self._cuda
+        activities = getattr(self._prof, "activities", None)
+        cpu_only = (activities is not None
+                    and self._torch.profiler.ProfilerActivity.CUDA not in activities)
         self._close()
-        if not cuda:
+        if cpu_only:
             try:
                 self._torch._C._autograd._disable_profiler()
             except Exception:
