@@ -127,6 +127,11 @@ RUNS = {
     "backward_warning": (["backward_warning.py", "--steps", "12"], {"skip": 2, "active": 2}, {}),
     "backward_warning_bare": (["backward_warning.py", "--steps", "12"], None, {"probe": False}),
     # weights updated by hand: no optimizer, no no_grad forward; one model, then two
+    "checkpointed": (["checkpointed.py", "--steps", "14"], {"skip": 2, "active": 0}, {}),
+    "scaled_loss": (["scaled_loss.py", "--steps", "150"], {"skip": 2, "active": 0}, {}),
+    "python_profiler": (["python_profiler.py", "--steps", "30"],
+                        {"skip": 2, "active": 2, "with_stack": True}, {}),
+    "python_profiler_bare": (["python_profiler.py", "--steps", "30"], None, {"probe": False}),
     "manual_sgd": (["manual_sgd.py", "--steps", "400"], {"skip": 2, "active": 2}, {}),
     "manual_sgd_bare": (["manual_sgd.py", "--steps", "400"], None, {"probe": False}),
     "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
@@ -255,8 +260,24 @@ class ProtocolShape(unittest.TestCase):
         if statistics.median(row[11] for row in steps) < 5.0:  # (a machine this slow: no null)
             self.assertLess(reads, len(steps), run.explain())
 
+    def test_a_scaled_loss_is_read_unscaled(self):
+        # scaler.scale(loss).backward(): the loss the probe read was the scaled one, 65,536
+        # times the script's.
+        run = result("scaled_loss")
+        self.assertEqual(run.returncode, 0, run.explain())
+        printed = {}
+        for line in run.stdout.decode().splitlines():
+            _, step, _, loss = line.split()
+            printed[int(step)] = float(loss)
+        read = [(row[0], row[6]) for row in run.steps() if row[6] is not None]
+        self.assertGreaterEqual(len(read), 3, run.explain())
+        for step, loss in read:
+            self.assertAlmostEqual(loss, printed[step], delta=1e-5, msg=step)
+
     def test_wall_time_holds_the_phases(self):
-        for name in ("slow_data", "accum", "infer"):
+        # (checkpointed: the forward that activation checkpointing runs again inside the
+        # backward was a second forward, open until the optimizer step)
+        for name in ("slow_data", "accum", "infer", "checkpointed"):
             run = result(name)
             self.assertTrue(run.steps(), run.explain())
             for row in run.steps():
@@ -538,6 +559,17 @@ class ProfilerWindow(unittest.TestCase):
         self.assertEqual(len(warning_lines(bare)), 1, bare.stderr)
         self.assertIn("backward_warning.py:", warning_lines(bare)[0])
         self.assertEqual(warning_lines(run), warning_lines(bare))
+
+    def test_a_scripts_own_python_profiler_keeps_seeing_calls(self):
+        # with_stack's tracer took the interpreter's profile function for the window and
+        # emptied it at the stop: cProfile saw 3 of the 30 steps.
+        bare = result("python_profiler_bare")
+        run = result("python_profiler")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertIn(b"train_step called 30 times", bare.stdout)
+        self.assertEqual(run.stdout, bare.stdout)
+        self.assertIn("sys.setprofile", run.last_config().get("window", ""))
+        self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")))
 
     def test_a_loop_without_an_optimizer_does_not_keep_the_global_hooks(self):
         # Discovery waited for an optimizer step or a no_grad forward that never came: the

@@ -25,6 +25,7 @@ import time
 from threading import get_ident
 
 from . import faults
+from .dynamo import dynamo_tracing_check
 from .passthrough_importlib_bootstrap import backward_wrapper
 
 perf_counter = time.perf_counter
@@ -33,6 +34,7 @@ perf_counter = time.perf_counter
 def install(loop, torch):
     _install_dataloader(loop, torch)
     _install_backward(loop, torch)
+    _install_grad_scaler(loop, torch)
     _install_optimizer(loop, torch)
     if loop.marker:
         _install_marker_label(loop, torch)
@@ -122,6 +124,34 @@ def _shield_from_dynamo(torch, autograd, backward):
 
     functools.update_wrapper(compile, original_compile)
     torch.compile = compile
+
+
+def _install_grad_scaler(loop, torch):
+    """GradScaler.scale (torch.amp's, which torch.cuda.amp's and torch.cpu.amp's are): a
+    loss that goes to backward scaled (`scaler.scale(loss).backward()`, mixed precision's
+    idiom) is the loss times the scale (65,536 at first, halved at each overflow). The
+    step's loss is read from the tensor scaled instead (Loop.on_backward_start); both are
+    held weakly, so the probe keeps no graph alive."""
+    scaler_api = sys.modules.get("torch.amp.grad_scaler")
+    scaler_type = getattr(scaler_api, "GradScaler", None)
+    original_scale = getattr(scaler_type, "scale", None)
+    if not callable(original_scale):
+        return
+    tracing = dynamo_tracing_check(torch)  # (a compiled step that scales its loss: nothing)
+    tensor_type = torch.Tensor
+
+    def scale(self, outputs):
+        scaled = original_scale(self, outputs)
+        if (scaled is not outputs and outputs.__class__ is tensor_type and not tracing()
+                and loop.hot == get_ident()):
+            try:
+                loop.on_loss_scaled(outputs, scaled)
+            except Exception as exc:
+                loop.fault(exc)
+        return scaled
+
+    functools.update_wrapper(scale, original_scale)
+    scaler_type.scale = scale
 
 
 def _install_optimizer(loop, torch):

@@ -71,7 +71,7 @@ class Loop(object):
         "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
-        "_tensor", "_modes_active",
+        "_tensor", "_modes_active", "scaled_loss",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -135,6 +135,7 @@ class Loop(object):
         self.batch_opens_forward = False  # the model has no pre hook: its forward is timed
         # from the batch (forward_from_batch); set by the finder
         self.backward_depth = 0
+        self.scaled_loss = None  # weakrefs (scaled, loss) of GradScaler.scale's last call
         self.pairs = []  # CUDA: (phase, start event, end event)
         self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
         self._new_step_state()
@@ -451,6 +452,8 @@ class Loop(object):
             self.first_batch_size = _batch_size_of(batch, self._tensor)
 
     def on_forward_pre(self, module, discovering):
+        if self.backward_depth:
+            return  # activation checkpointing runs the forward again inside the backward
         if not self.begun:
             self.begin()
         if discovering:
@@ -529,6 +532,11 @@ class Loop(object):
             # times the forward. (This one is not timed.)
             self.finder.hook_forward()
         self.depth = 0  # (the module depth counts only while the finder discovers)
+        scaled_loss = self.scaled_loss
+        if scaled_loss is not None:
+            self.scaled_loss = None
+            if tensors is scaled_loss[0]():  # scaler.scale(loss).backward(): read the loss
+                tensors = scaled_loss[1]()  # (None: freed since, the step's loss unknown)
         if not self.read_loss:
             return now  # (a step LOSS_EVERY_S after the last one read will read it)
         # The loss: a 1-element tensor (or a sequence of one), read without a
@@ -562,6 +570,10 @@ class Loop(object):
             if faults.raised_by_signal_handler(exc):
                 self.fault(exc)  # cut short by the script's handler: off, raised on
         return now
+
+    def on_loss_scaled(self, loss, scaled):
+        """GradScaler.scale(loss) on the training thread (hooks._install_grad_scaler)."""
+        self.scaled_loss = (weakref.ref(scaled), weakref.ref(loss))
 
     def on_backward_end(self, started):
         """On a device clock (the host clock's backward time is added by the hook itself)."""

@@ -93,6 +93,14 @@ class _ThreadEndCloser(object):
                 pass
 
 
+def _script_profiles_python():
+    """Whether the script has a Python profile function of its own (cProfile, a tracer
+    set with sys.setprofile or threading.setprofile). torch.profiler's with_stack takes the
+    interpreter's profile slot for the window and empties it at the stop: the script's
+    profiler would stop seeing calls for the rest of the run."""
+    return sys.getprofile() is not None or getattr(threading, "_profile_hook", None) is not None
+
+
 def _takes_acc_events(profile_type):
     """Whether torch.profiler.profile has acc_events (torch >= 2.4)."""
     try:
@@ -161,10 +169,15 @@ class ProfilerWindow(object):
             if cuda:
                 activities.append(profiler.ProfilerActivity.CUDA)
             schedule = self._schedule()
+            with_stack = self._options.with_stack
+            if with_stack and _script_profiles_python():
+                with_stack = False
+                self._tell("without Python stacks: the script's own Python profiler "
+                           "(sys.setprofile) is running")
             kwargs = dict(activities=activities, schedule=schedule,
                           record_shapes=self._options.record_shapes,
                           profile_memory=self._options.profile_memory,
-                          with_stack=self._options.with_stack)
+                          with_stack=with_stack)
             if _takes_acc_events(profiler.profile):
                 # The window is one cycle, so keeping events across cycles changes nothing;
                 # without it torch warns that it does not (a warning the script's "error"
