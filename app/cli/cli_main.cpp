@@ -3,6 +3,7 @@
 #include "app/cli/command_help.h"
 #include "app/cli/diagnose_command.h"
 #include "app/cli/diff_command.h"
+#include "app/cli/end_like_script.h"
 #include "app/cli/info_command.h"
 #include "app/cli/memory_command.h"
 #include "app/cli/profile_command.h"
@@ -118,7 +119,9 @@ bool asksForHelp(int argc, char** argv)
 int run(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
-    return run(args, std::cout, std::cerr);
+    const int code = run(args, std::cout, std::cerr);
+    endAsRecorded();  // (`profile` of a script that a signal ended: this process too)
+    return code;
 }
 
 }  // namespace kinetoscope::cli

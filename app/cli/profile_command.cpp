@@ -1,6 +1,7 @@
 #include "app/cli/profile_command.h"
 
 #include "app/cli/cli_main.h"
+#include "app/cli/end_like_script.h"
 #include "app/cli/profile_lab.h"
 #include "app/cli/profile_scaling.h"
 #include "core/format/format.h"
@@ -8,6 +9,7 @@
 #include "core/lab/probe_process.h"
 #include "core/lab/profile_job.h"
 #include "core/lab/script_lab.h"
+#include "core/lab/signal_relay.h"
 
 #include <algorithm>
 #include <array>
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <sys/wait.h>
 
 namespace kinetoscope::cli {
 
@@ -30,16 +33,22 @@ namespace fs = std::filesystem;
 std::atomic<int> g_script{0};
 
 // A terminal's Ctrl-C (and Ctrl-\) reaches the whole foreground group, the script included:
-// it is the script's to handle, as it would be without us. The same signal sent to this
-// process alone (kill, a job scheduler's SIGTERM) is passed on to the script, whose end
-// this process then reports.
+// it is the script's to handle, as it would be without us. Another signal (kill, a job
+// scheduler's SIGTERM) goes to the script's relay, which passes it on unless the script got
+// it too (lab/signal_relay.h); with no relay (a job's launcher), it is passed on at once.
+// The script's end is then this process's to report.
 void passOn(int signal, siginfo_t* info, void*)
 {
     const bool fromTerminal = info && info->si_code == SI_KERNEL;
-    if (const int pid = g_script.load(); pid > 0 && !fromTerminal)
+    if (fromTerminal || lab::SignalRelay::received(signal))
+        return;
+    if (const int pid = g_script.load(); pid > 0)
         ::kill(pid, signal);
 }
 
+// A signal this process was started with ignored (nohup's SIGHUP, `trap ''`, a
+// non-interactive shell's `&`) is left ignored: the script inherits it ignored, as it would
+// without us, and it has nothing to pass on.
 class SignalsPassOn
 {
 public:
@@ -51,13 +60,18 @@ public:
         action.sa_sigaction = passOn;
         action.sa_flags = SA_SIGINFO | SA_RESTART;
         ::sigemptyset(&action.sa_mask);
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &action, &m_previous[i]);
+        for (size_t i = 0; i < kSignals.size(); ++i) {
+            ::sigaction(kSignals[i], nullptr, &m_previous[i]);
+            m_installed[i] = m_previous[i].sa_handler != SIG_IGN;
+            if (m_installed[i])
+                ::sigaction(kSignals[i], &action, nullptr);
+        }
     }
     ~SignalsPassOn()
     {
         for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &m_previous[i], nullptr);
+            if (m_installed[i])
+                ::sigaction(kSignals[i], &m_previous[i], nullptr);
     }
     SignalsPassOn(const SignalsPassOn&) = delete;
     SignalsPassOn& operator=(const SignalsPassOn&) = delete;
@@ -65,6 +79,7 @@ public:
 private:
     static constexpr std::array<int, 4> kSignals{SIGINT, SIGQUIT, SIGTERM, SIGHUP};
     std::array<struct sigaction, 4> m_previous{};
+    std::array<bool, 4> m_installed{};
 };
 
 bool parseCount(const std::string& text, int64_t& value)
@@ -414,6 +429,8 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
             run({"diagnose", result.run.sessionPath}, out, err);
         }
     }
+    if (WIFSIGNALED(result.waitStatus))
+        endBySignal(WTERMSIG(result.waitStatus));
     return result.exitCode();
 }
 

@@ -116,15 +116,19 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
             ::dup2(out[1], STDOUT_FILENO);
             ::dup2(err[1], STDERR_FILENO);
         }
+        for (int fd : spec.inheritedFds)
+            ::fcntl(fd, F_SETFD, 0);
         sigset_t all;
         ::sigemptyset(&all);
         ::sigprocmask(SIG_SETMASK, &all, nullptr);
-        // What the launcher ignores while it waits (Ctrl-C in a terminal reaches both) is
-        // the child's to handle as it would alone.
-        ::signal(SIGINT, SIG_DFL);
-        ::signal(SIGQUIT, SIG_DFL);
-        if (spec.ownProcessGroup)
+        // A child of its own group is ours to stop (SIGINT first: the lab's cancel); one in
+        // the caller's group keeps the dispositions the caller gave (exec resets caught
+        // signals, and a signal ignored by nohup or `trap ''` stays ignored, as without us).
+        if (spec.ownProcessGroup) {
+            ::signal(SIGINT, SIG_DFL);
+            ::signal(SIGQUIT, SIG_DFL);
             ::setpgid(0, 0);
+        }
         if (spec.dieWithParent) {
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != parent)

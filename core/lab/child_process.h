@@ -37,6 +37,8 @@ struct SpawnSpec
     // started from a terminal stays in the terminal's group, as it would without us.
     bool ownProcessGroup = true;
     bool dieWithParent = true;  // SIGTERM when this process dies (PR_SET_PDEATHSIG)
+    // Descriptors the child inherits at their numbers (the caller owns and closes them).
+    std::vector<int> inheritedFds;
 };
 
 class ChildProcess

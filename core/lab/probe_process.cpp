@@ -5,6 +5,7 @@
 #include "core/lab/engine_protocol.h"
 #include "core/lab/live_sampler.h"
 #include "core/lab/probe_stream.h"
+#include "core/lab/signal_relay.h"
 
 #include <algorithm>
 #include <charconv>
@@ -199,7 +200,21 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     spec.dieWithParent = !c.fromTerminal;
     if (!c.fromTerminal)
         spec.outputFile = (fs::path(c.outDir) / "output.log").string();
-    if (!child.spawn(spec, run.error))
+    // From a terminal (`kinetoscope profile`), signals sent to the launcher are passed on
+    // once (signal_relay.h); the app's script is in a group of its own and gets none.
+    std::optional<SignalRelay> relay;
+    if (c.fromTerminal && !relay.emplace().ok())
+        relay.reset();
+    if (relay) {
+        spec.environment.push_back(
+            "KINETOSCOPE_PROBE_SIGNALS=" + std::to_string(relay->writeEnd()) + "," +
+            std::to_string(relay->readEnd()));
+        spec.inheritedFds = {relay->writeEnd(), relay->readEnd()};
+    }
+    const bool spawned = child.spawn(spec, run.error);
+    if (relay)
+        relay->closeChildEnds();
+    if (!spawned)
         return result;
     result.started = true;
     if (callbacks.engineStarted)
@@ -261,6 +276,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         handOutSamples();
         if (!exited && child.reap())
             exited = Clock::now();
+        if (relay)
+            relay->poll(child.pid(), exited.has_value());
         if (exited && (!open || Clock::now() - *exited > kDrainAfterExit)) {
             child.closeOutputs();
             break;

@@ -1,11 +1,13 @@
-"""Ctrl-C at a terminal on `kinetoscope profile -- python train_mlp.py` (issue 51).
+"""Ctrl-C at a terminal on `kinetoscope profile -- python train_mlp.py` (issue 51), and
+signals from outside (a process group's, the launcher's alone, one ignored at launch).
 
 The launcher runs in a pseudo-terminal of its own, as a shell would run it: the session
 leader with the terminal as its controlling one. ^C written to the terminal makes the
 kernel's line discipline send SIGINT to the whole foreground group (the launcher and the
 script), which no test that signals one process can stand for: the launcher must leave
 the script's KeyboardInterrupt to the script, report how it ended, keep what was measured
-and exit as a shell reports an interrupted command (130).
+and end as the script ended, by SIGINT (a shell loop around it stops there, as it would
+around the script alone).
 
     <venv python> tests/probe/test_terminal.py   (KINETOSCOPE_CLI: the kinetoscope binary)
 """
@@ -13,6 +15,7 @@ import json
 import os
 import pty
 import select
+import signal
 import shutil
 import subprocess
 import sys
@@ -80,9 +83,9 @@ class CtrlCAtTheTerminal(unittest.TestCase):
     def explain(self):
         return "exit %d, the terminal showed:\n%s" % (self.code, self.shown[-4000:])
 
-    def test_exits_as_an_interrupted_command(self):
+    def test_ends_by_sigint_as_the_script_did(self):
         self.assertTrue(self.interrupted, self.explain())
-        self.assertEqual(self.code, 130, self.explain())  # 128 + SIGINT
+        self.assertEqual(self.code, -signal.SIGINT, self.explain())  # (a shell shows 130)
 
     def test_the_script_heard_its_own_ctrl_c(self):
         # The script's KeyboardInterrupt traceback reached the terminal unchanged.
@@ -107,6 +110,74 @@ class CtrlCAtTheTerminal(unittest.TestCase):
                                  stderr=subprocess.PIPE, timeout=120)
         self.assertEqual(summary.returncode, 0, summary.stderr.decode())
         self.assertIn("interrupted", summary.stdout.decode(), summary.stdout.decode())
+
+
+def start_launched(out, preexec=None):
+    """`kinetoscope profile -- python graceful_stop.py` in a process group of its own (as a
+    shell's job, timeout's or a scheduler's step), once the script's loop runs."""
+    process = subprocess.Popen(
+        [CLI, "profile", "--no-samples", "--out", out, "--skip", "3", "--active", "2", "--",
+         PYTHON, os.path.join(HERE, "graceful_stop.py")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=preexec, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    shown = b""
+    deadline = time.monotonic() + TIMEOUT_S
+    while b"training" not in shown and time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        shown += line
+    return process, shown
+
+
+def finish(process, shown):
+    rest, _ = process.communicate(timeout=TIMEOUT_S)
+    return process.returncode, (shown + rest).decode("utf-8", "replace")
+
+
+@unittest.skipUnless(CLI and os.access(CLI, os.X_OK), "KINETOSCOPE_CLI names no kinetoscope binary")
+class SignalsFromOutside(unittest.TestCase):
+    """A signal reaches the script once, whoever sends it, and one the launcher was started
+    with ignored stays ignored."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp(prefix="kinetoscope-signals-")
+
+    def tearDown(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def test_a_signal_to_the_whole_group_reaches_the_script_once(self):
+        # timeout, kill -- -PGID, a scheduler's kill of every process of a job: the script
+        # has it already; the launcher passed it on again and the handler ran twice.
+        process, shown = start_launched(os.path.join(self.folder, "group"))
+        os.killpg(process.pid, signal.SIGTERM)
+        code, shown = finish(process, shown)
+        self.assertIn("handler calls: 1\n", shown, shown)
+        self.assertEqual(code, 0, shown)
+
+    def test_a_signal_to_the_launcher_alone_is_passed_on(self):
+        process, shown = start_launched(os.path.join(self.folder, "alone"))
+        os.kill(process.pid, signal.SIGTERM)
+        code, shown = finish(process, shown)
+        self.assertIn("handler calls: 1\n", shown, shown)
+        self.assertEqual(code, 0, shown)
+
+    def test_a_signal_ignored_at_launch_stays_ignored(self):
+        # nohup: the launcher's own handler made the script's SIGHUP a default (deadly) one.
+        process, shown = start_launched(os.path.join(self.folder, "nohup"),
+                                        preexec=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        self.assertIn("SIGHUP at start: ignored", shown.decode(), shown)
+        os.kill(process.pid, signal.SIGTERM)
+        finish(process, shown)
+
+    def test_the_launcher_ends_by_the_signal_that_ended_the_script(self):
+        process, shown = start_launched(os.path.join(self.folder, "killed"))
+        with open("/proc/%d/task/%d/children" % (process.pid, process.pid)) as f:
+            script = int(f.read().split()[0])
+        os.kill(script, signal.SIGKILL)
+        code, shown = finish(process, shown)
+        self.assertEqual(code, -signal.SIGKILL, shown)  # as the script's caller would have seen
+        self.assertIn("the script was killed by SIGKILL", shown, shown)
 
 
 if __name__ == "__main__":

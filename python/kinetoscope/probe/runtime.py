@@ -242,7 +242,15 @@ def start():
     if text:
         out_dir = os.path.abspath(environ.get("KINETOSCOPE_PROBE_OUT") or os.curdir)
         options_text = environ.get("KINETOSCOPE_PROBE_OPTIONS", "")
+        signals_text = environ.get("KINETOSCOPE_PROBE_SIGNALS", "")
         _hide_from_the_script(environ)  # first: a failed start leaves none of it either
+        if signals_text:
+            try:
+                from . import signal_report
+
+                signal_report.install(signals_text)
+            except Exception as exc:  # the launcher passes every signal on, as before
+                faults.part_disabled("signal report", exc)
         try:
             fd = int(text)
         except ValueError:
@@ -284,7 +292,8 @@ def _hide_from_the_script(environ):
     off PYTHONPATH (off entirely when the launcher added it alone), so that a Python the
     script starts never loads the probe. (Job mode keeps them: every rank of the job
     starts through them, and KINETOSCOPE_PROBE_OWNER keeps a rank's workers dormant.)"""
-    for name in ("KINETOSCOPE_PROBE_FD", "KINETOSCOPE_PROBE_OUT", "KINETOSCOPE_PROBE_OPTIONS"):
+    for name in ("KINETOSCOPE_PROBE_FD", "KINETOSCOPE_PROBE_OUT", "KINETOSCOPE_PROBE_OPTIONS",
+                 "KINETOSCOPE_PROBE_SIGNALS"):
         environ.pop(name, None)
     boot = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "boot")
