@@ -228,8 +228,8 @@ if [ -n "$profile_python" ]; then
         "$profile_python" "$root/tests/probe/train_mlp.py" --steps-total 10 \
         > "$work/profile.out" 2> "$work/profile.err" \
         || fail "kinetoscope profile from /usr/bin: exit $?, $(last_line "$work/profile.err")"
-    grep -q '^kinetoscope profile: 6 steps measured' "$work/profile.out" \
-        || fail "kinetoscope profile from /usr/bin measured no steps: $(grep 'kinetoscope profile' "$work/profile.out" | head -n 1)"
+    grep -q '^kinetoscope profile: 6 steps measured' "$work/profile.err" \
+        || fail "kinetoscope profile from /usr/bin measured no steps: $(grep 'kinetoscope profile' "$work/profile.err" | head -n 1)"
     [ -f "$work/profile/session.kinetoscope.json" ] && [ -f "$work/profile/trace.json" ] \
         || fail "kinetoscope profile from /usr/bin wrote no session and trace in $work/profile"
     say "profile: a real script profiled from /usr/bin with $profile_python (6 steps, a trace)"

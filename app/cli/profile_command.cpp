@@ -293,8 +293,19 @@ std::string measuredLine(const lab::ProfileConfig& c, const session::Session& s)
     return line;
 }
 
-// A job (--nproc, or a command that starts ranks): every rank's line, then the job's reading.
-int runJob(const lab::ProfileConfig& c, std::ostream& out, std::ostream& err)
+// What `kinetoscope profile` says of a run once the script has ended goes to standard
+// error, as time(1) says its figures: the standard output is the script's (`> log`, a
+// pipe), and ours would be appended to it. A standard error closed meanwhile (a pipe read
+// no more) fails our writes rather than ending this process by SIGPIPE before it ends as
+// the script did (its own processes have all started: none inherits the ignore).
+void afterTheScript()
+{
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
+// A job (--nproc, or a command that starts ranks): every rank's line, then the job's
+// reading, on `report` (standard error: see afterTheScript).
+int runJob(const lab::ProfileConfig& c, std::ostream& report)
 {
     lab::JobCallbacks callbacks;
     callbacks.run.engineStarted = [](int pid) { g_script = pid; };
@@ -303,45 +314,46 @@ int runJob(const lab::ProfileConfig& c, std::ostream& out, std::ostream& err)
         return lab::runProfileJob(c, callbacks);
     }();
     g_script = 0;
+    afterTheScript();
     if (!result.started) {
-        err << "kinetoscope profile: " << result.error << "\n";
+        report << "kinetoscope profile: " << result.error << "\n";
         return kExitBadInput;
     }
-    out << "\nkinetoscope profile: " << format::counted(result.ranks.size(), "rank", "ranks")
-        << " under " << result.command << "\n";
+    report << "\nkinetoscope profile: " << format::counted(result.ranks.size(), "rank", "ranks")
+           << " under " << result.command << "\n";
     for (const lab::RankRun& rank : result.ranks) {
-        out << "rank " << rank.rank << (rank.host.empty() ? "" : " (" + rank.host + ")") << ": "
-            << measuredLine(c, rank.run.session);
+        report << "rank " << rank.rank << (rank.host.empty() ? "" : " (" + rank.host + ")") << ": "
+               << measuredLine(c, rank.run.session);
         if (!rank.readHere)
-            out << " (read by its own machine's launcher)";
-        out << "\n";
+            report << " (read by its own machine's launcher)";
+        report << "\n";
     }
     if (!result.note.empty())
-        out << "kinetoscope profile: " << result.note << "\n";
+        report << "kinetoscope profile: " << result.note << "\n";
     if (!result.error.empty())
-        err << "kinetoscope profile: " << result.error << "\n";
+        report << "kinetoscope profile: " << result.error << "\n";
     // Each rank's digest beside its session, where its trace was written: the job then opens
     // from the digests (core/job/digest.h), on this machine or from a shared folder.
     for (const lab::RankRun& rank : result.ranks)
         if (std::string digestError; !rank.run.session.tracePath.empty() &&
                                      !job::writeRankDigest(rank.run.sessionPath, digestError))
-            err << "kinetoscope profile: rank " << rank.rank << "'s digest: " << digestError
-                << "\n";
+            report << "kinetoscope profile: rank " << rank.rank << "'s digest: " << digestError
+                   << "\n";
     const bool anySaved =
         std::any_of(result.ranks.begin(), result.ranks.end(),
                     [](const lab::RankRun& r) { return !r.run.sessionPath.empty(); });
     if (!anySaved)
         return result.exitCode();
-    out << "job: " << c.outDir << "\n";
+    report << "job: " << c.outDir << "\n";
     // A job is read from its ranks' profiler windows: a rank without one is read on its own.
     if (const std::vector<int> alone = lab::ranksWithoutWindow(result); !alone.empty()) {
-        out << "rank " << alone.front() << " ended before its profiler window: each rank is "
-            << "read on its own (kinetoscope diagnose " << lab::rankFolder(c.outDir, alone.front())
-            << "/session.kinetoscope.json)\n";
+        report << "rank " << alone.front() << " ended before its profiler window: each rank is "
+               << "read on its own (kinetoscope diagnose "
+               << lab::rankFolder(c.outDir, alone.front()) << "/session.kinetoscope.json)\n";
         return result.exitCode();
     }
-    out << "\n";
-    run({"diagnose", c.outDir}, out, err);
+    report << "\n";
+    run({"diagnose", c.outDir}, report, report);
     return result.exitCode();
 }
 
@@ -396,7 +408,7 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitBadInput;
     }
     if (c.nproc > 0 || lab::launchesRanks(c.command))
-        return runJob(c, out, err);
+        return runJob(c, err);
     lab::RunCallbacks callbacks;
     callbacks.engineStarted = [](int pid) { g_script = pid; };
     const lab::ProfileResult result = [&] {
@@ -404,29 +416,31 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
         return lab::runProfile(c, callbacks);
     }();
     g_script = 0;
+    afterTheScript();
     if (!result.started) {  // the launcher's own failure: the script never ran
         err << "kinetoscope profile: " << result.run.error << "\n";
         return kExitBadInput;
     }
+    std::ostream& report = err;  // (see afterTheScript)
     const session::Session& s = result.run.session;
     if (result.probeSpoke)
-        out << "\nkinetoscope profile: " << measuredLine(c, s) << "\n";
+        report << "\nkinetoscope profile: " << measuredLine(c, s) << "\n";
     else
-        out << "\n";
+        report << "\n";
     if (!result.note.empty())
-        out << "kinetoscope profile: " << result.note << "\n";
+        report << "kinetoscope profile: " << result.note << "\n";
     if (!result.run.ok)
         err << "kinetoscope profile: " << result.run.error << "\n";
     if (!result.run.sessionPath.empty()) {
-        out << "session: " << result.run.sessionPath << "\n";
+        report << "session: " << result.run.sessionPath << "\n";
         if (!s.tracePath.empty())
-            out << "trace: " << (fs::path(c.outDir) / s.tracePath).string() << "\n";
+            report << "trace: " << (fs::path(c.outDir) / s.tracePath).string() << "\n";
         if (!s.snapshotPath.empty())
-            out << "memory snapshot: " << (fs::path(c.outDir) / s.snapshotPath).string()
-                << " (kinetoscope memory reads it)\n";
+            report << "memory snapshot: " << (fs::path(c.outDir) / s.snapshotPath).string()
+                   << " (kinetoscope memory reads it)\n";
         if (!s.steps.empty() || !s.tracePath.empty()) {
-            out << "\n";
-            run({"diagnose", result.run.sessionPath}, out, err);
+            report << "\n";
+            run({"diagnose", result.run.sessionPath}, report, err);
         }
     }
     if (WIFSIGNALED(result.waitStatus))

@@ -101,8 +101,8 @@ private Q_SLOTS:
         const std::string serialLead = leadingFinding(folder("serial"));
         QVERIFY2(serialLead.starts_with("dataloader"), serialLead.c_str());
         // The measured wait, per step, is in what the command printed.
-        QVERIFY2(serial.out.contains("waits") && serial.out.contains("per step for the next batch"),
-                 serial.out.constData());
+        QVERIFY2(serial.err.contains("waits") && serial.err.contains("per step for the next batch"),
+                 serial.err.constData());
 
         const Ran workers = profile({"--out", folder("workers")},
                                     slow + QStringList{"--workers", "4", "--steps-total", "40"});
@@ -202,7 +202,7 @@ private Q_SLOTS:
     }
 
     // The script's standard output is byte for byte what it prints alone, its exit code is
-    // its own (sys.exit, os._exit), and the launcher's report comes after.
+    // its own (sys.exit, os._exit), and the launcher's report is on its standard error.
     void theScriptsOutputAndExitCodeAreItsOwn()
     {
         const QStringList command = {kPython, script("train_mlp.py"), "--steps-total",
@@ -212,8 +212,8 @@ private Q_SLOTS:
         const Ran probed =
             profile({"--out", folder("exit3"), "--skip", "2", "--active", "2"}, command);
         QCOMPARE(probed.code, 3);
-        QVERIFY2(probed.out.startsWith(alone.out + "\nkinetoscope profile: "),
-                 probed.out.constData());
+        QCOMPARE(probed.out, alone.out);  // (the launcher's report is on standard error)
+        QVERIFY2(probed.err.contains("\nkinetoscope profile: "), probed.err.constData());
         QVERIFY(probed.err.contains("the script exited with status 3"));
 
         const Ran osExit =
@@ -237,8 +237,8 @@ private Q_SLOTS:
         QVERIFY2(run.err.contains("kinetoscope probe: disabled (the script closed the launcher's "
                                   "socket"),
                  run.err.constData());
-        QVERIFY2(run.out.contains("the probe's last message never came"), run.out.constData());
-        QVERIFY(!run.out.contains("no step was seen"));
+        QVERIFY2(run.err.contains("the probe's last message never came"), run.err.constData());
+        QVERIFY(!run.err.contains("no step was seen"));
         QVERIFY(loaded(folder("close_fds")).steps.size() <= 6);
     }
 
@@ -253,8 +253,8 @@ private Q_SLOTS:
                      "--skip", "2", "--active", "1", "--steps", "4"},
                     {kPython, "-m", "pkg.train", "--steps", "30"});
         QVERIFY2(r.code == 0, r.err.constData());
-        QVERIFY2(r.out.contains("stopped the script after 4 measured steps (--steps 4)"),
-                 r.out.constData());
+        QVERIFY2(r.err.contains("stopped the script after 4 measured steps (--steps 4)"),
+                 r.err.constData());
         QCOMPARE(loaded(out).steps.size(), size_t(4));
 
         const QString elsewhere = m_dir.path() + "/a folder with spaces";
@@ -387,7 +387,7 @@ private Q_SLOTS:
         const Ran isolated = profile({"--out", folder("isolated")},
                                      {kPython, "-I", script("train_mlp.py"), "--steps-total", "3"});
         QCOMPARE(isolated.code, 0);
-        QVERIFY2(isolated.out.contains("the probe did not start"), isolated.out.constData());
+        QVERIFY2(isolated.err.contains("the probe did not start"), isolated.err.constData());
 
         const Ran arms = profile({"--arms", "fp32,fp16"}, {kPython, "-c", "pass"});
         QCOMPARE(arms.code, 2);

@@ -91,9 +91,9 @@ private Q_SLOTS:
                 : profile({"--nproc", QString::number(ranks), "--steps", "6", "--out", job},
                           QStringList{kPython} + script);
         QVERIFY2(run.code == 0, run.err.constData());
-        QVERIFY2(run.out.contains(torchrun ? "torchrun --standalone --nproc-per-node"
+        QVERIFY2(run.err.contains(torchrun ? "torchrun --standalone --nproc-per-node"
                                            : "torch.distributed.run --standalone --nproc-per-node"),
-                 run.out.constData());
+                 run.err.constData());
         for (int rank = 0; rank < ranks; ++rank) {
             const session::Session s = rankSession(job, rank);
             QCOMPARE(s.config.at("rank"), std::to_string(rank));
@@ -185,7 +185,7 @@ private Q_SLOTS:
             profile({"--nproc", "2", "--steps", "6", "--out", job},
                     {kPython, kScript, "--steps", "100", "--crash-rank", "0", "--crash-step", "2"});
         QCOMPARE(run.code, 1);
-        QVERIFY2(run.out.contains("rank 0 ended before its profiler window"), run.out.constData());
+        QVERIFY2(run.err.contains("rank 0 ended before its profiler window"), run.err.constData());
         QVERIFY2(!run.err.contains("not a rank's trace"), run.err.constData());
         const session::Session failed = rankSession(job, 0);
         QCOMPARE(failed.config.at("rank_end"), std::string("failed"));
