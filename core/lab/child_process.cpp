@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,17 @@ constexpr size_t kErrorTailBytes = 4096;
 constexpr size_t kEarlyLogBytes = 1u << 20;
 
 }  // namespace
+
+std::string describeInherited(int fd)
+{
+    struct stat status
+    {
+    };
+    std::string text = std::to_string(fd);
+    if (::fstat(fd, &status) == 0)
+        text += ":" + std::to_string(status.st_ino);
+    return text;
+}
 
 std::string signalName(int signal)
 {
@@ -85,7 +97,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
     // Built before the fork: the child may only make async-signal-safe calls.
     std::vector<std::string> environment = spec.environment;
     if (m_socket && !spec.noChannel)
-        environment.push_back(spec.socketVariable + "=" + std::to_string(control[1]));
+        environment.push_back(spec.socketVariable + "=" + describeInherited(control[1]));
     std::vector<char*> envp;
     envp.reserve(environment.size() + 1);
     for (std::string& entry : environment)

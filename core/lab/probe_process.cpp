@@ -207,8 +207,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         relay.reset();
     if (relay) {
         spec.environment.push_back(
-            "KINETOSCOPE_PROBE_SIGNALS=" + std::to_string(relay->writeEnd()) + "," +
-            std::to_string(relay->readEnd()));
+            "KINETOSCOPE_PROBE_SIGNALS=" + describeInherited(relay->writeEnd()) + "," +
+            describeInherited(relay->readEnd()));
         spec.inheritedFds = {relay->writeEnd(), relay->readEnd()};
     }
     const bool spawned = child.spawn(spec, run.error);

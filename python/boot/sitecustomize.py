@@ -12,9 +12,12 @@
    (job mode, kinetoscope/probe/ranks.py): RANK or SLURM_PROCID is set and it is not
    torchrun's own agent (`torchrun`, `python -m torch.distributed.run` or `.launch`,
    which has SLURM_PROCID under srun; without srun it has no rank);
-3. when active, appends `<kinetoscope>/python` to the END of sys.path and starts
-   `kinetoscope.probe`. Any fault of ours is one line on stderr,
-   "kinetoscope probe: disabled (<reason>)", and the script runs on unharmed.
+3. when active, appends `<kinetoscope>/python` to the END of sys.path, starts
+   `kinetoscope.probe` and takes the folder off again. Any fault of ours is one line on
+   stderr, "kinetoscope probe: disabled (<reason>)", and the script runs on unharmed.
+
+Either way this folder is left off sys.path, and `import sitecustomize` gives the
+environment's own module when it has one.
 
 Python >= 3.9; the standard library only.
 """
@@ -41,9 +44,12 @@ def _same_dir(entry):
 
 
 def _chain():
-    """Import the next `sitecustomize` on the path (ours hides it), then restore ours."""
+    """Import the next `sitecustomize` on the path (ours hides it). This folder stays off
+    sys.path (the script's sys.path is as without us), and the other module, if there is
+    one, is what `import sitecustomize` gives the script from then on, as without us (the
+    import machinery allows the replacement during our own import; with none, ours stays:
+    taking it out then would fail our import)."""
     ours = sys.modules.get("sitecustomize")
-    removed = [(i, p) for i, p in enumerate(sys.path) if _same_dir(p)]
     sys.path[:] = [p for p in sys.path if not _same_dir(p)]
     sys.modules.pop("sitecustomize", None)
     try:
@@ -61,10 +67,7 @@ def _chain():
             sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
                              "%s: %s\n" % (err.__class__.__name__, err))
     finally:
-        # sys.path as the other module left it, with our folder back where it was.
-        for index, entry in removed:
-            sys.path.insert(min(index, len(sys.path)), entry)
-        if ours is not None:
+        if ours is not None and "sitecustomize" not in sys.modules:
             sys.modules["sitecustomize"] = ours
 
 
@@ -129,9 +132,10 @@ def _wanted():
 def _activate():
     if not _wanted():
         return
+    python_dir = os.path.dirname(_BOOT_DIR)
+    added = python_dir not in sys.path
     try:
-        python_dir = os.path.dirname(_BOOT_DIR)
-        if python_dir not in sys.path:
+        if added:
             sys.path.append(python_dir)
         import kinetoscope.probe as probe
         where = os.path.dirname(os.path.abspath(getattr(probe, "__file__", "") or ""))
@@ -140,6 +144,11 @@ def _activate():
         probe.start()
     except Exception as exc:
         _say_disabled("%s: %s" % (type(exc).__name__, exc))
+    finally:
+        # The package is imported: its later imports go through its own __path__, and the
+        # script's sys.path is as it would be without us.
+        if added and python_dir in sys.path:
+            sys.path.remove(python_dir)
 
 
 _chain()

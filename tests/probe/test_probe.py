@@ -35,13 +35,22 @@ def _chain_dir(body):
     return folder
 
 
-CHAIN_OK = _chain_dir("import os\nos.environ['OTHER_SITECUSTOMIZE'] = 'ran'\n")
+CHAIN_OK = _chain_dir("import os\nos.environ['OTHER_SITECUSTOMIZE'] = 'ran'\nORIGIN = 'theirs'\n")
 CHAIN_FAILS = _chain_dir("raise ValueError('the other sitecustomize failed')\n")
 NO_TORCH = os.path.join(harness.temp_dir("kinetoscope-notorch-"), "no_torch.py")
 with open(NO_TORCH, "w") as _f:
     _f.write("import os, sys\n"
              "print('torch' in sys.modules, 'kinetoscope' in sys.modules,"
              " os.environ.get('OTHER_SITECUSTOMIZE'))\n")
+# What the script finds of the probe's start-up: which sitecustomize an import gives, and
+# whether python/boot or python/ (the probe's package) is on its sys.path.
+SITE_CHECK = os.path.join(os.path.dirname(NO_TORCH), "site_check.py")
+with open(SITE_CHECK, "w") as _f:
+    _f.write("import os, sys\n"
+             "import sitecustomize\n"
+             "ours = [p for p in sys.path if p and os.path.isdir(os.path.join(p, 'kinetoscope'))"
+             " or p.rstrip('/').endswith('python/boot')]\n"
+             "print(getattr(sitecustomize, 'ORIGIN', 'ours'), ours)\n")
 INTERRUPTED = os.path.join(os.path.dirname(NO_TORCH), "interrupted.py")
 with open(INTERRUPTED, "w") as _f:
     _f.write("def wait():\n    raise KeyboardInterrupt\n\n\nwait()\n")
@@ -159,6 +168,14 @@ RUNS = {
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
+    "site_check": ([SITE_CHECK], {}, {"python_path_extra": [CHAIN_OK]}),
+    # A process the script started (a shell's python, or one under python -I's parent)
+    # whose environment still names the launcher's socket, at a number that is another
+    # file here (fd 1, its standard output) or none:
+    "socket_not_here": ([NO_TORCH], None, {"probe": False, "env_extra": {
+        "KINETOSCOPE_PROBE_FD": "1:1", "KINETOSCOPE_PROBE_SIGNALS": "1:1,2:1"}}),
+    "socket_closed": ([NO_TORCH], None, {"probe": False, "env_extra": {
+        "KINETOSCOPE_PROBE_FD": "987:12345"}}),
     "chain_bare": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_OK]}),
     "chain_fails": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_FAILS]}),
     "chain_fails_without_probe": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_FAILS],
@@ -808,6 +825,24 @@ class Isolation(unittest.TestCase):
     def test_other_sitecustomize_still_runs(self):
         run = result("chain")
         self.assertTrue(run.stdout.decode().endswith("ran\n"), run.stdout)
+
+    def test_the_scripts_sitecustomize_and_sys_path_are_its_own(self):
+        # `import sitecustomize` gave the probe's module, and python/boot (and the probe's
+        # package folder) stayed on the script's sys.path.
+        run = result("site_check")
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertEqual(run.stdout.decode(), "theirs []\n")
+        self.assertEqual([m["type"] for m in run.messages], ["hello", "done"])
+
+    def test_a_socket_that_is_not_the_launchers_leaves_the_probe_silent(self):
+        # It said "kinetoscope probe: disabled (... Bad file descriptor)" on the stderr of
+        # every Python the script started under python -I, and took another file for its
+        # socket where the number was open.
+        for name in ("socket_not_here", "socket_closed"):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, run.explain())
+            self.assertEqual(run.stdout, b"False True None\n", name)
+            self.assertNotIn("kinetoscope probe", run.stderr, name)
 
     def test_other_sitecustomize_error_reads_as_without_the_probe(self):
         with_probe, without = result("chain_fails"), result("chain_fails_without_probe")

@@ -53,3 +53,24 @@ class OwnedFd(object):
                 os.close(self.fd)
             except OSError:
                 pass
+
+
+def inherited(text, variable):
+    """The descriptor named by the launcher's "FD:INODE" (a variable's value; a bare "FD" is
+    taken as it is), or None when that number is not the launcher's file in this process:
+    closed, or another file at the same number. That is a process the script started
+    (through a shell, or under python -I, whose environment still names the launcher's
+    descriptors): the probe stays away from it, and silent. Raises ValueError on a value
+    that is neither."""
+    number, _, inode = text.partition(":")
+    try:
+        fd = int(number)
+        inode = int(inode) if inode else None
+    except ValueError:
+        raise ValueError("%s is not a file descriptor: %r" % (variable, text))
+    if inode is None:
+        return fd
+    try:
+        return fd if os.fstat(fd).st_ino == inode else None
+    except OSError:
+        return None

@@ -16,6 +16,7 @@ import time
 
 from . import faults, options as options_module, report
 from .arming import TorchImportHook
+from .descriptor import inherited
 
 PROTOCOL = 4
 
@@ -244,6 +245,9 @@ def start():
         options_text = environ.get("KINETOSCOPE_PROBE_OPTIONS", "")
         signals_text = environ.get("KINETOSCOPE_PROBE_SIGNALS", "")
         _hide_from_the_script(environ)  # first: a failed start leaves none of it either
+        fd = inherited(text, "KINETOSCOPE_PROBE_FD")
+        if fd is None:
+            return None  # not the launcher's child (its socket is not here): dormant
         if signals_text:
             try:
                 from . import signal_report
@@ -251,10 +255,6 @@ def start():
                 signal_report.install(signals_text)
             except Exception as exc:  # the launcher passes every signal on, as before
                 faults.part_disabled("signal report", exc)
-        try:
-            fd = int(text)
-        except ValueError:
-            raise ValueError("KINETOSCOPE_PROBE_FD is not a file descriptor: %r" % text)
     else:
         from .ranks import Job, Rank
 

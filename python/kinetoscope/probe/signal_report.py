@@ -19,14 +19,19 @@ import os
 import signal
 import threading
 
+from .descriptor import inherited
+
 
 def install(text):
-    """text: KINETOSCOPE_PROBE_SIGNALS, "WRITE,READ" (the launcher's pipe). Raises
-    ValueError on a bad value (the descriptors are then closed)."""
-    try:
-        write, read = (int(part) for part in text.split(","))
-    except ValueError:
+    """text: KINETOSCOPE_PROBE_SIGNALS, "WRITE:INODE,READ:INODE" (the launcher's pipe).
+    Raises ValueError on a bad value (the descriptors are then closed, where they are the
+    launcher's)."""
+    ends = text.split(",")
+    if len(ends) != 2:
         raise ValueError("KINETOSCOPE_PROBE_SIGNALS is not two file descriptors: %r" % text)
+    write, read = (inherited(end, "KINETOSCOPE_PROBE_SIGNALS") for end in ends)
+    if write is None or read is None:
+        raise ValueError("the launcher's signal pipe is not this process's")
     try:
         for fd in (write, read):
             os.set_inheritable(fd, False)  # (none of the script's own processes gets them)
