@@ -588,6 +588,20 @@ class ProfilerWindow(unittest.TestCase):
         self.assertIn("sys.setprofile", run.last_config().get("window", ""))
         self.assertTrue(os.path.exists(os.path.join(run.out_dir, "trace.json")))
 
+    def test_a_recursive_model_reaches_the_depth_it_reaches_alone(self):
+        # Each hooked module call is a frame deeper (torch's slower path): a tree network
+        # whose module calls itself per child failed with RecursionError at step 0 on trees
+        # it trained on alone (242 deep here, where 247 is the most it takes).
+        deepest = harness.run_script(["tree_network.py", "--deepest"], probe=False)
+        self.assertEqual(deepest.returncode, 0, deepest.stderr)
+        depth = str(int(deepest.stdout) - 5)
+        run = harness.run_script(["tree_network.py", "--depth", depth, "--steps", "8"],
+                                 {"skip": 2, "active": 2})
+        self.assertEqual(run.returncode, 0, run.explain())
+        self.assertIn(b"final loss", run.stdout)
+        self.assertTrue(run.done()["ok"], run.explain())
+        self.assertEqual(len(run.steps()), 4, run.explain())  # steps 4..7
+
     def test_a_loop_without_an_optimizer_does_not_keep_the_global_hooks(self):
         # Discovery waited for an optimizer step or a no_grad forward that never came: the
         # hooks on every module call (a forward ~50 % slower on a deep model) stayed for

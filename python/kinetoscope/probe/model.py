@@ -92,6 +92,8 @@ class ModelFinder(object):
                         loop.on_forward_pre(module, True)
                     except Exception as exc:
                         loop.fault(exc)
+                else:  # each hooked call open is a frame of ours deeper (headroom.py)
+                    loop.headroom.lend(depth + 1)
             return None
 
         def post(module, args, output):
@@ -104,6 +106,8 @@ class ModelFinder(object):
                 depth = loop.depth - 1
                 loop.depth = depth if depth > 0 else 0
                 if depth == 0:
+                    if loop.headroom.lent:
+                        loop.headroom.settle()
                     try:
                         loop.on_forward_post(module, True)
                     except Exception as exc:

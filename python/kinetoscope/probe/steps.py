@@ -44,6 +44,7 @@ from threading import get_ident
 
 from . import faults
 from .dynamo import dynamo_tracing_check
+from .headroom import Headroom
 from .memory import UNKNOWN
 from .model import ModelFinder, first_parameter
 from .outbox import FLUSH_S
@@ -71,7 +72,7 @@ class Loop(object):
         "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
-        "_tensor", "_modes_active", "scaled_loss",
+        "_tensor", "_modes_active", "scaled_loss", "headroom", "reentered",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -136,6 +137,8 @@ class Loop(object):
         # from the batch (forward_from_batch); set by the finder
         self.backward_depth = 0
         self.scaled_loss = None  # weakrefs (scaled, loss) of GradScaler.scale's last call
+        self.headroom = Headroom()  # the recursion limit, raised by our hooks' frames
+        self.reentered = 0  # calls of the model inside the step's open forward
         self.pairs = []  # CUDA: (phase, start event, end event)
         self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
         self._new_step_state()
@@ -152,6 +155,7 @@ class Loop(object):
         self.forward_open = None  # mark: a training forward started (closed by backward)
         self.inference_open = None  # mark: a no-grad forward of the model started
         self.optimizer_open = None
+        self.reentered = 0
         self.loss = None  # host part of the step's loss (the sum over its backward calls):
         # None until one is read; NaN once one could not be (the step's loss is unknown)
 
@@ -320,6 +324,8 @@ class Loop(object):
             line = self._end_on_device(step, wall_s)
         self.step = step = step + 1
         self.depth = 0
+        if self.headroom.lent:
+            self.headroom.settle()
         self._new_step_state()
         if (not self.config_sent or lab is not None or self.cancel_by is not None
                 or (self.total and step >= self.total)):
@@ -468,7 +474,11 @@ class Loop(object):
         grad = self._grad_enabled()
         if grad:
             if self.forward_open is not None:
-                return  # the model called again before the loss's backward
+                # The model called again before the loss's backward: inside its own forward
+                # (a recursive model), each call is a frame of ours deeper (headroom.py).
+                self.reentered += 1
+                self.headroom.lend(self.reentered + 1)
+                return
         elif self.mode == "train":
             return
         timing = self.timing
@@ -532,6 +542,8 @@ class Loop(object):
             # times the forward. (This one is not timed.)
             self.finder.hook_forward()
         self.depth = 0  # (the module depth counts only while the finder discovers)
+        if self.headroom.lent:
+            self.headroom.settle()  # (the forward's calls of the model are over)
         scaled_loss = self.scaled_loss
         if scaled_loss is not None:
             self.scaled_loss = None
