@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 namespace kinetoscope::cli {
@@ -25,8 +26,11 @@ void endAsRecorded()
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
+    // No core dump, nor a crash report of ours where a core handler takes them (a pipe in
+    // core_pattern ignores RLIMIT_CORE): the crash was the script's.
     const struct rlimit noCore = {0, 0};
     ::setrlimit(RLIMIT_CORE, &noCore);
+    ::prctl(PR_SET_DUMPABLE, 0);
     std::signal(signal, SIG_DFL);
     sigset_t only;
     ::sigemptyset(&only);

@@ -35,7 +35,7 @@ std::string describeInherited(int fd)
     };
     std::string text = std::to_string(fd);
     if (::fstat(fd, &status) == 0)
-        text += ":" + std::to_string(status.st_ino);
+        text += ":" + std::to_string(status.st_dev) + ":" + std::to_string(status.st_ino);
     return text;
 }
 

@@ -129,7 +129,7 @@ private:
     int m_signals = 0;           // sent so far: SIGINT, SIGTERM, SIGKILL
 };
 
-// "FD:INODE" for a descriptor a child inherits: the number, and the inode that tells it from
+// "FD:DEVICE:INODE" for a descriptor a child inherits: the number, and what tells it from
 // another file at the same number (a process the child starts may have that number for a
 // file of its own: the probe there keeps away from it).
 std::string describeInherited(int fd);

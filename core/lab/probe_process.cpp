@@ -75,6 +75,33 @@ std::string probeOptions(const ProfileConfig& c)
 
 }  // namespace
 
+std::string flagThatShutsOutTheProbe(const std::vector<std::string>& command)
+{
+    if (command.empty() || !fs::path(command.front()).filename().string().starts_with("python"))
+        return "";
+    for (size_t i = 1; i < command.size(); ++i) {
+        const std::string& word = command[i];
+        if (word == "--check-hash-based-pycs") {
+            ++i;  // (its value)
+            continue;
+        }
+        if (!word.starts_with("-") || word == "-" || word.starts_with("--"))
+            return "";  // the script (or stdin, or the end of the options)
+        for (size_t at = 1; at < word.size(); ++at) {
+            const char flag = word[at];
+            if (flag == 'I' || flag == 'E' || flag == 'S')
+                return std::string("-") + flag;
+            if (flag == 'c' || flag == 'm')
+                return "";  // the rest is the command's or the module's
+            if (flag == 'W' || flag == 'X') {
+                i += at + 1 == word.size() ? 1 : 0;  // its value: the next word, or this one's rest
+                break;
+            }
+        }
+    }
+    return "";
+}
+
 std::vector<std::string> probeEnvironment(const ProfileConfig& c, const std::string& probe,
                                           bool job)
 {
@@ -103,6 +130,16 @@ std::vector<std::string> probeEnvironment(const ProfileConfig& c, const std::str
 }
 
 namespace {
+
+// This process's environment, less a probe's variables (a probe running above us).
+std::vector<std::string> ownEnvironment()
+{
+    std::vector<std::string> environment;
+    for (char** entry = environ; entry && *entry; ++entry)
+        if (!std::string_view(*entry).starts_with("KINETOSCOPE_PROBE_"))
+            environment.emplace_back(*entry);
+    return environment;
+}
 
 }  // namespace
 
@@ -192,9 +229,15 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     spec.name = "the script";
     spec.executable = c.command.front();
     spec.args.assign(c.command.begin() + 1, c.command.end());
-    spec.environment = probeEnvironment(c, probe, false);
+    // A Python that ignores PYTHONPATH (-I, -E, -S) cannot load the probe: it runs as it
+    // would alone, with nothing of ours in its environment or its descriptors.
+    const std::string shutOut = flagThatShutsOutTheProbe(c.command);
+    spec.environment = shutOut.empty() ? probeEnvironment(c, probe, false) : ownEnvironment();
     spec.searchPath = true;
-    spec.socketVariable = "KINETOSCOPE_PROBE_FD";
+    if (shutOut.empty())
+        spec.socketVariable = "KINETOSCOPE_PROBE_FD";
+    else
+        spec.noChannel = true;
     spec.workingDirectory = c.workingDirectory;
     spec.ownProcessGroup = !c.fromTerminal;
     spec.dieWithParent = !c.fromTerminal;
@@ -203,7 +246,7 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     // From a terminal (`kinetoscope profile`), signals sent to the launcher are passed on
     // once (signal_relay.h); the app's script is in a group of its own and gets none.
     std::optional<SignalRelay> relay;
-    if (c.fromTerminal && !relay.emplace().ok())
+    if (c.fromTerminal && shutOut.empty() && !relay.emplace().ok())
         relay.reset();
     if (relay) {
         spec.environment.push_back(
@@ -272,7 +315,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         return session::saveSession(buildSession(c, h, samplesSoFar(), why), sessionPath, error);
     };
     for (;;) {
-        const bool open = child.pump(std::chrono::milliseconds(100), onLine);
+        constexpr std::chrono::milliseconds kTurn{100};
+        const bool open = child.pump(relay ? relay->waitAtMost(kTurn) : kTurn, onLine);
         handOutSamples();
         if (!exited && child.reap())
             exited = Clock::now();
@@ -336,7 +380,12 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     run.ok = error.empty();
     run.error = error;
     const int64_t measuredFrom = c.skip + c.active;
-    if (!h.hello)
+    if (!shutOut.empty())
+        result.note = c.command.front() + " " + shutOut +
+                      " keeps the interpreter from PYTHONPATH, where the probe comes in: the "
+                      "script ran as it would alone, unmeasured (run it without " +
+                      shutOut + " to measure it)";
+    else if (!h.hello)
         result.note = "the probe did not start in " + c.command.front() +
                       " (not Python, or run with -E, -I or -S, which ignore PYTHONPATH): "
                       "nothing was measured";

@@ -85,6 +85,11 @@ std::string findProbe();
 // config.probeDirectory, else findProbe(); empty with `error` set when it holds no probe.
 std::string probeFolder(const ProfileConfig& config, std::string& error);
 
+// The flag of a Python command that keeps the interpreter from PYTHONPATH or `site`, where
+// the probe comes in ("-I", "-E" or "-S", alone or grouped: `python -uI train.py`), else ""
+// (not Python, or Python with neither).
+std::string flagThatShutsOutTheProbe(const std::vector<std::string>& command);
+
 // This process's environment with the probe on the interpreter's path (PYTHONPATH), its
 // options, and where it writes: KINETOSCOPE_PROBE_OUT (one process, beside the socket the
 // spawn adds), or KINETOSCOPE_PROBE_JOB (every rank of a job, each in OUT/rank-K).

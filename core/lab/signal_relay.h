@@ -8,7 +8,9 @@
 // pipe Python's signal wakeup fd (signal.set_wakeup_fd), where the interpreter's C
 // handler writes each signal's number as the signal arrives, for every signal the script
 // handles in Python. A signal the script did not report within kWindow of this process's
-// is passed on then; a script that ended meanwhile (a default action) gets nothing.
+// is passed on then (at once when the script does not catch it: its default action or
+// ignoring it is the same done twice); a script that ended meanwhile gets nothing. The
+// child's ends are at high descriptor numbers (its own files take the lowest free ones).
 // Torch-free; POSIX.
 #include <array>
 #include <atomic>
@@ -22,7 +24,7 @@ namespace kinetoscope::lab {
 class SignalRelay
 {
 public:
-    static constexpr std::chrono::milliseconds kWindow{150};
+    static constexpr std::chrono::milliseconds kWindow{100};
 
     // Makes the pipe (ok() false when it could not: signals are then passed on at once).
     SignalRelay();
@@ -45,6 +47,9 @@ public:
     // From the run's loop: reads what the script reported and passes on what it did not
     // get; `scriptEnded`: nothing is passed on.
     void poll(pid_t script, bool scriptEnded);
+    // How long the run's loop may wait before its next poll(): `most`, or less when a
+    // signal's window ends sooner.
+    std::chrono::milliseconds waitAtMost(std::chrono::milliseconds most) const;
 
 private:
     static constexpr int kSignals = 65;  // signal numbers 1..64

@@ -4,6 +4,7 @@
 // measured is kept however it ends; the diagnosis reads the DataLoader from the steps.
 // `profile --lab`: the script once per arm (the real torch.compile, inductor's C++ backend
 // on this CPU) and per sweep point, read as the method reads them.
+#include "core/lab/probe_process.h"
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/profile_runner.h"
@@ -227,12 +228,16 @@ private Q_SLOTS:
     // A script that closes every inherited descriptor (os.closerange) mid-run: the probe
     // stops at once, writes nothing into the sockets the script opens next (one takes the
     // probe's number), and the launcher says the probe went quiet, not that no step ran.
+    // Its signals (a Python handler, every step) go on without the wakeup fd the probe set:
+    // no write to a closed descriptor (reported on stderr) or to the script's sockets.
     void aScriptThatClosesTheProbesSocket()
     {
-        const Ran run =
-            profile({"--out", folder("close_fds"), "--skip", "2", "--active", "2"},
-                    {kPython, script("close_fds.py"), "--steps", "20", "--close-at", "6"});
+        const Ran run = profile({"--out", folder("close_fds"), "--skip", "2", "--active", "2"},
+                                {kPython, script("close_fds.py"), "--steps", "20", "--close-at",
+                                 "6", "--signal-each-step"});
         QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.contains("signals handled: 20"), run.out.constData());
+        QVERIFY2(!run.err.contains("wakeup fd"), run.err.constData());
         QVERIFY2(run.out.contains(", 0 with bytes not the script's"), run.out.constData());
         QVERIFY2(run.err.contains("kinetoscope probe: disabled (the script closed the launcher's "
                                   "socket"),
@@ -369,6 +374,23 @@ private Q_SLOTS:
                      r.out.constData());
     }
 
+    // Python's options as CPython reads them: grouped flags, and -c, -m, -W, -X taking a
+    // value (where -I is the script's argument, not the interpreter's).
+    void thePythonFlagsThatShutOutTheProbe()
+    {
+        using lab::flagThatShutsOutTheProbe;
+        QCOMPARE(flagThatShutsOutTheProbe({"python3", "-uI", "train.py"}), std::string("-I"));
+        QCOMPARE(flagThatShutsOutTheProbe({"/usr/bin/python3.11", "-X", "dev", "-E", "t.py"}),
+                 std::string("-E"));
+        QCOMPARE(flagThatShutsOutTheProbe({"python", "-W", "ignore", "-S", "t.py"}),
+                 std::string("-S"));
+        QCOMPARE(flagThatShutsOutTheProbe({"python", "-Wignore", "train.py", "-I"}), std::string());
+        QCOMPARE(flagThatShutsOutTheProbe({"python", "-c", "pass", "-I"}), std::string());
+        QCOMPARE(flagThatShutsOutTheProbe({"python", "-m", "pkg.train", "-E"}), std::string());
+        QCOMPARE(flagThatShutsOutTheProbe({"python", "-", "-I"}), std::string());
+        QCOMPARE(flagThatShutsOutTheProbe({"bash", "-I", "run.sh"}), std::string());
+    }
+
     void usageErrorsAndAProbeThatCannotStart()
     {
         QCOMPARE(profile({"--skip", "x"}, {kPython, "-c", "pass"}).code, 2);
@@ -384,10 +406,20 @@ private Q_SLOTS:
         QCOMPARE(help.code, 0);
         QVERIFY(help.out.contains("--sample-delay-ms"));
 
-        const Ran isolated = profile({"--out", folder("isolated")},
-                                     {kPython, "-I", script("train_mlp.py"), "--steps-total", "3"});
+        // python -I ignores PYTHONPATH: the script runs as alone, nothing of ours in its
+        // environment (the probe's variables were there, and a Python it started took the
+        // launcher's inherited socket for its own).
+        const QStringList isolatedCommand = {
+            "-I", "-c",
+            "import os; print(sorted(k for k in os.environ if k.startswith('KINETOSCOPE')), "
+            "os.environ.get('PYTHONPATH'))"};
+        const Ran isolatedAlone = runProcess(kPython, isolatedCommand);
+        const Ran isolated =
+            profile({"--out", folder("isolated")}, QStringList{kPython} + isolatedCommand);
         QCOMPARE(isolated.code, 0);
-        QVERIFY2(isolated.err.contains("the probe did not start"), isolated.err.constData());
+        QCOMPARE(isolated.out, isolatedAlone.out);
+        QVERIFY2(isolated.err.contains("-I keeps the interpreter from PYTHONPATH"),
+                 isolated.err.constData());
 
         const Ran arms = profile({"--arms", "fp32,fp16"}, {kPython, "-c", "pass"});
         QCOMPARE(arms.code, 2);

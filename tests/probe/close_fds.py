@@ -3,12 +3,16 @@ some job wrappers do: os.closerange(3, ...)), then opens connections of its own 
 pairs) and goes on training. Each new socket may get a number the probe held; whatever
 arrives on them must be the script's own bytes only.
 
-    python close_fds.py [--steps 20] [--close-at 6] [--pairs 6]
+    python close_fds.py [--steps 20] [--close-at 6] [--pairs 6] [--signal-each-step]
 
-Prints what it checked, or each socket that received bytes it did not write.
+With --signal-each-step it also handles a signal of its own every step (a Python handler
+for SIGUSR1, as a script's timer or a library's SIGCHLD): the interpreter's signal wakeup
+fd, if one is set, is written at each. Prints what it checked, or each socket that
+received bytes it did not write.
 """
 import argparse
 import os
+import signal
 import socket
 import time
 
@@ -36,7 +40,11 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--close-at", type=int, default=6, help="the step before which it closes")
     parser.add_argument("--pairs", type=int, default=6)
+    parser.add_argument("--signal-each-step", action="store_true")
     args = parser.parse_args()
+    handled = []
+    if args.signal_each_step:
+        signal.signal(signal.SIGUSR1, lambda signum, frame: handled.append(signum))
 
     task = LinearTask(features=8, batch=32, lr=0.05)
     pairs = []
@@ -47,6 +55,8 @@ def main():
             for mine, _ in pairs:
                 mine.sendall(HELLO)
         loss = task.step()
+        if args.signal_each_step:
+            os.kill(os.getpid(), signal.SIGUSR1)
         time.sleep(0.01)  # (steps long enough for the probe's writer to wake between them)
     time.sleep(0.2)
     unexpected = 0
@@ -59,6 +69,8 @@ def main():
                       % (sock.fileno(), len(received), received[:80]))
     print("checked %d sockets, %d with bytes not the script's; loss %.4f"
           % (2 * len(pairs), unexpected, loss.item()), flush=True)
+    if args.signal_each_step:
+        print("signals handled: %d" % len(handled), flush=True)
 
 
 if __name__ == "__main__":

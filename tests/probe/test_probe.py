@@ -173,9 +173,9 @@ RUNS = {
     # whose environment still names the launcher's socket, at a number that is another
     # file here (fd 1, its standard output) or none:
     "socket_not_here": ([NO_TORCH], None, {"probe": False, "env_extra": {
-        "KINETOSCOPE_PROBE_FD": "1:1", "KINETOSCOPE_PROBE_SIGNALS": "1:1,2:1"}}),
+        "KINETOSCOPE_PROBE_FD": "1:1:1", "KINETOSCOPE_PROBE_SIGNALS": "1:1:1,2:1:1"}}),
     "socket_closed": ([NO_TORCH], None, {"probe": False, "env_extra": {
-        "KINETOSCOPE_PROBE_FD": "987:12345"}}),
+        "KINETOSCOPE_PROBE_FD": "987:1:12345"}}),
     "chain_bare": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_OK]}),
     "chain_fails": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_FAILS]}),
     "chain_fails_without_probe": ([NO_TORCH], None, {"probe": False, "python_path_extra": [CHAIN_FAILS],
@@ -595,10 +595,11 @@ class ProfilerWindow(unittest.TestCase):
         deepest = harness.run_script(["tree_network.py", "--deepest"], probe=False)
         self.assertEqual(deepest.returncode, 0, deepest.stderr)
         depth = str(int(deepest.stdout) - 5)
-        run = harness.run_script(["tree_network.py", "--depth", depth, "--steps", "8"],
-                                 {"skip": 2, "active": 2})
+        run = harness.run_script(["tree_network.py", "--depth", depth, "--steps", "8",
+                                  "--eval-depth", depth], {"skip": 2, "active": 2})
         self.assertEqual(run.returncode, 0, run.explain())
         self.assertIn(b"final loss", run.stdout)
+        self.assertIn(b"evaluated: ", run.stdout)  # (a no_grad pass: the same headroom)
         self.assertTrue(run.done()["ok"], run.explain())
         self.assertEqual(len(run.steps()), 4, run.explain())  # steps 4..7
 

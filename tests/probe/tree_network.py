@@ -2,6 +2,7 @@
 N deep is N nested module calls, and deep trees come near Python's recursion limit.
 
     python tree_network.py --depth 200 --steps 8     (trains; prints the final loss)
+    python tree_network.py ... --eval-depth 200      (then evaluates under no_grad)
     python tree_network.py --deepest                 (the deepest tree a forward and
                                                       backward take here, found by bisection)
 """
@@ -43,6 +44,8 @@ def main():
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--deepest", action="store_true")
+    parser.add_argument("--eval-depth", type=int, default=0,
+                        help="then a forward under no_grad on a tree this deep")
     args = parser.parse_args()
     torch.manual_seed(0)
     if args.deepest:
@@ -60,6 +63,9 @@ def main():
         loss.backward()
         optimizer.step()
     print("final loss %.6f" % loss.item())
+    if args.eval_depth:
+        with torch.no_grad():
+            print("evaluated: %.6f" % model(Tree(args.eval_depth)).sum().item())
 
 
 if __name__ == "__main__":

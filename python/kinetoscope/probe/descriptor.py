@@ -56,21 +56,24 @@ class OwnedFd(object):
 
 
 def inherited(text, variable):
-    """The descriptor named by the launcher's "FD:INODE" (a variable's value; a bare "FD" is
-    taken as it is), or None when that number is not the launcher's file in this process:
-    closed, or another file at the same number. That is a process the script started
-    (through a shell, or under python -I, whose environment still names the launcher's
+    """The descriptor named by the launcher's "FD:DEVICE:INODE" (a variable's value; a bare
+    "FD" is taken as it is), or None when that number is not the launcher's file in this
+    process: closed, or another file at the same number. That is a process the script
+    started (through a shell, say, whose environment still names the launcher's
     descriptors): the probe stays away from it, and silent. Raises ValueError on a value
     that is neither."""
-    number, _, inode = text.partition(":")
+    parts = text.split(":")
     try:
-        fd = int(number)
-        inode = int(inode) if inode else None
+        numbers = [int(part) for part in parts]
     except ValueError:
+        numbers = []
+    if len(numbers) not in (1, 3):
         raise ValueError("%s is not a file descriptor: %r" % (variable, text))
-    if inode is None:
+    fd = numbers[0]
+    if len(numbers) == 1:
         return fd
     try:
-        return fd if os.fstat(fd).st_ino == inode else None
+        status = os.fstat(fd)
     except OSError:
         return None
+    return fd if (status.st_dev, status.st_ino) == tuple(numbers[1:]) else None

@@ -14,7 +14,11 @@ import sys
 
 SLACK = 8  # the hooks' own frames at the deepest call (the hook, the loop's method, ...)
 CHUNK = 32  # raised in steps, so that a deep recursion sets the limit once per 32 levels
-MOST = 10000  # never more than this above the script's limit
+# Never more than a quarter of the script's limit above it: a hooked module call is one
+# frame in at least four (the call, torch's two, the forward), so that is always enough,
+# and a limit far past the script's would let a runaway recursion overflow the C stack
+# (a crash) before RecursionError.
+SHARE = 4
 
 
 class Headroom(object):
@@ -27,14 +31,16 @@ class Headroom(object):
     def lend(self, frames):
         """`frames` of the probe's are on the stack: the limit is at least that much (and
         SLACK) above the script's."""
-        want = min(frames + SLACK, MOST)
-        if want <= self.lent:
+        if frames + SLACK <= self.lent:
             return
         current = sys.getrecursionlimit()
         if not self.lent or current != self._base + self.lent:
             self._base = current  # (the script's own, or one it set since: ours goes on top)
-        self.lent = min(want + CHUNK, MOST)
-        sys.setrecursionlimit(self._base + self.lent)
+        most = self._base // SHARE + SLACK
+        lent = min(frames + SLACK + CHUNK, most)
+        if lent > self.lent:
+            self.lent = lent
+            sys.setrecursionlimit(self._base + lent)
 
     def settle(self):
         """The probe's frames are gone: the script's limit again (unless it set one since)."""

@@ -127,16 +127,20 @@ def _shield_from_dynamo(torch, autograd, backward):
 
 
 def _install_grad_scaler(loop, torch):
-    """GradScaler.scale (torch.amp's, which torch.cuda.amp's and torch.cpu.amp's are): a
-    loss that goes to backward scaled (`scaler.scale(loss).backward()`, mixed precision's
-    idiom) is the loss times the scale (65,536 at first, halved at each overflow). The
-    step's loss is read from the tensor scaled instead (Loop.on_backward_start); both are
-    held weakly, so the probe keeps no graph alive."""
-    scaler_api = sys.modules.get("torch.amp.grad_scaler")
-    scaler_type = getattr(scaler_api, "GradScaler", None)
-    original_scale = getattr(scaler_type, "scale", None)
-    if not callable(original_scale):
-        return
+    """GradScaler.scale: a loss that goes to backward scaled (`scaler.scale(loss).backward()`,
+    mixed precision's idiom) is the loss times the scale (65,536 at first, halved at each
+    overflow). The step's loss is read from the tensor scaled instead
+    (Loop.on_backward_start); both are held weakly, so the probe keeps no graph alive.
+    torch.amp's class (torch >= 2.3, whose torch.cuda.amp and torch.cpu.amp classes derive
+    from it), and torch.cuda.amp's own before it."""
+    for module_name in ("torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler"):
+        scaler_type = getattr(sys.modules.get(module_name), "GradScaler", None)
+        if scaler_type is not None and callable(vars(scaler_type).get("scale")):
+            _wrap_scale(loop, torch, scaler_type)
+
+
+def _wrap_scale(loop, torch, scaler_type):
+    original_scale = scaler_type.scale
     tracing = dynamo_tracing_check(torch)  # (a compiled step that scales its loss: nothing)
     tensor_type = torch.Tensor
 

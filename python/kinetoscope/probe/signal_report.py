@@ -8,12 +8,23 @@ becomes Python's signal wakeup fd (signal.set_wakeup_fd), where the interpreter'
 handler writes the number of each signal the script handles in Python (its own handlers,
 and Ctrl-C's default KeyboardInterrupt) as it arrives. The script keeps the read end open
 too, never read: with the launcher gone, the pipe still has a reader, so the interpreter's
-writes never fail (a failed write is reported on the script's stderr), and a pipe left
+writes do not fail (a failed write is reported on the script's stderr), and a pipe left
 full only drops bytes (warn_on_full_buffer=False).
 
 Only where the script has no wakeup fd of its own yet (at start it has none); a script
 that sets one later (an asyncio loop's signal handlers) replaces ours, and the launcher
-then passes on what it gets, as before.
+then passes on what it gets, after its wait. What stays visible: set_wakeup_fd returns our
+descriptor to the first caller instead of -1 (Trio warns that it collided with another
+library there).
+
+The write end is at a high number (the launcher's choice), away from the lowest free ones
+the script's own files take. A script that closes it (os.closerange(3, ...), a daemon's
+close of every descriptor) makes the interpreter's next write fail, reported on its stderr
+on each signal, or reach a file of the script's that took the number: os.close and
+os.closerange are wrapped to take the wakeup fd back (-1) as the script closes ours (on the
+main thread, where set_wakeup_fd may be called; elsewhere nothing is done). A forked child
+(a DataLoader worker, os.fork) takes it back at once and closes its copies: its signals
+are not the script's.
 """
 import os
 import signal
@@ -21,9 +32,12 @@ import threading
 
 from .descriptor import inherited
 
+_ends = []  # (write, read) once installed
+
 
 def install(text):
-    """text: KINETOSCOPE_PROBE_SIGNALS, "WRITE:INODE,READ:INODE" (the launcher's pipe).
+    """text: KINETOSCOPE_PROBE_SIGNALS, "WRITE:DEVICE:INODE,READ:DEVICE:INODE" (the
+    launcher's pipe).
     Raises ValueError on a bad value (the descriptors are then closed, where they are the
     launcher's)."""
     ends = text.split(",")
@@ -41,6 +55,10 @@ def install(text):
         if previous != -1:  # an embedding's own: it stays
             signal.set_wakeup_fd(previous)
             raise ValueError("the interpreter has a signal wakeup fd of its own")
+        _ends[:] = [write, read]
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_forget)
+        _watch_closes()
     except Exception:
         for fd in (write, read):
             try:
@@ -48,3 +66,45 @@ def install(text):
             except OSError:
                 pass
         raise
+
+
+def _forget(closed=False):
+    """The wakeup fd taken back, where it is still ours, and our ends closed (`closed`: the
+    script closed the write end itself). Never raises."""
+    if not _ends:
+        return
+    write, read = _ends
+    try:
+        if threading.current_thread() is not threading.main_thread():
+            return  # (set_wakeup_fd is the main thread's: left as it is)
+        current = signal.set_wakeup_fd(-1)
+        if current not in (write, -1):  # the script's own by now: it stays
+            signal.set_wakeup_fd(current)
+    except Exception:
+        pass
+    del _ends[:]
+    for fd in ((read,) if closed else (write, read)):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _watch_closes():
+    """os.close and os.closerange, wrapped: closing our write end forgets it first."""
+    original_close, original_closerange = os.close, os.closerange
+
+    def close(fd):
+        if _ends and fd == _ends[0]:
+            _forget(closed=True)
+        return original_close(fd)
+
+    def closerange(low, high):
+        if _ends and low <= _ends[0] < high:
+            _forget(closed=True)
+        return original_closerange(low, high)
+
+    for wrapper, original in ((close, original_close), (closerange, original_closerange)):
+        wrapper.__doc__, wrapper.__name__ = original.__doc__, original.__name__
+        wrapper.__wrapped__ = original
+    os.close, os.closerange = close, closerange

@@ -72,7 +72,7 @@ class Loop(object):
         "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
-        "_tensor", "_modes_active", "scaled_loss", "headroom", "reentered",
+        "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -138,7 +138,7 @@ class Loop(object):
         self.backward_depth = 0
         self.scaled_loss = None  # weakrefs (scaled, loss) of GradScaler.scale's last call
         self.headroom = Headroom()  # the recursion limit, raised by our hooks' frames
-        self.reentered = 0  # calls of the model inside the step's open forward
+        self.model_calls = 0  # calls of the model since the step began (or its backward)
         self.pairs = []  # CUDA: (phase, start event, end event)
         self.loss_device = None  # CUDA part of the loss: a 0-d float32 tensor
         self._new_step_state()
@@ -155,7 +155,7 @@ class Loop(object):
         self.forward_open = None  # mark: a training forward started (closed by backward)
         self.inference_open = None  # mark: a no-grad forward of the model started
         self.optimizer_open = None
-        self.reentered = 0
+        self.model_calls = 0
         self.loss = None  # host part of the step's loss (the sum over its backward calls):
         # None until one is read; NaN once one could not be (the step's loss is unknown)
 
@@ -471,14 +471,14 @@ class Loop(object):
                 self._set_device(self.finder.settle())
             if self.marker and not self.marker_wrapped:
                 self.marker_wrapped = self.probe.wrap_marker_function()
+        calls = self.model_calls + 1  # (the model's calls since the step began or backward)
+        self.model_calls = calls
+        if calls > 1:  # inside its own forward (a recursive model), each call is a frame of
+            self.headroom.lend(calls)  # ours deeper; lent for sequential calls too (bounded)
         grad = self._grad_enabled()
         if grad:
             if self.forward_open is not None:
-                # The model called again before the loss's backward: inside its own forward
-                # (a recursive model), each call is a frame of ours deeper (headroom.py).
-                self.reentered += 1
-                self.headroom.lend(self.reentered + 1)
-                return
+                return  # the model called again before the loss's backward
         elif self.mode == "train":
             return
         timing = self.timing
@@ -542,6 +542,7 @@ class Loop(object):
             # times the forward. (This one is not timed.)
             self.finder.hook_forward()
         self.depth = 0  # (the module depth counts only while the finder discovers)
+        self.model_calls = 0
         if self.headroom.lent:
             self.headroom.settle()  # (the forward's calls of the model are over)
         scaled_loss = self.scaled_loss
