@@ -15,6 +15,8 @@ standard library only until the script imports torch (>= 2.1). What each module 
   model.py     finding the model (outermost module) and hooking it alone
   hooks.py     what is put into torch: DataLoader, backward, optimizer, step marker
   passthrough_importlib_bootstrap.py  the backward wrapper, in frames warnings pass over
+  headroom.py  the recursion limit, raised by the frames the probe's hooks add
+  signal_report.py  the signals the script got, for the launcher (Python's wakeup fd)
   arms.py      the lab's arms on the script's model: fp32, bf16 (autocast), bf16+compile
   overrides.py the lab's seed and DataLoader overrides, applied at arming
   clocks.py    CUDA-event timing read back a step later
