@@ -37,9 +37,8 @@ _ends = []  # (write, read) once installed
 
 def install(text):
     """text: KINETOSCOPE_PROBE_SIGNALS, "WRITE:DEVICE:INODE,READ:DEVICE:INODE" (the
-    launcher's pipe).
-    Raises ValueError on a bad value (the descriptors are then closed, where they are the
-    launcher's)."""
+    launcher's pipe). Raises ValueError on a bad value (the descriptors are then closed,
+    where they are the launcher's)."""
     ends = text.split(",")
     if len(ends) != 2:
         raise ValueError("KINETOSCOPE_PROBE_SIGNALS is not two file descriptors: %r" % text)
@@ -60,11 +59,14 @@ def install(text):
             os.register_at_fork(after_in_child=_forget)
         _watch_closes()
     except Exception:
-        for fd in (write, read):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        if _ends:
+            _forget()  # (the wakeup fd back first: never left naming a closed descriptor)
+        else:
+            for fd in (write, read):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         raise
 
 
