@@ -146,21 +146,22 @@ class SignalsFromOutside(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def test_a_signal_to_the_whole_group_reaches_the_script_once(self):
-        # timeout, kill -- -PGID, a scheduler's kill of every process of a job: the script
-        # has it already; the launcher passed it on again and the handler ran twice.
-        process, shown = start_launched(os.path.join(self.folder, "group"))
-        os.killpg(process.pid, signal.SIGTERM)
+    def assert_handled_once(self, name, send):
+        """SIGTERM sent by `send(launcher's pid)`: the script's handler ran once, and it
+        ended as it chose (status 0)."""
+        process, shown = start_launched(os.path.join(self.folder, name))
+        send(process.pid)
         code, shown = finish(process, shown)
         self.assertIn("handler calls: 1\n", shown, shown)
         self.assertEqual(code, 0, shown)
 
+    def test_a_signal_to_the_whole_group_reaches_the_script_once(self):
+        # timeout, kill -- -PGID, a scheduler's kill of every process of a job: the script
+        # has it already; the launcher passed it on again and the handler ran twice.
+        self.assert_handled_once("group", lambda pid: os.killpg(pid, signal.SIGTERM))
+
     def test_a_signal_to_the_launcher_alone_is_passed_on(self):
-        process, shown = start_launched(os.path.join(self.folder, "alone"))
-        os.kill(process.pid, signal.SIGTERM)
-        code, shown = finish(process, shown)
-        self.assertIn("handler calls: 1\n", shown, shown)
-        self.assertEqual(code, 0, shown)
+        self.assert_handled_once("alone", lambda pid: os.kill(pid, signal.SIGTERM))
 
     def test_a_signal_ignored_at_launch_stays_ignored(self):
         # nohup: the launcher's own handler made the script's SIGHUP a default (deadly) one.
