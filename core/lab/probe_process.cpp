@@ -5,6 +5,8 @@
 #include "core/lab/engine_protocol.h"
 #include "core/lab/live_sampler.h"
 #include "core/lab/probe_stream.h"
+#include "core/lab/python_children.h"
+#include "core/lab/python_command.h"
 #include "core/lab/signal_relay.h"
 
 #include <algorithm>
@@ -35,6 +37,13 @@ constexpr auto kSaveEvery = std::chrono::seconds(2);
 // After the script has exited, how long the socket is read for what is left: a process it
 // started may hold it open for ever.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
+
+// "; it started another Python ...", for a run that measured nothing, or empty.
+std::string andItsPythonChild(const PythonChildren& children)
+{
+    const std::string advice = pythonChildAdvice(children.seen());
+    return advice.empty() ? advice : "; " + advice;
+}
 
 bool holdsBoot(const fs::path& folder)
 {
@@ -77,29 +86,8 @@ std::string probeOptions(const ProfileConfig& c)
 
 std::string flagThatShutsOutTheProbe(const std::vector<std::string>& command)
 {
-    if (command.empty() || !fs::path(command.front()).filename().string().starts_with("python"))
-        return "";
-    for (size_t i = 1; i < command.size(); ++i) {
-        const std::string& word = command[i];
-        if (word == "--check-hash-based-pycs") {
-            ++i;  // (its value)
-            continue;
-        }
-        if (!word.starts_with("-") || word == "-" || word.starts_with("--"))
-            return "";  // the script (or stdin, or the end of the options)
-        for (size_t at = 1; at < word.size(); ++at) {
-            const char flag = word[at];
-            if (flag == 'I' || flag == 'E' || flag == 'S')
-                return std::string("-") + flag;
-            if (flag == 'c' || flag == 'm')
-                return "";  // the rest is the command's or the module's
-            if (flag == 'W' || flag == 'X') {
-                i += at + 1 == word.size() ? 1 : 0;  // its value: the next word, or this one's rest
-                break;
-            }
-        }
-    }
-    return "";
+    const std::optional<PythonCommand> python = readPythonCommand(command);
+    return python ? python->shutOutFlag : std::string();
 }
 
 std::vector<std::string> probeEnvironment(const ProfileConfig& c, const std::string& probe,
@@ -307,6 +295,9 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     };
 
     std::optional<Clock::time_point> exited;
+    // Until the script steps, the Pythons it starts (a launcher's child may be the training).
+    PythonChildren pythonChildren(int(child.pid()));
+    int turns = 0;
     SignalEscalation escalation(kCancelGrace);
     Clock::time_point lastSave = Clock::now();
     size_t savedSteps = 0;
@@ -322,6 +313,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
             exited = Clock::now();
         if (relay)
             relay->poll(child.pid(), exited.has_value());
+        if (!exited && h.lastStep < 0 && ++turns % 5 == 0)  // every half a second
+            pythonChildren.poll();
         if (exited && (!open || Clock::now() - *exited > kDrainAfterExit)) {
             child.closeOutputs();
             break;
@@ -390,7 +383,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
                       " (not Python, or run with -E, -I or -S, which ignore PYTHONPATH): "
                       "nothing was measured";
     else if (h.header.environment.count("torch") == 0)
-        result.note = "the script never imported torch: nothing was measured";
+        result.note = "the script never imported torch: nothing was measured" +
+                      andItsPythonChild(pythonChildren);
     else if (!h.done && cleanExit)  // os._exit, or the probe's channel closed under it
         result.note = "the probe's last message never came (the script left by os._exit, or "
                       "closed the probe's descriptor: its stderr says so); kept what was sent "
@@ -398,7 +392,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
                       format::counted(h.steps.size(), "measured step", "measured steps");
     else if (h.lastStep < 0)
         result.note = "no step was seen (no optimizer step, no forward of a model under no_grad; "
-                      "--step-marker names the step)";
+                      "--step-marker names the step)" +
+                      andItsPythonChild(pythonChildren);
     else if (h.steps.empty())
         result.note = "the script ended at step " + std::to_string(h.lastStep) +
                       ", before any "

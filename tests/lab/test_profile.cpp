@@ -5,6 +5,8 @@
 // `profile --lab`: the script once per arm (the real torch.compile, inductor's C++ backend
 // on this CPU) and per sweep point, read as the method reads them.
 #include "core/lab/probe_process.h"
+#include "core/lab/python_children.h"
+#include "core/lab/python_command.h"
 #include "core/session/session.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/profile_runner.h"
@@ -389,6 +391,72 @@ private Q_SLOTS:
         QCOMPARE(flagThatShutsOutTheProbe({"python", "-m", "pkg.train", "-E"}), std::string());
         QCOMPARE(flagThatShutsOutTheProbe({"python", "-", "-I"}), std::string());
         QCOMPARE(flagThatShutsOutTheProbe({"bash", "-I", "run.sh"}), std::string());
+
+        // What the command runs, read the same way.
+        using lab::PythonCommand;
+        const auto module =
+            lab::readPythonCommand({"python3", "-uWignore", "-m", "pkg.train", "-I"});
+        QVERIFY(module && module->runs == PythonCommand::Runs::Module);
+        QCOMPARE(module->target, std::string("pkg.train"));
+        QCOMPARE(module->shutOutFlag, std::string());
+        const auto script = lab::readPythonCommand({"python", "-X", "dev", "--", "-t.py"});
+        QVERIFY(script && script->runs == PythonCommand::Runs::Script);
+        QCOMPARE(script->target, std::string("-t.py"));
+        QVERIFY(!lab::readPythonCommand({"bash", "run.sh"}));
+    }
+
+    // A launcher that runs the training in a child Python (accelerate's, a wrapper's): the
+    // probe rides in the launcher alone, which never steps, and the run names the child (not
+    // its spawned DataLoader workers) and the command that profiles it.
+    void aLauncherNamesThePythonThatTrained()
+    {
+        // The child's command: the launcher's interpreter (sys.executable), then these.
+        const QStringList training = {
+            script("train_mlp.py"),      "--steps-total", "8", "--workers", "1",
+            "--multiprocessing-context", "spawn"};
+        const Ran r =
+            profile({"--out", folder("launcher")},
+                    QStringList{kPython, script("run_in_child.py"), "--import-torch"} + training);
+        const QString child = kPython + " " + training.join(' ');
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.err.contains("no step was seen"), r.err.constData());
+        const QString named = "it started another Python, `" + child + "` (pid ";
+        QVERIFY2(r.err.contains(named.toUtf8()), r.err.constData());
+        QVERIFY2(r.err.contains(("`kinetoscope profile -- " + child + "`").toUtf8()),
+                 r.err.constData());
+    }
+
+    // Which child is named: the deepest (a launcher's workers sit below it), a rank of a job
+    // with the job's size; the interpreter's own helpers never.
+    void theChildNamedAndTheHelpersLeftOut()
+    {
+        using lab::isInterpreterHelper;
+        QVERIFY(
+            isInterpreterHelper({"/usr/bin/python3", "-c",
+                                 "from multiprocessing.spawn import spawn_main; spawn_main()"}));
+        QVERIFY(isInterpreterHelper({"python3", "-m", "multiprocessing.forkserver"}));
+        QVERIFY(isInterpreterHelper(
+            {"python3", "/v/lib/torch/_inductor/compile_worker/__main__.py", "--workers=2"}));
+        QVERIFY(isInterpreterHelper({"python3"}));
+        QVERIFY(isInterpreterHelper({"python3", "-m", "ipykernel_launcher", "-f", "k.json"}));
+        QVERIFY(isInterpreterHelper(
+            {"python",
+             "/env/lib/python3.11/site-packages/ray/_private/workers/default_worker.py"}));
+        QVERIFY(!isInterpreterHelper({"python3", "-m", "pkg.train"}));
+        QVERIFY(!isInterpreterHelper({"python3", "-u", "train.py"}));
+        QVERIFY(!isInterpreterHelper({"python3", "-m", "torch.distributed.run", "train.py"}));
+
+        lab::PythonChild agent{10, 1, {"python", "-m", "torch.distributed.run", "t.py"}, ""};
+        lab::PythonChild rank{11, 2, {"python", "-u", "t.py", "--lr", "1 e-3"}, "4"};
+        QCOMPARE(lab::pythonChildAdvice({}), std::string());
+        const std::string advice = lab::pythonChildAdvice({agent, rank});
+        QVERIFY2(advice.find("`python -u t.py --lr '1 e-3'` (pid 11)") != std::string::npos,
+                 advice.c_str());
+        QVERIFY2(advice.find("`kinetoscope profile --nproc 4 -- python -u t.py") !=
+                     std::string::npos,
+                 advice.c_str());
+        rank.worldSize = "1";
+        QVERIFY(lab::pythonChildAdvice({agent, rank}).find("--nproc") == std::string::npos);
     }
 
     void usageErrorsAndAProbeThatCannotStart()
