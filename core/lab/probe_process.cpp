@@ -7,6 +7,7 @@
 #include "core/lab/probe_stream.h"
 #include "core/lab/python_children.h"
 #include "core/lab/python_command.h"
+#include "core/lab/save_pacing.h"
 #include "core/lab/signal_relay.h"
 
 #include <algorithm>
@@ -32,8 +33,6 @@ using Clock = std::chrono::steady_clock;
 // After a cancel, how long the probe has to stop the script at a step boundary, then how
 // long each signal (SIGINT, SIGTERM) has before the next (SIGKILL last).
 constexpr auto kCancelGrace = std::chrono::seconds(5);
-// The session is saved again at most this often while steps arrive.
-constexpr auto kSaveEvery = std::chrono::seconds(2);
 // After the script has exited, how long the socket is read for what is left: a process it
 // started may hold it open for ever.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(1000);
@@ -299,7 +298,7 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
     PythonChildren pythonChildren(int(child.pid()));
     int turns = 0;
     SignalEscalation escalation(kCancelGrace);
-    Clock::time_point lastSave = Clock::now();
+    SavePacing savePacing;  // while steps arrive
     size_t savedSteps = 0;
     std::string cancelledBy;
     auto save = [&](const std::string& why, std::string& error) {
@@ -325,12 +324,13 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
             child.signal(SIGKILL);  // the caller is going away: no grace
             continue;
         }
-        if (h.steps.size() > savedSteps && Clock::now() - lastSave > kSaveEvery) {
+        if (h.steps.size() > savedSteps && savePacing.due(Clock::now())) {
+            const Clock::time_point began = Clock::now();
             std::string ignored;
             if (save(std::string(), ignored) && callbacks.saved)
                 callbacks.saved(sessionPath);
             savedSteps = h.steps.size();
-            lastSave = Clock::now();
+            savePacing.saved(began, Clock::now(), sessionPath);
         }
         if (callbacks.cancel && callbacks.cancel->load() && !escalation.started()) {
             EngineMessage cancel;

@@ -4,6 +4,7 @@
 #include "core/lab/child_process.h"
 #include "core/lab/live_sampler.h"
 #include "core/lab/probe_stream.h"
+#include "core/lab/save_pacing.h"
 
 #include <algorithm>
 #include <charconv>
@@ -26,7 +27,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kPoll = std::chrono::milliseconds(100);  // how often the streams are read
-constexpr auto kSaveEvery = std::chrono::seconds(2);    // a rank's session, while steps arrive
 constexpr auto kCancelGrace = std::chrono::seconds(5);  // per signal, as for one script
 // After the command has ended: how long the streams may stay quiet before the ranks not yet
 // finished are taken as ended (a rank on another machine writes through a shared folder).
@@ -103,7 +103,7 @@ struct RankState
     ProfileConfig config;   // the job's, with this rank's folder as outDir
     bool readHere = false;  // claimed: this launcher saves its session
     size_t savedSteps = 0;
-    Clock::time_point lastSave{};
+    SavePacing savePacing;  // its session's, while steps arrive
     // Live samples of a rank of this machine: taken on the sampler's thread, handed out on
     // the launcher's. (RankState lives in a std::map: never moved.)
     std::unique_ptr<LiveSampler> sampler;
@@ -369,7 +369,6 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         std::string error;
         const bool saved = session::saveSession(s, sessionPathOf(r), error);
         r.savedSteps = r.heard.steps.size();
-        r.lastSave = Clock::now();
         return saved;
     };
 
@@ -399,8 +398,11 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         }
         for (auto& [rank, r] : ranks)
             if (r.readHere && r.heard.steps.size() > r.savedSteps &&
-                Clock::now() - r.lastSave > kSaveEvery)
+                r.savePacing.due(Clock::now())) {
+                const Clock::time_point began = Clock::now();
                 save(r, buildSession(r.config, r.heard, r.samplesSoFar(), {}));
+                r.savePacing.saved(began, Clock::now(), sessionPathOf(r));
+            }
         if (callbacks.run.cancel && callbacks.run.cancel->load() && !escalation.started()) {
             cancelledBy = callbacks.run.cancelledBy ? callbacks.run.cancelledBy() : "the launcher";
             writeCancel(out, cancelledBy);

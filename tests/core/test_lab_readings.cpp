@@ -2,9 +2,11 @@
 // distribution, which phase sets the peak, growth step over step, the caching allocator
 // holding freed blocks, the batch size that fits, and the triage's JSON; a script lab's
 // runs made into arms and sweep points, and its compile arm read apart from compilation;
-// the CPU other processes took beside a run, measured on real processes, and read.
+// the CPU other processes took beside a run, measured on real processes, and read; how
+// often a growing session is saved while its run goes on.
 #include "core/lab/child_process.h"
 #include "core/lab/other_processes.h"
+#include "core/lab/save_pacing.h"
 #include "core/lab/script_lab.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
@@ -14,6 +16,7 @@
 #include <QtTest>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 using namespace kinetoscope;
@@ -589,6 +592,50 @@ private Q_SLOTS:
                  QByteArray::number(*inProcessBeside));
         QVERIFY2(*inProcessAlone < *inProcessBeside, QByteArray::number(*inProcessAlone) + " >= " +
                                                          QByteArray::number(*inProcessBeside));
+    }
+
+    // A long run's session is saved less often as it grows: at most 2 % of the launcher's
+    // time and 1 MB/s of writes on average, never more often than every 2 s.
+    void aGrowingSessionIsSavedLessOften()
+    {
+        using Clock = lab::SavePacing::Clock;
+        using std::chrono::milliseconds;
+        using std::chrono::seconds;
+        const Clock::time_point t0 = Clock::now();
+        lab::SavePacing pacing(t0);
+        QVERIFY(!pacing.due(t0 + milliseconds(1999)));
+        QVERIFY(pacing.due(t0 + seconds(2)));
+        pacing.saved(t0 + seconds(2), t0 + seconds(2) + milliseconds(5), 200e3);  // small, quick
+        QVERIFY(pacing.next() == t0 + seconds(4) + milliseconds(5));
+        pacing.saved(t0, t0 + milliseconds(600), 1e6);  // slow: 50 x its time
+        QVERIFY(pacing.next() == t0 + milliseconds(600) + seconds(30));
+        pacing.saved(t0, t0 + milliseconds(10), 48.0 * (1 << 20));  // big: 1 MB/s
+        QVERIFY(pacing.next() == t0 + milliseconds(10) + seconds(48));
+
+        // A real session file of 100,000 steps, its size read from the disk.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        session::Session big;
+        for (int64_t step = 0; step < 100000; ++step) {
+            session::StepTiming timing;
+            timing.step = step;
+            timing.wallMs = 101.25;
+            big.steps.push_back(timing);
+        }
+        const std::string path = (dir.path() + "/session.kinetoscope.json").toStdString();
+        std::string error;
+        const Clock::time_point began = Clock::now();
+        QVERIFY2(session::saveSession(big, path, error), error.c_str());
+        const Clock::time_point ended = Clock::now();
+        lab::SavePacing real(began);
+        real.saved(began, ended, path);
+        const double bytes = double(std::filesystem::file_size(path));
+        const double waitS = std::chrono::duration<double>(real.next() - ended).count();
+        qInfo("100,000 steps: %.1f MB saved in %.0f ms, the next save %.1f s later", bytes / 1e6,
+              std::chrono::duration<double, std::milli>(ended - began).count(), waitS);
+        QVERIFY2(waitS >= bytes / lab::SavePacing::kBytesPerSecond - 1e-3,
+                 QByteArray::number(waitS));
+        QVERIFY2(waitS > 2.0, QByteArray::number(waitS));
     }
 
     // A run that shared the machine says so before the jumps, in the arms' lines and in the
