@@ -295,7 +295,7 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
 
     std::optional<Clock::time_point> exited;
     // Until the script steps, the Pythons it starts (a launcher's child may be the training).
-    PythonChildren pythonChildren(int(child.pid()));
+    PythonChildren pythonChildren(int(child.pid()), c.command, spec.environment);
     int turns = 0;
     SignalEscalation escalation(kCancelGrace);
     SavePacing savePacing;  // while steps arrive
@@ -382,6 +382,8 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         result.note = "the probe did not start in " + c.command.front() +
                       " (not Python, or run with -E, -I or -S, which ignore PYTHONPATH): "
                       "nothing was measured";
+    else if (h.lastStep < 0 && pythonChildren.replacedItself())
+        result.note = "nothing was measured: " + pythonChildAdvice(pythonChildren.seen());
     else if (h.header.environment.count("torch") == 0)
         result.note = "the script never imported torch: nothing was measured" +
                       andItsPythonChild(pythonChildren);

@@ -15,9 +15,16 @@ namespace kinetoscope::lab {
 struct PythonChild
 {
     int pid = 0;
-    int depth = 1;                  // 1: a child of the script's process, 2: a grandchild...
+    // 1: a child of the script's process, 2: a grandchild...; 0: the script's own process,
+    // which replaced itself with this command (os.execv): the probe does not survive an exec.
+    int depth = 1;
     std::vector<std::string> argv;  // as it was started
     std::string worldSize;          // WORLD_SIZE in its environment (a rank of a job), or empty
+    std::string workingDirectory;   // where it runs, when not where the script started
+    // NAME=VALUE set for it beyond the script's own environment (accelerate passes its
+    // options this way: ACCELERATE_MIXED_PRECISION=bf16), without the probe's variables,
+    // PYTHONPATH and, for a rank of a job, what torchrun sets.
+    std::vector<std::string> environmentAdded;
 };
 
 // Polled from the launcher's loop while the script has not stepped (each poll walks the
@@ -25,15 +32,22 @@ struct PythonChild
 class PythonChildren
 {
 public:
-    explicit PythonChildren(int scriptPid) : m_root(scriptPid) {}
+    // `command` and `environment`: what the launcher started the script with.
+    PythonChildren(int scriptPid, std::vector<std::string> command,
+                   std::vector<std::string> environment);
     void poll();
     // Each command once, in the order first seen; the interpreter's own helpers
     // (isInterpreterHelper) and the script's forks (its own command) left out; at most 16.
     const std::vector<PythonChild>& seen() const { return m_seen; }
+    bool replacedItself() const;  // the script's process exec'd another Python (depth 0)
 
 private:
+    PythonChild described(int pid, int depth, std::vector<std::string> argv) const;
+
     int m_root;
-    std::set<int> m_looked;  // pids already read (a pid is read once: its command is fixed)
+    std::vector<std::string> m_command, m_environment;
+    std::string m_startedIn;  // the script's working folder
+    std::set<int> m_looked;   // pids already read (a pid is read once: its command is fixed)
     std::vector<PythonChild> m_seen;
 };
 
@@ -44,8 +58,8 @@ private:
 bool isInterpreterHelper(const std::vector<std::string>& argv);
 
 // For a run whose script never stepped: the deepest Python below it (first seen among the
-// deepest: a launcher's workers sit below the launcher) and how to profile it, in one
-// clause; empty when there is none.
+// deepest: a launcher's workers sit below the launcher; the script's own exec, at depth 0,
+// when it started none) and how to profile it, in one clause; empty when there is none.
 std::string pythonChildAdvice(const std::vector<PythonChild>& seen);
 
 }  // namespace kinetoscope::lab

@@ -407,23 +407,38 @@ private Q_SLOTS:
 
     // A launcher that runs the training in a child Python (accelerate's, a wrapper's): the
     // probe rides in the launcher alone, which never steps, and the run names the child (not
-    // its spawned DataLoader workers) and the command that profiles it.
+    // its spawned DataLoader workers) and the command that profiles it, with the variables
+    // and the folder the launcher gave it; a launcher that execs the training says so.
     void aLauncherNamesThePythonThatTrained()
     {
         // The child's command: the launcher's interpreter (sys.executable), then these.
         const QStringList training = {
             script("train_mlp.py"),      "--steps-total", "8", "--workers", "1",
             "--multiprocessing-context", "spawn"};
+        const QString child = kPython + " " + training.join(' ');
+        const QString elsewhere = m_dir.path() + "/launched";
+        QVERIFY(QDir().mkpath(elsewhere));
         const Ran r =
             profile({"--out", folder("launcher")},
-                    QStringList{kPython, script("run_in_child.py"), "--import-torch"} + training);
-        const QString child = kPython + " " + training.join(' ');
+                    QStringList{kPython, script("run_in_child.py"), "--import-torch", "--env",
+                                "LAUNCHER_MIXED_PRECISION=bf16", "--cwd", elsewhere} +
+                        training);
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.err.contains("no step was seen"), r.err.constData());
         const QString named = "it started another Python, `" + child + "` (pid ";
         QVERIFY2(r.err.contains(named.toUtf8()), r.err.constData());
-        QVERIFY2(r.err.contains(("`kinetoscope profile -- " + child + "`").toUtf8()),
-                 r.err.constData());
+        const QString advice = "`LAUNCHER_MIXED_PRECISION=bf16 kinetoscope profile --cwd " +
+                               elsewhere + " -- " + child + "`";
+        QVERIFY2(r.err.contains(advice.toUtf8()), r.err.constData());
+
+        const Ran exec =
+            profile({"--out", folder("exec")},
+                    QStringList{kPython, script("run_in_child.py"), "--exec"} + training);
+        QVERIFY2(exec.code == 0, exec.err.constData());
+        QVERIFY2(exec.err.contains(("nothing was measured: it replaced itself (exec) with `" +
+                                    child + "`, and the probe does not survive an exec")
+                                       .toUtf8()),
+                 exec.err.constData());
     }
 
     // Which child is named: the deepest (a launcher's workers sit below it), a rank of a job
@@ -446,8 +461,18 @@ private Q_SLOTS:
         QVERIFY(!isInterpreterHelper({"python3", "-u", "train.py"}));
         QVERIFY(!isInterpreterHelper({"python3", "-m", "torch.distributed.run", "train.py"}));
 
-        lab::PythonChild agent{10, 1, {"python", "-m", "torch.distributed.run", "t.py"}, ""};
-        lab::PythonChild rank{11, 2, {"python", "-u", "t.py", "--lr", "1 e-3"}, "4"};
+        auto seenAs = [](int pid, int depth, std::vector<std::string> argv,
+                         std::string worldSize = {}) {
+            lab::PythonChild child;
+            child.pid = pid;
+            child.depth = depth;
+            child.argv = std::move(argv);
+            child.worldSize = std::move(worldSize);
+            return child;
+        };
+        const lab::PythonChild agent =
+            seenAs(10, 1, {"python", "-m", "torch.distributed.run", "t.py"});
+        lab::PythonChild rank = seenAs(11, 2, {"python", "-u", "t.py", "--lr", "1 e-3"}, "4");
         QCOMPARE(lab::pythonChildAdvice({}), std::string());
         const std::string advice = lab::pythonChildAdvice({agent, rank});
         QVERIFY2(advice.find("`python -u t.py --lr '1 e-3'` (pid 11)") != std::string::npos,
@@ -457,6 +482,28 @@ private Q_SLOTS:
                  advice.c_str());
         rank.worldSize = "1";
         QVERIFY(lab::pythonChildAdvice({agent, rank}).find("--nproc") == std::string::npos);
+
+        // What the launcher set for it (accelerate's options), where it ran, how many ran.
+        lab::PythonChild first = seenAs(20, 1, {"python", "train.py"});
+        first.environmentAdded = {"ACCELERATE_MIXED_PRECISION=bf16", "OMP_NUM_THREADS=1"};
+        first.workingDirectory = "/runs/exp 1";
+        const lab::PythonChild second = seenAs(21, 1, {"python", "train.py", "--lr", "0.1"});
+        const std::string launched = lab::pythonChildAdvice({first, second});
+        QVERIFY2(launched.find("(pid 20, the first of 2)") != std::string::npos, launched.c_str());
+        QVERIFY2(launched.find("`ACCELERATE_MIXED_PRECISION=bf16 OMP_NUM_THREADS=1 kinetoscope "
+                               "profile --cwd '/runs/exp 1' -- python train.py`") !=
+                     std::string::npos,
+                 launched.c_str());
+        for (int more = 0; more < 9; ++more)
+            first.environmentAdded.push_back("V" + std::to_string(more) + "=x");
+        const std::string many = lab::pythonChildAdvice({first});
+        QVERIFY2(many.ends_with("(its environment also had V6, V7, V8)"), many.c_str());
+
+        // The script's own process exec'd the training (depth 0).
+        const lab::PythonChild exec = seenAs(30, 0, {"python", "train.py"});
+        QVERIFY2(lab::pythonChildAdvice({exec}).starts_with(
+                     "it replaced itself (exec) with `python train.py`"),
+                 lab::pythonChildAdvice({exec}).c_str());
     }
 
     void usageErrorsAndAProbeThatCannotStart()
