@@ -11,6 +11,8 @@
 #include "core/session/session.h"
 
 #include <QWidget>
+#include <map>
+#include <memory>
 
 class QCustomPlot;
 class QCPBars;
@@ -24,11 +26,15 @@ class QTimer;
 
 namespace kinetoscope::widgets {
 
+class EnvelopeCurve;
+class SlowestStepBars;
+
 class LiveRunView : public QWidget
 {
     Q_OBJECT
 public:
     explicit LiveRunView(const QString& title, QWidget* parent = nullptr);
+    ~LiveRunView() override;
 
     // fraction of the run done, 0-1; below 0 when the run's length is not known (a script
     // that runs to its end): the bar shows it is busy.
@@ -53,14 +59,14 @@ public:
     void finish(const QString& error, const QStringList& reading);
 
     // For tests and screenshots.
-    int stepBars() const;
+    int stepBars() const;  // bars drawn: one a step, then one a group past kMostBars
     int sampleCount() const;
     int sweepPoints() const;
     int checkpointedSweepPoints() const;  // batch sizes measured with activation checkpointing
     QTableWidget* labTable() const { return m_labTable; }
     QTableWidget* memoryTable() const { return m_memoryTable; }
     bool outOfMemoryMarked() const;
-    QString latencyText() const;
+    QString latencyText();  // (its percentiles brought up to date first)
     QString statusText() const;
     QString readingText() const;
     QString scriptText() const;  // the lines naming a script's command and output; empty if none
@@ -77,6 +83,13 @@ Q_SIGNALS:
 
 private:
     void markDirty();
+    void showLatency();
+    void addPoint(QCPGraph* curve, double seconds,
+                  double value);  // a live curve's sample  // the latency line, when batches came
+                                  // since it was written
+    // What the plots hold at most (live_series.h): a redraw's cost stops growing there.
+    static constexpr int kMostPoints = 4096;       // a curve's points (20 Hz: 3.4 minutes)
+    static constexpr int kMostBars = 2048;         // the phase bars
     bool measured(const QCustomPlot* plot) const;  // has something to draw
     void arrange();                                // the cells with something to show, in the grid
     void showSweeps();                             // a sweep's plot with its first point
@@ -100,6 +113,8 @@ private:
     QLabel* m_latency;
     QLabel* m_reading;
     std::vector<QCPBars*> m_phaseBars;  // data, h2d, forward, backward, optimizer (stacked)
+    std::unique_ptr<SlowestStepBars> m_slowestBars;  // what they hold: a bar a step, or a group
+    std::map<const QCPGraph*, std::unique_ptr<EnvelopeCurve>> m_envelopes;  // the live curves
     QCPGraph* m_cpu = nullptr;
     QCPGraph* m_gpu = nullptr;
     QCPGraph* m_allocated = nullptr;
@@ -116,8 +131,8 @@ private:
     QCPGraph* m_batchOutOfMemory = nullptr;  // a cross on the axis at each batch that ran out
     bool m_inference = false;
     std::vector<double> m_latenciesMs;  // an inference run's measured batches
-    QTimer* m_replot;
-    bool m_dirty = false;
+    size_t m_latencyShown = 0;          // how many of them the latency line reads
+    QTimer* m_replot;                   // single shot: started by what arrives
     bool m_running = true;
     int m_steps = 0;
     int m_samples = 0;

@@ -33,6 +33,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <memory>
 #include <qcustomplot.h>
 #include <sys/resource.h>
@@ -612,6 +613,78 @@ private Q_SLOTS:
                      latency.contains(QStringLiteral("p95 10.0 ms")) &&
                      latency.contains(QStringLiteral("p99 40.0 ms")),
                  qPrintable(latency));
+    }
+
+    // A long run's live view holds what a screen can show: its bars and curves stop growing
+    // (a redraw's cost with them: bench_live_view), a slow step and a memory spike stay as
+    // measured, and once nothing arrives the view does not wake.
+    void aLongRunsLiveViewHoldsWhatAScreenShows()
+    {
+        widgets::LiveRunView view(QStringLiteral("long"));
+        view.setScriptRun(QStringLiteral("python train.py"), QString());
+        view.resize(1366, 768);
+        view.show();
+        constexpr int kSteps = 20000, kSlow = 12345;
+        for (int i = 0; i < kSteps; ++i) {
+            session::StepTiming step;
+            step.step = 8 + i;
+            step.dataMs = 1.0;
+            step.forwardMs = 10.0 + (i % 3);
+            step.backwardMs = i == kSlow ? 400.0 : 20.0;
+            step.optimizerMs = 2.0;
+            view.addStep(step);
+        }
+        constexpr int kSamples = 200000;
+        for (int i = 0; i < kSamples; ++i) {
+            session::LiveSample sample;
+            sample.seconds = i / 20.0;
+            sample.cpuPercent = 40.0 + (i % 50);
+            sample.residentBytes = (i == 150001 ? 9LL : 2LL) << 30;
+            view.addSample(sample);
+        }
+        QVERIFY2(view.stepBars() <= 2048 && view.stepBars() >= 1024,
+                 QByteArray::number(view.stepBars()));
+        QCOMPARE(view.sampleCount(), kSamples);
+        double tallest = 0;
+        int mostPoints = 0;
+        double highestResident = 0;
+        for (QCustomPlot* plot : view.findChildren<QCustomPlot*>()) {
+            std::map<double, double> stacked;  // bar key -> its phases' total
+            for (int i = 0; i < plot->plottableCount(); ++i)
+                if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i)))
+                    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                        stacked[it->key] += it->value;
+            for (const auto& [key, total] : stacked)
+                tallest = std::max(tallest, total);
+            for (int g = 0; g < plot->graphCount(); ++g) {
+                mostPoints = std::max(mostPoints, plot->graph(g)->dataCount());
+                if (plot->graph(g)->name() == QStringLiteral("host resident"))
+                    for (auto it = plot->graph(g)->data()->constBegin();
+                         it != plot->graph(g)->data()->constEnd(); ++it)
+                        highestResident = std::max(highestResident, it->value);
+                if (plot->graph(g)->name() == QStringLiteral("CPU")) {
+                    // Thinned alike over the whole run (not the oldest most), its envelope kept.
+                    int firstTenth = 0;
+                    double lowest = 100, highest = 0;
+                    for (auto it = plot->graph(g)->data()->constBegin();
+                         it != plot->graph(g)->data()->constEnd(); ++it) {
+                        firstTenth += it->key < kSamples / 20.0 / 10 ? 1 : 0;
+                        lowest = std::min(lowest, it->value);
+                        highest = std::max(highest, it->value);
+                    }
+                    QVERIFY2(firstTenth * 10 >= plot->graph(g)->dataCount() / 2,
+                             QByteArray::number(firstTenth));
+                    QCOMPARE(lowest, 40.0);
+                    QCOMPARE(highest, 89.0);
+                }
+            }
+        }
+        QCOMPARE(tallest, 1.0 + 10.0 + (kSlow % 3) + 400.0 + 2.0);  // the slow step, whole
+        QVERIFY2(mostPoints <= 4096, QByteArray::number(mostPoints));
+        QCOMPARE(highestResident, 9.0);  // GiB: the spike
+        QTest::qWait(250);               // the last redraw
+        for (const QTimer* timer : view.findChildren<QTimer*>())
+            QVERIFY2(!timer->isActive(), qPrintable(timer->objectName()));
     }
 
     // The engine is a child process: SIGKILL in the middle of a run leaves the app and
