@@ -14,7 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-json toJson(const Session& s)
+// The session's document with its two long arrays of rows (steps, samples) left empty.
+json documentWithoutRows(const Session& s)
 {
     json lab = json::array();
     for (const LabArm& a : s.lab)
@@ -30,15 +31,9 @@ json toJson(const Session& s)
         split["dataloader_ms"] = *s.dataLoaderMs;
     if (s.computeMs)
         split["compute_ms"] = *s.computeMs;
-    json steps = json::array();
-    for (const StepTiming& t : s.steps)
-        steps.push_back(toJson(t));
     json sweep = json::array();
     for (const SweepPoint& p : s.sweep)
         sweep.push_back(toJson(p));
-    json samples = json::array();
-    for (const LiveSample& l : s.samples)
-        samples.push_back(toJson(l));
     json j = {{"kinetoscope_session", kSessionFormat},
               {"config", s.config},
               {"environment", s.environment},
@@ -47,11 +42,11 @@ json toJson(const Session& s)
               {"split", split},
               // Rows: step, data, h2d, forward, backward, optimizer (ms), loss; then, where
               // measured (CUDA), allocated, reserved, peak allocated, peak reserved (bytes).
-              {"steps", steps},
+              {"steps", json::array()},
               {"sweep", sweep},
               // Rows: seconds, cpu %, gpu %, gpu memory used, allocated, reserved, resident (bytes;
               // -1 n/a).
-              {"samples", samples},
+              {"samples", json::array()},
               {"trace", s.tracePath},
               {"memory_snapshot", s.snapshotPath},
               {"findings", findings}};
@@ -60,6 +55,25 @@ json toJson(const Session& s)
     if (s.memory)
         j["memory"] = toJson(*s.memory);
     return j;
+}
+
+// `"KEY": []` at the document's top level (2 spaces in, after a newline: a string's
+// newline is escaped, so no value can hold this) replaced by one row a line.
+template <class Row>
+void spliceRows(std::string& text, std::string_view key, const std::vector<Row>& rows)
+{
+    const std::string empty = "\n  \"" + std::string(key) + "\": []";
+    const size_t at = text.find(empty);
+    if (at == std::string::npos || rows.empty())
+        return;
+    std::string lines = "\n  \"" + std::string(key) + "\": [";
+    lines.reserve(rows.size() * 80);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        lines += i == 0 ? "\n    " : ",\n    ";
+        lines += toJson(rows[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    lines += "\n  ]";
+    text.replace(at, empty.size(), lines);
 }
 
 Session fromJson(const json& j)
@@ -135,7 +149,13 @@ bool isSessionPath(const std::filesystem::path& path)
 
 std::string sessionJson(const Session& session)
 {
-    return toJson(session).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    // Indented, with the long arrays one row a line: a long run's session (100,000 steps) is
+    // built without a node per value, and is about half the size.
+    std::string text =
+        documentWithoutRows(session).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    spliceRows(text, "steps", session.steps);
+    spliceRows(text, "samples", session.samples);
+    return text;
 }
 
 bool saveSession(const Session& session, const std::filesystem::path& path, std::string& error)

@@ -7,6 +7,7 @@
 #include "tests/support/test_support.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <sstream>
 
 using namespace kinetoscope;
@@ -58,6 +59,39 @@ private Q_SLOTS:
         QCOMPARE(loaded->findings.size(), size_t(1));
         QVERIFY(session::isSessionPath(file));
         QVERIFY(!session::isSessionPath(path("trace.json")));
+    }
+
+    // A long run's rows (steps, samples) are written one a line and read back exactly,
+    // whatever the strings around them hold.
+    void longRowsAreOneALineAndReadBackExactly()
+    {
+        session::Session s = sample();
+        s.config["command"] = "python train.py --note '\"steps\": []'\n  \"samples\": []";
+        for (int64_t i = 0; i < 1000; ++i) {
+            session::StepTiming step;
+            step.step = 8 + i;
+            step.forwardMs = 1.0 / double(i + 3);
+            step.wallMs = i % 7 == 0 ? -1 : 2.5;
+            step.allocatedBytes = i % 3 == 0 ? (int64_t(1) << 33) + i : -1;
+            s.steps.push_back(step);
+        }
+        for (int i = 0; i < 300; ++i)
+            s.samples.push_back({i / 20.0, 55.5, -1.0, -1, -1, -1, int64_t(1) << 30});
+        const std::string text = session::sessionJson(s);
+        const auto lines = std::count(text.begin(), text.end(), '\n');
+        QVERIFY2(lines < 1000 + 300 + 120, QByteArray::number(qlonglong(lines)));
+        std::string error;
+        const auto back = session::parseSession(text, "test", error);
+        QVERIFY2(back, error.c_str());
+        QCOMPARE(back->config.at("command"), s.config.at("command"));
+        QCOMPARE(back->steps.size(), s.steps.size());
+        for (size_t i = 0; i < s.steps.size(); ++i) {
+            QCOMPARE(back->steps[i].forwardMs, s.steps[i].forwardMs);
+            QCOMPARE(back->steps[i].wallMs, s.steps[i].wallMs);
+            QCOMPARE(back->steps[i].allocatedBytes, s.steps[i].allocatedBytes);
+        }
+        QCOMPARE(back->samples.size(), s.samples.size());
+        QCOMPARE(back->samples.back().seconds, s.samples.back().seconds);
     }
 
     void aFailedSaveLeavesTheOldFile()
