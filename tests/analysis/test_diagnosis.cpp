@@ -298,6 +298,28 @@ private Q_SLOTS:
         QVERIFY(find(d.findings, "no-tensor-cores"));
     }
 
+    // A slow first step left out with no one-off call to show for it: its evidence is the
+    // step (182 ms, 1.44x a steady one), never "one-off costs 0 ns, 0.0 % of the window".
+    void aSlowFirstStepIsEvidencedByItself()
+    {
+        const Diagnosed d = diagnoseShared("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz");
+        const Finding* warmUp = find(d.findings, "warmup-in-window");
+        QVERIFY(warmUp);
+        auto figure = [&](const char* name) -> const double* {
+            for (const auto& f : warmUp->evidence.figures)
+                if (f.name == name)
+                    return &f.value;
+            return nullptr;
+        };
+        QVERIFY(!figure("one_off_time_us") && !figure("one_off_share_of_window"));
+        QVERIFY(figure("left_out_steps_time_us") && *figure("left_out_steps_time_us") > 150e3);
+        QVERIFY(figure("slowest_left_out_vs_steady_median") &&
+                *figure("slowest_left_out_vs_steady_median") > 1.2);
+        QVERIFY2(
+            QString::fromStdString(warmUp->title).contains("1 slow first step left out (182 ms"),
+            warmUp->title.c_str());
+    }
+
     void thresholdsAreNamedAndOverridable()
     {
         Thresholds t;

@@ -49,11 +49,22 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                                return k.recompile && k.beginNs >= s.beginNs && k.beginNs < s.endNs;
                            });
     };
-    // Steps left out of the steady state (none when no step is steady: all are judged).
+    // Steps left out of the steady state (none when no step is steady: all are judged), and
+    // how long they took against a steady step.
     size_t excluded = 0;
-    if (w.steadyCount() > 0)
-        for (size_t i = 0; i < w.roles.size(); ++i)
-            excluded += w.roles[i] != StepRole::Steady && !holdsRecompile(w.allSteps[i]);
+    int64_t leftOutNs = 0, slowestLeftOutNs = 0;
+    std::vector<int64_t> steadyNs;
+    for (size_t i = 0; i < w.roles.size(); ++i) {
+        if (w.roles[i] == StepRole::Steady) {
+            steadyNs.push_back(w.allSteps[i].durationNs());
+        } else if (w.steadyCount() > 0 && !holdsRecompile(w.allSteps[i])) {
+            ++excluded;
+            leftOutNs += w.allSteps[i].durationNs();
+            slowestLeftOutNs = std::max(slowestLeftOutNs, w.allSteps[i].durationNs());
+        }
+    }
+    std::sort(steadyNs.begin(), steadyNs.end());
+    const int64_t steadyMedianNs = steadyNs.empty() ? 0 : steadyNs[steadyNs.size() / 2];
     std::vector<const OneOffCost*> warmUp;
     std::vector<TimeRange> warmUpRanges;
     for (const OneOffCost& o : w.oneOffs)
@@ -76,7 +87,14 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                   format::percent(windowShare) + " of it)";
     else
         f.title = "Warm-up is in the profiled window: " + format::count(excluded) +
-                  " slow first step" + (excluded == 1 ? "" : "s") + " left out";
+                  " slow first step" + (excluded == 1 ? "" : "s") + " left out (" +
+                  format::duration(static_cast<double>(leftOutNs)) +
+                  (steadyMedianNs > 0 ? ", the slowest " +
+                                            format::ratio(static_cast<double>(slowestLeftOutNs) /
+                                                          static_cast<double>(steadyMedianNs)) +
+                                            " a steady step"
+                                      : std::string()) +
+                  ")";
     f.explanation =
         "Costs paid once per process — loading kernel modules on first launch, creating the "
         "context, "
@@ -89,11 +107,25 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         f.explanation += "They are left out of the figures below (" +
                          format::count(w.steadyCount()) + " steady step" +
                          (w.steadyCount() == 1 ? "" : "s") + " judged).";
-    f.evidence.figures = {
-        {"one_off_time_us", static_cast<double>(warmUpNs) / 1e3, Unit::Microseconds},
-        {"one_off_share_of_window", windowShare, Unit::Fraction},
-        {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count},
-        {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count}};
+    // The one-off costs where some were found; the steps left out where some were (a slow
+    // first step with no one-off call to show for it reads "0 ns of one-off costs" else).
+    if (!warmUp.empty())
+        f.evidence.figures = {
+            {"one_off_time_us", static_cast<double>(warmUpNs) / 1e3, Unit::Microseconds},
+            {"one_off_share_of_window", windowShare, Unit::Fraction}};
+    f.evidence.figures.push_back(
+        {"warmup_or_outlier_steps", static_cast<double>(excluded), Unit::Count});
+    if (excluded > 0) {
+        f.evidence.figures.push_back(
+            {"left_out_steps_time_us", static_cast<double>(leftOutNs) / 1e3, Unit::Microseconds});
+        if (steadyMedianNs > 0)
+            f.evidence.figures.push_back(
+                {"slowest_left_out_vs_steady_median",
+                 static_cast<double>(slowestLeftOutNs) / static_cast<double>(steadyMedianNs),
+                 Unit::Ratio});
+    }
+    f.evidence.figures.push_back(
+        {"steady_steps", static_cast<double>(w.steadyCount()), Unit::Count});
     for (size_t i = 0; i < std::min<size_t>(5, warmUp.size()); ++i) {
         f.evidence.ops.emplace_back(warmUp[i]->what + " (" +
                                     format::duration(static_cast<double>(warmUp[i]->lengthNs())) +
