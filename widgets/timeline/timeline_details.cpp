@@ -55,6 +55,11 @@ QString TimelineDetails::trackLabel(trace::EventId event) const
     return QString::fromStdString(m_layout.laneLabel(first));
 }
 
+QSize TimelineDetails::minimumSizeHint() const
+{
+    return {QTextBrowser::minimumSizeHint().width(), 0};
+}
+
 void TimelineDetails::showHint()
 {
     setHtml(tr("<p style='color:#666'>Click a slice for its details, Shift+drag (or drag on the "

@@ -18,6 +18,10 @@ public:
     void showEvent(trace::EventId event);
     void showTotals(const timeline::RangeTotals& totals);
     void showHint();
+    // Any height: it shares a splitter with the timeline, which the user may drag over it
+    // (a text browser asks for 70 px, and two timelines stacked, as Compare shows them, then
+    // asked a laptop's window for more than its screen).
+    QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
     void eventRequested(trace::EventId event);  // a link to another slice was clicked
