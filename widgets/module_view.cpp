@@ -97,7 +97,7 @@ ModuleView::ModuleView(QWidget* parent)
         m_flame->setWidthBy(index == 0 ? FlameGraph::Width::Device : FlameGraph::Width::Host);
     });
 
-    auto* upper = new QWidget(this);
+    auto* upper = m_upper = new QWidget(this);
     auto* upperLayout = new QHBoxLayout(upper);
     upperLayout->setContentsMargins(0, 0, 0, 0);
     upperLayout->addWidget(m_tree, 2);
@@ -165,7 +165,9 @@ void ModuleView::setTrees(const analysis::ModuleTree& modules, const analysis::C
             m_tree->setCurrentItem(m_tree->topLevelItem(0));
         }
     }
-    m_details->setVisible(!m_modules.empty());
+    // Without modules the upper pane (the tree and its details) goes: the call tree takes
+    // the page, not half of it under an empty panel.
+    m_upper->setVisible(!m_modules.empty());
     m_flame->setTree(calls);
     m_flame->setWidthBy(calls.nodes.empty() || calls.nodes[0].deviceNs > 0
                             ? FlameGraph::Width::Device

@@ -44,6 +44,7 @@ private:
     void showDetails(QTreeWidgetItem* item);
     analysis::ModuleTree m_modules;
     QLabel* m_notice;
+    QWidget* m_upper = nullptr;  // the module tree beside the selected module's details
     QTreeWidget* m_tree;
     QLabel* m_details;
     QComboBox* m_widthBy;

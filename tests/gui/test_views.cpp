@@ -630,8 +630,12 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY(!view.modules()->tree()->isVisible());
         QVERIFY(view.modules()->notice()->text().contains(QStringLiteral("no nn.Module spans")));
-        // The call tree of its ops is still drawn.
+        // The call tree of its ops is still drawn, and takes the page (no empty pane above it).
         QVERIFY(view.modules()->flameGraph()->frameRect(0).width() > 0);
+        QVERIFY(!view.modules()->details()->isVisible());
+        const QWidget* flameArea = view.modules()->flameGraph()->parentWidget();
+        QVERIFY2(flameArea->height() > view.modules()->height() * 2 / 3,
+                 QByteArray::number(flameArea->height()));
     }
 
     void drawsAllocatedAndReservedMemory()
