@@ -34,6 +34,25 @@ QColor kindColor(OpKind kind)
     return QColor(255, 127, 14);
 }
 
+// Decades written alike, as numbers: 0.001 ... 1 ... 1,000 (QCustomPlot's "gb" format wrote
+// 0.1 and 1 as decimals and 10 on as powers, 10¹ 10² 10³, on one axis).
+class DecadeTicker : public QCPAxisTickerLog
+{
+protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        const int decade = int(std::lround(std::log10(tick)));
+        if (decade >= 0)
+            return QString::fromStdString(
+                format::count(uint64_t(std::llround(std::pow(10.0, decade)))));
+        return QStringLiteral("0.") + QString(-decade - 1, QLatin1Char('0')) + QLatin1Char('1');
+    }
+};
+
+// The axes reach this factor past the dots' decades, so that a dot on the range's edge (a
+// group below the plot's floor, drawn on it) is whole, not cut by the axis line.
+const double kEdgeMargin = std::pow(10.0, 0.12);
+
 QString roofLabel(Precision precision, bool matrix, bool tf32)
 {
     if (!matrix)
@@ -50,10 +69,7 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QCustomPlot(parent)
     applyChartStyle(*this);
     for (QCPAxis* axis : {xAxis, yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-        axis->setTicker(ticker);
-        axis->setNumberFormat(QStringLiteral("gb"));
-        axis->setNumberPrecision(0);
+        axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new DecadeTicker));
     }
     xAxis->setLabel(tr("Arithmetic intensity (FLOP/byte)"));
     yAxis->setLabel(tr("Achieved (TFLOP/s)"));
@@ -148,8 +164,8 @@ void RooflinePlot::setRoofline(const Roofline& roofline)
     // the bottom edge, drawn hollow.
     const double y0 =
         std::max(std::pow(10.0, std::floor(std::log10(yMin))), y1 / std::pow(10.0, kDecades));
-    xAxis->setRange(x0, x1);
-    yAxis->setRange(y0, y1);
+    xAxis->setRange(x0 / kEdgeMargin, x1);
+    yAxis->setRange(y0 / kEdgeMargin, y1);
 
     // The roofs under the dots: the memory slope up to each ceiling, then the ceiling.
     QPen roofPen(QColor(60, 60, 60));
