@@ -179,7 +179,11 @@ PythonChild PythonChildren::described(int pid, int depth, std::vector<std::strin
     found.depth = depth;
     found.argv = std::move(argv);
     const std::vector<std::string> environment = environmentOf(pid);
-    found.worldSize = valueIn(environment, "WORLD_SIZE");
+    // A rank's processes on this machine (what --nproc starts): LOCAL_WORLD_SIZE (torchrun's),
+    // else WORLD_SIZE (one machine).
+    found.worldSize = valueIn(environment, "LOCAL_WORLD_SIZE");
+    if (found.worldSize.empty())
+        found.worldSize = valueIn(environment, "WORLD_SIZE");
     const bool rank = !found.worldSize.empty();
     const std::set<std::string> given(m_environment.begin(), m_environment.end());
     for (const std::string& entry : environment) {

@@ -19,8 +19,10 @@ struct PythonChild
     // which replaced itself with this command (os.execv): the probe does not survive an exec.
     int depth = 1;
     std::vector<std::string> argv;  // as it was started
-    std::string worldSize;          // WORLD_SIZE in its environment (a rank of a job), or empty
-    std::string workingDirectory;   // where it runs, when not where the script started
+    // A rank of a job: its processes on this machine (LOCAL_WORLD_SIZE, else WORLD_SIZE in
+    // its environment); empty when it is no rank.
+    std::string worldSize;
+    std::string workingDirectory;  // where it runs, when not where the script started
     // NAME=VALUE set for it beyond the script's own environment (accelerate passes its
     // options this way: ACCELERATE_MIXED_PRECISION=bf16), without the probe's variables,
     // PYTHONPATH and, for a rank of a job, what torchrun sets.
