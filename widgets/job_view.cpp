@@ -305,6 +305,7 @@ void JobView::showMetric(Metric metric)
     // Cell centres at 0..n-1; a single cell spans -0.5..0.5 (a zero-width range draws nothing).
     const auto centres = [](int n) { return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5); };
     m_map->data()->setRange(centres(steps), centres(ranks));
+    std::vector<std::pair<QCPItemText*, double>> labels;  // each with its cell's value (ms)
     for (int s = 0; s < steps; ++s)
         for (int r = 0; r < ranks; ++r) {
             const double ns =
@@ -315,9 +316,15 @@ void JobView::showMetric(Metric metric)
                 label->position->setCoords(s, r);
                 label->setText(duration(ns));
                 label->setFont(QFont(m_plot->font().family(), 8));
+                labels.emplace_back(label, ns / 1e6);
             }
         }
     m_map->rescaleDataRange(true);
+    // White on the dark end of the gradient, black on the light end: readable on every cell.
+    for (const auto& [label, ms] : labels) {
+        const QColor cell = QColor::fromRgb(m_map->gradient().color(ms, m_map->dataRange(), false));
+        label->setColor(cell.lightnessF() < 0.5 ? Qt::white : Qt::black);
+    }
     m_map->colorScale()->axis()->setLabel(metricName(metric) + QStringLiteral(" (ms)"));
     m_plot->xAxis->setRange(-0.5, std::max(steps, 1) - 0.5);
     m_plot->yAxis->setRange(-0.5, std::max(ranks, 1) - 0.5);

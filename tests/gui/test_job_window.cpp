@@ -66,6 +66,19 @@ private Q_SLOTS:
         QCOMPARE(view->heatmap()->data()->valueSize(), 8);
         const double rank5 = view->heatmap()->data()->cell(0, 5);
         QVERIFY(std::fabs(rank5 - view->job().meanStepNs.at(5) / 1e6) < 1e-6);
+        // Each cell's value readable on its colour: white on the dark cells, black on the light.
+        int dark = 0, light = 0;
+        for (int i = 0; i < view->heatmap()->parentPlot()->itemCount(); ++i)
+            if (auto* label = qobject_cast<QCPItemText*>(view->heatmap()->parentPlot()->item(i))) {
+                const double ms = view->heatmap()->data()->cell(int(label->position->key()),
+                                                                int(label->position->value()));
+                const QColor cell = QColor::fromRgb(
+                    view->heatmap()->gradient().color(ms, view->heatmap()->dataRange(), false));
+                const bool darkCell = cell.lightnessF() < 0.5;
+                QCOMPARE(label->color(), darkCell ? QColor(Qt::white) : QColor(Qt::black));
+                (darkCell ? dark : light) += 1;
+            }
+        QVERIFY(dark > 0 && light > 0);  // this job's ranks go from 12.5 ms to 18.7 ms
         view->showMetric(widgets::JobView::Metric::OwnWork);
         QVERIFY(std::fabs(view->heatmap()->data()->cell(0, 5) - view->job().meanOwnNs.at(5) / 1e6) <
                 1e-6);
