@@ -782,6 +782,38 @@ class Faults(unittest.TestCase):
         self.assertEqual(run.stderr.strip(), "kinetoscope probe: disabled (ValueError: option skip is negative)")
         self.assertEqual(run.messages, [])
 
+    def test_the_scripts_signal_exception_goes_on_over_a_failed_clean_up(self):
+        # The probe turning off after the script's handler raised inside it (a step
+        # time-out) may fail in its clean-up; the exception that reaches the probe's last
+        # `except` is then that failure, the handler's is its __context__: it was dropped
+        # there, and the script's loop never saw its alarm. A real SIGALRM, in this process.
+        import signal
+
+        sys.path.insert(0, os.path.join(REPO, "python"))
+        from kinetoscope.probe import faults
+
+        class Tick(Exception):
+            pass
+
+        def on_alarm(signum, frame):
+            raise Tick()
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        try:
+            try:
+                try:
+                    os.kill(os.getpid(), signal.SIGALRM)
+                    for _ in range(1000):  # (the handler runs between two bytecodes)
+                        pass
+                except Tick:
+                    raise ValueError("the probe's clean-up, failing meanwhile")
+            except ValueError as exc:
+                with self.assertRaises(Tick):
+                    faults.pass_on_scripts(exc)
+                self.assertIsNone(faults.scripts_exception(ValueError("the probe's own")))
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
     def test_the_launcher_hanging_up_turns_the_probe_off_silently(self):
         run = result("hung_up")
         self.assertEqual(run.returncode, 0, run.explain())

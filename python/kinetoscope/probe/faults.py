@@ -36,10 +36,25 @@ def part_disabled(part, exc):
 
 
 def pass_on_scripts(exc):
-    """For a probe `except` that goes on without the exception: raises `exc` on when the
-    script's signal handler raised it (the script's own `except` must see it)."""
-    if raised_by_signal_handler(exc):
-        raise exc
+    """For a probe `except` that goes on without the exception: raises on the exception the
+    script's signal handler raised, when `exc` is it or was raised over it (the probe's
+    clean-up failing while it was on its way: its __context__); the script's own `except`
+    must see it."""
+    scripts = scripts_exception(exc)
+    if scripts is not None:
+        raise scripts
+
+
+def scripts_exception(exc):
+    """`exc`, or the exception in its __context__ chain, that the script's signal handler
+    raised; None when there is none."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if raised_by_signal_handler(exc):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__context__
+    return None
 
 
 def raised_by_signal_handler(exc):

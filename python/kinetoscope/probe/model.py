@@ -289,8 +289,8 @@ class ModelFinder(object):
         while self._unwrap:
             try:
                 self._unwrap.pop()()
-            except Exception:
-                pass
+            except Exception as exc:
+                faults.pass_on_scripts(exc)
 
     def _ours(self):
         """(hooks dict, key) of each hook the probe put on the model."""
@@ -357,8 +357,8 @@ class ModelFinder(object):
         while handles:
             try:
                 handles.pop().remove()
-            except Exception:
-                pass
+            except Exception as exc:
+                faults.pass_on_scripts(exc)
 
 
 def _restore(owner, name, wrapper, original):

@@ -179,11 +179,12 @@ class Loop(object):
     def fault(self, exc):
         """A fault in the probe's own step code: steps off for good, one line, the script
         goes on. An exception of the script's signal handler is raised on (faults)."""
-        if self.live:
-            faults.part_disabled("step timing", exc)
-            self.turn_off(on_training_thread=True)
-        if faults.raised_by_signal_handler(exc):
-            raise exc
+        try:
+            if self.live:
+                faults.part_disabled("step timing", exc)
+                self.turn_off(on_training_thread=True)
+        finally:  # (even when turning off failed: the script's exception goes on)
+            faults.pass_on_scripts(exc)
 
     def turn_off(self, on_training_thread):
         """Off for good. Hooks are removed and the window stopped on the training thread
@@ -205,8 +206,8 @@ class Loop(object):
     def _remove_everything(self):
         try:
             self.finder.remove_all()
-        except Exception:
-            pass
+        except Exception as exc:
+            faults.pass_on_scripts(exc)
         self.window.abandon()
 
     def mark(self):

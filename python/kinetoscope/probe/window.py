@@ -269,8 +269,8 @@ class ProfilerWindow(object):
         if unguard is not None:
             try:
                 unguard()
-            except Exception:
-                pass
+            except Exception as exc:
+                faults.pass_on_scripts(exc)
         return prof
 
     def step(self):
@@ -302,8 +302,7 @@ class ProfilerWindow(object):
                 os.unlink(temporary)
             except OSError:
                 pass
-            if faults.raised_by_signal_handler(exc):
-                raise exc  # the script's own (faults)
+            faults.pass_on_scripts(exc)
 
     def abandon(self):
         """Stops the window without writing it (the probe is turning off, or the run
@@ -314,8 +313,8 @@ class ProfilerWindow(object):
         try:
             with _NoWarnings():
                 prof.stop()
-        except Exception:
-            pass
+        except Exception as exc:
+            faults.pass_on_scripts(exc)  # (a stop that fails: nothing to keep)
 
     def restart(self):
         """Allows a new window after abandon() (a mode change restarts the step count)."""
@@ -324,7 +323,8 @@ class ProfilerWindow(object):
 
     def _fail(self, exc):
         self.enabled = False
-        self.abandon()
-        faults.part_disabled("profiler window", exc)
-        if faults.raised_by_signal_handler(exc):
-            raise exc  # the script's own (faults)
+        try:
+            self.abandon()
+            faults.part_disabled("profiler window", exc)
+        finally:
+            faults.pass_on_scripts(exc)  # the script's own (faults)
