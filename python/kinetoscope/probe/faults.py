@@ -36,25 +36,14 @@ def part_disabled(part, exc):
 
 
 def pass_on_scripts(exc):
-    """For a probe `except` that goes on without the exception: raises on the exception the
-    script's signal handler raised, when `exc` is it or was raised over it (the probe's
-    clean-up failing while it was on its way: its __context__); the script's own `except`
-    must see it."""
-    scripts = scripts_exception(exc)
-    if scripts is not None:
-        raise scripts
-
-
-def scripts_exception(exc):
-    """`exc`, or the exception in its __context__ chain, that the script's signal handler
-    raised; None when there is none."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if raised_by_signal_handler(exc):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__context__
-    return None
+    """For a probe `except` that goes on without the exception: raises `exc` on when the
+    script's signal handler raised it (the script's own `except` must see it). Only `exc`
+    itself: its __context__ may be one the script has already handled (a probe fault inside
+    the script's own `except Preempted:` clean-up must not raise Preempted again). The
+    probe's own clean-ups raise the handler's exception in a `finally` (steps.Loop.fault),
+    so that a failure meanwhile never replaces it."""
+    if raised_by_signal_handler(exc):
+        raise exc
 
 
 def raised_by_signal_handler(exc):
