@@ -247,6 +247,37 @@ private Q_SLOTS:
     // tests/probe/train_ddp.py, this 2-core machine): one measured dot per world size on
     // the ideal's line's world sizes, the ideal N times the one rank's, the lost time
     // stacked per world size exactly as the study split it, a table row per world size.
+    // Every tick label is its tick's value: decades as numbers (0.01 ... 1 ... 1,000), and
+    // the linear ticks (2, 4, 6, 8) of an axis that spans about one decade as themselves.
+    void theRooflineLabelsEachTickWithItsValue()
+    {
+        for (const double spread : {1.0, 1000.0}) {  // one decade of dots, or four
+            roofline::Roofline r;
+            for (const double intensity : {1.5, 1.5 * spread}) {
+                roofline::OpRoofline op;
+                op.name = "aten::mm";
+                op.deviceNs = 1000;
+                op.rating.intensity = intensity;
+                op.rating.achievedTflops = 2.0 * (intensity / 1.5 > 1 ? 3.0 : 1.0);
+                r.ops.push_back(op);
+            }
+            widgets::RooflinePlot plot;
+            plot.resize(600, 400);
+            plot.setRoofline(r);
+            plot.replot();
+            for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                QVERIFY(!ticks.isEmpty());
+                for (int i = 0; i < ticks.size(); ++i) {
+                    const double read = QLocale::c().toDouble(QString(labels[i]).remove(','));
+                    QVERIFY2(std::fabs(read - ticks[i]) <= 1e-6 * ticks[i],
+                             qPrintable(labels[i] + " at " + QString::number(ticks[i])));
+                }
+            }
+        }
+    }
+
     void theScalingPageDrawsWhatTheStudyMeasured()
     {
         std::string error;

@@ -39,9 +39,13 @@ QColor kindColor(OpKind kind)
 class DecadeTicker : public QCPAxisTickerLog
 {
 protected:
-    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override
     {
         const int decade = int(std::lround(std::log10(tick)));
+        // Under about 1.6 decades the log ticker falls back to linear ticks (2, 4, 6, 8):
+        // those keep the axis's own labels.
+        if (std::fabs(tick - std::pow(10.0, decade)) > 1e-9 * std::pow(10.0, decade))
+            return QCPAxisTickerLog::getTickLabel(tick, locale, format, precision);
         if (decade >= 0)
             return QString::fromStdString(
                 format::count(uint64_t(std::llround(std::pow(10.0, decade)))));
