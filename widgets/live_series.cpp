@@ -101,14 +101,16 @@ void SlowestStepBars::add(double step, const std::vector<double>& phases)
 
 void SlowestStepBars::drawGroup()
 {
-    // At the group's middle, where it will be once full: the bars tile the axis of steps.
-    const double key = m_groupFirst + double(m_stride - 1) / 2;
+    // At the middle of the steps it has so far (once full, of the group's: the bars tile the
+    // axis of steps), so that its newest step is on screen as it comes.
+    const double key = m_groupFirst + double(m_inGroup - 1) / 2;
     for (size_t p = 0; p < m_stacked.size(); ++p) {
         QCPBarsDataContainer& data = *m_stacked[p]->data();
         if (m_inGroup > 1 && !data.isEmpty())
-            data.remove(key);
+            data.remove(m_drawnKey);
         data.add(QCPBarsData(key, p < m_slowest.size() ? m_slowest[p] : 0.0));
     }
+    m_drawnKey = key;
 }
 
 void SlowestStepBars::halve()
@@ -147,6 +149,7 @@ void SlowestStepBars::halve()
     if (count % 2 == 1) {  // the last bar holds half a group: the one being filled now
         m_groupFirst = lastFirst;
         m_inGroup = m_stride / 2;
+        m_drawnKey = lastFirst + double(2 * (m_stride / 2) - 1) / 2;
         m_slowest = lastPhases;
         m_slowestTotal = std::accumulate(lastPhases.begin(), lastPhases.end(), 0.0);
     }

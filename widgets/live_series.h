@@ -33,7 +33,7 @@ private:
 // Stacked bars, one per step until there are `mostBars`, then one per group of 2, 4, ...
 // consecutive steps: the group's slowest step whole (its phases as measured: a slow step
 // stays as visible as it was when bars overlapped on screen), as wide as the group. The
-// group being filled is drawn as it fills.
+// group being filled is drawn as it fills, over the steps it has so far.
 class SlowestStepBars
 {
 public:
@@ -55,6 +55,7 @@ private:
     // The group being filled: its first step, how many it has, its slowest so far.
     double m_groupFirst = 0;
     int m_inGroup = 0;
+    double m_drawnKey = 0;  // where its bar is drawn now
     std::vector<double> m_slowest;
     double m_slowestTotal = -1;
 };

@@ -227,11 +227,14 @@ void PythonChildren::poll()
         const auto [pid, depth] = next[at];
         for (const int child : childrenOf(pid))
             next.emplace_back(child, depth + 1);
-        if (!m_looked.insert(pid).second)
+        if (m_looked.count(pid))
             continue;
         std::vector<std::string> argv = commandOf(pid);
-        if (argv.empty() || argv == script || !runsPython(pid, argv) || isInterpreterHelper(argv))
-            continue;  // gone, a fork of the script (a DataLoader worker), not a script
+        if (argv == script)
+            continue;          // a fork of the script (a DataLoader worker), or one not exec'd yet
+        m_looked.insert(pid);  // (its command is fixed from here on)
+        if (argv.empty() || !runsPython(pid, argv) || isInterpreterHelper(argv))
+            continue;  // gone, not Python, not a script
         bool again = false;
         for (const PythonChild& known : m_seen)
             again = again || known.argv == argv;  // a fork of one already seen
