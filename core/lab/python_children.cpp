@@ -1,5 +1,6 @@
 #include "core/lab/python_children.h"
 
+#include "core/lab/probe_stream.h"
 #include "core/lab/python_command.h"
 
 #include <algorithm>
@@ -111,29 +112,6 @@ bool isOurs(std::string_view name, bool rank)
                                                          "TORCH_NCCL_ASYNC_ERROR_HANDLING",
                                                          "NCCL_ASYNC_ERROR_HANDLING"};
     return kTorchrun.count(name) > 0 || name.starts_with("TORCHELASTIC_");
-}
-
-// For showing a command: each word as a shell reads it back.
-std::string shellWords(const std::vector<std::string>& argv)
-{
-    std::string out;
-    for (const std::string& word : argv) {
-        if (!out.empty())
-            out += ' ';
-        const bool plain =
-            !word.empty() &&
-            word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                   "0123456789_-./=:,+@%") == std::string::npos;
-        if (plain) {
-            out += word;
-            continue;
-        }
-        out += '\'';
-        for (const char c : word)
-            out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += '\'';
-    }
-    return out;
 }
 
 }  // namespace
@@ -256,7 +234,7 @@ std::string pythonChildAdvice(const std::vector<PythonChild>& seen)
     }
     if (!deepest)
         return {};
-    const std::string command = shellWords(deepest->argv);
+    const std::string command = commandLine(deepest->argv);
     std::string advice =
         deepest->depth == 0
             ? "it replaced itself (exec) with `" + command +
@@ -270,11 +248,11 @@ std::string pythonChildAdvice(const std::vector<PythonChild>& seen)
     for (size_t at = 0; at < added.size() && at < kMostVariables; ++at) {
         const size_t equals = added[at].find('=');
         advice +=
-            added[at].substr(0, equals + 1) + shellWords({added[at].substr(equals + 1)}) + " ";
+            added[at].substr(0, equals + 1) + commandLine({added[at].substr(equals + 1)}) + " ";
     }
     advice += "kinetoscope profile ";
     if (!deepest->workingDirectory.empty())
-        advice += "--cwd " + shellWords({deepest->workingDirectory}) + " ";
+        advice += "--cwd " + commandLine({deepest->workingDirectory}) + " ";
     if (!deepest->worldSize.empty() && deepest->worldSize != "1")
         advice += "--nproc " + deepest->worldSize + " ";  // one rank of a job: all of them
     advice += "-- " + command + "`";
