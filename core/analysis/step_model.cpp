@@ -68,8 +68,8 @@ struct StepTerms
     std::array<int64_t, kHostStateCount> hostByState{};
     int64_t stepNs = 0;
     int64_t replayedNs = 0;
-    std::array<int64_t, kCauseCount> soloNs{};
-    std::array<double, kCauseCount> gainNs{};         // already scaled to the measured step
+    std::array<double, kCauseCount> soloNs{};         // scaled to the measured step
+    std::array<double, kCauseCount> gainNs{};         // likewise
     std::array<double, kCauseCount> afterOthersNs{};  // likewise
     std::array<int64_t, kCauseCount> deviceNs{};
 };
@@ -102,13 +102,17 @@ StepTerms modelStep(const TraceModel& model, const HostContext& context, const S
     const int64_t base = replay(in, 0);
     t.stepNs = step.durationNs();
     t.replayedNs = base;
-    for (size_t k = 0; k < kCauseCount; ++k)
-        t.soloNs[k] = std::max<int64_t>(0, base - replay(in, causeBit(Cause(k))));
-    uint16_t mask = 0;
-    int64_t previous = base;
-    // Credited gains are scaled to the measured step when the replay overshoots it.
+    // Every gain is scaled to the measured step when the replay overshoots it, the solo
+    // ones too: a cause first in the credit order then reads one figure, alone or credited.
     const double scale =
         base > step.durationNs() && base > 0 ? double(step.durationNs()) / double(base) : 1.0;
+    std::array<int64_t, kCauseCount> solo{};
+    for (size_t k = 0; k < kCauseCount; ++k) {
+        solo[k] = std::max<int64_t>(0, base - replay(in, causeBit(Cause(k))));
+        t.soloNs[k] = scale * static_cast<double>(solo[k]);
+    }
+    uint16_t mask = 0;
+    int64_t previous = base;
     for (Cause cause : kCreditOrder) {
         const size_t k = static_cast<size_t>(cause);
         mask |= causeBit(cause);
@@ -118,7 +122,7 @@ StepTerms modelStep(const TraceModel& model, const HostContext& context, const S
         // saves on its own: the gain of two fixes together beyond the sum of each
         // alone is nobody's (it is in afterOthersNs).
         t.afterOthersNs[k] = scale * static_cast<double>(added);
-        t.gainNs[k] = scale * static_cast<double>(std::min(added, t.soloNs[k]));
+        t.gainNs[k] = scale * static_cast<double>(std::min(added, solo[k]));
         previous = std::min(previous, now);
     }
     return t;

@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "core/analysis/runtime_calls.h"
+#include "core/format/format.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/diagnosed.h"
 #include "tests/support/test_support.h"
@@ -160,6 +161,17 @@ private Q_SLOTS:
                 if (f.id == "low-gpu-utilization")
                     QVERIFY2(figure(f, "longest_idle_stretch_us") * 1e3 <= s.window.windowNs + 1,
                              name.c_str());
+                // A credited gain that reads less than its cause's gain alone says why.
+                if (const double alone = figure(f, "gain_if_removed_alone_us") * 1e3;
+                    std::isfinite(alone) && !f.measured) {
+                    QVERIFY2(alone + 1 >= f.estimatedGainNs, (name + " " + f.id).c_str());
+                    if (kinetoscope::format::duration(alone) !=
+                        kinetoscope::format::duration(f.estimatedGainNs))
+                        QVERIFY2(f.gainMethod.find("alone it saves " +
+                                                   kinetoscope::format::duration(alone)) !=
+                                     std::string::npos,
+                                 (name + " " + f.id + ": " + f.gainMethod).c_str());
+                }
                 // No HIGH finding with nothing measured behind it ("0.00 ms per step").
                 if (f.severity == Severity::High && !f.aboutWindow)
                     QVERIFY2(f.estimatedGainNs > 0 || f.id == "dataparallel" ||
@@ -173,8 +185,12 @@ private Q_SLOTS:
             QVERIFY2(m.deviceIdleNs <= m.stepNs + 1 && m.deviceBusyNs <= m.stepNs + 1,
                      name.c_str());
             double credited = 0;
-            for (double g : m.gainNs)
-                credited += g;
+            for (size_t c = 0; c < kCauseCount; ++c) {
+                credited += m.gainNs[c];
+                // Gains alone are scaled to the measured step as the credited ones are.
+                QVERIFY2(m.soloGainNs[c] <= m.stepNs + 1 && m.gainNs[c] <= m.soloGainNs[c] + 1,
+                         name.c_str());
+            }
             QVERIFY2(credited <= m.stepNs + 1, name.c_str());
             if (m.stepsModelled > 0)
                 QVERIFY2(std::abs(m.replayedStepNs - m.stepNs) <= 0.01 * m.stepNs + 1,

@@ -170,6 +170,29 @@ void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
     }
 }
 
+// A finding whose credited gain is less than what its cause saves alone says why, where the
+// two read differently: the rest of what it saves alone is saved as well by removing a cause
+// credited before it (the credit order, step_model.cpp), so the gains add up to no more
+// than the step.
+void explainSharedCredit(std::vector<Finding>& findings)
+{
+    for (Finding& f : findings) {
+        const auto alone = std::find_if(
+            f.evidence.figures.begin(), f.evidence.figures.end(),
+            [](const Evidence::Figure& g) { return g.name == "gain_if_removed_alone_us"; });
+        if (f.measured || alone == f.evidence.figures.end())
+            continue;
+        const double aloneNs = alone->value * 1e3;
+        if (aloneNs <= f.estimatedGainNs ||
+            format::duration(aloneNs) == format::duration(f.estimatedGainNs))
+            continue;
+        f.gainMethod += "; alone it saves " + format::duration(aloneNs) + ", and " +
+                        format::duration(aloneNs - f.estimatedGainNs) +
+                        " of that is saved as well by a cause credited before it in the "
+                        "replay, and counted there: the gains add up to no more than the step";
+    }
+}
+
 // A window of few events is judged only where one cost dominates its steps: the findings
 // then carry a small-sample caveat; otherwise it is too short to judge, and only the
 // window findings stand.
@@ -280,6 +303,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
         unclaimed -= f.estimatedGainNs;
     }
     gradeByGain(input, findings);
+    explainSharedCredit(findings);
     judgeSparseWindow(input, findings);
     rankFindings(findings);
     return findings;
