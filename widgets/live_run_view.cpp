@@ -214,12 +214,17 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
         tr("The three-run lab: same seed, same data slice. The third arm is bf16 with the whole "
            "step captured as one CUDA graph, the C++ counterpart of "
            "torch.compile(mode=\"reduce-overhead\"), which has no C++ API."));
-    m_labTable->setMaximumHeight(130);
+    m_reading->setObjectName(QStringLiteral("lab-reading"));
     m_reading->setWordWrap(true);
     m_reading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reading->setStyleSheet(
+        QStringLiteral("QLabel { background: #f5f5f5; border: 1px solid #e0e0e0; padding: 6px; }"));
+    m_reading->hide();  // until there is something to read
 
     // Below the status line, everything scrolls: on a laptop's screen the plots keep a
-    // readable height and the page never asks for more than the screen has.
+    // readable height and the page never asks for more than the screen has. The reading and
+    // the arms come first: once the run has ended they are its conclusion, read without
+    // scrolling; the plots are its evidence.
     auto* body = new QWidget(this);
     auto* bodyLayout = new QVBoxLayout(body);
     bodyLayout->setContentsMargins(0, 0, 0, 0);
@@ -232,10 +237,10 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_memoryNote->setWordWrap(true);
     m_memoryNote->setStyleSheet(QStringLiteral("color: #616161"));
     m_memoryNote->hide();
-    bodyLayout->addLayout(m_grid, 1);
-    bodyLayout->addWidget(m_latency);
-    bodyLayout->addWidget(m_labTable);
     bodyLayout->addWidget(m_reading);
+    bodyLayout->addWidget(m_labTable);
+    bodyLayout->addWidget(m_latency);
+    bodyLayout->addLayout(m_grid, 1);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(body);
     scroll->setWidgetResizable(true);
@@ -436,6 +441,10 @@ void LiveRunView::setArm(const session::LabArm& arm, int machineCores)
                "never counts in its steady figures."));
     m_labTable->show();  // a script's run hides it until a lab arm comes
     m_labTable->resizeColumnsToContents();
+    // As tall as its rows (three arms, at most five with a sweep's), no blank band under them.
+    m_labTable->setMaximumHeight(m_labTable->horizontalHeader()->height() +
+                                 m_labTable->verticalHeader()->length() +
+                                 2 * m_labTable->frameWidth());
 }
 
 void LiveRunView::addSweepPoint(const session::SweepPoint& p)
@@ -450,6 +459,7 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
                                                    .arg(QString::fromStdString(p.knob))
                                                    .arg(p.value)
                                                    .arg(series, QString::fromStdString(p.error)));
+        m_reading->show();
         if (batch && p.error.starts_with("out of memory")) {
             m_batchOutOfMemory->addData(double(p.value), 0.0);
             auto* label = new QCPItemText(m_batch);
@@ -615,6 +625,7 @@ void LiveRunView::finish(const QString& error, const QStringList& reading)
     for (const QString& line : reading)
         text += line + QLatin1Char('\n');
     m_reading->setText(text.trimmed());
+    m_reading->setVisible(!m_reading->text().isEmpty());
     arrange();  // the plots that got nothing go
 }
 

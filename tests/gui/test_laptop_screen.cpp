@@ -28,11 +28,13 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -291,6 +293,48 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30'000);
         QVERIFY(!live->statusText().isEmpty());
         checkFits(window, QStringLiteral("a script stopped"));
+    }
+
+    // A lab session on a 1280x720 laptop (the window less a panel and a title bar): the Lab
+    // page opens on the run's reading and its arms, whole, without scrolling; the plots
+    // (the evidence) follow below.
+    void aLabsReadingAndArmsAreReadWithoutScrolling()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.resize(1280, 720 - 40 - 30);
+        QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
+        window.openFiles({sourceFile("tests/data/h100_runs/cnn224/session.kinetoscope.json")});
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+        auto* doc = spy.at(0).at(0).value<widgets::DocumentView*>();
+        QVERIFY(doc && doc->lab());
+        doc->setCurrentIndex(widgets::DocumentView::Lab);
+        QTest::qWait(50);
+        const auto* reading = doc->lab()->findChild<QLabel*>(QStringLiteral("lab-reading"));
+        QVERIFY(reading && reading->isVisible() &&
+                reading->text().contains(QStringLiteral("fp32 -> bf16")));
+        const auto* scroll = doc->lab()->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+        const QRect seen = scroll->viewport()->rect();
+        for (const QWidget* w : {static_cast<const QWidget*>(reading),
+                                 static_cast<const QWidget*>(doc->lab()->labTable())}) {
+            const QRect at(w->mapTo(scroll->viewport(), QPoint(0, 0)), w->size());
+            QVERIFY2(seen.contains(at),
+                     qPrintable(QStringLiteral("%1 at %2,%3 %4x%5, the page shows %6 px")
+                                    .arg(QString::fromLatin1(w->metaObject()->className()))
+                                    .arg(at.x())
+                                    .arg(at.y())
+                                    .arg(at.width())
+                                    .arg(at.height())
+                                    .arg(seen.height())));
+        }
+        // The arms' table is as tall as its rows: no blank band under the last.
+        const QTableWidget* arms = doc->lab()->labTable();
+        QCOMPARE(arms->rowCount(), 3);
+        QVERIFY(arms->height() <= arms->horizontalHeader()->height() +
+                                      arms->verticalHeader()->length() + 2 * arms->frameWidth());
     }
 
     // At 1280 px the Operators table shows, for each op, its name, calls, host and device
