@@ -12,12 +12,14 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <qcustomplot.h>
@@ -25,6 +27,10 @@
 namespace kinetoscope::widgets {
 
 namespace {
+
+// A rank's cell on the Timelines page, in px: its name, its overview strip and about ten
+// rows of tracks. The ranks scroll; the splitter between them resizes one.
+constexpr int kRankTimelineHeight = 330;
 
 QString text(const std::string& s)
 {
@@ -437,6 +443,40 @@ QWidget* JobView::timelinesPlaceholder()
             .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
         m_timelinePage));
     bar->addStretch(1);
+    // One search for every rank (each rank's own bar is hidden here).
+    m_search = new QLineEdit(m_timelinePage);
+    m_search->setPlaceholderText(QStringLiteral("Search every rank's slices"));
+    m_search->setToolTip(QStringLiteral(
+        "Matches are outlined on every rank. Enter or \u25B6: each rank's next match; "
+        "\u25C0: each rank's previous one."));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(200);
+    m_search->setEnabled(hasEveryDocument());
+    auto* delay = new QTimer(m_timelinePage);
+    delay->setSingleShot(true);
+    delay->setInterval(250);
+    connect(m_search, &QLineEdit::textEdited, delay, qOverload<>(&QTimer::start));
+    connect(delay, &QTimer::timeout, this, [this] { searchEveryRank(m_search->text()); });
+    connect(m_search, &QLineEdit::returnPressed, this, [this, delay] {
+        if (delay->isActive()) {
+            delay->stop();
+            searchEveryRank(m_search->text());
+        }
+        nextMatchOnEveryRank(true);
+    });
+    bar->addWidget(m_search, 1);
+    for (const bool forward : {false, true}) {
+        auto* step = new QToolButton(m_timelinePage);
+        step->setText(forward ? QStringLiteral("\u25B6") : QStringLiteral("\u25C0"));
+        step->setToolTip(forward ? QStringLiteral("Each rank's next match")
+                                 : QStringLiteral("Each rank's previous match"));
+        step->setEnabled(hasEveryDocument());
+        connect(step, &QToolButton::clicked, this,
+                [this, forward] { nextMatchOnEveryRank(forward); });
+        bar->addWidget(step);
+    }
+    m_matchLabel = new QLabel(m_timelinePage);
+    bar->addWidget(m_matchLabel);
     layout->addLayout(bar);
     connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);
     if (!hasEveryDocument()) {
@@ -482,14 +522,54 @@ void JobView::buildTimelines()
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* split = new QSplitter(Qt::Vertical, scroll);
     for (const job::Rank& r : m_job.ranks) {
-        auto* page = new TimelinePage(r.doc, split);
-        page->setToolTip(QStringLiteral("rank %1: %2").arg(r.rank).arg(text(r.path)));
-        split->addWidget(page);
+        // Each rank: its name, its overview strip and its tracks; the search and the step
+        // are the page's bar, so the tracks keep the height (about ten rows a rank).
+        auto* cell = new QWidget(split);
+        auto* column = new QVBoxLayout(cell);
+        column->setContentsMargins(0, 4, 0, 0);
+        column->setSpacing(0);
+        auto* name =
+            new QLabel(QStringLiteral("<b>Rank %1</b> <span style='color:#616161'>%2</span>")
+                           .arg(r.rank)
+                           .arg(text(r.path).toHtmlEscaped()),
+                       cell);
+        name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long path is cut
+        column->addWidget(name);
+        auto* page = new TimelinePage(r.doc, cell);
+        page->toolbar()->hide();
+        page->layout()->setContentsMargins(0, 2, 0, 0);
+        column->addWidget(page, 1);
+        cell->setMinimumHeight(kRankTimelineHeight);
+        split->addWidget(cell);
         m_timelines.push_back(page);
     }
     scroll->setWidget(split);
     m_timelinePage->layout()->addWidget(scroll);
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
+}
+
+void JobView::searchEveryRank(const QString& textToFind)
+{
+    buildTimelines();
+    size_t matches = 0, ranks = 0;
+    for (TimelinePage* page : m_timelines) {
+        page->search(textToFind);
+        matches += page->matches().size();
+        ranks += !page->matches().empty();
+    }
+    if (textToFind.isEmpty())
+        m_matchLabel->clear();
+    else
+        m_matchLabel->setText(QStringLiteral("%1 matches on %2 of %3 ranks")
+                                  .arg(matches)
+                                  .arg(ranks)
+                                  .arg(m_timelines.size()));
+}
+
+void JobView::nextMatchOnEveryRank(bool forward)
+{
+    for (TimelinePage* page : m_timelines)
+        page->nextMatch(forward);
 }
 
 void JobView::alignOnStep(int index)

@@ -18,6 +18,7 @@ class QComboBox;
 class QCPColorMap;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QTableWidget;
 
@@ -66,6 +67,11 @@ public:
     const std::vector<TimelinePage*>& timelines() const { return m_timelines; }
     // Every rank's timeline shows the common step `index` (0-based among the common steps).
     void alignOnStep(int index);
+    // The Timelines page's one search: every rank's slices named like `text` are outlined;
+    // next/previous select each rank's next match.
+    QLineEdit* searchField() const { return m_search; }
+    void searchEveryRank(const QString& text);
+    void nextMatchOnEveryRank(bool forward);
 
     // Every rank's document is here (the job was read from the traces and kept them): the
     // Timelines page can draw them. Otherwise that page offers to read the traces.
@@ -95,6 +101,8 @@ private:
     QCPColorMap* m_map = nullptr;
     QWidget* m_timelinePage = nullptr;
     QComboBox* m_step = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_matchLabel = nullptr;
     QPushButton* m_readTraces = nullptr;
     std::vector<TimelinePage*> m_timelines;
 };

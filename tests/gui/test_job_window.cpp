@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -112,6 +113,25 @@ private Q_SLOTS:
         QTRY_VERIFY(view->timelines()[3]->view()->range().has_value());
         const auto shown = *view->timelines()[3]->view()->range();
         QVERIFY(shown.second > shown.first);
+        // One bar for the job: each rank's own is hidden, its tracks keep about ten rows.
+        for (widgets::TimelinePage* rank : view->timelines()) {
+            QVERIFY(!rank->toolbar()->isVisible());
+            QVERIFY2(rank->view()->height() >= 200,
+                     qPrintable(QString::number(rank->view()->height())));
+        }
+        // Its search outlines every rank's matches; Enter selects each rank's next one.
+        view->searchField()->setFocus();
+        QTest::keyClicks(view->searchField(), QStringLiteral("ProfilerStep"));
+        QTest::keyClick(view->searchField(), Qt::Key_Return);
+        for (widgets::TimelinePage* rank : view->timelines()) {
+            QVERIFY(!rank->matches().empty());
+            QVERIFY(std::find(rank->matches().begin(), rank->matches().end(),
+                              rank->view()->selected()) != rank->matches().end());
+        }
+        const auto labels = view->findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+            return l->text().endsWith(QStringLiteral("matches on 8 of 8 ranks"));
+        }));
 
         // A rank's own pages: a document tab for its trace, already read.
         QSignalSpy asked(view, &widgets::JobView::rankRequested);

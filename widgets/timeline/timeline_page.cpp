@@ -90,7 +90,9 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     }
     m_details = new TimelineDetails(*m_index, m_view->layout(), this);
     m_search = new QLineEdit(this);
-    m_search->setPlaceholderText(tr("Search slices by name (Enter: next, Shift+Enter: previous)"));
+    m_search->setPlaceholderText(tr("Search slices by name"));
+    m_search->setToolTip(tr("Matches are outlined. Enter: the next match, Shift+Enter: the "
+                            "previous one."));
     m_search->setClearButtonEnabled(true);
     m_search->setMinimumWidth(240);
     m_matchLabel = new QLabel(this);
@@ -110,7 +112,9 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     auto* zoom = new QPushButton(tr("Zoom to selection"), this);
     zoom->setToolTip(tr("Zoom to the selected slice or range (F)"));
 
-    auto* bar = new QHBoxLayout;
+    m_toolbar = new QWidget(this);
+    auto* bar = new QHBoxLayout(m_toolbar);
+    bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(m_search, 1);
     bar->addWidget(previous);
     bar->addWidget(next);
@@ -131,7 +135,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     m_overview = new TimelineOverview(m_view, m_trace->summary.window,
                                       timeline::busyProfile(m_trace->summary.utilization), this);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
+    layout->addWidget(m_toolbar);
     layout->addWidget(m_overview);
     layout->addWidget(splitter, 1);
 

@@ -32,6 +32,9 @@ public:
     TimelineDetails* details() const { return m_details; }
     TimelineOverview* overview() const { return m_overview; }
     QLineEdit* searchField() const { return m_search; }
+    // The search, buttons and legend row: a job's ranks, stacked, share one bar of the
+    // job's instead (JobView).
+    QWidget* toolbar() const { return m_toolbar; }
     const timeline::TimelineIndex& index() const { return *m_index; }
 
     void focusSearch();                // Ctrl+F on this page
@@ -59,6 +62,7 @@ private:
     TimelineView* m_view = nullptr;
     TimelineDetails* m_details = nullptr;
     TimelineOverview* m_overview = nullptr;
+    QWidget* m_toolbar = nullptr;
     QLineEdit* m_search = nullptr;
     QLabel* m_matchLabel = nullptr;
     QTimer* m_searchDelay = nullptr;
