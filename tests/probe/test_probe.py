@@ -167,6 +167,7 @@ RUNS = {
     "profile_again": (["profile_again.py", "--steps", "30", "--from", "20"], {"skip": 5, "active": 3}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
+    "fullgraph_bare": (["train_fullgraph.py", "--steps-total", "10"], None, {"probe": False}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
     "site_check": ([SITE_CHECK], {}, {"python_path_extra": [CHAIN_OK]}),
     # A process the script started (a shell's python, or one under python -I's parent)
@@ -410,6 +411,12 @@ class Phases(unittest.TestCase):
         run = result("fullgraph")
         self.assertEqual(run.returncode, 0, run.explain())
         self.assertIn(b"trained", run.stdout)
+        # Compiled as bare: the global hooks of the model's discovery end at the compile,
+        # before the first compiled call (Dynamo guards on their count: gone later, they
+        # recompiled the model), and torch does not warn of them on the script's stderr.
+        self.assertEqual(run.stdout, result("fullgraph_bare").stdout)
+        self.assertNotIn("global hooks", run.stderr)
+        self.assertEqual(run.last_config().get("model"), "Sequential")  # not OptimizedModule
         self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
         for row in run.steps():
             self.assertGreater(row[3], 0, row)  # the forward

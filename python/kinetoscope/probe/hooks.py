@@ -3,7 +3,8 @@
 - the DataLoader: `_BaseDataLoaderIter.__next__` (data time) and `DataLoader.__iter__`
   (the loader's configuration; where a `--step-marker` function is looked for);
 - `torch.autograd.backward` (the module attribute, so `loss.backward()` goes through it),
-  and `torch.compile`, which puts that wrapper under torch.compiler.disable once called;
+  and `torch.compile`, which puts that wrapper under torch.compiler.disable once called,
+  and ends the model's discovery before anything compiled runs (model.py);
 - torch's global optimizer step pre/post hooks (the loop's own methods, which make the
   same checks: steps.Loop.on_optimizer_pre);
 - the global module forward hooks while the model is being found (model.py), then hooks
@@ -34,6 +35,7 @@ perf_counter = time.perf_counter
 def install(loop, torch):
     _install_dataloader(loop, torch)
     _install_backward(loop, torch)
+    _install_compile(loop, torch)
     _install_grad_scaler(loop, torch)
     _install_optimizer(loop, torch)
     if loop.marker:
@@ -121,6 +123,28 @@ def _shield_from_dynamo(torch, autograd, backward):
             except Exception as exc:
                 faults.pass_on_scripts(exc)  # else unshielded: the bare run's graphs, plus ours
         return original_compile(*args, **kwargs)
+
+    functools.update_wrapper(compile, original_compile)
+    torch.compile = compile
+
+
+def _install_compile(loop, torch):
+    """torch.compile (the backward's shield's wrapper, when there is one): once it has
+    returned, the model's discovery ends (model.py, ModelFinder.compiled), before anything
+    compiled runs."""
+    original_compile = getattr(torch, "compile", None)
+    if not callable(original_compile):
+        return
+
+    def compile(*args, **kwargs):
+        result = original_compile(*args, **kwargs)
+        if loop.live:
+            try:
+                target = args[0] if args else kwargs.get("model")
+                loop.set_device(loop.finder.compiled(target, result))
+            except Exception as exc:
+                loop.fault(exc)
+        return result
 
     functools.update_wrapper(compile, original_compile)
     torch.compile = compile

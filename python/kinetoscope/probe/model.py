@@ -20,6 +20,18 @@ torch.save(model), copy.deepcopy for an EMA model) is made without them (nn.Modu
 given a __reduce_ex__ that leaves them out of the state, whatever __getstate__ the
 model's class has), and torch.jit.script, which compiles a module's hooks, runs with them
 taken off the model for the call.
+
+torch.compile while discovering: Dynamo guards on the global hooks' count (it inlines the
+submodules' calls), so global hooks there at the first compiled call and gone later
+recompile the script's model once more than its bare run does; and a compiled module
+called with global hooks on warns on the script's stderr. The first torch.compile call
+made while discovering (compiled() below, from the wrapper in hooks.py) therefore ends
+discovery before anything compiled runs: a module compiled (the usual `model =
+torch.compile(model)`, Hugging Face's Trainer and accelerate) is the model, hooked on its
+compiled wrapper, whose own hooks run outside the compiled code; with anything else
+compiled (a function, a bound method, `module.compile()`) no model is chosen, as a hook on
+one would run inside the compiled code, where Dynamo guards on it too: the forward is not
+timed apart. Global hooks never come back after a compile (discover() installs none).
 """
 import functools
 import importlib
@@ -59,6 +71,7 @@ class ModelFinder(object):
         self._unchosen_calls = 0  # top-level calls of candidates while discovering
         self.on_model = None  # called with the model once chosen, None when discovery restarts
         self._unwrap = []  # restores what install_guards() wrapped
+        self._compiled = False  # torch.compile was called: global hooks no more (see doc)
 
     @property
     def model(self):
@@ -75,6 +88,9 @@ class ModelFinder(object):
         self._candidates = []
         self._with_params = {}
         self._unchosen_calls = 0
+        if self._compiled:  # global hooks would recompile the script's graphs (see doc)
+            self.discovering = False
+            return
         loop = self._loop
         module_api = importlib.import_module("torch.nn.modules.module")
         tracing = tracing_check(self._torch)  # inside a compiled module's call: nothing
@@ -201,6 +217,19 @@ class ModelFinder(object):
             return None
 
         self._local.append(model.register_forward_pre_hook(pre))
+
+    def compiled(self, target, result):
+        """After a torch.compile(target) call returned `result` (nothing compiled has run
+        yet: compiling is lazy). While discovering: the global hooks go, and the model is
+        chosen (see the module's doc). Returns the model's device when one was chosen."""
+        self._compiled = True
+        if not self.discovering:
+            return None
+        module_type = self._torch.nn.Module
+        if isinstance(target, module_type) and first_parameter(target) is not None:
+            return self.choose(result if isinstance(result, module_type) else target)
+        self._end_discovery()
+        return None
 
     def choose_for(self, optimizer):
         """At an optimizer step while discovering: the candidate whose parameters the

@@ -227,7 +227,7 @@ class Loop(object):
         elif start is not None and end is not None:  # None: marked during a graph capture
             self.pairs.append((phase, start, end))
 
-    def _set_device(self, device):
+    def set_device(self, device):
         if device is None or device == self.device:
             return
         self.device = device
@@ -467,9 +467,9 @@ class Loop(object):
             if not self.finder.consider(module):
                 return  # no parameters: a loss or a transform, not the model
             if self.device is None:  # a first guess, used from the next step on
-                self._set_device(first_parameter(module).device)
+                self.set_device(first_parameter(module).device)
             if self.finder.overdue():  # no optimizer step, no no_grad forward so far
-                self._set_device(self.finder.settle())
+                self.set_device(self.finder.settle())
             if self.marker and not self.marker_wrapped:
                 self.marker_wrapped = self.probe.wrap_marker_function()
         calls = self.model_calls + 1  # (the model's calls since the step began or backward)
@@ -513,7 +513,7 @@ class Loop(object):
         self._add(FORWARD, self.inference_open, now)
         self.inference_open = None
         if discovering:
-            self._set_device(self.finder.choose(module))
+            self.set_device(self.finder.choose(module))
         if self.marker:
             return
         self.mode = "inference"
@@ -611,7 +611,7 @@ class Loop(object):
                 self.depth = 0
                 device = finder.choose_for(optimizer)
                 if device is not None:
-                    self._set_device(device)
+                    self.set_device(device)
                     if self.config_sent:  # found after the config went: say it again
                         self.probe.send_started(self.config())
             timing = self.timing
@@ -693,7 +693,8 @@ class Loop(object):
             config["batch_size"] = str(self.first_batch_size)
         model = self.finder.model
         if model is not None:
-            config["model"] = type(model).__name__
+            # torch.compile's wrapper (OptimizedModule) is named by the module it compiles
+            config["model"] = type(getattr(model, "_orig_mod", model)).__name__
         optimizer = self.primary() if self.primary is not None else None
         if optimizer is not None:
             config["optimizer"] = type(optimizer).__name__
