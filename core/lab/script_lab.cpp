@@ -108,6 +108,11 @@ int64_t batchSizeOf(const session::Session& run)
     return value > 0 ? int64_t(value) : 1;
 }
 
+int64_t samplesPerStepOf(const session::Session& run)
+{
+    return batchSizeOf(run) * std::max<int64_t>(1, numberOr(run, "batches_per_step", 1));
+}
+
 bool isScriptArm(const std::string& name)
 {
     return std::find(std::begin(kArms), std::end(kArms), name) != std::end(kArms);
@@ -155,7 +160,8 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
         return arm;
     }
     arm.ran = true;
-    arm.samplesPerSecond = double(batchSizeOf(run)) * 1000.0 / pace.medianMs;
+    // Samples/s and the step are one figure (the table shows both): the steady mean.
+    arm.samplesPerSecond = double(samplesPerStepOf(run)) * 1000.0 / pace.meanMs;
     arm.meanStepMs = pace.meanMs;
     arm.peakAllocatedBytes = peakOf(run, &session::StepTiming::peakAllocatedBytes);
     arm.peakReservedBytes = peakOf(run, &session::StepTiming::peakReservedBytes);
@@ -197,8 +203,8 @@ session::SweepPoint sweepPointFromRun(const std::string& knob, int64_t value,
         return p;
     }
     const Pace pace = paceOf(run);
-    if (pace.medianMs > 0)
-        p.samplesPerSecond = double(batchSizeOf(run)) * 1000.0 / pace.medianMs;
+    if (pace.meanMs > 0)
+        p.samplesPerSecond = double(samplesPerStepOf(run)) * 1000.0 / pace.meanMs;
     p.meanStepMs = pace.meanMs;
     p.dataWaitMs = pace.dataMs;
     return p;

@@ -44,6 +44,9 @@ std::string validateScriptLab(const ScriptLabConfig& config);
 // The batch size of a script's run, as the probe read it from its DataLoader (config
 // batch_size); 1 when it did not say.
 int64_t batchSizeOf(const session::Session& run);
+// The samples a step of it takes: its batch size times the batches of a step (config
+// batches_per_step: gradient accumulation takes several; 1 when it did not say).
+int64_t samplesPerStepOf(const session::Session& run);
 
 // The arm names a lab takes ("fp32", "bf16", "bf16+compile").
 bool isScriptArm(const std::string& name);

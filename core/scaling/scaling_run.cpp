@@ -86,7 +86,12 @@ RunOutcome runStudy(const RunConfig& config, const lab::JobCallbacks& callbacks,
         if (point.stepMs <= 0)
             point.error = result.error.empty() ? "no step measured" : result.error;
         else
-            point.samplesPerSecond = double(n) * double(point.perRankBatch) * 1000.0 / point.stepMs;
+            point.samplesPerSecond =
+                double(n) *
+                double(result.ranks.empty()
+                           ? point.perRankBatch
+                           : lab::samplesPerStepOf(result.ranks.front().run.session)) *
+                1000.0 / point.stepMs;
         if (config.strong && globalBatch == 0 && point.measured())
             globalBatch = point.perRankBatch * n;
         // The lost time's split, from the job's traces (each rank's profiled window).

@@ -83,8 +83,12 @@ std::string notPrecisionClause(const Session& s)
         return "the step waits on the DataLoader (" + format::duration(w->dataMs * 1e6) +
                " of data wait against " + format::duration(w->computeMs * 1e6) +
                " of compute per step).";
+    // The step the arms' table shows (the fp32 arm's steady mean, with what no phase times:
+    // a checkpoint, the script's own Python), else the phases' sum.
+    const LabArm* fp32 = ranArm(s, ArmKind::Fp32);
+    const double stepMs = fp32 && fp32->meanStepMs > 0 ? fp32->meanStepMs : w->stepMs;
     return "the data wait is " + format::duration(w->dataMs * 1e6) + " of a " +
-           format::duration(w->stepMs * 1e6) +
+           format::duration(stepMs * 1e6) +
            " step: not the DataLoader; the time is in compute that bf16 does not speed up "
            "(launches, synchronisation, memory-bound ops, or arithmetic without bf16 units).";
 }

@@ -187,7 +187,10 @@ private Q_SLOTS:
         };
         session::Session s;
         s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
-        s.lab = {arm(session::ArmKind::Fp32, 1000), arm(session::ArmKind::Bf16, 902)};
+        // The arms' step is the phases' (5.013 ms), as a run measures them: the reading's
+        // step is the arms' table's.
+        const double fp32 = 32 * 1000.0 / 5.013;
+        s.lab = {arm(session::ArmKind::Fp32, fp32), arm(session::ArmKind::Bf16, 0.902 * fp32)};
         s.phases = {phase("data", 0.012), phase("h2d", 0.001), phase("forward", 1.6),
                     phase("backward", 2.9), phase("optimizer", 0.5)};
         const std::string slow = session::readLab(s).lines.at(0);
@@ -198,6 +201,18 @@ private Q_SLOTS:
         QVERIFY2(slow.find("the data wait is 12.0 µs of a 5.01 ms step: not the DataLoader") !=
                      std::string::npos,
                  slow.c_str());
+        // A step with time that no phase holds (a checkpoint saved, the script's own Python):
+        // the step is the arms' table's, not the phases' 99.0 ms.
+        {
+            session::Session checkpointed = s;
+            checkpointed.lab = {arm(session::ArmKind::Fp32, 32 * 1000.0 / 114),
+                                arm(session::ArmKind::Bf16, 0.95 * 32 * 1000.0 / 114)};
+            checkpointed.phases = {phase("data", 17.7), phase("forward", 30.0),
+                                   phase("backward", 45.0), phase("optimizer", 6.3)};
+            const std::string line = session::readLab(checkpointed).lines.at(0);
+            QVERIFY2(line.find("the data wait is 17.7 ms of a 114 ms step") != std::string::npos,
+                     line.c_str());
+        }
         // A small jump with the same tiny data wait: not the DataLoader either.
         s.lab = {arm(session::ArmKind::Fp32, 1000), arm(session::ArmKind::Bf16, 1100)};
         const std::string small = session::readLab(s).lines.at(0);
@@ -365,16 +380,17 @@ private Q_SLOTS:
                           "of memory), the fastest is 256.") != fits.lines.end());
     }
 
-    // A script lab's run becomes an arm: samples/s from the median wall time of a step and
-    // the probe's batch size, the mean without a step that compiled again (3x the median);
-    // an arm the probe could not apply is skipped with its reason, whatever it measured.
+    // A script lab's run becomes an arm: its step is the mean wall time without a step that
+    // compiled again (3x the median), and samples/s is that step's (the table shows both),
+    // with the probe's batch size times its batches a step (gradient accumulation); an arm
+    // the probe could not apply is skipped with its reason, whatever it measured.
     void aScriptRunBecomesAnArm()
     {
         session::Session run;
         run.config = {{"batch_size", "32"},         {"arm", "bf16+compile"},
                       {"compile_seconds", "17.25"}, {"graph_breaks", "1"},
                       {"recompiles", "0"},          {"compiled_in_measured", "1"}};
-        for (double wall : {10.0, 12.0, 10.0, 95.0, 8.0}) {
+        for (double wall : {10.0, 12.0, 10.0, 95.0, 9.0}) {
             session::StepTiming t;
             t.step = int64_t(run.steps.size());
             t.dataMs = 1;
@@ -384,12 +400,16 @@ private Q_SLOTS:
         const session::LabArm arm = lab::armFromRun("bf16+compile", run, "");
         QVERIFY(arm.ran);
         QVERIFY(arm.kind == session::ArmKind::Bf16Compile);
-        QCOMPARE(arm.samplesPerSecond, 32 * 1000.0 / 10.0);
-        QCOMPARE(arm.meanStepMs, 10.0);  // (10 + 12 + 10 + 8) / 4: the 95 ms step left out
+        QCOMPARE(arm.meanStepMs, 10.25);  // (10 + 12 + 10 + 9) / 4: the 95 ms step left out
+        QCOMPARE(arm.samplesPerSecond, 32 * 1000.0 / 10.25);
         QCOMPARE(arm.compileSeconds, 17.25);
         QCOMPARE(arm.graphBreaks, int64_t(1));
         QCOMPARE(arm.recompiles, int64_t(0));
         QCOMPARE(arm.peakAllocatedBytes, int64_t(-1));  // a CPU run
+
+        run.config["batches_per_step"] = "2";  // two batches each optimizer step
+        QCOMPARE(lab::armFromRun("bf16+compile", run, "").samplesPerSecond,
+                 2 * 32 * 1000.0 / 10.25);
 
         run.config["arm_error"] = "torch.compile failed: InductorError: no C++ compiler";
         const session::LabArm failed = lab::armFromRun("bf16+compile", run, "");
@@ -415,7 +435,7 @@ private Q_SLOTS:
                  over.error.c_str());
         const session::SweepPoint fits = lab::sweepPointFromRun("workers", 2, big, "", 0);
         QVERIFY(fits.error.empty());
-        QCOMPARE(fits.samplesPerSecond, 3200.0);
+        QCOMPARE(fits.samplesPerSecond, 2 * 32 * 1000.0 / 10.25);  // as the arm's
         QCOMPARE(fits.dataWaitMs, 1.0);
     }
 

@@ -385,6 +385,9 @@ class Phases(unittest.TestCase):
         self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
         self.assertEqual(run.last_config().get("optimizer"), "SGD")
         self.assertEqual(run.last_config().get("batch_size"), "8")
+        # four batches a step: a step's samples are 32 (the lab's samples/s counts them)
+        self.assertEqual(run.last_config().get("batches_per_step"), "4")
+        self.assertNotIn("batches_per_step", result("accum_split").last_config())  # 1, in chunks
         harness.check_loss_reads(self, run.steps(), 0, 5)  # the four quarter-losses: one loss
 
     def test_inference_steps_are_no_grad_forwards(self):

@@ -72,11 +72,12 @@ class Loop(object):
         "measured_from", "post", "append", "posted_at", "config_sent", "lab", "cancel_by",
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
-        "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls",
+        "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls", "batches",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
-        "marker_wrapped", "loaders", "first_batch_size", "pairs", "loss_device")
+        "marker_wrapped", "loaders", "first_batch_size", "batches_per_step", "pairs",
+        "loss_device")
 
     def __init__(self, probe, torch, clocks_module):
         options = probe.options
@@ -130,6 +131,9 @@ class Loop(object):
         self.marker_wrapped = False
         self.loaders = {}  # id(iterator) -> loader config strings (until config is sent)
         self.first_batch_size = None
+        # The feeding iterator's batches in the first measured step (gradient accumulation
+        # takes several a step): a step's samples are that many batches' (0: not known).
+        self.batches_per_step = 0
         self.src = None  # id of the iterator that feeds the model
         self.last_src = None  # id of the iterator of the last batch
         self.depth = 0  # module call depth while discovering (training thread)
@@ -145,6 +149,7 @@ class Loop(object):
 
     def _new_step_state(self):
         self.data_s = 0.0  # seconds in the feeding iterator's __next__
+        self.batches = 0  # the feeding iterator's batches in the step
         self.other_s = 0.0  # seconds in other iterators' since the model's last forward
         # host clock: seconds per timed phase (attributes, not a list: the cheapest to add to)
         self.h2d_s = self.forward_s = self.backward_s = self.optimizer_s = 0.0
@@ -323,13 +328,15 @@ class Loop(object):
                 self.cuda.poll(self.emit)
         else:
             line = self._end_on_device(step, wall_s)
+        if step == self.measured_from:
+            self.batches_per_step = self.batches
         self.step = step = step + 1
         self.depth = 0
         if self.headroom.lent:
             self.headroom.settle()
         self._new_step_state()
         if (not self.config_sent or lab is not None or self.cancel_by is not None
-                or (self.total and step >= self.total)):
+                or (self.total and step >= self.total) or step == self.measured_from + 1):
             self.begun = False
             self.hot = None
             line = self._after_end(line)
@@ -386,6 +393,8 @@ class Loop(object):
             self.probe.send_started(self.config())
         elif lab is not None and lab.dirty:
             self.probe.send_started(self.config())  # the lab's figures changed
+        elif self.step == self.measured_from + 1 and self.batches_per_step > 1:
+            self.probe.send_started(self.config())  # several batches a step
         if self.total and self.step >= self.total:
             stop_by = "--steps %d" % self.limit
         elif self.cancel_by is not None and self.step >= self.cancel_at:
@@ -440,6 +449,7 @@ class Loop(object):
         src = id(iterator)
         if src == self.src:
             self.data_s += ended - started
+            self.batches += 1
         else:
             if src != self.last_src:
                 self.other_s = 0.0  # only the last other iterator's batches may be adopted
@@ -691,6 +701,8 @@ class Loop(object):
         config.update(loader)
         if "batch_size" not in config and self.first_batch_size is not None:
             config["batch_size"] = str(self.first_batch_size)
+        if self.batches_per_step > 1:
+            config["batches_per_step"] = str(self.batches_per_step)
         model = self.finder.model
         if model is not None:
             # torch.compile's wrapper (OptimizedModule) is named by the module it compiles
