@@ -3,6 +3,7 @@
 #include "core/parallel/thread_count.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
+#include "core/session/timing_stats.h"
 #include "core/snapshot/snapshot_model.h"
 
 #include <algorithm>
@@ -192,6 +193,14 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     const auto kind = session.config.find("kind");
     lab.script = kind != session.config.end() && kind->second == "script";
     lab.keptSteps = session.steps.size();
+    if (session.steps.size() >= analysis::kMeasuredStepsToCompare) {
+        std::vector<double> walls;
+        for (const session::StepTiming& t : session.steps)
+            walls.push_back(t.wallOrPhasesMs());
+        lab.measuredStepMedianNs = positive(session::timingStats("wall", walls).medianMs * 1e6);
+    }
+    if (const auto skip = session.config.find("skip"); skip != session.config.end())
+        lab.windowSkip = std::atoll(skip->second.c_str());
     for (const session::SharedRun& shared : session::sharedRuns(session))
         lab.sharedRuns.push_back({shared.run, shared.otherCores});
     lab.machineCores = session::machineCores(session);

@@ -318,6 +318,22 @@ private Q_SLOTS:
         QVERIFY2(
             QString::fromStdString(warmUp->title).contains("1 slow first step left out (182 ms"),
             warmUp->title.c_str());
+        QVERIFY(warmUp->fix.find("schedule") != std::string::npos && !warmUp->snippet.empty());
+
+        // The same window placed by kinetoscope profile (a script's session): its own option
+        // moves the window; no profiler code to write.
+        LabMeasurements script;
+        script.script = true;
+        script.windowSkip = 5;
+        const Diagnosed profiled = kinetoscope::test::diagnoseFile(
+            kinetoscope::test::sharedTrace("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"),
+            &script);
+        const Finding* placed = find(profiled.findings, "warmup-in-window");
+        QVERIFY(placed);
+        QVERIFY2(placed->fix.find("kinetoscope profile --skip N") != std::string::npos &&
+                     placed->fix.find("5 this time") != std::string::npos,
+                 placed->fix.c_str());
+        QVERIFY(placed->snippet.empty());
     }
 
     void thresholdsAreNamedAndOverridable()

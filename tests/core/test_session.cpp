@@ -144,6 +144,45 @@ private Q_SLOTS:
         QVERIFY(out.str().find("not-precision-bound") != std::string::npos);
     }
 
+    // A real H100 session whose window's steps are its measured steps' (about 6 ms): no
+    // warning. The same session with its measured steps made 4x faster: its trace's
+    // findings are said not to hold for the run, before them (HIGH, about the window).
+    void aWindowUnlikeTheRunIsSaid()
+    {
+        const fs::path source = fs::path(KINETOSCOPE_SOURCE_DIR) / "tests/data/h100_runs/starved";
+        std::string error;
+        auto s = session::loadSession(source / "session.kinetoscope.json", error);
+        QVERIFY2(s, error.c_str());
+        for (const char* folder : {"same", "faster"}) {
+            fs::create_directories(path(folder));
+            fs::copy_file(source / "trace.json.gz", path(folder) / "trace.json.gz");
+        }
+        QVERIFY(session::saveSession(*s, path("same") / "session.kinetoscope.json", error));
+        for (session::StepTiming& t : s->steps) {
+            for (double* ms : {&t.dataMs, &t.h2dMs, &t.forwardMs, &t.backwardMs, &t.optimizerMs})
+                *ms /= 4;
+            if (t.wallMs >= 0)
+                t.wallMs /= 4;
+        }
+        QVERIFY(session::saveSession(*s, path("faster") / "session.kinetoscope.json", error));
+
+        const auto same = document::open((path("same") / "session.kinetoscope.json").string());
+        QVERIFY(same->model && same->lab && same->lab->measuredStepMedianNs);
+        for (const auto& f : same->findings)
+            QVERIFY2(f.id != "window-unlike-run", f.title.c_str());
+        const auto faster = document::open((path("faster") / "session.kinetoscope.json").string());
+        QVERIFY(faster->model);
+        const auto f = std::find_if(faster->findings.begin(), faster->findings.end(),
+                                    [](const auto& g) { return g.id == "window-unlike-run"; });
+        QVERIFY(f != faster->findings.end());
+        QVERIFY(f->severity == analysis::Severity::High && f->aboutWindow);
+        // 66.9 ms in the window; 62.4 ms measured, made 15.6 ms.
+        QVERIFY2(f->title.find("66.9 ms, 4.29× the 15.6 ms of the run's 30 measured steps") !=
+                     std::string::npos,
+                 f->title.c_str());
+        QVERIFY(f->explanation.find("slower than the run's own") != std::string::npos);
+    }
+
     // The phase table's figures are durations with their units, like every other figure,
     // in columns wide enough for them (issue 50: "0.527   1.767 ... 10.524205.251242.592",
     // bare milliseconds that ran together).

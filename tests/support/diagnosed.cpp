@@ -31,9 +31,9 @@ Diagnosed diagnoseText(const std::string& json, const analysis::Thresholds& thre
     return diagnoseLoaded(loaded, thresholds, lab);
 }
 
-Diagnosed diagnoseFile(const std::filesystem::path& path)
+Diagnosed diagnoseFile(const std::filesystem::path& path, const analysis::LabMeasurements* lab)
 {
-    return diagnoseLoaded(trace::loadTraceFile(path), {}, nullptr);
+    return diagnoseLoaded(trace::loadTraceFile(path), {}, lab);
 }
 
 const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings,

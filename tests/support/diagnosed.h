@@ -20,7 +20,8 @@ struct Diagnosed
 // From JSON text (a generated scenario) or from a file.
 Diagnosed diagnoseText(const std::string& json, const analysis::Thresholds& thresholds = {},
                        const analysis::LabMeasurements* lab = nullptr);
-Diagnosed diagnoseFile(const std::filesystem::path& path);
+Diagnosed diagnoseFile(const std::filesystem::path& path,
+                       const analysis::LabMeasurements* lab = nullptr);
 
 // The first finding with this id, or null.
 const analysis::Finding* findFinding(const std::vector<analysis::Finding>& findings,

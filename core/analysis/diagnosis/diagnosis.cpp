@@ -138,6 +138,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
          rules::labBaseline, true},
         {"run-interrupted", rules::labInterrupted, true},
         {"machine-shared", rules::labMachineShared, true},
+        {"window-unlike-run", rules::windowUnlikeRun},
         {"dataloader-bound-measured", rules::labSplit, true},
         {"activation-peak / memory-growth-measured / allocator-holds-freed", rules::labMemory,
          true},

@@ -25,6 +25,13 @@ inline constexpr double kLabReservedOverPeak = 1.5;
 // larger batch: its activation finding is low, below any time finding of note.
 inline constexpr double kActivationPeakTightShare = 0.5;
 
+// The trace's steps against a session's measured steps (window-unlike-run): compared from
+// this many measured steps on; their medians this far apart (either way) make the finding,
+// HIGH from the second.
+inline constexpr size_t kMeasuredStepsToCompare = 5;
+inline constexpr double kWindowUnlikeRun = 1.5;
+inline constexpr double kWindowFarFromRun = 3.0;
+
 // What set a lab step's memory peak: the phase after which it was first reached.
 enum class LabPeakCause : uint8_t
 {
@@ -115,7 +122,11 @@ struct LabMeasurements
     // Why the run stopped before it finished ("cancelled by Ctrl-C (SIGINT) in the fp32 arm
     // after step 7 of 22"), empty when it finished; and what it kept.
     std::string interrupted;
-    size_t keptSteps = 0;
+    size_t keptSteps = 0;  // the measured steps (after the profiler's window)
+    // Their median wall time (ns), set from kMeasuredStepsToCompare steps on; and the steps
+    // a script ran before its window (`kinetoscope profile --skip`, config skip; 0: unknown).
+    std::optional<double> measuredStepMedianNs;
+    int64_t windowSkip = 0;
     size_t armsFinished = 0;
     // The runs (arms, sweep points) during which other processes used the CPU
     // (session::sharedRuns): their figures, and the comparisons between runs, are the

@@ -136,10 +136,69 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         if (w.roles[i] != StepRole::Steady && !holdsRecompile(w.allSteps[i]) &&
             f.evidence.steps.size() < 3)
             f.evidence.steps.push_back(w.allSteps[i].name.empty() ? "window" : w.allSteps[i].name);
-    f.fix =
-        "Profile after warm-up: let a few iterations run before the active window (the profiler "
-        "schedule's wait and warmup), so the trace shows the steady state.";
-    f.snippet = kProfileAfterWarmUp;
+    if (in.lab && in.lab->script) {
+        // kinetoscope profile placed the window: its own option moves it, no code to write.
+        f.fix = "Profile again with the window later: kinetoscope profile --skip N (the steps "
+                "before the window; " +
+                std::to_string(in.lab->windowSkip > 0 ? in.lab->windowSkip : 5) +
+                " this time), so the trace shows the steady state.";
+    } else {
+        f.fix = "Profile after warm-up: let a few iterations run before the active window (the "
+                "profiler schedule's wait and warmup), so the trace shows the steady state.";
+        f.snippet = kProfileAfterWarmUp;
+    }
+    out.push_back(std::move(f));
+}
+
+void windowUnlikeRun(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The trace's findings stand for the run only if its steps are the run's: a session's
+    // measured steps (after the window) say what the run's step is.
+    if (!in.lab || !in.lab->measuredStepMedianNs || in.lab->keptSteps < kMeasuredStepsToCompare ||
+        in.summary.steps.steps.empty())
+        return;
+    std::vector<double> window;
+    for (const Step& s : in.summary.steps.steps)
+        window.push_back(static_cast<double>(s.durationNs()));
+    std::nth_element(window.begin(), window.begin() + std::ptrdiff_t(window.size() / 2),
+                     window.end());
+    const double windowNs = window[window.size() / 2];
+    const double runNs = *in.lab->measuredStepMedianNs;
+    if (!(windowNs > 0 && runNs > 0))
+        return;
+    const double ratio = windowNs / runNs;
+    const double apart = std::max(ratio, 1.0 / ratio);
+    if (apart < kWindowUnlikeRun)
+        return;
+    Finding f = windowFinding("window-unlike-run",
+                              apart >= kWindowFarFromRun ? Severity::High : Severity::Medium);
+    f.gainMethod = "not a per-step cost: it says how far the trace's findings hold for the run";
+    const std::string measured =
+        format::counted(uint64_t(in.lab->keptSteps), "measured step", "measured steps");
+    f.title = "The profiled window's steps took " + format::duration(windowNs) + ", " +
+              format::ratio(ratio) + " the " + format::duration(runNs) + " of the run's " +
+              measured + ": the trace is not typical of the run";
+    f.explanation =
+        "The trace's findings read its steps (the median of " +
+        format::counted(uint64_t(window.size()), "step", "steps") + "), which are " +
+        (ratio > 1 ? "slower" : "faster") + " than the run's own (the median of the " + measured +
+        " outside the window). " +
+        (ratio > 1 ? std::string("The profiler's own cost is one cause (it records every op and "
+                                 "kernel: a short step of many ops slows the most); others are ")
+                   : std::string("Causes are ")) +
+        "other processes on the machine during the window, a checkpoint or an evaluation inside "
+        "it, a compilation, a data pipeline draining or refilling. Shares of the step read from "
+        "the trace hold for the window; the run's phases, measured on its own steps, are on the "
+        "Lab page (kinetoscope summary SESSION).";
+    if (!in.lab->sharedRuns.empty())
+        f.explanation += " Other processes did use the CPU during this run.";
+    f.evidence.figures = {{"window_step_median_us", windowNs / 1e3, Unit::Microseconds},
+                          {"run_step_median_us", runNs / 1e3, Unit::Microseconds},
+                          {"window_over_run", ratio, Unit::Ratio},
+                          {"run_steps_measured", double(in.lab->keptSteps), Unit::Count}};
+    f.fix = std::string("Profile again with the window elsewhere") +
+            (in.lab->script ? " (kinetoscope profile --skip N: the steps before it)" : "") +
+            " or on an idle machine, and read the run's phases from its measured steps.";
     out.push_back(std::move(f));
 }
 
