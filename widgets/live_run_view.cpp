@@ -210,6 +210,10 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_labTable->verticalHeader()->hide();
     m_labTable->horizontalHeader()->setStretchLastSection(true);
     m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // As tall as its header and rows (setArm): no blank band under the arms, no row cut; a
+    // status wider than the page is cut, whole in its tooltip, rather than scrolled.
+    m_labTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_labTable->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_labTable->setToolTip(
         tr("The three-run lab: same seed, same data slice. The third arm is bf16 with the whole "
            "step captured as one CUDA graph, the C++ counterpart of "
@@ -434,6 +438,7 @@ void LiveRunView::setArm(const session::LabArm& arm, int machineCores)
         status += tr("; other processes used %1 cores meanwhile")
                       .arg(text(format::number(arm.otherCpuCores)));
     set(4, status);
+    m_labTable->item(row, 4)->setToolTip(status);
     if (arm.kind == session::ArmKind::Bf16Compile)  // a script's lab: the real compiler
         m_labTable->setToolTip(
             tr("The three-run lab on the script: same seed, same data. The third arm is bf16 "
@@ -441,10 +446,9 @@ void LiveRunView::setArm(const session::LabArm& arm, int machineCores)
                "never counts in its steady figures."));
     m_labTable->show();  // a script's run hides it until a lab arm comes
     m_labTable->resizeColumnsToContents();
-    // As tall as its rows (three arms, at most five with a sweep's), no blank band under them.
-    m_labTable->setMaximumHeight(m_labTable->horizontalHeader()->height() +
-                                 m_labTable->verticalHeader()->length() +
-                                 2 * m_labTable->frameWidth());
+    m_labTable->setFixedHeight(m_labTable->horizontalHeader()->sizeHint().height() +
+                               m_labTable->verticalHeader()->length() +
+                               2 * m_labTable->frameWidth());
 }
 
 void LiveRunView::addSweepPoint(const session::SweepPoint& p)

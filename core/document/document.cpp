@@ -193,12 +193,14 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     const auto kind = session.config.find("kind");
     lab.script = kind != session.config.end() && kind->second == "script";
     lab.keptSteps = session.steps.size();
-    if (session.steps.size() >= analysis::kMeasuredStepsToCompare) {
-        std::vector<double> walls;
-        for (const session::StepTiming& t : session.steps)
-            walls.push_back(t.wallOrPhasesMs());
+    // A script's measured steps run in the process the window was in (an engine lab's trace
+    // is a run of its own): their wall times, boundary to boundary as the trace's steps.
+    std::vector<double> walls;
+    for (const session::StepTiming& t : session.steps)
+        if (t.wallMs >= 0)
+            walls.push_back(t.wallMs);
+    if (lab.script && walls.size() >= analysis::kMeasuredStepsToCompare)
         lab.measuredStepMedianNs = positive(session::timingStats("wall", walls).medianMs * 1e6);
-    }
     if (const auto skip = session.config.find("skip"); skip != session.config.end())
         lab.windowSkip = std::atoll(skip->second.c_str());
     for (const session::SharedRun& shared : session::sharedRuns(session))

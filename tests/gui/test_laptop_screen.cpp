@@ -330,11 +330,16 @@ private Q_SLOTS:
                                     .arg(at.height())
                                     .arg(seen.height())));
         }
-        // The arms' table is as tall as its rows: no blank band under the last.
+        // The arms' table is as tall as its rows: no blank band under the last, no row cut.
         const QTableWidget* arms = doc->lab()->labTable();
         QCOMPARE(arms->rowCount(), 3);
-        QVERIFY(arms->height() <= arms->horizontalHeader()->height() +
-                                      arms->verticalHeader()->length() + 2 * arms->frameWidth());
+        QVERIFY(!arms->verticalScrollBar()->isVisible());
+        const QRect last = arms->visualRect(arms->model()->index(2, 0));
+        const QString where = QStringLiteral("last row at %1, viewport %2 high")
+                                  .arg(last.bottom())
+                                  .arg(arms->viewport()->height());
+        QVERIFY2(arms->viewport()->rect().contains(last), qPrintable(where));
+        QVERIFY2(arms->viewport()->height() - last.bottom() < last.height() / 2, qPrintable(where));
     }
 
     // At 1280 px the Operators table shows, for each op, its name, calls, host and device

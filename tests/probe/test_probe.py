@@ -89,6 +89,9 @@ RUNS = {
                {"skip": 2, "active": 0}, {"cancel_after_steps": 3}),
     "accum": (["train_accum.py", "--optimizer-steps", "10", "--accumulation", "4"],
               {"skip": 2, "active": 0}, {}),
+    # two optimizer steps an epoch: the first measured step (2) starts a new epoch's iterator
+    "accum_epochs": (["train_accum.py", "--optimizer-steps", "2", "--accumulation", "2",
+                      "--epochs", "5"], {"skip": 2, "active": 0}, {}),
     # each fetched batch in four chunks, a forward and a backward each; the script times
     # its own forwards
     "accum_split": (["train_accum.py", "--optimizer-steps", "12", "--accumulation", "1",
@@ -168,6 +171,8 @@ RUNS = {
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "fullgraph_bare": (["train_fullgraph.py", "--steps-total", "10"], None, {"probe": False}),
+    "teacher": (["train_fullgraph.py", "--steps-total", "10", "--teacher"], {"skip": 2, "active": 0}, {}),
+    "teacher_bare": (["train_fullgraph.py", "--steps-total", "10", "--teacher"], None, {"probe": False}),
     "chain": ([NO_TORCH], {}, {"python_path_extra": [CHAIN_OK]}),
     "site_check": ([SITE_CHECK], {}, {"python_path_extra": [CHAIN_OK]}),
     # A process the script started (a shell's python, or one under python -I's parent)
@@ -388,6 +393,10 @@ class Phases(unittest.TestCase):
         # four batches a step: a step's samples are 32 (the lab's samples/s counts them)
         self.assertEqual(run.last_config().get("batches_per_step"), "4")
         self.assertNotIn("batches_per_step", result("accum_split").last_config())  # 1, in chunks
+        # a step's first batch from a new epoch's iterator counts too
+        epochs = result("accum_epochs")
+        self.assertEqual(epochs.returncode, 0, epochs.explain())
+        self.assertEqual(epochs.last_config().get("batches_per_step"), "2", epochs.explain())
         harness.check_loss_reads(self, run.steps(), 0, 5)  # the four quarter-losses: one loss
 
     def test_inference_steps_are_no_grad_forwards(self):
@@ -420,6 +429,15 @@ class Phases(unittest.TestCase):
         self.assertEqual(run.stdout, result("fullgraph_bare").stdout)
         self.assertNotIn("global hooks", run.stderr)
         self.assertEqual(run.last_config().get("model"), "Sequential")  # not OptimizedModule
+        # A frozen teacher compiled first, then the model trained: the optimizer's step finds
+        # the model among the modules compiled, with no global hook back (graphs as bare).
+        teacher = result("teacher")
+        self.assertEqual(teacher.returncode, 0, teacher.explain())
+        self.assertEqual(teacher.stdout, result("teacher_bare").stdout)
+        self.assertNotIn("global hooks", teacher.stderr)
+        self.assertEqual(teacher.last_config().get("model"), "Sequential", teacher.explain())
+        self.assertTrue(teacher.steps(), teacher.explain())
+        self.assertGreater(teacher.steps()[-1][3], 0, teacher.explain())  # its forward timed
         self.assertEqual([s[0] for s in run.steps()], list(range(2, 10)), run.explain())
         for row in run.steps():
             self.assertGreater(row[3], 0, row)  # the forward

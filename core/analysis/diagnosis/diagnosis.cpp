@@ -173,8 +173,8 @@ void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
 
 // A finding whose credited gain is less than what its cause saves alone says why, where the
 // two read differently: the rest of what it saves alone is saved as well by removing a cause
-// credited before it (the credit order, step_model.cpp), so the gains add up to no more
-// than the step.
+// credited before it (the credit order, step_model.cpp; that cause may be under its own
+// finding's threshold), so the gains add up to no more than the step.
 void explainSharedCredit(std::vector<Finding>& findings)
 {
     for (Finding& f : findings) {
@@ -189,8 +189,9 @@ void explainSharedCredit(std::vector<Finding>& findings)
             continue;
         f.gainMethod += "; alone it saves " + format::duration(aloneNs) + ", and " +
                         format::duration(aloneNs - f.estimatedGainNs) +
-                        " of that is saved as well by a cause credited before it in the "
-                        "replay, and counted there: the gains add up to no more than the step";
+                        " of that is saved as well by removing a cause credited before it in "
+                        "the replay, and credited to that cause once: the gains add up to no "
+                        "more than the step";
     }
 }
 

@@ -123,10 +123,11 @@ struct LabMeasurements
     // after step 7 of 22"), empty when it finished; and what it kept.
     std::string interrupted;
     size_t keptSteps = 0;  // the measured steps (after the profiler's window)
-    // Their median wall time (ns), set from kMeasuredStepsToCompare steps on; and the steps
-    // a script ran before its window (`kinetoscope profile --skip`, config skip; 0: unknown).
+    // A script's (kinetoscope profile): the median wall time (ns) of its measured steps, set
+    // from kMeasuredStepsToCompare steps with a wall time on; and the steps it ran before its
+    // window (`--skip`, config skip).
     std::optional<double> measuredStepMedianNs;
-    int64_t windowSkip = 0;
+    std::optional<int64_t> windowSkip;
     size_t armsFinished = 0;
     // The runs (arms, sweep points) during which other processes used the CPU
     // (session::sharedRuns): their figures, and the comparisons between runs, are the

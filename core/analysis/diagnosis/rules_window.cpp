@@ -140,8 +140,9 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         // kinetoscope profile placed the window: its own option moves it, no code to write.
         f.fix = "Profile again with the window later: kinetoscope profile --skip N (the steps "
                 "before the window; " +
-                std::to_string(in.lab->windowSkip > 0 ? in.lab->windowSkip : 5) +
-                " this time), so the trace shows the steady state.";
+                (in.lab->windowSkip ? std::to_string(*in.lab->windowSkip) + " this time"
+                                    : std::string("5 by default")) +
+                "), so the trace shows the steady state.";
     } else {
         f.fix = "Profile after warm-up: let a few iterations run before the active window (the "
                 "profiler schedule's wait and warmup), so the trace shows the steady state.";
@@ -154,7 +155,7 @@ void windowUnlikeRun(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     // The trace's findings stand for the run only if its steps are the run's: a session's
     // measured steps (after the window) say what the run's step is.
-    if (!in.lab || !in.lab->measuredStepMedianNs || in.lab->keptSteps < kMeasuredStepsToCompare ||
+    if (!in.lab || !in.lab->script || !in.lab->measuredStepMedianNs ||
         in.summary.steps.steps.empty())
         return;
     std::vector<double> window;
@@ -196,9 +197,9 @@ void windowUnlikeRun(const DiagnosisInput& in, std::vector<Finding>& out)
                           {"run_step_median_us", runNs / 1e3, Unit::Microseconds},
                           {"window_over_run", ratio, Unit::Ratio},
                           {"run_steps_measured", double(in.lab->keptSteps), Unit::Count}};
-    f.fix = std::string("Profile again with the window elsewhere") +
-            (in.lab->script ? " (kinetoscope profile --skip N: the steps before it)" : "") +
-            " or on an idle machine, and read the run's phases from its measured steps.";
+    f.fix = "Profile again with the window elsewhere (kinetoscope profile --skip N: the steps "
+            "before it) or on an idle machine, and read the run's phases from its measured "
+            "steps.";
     out.push_back(std::move(f));
 }
 

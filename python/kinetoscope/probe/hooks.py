@@ -136,15 +136,22 @@ def _install_compile(loop, torch):
     if not callable(original_compile):
         return
 
-    def compile(*args, **kwargs):
-        result = original_compile(*args, **kwargs)
+    def compiled(target, result):
         if loop.live:
             try:
-                target = args[0] if args else kwargs.get("model")
-                loop.set_device(loop.finder.compiled(target, result))
+                loop.on_compiled(target, result)
             except Exception as exc:
                 loop.fault(exc)
         return result
+
+    def compile(*args, **kwargs):
+        result = original_compile(*args, **kwargs)
+        target = args[0] if args else kwargs.get("model")
+        if target is None:
+            # torch.compile(fullgraph=True, ...) is a decorator: it calls torch.compile
+            # again (this wrapper, by its global name) with what it decorates.
+            return result
+        return compiled(target, result)
 
     functools.update_wrapper(compile, original_compile)
     torch.compile = compile

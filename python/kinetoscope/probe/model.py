@@ -28,10 +28,16 @@ called with global hooks on warns on the script's stderr. The first torch.compil
 made while discovering (compiled() below, from the wrapper in hooks.py) therefore ends
 discovery before anything compiled runs: a module compiled (the usual `model =
 torch.compile(model)`, Hugging Face's Trainer and accelerate) is the model, hooked on its
-compiled wrapper, whose own hooks run outside the compiled code; with anything else
-compiled (a function, a bound method, `module.compile()`) no model is chosen, as a hook on
-one would run inside the compiled code, where Dynamo guards on it too: the forward is not
-timed apart. Global hooks never come back after a compile (discover() installs none).
+compiled wrapper, whose own hooks run outside the compiled code; a module's method
+compiled (`module.compile()`, `torch.compile(model.forward)`) ends discovery with no model,
+as a hook on it would run inside the compiled code, where Dynamo guards on it too: the
+forward is not timed apart. Global hooks never come back after either: a rediscovery (the
+optimizer holds another module's parameters) chooses among the modules the script
+compiled (their compiled wrappers, remembered), without hooks; with none, the model stays
+as it was. A plain function compiled changes nothing: one that calls no module (a loss, a
+compiled optimizer step) sees no hook; one that calls the model (a whole step compiled)
+hides its forward from any hook, and its graphs are recompiled once when the global hooks
+go, as before.
 """
 import functools
 import importlib
@@ -72,6 +78,7 @@ class ModelFinder(object):
         self.on_model = None  # called with the model once chosen, None when discovery restarts
         self._unwrap = []  # restores what install_guards() wrapped
         self._compiled = False  # torch.compile was called: global hooks no more (see doc)
+        self._compiled_modules = []  # weakrefs: the compiled wrappers of modules (see doc)
 
     @property
     def model(self):
@@ -79,6 +86,9 @@ class ModelFinder(object):
 
     # -- discovery --------------------------------------------------------------------------
     def discover(self):
+        if self._compiled:
+            self._discover_compiled()
+            return
         if self.on_model is not None and self.model is not None:
             self.on_model(None)
         self._remove(self._local)
@@ -88,9 +98,6 @@ class ModelFinder(object):
         self._candidates = []
         self._with_params = {}
         self._unchosen_calls = 0
-        if self._compiled:  # global hooks would recompile the script's graphs (see doc)
-            self.discovering = False
-            return
         loop = self._loop
         module_api = importlib.import_module("torch.nn.modules.module")
         tracing = tracing_check(self._torch)  # inside a compiled module's call: nothing
@@ -168,6 +175,9 @@ class ModelFinder(object):
         """Makes `module` the model: global hooks off, hooks on it alone. Returns the
         device of its first parameter."""
         self._end_discovery()
+        if self.model is not module:  # (a rediscovery after a compile keeps the old until now)
+            self._remove(self._local)
+            self._remove(self._local_post)
         self._model = weakref.ref(module)
         loop = self._loop
         parameter = first_parameter(module)
@@ -222,14 +232,31 @@ class ModelFinder(object):
         """After a torch.compile(target) call returned `result` (nothing compiled has run
         yet: compiling is lazy). While discovering: the global hooks go, and the model is
         chosen (see the module's doc). Returns the model's device when one was chosen."""
-        self._compiled = True
-        if not self.discovering:
-            return None
         module_type = self._torch.nn.Module
-        if isinstance(target, module_type) and first_parameter(target) is not None:
-            return self.choose(result if isinstance(result, module_type) else target)
-        self._end_discovery()
+        if isinstance(target, module_type):
+            if first_parameter(target) is None:
+                return None
+            self._compiled = True
+            module = result if isinstance(result, module_type) else target
+            if len(self._compiled_modules) < MAX_CANDIDATES:
+                self._compiled_modules.append(weakref.ref(module))
+            return self.choose(module) if self.discovering else None
+        if isinstance(getattr(target, "__self__", None), module_type):  # a module's method
+            self._compiled = True
+            if self.discovering:
+                self._end_discovery()
         return None
+
+    def _discover_compiled(self):
+        """discover() once the script has compiled: the modules it compiled are the
+        candidates, chosen from by the next optimizer step (choose_for), without hooks."""
+        alive = [ref for ref in self._compiled_modules if ref() is not None]
+        if not alive:
+            return  # nothing to choose from: the model, if any, stays
+        self._remove(self._global)
+        self._candidates = alive
+        self._misses = 0
+        self.discovering = True
 
     def choose_for(self, optimizer):
         """At an optimizer step while discovering: the candidate whose parameters the

@@ -73,6 +73,7 @@ class Loop(object):
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
         "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls", "batches",
+        "other_batches",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -151,6 +152,7 @@ class Loop(object):
         self.data_s = 0.0  # seconds in the feeding iterator's __next__
         self.batches = 0  # the feeding iterator's batches in the step
         self.other_s = 0.0  # seconds in other iterators' since the model's last forward
+        self.other_batches = 0  # and their batches
         # host clock: seconds per timed phase (attributes, not a list: the cheapest to add to)
         self.h2d_s = self.forward_s = self.backward_s = self.optimizer_s = 0.0
         if self.timing is not None:
@@ -319,6 +321,7 @@ class Loop(object):
         step = self.step
         if self.src is None:
             self.data_s += self.other_s  # no forward told which iterator feeds the model
+            self.batches += self.other_batches
         if self.timing is None:
             line = None
             if step >= self.measured_from:  # formatted from seconds by the writer thread
@@ -453,7 +456,9 @@ class Loop(object):
         else:
             if src != self.last_src:
                 self.other_s = 0.0  # only the last other iterator's batches may be adopted
+                self.other_batches = 0
             self.other_s += ended - started
+            self.other_batches += 1
         self.last_src = src
         timing = self.timing
         if timing is None:
@@ -512,7 +517,9 @@ class Loop(object):
         if self.last_src != self.src:
             self.src = self.last_src  # a new epoch's iterator, or the first
             self.data_s += self.other_s
+            self.batches += self.other_batches
         self.other_s = 0.0
+        self.other_batches = 0
 
     def on_forward_post(self, module, discovering):
         if self.inference_open is None or self.mode == "train" or self._grad_enabled():
@@ -632,6 +639,15 @@ class Loop(object):
             self.optimizer_open = now
         except Exception as exc:
             self.fault(exc)
+
+    def on_compiled(self, target, result):
+        """torch.compile(target) returned `result` (hooks.py): the finder's turn (model.py);
+        a model chosen there is timed on its device, and said again if the config went."""
+        device = self.finder.compiled(target, result)
+        if device is not None:
+            self.set_device(device)
+            if self.config_sent:
+                self.probe.send_started(self.config())
 
     def _first_optimizer_step(self, optimizer):
         self.saw_optimizer = True
