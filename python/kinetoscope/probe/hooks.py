@@ -35,7 +35,6 @@ perf_counter = time.perf_counter
 def install(loop, torch):
     _install_dataloader(loop, torch)
     _install_backward(loop, torch)
-    _install_compile(loop, torch)
     _install_grad_scaler(loop, torch)
     _install_optimizer(loop, torch)
     if loop.marker:
@@ -96,62 +95,46 @@ def _install_backward(loop, torch):
     backward = backward_wrapper(loop, original_backward)  # (frames warnings pass over)
     functools.update_wrapper(backward, original_backward)
     autograd.backward = backward
-    _shield_from_dynamo(torch, autograd, backward)
+    _install_compile(loop, torch, backward)
 
 
-def _shield_from_dynamo(torch, autograd, backward):
-    """A `loss.backward()` inside a compiled function breaks Dynamo's graph, and Tensor.backward
-    then runs eagerly; but Dynamo still watches the frames it calls, and the wrapper (a
-    frame of ours, not torch's) would be compiled: warnings on the script's stderr ("Dynamo
-    does not know how to trace `_thread.get_ident`"), a graph break at the loss's .item(),
-    graphs and counters the bare run has not. From the script's first torch.compile call
-    (no compiled code runs before one), the wrapper runs under torch.compiler.disable, as
-    torch's own frames do; before that it costs nothing (torch._dynamo is not imported)."""
-    compiler = getattr(torch, "compiler", None)
-    disable = getattr(compiler, "disable", None)
+def _install_compile(loop, torch, backward):
+    """torch.compile, wrapped once for two things:
+    - the backward's shield: a `loss.backward()` inside a compiled function breaks Dynamo's
+      graph, and Tensor.backward then runs eagerly; but Dynamo still watches the frames it
+      calls, and the backward wrapper (a frame of ours, not torch's) would be compiled:
+      warnings on the script's stderr ("Dynamo does not know how to trace
+      `_thread.get_ident`"), a graph break at the loss's .item(), graphs and counters the
+      bare run has not. From the script's first torch.compile call (no compiled code runs
+      before one), that wrapper runs under torch.compiler.disable, as torch's own frames
+      do; before that it costs nothing (torch._dynamo is not imported);
+    - the model's discovery, which ends once the call has returned, before anything
+      compiled runs (model.py, ModelFinder.compiled)."""
     original_compile = getattr(torch, "compile", None)
-    if not callable(disable) or not callable(original_compile):
+    if not callable(original_compile):
         return
+    disable = getattr(getattr(torch, "compiler", None), "disable", None)
+    autograd = torch.autograd
     shielded = []
 
     def compile(*args, **kwargs):
-        if not shielded:
+        if not shielded and callable(disable):
             shielded.append(True)
             try:
                 if autograd.backward is backward:
                     autograd.backward = functools.update_wrapper(disable(backward), backward)
             except Exception as exc:
                 faults.pass_on_scripts(exc)  # else unshielded: the bare run's graphs, plus ours
-        return original_compile(*args, **kwargs)
-
-    functools.update_wrapper(compile, original_compile)
-    torch.compile = compile
-
-
-def _install_compile(loop, torch):
-    """torch.compile (the backward's shield's wrapper, when there is one): once it has
-    returned, the model's discovery ends (model.py, ModelFinder.compiled), before anything
-    compiled runs."""
-    original_compile = getattr(torch, "compile", None)
-    if not callable(original_compile):
-        return
-
-    def compiled(target, result):
-        if loop.live:
+        result = original_compile(*args, **kwargs)
+        target = args[0] if args else kwargs.get("model")
+        # torch.compile(fullgraph=True, ...) is a decorator: it calls torch.compile again
+        # (this wrapper, by its global name) with what it decorates.
+        if target is not None and loop.live:
             try:
                 loop.on_compiled(target, result)
             except Exception as exc:
                 loop.fault(exc)
         return result
-
-    def compile(*args, **kwargs):
-        result = original_compile(*args, **kwargs)
-        target = args[0] if args else kwargs.get("model")
-        if target is None:
-            # torch.compile(fullgraph=True, ...) is a decorator: it calls torch.compile
-            # again (this wrapper, by its global name) with what it decorates.
-            return result
-        return compiled(target, result)
 
     functools.update_wrapper(compile, original_compile)
     torch.compile = compile
