@@ -56,6 +56,8 @@ with open(INTERRUPTED, "w") as _f:
     _f.write("def wait():\n    raise KeyboardInterrupt\n\n\nwait()\n")
 CHDIR_TO = harness.temp_dir("kinetoscope-chdir-")
 SPLIT_TIMING = os.path.join(harness.temp_dir("kinetoscope-split-"), "forward.json")
+CLOSURE_TIMING = os.path.join(os.path.dirname(SPLIT_TIMING), "closure.json")
+LBFGS_TIMING = os.path.join(os.path.dirname(SPLIT_TIMING), "lbfgs.json")
 
 WINDOW = {"skip": 3, "active": 2}
 RUNS = {
@@ -97,6 +99,12 @@ RUNS = {
     "accum_split": (["train_accum.py", "--optimizer-steps", "12", "--accumulation", "1",
                      "--split", "4", "--micro-batch", "64", "--timing-out", SPLIT_TIMING],
                     {"skip": 2, "active": 0}, {}),
+    # optimizer.step(closure): the forward and backward run inside the optimizer's step,
+    # once (SGD), or four times (LBFGS); the script times its own phases
+    "closure": (["train_closure.py", "--steps", "40", "--timing-out", CLOSURE_TIMING],
+                {"skip": 2, "active": 0}, {}),
+    "closure_lbfgs": (["train_closure.py", "--steps", "20", "--optimizer", "lbfgs",
+                       "--timing-out", LBFGS_TIMING], {"skip": 2, "active": 0}, {}),
     "marker_label": (["marker.py", "--iterations", "12"],
                      {"skip": 4, "active": 0, "step_marker": "my_step"}, {}),
     "marker_function": (["marker.py", "--iterations", "12"],
@@ -375,6 +383,33 @@ class Phases(unittest.TestCase):
         script_ms = statistics.median(own[2:12]) * 1e3
         self.assertGreater(probe_ms, 0.8 * script_ms, (probe_ms, script_ms, run.explain()))
         harness.check_loss_reads(self, steps, 0, 5)  # the four chunks' losses summed: one loss
+
+    def test_a_closure_s_forward_and_backward_are_not_the_optimizer_s(self):
+        # The closure runs inside optimizer.step: its time was counted twice, as forward
+        # and backward and as the optimizer's (phases over the wall time in every step,
+        # the optimizer 3x its own time), and LBFGS's four calls summed four losses.
+        for name, timing_file, steps_total in (("closure", CLOSURE_TIMING, 40),
+                                               ("closure_lbfgs", LBFGS_TIMING, 20)):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, run.explain())
+            steps = run.steps()
+            self.assertEqual([s[0] for s in steps], list(range(2, steps_total)), run.explain())
+            self.assertEqual(run.last_config().get("mode"), "train")
+            with open(timing_file) as f:
+                own = json.load(f)
+            for row in steps:  # h2d + forward + backward + optimizer within the step
+                self.assertLessEqual(sum(row[2:6]), row[11] + 0.01, (name, row))
+                self.assertGreater(row[3], 0, row)
+                self.assertGreater(row[4], 0, row)
+                if row[6] is not None:  # the loss of the closure's first call
+                    self.assertAlmostEqual(row[6], own[row[0]]["loss"], places=4)
+            probe = statistics.median(row[5] for row in steps)
+            script = statistics.median(step["optimizer"] for step in own[2:]) * 1e3
+            compute = statistics.median(s["forward"] + s["backward"] for s in own[2:]) * 1e3
+            # the optimizer's own time, never its closure's (the script's own figure holds
+            # the hooks' calls too: the probe's is at most a little above it)
+            self.assertLess(probe, script + 0.5 * compute, (name, probe, script, compute))
+            self.assertGreater(harness.check_loss_reads(self, steps, 0, 10), 0, name)
 
     def test_four_fork_workers_hide_most_of_the_data_wait(self):
         serial = _phase_medians(result("slow_data").steps())[0]

@@ -73,7 +73,7 @@ class Loop(object):
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
         "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls", "batches",
-        "other_batches",
+        "other_batches", "closure_calls",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -162,6 +162,7 @@ class Loop(object):
         self.forward_open = None  # mark: a training forward started (closed by backward)
         self.inference_open = None  # mark: a no-grad forward of the model started
         self.optimizer_open = None
+        self.closure_calls = -1  # in optimizer.step(closure): the closure's calls so far
         self.model_calls = 0
         self.loss = None  # host part of the step's loss (the sum over its backward calls):
         # None until one is read; NaN once one could not be (the step's loss is unknown)
@@ -568,8 +569,9 @@ class Loop(object):
             self.scaled_loss = None
             if tensors is scaled_loss[0]():  # scaler.scale(loss).backward(): read the loss
                 tensors = scaled_loss[1]()  # (None: freed since, the step's loss unknown)
-        if not self.read_loss:
-            return now  # (a step LOSS_EVERY_S after the last one read will read it)
+        if not self.read_loss or self.closure_calls > 1:
+            return now  # (a step LOSS_EVERY_S after the last one read will read it; a
+            # closure's later calls evaluate the step's batch again: its loss is the first's)
         # The loss: a 1-element tensor (or a sequence of one), read without a
         # synchronisation; anything else leaves the step's loss unknown. Not read where
         # the script would see the read: a tensor subclass's own dispatch, or a dispatch or
@@ -614,10 +616,11 @@ class Loop(object):
     # themselves (no wrapper's call between: a Python call costs more than their work). Each
     # does nothing while Dynamo traces a compiled optimizer step (nothing of the probe in its
     # graph) and off the training thread; a fault of ours turns the loop off; a stop
-    # (SystemExit(0) from end(): --steps, a cancel) propagates. They return None.
+    # (SystemExit(0) from end(): --steps, a cancel) propagates. They return None, except
+    # the pre hook of a step given a closure: the step's arguments, the closure wrapped.
     def on_optimizer_pre(self, optimizer, args, kwargs):
         if self.dynamo_tracing() or (self.hot != get_ident() and not (self.live and self.mine())):
-            return
+            return None
         try:
             if not self.begun:
                 self.begin()
@@ -633,7 +636,74 @@ class Loop(object):
                         self.probe.send_started(self.config())
             timing = self.timing
             now = perf_counter() if timing is None else timing.mark()
+            closure = _closure_of(optimizer, args, kwargs)
+            if closure is not None:
+                return self._step_with_closure(optimizer, closure, args, kwargs, now)
             if self.forward_open is not None:
+                self._add(FORWARD, self.forward_open, now)
+                self.forward_open = None
+            self.optimizer_open = now
+        except Exception as exc:
+            self.fault(exc)
+        return None
+
+    def _step_with_closure(self, optimizer, closure, args, kwargs, now):
+        """optimizer.step(closure) (Lightning's automatic optimization, LBFGS): the closure
+        runs the forward and the backward inside the step, once or several times. What ran
+        since the batch is the loop's own (h2d); each call's forward is timed from the call
+        (or the model's hook); the optimizer's own time runs from each call's return to the
+        next call or the step's end (on_closure_start, on_closure_end). Returns the step's
+        arguments with the closure wrapped (torch's pre hooks may replace them)."""
+        self.closure_calls = 0
+        self.optimizer_open = None
+        used = False
+        if self.forward_open is not None and self.batch_opens_forward:
+            if self.last_src != self.src or self.other_s:
+                self._batch_fed_model()
+            self._add(H2D, self.forward_open, now)  # (the forward starts in the closure)
+            self.forward_open = None
+            used = True
+        elif self.next_end is not None:
+            self._batch_fed_model()
+            self._add(H2D, self.next_end, now)
+            self.next_end = None
+            used = True
+        if not used and self.timing is not None:
+            self.timing.release(now)
+        timed = _timed_closure(self, closure)
+        if kwargs and kwargs.get("closure") is closure:
+            kwargs = dict(kwargs)
+            kwargs["closure"] = timed
+        else:
+            index = _closure_index(optimizer, args)
+            args = tuple(args[:index]) + (timed,) + tuple(args[index + 1:])
+        return args, kwargs
+
+    def on_closure_start(self):
+        """A call of the step's closure starts (_timed_closure)."""
+        if self.hot != get_ident() and not (self.live and self.mine()):
+            return
+        try:
+            self.closure_calls += 1
+            now = self.mark()
+            opened = self.optimizer_open
+            if opened is not None:  # the optimizer's own work since the last call returned
+                self._add(OPTIMIZER, opened, now)
+                self.optimizer_open = None
+            if self.batch_opens_forward and self.forward_open is None:
+                self.forward_open = now  # (no hook on the model: its forward starts here)
+            elif opened is None and self.timing is not None:
+                self.timing.release(now)
+        except Exception as exc:
+            self.fault(exc)
+
+    def on_closure_end(self):
+        """A call of the step's closure returned or raised: the optimizer's own time again."""
+        if self.hot != get_ident() and not (self.live and self.mine()):
+            return
+        try:
+            now = self.mark()
+            if self.forward_open is not None:  # a call that ran a forward and no backward
                 self._add(FORWARD, self.forward_open, now)
                 self.forward_open = None
             self.optimizer_open = now
@@ -672,13 +742,16 @@ class Loop(object):
         try:
             opened = self.optimizer_open
             if opened is None:
-                return
-            timing = self.timing
-            if timing is None:
-                self.optimizer_s += perf_counter() - opened
-            else:
-                self._add(OPTIMIZER, opened, timing.mark())
-            self.optimizer_open = None
+                if self.closure_calls < 0:
+                    return
+            else:  # (None in a step whose closure was never called)
+                timing = self.timing
+                if timing is None:
+                    self.optimizer_s += perf_counter() - opened
+                else:
+                    self._add(OPTIMIZER, opened, timing.mark())
+                self.optimizer_open = None
+            self.closure_calls = -1
             primary = self.primary() if self.primary is not None else None
             if primary is not optimizer:
                 if primary is not None:
@@ -731,6 +804,33 @@ class Loop(object):
         if self.window.note:
             config["window"] = self.window.note
         return config
+
+
+def _closure_index(optimizer, args):
+    """Where optimizer.step's first argument is in the hooks' `args` (torch passes the
+    optimizer itself first)."""
+    return 1 if args and args[0] is optimizer else 0
+
+
+def _closure_of(optimizer, args, kwargs):
+    """The closure given to optimizer.step (its first argument, or `closure=`), else None."""
+    closure = kwargs.get("closure") if kwargs else None
+    index = _closure_index(optimizer, args)
+    if closure is None and len(args) > index and callable(args[index]):
+        closure = args[index]
+    return closure
+
+
+def _timed_closure(loop, closure):
+    """The step's closure with its calls marked for the loop; the script's closure is called
+    as given, and what it returns or raises goes back unchanged."""
+    def closure_timed(*args, **kwargs):
+        loop.on_closure_start()
+        try:
+            return closure(*args, **kwargs)
+        finally:
+            loop.on_closure_end()
+    return closure_timed
 
 
 def _modes_check(torch):
