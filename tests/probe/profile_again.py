@@ -4,10 +4,12 @@ whole loop with --whole-loop. Under `kinetoscope profile` the probe's window (st
 default) comes first: the script's own window must still record (the device too); with
 --whole-loop, or a window of its own that opens inside the probe's (--from 6), the probe
 must leave the script's profiler alone. --api autograd: torch.autograd.profiler.profile
-(the older entry) instead of torch.profiler.profile.
+(the older entry) instead of torch.profiler.profile. --schedule WAIT,WARMUP: a
+torch.profiler schedule (wait, warm-up, then 3 steps recorded) stepped from --from on: the
+profiler prepares Kineto during the warm-up, before it records.
 
     python profile_again.py [--steps 30] [--from 20 | --whole-loop] [--device cuda]
-                            [--api profiler|autograd]
+                            [--api profiler|autograd] [--schedule WAIT,WARMUP]
 
 Prints "own profiler: N events, K kernels".
 """
@@ -27,8 +29,14 @@ def main():
     parser.add_argument("--whole-loop", action="store_true", help="the script's profiler open throughout")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--api", choices=("profiler", "autograd"), default="profiler")
+    parser.add_argument("--schedule", default=None)
     args = parser.parse_args()
     first, last = (0, args.steps - 1) if args.whole_loop else (args.first, args.first + 2)
+    schedule = None
+    if args.schedule:
+        wait, warmup = (int(n) for n in args.schedule.split(","))
+        schedule = torch.profiler.schedule(wait=wait, warmup=warmup, active=3, repeat=1)
+        last = args.first + wait + warmup + 2
     device = torch.device(args.device)
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10)).to(device)
@@ -44,12 +52,14 @@ def main():
             if args.api == "autograd":
                 own = torch.autograd.profiler.profile(use_device="cuda" if device.type == "cuda" else None)
             else:
-                own = torch.profiler.profile(activities=activities)
+                own = torch.profiler.profile(activities=activities, schedule=schedule)
             own.__enter__()
         loss = nn.functional.cross_entropy(model(inputs), targets)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+        if schedule is not None and first <= step < last:
+            own.step()
         if step == last:
             own.__exit__(None, None, None)
             with tempfile.TemporaryDirectory() as folder:

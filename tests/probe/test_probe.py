@@ -176,6 +176,9 @@ RUNS = {
     "profile_inside_autograd": (["profile_again.py", "--steps", "30", "--from", "6", "--api", "autograd"],
                                 {"skip": 5, "active": 3}, {}),
     "profile_again": (["profile_again.py", "--steps", "30", "--from", "20"], {"skip": 5, "active": 3}, {}),
+    # a schedule's warm-up (steps 5-6: Kineto prepared, not recording) when the window is due
+    "profile_warming": (["profile_again.py", "--steps", "30", "--from", "4", "--schedule", "1,2"],
+                        {"skip": 5, "active": 3}, {}),
     # a model compiled with fullgraph=True: a graph break anywhere fails the script
     "fullgraph": (["train_fullgraph.py", "--steps-total", "10"], {"skip": 2, "active": 0}, {}),
     "fullgraph_bare": (["train_fullgraph.py", "--steps-total", "10"], None, {"probe": False}),
@@ -516,11 +519,11 @@ class ProfilerWindow(unittest.TestCase):
         run = result("profile_whole_loop")
         self.assertEqual(run.returncode, 0, run.explain())
         self.assertRegex(run.stdout.decode(), r"own profiler: \d+ events")
-        self.assertIn("kinetoscope probe: profiler window skipped (the script's own profiler is recording",
+        self.assertIn("kinetoscope probe: profiler window skipped (the script's own profiler is on",
                       run.stderr)
         self.assertFalse(os.path.exists(os.path.join(run.out_dir, "trace.json")))
         self.assertEqual([s[0] for s in run.steps()], list(range(5, 30)), run.explain())  # after skip + active
-        self.assertEqual(run.last_config().get("window"), "not opened: the script's own profiler was recording")
+        self.assertEqual(run.last_config().get("window"), "not opened: the script's own profiler was on (recording, or in its warm-up)")
 
     def test_a_profiler_the_script_opens_inside_the_window_gets_the_session(self):
         # The window's stop, at step 8, ended the script's session too; the script's own
@@ -539,6 +542,22 @@ class ProfilerWindow(unittest.TestCase):
             # and the session says why it has no trace
             self.assertEqual(run.last_config().get("window"),
                              "given up: the script started its own profiler inside it")
+
+    def test_a_profiler_the_script_is_warming_up_keeps_the_session(self):
+        # Prepared in its schedule's warm-up, the script's profiler was not 'recording', so
+        # the window opened: its stop then raised ("Can't disable Kineto profiler when it's
+        # not running") and the window was lost without a word in the session.
+        run = result("profile_warming")
+        self.assertEqual(run.returncode, 0, run.explain())
+        match = re.search(r"own profiler: (\d+) events", run.stdout.decode())
+        self.assertIsNotNone(match, run.explain())
+        self.assertGreater(int(match.group(1)), 100)
+        self.assertIn("kinetoscope probe: profiler window skipped", run.stderr)
+        self.assertNotIn("disabled", run.stderr)
+        self.assertEqual(run.last_config().get("window"),
+                         "not opened: the script's own profiler was on (recording, or in its warm-up)")
+        self.assertFalse(os.path.exists(os.path.join(run.out_dir, "trace.json")))
+        self.assertEqual([s[0] for s in run.steps()], list(range(8, 30)), run.explain())
 
     def test_copies_of_the_model_are_made_as_without_the_probe(self):
         # The probe's hooks on the model went with it: torch.save(model) failed ("Can't

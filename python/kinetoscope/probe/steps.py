@@ -216,7 +216,7 @@ class Loop(object):
             self.finder.remove_all()
         except Exception as exc:
             faults.pass_on_scripts(exc)
-        self.window.abandon()
+        self.window.abandon(for_good=True)
 
     def mark(self):
         timing = self.timing
@@ -435,7 +435,7 @@ class Loop(object):
         if self.live:
             self.window.finish()
         else:
-            self.window.abandon()
+            self.window.abandon(for_good=True)
         if self.live and self.cuda is not None:
             try:
                 self.cuda.poll(self.emit, wait=True)

@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 from threading import get_ident
 
 from . import faults, forkexit
@@ -121,7 +122,8 @@ class ProfilerWindow(object):
         self._options = options
         self._out_dir = out_dir
         self._prof = None
-        self._unguard = None  # restores profile._prepare_trace while the window is open
+        self._unguard = None  # restores autograd's profile while the window may still open
+        self._script_prepared = None  # weakref: a profiler of the script's, prepared, not exited
         self.thread = None  # the thread that opened it (its profiler session is that thread's)
         self._thread_end = None  # a _thread._local holding a _ThreadEndCloser (not main)
         self.enabled = options.active > 0
@@ -130,6 +132,8 @@ class ProfilerWindow(object):
         # the step loop has sent it.
         self.note = None
         self.news = False
+        if self.enabled:
+            self._watch()
 
     @property
     def open(self):
@@ -152,15 +156,21 @@ class ProfilerWindow(object):
         script's, whose own stop then raises ("Can't disable Kineto profiler when it's not
         running") and fails the run."""
         enabled = getattr(self._torch.autograd, "_profiler_enabled", None)
-        return bool(enabled is not None and enabled())
+        if enabled is not None and enabled():
+            return True
+        # Prepared, not recording yet: a schedule's warm-up prepares Kineto steps before it
+        # records (the window opened then took its session, and the script's stop raised).
+        prepared = self._script_prepared
+        return prepared is not None and prepared() is not None
 
     def start(self, step, cuda):
         if not self.enabled or self._prof is not None:
             return
         if self.script_profiler_running():
             self.enabled = False
-            self._tell("not opened: the script's own profiler was recording")
-            faults.say("profiler window skipped (the script's own profiler is recording: "
+            self._unwatch()
+            self._tell("not opened: the script's own profiler was on (recording, or in its warm-up)")
+            faults.say("profiler window skipped (the script's own profiler is on: "
                        "one profiler at a time); the steps after it are measured")
             return
         try:
@@ -191,7 +201,6 @@ class ProfilerWindow(object):
                 self._prof = prof
                 prof.start()
             forkexit.arm()  # Kineto's config thread runs from here on
-            self._guard()
             self._close_at_thread_end()
         except Exception as exc:
             self._fail(exc)
@@ -224,27 +233,62 @@ class ProfilerWindow(object):
         self._thread_end = local
 
     def _guard(self):
-        """Wraps autograd's profile._prepare_trace so that a profiler the script starts
-        while the window is open makes the window give way first; _close() unwraps it.
-        The wrapper calls the original whatever happens in ours."""
+        """Wraps autograd's profile._prepare_trace and __exit__ until the window is done
+        (_unwatch). A profiler of the script's that prepares is known until it exits, so the
+        window never opens under it (script_profiler_running); one the script starts while
+        the window is open makes the window give way first. The wrappers call the originals
+        whatever happens in ours."""
         profile_type = self._torch.autograd.profiler.profile
-        original = profile_type.__dict__["_prepare_trace"]
+        original_prepare = profile_type.__dict__["_prepare_trace"]
+        original_exit = profile_type.__dict__["__exit__"]
         window = self
 
-        @functools.wraps(original)
+        @functools.wraps(original_prepare)
         def _prepare_trace(profiler, *args, **kwargs):
             prof = window._prof
-            if prof is not None and profiler is not getattr(prof, "profiler", None):
-                window.give_way()
-            return original(profiler, *args, **kwargs)
+            if profiler is not getattr(prof, "profiler", None):
+                try:
+                    window._script_prepared = weakref.ref(profiler)
+                except TypeError:
+                    pass
+                if prof is not None:
+                    window.give_way()
+            return original_prepare(profiler, *args, **kwargs)
+
+        @functools.wraps(original_exit)
+        def __exit__(profiler, *args, **kwargs):
+            prepared = window._script_prepared
+            if prepared is not None and prepared() is profiler:
+                window._script_prepared = None
+            return original_exit(profiler, *args, **kwargs)
 
         def unguard():
+            # (wrapped again by someone after us: ours stays, inert once the window is done)
             if profile_type.__dict__.get("_prepare_trace") is _prepare_trace:
-                profile_type._prepare_trace = original
-            # (wrapped again by someone after us: ours stays, inert with the window closed)
+                profile_type._prepare_trace = original_prepare
+            if profile_type.__dict__.get("__exit__") is __exit__:
+                profile_type.__exit__ = original_exit
 
         profile_type._prepare_trace = _prepare_trace
+        profile_type.__exit__ = __exit__
         self._unguard = unguard
+
+    def _watch(self):
+        if self._unguard is None:
+            try:
+                self._guard()
+            except Exception as exc:  # (the window still opens, unguarded)
+                faults.pass_on_scripts(exc)
+
+    def _unwatch(self):
+        """The window is done (written, given up, failed, not opened): the wrappers go."""
+        unguard, self._unguard = self._unguard, None
+        self._script_prepared = None
+        if unguard is not None:
+            try:
+                unguard()
+            except Exception as exc:
+                faults.pass_on_scripts(exc)
 
     def give_way(self):
         """The script is starting its own profiler inside the window: stop the window
@@ -252,6 +296,7 @@ class ProfilerWindow(object):
         the window's stop (its own stop would then raise and fail the run)."""
         self.enabled = False
         self.abandon()
+        self._unwatch()
         self._tell("given up: the script started its own profiler inside it")
         faults.say("profiler window given up: the script started its own profiler (one "
                    "profiler at a time; --skip and --active place the window elsewhere); "
@@ -262,15 +307,9 @@ class ProfilerWindow(object):
         self.news = True
 
     def _close(self):
-        """Forgets the open profiler and unwraps _prepare_trace; returns the profiler."""
+        """Forgets the open profiler; returns it."""
         prof, self._prof = self._prof, None
-        unguard, self._unguard = self._unguard, None
         self._thread_end = None  # (its closer runs now, on this thread: the window is closed)
-        if unguard is not None:
-            try:
-                unguard()
-            except Exception as exc:
-                faults.pass_on_scripts(exc)
         return prof
 
     def step(self):
@@ -288,6 +327,7 @@ class ProfilerWindow(object):
         if prof is None:
             return
         self.enabled = False  # one window per run
+        self._unwatch()
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
@@ -304,9 +344,12 @@ class ProfilerWindow(object):
                 pass
             faults.pass_on_scripts(exc)
 
-    def abandon(self):
-        """Stops the window without writing it (the probe is turning off, or the run
-        changed from inference to training and the window will be taken again)."""
+    def abandon(self, for_good=False):
+        """Stops the window without writing it (the probe is turning off: `for_good`; or
+        the run changed from inference to training and the window will be taken again)."""
+        if for_good:
+            self.enabled = False
+            self._unwatch()
         prof = self._close()
         if prof is None:
             return
@@ -320,11 +363,13 @@ class ProfilerWindow(object):
         """Allows a new window after abandon() (a mode change restarts the step count)."""
         self.abandon()
         self.enabled = self._active > 0  # the new window's trace replaces any earlier one
+        if self.enabled:
+            self._watch()
 
     def _fail(self, exc):
         self.enabled = False
         try:
-            self.abandon()
+            self.abandon(for_good=True)
             faults.part_disabled("profiler window", exc)
         finally:
             faults.pass_on_scripts(exc)  # the script's own (faults)
