@@ -1,7 +1,9 @@
 #include "widgets/chart_style.h"
 
+#include <QVariant>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <qcustomplot.h>
 #include <utility>
 
@@ -78,6 +80,39 @@ QString categoryTooltip(TimeCategory category)
     return {};
 }
 
+namespace {
+
+// The text of a light plot: near-black.
+QColor lightThemeText()
+{
+    return {0x21, 0x21, 0x21};
+}
+
+// WCAG's relative luminance of a colour, 0 (black) to 1 (white).
+double luminance(const QColor& colour)
+{
+    const auto linear = [](double c) {
+        return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) +
+           0.0722 * linear(colour.blueF());
+}
+
+}  // namespace
+
+double contrastRatio(const QColor& a, const QColor& b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor textColorOn(const QColor& fill)
+{
+    const QColor light(Qt::white);
+    return contrastRatio(light, fill) >= contrastRatio(lightThemeText(), fill) ? light
+                                                                               : lightThemeText();
+}
+
 void applyChartStyle(QCustomPlot& plot)
 {
     // Follow the platform's palette: a dark window gets a dark plot. (Exported reports
@@ -85,7 +120,7 @@ void applyChartStyle(QCustomPlot& plot)
     const QPalette palette = plot.palette();
     const bool dark = palette.color(QPalette::Window).lightness() < 128;
     const QColor background = dark ? palette.color(QPalette::Base) : QColor(Qt::white);
-    const QColor text = dark ? palette.color(QPalette::Text) : QColor(0x21, 0x21, 0x21);
+    const QColor text = dark ? palette.color(QPalette::Text) : lightThemeText();
     const QColor grid = dark ? QColor(0x50, 0x50, 0x50) : QColor(0xe0, 0xe0, 0xe0);
     plot.setBackground(background);
     plot.setAntialiasedElements(QCP::aeAll);
@@ -122,11 +157,12 @@ std::pair<double, double> spanFor(Qt::Alignment alignment, double anchor, double
     return {anchor - size / 2, anchor + size / 2};
 }
 
-// Of the three alignments along one direction, the one a label keeps: its current one when
-// the label fits the bound that way, else the first that fits, else the one that overflows
-// least. A function of the anchor, the size and the bound alone once the label fits or once
-// none fits, so a second pass never changes what the first chose (no replot loop).
-Qt::Alignment alignmentInside(Qt::Alignment current, const std::array<Qt::Alignment, 3>& options,
+// Of the three alignments along one direction, the one a label is drawn with: its preferred
+// one when the label fits the bound that way, else the first that fits, else the one that
+// overflows least. A function of the preferred alignment, the anchor, the size and the bound
+// alone, so a second pass never changes what the first chose (no replot loop), and a label
+// turned in a small layout turns back once the plot has room for it.
+Qt::Alignment alignmentInside(Qt::Alignment preferred, const std::array<Qt::Alignment, 3>& options,
                               double anchor, double size, double lo, double hi)
 {
     constexpr double kSlack = 0.5;  // pixels: rounding never counts as overflow
@@ -134,8 +170,8 @@ Qt::Alignment alignmentInside(Qt::Alignment current, const std::array<Qt::Alignm
         const auto [from, to] = spanFor(a, anchor, size);
         return std::max(0.0, lo - from) + std::max(0.0, to - hi);
     };
-    if (overflow(current) <= kSlack)
-        return current;
+    if (overflow(preferred) <= kSlack)
+        return preferred;
     Qt::Alignment best = options[0];
     for (Qt::Alignment option : options) {
         if (overflow(option) <= kSlack)
@@ -146,29 +182,46 @@ Qt::Alignment alignmentInside(Qt::Alignment current, const std::array<Qt::Alignm
     return best;
 }
 
+// A label's own placement, the one its chart asked for, kept on the label: the alignment
+// turnLabelsInside last gave it tells a turn of ours from a new request of the chart's.
+constexpr const char* kPreferredAlignment = "kinetoscopePreferredAlignment";
+constexpr const char* kTurnedAlignment = "kinetoscopeTurnedAlignment";
+
+Qt::Alignment preferredAlignment(QCPItemText& text)
+{
+    const int current = int(text.positionAlignment());
+    const QVariant turned = text.property(kTurnedAlignment);
+    if (turned.isValid() && turned.toInt() == current)
+        return Qt::Alignment(text.property(kPreferredAlignment).toInt());
+    text.setProperty(kPreferredAlignment, current);  // the chart's, set since the last layout
+    return text.positionAlignment();
+}
+
 // Turns every label that would be drawn past its bound (the axes when it is clipped to
-// them, else the widget) to the side of its anchor that keeps it inside. Runs after the
-// layout and before drawing, so the labels are drawn where they stay in the same replot.
+// them, else the widget) to the side of its anchor that keeps it inside, starting each
+// layout from the side its chart asked for: a turn is never kept past the layout that
+// needed it. Runs after the layout and before drawing, so the labels are drawn where they
+// stay in the same replot.
 void turnLabelsInside(QCustomPlot& plot)
 {
     for (int i = 0; i < plot.itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(plot.item(i));
         if (!text || !text->visible() || text->text().isEmpty())
             continue;
+        const Qt::Alignment preferred = preferredAlignment(*text);
         const QRectF bound = text->clipToAxisRect() && text->clipAxisRect()
                                  ? QRectF(text->clipAxisRect()->rect())
                                  : QRectF(plot.rect());
         const QRectF drawn =
             QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
         const QPointF anchor = text->position->pixelPosition();
-        const Qt::Alignment horizontal =
-            alignmentInside(text->positionAlignment() & Qt::AlignHorizontal_Mask,
-                            {Qt::AlignLeft, Qt::AlignHCenter, Qt::AlignRight}, anchor.x(),
-                            drawn.width(), bound.left(), bound.right());
-        const Qt::Alignment vertical =
-            alignmentInside(text->positionAlignment() & Qt::AlignVertical_Mask,
-                            {Qt::AlignTop, Qt::AlignVCenter, Qt::AlignBottom}, anchor.y(),
-                            drawn.height(), bound.top(), bound.bottom());
+        const Qt::Alignment horizontal = alignmentInside(
+            preferred & Qt::AlignHorizontal_Mask, {Qt::AlignLeft, Qt::AlignHCenter, Qt::AlignRight},
+            anchor.x(), drawn.width(), bound.left(), bound.right());
+        const Qt::Alignment vertical = alignmentInside(
+            preferred & Qt::AlignVertical_Mask, {Qt::AlignTop, Qt::AlignVCenter, Qt::AlignBottom},
+            anchor.y(), drawn.height(), bound.top(), bound.bottom());
+        text->setProperty(kTurnedAlignment, int(horizontal | vertical));
         if ((horizontal | vertical) != text->positionAlignment())
             text->setPositionAlignment(horizontal | vertical);
     }

@@ -14,6 +14,11 @@ QColor categoryColor(analysis::TimeCategory category);
 QString categoryLabel(analysis::TimeCategory category);  // "Kernel", "CPU exec", ...
 // A one-sentence explanation of a breakdown category, for tooltips.
 QString categoryTooltip(analysis::TimeCategory category);
+// The text colour (white or the light theme's near-black) that reads best on `fill`: for a
+// label drawn on a bar.
+QColor textColorOn(const QColor& fill);
+// WCAG's contrast ratio of two colours: 1 (the same) to 21 (black on white).
+double contrastRatio(const QColor& a, const QColor& b);
 // Light plot background, readable fonts, no adaptive sampling in exports.
 void applyChartStyle(QCustomPlot& plot);
 // Keeps every text label inside its plot: in each replot, once the layout is known and before

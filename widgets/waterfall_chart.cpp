@@ -10,6 +10,21 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QCustomPlot(parent)
     applyChartStyle(*this);
     yAxis->setLabel(QStringLiteral("time per step (ms)"));
     setMinimumHeight(260);
+    // After applyChartStyle's turn of the labels inside (connected first, so called first):
+    // a label that had to go onto its bar takes the colour that reads on the bar.
+    connect(this, &QCustomPlot::afterLayout, this, &WaterfallChart::colourLabelsOnBars);
+}
+
+void WaterfallChart::colourLabelsOnBars()
+{
+    for (const auto& [label, bar] : m_labels) {
+        const QPointF centre =
+            (label->topLeft->pixelPosition() + label->bottomRight->pixelPosition()) / 2;
+        const QRectF barRect =
+            QRectF(bar->topLeft->pixelPosition(), bar->bottomRight->pixelPosition()).normalized();
+        label->setColor(barRect.contains(centre) ? textColorOn(bar->brush().color())
+                                                 : yAxis->labelColor());
+    }
 }
 
 void WaterfallChart::setComparison(const compare::Comparison& c)
@@ -28,6 +43,7 @@ void WaterfallChart::setSteps(const QString& beforeLabel, double beforeNs,
 {
     clearItems();
     clearPlottables();
+    m_labels.clear();
     struct Bar
     {
         QString label;
@@ -65,6 +81,7 @@ void WaterfallChart::setSteps(const QString& beforeLabel, double beforeNs,
                                                   ? format::duration(shown * 1e6)
                                                   : format::durationChange(shown * 1e6)));
         value->setColor(yAxis->labelColor());
+        m_labels.emplace_back(value, rect);
         top = std::max({top, b.from, b.to});
     }
     xAxis->setTicker(ticker);

@@ -7,6 +7,7 @@
 
 #include <QString>
 #include <qcustomplot.h>
+#include <utility>
 #include <vector>
 
 namespace kinetoscope::widgets {
@@ -27,8 +28,14 @@ public:
                   const QString& afterLabel, double afterNs);
     int barCount() const { return m_barCount; }  // the two steps + the categories that moved
 
+    // Each bar's value label and the bar, in the order drawn.
+    const std::vector<std::pair<QCPItemText*, QCPItemRect*>>& labels() const { return m_labels; }
+
 private:
+    void colourLabelsOnBars();
+
     int m_barCount = 0;
+    std::vector<std::pair<QCPItemText*, QCPItemRect*>> m_labels;
 };
 
 }  // namespace kinetoscope::widgets

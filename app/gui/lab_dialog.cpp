@@ -84,13 +84,16 @@ LabDialog::LabDialog(QWidget* parent)
     setWindowTitle(tr("Run a lab"));
     m_model->addItems({QStringLiteral("mlp"), QStringLiteral("cnn"), QStringLiteral("transformer"),
                        tr("TorchScript file")});
-    m_modelFile->setPlaceholderText(tr("a file written by torch.jit.save"));
+    // Placeholders short enough to show whole in the narrow fields; the detail in tooltips.
+    m_modelFile->setPlaceholderText(tr("torch.jit.save file"));
+    m_modelFile->setToolTip(tr("The TorchScript model to train: a file written by torch.jit.save"));
     m_dataset->addItems({QStringLiteral("synthetic"), QStringLiteral("mnist"),
                          QStringLiteral("cifar10"), QStringLiteral("tensors")});
     m_dataset->setToolTip(
         tr("mnist and cifar10 read the original binary files from a folder; tensors reads a "
            "torch.save file of (inputs, targets)"));
-    m_dataPath->setPlaceholderText(tr("folder (mnist, cifar10) or file (tensors)"));
+    m_dataPath->setPlaceholderText(tr("folder or file"));
+    m_dataPath->setToolTip(tr("The dataset's folder (mnist, cifar10) or file (tensors)"));
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
     m_mode->addItems({QStringLiteral("train"), QStringLiteral("inference")});
     m_mode->setToolTip(tr(
@@ -156,23 +159,27 @@ LabDialog::LabDialog(QWidget* parent)
     loaderForm->addRow(flags);
 
     auto* measure = new QGroupBox(tr("Measurements"), this);
-    auto* measureForm = new QFormLayout(measure);
+    // The note in a box layout, not a form row: a form gives a word-wrapped label the height
+    // of its size hint, not the height its text needs at the width it gets, and cut it off.
+    auto* measureColumn = new QVBoxLayout(measure);
     auto* checks = new QHBoxLayout;
     for (QCheckBox* box : {m_lab, m_split, m_profile})
         checks->addWidget(box);
-    measureForm->addRow(checks);
+    measureColumn->addLayout(checks);
     auto* graphNote = new QLabel(
         tr("The lab's third arm is bf16 with the whole step captured as one CUDA graph: the "
            "C++ counterpart of torch.compile(mode=\"reduce-overhead\"), which has no C++ "
            "API. Without a CUDA device it reports \"needs a GPU\"."),
         this);
     graphNote->setWordWrap(true);
-    measureForm->addRow(graphNote);
+    measureColumn->addWidget(graphNote);
+    auto* measureForm = new QFormLayout;
+    measureForm->setContentsMargins(0, 0, 0, 0);
+    measureColumn->addLayout(measureForm);
     measureForm->addRow(tr("Sweep workers"), m_sweepWorkers);
     measureForm->addRow(tr("Sweep batch sizes"), m_sweepBatch);
     measureForm->addRow(tr("Memory limit (MiB)"), m_memoryLimitMb);
     measureForm->addRow(tr("Checkpoint every N-th block"), m_checkpointEvery);
-    measureForm->addRow(tr("Output folder"), withBrowse(m_outDir, this, [] { return true; }));
 
     auto* columns = new QHBoxLayout;
     columns->addWidget(what);
@@ -182,6 +189,10 @@ LabDialog::LabDialog(QWidget* parent)
     columns->addLayout(right);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(columns);
+    // The output folder across the dialog: a path is long, and shown whole.
+    auto* output = new QFormLayout;
+    output->addRow(tr("Output folder"), withBrowse(m_outDir, this, [] { return true; }));
+    layout->addLayout(output);
     m_error->setStyleSheet(QStringLiteral("color: #c62828"));
     layout->addWidget(m_error);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
