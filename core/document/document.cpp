@@ -241,6 +241,7 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
             break;
         case session::ArmKind::Bf16:
             fill(lab.bf16StepNs, lab.bf16SamplesPerSecond, lab.bf16PeakBytes, lab.bf16LatencyNs);
+            lab.bf16AsWritten = arm.scriptPrecision;
             break;
         case session::ArmKind::Bf16CudaGraph:
         case session::ArmKind::Bf16Compile:
@@ -248,6 +249,7 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
                  lab.graphedLatencyNs);
             if (arm.kind == session::ArmKind::Bf16Compile) {
                 lab.compiled = true;
+                lab.compileAsWritten = arm.scriptCompiles;
                 if (arm.compileSeconds >= 0)
                     lab.compileSeconds = arm.compileSeconds;
             }

@@ -144,6 +144,8 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
     session::LabArm arm;
     arm.kind = session::parseArmKind(name).value_or(session::ArmKind::Fp32);
     arm.note = configOf(run, "arm_note");
+    arm.scriptPrecision = configOf(run, "arm_precision") == "script";
+    arm.scriptCompiles = configOf(run, "arm_compile") == "script";
     arm.otherCpuCores = otherCpuCoresOf(run);
     const std::string armError = configOf(run, "arm_error");
     if (!armError.empty()) {
@@ -282,6 +284,8 @@ ScriptLabResult runScriptLab(const ScriptLabConfig& c, const RunCallbacks& callb
         s.config.erase("arm");
         s.config.erase("arm_error");
         s.config.erase("arm_note");
+        s.config.erase("arm_precision");
+        s.config.erase("arm_compile");
         s.config["lab"] = "script";
         if (!run.tracePath.empty())
             s.tracePath = (fs::path("runs") / name / run.tracePath).string();

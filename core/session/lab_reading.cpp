@@ -227,7 +227,11 @@ LabReading readLab(const Session& s)
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
     const LabArm* compiled = ranArm(s, ArmKind::Bf16Compile);
-    if (fp32 && bf16) {
+    if (fp32 && bf16 && bf16->scriptPrecision)
+        r.lines.push_back("fp32 -> bf16 was not measured: both arms ran the script's own mixed "
+                          "precision as written. The bf16 arm: " +
+                          bf16->note + ".");
+    else if (fp32 && bf16) {
         const double ratio =
             r.bf16OverFp32.emplace(bf16->samplesPerSecond / fp32->samplesPerSecond);
         if (ratio < kLabSlowdown)
@@ -270,7 +274,11 @@ LabReading readLab(const Session& s)
                               "): launch overhead costs real time; capture the step (in Python: "
                               "torch.compile(mode=\"reduce-overhead\")).");
     }
-    if (bf16 && compiled) {
+    if (bf16 && compiled && compiled->scriptCompiles)
+        r.lines.push_back("bf16 -> compile was not measured: the script compiles its model "
+                          "itself, so every arm ran compiled. The bf16+compile arm: " +
+                          compiled->note + ".");
+    else if (bf16 && compiled) {
         const double ratio =
             r.graphOverBf16.emplace(compiled->samplesPerSecond / bf16->samplesPerSecond);
         if (ratio < kLabSlowdown)

@@ -57,6 +57,12 @@ struct LabArm
     int64_t recompiles = -1;
     int64_t compiledInMeasured = -1;  // compilations during measured steps (the median holds)
     std::string note{};  // what the arm found ("the script already uses autocast"), or empty
+    // The script runs its own mixed precision (autocast, a GradScaler): the arm's bf16 was
+    // not applied, so this arm and the fp32 arm both ran the script as written.
+    bool scriptPrecision = false;
+    // The script compiles its model itself: the arm's torch.compile was not applied (every
+    // arm ran the script's compiled model).
+    bool scriptCompiles = false;
     // Cores other processes used on average while the arm's run went on (a script's lab:
     // core/lab/other_processes.h); -1 where not measured.
     double otherCpuCores = -1;

@@ -70,6 +70,10 @@ json toJson(const LabArm& a)
         j["compiled_in_measured"] = a.compiledInMeasured;
     if (!a.note.empty())
         j["note"] = a.note;
+    if (a.scriptPrecision)
+        j["script_precision"] = true;
+    if (a.scriptCompiles)
+        j["script_compiles"] = true;
     if (a.otherCpuCores >= 0)
         j["other_cpu_cores"] = a.otherCpuCores;
     return j;
@@ -97,6 +101,8 @@ LabArm labArmFrom(const json& value)
     arm.recompiles = integerOr(value, "recompiles", -1);
     arm.compiledInMeasured = integerOr(value, "compiled_in_measured", -1);
     arm.note = value.value("note", "");
+    arm.scriptPrecision = value.value("script_precision", false);
+    arm.scriptCompiles = value.value("script_compiles", false);
     arm.otherCpuCores = value.value("other_cpu_cores", -1.0);
     return arm;
 }

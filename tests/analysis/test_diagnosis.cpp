@@ -369,6 +369,30 @@ private Q_SLOTS:
         QVERIFY(!find(d.findings, "dataloader-bound"));
         const Diagnosed without = diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None));
         QVERIFY(!find(without.findings, "not-precision-bound"));
+        // A script with its own mixed precision: both arms ran it as written, and nothing
+        // is read of fp32 against bf16 (a Lightning bf16-mixed lab read 'only 8.9 %').
+        lab.bf16AsWritten = true;
+        const Diagnosed asWritten =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(!find(asWritten.findings, "not-precision-bound"));
+        QVERIFY(find(asWritten.findings, "already-fused"));  // bf16 -> graph is still read
+        lab.bf16StepNs = 43.7e6;
+        QVERIFY(!find(
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab).findings,
+            "bf16-measured"));
+        // A script that compiles its model itself: every arm ran compiled, no bf16 -> compile.
+        lab.bf16AsWritten = false;
+        lab.bf16StepNs = 95e6;
+        lab.compiled = true;
+        lab.graphedStepNs = 40e6;  // 2.4x: compile-measured, had it been measured
+        QVERIFY(
+            find(diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab).findings,
+                 "compile-measured"));
+        lab.compileAsWritten = true;
+        const Diagnosed compiledAsWritten =
+            diagnoseText(kinetoscope::test::scenarioTrace(Pathology::None), {}, &lab);
+        QVERIFY(!find(compiledAsWritten.findings, "compile-measured"));
+        QVERIFY(find(compiledAsWritten.findings, "not-precision-bound"));
     }
 
     // Issue #19: what the lab measured outranks what the trace suggests.

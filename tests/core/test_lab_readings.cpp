@@ -439,6 +439,63 @@ private Q_SLOTS:
         QCOMPARE(fits.dataWaitMs, 1.0);
     }
 
+    // A script that runs its own mixed precision (autocast, a GradScaler) runs it in the
+    // fp32 arm too, and the bf16 arm leaves it as it is: the reading says fp32 -> bf16 was
+    // not measured, never 'a small jump' between two runs of the same code.
+    void aScriptsOwnPrecisionIsNotReadAsAJump()
+    {
+        session::Session run;
+        run.config = {{"batch_size", "64"},
+                      {"arm", "bf16"},
+                      {"arm_note", "the script already uses autocast (bfloat16 not applied twice)"},
+                      {"arm_precision", "script"}};
+        for (double wall : {4.0, 4.1, 4.0, 4.2}) {
+            session::StepTiming t;
+            t.step = int64_t(run.steps.size());
+            t.wallMs = wall;
+            run.steps.push_back(t);
+        }
+        session::LabArm bf16 = lab::armFromRun("bf16", run, "");
+        QVERIFY(bf16.ran && bf16.scriptPrecision);
+        bf16 = session::labArmFrom(session::toJson(bf16));  // kept through the session file
+        QVERIFY(bf16.scriptPrecision);
+        session::Session s;
+        s.lab = {ranArm(session::ArmKind::Fp32, 64 * 1000.0 / 4.47, 64), bf16};
+        const session::LabReading reading = session::readLab(s);
+        QVERIFY(!reading.lines.empty());
+        QVERIFY2(reading.lines.front() ==
+                     "fp32 -> bf16 was not measured: both arms ran the script's own mixed "
+                     "precision as written. The bf16 arm: the script already uses autocast "
+                     "(bfloat16 not applied twice).",
+                 reading.lines.front().c_str());
+        QVERIFY(!reading.bf16OverFp32);
+        run.config.erase("arm_precision");
+        QVERIFY(!lab::armFromRun("bf16", run, "").scriptPrecision);
+
+        // A script that compiles its model itself: the third arm did not compile it again.
+        run.config = {{"batch_size", "64"},
+                      {"arm", "bf16+compile"},
+                      {"arm_note", "the script compiles its model itself (torch.compile not "
+                                   "applied twice)"},
+                      {"arm_compile", "script"}};
+        session::LabArm compiled = lab::armFromRun("bf16+compile", run, "");
+        QVERIFY(compiled.ran && compiled.scriptCompiles && !compiled.scriptPrecision);
+        compiled = session::labArmFrom(session::toJson(compiled));
+        QVERIFY(compiled.scriptCompiles);
+        s.lab = {ranArm(session::ArmKind::Fp32, 64 * 1000.0 / 4.47, 64),
+                 ranArm(session::ArmKind::Bf16, 64 * 1000.0 / 4.07, 64), compiled};
+        const session::LabReading both = session::readLab(s);
+        QVERIFY(both.lines.size() >= 2);
+        QVERIFY2(both.lines.front().starts_with("fp32 -> bf16 is a small jump"),
+                 both.lines.front().c_str());
+        QVERIFY2(both.lines.at(1) ==
+                     "bf16 -> compile was not measured: the script compiles its model itself, so "
+                     "every arm ran compiled. The bf16+compile arm: the script compiles its model "
+                     "itself (torch.compile not applied twice).",
+                 both.lines.at(1).c_str());
+        QVERIFY(!both.graphOverBf16);
+    }
+
     // The third arm of a script's lab is the real torch.compile: its jump read in its own
     // words, its compilation said apart, and both kept through the session file.
     void theCompileArmIsReadApartFromCompilation()

@@ -61,6 +61,9 @@ harness.RUNS.update({
     "compile_bad_mode": (MLP_30, {"skip": 5, "active": 0, "arm": "bf16+compile",
                                   "compile_mode": "no-such-mode"}, compile_env("compile_bad_mode")),
     "mlp_bare": (MLP_30, None, {"probe": False}),
+    # a script that compiles its model itself (train_fullgraph.py: Dynamo's eager backend)
+    "compile_own": (["train_fullgraph.py", "--steps-total", "10"],
+                    {"skip": 2, "active": 0, "arm": "bf16+compile"}, compile_env("compile_own")),
 })
 harness.FIRST.extend(["compile", "compile_fails", "images", "images_workers"])
 
@@ -165,12 +168,27 @@ class Arms(unittest.TestCase):
         self.assertEqual(set(report["out_dtypes"][1:]), {"torch.bfloat16"}, report)
         self.assertEqual(set(report["autocast_after_step"]), {False}, report)
 
+    def test_the_scripts_own_compile_is_not_doubled(self):
+        # The compile arm compiled the script's compiled model again (helper 39: a
+        # LightningModule compiled in __init__), and the lab read bf16 -> compile as measured.
+        run = result("compile_own")
+        self.assertEqual(run.returncode, 0, run.explain())
+        config = run.last_config()
+        self.assertEqual(config.get("arm"), "bf16+compile")
+        self.assertEqual(config.get("arm_compile"), "script")
+        self.assertEqual(config.get("arm_note"),
+                         "the script compiles its model itself (torch.compile not applied twice)")
+        self.assertNotIn("compile_seconds", config)  # nothing of ours compiled
+        self.assertNotIn("arm_error", config)
+        self.assertIn(b"trained; graphs", run.stdout)
+
     def test_the_scripts_own_autocast_is_not_doubled(self):
         run = result("arm_own_autocast")
         self.assertEqual(run.returncode, 0, run.explain())
         config = run.last_config()
         self.assertEqual(config.get("arm"), "bf16")
         self.assertEqual(config.get("arm_note"), "the script already uses autocast (bfloat16 not applied twice)")
+        self.assertEqual(config.get("arm_precision"), "script")  # (no fp32 -> bf16 to read)
         self.assertNotIn("arm_error", config)
         report = _report("arm_own_autocast")
         self.assertEqual(set(report["out_dtypes"]), {"torch.bfloat16"})  # the script's own
@@ -186,6 +204,7 @@ class Arms(unittest.TestCase):
         self.assertTrue(report["scaler_enabled"])
         self.assertEqual(run.last_config().get("arm_note"),
                          "the script uses a GradScaler (its own mixed precision): bfloat16 not applied")
+        self.assertEqual(run.last_config().get("arm_precision"), "script")
         self.assertEqual(set(report["out_dtypes"]), {"torch.float32"})
 
     def test_arms_on_train_mlp(self):

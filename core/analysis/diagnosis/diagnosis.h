@@ -71,6 +71,12 @@ struct LabMeasurements
     // its compilation's seconds, apart from the steady figures.
     bool compiled = false;
     std::optional<double> compileSeconds;
+    // The script runs its own mixed precision: the bf16 arm ran it as written, as the fp32
+    // arm did, so fp32 -> bf16 was not measured (the figures stay for bf16 -> compile).
+    bool bf16AsWritten = false;
+    // The script compiles its model itself: the third arm did not compile it again, and
+    // bf16 -> compile was not measured (every arm ran compiled).
+    bool compileAsWritten = false;
 
     // The memory the run could use: the device's, or the run's memory limit when lower;
     // unset where neither was recorded (a CPU run without a limit, an older session).

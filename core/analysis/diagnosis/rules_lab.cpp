@@ -156,6 +156,8 @@ Finding bf16Slowdown(const LabMeasurements& lab, const Arm& fp32, const Arm& bf1
 
 void precision(const LabMeasurements& lab, std::vector<Finding>& out)
 {
+    if (lab.bf16AsWritten)
+        return;  // both arms ran the script's own precision: no fp32 -> bf16 to read
     const bool batch = perBatch(lab, ArmId::Fp32, ArmId::Bf16);
     const Arm fp32 = arm(lab, ArmId::Fp32, batch), bf16 = arm(lab, ArmId::Bf16, batch);
     const std::optional<double> ratio = jump(fp32, bf16);
@@ -303,6 +305,8 @@ void compiled(const LabMeasurements& lab, const Arm& bf16, const Arm& compiledAr
 
 void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
 {
+    if (lab.compileAsWritten)
+        return;  // every arm ran the script's own compiled model: no bf16 -> compile to read
     const bool batch = perBatch(lab, ArmId::Bf16, ArmId::Graphed);
     const Arm bf16 = arm(lab, ArmId::Bf16, batch), graphed = arm(lab, ArmId::Graphed, batch);
     const std::optional<double> ratio = jump(bf16, graphed);

@@ -29,7 +29,9 @@ returned, `arm_error` says "torch.compile failed: <ExcType: first line>", and th
 stops at the next step boundary. A mode torch.compile refuses fails the same way.
 
 Config keys (strings; sent with `started`, merged, at the step boundary after they
-change and at exit): arm, compile_mode, arm_note, arm_error, compile_seconds,
+change and at exit): arm, compile_mode, arm_note, arm_precision ("script": the script's
+own mixed precision, bf16 not applied), arm_compile ("script": the script compiles its
+model itself, torch.compile not applied again), arm_error, compile_seconds,
 graph_breaks, recompiles, compiled_in_measured; seed, script_reseeds, loader_overrides
 (overrides.py).
 """
@@ -90,6 +92,11 @@ class Lab(object):
     def config(self):
         self.dirty = False
         return dict(self.values)
+
+    def add_note(self, note):
+        """What the arm found, said in `arm_note` (several joined by '; ')."""
+        before = self.values.get("arm_note")
+        self.set("arm_note", note if not before or note in before else before + "; " + note)
 
     def fail(self, error):
         """The arm cannot run as asked: said, and the script stops at the next boundary."""
@@ -173,7 +180,12 @@ class Lab(object):
             self.handles.append(module.register_forward_pre_hook(self._pre))
             self.handles.append(module.register_forward_hook(self._post))
         if self.compile:
-            self._compile(module)
+            if _compiled_by_script(module):
+                self.add_note("the script compiles its model itself (torch.compile not applied "
+                              "twice)")
+                self.set("arm_compile", "script")  # (every arm ran compiled)
+            else:
+                self._compile(module)
 
     def _unapply(self):
         if self.entered:
@@ -224,7 +236,8 @@ class Lab(object):
         if not self.use_autocast:
             return
         self.use_autocast = False
-        self.set("arm_note", note)
+        self.add_note(note)
+        self.set("arm_precision", "script")  # (the fp32 arm ran the script's precision too)
         if self.entered:
             self.exit_autocast()
         while self.handles:
@@ -321,6 +334,13 @@ class Lab(object):
             elif getattr(module.__dict__.get("forward"), "__kinetoscope_compiled__", False):
                 del module.forward
         self.saved_forward = None
+
+
+def _compiled_by_script(module):
+    """Whether the model is the script's own torch.compile wrapper (OptimizedModule), or a
+    module the script compiled in place (nn.Module.compile)."""
+    return (getattr(module, "_orig_mod", None) is not None
+            or getattr(module, "_compiled_call_impl", None) is not None)
 
 
 def create(probe, torch):
