@@ -636,9 +636,10 @@ class Loop(object):
                         self.probe.send_started(self.config())
             timing = self.timing
             now = perf_counter() if timing is None else timing.mark()
-            closure = _closure_of(optimizer, args, kwargs)
-            if closure is not None:
-                return self._step_with_closure(optimizer, closure, args, kwargs, now)
+            if kwargs or len(args) > 1:  # (a plain step() passes the optimizer alone)
+                closure = _closure_of(optimizer, args, kwargs)
+                if closure is not None:
+                    return self._step_with_closure(optimizer, closure, args, kwargs, now)
             if self.forward_open is not None:
                 self._add(FORWARD, self.forward_open, now)
                 self.forward_open = None
