@@ -8,6 +8,7 @@
 #ifndef Q_MOC_RUN
 #include "app/gui/main_window.h"
 #include "app/gui/profile_dialog.h"
+#include "tests/support/laptop_screen.h"
 #include "tests/support/test_support.h"
 #include "widgets/compare_view.h"
 #include "widgets/document_view.h"
@@ -445,26 +446,8 @@ private Q_SLOTS:
 
 int main(int argc, char** argv)
 {
-    // A laptop's screen: the offscreen platform with one 1366x768 screen.
-    const QString config = QDir::temp().filePath(QStringLiteral("kinetoscope-laptop-screen-%1.json")
-                                                     .arg(QCoreApplication::applicationPid()));
-    {
-        QFile file(config);
-        if (!file.open(QIODevice::WriteOnly))
-            return 1;
-        file.write(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366,
-                       "height": 768, "logicalDpi": 96, "logicalBpi": 96, "dpr": 1}]})");
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
-    int status = 0;
-    {
-        QApplication app(argc, argv);
-        TestLaptopScreen test;
-        QTEST_SET_MAIN_SOURCE_PATH
-        status = QTest::qExec(&test, argc, argv);
-    }
-    QFile::remove(config);
-    return status;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return kinetoscope::test::runOnLaptopScreen<TestLaptopScreen>(argc, argv, QSize(1366, 768));
 }
 
 #include "test_laptop_screen.moc"

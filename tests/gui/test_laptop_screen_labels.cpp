@@ -9,6 +9,7 @@
 // The test runs on an offscreen screen of 1280x720 (set up in main, before the application).
 #ifndef Q_MOC_RUN
 #include "app/gui/lab_dialog.h"
+#include "tests/support/laptop_screen.h"
 #include "widgets/chart_style.h"
 #include "widgets/memory_chart.h"
 #include "widgets/waterfall_chart.h"
@@ -231,27 +232,9 @@ private Q_SLOTS:
 
 int main(int argc, char** argv)
 {
-    // A laptop's screen: the offscreen platform with one 1280x720 screen.
-    const QString config =
-        QDir::temp().filePath(QStringLiteral("kinetoscope-laptop-screen-labels-%1.json")
-                                  .arg(QCoreApplication::applicationPid()));
-    {
-        QFile file(config);
-        if (!file.open(QIODevice::WriteOnly))
-            return 1;
-        file.write(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1280,
-                       "height": 720, "logicalDpi": 96, "logicalBpi": 96, "dpr": 1}]})");
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
-    int status = 0;
-    {
-        QApplication app(argc, argv);
-        TestLaptopScreenLabels test;
-        QTEST_SET_MAIN_SOURCE_PATH
-        status = QTest::qExec(&test, argc, argv);
-    }
-    QFile::remove(config);
-    return status;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return kinetoscope::test::runOnLaptopScreen<TestLaptopScreenLabels>(argc, argv,
+                                                                        QSize(1280, 720));
 }
 
 #include "test_laptop_screen_labels.moc"
