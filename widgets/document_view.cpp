@@ -156,7 +156,9 @@ DocumentView::DocumentView(std::shared_ptr<const document::Document> trace, QWid
     m_roofline = new RooflinePanel(operatorsPage);
     m_roofline->setRoofline(t.summary.roofline);
     operatorsPage->addWidget(m_roofline);
-    m_roofline->setVisible(!hostOnly);
+    // Hidden where it would be empty (a host-only run, or no kernel time rated): the table
+    // gets the width its device columns need.
+    m_roofline->setVisible(!hostOnly && t.summary.roofline.ratedNs > 0);
     operatorsPage->setStretchFactor(0, 3);
     operatorsPage->setStretchFactor(1, 2);
     connect(m_roofline, &RooflinePanel::opClicked, this, [this](size_t op) { selectOpGroup(op); });

@@ -28,7 +28,10 @@ MemoryPage::MemoryPage(const analysis::TraceSummary& summary, QWidget* parent)
     if (m_memory.empty()) {
         layout->addWidget(new QLabel(
             tr("This trace has no memory samples (profile with profile_memory=True)."), this));
-        layout->addWidget(m_chart, 1);
+        // No chart under the notice: an empty plot's 0-0.001 axis and blank legend say
+        // nothing the notice has not said.
+        layout->addStretch(1);
+        m_chart->hide();
         m_table->hide();
         m_device->hide();
         m_peak->hide();

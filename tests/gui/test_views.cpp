@@ -363,6 +363,7 @@ private Q_SLOTS:
         QVERIFY(!gpuView.operators()->table()->isColumnHidden(Op::DeviceTotal));
         QCOMPARE(gpuView.operators()->table()->horizontalHeader()->sortIndicatorSection(),
                  int(Op::DeviceTotal));
+        QVERIFY(gpu->summary.roofline.ratedNs > 0);
         QVERIFY(gpuView.roofline()->isVisibleTo(gpuView.roofline()->parentWidget()));
     }
 
@@ -636,6 +637,32 @@ private Q_SLOTS:
         const QWidget* flameArea = view.modules()->flameGraph()->parentWidget();
         QVERIFY2(flameArea->height() > view.modules()->height() * 2 / 3,
                  QByteArray::number(flameArea->height()));
+    }
+
+    // A trace without memory samples: the Memory page's notice alone, no empty plot (a
+    // 0-0.001 axis, a blank legend) under it; a trace with samples keeps its chart.
+    void aTraceWithoutMemorySamplesShowsNoEmptyChart()
+    {
+        const auto none = analysed("gpupuzzlers/torch_compile_fusion.json.gz");
+        QVERIFY(none && none->summary.memory.empty());
+        widgets::DocumentView view(none);
+        QVERIFY(!view.memoryPage()->chart()->isVisibleTo(view.memoryPage()));
+        const auto some = analysed("misc/dtu_mlops_cpu_memory.json.gz");
+        QVERIFY(some && !some->summary.memory.empty());
+        widgets::DocumentView withSamples(some);
+        QVERIFY(withSamples.memoryPage()->chart()->isVisibleTo(withSamples.memoryPage()));
+    }
+
+    // A GPU run whose roofline rated no kernel time: no empty roofline beside the Operators
+    // table (a GPU run that rates kernels keeps it: aHostOnlyRunsOperatorsLeadWithHostTimes).
+    void aRooflineThatRatedNothingLeavesTheTableTheWidth()
+    {
+        const auto trace = analysed("hta/allreduce_memory_rank1.json.gz");
+        QVERIFY(trace && !trace->summary.window.cpuOnly);
+        QVERIFY(trace->summary.roofline.kernelNs > 0);
+        QCOMPARE(trace->summary.roofline.ratedNs, int64_t(0));
+        widgets::DocumentView view(trace);
+        QVERIFY(!view.roofline()->isVisibleTo(view.roofline()->parentWidget()));
     }
 
     void drawsAllocatedAndReservedMemory()

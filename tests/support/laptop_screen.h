@@ -12,11 +12,10 @@ namespace kinetoscope::test {
 template <class Test>
 int runOnLaptopScreen(int argc, char** argv, QSize screen)
 {
-    const QString config =
-        QDir::temp().filePath(QStringLiteral("kinetoscope-screen-%1x%2-%3.json")
-                                  .arg(screen.width())
-                                  .arg(screen.height())
-                                  .arg(QCoreApplication::applicationPid()));
+    const QString config = QDir::temp().filePath(QStringLiteral("kinetoscope-screen-%1x%2-%3.json")
+                                                     .arg(screen.width())
+                                                     .arg(screen.height())
+                                                     .arg(QCoreApplication::applicationPid()));
     {
         QFile file(config);
         if (!file.open(QIODevice::WriteOnly))
