@@ -399,7 +399,8 @@ private Q_SLOTS:
         const QRegularExpression arms(
             QStringLiteral("fp32 -> bf16 is a (\\w+) jump|fp32 -> bf16 is a slowdown"));
         QVERIFY2(arms.match(lab.out).hasMatch(), qPrintable(lab.out));
-        const bool slowdown = lab.out.contains(QStringLiteral("fp32 -> bf16 is a slowdown"));
+        // (not "a slowdown within this run's noise": 0.9x to 1x, read by not-precision-bound)
+        const bool slowdown = lab.out.contains(QStringLiteral("fp32 -> bf16 is a slowdown ("));
         const Ran diagnosed =
             run({QStringLiteral("diagnose"), out + QStringLiteral("/session.kinetoscope.json")});
         QCOMPARE(diagnosed.code, 0);

@@ -371,7 +371,10 @@ private Q_SLOTS:
                   std::to_string(walls[walls.size() / 2]))
                      .c_str());
         QVERIFY2(r.out.contains("Sweep of workers: best at workers = "), r.out.constData());
-        if (s.sweep[1].samplesPerSecond > s.sweep[0].samplesPerSecond)
+        // The DataLoader finding (the split's wait above its compute) cites what the sweep
+        // measured. (On a loaded machine the compute can outgrow the wait: no finding then.)
+        if (s.sweep[1].samplesPerSecond > s.sweep[0].samplesPerSecond &&
+            r.out.contains("data-bound, the loader sets the pace"))
             QVERIFY2(r.out.contains("The workers sweep measured it: num_workers=2"),
                      r.out.constData());
     }
