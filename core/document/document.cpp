@@ -1,5 +1,6 @@
 #include "core/document/document.h"
 
+#include "core/format/number_text.h"
 #include "core/parallel/thread_count.h"
 #include "core/session/lab_reading.h"
 #include "core/session/memory_reading.h"
@@ -202,14 +203,15 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     if (lab.script && walls.size() >= analysis::kMeasuredStepsToCompare)
         lab.measuredStepMedianNs = positive(session::timingStats("wall", walls).medianMs * 1e6);
     if (const auto skip = session.config.find("skip"); skip != session.config.end())
-        lab.windowSkip = std::atoll(skip->second.c_str());
+        lab.windowSkip = format::integerIn(skip->second).value_or(0);
     for (const session::SharedRun& shared : session::sharedRuns(session))
         lab.sharedRuns.push_back({shared.run, shared.otherCores});
     lab.machineCores = session::machineCores(session);
     lab.armsFinished = size_t(std::count_if(session.lab.begin(), session.lab.end(),
                                             [](const session::LabArm& arm) { return arm.ran; }));
     if (const auto every = session.config.find("checkpoint_every"); every != session.config.end())
-        lab.armsCheckpointing = session::checkpointingName(std::atoll(every->second.c_str()));
+        lab.armsCheckpointing =
+            session::checkpointingName(format::integerIn(every->second).value_or(0));
     const auto device = session.config.find("device");
     const auto environment = session.environment.find("device");
     lab.cpu = (device != session.config.end() && device->second == "cpu") ||
@@ -218,10 +220,10 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
         lab.cpuBf16Units = units->second;
     if (const auto total = session.environment.find("device_memory_bytes");
         total != session.environment.end())
-        lab.memoryAvailableBytes = positive(std::atof(total->second.c_str()));
+        lab.memoryAvailableBytes = positive(format::numberIn(total->second).value_or(0));
     if (const auto limit = session.config.find("memory_limit_mb"); limit != session.config.end())
         if (const std::optional<double> bytes =
-                positive(std::atof(limit->second.c_str()) * 1024 * 1024))
+                positive(format::numberIn(limit->second).value_or(0) * 1024 * 1024))
             lab.memoryAvailableBytes = std::min(*bytes, lab.memoryAvailableBytes.value_or(*bytes));
     for (const session::LabArm& arm : session.lab) {
         if (!arm.ran)
@@ -303,7 +305,7 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
                     analysis::LabMeasurements::Growth{growth->fromStep, growth->bytesPerStep};
         if (const std::optional<double> held = session::reservedOverPeak(memory);
             held && std::isfinite(*held))
-            lab.reservedOverPeak = *held;
+            lab.reservedOverPeak = held;
         if (memory.split.activationBytes >= 0)
             lab.activationBytes = double(memory.split.activationBytes);
     }

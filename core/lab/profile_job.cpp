@@ -1,6 +1,7 @@
 #include "core/lab/profile_job.h"
 
 #include "core/format/format.h"
+#include "core/format/number_text.h"
 #include "core/lab/child_process.h"
 #include "core/lab/live_sampler.h"
 #include "core/lab/probe_stream.h"
@@ -463,7 +464,9 @@ JobRunResult runProfileJob(const ProfileConfig& c, const JobCallbacks& callbacks
         }
         if (const auto world = r.heard.header.config.find("world_size");
             world != r.heard.header.config.end())
-            result.worldSize = std::max(result.worldSize, std::atoi(world->second.c_str()));
+            if (const std::optional<int64_t> size = format::integerIn(world->second);
+                size && *size > 0 && *size <= INT32_MAX)
+                result.worldSize = std::max(result.worldSize, int(*size));
         result.ranks.push_back(std::move(run));
     }
 

@@ -1,6 +1,7 @@
 #include "core/lab/script_lab.h"
 
 #include "core/format/format.h"
+#include "core/format/number_text.h"
 #include "core/session/timing_stats.h"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ Pace paceOf(const session::Session& s)
 {
     Pace p;
     std::vector<double> walls;
+    walls.reserve(s.steps.size());
     for (const session::StepTiming& t : s.steps)
         walls.push_back(t.wallOrPhasesMs());
     p.medianMs = session::timingStats("wall", walls).medianMs;  // nearest rank
@@ -81,7 +83,7 @@ bool outOfMemory(const std::string& error)
 int64_t numberOr(const session::Session& s, const std::string& key, int64_t fallback)
 {
     const std::string text = configOf(s, key);
-    return text.empty() ? fallback : int64_t(std::atoll(text.c_str()));
+    return format::integerIn(text).value_or(fallback);
 }
 
 // The cores other processes used during the run (its config's "other_cpu_cores", written
@@ -104,8 +106,8 @@ std::string runName(const std::string& knob, int64_t value)
 int64_t batchSizeOf(const session::Session& run)
 {
     const std::string text = configOf(run, "batch_size");
-    const long long value = text.empty() ? 0 : std::atoll(text.c_str());
-    return value > 0 ? int64_t(value) : 1;
+    const int64_t value = format::integerIn(text).value_or(0);
+    return value > 0 ? value : 1;
 }
 
 int64_t samplesPerStepOf(const session::Session& run)
@@ -169,8 +171,8 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
     arm.peakReservedBytes = peakOf(run, &session::StepTiming::peakReservedBytes);
     if (arm.kind == session::ArmKind::Bf16Compile) {
         const std::string seconds = configOf(run, "compile_seconds");
-        if (!seconds.empty())
-            arm.compileSeconds = std::atof(seconds.c_str());
+        if (const std::optional<double> value = format::numberIn(seconds))
+            arm.compileSeconds = *value;
         arm.graphBreaks = numberOr(run, "graph_breaks", -1);
         arm.recompiles = numberOr(run, "recompiles", -1);
         arm.compiledInMeasured = numberOr(run, "compiled_in_measured", -1);

@@ -1,6 +1,7 @@
 #include "core/session/lab_reading.h"
 
 #include "core/format/format.h"
+#include "core/format/number_text.h"
 #include "core/session/memory_reading.h"
 
 #include <algorithm>
@@ -156,8 +157,8 @@ int machineCores(const Session& s)
     const auto threads = s.environment.find("host_threads");
     if (threads == s.environment.end())
         return 0;
-    const int cores = std::atoi(threads->second.c_str());
-    return cores > 0 ? cores : 0;
+    const std::optional<int64_t> cores = format::integerIn(threads->second);
+    return cores && *cores > 0 && *cores <= INT32_MAX ? int(*cores) : 0;
 }
 
 std::vector<SharedRun> sharedRuns(const Session& s)

@@ -2,12 +2,14 @@
 #ifndef Q_MOC_RUN  // moc cannot parse <concepts>
 #include "core/format/csv.h"
 #include "core/format/format.h"
+#include "core/format/number_text.h"
 #endif
 
 #include <QtTest>
 #include <clocale>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace kinetoscope;
 
@@ -183,6 +185,28 @@ private Q_SLOTS:
                  std::string("a b c\t7\n"));
         QCOMPARE(format::csvHeader("Self CPU", "ns"), std::string("Self CPU (ns)"));
         QCOMPARE(format::csvHeader("Name", ""), std::string("Name"));
+    }
+
+    // A session's values read back whole, or not at all: atoll and atof read "12abc" as 12
+    // and "" as 0, and std::atof gives NaN and infinity as numbers.
+    void numbersAreReadWholeOrNotAtAll()
+    {
+        QCOMPARE(format::integerIn("42"), std::optional<int64_t>(42));
+        QCOMPARE(format::integerIn("-3"), std::optional<int64_t>(-3));
+        QCOMPARE(format::integerIn("12abc"), std::optional<int64_t>());
+        QCOMPARE(format::integerIn(""), std::optional<int64_t>());
+        QCOMPARE(format::integerIn(" 7"), std::optional<int64_t>());
+        QCOMPARE(format::integerIn("2.0"), std::optional<int64_t>());
+        QCOMPARE(format::integerIn("99999999999999999999"), std::optional<int64_t>());
+        QCOMPARE(format::numberIn("12.25"), std::optional<double>(12.25));
+        QCOMPARE(format::numberIn("1e3"), std::optional<double>(1000.0));
+        QCOMPARE(format::numberIn("nan"), std::optional<double>());
+        QCOMPARE(format::numberIn("inf"), std::optional<double>());
+        QCOMPARE(format::numberIn("1e400"), std::optional<double>());
+        QCOMPARE(format::numberIn("3.5 s"), std::optional<double>());
+        std::setlocale(LC_ALL, "de_DE.UTF-8");  // a decimal comma must not be wanted
+        QCOMPARE(format::numberIn("0.5"), std::optional<double>(0.5));
+        std::setlocale(LC_ALL, "C");
     }
 };
 

@@ -4,6 +4,7 @@
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
 #include "core/analysis/runtime_calls.h"
+#include "core/format/number_text.h"
 #include "core/trace/name_cache.h"
 
 #include <algorithm>
@@ -19,9 +20,11 @@ int64_t deviceMemoryBytes(const DiagnosisInput& in, const std::string& device)
 {
     if (!device.starts_with("cuda:"))
         return -1;
-    const int id = std::atoi(device.c_str() + 5);
+    const std::optional<int64_t> id = format::integerIn(std::string_view(device).substr(5));
+    if (!id)
+        return -1;
     for (const trace::DeviceInfo& d : in.model.metadata().devices)
-        if (d.id == id)
+        if (d.id == *id)
             return d.totalGlobalMemBytes;
     return -1;
 }
