@@ -9,12 +9,15 @@
 #   scripts/tidy.sh FILE...             the given source files
 # BUILD_DIR (default build/) must have been built once (scripts/build.sh): app/ sources
 # include headers that the build generates. Runs on every core (TIDY_JOBS to change).
+# clang-tidy is the pinned one scripts/setup.sh puts in the venv (CLANG_TIDY to change).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${BUILD_DIR:-$root/build}
 jobs=${TIDY_JOBS:-$(nproc)}
 command -v run-clang-tidy > /dev/null || { echo "tidy.sh: run-clang-tidy not found (scripts/setup.sh installs clang-tidy)" >&2; exit 2; }
+tidy=${CLANG_TIDY:-${KINETOSCOPE_VENV:-$HOME/.local/share/kinetoscope/venv}/bin/clang-tidy}
+[ -x "$tidy" ] || { echo "tidy.sh: no clang-tidy at $tidy (scripts/setup.sh installs it)" >&2; exit 2; }
 [ -f "$build/compile_commands.json" ] || { echo "tidy.sh: no $build/compile_commands.json: build first (scripts/build.sh)" >&2; exit 2; }
 
 in_scope() { grep -E '^(core|app)/.*\.(cpp|h|inc)$' || true; }
@@ -64,7 +67,7 @@ keys=$build/tidy.keys
 total=${#compiled[@]}
 if [ "${TIDY_CACHE:-1}" != 0 ]; then
     if python3 "$root/scripts/tidy_cache.py" pending "$build" "$root" "$cache" \
-        "$(clang-tidy --version)" "$keys" "${compiled[@]}" > "$keys.pending"; then
+        "$("$tidy" --version)" "$keys" "${compiled[@]}" > "$keys.pending"; then
         mapfile -t compiled < "$keys.pending"
     else
         echo "tidy: the cache could not be read; every file is checked" >&2
@@ -80,7 +83,7 @@ patterns=()
 for file in "${compiled[@]}"; do patterns+=("^${file//./\\.}\$"); done
 # The findings as file:line:column: message [check], without the terminal's colours.
 status=0
-run-clang-tidy -quiet -p "$build" -j "$jobs" "${patterns[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$log" ||
+run-clang-tidy -quiet -clang-tidy-binary "$tidy" -p "$build" -j "$jobs" "${patterns[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$log" ||
     status=$?
 if [ $status = 0 ] && ! grep -q -E '(warning|error): ' "$log"; then
     python3 "$root/scripts/tidy_cache.py" record "$cache" "$keys" ||

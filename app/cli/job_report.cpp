@@ -103,6 +103,7 @@ json collectivesJson(const job::Job& job)
 std::vector<const job::MatchedCollective*> byLongestWait(const job::CollectiveMatch& match)
 {
     std::vector<const job::MatchedCollective*> order;
+    order.reserve(match.matched.size());
     for (const job::MatchedCollective& m : match.matched)
         order.push_back(&m);
     std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {

@@ -573,6 +573,7 @@ std::string summaryText(const std::string& path, const trace::LoadResult& loaded
             << format::duration(double(s.modules.deviceNs))
             << " device time launched inside them (forward; backward runs outside module spans)\n";
         std::vector<const ModuleNode*> bySelf;
+        bySelf.reserve(s.modules.nodes.size());
         for (const ModuleNode& m : s.modules.nodes)
             bySelf.push_back(&m);
         std::stable_sort(bySelf.begin(), bySelf.end(),

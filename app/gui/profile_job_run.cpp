@@ -29,7 +29,7 @@ void ProfileJobRun::start()
 {
     // Every callback runs on the launcher's thread and only posts to this object (on the GUI
     // thread); the rank's view is looked up when the post runs (a closed tab is gone).
-    auto onRank = [this](int rank, auto show) {
+    auto onRank = [this](int rank, const auto& show) {
         QMetaObject::invokeMethod(
             this,
             [this, rank, show] {

@@ -84,6 +84,7 @@ StepTerms modelStep(const TraceModel& model, const HostContext& context, const S
 
     // Device busy and idle, the idle attributed to the host's state.
     std::vector<TimeRange> busy;
+    busy.reserve(in.activities.size());
     for (const Activity& a : in.activities)
         busy.push_back({a.startNs, a.startNs + a.durationNs});
     const RangeSet busySet = intersect(unionOf(std::move(busy)), {{step.beginNs, step.endNs}});
@@ -158,6 +159,7 @@ CausalModel buildCausalModel(const TraceModel& model, const StepDetection& stead
     // An even sample of the steps keeps the cost bounded on traces of thousands of steps.
     std::vector<size_t> picked;
     const size_t count = std::min(all.size(), kMaxModelledSteps);
+    picked.reserve(count);
     for (size_t i = 0; i < count; ++i)
         picked.push_back(i * all.size() / count);
 

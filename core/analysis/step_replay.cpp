@@ -300,6 +300,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     }
     in.removedHost[size_t(Cause::DeviceCopies)] = unionOf(std::move(copyOps));
     std::vector<TimeRange> busy;
+    busy.reserve(in.activities.size());
     for (const Activity& a : in.activities)
         busy.push_back({a.startNs, a.startNs + a.durationNs});
     in.deviceBusyNs = lengthWithin(unionOf(std::move(busy)), step.beginNs, step.endNs);
@@ -309,6 +310,7 @@ StepInputs stepInputs(const TraceModel& model, const HostContext& c, const Step&
     // An activity that started long after its launch and its stream allowed, right when
     // an activity on another stream ended, waited for it (an event wait between streams).
     std::vector<std::pair<int64_t, uint32_t>> ends;  // (end, index), by end
+    ends.reserve(in.activities.size());
     for (size_t i = 0; i < in.activities.size(); ++i)
         ends.emplace_back(in.activities[i].startNs + in.activities[i].durationNs,
                           static_cast<uint32_t>(i));

@@ -23,10 +23,10 @@ std::vector<Figure> figures(const std::vector<T>& before, const std::vector<T>& 
     };
     for (const T& x : before)
         if (auto v = value(x))
-            at(name(x)).before = *v;
+            at(name(x)).before = v;
     for (const T& x : after)
         if (auto v = value(x))
-            at(name(x)).after = *v;
+            at(name(x)).after = v;
     return out;
 }
 
@@ -37,6 +37,7 @@ std::optional<StepSample> labSteps(const session::Session& s)
     // A step's wall time where the probe measured it (everything the loop did), else the
     // sum of its phases.
     std::vector<double> ns;
+    ns.reserve(s.steps.size());
     for (const session::StepTiming& t : s.steps)
         ns.push_back(t.wallOrPhasesMs() * 1e6);
     return stepSample(std::move(ns));

@@ -63,7 +63,7 @@ std::optional<detail::ArmResult> runUnlessOutOfMemory(detail::ArmRunner& runner,
         if (!detail::isOutOfMemory(e))
             throw;
         detail::cuda::releaseCachedMemory();
-    } catch (const std::bad_alloc&) {
+    } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): read as the device's, below
     }
     outOfMemory = outOfMemoryAt(config.batchSize);
     return std::nullopt;

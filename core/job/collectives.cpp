@@ -356,6 +356,7 @@ CollectiveMatch matchCollectives(const std::vector<std::span<const RankCollectiv
     // Clock offsets: every rank leaves a collective at about the same moment.
     for (size_t r = 1; r < ranks; ++r) {
         std::vector<double> differences;
+        differences.reserve(match.matched.size());
         for (const MatchedCollective& m : match.matched)
             differences.push_back(double(m.ranks[r].startNs + m.ranks[r].durationNs) -
                                   double(m.ranks[0].startNs + m.ranks[0].durationNs));

@@ -196,7 +196,7 @@ std::optional<std::string> writeRankDigest(const std::string& rankFile, std::str
         return std::nullopt;
     }
     const Rank rank = readRank(doc, rankFile);
-    const std::string path = digestPathFor(rankFile);
+    std::string path = digestPathFor(rankFile);
     if (!session::writeFileAtomically(path, digestJson(rank, *rankStamp, *traceStamp), error)) {
         error = path + ": " + error;
         return std::nullopt;

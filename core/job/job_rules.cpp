@@ -44,6 +44,7 @@ std::string rankName(int rank)
 double medianStepNs(const Job& job)
 {
     std::vector<double> steps;
+    steps.reserve(job.meanStepNs.size());
     for (const auto& [rank, ns] : job.meanStepNs)
         steps.push_back(ns);
     return median(std::move(steps));

@@ -65,7 +65,8 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         error = std::string("cannot start ") + what + ": " + std::strerror(errno);
         return false;
     };
-    m_socket = spec.noChannel || !spec.socketVariable.empty();
+    const bool socketMode = spec.noChannel || !spec.socketVariable.empty();
+    m_socket = socketMode;
     m_ownGroup = spec.ownProcessGroup;
     // Each end is owned by this object as soon as it exists (the destructor closes it).
     int control[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -75,7 +76,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         m_control = control[0];
         m_childEnds.push_back(control[1]);
     }
-    if (m_socket) {
+    if (socketMode) {
         m_out = m_control;
     } else {
         if (::pipe2(out, O_CLOEXEC) != 0)
@@ -88,7 +89,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         m_childEnds.push_back(err[1]);
     }
     int output = -1;  // socket mode: the file the child's output goes to
-    if (m_socket && !spec.outputFile.empty()) {
+    if (socketMode && !spec.outputFile.empty()) {
         output = ::open(spec.outputFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (output < 0)
             return failed(spec.outputFile.c_str());
@@ -96,7 +97,7 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
     }
     // Built before the fork: the child may only make async-signal-safe calls.
     std::vector<std::string> environment = spec.environment;
-    if (m_socket && !spec.noChannel)
+    if (socketMode && !spec.noChannel)
         environment.push_back(spec.socketVariable + "=" + describeInherited(control[1]));
     std::vector<char*> envp;
     envp.reserve(environment.size() + 1);
@@ -114,14 +115,14 @@ bool ChildProcess::spawn(const SpawnSpec& spec, std::string& error)
         return failed(spec.name.c_str());
     if (pid == 0) {
         // The child: async-signal-safe calls only until exec.
-        if (m_socket) {
+        if (socketMode) {
             if (control[1] >= 0)
                 ::fcntl(control[1], F_SETFD, 0);  // inherited across exec, at the number it has
             if (output >= 0) {
                 ::dup2(output, STDOUT_FILENO);
                 ::dup2(output, STDERR_FILENO);
-                const int null = ::open("/dev/null", O_RDONLY);
-                ::dup2(null, STDIN_FILENO);
+                if (const int null = ::open("/dev/null", O_RDONLY); null >= 0)
+                    ::dup2(null, STDIN_FILENO);
             }
         } else {
             ::dup2(control[1], STDIN_FILENO);

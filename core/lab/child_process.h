@@ -125,8 +125,8 @@ public:
 
 private:
     Clock::duration m_grace;
-    Clock::time_point m_last{};  // the cancel, then each signal sent
-    int m_signals = 0;           // sent so far: SIGINT, SIGTERM, SIGKILL
+    Clock::time_point m_last;  // the cancel, then each signal sent
+    int m_signals = 0;         // sent so far: SIGINT, SIGTERM, SIGKILL
 };
 
 // "FD:DEVICE:INODE" for a descriptor a child inherits: the number, and what tells it from

@@ -30,7 +30,7 @@ private:
     bool m_started = false;
     unsigned long long m_busyTicks = 0;  // the machine's, at start (USER_HZ ticks, all cores)
     double m_selfSeconds = 0;            // this process's user + system CPU, at start
-    std::chrono::steady_clock::time_point m_at{};
+    std::chrono::steady_clock::time_point m_at;
     std::optional<double> m_cores;
 };
 

@@ -475,7 +475,8 @@ OpKind kindOf(const Resolved& resolved)
     // Run an exact model on no arguments: it says which kind it is while refusing.
     if (resolved.exact)
         return (*resolved.exact)(Call({})).kind;
-    return resolved.elementwise->kind;  // resolve() sets one of the two
+    // resolve() sets one of the two; an op resolved to neither reads as elementwise.
+    return resolved.elementwise ? resolved.elementwise->kind : OpKind::Elementwise;
 }
 
 }  // namespace

@@ -356,6 +356,7 @@ Roofline computeRoofline(const TraceModel& model, const RooflineOptions& options
             result.ratedNs += row.deviceNs;
         }
         std::vector<std::pair<std::string, int64_t>> kernels;
+        kernels.reserve(g.kernelNs.size());
         for (const auto& [name, ns] : g.kernelNs)
             kernels.emplace_back(std::string(model.text(StringId{name})), ns);
         std::sort(kernels.begin(), kernels.end(), [](const auto& x, const auto& y) {

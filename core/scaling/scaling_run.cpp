@@ -32,6 +32,7 @@ double jobStepMs(const lab::JobRunResult& job)
     std::vector<double> medians;
     for (const lab::RankRun& rank : job.ranks) {
         std::vector<double> walls;
+        walls.reserve(rank.run.session.steps.size());
         for (const session::StepTiming& t : rank.run.session.steps)
             walls.push_back(t.wallOrPhasesMs());
         if (!walls.empty())

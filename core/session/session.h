@@ -56,7 +56,9 @@ struct LabArm
     int64_t graphBreaks = -1;
     int64_t recompiles = -1;
     int64_t compiledInMeasured = -1;  // compilations during measured steps (the median holds)
-    std::string note{};  // what the arm found ("the script already uses autocast"), or empty
+    // What the arm found ("the script already uses autocast"), or empty. The "{}" because
+    // GCC warns (missing-field-initializers) on the aggregates that leave it out.
+    std::string note{};  // NOLINT(readability-redundant-member-init)
     // The script runs its own mixed precision (autocast, a GradScaler): the arm's bf16 was
     // not applied, so this arm and the fp32 arm both ran the script as written.
     bool scriptPrecision = false;

@@ -18,12 +18,11 @@ int64_t integerOr(const json& object, const char* key, int64_t fallback)
     return it == object.end() ? fallback : integerOf(*it, key);
 }
 
-const json& rowOf(const json& row, size_t size, const char* what)
+void requireRow(const json& row, size_t size, const char* what)
 {
     if (!row.is_array() || row.size() != size)
         throw std::invalid_argument(std::string(what) + " is not a row of " + std::to_string(size) +
                                     " values");
-    return row;
 }
 
 }  // namespace
@@ -201,9 +200,9 @@ std::vector<PhaseMemory> phaseRowsFrom(const json& rows)
     if (!rows.is_array())
         throw std::invalid_argument("memory phases are not an array");
     for (const json& row : rows) {
-        const json& r = rowOf(row, 4, "a memory phase");
-        phases.push_back({r[0].get<std::string>(), integerOf(r[1], "allocated"),
-                          integerOf(r[2], "reserved"), integerOf(r[3], "peak")});
+        requireRow(row, 4, "a memory phase");
+        phases.push_back({row[0].get<std::string>(), integerOf(row[1], "allocated"),
+                          integerOf(row[2], "reserved"), integerOf(row[3], "peak")});
     }
     return phases;
 }
@@ -257,7 +256,8 @@ json toJson(const LiveSample& sample)
 
 LiveSample liveSampleFrom(const json& row)
 {
-    const json& l = rowOf(row, 7, "a sample");
+    requireRow(row, 7, "a sample");
+    const json& l = row;
     return {l[0].get<double>(),         l[1].get<double>(),         l[2].get<double>(),
             integerOf(l[3], "samples"), integerOf(l[4], "samples"), integerOf(l[5], "samples"),
             integerOf(l[6], "samples")};

@@ -389,7 +389,10 @@ private:
             const PickleValue v = pending.back();
             pending.pop_back();
             uint8_t* refs = refsOf(v);
-            if (!refs || *refs == PickleArena::kManyRefs || *refs == 0 || --*refs > 0)
+            if (!refs || *refs == PickleArena::kManyRefs || *refs == 0)
+                continue;
+            --*refs;
+            if (*refs > 0)
                 continue;
             // Cleared, not freed: the slot's next value reuses its capacity.
             switch (v.kind) {

@@ -32,8 +32,9 @@ using EventId = Id<struct EventTag>;
 
 }  // namespace kinetoscope::trace
 
+// A specialisation of std::hash for a type of the project's own, which the standard permits.
 template <typename Tag>
-struct std::hash<kinetoscope::trace::Id<Tag>>
+struct std::hash<kinetoscope::trace::Id<Tag>>  // NOLINT(bugprone-std-namespace-modification)
 {
     size_t operator()(kinetoscope::trace::Id<Tag> id) const noexcept { return id.value; }
 };

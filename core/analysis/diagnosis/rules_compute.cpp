@@ -30,6 +30,7 @@ double kernelTimeNs(const DiagnosisInput& in)
 bool hasTensorCores(const DiagnosisInput& in)
 {
     std::vector<std::string_view> names;
+    names.reserve(in.summary.kernels.size());
     for (const KernelStats& k : in.summary.kernels)
         names.push_back(k.name);
     return hasMatrixUnits(in.model.metadata(), trace::detectGpuVendor(in.model), names);

@@ -62,6 +62,7 @@ TimeRange longestDeviceIdle(const DiagnosisInput& in)
             e.category == trace::Category::Memset)
             busy.push_back({e.startNs, e.endNs()});
     std::vector<TimeRange> steps;
+    steps.reserve(in.summary.steps.steps.size());
     for (const Step& s : in.summary.steps.steps)
         steps.push_back({s.beginNs, s.endNs});
     TimeRange best{0, 0};

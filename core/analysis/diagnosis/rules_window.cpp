@@ -159,6 +159,7 @@ void windowUnlikeRun(const DiagnosisInput& in, std::vector<Finding>& out)
         in.summary.steps.steps.empty())
         return;
     std::vector<double> window;
+    window.reserve(in.summary.steps.steps.size());
     for (const Step& s : in.summary.steps.steps)
         window.push_back(static_cast<double>(s.durationNs()));
     std::nth_element(window.begin(), window.begin() + std::ptrdiff_t(window.size() / 2),
