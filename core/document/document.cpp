@@ -267,13 +267,20 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
             if (!best || p.samplesPerSecond > best->samplesPerSecond)
                 best = &p;
         }
-    if (fewest && best && fewest != best)
-        lab.workersSweep = analysis::LabMeasurements::WorkersSweep{fewest->value,
-                                                                   best->value,
-                                                                   fewest->samplesPerSecond,
-                                                                   best->samplesPerSecond,
-                                                                   fewest->dataWaitMs * 1e6,
-                                                                   best->dataWaitMs * 1e6};
+    if (fewest && best && fewest != best) {
+        analysis::LabMeasurements::WorkersSweep sweep{fewest->value,
+                                                      best->value,
+                                                      fewest->samplesPerSecond,
+                                                      best->samplesPerSecond,
+                                                      fewest->dataWaitMs * 1e6,
+                                                      best->dataWaitMs * 1e6};
+        if (const std::optional<session::WorkersAgainstRun> against =
+                session::workersAgainstRun(session)) {
+            sweep.ran = against->ran->value;
+            sweep.ranSamples = against->ran->samplesPerSecond;
+        }
+        lab.workersSweep = sweep;
+    }
     if (session.dataLoaderMs && std::isfinite(*session.dataLoaderMs) && *session.dataLoaderMs >= 0)
         lab.dataLoaderNs = *session.dataLoaderMs * 1e6;
     if (session.computeMs && std::isfinite(*session.computeMs) && *session.computeMs >= 0)

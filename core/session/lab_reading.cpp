@@ -152,6 +152,28 @@ bool sharedMachine(double otherCores, int machineCores)
     return machineCores <= 0 || otherCores >= kSharedMachineShare * machineCores;
 }
 
+std::optional<WorkersAgainstRun> workersAgainstRun(const Session& s)
+{
+    const auto workers = s.config.find("workers");
+    if (workers == s.config.end())
+        return std::nullopt;
+    const std::optional<int64_t> ranWorkers = format::integerIn(workers->second);
+    if (!ranWorkers)
+        return std::nullopt;
+    WorkersAgainstRun against;
+    for (const SweepPoint& p : s.sweep) {
+        if (p.knob != "workers" || !p.error.empty() || !(p.samplesPerSecond > 0))
+            continue;
+        if (p.value == *ranWorkers && !against.ran)
+            against.ran = &p;
+        if (!against.best || p.samplesPerSecond > against.best->samplesPerSecond)
+            against.best = &p;
+    }
+    if (!against.ran || against.best == against.ran)
+        return std::nullopt;
+    return against;
+}
+
 int machineCores(const Session& s)
 {
     const auto threads = s.environment.find("host_threads");
@@ -309,12 +331,24 @@ LabReading readLab(const Session& s)
             "Both transitions are large: there was room in precision and in launches; take both.");
     if (s.dataLoaderMs && s.computeMs) {
         r.dataBound = *s.dataLoaderMs > *s.computeMs;
-        r.lines.push_back(
-            "DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " +
-            format::duration(*s.computeMs * 1e6) + " per step: " +
-            (*r.dataBound ? "data-bound, the loader sets the pace (more workers, pinned memory, "
-                            "cheaper transforms)."
-                          : "compute-bound, the loader keeps up."));
+        std::string verdict =
+            *r.dataBound
+                ? "data-bound, the loader sets the pace (more workers, pinned memory, cheaper "
+                  "transforms)."
+                : "compute-bound, the loader keeps up.";
+        // The sweep changed num_workers alone: where more workers ran clearly faster, the
+        // loader did not keep up, whatever the split's wait said (loading in the loop's own
+        // process, or on the cores the compute needs, is timed as compute).
+        if (const std::optional<WorkersAgainstRun> sweep = workersAgainstRun(s);
+            !*r.dataBound && sweep && sweep->bestOverRan() >= kSmallLabJump)
+            verdict = "the wait is under the compute, but the workers sweep measured workers = " +
+                      std::to_string(sweep->best->value) + " at " +
+                      format::ratio(sweep->bestOverRan()) +
+                      " the samples per second of the run's " + std::to_string(sweep->ran->value) +
+                      ": the loader holds the run back (loading in the loop's own process, or "
+                      "on the cores the compute needs, is timed as compute).";
+        r.lines.push_back("DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " +
+                          format::duration(*s.computeMs * 1e6) + " per step: " + verdict);
     }
     if (s.memory) {
         const MemorySplit& m = s.memory->split;

@@ -35,6 +35,17 @@ struct SharedRun
 };
 std::vector<SharedRun> sharedRuns(const Session& session);
 
+// The workers sweep against the run itself: its fastest point, and the point at the run's own
+// num_workers (config "workers"), where the run's DataLoader-vs-compute split was measured.
+// Absent when the sweep has no such point, or the run's point is the fastest.
+struct WorkersAgainstRun
+{
+    const SweepPoint* ran = nullptr;
+    const SweepPoint* best = nullptr;
+    double bestOverRan() const { return best->samplesPerSecond / ran->samplesPerSecond; }
+};
+std::optional<WorkersAgainstRun> workersAgainstRun(const Session& session);
+
 // Why bf16 autocast runs slower than fp32 on this run's device, in a clause: on a CPU
 // whose flags (the session's environment "cpu_bf16") show no bf16 matrix units, that;
 // else the usual causes on a CPU or a GPU.

@@ -630,6 +630,31 @@ private Q_SLOTS:
         QVERIFY(find(small.findings, "already-fused"));
         QVERIFY(!find(small.findings, "cuda-graph-measured"));
         QVERIFY(!find(small.findings, "dataloader-bound-measured"));
+
+        // The split's wait under its compute, but the workers sweep (num_workers alone
+        // changed) measured 2.73x the samples per second of the run's own count: the loader
+        // holds the run back, and the finding's gain is the step the sweep's best took off.
+        LabMeasurements::WorkersSweep sweep{0, 4, 100.0, 273.0, 1.2e6, 0.1e6};
+        sweep.ran = 0;
+        sweep.ranSamples = 100.0;
+        lab.workersSweep = sweep;
+        const Diagnosed swept = diagnoseText(trace, {}, &lab);
+        const Finding* held = find(swept.findings, "dataloader-bound-measured");
+        QVERIFY(held && held->measured);
+        QVERIFY2(held->title.starts_with("num_workers=4 runs 2.73× the samples per second of the "
+                                         "run's num_workers=0"),
+                 held->title.c_str());
+        const double step = 1e6 + 2e6;  // the split's wait and compute
+        QVERIFY(std::abs(held->estimatedGainNs - step * (1 - 1 / 2.73)) < 1.0);
+        QCOMPARE(held->severity, Severity::High);
+        QVERIFY(held->fix.starts_with("Set num_workers=4"));
+        // A sweep within noise of the run (1.10x), a run at the sweep's best (ran -1), or no
+        // point at the run's own count: the split's verdict stands.
+        lab.workersSweep->ranSamples = 273.0 / 1.1;
+        QVERIFY(!find(diagnoseText(trace, {}, &lab).findings, "dataloader-bound-measured"));
+        lab.workersSweep->ranSamples = 100.0;
+        lab.workersSweep->ran = -1;
+        QVERIFY(!find(diagnoseText(trace, {}, &lab).findings, "dataloader-bound-measured"));
     }
 
     void anInferenceLabIsJudgedPerBatch()

@@ -128,6 +128,30 @@ private Q_SLOTS:
         const analysis::LabMeasurements lab = document::labMeasurementsOf(sample());
         QCOMPARE(lab.fp32StepNs.value_or(0), 100e6);
         QVERIFY(!lab.graphedStepNs);  // the graph arm did not run
+        // A workers sweep is read against the run's own num_workers (its config), where the
+        // split was measured; a count it did not sweep, or none said, is no point of it.
+        {
+            session::Session swept = sample();
+            swept.sweep.clear();
+            for (const auto& [workers, samples] : {std::pair{0, 100.0}, std::pair{2, 180.0}}) {
+                session::SweepPoint p;
+                p.knob = "workers";
+                p.value = workers;
+                p.samplesPerSecond = samples;
+                swept.sweep.push_back(p);
+            }
+            swept.config["workers"] = "0";
+            const analysis::LabMeasurements withRun = document::labMeasurementsOf(swept);
+            QVERIFY(withRun.workersSweep);
+            QCOMPARE(withRun.workersSweep->ran, int64_t(0));
+            QCOMPARE(withRun.workersSweep->ranSamples, 100.0);
+            for (const char* other : {"4", "2", ""}) {
+                swept.config["workers"] = other;
+                const analysis::LabMeasurements without = document::labMeasurementsOf(swept);
+                QVERIFY(without.workersSweep);
+                QCOMPARE(without.workersSweep->ran, int64_t(-1));
+            }
+        }
         const auto analysed = document::open(file.string());
         QVERIFY(analysed->model);
         QVERIFY(analysed->lab);

@@ -107,6 +107,10 @@ struct LabMeasurements
         int64_t fewest = 0, best = 0;               // num_workers
         double fewestSamples = 0, bestSamples = 0;  // samples/s
         double fewestWaitNs = 0, bestWaitNs = 0;    // mean data wait per step
+        // The point at the run's own num_workers, where its DataLoader split was measured
+        // (-1: the sweep has none, or it is the fastest).
+        int64_t ran = -1;
+        double ranSamples = 0;  // samples/s
     };
     std::optional<WorkersSweep> workersSweep;
     std::optional<int64_t> largestBatchFits;  // the batch-size sweep

@@ -4,7 +4,9 @@
 #include "core/format/format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,20 @@ inline constexpr const char* kCheckpointSnippet =
     "    for block in self.blocks:\n"
     "        x = checkpoint(block, x, use_reentrant=False)\n"
     "    return x\n";
+
+// A lab's measured figure that is finite and > 0, or nothing (every figure of a session
+// comes from a file the fuzzer feeds at random).
+inline std::optional<double> positive(const std::optional<double>& value)
+{
+    if (value && std::isfinite(*value) && *value > 0)
+        return value;
+    return std::nullopt;
+}
+
+// The clause a comparison between lab runs carries when one of them shared the machine.
+inline constexpr const char* kSharedClause =
+    " Measured while other processes used the CPU (machine-shared): the comparison is not "
+    "reliable until the lab runs on an idle machine.";
 
 // A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
 // trace suggested it or the lab measured it.

@@ -1,5 +1,5 @@
 // The lab rules: what a live run measured (the seeds' readings of the three-run
-// baseline, the DataLoader-vs-compute split and the memory triage), as findings whose
+// baseline and the memory triage; the DataLoader's in rules_lab_loader.cpp), as findings whose
 // gain is the measured difference (Finding::measured). They need a session; a trace
 // alone has none of it. Every figure comes from a file the fuzzer feeds at random: each
 // is checked finite before it is divided or shown.
@@ -13,14 +13,6 @@
 namespace kinetoscope::analysis::rules {
 
 namespace {
-
-// A measured figure that is finite and > 0, or nothing.
-std::optional<double> positive(const std::optional<double>& value)
-{
-    if (value && std::isfinite(*value) && *value > 0)
-        return value;
-    return std::nullopt;
-}
 
 // One arm of the baseline: its time per step (per batch for an inference run) and
 // samples per second.
@@ -391,11 +383,6 @@ void graphs(const LabMeasurements& lab, std::vector<Finding>& out)
 
 }  // namespace
 
-// The clause a comparison between runs carries when one of them shared the machine.
-constexpr const char* kSharedClause =
-    " Measured while other processes used the CPU (machine-shared): the comparison is not "
-    "reliable until the lab runs on an idle machine.";
-
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     // The seeds' rules on the three-run baseline; they need a live run (the engine).
@@ -486,64 +473,6 @@ void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
                   "says why it stopped."
                 : "Run the lab again and let it finish for the arms and sweeps this one did "
                   "not reach; an engine that died says why in OUT/engine.log.";
-    out.push_back(std::move(f));
-}
-
-void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
-{
-    // The seed's DataLoader-vs-compute split: the loop timed waiting for the next batch,
-    // and computing. A loader that kept up would leave the step its compute alone.
-    if (!in.lab)
-        return;
-    const std::optional<double> wait = positive(in.lab->dataLoaderNs);
-    const std::optional<double> compute =
-        in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
-            ? in.lab->computeNs
-            : std::nullopt;
-    if (!wait || !compute || !(*wait > *compute))
-        return;
-    const double step = *wait + *compute;
-    Finding f;
-    f.id = "dataloader-bound-measured";
-    f.measured = true;
-    f.severity = severityForGain(share(*wait, step));
-    f.title = "The loop waits " + format::duration(*wait) +
-              " per step for the next batch, more than its compute (" + format::duration(*compute) +
-              ") (measured)";
-    f.explanation = std::string(in.lab->script ? "The probe timed the script's loop: "
-                                               : "The lab timed the loop: ") +
-                    format::duration(*wait) + " per step waiting for the DataLoader, " +
-                    format::duration(*compute) +
-                    " computing. The loader sets the pace; with batches ready when asked "
-                    "for, the step would be its compute alone, " +
-                    format::duration(*wait) + " shorter.";
-    f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
-                          {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
-                          {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
-    f.estimatedGainNs = *wait;
-    f.gainMethod =
-        std::string(in.lab->script ? "measured in the script's run" : "measured in the lab") +
-        ": the mean wait for the next batch per step (a loader that keeps up leaves "
-        "the step its compute)";
-    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the "
-            "copy overlaps, "
-            "persistent workers; if workers are already many, make the per-sample work cheaper "
-            "(decode once, "
-            "cache, move augmentation to the GPU).";
-    f.snippet = kDataLoaderSnippet;
-    // The workers sweep measured the fix: say it with its figures.
-    if (const auto& sweep = in.lab->workersSweep; sweep && sweep->best > sweep->fewest) {
-        const double ratio = sweep->bestSamples / sweep->fewestSamples;
-        f.fix += " The workers sweep measured it: num_workers=" + std::to_string(sweep->best) +
-                 " runs " + format::ratio(ratio) +
-                 " the samples per second of num_workers=" + std::to_string(sweep->fewest) +
-                 " (the wait " + format::duration(sweep->fewestWaitNs) + " -> " +
-                 format::duration(sweep->bestWaitNs) + " per step).";
-        f.evidence.figures.push_back(
-            {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
-        if (!in.lab->sharedRuns.empty())
-            f.fix += kSharedClause;
-    }
     out.push_back(std::move(f));
 }
 

@@ -1,0 +1,129 @@
+// The lab's DataLoader rules: the seed's DataLoader-vs-compute split (the loop timed
+// waiting for the next batch, and computing) and the workers sweep, which changed
+// num_workers alone, read against it. Every figure is checked finite before use.
+#include "core/analysis/diagnosis/rule_helpers.h"
+#include "core/analysis/diagnosis/rules.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace kinetoscope::analysis::rules {
+
+namespace {
+
+// The split read the loader as keeping up (its wait under its compute), but the workers
+// sweep, which changed num_workers alone, measured more workers clearly faster than the
+// run's own count: the loader held the run back after all. Loading done in the loop's own
+// process (num_workers=0), or by workers on the cores the compute needs, is timed as
+// compute, so the split alone cannot show it.
+void labWorkersOverSplit(const LabMeasurements& lab, double wait, double compute,
+                         std::vector<Finding>& out)
+{
+    if (!lab.workersSweep || lab.workersSweep->ran < 0 || !(lab.workersSweep->ranSamples > 0))
+        return;
+    const LabMeasurements::WorkersSweep& sweep = *lab.workersSweep;
+    const double ratio = sweep.bestSamples / sweep.ranSamples;
+    if (!(ratio >= kSmallLabJump))
+        return;
+    const double step = wait + compute;
+    const double saved = 1.0 - 1.0 / ratio;  // the share of the step more workers took off
+    const std::string best = std::to_string(sweep.best), ran = std::to_string(sweep.ran);
+    Finding f;
+    f.id = "dataloader-bound-measured";
+    f.measured = true;
+    f.severity = severityForGain(saved);
+    f.title = "num_workers=" + best + " runs " + format::ratio(ratio) +
+              " the samples per second of the run's num_workers=" + ran + " (measured)";
+    f.explanation =
+        std::string(lab.script ? "The probe timed the script's loop" : "The lab timed the loop") +
+        " at num_workers=" + ran + ": " + format::duration(wait) +
+        " per step waiting for the next batch, " + format::duration(compute) +
+        " computing, which alone reads as a loader that keeps up. The workers sweep changed "
+        "num_workers alone and measured num_workers=" +
+        best + " at " + format::ratio(ratio) +
+        " the samples per second: the loader holds the run back. Loading done in the loop's "
+        "own process, or by workers on the cores the compute needs, is timed as compute.";
+    f.evidence.figures = {{"workers_sweep_best_over_run_samples_per_s", ratio, Unit::Ratio},
+                          {"dataloader_wait_per_step_us", wait / 1e3, Unit::Microseconds},
+                          {"compute_per_step_us", compute / 1e3, Unit::Microseconds}};
+    f.estimatedGainNs = step * saved;
+    f.gainMethod = std::string(lab.script ? "measured in the script's runs"
+                                          : "measured in the lab") +
+                   ": the step at the run's samples per second, less the step at the "
+                   "sweep's best";
+    f.fix = "Set num_workers=" + best + " (measured: " + format::ratio(ratio) +
+            " the samples per second of " + ran +
+            "); beyond that, make the per-sample work cheaper (decode once, cache, move "
+            "augmentation to the GPU).";
+    if (!lab.sharedRuns.empty())
+        f.fix += kSharedClause;
+    f.snippet = kDataLoaderSnippet;
+    out.push_back(std::move(f));
+}
+
+}  // namespace
+
+void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The seed's DataLoader-vs-compute split: the loop timed waiting for the next batch,
+    // and computing. A loader that kept up would leave the step its compute alone.
+    if (!in.lab)
+        return;
+    const std::optional<double> wait = positive(in.lab->dataLoaderNs);
+    const std::optional<double> compute =
+        in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
+            ? in.lab->computeNs
+            : std::nullopt;
+    if (!wait || !compute)
+        return;
+    if (!(*wait > *compute)) {
+        labWorkersOverSplit(*in.lab, *wait, *compute, out);
+        return;
+    }
+    const double step = *wait + *compute;
+    Finding f;
+    f.id = "dataloader-bound-measured";
+    f.measured = true;
+    f.severity = severityForGain(share(*wait, step));
+    f.title = "The loop waits " + format::duration(*wait) +
+              " per step for the next batch, more than its compute (" + format::duration(*compute) +
+              ") (measured)";
+    f.explanation = std::string(in.lab->script ? "The probe timed the script's loop: "
+                                               : "The lab timed the loop: ") +
+                    format::duration(*wait) + " per step waiting for the DataLoader, " +
+                    format::duration(*compute) +
+                    " computing. The loader sets the pace; with batches ready when asked "
+                    "for, the step would be its compute alone, " +
+                    format::duration(*wait) + " shorter.";
+    f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
+                          {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
+                          {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
+    f.estimatedGainNs = *wait;
+    f.gainMethod =
+        std::string(in.lab->script ? "measured in the script's run" : "measured in the lab") +
+        ": the mean wait for the next batch per step (a loader that keeps up leaves "
+        "the step its compute)";
+    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the "
+            "copy overlaps, "
+            "persistent workers; if workers are already many, make the per-sample work cheaper "
+            "(decode once, "
+            "cache, move augmentation to the GPU).";
+    f.snippet = kDataLoaderSnippet;
+    // The workers sweep measured the fix: say it with its figures.
+    if (const auto& sweep = in.lab->workersSweep; sweep && sweep->best > sweep->fewest) {
+        const double ratio = sweep->bestSamples / sweep->fewestSamples;
+        f.fix += " The workers sweep measured it: num_workers=" + std::to_string(sweep->best) +
+                 " runs " + format::ratio(ratio) +
+                 " the samples per second of num_workers=" + std::to_string(sweep->fewest) +
+                 " (the wait " + format::duration(sweep->fewestWaitNs) + " -> " +
+                 format::duration(sweep->bestWaitNs) + " per step).";
+        f.evidence.figures.push_back(
+            {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
+        if (!in.lab->sharedRuns.empty())
+            f.fix += kSharedClause;
+    }
+    out.push_back(std::move(f));
+}
+
+}  // namespace kinetoscope::analysis::rules
