@@ -48,10 +48,10 @@ void labWorkersOverSplit(const LabMeasurements& lab, double wait, double compute
                           {"dataloader_wait_per_step_us", wait / 1e3, Unit::Microseconds},
                           {"compute_per_step_us", compute / 1e3, Unit::Microseconds}};
     f.estimatedGainNs = step * saved;
-    f.gainMethod = std::string(lab.script ? "measured in the script's runs"
-                                          : "measured in the lab") +
-                   ": the step at the run's samples per second, less the step at the "
-                   "sweep's best";
+    f.gainMethod =
+        std::string(lab.script ? "measured in the script's runs" : "measured in the lab") +
+        ": the step at the run's samples per second, less the step at the "
+        "sweep's best";
     f.fix = "Set num_workers=" + best + " (measured: " + format::ratio(ratio) +
             " the samples per second of " + ran +
             "); beyond that, make the per-sample work cheaper (decode once, cache, move "
