@@ -6,9 +6,13 @@
 
 namespace kinetoscope::format {
 
-std::optional<int64_t> integerIn(std::string_view text)
+namespace {
+
+// The whole text as a T (std::from_chars: no locale, no leading space), or nothing.
+template <typename T>
+std::optional<T> wholeText(std::string_view text)
 {
-    int64_t value = 0;
+    T value{};
     const char* end = text.data() + text.size();
     const auto [stop, error] = std::from_chars(text.data(), end, value);
     if (text.empty() || error != std::errc() || stop != end)
@@ -16,14 +20,17 @@ std::optional<int64_t> integerIn(std::string_view text)
     return value;
 }
 
+}  // namespace
+
+std::optional<int64_t> integerIn(std::string_view text)
+{
+    return wholeText<int64_t>(text);
+}
+
 std::optional<double> numberIn(std::string_view text)
 {
-    double value = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
-        return std::nullopt;
-    return value;
+    const std::optional<double> value = wholeText<double>(text);
+    return value && std::isfinite(*value) ? value : std::nullopt;
 }
 
 }  // namespace kinetoscope::format

@@ -5,7 +5,6 @@
 #include "core/session/memory_reading.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 
 namespace kinetoscope::session {
