@@ -7,6 +7,7 @@
 #include "widgets/delta_table_model.h"
 #include "widgets/table_export.h"
 #include "widgets/table_view.h"
+#include "widgets/timeline/stacked_timelines.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/waterfall_chart.h"
 
@@ -17,7 +18,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -26,6 +26,9 @@
 namespace kinetoscope::widgets {
 
 namespace {
+
+// Below this (px) a side's timeline keeps its height and the page scrolls.
+constexpr int kCompareTimelineHeight = 180;
 
 QString text(const std::string& s)
 {
@@ -281,6 +284,9 @@ QWidget* CompareView::timelinesPlaceholder()
 {
     m_timelines = new QWidget(this);
     auto* layout = new QVBoxLayout(m_timelines);
+    // Before above after, under one search and one details pane: each keeps its overview
+    // strip and about ten rows of tracks on a laptop's screen.
+    m_stack = new StackedTimelines(QStringLiteral("trace"), kCompareTimelineHeight, m_timelines);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Align on steady step:"), m_timelines));
     m_step = new QComboBox(m_timelines);
@@ -290,7 +296,9 @@ QWidget* CompareView::timelinesPlaceholder()
         m_step->addItem(QString::number(i + 1));
     bar->addWidget(m_step);
     bar->addStretch(1);
+    bar->addWidget(m_stack->searchControls(), 1);
     layout->addLayout(bar);
+    layout->addWidget(m_stack, 1);
     connect(m_step, &QComboBox::currentIndexChanged, this, &CompareView::alignOnStep);
     return m_timelines;
 }
@@ -299,12 +307,14 @@ void CompareView::buildTimelines()
 {
     if (m_beforeTimeline)
         return;
-    auto* split = new QSplitter(Qt::Vertical, m_timelines);
-    m_beforeTimeline = new TimelinePage(m_before, split);
-    m_afterTimeline = new TimelinePage(m_after, split);
-    split->addWidget(m_beforeTimeline);
-    split->addWidget(m_afterTimeline);
-    m_timelines->layout()->addWidget(split);
+    auto heading = [](const QString& side, const std::string& path) {
+        return QStringLiteral("<b>%1</b> <span style='color:#616161'>%2</span>")
+            .arg(side, fileName(path).toHtmlEscaped());
+    };
+    m_beforeTimeline =
+        m_stack->addTimeline(heading(QStringLiteral("Before"), m_comparison.before.path), m_before);
+    m_afterTimeline =
+        m_stack->addTimeline(heading(QStringLiteral("After"), m_comparison.after.path), m_after);
     // Once laid out: a view with no width yet cannot frame a range.
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
 }

@@ -20,6 +20,7 @@ namespace kinetoscope::widgets {
 
 class CompiledChangePage;
 class TableView;
+class StackedTimelines;
 class TimelinePage;
 class WaterfallChart;
 
@@ -54,6 +55,7 @@ public:
     TimelinePage* beforeTimeline() const { return m_beforeTimeline; }
     TimelinePage* afterTimeline() const { return m_afterTimeline; }
     QComboBox* stepChooser() const { return m_step; }
+    StackedTimelines* stackedTimelines() const { return m_stack; }
     // Both timelines show their `index`-th steady step (clamped to each side's count).
     void alignOnStep(int index);
     QString title() const;  // "before.json ↔ after.json" for the tab
@@ -78,6 +80,7 @@ private:
     TimelinePage* m_beforeTimeline = nullptr;
     TimelinePage* m_afterTimeline = nullptr;
     QComboBox* m_step = nullptr;
+    StackedTimelines* m_stack = nullptr;
     CompiledChangePage* m_compiled = nullptr;
 };
 

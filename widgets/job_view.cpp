@@ -6,6 +6,7 @@
 #include "core/scaling/scaling.h"
 #include "widgets/chart_style.h"
 #include "widgets/table_export.h"
+#include "widgets/timeline/stacked_timelines.h"
 #include "widgets/timeline/timeline_page.h"
 
 #include <QComboBox>
@@ -15,11 +16,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QScrollArea>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <qcustomplot.h>
@@ -432,6 +430,9 @@ QWidget* JobView::timelinesPlaceholder()
 {
     m_timelinePage = new QWidget(this);
     auto* layout = new QVBoxLayout(m_timelinePage);
+    // The ranks' timelines one under the other, scrolled: four or sixty-four ranks never ask
+    // for more than the screen's height (about ten rows of tracks a rank).
+    m_stack = new StackedTimelines(QStringLiteral("rank"), kRankTimelineHeight, m_timelinePage);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Step:"), m_timelinePage));
     m_step = new QComboBox(m_timelinePage);
@@ -443,64 +444,35 @@ QWidget* JobView::timelinesPlaceholder()
             .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
         m_timelinePage));
     bar->addStretch(1);
-    // One search for every rank (each rank's own bar is hidden here).
-    m_search = new QLineEdit(m_timelinePage);
-    m_search->setPlaceholderText(QStringLiteral("Search every rank's slices"));
-    m_search->setToolTip(QStringLiteral(
-        "Matches are outlined on every rank. Enter or \u25B6: each rank's next match; "
-        "\u25C0: each rank's previous one."));
-    m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(200);
-    m_search->setEnabled(hasEveryDocument());
-    auto* delay = new QTimer(m_timelinePage);
-    delay->setSingleShot(true);
-    delay->setInterval(250);
-    connect(m_search, &QLineEdit::textEdited, delay, qOverload<>(&QTimer::start));
-    connect(delay, &QTimer::timeout, this, [this] { searchEveryRank(m_search->text()); });
-    connect(m_search, &QLineEdit::returnPressed, this, [this, delay] {
-        if (delay->isActive()) {
-            delay->stop();
-            searchEveryRank(m_search->text());
-        }
-        nextMatchOnEveryRank(true);
-    });
-    bar->addWidget(m_search, 1);
-    for (const bool forward : {false, true}) {
-        auto* step = new QToolButton(m_timelinePage);
-        step->setText(forward ? QStringLiteral("\u25B6") : QStringLiteral("\u25C0"));
-        step->setToolTip(forward ? QStringLiteral("Each rank's next match")
-                                 : QStringLiteral("Each rank's previous match"));
-        step->setEnabled(hasEveryDocument());
-        connect(step, &QToolButton::clicked, this,
-                [this, forward] { nextMatchOnEveryRank(forward); });
-        bar->addWidget(step);
-    }
-    m_matchLabel = new QLabel(m_timelinePage);
-    bar->addWidget(m_matchLabel);
+    bar->addWidget(m_stack->searchControls(), 1);  // one search for every rank
+    m_stack->setSearchEnabled(hasEveryDocument());
     layout->addLayout(bar);
     connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);
-    if (!hasEveryDocument()) {
-        // Read from digests (or too many traces to keep): a timeline needs the rank's trace.
-        const size_t fromDigests = size_t(std::count_if(m_job.ranks.begin(), m_job.ranks.end(),
-                                                        [](const job::Rank& r) { return !r.doc; }));
-        auto* note = new QLabel(
-            QStringLiteral("%1 of the %2 ranks were read from their digests, not their traces: "
-                           "their timelines need the traces. Double-click a rank on the Overview "
-                           "to open its own pages, or read every rank's trace (as much memory "
-                           "as the traces take).")
-                .arg(fromDigests)
-                .arg(m_job.ranks.size()),
-            m_timelinePage);
-        note->setWordWrap(true);
-        layout->addWidget(note);
-        m_readTraces = new QPushButton(QStringLiteral("Read every rank's trace"), m_timelinePage);
-        connect(m_readTraces, &QPushButton::clicked, this, &JobView::tracesRequested);
-        auto* row = new QHBoxLayout;
-        row->addWidget(m_readTraces);
-        row->addStretch(1);
-        layout->addLayout(row);
-        layout->addStretch(1);
+    if (hasEveryDocument()) {
+        layout->addWidget(m_stack, 1);
+        return m_timelinePage;
     }
+    m_stack->hide();
+    // Read from digests (or too many traces to keep): a timeline needs the rank's trace.
+    const size_t fromDigests = size_t(std::count_if(m_job.ranks.begin(), m_job.ranks.end(),
+                                                    [](const job::Rank& r) { return !r.doc; }));
+    auto* note =
+        new QLabel(QStringLiteral("%1 of the %2 ranks were read from their digests, not their "
+                                  "traces: their timelines need the traces. Double-click a rank "
+                                  "on the Overview to open its own pages, or read every rank's "
+                                  "trace (as much memory as the traces take).")
+                       .arg(fromDigests)
+                       .arg(m_job.ranks.size()),
+                   m_timelinePage);
+    note->setWordWrap(true);
+    layout->addWidget(note);
+    m_readTraces = new QPushButton(QStringLiteral("Read every rank's trace"), m_timelinePage);
+    connect(m_readTraces, &QPushButton::clicked, this, &JobView::tracesRequested);
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_readTraces);
+    row->addStretch(1);
+    layout->addLayout(row);
+    layout->addStretch(1);
     return m_timelinePage;
 }
 
@@ -510,72 +482,32 @@ bool JobView::hasEveryDocument() const
                        [](const job::Rank& r) { return r.doc != nullptr; });
 }
 
+const std::vector<TimelinePage*>& JobView::timelines() const
+{
+    return m_stack->timelines();
+}
+
+QLineEdit* JobView::searchField() const
+{
+    return m_stack->searchField();
+}
+
 void JobView::buildTimelines()
 {
-    if (!m_timelines.empty() || m_job.ranks.empty() || !hasEveryDocument())
+    if (!timelines().empty() || m_job.ranks.empty() || !hasEveryDocument())
         return;
-    // The ranks' timelines one under the other, scrolled: four or sixty-four ranks never ask
-    // for more than the screen's height.
-    auto* scroll = new QScrollArea(m_timelinePage);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* split = new QSplitter(Qt::Vertical, scroll);
-    for (const job::Rank& r : m_job.ranks) {
-        // Each rank: its name, its overview strip and its tracks; the search and the step
-        // are the page's bar, so the tracks keep the height (about ten rows a rank).
-        auto* cell = new QWidget(split);
-        auto* column = new QVBoxLayout(cell);
-        column->setContentsMargins(0, 4, 0, 0);
-        column->setSpacing(0);
-        auto* name =
-            new QLabel(QStringLiteral("<b>Rank %1</b> <span style='color:#616161'>%2</span>")
-                           .arg(r.rank)
-                           .arg(text(r.path).toHtmlEscaped()),
-                       cell);
-        name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long path is cut
-        column->addWidget(name);
-        auto* page = new TimelinePage(r.doc, cell);
-        page->toolbar()->hide();
-        page->layout()->setContentsMargins(0, 2, 0, 0);
-        column->addWidget(page, 1);
-        cell->setMinimumHeight(kRankTimelineHeight);
-        split->addWidget(cell);
-        m_timelines.push_back(page);
-    }
-    scroll->setWidget(split);
-    m_timelinePage->layout()->addWidget(scroll);
+    for (const job::Rank& r : m_job.ranks)
+        m_stack->addTimeline(QStringLiteral("<b>Rank %1</b> <span style='color:#616161'>%2</span>")
+                                 .arg(r.rank)
+                                 .arg(text(r.path).toHtmlEscaped()),
+                             r.doc);
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
-}
-
-void JobView::searchEveryRank(const QString& textToFind)
-{
-    buildTimelines();
-    size_t matches = 0, ranks = 0;
-    for (TimelinePage* page : m_timelines) {
-        page->search(textToFind);
-        matches += page->matches().size();
-        ranks += !page->matches().empty();
-    }
-    if (textToFind.isEmpty())
-        m_matchLabel->clear();
-    else
-        m_matchLabel->setText(QStringLiteral("%1 matches on %2 of %3 ranks")
-                                  .arg(matches)
-                                  .arg(ranks)
-                                  .arg(m_timelines.size()));
-}
-
-void JobView::nextMatchOnEveryRank(bool forward)
-{
-    for (TimelinePage* page : m_timelines)
-        page->nextMatch(forward);
 }
 
 void JobView::alignOnStep(int index)
 {
     buildTimelines();
-    if (m_job.commonSteps.empty() || m_timelines.empty())
+    if (m_job.commonSteps.empty() || timelines().empty())
         return;
     const int64_t number =
         m_job.commonSteps[size_t(std::clamp<int>(index, 0, int(m_job.commonSteps.size()) - 1))];
@@ -583,14 +515,14 @@ void JobView::alignOnStep(int index)
     // collectives each rank shows its own step.
     const job::RankStep& first = m_job.ranks.front().steps.at(number);
     const bool aligned = !m_job.collectives.matched.empty();
-    for (size_t r = 0; r < m_timelines.size(); ++r) {
+    for (size_t r = 0; r < timelines().size(); ++r) {
         if (aligned) {
             const auto offset = int64_t(m_job.collectives.clockOffsetNs[r]);
-            m_timelines[r]->revealRange(first.beginNs + offset, first.endNs + offset);
+            timelines()[r]->revealRange(first.beginNs + offset, first.endNs + offset);
             continue;
         }
         const job::RankStep& own = m_job.ranks[r].steps.at(number);
-        m_timelines[r]->revealRange(own.beginNs, own.endNs);
+        timelines()[r]->revealRange(own.beginNs, own.endNs);
     }
 }
 

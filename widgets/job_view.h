@@ -24,6 +24,7 @@ class QTableWidget;
 
 namespace kinetoscope::widgets {
 
+class StackedTimelines;
 class TimelinePage;
 
 class JobView : public QTabWidget
@@ -64,14 +65,13 @@ public:
     // The heatmap as it is coloured now, for a report (`width` x `height` at twice the pixels).
     QImage heatmapImage(int width, int height) const;
     // The Timelines page, built when first shown: one timeline per rank.
-    const std::vector<TimelinePage*>& timelines() const { return m_timelines; }
+    const std::vector<TimelinePage*>& timelines() const;
     // Every rank's timeline shows the common step `index` (0-based among the common steps).
     void alignOnStep(int index);
-    // The Timelines page's one search: every rank's slices named like `text` are outlined;
-    // next/previous select each rank's next match.
-    QLineEdit* searchField() const { return m_search; }
-    void searchEveryRank(const QString& text);
-    void nextMatchOnEveryRank(bool forward);
+    // The Timelines page's one search: every rank's slices named like its text are outlined;
+    // Enter, next and previous select each rank's next match.
+    QLineEdit* searchField() const;
+    StackedTimelines* stackedTimelines() const { return m_stack; }
 
     // Every rank's document is here (the job was read from the traces and kept them): the
     // Timelines page can draw them. Otherwise that page offers to read the traces.
@@ -101,10 +101,8 @@ private:
     QCPColorMap* m_map = nullptr;
     QWidget* m_timelinePage = nullptr;
     QComboBox* m_step = nullptr;
-    QLineEdit* m_search = nullptr;
-    QLabel* m_matchLabel = nullptr;
+    StackedTimelines* m_stack = nullptr;
     QPushButton* m_readTraces = nullptr;
-    std::vector<TimelinePage*> m_timelines;
 };
 
 }  // namespace kinetoscope::widgets

@@ -13,6 +13,8 @@
 #include "tests/support/test_support.h"
 #include "widgets/document_view.h"
 #include "widgets/job_view.h"
+#include "widgets/timeline/stacked_timelines.h"
+#include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
 #endif
@@ -119,6 +121,16 @@ private Q_SLOTS:
             QVERIFY2(rank->view()->height() >= 200,
                      qPrintable(QString::number(rank->view()->height())));
         }
+        // One details pane under the ranks: rank 0's first, then the rank clicked.
+        widgets::StackedTimelines* stack = view->stackedTimelines();
+        QCOMPARE(stack->detailsShown(), 0);
+        for (widgets::TimelinePage* rank : view->timelines())
+            QVERIFY(!rank->isAncestorOf(rank->details()) && stack->isAncestorOf(rank->details()));
+        QTest::mouseClick(view->timelines()[3]->view()->viewport(), Qt::LeftButton, {},
+                          QPoint(5, 5));
+        QCOMPARE(stack->detailsShown(), 3);
+        QVERIFY(view->timelines()[3]->details()->isVisible());
+        QVERIFY(!view->timelines()[0]->details()->isVisible());
         // Its search outlines every rank's matches; Enter selects each rank's next one.
         view->searchField()->setFocus();
         QTest::keyClicks(view->searchField(), QStringLiteral("ProfilerStep"));

@@ -1,6 +1,7 @@
 // Every view fits a laptop's screen (issue 50): on a 1366x768 screen the window opens
 // inside it and no page of any document (a trace, a lab session with or without its trace,
-// a comparison, a job) makes it wider or taller than the screen; at 1280 px the Operators
+// a comparison, a job) makes it wider or taller than the screen; a comparison's two
+// timelines are both in view over one whole details pane; at 1280 px the Operators
 // table shows each op's name, calls, host and device time without scrolling; the Diagnosis
 // list shows each finding's severity and its whole title.
 //
@@ -18,6 +19,10 @@
 #include "widgets/session_view.h"
 #include "widgets/table_models.h"
 #include "widgets/table_view.h"
+#include "widgets/timeline/stacked_timelines.h"
+#include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_page.h"
+#include "widgets/timeline/timeline_view.h"
 #endif
 
 #include <QApplication>
@@ -294,6 +299,64 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30'000);
         QVERIFY(!live->statusText().isEmpty());
         checkFits(window, QStringLiteral("a script stopped"));
+    }
+
+    // Compare's two timelines on a 1280x720 laptop (the window less a panel and a title
+    // bar): before above after, both in view without scrolling, each with its ruler and about seven
+    // tracks, over one details pane that shows its lines whole, its timeline's heading saying so.
+    void aComparisonsTimelinesShareOneWholeDetailsPane()
+    {
+        gui::MainWindow window;
+        window.resize(1280, 720 - 40 - 30);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy spy(&window, &gui::MainWindow::comparisonOpened);
+        window.compareFiles(sharedFile("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz"),
+                            sharedFile("kineto/resnet50_v100_workers4_2021.pt.trace.json.gz"));
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
+        auto* view = spy.at(0).at(0).value<widgets::CompareView*>();
+        view->setCurrentIndex(widgets::CompareView::Timelines);
+        QTest::qWait(50);
+        widgets::StackedTimelines* stack = view->stackedTimelines();
+        const QWidget* column = stack->findChild<QScrollArea*>()->viewport();
+        const int rows = 10 * stack->fontMetrics().height();  // the ruler and about seven tracks
+        for (widgets::TimelinePage* side : {view->beforeTimeline(), view->afterTimeline()}) {
+            QWidget* tracks = side->view();
+            const QRect inColumn(tracks->mapTo(column, QPoint(0, 0)), tracks->size());
+            QVERIFY2(column->rect().contains(inColumn),
+                     qPrintable(QStringLiteral("tracks at %1,%2 %3x%4 in a column of %5 px")
+                                    .arg(inColumn.x())
+                                    .arg(inColumn.y())
+                                    .arg(inColumn.width())
+                                    .arg(inColumn.height())
+                                    .arg(column->height())));
+            QVERIFY2(tracks->height() >= rows,
+                     qPrintable(QStringLiteral("%1 px of tracks").arg(tracks->height())));
+            QVERIFY(!side->isAncestorOf(side->details()));  // its pane is the stack's
+        }
+        // One pane: the first two lines of a range's totals whole, and whose they are.
+        const auto panes = view->findChildren<widgets::TimelineDetails*>();
+        QCOMPARE(std::count_if(panes.begin(), panes.end(),
+                               [](const QWidget* p) { return p->isVisible(); }),
+                 1);
+        widgets::TimelineDetails* shown = view->beforeTimeline()->details();
+        QVERIFY(shown->isVisible());
+        QVERIFY2(shown->viewport()->height() >= 3 * shown->fontMetrics().lineSpacing(),
+                 qPrintable(QString::number(shown->viewport()->height())));
+        const auto captionSays = [stack](const QString& side) {
+            const auto labels = stack->findChildren<QLabel*>();
+            return std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) {
+                return l->isVisible() && l->text().startsWith(side) &&
+                       l->text().contains(QStringLiteral("its details below"));
+            });
+        };
+        QVERIFY(captionSays(QStringLiteral("<b>Before</b>")));
+        // A click on the after side's tracks brings its details.
+        QTest::mouseClick(view->afterTimeline()->view()->viewport(), Qt::LeftButton, {},
+                          QPoint(5, 5));
+        QCOMPARE(stack->detailsShown(), 1);
+        QVERIFY(view->afterTimeline()->details()->isVisible() && !shown->isVisible());
+        QVERIFY(captionSays(QStringLiteral("<b>After</b>")));
     }
 
     // A lab session on a 1280x720 laptop (the window less a panel and a title bar): the Lab

@@ -190,6 +190,17 @@ TimelinePage::~TimelinePage()
     m_view = nullptr;
 }
 
+TimelineDetails* TimelinePage::details() const
+{
+    return m_details;
+}
+
+TimelineDetails* TimelinePage::takeDetails()
+{
+    m_details->setParent(nullptr);
+    return m_details;
+}
+
 void TimelinePage::search(const QString& text)
 {
     m_matches = timeline::searchByName(*m_trace->model, text.toStdString());
@@ -255,6 +266,8 @@ void TimelinePage::revealRange(int64_t beginNs, int64_t endNs)
 
 void TimelinePage::updateDetails()
 {
+    if (!m_details)
+        return;
     if (const auto range = m_view->range()) {
         const auto [first, last] = m_view->rangeLanes();
         m_details->showTotals(

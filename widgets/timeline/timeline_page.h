@@ -7,6 +7,7 @@
 #include "core/timeline/counter_track.h"
 #include "core/timeline/timeline_index.h"
 
+#include <QPointer>
 #include <QWidget>
 #include <memory>
 
@@ -29,7 +30,10 @@ public:
     ~TimelinePage() override;
 
     TimelineView* view() const { return m_view; }
-    TimelineDetails* details() const { return m_details; }
+    TimelineDetails* details() const;
+    // For timelines stacked under one details pane (StackedTimelines): the pane leaves this
+    // page for the caller to place; the page goes on filling it. Called once.
+    TimelineDetails* takeDetails();
     TimelineOverview* overview() const { return m_overview; }
     QLineEdit* searchField() const { return m_search; }
     // The search, buttons and legend row: a job's ranks, stacked, share one bar of the
@@ -60,7 +64,7 @@ private:
     std::shared_ptr<const timeline::TimelineIndex> m_index;
     std::vector<timeline::CounterTrack> m_counters;
     TimelineView* m_view = nullptr;
-    TimelineDetails* m_details = nullptr;
+    QPointer<TimelineDetails> m_details;  // a stack's pane may go before the page
     TimelineOverview* m_overview = nullptr;
     QWidget* m_toolbar = nullptr;
     QLineEdit* m_search = nullptr;
