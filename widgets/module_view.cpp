@@ -9,8 +9,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
 
 namespace kinetoscope::widgets {
@@ -47,10 +49,36 @@ public:
     }
 };
 
+// Asks for the height of its shown rows (at least a few, at most about a dozen): the module
+// tree of a small model leaves the page's height to the call tree below it, rather than half.
+class RowsHighTree : public QTreeWidget
+{
+public:
+    using QTreeWidget::QTreeWidget;
+    QSize sizeHint() const override
+    {
+        constexpr int kFewest = 4, kMost = 12;
+        int rows = 0;
+        for (QTreeWidgetItemIterator it(const_cast<RowsHighTree*>(this),
+                                        QTreeWidgetItemIterator::NotHidden);
+             *it && rows < kMost; ++it) {
+            bool shown = true;
+            for (const QTreeWidgetItem* up = (*it)->parent(); up && shown; up = up->parent())
+                shown = up->isExpanded();
+            rows += shown;
+        }
+        const int rowHeight =
+            sizeHintForRow(0) > 0 ? sizeHintForRow(0) : fontMetrics().height() + 4;
+        const int height = header()->sizeHint().height() + std::max(rows, kFewest) * rowHeight +
+                           2 * frameWidth() + horizontalScrollBar()->sizeHint().height();
+        return {QTreeWidget::sizeHint().width(), height};
+    }
+};
+
 }  // namespace
 
 ModuleView::ModuleView(QWidget* parent)
-    : QWidget(parent), m_notice(new QLabel(this)), m_tree(new QTreeWidget(this)),
+    : QWidget(parent), m_notice(new QLabel(this)), m_tree(new RowsHighTree(this)),
       m_details(new QLabel(this)), m_widthBy(new QComboBox(this)), m_flame(new FlameGraph(this))
 {
     m_notice->setWordWrap(true);
@@ -104,6 +132,8 @@ ModuleView::ModuleView(QWidget* parent)
     auto* detailsScroll = new QScrollArea(upper);
     detailsScroll->setWidget(m_details);
     detailsScroll->setWidgetResizable(true);
+    // The tree sets the pane's height; long details scroll beside it.
+    detailsScroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
     upperLayout->addWidget(detailsScroll, 1);
 
     auto* lower = new QWidget(this);
@@ -127,7 +157,8 @@ ModuleView::ModuleView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(upper);
     splitter->addWidget(lower);
-    splitter->setStretchFactor(0, 1);
+    // The module tree keeps the rows it asks for; the call tree takes the rest.
+    splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_notice);
@@ -168,6 +199,7 @@ void ModuleView::setTrees(const analysis::ModuleTree& modules, const analysis::C
     // Without modules the upper pane (the tree and its details) goes: the call tree takes
     // the page, not half of it under an empty panel.
     m_upper->setVisible(!m_modules.empty());
+    m_tree->updateGeometry();  // its height follows its rows
     m_flame->setTree(calls);
     m_flame->setWidthBy(calls.nodes.empty() || calls.nodes[0].deviceNs > 0
                             ? FlameGraph::Width::Device

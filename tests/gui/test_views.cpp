@@ -621,6 +621,27 @@ private Q_SLOTS:
         QVERIFY(kinetoscope::test::distinctColours(flame->grab().toImage()) > 4);
     }
 
+    // Two modules: their rows whole, in a pane of their height; the call tree below takes
+    // the rest of the page (a half-and-half split left it about 140 px on a laptop).
+    void aFewModulesLeaveThePageToTheCallTree()
+    {
+        const auto trace = analysed("gpupuzzlers/torch_compile_fusion.json.gz");
+        widgets::DocumentView view(trace);
+        view.resize(1280, 650);
+        view.setCurrentIndex(widgets::DocumentView::Modules);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QTreeWidget* tree = view.modules()->tree();
+        QCOMPARE(tree->topLevelItemCount(), 2);
+        const QRect last = tree->visualItemRect(tree->topLevelItem(1));
+        QVERIFY(!last.isEmpty() && last.bottom() < tree->viewport()->height());
+        const QWidget* flameArea = view.modules()->flameGraph()->parentWidget();
+        QVERIFY2(flameArea->height() > view.modules()->height() * 3 / 5,
+                 qPrintable(QStringLiteral("%1 of %2 px")
+                                .arg(flameArea->height())
+                                .arg(view.modules()->height())));
+    }
+
     void saysWhenATraceHasNoModules()
     {
         const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
