@@ -189,9 +189,16 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
                                       {tr("reserved"), QStringLiteral("bytes")},
                                       {tr("peak allocated"), QStringLiteral("bytes")}});
     installTableExport(m_memoryTable, QStringLiteral("lab-memory"));
+    // Every row shown, in rows of the text's height: the page scrolls, never the table inside
+    // it (a table's own scroll bar inside a scrolling page takes the wheel from it). The
+    // phase's name gives way to the figures on a narrow window (its tooltip has it whole).
     m_memoryTable->verticalHeader()->hide();
-    m_memoryTable->horizontalHeader()->setStretchLastSection(true);
-    m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_memoryTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_memoryTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_memoryTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_memoryTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_memoryTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_memoryTable->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_memoryTable->setMinimumWidth(200);
     m_memoryTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_memoryTable->setToolTip(
@@ -465,15 +472,30 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
                                                    .arg(series, QString::fromStdString(p.error)));
         m_reading->show();
         if (batch && p.error.starts_with("out of memory")) {
-            m_batchOutOfMemory->addData(double(p.value), 0.0);
-            auto* label = new QCPItemText(m_batch);
-            label->position->setCoords(double(p.value), 0.0);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            // Above the cross; the checkpointed series' a line higher, clear of the plain one's.
+            // The legend's entry (no point drawn: NaN); the cross and its label stand on the
+            // axis, whatever the y range, rather than half under it.
+            m_batchOutOfMemory->addData(double(p.value), qQNaN());
             const bool checkpointed = p.checkpointEvery > 0;
-            label->setPadding(QMargins(0, 0, 0, checkpointed ? 26 : 10));
-            label->setText(checkpointed ? tr("OOM (ckpt)") : tr("OOM"));
-            label->setColor(QColor(0xc6, 0x28, 0x28));
+            const QColor red(0xc6, 0x28, 0x28);
+            auto onTheAxis = [&](const QString& text, int lift, bool mark) {
+                auto* item = new QCPItemText(m_batch);
+                item->position->setTypeX(QCPItemPosition::ptPlotCoords);
+                item->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                item->position->setCoords(double(p.value), 1.0);
+                item->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+                item->setPadding(QMargins(0, 0, 0, lift));
+                item->setText(text);
+                item->setColor(red);
+                if (mark) {  // as large as the legend's cross
+                    QFont font = item->font();
+                    font.setBold(true);
+                    font.setPixelSize(16);
+                    item->setFont(font);
+                }
+            };
+            onTheAxis(QStringLiteral("\u2715"), 1, true);
+            // Above the cross; the checkpointed series' a line higher, clear of the plain one's.
+            onTheAxis(checkpointed ? tr("OOM (ckpt)") : tr("OOM"), checkpointed ? 36 : 20, false);
             m_maxBatch = std::max(m_maxBatch, double(p.value));
             m_batch->xAxis->setRange(m_batch->xAxis->range().lower, m_maxBatch * 2);
             showSweeps();
@@ -559,6 +581,8 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
             QFont font = item->font();
             font.setBold(bold);
             item->setFont(font);
+            if (column == 0)
+                item->setToolTip(label);
             m_memoryTable->setItem(row, column, item);
         }
     };
@@ -578,7 +602,9 @@ void LiveRunView::setMemory(const session::MemoryTriage& m)
     addRow(tr("gradients"), {cell(split.gradientBytes)}, false);
     addRow(tr("optimizer state"), {cell(split.optimizerStateBytes)}, false);
     addRow(tr("activations"), {cell(split.activationBytes)}, false);
-    m_memoryTable->resizeColumnsToContents();
+    m_memoryTable->setFixedHeight(m_memoryTable->horizontalHeader()->sizeHint().height() +
+                                  m_memoryTable->verticalHeader()->length() +
+                                  2 * m_memoryTable->frameWidth());
     if (m_memoryBox->isHidden())
         arrange();
 }

@@ -66,6 +66,7 @@ public:
     QTableWidget* labTable() const { return m_labTable; }
     QTableWidget* memoryTable() const { return m_memoryTable; }
     bool outOfMemoryMarked() const;
+    QCustomPlot* batchSweepPlot() const { return m_batch; }
     QString latencyText();  // (its percentiles brought up to date first)
     QString statusText() const;
     QString readingText() const;

@@ -591,10 +591,34 @@ private Q_SLOTS:
         QCOMPARE(view.memoryTable()->item(2, 3)->text(), QStringLiteral("3.00 MiB"));
         QCOMPARE(view.memoryTable()->item(10, 1)->text(),
                  QStringLiteral("2.00 MiB"));  // activations
+        // Every row in view: the Lab page scrolls, not the table inside it.
+        const QTableWidget* table = view.memoryTable();
+        QCOMPARE(table->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        QVERIFY(table->height() >=
+                table->horizontalHeader()->sizeHint().height() + table->verticalHeader()->length());
         view.addSweepPoint({"batch_size", 64, 1000.0, 0, "", 64.0, 100 << 20});
         QVERIFY(!view.outOfMemoryMarked());
         view.addSweepPoint({"batch_size", 128, 0.0, 0, "out of memory at batch size 128"});
         QVERIFY(view.outOfMemoryMarked());
+        // Its cross and label stand on the axis, inside the plot, whatever the y range.
+        view.resize(1280, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCustomPlot* batch = view.batchSweepPlot();
+        batch->replot();
+        const QRect plotArea = batch->axisRect()->rect();
+        const int axisY = plotArea.top() + plotArea.height();  // the x axis' line
+        int marks = 0;
+        for (int i = 0; i < batch->itemCount(); ++i) {
+            const auto* mark = qobject_cast<QCPItemText*>(batch->item(i));
+            if (!mark)
+                continue;
+            ++marks;
+            QVERIFY2(mark->bottom->pixelPosition().y() <= axisY &&
+                         mark->top->pixelPosition().y() >= plotArea.top(),
+                     qPrintable(mark->text()));
+        }
+        QCOMPARE(marks, 2);  // the cross and "OOM"
         QCOMPARE(view.sweepPoints(), 1);
         // The same batch with activation checkpointing goes on its own series.
         session::SweepPoint checkpointed{"batch_size", 64, 800.0, 0, "", 80.0, 60 << 20};
