@@ -195,7 +195,10 @@ void MainWindow::createActions()
     find->setShortcut(QKeySequence::Find);
     edit->addSeparator();
     QAction* preferences = edit->addAction(tr("&Preferences…"), this, &MainWindow::showPreferences);
-    preferences->setShortcut(QKeySequence::Preferences);
+    // Ctrl+, where the platform names no shortcut for preferences (X11 and Wayland do not).
+    preferences->setShortcuts(QKeySequence::keyBindings(QKeySequence::Preferences).isEmpty()
+                                  ? QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::Key_Comma)}
+                                  : QKeySequence::keyBindings(QKeySequence::Preferences));
     preferences->setMenuRole(QAction::PreferencesRole);
     preferences->setToolTip(tr("Threads for loading and analysis"));
 

@@ -8,7 +8,7 @@
 namespace kinetoscope::gui {
 
 StartPage::StartPage(QWidget* parent)
-    : QWidget(parent), m_recent(new QListWidget(this)),
+    : QWidget(parent), m_recent(new QListWidget(this)), m_noRecent(new QLabel(this)),
       m_lab(new QPushButton(tr("Run a lab…"), this)),
       m_profile(new QPushButton(tr("Profile a script…"), this))
 {
@@ -34,6 +34,13 @@ StartPage::StartPage(QWidget* parent)
     layout->addLayout(buttons);
     layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this));
     layout->addWidget(m_recent, 1);
+    m_noRecent->setText(tr("Nothing opened yet. What you open (traces, lab sessions, memory "
+                           "snapshots) is listed here, to open again with a double-click."));
+    m_noRecent->setWordWrap(true);
+    m_noRecent->setStyleSheet(QStringLiteral("color: #616161"));
+    layout->addWidget(m_noRecent);
+    layout->addStretch();  // the page's height, when no list takes it
+    setRecentFiles({});
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(m_lab, &QPushButton::clicked, this, &StartPage::labRequested);
     connect(m_profile, &QPushButton::clicked, this, &StartPage::profileRequested);
@@ -49,6 +56,9 @@ void StartPage::setRecentFiles(const QStringList& files)
         auto* item = new QListWidgetItem(file, m_recent);
         item->setData(Qt::UserRole, file);
     }
+    // An empty list is a sentence, not a blank box the height of the window.
+    m_recent->setVisible(!files.isEmpty());
+    m_noRecent->setVisible(files.isEmpty());
 }
 
 void StartPage::setLabAvailable(bool available)

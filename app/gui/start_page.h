@@ -3,6 +3,7 @@
 // "Profile a script" (with the probe). What could not be opened is the window's problems bar.
 #include <QWidget>
 
+class QLabel;
 class QListWidget;
 class QPushButton;
 
@@ -14,6 +15,7 @@ class StartPage : public QWidget
 public:
     explicit StartPage(QWidget* parent = nullptr);
     void setRecentFiles(const QStringList& files);
+    QListWidget* recentList() const { return m_recent; }
     void setLabAvailable(bool available);      // builds with the engine
     void setProfileAvailable(bool available);  // the probe installed beside the app
 
@@ -25,6 +27,7 @@ Q_SIGNALS:
 
 private:
     QListWidget* m_recent;
+    QLabel* m_noRecent;  // said in place of an empty list
     QPushButton* m_lab;
     QPushButton* m_profile;
 };

@@ -22,6 +22,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QProcess>
 #include <QScreen>
@@ -76,6 +77,35 @@ private Q_SLOTS:
         qRegisterMetaType<widgets::DocumentView*>("widgets::DocumentView*");
         qRegisterMetaType<widgets::SessionView*>("widgets::SessionView*");
         qRegisterMetaType<widgets::SnapshotView*>("widgets::SnapshotView*");
+    }
+
+    // A first launch: the start page says what its recent files will be, not a blank box;
+    // the list comes with the first file opened. Preferences answer Ctrl+, on every platform.
+    void theStartPageAndPreferencesOnAFirstLaunch()
+    {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QListWidget* recent = window.startPage()->recentList();
+        QVERIFY(!recent->isVisible());
+        const auto labels = window.startPage()->findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+            return l->isVisible() && l->text().startsWith(QStringLiteral("Nothing opened yet"));
+        }));
+        QSignalSpy opened(&window, &gui::MainWindow::documentOpened);
+        window.openFiles(
+            {QString::fromStdString(test::sharedTrace("hta/sampled_rank0.json.gz").string())});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60'000);
+        QCOMPARE(recent->count(), 1);
+        QVERIFY(recent->isVisibleTo(window.startPage()));
+        QSettings().remove(QStringLiteral("recentFiles"));
+
+        bool preferences = false;
+        for (const QAction* action : window.findChildren<QAction*>())
+            if (action->menuRole() == QAction::PreferencesRole)
+                preferences = action->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+        QVERIFY(preferences);
     }
 
     // A file opened from the file manager (the real binary, as xdg-open starts it) reaches
