@@ -64,6 +64,10 @@ harness.RUNS.update({
     # a script that compiles its model itself (train_fullgraph.py: Dynamo's eager backend)
     "compile_own": (["train_fullgraph.py", "--steps-total", "10"],
                     {"skip": 2, "active": 0, "arm": "bf16+compile"}, compile_env("compile_own")),
+    "compile_own_fp32": (["train_fullgraph.py", "--steps-total", "10"],
+                         {"skip": 2, "active": 0, "arm": "fp32"}, compile_env("compile_own_fp32")),
+    "compile_own_bf16": (["train_fullgraph.py", "--steps-total", "10"],
+                         {"skip": 2, "active": 0, "arm": "bf16"}, compile_env("compile_own_bf16")),
 })
 harness.FIRST.extend(["compile", "compile_fails", "images", "images_workers"])
 
@@ -181,6 +185,18 @@ class Arms(unittest.TestCase):
         self.assertNotIn("compile_seconds", config)  # nothing of ours compiled
         self.assertNotIn("arm_error", config)
         self.assertIn(b"trained; graphs", run.stdout)
+
+    def test_the_other_arms_say_they_ran_the_scripts_compiled_model(self):
+        # Helper 39: the fp32 and bf16 rows said nothing, though they ran compiled as well.
+        for name, arm in (("compile_own_fp32", "fp32"), ("compile_own_bf16", "bf16")):
+            run = result(name)
+            self.assertEqual(run.returncode, 0, run.explain())
+            config = run.last_config()
+            self.assertEqual(config.get("arm"), arm)
+            self.assertEqual(config.get("arm_note"),
+                             "the script compiles its model itself (this arm ran compiled)")
+            self.assertNotIn("arm_compile", config)  # the compile arm's word
+            self.assertIn(b"trained; graphs", run.stdout)
 
     def test_the_scripts_own_autocast_is_not_doubled(self):
         run = result("arm_own_autocast")

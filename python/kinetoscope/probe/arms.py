@@ -156,7 +156,11 @@ class Lab(object):
     # -- the model ----------------------------------------------------------------------------
     def on_model(self, module):
         """ModelFinder chose `module` (None: it looks again, the old choice is off)."""
-        if module is self.model or not self.bf16 or self.stop_by:
+        if module is self.model or self.stop_by:
+            return
+        if not self.bf16:  # fp32: nothing applied; a model the script compiled is said
+            if module is not None and _compiled_by_script(module):
+                self.add_note(RAN_COMPILED)
             return
         try:
             self._unapply()
@@ -186,6 +190,8 @@ class Lab(object):
                 self.set("arm_compile", "script")  # (every arm ran compiled)
             else:
                 self._compile(module)
+        elif _compiled_by_script(module):
+            self.add_note(RAN_COMPILED)
 
     def _unapply(self):
         if self.entered:
@@ -334,6 +340,11 @@ class Lab(object):
             elif getattr(module.__dict__.get("forward"), "__kinetoscope_compiled__", False):
                 del module.forward
         self.saved_forward = None
+
+
+# The fp32 and bf16 arms' note for a model the script compiles: its row says it ran compiled
+# (the reading says bf16 -> compile was not measured).
+RAN_COMPILED = "the script compiles its model itself (this arm ran compiled)"
 
 
 def _compiled_by_script(module):
