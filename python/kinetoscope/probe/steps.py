@@ -500,18 +500,19 @@ class Loop(object):
             return
         timing = self.timing
         now = perf_counter() if timing is None else timing.mark()
-        next_end = self.next_end
-        if next_end is not None:  # the model's forward starts after a batch: the step's
-            self._batch_fed_model()
-            if timing is None:
-                self.h2d_s += now - next_end
-            else:
-                self._add(H2D, next_end, now)
-            self.next_end = None
+        if self.next_end is not None:  # the model's forward starts after a batch
+            self._batch_went_in(now)
         if grad:
             self.forward_open = now
         else:
             self.inference_open = now
+
+    def _batch_went_in(self, now):
+        """The batch went into the model (its forward, or the step's closure) at `now`: the
+        time since it came is the step's h2d."""
+        self._batch_fed_model()
+        self._add(H2D, self.next_end, now)
+        self.next_end = None
 
     def _batch_fed_model(self):
         """The last batch went into the model: its iterator is the one that feeds it."""
@@ -637,9 +638,9 @@ class Loop(object):
             timing = self.timing
             now = perf_counter() if timing is None else timing.mark()
             if kwargs or len(args) > 1:  # (a plain step() passes the optimizer alone)
-                closure = _closure_of(optimizer, args, kwargs)
+                closure, index = _closure_of(optimizer, args, kwargs)
                 if closure is not None:
-                    return self._step_with_closure(optimizer, closure, args, kwargs, now)
+                    return self._step_with_closure(closure, index, args, kwargs, now)
             if self.forward_open is not None:
                 self._add(FORWARD, self.forward_open, now)
                 self.forward_open = None
@@ -648,7 +649,7 @@ class Loop(object):
             self.fault(exc)
         return None
 
-    def _step_with_closure(self, optimizer, closure, args, kwargs, now):
+    def _step_with_closure(self, closure, index, args, kwargs, now):
         """optimizer.step(closure) (Lightning's automatic optimization, LBFGS): the closure
         runs the forward and the backward inside the step, once or several times. What ran
         since the batch is the loop's own (h2d); each call's forward is timed from the call
@@ -665,9 +666,7 @@ class Loop(object):
             self.forward_open = None
             used = True
         elif self.next_end is not None:
-            self._batch_fed_model()
-            self._add(H2D, self.next_end, now)
-            self.next_end = None
+            self._batch_went_in(now)
             used = True
         if not used and self.timing is not None:
             self.timing.release(now)
@@ -676,7 +675,6 @@ class Loop(object):
             kwargs = dict(kwargs)
             kwargs["closure"] = timed
         else:
-            index = _closure_index(optimizer, args)
             args = tuple(args[:index]) + (timed,) + tuple(args[index + 1:])
         return args, kwargs
 
@@ -807,19 +805,17 @@ class Loop(object):
         return config
 
 
-def _closure_index(optimizer, args):
-    """Where optimizer.step's first argument is in the hooks' `args` (torch passes the
-    optimizer itself first)."""
-    return 1 if args and args[0] is optimizer else 0
 
 
 def _closure_of(optimizer, args, kwargs):
-    """The closure given to optimizer.step (its first argument, or `closure=`), else None."""
+    """The closure given to optimizer.step (its first argument, or `closure=`), else None;
+    and where that first argument is in the hooks' `args` (torch passes the optimizer itself
+    first)."""
+    index = 1 if args and args[0] is optimizer else 0
     closure = kwargs.get("closure") if kwargs else None
-    index = _closure_index(optimizer, args)
     if closure is None and len(args) > index and callable(args[index]):
         closure = args[index]
-    return closure
+    return closure, index
 
 
 def _timed_closure(loop, closure):
