@@ -49,6 +49,15 @@ namespace {
 
 using test::analysed;
 
+// The document shown on `page` at `size`, for what its layout gives the page.
+bool shownAt(widgets::DocumentView& view, int page, QSize size)
+{
+    view.resize(size);
+    view.setCurrentIndex(page);
+    view.show();
+    return QTest::qWaitForWindowExposed(&view);
+}
+
 // A snapshot of ../shared/snapshots opened as the app opens one.
 std::shared_ptr<const document::Document> openedSnapshot(const char* name)
 {
@@ -424,10 +433,7 @@ private Q_SLOTS:
     {
         const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
         widgets::DocumentView view(trace);
-        view.resize(1400, 900);
-        view.setCurrentIndex(widgets::DocumentView::Operators);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(shownAt(view, widgets::DocumentView::Operators, QSize(1400, 900)));
         const roofline::Roofline& r = trace->summary.roofline;
         QVERIFY(r.peaks && r.peaks->model == "MI300X");
         widgets::RooflinePanel* panel = view.roofline();
@@ -499,10 +505,7 @@ private Q_SLOTS:
         const auto trace = analysed("tracelens/torch_compile_triton.json.gz");
         QVERIFY(trace && trace->model);
         widgets::DocumentView view(trace);
-        view.resize(1366, 768);
-        view.setCurrentIndex(widgets::DocumentView::Kernels);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(shownAt(view, widgets::DocumentView::Kernels, QSize(1366, 768)));
         const std::string reduction = "triton_red_fused_add_mean_mul_pow_rsqrt_0";
         const QString fused = QStringLiteral("add · mean · mul · pow · rsqrt");
         // The row of `name` in a page's table (its proxy's order), or -1.
@@ -588,10 +591,7 @@ private Q_SLOTS:
     {
         const auto trace = analysed("tracelens/rocm_mi300_resnet_act_checkpoint.json.gz");
         widgets::DocumentView view(trace);
-        view.resize(1200, 800);
-        view.setCurrentIndex(widgets::DocumentView::Modules);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(shownAt(view, widgets::DocumentView::Modules, QSize(1200, 800)));
         widgets::ModuleView* modules = view.modules();
         QVERIFY(modules->tree()->isVisible());
         // The five top-level modules, DDP first by device time, with its figures.
@@ -627,10 +627,7 @@ private Q_SLOTS:
     {
         const auto trace = analysed("gpupuzzlers/torch_compile_fusion.json.gz");
         widgets::DocumentView view(trace);
-        view.resize(1280, 650);
-        view.setCurrentIndex(widgets::DocumentView::Modules);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(shownAt(view, widgets::DocumentView::Modules, QSize(1280, 650)));
         const QTreeWidget* tree = view.modules()->tree();
         QCOMPARE(tree->topLevelItemCount(), 2);
         const QRect last = tree->visualItemRect(tree->topLevelItem(1));
@@ -646,10 +643,7 @@ private Q_SLOTS:
     {
         const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");
         widgets::DocumentView view(trace);
-        view.resize(1200, 800);
-        view.setCurrentIndex(widgets::DocumentView::Modules);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(shownAt(view, widgets::DocumentView::Modules, QSize(1200, 800)));
         QVERIFY(!view.modules()->tree()->isVisible());
         QVERIFY(view.modules()->notice()->text().contains(QStringLiteral("no nn.Module spans")));
         // The call tree of its ops is still drawn, and takes the page (no empty pane above it).
