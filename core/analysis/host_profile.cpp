@@ -2,6 +2,7 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/iterations.h"
+#include "core/analysis/op_nesting.h"
 #include "core/analysis/time_ranges.h"
 #include "core/trace/name_cache.h"
 #include "core/trace/python_frame.h"
@@ -168,6 +169,9 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
     }
     const RangeSet otherThreads = unionOf(std::move(elsewhere));
     std::map<uint32_t, std::pair<double, double>> self;  // name -> (self ns, calls)
+    // An op's self time here is its own work: the ops it ran are out of it, through the
+    // Python frames and record_function ranges between (which are not entries of their own).
+    EnclosingEvent enclosing(model, {Category::PythonFunction, Category::UserAnnotation});
     std::map<uint32_t, double> random;
     std::map<uint32_t, std::pair<double, double>> frames;  // name -> (idle ns, calls)
     const auto events = model.events(p.thread);
@@ -206,8 +210,9 @@ HostProfile profileHost(const TraceModel& model, const StepDetection& steady)
             auto& [selfNs, calls] = self[e.name.value];
             selfNs += double(e.durationNs);
             calls += 1;
-            if (e.parent.valid() && model.event(e.parent).category == Category::CpuOp)
-                self[model.event(e.parent).name.value].first -= double(e.durationNs);
+            if (const EventId owner = enclosing.of(e);
+                owner.valid() && model.event(owner).category == Category::CpuOp)
+                self[model.event(owner).name.value].first -= double(e.durationNs);
             if ((r & kRandom) && drawnByTheLoop(e)) {
                 drawn.push_back(clipped);
                 random[e.name.value] += double(clipped.length());

@@ -14,8 +14,9 @@ namespace kinetoscope::analysis {
 struct HostOpTime
 {
     std::string name;
-    double selfNs = 0;  // per step: the op's time less the ops directly nested in it (as
-                        // torch counts self time), over the ops starting in a step
+    double selfNs = 0;  // per step: the op's time less the ops nested in it (through the
+                        // Python frames and record_function ranges between), over the ops
+                        // starting in a step
     double calls = 0;   // per step
 };
 

@@ -1,5 +1,6 @@
 #include "core/analysis/op_table.h"
 
+#include "core/analysis/op_nesting.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/name_cache.h"
 
@@ -13,9 +14,10 @@ using namespace kinetoscope::trace;
 
 namespace {
 
-// What an op's self CPU time leaves out when it runs inside the op on its thread: nested
-// ops, record_function ranges and the runtime and driver calls the op made (launches,
-// copies, allocations), as torch's self_cpu_time_total and the TensorBoard plugin count.
+// What an op's self CPU time leaves out when it runs inside the op on its thread (Python
+// frames between them or not): nested ops, record_function ranges and the runtime and driver
+// calls the op made (launches, copies, allocations), as torch's self_cpu_time_total and the
+// TensorBoard plugin count.
 bool takesFromSelfCpu(Category c)
 {
     return c == Category::CpuOp || c == Category::UserAnnotation || c == Category::Runtime ||
@@ -108,11 +110,14 @@ OpTables computeOpTables(const TraceModel& model, const RangeSet* within)
     auto onTensorCores = perName<bool>(model, isTensorCoreKernel);
     OpTables tables;
 
+    EnclosingEvent enclosing(model, {Category::PythonFunction});
     for (size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
-        if (takesFromSelfCpu(e.category) && e.parent.valid() &&
-            model.event(e.parent).category == Category::CpuOp)
-            childCpu[e.parent.value] += e.durationNs;
+        if (takesFromSelfCpu(e.category)) {
+            const EventId owner = enclosing.of(e);
+            if (owner.valid() && model.event(owner).category == Category::CpuOp)
+                childCpu[owner.value] += e.durationNs;
+        }
         if (e.category == Category::Kernel && (!within || contains(*within, e.startNs)))
             tables.kernelNs += e.durationNs;
         if (isDeviceWork(e.category) && e.op.valid()) {

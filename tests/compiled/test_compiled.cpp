@@ -78,6 +78,7 @@ private slots:
     void notCompiledKernels();
     void resumedFrames();
     void graphBreakOnARealRun();
+    void selfTimesOfACompiledRunAddUp();
     void recompileOnARealRun();
     void sharedCompiledTraces();
     void generatedKernelsFarBelowBandwidth();
@@ -273,6 +274,48 @@ void TestCompiled::graphBreakOnARealRun()
     const analysis::Finding* hot = findFinding(lowered.findings, "host-compute-bound");
     QVERIFY(hot);
     QVERIFY2(hot->title.starts_with("torch.compile's compiled code ("), hot->title.c_str());
+}
+
+// A compiled region's ops run under the Python frames of the code Inductor generated (and its
+// `## Call CompiledFxGraph ##` range): its self time leaves them out all the same, as an
+// eager op's does (helper 43: CompiledFunctionBackward's self time was its total, mm and bmm
+// inside it counted twice, and read as "the compiled code holds 45.8 % of the step").
+void TestCompiled::selfTimesOfACompiledRunAddUp()
+{
+    const Diagnosed d = diagnoseFile(fixture("graph_break_stacks.json.gz"));
+    QVERIFY(d.model);
+    const trace::TraceModel& model = *d.model;
+    // Every op counted once: the ops' self times add up to no more than the outermost ops'
+    // time (an op none of whose enclosing events is an op).
+    int64_t outermostNs = 0;
+    for (const trace::Event& e : model.events()) {
+        if (e.category != trace::Category::CpuOp || analysis::isMarkerSpan(model.text(e.name)))
+            continue;
+        bool outermost = true;
+        for (trace::EventId up = e.parent; up.valid() && outermost; up = model.event(up).parent)
+            outermost = model.event(up).category != trace::Category::CpuOp ||
+                        analysis::isMarkerSpan(model.text(model.event(up).name));
+        outermostNs += outermost ? e.durationNs : 0;
+    }
+    int64_t selfNs = 0;
+    int64_t regionSelf = -1, regionTotal = -1;
+    for (const analysis::OpStats& s : d.summary.ops.byName) {
+        selfNs += s.selfCpuNs;
+        if (s.name == "CompiledFunctionBackward") {
+            regionSelf = s.selfCpuNs;
+            regionTotal = s.cpuTotalNs;
+        }
+    }
+    QVERIFY2(
+        selfNs <= outermostNs,
+        qPrintable(QStringLiteral("%1 ns of self time in %2 ns").arg(selfNs).arg(outermostNs)));
+    QVERIFY(regionTotal > 0 && regionSelf >= 0 && regionSelf < regionTotal / 2);
+    // The loop thread's profile per step: no more self time than the step holds.
+    double hostSelf = 0;
+    for (const analysis::HostOpTime& o : d.summary.host.bySelfTime)
+        hostSelf += o.selfNs;
+    QVERIFY2(hostSelf <= d.summary.host.stepNs,
+             qPrintable(QStringLiteral("%1 of %2").arg(hostSelf).arg(d.summary.host.stepNs)));
 }
 
 // The epoch's last batch is 16 samples, not 64: at step 12 the guards on the input's shape
