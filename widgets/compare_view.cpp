@@ -290,10 +290,17 @@ QWidget* CompareView::timelinesPlaceholder()
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(QStringLiteral("Align on steady step:"), m_timelines));
     m_step = new QComboBox(m_timelines);
-    const size_t steps = std::max(m_comparison.before.steps.valuesNs.size(),
-                                  m_comparison.after.steps.valuesNs.size());
-    for (size_t i = 0; i < steps; ++i)
-        m_step->addItem(QString::number(i + 1));
+    const size_t before = m_comparison.before.steps.valuesNs.size(),
+                 after = m_comparison.after.steps.valuesNs.size();
+    // A step only one side has says so: the other shows its last.
+    for (size_t i = 0; i < std::max(before, after); ++i)
+        m_step->addItem(
+            i < std::min(before, after)
+                ? QString::number(i + 1)
+                : QStringLiteral("%1 (%2 has %3)")
+                      .arg(i + 1)
+                      .arg(i < before ? QStringLiteral("after") : QStringLiteral("before"))
+                      .arg(std::min(before, after)));
     bar->addWidget(m_step);
     bar->addStretch(1);
     bar->addWidget(m_stack->searchControls(), 1);
@@ -317,6 +324,14 @@ void CompareView::buildTimelines()
         m_stack->addTimeline(heading(QStringLiteral("After"), m_comparison.after.path), m_after);
     // Once laid out: a view with no width yet cannot frame a range.
     QTimer::singleShot(0, this, [this] { alignOnStep(m_step->currentIndex()); });
+}
+
+void CompareView::focusFilter()
+{
+    if (currentIndex() == Timelines)
+        m_stack->focusSearch();
+    else if (auto* table = qobject_cast<TableView*>(currentWidget()))
+        table->focusFilter();
 }
 
 QAbstractItemView* CompareView::currentTable() const

@@ -59,6 +59,8 @@ public:
     // Both timelines show their `index`-th steady step (clamped to each side's count).
     void alignOnStep(int index);
     QString title() const;  // "before.json ↔ after.json" for the tab
+    // Ctrl+F: the current page's filter, or the timelines' search.
+    void focusFilter();
     // The current page's table (changes, kernels, operators, copies, findings); null on a
     // page without one.
     QAbstractItemView* currentTable() const;

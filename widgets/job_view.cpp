@@ -154,13 +154,11 @@ QWidget* JobView::overviewPage()
     html += QStringLiteral("<p>%1 ranks").arg(m_job.ranks.size());
     if (m_job.worldSize > 0)
         html += QStringLiteral(" (world size %1)").arg(m_job.worldSize);
-    html +=
-        QStringLiteral(
-            ", %1 common steady steps; %2 collectives matched on every rank; clocks up to %3 apart "
-            "(aligned on the collectives' ends).</p>")
-            .arg(m_job.commonSteps.size())
-            .arg(m_job.collectives.matched.size())
-            .arg(duration(m_job.collectives.clockSpreadNs));
+    html += QStringLiteral(", %1; %2 collectives matched on every rank; clocks up to %3 apart "
+                           "(aligned on the collectives' ends).</p>")
+                .arg(text(format::counted(m_job.commonSteps.size(), "common steady step")))
+                .arg(m_job.collectives.matched.size())
+                .arg(duration(m_job.collectives.clockSpreadNs));
     if (const std::optional<scaling::Estimate> estimate = scaling::estimateFromJob(m_job))
         html +=
             QStringLiteral("<p>%1</p>").arg(text(scaling::estimateLine(*estimate)).toHtmlEscaped());
@@ -490,6 +488,12 @@ const std::vector<TimelinePage*>& JobView::timelines() const
 QLineEdit* JobView::searchField() const
 {
     return m_stack->searchField();
+}
+
+void JobView::focusFilter()
+{
+    if (currentIndex() == Timelines && hasEveryDocument())
+        m_stack->focusSearch();
 }
 
 void JobView::buildTimelines()

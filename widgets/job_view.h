@@ -71,6 +71,7 @@ public:
     // The Timelines page's one search: every rank's slices named like its text are outlined;
     // Enter, next and previous select each rank's next match.
     QLineEdit* searchField() const;
+    void focusFilter();  // Ctrl+F: the Timelines page's search
     StackedTimelines* stackedTimelines() const { return m_stack; }
 
     // Every rank's document is here (the job was read from the traces and kept them): the

@@ -212,7 +212,7 @@ std::string jobHeader(const job::Job& job)
     out << "job of " << format::counted(job.ranks.size(), "rank");
     if (job.worldSize > 0)
         out << " (world size " << job.worldSize << ")";
-    out << ", " << job.commonSteps.size() << " common steady steps";
+    out << ", " << format::counted(job.commonSteps.size(), "common steady step");
     if (!job.commonSteps.empty())
         out << " (#" << job.commonSteps.front() << "–#" << job.commonSteps.back() << ")";
     out << "\n" << job::stragglerLine(job) << "\n";
@@ -381,7 +381,7 @@ std::string jobReportMarkdown(const job::Job& job, const std::vector<analysis::F
         << format::counted(job.ranks.size(), "rank");
     if (job.worldSize > 0)
         out << " (world size " << job.worldSize << ")";
-    out << ", " << job.commonSteps.size() << " common steady steps";
+    out << ", " << format::counted(job.commonSteps.size(), "common steady step");
     if (!job.commonSteps.empty())
         out << " (#" << job.commonSteps.front() << "–#" << job.commonSteps.back() << ")";
     out << ".\n\n" << findingsSections(job, findings);

@@ -189,8 +189,13 @@ void MainWindow::createActions()
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* find = edit->addAction(tr("&Filter tables / search the timeline"), this, [this] {
-        if (auto* doc = qobject_cast<widgets::DocumentView*>(m_documents->currentWidget()))
+        QWidget* current = m_documents->currentWidget();
+        if (auto* doc = qobject_cast<widgets::DocumentView*>(current))
             doc->focusFilter();
+        else if (auto* comparison = qobject_cast<widgets::CompareView*>(current))
+            comparison->focusFilter();
+        else if (auto* job = qobject_cast<widgets::JobView*>(current))
+            job->focusFilter();
     });
     find->setShortcut(QKeySequence::Find);
     edit->addSeparator();
@@ -379,10 +384,10 @@ void MainWindow::finishLoad()
         if (m_labSessions.removeAll(m_loadingPath) > 0)
             doc->setCurrentIndex(1);  // a lab just finished: its diagnosis first
         QString status =
-            tr("%1: %2 events, %3 steps, loaded in %4")
+            tr("%1: %2 events, %3, loaded in %4")
                 .arg(name, QString::fromStdString(format::count(trace->model->stats().entries)),
                      QString::fromStdString(
-                         format::count(uint64_t(trace->summary.steps.steps.size()))),
+                         format::counted(uint64_t(trace->summary.steps.steps.size()), "step")),
                      QString::fromStdString(format::seconds(trace->loadSeconds)));
         if (trace->loadStatus != trace::LoadStatus::Ok) {
             // Its Overview says so on its first line; the terminal hears it too.

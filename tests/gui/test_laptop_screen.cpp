@@ -21,11 +21,13 @@
 #include "widgets/table_view.h"
 #include "widgets/timeline/stacked_timelines.h"
 #include "widgets/timeline/timeline_details.h"
+#include "widgets/timeline/timeline_overview.h"
 #include "widgets/timeline/timeline_page.h"
 #include "widgets/timeline/timeline_view.h"
 #endif
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QHeaderView>
@@ -357,6 +359,24 @@ private Q_SLOTS:
         QCOMPARE(stack->detailsShown(), 1);
         QVERIFY(view->afterTimeline()->details()->isVisible() && !shown->isVisible());
         QVERIFY(captionSays(QStringLiteral("<b>After</b>")));
+        // So does a click on the before side's overview strip (not only on its tracks).
+        QTest::mouseClick(view->beforeTimeline()->overview(), Qt::LeftButton, {}, QPoint(5, 5));
+        QCOMPARE(stack->detailsShown(), 0);
+        // Each side shows a step as a range; a slice selected then is what the pane shows.
+        QTRY_VERIFY(view->afterTimeline()->view()->range().has_value());
+        widgets::TimelinePage* after = view->afterTimeline();
+        QVERIFY(after->details()->toPlainText().startsWith(QStringLiteral("Range of")));
+        QVERIFY(!after->index().model().events().empty());
+        after->view()->select(trace::EventId{0}, false);
+        QVERIFY(after->view()->range().has_value());
+        QVERIFY2(!after->details()->toPlainText().startsWith(QStringLiteral("Range of")),
+                 qPrintable(after->details()->toPlainText().left(80)));
+        // A step only one side has says so (before has 6 steady steps here, after 5).
+        QComboBox* steps = view->stepChooser();
+        QCOMPARE(steps->itemText(steps->count() - 1), QStringLiteral("6 (after has 5)"));
+        // Ctrl+F: the timelines' one search.
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(stack->searchField()->hasFocus());
     }
 
     // A lab session on a 1280x720 laptop (the window less a panel and a title bar): the Lab

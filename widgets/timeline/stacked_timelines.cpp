@@ -40,6 +40,9 @@ StackedTimelines::StackedTimelines(const QString& unit, int minimumTimelineHeigh
         bar->addWidget(step);
     }
     m_matchLabel = new QLabel(m_searchControls);
+    // As wide as its longest count: the field and its buttons stay put as the count changes.
+    m_matchLabel->setMinimumWidth(
+        fontMetrics().horizontalAdvance(tr("99,999 matches on 64 of 64 %1s").arg(unit)));
     bar->addWidget(m_matchLabel);
     m_searchDelay = new QTimer(this);
     m_searchDelay->setSingleShot(true);
@@ -69,14 +72,20 @@ StackedTimelines::StackedTimelines(const QString& unit, int minimumTimelineHeigh
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     split->setCollapsible(0, false);
-    // Four lines of details: a slice's name, place and times, or a range's totals and the
+    // Five lines of details: a slice's name, place and times, or a range's totals and the
     // head of its table; the rest of the height is the timelines'.
     const int lines = fontMetrics().lineSpacing();
-    split->setSizes({100 * lines, 5 * lines});
+    split->setSizes({100 * lines, 6 * lines});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
+}
+
+void StackedTimelines::focusSearch()
+{
+    m_search->setFocus();
+    m_search->selectAll();
 }
 
 void StackedTimelines::setSearchEnabled(bool enabled)
@@ -103,8 +112,15 @@ TimelinePage* StackedTimelines::addTimeline(const QString& heading,
     column->addWidget(page, 1);
     cell->setMinimumHeight(m_minimumTimelineHeight);
     m_column->addWidget(cell);
-    page->view()->installEventFilter(this);              // focus
-    page->view()->viewport()->installEventFilter(this);  // clicks and the wheel
+    // A click, the wheel or the focus anywhere in the timeline (its tracks, its overview
+    // strip, its heading, its scroll bars) brings its details.
+    const int index = int(m_pages.size());
+    m_cellOf.insert(cell, index);
+    cell->installEventFilter(this);
+    for (QWidget* part : cell->findChildren<QWidget*>()) {
+        m_cellOf.insert(part, index);
+        part->installEventFilter(this);
+    }
     m_pages.push_back(page);
     if (m_detailsShown < 0)
         showDetailsOf(0);
@@ -131,10 +147,9 @@ bool StackedTimelines::eventFilter(QObject* watched, QEvent* event)
     // The timeline the user works in is the one whose details are shown.
     const QEvent::Type type = event->type();
     if (type == QEvent::MouseButtonPress || type == QEvent::Wheel || type == QEvent::FocusIn) {
-        for (size_t i = 0; i < m_pages.size(); ++i)
-            if ((m_pages[i]->view() == watched || m_pages[i]->view()->viewport() == watched) &&
-                m_detailsShown != int(i))
-                showDetailsOf(int(i));
+        const int timeline = m_cellOf.value(watched, -1);
+        if (timeline >= 0 && timeline != m_detailsShown)
+            showDetailsOf(timeline);
     }
     return QWidget::eventFilter(watched, event);
 }

@@ -7,6 +7,7 @@
 // ones, so that two or sixty-four traces leave their tracks the height of a laptop's screen.
 #include "core/document/document.h"
 
+#include <QHash>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -33,6 +34,7 @@ public:
     // The search field, ◀ ▶ and the match count: the owner's bar holds them.
     QWidget* searchControls() const { return m_searchControls; }
     QLineEdit* searchField() const { return m_search; }
+    void focusSearch();  // Ctrl+F on the page
     void setSearchEnabled(bool enabled);
 
     // Adds a timeline under `heading` (rich text: "<b>Rank 3</b> path"); the heading of the
@@ -61,6 +63,7 @@ private:
     QScrollArea* m_scroll = nullptr;
     QStackedWidget* m_details = nullptr;  // each timeline's details pane, one shown
     std::vector<TimelinePage*> m_pages;
+    QHash<const QObject*, int> m_cellOf;  // each timeline's widgets: which timeline
     std::vector<QLabel*> m_headings;
     std::vector<QString> m_headingTexts;
     int m_detailsShown = -1;

@@ -148,8 +148,8 @@ void TimelineDetails::showTotals(const timeline::RangeTotals& totals)
                      timeline::formatTime(totals.beginNs - m_index.model().beginNs(), 1000)),
                  QString::fromStdString(
                      timeline::formatTime(totals.endNs - m_index.model().beginNs(), 1000)));
-    html += tr("<p>%1 slices, %2 of slice time in the range.</p>")
-                .arg(totals.slices)
+    html += tr("<p>%1, %2 of slice time in the range.</p>")
+                .arg(QString::fromStdString(format::counted(uint64_t(totals.slices), "slice")))
                 .arg(QString::fromStdString(format::duration(totals.totalNs)));
     html += tr("<table><tr><th align='left'>Name</th><th align='left'>Category</th><th "
                "align='right'>Count</th>"

@@ -149,11 +149,13 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     connect(fit, &QPushButton::clicked, m_view, &TimelineView::fitAll);
     connect(home, &QPushButton::clicked, m_view, &TimelineView::showHome);
     connect(zoom, &QPushButton::clicked, m_view, &TimelineView::zoomToSelection);
+    // The pane shows what was done last: a slice clicked shows the slice even where a range
+    // is set (Compare and a job set one on each timeline), a range drawn its totals.
     connect(m_view, &TimelineView::selectionChanged, this, [this] {
-        updateDetails();
+        updateDetails(m_view->selected().valid());
         updateMatchLabel();
     });
-    connect(m_view, &TimelineView::rangeChanged, this, &TimelinePage::updateDetails);
+    connect(m_view, &TimelineView::rangeChanged, this, [this] { updateDetails(false); });
     connect(m_details, &TimelineDetails::eventRequested, this, &TimelinePage::revealEvent);
     // The layout this kind of run was last left in; what the user changes is remembered.
     const analysis::RunKind kind = m_trace->summary.window.kind;
@@ -264,11 +266,13 @@ void TimelinePage::revealRange(int64_t beginNs, int64_t endNs)
     m_view->setRange(std::pair(beginNs, endNs));
 }
 
-void TimelinePage::updateDetails()
+void TimelinePage::updateDetails(bool sliceFirst)
 {
     if (!m_details)
         return;
-    if (const auto range = m_view->range()) {
+    if (sliceFirst && m_view->selected().valid()) {
+        m_details->showEvent(m_view->selected());
+    } else if (const auto range = m_view->range()) {
         const auto [first, last] = m_view->rangeLanes();
         m_details->showTotals(
             timeline::totalsInRange(*m_index, range->first, range->second, first, last));

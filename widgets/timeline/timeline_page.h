@@ -56,7 +56,8 @@ protected:
 
 private:
     void selectAndShow(trace::EventId event);  // revealEvent without taking the focus
-    void updateDetails();
+    // The selected range's totals, else the selected slice; the slice first where asked.
+    void updateDetails(bool sliceFirst);
     void updateMatchLabel();
     std::shared_ptr<const document::Document> m_trace;
     // The document's (built on the loading worker); built here only for a document
