@@ -417,7 +417,10 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
         }
     }
     // A frame that switched to a compile id not seen before, where no compile span was
-    // recorded (older torch, or the compiled code came from a cache): a recompile too.
+    // recorded (older torch, or the compiled code came from a cache): a recompile too. The
+    // ids a frame runs in the first step it runs in were compiled before (a frame keeps one
+    // graph per guard it failed: per module instance, per shape): they are its cache, not
+    // a recompile.
     std::vector<std::pair<int64_t, std::string>> regions;
     for (const Event& event : model.events())
         if (reader.role(event) == Role::Region)
@@ -425,6 +428,7 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
                                  std::string{model.text(event.name).substr(kRegionPrefix.size())});
     std::sort(regions.begin(), regions.end());
     std::map<std::string, std::vector<int>> seenByFrame;
+    std::map<std::string, int> firstStepOfFrame;
     for (const auto& region : regions) {
         const int64_t start = region.first;
         const std::string& name = region.second;
@@ -432,15 +436,16 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
         if (!id)
             continue;
         std::vector<int>& seen = seenByFrame[id->frame];
+        const int step = stepAt(all, start);
+        const int firstStep = firstStepOfFrame.try_emplace(id->frame, step).first->second;
         const bool isNew = std::find(seen.begin(), seen.end(), id->compile) == seen.end();
-        if (isNew && !seen.empty()) {
+        if (isNew && !seen.empty() && step != firstStep) {
             const bool spanned =
                 std::any_of(window.compilations.begin(), window.compilations.end(),
                             [&](const Compilation& c) { return c.compileId == name; });
             if (!spanned) {
                 Compilation compilation;
                 compilation.compileId = name;
-                const int step = stepAt(all, start);
                 compilation.step = step >= 0 ? all[static_cast<size_t>(step)].name : std::string{};
                 compilation.beginNs = start;
                 compilation.recompile = true;

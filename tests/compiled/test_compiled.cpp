@@ -80,6 +80,7 @@ private slots:
     void graphBreakOnARealRun();
     void selfTimesOfACompiledRunAddUp();
     void recompileOnARealRun();
+    void cachedGraphsAreNotRecompiles();
     void sharedCompiledTraces();
     void generatedKernelsFarBelowBandwidth();
     void generatedKernelsNearBandwidth();
@@ -103,6 +104,14 @@ void TestCompiled::kernelNames_data()
                                << "triton"
                                << "pointwise"
                                << "_unsafe_view · mul · silu";
+    // Helper 43's CPU run (Inductor's C++ kernels, kernel profiling on): a causal mask.
+    QTest::newRow("masked_fill, one op")
+        << "graph_0_cpp_fused__softmax_bitwise_not_clone_masked_fill_mul_ones_split_transpose_"
+           "tril_view_2"
+        << "cpp"
+        << "other"
+        << "_softmax · bitwise_not · clone · masked_fill · mul · ones · split · transpose · tril · "
+           "view";
     QTest::newRow("old signature") << "triton_per_fused_layer_norm_tanh_0_0d1d2d3d4d"
                                    << "triton"
                                    << "persistent reduction"
@@ -354,6 +363,22 @@ void TestCompiled::recompileOnARealRun()
 // span. gpupuzzlers (an older torch, no region spans, Triton's driver calls unrecorded):
 // eager against compiled on tiny tensors, the Triton kernels 97 of 375 us of device time
 // and the compiled graphs' GEMMs 24 more.
+// Helper 43's run: Dynamo keeps a graph of Block.forward for each of the two blocks (compile
+// ids 1/0 and 1/1), both compiled before the window; every step runs both. An expert reads
+// no recompilation (there is no compile span in the window); the first step of the window
+// switching from 1/0 to 1/1 was read as one.
+void TestCompiled::cachedGraphsAreNotRecompiles()
+{
+    const Diagnosed d = diagnoseFile(fixture("two_blocks_graph_break.json.gz"));
+    QVERIFY(d.model);
+    const compiled::CompiledWindow& c = d.summary.compiled;
+    QVERIFY(c.compiled);
+    QVERIFY2(c.compilations.empty(),
+             c.compilations.empty() ? "" : c.compilations[0].compileId.c_str());
+    QVERIFY(!findFinding(d.findings, "recompilation"));
+    QVERIFY(findFinding(d.findings, "graph-break"));  // what the window does show
+}
+
 void TestCompiled::sharedCompiledTraces()
 {
     struct Expected

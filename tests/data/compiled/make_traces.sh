@@ -4,6 +4,8 @@
 #   graph_break_stacks.json.gz  steps 3-5, steady, with Python stacks (where the break is)
 #   recompile.json.gz           steps 10-13, the epoch's short last batch (step 12)
 #                               recompiling the model for its new shape
+#   two_blocks_graph_break.json.gz  train_two_blocks.py --mode break, recorded by its own
+#                               torch.profiler (two cached graphs of one frame a step)
 # Usage: tests/data/compiled/make_traces.sh [KINETOSCOPE] [PYTHON]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,3 +14,7 @@ python=${2:-$HOME/.local/share/kinetoscope/venv/bin/python}
 fixture() { bash "$here/../profile_fixture.sh" "$here/$1" "$kinetoscope" "$python" "${@:2}"; }
 fixture graph_break_stacks.json.gz --skip 3 --active 3 --with-stack -- "$here/train_graph_break.py"
 fixture recompile.json.gz --skip 10 --active 4 --no-profile-memory -- "$here/train_graph_break.py"
+out=$(mktemp -d)
+OMP_NUM_THREADS=1 "$python" "$here/train_two_blocks.py" --mode break --out "$out/trace.json"
+gzip -9 -c "$out/trace.json" > "$here/two_blocks_graph_break.json.gz"
+rm -rf "$out"
