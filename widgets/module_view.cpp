@@ -49,7 +49,7 @@ public:
     }
 };
 
-// Asks for the height of its shown rows (at least a few, at most about a dozen): the module
+// Asks for the height of its shown rows (at least six, at most a dozen): the module
 // tree of a small model leaves the page's height to the call tree below it, rather than half.
 class RowsHighTree : public QTreeWidget
 {
@@ -57,7 +57,7 @@ public:
     using QTreeWidget::QTreeWidget;
     QSize sizeHint() const override
     {
-        constexpr int kFewest = 4, kMost = 12;
+        constexpr int kFewest = 6, kMost = 12;  // six: the selected module's details beside
         int rows = 0;
         for (QTreeWidgetItemIterator it(const_cast<RowsHighTree*>(this),
                                         QTreeWidgetItemIterator::NotHidden);
