@@ -60,14 +60,14 @@ StackedTimelines::StackedTimelines(const QString& unit, int minimumTimelineHeigh
     // The column first, the details second: children go in the order they came, so the
     // timelines (which fill their details panes) are gone before the panes are.
     auto* split = new QSplitter(Qt::Vertical, this);
-    m_scroll = new QScrollArea(split);
-    m_scroll->setWidgetResizable(true);
-    m_scroll->setFrameShape(QFrame::NoFrame);
-    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_column = new QSplitter(Qt::Vertical, m_scroll);
-    m_scroll->setWidget(m_column);
+    auto* scroll = new QScrollArea(split);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_column = new QSplitter(Qt::Vertical, scroll);
+    scroll->setWidget(m_column);
     m_details = new QStackedWidget(split);
-    split->addWidget(m_scroll);
+    split->addWidget(scroll);
     split->addWidget(m_details);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);

@@ -14,7 +14,6 @@
 
 class QLabel;
 class QLineEdit;
-class QScrollArea;
 class QSplitter;
 class QStackedWidget;
 class QTimer;
@@ -59,8 +58,7 @@ private:
     QLineEdit* m_search = nullptr;
     QTimer* m_searchDelay = nullptr;
     QLabel* m_matchLabel = nullptr;
-    QSplitter* m_column = nullptr;  // the timelines, in the scroll area
-    QScrollArea* m_scroll = nullptr;
+    QSplitter* m_column = nullptr;        // the timelines, in the scroll area
     QStackedWidget* m_details = nullptr;  // each timeline's details pane, one shown
     std::vector<TimelinePage*> m_pages;
     QHash<const QObject*, int> m_cellOf;  // each timeline's widgets: which timeline

@@ -152,7 +152,7 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     // The pane shows what was done last: a slice clicked shows the slice even where a range
     // is set (Compare and a job set one on each timeline), a range drawn its totals.
     connect(m_view, &TimelineView::selectionChanged, this, [this] {
-        updateDetails(m_view->selected().valid());
+        updateDetails(true);
         updateMatchLabel();
     });
     connect(m_view, &TimelineView::rangeChanged, this, [this] { updateDetails(false); });

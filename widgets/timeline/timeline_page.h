@@ -56,7 +56,8 @@ protected:
 
 private:
     void selectAndShow(trace::EventId event);  // revealEvent without taking the focus
-    // The selected range's totals, else the selected slice; the slice first where asked.
+    // The selected range's totals, else the selected slice; a selected slice first where
+    // asked.
     void updateDetails(bool sliceFirst);
     void updateMatchLabel();
     std::shared_ptr<const document::Document> m_trace;
