@@ -237,9 +237,9 @@ std::string infoText(const std::string& path, const LoadResult& result)
         }
     }
     if (s.repairedEvents)
-        row("repaired", format::count(s.repairedEvents) +
-                            " events with bad characters in strings (control "
-                            "characters, bad escapes, bytes not UTF-8)");
+        row("repaired", counted(s.repairedEvents, "event") +
+                            " with bad characters in strings (control characters, bad "
+                            "escapes, quotes not escaped, bytes not UTF-8)");
     if (s.mendedStrings)
         row("mended", format::count(s.mendedStrings) +
                           " names that were not valid UTF-8 (bytes replaced by U+FFFD)");

@@ -101,8 +101,15 @@ bool repairStrings(std::string_view text, std::string& repaired)
             continue;
         }
         if (c == '"') {
-            inString = false;
-            repaired.push_back(c);
+            // The string's end, unless a byte that cannot follow one comes right after it.
+            const char next = i + 1 < text.size() ? text[i + 1] : ',';
+            if (isWhitespace(next) || std::strchr(",:}]", next) != nullptr) {
+                inString = false;
+                repaired.push_back(c);
+            } else {
+                repaired.append("\\\"");  // a quote of the name, not its end
+                changed = true;
+            }
         } else if (static_cast<unsigned char>(c) < 0x20) {
             repaired.push_back(' ');
             changed = true;
@@ -152,6 +159,29 @@ size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack)
             --j;
         if (j > from && p[j - 1] == '}')
             return j;
+    }
+    return std::string_view::npos;
+}
+
+size_t nextElementStart(std::string_view text, size_t from)
+{
+    const char* const p = text.data();
+    for (size_t i = from; i < text.size(); ++i) {
+        if (p[i] != '{')
+            continue;
+        const size_t key = skipWhitespace(text, i + 1);
+        if (key == text.size() || p[key] != '"')
+            continue;
+        size_t j = i;
+        while (j > 0 && isWhitespace(p[j - 1]))
+            --j;
+        if (j == 0 || p[j - 1] != ',')
+            continue;
+        --j;
+        while (j > 0 && isWhitespace(p[j - 1]))
+            --j;
+        if (j > 0 && p[j - 1] == '}')
+            return i;
     }
     return std::string_view::npos;
 }

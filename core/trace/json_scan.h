@@ -41,11 +41,23 @@ ScanResult scanValue(std::string_view text);
 // parser says so.
 size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack);
 
+// The first element of an array of objects that starts at or after `from`: the index of a
+// '{' that follows a '}' and a ',' (whitespace between allowed, looked for before `from`
+// too) and is followed by a '"' (the element's first key); npos when there is none within
+// the text. The reader resumes there after an event it could not read, whatever the
+// quotes before it: one string with a quote left unescaped turns every later string
+// inside out for a scan that counts quotes.
+size_t nextElementStart(std::string_view text, size_t from);
+
 // A copy of `text` with the two string defects that torch.profiler has been seen to
 // write mended: raw control characters inside strings become spaces
 // (pytorch/pytorch#130622) and a backslash that starts no valid escape is doubled
 // (Windows paths, pytorch/kineto#336); bytes that are not UTF-8 (a name in a legacy
-// encoding) become U+FFFD. Returns false when there was nothing to mend.
+// encoding) become U+FFFD; a quote inside a string followed right away by a byte that
+// cannot follow a string's end (not whitespace, ',', ':', '}' or ']') is the string's own and
+// is escaped (torch wrote a Python frame named `validator.py(0):     """` as it is).
+// Returns false when there was nothing to mend. Only text that failed to parse is mended.
+// (A quote before whitespace is taken as the end: `"ts" 5`, a lost ':', stays an error.)
 bool repairStrings(std::string_view text, std::string& repaired);
 
 }  // namespace kinetoscope::trace::json_scan

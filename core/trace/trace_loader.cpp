@@ -90,14 +90,17 @@ private:
     bool refill();
     size_t readBytes(char* into, size_t capacity);
     bool skipWhitespace();
-    Scan scanValue(size_t& length);
+    Scan scanValue(size_t& length, size_t limit = std::string_view::npos);
     Stop stopAtEnd(const char* where);
     Stop malformed(const std::string& what, size_t index);
+    Stop malformedAt(const std::string& what, uint64_t offset);
 
     Stop readDocument();
     Stop readTopObject();
     Stop readEventArray();
-    void readEvent(size_t length);
+    bool readEvent(size_t length);
+    bool skipUnreadableEvent(std::string reason);
+    void noteMalformed(uint64_t offset, std::string reason);
     bool readEventBatch();
     size_t findBatchEnd(size_t from, size_t to) const;
     bool readEventsOnThreads();
@@ -179,13 +182,18 @@ bool StreamingReader::skipWhitespace()
     }
 }
 
-Scan StreamingReader::scanValue(size_t& length)
+// `limit`: a value not complete within so many bytes is Invalid, with length npos.
+Scan StreamingReader::scanValue(size_t& length, size_t limit)
 {
     for (;;) {
         const auto result = json_scan::scanValue(window());
         if (result.status != Scan::NeedMore) {
             length = result.length;
             return result.status;
+        }
+        if (m_end - m_pos > limit) {
+            length = std::string_view::npos;  // (not a byte of it is wrong)
+            return Scan::Invalid;
         }
         if (!refill())
             return Scan::NeedMore;
@@ -210,12 +218,17 @@ StreamingReader::Stop StreamingReader::stopAtEnd(const char* where)
 
 StreamingReader::Stop StreamingReader::malformed(const std::string& what, size_t index)
 {
-    const uint64_t offset = absolute(index);
+    return malformedAt(what, absolute(index));
+}
+
+StreamingReader::Stop StreamingReader::malformedAt(const std::string& what, uint64_t offset)
+{
     return {LoadStatus::Malformed, "malformed JSON at byte " + std::to_string(offset) + ": " + what,
             offset};
 }
 
-void StreamingReader::readEvent(size_t length)
+// The event of `length` bytes at m_pos; false (and nothing added) when it is not JSON.
+bool StreamingReader::readEvent(size_t length)
 {
     const std::string_view text(m_buffer.data() + m_pos, length);
     const size_t readableAfter = m_buffer.size() - (m_pos + length);
@@ -225,14 +238,55 @@ void StreamingReader::readEvent(size_t length)
         [[fallthrough]];
     case EventParser::Result::Ok:
         m_builder.addEvent(m_event, absolute(m_pos));
-        break;
+        return true;
     case EventParser::Result::Malformed:
-        m_builder.skip("malformed event JSON");
-        if (m_malformedEvents++ == 0) {
-            m_firstMalformedOffset = absolute(m_pos);
-            m_firstMalformedReason = m_parser.lastError();
-        }
         break;
+    }
+    return false;
+}
+
+void StreamingReader::noteMalformed(uint64_t offset, std::string reason)
+{
+    m_builder.skip("malformed event JSON");
+    if (m_malformedEvents++ == 0) {
+        m_firstMalformedOffset = offset;
+        m_firstMalformedReason = std::move(reason);
+    }
+}
+
+// At m_pos, an element of the event array that could not be read (or a byte where a ','
+// should be): moves m_pos to the next event, so one bad event costs itself and not the
+// rest of the file. Once the next event is found, the bad one is read again within its own
+// bytes, where a quote torch left unescaped can be mended; else it is counted as malformed.
+// False when no event follows (the caller stops there).
+bool StreamingReader::skipUnreadableEvent(std::string reason)
+{
+    const uint64_t bad = absolute(m_pos);
+    const bool anEvent = m_buffer[m_pos] == '{';
+    uint64_t from = bad + 1;
+    for (;;) {
+        const size_t next = json_scan::nextElementStart(std::string_view(m_buffer.data(), m_end),
+                                                        static_cast<size_t>(from - m_base));
+        if (next != std::string_view::npos) {
+            size_t end = next;  // one past the bad event's '}'
+            while (m_buffer[end - 1] != '}')
+                --end;
+            const bool whole = absolute(m_pos) == bad;
+            if (!(anEvent && whole && readEvent(end - m_pos)))
+                noteMalformed(bad, std::move(reason));
+            m_pos = next;
+            return true;
+        }
+        // Not in the window: read on. The bad event's bytes are kept while it may still be
+        // one event; past that, only a tail that may hold the start of a boundary.
+        constexpr size_t kTailBytes = 256;
+        from = std::max(bad + 1, m_base + std::max<size_t>(m_end, kTailBytes) - kTailBytes);
+        if (m_end - m_pos > m_options.limits.maxEventBytes)
+            m_pos = std::max(m_pos, static_cast<size_t>(from - m_base));
+        if (!refill()) {
+            noteMalformed(bad, std::move(reason));
+            return false;
+        }
     }
 }
 
@@ -336,15 +390,33 @@ StreamingReader::Stop StreamingReader::readEventArray()
         // (After blocks, what follows is the ',' or ']' after their last event.)
         if (!afterEvent && !readEventBatch()) {
             size_t length = 0;
-            const Scan scan = scanValue(length);
-            if (scan == Scan::NeedMore)
-                return stopAtEnd("inside the event array");
-            if (scan == Scan::Invalid)
-                return malformed("expected an event object", m_pos + length);
+            Scan scan = scanValue(length, m_options.limits.maxEventBytes);
+            if (scan == Scan::NeedMore) {
+                // The data ends inside this event, or its quotes are broken and the scan
+                // ran to the end: then an event follows it.
+                if (json_scan::nextElementStart(window(), 1) == std::string_view::npos)
+                    return stopAtEnd("inside the event array");
+                scan = Scan::Invalid;
+                length = std::string_view::npos;
+            }
             ++m_builder.stats().entries;
-            if (m_buffer[m_pos] == '{')
-                readEvent(length);
-            else
+            if (scan == Scan::Invalid || (m_buffer[m_pos] == '{' && !readEvent(length))) {
+                std::string reason =
+                    scan == Scan::Complete ? m_parser.lastError()
+                    : length != std::string_view::npos
+                        ? "unexpected '" +
+                              printableExcerpt(std::string_view(&m_buffer[m_pos + length], 1)) +
+                              "' in an event"
+                        : std::string("an event whose strings do not end (a quote "
+                                      "not escaped?)");
+                const uint64_t at = absolute(m_pos);
+                if (!skipUnreadableEvent(reason))
+                    return m_cancelled
+                               ? stopAtEnd("inside the event array")
+                               : malformedAt("expected an event object (" + reason + ")", at);
+                continue;
+            }
+            if (m_buffer[m_pos] != '{')
                 m_builder.skip("array element is not an object");
             m_pos += length;
         }
@@ -353,9 +425,13 @@ StreamingReader::Stop StreamingReader::readEventArray()
         if (m_buffer[m_pos] == ',') {
             ++m_pos;
         } else if (m_buffer[m_pos] != ']') {
-            return malformed("expected ',' or ']' after an event, found '" +
-                                 printableExcerpt(std::string_view(&m_buffer[m_pos], 1)) + "'",
-                             m_pos);
+            const std::string reason = "expected ',' or ']' after an event, found '" +
+                                       printableExcerpt(std::string_view(&m_buffer[m_pos], 1)) +
+                                       "'";
+            const uint64_t at = absolute(m_pos);
+            ++m_builder.stats().entries;  // the event after the bad byte goes with it
+            if (!skipUnreadableEvent(reason))
+                return m_cancelled ? stopAtEnd("inside the event array") : malformedAt(reason, at);
         }
     }
 }

@@ -35,6 +35,10 @@ struct ReaderLimits
     size_t windowBytes = size_t(8) << 20;         // read granularity (grows for one larger value)
     size_t batchLookBackBytes = size_t(1) << 20;  // how far back a batch's last event is searched
     size_t parallelBlockBytes = size_t(4) << 20;  // the unit of work when several threads read
+    // An event that has not ended after this many bytes is not read as one: its quotes are
+    // taken to be broken, and the reader resumes at the next event (a profiler's events are
+    // a few kilobytes at most).
+    size_t maxEventBytes = size_t(16) << 20;
 };
 
 struct LoadOptions

@@ -236,7 +236,7 @@ private Q_SLOTS:
         QCOMPARE(result.model->stats().skipped.at("ts or dur is not a number"), uint64_t(1));
     }
 
-    void brokenStructureStopsWithTheOffsetAndKeepsWhatCameBefore()
+    void brokenStructureLosesOneEventNotTheRest()
     {
         std::vector<size_t> offsets;
         std::string text = syntheticTrace(100, offsets);
@@ -246,7 +246,69 @@ private Q_SLOTS:
         QVERIFY(isOneLine(result.message));
         QCOMPARE(result.errorOffset, uint64_t(offsets[70] - 2));
         QVERIFY(result.model);
-        QCOMPARE(result.model->events().size(), size_t(70));
+        // Event 70 goes with the bad byte before it; the reader resumes at event 71.
+        QCOMPARE(result.model->events().size(), size_t(99));
+        QCOMPARE(result.model->stats().entries, uint64_t(100));
+        QCOMPARE(result.model->stats().skipped.at("malformed event JSON"), uint64_t(1));
+        QVERIFY2(result.message.find("1 malformed event(s) skipped") != std::string::npos,
+                 result.message.c_str());
+    }
+
+    void aStringWhoseQuotesCannotBeMendedLosesOnlyItsEvent_data()
+    {
+        QTest::addColumn<size_t>("maxEventBytes");
+        QTest::addColumn<size_t>("windowBytes");
+        QTest::newRow("default limits")
+            << ReaderLimits{}.maxEventBytes << ReaderLimits{}.windowBytes;
+        // The quotes turned inside out make the event look 4 KiB long and more: the reader
+        // gives up on it there, across window refills, and finds the next event.
+        QTest::newRow("4 KiB events, 1 KiB window") << size_t(4096) << size_t(1024);
+    }
+    void aStringWhoseQuotesCannotBeMendedLosesOnlyItsEvent()
+    {
+        QFETCH(size_t, maxEventBytes);
+        QFETCH(size_t, windowBytes);
+        std::vector<size_t> offsets;
+        std::string text = syntheticTrace(1000, offsets);
+        // A quote left in a name, where no mending can tell it from the name's end: every
+        // string after it reads inside out to a scan that counts quotes.
+        const size_t name = text.find("\"op40\"", offsets[40]);
+        text.replace(name, 6, "\"op\", 40\"");
+        LoadOptions options;
+        options.limits.maxEventBytes = maxEventBytes;
+        options.limits.windowBytes = windowBytes;
+        options.threads = 1;
+        const LoadResult result = loadTraceText(text, options);
+        QCOMPARE(result.status, LoadStatus::Malformed);
+        QVERIFY(isOneLine(result.message));
+        QCOMPARE(result.errorOffset, uint64_t(offsets[40] + 2));
+        QCOMPARE(result.model->events().size(), size_t(999));
+        QCOMPARE(result.model->stats().skipped.at("malformed event JSON"), uint64_t(1));
+        QCOMPARE(QString::fromStdString(
+                     std::string(result.model->strings().view(result.model->events().back().name))),
+                 QString("op999"));
+    }
+
+    void aQuoteTorchLeftUnescapedIsMended()
+    {
+        // An excerpt of a real cold torch.compile trace (torch 2.x on this machine's CPU,
+        // tests/data/compiled/make_traces.sh), bytes as torch wrote them: a Python frame
+        // named `torch/fx/experimental/validator.py(0):     """`, its quotes not escaped.
+        // Before, the load stopped there and lost the 1,000 events after it.
+        const LoadResult result =
+            loadTraceFile(dataFile("compiled/cold_compile_unescaped_quote.json.gz"));
+        QVERIFY2(result.ok(), result.message.c_str());
+        QCOMPARE(result.model->stats().entries, uint64_t(2009));
+        QCOMPARE(result.model->stats().repairedEvents, uint64_t(1));
+        QCOMPARE(result.model->stats().skippedTotal(), uint64_t(0));
+        const auto& events = result.model->events();
+        const auto mended = std::find_if(events.begin(), events.end(), [&](const auto& e) {
+            return result.model->strings().view(e.name).starts_with(
+                "torch/fx/experimental/validator.py(0)");
+        });
+        QVERIFY(mended != events.end());
+        QCOMPARE(QString::fromStdString(std::string(result.model->strings().view(mended->name))),
+                 QString("torch/fx/experimental/validator.py(0):     \"\"\""));
     }
 
     void nestedArraysOfObjectsDoNotConfuseBatchParsing()

@@ -71,6 +71,30 @@ private Q_SLOTS:
                  QString("{\"traceName\": \"C:\\\\Users\\\\x\\trace.json\"}"));
         QVERIFY(!repairStrings("{\"ok\": \"a\\nb \\u00e9 \\\\ \\\"\"}", repaired));
     }
+
+    void escapesQuotesThatDoNotEndTheirString()
+    {
+        // As torch wrote a Python frame's name: the three quotes are the name's.
+        std::string repaired;
+        QVERIFY(repairStrings("{\"name\": \"v.py(0):     \"\"\"\", \"pid\": 1}", repaired));
+        QCOMPARE(QString::fromStdString(repaired),
+                 QString("{\"name\": \"v.py(0):     \\\"\\\"\\\"\", \"pid\": 1}"));
+        // A closing quote before whitespace, ',', ':', '}' or ']' is left alone: a lost ':'
+        // stays an error, not a key that swallows the next.
+        QVERIFY(!repairStrings("{\"a\" : [\"b\" ], \"c\":\"d\"\n}", repaired));
+        QVERIFY(!repairStrings("{\"ts\" 5, \"dur\": 1}", repaired));
+    }
+
+    void findsTheNextElementOfAnArrayOfObjects()
+    {
+        const std::string_view text = "[{\"a\": \"x}, {\"}, {\"b\": 1},\n  {\"c\": {}}, {}]";
+        // The first boundary after 1 is inside a string: a scan that trusts no quote finds it.
+        QCOMPARE(nextElementStart(text, 1), text.find("{\"}"));
+        QCOMPARE(nextElementStart(text, text.find("{\"}") + 1), text.find("{\"b\""));
+        QCOMPARE(nextElementStart(text, text.find("{\"b\"") + 1), text.find("{\"c\""));
+        // An element with no key, or a '{' not after "},", is not one.
+        QCOMPARE(nextElementStart(text, text.find("{\"c\"") + 1), std::string_view::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJsonScan)

@@ -18,3 +18,12 @@ out=$(mktemp -d)
 OMP_NUM_THREADS=1 "$python" "$here/train_two_blocks.py" --mode break --out "$out/trace.json"
 gzip -9 -c "$out/trace.json" > "$here/two_blocks_graph_break.json.gz"
 rm -rf "$out"
+# cold_compile_unescaped_quote.json.gz: 1,000 events on each side of a Python frame whose
+# name torch wrote with its quotes not escaped, cut from a cold compile's trace (the window
+# holds the compilation; the whole trace is ~400 MB); bytes as torch wrote them.
+out=$(mktemp -d)
+OMP_NUM_THREADS=1 "$python" "$here/train_two_blocks.py" --mode compile --cold --steps 4 \
+    --out "$out/trace.json"
+"$python" "$here/excerpt_events.py" "$out/trace.json" \
+    "$here/cold_compile_unescaped_quote.json.gz" 'validator.py(0):     """"' 1000
+rm -rf "$out"
