@@ -90,14 +90,6 @@ QWidget* titled(const QString& title, QWidget* body, QWidget* parent)
     return pane;
 }
 
-QString joined(const std::vector<std::string>& ops)
-{
-    QStringList names;
-    for (const std::string& op : ops)
-        names << text(op);
-    return names.join(QStringLiteral(" · "));
-}
-
 }  // namespace
 
 CompiledChangePage::CompiledChangePage(const compare::CompiledChange& change,
@@ -188,6 +180,12 @@ CompiledChangePage::CompiledChangePage(const compare::CompiledChange& change,
                                       "(after a graph break, say): %1 per step, in the fusion "
                                       "part, in no group")
                            .arg(text(format::duration(change.unfusedCompiledNs)));
+    if (!change.groups.empty() &&
+        change.groups.front().unnamed != compare::CompiledChange::FusedGroup::Unnamed::No)
+        groupsTitle += QStringLiteral(
+            ". The trace names none of Inductor's C++ kernels, so they are one group, against "
+            "the eager ops of kinds the compiled run no longer calls; "
+            "<tt>torch._inductor.config.cpp.enable_kernel_profile = True</tt> names each");
     m_slower = newTable(5,
                         {QStringLiteral("Slower"), QStringLiteral("Kind"), QStringLiteral("Before"),
                          QStringLiteral("After"), QStringLiteral("Change")},
@@ -278,7 +276,9 @@ void CompiledChangePage::fillGroups(const compare::CompiledChange& change)
     m_groups->setRowCount(int(change.groups.size()));
     for (int row = 0; row < int(change.groups.size()); ++row) {
         const compare::CompiledChange::FusedGroup& g = change.groups[size_t(row)];
-        m_groups->setItem(row, FusedOps, nameItem(joined(g.ops), text(compare::fusedGroupText(g))));
+        m_groups->setItem(
+            row, FusedOps,
+            nameItem(text(compare::fusedGroupOps(g)), text(compare::fusedGroupText(g))));
         m_groups->setItem(row, EagerOps, countItem(g.eagerOps));
         m_groups->setItem(row, EagerTime, durationItem(g.eagerNs));
         m_groups->setItem(row, Kernels, countItem(g.kernels));

@@ -118,6 +118,16 @@ json labJson(const LabComparison& lab)
     return j;
 }
 
+// How a fused group's kernels were read: "" named, "kernels" unnamed C++ kernels (their
+// Python frames), "graph-runs" the compiled graphs' own time.
+std::string unnamedName(CompiledChange::FusedGroup::Unnamed unnamed)
+{
+    using Unnamed = CompiledChange::FusedGroup::Unnamed;
+    return unnamed == Unnamed::Kernels     ? "kernels"
+           : unnamed == Unnamed::GraphRuns ? "graph-runs"
+                                           : "";
+}
+
 json compiledJson(const std::optional<CompiledChange>& change)
 {
     if (!change)
@@ -142,6 +152,7 @@ json compiledJson(const std::optional<CompiledChange>& change)
                           {"kernels", g.kernels},
                           {"kernel_names", g.kernelNames},
                           {"compiled_side", g.compiledBefore ? "before" : "after"},
+                          {"unnamed", unnamedName(g.unnamed)},
                           {"delta_us", us(g.deltaNs())}});
     json slower = json::array();
     for (const CompiledChange::Slower& x : c.slower)

@@ -93,6 +93,8 @@ struct Unit
     Kind kind = Kind::Other;
     std::vector<std::string> fused;  // a generated kernel's source ops
     bool tensorCore = false;
+    // Inductor's C++ kernels together, not named in the trace
+    CompiledChange::FusedGroup::Unnamed unnamed = CompiledChange::FusedGroup::Unnamed::No;
 };
 
 std::vector<Unit> unitsOf(const CompiledSideInput& side, bool deviceTime)
@@ -159,6 +161,42 @@ void matchFused(std::vector<Unit>& units, const std::set<std::string>& fusedSet,
     }
 }
 
+// A compiled CPU run whose trace names none of Inductor's C++ kernels: they become one
+// generated unit on the compiled side, and the eager side's computing aten ops of kinds the
+// compiled side never calls are what they fused (the unit's ops, by eager time).
+void addUnnamedKernels(const CompiledSideInput& compiledSide, std::vector<Unit>& compiledUnits,
+                       std::vector<Unit>& eagerUnits, std::set<std::string>& fusedSet)
+{
+    const compiled::CompiledWindow& window = compiledSide.doc->summary.compiled;
+    const bool named = std::any_of(compiledUnits.begin(), compiledUnits.end(),
+                                   [](const Unit& u) { return u.kind == Kind::Generated; });
+    if (named || window.unnamedKernelNsPerStep <= 0)
+        return;
+    std::set<std::string> calledCompiled;
+    for (const Unit& u : compiledUnits)
+        calledCompiled.insert(u.name);
+    using Unnamed = CompiledChange::FusedGroup::Unnamed;
+    Unit kernels{"Inductor C++ kernels (not named in the trace)",
+                 "",
+                 window.unnamedKernelNsPerStep,
+                 window.unnamedKernelCallsPerStep,
+                 Kind::Generated,
+                 {},
+                 false,
+                 window.unnamedKernelsFromFrames ? Unnamed::Kernels : Unnamed::GraphRuns};
+    std::vector<const Unit*> gone;
+    for (const Unit& u : eagerUnits)
+        if (u.kind == Kind::Other && u.name.starts_with("aten::") &&
+            !isMetadataOp(atenBase(u.name)) && !calledCompiled.contains(u.name) && u.ns > 0)
+            gone.push_back(&u);
+    std::sort(gone.begin(), gone.end(), [](const Unit* x, const Unit* y) { return x->ns > y->ns; });
+    for (const Unit* u : gone) {
+        kernels.fused.emplace_back(atenBase(u->name));
+        fusedSet.insert(kernels.fused.back());
+    }
+    compiledUnits.push_back(std::move(kernels));
+}
+
 struct Sums
 {
     std::array<double, 5> ns{}, calls{};  // by Kind
@@ -212,6 +250,7 @@ std::vector<CompiledChange::FusedGroup> fusedGroups(const std::vector<Unit>& gen
             continue;
         CompiledChange::FusedGroup& g = byOps[u.fused];
         g.ops = u.fused;
+        g.unnamed = u.unnamed;
         g.kernelNs += u.ns;
         g.kernels += u.calls;
         g.compiledBefore = compiledBefore;
@@ -219,7 +258,8 @@ std::vector<CompiledChange::FusedGroup> fusedGroups(const std::vector<Unit>& gen
     }
     std::vector<CompiledChange::FusedGroup> groups;
     for (auto& [ops, g] : byOps) {
-        g.kernelNames = names[ops].size();
+        g.kernelNames =
+            g.unnamed == CompiledChange::FusedGroup::Unnamed::No ? names[ops].size() : 0;
         groups.push_back(std::move(g));
     }
     for (const Unit& u : eagerSide) {
@@ -309,15 +349,37 @@ const CompiledChange::Part* findPart(const CompiledChange& change, std::string_v
     return nullptr;
 }
 
+std::string fusedGroupOps(const CompiledChange::FusedGroup& g)
+{
+    using Unnamed = CompiledChange::FusedGroup::Unnamed;
+    if (g.unnamed == Unnamed::No)
+        return opsText(g.ops);
+    // The eager ops it stands for, the costliest first.
+    constexpr size_t kShown = 5;
+    const std::vector<std::string> first(g.ops.begin(),
+                                         g.ops.begin() + std::min(g.ops.size(), kShown));
+    return std::string(g.unnamed == Unnamed::Kernels ? "unnamed C++ kernels ("
+                                                     : "compiled graphs' own time (") +
+           opsText(first) +
+           (g.ops.size() > kShown ? " and " + format::count(g.ops.size() - kShown) + " more"
+                                  : std::string()) +
+           ")";
+}
+
 std::string fusedGroupText(const CompiledChange::FusedGroup& g)
 {
     auto approx = [](double value) { return format::count(std::round(value * 10.0) / 10.0); };
     const std::string eager = approx(g.eagerOps) + " eager op" + (g.eagerOps == 1.0 ? "" : "s") +
                               " " + format::duration(g.eagerNs);
-    const std::string kernels = approx(g.kernels) + " kernel" + (g.kernels == 1.0 ? "" : "s") +
-                                " " + format::duration(g.kernelNs);
-    return opsText(g.ops) + ": " +
-           (g.compiledBefore ? kernels + " → " + eager : eager + " → " + kernels) + " per step";
+    const bool graphRuns = g.unnamed == CompiledChange::FusedGroup::Unnamed::GraphRuns;
+    const std::string unit = graphRuns ? " graph run" : " kernel";
+    const std::string kernels = approx(g.kernels) + unit + (g.kernels == 1.0 ? "" : "s") + " " +
+                                format::duration(g.kernelNs);
+    return fusedGroupOps(g) + ": " +
+           (g.compiledBefore ? kernels + " → " + eager : eager + " → " + kernels) + " per step" +
+           (graphRuns ? " (C++ kernels and the generated Python around them: with_stack tells "
+                        "them apart)"
+                      : "");
 }
 
 bool sideIsCompiled(const CompiledSideInput& side)
@@ -352,6 +414,10 @@ std::optional<CompiledChange> compareCompiled(const CompiledSideInput& before,
     std::set<std::string> fusedSet;
     classify(a, fusedSet);
     classify(b, fusedSet);
+    if (!c.deviceTime && c.afterCompiled && !c.beforeCompiled)
+        addUnnamedKernels(after, b, a, fusedSet);
+    else if (!c.deviceTime && c.beforeCompiled && !c.afterCompiled)
+        addUnnamedKernels(before, a, b, fusedSet);
     matchFused(a, fusedSet, !c.deviceTime);
     matchFused(b, fusedSet, !c.deviceTime);
     const Sums sa = sumsOf(a), sb = sumsOf(b);
@@ -397,7 +463,7 @@ std::optional<CompiledChange> compareCompiled(const CompiledSideInput& before,
     for (const CompiledChange::FusedGroup& g :
          both ? std::vector<CompiledChange::FusedGroup>{} : c.groups)
         if (g.eagerNs > 0 && g.deltaNs() >= thresholdNs)
-            c.slower.push_back({"fused group", opsText(g.ops),
+            c.slower.push_back({"fused group", fusedGroupOps(g),
                                 g.compiledBefore ? g.kernelNs : g.eagerNs,
                                 g.compiledBefore ? g.eagerNs : g.kernelNs});
     std::stable_sort(c.slower.begin(), c.slower.end(),

@@ -57,6 +57,18 @@ struct CompiledChange
         double kernelNs = 0, kernels = 0;  // per step, the generated kernels
         size_t kernelNames = 0;            // distinct generated kernels in the group
         bool compiledBefore = false;       // the generated kernels ran on the before side
+        // Inductor's C++ kernels on a CPU run whose trace names none (no kernel profile):
+        // one group of all of them (their time from CompiledWindow::unnamedKernelNsPerStep),
+        // against the eager ops of kinds the compiled run no longer calls at all. Without
+        // stacks their time is the graph runs' own (kernels and the generated Python), and
+        // `kernels` counts graph runs.
+        enum class Unnamed : uint8_t
+        {
+            No,
+            Kernels,    // from the kernels' Python frames
+            GraphRuns,  // the graph runs' own time
+        };
+        Unnamed unnamed = Unnamed::No;
         double deltaNs() const { return compiledBefore ? eagerNs - kernelNs : kernelNs - eagerNs; }
     };
     std::vector<FusedGroup> groups;  // by eager time, largest first
@@ -88,6 +100,8 @@ struct CompiledChange
 const CompiledChange::Part* findPart(const CompiledChange& change, std::string_view key);
 // "add · mul · relu: 3 eager ops 120 µs → 1 kernel 40 µs"
 std::string fusedGroupText(const CompiledChange::FusedGroup& group);
+// "add · mul · relu"; an unnamed group's "unnamed C++ kernels (add · mul and 3 more)"
+std::string fusedGroupOps(const CompiledChange::FusedGroup& group);
 
 // One side as the comparison read it.
 struct CompiledSideInput

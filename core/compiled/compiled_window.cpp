@@ -461,6 +461,49 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
               [](const Compilation& a, const Compilation& b) { return a.beginNs < b.beginNs; });
 }
 
+// The graph run ("## Call CompiledFxGraph ##") an op was called from, through the Python
+// frames of the generated code; invalid when it was not.
+EventId callingGraph(const TraceModel& model, const Event& op)
+{
+    for (EventId at = op.parent; at.valid(); at = model.event(at).parent) {
+        const Event& ancestor = model.event(at);
+        if (ancestor.category != Category::PythonFunction)
+            return model.text(ancestor.name).starts_with("## Call CompiledFxGraph") ? at
+                                                                                    : EventId{};
+    }
+    return {};
+}
+
+// CompiledWindow::unnamedKernelNsPerStep and its calls, over the steady steps.
+void readUnnamedKernels(const TraceModel& model, Reader& reader, std::span<const StepSpan> steady,
+                        CompiledWindow& window)
+{
+    constexpr std::string_view kKernelFrame = "<built-in function kernel>";
+    double frameNs = 0, frames = 0, graphNs = 0, graphs = 0, opsInGraphsNs = 0;
+    for (const Event& event : model.events()) {
+        const EventId id = model.idOf(event);
+        if (!reader.inGraph(id) || stepAt(steady, event.startNs) < 0)
+            continue;
+        const auto ns = static_cast<double>(event.durationNs);
+        if (event.category == Category::PythonFunction) {
+            if (model.text(event.name) == kKernelFrame) {
+                frameNs += ns;
+                frames += 1;
+            }
+        } else if (model.text(event.name).starts_with("## Call CompiledFxGraph")) {
+            graphNs += ns;
+            graphs += 1;
+        } else if (event.category == Category::CpuOp && callingGraph(model, event).valid()) {
+            opsInGraphsNs += ns;  // an op the generated code called (its outermost)
+        }
+    }
+    const auto steps = static_cast<double>(steady.size());
+    window.unnamedKernelsFromFrames = frames > 0;
+    window.unnamedKernelNsPerStep =
+        (frames > 0 ? frameNs : std::max(0.0, graphNs - opsInGraphsNs)) / steps;
+    window.unnamedKernelCallsPerStep = (frames > 0 ? frames : graphs) / steps;
+}
+
 }  // namespace
 
 std::optional<SourceLine> resumedAt(std::string_view frame)
@@ -581,6 +624,8 @@ CompiledWindow readCompiledWindow(const TraceModel& model, std::span<const StepS
     window.cacheLookupNsPerStep /= steps;
     window.launchesPerStep /= steps;
     window.deviceShare = deviceTotal > 0 ? deviceCompiled / deviceTotal : -1;
+    if (window.launchesPerStep == 0 && deviceTotal == 0)
+        readUnnamedKernels(model, reader, steady, window);
     aggregateBreaks(reader, model, breaks, steady, window);
     if (!window.breaks.empty()) {
         const auto events = model.events();

@@ -85,12 +85,20 @@ struct CompiledWindow
     double graphShare = 0;     // host time running compiled graphs / step
     double graphsPerStep = 0;  // compiled graph runs (forward and backward)
     double cacheLookupNsPerStep = 0;
-    double deviceShare = -1;         // device time of kernels launched from compiled graphs /
-                                     // the steps' device time; -1 without device activity
-    double launchesPerStep = 0;      // Triton (or C++) kernel launch ops of compiled graphs
-    std::vector<GraphBreak> breaks;  // most gap time first
-    bool pythonStacks = false;       // the trace holds Python frames (with_stack); read only
-                                     // where there are breaks
+    double deviceShare = -1;     // device time of kernels launched from compiled graphs /
+                                 // the steps' device time; -1 without device activity
+    double launchesPerStep = 0;  // Triton (or C++) kernel launch ops of compiled graphs
+    // Inductor's C++ kernels on a CPU run where the trace names none (no launch ops: its
+    // cpp.enable_kernel_profile was off): with stacks, the time in their Python frames
+    // ("<built-in function kernel>"); without, the graph runs' own time ("## Call
+    // CompiledFxGraph ##" less the ops run inside it), which holds the generated Python
+    // around the kernels too. Per steady step; 0 where kernels are named or on a device.
+    double unnamedKernelNsPerStep = 0;
+    double unnamedKernelCallsPerStep = 0;   // kernel frames, or graph runs without stacks
+    bool unnamedKernelsFromFrames = false;  // read from the kernels' own Python frames
+    std::vector<GraphBreak> breaks;         // most gap time first
+    bool pythonStacks = false;              // the trace holds Python frames (with_stack); read only
+                                            // where there are breaks
     std::vector<Compilation> compilations;  // in time order
     std::vector<std::string> frames;        // compiled frame ids seen ("0", "1")
     // Every break's host time less its eager ops, [begin, end) ns, in any order: what the

@@ -519,6 +519,60 @@ private Q_SLOTS:
         QVERIFY(!comparePaths(dir + "eager.json.gz", dir + "eager.json.gz").compiled);
     }
 
+    // The same compiled run with Inductor's kernel profile off (torch's default): the trace
+    // names none of its C++ kernels. With stacks their time is in their Python frames
+    // ("<built-in function kernel>"); without, in the compiled graphs' own time. Either way
+    // the fusion part holds them, against the eager ops of kinds the compiled run no longer
+    // calls (helper 43: they read as "host/dispatch +11.7 ms, other -10.8 ms", no group).
+    void unnamedCppKernelsAreTheFusionPart()
+    {
+        using Unnamed = CompiledChange::FusedGroup::Unnamed;
+        const std::string dir = KINETOSCOPE_SOURCE_DIR "/tests/data/eager_vs_compiled/";
+        const Comparison named = comparePaths(dir + "eager.json.gz", dir + "compiled.json.gz");
+        const double namedFusionBefore = findPart(*named.compiled, "fusion")->beforeNs;
+        for (const auto& [file, unnamed] :
+             {std::pair{"compiled_unnamed_stacks.json.gz", Unnamed::Kernels},
+              std::pair{"compiled_unnamed.json.gz", Unnamed::GraphRuns}}) {
+            const Comparison c = comparePaths(dir + "eager.json.gz", dir + file);
+            QVERIFY(c.compiled && !c.compiled->deviceTime);
+            const CompiledChange& cc = *c.compiled;
+            QCOMPARE(cc.groups.size(), size_t{1});
+            const CompiledChange::FusedGroup& g = cc.groups.front();
+            QVERIFY(g.unnamed == unnamed);
+            const CompiledChange::Part* fusion = findPart(cc, "fusion");
+            QVERIFY(std::fabs(g.eagerNs - fusion->beforeNs) < 1.0);
+            QVERIFY(std::fabs(g.kernelNs - fusion->afterNs) < 1.0);
+            QVERIFY(g.kernelNs > 0);
+            // The eager ops it stands for are the elementwise and normalisation ops, never a
+            // GEMM or an op that computes nothing; and they are those the named kernels
+            // fused: the eager side's fusion part agrees with the named run's within 10 %.
+            auto has = [&](const char* op) {
+                return std::find(g.ops.begin(), g.ops.end(), op) != g.ops.end();
+            };
+            QVERIFY(has("gelu") && has("gelu_backward") && has("native_layer_norm"));
+            QVERIFY(!has("mm") && !has("addmm") && !has("view") && !has("transpose"));
+            QVERIFY2(std::fabs(fusion->beforeNs - namedFusionBefore) < 0.1 * namedFusionBefore,
+                     qPrintable(QString::number(fusion->beforeNs)));
+            // Parts still add up to each side's step.
+            double after = 0;
+            for (const CompiledChange::Part& p : cc.parts)
+                after += p.afterNs;
+            QVERIFY(std::fabs(after - c.after.steps.meanNs) < 1.0);
+            const std::string text = fusedGroupText(g);
+            if (unnamed == Unnamed::Kernels) {
+                QVERIFY(g.kernels > 2);  // each kernel's frame
+                QVERIFY2(text.starts_with("unnamed C++ kernels (") &&
+                             text.find(" kernels ") != std::string::npos,
+                         text.c_str());
+            } else {
+                QCOMPARE(g.kernels, 2.0);  // the forward's graph run and the backward's
+                QVERIFY2(text.find("2 graph runs") != std::string::npos &&
+                             text.find("with_stack tells them apart") != std::string::npos,
+                         text.c_str());
+            }
+        }
+    }
+
     // With device time (shared traces; no real eager/compiled pair of one program on a GPU
     // here): an eager ResNet against a compiled Triton model, two programs, only to read
     // the device path: kernels by their launching op, the parts adding up to the step.

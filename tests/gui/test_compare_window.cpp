@@ -261,6 +261,30 @@ private Q_SLOTS:
             QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("compare_compiled.png"))));
     }
 
+    // The compiled run with Inductor's kernel profile off (torch's default): one group of
+    // its unnamed C++ kernels, and the page says why and how to name them.
+    void unnamedCppKernelsAreOneGroupThatSaysWhy()
+    {
+        gui::MainWindow window;
+        window.resize(1366, 768);
+        QSignalSpy compared(&window, &gui::MainWindow::comparisonOpened);
+        window.compareFiles(fixture("eager_vs_compiled/eager.json.gz"),
+                            fixture("eager_vs_compiled/compiled_unnamed_stacks.json.gz"));
+        QTRY_COMPARE_WITH_TIMEOUT(compared.count(), 1, 60'000);
+        auto* view = compared.at(0).at(0).value<widgets::CompareView*>();
+        QVERIFY(view && view->compiledPage());
+        QTableWidget* groups = view->compiledPage()->groups();
+        QCOMPARE(groups->rowCount(), 1);
+        const QString ops = groups->item(0, widgets::CompiledChangePage::FusedOps)->text();
+        QVERIFY2(ops.startsWith(QStringLiteral("unnamed C++ kernels (")) &&
+                     ops.contains(QStringLiteral("gelu")),
+                 qPrintable(ops));
+        bool said = false;
+        for (const QLabel* label : view->compiledPage()->findChildren<QLabel*>())
+            said = said || label->text().contains(QStringLiteral("cpp.enable_kernel_profile"));
+        QVERIFY(said);
+    }
+
     void anUnreadableSideIsOneLineAndLeavesTheTabs()
     {
         gui::MainWindow window;
