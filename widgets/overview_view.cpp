@@ -1,6 +1,7 @@
 #include "widgets/overview_view.h"
 
 #include "core/analysis/diagnosis/finding_text.h"
+#include "core/compiled/compiled_line.h"
 #include "core/format/format.h"
 #include "widgets/breakdown_chart.h"
 #include "widgets/plot_export.h"
@@ -80,6 +81,10 @@ QString windowHtml(const analysis::TraceSummary& s)
     for (const analysis::QualityIssue& q : s.window.quality)
         html += QStringLiteral("<p style=\"margin:2px 0;color:#b26a00\">Trace quality: %1</p>")
                     .arg(QString::fromStdString(q.message).toHtmlEscaped());
+    if (const std::string compiled = compiled::compiledLine(s.compiled); !compiled.empty())
+        html += QStringLiteral("<p style=\"margin:2px 0\" title=\"What torch.compile made of the "
+                               "steady steps (per step)\"><b>torch.compile:</b> %1</p>")
+                    .arg(QString::fromStdString(compiled).toHtmlEscaped());
     const analysis::CausalModel& m = s.causal;
     if (m.stepsModelled > 0 && m.deviceIdleNs > 0 && s.window.deviceActivities > 0) {
         QStringList parts;

@@ -38,6 +38,10 @@ json compiledJson(const compiled::CompiledWindow& w)
             {"guard_checks_per_step_us", w.cacheLookupNsPerStep / 1e3},
             {"device_share", w.deviceShare >= 0 ? json(w.deviceShare) : json(nullptr)},
             {"kernel_launches_per_step", w.launchesPerStep},
+            {"unnamed_kernels_per_step_us", w.unnamedKernelNsPerStep / 1e3},
+            {"unnamed_kernels_read_from", w.unnamedKernelNsPerStep <= 0 ? json(nullptr)
+                                          : w.unnamedKernelsFromFrames  ? json("kernel frames")
+                                                                        : json("graph runs")},
             {"frames", w.frames},
             {"graph_breaks", breaks},
             {"compilations", compilations}};
@@ -58,6 +62,14 @@ std::string compiledText(const compiled::CompiledWindow& w)
     out << "\n";
     if (w.deviceShare >= 0)
         out << "  device time from compiled graphs: " << format::percent(w.deviceShare) << "\n";
+    if (w.unnamedKernelNsPerStep > 0)
+        out << (w.unnamedKernelsFromFrames
+                    ? "  Inductor's C++ kernels: " + format::duration(w.unnamedKernelNsPerStep) +
+                          " a step (their Python frames; the trace names none: "
+                          "torch._inductor.config.cpp.enable_kernel_profile names them)\n"
+                    : "  compiled graphs' own time: " + format::duration(w.unnamedKernelNsPerStep) +
+                          " a step (Inductor's C++ kernels, not named, and the generated Python "
+                          "around them; with_stack tells them apart)\n");
     for (const compiled::GraphBreak& b : w.breaks) {
         out << "  graph break in frame " << b.frame << ": "
             << (b.ops.empty() ? std::string("Python code") : b.ops.front());

@@ -81,6 +81,7 @@ private slots:
     void selfTimesOfACompiledRunAddUp();
     void recompileOnARealRun();
     void cachedGraphsAreNotRecompiles();
+    void unnamedCppKernelsOfACpuRun();
     void sharedCompiledTraces();
     void generatedKernelsFarBelowBandwidth();
     void generatedKernelsNearBandwidth();
@@ -377,6 +378,37 @@ void TestCompiled::cachedGraphsAreNotRecompiles()
              c.compilations.empty() ? "" : c.compilations[0].compileId.c_str());
     QVERIFY(!findFinding(d.findings, "recompilation"));
     QVERIFY(findFinding(d.findings, "graph-break"));  // what the window does show
+}
+
+// Inductor's C++ kernels where the trace names none (its kernel profile off, torch's
+// default): their time from their Python frames with stacks, else the graph runs' own time;
+// nothing where they are named (recorded as ops) or on a device.
+void TestCompiled::unnamedCppKernelsOfACpuRun()
+{
+    const auto windowOf = [](const std::filesystem::path& path) {
+        const Diagnosed d = diagnoseFile(path);
+        return d.summary;
+    };
+    const auto stacks =
+        windowOf(test::dataFile("eager_vs_compiled/compiled_unnamed_stacks.json.gz"));
+    const compiled::CompiledWindow& framed = stacks.compiled;
+    QVERIFY(framed.unnamedKernelsFromFrames);
+    // Each kernel's own frame: several a graph run, and less than the graph runs' time.
+    QVERIFY(framed.unnamedKernelCallsPerStep > 2 * framed.graphsPerStep);
+    QVERIFY(framed.unnamedKernelNsPerStep > 0);
+    QVERIFY(framed.unnamedKernelNsPerStep < framed.graphShare * stacks.causal.stepNs);
+
+    const auto plain = windowOf(test::dataFile("eager_vs_compiled/compiled_unnamed.json.gz"));
+    QVERIFY(!plain.compiled.unnamedKernelsFromFrames);
+    QCOMPARE(plain.compiled.unnamedKernelCallsPerStep,
+             plain.compiled.graphsPerStep);  // one call each
+    QVERIFY(plain.compiled.unnamedKernelNsPerStep > 0);
+    QVERIFY(plain.compiled.unnamedKernelNsPerStep <
+            plain.compiled.graphShare * plain.causal.stepNs);
+
+    for (const char* named :
+         {"eager_vs_compiled/compiled.json.gz", "eager_vs_compiled/eager.json.gz"})
+        QCOMPARE(windowOf(test::dataFile(named)).compiled.unnamedKernelNsPerStep, 0.0);
 }
 
 void TestCompiled::sharedCompiledTraces()

@@ -325,6 +325,37 @@ private Q_SLOTS:
         QVERIFY(kinetoscope::test::distinctColours(image) > 20);
     }
 
+    // A compiled run says on its Overview what torch.compile made of it (before, only the
+    // CLI's summary did): the compiled share, the graph break and where, the C++ kernels'
+    // time the trace does not name. An eager run has no such line.
+    void theOverviewSaysWhatTorchCompileMade()
+    {
+        document::OpenOptions options;
+        const auto compiled =
+            document::open(test::dataFile("compiled/graph_break_stacks.json.gz").string(), options);
+        QVERIFY(compiled && compiled->summary.compiled.compiled);
+        QVERIFY(!compiled->summary.compiled.breaks.empty());
+        widgets::DocumentView view(compiled);
+        const QString figures = view.overview()->figuresText();
+        const QString line = figures.mid(figures.indexOf(QStringLiteral("torch.compile: ")));
+        QVERIFY2(line.startsWith(QStringLiteral("torch.compile: compiled regions ")),
+                 qPrintable(figures));
+        const compiled::GraphBreak& first = compiled->summary.compiled.breaks.front();
+        QVERIFY(first.line.line > 0);
+        QVERIFY2(line.contains(QStringLiteral("graph break: ")) &&
+                     line.contains(QStringLiteral(":%1 (").arg(first.line.line)),
+                 qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("Inductor's C++ kernels ")), qPrintable(line));
+        // Above the figures: read before the step time.
+        QVERIFY(figures.indexOf(QStringLiteral("torch.compile: ")) <
+                figures.indexOf(QStringLiteral("Step time")));
+
+        const auto eager =
+            document::open(test::dataFile("eager_vs_compiled/eager.json.gz").string(), options);
+        widgets::DocumentView eagerView(eager);
+        QVERIFY(!eagerView.overview()->figuresText().contains(QStringLiteral("torch.compile")));
+    }
+
     void showsTheRankedFindings()
     {
         const auto trace = analysed("kineto/resnet50_v100_workers0_2021.pt.trace.json.gz");

@@ -1,0 +1,64 @@
+#include "core/compiled/compiled_line.h"
+
+#include "core/format/format.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kinetoscope::compiled {
+
+std::string breakPlace(const GraphBreak& b)
+{
+    std::string place = !b.call.empty()    ? b.call
+                        : !b.ops.empty()   ? b.ops.front()
+                        : b.afterLastGraph ? std::string("eager code after the last graph")
+                                           : std::string("Python code");
+    if (b.line.line > 0)
+        place += " at " + b.line.file + ":" + std::to_string(b.line.line);
+    else if (!b.source.empty())
+        place += " in " + b.source;
+    return place;
+}
+
+std::string compiledLine(const CompiledWindow& w)
+{
+    if (!w.compiled)
+        return {};
+    std::string line =
+        "compiled regions " + format::percent(w.regionShare) + " of each step's host time (" +
+        format::count(std::round(w.graphsPerStep * 10) / 10) + " graph runs, guards " +
+        format::duration(w.cacheLookupNsPerStep) + " a step)";
+    if (w.deviceShare >= 0)
+        line += "; " + format::percent(w.deviceShare) + " of the device time from compiled graphs";
+    if (w.breaks.empty()) {
+        line += "; no graph break";
+    } else {
+        constexpr size_t kShown = 2;
+        line += "; " + format::counted(w.breaks.size(), "graph break") + ": ";
+        for (size_t i = 0; i < std::min(w.breaks.size(), kShown); ++i)
+            line += (i ? ", " : "") + breakPlace(w.breaks[i]) + " (" +
+                    format::duration(w.breaks[i].gapNsPerStep) + " a step)";
+        if (w.breaks.size() > kShown)
+            line += " and " + format::count(w.breaks.size() - kShown) + " more";
+    }
+    const auto recompiles =
+        static_cast<uint64_t>(std::count_if(w.compilations.begin(), w.compilations.end(),
+                                            [](const Compilation& c) { return c.recompile; }));
+    int64_t compileNs = 0;
+    for (const Compilation& c : w.compilations)
+        compileNs += c.durationNs;
+    if (recompiles > 0)
+        line += "; " + format::counted(recompiles, "recompilation") + " in the window";
+    if (compileNs > 0)
+        line += "; compiling in the window " + format::duration(static_cast<double>(compileNs)) +
+                " (a one-off)";
+    if (w.unnamedKernelNsPerStep > 0)
+        line += w.unnamedKernelsFromFrames
+                    ? "; Inductor's C++ kernels " + format::duration(w.unnamedKernelNsPerStep) +
+                          " a step, not named (cpp.enable_kernel_profile names them)"
+                    : "; compiled graphs' own time " + format::duration(w.unnamedKernelNsPerStep) +
+                          " a step (C++ kernels, not named, and the generated Python)";
+    return line;
+}
+
+}  // namespace kinetoscope::compiled
