@@ -238,8 +238,9 @@ std::string infoText(const std::string& path, const LoadResult& result)
     }
     if (s.repairedEvents)
         row("repaired", counted(s.repairedEvents, "event") +
-                            " with bad characters in strings (control characters, bad "
-                            "escapes, quotes not escaped, bytes not UTF-8)");
+                            " mended: bad characters in strings (control characters, bad "
+                            "escapes, quotes not escaped, bytes not UTF-8) or a ',' lost "
+                            "before them");
     if (s.mendedStrings)
         row("mended", format::count(s.mendedStrings) +
                           " names that were not valid UTF-8 (bytes replaced by U+FFFD)");

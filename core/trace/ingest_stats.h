@@ -16,7 +16,8 @@ struct IngestStats
     uint64_t metadataEvents = 0;  // `M`
     std::map<std::string, uint64_t> byRawCategory;  // `cat` as written; "" when absent
     std::map<std::string, uint64_t> skipped;        // reason -> count
-    uint64_t repairedEvents = 0;  // unescaped control characters, quotes or bad escapes mended
+    uint64_t repairedEvents = 0;  // unescaped control characters, quotes or bad escapes mended,
+                                  // or a lost ',' before the event
     uint64_t mendedStrings = 0;  // distinct names/labels that were not valid UTF-8 (bytes replaced)
     uint64_t clampedTimes = 0;   // times moved into the model's range by baseTimeNanoseconds
     uint64_t valuesOutOfRange =

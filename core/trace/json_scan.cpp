@@ -163,14 +163,15 @@ size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack)
     return std::string_view::npos;
 }
 
-size_t nextElementStart(std::string_view text, size_t from)
+size_t nextElementStart(std::string_view text, size_t from, std::string_view key)
 {
     const char* const p = text.data();
     for (size_t i = from; i < text.size(); ++i) {
         if (p[i] != '{')
             continue;
-        const size_t key = skipWhitespace(text, i + 1);
-        if (key == text.size() || p[key] != '"')
+        const size_t first = skipWhitespace(text, i + 1);
+        if (first == text.size() || p[first] != '"' ||
+            (!key.empty() && text.substr(first, key.size()) != key))
             continue;
         size_t j = i;
         while (j > 0 && isWhitespace(p[j - 1]))
@@ -184,6 +185,34 @@ size_t nextElementStart(std::string_view text, size_t from)
             return i;
     }
     return std::string_view::npos;
+}
+
+size_t arrayEndAfter(std::string_view text, size_t from)
+{
+    for (size_t i = from; i < text.size(); ++i) {
+        if (text[i] != ']')
+            continue;
+        size_t j = i;
+        while (j > from && isWhitespace(text[j - 1]))
+            --j;
+        if (j == from || text[j - 1] != '}')
+            continue;
+        const size_t after = skipWhitespace(text, i + 1);
+        if (after == text.size() || text[after] == ',' || text[after] == '}')
+            return i;
+    }
+    return std::string_view::npos;
+}
+
+std::string_view firstKey(std::string_view text, size_t most)
+{
+    const size_t open = skipWhitespace(text, 1);
+    if (open >= text.size() || text[open] != '"')
+        return {};
+    const size_t close = text.find('"', open + 1);
+    if (close == std::string_view::npos || close - open > most)
+        return {};
+    return text.substr(open, close - open + 1);
 }
 
 }  // namespace kinetoscope::trace::json_scan

@@ -43,11 +43,21 @@ size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack);
 
 // The first element of an array of objects that starts at or after `from`: the index of a
 // '{' that follows a '}' and a ',' (whitespace between allowed, looked for before `from`
-// too) and is followed by a '"' (the element's first key); npos when there is none within
-// the text. The reader resumes there after an event it could not read, whatever the
-// quotes before it: one string with a quote left unescaped turns every later string
-// inside out for a scan that counts quotes.
-size_t nextElementStart(std::string_view text, size_t from);
+// too) and is followed by a '"' (the element's first key; with `key` ("\"ph\"", quotes
+// included), by that key); npos when there is none within the text. The reader resumes
+// there after an event it could not read, whatever the quotes before it: one string with a
+// quote left unescaped turns every later string inside out for a scan that counts quotes.
+size_t nextElementStart(std::string_view text, size_t from, std::string_view key = {});
+
+// The end of an array of objects at or after `from`: the index of a ']' that follows a '}'
+// (at or after `from`) and is followed by a ',', a '}' or nothing (whitespace between
+// allowed); npos when there is none. Where the last event's quotes are broken, the array
+// still ends there.
+size_t arrayEndAfter(std::string_view text, size_t from);
+
+// The first key of the object at text[0] ('{'), quotes included ("\"ph\""); "" when it
+// has none within `most` bytes.
+std::string_view firstKey(std::string_view text, size_t most = 64);
 
 // A copy of `text` with the two string defects that torch.profiler has been seen to
 // write mended: raw control characters inside strings become spaces

@@ -99,7 +99,7 @@ private:
     Stop readTopObject();
     Stop readEventArray();
     bool readEvent(size_t length);
-    bool skipUnreadableEvent(std::string reason);
+    bool skipUnreadableEvent(std::string reason, bool misplacedSeparator = false);
     void noteMalformed(uint64_t offset, std::string reason);
     bool readEventBatch();
     size_t findBatchEnd(size_t from, size_t to) const;
@@ -254,36 +254,56 @@ void StreamingReader::noteMalformed(uint64_t offset, std::string reason)
     }
 }
 
-// At m_pos, an element of the event array that could not be read (or a byte where a ','
-// should be): moves m_pos to the next event, so one bad event costs itself and not the
-// rest of the file. Once the next event is found, the bad one is read again within its own
-// bytes, where a quote torch left unescaped can be mended; else it is counted as malformed.
-// False when no event follows (the caller stops there).
-bool StreamingReader::skipUnreadableEvent(std::string reason)
+// At m_pos, an element of the event array that could not be read (or, with
+// `misplacedSeparator`, a byte where a ',' should be): moves m_pos to the next event, so one
+// bad event costs itself and not the rest of the file. Once the next event is found, the
+// bad one is read again within its own bytes, where a quote torch left unescaped can be
+// mended (counted as repaired, as is an event read whole after a lost ','); else it is
+// counted as malformed. False when no event follows (the caller stops there).
+bool StreamingReader::skipUnreadableEvent(std::string reason, bool misplacedSeparator)
 {
     const uint64_t bad = absolute(m_pos);
     const bool anEvent = m_buffer[m_pos] == '{';
+    // The next event opens with the bad one's first key ("ph" in Kineto's events), so a
+    // '}, {' inside the bad event's args (an array of objects) is no boundary. Within
+    // maxEventBytes of it; past that, or at the end of the data, any element will do.
+    std::string key{anEvent ? json_scan::firstKey(window()) : std::string_view()};
     uint64_t from = bad + 1;
     for (;;) {
         const size_t next = json_scan::nextElementStart(std::string_view(m_buffer.data(), m_end),
-                                                        static_cast<size_t>(from - m_base));
+                                                        static_cast<size_t>(from - m_base), key);
         if (next != std::string_view::npos) {
             size_t end = next;  // one past the bad event's '}'
             while (m_buffer[end - 1] != '}')
                 --end;
             const bool whole = absolute(m_pos) == bad;
-            if (!(anEvent && whole && readEvent(end - m_pos)))
+            if (anEvent && whole && readEvent(end - m_pos)) {
+                if (misplacedSeparator)
+                    ++m_builder.stats().repairedEvents;
+            } else {
                 noteMalformed(bad, std::move(reason));
+            }
             m_pos = next;
             return true;
+        }
+        const bool pastEvent = m_end - m_pos > m_options.limits.maxEventBytes;
+        if (!key.empty() && pastEvent) {
+            key.clear();  // the bytes from the bad event on are all still here
+            from = bad + 1;
+            continue;
         }
         // Not in the window: read on. The bad event's bytes are kept while it may still be
         // one event; past that, only a tail that may hold the start of a boundary.
         constexpr size_t kTailBytes = 256;
         from = std::max(bad + 1, m_base + std::max<size_t>(m_end, kTailBytes) - kTailBytes);
-        if (m_end - m_pos > m_options.limits.maxEventBytes)
+        if (pastEvent)
             m_pos = std::max(m_pos, static_cast<size_t>(from - m_base));
         if (!refill()) {
+            if (!key.empty() && !m_cancelled) {
+                key.clear();
+                from = bad + 1;
+                continue;
+            }
             noteMalformed(bad, std::move(reason));
             return false;
         }
@@ -393,9 +413,21 @@ StreamingReader::Stop StreamingReader::readEventArray()
             Scan scan = scanValue(length, m_options.limits.maxEventBytes);
             if (scan == Scan::NeedMore) {
                 // The data ends inside this event, or its quotes are broken and the scan
-                // ran to the end: then an event follows it.
-                if (json_scan::nextElementStart(window(), 1) == std::string_view::npos)
-                    return stopAtEnd("inside the event array");
+                // ran to the end: then an event follows it, or the array ends after it.
+                if (json_scan::nextElementStart(window(), 1) == std::string_view::npos) {
+                    const size_t close = json_scan::arrayEndAfter(window(), 1);
+                    if (close == std::string_view::npos)
+                        return stopAtEnd("inside the event array");
+                    ++m_builder.stats().entries;
+                    size_t end = close;  // one past the last event's '}'
+                    while (m_buffer[m_pos + end - 1] != '}')
+                        --end;
+                    if (!readEvent(end))
+                        noteMalformed(absolute(m_pos), "the last event's strings do not end (a "
+                                                       "quote not escaped?)");
+                    m_pos += close;
+                    continue;
+                }
                 scan = Scan::Invalid;
                 length = std::string_view::npos;
             }
@@ -430,7 +462,7 @@ StreamingReader::Stop StreamingReader::readEventArray()
                                        "'";
             const uint64_t at = absolute(m_pos);
             ++m_builder.stats().entries;  // the event after the bad byte goes with it
-            if (!skipUnreadableEvent(reason))
+            if (!skipUnreadableEvent(reason, true))
                 return m_cancelled ? stopAtEnd("inside the event array") : malformedAt(reason, at);
         }
     }

@@ -289,6 +289,52 @@ private Q_SLOTS:
                  QString("op999"));
     }
 
+    // Helper 45's cases: whatever the broken event, the events around it are all read, the
+    // repair says so, and nothing after it is lost without a word (1 thread or several).
+    void brokenEventsCostOnlyThemselves_data()
+    {
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<int>("repaired");
+        QTest::newRow("two names with their quotes") << "two names" << 2;
+        QTest::newRow("a quote in the last event") << "last" << 1;
+        QTest::newRow("objects in an array after the quote") << "nested" << 1;
+        QTest::newRow("a lost ','") << "comma" << 1;
+    }
+    void brokenEventsCostOnlyThemselves()
+    {
+        QFETCH(QString, edit);
+        QFETCH(int, repaired);
+        std::vector<size_t> offsets;
+        std::string text = syntheticTrace(100, offsets);
+        auto renameEvent = [&](int i, const std::string& name) {
+            const std::string old = "\"op" + std::to_string(i) + "\"";
+            text.replace(text.find(old, offsets[size_t(i)]), old.size(), "\"" + name + "\"");
+        };
+        // Edited from the back, so the offsets before stay true.
+        if (edit == "two names") {
+            renameEvent(50, "v.py(0):     \"\"\"");
+            renameEvent(10, "v.py(0):     \"\"\"");
+        } else if (edit == "last") {
+            renameEvent(99, "bad\"name");
+        } else if (edit == "nested") {
+            const size_t args = text.find("{\"External id\"", offsets[10]);
+            text.insert(args + 1, "\"l\": [{\"a\": 1}, {\"b\": 2}], ");
+            renameEvent(10, "op\"10");
+        } else {
+            text.erase(offsets[30] - 2, 1);  // the ',' before event 30
+        }
+        for (const unsigned threads : {1u, 4u}) {
+            LoadOptions options;
+            options.threads = threads;
+            const LoadResult result = loadTraceText(text, options);
+            QVERIFY2(result.ok(), result.message.c_str());
+            QCOMPARE(result.model->events().size(), size_t(100));
+            QCOMPARE(result.model->stats().repairedEvents, uint64_t(repaired));
+            QCOMPARE(result.model->stats().skippedTotal(), uint64_t(0));
+            QCOMPARE(result.model->metadata().traceName, std::string("synthetic"));
+        }
+    }
+
     void aQuoteTorchLeftUnescapedIsMended()
     {
         // An excerpt of a real cold torch.compile trace (torch 2.x on this machine's CPU,

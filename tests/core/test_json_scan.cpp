@@ -94,6 +94,19 @@ private Q_SLOTS:
         QCOMPARE(nextElementStart(text, text.find("{\"b\"") + 1), text.find("{\"c\""));
         // An element with no key, or a '{' not after "},", is not one.
         QCOMPARE(nextElementStart(text, text.find("{\"c\"") + 1), std::string_view::npos);
+        // With a first key: only an element that opens with it.
+        QCOMPARE(nextElementStart(text, 1, "\"c\""), text.find("{\"c\""));
+        QCOMPARE(firstKey(text.substr(1)), std::string_view("\"a\""));
+        QCOMPARE(firstKey("{}"), std::string_view());
+    }
+
+    void findsWhereAnArrayOfObjectsEnds()
+    {
+        const std::string_view text = "{\"e\": [{\"a\": [{\"x\": 1}] x\"}, {\"b\": 2}\n], \"n\": 1}";
+        // The ']' after "}]" inside the first element is followed by a letter: not the end.
+        QCOMPARE(arrayEndAfter(text, 8), text.rfind(']'));
+        QCOMPARE(arrayEndAfter("[{}]", 1), size_t(3));
+        QCOMPARE(arrayEndAfter("[{} x]", 1), std::string_view::npos);
     }
 };
 
