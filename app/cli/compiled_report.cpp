@@ -24,6 +24,8 @@ json compiledJson(const compiled::CompiledWindow& w)
                                                    : json(nullptr)},
                           {"per_step", b.perStep},
                           {"time_per_step_us", b.gapNsPerStep / 1e3},
+                          {"time_typical_step_us", b.gapNsTypical / 1e3},
+                          {"time_largest_step_us", b.gapNsLargest / 1e3},
                           {"eager_ops_per_step_us", b.eagerNsPerStep / 1e3}});
     json compilations = json::array();
     for (const compiled::Compilation& k : w.compilations)
@@ -43,6 +45,9 @@ json compiledJson(const compiled::CompiledWindow& w)
                                           : w.unnamedKernelsFromFrames  ? json("kernel frames")
                                                                         : json("graph runs")},
             {"frames", w.frames},
+            {"compiled_model", w.compiledModel},
+            {"eager_model_code_per_step_us", w.eagerModelNsPerStep / 1e3},
+            {"eager_model_ops", w.eagerModelOps},
             {"graph_breaks", breaks},
             {"compilations", compilations}};
 }

@@ -350,10 +350,15 @@ void aggregateBreaks(Reader& reader, const TraceModel& model, std::span<const Br
 {
     std::map<std::pair<std::string, int>, GraphBreak> byPlace;
     std::map<std::pair<std::string, int>, std::map<std::string, int64_t>> opTime;
+    std::map<std::pair<std::string, int>, std::vector<double>> gapsByStep;  // by steady step
     for (const BreakSeen& occurrence : seen) {
-        if (stepAt(steady, occurrence.gapBeginNs) < 0)
+        const int step = stepAt(steady, occurrence.gapBeginNs);
+        if (step < 0)
             continue;
         const auto key = std::make_pair(occurrence.frame, occurrence.index);
+        std::vector<double>& gaps = gapsByStep[key];
+        gaps.resize(std::max(gaps.size(), static_cast<size_t>(step) + 1));
+        gaps[static_cast<size_t>(step)] += static_cast<double>(occurrence.gapNs);
         GraphBreak& entry = byPlace[key];
         entry.frame = occurrence.frame;
         entry.index = occurrence.index;
@@ -375,6 +380,11 @@ void aggregateBreaks(Reader& reader, const TraceModel& model, std::span<const Br
     }
     const double steps = static_cast<double>(steady.size());
     for (auto& [key, entry] : byPlace) {
+        std::vector<double> perStep = gapsByStep[key];
+        perStep.resize(steady.size());  // a step without it had none
+        std::sort(perStep.begin(), perStep.end());
+        entry.gapNsTypical = perStep[perStep.size() / 2];
+        entry.gapNsLargest = perStep.back();
         entry.perStep /= steps;
         entry.gapNsPerStep /= steps;
         entry.eagerNsPerStep /= steps;
@@ -461,6 +471,62 @@ void readCompilations(const TraceModel& model, Reader& reader, std::span<const S
               [](const Compilation& a, const Compilation& b) { return a.beginNs < b.beginNs; });
 }
 
+// CompiledWindow::eagerModelNsPerStep, eagerModelOps and compiledModel.
+void readEagerModelCode(const TraceModel& model, std::span<const StepSpan> steady,
+                        CompiledWindow& window)
+{
+    constexpr std::string_view kModule = "nn.Module: ";
+    constexpr std::string_view kCompiled = "nn.Module: OptimizedModule";
+    std::map<std::string, int64_t> opTime;
+    double total = 0;
+    trace::PerName<bool, bool (*)(std::string_view)> compilerSpan{model, isCompilerSpan};
+    for (size_t t = 0; t < model.tracks().size(); ++t) {
+        if (model.tracks()[t].kind != trace::TrackKind::CpuThread)
+            continue;
+        const std::span<const Event> events =
+            model.events(trace::TrackId{static_cast<uint32_t>(t)});
+        for (size_t i = 0; i < events.size(); ++i) {
+            const Event& span = events[i];
+            if (span.category != Category::PythonFunction ||
+                !model.text(span.name).starts_with(kCompiled) || stepAt(steady, span.startNs) < 0)
+                continue;
+            const EventId spanId = model.idOf(span);
+            for (size_t j = i + 1; j < events.size() && events[j].startNs < span.endNs(); ++j) {
+                const Event& e = events[j];
+                const std::string_view name = model.text(e.name);
+                if (window.compiledModel.empty() && e.category == Category::PythonFunction &&
+                    name.starts_with(kModule) && !name.starts_with(kCompiled)) {
+                    std::string_view module = name.substr(kModule.size());
+                    module = module.substr(0, module.rfind('_'));
+                    window.compiledModel = std::string{module};
+                }
+                if (e.category != Category::CpuOp || compilerSpan(e.name))
+                    continue;
+                // Outermost, and in none of the compiler's spans, up to the module's.
+                bool eager = true;
+                for (EventId at = e.parent; at.valid() && at != spanId;
+                     at = model.event(at).parent) {
+                    const Event& up = model.event(at);
+                    if (up.category == Category::CpuOp || compilerSpan(up.name)) {
+                        eager = false;
+                        break;
+                    }
+                }
+                if (!eager)
+                    continue;
+                total += static_cast<double>(e.durationNs);
+                opTime[std::string{name}] += e.durationNs;
+            }
+        }
+    }
+    window.eagerModelNsPerStep = total / static_cast<double>(steady.size());
+    std::vector<std::pair<std::string, int64_t>> ops(opTime.begin(), opTime.end());
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (auto& [name, time] : ops)
+        window.eagerModelOps.push_back(name);
+}
+
 // The graph run ("## Call CompiledFxGraph ##") an op was called from, through the Python
 // frames of the generated code; invalid when it was not.
 EventId callingGraph(const TraceModel& model, const Event& op)
@@ -535,6 +601,12 @@ std::optional<SourceLine> resumedAt(std::string_view frame)
     }
     line.function = std::string{name};
     return line;
+}
+
+bool isCompilerSpan(std::string_view name)
+{
+    const Role kind = roleOfName(name);
+    return kind != Role::None && kind != Role::Launch;
 }
 
 bool isCompiledSpan(std::string_view name)
@@ -627,6 +699,7 @@ CompiledWindow readCompiledWindow(const TraceModel& model, std::span<const StepS
     if (window.launchesPerStep == 0 && deviceTotal == 0)
         readUnnamedKernels(model, reader, steady, window);
     aggregateBreaks(reader, model, breaks, steady, window);
+    readEagerModelCode(model, steady, window);
     if (!window.breaks.empty()) {
         const auto events = model.events();
         window.pythonStacks = std::any_of(events.begin(), events.end(), [](const Event& e) {

@@ -63,8 +63,12 @@ struct GraphBreak
     bool afterLastGraph = false;  // eager ops after the frame's last graph (no frame resumes)
     double perStep = 0;           // occurrences per steady step
     double gapNsPerStep = 0;      // between the graphs: eager ops, guards, region entry
-    double eagerNsPerStep = 0;    // of which the eager ops themselves
-    trace::EventId example;       // the first eager op of one occurrence (or invalid)
+    // The same per steady step: the median step's and the largest (a mean over few steps
+    // can be one slow step's: a guard check that took 5 ms once).
+    double gapNsTypical = 0;
+    double gapNsLargest = 0;
+    double eagerNsPerStep = 0;  // of which the eager ops themselves
+    trace::EventId example;     // the first eager op of one occurrence (or invalid)
 };
 
 // Compilation that fell inside the window: a one-off, never a steady cost.
@@ -104,7 +108,18 @@ struct CompiledWindow
     // Every break's host time less its eager ops, [begin, end) ns, in any order: what the
     // causal model removes when the break is fixed (Cause::GraphBreak).
     std::vector<std::pair<int64_t, int64_t>> breakHostRanges;
+    // The compiled model's own code that ran outside every compiled graph: inside its
+    // OptimizedModule's module span (stacks only), the outermost CPU ops in no region,
+    // graph run or guard check (a frame Dynamo gave up on around a break runs eagerly).
+    // Forward only: their backward is outside module spans. Per steady step.
+    double eagerModelNsPerStep = 0;
+    std::vector<std::string> eagerModelOps;  // most time first
+    std::string compiledModel;               // "LM": the module inside OptimizedModule
 };
+
+// Is this span torch.compile's own machinery: a region, a graph run, a guard check,
+// Dynamo's and AOTAutograd's wrappers, or compiling?
+bool isCompilerSpan(std::string_view name);
 
 // Is this span torch.compile compiling ("<phase> (dynamo_timed)", "entire_frame_compile")?
 // Compilation in a step is a one-off (core/analysis/window.cpp), unless it recurs.

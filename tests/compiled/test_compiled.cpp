@@ -6,6 +6,7 @@
 #include "core/analysis/roofline_gaps.h"
 #include "core/compiled/compiled_window.h"
 #include "core/compiled/kernel_name.h"
+#include "core/format/format.h"
 #include "tests/support/diagnosed.h"
 #include "tests/support/op_loop_trace.h"
 #include "tests/support/test_support.h"
@@ -82,6 +83,7 @@ private slots:
     void recompileOnARealRun();
     void cachedGraphsAreNotRecompiles();
     void unnamedCppKernelsOfACpuRun();
+    void aBreakInALoopLeavesTheModelsOwnCodeEager();
     void sharedCompiledTraces();
     void generatedKernelsFarBelowBandwidth();
     void generatedKernelsNearBandwidth();
@@ -409,6 +411,49 @@ void TestCompiled::unnamedCppKernelsOfACpuRun()
     for (const char* named :
          {"eager_vs_compiled/compiled.json.gz", "eager_vs_compiled/eager.json.gz"})
         QCOMPARE(windowOf(test::dataFile(named)).compiled.unnamedKernelNsPerStep, 0.0);
+}
+
+// train_two_blocks.py --mode break: Block 0's forward reads .item() inside LM.forward's loop
+// over the blocks. Dynamo runs LM.forward itself eagerly (no region of its frame): the
+// embedding, the final LayerNorm and the head run outside every graph, which nothing said
+// (helper 43). And the break's mean over three steps is one slow step's (a 5 ms guard
+// check), which the finding now says beside the typical step.
+void TestCompiled::aBreakInALoopLeavesTheModelsOwnCodeEager()
+{
+    const Diagnosed d = diagnoseFile(fixture("two_blocks_graph_break.json.gz"));
+    QVERIFY(d.model);
+    const compiled::CompiledWindow& c = d.summary.compiled;
+    QCOMPARE(c.compiledModel, std::string("LM"));
+    for (const char* op : {"aten::linear", "aten::layer_norm", "aten::embedding"})
+        QVERIFY2(std::find(c.eagerModelOps.begin(), c.eagerModelOps.end(), op) !=
+                     c.eagerModelOps.end(),
+                 op);
+    // The guards, the regions and the graph runs are not the model's eager code.
+    for (const std::string& op : c.eagerModelOps)
+        QVERIFY2(!compiled::isCompilerSpan(op) && op != "aten::addmm" && op != "aten::item",
+                 op.c_str());
+    QVERIFY(c.eagerModelNsPerStep > 1e6 && c.eagerModelNsPerStep < 5e6);
+    QCOMPARE(c.breaks.size(), size_t{1});
+    const compiled::GraphBreak& b = c.breaks.front();
+    QVERIFY(b.gapNsTypical < b.gapNsPerStep && b.gapNsPerStep < b.gapNsLargest);
+    QVERIFY(b.gapNsLargest > 2 * b.gapNsTypical);
+    const analysis::Finding* f = findFinding(d.findings, "graph-break");
+    QVERIFY(f);
+    QVERIFY2(f->explanation.find("LM's own code ran outside every compiled graph: aten::linear") !=
+                     std::string::npos &&
+                 f->explanation.find("a typical step spends " + format::duration(b.gapNsTypical)) !=
+                     std::string::npos,
+             f->explanation.c_str());
+    QVERIFY(figure(*f, "eager_model_code_per_step_us") > 1000);
+
+    // A break outside any loop (train_graph_break.py): the frames around it compiled, so no
+    // model code ran eagerly, and its steps are alike.
+    const Diagnosed other = diagnoseFile(fixture("graph_break_stacks.json.gz"));
+    QCOMPARE(other.summary.compiled.eagerModelNsPerStep, 0.0);
+    const analysis::Finding* g = findFinding(other.findings, "graph-break");
+    QVERIFY(g);
+    QVERIFY(g->explanation.find("own code") == std::string::npos);
+    QVERIFY(g->explanation.find("typical step") == std::string::npos);
 }
 
 void TestCompiled::sharedCompiledTraces()

@@ -102,7 +102,8 @@ private Q_SLOTS:
 
     void findsWhereAnArrayOfObjectsEnds()
     {
-        const std::string_view text = "{\"e\": [{\"a\": [{\"x\": 1}] x\"}, {\"b\": 2}\n], \"n\": 1}";
+        const std::string_view text =
+            "{\"e\": [{\"a\": [{\"x\": 1}] x\"}, {\"b\": 2}\n], \"n\": 1}";
         // The ']' after "}]" inside the first element is followed by a letter: not the end.
         QCOMPARE(arrayEndAfter(text, 8), text.rfind(']'));
         QCOMPARE(arrayEndAfter("[{}]", 1), size_t(3));

@@ -47,6 +47,18 @@ std::string whereBroken(const compiled::GraphBreak& b)
     return function + " in " + fileName(parts->path);
 }
 
+// "aten::linear, aten::layer_norm and aten::embedding": the first `most` names.
+std::string opsList(const std::vector<std::string>& names, size_t most)
+{
+    std::string text;
+    const size_t shown = std::min(names.size(), most);
+    for (size_t i = 0; i < shown; ++i)
+        text += (i == 0 ? "" : i + 1 == shown && names.size() <= most ? " and " : ", ") + names[i];
+    if (names.size() > most)
+        text += " and " + format::counted(names.size() - most, "more op", "more ops");
+    return text;
+}
+
 std::string timesAStep(double perStep)
 {
     const long times = std::lround(perStep);
@@ -134,6 +146,24 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             format::duration(b.gapNsPerStep) +
             " between the graphs is the break itself: the guards checked and the region entered "
             "again around the resumed graph. Nothing fuses across it either.";
+        if (b.gapNsTypical > 0 && b.gapNsLargest > 2 * b.gapNsTypical)
+            f.explanation += " Most of that is one step's: a typical step spends " +
+                             format::duration(b.gapNsTypical) +
+                             " between the graphs, the slowest " +
+                             format::duration(b.gapNsLargest) + ".";
+        const bool eagerModel =
+            &b == &c.breaks.front() && c.eagerModelNsPerStep >= kBreakShare * step;
+        if (eagerModel) {
+            f.explanation +=
+                " Besides, " +
+                (c.compiledModel.empty() ? std::string("the compiled model") + "'s"
+                                         : c.compiledModel + "'s") +
+                " own code ran outside every compiled graph: " + opsList(c.eagerModelOps, 3) +
+                ", " + format::duration(c.eagerModelNsPerStep) +
+                " a step in the forward, and its backward: Dynamo may run a frame "
+                "eagerly when a break sits in its loop or in a function it calls, "
+                "and this code compiles with the rest once the break is gone.";
+        }
         if (!c.pythonStacks)
             f.explanation +=
                 " The trace has no Python stacks (with_stack=True): the break's line is "
@@ -152,6 +182,9 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             {"compiled_graphs_per_step", c.graphsPerStep, Unit::Count},
             {"compiled_share_of_step", c.graphShare, Unit::Fraction},
             {"guard_checks_per_step_us", c.cacheLookupNsPerStep / 1e3, Unit::Microseconds}};
+        if (eagerModel)
+            f.evidence.figures.push_back(
+                {"eager_model_code_per_step_us", c.eagerModelNsPerStep / 1e3, Unit::Microseconds});
         for (const std::string& name : b.ops) {
             if (f.evidence.ops.size() >= 3)
                 break;
