@@ -162,19 +162,20 @@ void matchFused(std::vector<Unit>& units, const std::set<std::string>& fusedSet,
 }
 
 // A compiled CPU run whose trace names none of Inductor's C++ kernels: they become one
-// generated unit on the compiled side, and the eager side's computing aten ops of kinds the
-// compiled side never calls are what they fused (the unit's ops, by eager time).
+// generated unit on the compiled side. Against an eager side (`eagerUnits`), what they fused
+// is the calls of computing aten ops that the compiled side no longer makes: all of an op's
+// where the whole model compiled, the calls beyond the compiled side's where some of its
+// code ran eagerly (around a graph break) or where only some were fused (copy_). That share
+// of an eager op's time is matched (split off as its own unit); the rest, like the compiled
+// side's own calls of it, stays in its part.
 void addUnnamedKernels(const CompiledSideInput& compiledSide, std::vector<Unit>& compiledUnits,
-                       std::vector<Unit>& eagerUnits, std::set<std::string>& fusedSet)
+                       std::vector<Unit>* eagerUnits)
 {
     const compiled::CompiledWindow& window = compiledSide.doc->summary.compiled;
     const bool named = std::any_of(compiledUnits.begin(), compiledUnits.end(),
                                    [](const Unit& u) { return u.kind == Kind::Generated; });
     if (named || window.unnamedKernelNsPerStep <= 0)
         return;
-    std::set<std::string> calledCompiled;
-    for (const Unit& u : compiledUnits)
-        calledCompiled.insert(u.name);
     using Unnamed = CompiledChange::FusedGroup::Unnamed;
     Unit kernels{"Inductor C++ kernels (not named in the trace)",
                  "",
@@ -184,15 +185,35 @@ void addUnnamedKernels(const CompiledSideInput& compiledSide, std::vector<Unit>&
                  {},
                  false,
                  window.unnamedKernelsFromFrames ? Unnamed::Kernels : Unnamed::GraphRuns};
-    std::vector<const Unit*> gone;
-    for (const Unit& u : eagerUnits)
-        if (u.kind == Kind::Other && u.name.starts_with("aten::") &&
-            !isMetadataOp(atenBase(u.name)) && !calledCompiled.contains(u.name) && u.ns > 0)
-            gone.push_back(&u);
-    std::sort(gone.begin(), gone.end(), [](const Unit* x, const Unit* y) { return x->ns > y->ns; });
-    for (const Unit* u : gone) {
-        kernels.fused.emplace_back(atenBase(u->name));
-        fusedSet.insert(kernels.fused.back());
+    if (eagerUnits) {
+        std::map<std::string, double> compiledCalls;  // per step, by op
+        for (const Unit& u : compiledUnits)
+            compiledCalls[u.name] += u.calls;
+        std::vector<Unit> rests;
+        std::vector<std::pair<double, std::string>> matched;  // eager time, op
+        for (Unit& u : *eagerUnits) {
+            if (u.kind != Kind::Other || !u.name.starts_with("aten::") ||
+                isMetadataOp(atenBase(u.name)) || u.ns <= 0 || u.calls <= 0)
+                continue;
+            const double left = compiledCalls[u.name];
+            if (left >= u.calls)
+                continue;
+            const double share = (u.calls - left) / u.calls;
+            if (left > 0) {
+                Unit rest = u;
+                rest.ns = u.ns * (1 - share);
+                rest.calls = left;
+                rests.push_back(std::move(rest));
+            }
+            u.ns *= share;
+            u.calls -= left;
+            u.kind = Kind::Matched;
+            matched.emplace_back(u.ns, std::string(atenBase(u.name)));
+        }
+        eagerUnits->insert(eagerUnits->end(), rests.begin(), rests.end());
+        std::sort(matched.rbegin(), matched.rend());
+        for (auto& [ns, op] : matched)
+            kernels.fused.push_back(std::move(op));
     }
     compiledUnits.push_back(std::move(kernels));
 }
@@ -211,7 +232,8 @@ Sums sumsOf(const std::vector<Unit>& units)
         const size_t part = u.kind == Kind::Matched ? size_t(Kind::Generated) : size_t(u.kind);
         s.ns[part] += u.ns;
         s.calls[part] += u.calls;
-        s.totalCalls += u.calls;
+        if (u.unnamed == CompiledChange::FusedGroup::Unnamed::No)  // (kernel frames, graph runs)
+            s.totalCalls += u.calls;
     }
     return s;
 }
@@ -246,8 +268,9 @@ std::vector<CompiledChange::FusedGroup> fusedGroups(const std::vector<Unit>& gen
     for (const Unit& u : generatedSide) {
         if (u.kind == Kind::Matched)
             unfusedCompiledNs += u.ns;
-        if (u.kind != Kind::Generated)
-            continue;
+        if (u.kind != Kind::Generated ||
+            (u.unnamed != CompiledChange::FusedGroup::Unnamed::No && u.fused.empty()))
+            continue;  // (unnamed kernels against no eager side: nothing to group them by)
         CompiledChange::FusedGroup& g = byOps[u.fused];
         g.ops = u.fused;
         g.unnamed = u.unnamed;
@@ -414,10 +437,12 @@ std::optional<CompiledChange> compareCompiled(const CompiledSideInput& before,
     std::set<std::string> fusedSet;
     classify(a, fusedSet);
     classify(b, fusedSet);
-    if (!c.deviceTime && c.afterCompiled && !c.beforeCompiled)
-        addUnnamedKernels(after, b, a, fusedSet);
-    else if (!c.deviceTime && c.beforeCompiled && !c.afterCompiled)
-        addUnnamedKernels(before, a, b, fusedSet);
+    if (!c.deviceTime) {  // a compiled side's C++ kernels where its trace names none
+        if (c.afterCompiled)
+            addUnnamedKernels(after, b, c.beforeCompiled ? nullptr : &a);
+        if (c.beforeCompiled)
+            addUnnamedKernels(before, a, c.afterCompiled ? nullptr : &b);
+    }
     matchFused(a, fusedSet, !c.deviceTime);
     matchFused(b, fusedSet, !c.deviceTime);
     const Sums sa = sumsOf(a), sb = sumsOf(b);

@@ -530,6 +530,7 @@ private Q_SLOTS:
         const std::string dir = KINETOSCOPE_SOURCE_DIR "/tests/data/eager_vs_compiled/";
         const Comparison named = comparePaths(dir + "eager.json.gz", dir + "compiled.json.gz");
         const double namedFusionBefore = findPart(*named.compiled, "fusion")->beforeNs;
+        std::vector<double> afterOps;
         for (const auto& [file, unnamed] :
              {std::pair{"compiled_unnamed_stacks.json.gz", Unnamed::Kernels},
               std::pair{"compiled_unnamed.json.gz", Unnamed::GraphRuns}}) {
@@ -558,6 +559,9 @@ private Q_SLOTS:
             for (const CompiledChange::Part& p : cc.parts)
                 after += p.afterNs;
             QVERIFY(std::fabs(after - c.after.steps.meanNs) < 1.0);
+            // Kernel frames and graph runs are no ops: the op count a step is the same with
+            // stacks and without (helper 45: 248 and 230 before).
+            afterOps.push_back(findPart(cc, "launches")->afterCount);
             const std::string text = fusedGroupText(g);
             if (unnamed == Unnamed::Kernels) {
                 QVERIFY(g.kernels > 2);  // each kernel's frame
@@ -571,6 +575,19 @@ private Q_SLOTS:
                          text.c_str());
             }
         }
+        QCOMPARE(afterOps.size(), size_t{2});
+        QCOMPARE(afterOps[0], afterOps[1]);
+
+        // Two compiled runs, one naming its kernels and one not: on both sides the kernels
+        // are the fusion part (helper 45: the unnamed side's had read as host/dispatch), and
+        // the unnamed ones make no group (there are no eager ops to set them against).
+        const Comparison both =
+            comparePaths(dir + "compiled_unnamed_stacks.json.gz", dir + "compiled.json.gz");
+        QVERIFY(both.compiled && both.compiled->direction == "Compiled → compiled");
+        const CompiledChange::Part* fusion = findPart(*both.compiled, "fusion");
+        QVERIFY(fusion->beforeNs > 0.3 * fusion->afterNs);
+        for (const CompiledChange::FusedGroup& g : both.compiled->groups)
+            QVERIFY(g.unnamed == Unnamed::No);
     }
 
     // With device time (shared traces; no real eager/compiled pair of one program on a GPU
