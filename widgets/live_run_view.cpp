@@ -8,6 +8,7 @@
 #include "widgets/live_series.h"
 #include "widgets/table_export.h"
 
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -477,25 +478,29 @@ void LiveRunView::addSweepPoint(const session::SweepPoint& p)
             m_batchOutOfMemory->addData(double(p.value), qQNaN());
             const bool checkpointed = p.checkpointEvery > 0;
             const QColor red(0xc6, 0x28, 0x28);
-            auto onTheAxis = [&](const QString& text, int lift, bool mark) {
-                auto* item = new QCPItemText(m_batch);
-                item->position->setTypeX(QCPItemPosition::ptPlotCoords);
-                item->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                item->position->setCoords(double(p.value), 1.0);
-                item->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-                item->setPadding(QMargins(0, 0, 0, lift));
-                item->setText(text);
-                item->setColor(red);
-                if (mark) {  // as large as the legend's cross
-                    QFont font = item->font();
-                    font.setBold(true);
-                    font.setPixelSize(16);
-                    item->setFont(font);
-                }
-            };
-            onTheAxis(QStringLiteral("\u2715"), 1, true);
-            // Above the cross; the checkpointed series' a line higher, clear of the plain one's.
-            onTheAxis(checkpointed ? tr("OOM (ckpt)") : tr("OOM"), checkpointed ? 36 : 20, false);
+            // Where the batch ran out of memory, on the x axis whatever the y range: a cross
+            // of two lines standing on the axis (a glyph's box left it a few px above), and its
+            // label over it; the checkpointed series' a line higher, clear of the plain one's.
+            auto* foot = new QCPItemTracer(m_batch);
+            foot->setStyle(QCPItemTracer::tsNone);
+            foot->position->setTypeX(QCPItemPosition::ptPlotCoords);
+            foot->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            foot->position->setCoords(double(p.value), 1.0);
+            constexpr double kHalf = 5;  // px: the cross is as large as the legend's
+            for (const double slope : {1.0, -1.0}) {
+                auto* stroke = new QCPItemLine(m_batch);
+                stroke->setPen(QPen(red, 2.5));
+                for (QCPItemPosition* end : {stroke->start, stroke->end})
+                    end->setParentAnchor(foot->position);
+                stroke->start->setCoords(-kHalf, slope > 0 ? 0 : -2 * kHalf);
+                stroke->end->setCoords(kHalf, slope > 0 ? -2 * kHalf : 0);
+            }
+            auto* label = new QCPItemText(m_batch);
+            label->position->setParentAnchor(foot->position);
+            label->position->setCoords(0, checkpointed ? -32 : -16);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(checkpointed ? tr("OOM (ckpt)") : tr("OOM"));
+            label->setColor(red);
             m_maxBatch = std::max(m_maxBatch, double(p.value));
             m_batch->xAxis->setRange(m_batch->xAxis->range().lower, m_maxBatch * 2);
             showSweeps();

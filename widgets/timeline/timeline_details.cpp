@@ -151,14 +151,18 @@ void TimelineDetails::showTotals(const timeline::RangeTotals& totals)
     html += tr("<p>%1, %2 of slice time in the range.</p>")
                 .arg(QString::fromStdString(format::counted(uint64_t(totals.slices), "slice")))
                 .arg(QString::fromStdString(format::duration(totals.totalNs)));
-    html += tr("<table><tr><th align='left'>Name</th><th align='left'>Category</th><th "
-               "align='right'>Count</th>"
-               "<th align='right'>Time in range</th></tr>");
+    // Cells keep a gap after them, as the details' rows do ("ProfilerStep#2Annotation" read
+    // as one word).
+    html += tr("<table><tr><th align='left' style='padding-right:12px'>Name</th><th "
+               "align='left' style='padding-right:12px'>Category</th><th align='right' "
+               "style='padding-right:12px'>Count</th><th align='right'>Time in range</th></tr>");
     for (size_t i = 0; i < totals.byName.size() && i < size_t(kMaxListed); ++i) {
         const timeline::RangeTotalsRow& r = totals.byName[i];
         html +=
             QStringLiteral(
-                "<tr><td>%1</td><td>%2</td><td align='right'>%3</td><td align='right'>%4</td></tr>")
+                "<tr><td style='padding-right:12px'>%1</td><td style='padding-right:12px'>%2</td>"
+                "<td align='right' style='padding-right:12px'>%3</td><td "
+                "align='right'>%4</td></tr>")
                 .arg(QString::fromStdString(r.name).left(120).toHtmlEscaped(),
                      sliceCategoryLabel(r.category))
                 .arg(r.count)
