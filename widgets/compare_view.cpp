@@ -150,8 +150,10 @@ QWidget* CompareView::overviewPage()
     m_verdict->setWordWrap(true);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     const compare::Verdict v = m_comparison.verdict().verdict;
-    // Across machines or programs a faster step is no win for a change: no green, no red.
-    const bool likeForLike = m_comparison.sameHardware && m_comparison.sameWorkload;
+    // Across machines, programs or inputs a faster step is no win for a change: no green,
+    // no red.
+    const bool likeForLike = m_comparison.sameHardware && m_comparison.sameWorkload &&
+                             m_comparison.shapeDifference.empty();
     const QString colour = !likeForLike                    ? QStringLiteral("#555555")
                            : v == compare::Verdict::Faster ? QStringLiteral("#2e7d32")
                            : v == compare::Verdict::Slower ? QStringLiteral("#c62828")

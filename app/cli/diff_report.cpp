@@ -192,6 +192,7 @@ json comparisonJson(const Comparison& c)
     j["step"] = c.traced ? changeJson(c.step) : json();
     j["same_hardware"] = c.sameHardware;
     j["same_workload"] = c.sameWorkload;
+    j["shape_difference"] = c.shapeDifference.empty() ? json(nullptr) : json(c.shapeDifference);
     j["shared_op_time"] = c.sharedOpTime ? json(*c.sharedOpTime) : json(nullptr);
     if (c.batch)
         j["batch"] = {{"before", c.batch->before},

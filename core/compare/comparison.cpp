@@ -432,13 +432,16 @@ std::string verdictLine(const Comparison& c)
                               c.after.hardware.text() + ")");
     if (!c.sameWorkload)
         differences.push_back("different models (" + c.modelBefore + " → " + c.modelAfter + ")");
+    if (!c.shapeDifference.empty())
+        differences.push_back(c.shapeDifference);
     if (!differences.empty()) {
         line = differences.front();
         for (size_t i = 1; i < differences.size(); ++i)
             line += " and " + differences[i];
+        const bool machinesOnly = c.sameWorkload && c.shapeDifference.empty();
         line = capitalised(line) + ": a comparison of " +
-               (c.sameWorkload ? "machines, not of a change to the code. "
-                               : "two runs, not of one change. ");
+               (machinesOnly ? "machines, not of a change to the code. "
+                             : "two runs, not of one change. ");
     }
     // Little op time in common hints at two programs, but a compiled or fused run shares
     // little with its eager self too: a caution, after the verdict, never a verdict.
@@ -611,6 +614,34 @@ double kernelNsPerStep(const SideData& s)
 
 }  // namespace
 
+namespace {
+
+// Comparison::shapeDifference.
+std::string shapeDifference(const document::Document& before, const document::Document& after)
+{
+    if (!before.model || !after.model)
+        return {};
+    auto stepsOf = [](const document::Document& doc) {
+        std::vector<std::pair<int64_t, int64_t>> steps;
+        for (const analysis::Step& step : doc.summary.steps.steps)
+            steps.emplace_back(step.beginNs, step.endNs);
+        std::sort(steps.begin(), steps.end());
+        return steps;
+    };
+    const StepShapes sb = stepShapes(*before.model, stepsOf(before));
+    const StepShapes sa = stepShapes(*after.model, stepsOf(after));
+    if (sb.varies() == sa.varies() || sb.steps < 2 || sa.steps < 2)
+        return {};
+    const StepShapes& varying = sb.varies() ? sb : sa;
+    return "input shapes that change from step to step " +
+           std::string(sb.varies() ? "before" : "after") + " (" + varying.op + " in " +
+           format::count(varying.opShapes) + " shapes over " +
+           format::counted(varying.steps, "step") + "; the same every step " +
+           (sb.varies() ? "after" : "before") + ")";
+}
+
+}  // namespace
+
 Comparison compareDocuments(const document::Document& beforeDoc, const document::Document& afterDoc)
 {
     SideData a, b;
@@ -623,6 +654,7 @@ Comparison compareDocuments(const document::Document& beforeDoc, const document:
     c.after = b.side;
     c.traced = beforeDoc.hasTrace() && afterDoc.hasTrace();
     c.step = estimateChange(c.before.steps, c.after.steps);
+    c.shapeDifference = shapeDifference(beforeDoc, afterDoc);
     // Different only where both sides say what they ran on (a 2020 trace names no device).
     const Hardware& ha = c.before.hardware;
     const Hardware& hb = c.after.hardware;

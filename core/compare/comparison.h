@@ -118,6 +118,11 @@ struct Comparison
     // Not known to differ: false only for two lab sessions of different models, and then
     // the verdict says it compares two runs.
     bool sameWorkload = true;
+    // One side's steps run their GEMMs in shapes that change from step to step and the
+    // other's do not (stepShapes): "" when not; else what differs, said before the verdict
+    // ("input shapes that change from step to step after (aten::addmm in 12 shapes over 3
+    // steps; the same every step before)").
+    std::string shapeDifference;
     // Both sides have a trace. Two lab sessions recorded without one compare their lab
     // figures alone: no steps, breakdown, tables or causes.
     bool traced = true;

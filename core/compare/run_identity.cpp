@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "core/trace/format_description.h"
+#include "core/trace/name_cache.h"
 
 #include <algorithm>
 #include <charconv>
@@ -200,6 +201,46 @@ std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats
     if (top->second < 3 || top->second <= otherChanges)
         return std::nullopt;
     return BatchChange{top->first.first, top->first.second, top->second};
+}
+
+StepShapes stepShapes(const trace::TraceModel& model,
+                      const std::vector<std::pair<int64_t, int64_t>>& steps)
+{
+    static const std::set<std::string_view> gemms = {
+        "aten::mm",          "aten::addmm",        "aten::bmm",   "aten::baddbmm",
+        "aten::convolution", "aten::_convolution", "aten::conv2d"};
+    auto isGemm = [](std::string_view name) { return gemms.contains(name); };
+    trace::PerName<bool, decltype(isGemm)> gemm{model, isGemm};
+    std::vector<std::set<std::pair<uint32_t, uint32_t>>> perStep(steps.size());
+    std::map<uint32_t, std::set<uint32_t>> shapesByOp;
+    for (const trace::Event& e : model.events()) {
+        if (e.category != trace::Category::CpuOp || !gemm(e.name))
+            continue;
+        const auto after = std::upper_bound(
+            steps.begin(), steps.end(), e.startNs,
+            [](int64_t t, const std::pair<int64_t, int64_t>& step) { return t < step.first; });
+        if (after == steps.begin() || e.startNs >= std::prev(after)->second)
+            continue;
+        const trace::StringId shapes = model.inputShapes(model.idOf(e));
+        if (!shapes.valid())
+            continue;
+        perStep[size_t(std::prev(after) - steps.begin())].insert({e.name.value, shapes.value});
+        shapesByOp[e.name.value].insert(shapes.value);
+    }
+    StepShapes out;
+    std::set<std::set<std::pair<uint32_t, uint32_t>>> signatures;
+    for (auto& step : perStep)
+        if (!step.empty()) {
+            ++out.steps;
+            signatures.insert(std::move(step));
+        }
+    out.signatures = signatures.size();
+    for (const auto& [name, shapes] : shapesByOp)
+        if (shapes.size() > out.opShapes) {
+            out.opShapes = shapes.size();
+            out.op = std::string(model.text(trace::StringId{name}));
+        }
+    return out;
 }
 
 }  // namespace kinetoscope::compare

@@ -50,6 +50,22 @@ std::optional<BatchChange> detectBatchChange(const std::vector<analysis::OpStats
 std::optional<BatchChange> configuredBatchChange(const session::Session& before,
                                                  const session::Session& after);
 
+// How a run's matrix multiplications and convolutions vary in shape from step to step:
+// steps whose GEMMs run other shapes do other work (a sequence length that changes every
+// step, torch.compile(dynamic=True) on inputs of several lengths). Read from the traced input
+// shapes; nothing where none were recorded.
+struct StepShapes
+{
+    size_t steps = 0;       // steps with a GEMM of known shapes
+    size_t signatures = 0;  // distinct per-step sets of (GEMM, input shapes)
+    std::string op;         // the GEMM with the most distinct shapes ("aten::addmm")
+    size_t opShapes = 0;    // and how many
+    bool varies() const { return steps > 1 && signatures > 1; }
+};
+// `steps`: the steady steps, [begin, end) ns, sorted and not overlapping.
+StepShapes stepShapes(const trace::TraceModel& model,
+                      const std::vector<std::pair<int64_t, int64_t>>& steps);
+
 // "[[32, 3, 224, 224], [64, 3, 7, 7]]" -> {{32, 3, 224, 224}, {64, 3, 7, 7}}; an input
 // that is not a list of dimensions (a scalar, "[]") is an empty shape.
 std::vector<std::vector<int64_t>> parseShapes(std::string_view text);

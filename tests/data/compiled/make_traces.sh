@@ -27,3 +27,11 @@ OMP_NUM_THREADS=1 "$python" "$here/train_two_blocks.py" --mode compile --cold --
 "$python" "$here/excerpt_events.py" "$out/trace.json" \
     "$here/cold_compile_unescaped_quote.json.gz" 'validator.py(0):     """"' 1000
 rm -rf "$out"
+# two_blocks_eager.json.gz, two_blocks_dynamic.json.gz: train_two_blocks.py eager, and
+# compiled with dynamic=True on sequences of 32, 48, 64 and 40 tokens in turn (no stacks)
+for mode in eager dynamic; do
+    out=$(mktemp -d)
+    OMP_NUM_THREADS=1 "$python" "$here/train_two_blocks.py" --mode $mode --nostack --out "$out/trace.json"
+    gzip -9 -c "$out/trace.json" > "$here/two_blocks_$mode.json.gz"
+    rm -rf "$out"
+done
