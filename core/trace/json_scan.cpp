@@ -141,6 +141,26 @@ bool repairStrings(std::string_view text, std::string& repaired)
     return changed;
 }
 
+namespace {
+
+// From the '{' at text[i] back across whitespace, one ',' and whitespace again, not below
+// `floor`: the index just past the element before it (its '}' comes right before it), or
+// npos where no ',' is there.
+size_t beforeSeparator(std::string_view text, size_t i, size_t floor)
+{
+    size_t j = i;
+    while (j > floor && isWhitespace(text[j - 1]))
+        --j;
+    if (j == floor || text[j - 1] != ',')
+        return std::string_view::npos;
+    --j;
+    while (j > floor && isWhitespace(text[j - 1]))
+        --j;
+    return j;
+}
+
+}  // namespace
+
 size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack)
 {
     const char* const p = text.data();
@@ -149,15 +169,8 @@ size_t lastElementEnd(std::string_view text, size_t from, size_t lookBack)
     for (size_t i = to; i-- > floor + 1;) {
         if (p[i] != '{')
             continue;
-        size_t j = i;
-        while (j > floor && isWhitespace(p[j - 1]))
-            --j;
-        if (j == floor || p[j - 1] != ',')
-            continue;
-        --j;
-        while (j > floor && isWhitespace(p[j - 1]))
-            --j;
-        if (j > from && p[j - 1] == '}')
+        const size_t j = beforeSeparator(text, i, floor);
+        if (j != std::string_view::npos && j > from && p[j - 1] == '}')
             return j;
     }
     return std::string_view::npos;
@@ -173,15 +186,8 @@ size_t nextElementStart(std::string_view text, size_t from, std::string_view key
         if (first == text.size() || p[first] != '"' ||
             (!key.empty() && text.substr(first, key.size()) != key))
             continue;
-        size_t j = i;
-        while (j > 0 && isWhitespace(p[j - 1]))
-            --j;
-        if (j == 0 || p[j - 1] != ',')
-            continue;
-        --j;
-        while (j > 0 && isWhitespace(p[j - 1]))
-            --j;
-        if (j > 0 && p[j - 1] == '}')
+        const size_t j = beforeSeparator(text, i, 0);
+        if (j != std::string_view::npos && j > 0 && p[j - 1] == '}')
             return i;
     }
     return std::string_view::npos;
