@@ -623,6 +623,7 @@ std::string shapeDifference(const document::Document& before, const document::Do
         return {};
     auto stepsOf = [](const document::Document& doc) {
         std::vector<std::pair<int64_t, int64_t>> steps;
+        steps.reserve(doc.summary.steps.steps.size());
         for (const analysis::Step& step : doc.summary.steps.steps)
             steps.emplace_back(step.beginNs, step.endNs);
         std::sort(steps.begin(), steps.end());

@@ -13,6 +13,6 @@ namespace kinetoscope::compiled {
 std::string compiledLine(const CompiledWindow& window);
 
 // "Tensor.item at train.py:55": the break's call (else its first eager op) and where.
-std::string breakPlace(const GraphBreak& graphBreak);
+std::string breakPlace(const GraphBreak& b);
 
 }  // namespace kinetoscope::compiled
