@@ -619,13 +619,16 @@ namespace {
 // Comparison::shapeDifference.
 std::string shapeDifference(const document::Document& before, const document::Document& after)
 {
-    if (!before.model || !after.model)
+    // A sampled trace dropped other calls in each step: its shapes say nothing of its work.
+    if (!before.model || !after.model || before.summary.window.sampled ||
+        after.summary.window.sampled)
         return {};
+    // The host's own spans: a step's device extension lags its host ops into the next step.
     auto stepsOf = [](const document::Document& doc) {
         std::vector<std::pair<int64_t, int64_t>> steps;
         steps.reserve(doc.summary.steps.steps.size());
         for (const analysis::Step& step : doc.summary.steps.steps)
-            steps.emplace_back(step.beginNs, step.endNs);
+            steps.emplace_back(step.hostBeginNs, step.hostEndNs);
         std::sort(steps.begin(), steps.end());
         return steps;
     };
@@ -635,9 +638,9 @@ std::string shapeDifference(const document::Document& before, const document::Do
         return {};
     const StepShapes& varying = sb.varies() ? sb : sa;
     return "input shapes that change from step to step " +
-           std::string(sb.varies() ? "before" : "after") + " (" + varying.op + " in " +
-           format::count(varying.opShapes) + " shapes over " +
-           format::counted(varying.steps, "step") + "; the same every step " +
+           std::string(sb.varies() ? "before" : "after") + " (" + format::count(varying.opShapes) +
+           " shapes of " + varying.op + " that not every one of its " +
+           format::counted(varying.steps, "step") + " runs; the same every step " +
            (sb.varies() ? "after" : "before") + ")";
 }
 

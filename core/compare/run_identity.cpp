@@ -212,7 +212,7 @@ StepShapes stepShapes(const trace::TraceModel& model,
     auto isGemm = [](std::string_view name) { return gemms.contains(name); };
     trace::PerName<bool, decltype(isGemm)> gemm{model, isGemm};
     std::vector<std::set<std::pair<uint32_t, uint32_t>>> perStep(steps.size());
-    std::map<uint32_t, std::set<uint32_t>> shapesByOp;
+    std::map<std::pair<uint32_t, uint32_t>, size_t> stepsRunning;  // (op, shapes) -> steps
     for (const trace::Event& e : model.events()) {
         if (e.category != trace::Category::CpuOp || !gemm(e.name))
             continue;
@@ -225,19 +225,25 @@ StepShapes stepShapes(const trace::TraceModel& model,
         if (!shapes.valid())
             continue;
         perStep[size_t(std::prev(after) - steps.begin())].insert({e.name.value, shapes.value});
-        shapesByOp[e.name.value].insert(shapes.value);
     }
     StepShapes out;
     std::set<std::set<std::pair<uint32_t, uint32_t>>> signatures;
     for (auto& step : perStep)
         if (!step.empty()) {
             ++out.steps;
+            for (const auto& gemmShapes : step)
+                ++stepsRunning[gemmShapes];
             signatures.insert(std::move(step));
         }
     out.signatures = signatures.size();
-    for (const auto& [name, shapes] : shapesByOp)
-        if (shapes.size() > out.opShapes) {
-            out.opShapes = shapes.size();
+    // The shapes that not every step runs, by op: what changes.
+    std::map<uint32_t, size_t> changing;
+    for (const auto& [gemmShapes, count] : stepsRunning)
+        if (count < out.steps)
+            ++changing[gemmShapes.first];
+    for (const auto& [name, count] : changing)
+        if (count > out.opShapes) {
+            out.opShapes = count;
             out.op = std::string(model.text(trace::StringId{name}));
         }
     return out;

@@ -58,7 +58,7 @@ struct StepShapes
 {
     size_t steps = 0;       // steps with a GEMM of known shapes
     size_t signatures = 0;  // distinct per-step sets of (GEMM, input shapes)
-    std::string op;         // the GEMM with the most distinct shapes ("aten::addmm")
+    std::string op;         // the GEMM with the most shapes not run in every step
     size_t opShapes = 0;    // and how many
     bool varies() const { return steps > 1 && signatures > 1; }
 };

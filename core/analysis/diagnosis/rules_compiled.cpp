@@ -122,7 +122,10 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
         overhead += std::max(0.0, b.gapNsPerStep - b.eagerNsPerStep);
     const double gain = hostOnly ? overhead : causal(in).gain(Cause::GraphBreak);
     for (const compiled::GraphBreak& b : c.breaks) {
-        if (b.gapNsPerStep < kBreakShare * step)
+        // The first break also stands for the model code it left eager, however short it is.
+        const bool carriesEagerModel =
+            &b == &c.breaks.front() && c.eagerModelNsPerStep >= kBreakShare * step;
+        if (b.gapNsPerStep < kBreakShare * step && !carriesEagerModel)
             continue;
         Finding f;
         f.id = "graph-break";
@@ -146,23 +149,25 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             format::duration(b.gapNsPerStep) +
             " between the graphs is the break itself: the guards checked and the region entered "
             "again around the resumed graph. Nothing fuses across it either.";
-        if (b.gapNsTypical > 0 && b.gapNsLargest > 2 * b.gapNsTypical)
+        // One step's gap over half the window's (the mean's steps times it).
+        const auto steadySteps = static_cast<double>(in.summary.steps.steps.size());
+        if (b.gapNsTypical > 0 && b.gapNsLargest > 2 * b.gapNsTypical &&
+            b.gapNsLargest > 0.5 * b.gapNsPerStep * steadySteps)
             f.explanation += " Most of that is one step's: a typical step spends " +
                              format::duration(b.gapNsTypical) +
                              " between the graphs, the slowest " +
                              format::duration(b.gapNsLargest) + ".";
-        const bool eagerModel =
-            &b == &c.breaks.front() && c.eagerModelNsPerStep >= kBreakShare * step;
-        if (eagerModel) {
+        if (carriesEagerModel) {
             f.explanation +=
                 " Besides, " +
                 (c.compiledModel.empty() ? std::string("the compiled model") + "'s"
                                          : c.compiledModel + "'s") +
                 " own code ran outside every compiled graph: " + opsList(c.eagerModelOps, 3) +
                 ", " + format::duration(c.eagerModelNsPerStep) +
-                " a step in the forward, and its backward: Dynamo may run a frame "
-                "eagerly when a break sits in its loop or in a function it calls, "
-                "and this code compiles with the rest once the break is gone.";
+                " a step in the forward (its backward runs eagerly too, not counted here): "
+                "Dynamo may run a frame eagerly when a break sits in its loop or in a "
+                "function it calls, and this code compiles with the rest once the break is "
+                "gone.";
         }
         if (!c.pythonStacks)
             f.explanation +=
@@ -182,7 +187,7 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
             {"compiled_graphs_per_step", c.graphsPerStep, Unit::Count},
             {"compiled_share_of_step", c.graphShare, Unit::Fraction},
             {"guard_checks_per_step_us", c.cacheLookupNsPerStep / 1e3, Unit::Microseconds}};
-        if (eagerModel)
+        if (carriesEagerModel)
             f.evidence.figures.push_back(
                 {"eager_model_code_per_step_us", c.eagerModelNsPerStep / 1e3, Unit::Microseconds});
         for (const std::string& name : b.ops) {
