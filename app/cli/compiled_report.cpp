@@ -1,5 +1,6 @@
 #include "app/cli/compiled_report.h"
 
+#include "core/compiled/graph_break_text.h"
 #include "core/format/format.h"
 
 #include <nlohmann/json.hpp>
@@ -76,16 +77,11 @@ std::string compiledText(const compiled::CompiledWindow& w)
                           " a step (Inductor's C++ kernels, not named, and the generated Python "
                           "around them; with_stack tells them apart)\n");
     for (const compiled::GraphBreak& b : w.breaks) {
-        out << "  graph break in frame " << b.frame << ": "
-            << (b.ops.empty() ? std::string("Python code") : b.ops.front());
-        if (!b.call.empty())
-            out << " (" << b.call << ")";
-        out << ", " << format::duration(b.gapNsPerStep) << " a step between the graphs (eager ops "
+        out << "  graph break in frame " << b.frame << ": " << compiled::breakCall(b) << ", "
+            << format::duration(b.gapNsPerStep) << " a step between the graphs (eager ops "
             << format::duration(b.eagerNsPerStep) << ")";
-        if (b.line.line > 0)
-            out << ", at " << b.line.file << ":" << b.line.line << " in " << b.line.function;
-        else if (!b.source.empty())
-            out << ", from " << b.source;
+        if (const std::string where = compiled::breakLocation(b); !where.empty())
+            out << ", in " << where;
         out << "\n";
     }
     for (const compiled::Compilation& k : w.compilations) {

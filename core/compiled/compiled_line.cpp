@@ -1,5 +1,6 @@
 #include "core/compiled/compiled_line.h"
 
+#include "core/compiled/graph_break_text.h"
 #include "core/format/format.h"
 
 #include <algorithm>
@@ -7,19 +8,6 @@
 #include <vector>
 
 namespace kinetoscope::compiled {
-
-std::string breakPlace(const GraphBreak& b)
-{
-    std::string place = !b.call.empty()    ? b.call
-                        : !b.ops.empty()   ? b.ops.front()
-                        : b.afterLastGraph ? std::string("eager code after the last graph")
-                                           : std::string("Python code");
-    if (b.line.line > 0)
-        place += " at " + b.line.file + ":" + std::to_string(b.line.line);
-    else if (!b.source.empty())
-        place += " in " + b.source;
-    return place;
-}
 
 std::string compiledLine(const CompiledWindow& w)
 {

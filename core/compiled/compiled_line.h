@@ -12,7 +12,4 @@ namespace kinetoscope::compiled {
 // 1 graph break: Tensor.item at train.py:55, 2.16 ms a step"; "" when nothing compiled.
 std::string compiledLine(const CompiledWindow& window);
 
-// "Tensor.item at train.py:55": the break's call (else its first eager op) and where.
-std::string breakPlace(const GraphBreak& b);
-
 }  // namespace kinetoscope::compiled

@@ -4,7 +4,9 @@
 // compiled traces others wrote (shared/traces).
 #ifndef Q_MOC_RUN
 #include "core/analysis/roofline_gaps.h"
+#include "core/compiled/compiled_line.h"
 #include "core/compiled/compiled_window.h"
+#include "core/compiled/graph_break_text.h"
 #include "core/compiled/kernel_name.h"
 #include "core/format/format.h"
 #include "tests/support/diagnosed.h"
@@ -271,6 +273,9 @@ void TestCompiled::graphBreakOnARealRun()
     QVERIFY2(f->title.find("Tensor.item() (aten::item)") != std::string::npos, f->title.c_str());
     const std::string where = "forward at train_graph_break.py:" + std::to_string(b.line.line);
     QVERIFY2(f->title.find(where) != std::string::npos, f->title.c_str());
+    // One naming for the finding, the Overview's line and the CLI: the call, short, and where.
+    QCOMPARE(compiled::breakPlace(b), "Tensor.item in " + where);
+    QVERIFY(compiled::compiledLine(c).find(compiled::breakPlace(b)) != std::string::npos);
     QCOMPARE(figure(*f, "break_time_per_step_us"), b.gapNsPerStep / 1e3);
     // A CPU run: the host's time is the step, and the break's own time less the eager op
     // is what removing it saves.

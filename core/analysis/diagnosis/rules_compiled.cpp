@@ -12,14 +12,12 @@
 #include "core/analysis/diagnosis/roof_findings.h"
 #include "core/analysis/diagnosis/rule_helpers.h"
 #include "core/analysis/diagnosis/rules.h"
+#include "core/compiled/graph_break_text.h"
 #include "core/compiled/kernel_name.h"
-#include "core/trace/python_frame.h"
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace kinetoscope::analysis::rules {
 
@@ -27,25 +25,6 @@ namespace {
 
 // A break costs this share of the step at the least before it is a finding of its own.
 constexpr double kBreakShare = 0.01;
-
-// Where a break is: "forward at train.py:28" where the resumed frame names its line,
-// else "forward in train.py" from the user's frame around its eager ops (a resume
-// function's frame reads as the function it resumes), else "".
-std::string whereBroken(const compiled::GraphBreak& b)
-{
-    auto fileName = [](std::string_view path) {
-        return std::string{path.substr(path.find_last_of('/') + 1)};
-    };
-    if (b.line.line > 0)
-        return b.line.function + " at " + fileName(b.line.file) + ":" + std::to_string(b.line.line);
-    const std::optional<trace::FrameParts> parts = trace::splitFrame(b.source);
-    if (!parts)
-        return b.source;
-    std::string function{parts->function};
-    if (const std::optional<compiled::SourceLine> resumed = compiled::resumedAt(b.source))
-        function = resumed->function;
-    return function + " in " + fileName(parts->path);
-}
 
 // "aten::linear, aten::layer_norm and aten::embedding": the first `most` names.
 std::string opsList(const std::vector<std::string>& names, size_t most)
@@ -130,9 +109,8 @@ void graphBreak(const DiagnosisInput& in, std::vector<Finding>& out)
         Finding f;
         f.id = "graph-break";
         f.basis = SeverityBasis::Gain;
-        const std::string op = b.ops.empty() ? std::string("Python code") : b.ops.front();
-        const std::string call = b.call.empty() ? op : b.call + "() (" + op + ")";
-        const std::string where = whereBroken(b);
+        const std::string call = compiled::breakCall(b);
+        const std::string where = compiled::breakLocation(b);
         f.title = "A graph break";
         if (!where.empty())
             f.title += " in " + where;
