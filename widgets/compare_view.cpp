@@ -5,6 +5,7 @@
 #include "widgets/chart_style.h"
 #include "widgets/compiled_change_page.h"
 #include "widgets/delta_table_model.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 #include "widgets/table_view.h"
 #include "widgets/timeline/stacked_timelines.h"
@@ -252,6 +253,7 @@ QWidget* CompareView::findingsPage()
                                            QStringLiteral("Gain before"),
                                            QStringLiteral("Gain after")});
     m_findings->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(m_findings);
     m_findings->verticalHeader()->hide();
     for (int i = 0; i < int(m_comparison.findings.size()); ++i) {
         const compare::FindingChange& f = m_comparison.findings[size_t(i)];
@@ -306,6 +308,7 @@ QWidget* CompareView::timelinesPlaceholder()
     bar->addWidget(m_step);
     bar->addStretch(1);
     bar->addWidget(m_stack->searchControls(), 1);
+    tabOrder({m_step, m_stack->searchControls(), m_stack});  // left to right, then down
     layout->addLayout(bar);
     layout->addWidget(m_stack, 1);
     connect(m_step, &QComboBox::currentIndexChanged, this, &CompareView::alignOnStep);

@@ -1,6 +1,7 @@
 #include "widgets/compiled_change_page.h"
 
 #include "core/format/format.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 #include "widgets/waterfall_chart.h"
 
@@ -26,6 +27,7 @@ QTableWidget* newTable(int columns, const QStringList& headers, QWidget* parent)
     auto* table = new QTableWidget(0, columns, parent);
     table->setHorizontalHeaderLabels(headers);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(table);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->verticalHeader()->hide();
     table->setWordWrap(false);

@@ -2,6 +2,7 @@
 
 #include "core/analysis/diagnosis/finding_text.h"
 #include "core/format/csv.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 
 #include <QAbstractTableModel>
@@ -348,6 +349,7 @@ FindingsView::FindingsView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
     m_details->setOpenExternalLinks(false);
+    showFocusRing(m_details);
     m_copy->setToolTip(tr("Copy the fix's Python snippet to the clipboard"));
     m_evidence->setToolTip(tr("Show the ops, kernels or time range behind this finding"));
     m_timeline->setToolTip(

@@ -5,6 +5,7 @@
 #include "core/job/job_text.h"
 #include "core/scaling/scaling.h"
 #include "widgets/chart_style.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 #include "widgets/timeline/stacked_timelines.h"
 #include "widgets/timeline/timeline_page.h"
@@ -188,6 +189,7 @@ QWidget* JobView::overviewPage()
     m_ranks = new QTableWidget(int(m_job.ranks.size()), int(headers.size()), page);
     m_ranks->setHorizontalHeaderLabels(headers);
     m_ranks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(m_ranks);
     m_ranks->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_ranks->verticalHeader()->hide();
     for (int i = 0; i < int(m_job.ranks.size()); ++i) {
@@ -358,6 +360,7 @@ QWidget* JobView::collectivesPage()
     m_collectives = new QTableWidget(int(rows.size()), int(headers.size()), this);
     m_collectives->setHorizontalHeaderLabels(headers);
     m_collectives->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(m_collectives);
     m_collectives->verticalHeader()->hide();
     for (int i = 0; i < int(rows.size()); ++i) {
         const job::MatchedCollective& m = *rows[size_t(i)];
@@ -442,7 +445,8 @@ QWidget* JobView::timelinesPlaceholder()
             .arg(m_job.ranks.empty() ? 0 : m_job.ranks.front().rank),
         m_timelinePage));
     bar->addStretch(1);
-    bar->addWidget(m_stack->searchControls(), 1);  // one search for every rank
+    bar->addWidget(m_stack->searchControls(), 1);            // one search for every rank
+    tabOrder({m_step, m_stack->searchControls(), m_stack});  // left to right, then down
     m_stack->setSearchEnabled(hasEveryDocument());
     layout->addLayout(bar);
     connect(m_step, &QComboBox::currentIndexChanged, this, &JobView::alignOnStep);

@@ -5,6 +5,7 @@
 #include "core/session/memory_reading.h"
 #include "core/session/timing_stats.h"
 #include "widgets/chart_style.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/live_series.h"
 #include "widgets/table_export.h"
 
@@ -194,6 +195,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     // it (a table's own scroll bar inside a scrolling page takes the wheel from it). The
     // phase's name gives way to the figures on a narrow window (its tooltip has it whole).
     m_memoryTable->verticalHeader()->hide();
+    tabLeavesTable(m_memoryTable);
     m_memoryTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_memoryTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_memoryTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -218,6 +220,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     m_labTable->verticalHeader()->hide();
     m_labTable->horizontalHeader()->setStretchLastSection(true);
     m_labTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(m_labTable);
     // As tall as its header and rows (setArm): no blank band under the arms, no row cut; a
     // status wider than the page is cut, whole in its tooltip, rather than scrolled.
     m_labTable->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -258,6 +261,7 @@ LiveRunView::LiveRunView(const QString& title, QWidget* parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    showFocusRing(scroll);  // (the page scrolls from the keyboard)
     layout->addWidget(scroll, 1);
     arrange();
 

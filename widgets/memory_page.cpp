@@ -1,6 +1,7 @@
 #include "widgets/memory_page.h"
 
 #include "core/format/format.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/memory_chart.h"
 #include "widgets/plot_export.h"
 #include "widgets/table_models.h"
@@ -50,6 +51,7 @@ MemoryPage::MemoryPage(const analysis::TraceSummary& summary, QWidget* parent)
     }
     m_device->setCurrentText(first.isEmpty() ? m_device->itemText(0) : first);
     connect(m_device, &QComboBox::currentTextChanged, this, &MemoryPage::showDevice);
+    tabOrder({m_device, m_table});  // the device above the table's own bar
 
     auto* lower = new QWidget(this);
     auto* lowerLayout = new QVBoxLayout(lower);

@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "widgets/flame_graph.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 
 #include <QComboBox>
@@ -132,6 +133,7 @@ ModuleView::ModuleView(QWidget* parent)
     auto* detailsScroll = new QScrollArea(upper);
     detailsScroll->setWidget(m_details);
     detailsScroll->setWidgetResizable(true);
+    showFocusRing(detailsScroll);
     // The tree sets the pane's height; long details scroll beside it.
     detailsScroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
     upperLayout->addWidget(detailsScroll, 1);
@@ -151,6 +153,7 @@ ModuleView::ModuleView(QWidget* parent)
     auto* flameScroll = new QScrollArea(lower);
     flameScroll->setWidget(m_flame);
     flameScroll->setWidgetResizable(true);
+    showFocusRing(flameScroll);
     flameScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     lowerLayout->addWidget(flameScroll, 1);
 

@@ -1,5 +1,6 @@
 #include "widgets/table_view.h"
 
+#include "widgets/keyboard_focus.h"
 #include "widgets/table_export.h"
 
 #include <QComboBox>
@@ -27,6 +28,7 @@ TableView::TableView(QAbstractTableModel* model, int defaultSortColumn, QWidget*
     connect(m_filter, &QLineEdit::textChanged, m_proxy,
             &QSortFilterProxyModel::setFilterFixedString);
     m_table->setModel(m_proxy);
+    tabLeavesTable(m_table);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(defaultSortColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -61,6 +63,7 @@ QComboBox* TableView::addGroupChoice(const QStringList& items)
     auto* box = new QComboBox(this);
     box->addItems(items);
     m_bar->addWidget(box);
+    tabOrder({m_filter, box, m_table});  // the bar left to right, then the table
     return box;
 }
 

@@ -3,7 +3,8 @@
 // a comparison, a job) makes it wider or taller than the screen; a comparison's two
 // timelines are both in view over one whole details pane; at 1280 px the Operators
 // table shows each op's name, calls, host and device time without scrolling; the Diagnosis
-// list shows each finding's severity and its whole title.
+// list shows each finding's severity and its whole title. Tab goes through every page in
+// reading order and shows where it is.
 //
 // The test runs on an offscreen screen of 1366x768 (set up in main, before the application).
 #ifndef Q_MOC_RUN
@@ -41,6 +42,8 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -112,6 +115,87 @@ void checkFits(gui::MainWindow& window, const QString& where)
                             .arg(laptopRoom.width())
                             .arg(laptopRoom.height())
                             .arg(tooLarge(&window, laptopRoom).join(QStringLiteral("; ")))));
+}
+
+// Opens one document of the kind ("trace", "session", "compare", "job") and waits for it.
+QWidget* openDocument(gui::MainWindow& window, const QString& kind, const QStringList& paths)
+{
+    const auto waitFor = [](QSignalSpy& spy) {
+        return QTest::qWaitFor([&] { return spy.count() == 1; }, 120'000);
+    };
+    if (kind == QLatin1String("trace")) {
+        QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
+        window.openFiles(paths);
+        return waitFor(spy) ? spy.at(0).at(0).value<widgets::DocumentView*>() : nullptr;
+    }
+    if (kind == QLatin1String("session")) {
+        QSignalSpy spy(&window, &gui::MainWindow::sessionOpened);
+        window.openFiles(paths);
+        return waitFor(spy) ? spy.at(0).at(0).value<widgets::SessionView*>() : nullptr;
+    }
+    if (kind == QLatin1String("compare")) {
+        QSignalSpy spy(&window, &gui::MainWindow::comparisonOpened);
+        window.compareFiles(paths.at(0), paths.at(1));
+        return waitFor(spy) ? spy.at(0).at(0).value<widgets::CompareView*>() : nullptr;
+    }
+    QSignalSpy spy(&window, &gui::MainWindow::jobOpened);
+    window.openJob(paths);
+    return waitFor(spy) ? spy.at(0).at(0).value<widgets::JobView*>() : nullptr;
+}
+
+// From the page's tab, Tab through the page until the window's own tabs (the documents')
+// have the focus.
+void checkTabWalk(gui::MainWindow& window, QTabWidget* pages, const QString& where)
+{
+    QTest::qWait(50);
+    pages->tabBar()->setFocus(Qt::TabFocusReason);
+    struct Stop
+    {
+        QWidget* widget;
+        QRect rect;  // in the window
+    };
+    std::vector<Stop> stops;
+    constexpr int kMostStops = 40;
+    for (int press = 0; press <= kMostStops; ++press) {
+        QWidget* from = QApplication::focusWidget();
+        QVERIFY2(from, qPrintable(where + QStringLiteral(": nothing has the focus")));
+        QTest::keyClick(from, Qt::Key_Tab);
+        QWidget* at = QApplication::focusWidget();
+        QVERIFY2(at && at != from,
+                 qPrintable(QStringLiteral("%1: Tab stays in a %2")
+                                .arg(where, QLatin1String(from->metaObject()->className()))));
+        if (qobject_cast<QTabBar*>(at) && !pages->isAncestorOf(at))
+            return;  // the documents' tabs: round the page and out
+        const QString name = where + QStringLiteral(": a %1 at (%2, %3)")
+                                         .arg(QLatin1String(at->metaObject()->className()))
+                                         .arg(at->mapTo(&window, QPoint(0, 0)).x())
+                                         .arg(at->mapTo(&window, QPoint(0, 0)).y());
+        QVERIFY2(!at->visibleRegion().isEmpty(), qPrintable(name + QStringLiteral(" not in view")));
+        const QImage focused = window.grab().toImage();
+        at->clearFocus();
+        const QImage unfocused = window.grab().toImage();
+        at->setFocus(Qt::TabFocusReason);
+        QVERIFY2(focused != unfocused, qPrintable(name + QStringLiteral(" shows no focus")));
+        const Stop stop{at, QRect(at->mapTo(&window, QPoint(0, 0)), at->size())};
+        // A control (a line's height) after another stop: not above it, and right of it in
+        // a row. Views may come in any order (a timeline's details before the next one).
+        constexpr int kControlHeight = 40;
+        if (stop.rect.height() < kControlHeight)
+            for (const Stop& before : stops) {
+                const bool above = stop.rect.bottom() < before.rect.top();
+                const bool leftInRow = stop.rect.top() <= before.rect.bottom() &&
+                                       before.rect.top() <= stop.rect.bottom() &&
+                                       stop.rect.left() < before.rect.left();
+                QVERIFY2(!above && !leftInRow,
+                         qPrintable(name + QStringLiteral(" comes after a %1 at (%2, %3)")
+                                               .arg(QLatin1String(
+                                                   before.widget->metaObject()->className()))
+                                               .arg(before.rect.x())
+                                               .arg(before.rect.y())));
+            }
+        stops.push_back(stop);
+    }
+    QFAIL(qPrintable(where + QStringLiteral(": Tab does not leave the page")));
 }
 
 // Every page of every tabbed view in the window's current document, each shown in turn.
@@ -201,32 +285,39 @@ private Q_SLOTS:
         gui::MainWindow window;
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QWidget* opened = nullptr;
-        if (kind == QLatin1String("trace")) {
-            QSignalSpy spy(&window, &gui::MainWindow::documentOpened);
-            window.openFiles(paths);
-            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
-            opened = spy.at(0).at(0).value<widgets::DocumentView*>();
-        } else if (kind == QLatin1String("session")) {
-            QSignalSpy spy(&window, &gui::MainWindow::sessionOpened);
-            window.openFiles(paths);
-            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
-            opened = spy.at(0).at(0).value<widgets::SessionView*>();
-        } else if (kind == QLatin1String("compare")) {
-            QSignalSpy spy(&window, &gui::MainWindow::comparisonOpened);
-            window.compareFiles(paths.at(0), paths.at(1));
-            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
-            opened = spy.at(0).at(0).value<widgets::CompareView*>();
-        } else {
-            QSignalSpy spy(&window, &gui::MainWindow::jobOpened);
-            window.openJob(paths);
-            QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 120'000);
-            opened = spy.at(0).at(0).value<widgets::JobView*>();
-        }
+        QWidget* opened = openDocument(window, kind, paths);
         QVERIFY(opened);
         QVERIFY2(window.problems().isEmpty(),
                  qPrintable(window.problems().join(QLatin1Char('\n'))));
         checkEveryPageFits(window, opened);
+    }
+
+    // The keyboard: on every page, Tab goes through the page's controls and back to the
+    // window's tabs (never round a table's cells: the arrows move in a table), each control
+    // in a row left to right and the controls above a view before it, and the one it lands
+    // on shows it (the window's pixels change), also a text browser, a scroll area and the
+    // timeline, for which the style draws no focus.
+    void tabVisitsEveryControlAndShowsWhereItIs_data() { everyPageFitsTheScreen_data(); }
+
+    void tabVisitsEveryControlAndShowsWhereItIs()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QStringList, paths);
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QWidget* opened = openDocument(window, kind, paths);
+        QVERIFY(opened);
+        auto* pages = qobject_cast<QTabWidget*>(opened);
+        if (!pages)
+            pages = opened->findChild<QTabWidget*>();
+        QVERIFY(pages);
+        for (int page = 0; page < pages->count(); ++page) {
+            pages->setCurrentIndex(page);
+            checkTabWalk(window, pages, pages->tabText(page).remove(QLatin1Char('&')));
+            if (QTest::currentTestFailed())
+                return;
+        }
     }
 
     // A file that cannot be opened, its path hundreds of characters long: told in the status

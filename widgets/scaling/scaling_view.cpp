@@ -2,6 +2,7 @@
 
 #include "core/format/format.h"
 #include "widgets/chart_style.h"
+#include "widgets/keyboard_focus.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -82,6 +83,7 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent)
     layout->addLayout(plots, 1);
     m_table = new QTableWidget(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tabLeavesTable(m_table);
     m_table->verticalHeader()->hide();
     layout->addWidget(m_table);
     m_method = new QLabel(this);

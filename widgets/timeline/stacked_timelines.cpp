@@ -5,6 +5,7 @@
 #include "widgets/timeline/timeline_view.h"
 
 #include <QEvent>
+#include <QFocusEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -60,10 +61,11 @@ StackedTimelines::StackedTimelines(const QString& unit, int minimumTimelineHeigh
     // The column first, the details second: children go in the order they came, so the
     // timelines (which fill their details panes) are gone before the panes are.
     auto* split = new QSplitter(Qt::Vertical, this);
-    auto* scroll = new QScrollArea(split);
+    auto* scroll = m_scroll = new QScrollArea(split);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFocusPolicy(Qt::NoFocus);  // Tab goes to the timelines, and scrolls to them
     m_column = new QSplitter(Qt::Vertical, scroll);
     scroll->setWidget(m_column);
     m_details = new QStackedWidget(split);
@@ -150,6 +152,13 @@ bool StackedTimelines::eventFilter(QObject* watched, QEvent* event)
         const int timeline = m_cellOf.value(watched, -1);
         if (timeline >= 0 && timeline != m_detailsShown)
             showDetailsOf(timeline);
+        // Tab from the details pane (outside the scroll area, which scrolls to a focused
+        // child only when Tab starts inside it) to a timeline out of view: scrolled to. Not
+        // on a click, which would move the tracks under the pointer.
+        const auto reason = type == QEvent::FocusIn ? static_cast<QFocusEvent*>(event)->reason()
+                                                    : Qt::OtherFocusReason;
+        if (timeline >= 0 && (reason == Qt::TabFocusReason || reason == Qt::BacktabFocusReason))
+            m_scroll->ensureWidgetVisible(static_cast<QWidget*>(watched), 0, 0);
     }
     return QWidget::eventFilter(watched, event);
 }

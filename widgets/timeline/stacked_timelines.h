@@ -14,6 +14,7 @@
 
 class QLabel;
 class QLineEdit;
+class QScrollArea;
 class QSplitter;
 class QStackedWidget;
 class QTimer;
@@ -58,6 +59,7 @@ private:
     QLineEdit* m_search = nullptr;
     QTimer* m_searchDelay = nullptr;
     QLabel* m_matchLabel = nullptr;
+    QScrollArea* m_scroll = nullptr;
     QSplitter* m_column = nullptr;        // the timelines, in the scroll area
     QStackedWidget* m_details = nullptr;  // each timeline's details pane, one shown
     std::vector<TimelinePage*> m_pages;

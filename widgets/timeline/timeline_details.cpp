@@ -3,6 +3,7 @@
 #include "core/format/format.h"
 #include "core/timeline/time_ruler.h"
 #include "core/trace/event_args.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/timeline/timeline_palette.h"
 
 #include <QUrl>
@@ -26,6 +27,7 @@ TimelineDetails::TimelineDetails(const timeline::TimelineIndex& index,
     : QTextBrowser(parent), m_index(index), m_layout(layout)
 {
     setOpenLinks(false);
+    showFocusRing(this);
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         if (url.scheme() == QLatin1String("event"))
             Q_EMIT eventRequested(trace::EventId{url.path().toUInt()});

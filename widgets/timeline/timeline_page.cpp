@@ -1,6 +1,7 @@
 #include "widgets/timeline/timeline_page.h"
 
 #include "core/timeline/frame_folds.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/timeline/layout_memory.h"
 #include "widgets/timeline/timeline_details.h"
 #include "widgets/timeline/timeline_overview.h"
@@ -105,10 +106,10 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     auto* next = new QToolButton(this);
     next->setText(QStringLiteral("\u25B6"));
     next->setToolTip(tr("Next match (Enter)"));
-    auto* fit = new QPushButton(tr("Fit all"), this);
-    fit->setToolTip(tr("Show the whole trace (0)"));
     auto* home = new QPushButton(tr("Steady step"), this);
     home->setToolTip(tr("Show the first steady step, as the timeline opened (Home)"));
+    auto* fit = new QPushButton(tr("Fit all"), this);
+    fit->setToolTip(tr("Show the whole trace (0)"));
     auto* zoom = new QPushButton(tr("Zoom to selection"), this);
     zoom->setToolTip(tr("Zoom to the selected slice or range (F)"));
 
@@ -132,6 +133,8 @@ TimelinePage::TimelinePage(std::shared_ptr<const document::Document> trace, QWid
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({640, 150});
+    // Tab in reading order: the toolbar, then the tracks, then their details.
+    tabOrder({m_toolbar, m_view, m_details});
     m_overview = new TimelineOverview(m_view, m_trace->summary.window,
                                       timeline::busyProfile(m_trace->summary.utilization), this);
     auto* layout = new QVBoxLayout(this);

@@ -1,6 +1,7 @@
 #include "widgets/timeline/timeline_view.h"
 
 #include "core/format/format.h"
+#include "widgets/keyboard_focus.h"
 #include "widgets/timeline/draw_list_builder.h"
 #include "widgets/timeline/timeline_painter.h"
 
@@ -36,6 +37,7 @@ TimelineView::TimelineView(const timeline::TimelineIndex& index,
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setFocusPolicy(Qt::StrongFocus);
+    showFocusRing(this);
     viewport()->setMouseTracking(true);
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     // Low enough for two timelines stacked (a comparison's) on a laptop's 768 px screen.
