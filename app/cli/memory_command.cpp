@@ -5,6 +5,7 @@
 #include "app/cli/memory_report.h"
 #include "app/cli/threads_option.h"
 #include "core/document/document.h"
+#include "core/trace/other_outputs.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -52,8 +53,15 @@ int runMemory(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !snapshot::isSnapshotFile(path)) {
-        err << "kinetoscope memory: " << path
-            << ": not a CUDA memory snapshot (not a pickle); 'kinetoscope summary' reads traces\n";
+        // 'summary' reads traces; torch.profiler's other outputs are said by name.
+        const std::string other = trace::otherTorchOutput(trace::fileHead(path));
+        err << "kinetoscope memory: " << path << ": "
+            << (other.empty() ? std::string("not a CUDA memory snapshot (not a pickle); "
+                                            "'kinetoscope summary' reads traces")
+                              : other + ", not a CUDA memory snapshot (the pickle "
+                                        "torch.cuda.memory._dump_snapshot writes); "
+                                        "'kinetoscope summary' reads the run's trace")
+            << "\n";
         return kExitBadInput;
     }
     document::OpenOptions options;

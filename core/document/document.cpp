@@ -1,5 +1,6 @@
 #include "core/document/document.h"
 
+#include "core/document/trace_folder.h"
 #include "core/format/number_text.h"
 #include "core/parallel/thread_count.h"
 #include "core/session/lab_reading.h"
@@ -117,6 +118,13 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
     doc.path = path;
     doc.tracePath = path;
     doc.threads = parallel::resolveThreads(options.threads);
+    // A folder stands for its one session or trace (a tensorboard_trace_handler folder).
+    if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+        std::string error;
+        if (const std::optional<std::string> file = folderFile(path, error))
+            return open(*file, options, progress);
+        return failed(std::move(doc), trace::LoadStatus::NotFound, std::move(error));
+    }
     try {
         if (session::isSessionPath(path)) {
             doc.sessionPath = path;

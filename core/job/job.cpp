@@ -282,8 +282,14 @@ std::optional<Job> openJobPaths(const std::vector<std::string>& paths,
                                 const document::OpenOptions& options, std::string& error,
                                 const JobOptions& how)
 {
-    const std::vector<std::string> files = jobFiles(paths, error);
-    return files.empty() ? std::nullopt : openJob(files, options, error, how);
+    std::vector<std::string> skipped;
+    const std::vector<std::string> files = jobFiles(paths, error, &skipped);
+    if (files.empty())
+        return std::nullopt;
+    std::optional<Job> job = openJob(files, options, error, how);
+    if (job)
+        job->notes.insert(job->notes.begin(), skipped.begin(), skipped.end());
+    return job;
 }
 
 std::shared_ptr<const document::Document> rankDocument(const Rank& rank,

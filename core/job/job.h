@@ -31,7 +31,10 @@ namespace kinetoscope::job {
 // session, else its trace, else its digest alone, in rank order), every *.json / *.json.gz in a
 // folder (sorted by name; a *.digest.json stands for its trace when the trace is not there), or
 // the files given. Empty with `error` set when a folder holds none or a path does not exist.
-std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error);
+// torch.profiler's other outputs in a folder (an execution trace, a memory timeline) are left
+// out, each with a line in `skipped`.
+std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error,
+                                  std::vector<std::string>* skipped = nullptr);
 // "worker3.1694.pt.trace.json" -> 3, "rank-12.json.gz" -> 12; -1 when the name says none.
 int rankFromFileName(std::string_view fileName);
 // The rank a file's name gives, else its folder's ("rank-3/session.kinetoscope.json"); -1.
@@ -132,7 +135,8 @@ std::optional<Job> openJob(const std::vector<std::string>& files,
 std::shared_ptr<const document::Document> rankDocument(const Rank& rank,
                                                        const document::OpenOptions& options = {});
 
-// Whether the paths a command was given make a job: several, or one folder.
+// Whether the paths a command was given make a job: several, or one folder of ranks or of
+// several traces (a folder of one trace is that trace: document::open reads it).
 bool isJob(const std::vector<std::string>& paths);
 // Traces opened together are ranks of one job when distributedInfo names each a distinct
 // rank of one world, when their collectives match across them on clocks that agree

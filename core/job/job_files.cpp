@@ -1,4 +1,5 @@
 // Which files make a job, and the rank a file's name gives.
+#include "core/document/trace_folder.h"
 #include "core/job/digest.h"
 #include "core/job/job.h"
 
@@ -11,11 +12,6 @@ namespace kinetoscope::job {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool isTraceName(const std::string& name)
-{
-    return (name.ends_with(".json") || name.ends_with(".json.gz")) && !isDigestPath(name);
-}
 
 // A profiled job's folder (kinetoscope profile --nproc, torchrun, srun): a rank-K folder per
 // rank, each with its session (which names its trace) or, before the launcher saved one, its
@@ -45,21 +41,20 @@ std::vector<std::string> rankFolderFiles(const fs::path& folder)
 }
 
 // Every trace of a folder, by name; a loose digest (TRACE.digest.json) stands for its trace
-// when the trace is not there.
-std::vector<std::string> folderTraces(const fs::path& folder)
+// when the trace is not there. torch.profiler's other outputs are left out (`skipped`).
+std::vector<std::string> folderTraces(const fs::path& folder, std::vector<std::string>* skipped)
 {
-    std::vector<std::string> traces, digests;
-    std::error_code ec;
-    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-        if (!entry.is_regular_file(ec))
-            continue;
-        const std::string name = entry.path().filename().string();
-        if (name.ends_with(kDigestSuffix))
-            digests.push_back(entry.path().string());
-        else if (isTraceName(name))
-            traces.push_back(entry.path().string());
-    }
+    const document::TraceFolder found = document::readTraceFolder(folder);
+    if (skipped)
+        for (std::string& note : document::skippedNotes(found))
+            skipped->push_back(folder.string() + ": " + note);
+    std::vector<std::string> traces = found.traces, digests;
+    traces.insert(traces.end(), found.sessions.begin(), found.sessions.end());
     std::sort(traces.begin(), traces.end());
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec))
+        if (entry.is_regular_file(ec) && entry.path().filename().string().ends_with(kDigestSuffix))
+            digests.push_back(entry.path().string());
     std::vector<std::pair<std::string, std::string>> byTrace;  // (the trace's name, the file)
     byTrace.reserve(traces.size() + digests.size());
     for (const std::string& t : traces)
@@ -104,7 +99,8 @@ int rankFromPath(const std::string& file)
     return fromName >= 0 ? fromName : rankFromFileName(path.parent_path().filename().string());
 }
 
-std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error)
+std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::string& error,
+                                  std::vector<std::string>* skipped)
 {
     std::vector<std::string> files;
     for (const std::string& path : paths) {
@@ -114,9 +110,10 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
                 files.insert(files.end(), ranks.begin(), ranks.end());
                 continue;
             }
-            const std::vector<std::string> inFolder = folderTraces(path);
+            const std::vector<std::string> inFolder = folderTraces(path, skipped);
             if (inFolder.empty()) {
-                error = path + ": no trace (*.json, *.json.gz) in this folder";
+                document::folderFile(path, error);  // what the folder holds instead
+                error = path + ": " + error;
                 return {};
             }
             files.insert(files.end(), inFolder.begin(), inFolder.end());
@@ -133,7 +130,12 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
 bool isJob(const std::vector<std::string>& paths)
 {
     std::error_code ec;
-    return paths.size() > 1 || (paths.size() == 1 && fs::is_directory(paths[0], ec));
+    if (paths.size() != 1)
+        return paths.size() > 1;
+    // A folder of one trace is that trace (a tensorboard_trace_handler folder of one run),
+    // and one with none is said to hold none by the trace's path.
+    return fs::is_directory(paths[0], ec) &&
+           (!rankFolderFiles(paths[0]).empty() || folderTraces(paths[0], nullptr).size() > 1);
 }
 
 }  // namespace kinetoscope::job

@@ -7,6 +7,7 @@
 #include "core/trace/event_parser_backend.h"
 #include "core/trace/json_scan.h"
 #include "core/trace/metadata_reader.h"
+#include "core/trace/other_outputs.h"
 #include "core/trace/parallel_events.h"
 #include "core/trace/printable.h"
 #include "core/trace/trace_builder.h"
@@ -131,6 +132,7 @@ private:
     uint64_t m_firstMalformedOffset = 0;
     std::string m_firstMalformedReason;
     std::vector<std::string> m_badTopLevelKeys;
+    std::string m_head;  // the data's first bytes: what a file that is no trace is
 };
 
 size_t StreamingReader::readBytes(char* into, size_t capacity)
@@ -529,6 +531,7 @@ StreamingReader::Stop StreamingReader::readDocument()
                     absolute(m_end) == 0 ? "empty file" : "the file holds only whitespace", 0};
         return stopAtEnd("before any JSON");
     }
+    m_head.assign(window().substr(0, 4096));
     // A UTF-8 byte order mark is tolerated.
     if (window().starts_with("\xEF\xBB\xBF")) {
         m_pos += 3;
@@ -571,6 +574,12 @@ LoadResult StreamingReader::run(TraceSource traceSource)
                     " elements of the event array is a trace event",
                 0};
     }
+    if (stop.status == LoadStatus::Ok && m_sawEvents && entries == 0)
+        stop = {LoadStatus::Empty, "no events: the trace's event array is empty", 0};
+    // One of torch.profiler's other outputs: said by name, with what to open.
+    if (stop.status == LoadStatus::NotATrace)
+        if (const std::string other = otherTorchOutput(m_head); !other.empty())
+            stop.message = "not a trace: " + other + "; " + std::string(kOpenTheTraceInstead);
     if (stop.status == LoadStatus::Ok && m_malformedEvents > 0) {
         stop = {LoadStatus::Malformed,
                 "malformed JSON at byte " + std::to_string(m_firstMalformedOffset) + " (" +

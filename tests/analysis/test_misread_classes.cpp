@@ -4,6 +4,7 @@
 //      what the device's timeline shows;
 //   5. a model that ran on the CPU of a GPU machine: say first that the GPU was never
 //      used, told apart from a GPU run whose device side went unrecorded.
+// And a trace of no work at all says so (tests/data/make_other_outputs.py).
 // The fixtures and how they were made: tests/data/device_only/README.md and
 // tests/data/gpu_machine_cpu_run/README.md.
 #ifndef Q_MOC_RUN
@@ -132,6 +133,30 @@ private Q_SLOTS:
     // sets the pace, and its memory-bound batch-norm and elementwise kernels (40 % of kernel
     // time) are the device-side cost. It used to lead with that LOW fusion finding and never
     // say the host was missing.
+    // A profile of no work (real, tests/data/make_other_outputs.py): the profiler stopped
+    // around nothing, and three marked steps whose work ran on a thread it did not record.
+    // Before, "No finding: nothing in this trace crosses a rule's threshold", and a CI gate
+    // on --fail-on passed them. Now one HIGH finding about the window, alone.
+    void aTraceOfNoWorkSaysNothingWasRecorded()
+    {
+        for (const char* file :
+             {"other_outputs/empty_profile.json.gz", "other_outputs/thread_steps.json.gz"}) {
+            const Diagnosed d = diagnoseFile(kinetoscope::test::dataFile(file));
+            QCOMPARE(d.findings.size(), size_t(1));
+            const Finding& f = d.findings.front();
+            QCOMPARE(QString::fromStdString(f.id), QString("nothing-recorded"));
+            QCOMPARE(f.severity, Severity::High);
+            QVERIFY(f.aboutWindow && f.estimatedGainNs == 0);
+        }
+        const Diagnosed threads =
+            diagnoseFile(kinetoscope::test::dataFile("other_outputs/thread_steps.json.gz"));
+        QCOMPARE(figure(threads.findings.front(), "marked_steps"), 3.0);
+        // A trace of real work never reads so.
+        const Diagnosed work =
+            diagnoseFile(kinetoscope::test::dataFile("other_outputs/run/trace.json.gz"));
+        QVERIFY(!findFinding(work.findings, "nothing-recorded"));
+    }
+
     void deviceOnlyTraceSaysFirstWhatWasNotRecorded()
     {
         const Diagnosed d =

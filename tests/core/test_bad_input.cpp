@@ -1,6 +1,7 @@
 // Bad input never crashes, always says what happened in one line, and keeps what could
 // be read: cut and corrupted copies of real traces, missing, empty and foreign files.
 #include "core/trace/event_args.h"
+#include "core/trace/other_outputs.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/test_support.h"
 
@@ -451,11 +452,47 @@ private Q_SLOTS:
         QCOMPARE(loadTraceFile(temp("notes.txt")).status, LoadStatus::NotATrace);
     }
 
-    void anEmptyEventArrayIsAValidEmptyTrace()
+    // An event array with nothing in it is no trace to read (before, it opened as a healthy
+    // run of 0 events and "no finding").
+    void anEmptyEventArrayIsNoTrace()
     {
-        const LoadResult result = loadTraceText(R"j({"schemaVersion": 1, "traceEvents": []})j");
-        QVERIFY(result.ok());
-        QCOMPARE(result.model->events().size(), size_t(0));
+        for (const char* text : {R"j({"schemaVersion": 1, "traceEvents": []})j", "[ ]"}) {
+            const LoadResult result = loadTraceText(text);
+            QCOMPARE(result.status, LoadStatus::Empty);
+            QCOMPARE(QString::fromStdString(result.message),
+                     QString("no events: the trace's event array is empty"));
+        }
+    }
+
+    // What torch.profiler writes besides a trace, written by this machine's torch
+    // (tests/data/make_other_outputs.py): each is named, with what to open instead. Before,
+    // "the JSON object has no traceEvents array", "none of the 2 elements of the event array
+    // is a trace event", "the data starts with 'm'".
+    void torchsOtherOutputsAreNamed()
+    {
+        const std::pair<const char*, const char*> outputs[] = {
+            {"other_outputs/run/execution_trace.json", "an execution trace (torch.profiler."
+                                                       "ExecutionTraceObserver"},
+            {"other_outputs/run/memory_timeline.json",
+             "a memory timeline's data (prof.export_memory_timeline"},
+            {"other_outputs/stacks.txt", "a stacks file (prof.export_stacks"}};
+        for (const auto& [file, what] : outputs) {
+            const LoadResult result = loadTraceFile(dataFile(file));
+            QCOMPARE(result.status, LoadStatus::NotATrace);
+            QVERIFY(isOneLine(result.message));
+            QVERIFY2(result.message.starts_with(std::string("not a trace: ") + what),
+                     result.message.c_str());
+            QVERIFY2(result.message.ends_with(std::string(kOpenTheTraceInstead)),
+                     result.message.c_str());
+        }
+        // Its plot, an HTML page (torch writes it with matplotlib, not installed here).
+        writeFile(temp("memory.html"), "<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory "
+                                       "Timeline HTML</title></head>\n<body></body></html>\n");
+        QVERIFY(
+            loadTraceFile(temp("memory.html")).message.starts_with("not a trace: an HTML page"));
+        // A trace is none of them; nor is a JSON file of no known kind.
+        QVERIFY(otherTorchOutput(fileHead(dataFile("other_outputs/run/trace.json.gz"))).empty());
+        QVERIFY(otherTorchOutput(R"j({"lr": 0.1, "layers": [1, 2, 3]})j").empty());
     }
 
     void runningOutOfMemoryIsOneLineAndFreesWhatWasBuilt()

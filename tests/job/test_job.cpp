@@ -49,6 +49,51 @@ private Q_SLOTS:
         QVERIFY(error.find("no trace") != std::string::npos);
     }
 
+    // A folder as a user points at one (helper 48): a tensorboard_trace_handler folder of one
+    // trace is that trace, not a job of one rank; torch.profiler's other outputs beside the
+    // traces are left out of a job, each said; a TensorBoard log folder names its runs.
+    void foldersAreReadAsWhatTheyHold()
+    {
+        namespace fs = std::filesystem;
+        const fs::path run = test::dataFile("other_outputs/run");  // trace, ET, memory timeline
+        QVERIFY(!job::isJob({run.string()}));
+        const auto opened = document::open(run.string());
+        QVERIFY2(opened->ok(), opened->loadMessage.c_str());
+        QCOMPARE(fs::path(opened->path).filename().string(), std::string("trace.json.gz"));
+
+        const fs::path two = fs::path(m_dir.path().toStdString()) / "two_traces";
+        fs::create_directories(two);
+        for (const char* file : {"trace.json.gz", "execution_trace.json", "memory_timeline.json"})
+            fs::copy_file(run / file, two / file);
+        fs::copy_file(run / "trace.json.gz", two / "second.json.gz");
+        QVERIFY(job::isJob({two.string()}));
+        std::string error;
+        std::vector<std::string> skipped;
+        const std::vector<std::string> files = job::jobFiles({two.string()}, error, &skipped);
+        QCOMPARE(files.size(), size_t(2));  // before: 4, and the job failed on the first
+        QCOMPARE(skipped.size(), size_t(2));
+        QVERIFY2(skipped[0].find("skipped execution_trace.json (an execution trace") !=
+                     std::string::npos,
+                 skipped[0].c_str());
+        const auto folderOpened = document::open(two.string());
+        QVERIFY(!folderOpened->ok());
+        QVERIFY2(folderOpened->loadMessage.starts_with("a folder of 2 traces (second.json.gz, "
+                                                       "trace.json.gz): open one of them"),
+                 folderOpened->loadMessage.c_str());
+
+        const fs::path logs = fs::path(m_dir.path().toStdString()) / "tensorboard_logs";
+        for (const char* name : {"run_a", "run_b"}) {
+            fs::create_directories(logs / name);
+            fs::copy_file(run / "trace.json.gz", logs / name / "host.pt.trace.json.gz");
+        }
+        QVERIFY(!job::isJob({logs.string()}));
+        QVERIFY(job::jobFiles({logs.string()}, error).empty());
+        QVERIFY2(error.ends_with("no trace here, but in the folders below it: run_a, run_b (a "
+                                 "TensorBoard log folder: open a run's folder)"),
+                 error.c_str());
+        QVERIFY(document::open(logs.string())->loadMessage.starts_with("no trace here"));
+    }
+
     // Rank 2 loads data 3 ms longer per step; the other three wait that long in the
     // all-reduce. The straggler, its cause and the wait, within 5 %.
     void findsThePlantedStraggler()

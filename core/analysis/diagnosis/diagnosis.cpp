@@ -100,6 +100,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"no-device-activity / not-a-timing-trace", rules::missingDeviceActivity},
         {"host-not-recorded", rules::hostNotRecorded},
         {"window-too-short", rules::windowTooShort},
+        {"nothing-recorded", rules::nothingRecorded},
         {"warmup-in-window", rules::warmUpInWindow},
         {"window-starts-mid-work", rules::startsInsideEarlierWork},
         {"trace-quality", rules::traceQuality},

@@ -13,6 +13,7 @@ void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out);
 void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out);
 void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out);
+void nothingRecorded(const DiagnosisInput& in, std::vector<Finding>& out);
 void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out);
 void pythonBound(const DiagnosisInput& in, std::vector<Finding>& out);
 void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out);

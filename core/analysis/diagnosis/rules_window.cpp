@@ -324,6 +324,38 @@ void windowTooShort(const DiagnosisInput& in, std::vector<Finding>& out)
     out.push_back(std::move(f));
 }
 
+// No op, kernel, copy or launch at all: the profiler ran around no work it could see, and
+// every other rule is silent. Said first, not read as a clean run (a CI gate on
+// `--fail-on` would pass an empty trace).
+void nothingRecorded(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (w.hostOpsRecorded || w.deviceActivities > 0 || w.kernelLaunchCalls + w.graphLaunches > 0 ||
+        w.countersOnly || w.partlyRead())
+        return;
+    Finding f = windowFinding("nothing-recorded", Severity::High);
+    const size_t marked = w.stepSource == StepSource::Markers ? w.allSteps.size() : 0;
+    f.title = "Nothing was recorded: no op, kernel or copy is in the trace";
+    f.explanation =
+        "The trace holds " + format::counted(in.model.events().size(), "event") + " in " +
+        format::duration(static_cast<double>(w.windowNs)) +
+        (marked > 0 ? ", " + format::counted(marked, "marked step") + " with nothing in them"
+                    : std::string()) +
+        ": the profiler's own spans and markers, no work. The profiler ran around no step "
+        "(stopped before the work, or a schedule whose active steps never came), or the work "
+        "ran where it was not recording: another thread (a thread the script started, unless "
+        "the profiler records every thread) or another process (DataLoader workers, a "
+        "subprocess). No rule can judge this window.";
+    f.evidence.figures = {{"events", static_cast<double>(in.model.events().size()), Unit::Count},
+                          {"window_us", static_cast<double>(w.windowNs) / 1e3, Unit::Microseconds},
+                          {"marked_steps", static_cast<double>(marked), Unit::Count}};
+    f.fix = "Profile the training steps themselves, on the thread that runs them: call "
+            "prof.step() once per step inside the profiler's block, and record other threads "
+            "too where the work runs there.";
+    f.snippet = kProfileAfterWarmUp;
+    out.push_back(std::move(f));
+}
+
 void traceQuality(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     const WindowClass& w = in.summary.window;
