@@ -1,5 +1,6 @@
 #include "app/cli/info_report.h"
 
+#include "core/analysis/steps.h"
 #include "core/format/format.h"
 #include "core/trace/format_description.h"
 
@@ -13,6 +14,23 @@ using nlohmann::json;
 using namespace kinetoscope::trace;
 
 namespace {
+
+// Without markers, what the summary and the diagnosis judge instead: "no ProfilerStep
+// markers: 6 iterations found from DataLoader calls", else "...: one window".
+std::string stepsWithoutMarkers(const trace::TraceModel& model)
+{
+    const analysis::StepDetection found = analysis::detectSteps(model);
+    const std::string how =
+        found.source == analysis::StepSource::DataLoaderCalls  ? "from DataLoader calls"
+        : found.source == analysis::StepSource::OptimizerSteps ? "from Optimizer.step"
+        : found.source == analysis::StepSource::RepeatedCalls
+            ? "from the repeating calls (" + found.foundBy + ")"
+            : "";
+    if (how.empty() || found.steps.empty())
+        return "no ProfilerStep markers: analysed as one window";
+    return "no ProfilerStep markers: " + format::counted(found.steps.size(), "iteration") +
+           " found " + how;
+}
 
 struct TrackCounts
 {
@@ -205,8 +223,8 @@ std::string infoText(const std::string& path, const LoadResult& result)
         row("ranks", "single process (no distributedInfo)");
     row("time span", format::duration(model.endNs() - model.beginNs()));
     const size_t steps = countEventsWithNamePrefix(model);
-    row("steps", steps ? format::counted(steps, "ProfilerStep marker")
-                       : "no ProfilerStep markers (analysed as one window)");
+    row("steps",
+        steps ? format::counted(steps, "ProfilerStep marker") : stepsWithoutMarkers(model));
     const TrackCounts tracks = countTracks(model);
     using format::counted;
     row("tracks", counted(tracks.cpuThreads, "CPU thread") + ", " +

@@ -49,6 +49,22 @@ private Q_SLOTS:
                 std::string::npos);  // binary units (core/format)
     }
 
+    // Without markers, the iterations the summary and the diagnosis judge (helper 48: info
+    // said "analysed as one window" where summary read 24 steps).
+    void saysHowStepsAreFoundWithoutMarkers()
+    {
+        const Run loop = runCli(
+            {"info",
+             kinetoscope::test::dataFile("cpu_traces/hand_loop_no_markers.json.gz").string()});
+        QVERIFY2(loop.out.find("no ProfilerStep markers: 24 iterations found from the repeating "
+                               "calls (each starts at aten::randn)") != std::string::npos,
+                 loop.out.c_str());
+        const Run empty = runCli(
+            {"info", kinetoscope::test::dataFile("other_outputs/empty_profile.json.gz").string()});
+        QVERIFY(empty.out.find("no ProfilerStep markers: analysed as one window") !=
+                std::string::npos);
+    }
+
     void reportsBadInputInOneLineWithExitCode2()
     {
         const Run missing = runCli({"info", "/no/such/trace.json"});
