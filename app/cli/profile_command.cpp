@@ -46,40 +46,68 @@ void passOn(int signal, siginfo_t* info, void*)
         ::kill(pid, signal);
 }
 
-// A signal this process was started with ignored (nohup's SIGHUP, `trap ''`, a
-// non-interactive shell's `&`) is left ignored: the script inherits it ignored, as it would
-// without us, and it has nothing to pass on.
+// Every signal a script may handle (Slurm's --signal and Lightning's requeue send SIGUSR1; a
+// terminal's resize SIGWINCH; a limit SIGXCPU) is passed on; job control (SIGTSTP, SIGCONT)
+// and SIGPIPE (this process's own writes) are not. A signal this process was started with
+// ignored (nohup's SIGHUP, `trap ''`, a non-interactive shell's `&` and SIGINT, SIGQUIT) is
+// ignored here while no script runs: a script inherits it ignored, as it would without us
+// (a handler of ours would be its default action after exec). While one runs, it is passed
+// on too: the script may have installed a handler of its own.
 class SignalsPassOn
 {
 public:
     SignalsPassOn()
     {
-        struct sigaction action
-        {
-        };
-        action.sa_sigaction = passOn;
-        action.sa_flags = SA_SIGINFO | SA_RESTART;
-        ::sigemptyset(&action.sa_mask);
         for (size_t i = 0; i < kSignals.size(); ++i) {
             ::sigaction(kSignals[i], nullptr, &m_previous[i]);
-            m_installed[i] = m_previous[i].sa_handler != SIG_IGN;
-            if (m_installed[i])
-                ::sigaction(kSignals[i], &action, nullptr);
+            m_ignoredAtStart[i] = m_previous[i].sa_handler == SIG_IGN;
+            if (!m_ignoredAtStart[i])
+                ::sigaction(kSignals[i], &passOnAction(), nullptr);
         }
+        s_active = this;
     }
     ~SignalsPassOn()
     {
+        s_active = nullptr;
         for (size_t i = 0; i < kSignals.size(); ++i)
-            if (m_installed[i])
-                ::sigaction(kSignals[i], &m_previous[i], nullptr);
+            ::sigaction(kSignals[i], &m_previous[i], nullptr);
     }
     SignalsPassOn(const SignalsPassOn&) = delete;
     SignalsPassOn& operator=(const SignalsPassOn&) = delete;
 
+    // The script started (pid > 0) or ended (0): the signals ignored at start are passed on
+    // while it runs, and ignored again before the next script (a lab's next arm) starts.
+    static void scriptIs(int pid)
+    {
+        g_script = pid;
+        if (SignalsPassOn* self = s_active)
+            for (size_t i = 0; i < kSignals.size(); ++i)
+                if (self->m_ignoredAtStart[i])
+                    ::sigaction(kSignals[i], pid > 0 ? &passOnAction() : &self->m_previous[i],
+                                nullptr);
+    }
+
 private:
-    static constexpr std::array<int, 4> kSignals{SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-    std::array<struct sigaction, 4> m_previous{};
-    std::array<bool, 4> m_installed{};
+    static const struct sigaction& passOnAction()
+    {
+        static const struct sigaction action = [] {
+            struct sigaction a
+            {
+            };
+            a.sa_sigaction = passOn;
+            a.sa_flags = SA_SIGINFO | SA_RESTART;
+            ::sigemptyset(&a.sa_mask);
+            return a;
+        }();
+        return action;
+    }
+
+    static constexpr std::array<int, 12> kSignals{SIGINT,  SIGQUIT, SIGTERM,   SIGHUP,
+                                                  SIGUSR1, SIGUSR2, SIGALRM,   SIGWINCH,
+                                                  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+    static inline SignalsPassOn* s_active = nullptr;
+    std::array<struct sigaction, kSignals.size()> m_previous{};
+    std::array<bool, kSignals.size()> m_ignoredAtStart{};
 };
 
 bool parseCount(const std::string& text, int64_t& value)
@@ -308,7 +336,7 @@ void afterTheScript()
 int runJob(const lab::ProfileConfig& c, std::ostream& report)
 {
     lab::JobCallbacks callbacks;
-    callbacks.run.engineStarted = [](int pid) { g_script = pid; };
+    callbacks.run.engineStarted = SignalsPassOn::scriptIs;
     const lab::JobRunResult result = [&] {
         const SignalsPassOn signalsPassOn;
         return lab::runProfileJob(c, callbacks);
@@ -410,7 +438,7 @@ int runProfile(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (c.nproc > 0 || lab::launchesRanks(c.command))
         return runJob(c, err);
     lab::RunCallbacks callbacks;
-    callbacks.engineStarted = [](int pid) { g_script = pid; };
+    callbacks.engineStarted = SignalsPassOn::scriptIs;
     const lab::ProfileResult result = [&] {
         const SignalsPassOn signalsPassOn;
         return lab::runProfile(c, callbacks);

@@ -1,6 +1,6 @@
-"""A training script that stops gracefully on SIGTERM, as a scheduler's preemption asks:
-its handler saves a checkpoint (0.3 s here) and ends the loop; it says how many times the
-handler ran. It prints what SIGHUP's disposition was at its start (nohup's SIG_IGN, if so).
+"""A training script that stops gracefully on SIGTERM or SIGUSR1, as a scheduler's
+preemption asks (Slurm's --signal, Lightning's requeue: SIGUSR1): its handler saves a
+checkpoint (0.3 s here) and ends the loop; it says how many times the handler ran. It prints what SIGHUP's disposition was at its start (nohup's SIG_IGN, if so).
 
     python graceful_stop.py          (prints "training" once its loop runs)
 """
@@ -22,6 +22,7 @@ def main():
     ignored = signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
     print("SIGHUP at start: %s" % ("ignored" if ignored else "not ignored"), flush=True)
     signal.signal(signal.SIGTERM, save_and_stop)
+    signal.signal(signal.SIGUSR1, save_and_stop)
     task = LinearTask(features=8, batch=32, lr=0.05)
     deadline = time.monotonic() + 60
     step = 0

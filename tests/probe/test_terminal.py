@@ -171,6 +171,23 @@ class SignalsFromOutside(unittest.TestCase):
         os.kill(process.pid, signal.SIGTERM)
         finish(process, shown)
 
+    def test_a_signal_the_launcher_has_no_use_for_is_passed_on(self):
+        # SIGUSR1 (Slurm's --signal, Lightning's requeue): the launcher died by it (exit 138)
+        # and the script ran on without it, its status lost (helper 47).
+        self.assert_handled_once("usr1", lambda pid: os.kill(pid, signal.SIGUSR1))
+
+    def test_a_signal_ignored_at_launch_reaches_a_script_that_handles_it(self):
+        # `&` in a non-interactive shell starts the launcher with SIGINT and SIGQUIT ignored,
+        # `trap '' TERM` SIGTERM: the script inherits the ignore, and a handler it installs
+        # itself runs when the signal comes (it was lost in the launcher).
+        process, shown = start_launched(
+            os.path.join(self.folder, "ignored"),
+            preexec=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+        os.kill(process.pid, signal.SIGTERM)
+        code, shown = finish(process, shown)
+        self.assertIn("handler calls: 1\n", shown, shown)
+        self.assertEqual(code, 0, shown)
+
     def test_the_launcher_ends_by_the_signal_that_ended_the_script(self):
         process, shown = start_launched(os.path.join(self.folder, "killed"))
         with open("/proc/%d/task/%d/children" % (process.pid, process.pid)) as f:
