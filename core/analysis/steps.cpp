@@ -58,6 +58,35 @@ std::vector<DeviceSpan> deviceSpans(const TraceModel& model, const std::vector<S
     return spans;
 }
 
+// Without device work, a last step the profiler stopped inside shows on the host: it ran
+// far fewer CPU ops than the steps before it (its forward, without the backward and the
+// optimizer's step). It is dropped below 80 % of their median, as a last step short of
+// device work is (the median: a step before it that compiled or recompiled runs many
+// more). Three steps at the least.
+void dropUnfinishedHostStep(const TraceModel& model, StepDetection& detection)
+{
+    std::vector<Step>& steps = detection.steps;
+    if (steps.size() < 3)
+        return;
+    std::vector<size_t> ops(steps.size(), 0);
+    for (const Event& e : model.events()) {
+        if (e.category != Category::CpuOp)
+            continue;
+        // The step it starts in (steps are time-ordered and do not overlap).
+        const auto after =
+            std::upper_bound(steps.begin(), steps.end(), e.startNs,
+                             [](int64_t t, const Step& s) { return t < s.hostBeginNs; });
+        if (after != steps.begin() && e.startNs < std::prev(after)->hostEndNs)
+            ++ops[size_t(std::prev(after) - steps.begin())];
+    }
+    std::vector<size_t> before(ops.begin(), ops.end() - 1);
+    std::nth_element(before.begin(), before.begin() + before.size() / 2, before.end());
+    if (static_cast<double>(ops.back()) < 0.8 * static_cast<double>(before[before.size() / 2])) {
+        steps.pop_back();
+        detection.droppedIncompleteSteps = 1;
+    }
+}
+
 void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
 {
     std::vector<Step>& steps = detection.steps;
@@ -67,8 +96,10 @@ void extendToDeviceWork(const TraceModel& model, StepDetection& detection)
         steps[i].deviceActivities = spans[i].count;
     const bool anyDeviceWork =
         std::any_of(spans.begin(), spans.end(), [](const DeviceSpan& d) { return d.count > 0; });
-    if (!anyDeviceWork)
+    if (!anyDeviceWork) {
+        dropUnfinishedHostStep(model, detection);
         return;
+    }
 
     // The first step starts no earlier than the end of device work launched before it
     // (and still running when the step's own device work begins).

@@ -44,8 +44,10 @@ struct StepDetection
     bool fromMarkers = false;  // false: iterations found otherwise, or one window
     StepSource source = StepSource::Window;
     std::string marker;
-    std::string foundBy;             // RepeatedCalls: "each starts at aten::randn[, inside train]"
-    int droppedIncompleteSteps = 0;  // trailing steps whose device work was not captured
+    std::string foundBy;  // RepeatedCalls: "each starts at aten::randn[, inside train]"
+    // Trailing steps the profiler stopped inside: their device work not all captured, or
+    // (without device work) far fewer host ops than the step before.
+    int droppedIncompleteSteps = 0;
 };
 
 StepDetection detectSteps(const trace::TraceModel& model, const StepOptions& options = {});

@@ -3,7 +3,8 @@
 //   1. a loop with no marker that neither trains nor calls a model, profiled with the host
 //      alone, is cut into its iterations from the sequence its main thread repeats;
 //   2. a small marked window that one cost dominates is judged, not called too short.
-// And the host's time in no op placed in the Python frames that hold it (with_stack).
+// And the host's time in no op placed in the Python frames that hold it (with_stack), and a
+// last step the profiler stopped inside left out.
 #ifndef Q_MOC_RUN
 #include "core/analysis/diagnosis/diagnosis.h"
 #include "tests/support/diagnosed.h"
@@ -203,6 +204,37 @@ private Q_SLOTS:
     // that time sits and is not told to record stacks it has, nor to compile what is
     // compiled. Without stacks (the same model run eagerly, no with_stack) it is told to
     // record them.
+    // A profiler stopped inside the last iteration, after its forward (real,
+    // tests/data/make_other_outputs.py; helper 48's three such traces): that iteration has no
+    // backward and no optimizer step, and was counted a steady step. It is left out, said
+    // as an incomplete trailing step, as one short of device work is. A step that holds
+    // more than the others (one that recompiled) does not make the last one look short.
+    void aLastStepTheProfilerStoppedInsideIsLeftOut()
+    {
+        const Diagnosed stopped =
+            diagnoseFile(kinetoscope::test::dataFile("other_outputs/stopped_mid_step.json.gz"));
+        const StepDetection& steps = stopped.summary.steps;
+        QCOMPARE(steps.source, StepSource::DataLoaderCalls);
+        QCOMPARE(steps.droppedIncompleteSteps, 1);
+        QCOMPARE(steps.steps.size(), size_t(4));  // of 5 DataLoader iterations
+        // What was left out is the forward alone: no backward after the last step kept.
+        const TraceModel& model = *stopped.model;
+        const int64_t lastKept = steps.steps.back().hostEndNs;
+        bool backwardAfter = false, forwardAfter = false;
+        for (const Event& e : model.events()) {
+            const std::string_view name = model.text(e.name);
+            backwardAfter |= e.startNs >= lastKept && name.find("Backward") != std::string::npos;
+            forwardAfter |= e.startNs >= lastKept && name == "aten::linear";
+        }
+        QVERIFY(forwardAfter && !backwardAfter);
+
+        for (const char* kept :
+             {"cpu_traces/hand_loop_no_markers.json.gz", "compiled/recompile.json.gz"}) {
+            const Diagnosed d = diagnoseFile(kinetoscope::test::dataFile(kept));
+            QVERIFY2(d.summary.steps.droppedIncompleteSteps == 0, kept);
+        }
+    }
+
     void timeInNoOpIsPlacedInItsPythonFrames()
     {
         const Diagnosed d =

@@ -18,6 +18,10 @@ What it makes (in --out, default tests/data/other_outputs next to this script)
         A profiler started and stopped around no work.
     thread_steps.json.gz
         Three marked steps whose work runs on a thread the profiler does not record.
+    stopped_mid_step.json.gz
+        Five iterations of a DataLoader loop (no marker, no schedule) whose profiler is
+        stopped inside the fifth, after its forward: the last iteration has no backward and
+        no optimizer step.
 
 Run: ~/.local/share/kinetoscope/venv/bin/python tests/data/make_other_outputs.py
 """
@@ -86,6 +90,21 @@ def main():
             prof.step()
     prof.export_chrome_trace(os.path.join(out, "thread_steps.json"))
     gzip_file(os.path.join(out, "thread_steps.json"))
+
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(320, 64)),
+                                         batch_size=32)
+    prof = profile(activities=[ProfilerActivity.CPU])
+    prof.start()
+    for i, (x,) in enumerate(loader):
+        loss = model(x).square().mean()
+        if i == 4:
+            break  # stopped after the forward
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    prof.stop()
+    prof.export_chrome_trace(os.path.join(out, "stopped_mid_step.json"))
+    gzip_file(os.path.join(out, "stopped_mid_step.json"))
 
 
 if __name__ == "__main__":
