@@ -330,10 +330,17 @@ LabReading readLab(const Session& s)
             "Both transitions are large: there was room in precision and in launches; take both.");
     if (s.dataLoaderMs && s.computeMs) {
         r.dataBound = *s.dataLoaderMs > *s.computeMs;
+        // Under the compute, a wait of 5 % of the step or more (dataloader-bound's share) is
+        // still the loader not keeping up: never "keeps up" beside a finding that it waits.
+        const double waitShare = *s.dataLoaderMs / (*s.dataLoaderMs + *s.computeMs);
         std::string verdict =
-            *r.dataBound
-                ? "data-bound, the loader sets the pace (more workers, pinned memory, cheaper "
-                  "transforms)."
+            *r.dataBound ? "data-bound, the loader sets the pace (more workers, pinned memory, "
+                           "cheaper transforms)."
+            : waitShare >= kLoaderWaitShare
+                ? "compute takes most of the step, but the loop waits " +
+                      format::percent(waitShare) +
+                      " of it for the next batch: the loader does not keep up (more workers, "
+                      "pinned memory, cheaper transforms)."
                 : "compute-bound, the loader keeps up.";
         // The sweep changed num_workers alone: where more workers ran clearly faster, the
         // loader did not keep up, whatever the split's wait said (loading in the loop's own

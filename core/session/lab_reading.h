@@ -15,6 +15,9 @@ inline constexpr double kSmallLabJump = 1.2;
 // Below this ratio the second arm is slower, beyond run-to-run noise: a slowdown, never
 // called a small jump.
 inline constexpr double kLabSlowdown = 0.9;
+// A DataLoader wait under the compute still holds the step back from this share of it (the
+// trace's dataloader-bound threshold, the TensorBoard plugin's 5 %).
+inline constexpr double kLoaderWaitShare = 0.05;
 
 // A run shared the machine when other processes used at least this many cores on average
 // while it went on, and at least this share of the machine's cores: its figures are then

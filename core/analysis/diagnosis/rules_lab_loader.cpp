@@ -77,24 +77,32 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
             : std::nullopt;
     if (!wait || !compute)
         return;
-    if (!(*wait > *compute)) {
-        labWorkersOverSplit(*in.lab, *wait, *compute, out);
-        return;
-    }
     const double step = *wait + *compute;
+    // Under its compute, the wait is still time the loader did not hide: a finding from the
+    // share the trace's dataloader-bound reads (helper 47: a loop waiting 48 % of each step
+    // read "compute-bound, the loader keeps up"), unless the workers sweep measured it.
+    const bool overCompute = *wait > *compute;
+    if (!overCompute) {
+        const size_t before = out.size();
+        labWorkersOverSplit(*in.lab, *wait, *compute, out);
+        if (out.size() > before || share(*wait, step) < in.thresholds.dataloaderShare)
+            return;
+    }
     Finding f;
     f.id = "dataloader-bound-measured";
     f.measured = true;
     f.severity = severityForGain(share(*wait, step));
-    f.title = "The loop waits " + format::duration(*wait) +
-              " per step for the next batch, more than its compute (" + format::duration(*compute) +
-              ") (measured)";
+    f.title = "The loop waits " + format::duration(*wait) + " per step for the next batch, " +
+              (overCompute ? "more than its compute (" + format::duration(*compute) + ")"
+                           : format::percent(share(*wait, step)) + " of the step") +
+              " (measured)";
     f.explanation = std::string(in.lab->script ? "The probe timed the script's loop: "
                                                : "The lab timed the loop: ") +
                     format::duration(*wait) + " per step waiting for the DataLoader, " +
-                    format::duration(*compute) +
-                    " computing. The loader sets the pace; with batches ready when asked "
-                    "for, the step would be its compute alone, " +
+                    format::duration(*compute) + " computing. " +
+                    (overCompute ? std::string("The loader sets the pace")
+                                 : std::string("The loader does not keep up")) +
+                    "; with batches ready when asked for, the step would be its compute alone, " +
                     format::duration(*wait) + " shorter.";
     f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
                           {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
