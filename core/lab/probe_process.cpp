@@ -405,7 +405,14 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         result.note = "stopped the script after " +
                       format::counted(h.steps.size(), "measured step", "measured steps") + " (" +
                       h.done->by + ")";
-    run.session = buildSession(c, h, samplesSoFar(), error);
+    // A status the script chose (sys.exit(3) after its loop: the probe's last message came,
+    // no exception) is no interruption: every step it ran was measured. Said on the
+    // command's line and kept in the session, not read as a run that did not finish.
+    const bool ownStatus = h.done && h.done->ok && cancelledBy.empty() && WIFEXITED(status) &&
+                           WEXITSTATUS(status) != 0;
+    run.session = buildSession(c, h, samplesSoFar(), ownStatus ? std::string() : error);
+    if (ownStatus)
+        run.session.config["exit_status"] = std::to_string(WEXITSTATUS(status));
     if (const std::optional<double> others = child.otherProcessesCores()) {
         // (to_chars: the session's number whatever the locale; two decimals of a core)
         char text[32];

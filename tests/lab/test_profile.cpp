@@ -218,6 +218,12 @@ private Q_SLOTS:
         QCOMPARE(probed.out, alone.out);  // (the launcher's report is on standard error)
         QVERIFY2(probed.err.contains("\nkinetoscope profile: "), probed.err.constData());
         QVERIFY(probed.err.contains("the script exited with status 3"));
+        // Its own status after its last step (helper 47): every step it ran measured, the
+        // status kept; no "the run did not finish" (HIGH) read into the session.
+        const session::Session exited = loaded(folder("exit3"));
+        QVERIFY2(exited.interrupted.empty(), exited.interrupted.c_str());
+        QCOMPARE(exited.config.at("exit_status"), std::string("3"));
+        QCOMPARE(exited.steps.size(), size_t(8));  // 12, less --skip 2 and --active 2
 
         const Ran osExit =
             profile({"--out", folder("os_exit"), "--skip", "2", "--active", "0"},
