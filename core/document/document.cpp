@@ -183,6 +183,62 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
     return std::make_shared<const Document>(std::move(doc));
 }
 
+namespace {
+
+// The measured steps' wall time outside their five phases, and whether it comes in bursts
+// at one interval (validation every 10 steps).
+analysis::LabMeasurements::OutsidePhases
+outsidePhasesOf(const std::vector<session::StepTiming>& steps)
+{
+    analysis::LabMeasurements::OutsidePhases o;
+    std::vector<double> outside;  // ms, one per step with a wall time
+    std::vector<int64_t> numbers;
+    double wall = 0;
+    for (const session::StepTiming& t : steps) {
+        if (t.wallMs < 0)
+            continue;
+        const double phases = t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs;
+        outside.push_back(std::max(0.0, t.wallMs - phases));
+        numbers.push_back(t.step);
+        wall += t.wallMs;
+    }
+    o.steps = outside.size();
+    if (outside.empty() || !(wall > 0))
+        return o;
+    double total = 0;
+    for (const double ms : outside)
+        total += ms;
+    o.share = total / wall;
+    o.perStepNs = total / double(outside.size()) * 1e6;
+    std::vector<double> sorted = outside;
+    std::nth_element(sorted.begin(), sorted.begin() + long(sorted.size() / 2), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    // A burst stands over the rest: over 4x the median and 1 ms more, and over a quarter of
+    // the largest (a one-off 5 ms between bursts of 100 ms breaks no interval).
+    const double largest = *std::max_element(outside.begin(), outside.end());
+    const double burstOver = std::max(4 * median + 1.0, 0.25 * largest);
+    std::vector<int64_t> bursts;
+    std::vector<double> burstMs;
+    for (size_t i = 0; i < outside.size(); ++i)
+        if (outside[i] > burstOver) {
+            bursts.push_back(numbers[i]);
+            burstMs.push_back(outside[i]);
+        }
+    if (bursts.size() < 2)
+        return o;
+    const int64_t every = bursts[1] - bursts[0];
+    for (size_t i = 2; i < bursts.size(); ++i)
+        if (bursts[i] - bursts[i - 1] != every)
+            return o;  // not at one interval
+    std::nth_element(burstMs.begin(), burstMs.begin() + long(burstMs.size() / 2), burstMs.end());
+    o.every = every;
+    o.burstNs = burstMs[burstMs.size() / 2] * 1e6;
+    o.firstBurst = bursts.front();
+    return o;
+}
+
+}  // namespace
+
 analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
 {
     static_assert(analysis::kSmallLabJump == session::kSmallLabJump,
@@ -207,8 +263,10 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     for (const session::StepTiming& t : session.steps)
         if (t.wallMs >= 0)
             walls.push_back(t.wallMs);
-    if (lab.script && walls.size() >= analysis::kMeasuredStepsToCompare)
+    if (lab.script && walls.size() >= analysis::kMeasuredStepsToCompare) {
         lab.measuredStepMedianNs = positive(session::timingStats("wall", walls).medianMs * 1e6);
+        lab.outsidePhases = outsidePhasesOf(session.steps);
+    }
     if (const auto skip = session.config.find("skip"); skip != session.config.end())
         lab.windowSkip = format::integerIn(skip->second).value_or(0);
     for (const session::SharedRun& shared : session::sharedRuns(session))

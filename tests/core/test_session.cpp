@@ -211,6 +211,40 @@ private Q_SLOTS:
         QVERIFY(f->explanation.find("slower than the run's own") != std::string::npos);
     }
 
+    // A real script's session (tests/data/script_sessions: train_with_validation.py under
+    // kinetoscope profile --no-trace, validation every 10 steps): the time its measured steps
+    // hold outside their five phases, and its interval, lead (helper 47: validation and an
+    // EMA model held 64 % of a run and nothing said so). A run without such work says none.
+    void timeOutsideThePhasesIsSaid()
+    {
+        const fs::path file = fs::path(KINETOSCOPE_SOURCE_DIR) /
+                              "tests/data/script_sessions/validation.kinetoscope.json";
+        const auto validation = document::open(file.string());
+        QVERIFY2(validation->lab && validation->lab->outsidePhases,
+                 validation->loadMessage.c_str());
+        const analysis::LabMeasurements::OutsidePhases& o = *validation->lab->outsidePhases;
+        QCOMPARE(o.every, int64_t(10));
+        QCOMPARE(o.firstBurst, int64_t(10));
+        QVERIFY(o.share > 0.5);
+        const analysis::Finding& first = validation->findings.front();
+        QCOMPARE(QString::fromStdString(first.id), QString("time-outside-phases"));
+        QVERIFY2(first.title.find("of the measured steps' time is outside their training "
+                                  "phases: ") != std::string::npos &&
+                     first.title.find(" every 10 steps (steps 10, 20, ...)") != std::string::npos,
+                 first.title.c_str());
+
+        // The same steps without the validation: nothing outside the phases to speak of.
+        std::string error;
+        auto s = session::loadSession(file, error);
+        QVERIFY2(s, error.c_str());
+        for (session::StepTiming& t : s->steps)
+            t.wallMs = t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs;
+        QVERIFY(session::saveSession(*s, path("plain.kinetoscope.json"), error));
+        const auto plain = document::open(path("plain.kinetoscope.json").string());
+        for (const auto& f : plain->findings)
+            QVERIFY2(f.id != "time-outside-phases", f.title.c_str());
+    }
+
     // The phase table's figures are durations with their units, like every other figure,
     // in columns wide enough for them (issue 50: "0.527   1.767 ... 10.524205.251242.592",
     // bare milliseconds that ran together).

@@ -138,6 +138,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
          "compile-measured / already-fused",
          rules::labBaseline, true},
         {"run-interrupted", rules::labInterrupted, true},
+        {"time-outside-phases", rules::labOutsidePhases, true},
         {"machine-shared", rules::labMachineShared, true},
         {"window-unlike-run", rules::windowUnlikeRun},
         {"dataloader-bound-measured", rules::labSplit, true},

@@ -138,6 +138,19 @@ struct LabMeasurements
     // window (`--skip`, config skip).
     std::optional<double> measuredStepMedianNs;
     std::optional<int64_t> windowSkip;
+    // A script's measured steps (as measuredStepMedianNs): the wall time they hold outside
+    // the five phases (the wait for data, the copy, forward, backward, the optimizer's step),
+    // where the loop does other work: validation, a checkpoint, logging, an EMA update.
+    struct OutsidePhases
+    {
+        double share = 0;         // of the measured steps' wall time
+        double perStepNs = 0;     // on average per step
+        size_t steps = 0;         // the measured steps read
+        int64_t every = 0;        // in bursts this many steps apart (0: none, or no interval)
+        double burstNs = 0;       // a burst's median time outside the phases (with `every`)
+        int64_t firstBurst = -1;  // the first burst's step number (with `every`)
+    };
+    std::optional<OutsidePhases> outsidePhases;
     size_t armsFinished = 0;
     // The runs (arms, sweep points) during which other processes used the CPU
     // (session::sharedRuns): their figures, and the comparisons between runs, are the

@@ -69,6 +69,7 @@ void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
 void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out);
+void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out);
 void labMachineShared(const DiagnosisInput& in, std::vector<Finding>& out);
 // The trace's steps against a session's measured ones (rules_window.cpp).
 void windowUnlikeRun(const DiagnosisInput& in, std::vector<Finding>& out);

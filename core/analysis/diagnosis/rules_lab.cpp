@@ -436,6 +436,61 @@ void labMachineShared(const DiagnosisInput& in, std::vector<Finding>& out)
     out.push_back(std::move(f));
 }
 
+void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // The script's measured steps hold, besides their five phases, what its loop does between
+    // them (helper 47: validation and an EMA model every 10 steps held 64 % of the measured
+    // time, and nothing said so; the trace's window of 3 steps held none of it).
+    if (!in.lab || !in.lab->outsidePhases)
+        return;
+    const LabMeasurements::OutsidePhases& o = *in.lab->outsidePhases;
+    constexpr double kShare = 0.10;  // of the measured steps' wall time
+    if (!(o.share >= kShare))
+        return;
+    Finding f;
+    f.id = "time-outside-phases";
+    f.measured = true;
+    f.severity = o.share >= 0.5    ? Severity::High
+                 : o.share >= 0.25 ? Severity::Medium
+                                   : Severity::Low;
+    f.aboutWindow = true;
+    const std::string bursts = o.every > 0
+                                   ? format::duration(o.burstNs) + " every " +
+                                         format::counted(uint64_t(o.every), "step", "steps") +
+                                         " (steps " + std::to_string(o.firstBurst) + ", " +
+                                         std::to_string(o.firstBurst + o.every) + ", ...)"
+                                   : format::duration(o.perStepNs) + " a step on average";
+    f.title = format::percent(o.share) +
+              " of the measured steps' time is outside their training phases: " + bursts +
+              " (measured)";
+    f.explanation =
+        "Each measured step's wall time runs from one step's boundary to the next: it holds "
+        "the wait for data, the copy to the device, the forward, the backward and the "
+        "optimizer's step, and whatever the script's loop does between them. Over " +
+        format::counted(uint64_t(o.steps), "measured step", "measured steps") + ", " +
+        format::percent(o.share) + " of that time was none of the five phases" +
+        (o.every > 0
+             ? ", in bursts at one interval: work the loop does every " + std::to_string(o.every) +
+                   " steps (validation, a checkpoint, an EMA model, logging)"
+             : std::string(": work the loop does every step besides training "
+                           "(logging, .item() and printing, metrics, an EMA update)")) +
+        ". The samples per second include it; the per-phase figures and the trace's window "
+        "do not.";
+    f.evidence.figures = {{"outside_phases_share", o.share, Unit::Fraction},
+                          {"outside_phases_per_step_us", o.perStepNs / 1e3, Unit::Microseconds},
+                          {"measured_steps", double(o.steps), Unit::Count}};
+    if (o.every > 0) {
+        f.evidence.figures.push_back({"burst_every_steps", double(o.every), Unit::Count});
+        f.evidence.figures.push_back({"burst_us", o.burstNs / 1e3, Unit::Microseconds});
+    }
+    f.gainMethod = "not a per-step cost of training: it says where the run's time went";
+    f.fix = o.every > 0 ? "If it is evaluation or a checkpoint, run it less often, on fewer "
+                          "batches, or in another process; profile it apart to make it cheaper."
+                        : "Move the per-step extra work out of the loop, or do it every N "
+                          "steps (a .item() or a print each step also waits for the device).";
+    out.push_back(std::move(f));
+}
+
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
 {
     // A run that stopped before it finished (cancelled, its engine killed) holds what it
