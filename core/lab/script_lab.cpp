@@ -23,11 +23,15 @@ std::string configOf(const session::Session& s, const std::string& key)
     return it == s.config.end() ? std::string() : it->second;
 }
 
-// The steady step (ms): the median wall time, and the mean of the steps within 3x of it
-// (a step that compiled again is a one-off, not the pace).
+// The steady step (ms): the median wall time, and the mean of the steps within 3x of it (a
+// step that compiled again is a one-off, not the pace). Where over a fifth of the steps are
+// beyond that, they are no one-offs but how the run went (helper 47: a bf16 arm's steps of
+// 280 ms and 20 ms, half of them left out, read as 21.5 ms): the mean of them all, said.
 struct Pace
 {
     double medianMs = 0, meanMs = 0, dataMs = 0;
+    size_t steps = 0, slow = 0;  // the steps, and those over 3x the median
+    bool unsteady() const { return slow * 5 > steps; }
 };
 Pace paceOf(const session::Session& s)
 {
@@ -37,10 +41,13 @@ Pace paceOf(const session::Session& s)
     for (const session::StepTiming& t : s.steps)
         walls.push_back(t.wallOrPhasesMs());
     p.medianMs = session::timingStats("wall", walls).medianMs;  // nearest rank
+    p.steps = s.steps.size();
+    for (const double wall : walls)
+        p.slow += wall > 3 * p.medianMs;
     double sum = 0, data = 0;
     size_t kept = 0;
     for (const session::StepTiming& t : s.steps)
-        if (t.wallOrPhasesMs() <= 3 * p.medianMs) {
+        if (p.unsteady() || t.wallOrPhasesMs() <= 3 * p.medianMs) {
             sum += t.wallOrPhasesMs();
             data += t.dataMs;
             ++kept;
@@ -164,6 +171,13 @@ session::LabArm armFromRun(const std::string& name, const session::Session& run,
         return arm;
     }
     arm.ran = true;
+    if (pace.unsteady()) {
+        const std::string unsteady =
+            "its steps were not steady: " + std::to_string(pace.slow) + " of " +
+            std::to_string(pace.steps) + " took over 3x the median (" +
+            format::duration(pace.medianMs * 1e6) + "); the figure is the mean of them all";
+        arm.note = arm.note.empty() ? unsteady : arm.note + "; " + unsteady;
+    }
     // Samples/s and the step are one figure (the table shows both): the steady mean.
     arm.samplesPerSecond = double(samplesPerStepOf(run)) * 1000.0 / pace.meanMs;
     arm.meanStepMs = pace.meanMs;

@@ -407,6 +407,20 @@ private Q_SLOTS:
         QCOMPARE(arm.recompiles, int64_t(0));
         QCOMPARE(arm.peakAllocatedBytes, int64_t(-1));  // a CPU run
 
+        QVERIFY(arm.note.empty());
+
+        // Half its steps beyond 3x the median are how the arm ran, not one-offs (helper 47: a
+        // bf16 arm of 280 ms and 20 ms steps read as its 20 ms ones): the mean of all, said.
+        session::Session bimodal = run;
+        for (size_t i = 0; i < bimodal.steps.size(); ++i)
+            bimodal.steps[i].wallMs = i % 2 ? 280.0 : 20.0;  // 3 of 20 ms, 2 of 280 ms
+        const session::LabArm uneven = lab::armFromRun("bf16+compile", bimodal, "");
+        QCOMPARE(uneven.meanStepMs, (3 * 20.0 + 2 * 280.0) / 5);
+        QVERIFY2(uneven.note.find("its steps were not steady: 2 of 5 took over 3x the median "
+                                  "(20.0 ms); the figure is the mean of them all") !=
+                     std::string::npos,
+                 uneven.note.c_str());
+
         run.config["batches_per_step"] = "2";  // two batches each optimizer step
         QCOMPARE(lab::armFromRun("bf16+compile", run, "").samplesPerSecond,
                  2 * 32 * 1000.0 / 10.25);
