@@ -539,12 +539,20 @@ StreamingReader::Stop StreamingReader::readDocument()
             return {LoadStatus::Empty, "the file holds only a byte order mark", 0};
     }
     const char first = m_buffer[m_pos];
-    if (first == '[') {
-        m_builder.metadata().container = TraceContainer::BareArray;
-        return readEventArray();
+    if (first == '[' || first == '{') {
+        if (first == '[')
+            m_builder.metadata().container = TraceContainer::BareArray;
+        if (Stop stop = first == '[' ? readEventArray() : readTopObject();
+            stop.status != LoadStatus::Ok)
+            return stop;
+        // After the trace, whitespace only: more (two traces written into one file) would
+        // otherwise go unread without a word, as Python's json calls it "Extra data".
+        if (skipWhitespace())
+            return malformed("the file goes on after the trace's end (two traces in one "
+                             "file?); what follows is not read",
+                             m_pos);
+        return {};
     }
-    if (first == '{')
-        return readTopObject();
     const bool printable = first >= 0x20 && first < 0x7f;
     return {LoadStatus::NotATrace,
             std::string("not a JSON trace: the data starts with ") +

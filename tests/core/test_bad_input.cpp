@@ -464,6 +464,28 @@ private Q_SLOTS:
         }
     }
 
+    // Two traces written into one file (helper 48: the second's 780 KiB went unread, with
+    // "skipped none"): the first is read whole, and the rest is said, as Python's json
+    // says "Extra data". Whitespace after a trace is nothing.
+    void aFileThatGoesOnAfterItsTraceSaysSo()
+    {
+        const std::string trace = readDecompressed(dataFile("other_outputs/run/trace.json.gz"));
+        const LoadResult alone = loadTraceText(trace + "\n\n");
+        QVERIFY2(alone.ok(), alone.message.c_str());
+        for (const unsigned threads : {1u, 2u}) {
+            LoadOptions options;
+            options.threads = threads;
+            const LoadResult twice = loadTraceText(trace + "\n" + trace, options);
+            QCOMPARE(twice.status, LoadStatus::Malformed);
+            QVERIFY(isOneLine(twice.message));
+            QVERIFY2(twice.message.find("the file goes on after the trace's end (two traces in one "
+                                        "file?)") != std::string::npos,
+                     twice.message.c_str());
+            QVERIFY(twice.model);
+            QCOMPARE(twice.model->events().size(), alone.model->events().size());
+        }
+    }
+
     // What torch.profiler writes besides a trace, written by this machine's torch
     // (tests/data/make_other_outputs.py): each is named, with what to open instead. Before,
     // "the JSON object has no traceEvents array", "none of the 2 elements of the event array
