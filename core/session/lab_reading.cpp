@@ -249,6 +249,21 @@ LabReading readLab(const Session& s)
     const LabArm* bf16 = ranArm(s, ArmKind::Bf16);
     const LabArm* graph = ranArm(s, ArmKind::Bf16CudaGraph);
     const LabArm* compiled = ranArm(s, ArmKind::Bf16Compile);
+    // A script that trains other models with optimizers of their own (a GAN's generator):
+    // the arms changed one model alone, and the jumps below are that model's (helper 47:
+    // "keep fp32" read for the whole script from its discriminator alone).
+    if (const auto others = s.config.find("other_optimizers");
+        others != s.config.end() && (bf16 || graph || compiled)) {
+        const auto model = s.config.find("model");
+        r.lines.push_back(
+            "The arms changed one model, " +
+            (model == s.config.end() ? std::string("the one") : model->second + ", the one") +
+            " the script's first optimizer trains: it trains " +
+            (others->second == "1" ? std::string("another model")
+                                   : others->second + " other models") +
+            " with an optimizer of its own, which ran as written in every arm; the jumps below "
+            "are that model's alone.");
+    }
     if (fp32 && bf16 && bf16->scriptPrecision)
         r.lines.push_back("fp32 -> bf16 was not measured: both arms ran the script's own mixed "
                           "precision as written. The bf16 arm: " +

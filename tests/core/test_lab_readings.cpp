@@ -173,6 +173,28 @@ private Q_SLOTS:
                  graph.lines.at(1).c_str());
     }
 
+    // A script that trains another model with an optimizer of its own (a GAN, whose probe
+    // config says other_optimizers): the arms changed one model, said before the jumps
+    // (helper 47: "keep fp32" for the whole script, from its discriminator alone).
+    void armsThatChangedOneOfTwoModelsSaySo()
+    {
+        auto arm = [](session::ArmKind kind, double samples) { return ranArm(kind, samples, 32); };
+        session::Session s;
+        s.environment = {{"device", "CPU"}, {"cpu_bf16", "none"}};
+        s.config = {{"kind", "script"}, {"model", "Sequential"}, {"other_optimizers", "1"}};
+        s.lab = {arm(session::ArmKind::Fp32, 57.2), arm(session::ArmKind::Bf16, 14.2)};
+        const session::LabReading r = session::readLab(s);
+        QCOMPARE(r.lines.size(), size_t(2));
+        QCOMPARE(r.lines.front(),
+                 std::string("The arms changed one model, Sequential, the one the script's first "
+                             "optimizer trains: it trains another model with an optimizer of its "
+                             "own, which ran as written in every arm; the jumps below are that "
+                             "model's alone."));
+        QVERIFY(r.lines.at(1).starts_with("fp32 -> bf16 is a slowdown"));
+        s.config.erase("other_optimizers");
+        QCOMPARE(session::readLab(s).lines.size(), size_t(1));
+    }
+
     // Issue 50 item 7: a CPU lab whose bf16 arm runs at 0.902× fp32, its data phase 12 µs of
     // a 5 ms step. A slowdown is a slowdown, and the DataLoader is named only where the
     // measured data wait supports it: here it does not, so the reading says so.

@@ -155,6 +155,8 @@ RUNS = {
     "manual_sgd": (["manual_sgd.py", "--steps", "400"], {"skip": 2, "active": 2}, {}),
     "manual_sgd_bare": (["manual_sgd.py", "--steps", "400"], None, {"probe": False}),
     "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
+    # a GAN: two models, each with an optimizer of its own
+    "gan": (["train_gan.py", "--steps", "30"], {"skip": 2, "active": 0}, {}),
     # a persistent fork worker and an os.fork child made inside the window (steps 2-4)
     "fork_in_window": (["fork_in_window.py", "--steps", "12", "--validate-at", "3"],
                        {"skip": 2, "active": 3}, {}),
@@ -245,6 +247,19 @@ class ProtocolShape(unittest.TestCase):
         fork = result("slow_data_fork4").last_config()
         self.assertEqual(fork.get("workers"), "4")
         self.assertEqual(fork.get("prefetch"), "2")
+
+    def test_a_second_optimizer_is_said(self):
+        # A GAN: its steps end at the first optimizer's step (one a loop iteration), its
+        # model is the one that optimizer trains, and the other model's optimizer is said
+        # (helper 47: --lab changed the discriminator alone and read it as the script's).
+        run = result("gan")
+        self.assertEqual(run.returncode, 0, run.explain())
+        config = run.last_config()
+        self.assertEqual(config.get("other_optimizers"), "1", config)
+        self.assertEqual(config.get("optimizer"), "Adam")
+        self.assertEqual([s[0] for s in run.steps()], list(range(2, 30)), run.explain())
+        self.assertIn(b"trained 30 steps", run.stdout)
+        self.assertNotIn("other_optimizers", result("slow_data").last_config())
 
     def test_the_gpu_checks_transformer_script(self):
         # scripts/gpu-probe-check.sh's script on the CPU: its optimizer steps are the steps,

@@ -78,7 +78,7 @@ class Loop(object):
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
         "marker_wrapped", "loaders", "first_batch_size", "batches_per_step", "pairs",
-        "loss_device")
+        "loss_device", "other_optimizers")
 
     def __init__(self, probe, torch, clocks_module):
         options = probe.options
@@ -128,6 +128,9 @@ class Loop(object):
         self.saw_optimizer = False
         self.saw_backward = False
         self.primary = None  # weakref: the optimizer whose step ends a step
+        # ids of the other optimizers that stepped (a GAN's second one): the models they
+        # train are not the model the lab's arms change (said in the config)
+        self.other_optimizers = set()
         self.marker_kind = None  # "label" | "function": the first that fired
         self.marker_wrapped = False
         self.loaders = {}  # id(iterator) -> loader config strings (until config is sent)
@@ -754,12 +757,24 @@ class Loop(object):
             primary = self.primary() if self.primary is not None else None
             if primary is not optimizer:
                 if primary is not None:
-                    return  # another optimizer (a GAN's second one): the first ends steps
+                    # another optimizer (a GAN's second one): the first ends steps
+                    if id(optimizer) not in self.other_optimizers:
+                        self._another_optimizer(optimizer)
+                    return
                 self.primary = weakref.ref(optimizer)  # the first is gone: this one ends them
             if not self.marker:
                 self.end()
         except Exception as exc:
             self.fault(exc)
+
+    def _another_optimizer(self, optimizer):
+        """An optimizer other than the one whose step ends a step trains a model of its own
+        (once per optimizer): said in the config, and again if the config went."""
+        if len(self.other_optimizers) >= 16:
+            return
+        self.other_optimizers.add(id(optimizer))
+        if self.config_sent:
+            self.probe.send_started(self.config())
 
     def on_marker_start(self):
         if not self.begun:
@@ -798,6 +813,8 @@ class Loop(object):
         optimizer = self.primary() if self.primary is not None else None
         if optimizer is not None:
             config["optimizer"] = type(optimizer).__name__
+        if self.other_optimizers:
+            config["other_optimizers"] = str(len(self.other_optimizers))
         if self.lab is not None:
             config.update(self.lab.config())
         if self.window.note:

@@ -1,0 +1,47 @@
+"""A GAN's loop: a discriminator and a generator, each with an optimizer of its own, two
+backward calls an iteration (the discriminator's step first), batches from two DataLoaders
+zipped. The probe's steps end at the first optimizer's step; the second trains a model the
+lab's arms do not change, said in the config (other_optimizers).
+
+    python train_gan.py [--steps 40]
+"""
+import argparse
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=40)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    real = DataLoader(TensorDataset(torch.randn(4096, 16)), batch_size=32, shuffle=True)
+    noise = DataLoader(TensorDataset(torch.randn(4096, 8)), batch_size=32)
+    discriminator = nn.Sequential(nn.Linear(16, 64), nn.LeakyReLU(0.2), nn.Linear(64, 1))
+    generator = nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 16))
+    d_opt = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
+    g_opt = torch.optim.Adam(generator.parameters(), lr=2e-4)
+    bce = nn.BCEWithLogitsLoss()
+    ones, zeros = torch.ones(32, 1), torch.zeros(32, 1)
+    step = 0
+    while step < args.steps:
+        for (x,), (z,) in zip(real, noise):
+            fake = generator(z)
+            d_loss = bce(discriminator(x), ones) + bce(discriminator(fake.detach()), zeros)
+            d_opt.zero_grad(set_to_none=True)
+            d_loss.backward()
+            d_opt.step()
+            g_loss = bce(discriminator(fake), ones)
+            g_opt.zero_grad(set_to_none=True)
+            g_loss.backward()
+            g_opt.step()
+            step += 1
+            if step == args.steps:
+                break
+    print("trained %d steps" % step)
+
+
+if __name__ == "__main__":
+    main()
