@@ -65,11 +65,14 @@ TraceFolder readTraceFolder(const fs::path& folder)
             found.sessions.push_back(entry.path().string());
             continue;
         }
-        if (const std::string other = trace::otherTorchOutput(trace::fileHead(entry.path()));
-            !other.empty())
-            found.others.push_back(name + " (" + other + ")");
-        else
+        const std::string other = trace::otherTorchOutput(trace::fileHead(entry.path()));
+        if (other.empty()) {
             found.traces.push_back(entry.path().string());
+            continue;
+        }
+        std::string said = name;  // "memory_timeline.json (a memory timeline's data ...)"
+        said.append(" (").append(other).append(")");
+        found.others.push_back(std::move(said));
     }
     for (auto* names : {&found.traces, &found.sessions, &found.others, &found.subfolders})
         std::sort(names->begin(), names->end());

@@ -112,8 +112,11 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
             }
             const std::vector<std::string> inFolder = folderTraces(path, skipped);
             if (inFolder.empty()) {
-                document::folderFile(path, error);  // what the folder holds instead
-                error = path + ": " + error;
+                std::string holds;
+                document::folderFile(path, holds);  // what the folder holds instead
+                error = path;
+                error += ": ";
+                error += holds;
                 return {};
             }
             files.insert(files.end(), inFolder.begin(), inFolder.end());
