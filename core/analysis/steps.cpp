@@ -62,11 +62,12 @@ std::vector<DeviceSpan> deviceSpans(const TraceModel& model, const std::vector<S
 // far fewer CPU ops than the steps before it (its forward, without the backward and the
 // optimizer's step). It is dropped below 80 % of their median, as a last step short of
 // device work is (the median: a step before it that compiled or recompiled runs many
-// more). Three steps at the least.
+// more). Four steps at the least (three before the last: a median that is no first step's,
+// which may hold one-off work), and the lower median of an even count.
 void dropUnfinishedHostStep(const TraceModel& model, StepDetection& detection)
 {
     std::vector<Step>& steps = detection.steps;
-    if (steps.size() < 3)
+    if (steps.size() < 4)
         return;
     std::vector<size_t> ops(steps.size(), 0);
     for (const Event& e : model.events()) {
@@ -80,8 +81,9 @@ void dropUnfinishedHostStep(const TraceModel& model, StepDetection& detection)
             ++ops[size_t(std::prev(after) - steps.begin())];
     }
     std::vector<size_t> before(ops.begin(), ops.end() - 1);
-    std::nth_element(before.begin(), before.begin() + before.size() / 2, before.end());
-    if (static_cast<double>(ops.back()) < 0.8 * static_cast<double>(before[before.size() / 2])) {
+    const size_t middle = (before.size() - 1) / 2;
+    std::nth_element(before.begin(), before.begin() + long(middle), before.end());
+    if (static_cast<double>(ops.back()) < 0.8 * static_cast<double>(before[middle])) {
         steps.pop_back();
         detection.droppedIncompleteSteps = 1;
     }

@@ -23,8 +23,10 @@ std::string firstOp(const GraphBreak& b)
 
 std::string breakLocation(const GraphBreak& b)
 {
-    if (b.line.line > 0)
-        return b.line.function + " at " + fileName(b.line.file) + ":" + std::to_string(b.line.line);
+    if (b.line.line > 0) {
+        const std::string at = fileName(b.line.file) + ":" + std::to_string(b.line.line);
+        return b.line.function.empty() ? at : b.line.function + " at " + at;
+    }
     const std::optional<trace::FrameParts> parts = trace::splitFrame(b.source);
     if (!parts)
         return b.source;
@@ -42,8 +44,9 @@ std::string breakCall(const GraphBreak& b)
 std::string breakPlace(const GraphBreak& b)
 {
     std::string place = !b.call.empty()    ? b.call
+                        : !b.ops.empty()   ? b.ops.front()
                         : b.afterLastGraph ? std::string("eager code after the last graph")
-                                           : firstOp(b);
+                                           : std::string("Python code");
     const std::string where = breakLocation(b);
     return where.empty() ? place : place + " in " + where;
 }

@@ -51,12 +51,12 @@ bool holdsTrace(const fs::path& folder)
 TraceFolder readTraceFolder(const fs::path& folder)
 {
     TraceFolder found;
+    std::vector<fs::path> below;
     std::error_code ec;
     for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
         const std::string name = entry.path().filename().string();
         if (entry.is_directory(ec)) {
-            if (holdsTrace(entry.path()))
-                found.subfolders.push_back(name);
+            below.push_back(entry.path());
             continue;
         }
         if (!entry.is_regular_file(ec) || !isJsonName(name) || isDigestName(name))
@@ -74,6 +74,12 @@ TraceFolder readTraceFolder(const fs::path& folder)
         said.append(" (").append(other).append(")");
         found.others.push_back(std::move(said));
     }
+    // The folders below are looked into only where this one holds nothing to open (a
+    // TensorBoard log folder's runs).
+    if (found.traces.empty() && found.sessions.empty())
+        for (const fs::path& sub : below)
+            if (holdsTrace(sub))
+                found.subfolders.push_back(sub.filename().string());
     for (auto* names : {&found.traces, &found.sessions, &found.others, &found.subfolders})
         std::sort(names->begin(), names->end());
     return found;

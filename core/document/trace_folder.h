@@ -16,6 +16,7 @@ struct TraceFolder
     std::vector<std::string> sessions;    // *.kinetoscope.json sessions (not digests)
     std::vector<std::string> others;      // "memtl.json (a memory timeline's data ...)"
     std::vector<std::string> subfolders;  // folders just below holding a trace, by name
+                                          // (looked for where this one holds none)
 };
 
 // What `folder` holds; its files' first bytes are read to tell the other outputs apart.

@@ -42,9 +42,9 @@ std::vector<std::string> rankFolderFiles(const fs::path& folder)
 
 // Every trace of a folder, by name; a loose digest (TRACE.digest.json) stands for its trace
 // when the trace is not there. torch.profiler's other outputs are left out (`skipped`).
-std::vector<std::string> folderTraces(const fs::path& folder, std::vector<std::string>* skipped)
+std::vector<std::string> folderTraces(const fs::path& folder, const document::TraceFolder& found,
+                                      std::vector<std::string>* skipped)
 {
-    const document::TraceFolder found = document::readTraceFolder(folder);
     if (skipped)
         for (std::string& note : document::skippedNotes(found))
             skipped->push_back(folder.string() + ": " + note);
@@ -110,7 +110,8 @@ std::vector<std::string> jobFiles(const std::vector<std::string>& paths, std::st
                 files.insert(files.end(), ranks.begin(), ranks.end());
                 continue;
             }
-            const std::vector<std::string> inFolder = folderTraces(path, skipped);
+            const std::vector<std::string> inFolder =
+                folderTraces(path, document::readTraceFolder(path), skipped);
             if (inFolder.empty()) {
                 std::string holds;
                 document::folderFile(path, holds);  // what the folder holds instead
@@ -137,8 +138,17 @@ bool isJob(const std::vector<std::string>& paths)
         return paths.size() > 1;
     // A folder of one trace is that trace (a tensorboard_trace_handler folder of one run),
     // and one with none is said to hold none by the trace's path.
-    return fs::is_directory(paths[0], ec) &&
-           (!rankFolderFiles(paths[0]).empty() || folderTraces(paths[0], nullptr).size() > 1);
+    if (!fs::is_directory(paths[0], ec))
+        return false;
+    if (!rankFolderFiles(paths[0]).empty())
+        return true;
+    // kinetoscope profile's own folder (its session beside the trace it names) is a run.
+    const document::TraceFolder found = document::readTraceFolder(paths[0]);
+    if (found.sessions.size() == 1)
+        return false;
+    // A digest alone stands for a rank whose trace is elsewhere: a job of it.
+    const std::vector<std::string> files = folderTraces(paths[0], found, nullptr);
+    return files.size() > 1 || (files.size() == 1 && isDigestPath(files.front()));
 }
 
 }  // namespace kinetoscope::job

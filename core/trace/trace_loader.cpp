@@ -545,12 +545,16 @@ StreamingReader::Stop StreamingReader::readDocument()
         if (Stop stop = first == '[' ? readEventArray() : readTopObject();
             stop.status != LoadStatus::Ok)
             return stop;
-        // After the trace, whitespace only: more (two traces written into one file) would
+        // After the trace, whitespace only (and NUL bytes: a file preallocated, or cut on a
+        // file system that pads it): more (two traces written into one file) would
         // otherwise go unread without a word, as Python's json calls it "Extra data".
-        if (skipWhitespace())
-            return malformed("the file goes on after the trace's end (two traces in one "
-                             "file?); what follows is not read",
-                             m_pos);
+        while (skipWhitespace()) {
+            if (m_buffer[m_pos] != '\0')
+                return malformed("the file goes on after the trace's end (two traces in one "
+                                 "file?); what follows is not read",
+                                 m_pos);
+            ++m_pos;
+        }
         return {};
     }
     const bool printable = first >= 0x20 && first < 0x7f;

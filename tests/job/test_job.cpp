@@ -92,6 +92,13 @@ private Q_SLOTS:
                                  "TensorBoard log folder: open a run's folder)"),
                  error.c_str());
         QVERIFY(document::open(logs.string())->loadMessage.starts_with("no trace here"));
+
+        // kinetoscope profile's own folder (its session beside its trace) is that run, not a
+        // job of the two (helper 49).
+        const fs::path profiled = test::dataFile("h100_runs/cnn32");
+        QVERIFY(!job::isJob({profiled.string()}));
+        const auto profiledRun = document::open(profiled.string());
+        QVERIFY2(profiledRun->ok() && profiledRun->session, profiledRun->loadMessage.c_str());
     }
 
     // Rank 2 loads data 3 ms longer per step; the other three wait that long in the

@@ -333,6 +333,14 @@ void nothingRecorded(const DiagnosisInput& in, std::vector<Finding>& out)
     if (w.hostOpsRecorded || w.deviceActivities > 0 || w.kernelLaunchCalls + w.graphLaunches > 0 ||
         w.countersOnly || w.partlyRead())
         return;
+    // Only the profiler's own: its span, step markers and ranges, instants, its overhead (a
+    // trace of another tool, Python frames or categories this version does not know are
+    // something recorded).
+    for (const trace::Event& e : in.model.events())
+        if (e.category != trace::Category::ProfilerSpan &&
+            e.category != trace::Category::UserAnnotation &&
+            e.category != trace::Category::Instant && e.category != trace::Category::Overhead)
+            return;
     Finding f = windowFinding("nothing-recorded", Severity::High);
     const size_t marked = w.stepSource == StepSource::Markers ? w.allSteps.size() : 0;
     f.title = "Nothing was recorded: no op, kernel or copy is in the trace";
