@@ -48,11 +48,11 @@ void passOn(int signal, siginfo_t* info, void*)
 
 // Every signal a script may handle (Slurm's --signal and Lightning's requeue send SIGUSR1; a
 // terminal's resize SIGWINCH; a limit SIGXCPU) is passed on; job control (SIGTSTP, SIGCONT)
-// and SIGPIPE (this process's own writes) are not. A signal this process was started with
-// ignored (nohup's SIGHUP, `trap ''`, a non-interactive shell's `&` and SIGINT, SIGQUIT) is
-// ignored here while no script runs: a script inherits it ignored, as it would without us
-// (a handler of ours would be its default action after exec). While one runs, it is passed
-// on too: the script may have installed a handler of its own.
+// and what this process's own writes raise (SIGPIPE, SIGXFSZ) are not. A signal this process was
+// started with ignored (nohup's SIGHUP, `trap ''`, a non-interactive shell's `&` and SIGINT,
+// SIGQUIT) is ignored here while no script runs: a script inherits it ignored, as it would without
+// us (a handler of ours would be its default action after exec). While one runs, it is passed on
+// too: the script may have installed a handler of its own.
 class SignalsPassOn
 {
 public:
@@ -102,9 +102,9 @@ private:
         return action;
     }
 
-    static constexpr std::array<int, 12> kSignals{SIGINT,  SIGQUIT, SIGTERM,   SIGHUP,
-                                                  SIGUSR1, SIGUSR2, SIGALRM,   SIGWINCH,
-                                                  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+    static constexpr std::array<int, 11> kSignals{SIGINT,  SIGQUIT,   SIGTERM, SIGHUP,
+                                                  SIGUSR1, SIGUSR2,   SIGALRM, SIGWINCH,
+                                                  SIGXCPU, SIGVTALRM, SIGPROF};
     static inline SignalsPassOn* s_active = nullptr;
     std::array<struct sigaction, kSignals.size()> m_previous{};
     std::array<bool, kSignals.size()> m_ignoredAtStart{};

@@ -186,25 +186,30 @@ std::shared_ptr<const Document> open(const std::string& path, const OpenOptions&
 namespace {
 
 // The measured steps' wall time outside their five phases, and whether it comes in bursts
-// at one interval (validation every 10 steps).
-analysis::LabMeasurements::OutsidePhases
+// at one interval (validation every 10 steps); nullopt where the steps cannot say (no wall
+// time, no forward timed).
+std::optional<analysis::LabMeasurements::OutsidePhases>
 outsidePhasesOf(const std::vector<session::StepTiming>& steps)
 {
     analysis::LabMeasurements::OutsidePhases o;
     std::vector<double> outside;  // ms, one per step with a wall time
     std::vector<int64_t> numbers;
     double wall = 0;
+    bool forwardTimed = false;
     for (const session::StepTiming& t : steps) {
         if (t.wallMs < 0)
             continue;
+        forwardTimed |= t.forwardMs > 0;
         const double phases = t.dataMs + t.h2dMs + t.forwardMs + t.backwardMs + t.optimizerMs;
         outside.push_back(std::max(0.0, t.wallMs - phases));
         numbers.push_back(t.step);
         wall += t.wallMs;
     }
     o.steps = outside.size();
-    if (outside.empty() || !(wall > 0))
-        return o;
+    // No forward timed (no model found, or a step not timed apart): the forward itself
+    // would read as time outside the phases.
+    if (outside.empty() || !(wall > 0) || !forwardTimed)
+        return std::nullopt;
     double total = 0;
     for (const double ms : outside)
         total += ms;
@@ -224,6 +229,11 @@ outsidePhasesOf(const std::vector<session::StepTiming>& steps)
             bursts.push_back(numbers[i]);
             burstMs.push_back(outside[i]);
         }
+    if (bursts.size() == 1) {  // one step's: a one-off (a checkpoint), not the loop's habit
+        o.burstNs = burstMs.front() * 1e6;
+        o.firstBurst = bursts.front();
+        return o;
+    }
     if (bursts.size() < 2)
         return o;
     const int64_t every = bursts[1] - bursts[0];
@@ -254,6 +264,9 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     analysis::LabMeasurements lab;
     lab.inference = session.inference();
     lab.interrupted = session.interrupted;
+    if (const auto status = session.config.find("exit_status"); status != session.config.end())
+        if (const std::optional<int64_t> n = format::integerIn(status->second))
+            lab.exitStatus = int(*n);
     const auto kind = session.config.find("kind");
     lab.script = kind != session.config.end() && kind->second == "script";
     lab.keptSteps = session.steps.size();

@@ -405,12 +405,13 @@ ProfileResult runProfile(const ProfileConfig& c, const RunCallbacks& callbacks)
         result.note = "stopped the script after " +
                       format::counted(h.steps.size(), "measured step", "measured steps") + " (" +
                       h.done->by + ")";
-    // A status the script chose (sys.exit(3) after its loop: the probe's last message came,
-    // no exception) is no interruption: every step it ran was measured. Said on the
-    // command's line and kept in the session, not read as a run that did not finish.
+    // A status the script chose (sys.exit(3): the probe's last message came, no exception):
+    // kept apart, for the reading to say it was the script's own end. Whether its loop had
+    // ended (a status that reports a result) or not (a check of its own stopped it: a NaN
+    // loss, a signal handler that saves and exits) the probe cannot tell.
     const bool ownStatus = h.done && h.done->ok && cancelledBy.empty() && WIFEXITED(status) &&
                            WEXITSTATUS(status) != 0;
-    run.session = buildSession(c, h, samplesSoFar(), ownStatus ? std::string() : error);
+    run.session = buildSession(c, h, samplesSoFar(), error);
     if (ownStatus)
         run.session.config["exit_status"] = std::to_string(WEXITSTATUS(status));
     if (const std::optional<double> others = child.otherProcessesCores()) {

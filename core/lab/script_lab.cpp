@@ -24,14 +24,14 @@ std::string configOf(const session::Session& s, const std::string& key)
 }
 
 // The steady step (ms): the median wall time, and the mean of the steps within 3x of it (a
-// step that compiled again is a one-off, not the pace). Where over a fifth of the steps are
-// beyond that, they are no one-offs but how the run went (helper 47: a bf16 arm's steps of
-// 280 ms and 20 ms, half of them left out, read as 21.5 ms): the mean of them all, said.
+// step that compiled again is a one-off, not the pace). Where two or more and over a fifth of
+// the steps are beyond that, they are no one-offs but how the run went (helper 47: a bf16 arm's
+// steps of 280 ms and 20 ms, half of them left out, read as 21.5 ms): the mean of them all, said.
 struct Pace
 {
     double medianMs = 0, meanMs = 0, dataMs = 0;
     size_t steps = 0, slow = 0;  // the steps, and those over 3x the median
-    bool unsteady() const { return slow * 5 > steps; }
+    bool unsteady() const { return slow >= 2 && slow * 5 > steps; }
 };
 Pace paceOf(const session::Session& s)
 {

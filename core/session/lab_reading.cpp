@@ -360,14 +360,21 @@ LabReading readLab(const Session& s)
         // The sweep changed num_workers alone: where more workers ran clearly faster, the
         // loader did not keep up, whatever the split's wait said (loading in the loop's own
         // process, or on the cores the compute needs, is timed as compute).
-        if (const std::optional<WorkersAgainstRun> sweep = workersAgainstRun(s);
-            !*r.dataBound && sweep && sweep->bestOverRan() >= kSmallLabJump)
+        const std::optional<WorkersAgainstRun> sweep = workersAgainstRun(s);
+        if (!*r.dataBound && sweep && sweep->bestOverRan() >= kSmallLabJump)
             verdict = "the wait is under the compute, but the workers sweep measured workers = " +
                       std::to_string(sweep->best->value) + " at " +
                       format::ratio(sweep->bestOverRan()) +
                       " the samples per second of the run's " + std::to_string(sweep->ran->value) +
                       ": the loader holds the run back (loading in the loop's own process, or "
                       "on the cores the compute needs, is timed as compute).";
+        else if (!*r.dataBound && sweep && waitShare >= kLoaderWaitShare)
+            // More workers measured no faster: not the workers' count (helper 49).
+            verdict = "compute takes most of the step; the loop waits " +
+                      format::percent(waitShare) +
+                      " of it for the next batch, which more workers did not shorten (the "
+                      "workers sweep): the batch's own cost in the loop's process (collation, "
+                      "transforms, pinning) sets it.";
         r.lines.push_back("DataLoader " + format::duration(*s.dataLoaderMs * 1e6) + " vs compute " +
                           format::duration(*s.computeMs * 1e6) + " per step: " + verdict);
     }

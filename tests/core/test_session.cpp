@@ -243,6 +243,17 @@ private Q_SLOTS:
         const auto plain = document::open(path("plain.kinetoscope.json").string());
         for (const auto& f : plain->findings)
             QVERIFY2(f.id != "time-outside-phases", f.title.c_str());
+
+        // One step's alone (helper 49: a checkpoint once read "a step on average" and "move
+        // the per-step work out of the loop"): said as one step's.
+        s->steps[10].wallMs += 500;
+        const analysis::LabMeasurements once = document::labMeasurementsOf(*s);
+        QVERIFY(once.outsidePhases && once.outsidePhases->every == 0);
+        QCOMPARE(once.outsidePhases->firstBurst, s->steps[10].step);
+        // No forward timed (no model found): the forward would read as outside; nothing said.
+        for (session::StepTiming& t : s->steps)
+            t.forwardMs = 0;
+        QVERIFY(!document::labMeasurementsOf(*s).outsidePhases);
     }
 
     // The phase table's figures are durations with their units, like every other figure,

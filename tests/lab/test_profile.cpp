@@ -4,6 +4,7 @@
 // measured is kept however it ends; the diagnosis reads the DataLoader from the steps.
 // `profile --lab`: the script once per arm (the real torch.compile, inductor's C++ backend
 // on this CPU) and per sweep point, read as the method reads them.
+#include "core/document/document.h"
 #include "core/lab/probe_process.h"
 #include "core/lab/python_children.h"
 #include "core/lab/python_command.h"
@@ -219,11 +220,21 @@ private Q_SLOTS:
         QVERIFY2(probed.err.contains("\nkinetoscope profile: "), probed.err.constData());
         QVERIFY(probed.err.contains("the script exited with status 3"));
         // Its own status after its last step (helper 47): every step it ran measured, the
-        // status kept; no "the run did not finish" (HIGH) read into the session.
+        // status kept, and read as the script's own end (MEDIUM), not "The run did not
+        // finish" (HIGH): the probe cannot tell a last step from a check that stopped it.
         const session::Session exited = loaded(folder("exit3"));
-        QVERIFY2(exited.interrupted.empty(), exited.interrupted.c_str());
         QCOMPARE(exited.config.at("exit_status"), std::string("3"));
         QCOMPARE(exited.steps.size(), size_t(8));  // 12, less --skip 2 and --active 2
+        const auto read =
+            document::open((folder("exit3") + "/session.kinetoscope.json").toStdString());
+        const auto ended = std::find_if(read->findings.begin(), read->findings.end(),
+                                        [](const auto& f) { return f.id == "run-interrupted"; });
+        QVERIFY(ended != read->findings.end());
+        QCOMPARE(ended->severity, analysis::Severity::Medium);
+        QVERIFY2(ended->title.starts_with("The script ended itself: the script exited with "
+                                          "status 3") &&
+                     ended->title.ends_with(", by its own sys.exit"),
+                 ended->title.c_str());
 
         const Ran osExit =
             profile({"--out", folder("os_exit"), "--skip", "2", "--active", "0"},

@@ -157,6 +157,7 @@ RUNS = {
     "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
     # a GAN: two models, each with an optimizer of its own
     "gan": (["train_gan.py", "--steps", "30"], {"skip": 2, "active": 0}, {}),
+    "gan_one_model": (["train_gan.py", "--steps", "30", "--one-model"], {"skip": 2, "active": 0}, {}),
     # a persistent fork worker and an os.fork child made inside the window (steps 2-4)
     "fork_in_window": (["fork_in_window.py", "--steps", "12", "--validate-at", "3"],
                        {"skip": 2, "active": 3}, {}),
@@ -260,6 +261,11 @@ class ProtocolShape(unittest.TestCase):
         self.assertEqual([s[0] for s in run.steps()], list(range(2, 30)), run.explain())
         self.assertIn(b"trained 30 steps", run.stdout)
         self.assertNotIn("other_optimizers", result("slow_data").last_config())
+        # Two optimizers over one model's parameters (Muon beside AdamW): no other model.
+        one = result("gan_one_model")
+        self.assertEqual(one.returncode, 0, one.explain())
+        self.assertNotIn("other_optimizers", one.last_config())
+        self.assertEqual([s[0] for s in one.steps()], list(range(2, 30)), one.explain())
 
     def test_the_gpu_checks_transformer_script(self):
         # scripts/gpu-probe-check.sh's script on the CPU: its optimizer steps are the steps,

@@ -1,9 +1,11 @@
 """A GAN's loop: a discriminator and a generator, each with an optimizer of its own, two
 backward calls an iteration (the discriminator's step first), batches from two DataLoaders
 zipped. The probe's steps end at the first optimizer's step; the second trains a model the
-lab's arms do not change, said in the config (other_optimizers).
+lab's arms do not change, said in the config (other_optimizers). With --one-model, the
+generator is trained through the discriminator's optimizers instead: two optimizers over one
+model's parameters (Muon beside AdamW), which is no other model.
 
-    python train_gan.py [--steps 40]
+    python train_gan.py [--steps 40] [--one-model]
 """
 import argparse
 
@@ -15,14 +17,19 @@ from torch.utils.data import DataLoader, TensorDataset
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--one-model", action="store_true")
     args = parser.parse_args()
     torch.manual_seed(0)
     real = DataLoader(TensorDataset(torch.randn(4096, 16)), batch_size=32, shuffle=True)
     noise = DataLoader(TensorDataset(torch.randn(4096, 8)), batch_size=32)
     discriminator = nn.Sequential(nn.Linear(16, 64), nn.LeakyReLU(0.2), nn.Linear(64, 1))
     generator = nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 16))
-    d_opt = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
-    g_opt = torch.optim.Adam(generator.parameters(), lr=2e-4)
+    if args.one_model:  # the discriminator's layers split between two optimizers
+        d_opt = torch.optim.Adam(discriminator[0].parameters(), lr=2e-4)
+        g_opt = torch.optim.SGD(discriminator[2].parameters(), lr=1e-2)
+    else:
+        d_opt = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
+        g_opt = torch.optim.Adam(generator.parameters(), lr=2e-4)
     bce = nn.BCEWithLogitsLoss()
     ones, zeros = torch.ones(32, 1), torch.zeros(32, 1)
     step = 0

@@ -132,6 +132,9 @@ struct LabMeasurements
     // Why the run stopped before it finished ("cancelled by Ctrl-C (SIGINT) in the fp32 arm
     // after step 7 of 22"), empty when it finished; and what it kept.
     std::string interrupted;
+    // A script that ended itself with this status (sys.exit(N), no exception or signal): it
+    // may have finished or stopped early by a check of its own.
+    std::optional<int> exitStatus;
     size_t keptSteps = 0;  // the measured steps (after the profiler's window)
     // A script's (kinetoscope profile): the median wall time (ns) of its measured steps, set
     // from kMeasuredStepsToCompare steps with a wall time on; and the steps it ran before its
@@ -147,8 +150,9 @@ struct LabMeasurements
         double perStepNs = 0;     // on average per step
         size_t steps = 0;         // the measured steps read
         int64_t every = 0;        // in bursts this many steps apart (0: none, or no interval)
-        double burstNs = 0;       // a burst's median time outside the phases (with `every`)
-        int64_t firstBurst = -1;  // the first burst's step number (with `every`)
+        double burstNs = 0;       // a burst's median time outside the phases
+        int64_t firstBurst = -1;  // the first burst's step number (-1: none); one burst alone
+                                  // (every 0): one step's, a one-off
     };
     std::optional<OutsidePhases> outsidePhases;
     size_t armsFinished = 0;

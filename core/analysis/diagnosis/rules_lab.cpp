@@ -454,12 +454,22 @@ void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out)
                  : o.share >= 0.25 ? Severity::Medium
                                    : Severity::Low;
     f.aboutWindow = true;
-    const std::string bursts = o.every > 0
-                                   ? format::duration(o.burstNs) + " every " +
-                                         format::counted(uint64_t(o.every), "step", "steps") +
-                                         " (steps " + std::to_string(o.firstBurst) + ", " +
-                                         std::to_string(o.firstBurst + o.every) + ", ...)"
-                                   : format::duration(o.perStepNs) + " a step on average";
+    const bool oneOff = o.every == 0 && o.firstBurst >= 0;
+    std::string bursts = format::duration(o.perStepNs) + " a step on average";
+    std::string how = ": work the loop does every step besides training (logging, .item() and "
+                      "printing, metrics, an EMA update)";
+    if (o.every > 0) {
+        bursts = format::duration(o.burstNs) + " every " +
+                 format::counted(uint64_t(o.every), "step", "steps") + " (steps " +
+                 std::to_string(o.firstBurst) + ", " + std::to_string(o.firstBurst + o.every) +
+                 ", ...)";
+        how = ", in bursts at one interval: work the loop does every " + std::to_string(o.every) +
+              " steps (validation, a checkpoint, an EMA model, logging)";
+    } else if (oneOff) {
+        bursts = format::duration(o.burstNs) + " of it in step " + std::to_string(o.firstBurst);
+        how = ", most of it in one step: a one-off the loop did once (a checkpoint, an "
+              "evaluation, a first save)";
+    }
     f.title = format::percent(o.share) +
               " of the measured steps' time is outside their training phases: " + bursts +
               " (measured)";
@@ -468,26 +478,22 @@ void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out)
         "the wait for data, the copy to the device, the forward, the backward and the "
         "optimizer's step, and whatever the script's loop does between them. Over " +
         format::counted(uint64_t(o.steps), "measured step", "measured steps") + ", " +
-        format::percent(o.share) + " of that time was none of the five phases" +
-        (o.every > 0
-             ? ", in bursts at one interval: work the loop does every " + std::to_string(o.every) +
-                   " steps (validation, a checkpoint, an EMA model, logging)"
-             : std::string(": work the loop does every step besides training "
-                           "(logging, .item() and printing, metrics, an EMA update)")) +
+        format::percent(o.share) + " of that time was none of the five phases" + how +
         ". The samples per second include it; the per-phase figures and the trace's window "
         "do not.";
     f.evidence.figures = {{"outside_phases_share", o.share, Unit::Fraction},
                           {"outside_phases_per_step_us", o.perStepNs / 1e3, Unit::Microseconds},
                           {"measured_steps", double(o.steps), Unit::Count}};
-    if (o.every > 0) {
+    if (o.every > 0)
         f.evidence.figures.push_back({"burst_every_steps", double(o.every), Unit::Count});
+    if (o.firstBurst >= 0)
         f.evidence.figures.push_back({"burst_us", o.burstNs / 1e3, Unit::Microseconds});
-    }
     f.gainMethod = "not a per-step cost of training: it says where the run's time went";
-    f.fix = o.every > 0 ? "If it is evaluation or a checkpoint, run it less often, on fewer "
-                          "batches, or in another process; profile it apart to make it cheaper."
-                        : "Move the per-step extra work out of the loop, or do it every N "
-                          "steps (a .item() or a print each step also waits for the device).";
+    f.fix = o.every > 0 || oneOff
+                ? "If it is evaluation or a checkpoint, run it less often, on fewer batches, or "
+                  "in another process; profile it apart to make it cheaper."
+                : "Move the per-step extra work out of the loop, or do it every N steps (a "
+                  ".item() or a print each step also waits for the device).";
     out.push_back(std::move(f));
 }
 
@@ -504,6 +510,26 @@ void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out)
     f.severity = Severity::High;
     f.aboutWindow = true;
     f.title = "The run did not finish: " + lab.interrupted;
+    if (lab.exitStatus) {
+        // Its own sys.exit (helper 47: a script that ran all its steps and returned 3 read
+        // "The run did not finish"): said as the script's end, which may or may not be early.
+        f.severity = Severity::Medium;
+        f.title = "The script ended itself: " + lab.interrupted + ", by its own sys.exit";
+        f.explanation =
+            "No exception and no signal ended it: the script chose its status. It may have run "
+            "every step it meant to (a status that reports a result), or stopped early by a "
+            "check of its own (a NaN loss, a signal handler that saves and exits); its output "
+            "says which. The session holds " +
+            format::counted(uint64_t(lab.keptSteps), "measured step", "measured steps") +
+            ", and the findings below rest on that much.";
+        f.evidence.figures = {{"measured_steps_kept", double(lab.keptSteps), Unit::Count},
+                              {"exit_status", double(*lab.exitStatus), Unit::Count}};
+        f.gainMethod = "not a per-step cost: it says how much of the run the session holds";
+        f.fix = "If it stopped early, its own output says why; for a whole run's figures, run "
+                "it to its end (kinetoscope profile --steps N bounds it).";
+        out.push_back(std::move(f));
+        return;
+    }
     const std::string steps =
         format::counted(uint64_t(lab.keptSteps), "measured step", "measured steps");
     f.explanation =

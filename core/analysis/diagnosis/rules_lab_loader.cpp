@@ -85,7 +85,11 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     if (!overCompute) {
         const size_t before = out.size();
         labWorkersOverSplit(*in.lab, *wait, *compute, out);
-        if (out.size() > before || share(*wait, step) < in.thresholds.dataloaderShare)
+        // A workers sweep through the run's own count that measured no gain has said it
+        // (more workers do not help): the share's advice of more workers would contradict it.
+        const bool sweptWithoutGain = in.lab->workersSweep && in.lab->workersSweep->ran >= 0;
+        if (out.size() > before || sweptWithoutGain ||
+            share(*wait, step) < in.thresholds.dataloaderShare)
             return;
     }
     Finding f;

@@ -128,9 +128,10 @@ class Loop(object):
         self.saw_optimizer = False
         self.saw_backward = False
         self.primary = None  # weakref: the optimizer whose step ends a step
-        # ids of the other optimizers that stepped (a GAN's second one): the models they
-        # train are not the model the lab's arms change (said in the config)
-        self.other_optimizers = set()
+        # id -> whether it trains another model, for each other optimizer that stepped (a
+        # GAN's second one trains its generator; Muon beside AdamW, the same model): the
+        # models they train are not the one the lab's arms change (said in the config)
+        self.other_optimizers = {}
         self.marker_kind = None  # "label" | "function": the first that fired
         self.marker_wrapped = False
         self.loaders = {}  # id(iterator) -> loader config strings (until config is sent)
@@ -772,8 +773,10 @@ class Loop(object):
         (once per optimizer): said in the config, and again if the config went."""
         if len(self.other_optimizers) >= 16:
             return
-        self.other_optimizers.add(id(optimizer))
-        if self.config_sent:
+        # (the model's own parameters in it: a second optimizer of the same model)
+        other_model = not self.finder.model_matches(optimizer)
+        self.other_optimizers[id(optimizer)] = other_model
+        if other_model and self.config_sent:
             self.probe.send_started(self.config())
 
     def on_marker_start(self):
@@ -813,8 +816,9 @@ class Loop(object):
         optimizer = self.primary() if self.primary is not None else None
         if optimizer is not None:
             config["optimizer"] = type(optimizer).__name__
-        if self.other_optimizers:
-            config["other_optimizers"] = str(len(self.other_optimizers))
+        others = sum(1 for other_model in self.other_optimizers.values() if other_model)
+        if others:
+            config["other_optimizers"] = str(others)
         if self.lab is not None:
             config.update(self.lab.config())
         if self.window.note:
