@@ -62,12 +62,12 @@ std::vector<DeviceSpan> deviceSpans(const TraceModel& model, const std::vector<S
 // far fewer CPU ops than the steps before it (its forward, without the backward and the
 // optimizer's step). It is dropped below 80 % of their median, as a last step short of
 // device work is (the median: a step before it that compiled or recompiled runs many
-// more). Four steps at the least (three before the last: a median that is no first step's,
-// which may hold one-off work), and the lower median of an even count.
+// more). Three steps at the least, and the lower median of an even count: of two steps
+// before the last, the smaller (the first may hold one-off work: Adam's state created).
 void dropUnfinishedHostStep(const TraceModel& model, StepDetection& detection)
 {
     std::vector<Step>& steps = detection.steps;
-    if (steps.size() < 4)
+    if (steps.size() < 3)
         return;
     std::vector<size_t> ops(steps.size(), 0);
     for (const Event& e : model.events()) {
