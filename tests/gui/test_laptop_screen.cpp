@@ -117,9 +117,13 @@ void checkFits(gui::MainWindow& window, const QString& where)
                             .arg(tooLarge(&window, laptopRoom).join(QStringLiteral("; ")))));
 }
 
-// Opens one document of the kind ("trace", "session", "compare", "job") and waits for it.
+// Shows the window and opens one document of the kind ("trace", "session", "compare", "job"),
+// waiting for both; null when either does not come.
 QWidget* openDocument(gui::MainWindow& window, const QString& kind, const QStringList& paths)
 {
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return nullptr;
     const auto waitFor = [](QSignalSpy& spy) {
         return QTest::qWaitFor([&] { return spy.count() == 1; }, 120'000);
     };
@@ -283,8 +287,6 @@ private Q_SLOTS:
         QFETCH(QString, kind);
         QFETCH(QStringList, paths);
         gui::MainWindow window;
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
         QWidget* opened = openDocument(window, kind, paths);
         QVERIFY(opened);
         QVERIFY2(window.problems().isEmpty(),
@@ -304,8 +306,6 @@ private Q_SLOTS:
         QFETCH(QString, kind);
         QFETCH(QStringList, paths);
         gui::MainWindow window;
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
         QWidget* opened = openDocument(window, kind, paths);
         QVERIFY(opened);
         auto* pages = qobject_cast<QTabWidget*>(opened);
