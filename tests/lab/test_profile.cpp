@@ -48,7 +48,8 @@ session::Session loaded(const QString& folder)
 
 // The id of the diagnosis's first finding that is not about the window itself (what the
 // trace is, a run that did not finish).
-std::string leadingFinding(const QString& folder)
+// The first finding not about the window: its id, or with `title`, "id: title".
+std::string leadingFinding(const QString& folder, bool title = false)
 {
     const test::CliRun d =
         test::runCli({"diagnose", (folder + "/session.kinetoscope.json").toStdString(), "--json"});
@@ -57,7 +58,7 @@ std::string leadingFinding(const QString& folder)
         return "(diagnose failed: " + d.err + ")";
     for (const nlohmann::json& f : j.value("findings", nlohmann::json::array()))
         if (!f.value("about_window", false))
-            return f.value("id", "");
+            return f.value("id", "") + (title ? ": " + f.value("title", "") : std::string());
     return {};
 }
 
@@ -114,11 +115,15 @@ private Q_SLOTS:
         const session::Session w = loaded(folder("workers"));
         QVERIFY(w.dataLoaderMs && w.computeMs);
         QVERIFY2(*w.dataLoaderMs < *w.computeMs, std::to_string(*w.dataLoaderMs).c_str());
-        // The measured wait no longer leads. (The three profiled steps right after the warm-up
-        // can still catch four workers on two shared cores behind: the trace's own
-        // dataloader-bound reading of that window is not asserted here.)
-        const std::string workersLead = leadingFinding(folder("workers"));
-        QVERIFY2(workersLead != "dataloader-bound-measured", workersLead.c_str());
+        // The measured wait is no longer over the compute. Four workers on two shared cores
+        // can still leave a share of each step waiting, which is said as that share, never as
+        // a wait over the compute. (The three profiled steps right after the warm-up can
+        // still catch the workers behind: the trace's own reading is not asserted here.)
+        const std::string workersLead = leadingFinding(folder("workers"), true);
+        QVERIFY2(!workersLead.starts_with("dataloader-bound-measured") ||
+                     (workersLead.find("more than its compute") == std::string::npos &&
+                      workersLead.find(" of the step (measured)") != std::string::npos),
+                 workersLead.c_str());
     }
 
     // No optimizer: the steps are the model's forward calls under inference mode.
