@@ -57,6 +57,7 @@ with open(INTERRUPTED, "w") as _f:
 CHDIR_TO = harness.temp_dir("kinetoscope-chdir-")
 SPLIT_TIMING = os.path.join(harness.temp_dir("kinetoscope-split-"), "forward.json")
 CLOSURE_TIMING = os.path.join(os.path.dirname(SPLIT_TIMING), "closure.json")
+GAN_TIMING = os.path.join(os.path.dirname(SPLIT_TIMING), "gan.json")
 LBFGS_TIMING = os.path.join(os.path.dirname(SPLIT_TIMING), "lbfgs.json")
 
 WINDOW = {"skip": 3, "active": 2}
@@ -156,7 +157,8 @@ RUNS = {
     "manual_sgd_bare": (["manual_sgd.py", "--steps", "400"], None, {"probe": False}),
     "manual_sgd_two": (["manual_sgd.py", "--steps", "400", "--two-models"], {"skip": 2, "active": 2}, {}),
     # a GAN: two models, each with an optimizer of its own
-    "gan": (["train_gan.py", "--steps", "30"], {"skip": 2, "active": 0}, {}),
+    "gan": (["train_gan.py", "--steps", "30", "--timing-out", GAN_TIMING],
+            {"skip": 2, "active": 0}, {}),
     "gan_one_model": (["train_gan.py", "--steps", "30", "--one-model"], {"skip": 2, "active": 0}, {}),
     # a persistent fork worker and an os.fork child made inside the window (steps 2-4)
     "fork_in_window": (["fork_in_window.py", "--steps", "12", "--validate-at", "3"],
@@ -407,6 +409,22 @@ class Phases(unittest.TestCase):
         script_ms = statistics.median(own[2:12]) * 1e3
         self.assertGreater(probe_ms, 0.8 * script_ms, (probe_ms, script_ms, run.explain()))
         harness.check_loss_reads(self, steps, 0, 5)  # the four chunks' losses summed: one loss
+
+    def test_a_second_model_s_update_leaves_the_model_unhooked(self):
+        # The generator's backward follows no batch: not a sign of a forward without a batch
+        # of its own (which needs a hook on the model, its every call down torch's slower
+        # path: +12 % on this loop), since its own optimizer steps next. The model stays
+        # unhooked; the forwards, both models', run from the batch and before that backward.
+        run = result("gan")
+        self.assertEqual(run.returncode, 0, run.explain())
+        with open(GAN_TIMING) as f:
+            own = json.load(f)
+        self.assertEqual(own["hooks"], {"discriminator": 0, "generator": 0}, run.explain())
+        steps = run.steps()
+        self.assertEqual([row[2] for row in steps], [0.0] * len(steps))  # h2d: on the CPU
+        probe_ms = statistics.median(row[3] for row in steps)
+        script_ms = statistics.median(own["forward_s"][2:30]) * 1e3
+        self.assertGreater(probe_ms, 0.8 * script_ms, (probe_ms, script_ms, run.explain()))
 
     def test_a_closure_s_forward_and_backward_are_not_the_optimizer_s(self):
         # The closure runs inside optimizer.step: its time was counted twice, as forward

@@ -3,11 +3,15 @@ backward calls an iteration (the discriminator's step first), batches from two D
 zipped. The probe's steps end at the first optimizer's step; the second trains a model the
 lab's arms do not change, said in the config (other_optimizers). With --one-model, the
 generator is trained through the discriminator's optimizers instead: two optimizers over one
-model's parameters (Muon beside AdamW), which is no other model.
+model's parameters (Muon beside AdamW), which is no other model. --timing-out writes the
+seconds of each iteration's forwards (both models', as the script times them) and the
+forward hooks each model holds at the end.
 
-    python train_gan.py [--steps 40] [--one-model]
+    python train_gan.py [--steps 40] [--one-model] [--timing-out forward.json]
 """
 import argparse
+import json
+import time
 
 import torch
 from torch import nn
@@ -18,6 +22,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--one-model", action="store_true")
+    parser.add_argument("--timing-out", default=None)
     args = parser.parse_args()
     torch.manual_seed(0)
     real = DataLoader(TensorDataset(torch.randn(4096, 16)), batch_size=32, shuffle=True)
@@ -33,14 +38,19 @@ def main():
     bce = nn.BCEWithLogitsLoss()
     ones, zeros = torch.ones(32, 1), torch.zeros(32, 1)
     step = 0
+    forwards = []  # seconds per iteration
     while step < args.steps:
         for (x,), (z,) in zip(real, noise):
+            started = time.perf_counter()
             fake = generator(z)
             d_loss = bce(discriminator(x), ones) + bce(discriminator(fake.detach()), zeros)
+            forward_s = time.perf_counter() - started
             d_opt.zero_grad(set_to_none=True)
             d_loss.backward()
             d_opt.step()
+            started = time.perf_counter()
             g_loss = bce(discriminator(fake), ones)
+            forwards.append(forward_s + time.perf_counter() - started)
             g_opt.zero_grad(set_to_none=True)
             g_loss.backward()
             g_opt.step()
@@ -48,6 +58,11 @@ def main():
             if step == args.steps:
                 break
     print("trained %d steps" % step)
+    if args.timing_out:
+        hooks = {name: len(model._forward_pre_hooks) + len(model._forward_hooks)
+                 for name, model in (("discriminator", discriminator), ("generator", generator))}
+        with open(args.timing_out, "w") as f:
+            json.dump({"forward_s": forwards, "hooks": hooks}, f)
 
 
 if __name__ == "__main__":

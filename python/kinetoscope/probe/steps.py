@@ -73,7 +73,7 @@ class Loop(object):
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
         "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls", "batches",
-        "other_batches", "closure_calls",
+        "other_batches", "closure_calls", "unopened_backward",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -144,6 +144,10 @@ class Loop(object):
         self.depth = 0  # module call depth while discovering (training thread)
         self.batch_opens_forward = False  # the model has no pre hook: its forward is timed
         # from the batch (forward_from_batch); set by the finder
+        # A backward that no batch's forward preceded ran in this step, its reading waiting
+        # for the next optimizer step (on_backward_start): the host seconds from the step's
+        # start to it (the forward of another model's update, if that is what it is), or None
+        self.unopened_backward = None
         self.backward_depth = 0
         self.scaled_loss = None  # weakrefs (scaled, loss) of GradScaler.scale's last call
         self.headroom = Headroom()  # the recursion limit, raised by our hooks' frames
@@ -561,10 +565,18 @@ class Loop(object):
                 self._add(FORWARD, forward_open, now)
             self.forward_open = None
         elif self.batch_opens_forward:
-            # A forward that no batch of its own preceded (a batch split into chunks, batches
-            # fetched ahead, one fetched under no_grad): from now on the model's own hook
-            # times the forward. (This one is not timed.)
-            self.finder.hook_forward()
+            # A backward that no batch's forward preceded. Another model's update (a GAN's
+            # generator, whose optimizer steps next) needs nothing; a forward without a
+            # batch of its own (a batch split into chunks, batches fetched ahead, one fetched
+            # under no_grad) needs the model's own hook to be timed, which costs every call
+            # of the model a slower path. Decided at the next optimizer step, or here at a
+            # second such backward (_unopened_backward_ends). (Host clock: the model is on
+            # the CPU.)
+            if self.unopened_backward is not None:
+                self.unopened_backward = None
+                self.finder.hook_forward()
+            else:
+                self.unopened_backward = now - self.boundary
         self.depth = 0  # (the module depth counts only while the finder discovers)
         self.model_calls = 0
         if self.headroom.lent:
@@ -756,6 +768,8 @@ class Loop(object):
                 self.optimizer_open = None
             self.closure_calls = -1
             primary = self.primary() if self.primary is not None else None
+            if self.unopened_backward is not None:
+                self._unopened_backward_ends(primary is optimizer or primary is None)
             if primary is not optimizer:
                 if primary is not None:
                     # another optimizer (a GAN's second one): the first ends steps
@@ -767,6 +781,22 @@ class Loop(object):
                 self.end()
         except Exception as exc:
             self.fault(exc)
+
+    def _unopened_backward_ends(self, ends_step):
+        """An optimizer stepped after a backward that no batch's forward preceded: when it
+        is the one that ends steps, that backward's forward had no batch of its own, and the
+        model's hook times forwards from now on (that forward is not timed); another
+        optimizer's step says the backward was its own update (a GAN's generator): the time
+        from the step's start to that backward was its forward (the models' forwards count
+        as one phase)."""
+        seconds = self.unopened_backward
+        self.unopened_backward = None
+        if not self.batch_opens_forward:
+            return
+        if ends_step:
+            self.finder.hook_forward()
+        else:
+            self.forward_s += seconds
 
     def _another_optimizer(self, optimizer):
         """An optimizer other than the one whose step ends a step trains a model of its own
