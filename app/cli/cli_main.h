@@ -9,13 +9,13 @@
 
 namespace kinetoscope::cli {
 
-// 130: stopped by Ctrl-C (128 + SIGINT, as a shell reports it), what was measured kept.
+// A lab stopped by a signal ends with 128 + that signal, as a shell reports it (130 for
+// Ctrl-C), what was measured kept: InterruptCancels::exitCode().
 enum ExitCode : int
 {
     kExitOk = 0,
     kExitFindings = 1,
-    kExitBadInput = 2,
-    kExitInterrupted = 130
+    kExitBadInput = 2
 };
 
 int run(int argc, char** argv);

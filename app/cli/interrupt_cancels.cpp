@@ -1,13 +1,18 @@
 #include "app/cli/interrupt_cancels.h"
 
+#include <cstring>
+
 namespace kinetoscope::cli {
 
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};  // the first signal that set g_interrupted
 
-void onInterrupt(int)
+void onSignal(int signal)
 {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, signal);
     g_interrupted = true;
 }
 
@@ -15,22 +20,46 @@ void onInterrupt(int)
 
 InterruptCancels::InterruptCancels()
 {
+    g_signal = 0;
     struct sigaction action
     {
     };
-    action.sa_handler = onInterrupt;
+    action.sa_handler = onSignal;
+    action.sa_flags = SA_RESTART;
     ::sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &m_previous);
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+        ::sigaction(kSignals[i], nullptr, &m_previous[i]);
+        if (m_previous[i].sa_handler != SIG_IGN)
+            ::sigaction(kSignals[i], &action, nullptr);
+    }
 }
 
 InterruptCancels::~InterruptCancels()
 {
-    ::sigaction(SIGINT, &m_previous, nullptr);
+    for (size_t i = 0; i < kSignals.size(); ++i)
+        ::sigaction(kSignals[i], &m_previous[i], nullptr);
 }
 
 std::atomic<bool>& InterruptCancels::flag()
 {
     return g_interrupted;
+}
+
+std::string InterruptCancels::cancelledBy()
+{
+    const int signal = g_signal.load();
+    if (signal == 0)
+        return {};
+    if (signal == SIGINT)
+        return "Ctrl-C (SIGINT)";
+    const char* abbreviation = ::sigabbrev_np(signal);
+    return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
+int InterruptCancels::exitCode()
+{
+    const int signal = g_signal.load();
+    return 128 + (signal == 0 ? SIGINT : signal);
 }
 
 }  // namespace kinetoscope::cli

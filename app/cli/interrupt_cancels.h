@@ -1,12 +1,18 @@
 #pragma once
-// Ctrl-C while a lab runs (`kinetoscope run`, `kinetoscope profile --lab`): cancel it (the
-// run in flight saves and stops after its step) instead of dying with it.
+// A signal that would end this process while a lab runs (`kinetoscope run`, `kinetoscope
+// profile --lab` or `--scaling`): Ctrl-C's SIGINT, timeout's or a scheduler's SIGTERM, a
+// closed terminal's SIGHUP, Slurm's `--signal` SIGUSR1... cancels the lab (the run in
+// flight saves and stops after its step) instead of ending this process with the run's
+// script, in a process group of its own, left running without its launcher.
+#include <array>
 #include <atomic>
 #include <csignal>
+#include <string>
 
 namespace kinetoscope::cli {
 
-// SIGINT sets flag() for as long as this object lives; the previous handler comes back after.
+// The signals set flag() for as long as this object lives; the previous handlers come back
+// after. One this process was started with ignored (nohup's SIGHUP) stays ignored.
 class InterruptCancels
 {
 public:
@@ -17,11 +23,15 @@ public:
 
     // Set by the handler; the caller clears it before a run and hands it to the run's cancel.
     static std::atomic<bool>& flag();
+    // What cancelled the run: "Ctrl-C (SIGINT)", "SIGTERM"...; empty while none came.
+    static std::string cancelledBy();
+    // 128 + the signal that cancelled the run, as a shell reports a command it ended.
+    static int exitCode();
 
 private:
-    struct sigaction m_previous
-    {
-    };
+    static constexpr std::array<int, 10> kSignals{SIGINT,  SIGQUIT, SIGTERM, SIGHUP,    SIGUSR1,
+                                                  SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
+    std::array<struct sigaction, kSignals.size()> m_previous{};
 };
 
 }  // namespace kinetoscope::cli

@@ -79,11 +79,12 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
                     : point.error)
             << std::endl;
     };
-    // The runs have process groups of their own: only this process hears the terminal's Ctrl-C.
+    // The runs have process groups of their own: only this process hears the terminal's Ctrl-C,
+    // and a signal sent to it alone (SIGTERM) ends nothing of theirs: each cancels the lab.
     std::atomic<bool>& cancel = InterruptCancels::flag();
     cancel = false;
     callbacks.cancel = &cancel;
-    callbacks.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
+    callbacks.cancelledBy = InterruptCancels::cancelledBy;
     const lab::ScriptLabResult result = [&] {
         const InterruptCancels interruptCancels;
         return lab::runScriptLab(c, callbacks);
@@ -98,7 +99,7 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
     }
     if (!result.run.ok) {
         err << "kinetoscope profile: " << result.run.error << "\n";
-        return cancel ? kExitInterrupted : kExitBadInput;
+        return cancel ? InterruptCancels::exitCode() : kExitBadInput;
     }
     if (!s.tracePath.empty() || !s.steps.empty()) {
         out << "\n";

@@ -23,7 +23,7 @@ int runScalingCommand(const scaling::RunConfig& c, std::ostream& out, std::ostre
     std::atomic<bool>& cancel = InterruptCancels::flag();
     cancel = false;
     callbacks.run.cancel = &cancel;
-    callbacks.run.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
+    callbacks.run.cancelledBy = InterruptCancels::cancelledBy;
     const scaling::RunOutcome outcome = [&] {
         const InterruptCancels interruptCancels;
         return scaling::runStudy(c, callbacks, [&err](int worldSize, const std::string& folder) {
@@ -39,7 +39,7 @@ int runScalingCommand(const scaling::RunConfig& c, std::ostream& out, std::ostre
     if (measured)
         out << "\nstudy: " << outcome.studyPath << "\n";
     if (outcome.cancelled)
-        return kExitInterrupted;
+        return InterruptCancels::exitCode();
     return measured ? kExitOk : kExitBadInput;
 }
 

@@ -65,7 +65,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     std::atomic<bool>& interrupted = InterruptCancels::flag();
     interrupted = false;
     callbacks.cancel = &interrupted;
-    callbacks.cancelledBy = [] { return std::string("Ctrl-C (SIGINT)"); };
+    callbacks.cancelledBy = InterruptCancels::cancelledBy;
     const lab::RunResult result = [&] {
         const InterruptCancels interruptCancels;
         return lab::runEngine(c, callbacks);
@@ -81,7 +81,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             << " (kinetoscope memory reads it)\n";
     if (!result.ok) {
         err << "kinetoscope run: " << result.error << '\n';
-        return interrupted ? kExitInterrupted : kExitBadInput;
+        return interrupted ? InterruptCancels::exitCode() : kExitBadInput;
     }
     if (!result.session.tracePath.empty()) {
         out << "\n";

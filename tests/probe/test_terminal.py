@@ -1,5 +1,6 @@
 """Ctrl-C at a terminal on `kinetoscope profile -- python train_mlp.py` (issue 51), and
-signals from outside (a process group's, the launcher's alone, one ignored at launch).
+signals from outside (a process group's, the launcher's alone, one ignored at launch;
+one to a lab's launcher).
 
 The launcher runs in a pseudo-terminal of its own, as a shell would run it: the session
 leader with the terminal as its controlling one. ^C written to the terminal makes the
@@ -196,6 +197,77 @@ class SignalsFromOutside(unittest.TestCase):
         code, shown = finish(process, shown)
         self.assertEqual(code, -signal.SIGKILL, shown)  # as the script's caller would have seen
         self.assertIn("the script was killed by SIGKILL", shown, shown)
+
+
+def alive(pid):
+    """Whether pid is a process that has not ended (a zombie has ended)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@unittest.skipUnless(CLI and os.access(CLI, os.X_OK), "KINETOSCOPE_CLI names no kinetoscope binary")
+class SignalsToALab(unittest.TestCase):
+    """`kinetoscope profile --lab`: each run's script has a process group of its own, so a
+    signal sent to the launcher alone (SIGTERM from a scheduler, SIGHUP from a closed
+    terminal) reaches no script. It cancels the lab as Ctrl-C does: the launcher died by it
+    and left the run's script running on, its --steps bound gone with the probe's launcher."""
+
+    def cancel_by(self, signal_number):
+        folder = tempfile.mkdtemp(prefix="kinetoscope-lab-signal-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        out = os.path.join(folder, "lab")
+        shown_path = os.path.join(folder, "shown.txt")  # a file: nothing blocks on a full pipe
+        with open(shown_path, "wb") as shown_file:
+            process = subprocess.Popen(
+                [CLI, "profile", "--lab", "--arms", "fp32", "--no-samples", "--steps", "1000000",
+                 "--skip", "3", "--out", out, "--", PYTHON, os.path.join(HERE, "train_mlp.py"),
+                 "--steps-total", "1000000", "--log-every", "20"],
+                stdout=shown_file, stderr=subprocess.STDOUT, start_new_session=True,
+                env=dict(os.environ, OMP_NUM_THREADS="1"))
+        log = os.path.join(out, "runs", "fp32", "output.log")
+        script = None
+        try:
+            deadline = time.monotonic() + TIMEOUT_S
+            while script is None and time.monotonic() < deadline and process.poll() is None:
+                time.sleep(0.2)
+                if os.path.exists(log):
+                    with open(log) as f:
+                        if f.read().count("loss") < 3:  # step 40 and on
+                            continue
+                    with open("/proc/%d/task/%d/children" % (process.pid, process.pid)) as f:
+                        script = int(f.read().split()[0])
+            if script is not None:
+                os.kill(process.pid, signal_number)
+                process.wait(timeout=TIMEOUT_S)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if script is not None and alive(script):  # an orphan left by the launcher
+                os.kill(script, signal.SIGKILL)
+        with open(shown_path, encoding="utf-8", errors="replace") as f:
+            shown = f.read()
+        self.assertIsNotNone(script, shown)
+        return process.returncode, shown, script, out
+
+    def assert_cancelled(self, signal_number, name):
+        code, shown, script, out = self.cancel_by(signal_number)
+        self.assertEqual(code, 128 + signal_number, shown)  # ended by choice, as a shell says it
+        self.assertFalse(alive(script), "the run's script outlived its launcher\n" + shown)
+        self.assertIn("kinetoscope profile: cancelled by %s in the fp32 run" % name, shown, shown)
+        with open(os.path.join(out, "session.kinetoscope.json")) as f:
+            session = json.load(f)
+        self.assertIn("cancelled by %s" % name, session.get("interrupted", ""), shown)
+        self.assertGreaterEqual(len(session.get("steps") or []), 30, shown)  # step 40 and on
+
+    def test_sigterm_to_the_launcher_cancels_the_lab(self):
+        self.assert_cancelled(signal.SIGTERM, "SIGTERM")
+
+    def test_sighup_to_the_launcher_cancels_the_lab(self):
+        self.assert_cancelled(signal.SIGHUP, "SIGHUP")
 
 
 if __name__ == "__main__":
