@@ -4,10 +4,12 @@ zipped. The probe's steps end at the first optimizer's step; the second trains a
 lab's arms do not change, said in the config (other_optimizers). With --one-model, the
 generator is trained through the discriminator's optimizers instead: two optimizers over one
 model's parameters (Muon beside AdamW), which is no other model. --timing-out writes the
-seconds of each iteration's forwards (both models', as the script times them) and the
-forward hooks each model holds at the end.
+seconds of each iteration's forwards (both models', as the script times them) and of its
+fetch of the two batches, and the forward hooks each model holds at the end.
+--real-delay-ms makes each batch of real samples that much slower to assemble.
 
     python train_gan.py [--steps 40] [--one-model] [--timing-out forward.json]
+                        [--real-delay-ms 0]
 """
 import argparse
 import json
@@ -15,7 +17,7 @@ import time
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset, default_collate
 
 
 def main():
@@ -23,9 +25,16 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--one-model", action="store_true")
     parser.add_argument("--timing-out", default=None)
+    parser.add_argument("--real-delay-ms", type=float, default=0.0)
     args = parser.parse_args()
     torch.manual_seed(0)
-    real = DataLoader(TensorDataset(torch.randn(4096, 16)), batch_size=32, shuffle=True)
+
+    def slow_collate(samples):
+        time.sleep(args.real_delay_ms / 1e3)
+        return default_collate(samples)
+
+    real = DataLoader(TensorDataset(torch.randn(4096, 16)), batch_size=32, shuffle=True,
+                      collate_fn=slow_collate if args.real_delay_ms > 0 else None)
     noise = DataLoader(TensorDataset(torch.randn(4096, 8)), batch_size=32)
     discriminator = nn.Sequential(nn.Linear(16, 64), nn.LeakyReLU(0.2), nn.Linear(64, 1))
     generator = nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 16))
@@ -38,9 +47,16 @@ def main():
     bce = nn.BCEWithLogitsLoss()
     ones, zeros = torch.ones(32, 1), torch.zeros(32, 1)
     step = 0
-    forwards = []  # seconds per iteration
+    forwards, fetches = [], []  # seconds per iteration
     while step < args.steps:
-        for (x,), (z,) in zip(real, noise):
+        batches = zip(real, noise)
+        while True:
+            started = time.perf_counter()
+            try:
+                (x,), (z,) = next(batches)
+            except StopIteration:
+                break
+            fetches.append(time.perf_counter() - started)
             started = time.perf_counter()
             fake = generator(z)
             d_loss = bce(discriminator(x), ones) + bce(discriminator(fake.detach()), zeros)
@@ -62,7 +78,7 @@ def main():
         hooks = {name: len(model._forward_pre_hooks) + len(model._forward_hooks)
                  for name, model in (("discriminator", discriminator), ("generator", generator))}
         with open(args.timing_out, "w") as f:
-            json.dump({"forward_s": forwards, "hooks": hooks}, f)
+            json.dump({"forward_s": forwards, "fetch_s": fetches, "hooks": hooks}, f)
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ class Loop(object):
         "total", "window_due", "cuda", "tid", "primary", "marker", "finder",
         "dynamo_tracing", "announced", "saw_backward", "saw_optimizer", "_grad_enabled",
         "_tensor", "_modes_active", "scaled_loss", "headroom", "model_calls", "batches",
-        "other_batches", "closure_calls", "unopened_backward",
+        "other_batches", "other_grad_s", "partner_s", "closure_calls", "unopened_backward",
         # the rest
         "probe", "torch", "_clocks", "skip", "active", "limit", "window", "memory", "mode",
         "cleanup_pending", "cancel_at", "steps_from", "device", "marker_kind",
@@ -161,6 +161,11 @@ class Loop(object):
         self.batches = 0  # the feeding iterator's batches in the step
         self.other_s = 0.0  # seconds in other iterators' since the model's last forward
         self.other_batches = 0  # and their batches
+        # Of the other iterators' seconds since the model's last forward, those fetched with
+        # grad enabled (a training batch, not a validation's under no_grad): all of them
+        # (partner_s; batches zipped from two loaders, a GAN's images and noise, are the
+        # step's data too), and the last other iterator's alone (other_grad_s, in other_s).
+        self.partner_s = self.other_grad_s = 0.0
         # host clock: seconds per timed phase (attributes, not a list: the cheapest to add to)
         self.h2d_s = self.forward_s = self.backward_s = self.optimizer_s = 0.0
         if self.timing is not None:
@@ -466,8 +471,12 @@ class Loop(object):
             if src != self.last_src:
                 self.other_s = 0.0  # only the last other iterator's batches may be adopted
                 self.other_batches = 0
+                self.other_grad_s = 0.0
             self.other_s += ended - started
             self.other_batches += 1
+            if self._grad_enabled():
+                self.partner_s += ended - started
+                self.other_grad_s += ended - started
         self.last_src = src
         timing = self.timing
         if timing is None:
@@ -523,12 +532,17 @@ class Loop(object):
         self.next_end = None
 
     def _batch_fed_model(self):
-        """The last batch went into the model: its iterator is the one that feeds it."""
+        """The last batch went into the model: its iterator is the one that feeds it (its
+        batches are counted), and the training batches other iterators gave since the last
+        forward were fetched for it too (their time is the step's data)."""
+        partners_s = self.partner_s
         if self.last_src != self.src:
             self.src = self.last_src  # a new epoch's iterator, or the first
             self.data_s += self.other_s
             self.batches += self.other_batches
-        self.other_s = 0.0
+            partners_s -= self.other_grad_s  # (in other_s)
+        self.data_s += partners_s
+        self.other_s = self.partner_s = self.other_grad_s = 0.0
         self.other_batches = 0
 
     def on_forward_post(self, module, discovering):
