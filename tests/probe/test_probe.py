@@ -70,6 +70,11 @@ RUNS = {
                 "--dataset-size", "256", "--keep-iterators"], {"skip": 2, "active": 0}, {}),
     "slow_data_bare": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], None,
                        {"probe": False}),
+    # an error out of the DataLoader, and one out of backward, in a measured step
+    "raise_data": (["raising_loop.py", "--raise-in", "data"], {"skip": 2, "active": 0}, {}),
+    "raise_data_bare": (["raising_loop.py", "--raise-in", "data"], None, {"probe": False}),
+    "raise_backward": (["raising_loop.py", "--raise-in", "backward"], {"skip": 2, "active": 0}, {}),
+    "raise_backward_bare": (["raising_loop.py", "--raise-in", "backward"], None, {"probe": False}),
     # the same samples from 4 forked workers, and a model whose step (~10 ms) is longer
     # than the 4 ms a batch takes the four: the queue stays full after warm-up
     "slow_data_fork4": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "30",
@@ -984,6 +989,19 @@ class Isolation(unittest.TestCase):
             stderr = result(name).stderr
             self.assertNotIn("kinetoscope probe", stderr, name)
             self.assertNotIn(os.path.join("python", "kinetoscope"), stderr, name)  # no warning of ours
+
+    def test_the_scripts_traceback_is_as_without_the_probe(self):
+        # The probe's wrappers stood in the traceback of an error raised through them (the
+        # DataLoader's __next__, torch.autograd.backward): a kinetoscope file, with its line,
+        # in the user's own failure, where it read as a cause.
+        for name in ("raise_data", "raise_backward"):
+            with_probe, bare = result(name), result(name + "_bare")
+            self.assertEqual(with_probe.returncode, 1, with_probe.explain())
+            self.assertEqual(bare.returncode, 1, bare.explain())
+            own = with_probe.stderr[with_probe.stderr.index("Traceback"):]
+            self.assertEqual(own, bare.stderr[bare.stderr.index("Traceback"):], name)
+            self.assertNotIn(os.path.join("kinetoscope", "probe"), own, name)
+            self.assertEqual(with_probe.steps()[-1][0], 5, with_probe.explain())  # measured
 
     def test_fork_workers_stay_silent(self):
         run = result("slow_data_fork4")

@@ -9,6 +9,7 @@ script's own `except`.
 """
 import os
 import signal
+import sys
 
 
 def one_line(exc, limit=200):
@@ -66,3 +67,14 @@ def raised_by_signal_handler(exc):
             return True
         traceback = traceback.tb_next
     return False
+
+
+def leave_out_own_frame(exc):
+    """For a wrapper of the probe's, between the script and torch, that passes an exception
+    on (`except BaseException as exc: leave_out_own_frame(exc); raise`): the wrapper's own
+    line goes off the exception's traceback (a bare `raise` adds none back), so the script's
+    traceback reads as it does without the probe (a DataLoader's error, an error in
+    backward, an out-of-memory there), with no kinetoscope file in it to suspect."""
+    traceback = exc.__traceback__
+    if traceback is not None and traceback.tb_frame is sys._getframe(1):
+        exc.__traceback__ = traceback.tb_next

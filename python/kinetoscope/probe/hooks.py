@@ -15,9 +15,10 @@
 Every wrapper first checks that the loop is live and that this is the training thread
 (one comparison, `loop.hot == get_ident()`, once the step has begun); else it is the
 original call and nothing more. The script's own exceptions raised through
-a wrapper (StopIteration at an epoch's end, an error in backward) propagate unchanged: the
-original call is never inside a try of ours. A fault in our own code turns the step loop
-off (one line on stderr) and the call goes on.
+a wrapper (StopIteration at an epoch's end, an error in backward) propagate unchanged, the
+same objects, with the wrapper's line left out of their tracebacks
+(faults.leave_out_own_frame): a traceback reads as in the bare run. A fault in our own
+code turns the step loop off (one line on stderr) and the call goes on.
 """
 import functools
 import importlib
@@ -50,25 +51,29 @@ def _install_dataloader(loop, torch):
     original_next = iterator_type.__next__
 
     def __next__(self):
-        if loop.hot != get_ident():
-            if not loop.live or not loop.mine():
-                if loop.cleanup_pending:
-                    loop.cleanup()
-                return original_next(self)
-            if not loop.begun:
+        try:
+            if loop.hot != get_ident():
+                if not loop.live or not loop.mine():
+                    if loop.cleanup_pending:
+                        loop.cleanup()
+                    return original_next(self)
+                if not loop.begun:
+                    try:
+                        loop.begin()
+                    except Exception as exc:
+                        loop.fault(exc)
+            started = perf_counter()
+            batch = original_next(self)
+            ended = perf_counter()
+            if loop.live:
                 try:
-                    loop.begin()
+                    loop.on_batch(self, started, ended, batch)
                 except Exception as exc:
                     loop.fault(exc)
-        started = perf_counter()
-        batch = original_next(self)
-        ended = perf_counter()
-        if loop.live:
-            try:
-                loop.on_batch(self, started, ended, batch)
-            except Exception as exc:
-                loop.fault(exc)
-        return batch
+            return batch
+        except BaseException as exc:  # (StopIteration at each epoch's end too)
+            faults.leave_out_own_frame(exc)
+            raise
 
     functools.update_wrapper(__next__, original_next)
     iterator_type.__next__ = __next__
@@ -77,7 +82,11 @@ def _install_dataloader(loop, torch):
     original_iter = loader_type.__iter__
 
     def __iter__(self):
-        iterator = original_iter(self)
+        try:
+            iterator = original_iter(self)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         if loop.live and loop.mine():
             try:
                 loop.on_loader_iter(self, iterator)
@@ -125,7 +134,11 @@ def _install_compile(loop, torch, backward):
                     autograd.backward = functools.update_wrapper(disable(backward), backward)
             except Exception as exc:
                 faults.pass_on_scripts(exc)  # else unshielded: the bare run's graphs, plus ours
-        result = original_compile(*args, **kwargs)
+        try:
+            result = original_compile(*args, **kwargs)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         target = args[0] if args else kwargs.get("model")
         # torch.compile(fullgraph=True, ...) is a decorator: it calls torch.compile again
         # (this wrapper, by its global name) with what it decorates.
@@ -159,7 +172,11 @@ def _wrap_scale(loop, torch, scaler_type):
     tensor_type = torch.Tensor
 
     def scale(self, outputs):
-        scaled = original_scale(self, outputs)
+        try:
+            scaled = original_scale(self, outputs)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         if (scaled is not outputs and outputs.__class__ is tensor_type and not tracing()
                 and loop.hot == get_ident()):
             try:
@@ -194,10 +211,18 @@ def _install_marker_label(loop, torch):
                 loop.on_marker_start()
             except Exception as exc:
                 loop.fault(exc)
-        return original_enter(self)
+        try:
+            return original_enter(self)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
 
     def __exit__(self, exc_type, exc_value, traceback):
-        result = original_exit(self, exc_type, exc_value, traceback)
+        try:
+            result = original_exit(self, exc_type, exc_value, traceback)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         if exc_type is None and loop.live and getattr(self, "name", None) == name and loop.mine():
             try:
                 loop.on_marker_end("label")
@@ -232,7 +257,11 @@ def wrap_marker_function(loop):
                 loop.on_marker_start()
             except Exception as exc:
                 loop.fault(exc)
-        result = function(*args, **kwargs)
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         if loop.live and loop.mine():
             try:
                 loop.on_marker_end("function")

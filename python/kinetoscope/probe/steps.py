@@ -890,6 +890,9 @@ def _timed_closure(loop, closure):
         loop.on_closure_start()
         try:
             return closure(*args, **kwargs)
+        except BaseException as exc:
+            faults.leave_out_own_frame(exc)
+            raise
         finally:
             loop.on_closure_end()
     return closure_timed
