@@ -1,7 +1,7 @@
 #pragma once
 // The `kinetoscope` command line: dispatches sub-commands (see DESIGN.md, "The CLI
 // contract"). Exit codes: 0 success, 1 findings above --fail-on, 2 bad input or usage,
-// 130 interrupted.
+// 128 + N a lab cancelled by signal N (130: Ctrl-C).
 #include <iosfwd>
 #include <string>
 #include <string_view>

@@ -174,7 +174,8 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "The runs' outputs go to DIR/runs/NAME/output.log; the lab's session to DIR. The script\n"
      "runs once per arm and point: files it writes are written each time.\n"
      "Exit code: the script's (128+N when signal N ended it); 2 for a bad option here; a lab:\n"
-     "0 when the fp32 run measured, 2 when none did, 130 when cancelled.\n"
+     "0 when the fp32 run measured, 2 when none did, 128+N when signal N cancelled it (130:\n"
+     "Ctrl-C; SIGTERM, SIGHUP and the others that would end it cancel it too).\n"
      "example:\n"
      "  kinetoscope profile --out runs/mine -- python train.py --epochs 1\n"
      "  kinetoscope profile --steps 50 -- python -m mypkg.train --config small.yaml\n"
@@ -251,7 +252,7 @@ std::string usageText()
     text += kAppHelp;
     text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond "
             "PCT), "
-            "2 bad input (one line on stderr), 130 interrupted (Ctrl-C)\n";
+            "2 bad input (one line on stderr), 128+N a run cancelled by signal N (130: Ctrl-C)\n";
     return text;
 }
 

@@ -6,6 +6,8 @@ namespace kinetoscope::cli {
 
 namespace {
 
+// Set from a signal handler: only lock-free atomics are safe there.
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_signal{0};  // the first signal that set g_interrupted
 

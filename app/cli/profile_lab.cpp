@@ -101,6 +101,10 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
         err << "kinetoscope profile: " << result.run.error << "\n";
         return cancel ? InterruptCancels::exitCode() : kExitBadInput;
     }
+    // A signal that came once the last run had ended cancelled nothing (the lab above is
+    // whole), but it asked this process to stop: no diagnosis, and the exit code says so.
+    if (cancel)
+        return InterruptCancels::exitCode();
     if (!s.tracePath.empty() || !s.steps.empty()) {
         out << "\n";
         run({"diagnose", result.run.sessionPath}, out, err);

@@ -3,8 +3,9 @@
 // method's three-run baseline and sweeps on the user's own script (core/lab/script_lab.h).
 // Each run's output goes to its own log (DIR/runs/NAME/output.log); this prints a line per
 // run as it ends, then the arms, the fp32 run's phases, the sweep, the reading and the
-// diagnosis. Ctrl-C cancels: the run in flight stops at its next step, what was measured is
-// kept.
+// diagnosis. Ctrl-C cancels, as SIGTERM, SIGHUP and the other signals that would end this
+// process do (InterruptCancels): the run in flight stops at its next step, what was
+// measured is kept.
 #include "core/lab/script_lab.h"
 
 #include <cstdint>

@@ -38,7 +38,7 @@ int runScalingCommand(const scaling::RunConfig& c, std::ostream& out, std::ostre
                                       [](const scaling::Point& p) { return p.measured(); });
     if (measured)
         out << "\nstudy: " << outcome.studyPath << "\n";
-    if (outcome.cancelled)
+    if (outcome.cancelled || cancel)  // (cancel alone: a signal after the last job had ended)
         return InterruptCancels::exitCode();
     return measured ? kExitOk : kExitBadInput;
 }

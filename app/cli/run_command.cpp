@@ -83,6 +83,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         err << "kinetoscope run: " << result.error << '\n';
         return interrupted ? InterruptCancels::exitCode() : kExitBadInput;
     }
+    if (interrupted)  // a signal after the run had ended: as profile_lab.cpp
+        return InterruptCancels::exitCode();
     if (!result.session.tracePath.empty()) {
         out << "\n";
         return run({"diagnose", result.sessionPath}, out, err) == kExitBadInput ? kExitBadInput
