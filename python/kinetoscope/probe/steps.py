@@ -161,10 +161,12 @@ class Loop(object):
         self.batches = 0  # the feeding iterator's batches in the step
         self.other_s = 0.0  # seconds in other iterators' since the model's last forward
         self.other_batches = 0  # and their batches
-        # Of the other iterators' seconds since the model's last forward, those fetched with
-        # grad enabled (a training batch, not a validation's under no_grad): all of them
-        # (partner_s; batches zipped from two loaders, a GAN's images and noise, are the
-        # step's data too), and the last other iterator's alone (other_grad_s, in other_s).
+        # Of the other iterators' seconds since the model's last forward, those of a batch
+        # fetched with grad enabled that was not its iterator's second in a row (a training
+        # batch zipped with the feeding one's, a GAN's images and noise; not a validation's,
+        # under no_grad, in a loop of its own, or fed to a no_grad forward): all of them
+        # (partner_s, the step's data too), and the last other iterator's alone
+        # (other_grad_s, in other_s).
         self.partner_s = self.other_grad_s = 0.0
         # host clock: seconds per timed phase (attributes, not a list: the cheapest to add to)
         self.h2d_s = self.forward_s = self.backward_s = self.optimizer_s = 0.0
@@ -333,8 +335,8 @@ class Loop(object):
         if lab is not None:
             lab.step_end()  # autocast never stays entered across a boundary
         step = self.step
-        if self.src is None:
-            self.data_s += self.other_s  # no forward told which iterator feeds the model
+        if self.src is None:  # no forward told which iterator feeds the model
+            self.data_s += self.other_s + self.partner_s - self.other_grad_s
             self.batches += self.other_batches
         if self.timing is None:
             line = None
@@ -472,11 +474,14 @@ class Loop(object):
                 self.other_s = 0.0  # only the last other iterator's batches may be adopted
                 self.other_batches = 0
                 self.other_grad_s = 0.0
+                if self._grad_enabled():  # (a validation's batches come under no_grad)
+                    self.partner_s += ended - started
+                    self.other_grad_s = ended - started
+            else:  # twice in a row: a loop of its own (a validation's), not a zipped partner
+                self.partner_s -= self.other_grad_s
+                self.other_grad_s = 0.0
             self.other_s += ended - started
             self.other_batches += 1
-            if self._grad_enabled():
-                self.partner_s += ended - started
-                self.other_grad_s += ended - started
         self.last_src = src
         timing = self.timing
         if timing is None:
@@ -514,6 +519,7 @@ class Loop(object):
             if self.forward_open is not None:
                 return  # the model called again before the loss's backward
         elif self.mode == "train":
+            self.partner_s = self.other_grad_s = 0.0  # what it was fed was a validation's
             return
         timing = self.timing
         now = perf_counter() if timing is None else timing.mark()
