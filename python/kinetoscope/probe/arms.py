@@ -140,11 +140,15 @@ class Lab(object):
         def backward(*args, **kwargs):
             if lab.entered and lab.loop.tid == get_ident():
                 lab.exit_autocast()
-            if lab.compiled is None:
-                return original(*args, **kwargs)
-            before = _compile_activity(lab.torch)
-            started = perf_counter()
-            result = original(*args, **kwargs)
+            try:
+                if lab.compiled is None:
+                    return original(*args, **kwargs)
+                before = _compile_activity(lab.torch)
+                started = perf_counter()
+                result = original(*args, **kwargs)
+            except BaseException as exc:
+                faults.leave_out_own_frame(exc)
+                raise
             if _compile_activity(lab.torch) != before:  # a backward compiled lazily
                 lab.compile_s += perf_counter() - started
                 lab._compile_figures()
@@ -283,7 +287,11 @@ class Lab(object):
         lab = self
 
         def forward(*args, **kwargs):
-            return lab.compiled_call(args, kwargs)
+            try:
+                return lab.compiled_call(args, kwargs)
+            except BaseException as exc:  # the model's own (and compiled_call's frame)
+                faults.leave_out_own_frame(exc)
+                raise
 
         functools.update_wrapper(forward, eager)
         forward.__kinetoscope_compiled__ = True

@@ -69,12 +69,21 @@ def raised_by_signal_handler(exc):
     return False
 
 
+_PROBE_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def leave_out_own_frame(exc):
     """For a wrapper of the probe's, between the script and torch, that passes an exception
     on (`except BaseException as exc: leave_out_own_frame(exc); raise`): the wrapper's own
-    line goes off the exception's traceback (a bare `raise` adds none back), so the script's
-    traceback reads as it does without the probe (a DataLoader's error, an error in
-    backward, an out-of-memory there), with no kinetoscope file in it to suspect."""
+    line, and those of the probe's frames it called before the script's or torch's code, go
+    off the exception's traceback (a bare `raise` adds none back on Python 3.11 and later;
+    before, it restores the traceback it caught), so the script's traceback reads as it
+    does without the probe (a DataLoader's error, an error in backward, an out-of-memory
+    there), with no kinetoscope file in it to suspect."""
     traceback = exc.__traceback__
-    if traceback is not None and traceback.tb_frame is sys._getframe(1):
-        exc.__traceback__ = traceback.tb_next
+    if traceback is None or traceback.tb_frame is not sys._getframe(1):
+        return
+    while traceback is not None and traceback.tb_frame.f_code.co_filename.startswith(
+            _PROBE_FOLDER):
+        traceback = traceback.tb_next
+    exc.__traceback__ = traceback

@@ -16,8 +16,8 @@ Every wrapper first checks that the loop is live and that this is the training t
 (one comparison, `loop.hot == get_ident()`, once the step has begun); else it is the
 original call and nothing more. The script's own exceptions raised through
 a wrapper (StopIteration at an epoch's end, an error in backward) propagate unchanged, the
-same objects, with the wrapper's line left out of their tracebacks
-(faults.leave_out_own_frame): a traceback reads as in the bare run. A fault in our own
+same objects, with the wrapper's line left out of their tracebacks on Python 3.11 and
+later (faults.leave_out_own_frame): a traceback reads as in the bare run. A fault in our own
 code turns the step loop off (one line on stderr) and the call goes on.
 """
 import functools

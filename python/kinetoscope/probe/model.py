@@ -307,7 +307,11 @@ class ModelFinder(object):
         reduce = original_reduce if callable(original_reduce) else object.__reduce_ex__
 
         def __reduce_ex__(module, protocol):
-            reduced = reduce(module, protocol)  # (a class's own __reduce__ is called inside)
+            try:
+                reduced = reduce(module, protocol)  # (a class's own __reduce__ is inside)
+            except BaseException as exc:
+                faults.leave_out_own_frame(exc)
+                raise
             if module is finder.model and (finder._local or finder._local_post):
                 try:
                     reduced = finder._without_hooks_reduced(reduced)
@@ -332,6 +336,9 @@ class ModelFinder(object):
                     taken = []
                 try:
                     return original_script(*args, **kwargs)
+                except BaseException as exc:
+                    faults.leave_out_own_frame(exc)
+                    raise
                 finally:
                     try:
                         finder._put_hooks_back(taken)

@@ -111,21 +111,25 @@ def wrap_loader(lab, torch, wanted):
     pid = os.getpid()
 
     def __init__(self, *args, **kwargs):
-        if os.getpid() != pid:
+        try:
+            if os.getpid() != pid:
+                return original(self, *args, **kwargs)
+            try:
+                bound = signature.bind(self, *args, **kwargs)
+            except TypeError:
+                return original(self, *args, **kwargs)  # torch says what is wrong
+            try:
+                notes = apply_loader(bound.arguments, defaults, wanted)
+                args, kwargs = bound.args[1:], bound.kwargs
+            except Exception as exc:
+                faults.part_disabled("loader overrides", exc)
+                notes = None
+            if notes and "loader_overrides" not in lab.values:
+                lab.set("loader_overrides", notes)
             return original(self, *args, **kwargs)
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError:
-            return original(self, *args, **kwargs)  # torch says what is wrong
-        try:
-            notes = apply_loader(bound.arguments, defaults, wanted)
-            args, kwargs = bound.args[1:], bound.kwargs
-        except Exception as exc:
-            faults.part_disabled("loader overrides", exc)
-            notes = None
-        if notes and "loader_overrides" not in lab.values:
-            lab.set("loader_overrides", notes)
-        return original(self, *args, **kwargs)
+        except BaseException as exc:  # the script's (a bad option of its own)
+            faults.leave_out_own_frame(exc)
+            raise
 
     functools.update_wrapper(__init__, original)
     loader_type.__init__ = __init__

@@ -9,7 +9,8 @@ or line no longer match it, and "once per location" folds every call site into o
 CPython's warnings (warnings.py and _warnings.c alike) do not count the frames of a file
 whose name contains both words when they walk `stacklevel` up the stack: they are its own
 import machinery's. So the frames of this file are passed over, as if the script had
-called torch directly; tracebacks leave them out too (faults.leave_out_own_frame).
+called torch directly; tracebacks leave them out too on Python 3.11 and later
+(faults.leave_out_own_frame).
 
 Keep only pass-through wrappers here (code between the script and torch); the timing
 itself is the step loop's (steps.Loop.on_backward_start/_end).
