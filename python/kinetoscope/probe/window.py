@@ -25,7 +25,7 @@ import warnings
 import weakref
 from threading import get_ident
 
-from . import faults, forkexit
+from . import faults, forkexit, kineto_log
 
 
 class _NoWarnings(object):
@@ -193,7 +193,7 @@ class ProfilerWindow(object):
                 # without it torch warns that it does not (a warning the script's "error"
                 # filter, a strict test suite's, made an exception: the window was lost).
                 kwargs["acc_events"] = True
-            with _NoWarnings():
+            with _NoWarnings(), kineto_log.Quiet(self._torch):
                 prof = profiler.profile(**kwargs)
                 # Count from the run's step so that the trace says ProfilerStep#<step>.
                 prof.step_num = step
@@ -220,7 +220,8 @@ class ProfilerWindow(object):
         self._close()
         if cpu_only:
             try:
-                self._torch._C._autograd._disable_profiler()
+                with kineto_log.Quiet(self._torch):
+                    self._torch._C._autograd._disable_profiler()
             except Exception:
                 pass
 
@@ -316,7 +317,7 @@ class ProfilerWindow(object):
         if self._prof is None:
             return
         try:
-            with _NoWarnings():
+            with _NoWarnings(), kineto_log.Quiet(self._torch):
                 self._prof.step()
         except Exception as exc:
             self._fail(exc)
@@ -331,7 +332,7 @@ class ProfilerWindow(object):
         final = os.path.join(self._out_dir, self.NAME)
         temporary = "%s.tmp-%d" % (final, os.getpid())
         try:
-            with _NoWarnings():
+            with _NoWarnings(), kineto_log.Quiet(self._torch):
                 prof.stop()
                 prof.export_chrome_trace(temporary)
             os.replace(temporary, final)
@@ -354,7 +355,7 @@ class ProfilerWindow(object):
         if prof is None:
             return
         try:
-            with _NoWarnings():
+            with _NoWarnings(), kineto_log.Quiet(self._torch):
                 prof.stop()
         except Exception as exc:
             faults.pass_on_scripts(exc)  # (a stop that fails: nothing to keep)
