@@ -1,7 +1,7 @@
 #pragma once
 // The `kinetoscope` command line: dispatches sub-commands (see DESIGN.md, "The CLI
 // contract"). Exit codes: 0 success, 1 findings above --fail-on, 2 bad input or usage,
-// 128 + N a lab cancelled by signal N (130: Ctrl-C).
+// a lab cancelled by signal N ends by N once its report is out (a shell shows 128 + N).
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -9,8 +9,8 @@
 
 namespace kinetoscope::cli {
 
-// A lab stopped by a signal ends with 128 + that signal, as a shell reports it (130 for
-// Ctrl-C), what was measured kept: InterruptCancels::exitCode().
+// A lab stopped by a signal ends by that signal, what was measured kept and reported
+// (InterruptCancels::endByTheSignal(); a shell shows 128 + N, 130 for Ctrl-C).
 enum ExitCode : int
 {
     kExitOk = 0,

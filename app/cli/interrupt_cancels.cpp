@@ -1,5 +1,7 @@
 #include "app/cli/interrupt_cancels.h"
 
+#include "app/cli/end_like_script.h"
+
 #include <cstring>
 
 namespace kinetoscope::cli {
@@ -58,10 +60,11 @@ std::string InterruptCancels::cancelledBy()
     return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
 }
 
-int InterruptCancels::exitCode()
+int InterruptCancels::endByTheSignal()
 {
-    const int signal = g_signal.load();
-    return 128 + (signal == 0 ? SIGINT : signal);
+    const int signal = g_signal.load() == 0 ? SIGINT : g_signal.load();
+    endBySignal(signal);
+    return 128 + signal;
 }
 
 }  // namespace kinetoscope::cli

@@ -25,8 +25,11 @@ public:
     static std::atomic<bool>& flag();
     // What cancelled the run: "Ctrl-C (SIGINT)", "SIGTERM"...; empty while none came.
     static std::string cancelledBy();
-    // 128 + the signal that cancelled the run, as a shell reports a command it ended.
-    static int exitCode();
+    // This process is to end by the signal that cancelled the run, once its report is out
+    // (end_like_script.h), as a program that cleans up after Ctrl-C does: a shell loop
+    // around it stops. Returns 128 + the signal, the status a shell shows for it, for main to
+    // return should raising it not end the process.
+    static int endByTheSignal();
 
 private:
     static constexpr std::array<int, 10> kSignals{SIGINT,  SIGQUIT, SIGTERM, SIGHUP,    SIGUSR1,

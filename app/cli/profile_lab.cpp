@@ -99,12 +99,12 @@ int runScriptLabCommand(const lab::ScriptLabConfig& c, std::ostream& out, std::o
     }
     if (!result.run.ok) {
         err << "kinetoscope profile: " << result.run.error << "\n";
-        return cancel ? InterruptCancels::exitCode() : kExitBadInput;
+        return cancel ? InterruptCancels::endByTheSignal() : kExitBadInput;
     }
     // A signal that came once the last run had ended cancelled nothing (the lab above is
     // whole), but it asked this process to stop: no diagnosis, and the exit code says so.
     if (cancel)
-        return InterruptCancels::exitCode();
+        return InterruptCancels::endByTheSignal();
     if (!s.tracePath.empty() || !s.steps.empty()) {
         out << "\n";
         run({"diagnose", result.run.sessionPath}, out, err);

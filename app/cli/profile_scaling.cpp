@@ -39,7 +39,7 @@ int runScalingCommand(const scaling::RunConfig& c, std::ostream& out, std::ostre
     if (measured)
         out << "\nstudy: " << outcome.studyPath << "\n";
     if (outcome.cancelled || cancel)  // (cancel alone: a signal after the last job had ended)
-        return InterruptCancels::exitCode();
+        return InterruptCancels::endByTheSignal();
     return measured ? kExitOk : kExitBadInput;
 }
 

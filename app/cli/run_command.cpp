@@ -81,10 +81,10 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             << " (kinetoscope memory reads it)\n";
     if (!result.ok) {
         err << "kinetoscope run: " << result.error << '\n';
-        return interrupted ? InterruptCancels::exitCode() : kExitBadInput;
+        return interrupted ? InterruptCancels::endByTheSignal() : kExitBadInput;
     }
     if (interrupted)  // a signal after the run had ended: as profile_lab.cpp
-        return InterruptCancels::exitCode();
+        return InterruptCancels::endByTheSignal();
     if (!result.session.tracePath.empty()) {
         out << "\n";
         return run({"diagnose", result.sessionPath}, out, err) == kExitBadInput ? kExitBadInput

@@ -212,8 +212,9 @@ def alive(pid):
 class SignalsToALab(unittest.TestCase):
     """`kinetoscope profile --lab`: each run's script has a process group of its own, so a
     signal sent to the launcher alone (SIGTERM from a scheduler, SIGHUP from a closed
-    terminal) reaches no script. It cancels the lab as Ctrl-C does: the launcher died by it
-    and left the run's script running on, its --steps bound gone with the probe's launcher."""
+    terminal) reaches no script. It cancels the lab as Ctrl-C does (the launcher died by it
+    and left the run's script running on, its --steps bound gone with the probe's launcher),
+    and the launcher then ends by it (it exited 128 + N, and a shell loop went on)."""
 
     def cancel_by(self, signal_number):
         folder = tempfile.mkdtemp(prefix="kinetoscope-lab-signal-")
@@ -255,7 +256,9 @@ class SignalsToALab(unittest.TestCase):
 
     def assert_cancelled(self, signal_number, name):
         code, shown, script, out = self.cancel_by(signal_number)
-        self.assertEqual(code, 128 + signal_number, shown)  # ended by choice, as a shell says it
+        # Its report out, the launcher ends by the signal, as a program that cleans up after
+        # Ctrl-C does: a shell shows 128 + N, and a shell loop around it stops.
+        self.assertEqual(code, -signal_number, shown)
         self.assertFalse(alive(script), "the run's script outlived its launcher\n" + shown)
         self.assertIn("kinetoscope profile: cancelled by %s in the fp32 run" % name, shown, shown)
         with open(os.path.join(out, "session.kinetoscope.json")) as f:
