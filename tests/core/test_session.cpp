@@ -211,6 +211,66 @@ private Q_SLOTS:
         QVERIFY(f->explanation.find("slower than the run's own") != std::string::npos);
     }
 
+    // One wait, one finding: a real H100 run starved of data (num_workers=0), whose lab
+    // timed the loop waiting 58.4 ms of a 63.6 ms step and whose trace's window reads 60.8 ms
+    // of 67.7 ms. The two findings, with two figures, read as two causes; the measured one
+    // stands and carries the window's figures and where the wait shows in the trace. Where
+    // the split gives none, the window's finding stands and says what the run measured.
+    void oneWaitForDataIsOneFinding()
+    {
+        const fs::path source = fs::path(KINETOSCOPE_SOURCE_DIR) / "tests/data/h100_runs/starved";
+        const auto starved = document::open((source / "session.kinetoscope.json").string());
+        QVERIFY2(starved->model && starved->lab, starved->loadMessage.c_str());
+        const auto byId = [](const auto& findings, const char* id) {
+            const auto f = std::find_if(findings.begin(), findings.end(),
+                                        [&](const auto& g) { return g.id == id; });
+            return f == findings.end() ? nullptr : &*f;
+        };
+        QVERIFY(!byId(starved->findings, "dataloader-bound"));
+        const analysis::Finding* measured = byId(starved->findings, "dataloader-bound-measured");
+        QVERIFY(measured && measured->measured);
+        QVERIFY2(measured->explanation.find("The profiler's window reads the same wait: 60.8 ms "
+                                            "per step, 89.9 % of its steps.") != std::string::npos,
+                 measured->explanation.c_str());
+        QVERIFY(
+            std::any_of(measured->evidence.figures.begin(), measured->evidence.figures.end(),
+                        [](const auto& g) { return g.name == "window_dataloader_share_of_step"; }));
+        QVERIFY(!measured->evidence.ranges.empty());  // the waits, for the timeline to show
+
+        // The run measured waiting 100 µs a step (1.9 %) and no sweep: the window's finding.
+        std::string error;
+        auto s = session::loadSession(source / "session.kinetoscope.json", error);
+        QVERIFY2(s, error.c_str());
+        fs::create_directories(path("brief"));
+        fs::copy_file(source / "trace.json.gz", path("brief") / "trace.json.gz");
+        s->dataLoaderMs = 0.1;
+        s->sweep.clear();
+        QVERIFY(session::saveSession(*s, path("brief") / "session.kinetoscope.json", error));
+        const auto brief = document::open((path("brief") / "session.kinetoscope.json").string());
+        QVERIFY(!byId(brief->findings, "dataloader-bound-measured"));
+        const analysis::Finding* window = byId(brief->findings, "dataloader-bound");
+        QVERIFY(window);
+        QVERIFY2(window->explanation.find("Over the run's steps the lab timed a wait of 100 µs "
+                                          "per step, 1.9 % of the step.") != std::string::npos,
+                 window->explanation.c_str());
+        // A workers sweep through the run's num_workers=0 that measured 1.03x at 2: more
+        // workers are not the fix the window's finding gives.
+        s->dataLoaderMs = 1.0;
+        for (const auto& [workers, samples] : {std::pair{0, 2033.0}, std::pair{2, 2100.0}}) {
+            session::SweepPoint p;
+            p.knob = "workers";
+            p.value = workers;
+            p.samplesPerSecond = samples;
+            s->sweep.push_back(p);
+        }
+        QVERIFY(session::saveSession(*s, path("brief") / "session.kinetoscope.json", error));
+        const auto swept = document::open((path("brief") / "session.kinetoscope.json").string());
+        QVERIFY(!byId(swept->findings, "dataloader-bound-measured"));
+        window = byId(swept->findings, "dataloader-bound");
+        QVERIFY(window);
+        QVERIFY2(window->fix.starts_with("More workers measured no faster"), window->fix.c_str());
+    }
+
     // A real script's session (tests/data/script_sessions: train_with_validation.py under
     // kinetoscope profile --no-trace, validation every 10 steps): the time its measured steps
     // hold outside their five phases, and its interval, lead (helper 47: validation and an

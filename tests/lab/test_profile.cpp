@@ -62,6 +62,20 @@ std::string leadingFinding(const QString& folder, bool title = false)
     return {};
 }
 
+// The diagnosis's findings about the loop's wait for data: the trace's and the lab's.
+std::vector<nlohmann::json> dataLoaderFindings(const QString& folder)
+{
+    const test::CliRun d =
+        test::runCli({"diagnose", (folder + "/session.kinetoscope.json").toStdString(), "--json"});
+    const nlohmann::json j = nlohmann::json::parse(d.out, nullptr, false);
+    std::vector<nlohmann::json> found;
+    if (!j.is_discarded())
+        for (const nlohmann::json& f : j.value("findings", nlohmann::json::array()))
+            if (f.value("id", "").starts_with("dataloader-bound"))
+                found.push_back(f);
+    return found;
+}
+
 }  // namespace
 
 class TestProfile : public QObject
@@ -108,6 +122,15 @@ private Q_SLOTS:
         // The measured wait, per step, is in what the command printed.
         QVERIFY2(serial.err.contains("waits") && serial.err.contains("per step for the next batch"),
                  serial.err.constData());
+        // One wait, one finding: the trace's window read the same wait (it said "waits for
+        // data 24.8 % of each step (383 µs)" beside the measured "229 µs per step, 30.0 %"),
+        // and the measured finding carries the window's figures.
+        const std::vector<nlohmann::json> waits = dataLoaderFindings(folder("serial"));
+        QCOMPARE(waits.size(), size_t(1));
+        QVERIFY2(waits.front().value("id", "") == "dataloader-bound-measured" &&
+                     waits.front().dump().find("window_dataloader_wait_per_step_us") !=
+                         std::string::npos,
+                 waits.front().dump().c_str());
 
         const Ran workers = profile({"--out", folder("workers")},
                                     slow + QStringList{"--workers", "4", "--steps-total", "40"});

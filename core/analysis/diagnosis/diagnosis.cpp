@@ -4,8 +4,10 @@
 #include "core/analysis/diagnosis/rules.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
+#include <string_view>
 
 namespace kinetoscope::analysis {
 
@@ -173,6 +175,15 @@ void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
     }
 }
 
+// A figure of the finding's evidence, by name.
+std::optional<double> figureOf(const Finding& f, std::string_view name)
+{
+    for (const Evidence::Figure& g : f.evidence.figures)
+        if (g.name == name)
+            return g.value;
+    return std::nullopt;
+}
+
 // A finding whose credited gain is less than what its cause saves alone says why, where the
 // two read differently: the rest of what it saves alone is saved as well by removing a cause
 // credited before it (the credit order, step_model.cpp; that cause may be under its own
@@ -180,12 +191,10 @@ void gradeByGain(const DiagnosisInput& input, std::vector<Finding>& findings)
 void explainSharedCredit(std::vector<Finding>& findings)
 {
     for (Finding& f : findings) {
-        const auto alone = std::find_if(
-            f.evidence.figures.begin(), f.evidence.figures.end(),
-            [](const Evidence::Figure& g) { return g.name == "gain_if_removed_alone_us"; });
-        if (f.measured || alone == f.evidence.figures.end())
+        const std::optional<double> aloneUs = figureOf(f, "gain_if_removed_alone_us");
+        if (f.measured || !aloneUs)
             continue;
-        const double aloneNs = alone->value * 1e3;
+        const double aloneNs = *aloneUs * 1e3;
         if (aloneNs <= f.estimatedGainNs ||
             format::duration(aloneNs) == format::duration(f.estimatedGainNs))
             continue;
@@ -194,6 +203,65 @@ void explainSharedCredit(std::vector<Finding>& findings)
                         " of that is saved as well by removing a cause credited before it in "
                         "the replay, and credited to that cause once: the gains add up to no "
                         "more than the step";
+    }
+}
+
+// One wait, one finding. Where the lab timed the loop's wait for data over the run's steps
+// and the trace's window reads the same wait (dataloader-bound, on a GPU or a CPU), two
+// findings with two figures read as two causes (a CPU script: "waits 229 µs per step, 30.0 %
+// (measured)" beside "waits for data 24.8 % of each step (383 µs)"). The measured finding
+// stands, over the run, and carries the window's reading: its figures, and where the wait
+// shows in the trace (steps, ranges, ops) for the views to jump to. Where the lab's split
+// gave no finding (the run waited under the share, or a workers sweep measured more workers
+// no faster), the window's finding stays and says what the run measured.
+void oneFindingForTheWait(const DiagnosisInput& input, std::vector<Finding>& findings)
+{
+    const auto window = std::find_if(findings.begin(), findings.end(),
+                                     [](const Finding& f) { return f.id == "dataloader-bound"; });
+    if (!input.lab || window == findings.end())
+        return;
+    const std::optional<double> windowWaitUs = figureOf(*window, "dataloader_wait_per_step_us");
+    const std::optional<double> windowShare = figureOf(*window, "dataloader_share_of_step");
+    const auto measured = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.id == "dataloader-bound-measured";
+    });
+    if (measured != findings.end()) {
+        if (windowWaitUs && windowShare) {
+            measured->explanation += " The profiler's window reads the same wait: " +
+                                     format::duration(*windowWaitUs * 1e3) + " per step, " +
+                                     format::percent(*windowShare) + " of its steps.";
+            measured->evidence.figures.push_back(
+                {"window_dataloader_wait_per_step_us", *windowWaitUs, Unit::Microseconds});
+            measured->evidence.figures.push_back(
+                {"window_dataloader_share_of_step", *windowShare, Unit::Fraction});
+        }
+        Evidence& into = measured->evidence;
+        if (into.steps.empty())
+            into.steps = std::move(window->evidence.steps);
+        if (into.ranges.empty())
+            into.ranges = std::move(window->evidence.ranges);
+        if (into.ops.empty())
+            into.ops = std::move(window->evidence.ops);
+        findings.erase(window);
+        return;
+    }
+    const LabMeasurements& lab = *input.lab;
+    if (!lab.dataLoaderNs || !lab.computeNs || !std::isfinite(*lab.dataLoaderNs) ||
+        !std::isfinite(*lab.computeNs) || *lab.dataLoaderNs < 0 || *lab.computeNs <= 0)
+        return;
+    const double runShare = *lab.dataLoaderNs / (*lab.dataLoaderNs + *lab.computeNs);
+    window->explanation += std::string(" Over the run's steps ") +
+                           (lab.script ? "the probe timed" : "the lab timed") + " a wait of " +
+                           format::duration(*lab.dataLoaderNs) + " per step, " +
+                           format::percent(runShare) + " of the step.";
+    window->evidence.figures.push_back(
+        {"run_dataloader_wait_per_step_us", *lab.dataLoaderNs / 1e3, Unit::Microseconds});
+    if (lab.workersSweep && lab.workersSweep->ran >= 0) {
+        window->explanation += " The workers sweep measured no num_workers clearly faster "
+                               "than the run's " +
+                               std::to_string(lab.workersSweep->ran) + ".";
+        window->fix = "More workers measured no faster (the workers sweep): make the per-sample "
+                      "work cheaper (decode once, cache, move augmentation to the GPU).";
     }
 }
 
@@ -306,6 +374,7 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
         f.estimatedGainNs = std::clamp(f.estimatedGainNs, 0.0, std::max(0.0, unclaimed));
         unclaimed -= f.estimatedGainNs;
     }
+    oneFindingForTheWait(input, findings);
     gradeByGain(input, findings);
     explainSharedCredit(findings);
     judgeSparseWindow(input, findings);
