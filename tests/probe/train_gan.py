@@ -5,7 +5,8 @@ lab's arms do not change, said in the config (other_optimizers). With --one-mode
 generator is trained through the discriminator's optimizers instead: two optimizers over one
 model's parameters (Muon beside AdamW), which is no other model. --timing-out writes the
 seconds of each iteration's forwards (both models', as the script times them) and of its
-fetch of the two batches, and the forward hooks each model holds at the end.
+fetch of the two batches, each whole iteration's (step_s), and the forward hooks each model
+holds at the end.
 --real-delay-ms makes each batch of real samples that much slower to assemble.
 
     python train_gan.py [--steps 40] [--one-model] [--timing-out forward.json]
@@ -47,7 +48,8 @@ def main():
     bce = nn.BCEWithLogitsLoss()
     ones, zeros = torch.ones(32, 1), torch.zeros(32, 1)
     step = 0
-    forwards, fetches = [], []  # seconds per iteration
+    forwards, fetches, steps = [], [], []  # seconds per iteration
+    last = time.perf_counter()
     while step < args.steps:
         batches = zip(real, noise)
         while True:
@@ -71,6 +73,9 @@ def main():
             g_loss.backward()
             g_opt.step()
             step += 1
+            now = time.perf_counter()
+            steps.append(now - last)  # the whole iteration: fetch to optimizer step
+            last = now
             if step == args.steps:
                 break
     print("trained %d steps" % step)
@@ -78,7 +83,7 @@ def main():
         hooks = {name: len(model._forward_pre_hooks) + len(model._forward_hooks)
                  for name, model in (("discriminator", discriminator), ("generator", generator))}
         with open(args.timing_out, "w") as f:
-            json.dump({"forward_s": forwards, "fetch_s": fetches, "hooks": hooks}, f)
+            json.dump({"forward_s": forwards, "fetch_s": fetches, "step_s": steps, "hooks": hooks}, f)
 
 
 if __name__ == "__main__":
