@@ -13,7 +13,8 @@ namespace kinetoscope::trace {
 
 namespace {
 
-constexpr size_t kInputBytes = size_t(1) << 20;
+constexpr size_t kInputBytes = size_t(1) << 20;       // read from a gzip file at a time
+constexpr size_t kHeadInputBytes = size_t(16) << 10;  // the same, for a look at its head
 constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 constexpr int kGzipWindowBits = 15 + 16;  // a gzip header and trailer around deflate data
 constexpr int kRawWindowBits = -15;       // deflate data alone (from an access point)
@@ -81,9 +82,10 @@ private:
 class GzipFileSource final : public ByteSource
 {
 public:
-    // `fd` positioned at the file's start; `index` (may be null) receives access points.
-    GzipFileSource(int fd, std::shared_ptr<GzipIndex> index)
-        : m_file(fd), m_input(kInputBytes), m_index(std::move(index))
+    // `fd` positioned at the file's start; `index` (may be null) receives access points;
+    // `inputBytes` are read from the file at a time.
+    GzipFileSource(int fd, std::shared_ptr<GzipIndex> index, size_t inputBytes = kInputBytes)
+        : m_file(fd), m_input(inputBytes), m_index(std::move(index))
     {
         m_compressed = true;
         m_stream.next_in = m_input.data();
@@ -321,7 +323,8 @@ int openTrace(const std::filesystem::path& path, bool& gzip, std::string& error)
 
 }  // namespace
 
-std::unique_ptr<ByteSource> openFileSource(const std::filesystem::path& path, std::string& error)
+std::unique_ptr<ByteSource> openFileSource(const std::filesystem::path& path, std::string& error,
+                                           ReadExtent extent)
 {
     bool gzip = false;
     const int fd = openTrace(path, gzip, error);
@@ -329,6 +332,8 @@ std::unique_ptr<ByteSource> openFileSource(const std::filesystem::path& path, st
         return nullptr;
     if (!gzip)
         return std::make_unique<PlainFileSource>(fd);
+    if (extent == ReadExtent::Head)
+        return std::make_unique<GzipFileSource>(fd, nullptr, kHeadInputBytes);
     return std::make_unique<GzipFileSource>(fd, std::make_shared<GzipIndex>());
 }
 

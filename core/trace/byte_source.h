@@ -41,9 +41,19 @@ protected:
     bool m_compressed = false;
 };
 
+// How much of a file will be read: all of it (a gzip file is read from disk 1 MiB at a
+// time, its access points recorded), or its first kilobytes (other_outputs.h's fileHead,
+// for each JSON file of a folder: 16 KiB at a time, no access points).
+enum class ReadExtent
+{
+    Whole,
+    Head
+};
+
 // Opens `path` (gzip detected from its content, not its name). Returns null and sets
 // `error` to a one-line reason when the file cannot be opened.
-std::unique_ptr<ByteSource> openFileSource(const std::filesystem::path& path, std::string& error);
+std::unique_ptr<ByteSource> openFileSource(const std::filesystem::path& path, std::string& error,
+                                           ReadExtent extent = ReadExtent::Whole);
 // The same file positioned at byte `offset` of its (decompressed) content: a seek for a
 // plain file; for a gzip file, decompression from the nearest access point of `index`
 // before `offset` (from the start when `index` is null or has none).

@@ -72,7 +72,7 @@ std::string otherTorchOutput(std::string_view head)
 std::string fileHead(const std::filesystem::path& path, size_t bytes)
 {
     std::string error;
-    const std::unique_ptr<ByteSource> source = openFileSource(path, error);
+    const std::unique_ptr<ByteSource> source = openFileSource(path, error, ReadExtent::Head);
     if (!source)
         return {};
     std::string head(bytes, '\0');

@@ -4,6 +4,7 @@
 #ifndef Q_MOC_RUN
 #include "core/trace/byte_source.h"
 #include "core/trace/event_args.h"
+#include "core/trace/other_outputs.h"
 #include "core/trace/trace_loader.h"
 #include "tests/support/test_support.h"
 #endif
@@ -143,6 +144,23 @@ private slots:
         // A plain file has no index.
         writeFile(temp("a.json"), "{}");
         QVERIFY(!openFileSource(temp("a.json"), error)->gzipIndex());
+    }
+
+    // A look at a file's head (each JSON file of a folder, other_outputs.h's fileHead) read
+    // 1 MiB of the file for its first 4 KiB; it reads 16 KiB at a time now, and what it
+    // decompresses is the file's content however far it reads, members and all.
+    void aLookAtTheHeadReadsTheSameBytes()
+    {
+        const std::string text = variedText(3u << 20, 2);
+        writeGzip(temp("head.gz"), text.substr(0, 1u << 20));
+        appendGzipMember(temp("head.gz"), text.substr(1u << 20));
+        std::string error;
+        const auto head = openFileSource(temp("head.gz"), error, ReadExtent::Head);
+        QVERIFY2(head, error.c_str());
+        QVERIFY(!head->gzipIndex());
+        QCOMPARE(readAll(*head) == text, true);
+        QCOMPARE(head->status(), ByteSource::Status::EndOfData);
+        QCOMPARE(fileHead(temp("head.gz"), 4096), text.substr(0, 4096));
     }
 
     void readingFromAnAccessPointGivesTheSameBytesAsFromTheStart()
