@@ -173,9 +173,10 @@ constexpr std::array<CommandHelp, 8> kCommands{{
      "                        batch divided among the ranks)\n"
      "The runs' outputs go to DIR/runs/NAME/output.log; the lab's session to DIR. The script\n"
      "runs once per arm and point: files it writes are written each time.\n"
-     "Exit code: the script's (128+N when signal N ended it); 2 for a bad option here; a lab:\n"
-     "0 when the fp32 run measured, 2 when none did, 128+N when signal N cancelled it (130:\n"
-     "Ctrl-C; SIGTERM, SIGHUP and the others that would end it cancel it too).\n"
+     "Exit code: the script's (ended by signal N when N ended it); 2 for a bad option here; a\n"
+     "lab: 0 when the fp32 run measured, 2 when none did; cancelled by signal N (Ctrl-C;\n"
+     "SIGTERM, SIGHUP and the others that would end it cancel it too), it ends by N once its\n"
+     "report is out (a shell shows 128+N).\n"
      "example:\n"
      "  kinetoscope profile --out runs/mine -- python train.py --epochs 1\n"
      "  kinetoscope profile --steps 50 -- python -m mypkg.train --config small.yaml\n"
@@ -252,7 +253,8 @@ std::string usageText()
     text += kAppHelp;
     text += "\nexit codes: 0 success, 1 a finding at or above --fail-on (diff: a regression beyond "
             "PCT), "
-            "2 bad input (one line on stderr), 128+N a run cancelled by signal N (130: Ctrl-C)\n";
+            "2 bad input (one line on stderr); a run cancelled by signal N ends by N once its "
+            "report is out (a shell shows 128+N: 130 for Ctrl-C)\n";
     return text;
 }
 

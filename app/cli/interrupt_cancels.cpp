@@ -62,7 +62,9 @@ std::string InterruptCancels::cancelledBy()
 
 int InterruptCancels::endByTheSignal()
 {
-    const int signal = g_signal.load() == 0 ? SIGINT : g_signal.load();
+    const int signal = g_signal.load();
+    if (signal == 0)  // (a run that says it was cancelled, no signal here: a job's exit 130)
+        return 128 + SIGINT;
     endBySignal(signal);
     return 128 + signal;
 }

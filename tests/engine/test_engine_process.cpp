@@ -736,8 +736,9 @@ private Q_SLOTS:
         QTest::qWait(1500);  // past the warm-up: measured steps to keep
         QCOMPARE(::kill(pid_t(cli.processId()), SIGINT), 0);
         QVERIFY(cli.waitForFinished(30'000));
-        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(cli.exitCode(), 130);  // 128 + SIGINT, as a shell reports an interrupted command
+        // It ends by the signal once its report is out (a shell shows 130, and a shell loop
+        // around it stops), as a program that cleans up after Ctrl-C does.
+        QCOMPARE(cli.exitStatus(), QProcess::CrashExit);
         stderrText += cli.readAllStandardError();
         const QString last = QString::fromUtf8(stderrText).trimmed().split('\n').last();
         QVERIFY2(last.startsWith(
