@@ -374,10 +374,11 @@ std::vector<Finding> diagnose(const DiagnosisInput& input)
         f.estimatedGainNs = std::clamp(f.estimatedGainNs, 0.0, std::max(0.0, unclaimed));
         unclaimed -= f.estimatedGainNs;
     }
-    oneFindingForTheWait(input, findings);
     gradeByGain(input, findings);
     explainSharedCredit(findings);
     judgeSparseWindow(input, findings);
+    // (after the sparse window's judgement: a window too short to judge lends no figures)
+    oneFindingForTheWait(input, findings);
     rankFindings(findings);
     return findings;
 }

@@ -11,9 +11,11 @@ Its level is read from KINETO_LOG_LEVEL once, at the first profiler start of the
 and kept in `libkineto::Logger::severityLevel_`, a variable libtorch_cpu exports: the
 window raises it for the length of its own calls and puts it back, so the script's
 environment stays as it was and its own profilers log as they would. A first start sets
-the level itself (from KINETO_LOG_LEVEL, then torch lowers it to ERROR): a level that
-changed during the call is kept. Without the library or the symbol (another platform, a
-torch that does not export it), nothing is done: the lines show as before.
+the level itself (KINETO_LOG_LEVEL's, or torch's ERROR when that is unset): a level that
+changed during the call is kept. The library is torch's own copy (torch/lib), else the
+one loaded by its soname (a conda or distribution torch keeps it in PREFIX/lib); without
+it or the symbol (another platform, a torch that does not export it), nothing is done:
+the lines show as before.
 
 What the script loses: Kineto logs the failed GPU count once a process, so a profiler of
 the script's own after the window does not log it again.
@@ -29,7 +31,7 @@ _level = None  # ctypes.c_int over the variable, False when it cannot be found
 def _find(torch):
     path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
     if not os.path.exists(path):
-        return False
+        path = "libtorch_cpu.so"  # matched against the sonames of the libraries loaded
     # RTLD_NOLOAD: the library torch has loaded already, or nothing (never a second copy).
     library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
     return ctypes.c_int.in_dll(library, _SYMBOL)
@@ -44,7 +46,7 @@ class Quiet(object):
         if _level is None:
             try:
                 _level = _find(torch)
-            except (OSError, ValueError, AttributeError):
+            except Exception:  # (no such library or symbol; torch.__file__ None...)
                 _level = False
         self._before = None
 
