@@ -338,14 +338,17 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
     }
     const session::SweepPoint* fewest = nullptr;
     const session::SweepPoint* best = nullptr;
+    size_t measured = 0;
     for (const session::SweepPoint& p : session.sweep)
         if (p.knob == "workers" && p.error.empty() && p.samplesPerSecond > 0) {
+            ++measured;
             if (!fewest || p.value < fewest->value)
                 fewest = &p;
             if (!best || p.samplesPerSecond > best->samplesPerSecond)
                 best = &p;
         }
-    if (fewest && best && fewest != best) {
+    // (the fewest the fastest too is a finding of its own: more workers ran slower)
+    if (fewest && best && measured > 1) {
         analysis::LabMeasurements::WorkersSweep sweep{fewest->value,
                                                       best->value,
                                                       fewest->samplesPerSecond,

@@ -269,6 +269,22 @@ private Q_SLOTS:
         window = byId(swept->findings, "dataloader-bound");
         QVERIFY(window);
         QVERIFY2(window->fix.starts_with("More workers measured no faster"), window->fix.c_str());
+
+        // More workers measured slower (num_workers=2 at 0.74x: workers on the cores the loop
+        // computes on): the measured wait's finding advised more workers, with a snippet
+        // setting num_workers=8.
+        s = session::loadSession(source / "session.kinetoscope.json", error);
+        QVERIFY2(s, error.c_str());
+        s->sweep.resize(2);
+        s->sweep[1].samplesPerSecond = 0.74 * s->sweep[0].samplesPerSecond;
+        QVERIFY(session::saveSession(*s, path("brief") / "session.kinetoscope.json", error));
+        const auto slower = document::open((path("brief") / "session.kinetoscope.json").string());
+        measured = byId(slower->findings, "dataloader-bound-measured");
+        QVERIFY(measured);
+        QVERIFY2(measured->fix.starts_with("The workers sweep measured more workers slower: "
+                                           "num_workers=0 ran fastest."),
+                 measured->fix.c_str());
+        QVERIFY(measured->snippet.empty());
     }
 
     // A real script's session (tests/data/script_sessions: train_with_validation.py under

@@ -256,7 +256,10 @@ void oneFindingForTheWait(const DiagnosisInput& input, std::vector<Finding>& fin
                            format::percent(runShare) + " of the step.";
     window->evidence.figures.push_back(
         {"run_dataloader_wait_per_step_us", *lab.dataLoaderNs / 1e3, Unit::Microseconds});
-    if (lab.workersSweep && lab.workersSweep->ran >= 0) {
+    if (lab.workersSweep && lab.workersSweep->fewestFastest()) {
+        window->fix = rules::moreWorkersRanSlower(*lab.workersSweep);
+        window->snippet.clear();
+    } else if (lab.workersSweep && lab.workersSweep->ran >= 0) {
         window->explanation += " The workers sweep measured no num_workers clearly faster "
                                "than the run's " +
                                std::to_string(lab.workersSweep->ran) + ".";

@@ -101,7 +101,8 @@ struct LabMeasurements
     std::optional<Growth> growth;            // the peak grows at every step from fromStep on
     std::optional<double> reservedOverPeak;  // reserved after the steady step / its peak
     std::optional<double> activationBytes;   // the memory split's activations (needs a GPU)
-    // The workers sweep: its fewest workers and its fastest point, as measured.
+    // The workers sweep: its fewest workers and its fastest point, as measured (the same
+    // point where more workers ran no faster: fewestFastest()).
     struct WorkersSweep
     {
         int64_t fewest = 0, best = 0;               // num_workers
@@ -111,6 +112,9 @@ struct LabMeasurements
         // (-1: the sweep has none, or it is the fastest).
         int64_t ran = -1;
         double ranSamples = 0;  // samples/s
+        // Every count above the fewest ran slower (workers that take the cores the model
+        // computes on, or that start and feed slower than the loop draws).
+        bool fewestFastest() const { return best == fewest; }
     };
     std::optional<WorkersSweep> workersSweep;
     std::optional<int64_t> largestBatchFits;  // the batch-size sweep

@@ -67,6 +67,8 @@ std::optional<DeviceGaps> deviceGapsWithoutHost(const DiagnosisInput& in);
 // The lab rules (rules_lab.cpp): measured findings, from a session only.
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
+// The DataLoader fix where the workers sweep measured every count above its fewest slower.
+std::string moreWorkersRanSlower(const LabMeasurements::WorkersSweep& sweep);
 void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out);
 void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out);

@@ -134,8 +134,23 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
             {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
         if (!in.lab->sharedRuns.empty())
             f.fix += kSharedClause;
+    } else if (sweep && sweep->fewestFastest()) {
+        // More workers measured slower: the advice is not more of them.
+        f.fix = moreWorkersRanSlower(*sweep);
+        f.snippet.clear();
+        if (!in.lab->sharedRuns.empty())
+            f.fix += kSharedClause;
     }
     out.push_back(std::move(f));
+}
+
+std::string moreWorkersRanSlower(const LabMeasurements::WorkersSweep& sweep)
+{
+    return "The workers sweep measured more workers slower: num_workers=" +
+           std::to_string(sweep.fewest) +
+           " ran fastest. Make the per-sample work cheaper (decode once, cache, move "
+           "augmentation to the GPU); workers need cores of their own, which on a machine with "
+           "few cores they take from the loop's threads.";
 }
 
 }  // namespace kinetoscope::analysis::rules
