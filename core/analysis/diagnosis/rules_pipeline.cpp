@@ -397,7 +397,7 @@ void unstableSteps(const DiagnosisInput& in, std::vector<Finding>& out)
     f.explanation = "Steps take " + format::duration(median) + " at the median but up to " +
                     format::duration(sorted.back()) +
                     " (warm-up already left out, and the wait for the DataLoader: that is "
-                    "dataloader-bound's). Slow "
+                    "the DataLoader finding's). Slow "
                     "steps in the middle of a run point to periodic work (checkpointing, logging, "
                     "evaluation), or "
                     "host jitter.";
