@@ -4,7 +4,6 @@
 #include "core/analysis/diagnosis/rules.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -246,16 +245,16 @@ void oneFindingForTheWait(const DiagnosisInput& input, std::vector<Finding>& fin
         return;
     }
     const LabMeasurements& lab = *input.lab;
-    if (!lab.dataLoaderNs || !lab.computeNs || !std::isfinite(*lab.dataLoaderNs) ||
-        !std::isfinite(*lab.computeNs) || *lab.dataLoaderNs < 0 || *lab.computeNs <= 0)
+    const std::optional<rules::MeasuredSplit> split = rules::measuredSplit(lab);
+    if (!split)
         return;
-    const double runShare = *lab.dataLoaderNs / (*lab.dataLoaderNs + *lab.computeNs);
+    const double runShare = rules::share(split->waitNs, split->waitNs + split->computeNs);
     window->explanation += std::string(" Over the run's steps ") +
                            (lab.script ? "the probe timed" : "the lab timed") + " a wait of " +
-                           format::duration(*lab.dataLoaderNs) + " per step, " +
+                           format::duration(split->waitNs) + " per step, " +
                            format::percent(runShare) + " of the step.";
     window->evidence.figures.push_back(
-        {"run_dataloader_wait_per_step_us", *lab.dataLoaderNs / 1e3, Unit::Microseconds});
+        {"run_dataloader_wait_per_step_us", split->waitNs / 1e3, Unit::Microseconds});
     if (lab.workersSweep && lab.workersSweep->fewestFastest()) {
         window->fix = rules::moreWorkersRanSlower(*lab.workersSweep);
         window->snippet.clear();

@@ -124,6 +124,20 @@ inline std::optional<double> positive(const std::optional<double>& value)
     return std::nullopt;
 }
 
+// The lab's DataLoader-versus-compute split (ns per step): a wait > 0 and a compute >= 0,
+// both finite, or nothing.
+struct MeasuredSplit
+{
+    double waitNs, computeNs;
+};
+inline std::optional<MeasuredSplit> measuredSplit(const LabMeasurements& lab)
+{
+    const std::optional<double> wait = positive(lab.dataLoaderNs);
+    if (!wait || !lab.computeNs || !std::isfinite(*lab.computeNs) || *lab.computeNs < 0)
+        return std::nullopt;
+    return MeasuredSplit{*wait, *lab.computeNs};
+}
+
 // The clause a comparison between lab runs carries when one of them shared the machine.
 inline constexpr const char* kSharedClause =
     " Measured while other processes used the CPU (machine-shared): the comparison is not "

@@ -70,48 +70,45 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     // and computing. A loader that kept up would leave the step its compute alone.
     if (!in.lab)
         return;
-    const std::optional<double> wait = positive(in.lab->dataLoaderNs);
-    const std::optional<double> compute =
-        in.lab->computeNs && std::isfinite(*in.lab->computeNs) && *in.lab->computeNs >= 0
-            ? in.lab->computeNs
-            : std::nullopt;
-    if (!wait || !compute)
+    const std::optional<MeasuredSplit> split = measuredSplit(*in.lab);
+    if (!split)
         return;
-    const double step = *wait + *compute;
+    const double wait = split->waitNs, compute = split->computeNs;
+    const double step = wait + compute;
     // Under its compute, the wait is still time the loader did not hide: a finding from the
     // share the trace's dataloader-bound reads (helper 47: a loop waiting 48 % of each step
     // read "compute-bound, the loader keeps up"), unless the workers sweep measured it.
-    const bool overCompute = *wait > *compute;
+    const bool overCompute = wait > compute;
     if (!overCompute) {
         const size_t before = out.size();
-        labWorkersOverSplit(*in.lab, *wait, *compute, out);
+        labWorkersOverSplit(*in.lab, wait, compute, out);
         // A workers sweep through the run's own count that measured no gain has said it
         // (more workers do not help): the share's advice of more workers would contradict it.
         const bool sweptWithoutGain = in.lab->workersSweep && in.lab->workersSweep->ran >= 0;
         if (out.size() > before || sweptWithoutGain ||
-            share(*wait, step) < in.thresholds.dataloaderShare)
+            share(wait, step) < in.thresholds.dataloaderShare)
             return;
     }
     Finding f;
     f.id = "dataloader-bound-measured";
     f.measured = true;
-    f.severity = severityForGain(share(*wait, step));
-    f.title = "The loop waits " + format::duration(*wait) + " per step for the next batch, " +
-              (overCompute ? "more than its compute (" + format::duration(*compute) + ")"
-                           : format::percent(share(*wait, step)) + " of the step") +
+    f.severity = severityForGain(share(wait, step));
+    f.title = "The loop waits " + format::duration(wait) + " per step for the next batch, " +
+              (overCompute ? "more than its compute (" + format::duration(compute) + ")"
+                           : format::percent(share(wait, step)) + " of the step") +
               " (measured)";
     f.explanation = std::string(in.lab->script ? "The probe timed the script's loop: "
                                                : "The lab timed the loop: ") +
-                    format::duration(*wait) + " per step waiting for the DataLoader, " +
-                    format::duration(*compute) + " computing. " +
+                    format::duration(wait) + " per step waiting for the DataLoader, " +
+                    format::duration(compute) + " computing. " +
                     (overCompute ? std::string("The loader sets the pace")
                                  : std::string("The loader does not keep up")) +
                     "; with batches ready when asked for, the step would be its compute alone, " +
-                    format::duration(*wait) + " shorter.";
-    f.evidence.figures = {{"dataloader_wait_per_step_us", *wait / 1e3, Unit::Microseconds},
-                          {"compute_per_step_us", *compute / 1e3, Unit::Microseconds},
-                          {"dataloader_share_of_step", share(*wait, step), Unit::Fraction}};
-    f.estimatedGainNs = *wait;
+                    format::duration(wait) + " shorter.";
+    f.evidence.figures = {{"dataloader_wait_per_step_us", wait / 1e3, Unit::Microseconds},
+                          {"compute_per_step_us", compute / 1e3, Unit::Microseconds},
+                          {"dataloader_share_of_step", share(wait, step), Unit::Fraction}};
+    f.estimatedGainNs = wait;
     f.gainMethod =
         std::string(in.lab->script ? "measured in the script's run" : "measured in the lab") +
         ": the mean wait for the next batch per step (a loader that keeps up leaves "
