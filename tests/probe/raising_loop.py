@@ -1,10 +1,14 @@
 """A training loop that fails at step 6 (after the probe's warm-up, among the measured
 steps): in its Dataset (--raise-in data: the error comes out of the DataLoader's
-__next__) or in its backward (--raise-in backward: a loss that needs no grad, torch's
-RuntimeError out of torch.autograd.backward). Its traceback must read as in the bare run.
+__next__), in its backward (--raise-in backward: a loss that needs no grad, torch's
+RuntimeError out of torch.autograd.backward) or in its own profiler (--raise-in profiler:
+the step profiled by two nested torch.profiler blocks, whose outer one's stop raises
+torch's "Can't disable Kineto profiler when it's not running"). Its traceback must read as
+in the bare run.
 
-    python raising_loop.py --raise-in data|backward
+    python raising_loop.py --raise-in data|backward|profiler
 """
+import contextlib
 import argparse
 
 import torch
@@ -30,7 +34,7 @@ class Samples(Dataset):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--raise-in", choices=("data", "backward"), required=True)
+    parser.add_argument("--raise-in", choices=("data", "backward", "profiler"), required=True)
     args = parser.parse_args()
     torch.manual_seed(0)
     raise_at = FAILING_STEP * BATCH if args.raise_in == "data" else -1
@@ -38,12 +42,23 @@ def main():
     model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for step, (x, y) in enumerate(loader):
-        loss = nn.functional.mse_loss(model(x), y)
-        if args.raise_in == "backward" and step == FAILING_STEP:
-            loss = loss.detach()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        with profiled_twice(args.raise_in == "profiler" and step == FAILING_STEP):
+            loss = nn.functional.mse_loss(model(x), y)
+            if args.raise_in == "backward" and step == FAILING_STEP:
+                loss = loss.detach()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+@contextlib.contextmanager
+def profiled_twice(nested):
+    if not nested:
+        yield
+        return
+    with torch.profiler.profile():
+        with torch.profiler.profile():
+            yield
 
 
 if __name__ == "__main__":

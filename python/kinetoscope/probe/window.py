@@ -238,7 +238,8 @@ class ProfilerWindow(object):
         (_unwatch). A profiler of the script's that prepares is known until it exits, so the
         window never opens under it (script_profiler_running); one the script starts while
         the window is open makes the window give way first. The wrappers call the originals
-        whatever happens in ours."""
+        whatever happens in ours, and an error of theirs goes on without our frames in its
+        traceback (faults.leave_out_own_frame)."""
         profile_type = self._torch.autograd.profiler.profile
         original_prepare = profile_type.__dict__["_prepare_trace"]
         original_exit = profile_type.__dict__["__exit__"]
@@ -254,14 +255,22 @@ class ProfilerWindow(object):
                     pass
                 if prof is not None:
                     window.give_way()
-            return original_prepare(profiler, *args, **kwargs)
+            try:
+                return original_prepare(profiler, *args, **kwargs)
+            except BaseException as exc:  # (torch's own error, as in the bare run)
+                faults.leave_out_own_frame(exc)
+                raise
 
         @functools.wraps(original_exit)
         def __exit__(profiler, *args, **kwargs):
             prepared = window._script_prepared
             if prepared is not None and prepared() is profiler:
                 window._script_prepared = None
-            return original_exit(profiler, *args, **kwargs)
+            try:
+                return original_exit(profiler, *args, **kwargs)
+            except BaseException as exc:
+                faults.leave_out_own_frame(exc)
+                raise
 
         def unguard():
             # (wrapped again by someone after us: ours stays, inert once the window is done)
