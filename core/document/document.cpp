@@ -257,6 +257,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
                   "one threshold for the reading and the rules");
     static_assert(analysis::kLabReservedOverPeak == session::kReservedOverPeak,
                   "one threshold for both");
+    static_assert(analysis::Thresholds{}.dataloaderShare == session::kLoaderWaitShare,
+                  "the reading's loader wait and dataloader-bound's default: one share");
     // A measured figure: finite and positive, or nothing.
     auto positive = [](double v) {
         return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;

@@ -16,7 +16,8 @@ inline constexpr double kSmallLabJump = 1.2;
 // called a small jump.
 inline constexpr double kLabSlowdown = 0.9;
 // A DataLoader wait under the compute still holds the step back from this share of it (the
-// trace's dataloader-bound threshold, the TensorBoard plugin's 5 %).
+// TensorBoard plugin's 5 %): analysis::Thresholds' dataloaderShare default, which
+// core/document checks is the same number.
 inline constexpr double kLoaderWaitShare = 0.05;
 
 // A run shared the machine when other processes used at least this many cores on average
