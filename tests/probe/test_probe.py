@@ -68,6 +68,10 @@ RUNS = {
     # one's id could be the next one's)
     "epochs": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20",
                 "--dataset-size", "256", "--keep-iterators"], {"skip": 2, "active": 0}, {}),
+    # each batch handed out once the next is fetched (accelerate, timm's PrefetchLoader): an
+    # epoch's last batch comes after the fetch that ended the epoch (8 batches an epoch)
+    "fetch_ahead": (["train_mlp.py", "--steps-total", "26", "--dataset-size", "256",
+                     "--fetch-ahead"], {"skip": 2, "active": 0}, {}),
     "slow_data_bare": (["train_mlp.py", "--sample-delay-ms", "0.5", "--steps-total", "20"], None,
                        {"probe": False}),
     # an error out of the DataLoader, and one out of backward, in a measured step
@@ -404,6 +408,19 @@ class Phases(unittest.TestCase):
         for row in steps:  # an epoch's first batch (steps 8, 16) too: 32 x 0.5 ms of sleep
             self.assertGreater(row[1], 14.0, row)
             self.assertGreater(row[3], 0, row)
+
+    def test_an_epoch_s_last_batch_fetched_ahead_is_a_batch(self):
+        # The epoch's last step (7, 15, 23) fed a batch fetched in the step before, after a
+        # fetch that raised StopIteration: its forward read 0, and the model was hooked from
+        # then on (h2d > 0 on the CPU, each call of the model on torch's slower path).
+        run = result("fetch_ahead")
+        self.assertEqual(run.returncode, 0, run.explain())
+        steps = run.steps()
+        self.assertEqual([s[0] for s in steps], list(range(2, 26)), run.explain())
+        median_forward = statistics.median(row[3] for row in steps)
+        for row in steps:
+            self.assertGreater(row[3], 0.2 * median_forward, (row, run.explain()))
+            self.assertEqual(row[2], 0, (row, run.explain()))  # the model stays unhooked
 
     def test_every_forward_of_a_batch_split_into_chunks_is_timed(self):
         # The chunks after the first follow no batch of their own: the model gets its hook

@@ -62,6 +62,9 @@ def parse_args(argv=None):
                         help="keep every epoch's DataLoader iterator alive (no two share an id)")
     parser.add_argument("--warnings-as-errors", action="store_true",
                         help="turn every warning into an exception once imported (a strict suite)")
+    parser.add_argument("--fetch-ahead", action="store_true",
+                        help="hand out each batch once the next one is fetched, as accelerate's "
+                             "DataLoaderShard and timm's PrefetchLoader do")
     parser.add_argument("--timing-out", default=None,
                         help="write each step's wall time (seconds) to this JSON file")
     return parser.parse_args(argv)
@@ -87,7 +90,7 @@ def train(args):
         iterator = iter(loader)
         if args.keep_iterators:
             kept.append(iterator)
-        for inputs, targets in iterator:
+        for inputs, targets in fetched_ahead(iterator) if args.fetch_ahead else iterator:
             if step == args.raise_at_step:
                 raise RuntimeError("planted failure at step %d" % step)
             optimizer.zero_grad(set_to_none=True)
@@ -104,6 +107,16 @@ def train(args):
                 break
     print("trained %d steps" % step)
     return step_times
+
+
+def fetched_ahead(iterator):
+    """The batches of `iterator`, each handed out after the next one was fetched: the
+    epoch's last one after the fetch that ended the epoch."""
+    current = next(iterator, None)
+    while current is not None:
+        following = next(iterator, None)
+        yield current
+        current = following
 
 
 def main(argv=None):

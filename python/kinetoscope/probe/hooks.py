@@ -63,7 +63,15 @@ def _install_dataloader(loop, torch):
                     except Exception as exc:
                         loop.fault(exc)
             started = perf_counter()
-            batch = original_next(self)
+            try:
+                batch = original_next(self)
+            except StopIteration:  # the epoch's end
+                if loop.live:
+                    try:
+                        loop.on_loader_end(self, started, perf_counter())
+                    except Exception as exc:
+                        loop.fault(exc)
+                raise
             ended = perf_counter()
             if loop.live:
                 try:

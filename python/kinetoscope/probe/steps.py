@@ -22,8 +22,9 @@ pass, a frozen teacher) that turns out to train starts again at step 0 with a ne
 `started` (mode "train"); the launcher keeps the steps after it.
 
 Phases per step, in milliseconds:
-- data: host time inside the DataLoader iterator's __next__ (summed), only for the
-  iterator that feeds the model (a validation loader's batches are not the step's);
+- data: host time inside the DataLoader iterator's __next__ (summed; the call that ends its
+  epoch too), only for the iterator that feeds the model (a validation loader's batches are
+  not the step's);
 - h2d: end of the last __next__ -> start of the model's forward (the copies to the device);
 - forward: the model's forward start -> backward start (the loss included); in inference
   the forward's own start -> end; a training model on the CPU fed by a DataLoader has no
@@ -483,6 +484,27 @@ class Loop(object):
             self.other_s += ended - started
             self.other_batches += 1
         self.last_src = src
+        self._fetch_ended(ended)
+        if not self.config_sent and self.first_batch_size is None:
+            self.first_batch_size = _batch_size_of(batch, self._tensor)
+
+    def on_loader_end(self, iterator, started, ended):
+        """An iterator's __next__ raised StopIteration (its epoch's end). For the one that
+        feeds the model the call's time is the step's data, and the forward runs from its
+        end as from a batch's arrival (no batch counted): a loop that fetches one batch
+        ahead of its forward (accelerate's DataLoaderShard, timm's PrefetchLoader) hands
+        out the epoch's last batch after this call, fetched a step before; in any other
+        loop the next batch's arrival moves the mark on."""
+        src = id(iterator)
+        if src != self.src:
+            return
+        self.data_s += ended - started
+        self.last_src = src
+        self._fetch_ended(ended)
+
+    def _fetch_ended(self, ended):
+        """A fetch of the feeding iterator's (or a batch of any) ended at `ended`
+        (perf_counter): what follows until the model's forward is the step's h2d."""
         timing = self.timing
         if timing is None:
             self.next_end = ended
@@ -493,8 +515,6 @@ class Loop(object):
             self.next_end = timing.mark()
         if self.depth:
             self.depth = 0
-        if not self.config_sent and self.first_batch_size is None:
-            self.first_batch_size = _batch_size_of(batch, self._tensor)
 
     def on_forward_pre(self, module, discovering):
         if self.backward_depth:
