@@ -6,7 +6,7 @@
   and `torch.compile`, which puts that wrapper under torch.compiler.disable once called,
   and ends the model's discovery before anything compiled runs (model.py);
 - torch's global optimizer step pre/post hooks (the loop's own methods, which make the
-  same checks: steps.Loop.on_optimizer_pre);
+  same checks: optimizer_steps.OptimizerSteps.on_optimizer_pre);
 - the global module forward hooks while the model is being found (model.py), then hooks
   on the model alone, kept out of its copies: nn.Module.__getstate__ and torch.jit.script
   are wrapped (model.py);
@@ -199,7 +199,7 @@ def _wrap_scale(loop, torch, scaler_type):
 
 def _install_optimizer(loop, torch):
     # (torch.optim deletes its `optimizer` attribute: the module is found by name.) The
-    # loop's own methods are the hooks, their checks included (steps.Loop.on_optimizer_pre).
+    # loop's own methods are the hooks, their checks included (optimizer_steps.py).
     optimizer_api = importlib.import_module("torch.optim.optimizer")
     optimizer_api.register_optimizer_step_pre_hook(loop.on_optimizer_pre)
     optimizer_api.register_optimizer_step_post_hook(loop.on_optimizer_post)

@@ -1,4 +1,6 @@
-"""The step loop: where steps begin and end, the phases of each, and what is sent.
+"""The step loop: where steps begin and end, the phases of each, and what is sent. Its
+parts elsewhere: the optimizer's hooks and closures (optimizer_steps.py, its base class),
+the run's config (run_config.py), the messages' text (step_lines.py).
 
 Steps are numbered from 0 (warm-up included). Steps 0..skip-1 are warm-up, skip..
 skip+active-1 the profiler window (profiled, not sent: the profiler inflates them), and
@@ -38,19 +40,17 @@ On the CPU these are time.perf_counter(); on CUDA (the model's device) events (c
 except data, always host time. Hooks run on the training thread only (the thread of the
 first hook event); other threads' calls are ignored.
 """
-import math
 import time
 import weakref
 from threading import get_ident
 
-from . import faults
+from . import faults, run_config, step_lines
 from .dynamo import dynamo_tracing_check
 from .headroom import Headroom
-from .memory import UNKNOWN
 from .model import ModelFinder, first_parameter
+from .optimizer_steps import OptimizerSteps
 from .outbox import FLUSH_S
-
-H2D, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3  # indexes of the timed phases
+from .phases import BACKWARD, FORWARD, H2D, OPTIMIZER
 _NAN = float("nan")
 # Seconds: a step reads its loss (item(), or a copy to the host on CUDA: microseconds on the
 # training thread) when it will likely end at least this long after the last step that was
@@ -61,7 +61,7 @@ LOSS_EVERY_S = 0.01
 perf_counter = time.perf_counter
 
 
-class Loop(object):
+class Loop(OptimizerSteps):
     # Every attribute is a slot (a fixed place in the object, no dict): the hooks run once
     # or twice a step between the script's tensor operations, with the caches cold, where
     # each object and dict they touch costs a miss. The hooks' state comes first.
@@ -317,7 +317,7 @@ class Loop(object):
 
     def _send_progress(self, step):
         self.announced = step
-        self.post((_progress_line, (step, self.skip, self.measured_from, self.total)))
+        self.post((step_lines.progress_line, (step, self.skip, self.measured_from, self.total)))
 
     def end(self):
         """The step in flight has ended: record it, move on, stop if asked to. (Runs once a
@@ -342,7 +342,7 @@ class Loop(object):
         if self.timing is None:
             line = None
             if step >= self.measured_from:  # formatted from seconds by the writer thread
-                line = (_host_step_line, (step, self.data_s, self.h2d_s, self.forward_s,
+                line = (step_lines.host_step_line, (step, self.data_s, self.h2d_s, self.forward_s,
                                           self.backward_s, self.optimizer_s, self.loss, wall_s))
             if self.cuda is not None:  # (the model moved to CUDA during this step)
                 self.cuda.poll(self.emit)
@@ -363,7 +363,7 @@ class Loop(object):
         # The next step starts now: a measured step's line says so (see the module's doc).
         self.announced = step
         if line is None:
-            line = (_progress_line, (step, self.skip, self.measured_from, self.total))
+            line = (step_lines.progress_line, (step, self.skip, self.measured_from, self.total))
         posting = perf_counter()  # (not `now`: end() may have been held up since)
         if posting - self.posted_at < FLUSH_S and step & 63:
             self.append(line)  # the writer is awake: this loop posted less than FLUSH_S ago
@@ -430,7 +430,7 @@ class Loop(object):
 
     def emit(self, step, host, phases, loss, memory):
         """CudaTiming's record: host = (data ms, wall ms), the step's host-clock figures."""
-        self.post((_step_line, (step, host[0], phases[0], phases[1], phases[2], phases[3], loss,
+        self.post((step_lines.step_line, (step, host[0], phases[0], phases[1], phases[2], phases[3], loss,
                                 memory, host[1])))
 
     def restart(self):
@@ -463,7 +463,7 @@ class Loop(object):
         if self.marker and not self.marker_wrapped:
             self.marker_wrapped = self.probe.wrap_marker_function()
         if not self.config_sent and len(self.loaders) < 64:  # (a restart sends it again)
-            self.loaders[id(iterator)] = _loader_config(loader)
+            self.loaders[id(iterator)] = run_config.loader_config(loader)
 
     def on_batch(self, iterator, started, ended, batch):
         src = id(iterator)
@@ -486,7 +486,7 @@ class Loop(object):
         self.last_src = src
         self._fetch_ended(ended)
         if not self.config_sent and self.first_batch_size is None:
-            self.first_batch_size = _batch_size_of(batch, self._tensor)
+            self.first_batch_size = run_config.batch_size_of(batch, self._tensor)
 
     def on_loader_end(self, iterator, started, ended):
         """An iterator's __next__ raised StopIteration (its epoch's end). For the one that
@@ -669,102 +669,6 @@ class Loop(object):
         """On a device clock (the host clock's backward time is added by the hook itself)."""
         self._add(BACKWARD, started, self.timing.mark())
 
-    # torch's global optimizer step hooks: hooks.py registers these bound methods
-    # themselves (no wrapper's call between: a Python call costs more than their work). Each
-    # does nothing while Dynamo traces a compiled optimizer step (nothing of the probe in its
-    # graph) and off the training thread; a fault of ours turns the loop off; a stop
-    # (SystemExit(0) from end(): --steps, a cancel) propagates. They return None, except
-    # the pre hook of a step given a closure: the step's arguments, the closure wrapped.
-    def on_optimizer_pre(self, optimizer, args, kwargs):
-        if self.dynamo_tracing() or (self.hot != get_ident() and not (self.live and self.mine())):
-            return None
-        try:
-            if not self.begun:
-                self.begin()
-            if not self.saw_optimizer:
-                self._first_optimizer_step(optimizer)
-            finder = self.finder
-            if finder.discovering:
-                self.depth = 0
-                device = finder.choose_for(optimizer)
-                if device is not None:
-                    self.set_device(device)
-                    if self.config_sent:  # found after the config went: say it again
-                        self.probe.send_started(self.config())
-            timing = self.timing
-            now = perf_counter() if timing is None else timing.mark()
-            if kwargs or len(args) > 1:  # (a plain step() passes the optimizer alone)
-                closure, index = _closure_of(optimizer, args, kwargs)
-                if closure is not None:
-                    return self._step_with_closure(closure, index, args, kwargs, now)
-            if self.forward_open is not None:
-                self._add(FORWARD, self.forward_open, now)
-                self.forward_open = None
-            self.optimizer_open = now
-        except Exception as exc:
-            self.fault(exc)
-        return None
-
-    def _step_with_closure(self, closure, index, args, kwargs, now):
-        """optimizer.step(closure) (Lightning's automatic optimization, LBFGS): the closure
-        runs the forward and the backward inside the step, once or several times. What ran
-        since the batch is the loop's own (h2d); each call's forward is timed from the call
-        (or the model's hook); the optimizer's own time runs from each call's return to the
-        next call or the step's end (on_closure_start, on_closure_end). Returns the step's
-        arguments with the closure wrapped (torch's pre hooks may replace them)."""
-        self.closure_calls = 0
-        self.optimizer_open = None
-        used = False
-        if self.forward_open is not None and self.batch_opens_forward:
-            if self.last_src != self.src or self.other_s:
-                self._batch_fed_model()
-            self._add(H2D, self.forward_open, now)  # (the forward starts in the closure)
-            self.forward_open = None
-            used = True
-        elif self.next_end is not None:
-            self._batch_went_in(now)
-            used = True
-        if not used and self.timing is not None:
-            self.timing.release(now)
-        timed = _timed_closure(self, closure)
-        if kwargs and kwargs.get("closure") is closure:
-            kwargs = dict(kwargs)
-            kwargs["closure"] = timed
-        else:
-            args = tuple(args[:index]) + (timed,) + tuple(args[index + 1:])
-        return args, kwargs
-
-    def on_closure_start(self):
-        """A call of the step's closure starts (_timed_closure)."""
-        if self.hot != get_ident() and not (self.live and self.mine()):
-            return
-        try:
-            self.closure_calls += 1
-            now = self.mark()
-            opened = self.optimizer_open
-            if opened is not None:  # the optimizer's own work since the last call returned
-                self._add(OPTIMIZER, opened, now)
-                self.optimizer_open = None
-            if self.batch_opens_forward and self.forward_open is None:
-                self.forward_open = now  # (no hook on the model: its forward starts here)
-            elif opened is None and self.timing is not None:
-                self.timing.release(now)
-        except Exception as exc:
-            self.fault(exc)
-
-    def on_closure_end(self):
-        """A call of the step's closure returned or raised: the optimizer's own time again."""
-        if self.hot != get_ident() and not (self.live and self.mine()):
-            return
-        try:
-            now = self.mark()
-            if self.forward_open is not None:  # a call that ran a forward and no backward
-                self._add(FORWARD, self.forward_open, now)
-                self.forward_open = None
-            self.optimizer_open = now
-        except Exception as exc:
-            self.fault(exc)
-
     def on_compiled(self, target, result):
         """torch.compile(target) returned `result` (hooks.py): the finder's turn (model.py);
         a model chosen there is timed on its device, and said again if the config went."""
@@ -774,80 +678,9 @@ class Loop(object):
             if self.config_sent:
                 self.probe.send_started(self.config())
 
-    def _first_optimizer_step(self, optimizer):
-        self.saw_optimizer = True
-        self.primary = weakref.ref(optimizer)
-        finder = self.finder
-        if finder.model is not None and not finder.model_matches(optimizer):
-            finder.discover()  # the model chosen in inference is not the one trained
-        elif finder.model is None and not finder.discovering and finder.overdue():
-            finder.discover()  # given up before any optimizer stepped: it names it now
-        if self.marker:
-            return
-        was = self.mode
-        self.mode = "train"
-        self.steps_from = "optimizer"
-        self.finder.training()  # no-grad forwards are not steps any more: no post hook
-        if was == "inference":
-            self.restart()
-
-    def on_optimizer_post(self, optimizer, args, kwargs):
-        if self.dynamo_tracing() or (self.hot != get_ident() and not (self.live and self.mine())):
-            return
-        try:
-            opened = self.optimizer_open
-            if opened is None:
-                if self.closure_calls < 0:
-                    return
-            else:  # (None in a step whose closure was never called)
-                timing = self.timing
-                if timing is None:
-                    self.optimizer_s += perf_counter() - opened
-                else:
-                    self._add(OPTIMIZER, opened, timing.mark())
-                self.optimizer_open = None
-            self.closure_calls = -1
-            primary = self.primary() if self.primary is not None else None
-            if self.unopened_backward is not None:
-                self._unopened_backward_ends(primary is optimizer or primary is None)
-            if primary is not optimizer:
-                if primary is not None:
-                    # another optimizer (a GAN's second one): the first ends steps
-                    if id(optimizer) not in self.other_optimizers:
-                        self._another_optimizer(optimizer)
-                    return
-                self.primary = weakref.ref(optimizer)  # the first is gone: this one ends them
-            if not self.marker:
-                self.end()
-        except Exception as exc:
-            self.fault(exc)
-
-    def _unopened_backward_ends(self, ends_step):
-        """An optimizer stepped after a backward that no batch's forward preceded: when it
-        is the one that ends steps, that backward's forward had no batch of its own, and the
-        model's hook times forwards from now on (that forward is not timed); another
-        optimizer's step says the backward was its own update (a GAN's generator): the time
-        from the step's start to that backward was its forward (the models' forwards count
-        as one phase)."""
-        seconds = self.unopened_backward
-        self.unopened_backward = None
-        if not self.batch_opens_forward:
-            return
-        if ends_step:
-            self.finder.hook_forward()
-        else:
-            self.forward_s += seconds
-
-    def _another_optimizer(self, optimizer):
-        """An optimizer other than the one whose step ends a step trains a model of its own
-        (once per optimizer): said in the config, and again if the config went."""
-        if len(self.other_optimizers) >= 16:
-            return
-        # (the model's own parameters in it: a second optimizer of the same model)
-        other_model = not self.finder.model_matches(optimizer)
-        self.other_optimizers[id(optimizer)] = other_model
-        if other_model and self.config_sent:
-            self.probe.send_started(self.config())
+    def config(self):
+        """The `started` config (run_config.py)."""
+        return run_config.config_of(self)
 
     def on_marker_start(self):
         if not self.begun:
@@ -863,66 +696,6 @@ class Loop(object):
         self.mode = "train" if (self.saw_optimizer or self.saw_backward) else "inference"
         self.end()
 
-    # -- what the run is ----------------------------------------------------------------------
-    def config(self):
-        """The `started` config, strings only; only keys known."""
-        config = {"skip": str(self.skip), "active": str(self.active)}
-        if self.mode:
-            config["mode"] = self.mode
-        if self.steps_from:
-            config["steps_from"] = self.steps_from
-        if self.device is not None:
-            config["device"] = self.device.type
-        loader = self.loaders.get(self.src) or self.loaders.get(self.last_src) or {}
-        config.update(loader)
-        if "batch_size" not in config and self.first_batch_size is not None:
-            config["batch_size"] = str(self.first_batch_size)
-        if self.batches_per_step > 1:
-            config["batches_per_step"] = str(self.batches_per_step)
-        model = self.finder.model
-        if model is not None:
-            # torch.compile's wrapper (OptimizedModule) is named by the module it compiles
-            config["model"] = type(getattr(model, "_orig_mod", model)).__name__
-        optimizer = self.primary() if self.primary is not None else None
-        if optimizer is not None:
-            config["optimizer"] = type(optimizer).__name__
-        others = sum(1 for other_model in self.other_optimizers.values() if other_model)
-        if others:
-            config["other_optimizers"] = str(others)
-        if self.lab is not None:
-            config.update(self.lab.config())
-        if self.window.note:
-            config["window"] = self.window.note
-        return config
-
-
-
-
-def _closure_of(optimizer, args, kwargs):
-    """The closure given to optimizer.step (its first argument, or `closure=`), else None;
-    and where that first argument is in the hooks' `args` (torch passes the optimizer itself
-    first)."""
-    index = 1 if args and args[0] is optimizer else 0
-    closure = kwargs.get("closure") if kwargs else None
-    if closure is None and len(args) > index and callable(args[index]):
-        closure = args[index]
-    return closure, index
-
-
-def _timed_closure(loop, closure):
-    """The step's closure with its calls marked for the loop; the script's closure is called
-    as given, and what it returns or raises goes back unchanged."""
-    def closure_timed(*args, **kwargs):
-        loop.on_closure_start()
-        try:
-            return closure(*args, **kwargs)
-        except BaseException as exc:
-            faults.leave_out_own_frame(exc)
-            raise
-        finally:
-            loop.on_closure_end()
-    return closure_timed
-
 
 def _modes_check(torch):
     """The function that says whether a TorchDispatchMode or TorchFunctionMode is active on
@@ -933,73 +706,3 @@ def _modes_check(torch):
     if not callable(dispatch) or not callable(function):
         return lambda: False
     return lambda: dispatch() > 0 or function()
-
-
-def _loader_config(loader):
-    config = {}
-    batch_size = getattr(loader, "batch_size", None)
-    if isinstance(batch_size, int) and not isinstance(batch_size, bool):
-        config["batch_size"] = str(batch_size)
-    workers = getattr(loader, "num_workers", None)
-    if isinstance(workers, int):
-        config["workers"] = str(workers)
-    pin = getattr(loader, "pin_memory", None)
-    if isinstance(pin, bool):
-        config["pin_memory"] = "true" if pin else "false"
-    prefetch = getattr(loader, "prefetch_factor", None)
-    if isinstance(workers, int) and workers > 0 and isinstance(prefetch, int):
-        config["prefetch"] = str(prefetch)
-    return config
-
-
-def _batch_size_of(batch, tensor_type, depth=0):
-    """size(0) of the first tensor in a batch (a tensor, or nested tuples/lists/dicts)."""
-    if isinstance(batch, tensor_type):
-        return int(batch.shape[0]) if batch.dim() > 0 else None
-    if depth > 3:
-        return None
-    if isinstance(batch, dict):
-        items = batch.values()
-    elif isinstance(batch, (tuple, list)):
-        items = batch
-    else:
-        return None
-    for item in items:
-        size = _batch_size_of(item, tensor_type, depth + 1)
-        if size is not None:
-            return size
-    return None
-
-
-def _step_line(step, data_ms, h2d_ms, forward_ms, backward_ms, optimizer_ms, loss, memory,
-               wall_ms):
-    """Times in ms written as whole tenths of a microsecond with an exponent ("12345e-4" is
-    1.2345 ms, a JSON number): an integer formats several times faster than "%.4f", on the
-    writer thread whose GIL the training thread waits for."""
-    if loss is None or not math.isfinite(loss):
-        loss_text = "null"  # JSON has no NaN: the launcher reads null as NaN
-    else:
-        loss_text = repr(float(loss))
-    return ('{"type":"step","step":[%d,%de-4,%de-4,%de-4,%de-4,%de-4,%s,%d,%d,%d,%d,%de-4]}'
-            % (step, data_ms * 1e4, h2d_ms * 1e4, forward_ms * 1e4, backward_ms * 1e4,
-               optimizer_ms * 1e4, loss_text, memory[0], memory[1], memory[2], memory[3],
-               wall_ms * 1e4))
-
-
-def _host_step_line(step, data_s, h2d_s, forward_s, backward_s, optimizer_s, loss, wall_s):
-    """_step_line from the host clock's seconds (converted here, on the writer thread)."""
-    return _step_line(step, data_s * 1e3, h2d_s * 1e3, forward_s * 1e3, backward_s * 1e3,
-                      optimizer_s * 1e3, loss, UNKNOWN, wall_s * 1e3)
-
-
-def _progress_line(step, skip, measured_from, total):
-    if step < skip:
-        stage = "warm-up"
-    elif step < measured_from:
-        stage = "profiler window"
-    else:
-        stage = "measured"
-    fraction = min(1.0, float(step) / total) if total else 0.0
-    return ('{"type":"progress","stage":"%s","fraction":%.6g,"step":%d,"steps":%d}'
-            % (stage, fraction, step, total))
-
