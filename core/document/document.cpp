@@ -298,6 +298,8 @@ analysis::LabMeasurements labMeasurementsOf(const session::Session& session)
               (environment != session.environment.end() && environment->second == "CPU");
     if (const auto units = session.environment.find("cpu_bf16"); units != session.environment.end())
         lab.cpuBf16Units = units->second;
+    if (const auto loop = session.config.find("loader_loop"); loop != session.config.end())
+        lab.loaderLoop = loop->second;
     if (const auto total = session.environment.find("device_memory_bytes");
         total != session.environment.end())
         lab.memoryAvailableBytes = positive(format::numberIn(total->second).value_or(0));

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 using namespace kinetoscope::analysis;
 using namespace kinetoscope::trace;
@@ -673,6 +674,53 @@ private Q_SLOTS:
         lab.workersSweep->ranSamples = 100.0;
         lab.workersSweep->ran = -1;
         QVERIFY(splitsOwn());
+    }
+
+    // The loader's advice fits where the run was measured (helper 53, Hugging Face's Trainer
+    // on a CPU: a DataLoader snippet with num_workers=8 and pin_memory=True, which the
+    // Trainer's user cannot apply and which pins memory for no device).
+    void theLoadersAdviceFitsWhereItRan()
+    {
+        const std::string trace = kinetoscope::test::scenarioTrace(Pathology::None);
+        LabMeasurements lab;
+        lab.script = true;
+        lab.dataLoaderNs = 8e6;
+        lab.computeNs = 2e6;
+        const auto advice = [&] {
+            const Diagnosed d = diagnoseText(trace, {}, &lab);
+            const Finding* f = find(d.findings, "dataloader-bound-measured");
+            return f ? std::make_pair(f->fix, f->snippet)
+                     : std::make_pair(std::string(), std::string());
+        };
+        const auto has = [](const std::string& text, const char* part) {
+            return text.find(part) != std::string::npos;
+        };
+        // A GPU script measured without a sweep: pinned batches, and how to measure the count.
+        std::string fix, snippet;
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(has(snippet, "pin_memory=True") && has(snippet, "num_workers=8"), snippet.c_str());
+        QVERIFY2(has(fix, "kinetoscope profile --sweep workers=0,2,4"), fix.c_str());
+        // On the CPU: no pinning (it speeds copies to a device only), two workers.
+        lab.cpu = true;
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(!has(snippet, "pin_memory") && has(snippet, "num_workers=2"), snippet.c_str());
+        QVERIFY2(!has(fix, "pin_memory") && !has(fix, "GPU"), fix.c_str());
+        // A Trainer's loop: its TrainingArguments build the loader.
+        lab.loaderLoop = "transformers";
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(snippet.starts_with("args = TrainingArguments(") &&
+                     has(snippet, "dataloader_num_workers=2") && !has(snippet, "DataLoader("),
+                 snippet.c_str());
+        QVERIFY2(has(fix, "set dataloader_num_workers there"), fix.c_str());
+        // A sweep ran: the count was measured, and the fix does not ask for it again.
+        lab.workersSweep = LabMeasurements::WorkersSweep{0, 2, 100.0, 150.0, 8e6, 1e6};
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(!has(fix, "--sweep"), fix.c_str());
+        QVERIFY2(has(fix, "The workers sweep measured it: num_workers=2"), fix.c_str());
+        // A script's own loop reads as before the Trainer's.
+        lab.loaderLoop = "__main__";
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(snippet.starts_with("loader = torch.utils.data.DataLoader("), snippet.c_str());
     }
 
     void anInferenceLabIsJudgedPerBatch()

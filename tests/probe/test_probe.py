@@ -257,7 +257,8 @@ class ProtocolShape(unittest.TestCase):
         config = result("slow_data").last_config()
         expected = {"mode": "train", "device": "cpu", "batch_size": "32", "workers": "0",
                     "pin_memory": "false", "model": "Sequential", "optimizer": "Adam",
-                    "steps_from": "optimizer", "skip": "3", "active": "2"}
+                    "steps_from": "optimizer", "skip": "3", "active": "2",
+                    "loader_loop": "__main__"}  # (the script's own loop iterates its loader)
         for key, value in expected.items():
             self.assertEqual(config.get(key), value, key)
         fork = result("slow_data_fork4").last_config()

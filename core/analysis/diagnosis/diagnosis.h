@@ -170,6 +170,10 @@ struct LabMeasurements
     };
     std::vector<SharedRun> sharedRuns;
     int machineCores = 0;  // logical cores; 0 when not recorded
+    // The package whose loop iterated the DataLoader that fed the model, as the probe saw it
+    // ("__main__": the script's own; "transformers": Hugging Face's Trainer, which builds
+    // its loaders from TrainingArguments); empty when not recorded.
+    std::string loaderLoop;
 };
 
 struct DiagnosisInput

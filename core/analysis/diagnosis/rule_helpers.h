@@ -143,15 +143,16 @@ inline constexpr const char* kSharedClause =
     " Measured while other processes used the CPU (machine-shared): the comparison is not "
     "reliable until the lab runs on an idle machine.";
 
-// A DataLoader that keeps ahead of the model: the fix of a loader-bound step, whether the
-// trace suggested it or the lab measured it.
-inline constexpr const char* kDataLoaderSnippet =
-    "loader = torch.utils.data.DataLoader(\n"
-    "    dataset, batch_size=batch_size, shuffle=True,\n"
-    "    num_workers=8,            # about the CPU cores per GPU\n"
-    "    pin_memory=True,          # page-locked batches: async copies\n"
-    "    persistent_workers=True,  # no worker restart each epoch\n"
-    "    prefetch_factor=4)        # batches queued per worker\n";
+// A DataLoader that keeps ahead of the model, the snippet of a loader-bound finding, for
+// where the run was measured (rules_lab_loader.cpp): on a GPU, pinned batches; on the CPU
+// (`cpu`), workers on cores of their own and no pinning (page-locked memory speeds copies
+// to a device only); a loop of Hugging Face's Trainer (`lab`'s loaderLoop), the
+// TrainingArguments that build its loaders. `lab` is null for a trace alone.
+std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu);
+// What a loader-bound finding's fix adds for the run's loop: where a Trainer builds the
+// loader, the arguments to set; for a script measured without a workers sweep, how to
+// measure the count. Empty for a trace alone.
+std::string dataLoaderFixNote(const LabMeasurements* lab);
 
 // The keys of `byName` with the largest values, largest first (ties by name, last first),
 // at most `count` of them.

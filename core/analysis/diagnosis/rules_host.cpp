@@ -203,8 +203,9 @@ void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out)
                    "for, loaded by workers on cores of their own)";
     f.fix = "Load batches in worker processes (num_workers > 0) and keep them ahead of the loop; "
             "make the "
-            "per-sample work cheaper (decode once, cache) if workers are already many.";
-    f.snippet = kDataLoaderSnippet;
+            "per-sample work cheaper (decode once, cache) if workers are already many." +
+            dataLoaderFixNote(in.lab);
+    f.snippet = dataLoaderSnippet(in.lab, true);
     claimNothingWithoutTheDevice(in, f);
     out.push_back(std::move(f));
 }

@@ -12,6 +12,54 @@ namespace kinetoscope::analysis::rules {
 
 namespace {
 
+// The probe saw Hugging Face's Trainer iterate the loader (config loader_loop).
+bool trainerLoop(const LabMeasurements* lab)
+{
+    return lab && lab->loaderLoop == "transformers";
+}
+
+}  // namespace
+
+std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu)
+{
+    const char* workers = cpu ? "2" : "8";
+    const char* why =
+        cpu ? "cores of their own: the model computes on the rest" : "about the CPU cores per GPU";
+    if (trainerLoop(lab))  // (the Trainer pins its batches by default: dataloader_pin_memory)
+        return std::string("args = TrainingArguments(\n"
+                           "    ...,  # the run's own arguments\n"
+                           "    dataloader_num_workers=") +
+               workers + ",            # " + why +
+               "\n"
+               "    dataloader_persistent_workers=True,  # no worker restart each epoch\n"
+               "    dataloader_prefetch_factor=4,        # batches queued per worker\n"
+               ")\n";
+    return std::string("loader = torch.utils.data.DataLoader(\n"
+                       "    dataset, batch_size=batch_size, shuffle=True,\n"
+                       "    num_workers=") +
+           workers + ",            # " + why + "\n" +
+           (cpu ? "" : "    pin_memory=True,          # page-locked batches: async copies\n") +
+           "    persistent_workers=True,  # no worker restart each epoch\n"
+           "    prefetch_factor=4)        # batches queued per worker\n";
+}
+
+std::string dataLoaderFixNote(const LabMeasurements* lab)
+{
+    if (!lab)
+        return {};
+    std::string note;
+    if (trainerLoop(lab))
+        note += " The Trainer builds this DataLoader from its TrainingArguments: set "
+                "dataloader_num_workers there (with dataloader_persistent_workers and "
+                "dataloader_prefetch_factor).";
+    if (lab->script && !lab->workersSweep)
+        note += " Measure the count on this script: kinetoscope profile --sweep "
+                "workers=0,2,4 -- <its command> runs it at each count.";
+    return note;
+}
+
+namespace {
+
 // The split read the loader as keeping up (its wait under its compute), but the workers
 // sweep, which changed num_workers alone, measured more workers clearly faster than the
 // run's own count: the loader held the run back after all. Loading done in the loop's own
@@ -56,9 +104,11 @@ void labWorkersOverSplit(const LabMeasurements& lab, double wait, double compute
             " the samples per second of " + ran +
             "); beyond that, make the per-sample work cheaper (decode once, cache, move "
             "augmentation to the GPU).";
+    if (trainerLoop(&lab))
+        f.fix += dataLoaderFixNote(&lab);
     if (!lab.sharedRuns.empty())
         f.fix += kSharedClause;
-    f.snippet = kDataLoaderSnippet;
+    f.snippet = dataLoaderSnippet(&lab, lab.cpu);
     out.push_back(std::move(f));
 }
 
@@ -113,12 +163,16 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
         std::string(in.lab->script ? "measured in the script's run" : "measured in the lab") +
         ": the mean wait for the next batch per step (a loader that keeps up leaves "
         "the step its compute)";
-    f.fix = "Keep the loader ahead of the model: more worker processes, pin_memory=True so the "
-            "copy overlaps, "
-            "persistent workers; if workers are already many, make the per-sample work cheaper "
-            "(decode once, "
-            "cache, move augmentation to the GPU).";
-    f.snippet = kDataLoaderSnippet;
+    f.fix = in.lab->cpu
+                ? "Keep the loader ahead of the model: worker processes on cores the model "
+                  "does not compute on, persistent workers; if workers are already many, make "
+                  "the per-sample work cheaper (decode once, cache)."
+                : "Keep the loader ahead of the model: more worker processes, pin_memory=True "
+                  "so the copy overlaps, persistent workers; if workers are already many, make "
+                  "the per-sample work cheaper (decode once, cache, move augmentation to the "
+                  "GPU).";
+    f.fix += dataLoaderFixNote(in.lab);
+    f.snippet = dataLoaderSnippet(in.lab, in.lab->cpu);
     // The workers sweep measured the fix: say it with its figures.
     if (const auto& sweep = in.lab->workersSweep; sweep && sweep->best > sweep->fewest) {
         const double ratio = sweep->bestSamples / sweep->fewestSamples;

@@ -128,8 +128,9 @@ void dataloaderBound(const DiagnosisInput& in, std::vector<Finding>& out)
             "memory so the "
             "copy can overlap. If workers are already many, make the per-sample work cheaper "
             "(decode once, "
-            "cache, move augmentation to the GPU).";
-    f.snippet = kDataLoaderSnippet;
+            "cache, move augmentation to the GPU)." +
+            dataLoaderFixNote(in.lab);
+    f.snippet = dataLoaderSnippet(in.lab, false);
     out.push_back(std::move(f));
 }
 

@@ -2,6 +2,7 @@
 the loop's mode and device, the feeding DataLoader's settings, the batch, the model and
 optimizer found, the lab's figures and the window's note.
 """
+import sys
 
 
 def config_of(loop):
@@ -51,6 +52,34 @@ def loader_config(loader):
     if isinstance(workers, int) and workers > 0 and isinstance(prefetch, int):
         config["prefetch"] = str(prefetch)
     return config
+
+
+# Packages whose frames stand between a training loop and its DataLoader: torch's own, the
+# probe's, and accelerate's DataLoaderShard, which iterates the loader a loop prepared.
+_BETWEEN_LOOP_AND_LOADER = ("torch", "accelerate", "kinetoscope")
+
+
+def iterating_package(frames_above):
+    """The top-level package of the code that iterates a DataLoader, from the frame
+    `frames_above` frames above the caller's (the caller of DataLoader.__iter__) up, past
+    torch's, accelerate's and the probe's frames: "__main__" for the script's own loop,
+    "transformers" for Hugging Face's Trainer (which builds its loaders itself: the advice
+    names its TrainingArguments), else the package that runs the loop; None when no frame
+    says."""
+    try:
+        frame = sys._getframe(frames_above + 1)
+    except ValueError:  # (called from C with no Python frame above)
+        return None
+    depth = 0
+    while frame is not None and depth < 32:
+        name = frame.f_globals.get("__name__")
+        if isinstance(name, str) and name:
+            package = name.partition(".")[0]
+            if package not in _BETWEEN_LOOP_AND_LOADER:
+                return package
+        frame = frame.f_back
+        depth += 1
+    return None
 
 
 def batch_size_of(batch, tensor_type, depth=0):

@@ -463,7 +463,12 @@ class Loop(OptimizerSteps):
         if self.marker and not self.marker_wrapped:
             self.marker_wrapped = self.probe.wrap_marker_function()
         if not self.config_sent and len(self.loaders) < 64:  # (a restart sends it again)
-            self.loaders[id(iterator)] = run_config.loader_config(loader)
+            config = run_config.loader_config(loader)
+            # (above this frame: hooks.py's __iter__, then whoever asked for the iterator)
+            package = run_config.iterating_package(frames_above=2)
+            if package:
+                config["loader_loop"] = package
+            self.loaders[id(iterator)] = config
 
     def on_batch(self, iterator, started, ended, batch):
         src = id(iterator)
