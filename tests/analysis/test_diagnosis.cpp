@@ -721,6 +721,23 @@ private Q_SLOTS:
         lab.loaderLoop = "__main__";
         std::tie(fix, snippet) = advice();
         QVERIFY2(snippet.starts_with("loader = torch.utils.data.DataLoader("), snippet.c_str());
+        // The snippet sets the count the sweep measured fastest, not a count of its own.
+        lab.workersSweep = LabMeasurements::WorkersSweep{0, 4, 100.0, 150.0, 8e6, 1e6};
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(has(fix, "num_workers=4 runs") && has(snippet, "num_workers=4,"), snippet.c_str());
+        // A loader that read as keeping up, which the sweep measured holding the run back
+        // (the loading timed as compute): the sweep's count, and no GPU advice on the CPU.
+        lab.dataLoaderNs = 1e6;
+        lab.computeNs = 9e6;
+        lab.workersSweep->ran = 0;
+        lab.workersSweep->ranSamples = 100.0;
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(fix.starts_with("Set num_workers=4") && !has(fix, "GPU"), fix.c_str());
+        QVERIFY2(has(snippet, "num_workers=4,") && !has(snippet, "pin_memory"), snippet.c_str());
+        lab.cpu = false;
+        std::tie(fix, snippet) = advice();
+        QVERIFY2(has(fix, "move augmentation to the GPU") && has(snippet, "num_workers=4,"),
+                 fix.c_str());
     }
 
     void anInferenceLabIsJudgedPerBatch()

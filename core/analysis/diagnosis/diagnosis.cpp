@@ -256,7 +256,7 @@ void oneFindingForTheWait(const DiagnosisInput& input, std::vector<Finding>& fin
     window->evidence.figures.push_back(
         {"run_dataloader_wait_per_step_us", split->waitNs / 1e3, Unit::Microseconds});
     if (lab.workersSweep && lab.workersSweep->fewestFastest()) {
-        window->fix = rules::moreWorkersRanSlower(*lab.workersSweep);
+        window->fix = rules::moreWorkersRanSlower(lab);
         window->snippet.clear();
     } else if (lab.workersSweep && lab.workersSweep->ran >= 0) {
         window->explanation += " The workers sweep measured no num_workers clearly faster "

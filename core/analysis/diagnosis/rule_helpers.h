@@ -147,8 +147,9 @@ inline constexpr const char* kSharedClause =
 // where the run was measured (rules_lab_loader.cpp): on a GPU, pinned batches; on the CPU
 // (`cpu`), workers on cores of their own and no pinning (page-locked memory speeds copies
 // to a device only); a loop of Hugging Face's Trainer (`lab`'s loaderLoop), the
-// TrainingArguments that build its loaders. `lab` is null for a trace alone.
-std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu);
+// TrainingArguments that build its loaders. `lab` is null for a trace alone. `workers`:
+// the count a workers sweep measured fastest, else 0 (2 on a CPU, 8 on a device).
+std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu, int workers = 0);
 // What a loader-bound finding's fix adds for the run's loop: where a Trainer builds the
 // loader, the arguments to set; for a script measured without a workers sweep, how to
 // measure the count. Empty for a trace alone.

@@ -68,7 +68,7 @@ std::optional<DeviceGaps> deviceGapsWithoutHost(const DiagnosisInput& in);
 void labBaseline(const DiagnosisInput& in, std::vector<Finding>& out);
 void labSplit(const DiagnosisInput& in, std::vector<Finding>& out);
 // The DataLoader fix where the workers sweep measured every count above its fewest slower.
-std::string moreWorkersRanSlower(const LabMeasurements::WorkersSweep& sweep);
+std::string moreWorkersRanSlower(const LabMeasurements& lab);  // lab.workersSweep set
 void labMemory(const DiagnosisInput& in, std::vector<Finding>& out);
 void labInterrupted(const DiagnosisInput& in, std::vector<Finding>& out);
 void labOutsidePhases(const DiagnosisInput& in, std::vector<Finding>& out);

@@ -20,11 +20,14 @@ bool trainerLoop(const LabMeasurements* lab)
 
 }  // namespace
 
-std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu)
+std::string dataLoaderSnippet(const LabMeasurements* lab, bool cpu, int measuredWorkers)
 {
-    const char* workers = cpu ? "2" : "8";
-    const char* why =
-        cpu ? "cores of their own: the model computes on the rest" : "about the CPU cores per GPU";
+    const std::string workers = measuredWorkers > 0 ? std::to_string(measuredWorkers)
+                                : cpu               ? "2"
+                                                    : "8";
+    const char* why = measuredWorkers > 0 ? "the workers sweep's fastest"
+                      : cpu               ? "cores of their own: the model computes on the rest"
+                                          : "about the CPU cores per GPU";
     if (trainerLoop(lab))  // (the Trainer pins its batches by default: dataloader_pin_memory)
         return std::string("args = TrainingArguments(\n"
                            "    ...,  # the run's own arguments\n"
@@ -102,13 +105,12 @@ void labWorkersOverSplit(const LabMeasurements& lab, double wait, double compute
         "sweep's best";
     f.fix = "Set num_workers=" + best + " (measured: " + format::ratio(ratio) +
             " the samples per second of " + ran +
-            "); beyond that, make the per-sample work cheaper (decode once, cache, move "
-            "augmentation to the GPU).";
-    if (trainerLoop(&lab))
-        f.fix += dataLoaderFixNote(&lab);
+            "); beyond that, make the per-sample work cheaper (decode once, cache" +
+            (lab.cpu ? ")." : ", move augmentation to the GPU).");
+    f.fix += dataLoaderFixNote(&lab);  // (swept: the Trainer's arguments alone, if any)
     if (!lab.sharedRuns.empty())
         f.fix += kSharedClause;
-    f.snippet = dataLoaderSnippet(&lab, lab.cpu);
+    f.snippet = dataLoaderSnippet(&lab, lab.cpu, sweep.best);
     out.push_back(std::move(f));
 }
 
@@ -181,13 +183,14 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
                  " the samples per second of num_workers=" + std::to_string(sweep->fewest) +
                  " (the wait " + format::duration(sweep->fewestWaitNs) + " -> " +
                  format::duration(sweep->bestWaitNs) + " per step).";
+        f.snippet = dataLoaderSnippet(in.lab, in.lab->cpu, sweep->best);
         f.evidence.figures.push_back(
             {"workers_sweep_best_over_fewest_samples_per_s", ratio, Unit::Ratio});
         if (!in.lab->sharedRuns.empty())
             f.fix += kSharedClause;
     } else if (sweep && sweep->fewestFastest()) {
         // More workers measured slower: the advice is not more of them.
-        f.fix = moreWorkersRanSlower(*sweep);
+        f.fix = moreWorkersRanSlower(*in.lab);
         f.snippet.clear();
         if (!in.lab->sharedRuns.empty())
             f.fix += kSharedClause;
@@ -195,13 +198,14 @@ void labSplit(const DiagnosisInput& in, std::vector<Finding>& out)
     out.push_back(std::move(f));
 }
 
-std::string moreWorkersRanSlower(const LabMeasurements::WorkersSweep& sweep)
+std::string moreWorkersRanSlower(const LabMeasurements& lab)
 {
     return "The workers sweep measured more workers slower: num_workers=" +
-           std::to_string(sweep.fewest) +
-           " ran fastest. Make the per-sample work cheaper (decode once, cache, move "
-           "augmentation to the GPU); workers need cores of their own, which on a machine with "
-           "few cores they take from the loop's threads.";
+           std::to_string(lab.workersSweep->fewest) +
+           " ran fastest. Make the per-sample work cheaper (decode once, cache" +
+           (lab.cpu ? "" : ", move augmentation to the GPU") +
+           "); workers need cores of their own, which on a machine with few cores they take "
+           "from the loop's threads.";
 }
 
 }  // namespace kinetoscope::analysis::rules
