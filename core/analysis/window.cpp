@@ -30,6 +30,11 @@ constexpr int64_t kOneOffCallNs = 5'000'000;  // 5 ms
 // A first step this many times the median of the others is warm-up even without a
 // recognisable one-off call (first batch, worker start-up, autotuning).
 constexpr double kWarmUpStepRatio = 2.0;
+// A step that fetched this many DataLoader batches more than the steps' median, and took
+// this many times their median, ran a pass besides the training step (an evaluation).
+// Two batches, not one: an epoch's end adds the __next__ that raised StopIteration.
+constexpr int64_t kExtraPassBatches = 2;
+constexpr double kExtraPassStepRatio = 1.5;
 // A step whose one-off calls take this share of it is not steady.
 constexpr double kOneOffStepShare = 0.10;
 // A CPU op's first call this many times the longest of its later calls did one-time work.
@@ -250,7 +255,55 @@ int64_t oneOffNsWithin(const WindowClass& w, int64_t begin, int64_t end)
     return totalLength(unionOf(std::move(ranges)));
 }
 
-void assignRoles(WindowClass& w)
+double medianOf(std::vector<int64_t> values)
+{
+    std::nth_element(values.begin(),
+                     values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+    return static_cast<double>(values[values.size() / 2]);
+}
+
+// DataLoader __next__ calls (the outermost) that begin inside each step's marker span.
+std::vector<int64_t> batchesPerStep(const TraceModel& model, const std::vector<Step>& steps)
+{
+    std::vector<int64_t> batches(steps.size(), 0);
+    auto dataLoader = perName<bool>(model, isDataLoaderOp);
+    for (const Event& e : model.events()) {
+        if (e.category != Category::UserAnnotation && e.category != Category::CpuOp)
+            continue;
+        if (!dataLoader(e.name) || (e.parent.valid() && dataLoader(model.event(e.parent).name)))
+            continue;
+        auto after = std::upper_bound(steps.begin(), steps.end(), e.startNs,
+                                      [](int64_t t, const Step& s) { return t < s.hostBeginNs; });
+        if (after == steps.begin())
+            continue;
+        const auto i = static_cast<size_t>(after - steps.begin() - 1);
+        batches[i] += e.startNs < steps[i].hostEndNs;
+    }
+    return batches;
+}
+
+// Later steps that fetched more batches than the steps' median and took far longer: a pass
+// over other batches ran inside them (kExtraPassBatches). Medians of all the steps (one pass:
+// a loop found without markers may have thousands), which such steps rarely move.
+void findExtraPasses(const TraceModel& model, WindowClass& w)
+{
+    const std::vector<Step>& steps = w.allSteps;
+    const std::vector<int64_t> batches = batchesPerStep(model, steps);
+    std::vector<int64_t> durations;
+    durations.reserve(steps.size());
+    for (const Step& s : steps)
+        durations.push_back(s.durationNs());
+    const double steadyBatches = medianOf(batches), steadyNs = medianOf(std::move(durations));
+    for (size_t i = 1; i < steps.size(); ++i)
+        if (w.roles[i] == StepRole::Steady &&
+            static_cast<double>(batches[i]) >= steadyBatches + kExtraPassBatches &&
+            static_cast<double>(steps[i].durationNs()) >= kExtraPassStepRatio * steadyNs) {
+            w.roles[i] = StepRole::ExtraPass;
+            w.extraPasses.push_back({i, batches[i], static_cast<int64_t>(steadyBatches)});
+        }
+}
+
+void assignRoles(const TraceModel& model, WindowClass& w)
 {
     const std::vector<Step>& steps = w.allSteps;
     w.roles.assign(steps.size(), StepRole::Steady);
@@ -267,9 +320,7 @@ void assignRoles(WindowClass& w)
         for (size_t i = 0; i < steps.size(); ++i)
             if (i != skip)
                 rest.push_back(steps[i].durationNs());
-        std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2),
-                         rest.end());
-        return static_cast<double>(rest[rest.size() / 2]);
+        return medianOf(std::move(rest));
     };
     if (w.roles[0] == StepRole::Steady &&
         static_cast<double>(steps[0].durationNs()) >= kWarmUpStepRatio * medianOfOthers(0))
@@ -280,6 +331,7 @@ void assignRoles(WindowClass& w)
     if (w.stepSource != StepSource::Markers && w.roles[last] == StepRole::Steady &&
         static_cast<double>(steps[last].durationNs()) >= kWarmUpStepRatio * medianOfOthers(last))
         w.roles[last] = StepRole::Outlier;
+    findExtraPasses(model, w);
 }
 
 void countActivity(const TraceModel& model, WindowClass& w)
@@ -456,6 +508,8 @@ const char* stepRoleName(StepRole role)
         return "warm-up";
     case StepRole::Outlier:
         return "outlier";
+    case StepRole::ExtraPass:
+        return "extra-pass";
     }
     return "steady";
 }
@@ -500,9 +554,13 @@ std::string WindowClass::headline() const
     else
         text += ", " + format::count(steady) + " steady step" + (steady == 1 ? "" : "s") + " (" +
                 source + ")";
-    if (const size_t other = allSteps.size() - steady; other > 0 && steady > 0)
+    const size_t extra = extraPasses.size();
+    if (const size_t other = allSteps.size() - steady - extra; other > 0 && steady > 0)
         text += ", " + format::count(other) + " warm-up or outlier step" + (other == 1 ? "" : "s") +
                 " left out";
+    if (extra > 0 && steady > 0)
+        text += ", " + format::counted(uint64_t(extra), "step", "steps") +
+                " with an extra pass over other batches (an evaluation) left out";
     for (const OneOffCost& o : oneOffs) {
         if (o.beforeWindow) {
             text += ", starts inside earlier work (" + o.what + ", " +
@@ -581,7 +639,7 @@ WindowClass classifyWindow(const TraceModel& model, const StepDetection& steps)
 
     countActivity(model, w);
     findOneOffs(model, w);
-    assignRoles(w);
+    assignRoles(model, w);
     w.captureWindow = w.graphCaptureCalls > 0 &&
                       w.launchesWithoutActivity * 2 >= w.kernelLaunchCalls &&
                       w.kernelLaunchCalls > 0;

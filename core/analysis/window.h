@@ -23,10 +23,22 @@ const char* runKindName(RunKind kind);  // "training", "inference", "unknown"
 enum class StepRole : uint8_t
 {
     Steady,
-    WarmUp,   // a first step slowed by one-off costs (or far slower than the rest)
-    Outlier,  // a later step holding a one-off cost
+    WarmUp,     // a first step slowed by one-off costs (or far slower than the rest)
+    Outlier,    // a later step holding a one-off cost
+    ExtraPass,  // a later step that also ran a pass over other batches (an evaluation)
 };
-const char* stepRoleName(StepRole role);  // "steady", "warm-up", "outlier"
+// "steady", "warm-up", "outlier", "extra-pass"
+const char* stepRoleName(StepRole role);
+
+// A step that fetched more DataLoader batches than a steady step and took far longer: work
+// besides the training step ran inside it (an evaluation over a validation loader, as a
+// Trainer's eval_steps does). Its time is not the step's; it is left out of every average.
+struct ExtraPass
+{
+    size_t step = 0;            // index into WindowClass::allSteps
+    int64_t batches = 0;        // DataLoader __next__ calls inside it
+    int64_t steadyBatches = 0;  // the median of the steps' calls
+};
 
 // A cost paid once, not per step: a host call that lasted far longer than it does in a
 // steady loop because it loaded kernels, created the context or grew the allocator.
@@ -63,6 +75,7 @@ struct WindowClass
     std::vector<Step> allSteps;                // every step found, warm-up included
     std::vector<StepRole> roles;               // one per step of allSteps
     std::vector<OneOffCost> oneOffs;           // longest first
+    std::vector<ExtraPass> extraPasses;        // in step order (their role is ExtraPass)
     int64_t oneOffNs = 0;                      // the union of the warm-up ones (not beforeWindow)
     int64_t windowNs = 0;                      // first step's begin to last step's end, all steps
     int64_t deviceActivities = 0;              // kernels, copies and memsets in the trace

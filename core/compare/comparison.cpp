@@ -112,7 +112,8 @@ SideData readSide(const document::Document& doc, const char* label)
     side.window = summary.window.headline();
     for (analysis::StepRole role : summary.window.roles) {
         side.warmUpSteps += role == analysis::StepRole::WarmUp;
-        side.outlierSteps += role == analysis::StepRole::Outlier;
+        side.outlierSteps +=
+            role == analysis::StepRole::Outlier || role == analysis::StepRole::ExtraPass;
     }
     std::vector<double> durations;
     std::vector<analysis::TimeRange> ranges;

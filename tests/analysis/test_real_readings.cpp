@@ -198,6 +198,12 @@ private Q_SLOTS:
             // Launch delays are never negative: clock skew is counted apart.
             if (s.launches.launchDelay.count > 0)
                 QVERIFY2(s.launches.launchDelay.min >= 0, name.c_str());
+            // No step of another trace runs an extra pass (anEvaluationInsideTheWindowIsLeftOut):
+            // a step that waits longer for its one batch (a DataLoader stall) or ends an
+            // epoch stays what it was.
+            QVERIFY2(s.window.extraPasses.empty() ==
+                         (path.filename() != "evaluation_inside_window.json.gz"),
+                     name.c_str());
             // The steady steps lie inside the window.
             for (const Step& st : s.steps.steps)
                 QVERIFY(st.durationNs() >= 0 && st.durationNs() <= s.window.windowNs);
@@ -406,6 +412,41 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(top.id), QString("random-data-in-loop"));
         QCOMPARE(top.severity, Severity::High);
         QVERIFY(top.estimatedGainNs > 0.5 * d.summary.breakdown.all.averageTotalNs);
+    }
+
+    // A training loop that evaluates every 5 steps (8 validation batches under no_grad, as a
+    // Trainer's eval_steps does), with the evaluation inside ProfilerStep#4 of the window:
+    // the expert reads five steady steps of ~42 ms and one of 154 ms that ran the
+    // evaluation besides its training step (9 more DataLoader __next__ calls). The window's
+    // figures are the training step's; the evaluation is named and left out. Without the
+    // extra-pass role, #4 was a steady step: the mean step read 61 ms, not 43.
+    void anEvaluationInsideTheWindowIsLeftOut()
+    {
+        const Diagnosed d = diagnoseFile(cpuTrace("evaluation_inside_window.json.gz"));
+        QVERIFY(d.model);
+        const WindowClass& w = d.summary.window;
+        QCOMPARE(int(w.allSteps.size()), 6);
+        double othersNs = 0;
+        for (size_t i = 0; i < w.allSteps.size(); ++i) {
+            const bool evaluation = w.allSteps[i].name == "ProfilerStep#4";
+            QCOMPARE(w.roles[i], evaluation ? StepRole::ExtraPass : StepRole::Steady);
+            if (!evaluation)
+                othersNs += double(w.allSteps[i].durationNs());
+        }
+        QCOMPARE(int(d.summary.steps.steps.size()), 5);
+        const double mean = d.summary.breakdown.all.averageTotalNs;
+        QVERIFY2(std::abs(mean - othersNs / 5) < 0.01 * mean, std::to_string(mean).c_str());
+        QVERIFY(w.headline().find("evaluation") != std::string::npos);
+
+        const Finding* pass = kinetoscope::test::findFinding(d.findings, "evaluation-in-window");
+        QVERIFY(pass);
+        QCOMPARE(pass->severity, Severity::Low);
+        QVERIFY(pass->aboutWindow);
+        QCOMPARE(figure(*pass, "extra_batches"), 9.0);
+        QCOMPARE(pass->evidence.steps, std::vector<std::string>{"ProfilerStep#4"});
+        QVERIFY(!kinetoscope::test::findFinding(d.findings, "warmup-in-window"));
+        QVERIFY(!kinetoscope::test::findFinding(d.findings, "unstable-steps"));
+        // (invariantsHoldOnEveryTrace: no step of another real trace is such a pass.)
     }
 
     void aGpuRunWithoutItsDeviceSideClaimsNoGain()

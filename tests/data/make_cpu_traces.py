@@ -37,6 +37,12 @@ What it makes (in --out, default tests/data/cpu_traces next to this script)
         active=3) of ~12-18 ms, each drawing random data on the CPU (~9 ms) before
         a copy to the device and one small matmul: a window of few events that
         one cost dominates.
+    evaluation_inside_window.json.gz
+        A training loop fed by a DataLoader (an MLP, AdamW, batch 64) that
+        evaluates every 5 steps, as Hugging Face's Trainer does with eval_steps:
+        model.eval(), 8 batches of a validation DataLoader under no_grad, then
+        model.train(). Six ProfilerStep#N steps (wait=1, warmup=1, active=6):
+        the evaluation after step 4's optimizer step falls inside ProfilerStep#4.
 
 How to run
     ~/.local/share/kinetoscope/venv/bin/python tests/data/make_cpu_traces.py [--out DIR] [--only NAME]
@@ -200,6 +206,39 @@ def marked_steps_random_copy_small_op(out):
     export(prof, out, "marked_steps_random_copy_small_op.json.gz")
 
 
+def evaluation_inside_window(out):
+    torch.manual_seed(SEED)
+    model = MLP()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
+    data = torch.utils.data.TensorDataset(torch.randn(64 * 16, IN_FEATURES),
+                                          torch.randn(64 * 16, OUT_FEATURES))
+    train_loader = torch.utils.data.DataLoader(data, batch_size=64, shuffle=True)
+    val_loader = torch.utils.data.DataLoader(data, batch_size=64)
+
+    def evaluate():
+        model.eval()
+        with torch.no_grad():
+            for i, (x, y) in enumerate(val_loader):
+                if i == 8:
+                    break
+                ((model(x) - y) ** 2).mean()
+        model.train()
+
+    schedule = torch.profiler.schedule(wait=1, warmup=1, active=6, repeat=1)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=schedule) as prof:
+        for step, (x, y) in enumerate(train_loader):
+            if step == 8:
+                break
+            loss = ((model(x) - y) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step % 5 == 4:
+                evaluate()
+            prof.step()
+    export(prof, out, "evaluation_inside_window.json.gz")
+
+
 MAKERS = {
     "hand_loop_no_markers": hand_loop_no_markers,
     "hand_loop_with_stack": hand_loop_with_stack,
@@ -207,6 +246,7 @@ MAKERS = {
     "tiny_marked_window_random_data": tiny_marked_window_random_data,
     "host_loop_random_copy_no_markers": host_loop_random_copy_no_markers,
     "marked_steps_random_copy_small_op": marked_steps_random_copy_small_op,
+    "evaluation_inside_window": evaluation_inside_window,
 }
 
 

@@ -103,6 +103,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"window-too-short", rules::windowTooShort},
         {"nothing-recorded", rules::nothingRecorded},
         {"warmup-in-window", rules::warmUpInWindow},
+        {"evaluation-in-window", rules::extraPassInWindow},
         {"window-starts-mid-work", rules::startsInsideEarlierWork},
         {"trace-quality", rules::traceQuality},
         {"dataloader-bound", rules::dataloaderBound},

@@ -9,6 +9,7 @@ namespace kinetoscope::analysis::rules {
 using trace::Event;
 
 void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out);
+void extraPassInWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 void captureWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 void startsInsideEarlierWork(const DiagnosisInput& in, std::vector<Finding>& out);
 void missingDeviceActivity(const DiagnosisInput& in, std::vector<Finding>& out);

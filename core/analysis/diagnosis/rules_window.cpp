@@ -57,7 +57,8 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
     for (size_t i = 0; i < w.roles.size(); ++i) {
         if (w.roles[i] == StepRole::Steady) {
             steadyNs.push_back(w.allSteps[i].durationNs());
-        } else if (w.steadyCount() > 0 && !holdsRecompile(w.allSteps[i])) {
+        } else if (w.steadyCount() > 0 && w.roles[i] != StepRole::ExtraPass &&
+                   !holdsRecompile(w.allSteps[i])) {
             ++excluded;
             leftOutNs += w.allSteps[i].durationNs();
             slowestLeftOutNs = std::max(slowestLeftOutNs, w.allSteps[i].durationNs());
@@ -133,8 +134,8 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
         f.evidence.ranges.push_back({warmUp[i]->beginNs, warmUp[i]->endNs});
     }
     for (size_t i = 0; i < w.roles.size(); ++i)
-        if (w.roles[i] != StepRole::Steady && !holdsRecompile(w.allSteps[i]) &&
-            f.evidence.steps.size() < 3)
+        if (w.roles[i] != StepRole::Steady && w.roles[i] != StepRole::ExtraPass &&
+            !holdsRecompile(w.allSteps[i]) && f.evidence.steps.size() < 3)
             f.evidence.steps.push_back(w.allSteps[i].name.empty() ? "window" : w.allSteps[i].name);
     if (in.lab && in.lab->script) {
         // kinetoscope profile placed the window: its own option moves it, no code to write.
@@ -148,6 +149,63 @@ void warmUpInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
                 "profiler schedule's wait and warmup), so the trace shows the steady state.";
         f.snippet = kProfileAfterWarmUp;
     }
+    out.push_back(std::move(f));
+}
+
+void extraPassInWindow(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    const WindowClass& w = in.summary.window;
+    if (w.extraPasses.empty() || w.steadyCount() == 0)
+        return;
+    std::vector<int64_t> steadyNs;
+    for (size_t i = 0; i < w.roles.size(); ++i)
+        if (w.roles[i] == StepRole::Steady)
+            steadyNs.push_back(w.allSteps[i].durationNs());
+    std::nth_element(steadyNs.begin(), steadyNs.begin() + std::ptrdiff_t(steadyNs.size() / 2),
+                     steadyNs.end());
+    const double steadyMedianNs = static_cast<double>(steadyNs[steadyNs.size() / 2]);
+    const ExtraPass& first = w.extraPasses.front();
+    const Step& step = w.allSteps[first.step];
+    const std::string name = step.name.empty() ? "A step" : step.name;
+    const double stepNs = static_cast<double>(step.durationNs());
+    const int64_t extraBatches = first.batches - first.steadyBatches;
+    // Low: the evaluation is the run's own work, left out here so that it does not read as
+    // the training step's; what it costs the run is for a measurement over many steps.
+    Finding f = windowFinding("evaluation-in-window", Severity::Low);
+    f.title = name + " also ran a pass over " + format::count(extraBatches) +
+              " other DataLoader batches (an evaluation?): " + format::duration(stepNs) + ", " +
+              format::ratio(stepNs / steadyMedianNs) + " a steady step; left out of the figures";
+    f.explanation =
+        name + " fetched " + format::count(first.batches) +
+        " batches where a steady step fetches " + format::count(first.steadyBatches) +
+        ", and took far longer: work besides the training step ran inside it, most often an "
+        "evaluation over a validation DataLoader (a Trainer's eval_steps, Lightning's "
+        "val_check_interval), else a second loader's pass. Its time is not the training "
+        "step's: " +
+        (w.extraPasses.size() == 1
+             ? std::string("it is")
+             : "the " + format::count(w.extraPasses.size()) + " such steps are") +
+        " left out of the figures below (" +
+        format::counted(uint64_t(w.steadyCount()), "steady step", "steady steps") +
+        " judged). What the pass costs the run depends on how often it runs: " +
+        format::duration(std::max(0.0, stepNs - steadyMedianNs)) +
+        " more than a steady step, "
+        "once in every so many steps.";
+    f.evidence.figures = {
+        {"extra_batches", static_cast<double>(extraBatches), Unit::Count},
+        {"step_time_us", stepNs / 1e3, Unit::Microseconds},
+        {"steady_step_median_us", steadyMedianNs / 1e3, Unit::Microseconds},
+        {"steps_with_extra_pass", static_cast<double>(w.extraPasses.size()), Unit::Count}};
+    for (const ExtraPass& p : w.extraPasses) {
+        const Step& s = w.allSteps[p.step];
+        if (f.evidence.steps.size() < 3)
+            f.evidence.steps.push_back(s.name.empty() ? "window" : s.name);
+        f.evidence.ranges.push_back({s.beginNs, s.endNs});
+    }
+    f.fix = "To read the training step alone, place the profiler window between two evaluations"
+            " (its schedule's wait";
+    f.fix += in.lab && in.lab->script ? ", or kinetoscope profile --skip N)" : ")";
+    f.fix += "; to read the evaluation itself, profile a window that holds only it.";
     out.push_back(std::move(f));
 }
 
