@@ -43,6 +43,10 @@ What it makes (in --out, default tests/data/cpu_traces next to this script)
         model.eval(), 8 batches of a validation DataLoader under no_grad, then
         model.train(). Six ProfilerStep#N steps (wait=1, warmup=1, active=6):
         the evaluation after step 4's optimizer step falls inside ProfilerStep#4.
+    fused_adamw_steps.json.gz
+        The same MLP and batches with AdamW(fused=True), no evaluation: three
+        ProfilerStep#N steps (wait=1, warmup=1, active=3) whose optimizer step is
+        one aten::_fused_adamw_ call.
 
 How to run
     ~/.local/share/kinetoscope/venv/bin/python tests/data/make_cpu_traces.py [--out DIR] [--only NAME]
@@ -239,6 +243,23 @@ def evaluation_inside_window(out):
     export(prof, out, "evaluation_inside_window.json.gz")
 
 
+def fused_adamw_steps(out):
+    torch.manual_seed(SEED)
+    model = MLP()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, fused=True)
+    data = torch.utils.data.TensorDataset(torch.randn(64 * 8, IN_FEATURES),
+                                          torch.randn(64 * 8, OUT_FEATURES))
+    schedule = torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=schedule) as prof:
+        for x, y in torch.utils.data.DataLoader(data, batch_size=64):
+            loss = ((model(x) - y) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            prof.step()
+    export(prof, out, "fused_adamw_steps.json.gz")
+
+
 MAKERS = {
     "hand_loop_no_markers": hand_loop_no_markers,
     "hand_loop_with_stack": hand_loop_with_stack,
@@ -247,6 +268,7 @@ MAKERS = {
     "host_loop_random_copy_no_markers": host_loop_random_copy_no_markers,
     "marked_steps_random_copy_small_op": marked_steps_random_copy_small_op,
     "evaluation_inside_window": evaluation_inside_window,
+    "fused_adamw_steps": fused_adamw_steps,
 }
 
 

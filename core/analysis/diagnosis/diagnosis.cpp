@@ -133,6 +133,7 @@ const std::vector<RuleInfo>& ruleCatalogue()
         {"dataloader-bound (no device activity)", rules::hostOnlyDataLoader},
         {"random-data-in-loop", rules::randomDataInLoop},
         {"python-bound (no device activity)", rules::hostOnlyPython},
+        {"optimizer-unfused (no device activity)", rules::hostOptimizerUnfused},
         {"host-compute-bound", rules::hostComputeBound},
         {"cpu-only-window", rules::cpuOnlyWindow},
         {"gpu-not-used", rules::gpuNotUsed},

@@ -46,6 +46,7 @@ void attentionUnfused(const DiagnosisInput& in, std::vector<Finding>& out);
 void hostOnlyDataLoader(const DiagnosisInput& in, std::vector<Finding>& out);
 void randomDataInLoop(const DiagnosisInput& in, std::vector<Finding>& out);
 void hostOnlyPython(const DiagnosisInput& in, std::vector<Finding>& out);
+void hostOptimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out);
 void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out);
 void cpuOnlyWindow(const DiagnosisInput& in, std::vector<Finding>& out);
 void gpuNotUsed(const DiagnosisInput& in, std::vector<Finding>& out);

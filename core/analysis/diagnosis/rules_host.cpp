@@ -54,6 +54,11 @@ void claimNothingWithoutTheDevice(const DiagnosisInput& in, Finding& f)
                    "is unknown";
 }
 
+// The optimizer's step of a CPU run holding this share of the step is a finding, LOW; from
+// the larger share, MEDIUM (its gain is not claimed: see hostOptimizerUnfused).
+constexpr double kHostOptimizerShare = 0.10;
+constexpr double kHostOptimizerLargeShare = 0.25;
+
 const char* kDataOnceSnippet =
     "# draw (or load) the data once, before the loop, and reuse it\n"
     "batches = [torch.randn(batch_size, features) for _ in range(16)]\n"
@@ -397,6 +402,74 @@ void hostComputeBound(const DiagnosisInput& in, std::vector<Finding>& out)
             : "torch.set_num_threads(os.cpu_count())  # every physical core\n"
               "with torch.inference_mode(), torch.autocast(\"cpu\", dtype=torch.bfloat16):\n"
               "    out = model(x)\n";
+    out.push_back(std::move(f));
+}
+
+void hostOptimizerUnfused(const DiagnosisInput& in, std::vector<Finding>& out)
+{
+    // A CPU training run only: on a GPU, optimizer-unfused counts the kernels it launches.
+    const WindowClass& w = in.summary.window;
+    if (!hostOnlyJudgeable(in) || !w.cpuOnly || w.kind != RunKind::Training)
+        return;
+    const HostProfile& h = in.summary.host;
+    double stepSpansNs = 0;
+    int64_t ops = 0;
+    bool foreach = false;
+    std::vector<const trace::Event*> spans;
+    for (const trace::Event& e : in.model.events(h.thread)) {
+        const std::string_view name = in.model.text(e.name);
+        if (name.starts_with("Optimizer.step#") && inSteps(in, e.startNs) &&
+            (spans.empty() || e.startNs >= spans.back()->endNs())) {
+            spans.push_back(&e);
+            stepSpansNs += static_cast<double>(e.durationNs);
+        } else if (!spans.empty() && e.startNs < spans.back()->endNs() &&
+                   e.category == trace::Category::CpuOp) {
+            if (name.find("_fused_") != std::string_view::npos)
+                return;  // already one vectorised pass
+            foreach
+                |= name.find("_foreach_") != std::string_view::npos;
+            ++ops;
+        }
+    }
+    const double perStepNs = stepSpansNs / static_cast<double>(h.steps);
+    const double fraction = share(perStepNs, h.stepNs);
+    if (spans.empty() || fraction < kHostOptimizerShare)
+        return;
+    const std::string_view span = in.model.text(spans.front()->name);
+    const std::string optimizer = optimizerClass(in.model);
+    const bool hasFused =
+        optimizer == "Adam" || optimizer == "AdamW" || optimizer == "SGD" || optimizer == "Adagrad";
+    if (foreach && !hasFused)
+        return;  // its multi-tensor form already: torch has no fused one
+    Finding f;
+    f.id = "optimizer-unfused";
+    f.basis = SeverityBasis::Own;
+    f.severity = fraction >= kHostOptimizerLargeShare ? Severity::Medium : Severity::Low;
+    f.title = "The optimizer's step holds " + format::percent(fraction) +
+              " of each step on the CPU (" + format::duration(perStepNs) + "): " + optimizer +
+              (foreach ? " in its foreach form" : " as a loop over the parameters");
+    f.explanation =
+        std::string(span) + " runs " +
+        format::count(static_cast<int64_t>(static_cast<double>(ops) / double(h.steps))) +
+        " ops per step" +
+        (foreach ? " (foreach: a few ops over all the parameters, each a pass over their memory)"
+                 : " (a few elementwise ops per parameter, each a pass over its memory)") +
+        ". The fused implementation updates every parameter in one vectorised pass, several "
+        "times faster on the CPU (Adam, AdamW, SGD and Adagrad take fused=True there since "
+        "torch 2.4)." +
+        notRecorded(in);
+    f.evidence.figures = {
+        {"optimizer_step_time_us", perStepNs / 1e3, Unit::Microseconds},
+        {"optimizer_share_of_step", fraction, Unit::Fraction},
+        {"optimizer_ops_per_step", static_cast<double>(ops) / double(h.steps), Unit::Count},
+        {"step_time_us", h.stepNs / 1e3, Unit::Microseconds}};
+    f.evidence.ops.emplace_back(span);
+    for (size_t i = 0; i < std::min<size_t>(3, spans.size()); ++i)
+        f.evidence.ranges.push_back({spans[i]->startNs, spans[i]->endNs()});
+    f.gainMethod = "none claimed: the fused step's cost on this CPU is not in the trace";
+    f.fix = "Construct the optimizer with fused=True (torch >= 2.4 on the CPU); where the "
+            "optimizer offers no fused form, foreach=True.";
+    f.snippet = fusedOptimizerSnippet(in.model);
     out.push_back(std::move(f));
 }
 
